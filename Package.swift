@@ -1,0 +1,72 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "Trellis",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "trellis", targets: ["trellis"]),
+        .library(name: "TrellisMQTT", targets: ["TrellisMQTT"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"]), .brew(["mosquitto"])]
+        ),
+        .target(
+            name: "TrellisMQTT",
+            dependencies: [
+                "CMosquitto",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(name: "TrellisCore"),
+        .target(
+            name: "TrellisStore",
+            dependencies: [
+                "TrellisCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .target(
+            name: "TrellisRelay",
+            dependencies: [
+                "TrellisMQTT",
+                "TrellisCore",
+                "TrellisStore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "trellis",
+            dependencies: [
+                "TrellisRelay",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(
+            name: "TrellisTestSupport",
+            dependencies: ["TrellisMQTT"],
+            path: "Tests/TrellisTestSupport"
+        ),
+        .testTarget(name: "TrellisMQTTTests", dependencies: ["TrellisMQTT", "TrellisTestSupport"]),
+        .testTarget(name: "TrellisCoreTests", dependencies: ["TrellisCore"]),
+        .testTarget(name: "TrellisStoreTests", dependencies: ["TrellisStore"]),
+        .testTarget(
+            name: "TrellisRelayTests",
+            dependencies: ["TrellisRelay", "TrellisTestSupport", "TrellisMQTT", "TrellisCore", "TrellisStore"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
