@@ -1,0 +1,84 @@
+/// Plant-name rules shared by `REQ_addNewPlant` and `REQ_deletePlant`.
+public enum PlantName {
+    /// The longest allowed name, in characters (grapheme clusters, so `é` or an emoji counts as one).
+    public static let maximumLength = 15
+
+    /// Trims surrounding whitespace and checks the name.
+    ///
+    /// An empty (or all-whitespace) name is `ERR_missingVals`: the value is missing, which the
+    /// client can fix, rather than a length problem. More than ``maximumLength`` characters is
+    /// `ERR_plantNameTooLong`.
+    public static func validate(_ text: some StringProtocol) -> Result<String, PlantErrorTag> {
+        let name = text.trimmingPlantWhitespace()
+        if name.isEmpty { return .failure(.missingVals) }
+        if name.count > maximumLength { return .failure(.plantNameTooLong) }
+        return .success(name)
+    }
+}
+
+/// A decoded `REQ_addNewPlant` payload: `<name>,<sensor>[,<sensor>…]`, e.g. `Fern,0x36`.
+///
+/// Whether the name is taken or the plant limit is reached is decided by the store, not here.
+public struct NewPlantRequest: Sendable, Equatable {
+    /// The trimmed plant name, 1–15 characters.
+    public var name: String
+    /// Normalized sensor addresses (`0x36`), in the order given, without duplicates.
+    public var sensors: [String]
+
+    /// Creates a request from already validated parts.
+    public init(name: String, sensors: [String]) {
+        self.name = name
+        self.sensors = sensors
+    }
+
+    /// Parses and validates a payload.
+    ///
+    /// The name is everything before the first `,` (so names cannot contain commas); each sensor
+    /// is trimmed and normalized with ``SensorAddress/normalize(_:)``. Errors, first failure wins:
+    /// an empty name gives `ERR_missingVals`, a too-long name `ERR_plantNameTooLong`, no sensors or
+    /// any invalid or empty sensor entry `ERR_invalidPlantSensorID`. A repeated sensor is kept once.
+    public static func parse(_ payload: String) -> Result<NewPlantRequest, PlantErrorTag> {
+        let parts = payload.split(separator: ",", omittingEmptySubsequences: false)
+        let name: String
+        switch PlantName.validate(parts[0]) {
+        case .success(let valid): name = valid
+        case .failure(let tag): return .failure(tag)
+        }
+        guard parts.count > 1 else { return .failure(.invalidPlantSensorID) }
+        var sensors: [String] = []
+        for part in parts.dropFirst() {
+            guard let sensor = SensorAddress.normalize(part.trimmingPlantWhitespace()) else {
+                return .failure(.invalidPlantSensorID)
+            }
+            if !sensors.contains(sensor) { sensors.append(sensor) }
+        }
+        return .success(NewPlantRequest(name: name, sensors: sensors))
+    }
+}
+
+/// What a `REQ_plantSensorData` payload asks for.
+public enum PlantSensorQuery: Sendable, Equatable {
+    /// Every plant: payload `all` (the original client's only form) or an empty payload.
+    case all
+    /// One plant, by its trimmed name.
+    case plant(String)
+
+    /// Interprets a request payload; `all` is matched exactly after trimming.
+    public init(payload: String) {
+        let trimmed = payload.trimmingPlantWhitespace()
+        self = trimmed.isEmpty || trimmed == "all" ? .all : .plant(trimmed)
+    }
+}
+
+extension StringProtocol {
+    /// The text without leading and trailing whitespace and newlines.
+    func trimmingPlantWhitespace() -> String {
+        let scalars = unicodeScalars
+        guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+              let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+        else { return "" }
+        var result = ""
+        result.unicodeScalars.append(contentsOf: scalars[start...end])
+        return result
+    }
+}

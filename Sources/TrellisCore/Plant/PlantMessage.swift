@@ -1,0 +1,37 @@
+/// One plant-tracker message: `ID:…;sender:…;receiver:…;payload:…;operation:…`.
+///
+/// All five fields are plain text. In a parsed request, ``payload`` has already been
+/// percent-decoded; ``encoded()`` writes the message back to the wire, percent-encoding
+/// `%`, `;` and `:` in the payload so the result always has exactly five fields and the
+/// payload survives the round trip losslessly.
+public struct PlantMessage: Sendable, Equatable, Hashable {
+    /// The message ID; clients use it to match responses to requests. Not interpreted by Trellis.
+    public var id: String
+    /// The name of the client (or host) that sent the message.
+    public var sender: String
+    /// The name of the intended receiver; clients keep only messages addressed to them.
+    public var receiver: String
+    /// The payload, in decoded (plain) form.
+    public var payload: String
+    /// The operation tag: `REQ_…`, `RES_…` or `ERR_…`.
+    public var operation: String
+
+    /// Creates a message from its five fields; `payload` is the decoded (plain) text.
+    public init(id: String, sender: String, receiver: String, payload: String, operation: String) {
+        self.id = id
+        self.sender = sender
+        self.receiver = receiver
+        self.payload = payload
+        self.operation = operation
+    }
+
+    /// The wire form of the message, with the payload percent-encoded (see ``PlantPercentEncoding``).
+    public func encoded() -> String {
+        "ID:\(id);sender:\(sender);receiver:\(receiver);payload:\(PlantPercentEncoding.encode(payload));operation:\(operation)"
+    }
+
+    /// The wire form as UTF-8 bytes, ready to publish.
+    public func encodedBytes() -> [UInt8] {
+        Array(encoded().utf8)
+    }
+}

@@ -1,0 +1,140 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A small, locale-free ISO 8601 parser and formatter for sensor reports and dead letters.
+///
+/// Parses `YYYY-MM-DDTHH:MM:SS` followed by an optional fraction (1–9 digits) and a zone of
+/// `Z` or `±hh:mm`; formats as UTC with exactly three fractional digits
+/// (`2026-11-22T10:41:05.123Z`). Written by hand so output is identical on every platform.
+enum PlantTimestamp {
+    /// Parses an ISO 8601 date-time string, or returns `nil` if it is not one.
+    static func parse(_ text: String) -> Date? {
+        var scanner = PlantDigitScanner(bytes: Array(text.utf8))
+        guard let year = scanner.number(4), scanner.expect(0x2D),
+              let month = scanner.number(2), scanner.expect(0x2D),
+              let day = scanner.number(2), scanner.expect(0x54),
+              let hour = scanner.number(2), scanner.expect(0x3A),
+              let minute = scanner.number(2), scanner.expect(0x3A),
+              let second = scanner.number(2)
+        else { return nil }
+        guard (1...12).contains(month), (1...daysInMonth(year, month)).contains(day),
+              (0...23).contains(hour), (0...59).contains(minute), (0...59).contains(second)
+        else { return nil }
+
+        var fraction = 0.0
+        if scanner.expect(0x2E) {
+            var numerator = 0
+            var denominator = 1
+            while let digit = scanner.number(1) {
+                guard denominator < 1_000_000_000 else { return nil }
+                numerator = numerator * 10 + digit
+                denominator *= 10
+            }
+            guard denominator > 1 else { return nil }
+            fraction = Double(numerator) / Double(denominator)
+        }
+
+        var offset = 0
+        if scanner.expect(0x5A) {
+            offset = 0
+        } else if let sign = scanner.next(), sign == 0x2B || sign == 0x2D {
+            guard let hours = scanner.number(2), scanner.expect(0x3A), let minutes = scanner.number(2),
+                  hours <= 23, minutes <= 59
+            else { return nil }
+            offset = (hours * 3600 + minutes * 60) * (sign == 0x2D ? -1 : 1)
+        } else {
+            return nil
+        }
+        guard scanner.atEnd else { return nil }
+
+        let days = daysFromCivil(year, month, day)
+        let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset
+        return Date(timeIntervalSince1970: Double(seconds) + fraction)
+    }
+
+    /// Formats `date` as UTC with millisecond precision, rounding to the nearest millisecond.
+    static func format(_ date: Date) -> String {
+        let totalMillis = Int((date.timeIntervalSince1970 * 1000).rounded())
+        let millis = ((totalMillis % 1000) + 1000) % 1000
+        let totalSeconds = (totalMillis - millis) / 1000
+        let secondOfDay = ((totalSeconds % 86_400) + 86_400) % 86_400
+        let days = (totalSeconds - secondOfDay) / 86_400
+        let (year, month, day) = civilFromDays(days)
+        return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T"
+            + pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
+            + "." + pad(millis, 3) + "Z"
+    }
+
+    private static func pad(_ value: Int, _ width: Int) -> String {
+        let text = String(value)
+        return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+    }
+
+    private static func daysInMonth(_ year: Int, _ month: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days since 1970-01-01 for a proleptic Gregorian date (Howard Hinnant's algorithm).
+    private static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    /// The proleptic Gregorian date for a day count since 1970-01-01.
+    private static func civilFromDays(_ days: Int) -> (Int, Int, Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+}
+
+/// A cursor over ASCII bytes used by ``PlantTimestamp``.
+struct PlantDigitScanner {
+    let bytes: [UInt8]
+    var index = 0
+
+    var atEnd: Bool { index == bytes.count }
+
+    /// Consumes `byte` if it is next.
+    mutating func expect(_ byte: UInt8) -> Bool {
+        guard index < bytes.count, bytes[index] == byte else { return false }
+        index += 1
+        return true
+    }
+
+    /// Consumes and returns the next byte.
+    mutating func next() -> UInt8? {
+        guard index < bytes.count else { return nil }
+        defer { index += 1 }
+        return bytes[index]
+    }
+
+    /// Consumes exactly `count` decimal digits, or nothing.
+    mutating func number(_ count: Int) -> Int? {
+        guard index + count <= bytes.count else { return nil }
+        var value = 0
+        for byte in bytes[index..<(index + count)] {
+            guard (0x30...0x39).contains(byte) else { return nil }
+            value = value * 10 + Int(byte - 0x30)
+        }
+        index += count
+        return value
+    }
+}

@@ -1,0 +1,90 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What ``SpamGuard`` decided for one message.
+public enum SpamVerdict: Sendable, Equatable {
+    /// Within the limit: handle the message normally.
+    case allowed
+    /// The first message over the limit: answer once with `ERR_kickedForSpam`.
+    case kicked
+    /// A later message while the sender is still over the limit: dead-letter it, send nothing.
+    case muted
+}
+
+/// A per-sender sliding-window rate limiter, as a pure value type.
+///
+/// A sender may send at most `limit` messages in any `window` (15 in 15 seconds by default).
+/// The first message beyond that is ``SpamVerdict/kicked``, later ones are ``SpamVerdict/muted``
+/// until fewer than `limit` of the sender's messages fall inside the last `window` again.
+/// Muted messages count too, so a sender that keeps flooding stays muted until it pauses.
+///
+/// Memory is bounded: at most `limit` timestamps are kept per sender, and senders whose last
+/// message is older than `window` are dropped (swept at most once per window).
+public struct SpamGuard: Sendable {
+    /// The number of messages a sender may send within one window.
+    public let limit: Int
+    /// The length of the sliding window, in seconds.
+    public let window: TimeInterval
+
+    private struct SenderState: Sendable {
+        var times: [Date] = []
+        var kicked = false
+    }
+
+    private var senders: [String: SenderState] = [:]
+    private var lastSweep: Date?
+
+    /// Creates a guard allowing `limit` messages per `window` seconds per sender.
+    public init(limit: Int = 15, window: TimeInterval = 15) {
+        precondition(limit > 0, "limit must be positive")
+        precondition(window > 0, "window must be positive")
+        self.limit = limit
+        self.window = window
+    }
+
+    /// The number of senders currently tracked; exposed so memory bounds can be checked.
+    public var trackedSenders: Int { senders.count }
+
+    /// Records one message from `sender` received at `now` and says how to treat it.
+    public mutating func admit(sender: String, at now: Date) -> SpamVerdict {
+        sweepIfDue(now)
+        var state = senders[sender] ?? SenderState()
+        let cutoff = now.addingTimeInterval(-window)
+        state.times.removeAll { $0 <= cutoff }
+
+        let verdict: SpamVerdict
+        if state.times.count >= limit {
+            verdict = state.kicked ? .muted : .kicked
+            state.kicked = true
+        } else {
+            verdict = .allowed
+            state.kicked = false
+        }
+        state.times.append(now)
+        if state.times.count > limit {
+            state.times.removeFirst(state.times.count - limit)
+        }
+        senders[sender] = state
+        return verdict
+    }
+
+    /// Forgets every sender whose newest message has left the window.
+    public mutating func prune(at now: Date) {
+        let cutoff = now.addingTimeInterval(-window)
+        senders = senders.filter { ($0.value.times.last ?? .distantPast) > cutoff }
+        lastSweep = now
+    }
+
+    private mutating func sweepIfDue(_ now: Date) {
+        guard let last = lastSweep else {
+            lastSweep = now
+            return
+        }
+        if now.timeIntervalSince(last) >= window || now < last {
+            prune(at: now)
+        }
+    }
+}

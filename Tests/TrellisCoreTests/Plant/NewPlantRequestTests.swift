@@ -1,0 +1,103 @@
+import Testing
+@testable import TrellisCore
+
+@Suite("REQ_addNewPlant payloads, plant names and sensor addresses")
+struct NewPlantRequestTests {
+    @Test("valid payloads", arguments: [
+        ("Fern,0x36", "Fern", ["0x36"]),
+        (" Fern , 0X3A ", "Fern", ["0x3a"]),
+        ("Fern,0x36,0x37", "Fern", ["0x36", "0x37"]),
+        ("Fern,0x37,0x36", "Fern", ["0x37", "0x36"]),
+        ("Fern,0x36,0X36,0x36", "Fern", ["0x36"]),
+        ("Big Leaf Maple,0x03,0x77", "Big Leaf Maple", ["0x03", "0x77"]),
+        ("ABCDEFGHIJKLMNO,0x36", "ABCDEFGHIJKLMNO", ["0x36"]),
+        ("Fougère 🌿🌿🌿🌿🌿🌿🌿,0x5", "Fougère 🌿🌿🌿🌿🌿🌿🌿", ["0x05"]),
+        ("Bob's basil,0xA", "Bob's basil", ["0x0a"]),
+    ])
+    func valid(_ payload: String, _ name: String, _ sensors: [String]) {
+        #expect(NewPlantRequest.parse(payload) == .success(NewPlantRequest(name: name, sensors: sensors)))
+    }
+
+    @Test("invalid payloads and the error each gives", arguments: [
+        ("", PlantErrorTag.missingVals),
+        (",0x36", .missingVals),
+        ("   ,0x36", .missingVals),
+        ("Fern", .invalidPlantSensorID),
+        ("Fern,", .invalidPlantSensorID),
+        ("Fern,0x36,", .invalidPlantSensorID),
+        ("Fern,,0x36", .invalidPlantSensorID),
+        ("Fern,0x02", .invalidPlantSensorID),
+        ("Fern,0x78", .invalidPlantSensorID),
+        ("Fern,0xFF", .invalidPlantSensorID),
+        ("Fern,36", .invalidPlantSensorID),
+        ("Fern,0x", .invalidPlantSensorID),
+        ("Fern,0x036", .invalidPlantSensorID),
+        ("Fern,0xGG", .invalidPlantSensorID),
+        ("Fern,0x36,bad", .invalidPlantSensorID),
+        ("Fern;0x36", .invalidPlantSensorID),
+        ("ABCDEFGHIJKLMNOP,0x36", .plantNameTooLong),
+        ("ABCDEFGHIJKLMNOP,bad", .plantNameTooLong),
+        ("🌿🌿🌿🌿🌿🌿🌿🌿🌿🌿🌿🌿🌿🌿🌿🌿,0x36", .plantNameTooLong),
+    ])
+    func invalid(_ payload: String, _ tag: PlantErrorTag) {
+        #expect(NewPlantRequest.parse(payload) == .failure(tag))
+    }
+
+    @Test("plant name rules", arguments: [
+        ("Fern", "Fern"),
+        ("  Fern\n", "Fern"),
+        ("Fern  Two", "Fern  Two"),
+        ("Café", "Café"),
+        ("ABCDEFGHIJKLMNO", "ABCDEFGHIJKLMNO"),
+    ])
+    func validNames(_ input: String, _ expected: String) {
+        #expect(PlantName.validate(input) == .success(expected))
+    }
+
+    @Test("invalid plant names", arguments: [
+        ("", PlantErrorTag.missingVals),
+        ("   ", .missingVals),
+        ("ABCDEFGHIJKLMNOP", .plantNameTooLong),
+    ])
+    func invalidNames(_ input: String, _ tag: PlantErrorTag) {
+        #expect(PlantName.validate(input) == .failure(tag))
+    }
+
+    @Test("sensor addresses normalize to 0x and two lowercase hex digits", arguments: [
+        ("0x36", "0x36"), ("0X36", "0x36"), ("0x3A", "0x3a"), ("0x3a", "0x3a"), ("0X3a", "0x3a"),
+        ("0x03", "0x03"), ("0x77", "0x77"), ("0x3", "0x03"), ("0x5", "0x05"), ("0xf", "0x0f"),
+    ])
+    func validAddresses(_ input: String, _ expected: String) {
+        #expect(SensorAddress.normalize(input) == expected)
+    }
+
+    @Test("invalid sensor addresses", arguments: [
+        "", "0x", "0x0", "0x00", "0x02", "0x2", "0x78", "0x7F", "0xff", "36", "x36", "0y36", "0x036",
+        " 0x36", "0x36 ", "0xg1", "0x-1", "0x+3", "０x36", "0x３6",
+    ])
+    func invalidAddresses(_ input: String) {
+        #expect(SensorAddress.normalize(input) == nil)
+    }
+
+    @Test("formatting every valid address round-trips through normalize")
+    func formatRoundTrip() {
+        for value in SensorAddress.minimum...SensorAddress.maximum {
+            let text = SensorAddress.format(value)
+            #expect(text.utf8.count == 4)
+            #expect(SensorAddress.normalize(text) == text)
+            #expect(SensorAddress.normalize(text.uppercased()) == text)
+        }
+    }
+
+    @Test("sensor data queries", arguments: [
+        ("all", PlantSensorQuery.all),
+        ("", .all),
+        (" all ", .all),
+        ("Fern", .plant("Fern")),
+        (" Fern ", .plant("Fern")),
+        ("All", .plant("All")),
+    ])
+    func sensorQuery(_ payload: String, _ expected: PlantSensorQuery) {
+        #expect(PlantSensorQuery(payload: payload) == expected)
+    }
+}

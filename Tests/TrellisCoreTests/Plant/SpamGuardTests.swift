@@ -1,0 +1,102 @@
+import Testing
+@testable import TrellisCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+private let start = Date(timeIntervalSince1970: 1_795_344_065)
+
+private func at(_ seconds: Double) -> Date {
+    start.addingTimeInterval(seconds)
+}
+
+@Suite("SpamGuard")
+struct SpamGuardTests {
+    @Test("defaults are 15 messages per 15 seconds")
+    func defaults() {
+        let guardian = SpamGuard()
+        #expect(guardian.limit == 15)
+        #expect(guardian.window == 15)
+        #expect(guardian.trackedSenders == 0)
+    }
+
+    @Test("the 16th message is kicked once, later ones muted, allowed again after the window")
+    func kickThenMuteThenAllow() {
+        var guardian = SpamGuard()
+        let verdicts = (0..<18).map { guardian.admit(sender: "Bob", at: at(Double($0) * 0.1)) }
+        #expect(verdicts == Array(repeating: .allowed, count: 15) + [.kicked, .muted, .muted])
+        #expect(guardian.admit(sender: "Bob", at: at(10)) == .muted)
+        #expect(guardian.admit(sender: "Bob", at: at(25.1)) == .allowed)
+        #expect(guardian.admit(sender: "Bob", at: at(25.2)) == .allowed)
+    }
+
+    @Test("a new burst after recovering is kicked again")
+    func kickedAgainAfterRecovery() {
+        var guardian = SpamGuard(limit: 2, window: 1)
+        #expect(guardian.admit(sender: "Bob", at: at(0)) == .allowed)
+        #expect(guardian.admit(sender: "Bob", at: at(0.1)) == .allowed)
+        #expect(guardian.admit(sender: "Bob", at: at(0.2)) == .kicked)
+        #expect(guardian.admit(sender: "Bob", at: at(0.3)) == .muted)
+        #expect(guardian.admit(sender: "Bob", at: at(5)) == .allowed)
+        #expect(guardian.admit(sender: "Bob", at: at(5.1)) == .allowed)
+        #expect(guardian.admit(sender: "Bob", at: at(5.2)) == .kicked)
+    }
+
+    @Test("a steady sender at the limit is never kicked")
+    func steadyRate() {
+        var guardian = SpamGuard()
+        let verdicts = (0..<100).map { guardian.admit(sender: "Bob", at: at(Double($0))) }
+        #expect(verdicts.allSatisfy { $0 == .allowed })
+    }
+
+    @Test("messages exactly one window old no longer count")
+    func windowBoundary() {
+        var guardian = SpamGuard(limit: 2, window: 10)
+        #expect(guardian.admit(sender: "Bob", at: at(0)) == .allowed)
+        #expect(guardian.admit(sender: "Bob", at: at(5)) == .allowed)
+        #expect(guardian.admit(sender: "Bob", at: at(10)) == .allowed)
+        #expect(guardian.admit(sender: "Bob", at: at(14.9)) == .kicked)
+    }
+
+    @Test("senders are counted independently")
+    func independentSenders() {
+        var guardian = SpamGuard(limit: 3, window: 15)
+        for i in 0..<3 {
+            #expect(guardian.admit(sender: "Bob's iPhone", at: at(Double(i))) == .allowed)
+        }
+        #expect(guardian.admit(sender: "Bob's iPhone", at: at(3)) == .kicked)
+        #expect(guardian.admit(sender: "Zoë 📱", at: at(3)) == .allowed)
+        #expect(guardian.admit(sender: "bob's iphone", at: at(3)) == .allowed)
+        #expect(guardian.trackedSenders == 3)
+    }
+
+    @Test("memory is bounded: idle senders are pruned")
+    func pruning() {
+        var guardian = SpamGuard()
+        for i in 0..<1000 {
+            _ = guardian.admit(sender: "client-\(i)", at: at(0))
+        }
+        #expect(guardian.trackedSenders == 1000)
+        _ = guardian.admit(sender: "late", at: at(14))
+        #expect(guardian.trackedSenders == 1001)
+        _ = guardian.admit(sender: "later", at: at(15.5))
+        #expect(guardian.trackedSenders == 2)
+        guardian.prune(at: at(40))
+        #expect(guardian.trackedSenders == 0)
+    }
+
+    @Test("a flood of one sender keeps at most `limit` timestamps and still mutes")
+    func floodIsBounded() {
+        var guardian = SpamGuard(limit: 5, window: 15)
+        var verdicts: [SpamVerdict] = []
+        for i in 0..<10_000 {
+            verdicts.append(guardian.admit(sender: "flood", at: at(Double(i) * 0.001)))
+        }
+        #expect(verdicts.filter { $0 == .kicked }.count == 1)
+        #expect(verdicts.filter { $0 == .allowed }.count == 5)
+        #expect(verdicts.filter { $0 == .muted }.count == 9_994)
+    }
+}
