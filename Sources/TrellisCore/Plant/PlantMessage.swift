@@ -34,4 +34,28 @@ public struct PlantMessage: Sendable, Equatable, Hashable {
     public func encodedBytes() -> [UInt8] {
         Array(encoded().utf8)
     }
+
+    /// The wire form with the payload shortened to `limit` characters (plus `…`), for log lines:
+    /// payloads may be large and logs should stay readable and bounded.
+    public func logSummary(limit: Int = 120) -> String {
+        var shortened = self
+        if payload.count > limit {
+            shortened.payload = String(payload.prefix(limit)) + "…"
+        }
+        return shortened.encoded()
+    }
+
+    /// True for a `REQ_` operation (known or not).
+    public var isRequest: Bool { operation.hasPrefix("REQ_") }
+
+    /// True for a `RES_` operation.
+    public var isResponse: Bool { operation.hasPrefix("RES_") }
+
+    /// True for an `ERR_` operation.
+    public var isError: Bool { operation.hasPrefix("ERR_") }
+}
+
+extension PlantMessage: CustomStringConvertible {
+    /// The wire form, so messages read naturally in logs and test failures.
+    public var description: String { encoded() }
 }

@@ -54,7 +54,7 @@ extension PlantProtocol {
         )
         if message.sender == hostName { return .ownMessage }
         message.payload = PlantPercentEncoding.decode(message.payload)
-        if message.operation.hasPrefix("ERR_") { return .incomingError(message) }
+        if message.isError { return .incomingError(message) }
         guard let operation = PlantOperation(rawValue: message.operation) else {
             return reject(.invalidOpTag, "unknown_operation")
         }

@@ -27,6 +27,24 @@ public enum SensorAddress {
         return format(UInt8(value))
     }
 
+    /// The topic prefix sensors publish under; the last level is the sensor's address.
+    public static let topicPrefix = "rpi/sensors/"
+
+    /// The subscription filter matching every sensor topic, `rpi/sensors/+`.
+    public static let topicFilter = topicPrefix + "+"
+
+    /// The normalized address named by a topic `rpi/sensors/<sensor>`, or `nil` when the topic
+    /// has another shape (more levels, another prefix) or the address is invalid.
+    public static func fromTopic(_ topic: String) -> String? {
+        guard topic.hasPrefix(topicPrefix) else { return nil }
+        return normalize(topic.dropFirst(topicPrefix.count))
+    }
+
+    /// The topic a sensor with this (already normalized) address publishes on.
+    public static func topic(for address: String) -> String {
+        topicPrefix + address
+    }
+
     /// The canonical spelling of an address value, e.g. `0x0a`.
     public static func format(_ value: UInt8) -> String {
         let digits = Array("0123456789abcdef")

@@ -98,17 +98,47 @@ public enum SensorReportRejection: String, Error, Sendable, CaseIterable {
     public var reason: String { rawValue }
 }
 
-/// A minimal JSON value tree, so that sensor payloads can be checked member by member.
+/// A JSON value as seen by the sensor decoder: objects keep their members one level deep and
+/// nested containers are not inspected, so hostile, deeply nested payloads cost no recursion here.
 enum SensorJSONValue: Decodable, Equatable {
     case null
     case bool(Bool)
     case number(Double)
     case string(String)
-    case array([SensorJSONValue])
-    case object([String: SensorJSONValue])
+    case object([String: SensorJSONMember])
+    case other
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
+        if let member = SensorJSONMember(container) {
+            switch member {
+            case .null: self = .null
+            case .bool(let value): self = .bool(value)
+            case .number(let value): self = .number(value)
+            case .string(let value): self = .string(value)
+            case .container: self = .other
+            }
+        } else if let members = try? container.decode([String: SensorJSONMember].self) {
+            self = .object(members)
+        } else {
+            self = .other
+        }
+    }
+}
+
+/// One member of a sensor payload object: a scalar, or an uninspected nested container.
+enum SensorJSONMember: Decodable, Equatable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case container
+
+    init(from decoder: any Decoder) throws {
+        self = Self(try decoder.singleValueContainer()) ?? .container
+    }
+
+    init?(_ container: any SingleValueDecodingContainer) {
         if container.decodeNil() {
             self = .null
         } else if let value = try? container.decode(Bool.self) {
@@ -117,10 +147,8 @@ enum SensorJSONValue: Decodable, Equatable {
             self = .number(value)
         } else if let value = try? container.decode(String.self) {
             self = .string(value)
-        } else if let value = try? container.decode([String: SensorJSONValue].self) {
-            self = .object(value)
         } else {
-            self = .array(try container.decode([SensorJSONValue].self))
+            return nil
         }
     }
 }

@@ -1,7 +1,7 @@
 import Testing
 @testable import TrellisCore
 
-@Suite("REQ_addNewPlant payloads, plant names and sensor addresses")
+@Suite("REQ_addNewPlant payloads, plant names and sensor queries")
 struct NewPlantRequestTests {
     @Test("valid payloads", arguments: [
         ("Fern,0x36", "Fern", ["0x36"]),
@@ -61,32 +61,6 @@ struct NewPlantRequestTests {
     ])
     func invalidNames(_ input: String, _ tag: PlantErrorTag) {
         #expect(PlantName.validate(input) == .failure(tag))
-    }
-
-    @Test("sensor addresses normalize to 0x and two lowercase hex digits", arguments: [
-        ("0x36", "0x36"), ("0X36", "0x36"), ("0x3A", "0x3a"), ("0x3a", "0x3a"), ("0X3a", "0x3a"),
-        ("0x03", "0x03"), ("0x77", "0x77"), ("0x3", "0x03"), ("0x5", "0x05"), ("0xf", "0x0f"),
-    ])
-    func validAddresses(_ input: String, _ expected: String) {
-        #expect(SensorAddress.normalize(input) == expected)
-    }
-
-    @Test("invalid sensor addresses", arguments: [
-        "", "0x", "0x0", "0x00", "0x02", "0x2", "0x78", "0x7F", "0xff", "36", "x36", "0y36", "0x036",
-        " 0x36", "0x36 ", "0xg1", "0x-1", "0x+3", "０x36", "0x３6",
-    ])
-    func invalidAddresses(_ input: String) {
-        #expect(SensorAddress.normalize(input) == nil)
-    }
-
-    @Test("formatting every valid address round-trips through normalize")
-    func formatRoundTrip() {
-        for value in SensorAddress.minimum...SensorAddress.maximum {
-            let text = SensorAddress.format(value)
-            #expect(text.utf8.count == 4)
-            #expect(SensorAddress.normalize(text) == text)
-            #expect(SensorAddress.normalize(text.uppercased()) == text)
-        }
     }
 
     @Test("sensor data queries", arguments: [

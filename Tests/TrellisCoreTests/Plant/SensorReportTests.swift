@@ -77,6 +77,18 @@ struct SensorReportTests {
         #expect(SensorReport.decode(bytes) == .failure(.invalidUTF8))
     }
 
+    @Test("deeply nested or large payloads are handled without crashing")
+    func hostilePayloads() {
+        let deepMember = #"{"moisture":5,"temperature":70,"x":"# + String(repeating: "[", count: 400)
+            + String(repeating: "]", count: 400) + "}"
+        #expect(decode(deepMember) == .success(SensorReport(moisture: 5, temperature: 70)))
+        let tooDeep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect(decode(tooDeep) == .failure(.invalidJSON))
+        let padding = String(repeating: "x", count: 100 * 1024)
+        #expect(decode(#"{"pad":"\#(padding)","moisture":2,"temperature":50}"#)
+            == .success(SensorReport(moisture: 2, temperature: 50)))
+    }
+
     @Test("reason strings are unique and snake_case")
     func reasonStrings() {
         let reasons = SensorReportRejection.allCases.map(\.reason)
