@@ -27,6 +27,10 @@
 /// 5. An `ERR_` operation is ``PlantParseResult/incomingError(_:)``.
 /// 6. An operation that is not a ``PlantOperation`` gives `ERR_invalidOpTag`.
 ///
+/// An empty message has no pieces and so gives `ERR_hashLength`; like any message without a
+/// recoverable sender it is never answered, only dead-lettered. A well-formed message with an
+/// empty `sender` value is still a request (its reply simply reaches no one).
+///
 /// Spam limiting (``SpamGuard``) is applied by the relay on top of this, and takes precedence over step 6.
 /// Keys and values are taken verbatim (no trimming); only the payload is percent-decoded.
 public enum PlantProtocol {
