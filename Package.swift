@@ -28,6 +28,10 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        .target(
+            name: "TrellisBroker",
+            dependencies: [.product(name: "Logging", package: "swift-log")]
+        ),
         .target(name: "TrellisCore"),
         .target(
             name: "TrellisStore",
@@ -40,6 +44,7 @@ let package = Package(
             name: "TrellisRelay",
             dependencies: [
                 "TrellisMQTT",
+                "TrellisBroker",
                 "TrellisCore",
                 "TrellisStore",
                 .product(name: "Logging", package: "swift-log"),
@@ -57,10 +62,10 @@ let package = Package(
         ),
         .target(
             name: "TrellisTestSupport",
-            dependencies: ["TrellisMQTT"],
+            dependencies: ["TrellisMQTT", "TrellisBroker"],
             path: "Tests/TrellisTestSupport"
         ),
-        .testTarget(name: "TrellisMQTTTests", dependencies: ["TrellisMQTT", "TrellisTestSupport"]),
+        .testTarget(name: "TrellisMQTTTests", dependencies: ["TrellisMQTT", "TrellisBroker", "TrellisTestSupport"]),
         .testTarget(name: "TrellisCoreTests", dependencies: ["TrellisCore"]),
         .testTarget(name: "TrellisStoreTests", dependencies: ["TrellisStore"]),
         .testTarget(

@@ -1,0 +1,133 @@
+import Foundation
+import Logging
+
+/// A Mosquitto broker run as a child process: started from a configuration file, watched until it
+/// accepts connections, and stopped (TERM, then KILL) so that no broker is left behind.
+public final class MosquittoProcess: @unchecked Sendable {
+    /// Why a broker could not be started, each with one sentence saying what to do.
+    public enum StartError: Error, CustomStringConvertible, Sendable {
+        case binaryNotFound
+        case configUnreadable(path: String, reason: String)
+        case portInUse(BrokerAddress)
+        case exitedEarly(status: Int32, output: String)
+        case notListening(BrokerAddress)
+
+        public var description: String {
+            switch self {
+            case .binaryNotFound:
+                return "mosquitto is not installed (no 'mosquitto' on PATH or in /usr/sbin): install it with 'apt-get install -y mosquitto', or run 'make run'"
+            case let .configUnreadable(path, reason):
+                return "cannot read the broker configuration \(path): \(reason); pass another file with --broker-config FILE"
+            case let .portInUse(address):
+                return "\(address) is already in use by another program: stop it, or use the broker there with 'trellis run --broker \(address)'"
+            case let .exitedEarly(status, output):
+                let detail = output.split(separator: "\n").suffix(3).joined(separator: " | ")
+                return "mosquitto exited at start with status \(status): \(detail.isEmpty ? "no output" : detail)"
+            case let .notListening(address):
+                return "mosquitto started but did not accept connections on \(address) within the time allowed; check the listener in its configuration"
+            }
+        }
+    }
+
+    /// The configuration file the broker runs with.
+    public let configPath: String
+    /// Where the broker is expected to listen (the first `listener` of the file).
+    public let address: BrokerAddress
+    private let logPath: String?
+    private let logger: Logger
+    private let lock = NSLock()
+    private var process: Process?
+
+    /// Prepares a broker for `configPath`; `logPath` receives its output (inherited when nil).
+    public init(configPath: String, logPath: String? = nil, logger: Logger = Logger(label: "trellis.broker")) throws {
+        guard FileManager.default.isReadableFile(atPath: configPath),
+              let text = try? String(contentsOfFile: configPath, encoding: .utf8) else {
+            let reason = FileManager.default.fileExists(atPath: configPath) ? "permission denied" : "no such file"
+            throw StartError.configUnreadable(path: configPath, reason: reason)
+        }
+        self.configPath = configPath
+        self.address = Self.firstListener(in: text)
+        self.logPath = logPath
+        self.logger = logger
+    }
+
+    /// The first `listener PORT [ADDRESS]` line, or Mosquitto's default of 1883 on loopback.
+    static func firstListener(in config: String) -> BrokerAddress {
+        for line in config.split(separator: "\n") {
+            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard words.first == "listener", words.count >= 2, let port = Int(words[1]) else { continue }
+            let host = words.count >= 3 ? String(words[2]) : "127.0.0.1"
+            return BrokerAddress(host: host == "0.0.0.0" ? "127.0.0.1" : (host == "::" ? "::1" : host), port: port)
+        }
+        return BrokerAddress(host: "127.0.0.1", port: 1883)
+    }
+
+    /// Locates the mosquitto binary on PATH or in the Debian location.
+    public static func findBinary() -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        let candidates = path.split(separator: ":").map { "\($0)/mosquitto" } + ["/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto"]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Starts the broker and waits until it accepts connections.
+    public func start(timeout: Duration = .seconds(10)) async throws {
+        guard let binary = Self.findBinary() else { throw StartError.binaryNotFound }
+        if PortProbe.isAccepting(host: address.host, port: address.port) { throw StartError.portInUse(address) }
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: binary)
+        child.arguments = ["-c", configPath]
+        let capture = Pipe()
+        if let logPath {
+            FileManager.default.createFile(atPath: logPath, contents: nil)
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+            handle.seekToEndOfFile()
+            child.standardOutput = handle
+            child.standardError = handle
+        } else {
+            child.standardError = capture
+        }
+        try child.run()
+        lock.withLock { process = child }
+        logger.info("started mosquitto", metadata: ["pid": "\(child.processIdentifier)", "config": "\(configPath)"])
+
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if !child.isRunning {
+                let output = logPath.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }
+                    ?? String(decoding: capture.fileHandleForReading.availableData, as: UTF8.self)
+                lock.withLock { process = nil }
+                throw StartError.exitedEarly(status: child.terminationStatus, output: output)
+            }
+            if PortProbe.isAccepting(host: address.host, port: address.port) { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        await stop()
+        throw StartError.notListening(address)
+    }
+
+    /// The broker's process id while it runs.
+    public var pid: Int32? { lock.withLock { process?.isRunning == true ? process?.processIdentifier : nil } }
+
+    /// Stops the broker: SIGTERM, then SIGKILL after `grace`. Safe to call twice.
+    public func stop(grace: Duration = .seconds(5)) async {
+        guard let child = lock.withLock({ defer { process = nil }; return process }) else { return }
+        guard child.isRunning else { return }
+        child.terminate()
+        let deadline = ContinuousClock.now + grace
+        while child.isRunning && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        if child.isRunning {
+            Foundation.kill(child.processIdentifier, SIGKILL)
+            child.waitUntilExit()
+        }
+        logger.info("stopped mosquitto", metadata: ["pid": "\(child.processIdentifier)"])
+    }
+
+    /// Kills the broker at once with SIGKILL, as a crash would (used by fault tests).
+    public func kill() {
+        guard let child = lock.withLock({ defer { process = nil }; return process }), child.isRunning else { return }
+        Foundation.kill(child.processIdentifier, SIGKILL)
+        child.waitUntilExit()
+    }
+}

@@ -1,0 +1,68 @@
+import Synchronization
+
+/// Matches broker acknowledgements (PUBACK, SUBACK) with the tasks waiting for them.
+///
+/// A message id is only known once libmosquitto has queued the packet, and the ack may come back
+/// on the network thread before the waiting task has registered. While a registration is in
+/// progress, acks for unknown ids are parked; otherwise they are dropped, so fire-and-forget
+/// publishes leave nothing behind. No lock is ever held across a call into the library.
+final class AckTable: Sendable {
+    typealias Outcome = Result<[Int32], MQTTError>
+
+    private struct State {
+        var waiting: [Int32: CheckedContinuation<[Int32], any Error>] = [:]
+        var early: [Int32: Outcome] = [:]
+        var registering = 0
+        var closed = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Announces that a caller is about to queue a packet it will wait for.
+    func beginRegistration() {
+        state.withLock { $0.registering += 1 }
+    }
+
+    /// Cancels an announced registration whose packet could not be queued.
+    func abandonRegistration() {
+        state.withLock { state in
+            state.registering -= 1
+            if state.registering == 0 { state.early.removeAll() }
+        }
+    }
+
+    /// Waits for the ack of `mid`, which was announced with `beginRegistration()`.
+    func wait(for mid: Int32) async throws -> [Int32] {
+        try await withCheckedThrowingContinuation { continuation in
+            let ready: Outcome? = state.withLock { state in
+                state.registering -= 1
+                defer { if state.registering == 0 { state.early.removeAll() } }
+                if state.closed { return .failure(MQTTError(kind: .shutDown, message: "the MQTT client was shut down")) }
+                if let outcome = state.early.removeValue(forKey: mid) { return outcome }
+                state.waiting[mid] = continuation
+                return nil
+            }
+            if let ready { continuation.resume(with: ready.mapError { $0 as any Error }) }
+        }
+    }
+
+    /// Delivers an ack from the network thread.
+    func complete(_ mid: Int32, with outcome: Outcome) {
+        let continuation = state.withLock { state -> CheckedContinuation<[Int32], any Error>? in
+            if let waiting = state.waiting.removeValue(forKey: mid) { return waiting }
+            if state.registering > 0 { state.early[mid] = outcome }
+            return nil
+        }
+        continuation?.resume(with: outcome.mapError { $0 as any Error })
+    }
+
+    /// Fails every waiting task; used at shutdown.
+    func failAll(_ error: MQTTError) {
+        let all = state.withLock { state -> [CheckedContinuation<[Int32], any Error>] in
+            state.closed = true
+            defer { state.waiting.removeAll() }
+            return Array(state.waiting.values)
+        }
+        for continuation in all { continuation.resume(throwing: error) }
+    }
+}

@@ -1,0 +1,161 @@
+import CMosquitto
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What the handle reports from libmosquitto's network thread. Each closure must copy what it
+/// needs and return at once: it runs inside the library's network loop.
+struct MosquittoCallbacks: Sendable {
+    var message: @Sendable (MQTTMessage) -> Void
+    var connect: @Sendable (_ reasonCode: Int32, _ sessionPresent: Bool) -> Void
+    var disconnect: @Sendable (_ reasonCode: Int32) -> Void
+    var publish: @Sendable (_ mid: Int32, _ reasonCode: Int32) -> Void
+    var subscribe: @Sendable (_ mid: Int32, _ granted: [Int32]) -> Void
+}
+
+/// Owns one `struct mosquitto *` and is the only place its C calls are made.
+///
+/// libmosquitto is thread safe for publish/subscribe while another thread runs the network loop
+/// (threaded mode `external`), which is how `MQTTClient` uses it.
+final class MosquittoHandle: @unchecked Sendable {
+    private let pointer: OpaquePointer
+    private let callbacks: MosquittoCallbacks
+    private let configuration: MQTTConfiguration
+
+    init(configuration: MQTTConfiguration, callbacks: MosquittoCallbacks) throws {
+        _ = Mosquitto.initialized
+        self.configuration = configuration
+        self.callbacks = callbacks
+        guard let pointer = mosquitto_new(configuration.clientID, configuration.cleanStart, nil) else {
+            throw MQTTError(kind: .invalidArgument, message: "could not create an MQTT client for id '\(configuration.clientID)'")
+        }
+        self.pointer = pointer
+        mosquitto_user_data_set(pointer, Unmanaged.passUnretained(self).toOpaque())
+        try configure()
+        installCallbacks()
+    }
+
+    deinit {
+        mosquitto_destroy(pointer)
+    }
+
+    private func configure() throws {
+        let version = MQTT_PROTOCOL_V5
+        try check(mosquitto_int_option(pointer, MOSQ_OPT_PROTOCOL_VERSION, version), "selecting MQTT v5")
+        try check(mosquitto_int_option(pointer, MOSQ_OPT_TCP_NODELAY, configuration.tcpNoDelay ? 1 : 0), "setting TCP_NODELAY")
+        let inflight = Int32(clamping: max(1, min(configuration.inflightMaximum, 65535)))
+        try check(mosquitto_int_option(pointer, MOSQ_OPT_RECEIVE_MAXIMUM, inflight), "setting receive maximum")
+        try check(mosquitto_int_option(pointer, MOSQ_OPT_SEND_MAXIMUM, inflight), "setting send maximum")
+        try check(mosquitto_threaded_set(pointer, true), "enabling threaded mode")
+        if configuration.username != nil || configuration.password != nil {
+            try check(mosquitto_username_pw_set(pointer, configuration.username, configuration.password), "setting credentials")
+        }
+        if let will = configuration.will {
+            let rc = will.payload.withUnsafeBytes { buffer in
+                mosquitto_will_set_v5(pointer, will.topic, Int32(buffer.count), buffer.baseAddress,
+                                      Int32(will.qos.rawValue), will.retain, nil)
+            }
+            try check(rc, "setting the will message")
+        }
+    }
+
+    private func installCallbacks() {
+        mosquitto_message_v5_callback_set(pointer) { _, context, message, properties in
+            guard let context, let message else { return }
+            let handle = Unmanaged<MosquittoHandle>.fromOpaque(context).takeUnretainedValue()
+            let m = message.pointee
+            let payload: [UInt8] = m.payloadlen > 0 && m.payload != nil
+                ? Array(UnsafeRawBufferPointer(start: m.payload, count: Int(m.payloadlen)))
+                : []
+            let copied = MQTTMessage(
+                topic: m.topic.map { String(cString: $0) } ?? "",
+                payload: payload,
+                qos: QoS(rawValue: Int(m.qos)) ?? .atMostOnce,
+                retain: m.retain,
+                properties: MosquittoProperties.read(properties)
+            )
+            handle.callbacks.message(copied)
+        }
+        mosquitto_connect_v5_callback_set(pointer) { _, context, reason, flags, _ in
+            guard let context else { return }
+            let handle = Unmanaged<MosquittoHandle>.fromOpaque(context).takeUnretainedValue()
+            handle.callbacks.connect(reason, flags & 1 == 1)
+        }
+        mosquitto_disconnect_v5_callback_set(pointer) { _, context, reason, _ in
+            guard let context else { return }
+            Unmanaged<MosquittoHandle>.fromOpaque(context).takeUnretainedValue().callbacks.disconnect(reason)
+        }
+        mosquitto_publish_v5_callback_set(pointer) { _, context, mid, reason, _ in
+            guard let context else { return }
+            Unmanaged<MosquittoHandle>.fromOpaque(context).takeUnretainedValue().callbacks.publish(mid, reason)
+        }
+        mosquitto_subscribe_v5_callback_set(pointer) { _, context, mid, count, granted, _ in
+            guard let context else { return }
+            let codes = granted.map { Array(UnsafeBufferPointer(start: $0, count: Int(count))) } ?? []
+            Unmanaged<MosquittoHandle>.fromOpaque(context).takeUnretainedValue().callbacks.subscribe(mid, codes)
+        }
+    }
+
+    /// Opens the TCP connection and sends CONNECT; the CONNACK arrives through the loop.
+    func connect() -> Int32 {
+        (try? MosquittoProperties.withConnectProperties(sessionExpiry: configuration.sessionExpiry) { properties in
+            mosquitto_connect_bind_v5(pointer, configuration.host, Int32(configuration.port),
+                                      Int32(configuration.keepAlive), nil, properties)
+        }) ?? Int32(MOSQ_ERR_INVAL.rawValue)
+    }
+
+    /// Reconnects with the host, port and CONNECT properties of the first `connect()`.
+    func reconnect() -> Int32 {
+        mosquitto_reconnect(pointer)
+    }
+
+    /// Runs the network loop once: reads, writes, keepalive; waits at most `timeoutMilliseconds`.
+    func loop(timeoutMilliseconds: Int32) -> Int32 {
+        mosquitto_loop(pointer, timeoutMilliseconds, 1)
+    }
+
+    /// Sends DISCONNECT; the loop writes it and closes the socket.
+    func disconnect() -> Int32 {
+        mosquitto_disconnect_v5(pointer, 0, nil)
+    }
+
+    /// Queues a PUBLISH and returns its message id.
+    func publish(topic: String, payload: [UInt8], qos: QoS, retain: Bool, properties: MQTTProperties) throws -> (Int32, Int32) {
+        try MosquittoProperties.withPublishProperties(properties) { list in
+            var mid: Int32 = 0
+            let rc = payload.withUnsafeBytes { buffer in
+                mosquitto_publish_v5(pointer, &mid, topic, Int32(buffer.count), buffer.baseAddress,
+                                     Int32(qos.rawValue), retain, list)
+            }
+            return (rc, mid)
+        }
+    }
+
+    /// Queues a SUBSCRIBE and returns its message id.
+    func subscribe(_ subscription: MQTTSubscription) -> (Int32, Int32) {
+        var mid: Int32 = 0
+        let options = subscription.noLocal ? Int32(MQTT_SUB_OPT_NO_LOCAL.rawValue) : 0
+        let rc = mosquitto_subscribe_v5(pointer, &mid, subscription.filter, Int32(subscription.qos.rawValue), options, nil)
+        return (rc, mid)
+    }
+
+    /// Queues an UNSUBSCRIBE.
+    func unsubscribe(_ filter: String) -> Int32 {
+        mosquitto_unsubscribe_v5(pointer, nil, filter, nil)
+    }
+
+    private func check(_ code: Int32, _ action: String) throws {
+        if let error = Mosquitto.error(code, doing: action) { throw error }
+    }
+}
+
+extension MosquittoHandle {
+    /// Cuts the TCP connection without a DISCONNECT, as a crash or a pulled cable would.
+    func dropConnection() {
+        let fd = mosquitto_socket(pointer)
+        if fd >= 0 { shutdown(fd, Int32(SHUT_RDWR)) }
+    }
+}

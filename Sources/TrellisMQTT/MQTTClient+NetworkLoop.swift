@@ -1,0 +1,110 @@
+import CMosquitto
+import Dispatch
+
+extension MQTTClient {
+    /// The body of the network thread: connect, loop, and on any failure wait and reconnect,
+    /// doubling the wait up to the configured maximum, until `shutdown()`.
+    func runNetworkLoop() {
+        var socketOpen = false
+        var firstAttempt = true
+        while !state.withLock({ $0.stopping }) {
+            if !socketOpen {
+                let rc = firstAttempt ? handle.connect() : handle.reconnect()
+                if rc == Mosquitto.success {
+                    socketOpen = true
+                    firstAttempt = false
+                } else {
+                    if rc == Int32(MOSQ_ERR_INVAL.rawValue) && firstAttempt {
+                        emit(.connectFailed(reason: Mosquitto.describe(rc), retryIn: 0))
+                        logger.error("invalid MQTT connection settings: \(Mosquitto.describe(rc))")
+                    }
+                    let delay = nextBackoff()
+                    let reason = "cannot reach the broker at \(configuration.host):\(configuration.port): \(Mosquitto.describe(rc))"
+                    emit(.connectFailed(reason: reason, retryIn: delay))
+                    pause(seconds: delay)
+                    continue
+                }
+            }
+            let rc = handle.loop(timeoutMilliseconds: 1000)
+            if rc != Mosquitto.success {
+                socketOpen = false
+                markDisconnected(reason: Mosquitto.describe(rc))
+                if state.withLock({ $0.stopping }) { break }
+                pause(seconds: nextBackoff())
+            }
+        }
+        if socketOpen {
+            _ = handle.loop(timeoutMilliseconds: 100)
+        }
+        markDisconnected(reason: "client shut down")
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.loopFinished = true
+            defer { state.stopWaiters.removeAll() }
+            return state.stopWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns the wait before the next attempt and doubles the one after it.
+    private func nextBackoff() -> Double {
+        state.withLock { state in
+            let delay = state.backoff
+            state.backoff = min(state.backoff * 2, configuration.reconnectDelay.upperBound)
+            return delay
+        }
+    }
+
+    /// Sleeps on the network thread; `shutdown()` cuts the sleep short.
+    private func pause(seconds: Double) {
+        _ = wakeUp.wait(timeout: .now() + .milliseconds(Int(seconds * 1000)))
+    }
+
+    private func markDisconnected(reason: String) {
+        let wasConnected = state.withLock { state in
+            defer { state.connected = false }
+            return state.connected
+        }
+        if wasConnected { emit(.disconnected(reason: reason)) }
+    }
+
+    /// CONNACK arrived: on success, resubscribe everything and wake those waiting for a connection.
+    func didConnect(reason: Int32, sessionPresent: Bool) {
+        guard reason == 0 else {
+            let text = Mosquitto.describeReason(reason)
+            emit(.connectFailed(reason: "the broker refused the connection: \(text)", retryIn: state.withLock { $0.backoff }))
+            return
+        }
+        let (subscriptions, waiters) = state.withLock { state in
+            state.connected = true
+            state.backoff = configuration.reconnectDelay.lowerBound
+            defer { state.connectWaiters.removeAll() }
+            return (Array(state.subscriptions.values), Array(state.connectWaiters.values))
+        }
+        for subscription in subscriptions.sorted(by: { $0.filter < $1.filter }) {
+            let (rc, _) = handle.subscribe(subscription)
+            if rc != Mosquitto.success {
+                logger.error("resubscribing to \(subscription.filter) failed: \(Mosquitto.describe(rc))")
+            }
+        }
+        emit(.connected(sessionPresent: sessionPresent))
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// The connection closed; the network loop reconnects.
+    func didDisconnect(reason: Int32) {
+        markDisconnected(reason: reason == 0 ? "disconnected" : Mosquitto.describe(reason))
+    }
+
+    func didPublish(mid: Int32, reason: Int32) {
+        if reason >= 0x80 {
+            acks.complete(mid, with: .failure(MQTTError(kind: .library, code: reason,
+                                                        message: "the broker rejected a publish: \(Mosquitto.describeReason(reason))")))
+        } else {
+            acks.complete(mid, with: .success([reason]))
+        }
+    }
+
+    func didSubscribe(mid: Int32, granted: [Int32]) {
+        acks.complete(mid, with: .success(granted))
+    }
+}

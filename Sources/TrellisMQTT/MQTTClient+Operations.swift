@@ -1,0 +1,129 @@
+import CMosquitto
+
+extension MQTTClient {
+    /// Publishes without waiting for the broker. QoS 1 and 2 messages published while the link is
+    /// down are queued by libmosquitto and sent after the reconnect; QoS 0 ones throw `notConnected`.
+    public func publish(
+        topic: String,
+        payload: [UInt8],
+        qos: QoS = .atMostOnce,
+        retain: Bool = false,
+        properties: MQTTProperties = MQTTProperties()
+    ) throws {
+        let (rc, _) = try handle.publish(topic: topic, payload: payload, qos: qos, retain: retain, properties: properties)
+        try check(rc, qos: qos, topic: topic)
+    }
+
+    /// Publishes a message value without waiting.
+    public func publish(_ message: MQTTMessage) throws {
+        try publish(topic: message.topic, payload: message.payload, qos: message.qos,
+                    retain: message.retain, properties: message.properties)
+    }
+
+    /// Publishes and waits until the broker acknowledged it (QoS 1 and 2) or it was written (QoS 0).
+    public func publishAndWait(
+        topic: String,
+        payload: [UInt8],
+        qos: QoS = .atLeastOnce,
+        retain: Bool = false,
+        properties: MQTTProperties = MQTTProperties()
+    ) async throws {
+        acks.beginRegistration()
+        let mid: Int32
+        do {
+            let (rc, queued) = try handle.publish(topic: topic, payload: payload, qos: qos, retain: retain, properties: properties)
+            try check(rc, qos: qos, topic: topic)
+            mid = queued
+        } catch {
+            acks.abandonRegistration()
+            throw error
+        }
+        _ = try await acks.wait(for: mid)
+    }
+
+    /// Adds a subscription the client keeps across reconnects. When connected, waits for the
+    /// broker's SUBACK and throws if the broker refused it; otherwise it is sent on connect.
+    public func subscribe(_ subscription: MQTTSubscription) async throws {
+        let connected = state.withLock { state in
+            state.subscriptions[subscription.filter] = subscription
+            return state.connected
+        }
+        guard connected else { return }
+        acks.beginRegistration()
+        let (rc, mid) = handle.subscribe(subscription)
+        if let error = Mosquitto.error(rc, doing: "subscribing to \(subscription.filter)") {
+            acks.abandonRegistration()
+            if error.kind == .notConnected { return }
+            throw error
+        }
+        let granted = try await acks.wait(for: mid)
+        if let code = granted.first, code >= 0x80 {
+            state.withLock { _ = $0.subscriptions.removeValue(forKey: subscription.filter) }
+            throw MQTTError(kind: .subscriptionRefused, code: code,
+                            message: "the broker refused the subscription to \(subscription.filter): \(Mosquitto.describeReason(code))")
+        }
+    }
+
+    /// Subscribes to a filter.
+    public func subscribe(_ filter: String, qos: QoS = .atLeastOnce, noLocal: Bool = false) async throws {
+        try await subscribe(MQTTSubscription(filter, qos: qos, noLocal: noLocal))
+    }
+
+    /// Removes a subscription, locally and at the broker.
+    public func unsubscribe(_ filter: String) throws {
+        let connected = state.withLock { state in
+            state.subscriptions.removeValue(forKey: filter)
+            return state.connected
+        }
+        guard connected else { return }
+        if let error = Mosquitto.error(handle.unsubscribe(filter), doing: "unsubscribing from \(filter)"),
+           error.kind != .notConnected {
+            throw error
+        }
+    }
+
+    /// The filters currently kept, sorted.
+    public var subscriptions: [MQTTSubscription] {
+        state.withLock { Array($0.subscriptions.values) }.sorted { $0.filter < $1.filter }
+    }
+
+    /// Disconnects cleanly (no will is sent), stops the network thread and ends both streams.
+    public func shutdown() async {
+        let (started, connected) = state.withLock { state in
+            state.stopping = true
+            return (state.started, state.connected)
+        }
+        if connected { _ = handle.disconnect() }
+        wakeUp.signal()
+        if started {
+            await withCheckedContinuation { continuation in
+                let done = state.withLock { state -> Bool in
+                    if state.loopFinished { return true }
+                    state.stopWaiters.append(continuation)
+                    return false
+                }
+                if done { continuation.resume() }
+            }
+        }
+        acks.failAll(MQTTError(kind: .shutDown, message: "the MQTT client was shut down"))
+        let waiters = state.withLock { state in
+            defer { state.connectWaiters.removeAll() }
+            return Array(state.connectWaiters.values)
+        }
+        for waiter in waiters { waiter.resume() }
+        finishStreams()
+    }
+
+    private func check(_ rc: Int32, qos: QoS, topic: String) throws {
+        if rc == Mosquitto.noConnection && qos > .atMostOnce { return }
+        if let error = Mosquitto.error(rc, doing: "publishing to \(topic)") { throw error }
+    }
+}
+
+extension MQTTClient {
+    /// Cuts the connection without a DISCONNECT, so the broker publishes the will; the client
+    /// then reconnects as after any network failure. For fault tests.
+    package func dropConnectionUncleanly() {
+        handle.dropConnection()
+    }
+}

@@ -1,0 +1,129 @@
+import CMosquitto
+import Dispatch
+import Foundation
+import Logging
+import Synchronization
+
+/// An MQTT v5 client over libmosquitto.
+///
+/// One dedicated thread runs libmosquitto's network loop: it connects, reconnects with backoff,
+/// resubscribes everything in `subscriptions` after each reconnect, and copies each incoming
+/// message into `messages`. Every other method may be called from any thread or task.
+public final class MQTTClient: Sendable {
+    /// Incoming messages, in arrival order. Single consumer; buffered without limit so the network
+    /// thread never blocks and nothing is dropped.
+    public let messages: AsyncStream<MQTTMessage>
+    /// Connection changes, for logs and health.
+    public let events: AsyncStream<MQTTConnectionEvent>
+
+    let configuration: MQTTConfiguration
+    let logger: Logger
+    let handle: MosquittoHandle
+    let acks = AckTable()
+    let state: Mutex<ClientState>
+    let wakeUp = DispatchSemaphore(value: 0)
+    private let messageSink: AsyncStream<MQTTMessage>.Continuation
+    private let eventSink: AsyncStream<MQTTConnectionEvent>.Continuation
+
+    /// Mutable state shared by the network thread and callers.
+    struct ClientState {
+        var subscriptions: [String: MQTTSubscription] = [:]
+        var connected = false
+        var started = false
+        var stopping = false
+        var backoff: Double
+        var connectWaiters: [UUID: CheckedContinuation<Void, Never>] = [:]
+        var stopWaiters: [CheckedContinuation<Void, Never>] = []
+        var loopFinished = false
+    }
+
+    /// Creates a client; nothing touches the network until `start()`.
+    public init(configuration: MQTTConfiguration, logger: Logger = Logger(label: "trellis.mqtt")) throws {
+        self.configuration = configuration
+        self.logger = logger
+        (messages, messageSink) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: .unbounded)
+        (events, eventSink) = AsyncStream.makeStream(of: MQTTConnectionEvent.self, bufferingPolicy: .bufferingNewest(64))
+        state = Mutex(ClientState(backoff: configuration.reconnectDelay.lowerBound))
+        let box = CallbackBox()
+        handle = try MosquittoHandle(configuration: configuration, callbacks: box.callbacks)
+        box.client.withLock { $0 = WeakClient(self) }
+    }
+
+    deinit {
+        messageSink.finish()
+        eventSink.finish()
+    }
+
+    /// Starts the network thread, which connects and keeps reconnecting until `shutdown()`.
+    public func start() {
+        let alreadyStarted = state.withLock { state in
+            defer { state.started = true }
+            return state.started
+        }
+        guard !alreadyStarted else { return }
+        let thread = Thread { [self] in runNetworkLoop() }
+        thread.name = "trellis.mqtt.\(configuration.clientID)"
+        thread.start()
+    }
+
+    /// True while a CONNACK-confirmed connection is up.
+    public var isConnected: Bool { state.withLock { $0.connected } }
+
+    /// Suspends until the client is connected, or throws `timedOut`.
+    public func waitUntilConnected(timeout: Duration = .seconds(10)) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                let id = UUID()
+                await withTaskCancellationHandler {
+                    await withCheckedContinuation { continuation in
+                        let ready = self.state.withLock { state -> Bool in
+                            if state.connected || state.stopping || Task.isCancelled { return true }
+                            state.connectWaiters[id] = continuation
+                            return false
+                        }
+                        if ready { continuation.resume() }
+                    }
+                } onCancel: {
+                    self.state.withLock { $0.connectWaiters.removeValue(forKey: id) }?.resume()
+                }
+                if !self.isConnected {
+                    throw MQTTError(kind: .shutDown, message: "the MQTT client stopped before it connected")
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                throw MQTTError(kind: .timedOut,
+                                message: "no connection to \(self.configuration.host):\(self.configuration.port) within \(timeout)")
+            }
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    func emit(_ event: MQTTConnectionEvent) { eventSink.yield(event) }
+    func deliver(_ message: MQTTMessage) { messageSink.yield(message) }
+    func finishStreams() {
+        messageSink.finish()
+        eventSink.finish()
+    }
+}
+
+/// Lets the C callbacks reach the client without a retain cycle through the handle.
+private final class CallbackBox: Sendable {
+    let client = Mutex(WeakClient(nil))
+
+    var callbacks: MosquittoCallbacks {
+        MosquittoCallbacks(
+            message: { [self] message in client.withLock { $0.value }?.deliver(message) },
+            connect: { [self] reason, session in client.withLock { $0.value }?.didConnect(reason: reason, sessionPresent: session) },
+            disconnect: { [self] reason in client.withLock { $0.value }?.didDisconnect(reason: reason) },
+            publish: { [self] mid, reason in client.withLock { $0.value }?.didPublish(mid: mid, reason: reason) },
+            subscribe: { [self] mid, granted in client.withLock { $0.value }?.didSubscribe(mid: mid, granted: granted) }
+        )
+    }
+}
+
+struct WeakClient: @unchecked Sendable {
+    weak var value: MQTTClient?
+    init(_ value: MQTTClient?) { self.value = value }
+}

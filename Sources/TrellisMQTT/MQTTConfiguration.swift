@@ -1,0 +1,96 @@
+/// A message the broker publishes on the client's behalf when the connection dies uncleanly.
+public struct MQTTWill: Sendable, Hashable {
+    public var topic: String
+    public var payload: [UInt8]
+    public var qos: QoS
+    public var retain: Bool
+
+    public init(topic: String, payload: [UInt8], qos: QoS = .atLeastOnce, retain: Bool = true) {
+        self.topic = topic
+        self.payload = payload
+        self.qos = qos
+        self.retain = retain
+    }
+}
+
+/// Everything needed to connect: where, as whom, and how to behave when the link drops.
+public struct MQTTConfiguration: Sendable {
+    /// Broker host name or address.
+    public var host: String
+    /// Broker TCP port.
+    public var port: Int
+    /// The client identifier. A fixed one plus `sessionExpiry` keeps subscriptions and queued
+    /// QoS 1 messages across restarts of the client.
+    public var clientID: String
+    /// Seconds between keepalive pings.
+    public var keepAlive: Int
+    /// Credentials, when the broker requires them.
+    public var username: String?
+    public var password: String?
+    /// Published by the broker if this client vanishes without a clean disconnect.
+    public var will: MQTTWill?
+    /// Start with a fresh session (true) or resume the one the broker kept (false).
+    public var cleanStart: Bool
+    /// Seconds the broker keeps the session after a disconnect; 0 ends it at disconnect.
+    public var sessionExpiry: UInt32
+    /// First and longest wait between reconnect attempts, in seconds; the wait doubles in between.
+    public var reconnectDelay: ClosedRange<Double>
+    /// How many QoS 1 and 2 messages may be in flight in each direction.
+    public var inflightMaximum: Int
+    /// Disable Nagle's algorithm, so small request/response messages leave at once.
+    public var tcpNoDelay: Bool
+
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 1883,
+        clientID: String,
+        keepAlive: Int = 30,
+        username: String? = nil,
+        password: String? = nil,
+        will: MQTTWill? = nil,
+        cleanStart: Bool = true,
+        sessionExpiry: UInt32 = 0,
+        reconnectDelay: ClosedRange<Double> = 0.1...10,
+        inflightMaximum: Int = 1000,
+        tcpNoDelay: Bool = true
+    ) {
+        self.host = host
+        self.port = port
+        self.clientID = clientID
+        self.keepAlive = keepAlive
+        self.username = username
+        self.password = password
+        self.will = will
+        self.cleanStart = cleanStart
+        self.sessionExpiry = sessionExpiry
+        self.reconnectDelay = reconnectDelay
+        self.inflightMaximum = inflightMaximum
+        self.tcpNoDelay = tcpNoDelay
+    }
+}
+
+/// A subscription the client keeps and re-sends after every reconnect.
+public struct MQTTSubscription: Sendable, Hashable {
+    /// Topic filter, wildcards allowed.
+    public var filter: String
+    /// Highest QoS the broker may deliver with.
+    public var qos: QoS
+    /// Do not receive what this client itself publishes on matching topics.
+    public var noLocal: Bool
+
+    public init(_ filter: String, qos: QoS = .atLeastOnce, noLocal: Bool = false) {
+        self.filter = filter
+        self.qos = qos
+        self.noLocal = noLocal
+    }
+}
+
+/// A change in the connection, for logging, metrics and health checks.
+public enum MQTTConnectionEvent: Sendable, Hashable {
+    /// Connected (again); `sessionPresent` says whether the broker kept the previous session.
+    case connected(sessionPresent: Bool)
+    /// The connection was lost or closed; the reason is libmosquitto's text.
+    case disconnected(reason: String)
+    /// A connection attempt failed; another follows after `retryIn` seconds.
+    case connectFailed(reason: String, retryIn: Double)
+}

@@ -1,0 +1,96 @@
+/// The delivery guarantee of a publish or subscription, as MQTT defines it.
+public enum QoS: Int, Sendable, Hashable, Comparable, CaseIterable {
+    /// Fire and forget: the message may be lost.
+    case atMostOnce = 0
+    /// Acknowledged: the message arrives at least once, perhaps more.
+    case atLeastOnce = 1
+    /// Four-way handshake: the message arrives exactly once.
+    case exactlyOnce = 2
+
+    public static func < (lhs: QoS, rhs: QoS) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// One MQTT v5 user property: a name and a value, both UTF-8, order preserved.
+public struct UserProperty: Sendable, Hashable {
+    public var name: String
+    public var value: String
+
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// The MQTT v5 publish properties Trellis reads and writes.
+///
+/// Response topic and correlation data make request/response work (`mosquitto_rr`);
+/// user properties and content type are carried through unchanged.
+public struct MQTTProperties: Sendable, Hashable {
+    /// Where the requester expects its reply.
+    public var responseTopic: String?
+    /// Opaque bytes the requester uses to match a reply with its request.
+    public var correlationData: [UInt8]?
+    /// Name/value pairs in the order they were sent.
+    public var userProperties: [UserProperty]
+    /// The MIME type of the payload, when the publisher set one.
+    public var contentType: String?
+
+    public init(
+        responseTopic: String? = nil,
+        correlationData: [UInt8]? = nil,
+        userProperties: [UserProperty] = [],
+        contentType: String? = nil
+    ) {
+        self.responseTopic = responseTopic
+        self.correlationData = correlationData
+        self.userProperties = userProperties
+        self.contentType = contentType
+    }
+
+    /// True when no property is set, so nothing needs to go on the wire.
+    public var isEmpty: Bool {
+        responseTopic == nil && correlationData == nil && userProperties.isEmpty && contentType == nil
+    }
+}
+
+/// A message received from the broker, copied out of libmosquitto's buffers.
+///
+/// It owns all of its storage, so it can cross threads and outlive the callback
+/// that produced it.
+public struct MQTTMessage: Sendable, Hashable {
+    /// The topic the message was published on.
+    public var topic: String
+    /// The payload exactly as received: any bytes, UTF-8 or not.
+    public var payload: [UInt8]
+    /// The QoS the message was delivered with.
+    public var qos: QoS
+    /// True when the broker delivered a retained message (on subscribe), not a live publish.
+    public var retain: Bool
+    /// The v5 properties that came with it.
+    public var properties: MQTTProperties
+
+    public init(
+        topic: String,
+        payload: [UInt8],
+        qos: QoS = .atMostOnce,
+        retain: Bool = false,
+        properties: MQTTProperties = MQTTProperties()
+    ) {
+        self.topic = topic
+        self.payload = payload
+        self.qos = qos
+        self.retain = retain
+        self.properties = properties
+    }
+
+    /// Convenience for text payloads.
+    public init(topic: String, text: String, qos: QoS = .atMostOnce, retain: Bool = false,
+                properties: MQTTProperties = MQTTProperties()) {
+        self.init(topic: topic, payload: Array(text.utf8), qos: qos, retain: retain, properties: properties)
+    }
+
+    /// The payload as UTF-8 text, or nil when it is not valid UTF-8.
+    public var text: String? {
+        String(validating: payload, as: UTF8.self)
+    }
+}

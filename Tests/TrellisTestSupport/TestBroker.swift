@@ -1,0 +1,80 @@
+import Foundation
+import TrellisBroker
+
+/// A real Mosquitto for one test: a free loopback port, a temporary configuration and
+/// persistence directory, and its log kept for inspection. Stop it with `stop()`.
+public final class TestBroker: @unchecked Sendable {
+    /// Where the broker listens.
+    public let host = "127.0.0.1"
+    public let port: Int
+    /// The temporary directory holding config, persistence and log.
+    public let directory: URL
+    public var configPath: String { directory.appendingPathComponent("mosquitto.conf").path }
+    public var logPath: String { directory.appendingPathComponent("mosquitto.log").path }
+    private var process: MosquittoProcess?
+
+    /// Starts a broker. `extraConfig` lines are appended to the generated configuration.
+    public static func start(extraConfig: [String] = []) async throws -> TestBroker {
+        var lastError: (any Error)?
+        for _ in 0..<5 {
+            guard let port = PortProbe.freeLoopbackPort() else { continue }
+            let broker = try TestBroker(port: port, extraConfig: extraConfig)
+            do {
+                try await broker.restart()
+                return broker
+            } catch {
+                lastError = error
+            }
+        }
+        throw lastError ?? CocoaError(.fileNoSuchFile)
+    }
+
+    private init(port: Int, extraConfig: [String]) throws {
+        self.port = port
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-broker-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let lines = [
+            "listener \(port) 127.0.0.1",
+            "allow_anonymous true",
+            "set_tcp_nodelay true",
+            "persistence true",
+            "persistence_location \(directory.path)/",
+            "autosave_interval 1",
+            "max_queued_messages 100000",
+            "max_inflight_messages 0",
+            "log_dest stderr",
+            "log_type error",
+            "log_type warning",
+            "log_type notice",
+        ] + extraConfig
+        try lines.joined(separator: "\n").appending("\n").write(toFile: configPath, atomically: true, encoding: .utf8)
+    }
+
+    /// The broker's address as `HOST:PORT`.
+    public var address: String { "\(host):\(port)" }
+
+    /// Starts (or starts again, on the same port) the broker and waits until it accepts connections.
+    public func restart() async throws {
+        let process = try MosquittoProcess(configPath: configPath, logPath: logPath)
+        try await process.start()
+        self.process = process
+    }
+
+    /// Kills the broker with SIGKILL, as a crash would.
+    public func kill() {
+        process?.kill()
+        process = nil
+    }
+
+    /// Stops the broker and removes its directory.
+    public func stop() async {
+        await process?.stop()
+        process = nil
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// The broker's log so far.
+    public func log() -> String {
+        (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+    }
+}
