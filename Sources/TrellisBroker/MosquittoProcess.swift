@@ -36,7 +36,7 @@ public final class MosquittoProcess: @unchecked Sendable {
     private let logPath: String?
     private let logger: Logger
     private let lock = NSLock()
-    private var process: Process?
+    private var process: ChildProcess?
 
     /// Prepares a broker for `configPath`; `logPath` receives its output (inherited when nil).
     public init(configPath: String, logPath: String? = nil, logger: Logger = Logger(label: "trellis.broker")) throws {
@@ -73,28 +73,15 @@ public final class MosquittoProcess: @unchecked Sendable {
     public func start(timeout: Duration = .seconds(10)) async throws {
         guard let binary = Self.findBinary() else { throw StartError.binaryNotFound }
         if PortProbe.isAccepting(host: address.host, port: address.port) { throw StartError.portInUse(address) }
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: binary)
-        child.arguments = ["-c", configPath]
-        let capture = Pipe()
-        if let logPath {
-            FileManager.default.createFile(atPath: logPath, contents: nil)
-            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-            handle.seekToEndOfFile()
-            child.standardOutput = handle
-            child.standardError = handle
-        } else {
-            child.standardError = capture
-        }
-        try child.run()
+        let capturePath = logPath ?? FileManagerTemporary.path(for: "mosquitto-start")
+        let child = try ChildProcess(path: binary, arguments: ["-c", configPath], outputPath: capturePath)
         lock.withLock { process = child }
-        logger.info("started mosquitto", metadata: ["pid": "\(child.processIdentifier)", "config": "\(configPath)"])
+        logger.info("started mosquitto", metadata: ["pid": "\(child.pid)", "config": "\(configPath)"])
 
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if !child.isRunning {
-                let output = logPath.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }
-                    ?? String(decoding: capture.fileHandleForReading.availableData, as: UTF8.self)
+                let output = (try? String(contentsOfFile: capturePath, encoding: .utf8)) ?? ""
                 lock.withLock { process = nil }
                 throw StartError.exitedEarly(status: child.terminationStatus, output: output)
             }
@@ -106,28 +93,35 @@ public final class MosquittoProcess: @unchecked Sendable {
     }
 
     /// The broker's process id while it runs.
-    public var pid: Int32? { lock.withLock { process?.isRunning == true ? process?.processIdentifier : nil } }
+    public var pid: Int32? { lock.withLock { process?.isRunning == true ? process?.pid : nil } }
 
     /// Stops the broker: SIGTERM, then SIGKILL after `grace`. Safe to call twice.
     public func stop(grace: Duration = .seconds(5)) async {
         guard let child = lock.withLock({ defer { process = nil }; return process }) else { return }
         guard child.isRunning else { return }
-        child.terminate()
+        child.signal(SIGTERM)
         let deadline = ContinuousClock.now + grace
         while child.isRunning && ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
         if child.isRunning {
-            Foundation.kill(child.processIdentifier, SIGKILL)
+            child.signal(SIGKILL)
             child.waitUntilExit()
         }
-        logger.info("stopped mosquitto", metadata: ["pid": "\(child.processIdentifier)"])
+        logger.info("stopped mosquitto", metadata: ["pid": "\(child.pid)"])
     }
 
     /// Kills the broker at once with SIGKILL, as a crash would (used by fault tests).
     public func kill() {
         guard let child = lock.withLock({ defer { process = nil }; return process }), child.isRunning else { return }
-        Foundation.kill(child.processIdentifier, SIGKILL)
+        child.signal(SIGKILL)
         child.waitUntilExit()
+    }
+}
+
+/// Scratch files for output that is only read when something goes wrong.
+enum FileManagerTemporary {
+    static func path(for name: String) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString).log").path
     }
 }

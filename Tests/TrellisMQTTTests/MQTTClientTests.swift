@@ -8,136 +8,136 @@ import TrellisTestSupport
 struct MQTTClientTests {
     @Test("publish and receive at each QoS", arguments: [QoS.atMostOnce, .atLeastOnce, .exactlyOnce])
     func roundTrip(qos: QoS) async throws {
-        let broker = try await TestBroker.start()
-        defer { Task { await broker.stop() } }
-        let subscriber = try await TestClients.connect(to: broker)
-        let publisher = try await TestClients.connect(to: broker)
-        let inbox = await MessageCollector.collecting(subscriber)
-        try await subscriber.subscribe("t/\(qos.rawValue)/#", qos: qos)
+        try await withTestBroker { broker in
+            let subscriber = try await TestClients.connect(to: broker)
+            let publisher = try await TestClients.connect(to: broker)
+            let inbox = await MessageCollector.collecting(subscriber)
+            try await subscriber.subscribe("t/\(qos.rawValue)/#", qos: qos)
 
-        try await publisher.publishAndWait(topic: "t/\(qos.rawValue)/a", payload: Array("hello".utf8), qos: qos)
-        let received = try await inbox.messages(on: "t/\(qos.rawValue)/a")
-        #expect(received[0].text == "hello")
-        #expect(received[0].qos == qos)
-        #expect(received[0].retain == false)
-        await subscriber.shutdown()
-        await publisher.shutdown()
+            try await publisher.publishAndWait(topic: "t/\(qos.rawValue)/a", payload: Array("hello".utf8), qos: qos)
+            let received = try await inbox.messages(on: "t/\(qos.rawValue)/a")
+            #expect(received[0].text == "hello")
+            #expect(received[0].qos == qos)
+            #expect(received[0].retain == false)
+            await subscriber.shutdown()
+            await publisher.shutdown()
+        }
     }
 
     @Test("v5 response topic, correlation data, user properties and content type arrive intact")
     func properties() async throws {
-        let broker = try await TestBroker.start()
-        defer { Task { await broker.stop() } }
-        let subscriber = try await TestClients.connect(to: broker)
-        let publisher = try await TestClients.connect(to: broker)
-        let inbox = await MessageCollector.collecting(subscriber)
-        try await subscriber.subscribe("req")
+        try await withTestBroker { broker in
+            let subscriber = try await TestClients.connect(to: broker)
+            let publisher = try await TestClients.connect(to: broker)
+            let inbox = await MessageCollector.collecting(subscriber)
+            try await subscriber.subscribe("req")
 
-        let sent = MQTTProperties(responseTopic: "reply/here", correlationData: [0, 1, 2, 255],
-                                  userProperties: [UserProperty("a", "1"), UserProperty("a", "2"), UserProperty("b", "é")],
-                                  contentType: "application/json")
-        try await publisher.publishAndWait(topic: "req", payload: [], qos: .atLeastOnce, properties: sent)
-        let received = try await inbox.messages(on: "req")
-        #expect(received[0].properties == sent)
-        #expect(received[0].payload.isEmpty)
-        await subscriber.shutdown()
-        await publisher.shutdown()
+            let sent = MQTTProperties(responseTopic: "reply/here", correlationData: [0, 1, 2, 255],
+                                      userProperties: [UserProperty("a", "1"), UserProperty("a", "2"), UserProperty("b", "é")],
+                                      contentType: "application/json")
+            try await publisher.publishAndWait(topic: "req", payload: [], qos: .atLeastOnce, properties: sent)
+            let received = try await inbox.messages(on: "req")
+            #expect(received[0].properties == sent)
+            #expect(received[0].payload.isEmpty)
+            await subscriber.shutdown()
+            await publisher.shutdown()
+        }
     }
 
     @Test("retained messages arrive flagged as retained; binary and 256 KiB payloads arrive whole")
     func retainedAndLarge() async throws {
-        let broker = try await TestBroker.start()
-        defer { Task { await broker.stop() } }
-        let publisher = try await TestClients.connect(to: broker)
-        let invalidUTF8: [UInt8] = [0xff, 0xfe, 0x00, 0xc3]
-        let large = (0..<(256 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
-        try await publisher.publishAndWait(topic: "keep/bin", payload: invalidUTF8, qos: .atLeastOnce, retain: true)
-        try await publisher.publishAndWait(topic: "keep/large", payload: large, qos: .atLeastOnce, retain: true)
+        try await withTestBroker { broker in
+            let publisher = try await TestClients.connect(to: broker)
+            let invalidUTF8: [UInt8] = [0xff, 0xfe, 0x00, 0xc3]
+            let large = (0..<(256 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+            try await publisher.publishAndWait(topic: "keep/bin", payload: invalidUTF8, qos: .atLeastOnce, retain: true)
+            try await publisher.publishAndWait(topic: "keep/large", payload: large, qos: .atLeastOnce, retain: true)
 
-        let subscriber = try await TestClients.connect(to: broker)
-        let inbox = await MessageCollector.collecting(subscriber)
-        try await subscriber.subscribe("keep/#")
-        let binary = try await inbox.messages(on: "keep/bin")
-        let big = try await inbox.messages(on: "keep/large")
-        #expect(binary[0].payload == invalidUTF8)
-        #expect(binary[0].text == nil)
-        #expect(binary[0].retain)
-        #expect(big[0].payload == large)
-        await subscriber.shutdown()
-        await publisher.shutdown()
+            let subscriber = try await TestClients.connect(to: broker)
+            let inbox = await MessageCollector.collecting(subscriber)
+            try await subscriber.subscribe("keep/#")
+            let binary = try await inbox.messages(on: "keep/bin")
+            let big = try await inbox.messages(on: "keep/large")
+            #expect(binary[0].payload == invalidUTF8)
+            #expect(binary[0].text == nil)
+            #expect(binary[0].retain)
+            #expect(big[0].payload == large)
+            await subscriber.shutdown()
+            await publisher.shutdown()
+        }
     }
 
     @Test("no-local subscriptions do not echo the client's own publishes")
     func noLocal() async throws {
-        let broker = try await TestBroker.start()
-        defer { Task { await broker.stop() } }
-        let client = try await TestClients.connect(to: broker)
-        let other = try await TestClients.connect(to: broker)
-        let inbox = await MessageCollector.collecting(client)
-        try await client.subscribe("echo", qos: .atLeastOnce, noLocal: true)
-        try await client.publishAndWait(topic: "echo", payload: Array("mine".utf8))
-        try await other.publishAndWait(topic: "echo", payload: Array("theirs".utf8))
-        let received = try await inbox.messages(on: "echo")
-        #expect(received.map(\.text) == ["theirs"])
-        await client.shutdown()
-        await other.shutdown()
+        try await withTestBroker { broker in
+            let client = try await TestClients.connect(to: broker)
+            let other = try await TestClients.connect(to: broker)
+            let inbox = await MessageCollector.collecting(client)
+            try await client.subscribe("echo", qos: .atLeastOnce, noLocal: true)
+            try await client.publishAndWait(topic: "echo", payload: Array("mine".utf8))
+            try await other.publishAndWait(topic: "echo", payload: Array("theirs".utf8))
+            let received = try await inbox.messages(on: "echo")
+            #expect(received.map(\.text) == ["theirs"])
+            await client.shutdown()
+            await other.shutdown()
+        }
     }
 
     @Test("after the broker is killed and restarted on the same port, the client reconnects, resubscribes and receives")
     func reconnectAndResubscribe() async throws {
-        let broker = try await TestBroker.start()
-        defer { Task { await broker.stop() } }
-        let subscriber = try await TestClients.connect(to: broker)
-        let inbox = await MessageCollector.collecting(subscriber)
-        try await subscriber.subscribe("after/#")
+        try await withTestBroker { broker in
+            let subscriber = try await TestClients.connect(to: broker)
+            let inbox = await MessageCollector.collecting(subscriber)
+            try await subscriber.subscribe("after/#")
 
-        broker.kill()
-        try await broker.restart()
-        try await subscriber.waitUntilConnected(timeout: .seconds(15))
-        // The resent SUBSCRIBE precedes this client's own PUBLISH on its connection, so seeing the
-        // marker proves the subscription is back.
-        try await subscriber.publishAndWait(topic: "after/marker", payload: Array("me".utf8))
-        try await inbox.messages(on: "after/marker")
-        let publisher = try await TestClients.connect(to: broker)
-        try await publisher.publishAndWait(topic: "after/restart", payload: Array("again".utf8))
-        let received = try await inbox.messages(on: "after/restart")
-        #expect(received[0].text == "again")
-        await subscriber.shutdown()
-        await publisher.shutdown()
+            broker.kill()
+            try await broker.restart()
+            try await subscriber.waitUntilConnected(timeout: .seconds(15))
+            // The resent SUBSCRIBE precedes this client's own PUBLISH on its connection, so seeing the
+            // marker proves the subscription is back.
+            try await subscriber.publishAndWait(topic: "after/marker", payload: Array("me".utf8))
+            try await inbox.messages(on: "after/marker")
+            let publisher = try await TestClients.connect(to: broker)
+            try await publisher.publishAndWait(topic: "after/restart", payload: Array("again".utf8))
+            let received = try await inbox.messages(on: "after/restart")
+            #expect(received[0].text == "again")
+            await subscriber.shutdown()
+            await publisher.shutdown()
+        }
     }
 
     @Test("a client that loses its connection uncleanly has its will delivered")
     func willDelivered() async throws {
-        let broker = try await TestBroker.start()
-        defer { Task { await broker.stop() } }
-        let watcher = try await TestClients.connect(to: broker)
-        let inbox = await MessageCollector.collecting(watcher)
-        try await watcher.subscribe("clients/doomed/status")
-        let doomed = try await TestClients.connect(to: broker, id: "doomed") {
-            $0.will = MQTTWill(topic: "clients/doomed/status", payload: Array("offline".utf8), qos: .atLeastOnce, retain: false)
+        try await withTestBroker { broker in
+            let watcher = try await TestClients.connect(to: broker)
+            let inbox = await MessageCollector.collecting(watcher)
+            try await watcher.subscribe("clients/doomed/status")
+            let doomed = try await TestClients.connect(to: broker, id: "doomed") {
+                $0.will = MQTTWill(topic: "clients/doomed/status", payload: Array("offline".utf8), qos: .atLeastOnce, retain: false)
+            }
+            doomed.dropConnectionUncleanly()
+            let wills = try await inbox.messages(on: "clients/doomed/status")
+            #expect(wills[0].text == "offline")
+            await doomed.shutdown()
+            await watcher.shutdown()
         }
-        doomed.dropConnectionUncleanly()
-        let wills = try await inbox.messages(on: "clients/doomed/status")
-        #expect(wills[0].text == "offline")
-        await doomed.shutdown()
-        await watcher.shutdown()
     }
 
     @Test("a clean shutdown does not send the will")
     func cleanShutdownKeepsWill() async throws {
-        let broker = try await TestBroker.start()
-        defer { Task { await broker.stop() } }
-        let watcher = try await TestClients.connect(to: broker)
-        let inbox = await MessageCollector.collecting(watcher)
-        try await watcher.subscribe("status/#")
-        let leaving = try await TestClients.connect(to: broker) {
-            $0.will = MQTTWill(topic: "status/leaving", payload: Array("offline".utf8), retain: false)
+        try await withTestBroker { broker in
+            let watcher = try await TestClients.connect(to: broker)
+            let inbox = await MessageCollector.collecting(watcher)
+            try await watcher.subscribe("status/#")
+            let leaving = try await TestClients.connect(to: broker) {
+                $0.will = MQTTWill(topic: "status/leaving", payload: Array("offline".utf8), retain: false)
+            }
+            await leaving.shutdown()
+            try await watcher.publishAndWait(topic: "status/marker", payload: Array("done".utf8))
+            try await inbox.messages(on: "status/marker")
+            #expect(await inbox.received(on: "status/leaving").isEmpty)
+            await watcher.shutdown()
         }
-        await leaving.shutdown()
-        try await watcher.publishAndWait(topic: "status/marker", payload: Array("done".utf8))
-        try await inbox.messages(on: "status/marker")
-        #expect(await inbox.received(on: "status/leaving").isEmpty)
-        await watcher.shutdown()
     }
 
     @Test("an unreachable broker reports failed attempts and does not crash")

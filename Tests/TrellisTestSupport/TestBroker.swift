@@ -78,3 +78,19 @@ public final class TestBroker: @unchecked Sendable {
         (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
     }
 }
+
+/// Runs `body` with a fresh broker and stops the broker afterwards, whether `body` throws or not.
+public func withTestBroker<T>(
+    extraConfig: [String] = [],
+    _ body: (TestBroker) async throws -> T
+) async throws -> T {
+    let broker = try await TestBroker.start(extraConfig: extraConfig)
+    do {
+        let result = try await body(broker)
+        await broker.stop()
+        return result
+    } catch {
+        await broker.stop()
+        throw error
+    }
+}

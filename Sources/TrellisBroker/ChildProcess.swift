@@ -1,0 +1,77 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A child process started with `posix_spawn`, with every signal unblocked and reset to its
+/// default action, so that SIGTERM stops it even when the parent blocks or ignores signals
+/// (as signal-handling runtimes do). Its output goes to a file or is inherited.
+final class ChildProcess: @unchecked Sendable {
+    let pid: pid_t
+    private var exitStatus: Int32?
+
+    /// Spawns `path` with `arguments`; output is appended to `outputPath`, or inherited when nil.
+    init(path: String, arguments: [String], outputPath: String?) throws(SpawnError) {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if let outputPath {
+            posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        }
+
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var child: pid_t = 0
+        let rc = posix_spawn(&child, path, &actions, &attributes, argv, environ)
+        guard rc == 0 else { throw SpawnError(path: path, code: rc) }
+        pid = child
+    }
+
+    /// True until the process has exited (and been reaped).
+    var isRunning: Bool {
+        if exitStatus != nil { return false }
+        var status: Int32 = 0
+        let rc = waitpid(pid, &status, WNOHANG)
+        if rc == pid {
+            exitStatus = status
+            return false
+        }
+        return rc == 0
+    }
+
+    /// The raw wait status once exited.
+    var terminationStatus: Int32 { exitStatus.map { ($0 >> 8) & 0xff } ?? -1 }
+
+    /// Sends a signal.
+    func signal(_ signal: Int32) {
+        if exitStatus == nil { kill(pid, signal) }
+    }
+
+    /// Blocks until the process exits.
+    func waitUntilExit() {
+        guard exitStatus == nil else { return }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        exitStatus = status
+    }
+}
+
+/// `posix_spawn` failed.
+struct SpawnError: Error, CustomStringConvertible {
+    var path: String
+    var code: Int32
+    var description: String { "cannot start \(path): \(String(cString: strerror(code)))" }
+}
