@@ -1,0 +1,49 @@
+import Foundation
+import GRDB
+
+/// A fire-and-forget write waiting in the ``WriteBehindBuffer``.
+enum BufferedWrite: Sendable {
+    /// A sensor's reading, kept unless a newer one is stored.
+    case reading(sensor: String, moisture: Int, temperature: Double, at: Int64)
+    /// A dead letter.
+    case deadLetter(reason: String, topic: String, payload: [UInt8], at: Int64)
+
+    /// Keeps a reading as the latest of its sensor unless the stored one is newer. The `WHERE` of
+    /// the upsert compares times inside SQLite, so late or replayed readings never win.
+    static let upsertReadingSQL = """
+        INSERT INTO sensor_reading (sensor, moisture, temperature, at) VALUES (?, ?, ?, ?)
+        ON CONFLICT (sensor) DO UPDATE SET
+            moisture = excluded.moisture, temperature = excluded.temperature, at = excluded.at
+        WHERE excluded.at >= sensor_reading.at
+        """
+
+    /// Appends a dead letter.
+    static let insertDeadLetterSQL = """
+        INSERT INTO dead_letter (reason, topic, payload, received_at) VALUES (?, ?, ?, ?)
+        """
+
+    /// Deletes every dead letter older than the newest `?`.
+    static let trimDeadLettersSQL = """
+        DELETE FROM dead_letter
+        WHERE id <= (SELECT id FROM dead_letter ORDER BY id DESC LIMIT 1 OFFSET ?)
+        """
+
+    /// Writes a batch inside the caller's transaction, trimming dead letters once at the end.
+    static func write(_ batch: [BufferedWrite], deadLetterLimit: Int, in db: Database) throws {
+        var wroteDeadLetter = false
+        for item in batch {
+            switch item {
+            case let .reading(sensor, moisture, temperature, at):
+                try db.cachedStatement(sql: upsertReadingSQL)
+                    .execute(arguments: [sensor, moisture, temperature, at])
+            case let .deadLetter(reason, topic, payload, at):
+                try db.cachedStatement(sql: insertDeadLetterSQL)
+                    .execute(arguments: [reason, topic, Data(payload), at])
+                wroteDeadLetter = true
+            }
+        }
+        if wroteDeadLetter {
+            try db.cachedStatement(sql: trimDeadLettersSQL).execute(arguments: [deadLetterLimit])
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+
+/// Buttons, their press totals and histories, and the clients registered for them.
+///
+/// Every mutation is one atomic database operation, so several relays may share one store.
+public protocol ButtonStore: Sendable {
+    /// Records whether a client is online (a plain upsert: the latest call wins).
+    func setClientStatus(client: String, online: Bool, at: Date) async throws
+
+    /// Registers `client` for `button`, or renews its registration.
+    ///
+    /// Returns the presses the client missed while offline since it last registered (0 the first
+    /// time) and resets that count to 0 in the same transaction, together with the button's
+    /// current state. A client with no status yet is marked online.
+    func register(client: String, button: String, at: Date) async throws -> Registration
+
+    /// Removes a registration.
+    /// - Returns: `false` when the client was not registered for the button.
+    func unregister(client: String, button: String) async throws -> Bool
+
+    /// Records one press in a single transaction: adds 1 to the button's total, appends the press
+    /// to its history keeping the newest `historyLimit`, and adds 1 to the missed count of every
+    /// registration of the button whose client is offline.
+    /// - Returns: the button's new state and the online registered clients to notify.
+    func recordPress(button: String, at: Date, historyLimit: Int) async throws -> PressOutcome
+
+    /// A button's state, `nil` when it was never pressed.
+    func button(id: String) async throws -> ButtonSnapshot?
+
+    /// A client's status and registrations, `nil` when the store has never seen the client.
+    func client(id: String) async throws -> ClientRecord?
+}
+
+/// A button's state after its latest press.
+public struct ButtonSnapshot: Sendable, Equatable {
+    /// The button's identifier.
+    public var id: String
+    /// How many times it was pressed, ever.
+    public var total: Int
+    /// The newest presses (as many as the last press kept), oldest first.
+    public var history: [Date]
+
+    /// Creates a snapshot value.
+    public init(id: String, total: Int, history: [Date]) {
+        self.id = id
+        self.total = total
+        self.history = history
+    }
+}
+
+/// What ``ButtonStore/register(client:button:at:)`` returns.
+public struct Registration: Sendable, Equatable {
+    /// Presses the client missed while offline since it last registered for the button.
+    public var missed: Int
+    /// The button's state, `nil` when it was never pressed.
+    public var button: ButtonSnapshot?
+
+    /// Creates a registration result.
+    public init(missed: Int, button: ButtonSnapshot?) {
+        self.missed = missed
+        self.button = button
+    }
+}
+
+/// What ``ButtonStore/recordPress(button:at:historyLimit:)`` returns.
+public struct PressOutcome: Sendable, Equatable {
+    /// The button's state including this press.
+    public var snapshot: ButtonSnapshot
+    /// Registered clients that are online, sorted, to fan the press out to.
+    public var onlineClients: [String]
+
+    /// Creates a press outcome.
+    public init(snapshot: ButtonSnapshot, onlineClients: [String]) {
+        self.snapshot = snapshot
+        self.onlineClients = onlineClients
+    }
+}
+
+/// A client's status and registrations.
+public struct ClientRecord: Sendable, Equatable {
+    /// One registration of the client.
+    public struct ButtonRegistration: Sendable, Equatable {
+        /// The button registered for.
+        public var button: String
+        /// Presses missed while offline since the client last registered.
+        public var missed: Int
+
+        /// Creates a registration value.
+        public init(button: String, missed: Int) {
+            self.button = button
+            self.missed = missed
+        }
+    }
+
+    /// The client's identifier.
+    public var id: String
+    /// Whether the client is online.
+    public var online: Bool
+    /// The client's registrations, sorted by button.
+    public var registrations: [ButtonRegistration]
+
+    /// Creates a client value.
+    public init(id: String, online: Bool, registrations: [ButtonRegistration]) {
+        self.id = id
+        self.online = online
+        self.registrations = registrations
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+
+/// Messages the relay could not handle, kept for inspection and capped in size.
+public protocol DeadLetterStore: Sendable {
+    /// Keeps a dead letter; only the newest ones (the store's cap) are kept.
+    ///
+    /// Written behind: the call returns once the letter is queued. Write failures are reported by
+    /// the next `flush()`.
+    func recordDeadLetter(reason: String, topic: String, payload: [UInt8], at: Date) async throws
+
+    /// The newest `limit` dead letters, newest first.
+    func deadLetters(limit: Int) async throws -> [StoredDeadLetter]
+}
+
+/// Row counts for metrics.
+public protocol StoreStatistics: Sendable {
+    /// How many rows of each kind the store holds, including writes still queued.
+    func counts() async throws -> StoreCounts
+}
+
+/// Everything the relay keeps: the store its handlers are given.
+public typealias TrellisStore = PlantStore & ButtonStore & DeadLetterStore & StoreStatistics
+
+/// A dead letter as stored.
+public struct StoredDeadLetter: Sendable, Equatable {
+    /// The store's key; larger means recorded later.
+    public var id: Int64
+    /// Why the message was not handled, e.g. `invalid_op`.
+    public var reason: String
+    /// The topic the message arrived on.
+    public var topic: String
+    /// The message payload as received.
+    public var payload: [UInt8]
+    /// When the message was received, to the millisecond.
+    public var receivedAt: Date
+
+    /// Creates a dead-letter value.
+    public init(id: Int64, reason: String, topic: String, payload: [UInt8], receivedAt: Date) {
+        self.id = id
+        self.reason = reason
+        self.topic = topic
+        self.payload = payload
+        self.receivedAt = receivedAt
+    }
+}
+
+/// Row counts of a store.
+public struct StoreCounts: Sendable, Equatable {
+    /// Plants.
+    public var plants: Int
+    /// Distinct sensor addresses assigned to plants.
+    public var sensors: Int
+    /// Sensors with a stored latest reading (including sensors of deleted plants).
+    public var sensorReadings: Int
+    /// Buttons pressed at least once.
+    public var buttons: Int
+    /// Clients ever seen (status or registration).
+    public var clients: Int
+    /// Registrations of clients for buttons.
+    public var registrations: Int
+    /// Dead letters kept.
+    public var deadLetters: Int
+
+    /// Creates a counts value.
+    public init(
+        plants: Int, sensors: Int, sensorReadings: Int, buttons: Int,
+        clients: Int, registrations: Int, deadLetters: Int
+    ) {
+        self.plants = plants
+        self.sensors = sensors
+        self.sensorReadings = sensorReadings
+        self.buttons = buttons
+        self.clients = clients
+        self.registrations = registrations
+        self.deadLetters = deadLetters
+    }
+}

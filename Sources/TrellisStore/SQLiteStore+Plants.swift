@@ -1,0 +1,118 @@
+import Foundation
+import GRDB
+
+/// ``PlantStore`` over SQLite: plant changes are single transactions, readings are written behind.
+extension SQLiteStore {
+    public func addPlant(name: String, sensors: [String], maxPlants: Int) async throws -> AddPlantOutcome {
+        let now = Date().storeMilliseconds
+        return try await write("addPlant(name: \(name))") { db in
+            let id = try Int64.fetchOne(db, sql: """
+                INSERT INTO plant (name, created_at)
+                SELECT :name, :now
+                WHERE NOT EXISTS (SELECT 1 FROM plant WHERE name = :name)
+                  AND (SELECT COUNT(*) FROM plant) < :maxPlants
+                RETURNING id
+                """, arguments: ["name": name, "now": now, "maxPlants": maxPlants])
+            guard let id else {
+                let taken = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM plant WHERE name = ?)", arguments: [name])
+                return taken == true ? .nameTaken : .tooManyPlants
+            }
+            try Self.insertSensors(sensors, plant: id, in: db)
+            return .added
+        }
+    }
+
+    public func deletePlant(name: String) async throws -> Bool {
+        try await write("deletePlant(name: \(name))") { db in
+            try db.execute(sql: "DELETE FROM plant WHERE name = ?", arguments: [name])
+            return db.changesCount > 0
+        }
+    }
+
+    public func plants() async throws -> [StoredPlant] {
+        try await read("plants()") { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT p.id, p.name, p.created_at, s.sensor
+                FROM plant p LEFT JOIN plant_sensor s ON s.plant_id = p.id
+                ORDER BY p.id, s.position
+                """)
+            var plants: [StoredPlant] = []
+            for row in rows {
+                let id: Int64 = row["id"]
+                if plants.last?.id != id {
+                    plants.append(StoredPlant(
+                        id: id, name: row["name"], sensors: [],
+                        createdAt: Date(storeMilliseconds: row["created_at"])))
+                }
+                if let sensor: String = row["sensor"] { plants[plants.count - 1].sensors.append(sensor) }
+            }
+            return plants
+        }
+    }
+
+    @discardableResult
+    public func seedPlants(_ plants: [(name: String, sensors: [String])]) async throws -> Int {
+        let now = Date().storeMilliseconds
+        let seeds = plants.map { SeedPlant(name: $0.name, sensors: $0.sensors) }
+        return try await write("seedPlants(\(seeds.count) plants)") { db in
+            var added = 0
+            for seed in seeds {
+                let id = try Int64.fetchOne(db, sql: """
+                    INSERT INTO plant (name, created_at) VALUES (?, ?)
+                    ON CONFLICT (name) DO NOTHING
+                    RETURNING id
+                    """, arguments: [seed.name, now])
+                guard let id else { continue }
+                try Self.insertSensors(seed.sensors, plant: id, in: db)
+                added += 1
+            }
+            return added
+        }
+    }
+
+    public func recordReading(sensor: String, moisture: Int, temperature: Double, at: Date) async throws {
+        try await enqueue(
+            "recordReading(sensor: \(sensor))",
+            .reading(sensor: sensor, moisture: moisture, temperature: temperature, at: at.storeMilliseconds))
+    }
+
+    public func sensorRecords(plant: String?) async throws -> [SensorRecord]? {
+        await buffer.drain()
+        return try await read("sensorRecords(plant: \(plant ?? "all"))") { db in
+            if let plant, try !Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM plant WHERE name = ?)", arguments: [plant])! {
+                return nil
+            }
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT p.name, s.sensor, r.moisture, r.temperature, r.at
+                FROM plant p
+                JOIN plant_sensor s ON s.plant_id = p.id
+                LEFT JOIN sensor_reading r ON r.sensor = s.sensor
+                WHERE :plant IS NULL OR p.name = :plant
+                ORDER BY p.id, s.position
+                """, arguments: ["plant": plant])
+            return rows.map { row in
+                SensorRecord(
+                    plant: row["name"], sensor: row["sensor"],
+                    moisture: row["moisture"], temperature: row["temperature"],
+                    at: (row["at"] as Int64?).map(Date.init(storeMilliseconds:)))
+            }
+        }
+    }
+
+    /// Links `sensors` to a new plant in the order given, keeping a repeated sensor once.
+    private static func insertSensors(_ sensors: [String], plant: Int64, in db: Database) throws {
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO plant_sensor (plant_id, position, sensor) VALUES (?, ?, ?)
+            ON CONFLICT DO NOTHING
+            """)
+        for (position, sensor) in sensors.enumerated() {
+            try statement.execute(arguments: [plant, position, sensor])
+        }
+    }
+}
+
+/// A plants-file entry, as a `Sendable` value for the write transaction.
+private struct SeedPlant: Sendable {
+    var name: String
+    var sensors: [String]
+}

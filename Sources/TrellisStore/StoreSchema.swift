@@ -1,0 +1,96 @@
+import Foundation
+import GRDB
+
+/// The store's tables, created and upgraded by a `DatabaseMigrator`.
+///
+/// Times are integer milliseconds since 1970 (UTC). Keys and indexes are chosen for the hot
+/// paths: a press touches one button row, its ~20 history rows and the registrations of that one
+/// button (`registration`'s primary key starts with the button), each with its client's status
+/// found by primary key.
+enum StoreSchema {
+    /// The migrator holding every schema version, oldest first.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1", migrate: createVersion1)
+        return migrator
+    }
+
+    /// Brings `writer`'s database up to the newest schema.
+    static func migrate(_ writer: any DatabaseWriter) throws {
+        try migrator.migrate(writer)
+    }
+
+    /// The first schema: plants, readings, buttons, clients, registrations, dead letters.
+    private static func createVersion1(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE plant (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                name TEXT NOT NULL UNIQUE,
+                created_at INTEGER NOT NULL
+            ) STRICT;
+
+            CREATE TABLE plant_sensor (
+                plant_id INTEGER NOT NULL REFERENCES plant(id) ON DELETE CASCADE,
+                position INTEGER NOT NULL,
+                sensor TEXT NOT NULL,
+                PRIMARY KEY (plant_id, position),
+                UNIQUE (plant_id, sensor)
+            ) WITHOUT ROWID, STRICT;
+            CREATE INDEX plant_sensor_by_sensor ON plant_sensor(sensor);
+
+            CREATE TABLE sensor_reading (
+                sensor TEXT PRIMARY KEY NOT NULL,
+                moisture INTEGER NOT NULL,
+                temperature REAL NOT NULL,
+                at INTEGER NOT NULL
+            ) WITHOUT ROWID, STRICT;
+
+            CREATE TABLE button (
+                id TEXT PRIMARY KEY NOT NULL,
+                total INTEGER NOT NULL
+            ) WITHOUT ROWID, STRICT;
+
+            CREATE TABLE button_press (
+                id INTEGER PRIMARY KEY,
+                button_id TEXT NOT NULL REFERENCES button(id) ON DELETE CASCADE,
+                at INTEGER NOT NULL
+            ) STRICT;
+            CREATE INDEX button_press_by_button ON button_press(button_id, at, id);
+
+            CREATE TABLE client (
+                id TEXT PRIMARY KEY NOT NULL,
+                online INTEGER NOT NULL,
+                status_at INTEGER NOT NULL
+            ) WITHOUT ROWID, STRICT;
+
+            CREATE TABLE registration (
+                button_id TEXT NOT NULL,
+                client_id TEXT NOT NULL REFERENCES client(id) ON DELETE CASCADE,
+                missed INTEGER NOT NULL DEFAULT 0,
+                registered_at INTEGER NOT NULL,
+                PRIMARY KEY (button_id, client_id)
+            ) WITHOUT ROWID, STRICT;
+            CREATE INDEX registration_by_client ON registration(client_id, button_id);
+
+            CREATE TABLE dead_letter (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                reason TEXT NOT NULL,
+                topic TEXT NOT NULL,
+                payload BLOB NOT NULL,
+                received_at INTEGER NOT NULL
+            ) STRICT;
+            """)
+    }
+}
+
+extension Date {
+    /// The date as whole milliseconds since 1970, the unit every stored time uses.
+    var storeMilliseconds: Int64 {
+        Int64((timeIntervalSince1970 * 1000).rounded())
+    }
+
+    /// The date `milliseconds` after 1970 (UTC).
+    init(storeMilliseconds milliseconds: Int64) {
+        self.init(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+}

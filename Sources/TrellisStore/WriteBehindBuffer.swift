@@ -1,0 +1,111 @@
+/// Collects fire-and-forget writes and hands them to a single writer in batches.
+///
+/// A batch starts when `batchSize` items are pending or `maxDelay` after the first pending item,
+/// whichever comes first. Batches run one at a time, in order, each as one call of `sink` (one
+/// transaction), so a burst of readings costs a few commits instead of one per reading. When the
+/// writer falls more than `maxBatchesInFlight` batches behind, `append` waits, bounding memory.
+actor WriteBehindBuffer<Item: Sendable> {
+    /// Writes one batch; called by one batch at a time.
+    typealias Sink = @Sendable ([Item]) async throws -> Void
+
+    private let sink: Sink
+    private let batchSize: Int
+    private let maxDelay: Duration
+    private let maxBatchesInFlight: Int
+
+    private var pending: [Item] = []
+    private var timer: Task<Void, Never>?
+    private var timerGeneration = 0
+    private var tail: Task<Void, Never>?
+    private var batchesInFlight = 0
+    private var failure: (any Error)?
+
+    /// Creates a buffer writing through `sink`.
+    init(
+        batchSize: Int = 256,
+        maxDelay: Duration = .milliseconds(20),
+        maxBatchesInFlight: Int = 4,
+        sink: @escaping Sink
+    ) {
+        self.batchSize = max(1, batchSize)
+        self.maxDelay = maxDelay
+        self.maxBatchesInFlight = max(1, maxBatchesInFlight)
+        self.sink = sink
+    }
+
+    /// Items queued and not yet handed to a batch.
+    var pendingCount: Int { pending.count }
+
+    /// Queues one item, starting a batch when enough are pending.
+    func append(_ item: Item) async {
+        pending.append(item)
+        if pending.count >= batchSize {
+            startBatch()
+            if batchesInFlight > maxBatchesInFlight { await tail?.value }
+        } else if timer == nil {
+            armTimer()
+        }
+    }
+
+    /// Writes everything queued so far and waits for it.
+    /// - Throws: the first batch failure since the previous `flush()`.
+    func flush() async throws {
+        await drain()
+        if let failure {
+            self.failure = nil
+            throw failure
+        }
+    }
+
+    /// Writes everything queued so far and waits for it, leaving failures for `flush()`.
+    func drain() async {
+        startBatch()
+        await tail?.value
+    }
+
+    private func armTimer() {
+        timerGeneration += 1
+        let generation = timerGeneration
+        let delay = maxDelay
+        timer = Task { [weak self] in
+            try? await Task.sleep(for: delay)
+            guard !Task.isCancelled else { return }
+            await self?.timerFired(generation: generation)
+        }
+    }
+
+    private func timerFired(generation: Int) {
+        guard generation == timerGeneration else { return }
+        timer = nil
+        startBatch()
+    }
+
+    private func startBatch() {
+        timer?.cancel()
+        timer = nil
+        timerGeneration += 1
+        guard !pending.isEmpty else { return }
+        let batch = pending
+        pending.removeAll(keepingCapacity: true)
+        let previous = tail
+        let sink = self.sink
+        batchesInFlight += 1
+        tail = Task {
+            await previous?.value
+            do {
+                try await sink(batch)
+            } catch {
+                self.recordFailure(error)
+            }
+            self.batchFinished()
+        }
+    }
+
+    private func recordFailure(_ error: any Error) {
+        if failure == nil { failure = error }
+    }
+
+    private func batchFinished() {
+        batchesInFlight -= 1
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import Testing
+@testable import TrellisStore
+
+@Suite("PlantStore on SQLite")
+struct PlantStoreTests {
+    @Test("adding plants keeps names, sensor order and ids", arguments: StoreKind.allCases)
+    func addAndList(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            let before = Date()
+            #expect(try await store.addPlant(name: "Fern", sensors: ["0x36", "0x10"], maxPlants: 5) == .added)
+            #expect(try await store.addPlant(name: "Basil", sensors: ["0x20"], maxPlants: 5) == .added)
+            let plants = try await store.plants()
+            #expect(plants.map(\.name) == ["Fern", "Basil"])
+            #expect(plants.map(\.sensors) == [["0x36", "0x10"], ["0x20"]])
+            #expect(plants[0].id < plants[1].id)
+            #expect(abs(plants[0].createdAt.timeIntervalSince(before)) < 5)
+        }
+    }
+
+    @Test("a repeated sensor is kept once, at its first place")
+    func repeatedSensor() async throws {
+        try await withStore(.inMemory) { store async throws in
+            #expect(try await store.addPlant(name: "Fern", sensors: ["0x36", "0x10", "0x36"], maxPlants: 5) == .added)
+            #expect(try await store.plants().first?.sensors == ["0x36", "0x10"])
+        }
+    }
+
+    @Test("a taken name is refused, case-sensitively", arguments: StoreKind.allCases)
+    func nameTaken(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            #expect(try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 5) == .added)
+            #expect(try await store.addPlant(name: "Fern", sensors: ["0x10"], maxPlants: 5) == .nameTaken)
+            #expect(try await store.addPlant(name: "fern", sensors: ["0x10"], maxPlants: 5) == .added)
+            let plants = try await store.plants()
+            #expect(plants.map(\.name) == ["Fern", "fern"])
+            #expect(plants[0].sensors == ["0x36"])
+        }
+    }
+
+    @Test("the plant limit is enforced; a taken name wins over the limit", arguments: StoreKind.allCases)
+    func limit(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            #expect(try await store.addPlant(name: "A", sensors: ["0x03"], maxPlants: 2) == .added)
+            #expect(try await store.addPlant(name: "B", sensors: ["0x04"], maxPlants: 2) == .added)
+            #expect(try await store.addPlant(name: "C", sensors: ["0x05"], maxPlants: 2) == .tooManyPlants)
+            #expect(try await store.addPlant(name: "A", sensors: ["0x05"], maxPlants: 2) == .nameTaken)
+            #expect(try await store.addPlant(name: "C", sensors: ["0x05"], maxPlants: 3) == .added)
+            #expect(try await store.plants().count == 3)
+        }
+    }
+
+    @Test("concurrent adds never exceed the limit")
+    func concurrentLimit() async throws {
+        try await withStore(.directory) { store async throws in
+            let outcomes = try await withThrowingTaskGroup(of: AddPlantOutcome.self) { group in
+                for index in 0..<40 {
+                    group.addTask { try await store.addPlant(name: "P\(index)", sensors: ["0x10"], maxPlants: 10) }
+                }
+                return try await group.reduce(into: [AddPlantOutcome]()) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0 == .added }.count == 10)
+            #expect(outcomes.filter { $0 == .tooManyPlants }.count == 30)
+            #expect(try await store.plants().count == 10)
+        }
+    }
+
+    @Test("deleting removes the plant and its sensor links, readings stay", arguments: StoreKind.allCases)
+    func delete(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            _ = try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 5)
+            try await store.recordReading(sensor: "0x36", moisture: 4, temperature: 21.5, at: instant(1))
+            #expect(try await store.deletePlant(name: "Fern"))
+            #expect(try await store.deletePlant(name: "Fern") == false)
+            #expect(try await store.plants().isEmpty)
+            #expect(try await store.sensorRecords(plant: "Fern") == nil)
+            let counts = try await store.counts()
+            #expect(counts.plants == 0)
+            #expect(counts.sensors == 0)
+            #expect(counts.sensorReadings == 1)
+
+            _ = try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 5)
+            #expect(try await store.sensorRecords(plant: "Fern")
+                == [SensorRecord(plant: "Fern", sensor: "0x36", moisture: 4, temperature: 21.5, at: instant(1))])
+        }
+    }
+
+    @Test("ids are not reused after a delete")
+    func stableIDs() async throws {
+        try await withStore(.inMemory) { store async throws in
+            _ = try await store.addPlant(name: "A", sensors: ["0x10"], maxPlants: 5)
+            _ = try await store.addPlant(name: "B", sensors: ["0x11"], maxPlants: 5)
+            let idB = try #require(try await store.plants().last?.id)
+            _ = try await store.deletePlant(name: "B")
+            _ = try await store.addPlant(name: "C", sensors: ["0x12"], maxPlants: 5)
+            #expect(try await store.plants().last?.id == idB + 1)
+        }
+    }
+
+    @Test("the newest reading per sensor wins; an older one is ignored", arguments: StoreKind.allCases)
+    func readings(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            _ = try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 5)
+            try await store.recordReading(sensor: "0x36", moisture: 3, temperature: 20.25, at: instant(10.123))
+            try await store.recordReading(sensor: "0x36", moisture: 7, temperature: 22.5, at: instant(20.456))
+            try await store.recordReading(sensor: "0x36", moisture: 1, temperature: -4, at: instant(15))
+            #expect(try await store.sensorRecords(plant: "Fern")
+                == [SensorRecord(plant: "Fern", sensor: "0x36", moisture: 7, temperature: 22.5, at: instant(20.456))])
+
+            try await store.recordReading(sensor: "0x36", moisture: 9, temperature: 30.75, at: instant(21))
+            #expect(try await store.sensorRecords(plant: "Fern")?.first?.moisture == 9)
+        }
+    }
+
+    @Test("sensor records cover never-reported sensors, every plant, and unknown plants", arguments: StoreKind.allCases)
+    func sensorRecords(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            #expect(try await store.sensorRecords(plant: nil) == [])
+            _ = try await store.addPlant(name: "Fern", sensors: ["0x36", "0x10"], maxPlants: 5)
+            _ = try await store.addPlant(name: "Basil", sensors: ["0x10"], maxPlants: 5)
+            try await store.recordReading(sensor: "0x10", moisture: 5, temperature: 19, at: instant(1))
+
+            #expect(try await store.sensorRecords(plant: "Fern") == [
+                SensorRecord(plant: "Fern", sensor: "0x36"),
+                SensorRecord(plant: "Fern", sensor: "0x10", moisture: 5, temperature: 19, at: instant(1)),
+            ])
+            #expect(try await store.sensorRecords(plant: nil) == [
+                SensorRecord(plant: "Fern", sensor: "0x36"),
+                SensorRecord(plant: "Fern", sensor: "0x10", moisture: 5, temperature: 19, at: instant(1)),
+                SensorRecord(plant: "Basil", sensor: "0x10", moisture: 5, temperature: 19, at: instant(1)),
+            ])
+            #expect(try await store.sensorRecords(plant: "Rose") == nil)
+            #expect(try await store.sensorRecords(plant: "fern") == nil)
+        }
+    }
+
+    @Test("seeding inserts only absent plants and ignores the limit", arguments: StoreKind.allCases)
+    func seed(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            _ = try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 5)
+            let added = try await store.seedPlants([
+                (name: "Fern", sensors: ["0x77"]), (name: "Basil", sensors: ["0x10", "0x11"]),
+            ])
+            #expect(added == 1)
+            #expect(try await store.seedPlants([(name: "Basil", sensors: ["0x12"])]) == 0)
+            let plants = try await store.plants()
+            #expect(plants.map(\.name) == ["Fern", "Basil"])
+            #expect(plants.map(\.sensors) == [["0x36"], ["0x10", "0x11"]])
+        }
+    }
+}
