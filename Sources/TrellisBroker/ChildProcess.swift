@@ -6,7 +6,9 @@ import Darwin
 
 /// A child process started with `posix_spawn`, with every signal unblocked and reset to its
 /// default action, so that SIGTERM stops it even when the parent blocks or ignores signals
-/// (as signal-handling runtimes do). Its output goes to a file or is inherited.
+/// (as signal-handling runtimes do). It runs in its own process group, so a Ctrl-C in the
+/// terminal reaches only the parent, which then stops the child in order. Its output goes to a
+/// file or is inherited.
 final class ChildProcess: @unchecked Sendable {
     let pid: pid_t
     private var exitStatus: Int32?
@@ -22,7 +24,8 @@ final class ChildProcess: @unchecked Sendable {
         sigfillset(&all)
         posix_spawnattr_setsigmask(&attributes, &empty)
         posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)

@@ -33,11 +33,21 @@ final class AckTable: Sendable {
 
     /// Waits for the ack of `mid`, which was announced with `beginRegistration()`.
     func wait(for mid: Int32) async throws -> [Int32] {
+        try await withTaskCancellationHandler {
+            try await suspend(for: mid)
+        } onCancel: {
+            let waiting = state.withLock { $0.waiting.removeValue(forKey: mid) }
+            waiting?.resume(throwing: CancellationError())
+        }
+    }
+
+    private func suspend(for mid: Int32) async throws -> [Int32] {
         try await withCheckedThrowingContinuation { continuation in
             let ready: Outcome? = state.withLock { state in
                 state.registering -= 1
                 defer { if state.registering == 0 { state.early.removeAll() } }
                 if state.closed { return .failure(MQTTError(kind: .shutDown, message: "the MQTT client was shut down")) }
+                if Task.isCancelled { return .failure(MQTTError(kind: .timedOut, message: "stopped waiting for the broker's acknowledgement")) }
                 if let outcome = state.early.removeValue(forKey: mid) { return outcome }
                 state.waiting[mid] = continuation
                 return nil

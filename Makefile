@@ -1,0 +1,35 @@
+# Trellis: `make run` starts the relay with its own Mosquitto; `make test` runs every test.
+# Both first install what is missing (Debian/Ubuntu packages), so they work on a fresh machine.
+
+SWIFT ?= swift
+PREFIX ?= /usr/local
+APT_PACKAGES := mosquitto mosquitto-clients libmosquitto-dev libsqlite3-dev pkg-config
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: run test build deps bench clean
+
+## deps: install Mosquitto, its client tools and the C libraries, when any is missing.
+deps:
+	@if ! command -v mosquitto >/dev/null 2>&1 && [ ! -x /usr/sbin/mosquitto ] \
+	   || ! command -v mosquitto_sub >/dev/null 2>&1 \
+	   || ! pkg-config --exists libmosquitto 2>/dev/null \
+	   || [ ! -f /usr/include/sqlite3.h ]; then \
+		echo "installing $(APT_PACKAGES)"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(APT_PACKAGES); \
+	fi
+
+## build: compile the release binary.
+build: deps
+	$(SWIFT) build -c release --product trellis
+
+## run: start Mosquitto from broker.conf and the relay; Ctrl-C stops both.
+run: deps
+	$(SWIFT) run -c release trellis run
+
+## test: unit tests and integration tests against real Mosquitto brokers on free loopback ports.
+test: deps
+	$(SWIFT) test
+
+clean:
+	rm -rf .build

@@ -1,0 +1,142 @@
+import Foundation
+import TrellisCore
+import TrellisMQTT
+import TrellisStore
+
+/// The button service: registrations, fan-out of presses, counts and histories, over the topics
+/// that replace the original socket.io events (`connection-response`, `register`,
+/// `register-response`, `button-press`).
+public struct ButtonService: Sendable {
+    let settings: RelaySettings
+
+    public init(settings: RelaySettings) {
+        self.settings = settings
+    }
+
+    var buttons: String { "\(settings.buttonPrefix)/buttons" }
+    var clients: String { "\(settings.buttonPrefix)/clients" }
+
+    /// This service's entries of the routing table.
+    public var routes: [Route] {
+        [
+            Route("\(buttons)/+/press", handler: ClosureHandler { [self] message, context in
+                await press(message, button: context.captures[0], context: context)
+            }),
+            Route("\(clients)/+/status", handler: ClosureHandler { [self] message, context in
+                await status(message, client: context.captures[0], context: context)
+            }),
+            Route("\(clients)/+/register", handler: ClosureHandler { [self] message, context in
+                await register(message, client: context.captures[0], context: context)
+            }),
+            Route("\(clients)/+/unregister", handler: ClosureHandler { [self] message, context in
+                await unregister(message, client: context.captures[0], context: context)
+            }),
+        ]
+    }
+
+    /// A press: counted, kept in the history, published as the button's retained state and
+    /// fanned out to every registered client that is online.
+    func press(_ message: MQTTMessage, button rawButton: String, context: HandlerContext) async -> HandlerOutput {
+        if message.retain {
+            return .reject(message, reason: "retained_press", at: context.now)
+        }
+        guard case let .success(button) = ButtonIdentifier.validate(rawButton) else {
+            return .reject(message, reason: "invalid_button_id", at: context.now)
+        }
+        let time: Date
+        switch PressPayload.parse(message.payload) {
+        case let .failure(rejection): return .reject(message, reason: rejection.rawValue, at: context.now)
+        case let .success(stated): time = stated ?? context.now
+        }
+        do {
+            let outcome = try await context.store.recordPress(button: button, at: time, historyLimit: settings.historyLimit)
+            var output = HandlerOutput()
+            let state = ButtonState(id: outcome.snapshot.id, total: outcome.snapshot.total, history: outcome.snapshot.history)
+            output.publish(MQTTMessage(topic: "\(buttons)/\(button)/state", payload: ButtonPayloads.state(state),
+                                       qos: .atLeastOnce, retain: true))
+            let id = Array(button.utf8)
+            for client in outcome.onlineClients {
+                output.publish(MQTTMessage(topic: "\(clients)/\(client)/button-press", payload: id, qos: .atLeastOnce))
+            }
+            return output
+        } catch {
+            context.logger.error("could not record a press of \(button): \(error)")
+            return .reject(message, reason: "store_error", at: context.now)
+        }
+    }
+
+    /// A client's availability: `online` is answered on `connection-response`; `offline` makes
+    /// its registrations count missed presses.
+    func status(_ message: MQTTMessage, client: String, context: HandlerContext) async -> HandlerOutput {
+        let reply = "\(clients)/\(client)/connection-response"
+        guard let status = ClientStatus(payload: message.payload) else {
+            return .reject(message, reason: "invalid_status", at: context.now)
+        }
+        if case let .failure(error) = ButtonIdentifier.validate(client, kind: "client id") {
+            guard status == .online else { return .reject(message, reason: "invalid_client_id", at: context.now) }
+            var output = HandlerOutput.reject(message, reason: "invalid_client_id", at: context.now)
+            output.publish(MQTTMessage(topic: reply, payload: ButtonPayloads.failure(error.message), qos: .atLeastOnce))
+            return output
+        }
+        do {
+            try await context.store.setClientStatus(client: client, online: status == .online, at: context.now)
+        } catch {
+            context.logger.error("could not store the status of \(client): \(error)")
+            return .reject(message, reason: "store_error", at: context.now)
+        }
+        guard status == .online else { return .none }
+        return HandlerOutput(publishes: [MQTTMessage(topic: reply, payload: ButtonPayloads.connectionSuccess(), qos: .atLeastOnce)])
+    }
+
+    /// A registration: answered with the button's history and what the client missed.
+    func register(_ message: MQTTMessage, client: String, context: HandlerContext) async -> HandlerOutput {
+        let reply = "\(clients)/\(client)/register-response"
+        switch validated(message, client: client) {
+        case let .failure(error):
+            var output = HandlerOutput.reject(message, reason: "invalid_registration", at: context.now)
+            output.publish(MQTTMessage(topic: reply, payload: ButtonPayloads.failure(error.message), qos: .atLeastOnce))
+            return output
+        case let .success(button):
+            do {
+                let registration = try await context.store.register(client: client, button: button, at: context.now)
+                let state = registration.button.map { ButtonState(id: $0.id, total: $0.total, history: $0.history) }
+                return HandlerOutput(publishes: [MQTTMessage(
+                    topic: reply, payload: ButtonPayloads.registerSuccess(button: state, missed: registration.missed),
+                    qos: .atLeastOnce)])
+            } catch {
+                context.logger.error("could not register \(client) for \(button): \(error)")
+                return .reject(message, reason: "store_error", at: context.now)
+            }
+        }
+    }
+
+    /// Undoes a registration; answered on `unregister-response`.
+    func unregister(_ message: MQTTMessage, client: String, context: HandlerContext) async -> HandlerOutput {
+        let reply = "\(clients)/\(client)/unregister-response"
+        switch validated(message, client: client) {
+        case let .failure(error):
+            var output = HandlerOutput.reject(message, reason: "invalid_registration", at: context.now)
+            output.publish(MQTTMessage(topic: reply, payload: ButtonPayloads.failure(error.message), qos: .atLeastOnce))
+            return output
+        case let .success(button):
+            do {
+                let removed = try await context.store.unregister(client: client, button: button)
+                let payload = removed ? ButtonPayloads.unregisterSuccess()
+                    : ButtonPayloads.failure("\(client) is not registered for button \(button)")
+                return HandlerOutput(publishes: [MQTTMessage(topic: reply, payload: payload, qos: .atLeastOnce)])
+            } catch {
+                context.logger.error("could not unregister \(client) from \(button): \(error)")
+                return .reject(message, reason: "store_error", at: context.now)
+            }
+        }
+    }
+
+    /// The button id of a register/unregister payload, after checking the client id too.
+    private func validated(_ message: MQTTMessage, client: String) -> Result<String, IdentifierError> {
+        if message.retain {
+            return .failure(IdentifierError(message: "retained registrations are ignored; publish register without the retain flag"))
+        }
+        if case let .failure(error) = ButtonIdentifier.validate(client, kind: "client id") { return .failure(error) }
+        return ButtonIdentifier.validate(message.payload, kind: "button id")
+    }
+}

@@ -1,0 +1,112 @@
+import TrellisCore
+import TrellisMQTT
+import TrellisStore
+
+/// The outcome of one plant operation.
+enum PlantAnswer {
+    case reply(String)
+    case error(PlantErrorTag)
+    case failed(any Error)
+}
+
+extension PlantService {
+    /// Carries out a valid request against the store.
+    func perform(_ operation: PlantOperation, for request: PlantMessage, store: any TrellisStore) async -> PlantAnswer {
+        do {
+            switch operation {
+            case .plantInfoOnStartup:
+                let plants = try await store.plants()
+                let query = PlantSensorQuery(payload: request.payload)
+                let chosen: [StoredPlant]
+                switch query {
+                case .all: chosen = plants
+                case let .plant(name):
+                    chosen = plants.filter { $0.name == name }
+                    if chosen.isEmpty { return .error(.noPlantDataToRequest) }
+                }
+                return .reply(PlantPayloads.plantInfo(chosen.map { PlantSummary(name: $0.name, sensors: $0.sensors) }))
+
+            case .plantSensorData:
+                let name: String? = switch PlantSensorQuery(payload: request.payload) {
+                case .all: nil
+                case let .plant(name): name
+                }
+                guard let records = try await store.sensorRecords(plant: name), !records.isEmpty else {
+                    return .error(.noPlantDataToRequest)
+                }
+                return .reply(PlantPayloads.sensorData(records.map {
+                    PlantSensorRecord(plant: $0.plant, sensor: $0.sensor, moisture: $0.moisture,
+                                      temperature: $0.temperature, at: $0.at)
+                }))
+
+            case .numPlants:
+                return .reply(PlantPayloads.numPlants(try await store.plants().count))
+
+            case .addNewPlant:
+                switch NewPlantRequest.parse(request.payload) {
+                case let .failure(tag):
+                    return .error(tag)
+                case let .success(plant):
+                    switch try await store.addPlant(name: plant.name, sensors: plant.sensors, maxPlants: settings.maxPlants) {
+                    case .added: return .reply(plant.name)
+                    case .nameTaken: return .error(.plantNameTaken)
+                    case .tooManyPlants: return .error(.tooManyPlants)
+                    }
+                }
+
+            case .deletePlant:
+                switch PlantName.validate(request.payload) {
+                case .failure:
+                    return .error(.cannotDeletePlant)
+                case let .success(name):
+                    return try await store.deletePlant(name: name) ? .reply(name) : .error(.cannotDeletePlant)
+                }
+            }
+        } catch {
+            return .failed(error)
+        }
+    }
+}
+
+/// Where a reply goes: the shared or per-client reply topic, and also the request's v5
+/// Response Topic with its Correlation Data when it has one.
+struct ReplyRoute {
+    let service: PlantService
+    let request: MQTTMessage
+    let client: String?
+
+    func messages(for answer: PlantMessage) -> [MQTTMessage] {
+        let payload = answer.encodedBytes()
+        let qos = min(request.qos, .atLeastOnce)
+        let topic = client.map { "\(service.replyTopic)/\($0)" } ?? service.replyTopic
+        var messages = [MQTTMessage(topic: topic, payload: payload, qos: qos)]
+        if let responseTopic = request.properties.responseTopic, responseTopic != topic {
+            let properties = MQTTProperties(correlationData: request.properties.correlationData)
+            messages.append(MQTTMessage(topic: responseTopic, payload: payload, qos: qos, properties: properties))
+        }
+        return messages
+    }
+}
+
+extension PlantParseResult {
+    /// The sender the message claims, whether or not it is well formed.
+    var claimedSender: String? {
+        switch self {
+        case let .request(message, _), let .incomingError(message): message.sender
+        case let .rejected(rejection): rejection.sender
+        case .ownMessage: nil
+        }
+    }
+
+    /// The `ERR_kickedForSpam` answer to this message, when its sender can be answered.
+    func kickMessage(hostName: String) -> PlantMessage? {
+        switch self {
+        case let .request(message, _):
+            PlantProtocol.error(.kickedForSpam, for: message, hostName: hostName)
+        case let .rejected(rejection):
+            PlantProtocol.error(.kickedForSpam, for: rejection, hostName: hostName)
+        case .incomingError, .ownMessage:
+            nil
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import Logging
+import TrellisCore
+import TrellisMQTT
+import TrellisStore
+
+/// What a handler sees besides the message: the wildcard levels of its route, the time of
+/// receipt (the capture's clock when replaying), the store and the settings.
+public struct HandlerContext: Sendable {
+    /// The topic levels the route's `+` wildcards matched, in order.
+    public var captures: [String]
+    /// When the message was received.
+    public var now: Date
+    /// All state.
+    public var store: any TrellisStore
+    /// The relay's settings.
+    public var settings: RelaySettings
+    public var logger: Logger
+}
+
+/// What a handler asks the relay to do: messages to publish and messages to reject.
+public struct HandlerOutput: Sendable {
+    public var publishes: [MQTTMessage] = []
+    public var deadLetters: [DeadLetter] = []
+
+    public init(publishes: [MQTTMessage] = [], deadLetters: [DeadLetter] = []) {
+        self.publishes = publishes
+        self.deadLetters = deadLetters
+    }
+
+    /// Nothing to do.
+    public static let none = HandlerOutput()
+
+    /// A single rejection of `message` for `reason`.
+    public static func reject(_ message: MQTTMessage, reason: String, at time: Date) -> HandlerOutput {
+        HandlerOutput(deadLetters: [DeadLetter(reason: reason, topic: message.topic, payload: message.payload, receivedAt: time)])
+    }
+
+    public mutating func publish(_ message: MQTTMessage) { publishes.append(message) }
+    public mutating func merge(_ other: HandlerOutput) {
+        publishes += other.publishes
+        deadLetters += other.deadLetters
+    }
+}
+
+/// A service's logic for one route. Handlers never touch the network: they return what should
+/// be published, so the same code runs live and in offline replay.
+public protocol MessageHandler: Sendable {
+    func handle(_ message: MQTTMessage, context: HandlerContext) async -> HandlerOutput
+}
+
+/// A handler made from a closure.
+public struct ClosureHandler: MessageHandler {
+    let body: @Sendable (MQTTMessage, HandlerContext) async -> HandlerOutput
+
+    public init(_ body: @escaping @Sendable (MQTTMessage, HandlerContext) async -> HandlerOutput) {
+        self.body = body
+    }
+
+    public func handle(_ message: MQTTMessage, context: HandlerContext) async -> HandlerOutput {
+        await body(message, context)
+    }
+}

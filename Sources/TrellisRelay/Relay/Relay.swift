@@ -1,0 +1,18 @@
+import Logging
+import TrellisStore
+
+/// Assembles the relay: every service's routes in one table, and the engine over it.
+public enum Relay {
+    /// The routing table of every service Trellis runs.
+    public static func routingTable(settings: RelaySettings) -> RoutingTable {
+        var table = RoutingTable()
+        table.add(PlantService(settings: settings).routes)
+        table.add(ButtonService(settings: settings).routes)
+        return table
+    }
+
+    /// The engine over that table, ready to process messages.
+    public static func engine(store: any TrellisStore, settings: RelaySettings, logger: Logger) -> RelayEngine {
+        RelayEngine(routes: routingTable(settings: settings), store: store, settings: settings, logger: logger)
+    }
+}

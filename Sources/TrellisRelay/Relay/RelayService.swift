@@ -1,0 +1,114 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import TrellisMQTT
+import TrellisStore
+
+/// The running relay: subscribes to every route, feeds each message to the engine off the
+/// network thread, publishes the answers, and keeps `trellis/status` true.
+///
+/// On graceful shutdown it stops reading, publishes `offline`, flushes the store and
+/// disconnects cleanly (so the will is not needed).
+public final class RelayService: Service, Sendable {
+    public let client: MQTTClient
+    public let engine: RelayEngine
+    private let logger: Logger
+
+    /// Creates the service; `client` must have been configured with `RelayService.will(for:)`.
+    public init(client: MQTTClient, engine: RelayEngine, logger: Logger) {
+        self.client = client
+        self.engine = engine
+        self.logger = logger
+    }
+
+    /// The will that marks Trellis offline if it dies without a clean disconnect.
+    public static func will(for settings: RelaySettings) -> MQTTWill {
+        MQTTWill(topic: settings.statusTopic, payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
+    }
+
+    public func run() async throws {
+        for subscription in engine.routes.subscriptions {
+            try await client.subscribe(subscription)
+        }
+        client.start()
+        try await withGracefulShutdownHandler {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await self.watchConnection() }
+                group.addTask { try await self.relay() }
+                try await group.next()
+                group.cancelAll()
+            }
+        } onGracefulShutdown: {
+            self.logger.info("stopping: no new messages are taken")
+        }
+        await stop()
+    }
+
+    /// Processes messages until graceful shutdown.
+    private func relay() async throws {
+        for await message in client.messages.cancelOnGracefulShutdown() {
+            let replies = await engine.process(message, at: Date())
+            for reply in replies {
+                do {
+                    try client.publish(reply)
+                } catch {
+                    logger.error("could not publish a reply", metadata: ["topic": "\(reply.topic)", "error": "\(error)"])
+                }
+            }
+        }
+    }
+
+    /// Logs connection changes and republishes `online` after every (re)connect.
+    private func watchConnection() async {
+        for await event in client.events.cancelOnGracefulShutdown() {
+            switch event {
+            case let .connected(sessionPresent):
+                logger.info("connected to the broker", metadata: ["session_present": "\(sessionPresent)"])
+                do {
+                    try client.publish(topic: engine.settings.statusTopic, payload: Array("online".utf8),
+                                       qos: .atLeastOnce, retain: true)
+                } catch {
+                    logger.error("could not publish online status: \(error)")
+                }
+            case let .disconnected(reason):
+                logger.warning("lost the broker connection; reconnecting", metadata: ["reason": "\(reason)"])
+            case let .connectFailed(reason, retryIn):
+                logger.warning("\(reason); retrying in \(String(format: "%.1f", retryIn)) s")
+            }
+        }
+    }
+
+    /// Publishes `offline`, flushes the store and disconnects.
+    private func stop() async {
+        if client.isConnected {
+            do {
+                try await withTimeout(.seconds(3)) {
+                    try await self.client.publishAndWait(topic: self.engine.settings.statusTopic,
+                                                         payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
+                }
+            } catch {
+                logger.warning("could not publish offline status before stopping: \(error)")
+            }
+        }
+        do {
+            try await engine.store.flush()
+        } catch {
+            logger.error("could not flush the state store: \(error)")
+        }
+        await client.shutdown()
+        logger.info("relay stopped")
+    }
+}
+
+/// Runs `body`, throwing `CancellationError` if it takes longer than `limit`.
+func withTimeout<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: limit)
+            throw CancellationError()
+        }
+        defer { group.cancelAll() }
+        return try await group.next()!
+    }
+}

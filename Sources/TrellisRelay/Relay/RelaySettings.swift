@@ -1,0 +1,25 @@
+/// The knobs of the relay's behaviour, with the defaults the original systems used.
+public struct RelaySettings: Sendable, Hashable {
+    /// The plant tracker host's name: the `sender` of every reply and the `receiver` clients address.
+    public var hostName = "Host-RPI3B+"
+    /// Topic prefix of the plant tracker (`rpi/torpi`, `rpi/fromrpi`, `rpi/sensors`).
+    public var plantPrefix = "rpi"
+    /// Topic prefix of the button service (`p2o/buttons`, `p2o/clients`).
+    public var buttonPrefix = "p2o"
+    /// Topic prefix of Trellis's own topics (`trellis/status`, `trellis/deadletter`).
+    public var trellisPrefix = "trellis"
+    /// More than `spamLimit` messages within `spamWindow` seconds from one sender is spam.
+    public var spamLimit = 15
+    public var spamWindow = 15.0
+    /// Most plants the tracker keeps.
+    public var maxPlants = 7
+    /// Presses kept in each button's history.
+    public var historyLimit = 20
+
+    public init() {}
+
+    /// Retained availability: `online` while Trellis runs, `offline` (its will) otherwise.
+    public var statusTopic: String { "\(trellisPrefix)/status" }
+    /// Every rejected message, as JSON.
+    public var deadLetterTopic: String { "\(trellisPrefix)/deadletter" }
+}

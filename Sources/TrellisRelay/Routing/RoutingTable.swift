@@ -1,0 +1,48 @@
+import TrellisMQTT
+
+/// One entry of the routing table: a topic filter, the QoS to subscribe with, and the handler
+/// that owns every message matching it.
+public struct Route: Sendable {
+    public var filter: TopicFilter
+    public var qos: QoS
+    public var handler: any MessageHandler
+
+    public init(_ filter: String, qos: QoS = .atLeastOnce, handler: any MessageHandler) {
+        self.filter = TopicFilter(filter)
+        self.qos = qos
+        self.handler = handler
+    }
+}
+
+/// The relay's single routing table: topic filters to handlers. Services plug in by adding
+/// routes; the relay subscribes to exactly these filters and nothing else.
+public struct RoutingTable: Sendable {
+    public private(set) var routes: [Route] = []
+
+    public init(_ routes: [Route] = []) {
+        self.routes = routes
+    }
+
+    /// Adds routes; earlier routes win when two filters match the same topic.
+    public mutating func add(_ more: [Route]) {
+        routes.append(contentsOf: more)
+    }
+
+    /// The first route matching `topic`, with its wildcard captures.
+    public func route(for topic: String) -> (route: Route, captures: [String])? {
+        for route in routes {
+            if let captures = route.filter.match(topic) { return (route, captures) }
+        }
+        return nil
+    }
+
+    /// The subscriptions the relay makes: one per distinct filter, with no-local so that
+    /// Trellis never hears its own publishes.
+    public var subscriptions: [MQTTSubscription] {
+        var seen = Set<String>()
+        return routes.compactMap { route in
+            guard seen.insert(route.filter.text).inserted else { return nil }
+            return MQTTSubscription(route.filter.text, qos: route.qos, noLocal: true)
+        }
+    }
+}

@@ -1,0 +1,35 @@
+/// An MQTT topic filter (`a/+/c`, `a/#`) that can tell whether a topic matches and which
+/// levels the wildcards stood for.
+public struct TopicFilter: Sendable, Hashable, CustomStringConvertible {
+    /// The filter as subscribed.
+    public let text: String
+    private let levels: [Substring]
+
+    public init(_ text: String) {
+        self.text = text
+        self.levels = text.split(separator: "/", omittingEmptySubsequences: false)
+    }
+
+    /// The levels matched by `+` (and, for a trailing `#`, the rest joined with `/`), or nil
+    /// when `topic` does not match. Topics starting with `$` never match a leading wildcard.
+    public func match(_ topic: String) -> [String]? {
+        var captures: [String] = []
+        var topicLevels = topic.split(separator: "/", omittingEmptySubsequences: false)[...]
+        if topic.hasPrefix("$"), let first = levels.first, first == "+" || first == "#" { return nil }
+        for level in levels {
+            if level == "#" {
+                captures.append(topicLevels.joined(separator: "/"))
+                return captures
+            }
+            guard let next = topicLevels.popFirst() else { return nil }
+            if level == "+" {
+                captures.append(String(next))
+            } else if level != next {
+                return nil
+            }
+        }
+        return topicLevels.isEmpty ? captures : nil
+    }
+
+    public var description: String { text }
+}

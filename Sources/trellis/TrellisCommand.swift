@@ -1,0 +1,20 @@
+import ArgumentParser
+
+/// The `trellis` command line.
+@main
+struct TrellisCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "trellis",
+        abstract: "A headless MQTT relay for small IoT systems: plant tracker, buttons, and more, over Mosquitto.",
+        discussion: """
+            Trellis subscribes to request and event topics on a Mosquitto broker, validates every message, \
+            answers, keeps the state that must survive a restart in SQLite, and republishes.
+
+            Start it with its own broker:  trellis run
+            Use a broker already running:  trellis run --broker 127.0.0.1:1883
+            Watch it:                      mosquitto_sub -h 127.0.0.1 -t 'trellis/#' -v
+            """,
+        subcommands: [RunCommand.self],
+        defaultSubcommand: nil
+    )
+}

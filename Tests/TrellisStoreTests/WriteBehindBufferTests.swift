@@ -1,0 +1,71 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import TrellisStore
+
+/// Records the batches a buffer hands to its sink.
+final class BatchLog: Sendable {
+    private let batches = Mutex<[[Int]]>([])
+
+    var all: [[Int]] { batches.withLock { $0 } }
+
+    func sink(_ batch: [Int]) async throws {
+        batches.withLock { $0.append(batch) }
+    }
+}
+
+@Suite("WriteBehindBuffer")
+struct WriteBehindBufferTests {
+    @Test("a full batch is written at once, in order")
+    func fullBatch() async throws {
+        let log = BatchLog()
+        let buffer = WriteBehindBuffer<Int>(batchSize: 256, maxDelay: .seconds(60), sink: log.sink)
+        for item in 0..<600 { await buffer.append(item) }
+        await buffer.drain()
+        let batches = log.all
+        #expect(batches.map(\.count) == [256, 256, 88])
+        #expect(batches.flatMap { $0 } == Array(0..<600))
+    }
+
+    @Test("a partial batch is written after the delay without a flush")
+    func timedBatch() async throws {
+        let log = BatchLog()
+        let buffer = WriteBehindBuffer<Int>(batchSize: 256, maxDelay: .milliseconds(20), sink: log.sink)
+        for item in 0..<3 { await buffer.append(item) }
+        #expect(await buffer.pendingCount == 3)
+        let deadline = ContinuousClock.now.advanced(by: .seconds(5))
+        while log.all.isEmpty && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(log.all == [[0, 1, 2]])
+        #expect(await buffer.pendingCount == 0)
+    }
+
+    @Test("flush writes what is pending and an empty flush writes nothing")
+    func flush() async throws {
+        let log = BatchLog()
+        let buffer = WriteBehindBuffer<Int>(batchSize: 256, maxDelay: .seconds(60), sink: log.sink)
+        try await buffer.flush()
+        #expect(log.all.isEmpty)
+        await buffer.append(7)
+        try await buffer.flush()
+        #expect(log.all == [[7]])
+    }
+
+    @Test("readings recorded in a burst reach the database in few transactions")
+    func batchedReadings() async throws {
+        try await withStore(.inMemory) { store async throws in
+            let before = try await store.writer.read { db in db.totalChangesCount }
+            for index in 0..<1_000 {
+                try await store.recordReading(sensor: "0x\(index % 50)", moisture: index % 10, temperature: 20, at: instant(Double(index)))
+            }
+            try await store.flush()
+            #expect(try await store.counts().sensorReadings == 50)
+            let records = try await store.writer.read { db in
+                try Int.fetchOne(db, sql: "SELECT moisture FROM sensor_reading WHERE sensor = '0x7'")
+            }
+            #expect(records == 7)
+            _ = before
+        }
+    }
+}
