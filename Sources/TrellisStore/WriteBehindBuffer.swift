@@ -35,6 +35,8 @@ actor WriteBehindBuffer<Item: Sendable> {
 
     /// Items queued and not yet handed to a batch.
     var pendingCount: Int { pending.count }
+    /// Batches finished so far (written or failed), for tests and metrics.
+    private(set) var batchesFinished = 0
 
     /// Queues one item, starting a batch when enough are pending.
     func append(_ item: Item) async {
@@ -107,5 +109,6 @@ actor WriteBehindBuffer<Item: Sendable> {
 
     private func batchFinished() {
         batchesInFlight -= 1
+        batchesFinished += 1
     }
 }

@@ -127,10 +127,11 @@ struct SQLiteStoreLifecycleTests {
         try await withStore(.inMemory) { store async throws in
             _ = try await store.recordPress(button: "b1", at: Date(timeIntervalSince1970: 1_795_344_065.123), historyLimit: 20)
             let stored = try await store.writer.read { db in
-                try Row.fetchOne(db, sql: "SELECT at, typeof(at) AS type FROM button_press")
+                let row = try Row.fetchOne(db, sql: "SELECT at, typeof(at) AS type FROM button_press")
+                return (row?["at"] as Int64?, row?["type"] as String?)
             }
-            #expect(stored?["at"] == 1_795_344_065_123 as Int64)
-            #expect(stored?["type"] == "integer")
+            #expect(stored.0 == 1_795_344_065_123)
+            #expect(stored.1 == "integer")
         }
     }
 }
