@@ -62,7 +62,11 @@ let package = Package(
         ),
         .target(
             name: "TrellisTestSupport",
-            dependencies: ["TrellisMQTT", "TrellisBroker"],
+            dependencies: [
+                "TrellisMQTT", "TrellisBroker", "TrellisRelay", "TrellisStore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             path: "Tests/TrellisTestSupport"
         ),
         .testTarget(name: "TrellisMQTTTests", dependencies: ["TrellisMQTT", "TrellisBroker", "TrellisTestSupport"]),

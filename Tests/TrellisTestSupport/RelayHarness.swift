@@ -1,0 +1,105 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import TrellisMQTT
+import TrellisRelay
+import TrellisStore
+
+/// Trellis's relay running in the test process against a `TestBroker`, with its state in a
+/// temporary directory that survives `stopRelay()`/`startRelay()` (a restart of Trellis).
+public final class RelayHarness: @unchecked Sendable {
+    public let broker: TestBroker
+    public let stateDirectory: String
+    public var settings: RelaySettings
+    /// The relay's MQTT client id; fixed, so its persistent session survives restarts.
+    public let clientID = "trellis-\(UUID().uuidString.prefix(8))"
+    private var group: ServiceGroup?
+    private var runTask: Task<Void, any Error>?
+    private var relayStore: SQLiteStore?
+    private var ownClients: [MQTTClient] = []
+
+    public init(broker: TestBroker, settings: RelaySettings = RelaySettings()) throws {
+        self.broker = broker
+        self.settings = settings
+        stateDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-state-\(UUID().uuidString)").path
+    }
+
+    /// The store of the running relay.
+    public var store: SQLiteStore {
+        get throws {
+            guard let relayStore else { throw TimeoutError(message: "the relay is not running") }
+            return relayStore
+        }
+    }
+
+    /// Starts the relay and waits until it has published `online` (its subscriptions are then in place).
+    public func startRelay() async throws {
+        let store = try SQLiteStore(directory: stateDirectory)
+        let configuration = MQTTConfiguration(host: broker.host, port: broker.port, clientID: clientID,
+                                              will: RelayService.will(for: settings), cleanStart: false,
+                                              sessionExpiry: 3600, reconnectDelay: 0.05...0.5)
+        let client = try MQTTClient(configuration: configuration)
+        var logger = Logger(label: "trellis.test.relay")
+        logger.logLevel = .warning
+        let engine = Relay.engine(store: store, settings: settings, logger: logger)
+        let service = RelayService(client: client, engine: engine, logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [.init(service: service)], logger: logger))
+
+        let watcher = try await connect(id: "watch-\(UUID().uuidString.prefix(8))")
+        let inbox = await MessageCollector.collecting(watcher)
+        try await watcher.subscribe(settings.statusTopic)
+
+        self.group = group
+        self.relayStore = store
+        runTask = Task { try await group.run() }
+        try await inbox.wait(timeout: .seconds(15), "trellis/status = online") { messages in
+            messages.last { $0.topic == self.settings.statusTopic }?.text == "online"
+        }
+        await watcher.shutdown()
+    }
+
+    /// Stops the relay gracefully (it publishes `offline` and flushes its state) and closes its store.
+    public func stopRelay() async throws {
+        await group?.triggerGracefulShutdown()
+        try await runTask?.value
+        try await relayStore?.close()
+        group = nil
+        runTask = nil
+        relayStore = nil
+    }
+
+    /// A connected client for the test; stopped by `shutdown()`.
+    public func connect(id: String = "client-\(UUID().uuidString.prefix(8))",
+                        configure: (inout MQTTConfiguration) -> Void = { _ in }) async throws -> MQTTClient {
+        let client = try await TestClients.connect(to: broker, id: id, configure: configure)
+        ownClients.append(client)
+        return client
+    }
+
+    /// Stops the relay and every client made by `connect`, and removes the state.
+    public func shutdown() async {
+        try? await stopRelay()
+        for client in ownClients { await client.shutdown() }
+        ownClients.removeAll()
+        try? FileManager.default.removeItem(atPath: stateDirectory)
+    }
+}
+
+/// Runs `body` with a broker and a started relay, and tears both down afterwards.
+public func withRelay<T>(
+    settings: RelaySettings = RelaySettings(),
+    _ body: (RelayHarness) async throws -> T
+) async throws -> T {
+    try await withTestBroker { broker in
+        let harness = try RelayHarness(broker: broker, settings: settings)
+        do {
+            try await harness.startRelay()
+            let result = try await body(harness)
+            await harness.shutdown()
+            return result
+        } catch {
+            await harness.shutdown()
+            throw error
+        }
+    }
+}
