@@ -6,7 +6,7 @@ PREFIX ?= /usr/local
 APT_PACKAGES := mosquitto mosquitto-clients libmosquitto-dev libsqlite3-dev pkg-config
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test build deps bench clean
+.PHONY: run test build deps bench clean embed
 
 ## deps: install Mosquitto, its client tools and the C libraries, when any is missing.
 deps:
@@ -33,3 +33,8 @@ test: deps
 
 clean:
 	rm -rf .build
+
+## embed: copy broker.conf into the binary's embedded default (a test keeps the two equal).
+embed:
+	{ printf 'extension EmbeddedBrokerConfig {\n    /// The text of `broker.conf`; a test keeps the two identical.\n    public static let text = #"""\n'; \
+	  cat broker.conf; printf '\n"""#\n}\n'; } > Sources/TrellisRelay/Broker/EmbeddedBrokerConfig+Text.swift

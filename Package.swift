@@ -70,6 +70,10 @@ let package = Package(
             path: "Tests/TrellisTestSupport"
         ),
         .testTarget(name: "TrellisMQTTTests", dependencies: ["TrellisMQTT", "TrellisBroker", "TrellisTestSupport"]),
+        .testTarget(
+            name: "TrellisCLITests",
+            dependencies: ["trellis", "TrellisTestSupport", "TrellisBroker", "TrellisMQTT", "TrellisRelay"]
+        ),
         .testTarget(name: "TrellisCoreTests", dependencies: ["TrellisCore"]),
         .testTarget(name: "TrellisStoreTests", dependencies: ["TrellisStore"]),
         .testTarget(

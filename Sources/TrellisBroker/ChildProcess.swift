@@ -9,12 +9,13 @@ import Darwin
 /// (as signal-handling runtimes do). It runs in its own process group, so a Ctrl-C in the
 /// terminal reaches only the parent, which then stops the child in order. Its output goes to a
 /// file or is inherited.
-final class ChildProcess: @unchecked Sendable {
-    let pid: pid_t
+public final class ChildProcess: @unchecked Sendable {
+    /// The child's process id.
+    public let pid: pid_t
     private var exitStatus: Int32?
 
     /// Spawns `path` with `arguments`; output is appended to `outputPath`, or inherited when nil.
-    init(path: String, arguments: [String], outputPath: String?) throws(SpawnError) {
+    public init(path: String, arguments: [String], outputPath: String?, environment: [String: String]? = nil) throws(SpawnError) {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -38,13 +39,16 @@ final class ChildProcess: @unchecked Sendable {
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var child: pid_t = 0
-        let rc = posix_spawn(&child, path, &actions, &attributes, argv, environ)
+        let envp: [UnsafeMutablePointer<CChar>?]? = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
+        defer { envp?.forEach { free($0) } }
+        let rc = envp.map { posix_spawn(&child, path, &actions, &attributes, argv, $0) }
+            ?? posix_spawn(&child, path, &actions, &attributes, argv, environ)
         guard rc == 0 else { throw SpawnError(path: path, code: rc) }
         pid = child
     }
 
     /// True until the process has exited (and been reaped).
-    var isRunning: Bool {
+    public var isRunning: Bool {
         if exitStatus != nil { return false }
         var status: Int32 = 0
         let rc = waitpid(pid, &status, WNOHANG)
@@ -55,16 +59,16 @@ final class ChildProcess: @unchecked Sendable {
         return rc == 0
     }
 
-    /// The raw wait status once exited.
-    var terminationStatus: Int32 { exitStatus.map { ($0 >> 8) & 0xff } ?? -1 }
+    /// The exit status once exited (-1 while running).
+    public var terminationStatus: Int32 { exitStatus.map { ($0 >> 8) & 0xff } ?? -1 }
 
     /// Sends a signal.
-    func signal(_ signal: Int32) {
+    public func signal(_ signal: Int32) {
         if exitStatus == nil { kill(pid, signal) }
     }
 
     /// Blocks until the process exits.
-    func waitUntilExit() {
+    public func waitUntilExit() {
         guard exitStatus == nil else { return }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
@@ -73,8 +77,8 @@ final class ChildProcess: @unchecked Sendable {
 }
 
 /// `posix_spawn` failed.
-struct SpawnError: Error, CustomStringConvertible {
-    var path: String
-    var code: Int32
-    var description: String { "cannot start \(path): \(String(cString: strerror(code)))" }
+public struct SpawnError: Error, CustomStringConvertible {
+    public var path: String
+    public var code: Int32
+    public var description: String { "cannot start \(path): \(String(cString: strerror(code)))" }
 }

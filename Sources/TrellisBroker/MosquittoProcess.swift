@@ -62,8 +62,12 @@ public final class MosquittoProcess: @unchecked Sendable {
         return BrokerAddress(host: "127.0.0.1", port: 1883)
     }
 
-    /// Locates the mosquitto binary on PATH or in the Debian location.
+    /// Locates the mosquitto binary on PATH or in the Debian location (/usr/sbin).
+    /// `TRELLIS_MOSQUITTO`, when set, names the binary and nothing else is tried.
     public static func findBinary() -> String? {
+        if let chosen = ProcessInfo.processInfo.environment["TRELLIS_MOSQUITTO"] {
+            return FileManager.default.isExecutableFile(atPath: chosen) ? chosen : nil
+        }
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
         let candidates = path.split(separator: ":").map { "\($0)/mosquitto" } + ["/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto"]
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }

@@ -81,4 +81,8 @@ public actor MessageCollector {
 public struct TimeoutError: Error, CustomStringConvertible {
     public var message: String
     public var description: String { message }
+
+    public init(message: String) {
+        self.message = message
+    }
 }

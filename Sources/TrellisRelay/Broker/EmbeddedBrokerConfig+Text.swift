@@ -58,5 +58,6 @@ log_type warning
 log_type notice
 connection_messages true
 log_timestamp true
+
 """#
 }

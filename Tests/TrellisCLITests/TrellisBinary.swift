@@ -1,0 +1,70 @@
+import Foundation
+import TrellisBroker
+import TrellisTestSupport
+
+/// The built `trellis` executable, run as a child process the way a user runs it.
+struct TrellisBinary {
+    /// `trellis` sits beside the test bundle in the build directory.
+    static var path: String {
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var directory = executable.deletingLastPathComponent()
+        while directory.path != "/" {
+            let candidate = directory.appendingPathComponent("trellis").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return "trellis"
+    }
+
+    let process: ChildProcess
+    let outputPath: String
+
+    /// Starts `trellis` with `arguments` in `directory`.
+    static func start(_ arguments: [String], in directory: String? = nil,
+                      environment: [String: String]? = nil) throws -> TrellisBinary {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-out-\(UUID().uuidString).log").path
+        let previous = FileManager.default.currentDirectoryPath
+        if let directory { FileManager.default.changeCurrentDirectoryPath(directory) }
+        defer { FileManager.default.changeCurrentDirectoryPath(previous) }
+        var env = environment ?? ProcessInfo.processInfo.environment
+        env["NO_COLOR"] = "1"
+        let process = try ChildProcess(path: path, arguments: arguments, outputPath: output, environment: env)
+        return TrellisBinary(process: process, outputPath: output)
+    }
+
+    /// Runs `trellis` to completion and returns its exit status and output.
+    static func run(_ arguments: [String], in directory: String? = nil, environment: [String: String]? = nil,
+                    timeout: Duration = .seconds(60)) async throws -> (status: Int32, output: String) {
+        let binary = try start(arguments, in: directory, environment: environment)
+        let status = try await binary.waitForExit(timeout: timeout)
+        return (status, binary.output)
+    }
+
+    /// Everything it printed so far (standard output and error).
+    var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
+
+    /// Waits for the process to exit and returns its status; throws after `timeout`.
+    func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32 {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            guard ContinuousClock.now < deadline else {
+                process.signal(SIGKILL)
+                process.waitUntilExit()
+                throw TimeoutError(message: "trellis did not exit within \(timeout); output: \(output)")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return process.terminationStatus
+    }
+
+    /// Waits until the output contains `text`.
+    func waitForOutput(_ text: String, timeout: Duration = .seconds(30)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !output.contains(text) {
+            guard ContinuousClock.now < deadline, process.isRunning else {
+                throw TimeoutError(message: "trellis never printed '\(text)'; output: \(output)")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
