@@ -25,6 +25,14 @@ extension MQTTClient {
                     continue
                 }
             }
+            if isBackloggedFull {
+                // Keep writing replies and keepalives, but read nothing until the consumer catches up.
+                let rc = handle.writeAndMaintain()
+                if rc == Mosquitto.success {
+                    _ = drained.wait(timeout: .now() + .milliseconds(20))
+                    continue
+                }
+            }
             let rc = handle.loop(timeoutMilliseconds: 1000)
             if rc != Mosquitto.success {
                 socketOpen = false

@@ -22,6 +22,7 @@ public final class MQTTClient: Sendable {
     let acks = AckTable()
     let state: Mutex<ClientState>
     let wakeUp = DispatchSemaphore(value: 0)
+    let drained = DispatchSemaphore(value: 0)
     private let messageSink: AsyncStream<MQTTMessage>.Continuation
     private let eventSink: AsyncStream<MQTTConnectionEvent>.Continuation
 
@@ -35,6 +36,7 @@ public final class MQTTClient: Sendable {
         var connectWaiters: [UUID: CheckedContinuation<Void, Never>] = [:]
         var stopWaiters: [CheckedContinuation<Void, Never>] = []
         var loopFinished = false
+        var unhandled = 0
     }
 
     /// Creates a client; nothing touches the network until `start()`.
@@ -101,7 +103,30 @@ public final class MQTTClient: Sendable {
     }
 
     func emit(_ event: MQTTConnectionEvent) { eventSink.yield(event) }
-    func deliver(_ message: MQTTMessage) { messageSink.yield(message) }
+    func deliver(_ message: MQTTMessage) {
+        if configuration.maxUnhandledMessages != nil {
+            state.withLock { $0.unhandled += 1 }
+        }
+        messageSink.yield(message)
+    }
+
+    /// Tells the client that one message from `messages` has been fully handled, so the network
+    /// thread may read more. Required when `maxUnhandledMessages` is set; ignored otherwise.
+    public func messageHandled() {
+        guard let limit = configuration.maxUnhandledMessages else { return }
+        let resume = state.withLock { state -> Bool in
+            let wasFull = state.unhandled >= limit
+            state.unhandled = max(0, state.unhandled - 1)
+            return wasFull && state.unhandled < limit
+        }
+        if resume { drained.signal() }
+    }
+
+    /// True while the consumer holds as many unhandled messages as it may.
+    var isBackloggedFull: Bool {
+        guard let limit = configuration.maxUnhandledMessages else { return false }
+        return state.withLock { $0.unhandled >= limit }
+    }
     func finishStreams() {
         messageSink.finish()
         eventSink.finish()

@@ -39,6 +39,12 @@ public struct MQTTConfiguration: Sendable {
     public var inflightMaximum: Int
     /// Disable Nagle's algorithm, so small request/response messages leave at once.
     public var tcpNoDelay: Bool
+    /// Most received messages the consumer may hold unhandled (see `MQTTClient.messageHandled()`).
+    /// When reached, the network thread stops reading from the socket until the consumer catches
+    /// up: memory stays bounded under a flood, and since libmosquitto acknowledges a QoS 1 message
+    /// as it reads it, at most this many acknowledged messages can be lost if the process dies.
+    /// Nil reads without limit and needs no `messageHandled()` calls.
+    public var maxUnhandledMessages: Int?
 
     public init(
         host: String = "127.0.0.1",
@@ -52,7 +58,8 @@ public struct MQTTConfiguration: Sendable {
         sessionExpiry: UInt32 = 0,
         reconnectDelay: ClosedRange<Double> = 0.1...10,
         inflightMaximum: Int = 1000,
-        tcpNoDelay: Bool = true
+        tcpNoDelay: Bool = true,
+        maxUnhandledMessages: Int? = nil
     ) {
         self.host = host
         self.port = port
@@ -66,6 +73,7 @@ public struct MQTTConfiguration: Sendable {
         self.reconnectDelay = reconnectDelay
         self.inflightMaximum = inflightMaximum
         self.tcpNoDelay = tcpNoDelay
+        self.maxUnhandledMessages = maxUnhandledMessages.map { max(1, $0) }
     }
 }
 

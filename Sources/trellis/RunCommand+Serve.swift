@@ -35,7 +35,8 @@ extension RunCommand {
         let configuration = MQTTConfiguration(
             host: address.host, port: address.port, clientID: clientId,
             will: RelayService.will(for: settings),
-            cleanStart: false, sessionExpiry: 7 * 24 * 3600
+            cleanStart: false, sessionExpiry: 7 * 24 * 3600,
+            maxUnhandledMessages: maxUnhandled
         )
         let client = try MQTTClient(configuration: configuration, logger: Logger(label: "trellis.mqtt"))
         let engine = Relay.engine(store: store, settings: settings, logger: Logger(label: "trellis.relay"))

@@ -57,6 +57,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Plants to add at start when absent, one per line as `name,sensor[,sensor…]` (e.g. `Fern,0x36`); `#` starts a comment.", valueName: "file"))
     var plantsFile: String?
 
+    @Option(name: .long, help: "Messages read from the broker but not yet handled. libmosquitto acknowledges a QoS 1 message when it reads it, so if Trellis is killed at most this many acknowledged messages are lost; more reads ahead and may be faster.")
+    var maxUnhandled: Int = 1
+
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
@@ -68,6 +71,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         guard spamLimit > 0, spamWindow > 0 else { throw ValidationError("--spam-limit and --spam-window must be positive") }
         guard maxPlants > 0 else { throw ValidationError("--max-plants must be positive") }
+        guard maxUnhandled > 0 else { throw ValidationError("--max-unhandled must be at least 1") }
     }
 
     func run() async throws {

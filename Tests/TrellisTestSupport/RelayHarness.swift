@@ -37,7 +37,8 @@ public final class RelayHarness: @unchecked Sendable {
         let store = try SQLiteStore(directory: stateDirectory)
         let configuration = MQTTConfiguration(host: broker.host, port: broker.port, clientID: clientID,
                                               will: RelayService.will(for: settings), cleanStart: false,
-                                              sessionExpiry: 3600, reconnectDelay: 0.05...0.5)
+                                              sessionExpiry: 3600, reconnectDelay: 0.05...0.5,
+                                              maxUnhandledMessages: 1)
         let client = try MQTTClient(configuration: configuration)
         var logger = Logger(label: "trellis.test.relay")
         logger.logLevel = .warning

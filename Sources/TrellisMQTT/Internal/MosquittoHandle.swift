@@ -117,6 +117,13 @@ final class MosquittoHandle: @unchecked Sendable {
         mosquitto_loop(pointer, timeoutMilliseconds, 1)
     }
 
+    /// Writes what is queued and sends keepalives, without reading; for flow control.
+    func writeAndMaintain() -> Int32 {
+        let rc = mosquitto_want_write(pointer) ? mosquitto_loop_write(pointer, 1) : Mosquitto.success
+        let misc = mosquitto_loop_misc(pointer)
+        return rc == Mosquitto.success ? misc : rc
+    }
+
     /// Sends DISCONNECT; the loop writes it and closes the socket.
     func disconnect() -> Int32 {
         mosquitto_disconnect_v5(pointer, 0, nil)

@@ -55,6 +55,7 @@ public final class RelayService: Service, Sendable {
                     logger.error("could not publish a reply", metadata: ["topic": "\(reply.topic)", "error": "\(error)"])
                 }
             }
+            client.messageHandled()
         }
     }
 
