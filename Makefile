@@ -6,7 +6,7 @@ PREFIX ?= /usr/local
 APT_PACKAGES := mosquitto mosquitto-clients libmosquitto-dev libsqlite3-dev pkg-config
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test build deps bench clean embed
+.PHONY: run test build deps bench soak clean embed
 
 ## deps: install Mosquitto, its client tools and the C libraries, when any is missing.
 deps:
@@ -30,6 +30,10 @@ run: deps
 ## test: unit tests and integration tests against real Mosquitto brokers on free loopback ports.
 test: deps
 	$(SWIFT) test
+
+## soak: the long fault tests (20 SIGKILLs during bursts of 10,000 QoS 1 presses, ...).
+soak: deps
+	TRELLIS_SOAK=1 $(SWIFT) test --filter KillRecovery
 
 clean:
 	rm -rf .build

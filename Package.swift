@@ -72,7 +72,7 @@ let package = Package(
         .testTarget(name: "TrellisMQTTTests", dependencies: ["TrellisMQTT", "TrellisBroker", "TrellisTestSupport"]),
         .testTarget(
             name: "TrellisCLITests",
-            dependencies: ["trellis", "TrellisTestSupport", "TrellisBroker", "TrellisMQTT", "TrellisRelay"]
+            dependencies: ["trellis", "TrellisTestSupport", "TrellisBroker", "TrellisMQTT", "TrellisRelay", "TrellisStore"]
         ),
         .testTarget(name: "TrellisCoreTests", dependencies: ["TrellisCore"]),
         .testTarget(name: "TrellisStoreTests", dependencies: ["TrellisStore"]),

@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+import TrellisBroker
+import TrellisMQTT
+import TrellisStore
+import TrellisTestSupport
+
+/// Trellis killed with SIGKILL in the middle of a burst of QoS 1 presses, then started again:
+/// the button's total must equal the presses sent, or be short by the one message in flight.
+///
+/// `make test` runs a short form; `TRELLIS_SOAK=1` (`make soak`) runs 20 kills of 10,000 presses.
+@Suite("Kill and restart during a burst")
+struct KillRecoveryTests {
+    static var soak: Bool { ProcessInfo.processInfo.environment["TRELLIS_SOAK"] == "1" }
+
+    @Test("totals survive SIGKILL during bursts of QoS 1 presses")
+    func killDuringBurst() async throws {
+        let rounds = Self.soak ? 20 : 3
+        let burst = Self.soak ? 10_000 : 1_500
+        try await withTestBroker { broker in
+            let state = temporaryDirectory()
+            let presser = try await TestClients.connect(to: broker, id: "presser")
+            let asker = try await TestClients.connect(to: broker, id: "asker")
+            let answers = await MessageCollector.collecting(asker)
+            try await asker.subscribe("rpi/fromrpi/asker")
+            var sent = 0
+            var report: [String] = []
+            for round in 0..<rounds {
+                let trellis = try TrellisBinary.start(["run", "--broker", broker.address, "--state", state])
+                try await trellis.waitForOutput("connected to the broker")
+                let killAfter = Int.random(in: burst / 10...burst * 9 / 10)
+                for index in 0..<burst {
+                    try presser.publish(topic: "p2o/buttons/burst/press", payload: [], qos: .atLeastOnce)
+                    sent += 1
+                    if index == killAfter {
+                        trellis.process.signal(SIGKILL)
+                        _ = try await trellis.waitForExit()
+                    }
+                }
+                try await presser.publishAndWait(topic: "p2o/buttons/burst/press", payload: [], qos: .atLeastOnce)
+                sent += 1
+
+                let restarted = try TrellisBinary.start(["run", "--broker", broker.address, "--state", state])
+                // Requests are handled in order, so this answer means every queued press was handled.
+                let marker = "ID:\(round);sender:asker;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants"
+                try await asker.publishAndWait(topic: "rpi/torpi/asker", payload: Array(marker.utf8), qos: .atLeastOnce)
+                try await answers.messages(on: "rpi/fromrpi/asker", count: round + 1, timeout: .seconds(120))
+                restarted.process.signal(SIGTERM)
+                #expect(try await restarted.waitForExit() == 0)
+
+                let store = try SQLiteStore(directory: state)
+                let total = try await store.button(id: "burst")?.total ?? 0
+                try await store.close()
+                report.append("round \(round + 1): sent \(sent), counted \(total), lost \(sent - total)")
+                #expect(total <= sent + 1, "duplicates: \(report.joined(separator: "; "))")
+                #expect(total >= sent - (round + 1), "lost more than one per kill: \(report.joined(separator: "; "))")
+            }
+            print("kill recovery: " + report.joined(separator: "; "))
+            await presser.shutdown()
+            await asker.shutdown()
+        }
+    }
+}
