@@ -36,6 +36,7 @@ public final class TestBroker: @unchecked Sendable {
         let lines = [
             "listener \(port) 127.0.0.1",
             "allow_anonymous true",
+            "user root",  // stay the test's user, so the broker can write its persistence directory
             "set_tcp_nodelay true",
             "persistence true",
             "persistence_location \(directory.path)/",
@@ -71,6 +72,19 @@ public final class TestBroker: @unchecked Sendable {
         await process?.stop()
         process = nil
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Waits until the broker has saved its state (sessions, subscriptions, retained messages)
+    /// to `mosquitto.db` after `moment`; it autosaves every second.
+    public func waitForPersistence(after moment: Date = Date(), timeout: Duration = .seconds(10)) async throws {
+        let path = directory.appendingPathComponent("mosquitto.db").path
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let saved = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? nil
+            if let saved, saved > moment { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw TimeoutError(message: "the broker did not save its state within \(timeout)")
     }
 
     /// The broker's log so far.
