@@ -6,7 +6,7 @@ PREFIX ?= /usr/local
 APT_PACKAGES := mosquitto mosquitto-clients libmosquitto-dev libsqlite3-dev pkg-config
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test build deps bench soak clean embed
+.PHONY: run test build deps bench soak fuzz clean embed
 
 ## deps: install Mosquitto, its client tools and the C libraries, when any is missing.
 deps:
@@ -35,8 +35,12 @@ test: deps
 soak: deps
 	TRELLIS_SOAK=1 $(SWIFT) test --filter KillRecovery
 
+## fuzz: 1,000,000 inputs through the plant parser and every payload decoder (libFuzzer + ASan).
+fuzz:
+	Fuzz/run.sh 1000000
+
 clean:
-	rm -rf .build
+	rm -rf .build .build-fuzz
 
 ## embed: copy broker.conf into the binary's embedded default (a test keeps the two equal).
 embed:

@@ -33,7 +33,8 @@ extension RunCommand {
 
         let settings = self.settings
         let configuration = MQTTConfiguration(
-            host: address.host, port: address.port, clientID: clientId,
+            host: address.host, port: address.port, clientID: username ?? clientId,
+            username: username, password: try password(),
             will: RelayService.will(for: settings),
             cleanStart: false, sessionExpiry: 7 * 24 * 3600,
             maxUnhandledMessages: maxUnhandled
@@ -53,6 +54,17 @@ extension RunCommand {
         logger.info("stopped")
     }
 
+    /// The broker password: `--password-file`, else `TRELLIS_PASSWORD`, else none.
+    func password() throws -> String? {
+        if let passwordFile {
+            guard let text = try? String(contentsOfFile: passwordFile, encoding: .utf8) else {
+                throw CredentialsError(description: "cannot read the password file \(passwordFile)")
+            }
+            return String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
+        }
+        return ProcessInfo.processInfo.environment["TRELLIS_PASSWORD"]
+    }
+
     /// The broker configuration to start: `--broker-config`, else `./broker.conf`, else the
     /// embedded default written into the state directory.
     func resolveBrokerConfig(logger: Logger) throws -> String {
@@ -62,6 +74,11 @@ extension RunCommand {
         logger.info("no broker.conf here; using the embedded default", metadata: ["written_to": "\(path)"])
         return path
     }
+}
+
+/// The broker credentials could not be read.
+struct CredentialsError: Error, CustomStringConvertible {
+    var description: String
 }
 
 /// Prints one line to standard error and returns the failure exit code to throw.

@@ -60,6 +60,15 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Messages read from the broker but not yet handled. libmosquitto acknowledges a QoS 1 message when it reads it, so if Trellis is killed at most this many acknowledged messages are lost; more reads ahead and may be faster.")
     var maxUnhandled: Int = 1
 
+    @Option(name: .long, help: "User name to log in to the broker with (the secure profile's `trellis` account).")
+    var username: String?
+
+    @Option(name: .long, help: ArgumentHelp("File whose first line is the broker password (environment: TRELLIS_PASSWORD).", valueName: "file"))
+    var passwordFile: String?
+
+    @Flag(name: .long, help: "Secure profile: honour a v5 Response Topic only inside the requester's own reply topics.")
+    var secure = false
+
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
@@ -84,6 +93,8 @@ struct RunCommand: AsyncParsableCommand {
             throw fail("\(error)")
         } catch let error as PlantsFileError {
             throw fail("\(error)")
+        } catch let error as CredentialsError {
+            throw fail("\(error)")
         }
     }
 
@@ -95,6 +106,7 @@ struct RunCommand: AsyncParsableCommand {
         settings.spamLimit = spamLimit
         settings.spamWindow = spamWindow
         settings.maxPlants = maxPlants
+        settings.restrictResponseTopics = secure
         return settings
     }
 }

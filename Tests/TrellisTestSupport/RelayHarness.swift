@@ -11,6 +11,8 @@ public final class RelayHarness: @unchecked Sendable {
     public let broker: TestBroker
     public let stateDirectory: String
     public var settings: RelaySettings
+    /// Credentials of the relay's own account, for brokers that require them.
+    public var credentials: (username: String, password: String)?
     /// The relay's MQTT client id; fixed, so its persistent session survives restarts.
     public let clientID = "trellis-\(UUID().uuidString.prefix(8))"
     private var group: ServiceGroup?
@@ -39,14 +41,19 @@ public final class RelayHarness: @unchecked Sendable {
                                               will: RelayService.will(for: settings), cleanStart: false,
                                               sessionExpiry: 3600, reconnectDelay: 0.05...0.5,
                                               maxUnhandledMessages: 1)
-        let client = try MQTTClient(configuration: configuration)
+        var login = configuration
+        if let credentials {
+            login.username = credentials.username
+            login.password = credentials.password
+        }
+        let client = try MQTTClient(configuration: login)
         var logger = Logger(label: "trellis.test.relay")
         logger.logLevel = .warning
         let engine = Relay.engine(store: store, settings: settings, logger: logger)
         let service = RelayService(client: client, engine: engine, logger: logger)
         let group = ServiceGroup(configuration: .init(services: [.init(service: service)], logger: logger))
 
-        let watcher = try await connect(id: "watch-\(UUID().uuidString.prefix(8))")
+        let watcher = try await connect(id: "watch-\(UUID().uuidString.prefix(8))", configure: watcherLogin)
         let inbox = await MessageCollector.collecting(watcher)
         try await watcher.subscribe(settings.statusTopic)
 
@@ -58,6 +65,9 @@ public final class RelayHarness: @unchecked Sendable {
         }
         await watcher.shutdown()
     }
+
+    /// How the harness's own status watcher logs in, on brokers that require it.
+    public var watcherLogin: (inout MQTTConfiguration) -> Void = { _ in }
 
     /// Stops the relay gracefully (it publishes `offline` and flushes its state) and closes its store.
     public func stopRelay() async throws {

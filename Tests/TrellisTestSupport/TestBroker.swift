@@ -14,11 +14,12 @@ public final class TestBroker: @unchecked Sendable {
     private var process: MosquittoProcess?
 
     /// Starts a broker. `extraConfig` lines are appended to the generated configuration.
-    public static func start(extraConfig: [String] = []) async throws -> TestBroker {
+    /// `anonymous: false` refuses clients without credentials (add `password_file` to `extraConfig`).
+    public static func start(anonymous: Bool = true, extraConfig: [String] = []) async throws -> TestBroker {
         var lastError: (any Error)?
         for _ in 0..<5 {
             guard let port = PortProbe.freeLoopbackPort() else { continue }
-            let broker = try TestBroker(port: port, extraConfig: extraConfig)
+            let broker = try TestBroker(port: port, anonymous: anonymous, extraConfig: extraConfig)
             do {
                 try await broker.restart()
                 return broker
@@ -29,13 +30,13 @@ public final class TestBroker: @unchecked Sendable {
         throw lastError ?? CocoaError(.fileNoSuchFile)
     }
 
-    private init(port: Int, extraConfig: [String]) throws {
+    private init(port: Int, anonymous: Bool, extraConfig: [String]) throws {
         self.port = port
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-broker-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let lines = [
             "listener \(port) 127.0.0.1",
-            "allow_anonymous true",
+            "allow_anonymous \(anonymous)",
             "user root",  // stay the test's user, so the broker can write its persistence directory
             "set_tcp_nodelay true",
             "persistence true",
@@ -95,10 +96,11 @@ public final class TestBroker: @unchecked Sendable {
 
 /// Runs `body` with a fresh broker and stops the broker afterwards, whether `body` throws or not.
 public func withTestBroker<T>(
+    anonymous: Bool = true,
     extraConfig: [String] = [],
     _ body: (TestBroker) async throws -> T
 ) async throws -> T {
-    let broker = try await TestBroker.start(extraConfig: extraConfig)
+    let broker = try await TestBroker.start(anonymous: anonymous, extraConfig: extraConfig)
     do {
         let result = try await body(broker)
         await broker.stop()

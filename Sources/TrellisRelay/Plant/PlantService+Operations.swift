@@ -80,7 +80,8 @@ struct ReplyRoute {
         let qos = min(request.qos, .atLeastOnce)
         let topic = client.map { "\(service.replyTopic)/\($0)" } ?? service.replyTopic
         var messages = [MQTTMessage(topic: topic, payload: payload, qos: qos)]
-        if let responseTopic = request.properties.responseTopic, responseTopic != topic {
+        if let responseTopic = request.properties.responseTopic, responseTopic != topic,
+           service.settings.allowsResponseTopic(responseTopic, client: client, ownReplyTopic: topic) {
             let properties = MQTTProperties(correlationData: request.properties.correlationData)
             messages.append(MQTTMessage(topic: responseTopic, payload: payload, qos: qos, properties: properties))
         }

@@ -16,7 +16,19 @@ public struct RelaySettings: Sendable, Hashable {
     /// Presses kept in each button's history.
     public var historyLimit = 20
 
+    /// The secure profile: a v5 Response Topic is honoured only inside the requester's own reply
+    /// namespace (named by its request topic), so no one can make Trellis publish elsewhere.
+    public var restrictResponseTopics = false
+
     public init() {}
+
+    /// Whether a reply may go to `responseTopic` for a request from `client` (nil: the shared form),
+    /// whose own replies go to `ownReplyTopic`.
+    public func allowsResponseTopic(_ responseTopic: String, client: String?, ownReplyTopic: String) -> Bool {
+        guard restrictResponseTopics else { return true }
+        guard client != nil else { return false }
+        return responseTopic == ownReplyTopic || responseTopic.hasPrefix(ownReplyTopic + "/")
+    }
 
     /// Retained availability: `online` while Trellis runs, `offline` (its will) otherwise.
     public var statusTopic: String { "\(trellisPrefix)/status" }

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Builds each fuzz target with libFuzzer and AddressSanitizer and runs it.
+#   Fuzz/run.sh [RUNS]      (default 1000000 inputs per target)
+# Each target's corpus of interesting inputs lives in Fuzz/corpus/<target>/ and grows as it runs;
+# a crash leaves its input in Fuzz/crashes/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs="${1:-1000000}"
+out=.build-fuzz
+mkdir -p "$out" Fuzz/crashes
+mapfile -t core < <(find Sources/TrellisCore -name '*.swift' | sort)
+for target in Fuzz/Targets/*.swift; do
+    name="$(basename "$target" .swift)"
+    echo "== $name: building"
+    swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name TrellisCore \
+        "${core[@]}" "$target" -o "$out/$name" 2>&1 | grep -v "Cannot export local symbol" || true
+    mkdir -p "Fuzz/corpus/$name" "$out/corpus-$name"
+    echo "== $name: $runs inputs"
+    "$out/$name" -runs="$runs" -max_len=4096 -rss_limit_mb=1024 -malloc_limit_mb=256 \
+        -artifact_prefix=Fuzz/crashes/ "$out/corpus-$name" "Fuzz/corpus/$name" 2>&1 | grep -E "^Done|ERROR|SUMMARY|rss:" | tail -3
+    # Keep the committed corpus small: only inputs that add coverage.
+    mkdir -p "$out/min-$name" && rm -rf "$out/min-$name"/*
+    "$out/$name" -merge=1 "$out/min-$name" "Fuzz/corpus/$name" "$out/corpus-$name" >/dev/null 2>&1
+    rm -rf "Fuzz/corpus/$name" && mv "$out/min-$name" "Fuzz/corpus/$name"
+done

@@ -1,0 +1,103 @@
+/// The Mosquitto ACL file of the secure profile: shared `%u` patterns that give every user its
+/// own request and reply topics, plus one section per account with rights beyond those.
+public struct AccessControlList: Sendable, Equatable {
+    /// What an account is for, which decides its extra rights.
+    public enum Role: String, Sendable, CaseIterable {
+        /// An app or client: only the `%u` patterns.
+        case client
+        /// A button: may also press `p2o/buttons/<name>/press`.
+        case button
+        /// A device: may also publish under `devices/<name>/` and read its commands.
+        case device
+        /// An operator: may also use the shared JSON request topics.
+        case `operator`
+        /// Trellis itself: reads every request and event, writes every reply.
+        case trellis
+    }
+
+    /// Accounts and their roles, in the order they were added.
+    public private(set) var accounts: [(name: String, role: Role)] = []
+
+    public init() {}
+
+    public static func == (lhs: AccessControlList, rhs: AccessControlList) -> Bool {
+        lhs.accounts.map(\.name) == rhs.accounts.map(\.name) && lhs.accounts.map(\.role) == rhs.accounts.map(\.role)
+    }
+
+    /// Adds or replaces an account.
+    public mutating func set(_ name: String, role: Role) {
+        accounts.removeAll { $0.name == name }
+        accounts.append((name, role))
+    }
+
+    /// Removes an account; false when there was none.
+    @discardableResult
+    public mutating func remove(_ name: String) -> Bool {
+        let before = accounts.count
+        accounts.removeAll { $0.name == name }
+        return accounts.count != before
+    }
+
+    /// The rights every user has, on its own topics only.
+    static func patterns(_ settings: RelaySettings) -> [String] {
+        let rpi = settings.plantPrefix, p2o = settings.buttonPrefix, own = settings.trellisPrefix
+        return [
+            "# Every user: its own plant tracker request and reply topics (replies may go below its own),",
+            "pattern write \(rpi)/torpi/%u",
+            "pattern read \(rpi)/fromrpi/%u",
+            "pattern read \(rpi)/fromrpi/%u/#",
+            "# its own button-service topics,",
+            "pattern write \(p2o)/clients/%u/status",
+            "pattern write \(p2o)/clients/%u/register",
+            "pattern write \(p2o)/clients/%u/unregister",
+            "pattern read \(p2o)/clients/%u/+",
+            "# its own JSON service topics,",
+            "pattern write \(own)/clients/%u/request/#",
+            "pattern read \(own)/clients/%u/response/#",
+            "# and Trellis's availability and the buttons' public state.",
+            "pattern read \(own)/status",
+            "pattern read \(p2o)/buttons/+/state",
+        ]
+    }
+
+    /// The file's text.
+    public func render(settings: RelaySettings = RelaySettings()) -> String {
+        var lines = [
+            "# Mosquitto ACL of the Trellis secure profile. `trellis users` rewrites this whole file from the",
+            "# account lines below: manage accounts with it rather than by hand. %u is the connecting user.",
+            "",
+        ] + Self.patterns(settings)
+        for (name, role) in accounts {
+            lines.append("")
+            lines.append("# account: \(name) (\(role.rawValue))")
+            lines.append("user \(name)")
+            switch role {
+            case .client:
+                break
+            case .button:
+                lines.append("topic write \(settings.buttonPrefix)/buttons/\(name)/press")
+            case .device:
+                lines.append("topic write devices/\(name)/#")
+                lines.append("topic read devices/\(name)/command")
+            case .operator:
+                lines.append("topic write \(settings.trellisPrefix)/request/#")
+                lines.append("topic read \(settings.trellisPrefix)/response/#")
+                lines.append("topic read \(settings.trellisPrefix)/#")
+            case .trellis:
+                lines.append("topic readwrite #")
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Reads the accounts back from a file this type wrote.
+    public init(parsing text: String) {
+        for line in text.split(separator: "\n") where line.hasPrefix("# account: ") {
+            let rest = line.dropFirst("# account: ".count)
+            guard let open = rest.lastIndex(of: "("), rest.hasSuffix(")"),
+                  let role = Role(rawValue: String(rest[rest.index(after: open)..<rest.index(before: rest.endIndex)]))
+            else { continue }
+            set(String(rest[..<open].dropLast()), role: role)
+        }
+    }
+}

@@ -1,0 +1,165 @@
+import ArgumentParser
+import Foundation
+import TrellisBroker
+import TrellisCore
+import TrellisRelay
+
+/// `trellis users`: accounts of the secure profile (broker.secure.conf).
+struct UsersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "users",
+        abstract: "Manage the accounts of the secure profile: Mosquitto's password file and ACL.",
+        discussion: """
+            The secure profile (broker.secure.conf) turns anonymous access off and gives every user only its \
+            own topics through `%u` patterns in the ACL. These commands keep the password file (through \
+            mosquitto_passwd) and the ACL in step. After a change, send the broker SIGHUP or restart \
+            `trellis run` so it reads them again.
+            """,
+        subcommands: [Add.self, Remove.self, List.self]
+    )
+
+    /// Where the two files live; the defaults are the paths broker.secure.conf names.
+    struct Files: ParsableArguments {
+        @Option(name: .long, help: ArgumentHelp("Mosquitto password file.", valueName: "file"))
+        var passwordFile = "trellis-state/passwd"
+
+        @Option(name: .long, help: ArgumentHelp("Mosquitto ACL file.", valueName: "file"))
+        var aclFile = "trellis-state/acl"
+
+        func readACL() -> AccessControlList {
+            (try? String(contentsOfFile: aclFile, encoding: .utf8)).map(AccessControlList.init(parsing:)) ?? AccessControlList()
+        }
+
+        func write(_ acl: AccessControlList) throws {
+            try FileManager.default.createDirectory(atPath: (aclFile as NSString).deletingLastPathComponent.isEmpty
+                ? "." : (aclFile as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try acl.render().write(toFile: aclFile, atomically: true, encoding: .utf8)
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add an account, or change its password and role.",
+            discussion: """
+                Without a role flag the account is a client: it may publish rpi/torpi/NAME, \
+                p2o/clients/NAME/{status,register,unregister} and trellis/clients/NAME/request/…, and read its \
+                own replies. Without --password a random one is generated and printed once.
+                """
+        )
+
+        @Argument(help: "The user name (also its MQTT client id): 1–64 characters, no '/', '+', '#', ':' or spaces.")
+        var name: String
+
+        @Flag(name: .long, help: "A button: may also publish p2o/buttons/NAME/press.")
+        var button = false
+        @Flag(name: .long, help: "A device: may also publish under devices/NAME/ and read devices/NAME/command.")
+        var device = false
+        @Flag(name: .long, help: "An operator: may also use the shared trellis/request/… topics.")
+        var `operator` = false
+        @Flag(name: .long, help: "Trellis's own account: reads and writes every topic. Its password is also written to --trellis-password-file.")
+        var trellis = false
+
+        @Option(name: .long, help: "The password (default: a random one, printed).")
+        var password: String?
+
+        @Option(name: .long, help: ArgumentHelp("Where the password of a --trellis account is written, for `trellis run --password-file`.", valueName: "file"))
+        var trellisPasswordFile = "trellis-state/trellis.password"
+
+        @OptionGroup var files: Files
+
+        func validate() throws {
+            if [button, device, `operator`, trellis].filter({ $0 }).count > 1 {
+                throw ValidationError("choose at most one of --button, --device, --operator and --trellis")
+            }
+            if case let .failure(error) = ButtonIdentifier.validate(name, kind: "user name") {
+                throw ValidationError(error.message)
+            }
+            if name.contains(":") || name.contains(" ") {
+                throw ValidationError("the user name may contain neither ':' nor spaces")
+            }
+        }
+
+        func run() async throws {
+            let role: AccessControlList.Role = button ? .button : device ? .device : `operator` ? .operator : trellis ? .trellis : .client
+            let secret = password ?? Self.randomPassword()
+            try await PasswordFile(path: files.passwordFile).set(name, password: secret)
+            var acl = files.readACL()
+            acl.set(name, role: role)
+            try files.write(acl)
+            if trellis {
+                try FileManager.default.createDirectory(atPath: (trellisPasswordFile as NSString).deletingLastPathComponent,
+                                                        withIntermediateDirectories: true)
+                FileManager.default.createFile(atPath: trellisPasswordFile, contents: Data((secret + "\n").utf8),
+                                               attributes: [.posixPermissions: 0o600])
+            }
+            print("added \(name) (\(role.rawValue))" + (password == nil ? "; password: \(secret)" : ""))
+        }
+
+        static func randomPassword() -> String {
+            let alphabet = Array("abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789")
+            var generator = SystemRandomNumberGenerator()
+            return String((0..<20).map { _ in alphabet.randomElement(using: &generator)! })
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove an account from the password file and the ACL.")
+
+        @Argument(help: "The user name.")
+        var name: String
+
+        @OptionGroup var files: Files
+
+        func run() async throws {
+            var acl = files.readACL()
+            guard acl.remove(name) else { throw fail("there is no account \(name) in \(files.aclFile)") }
+            try await PasswordFile(path: files.passwordFile).remove(name)
+            try files.write(acl)
+            print("removed \(name)")
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the accounts and their roles.")
+
+        @OptionGroup var files: Files
+
+        func run() async throws {
+            for (name, role) in files.readACL().accounts { print("\(name)\t\(role.rawValue)") }
+        }
+    }
+}
+
+/// Mosquitto's password file, changed only through `mosquitto_passwd`, which hashes.
+struct PasswordFile {
+    var path: String
+
+    func set(_ name: String, password: String) async throws {
+        let create = !FileManager.default.fileExists(atPath: path)
+        if create {
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent.isEmpty
+                ? "." : (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        }
+        try await run((create ? ["-c"] : []) + ["-b", path, name, password])
+    }
+
+    func remove(_ name: String) async throws {
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        try await run(["-D", path, name])
+    }
+
+    private func run(_ arguments: [String]) async throws {
+        let candidates = ["/usr/bin/mosquitto_passwd", "/usr/local/bin/mosquitto_passwd", "/usr/sbin/mosquitto_passwd"]
+        guard let binary = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw fail("mosquitto_passwd is not installed: install it with 'apt-get install -y mosquitto'")
+        }
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("passwd-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let child = try ChildProcess(path: binary, arguments: arguments, outputPath: output)
+        child.waitUntilExit()
+        guard child.terminationStatus == 0 else {
+            let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+            throw fail("mosquitto_passwd failed on \(path): \(text.trimmingCharacters(in: .whitespacesAndNewlines))")
+        }
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+import TrellisMQTT
+import TrellisRelay
+import TrellisTestSupport
+
+/// The secure profile with a real Mosquitto: accounts made with `trellis users add`, the ACL it
+/// writes, and the relay logged in as `trellis`.
+@Suite("Secure profile")
+struct SecureProfileTests {
+    static let accounts: [(name: String, flag: String?)] = [
+        ("trellis", "--trellis"), ("alice", nil), ("bob", nil), ("door", "--button"), ("ops", "--operator"),
+    ]
+
+    /// Runs `body` with a secured broker, the relay logged in, and a client factory per account.
+    func withSecureRelay(_ body: (RelayHarness, (String) async throws -> MQTTClient) async throws -> Void) async throws {
+        let directory = temporaryDirectory()
+        for account in Self.accounts {
+            let result = try await TrellisBinary.run(
+                ["users", "add", account.name, "--password", "pw-\(account.name)",
+                 "--password-file", directory + "/passwd", "--acl-file", directory + "/acl",
+                 "--trellis-password-file", directory + "/trellis.password"] + (account.flag.map { [$0] } ?? []))
+            #expect(result.status == 0, "users add \(account.name): \(result.output)")
+        }
+        let listed = try await TrellisBinary.run(["users", "list", "--acl-file", directory + "/acl"])
+        #expect(listed.output.contains("door\tbutton"))
+
+        try await withTestBroker(anonymous: false, extraConfig: [
+            "password_file \(directory)/passwd", "acl_file \(directory)/acl", "use_username_as_clientid true",
+        ]) { broker in
+            var settings = RelaySettings()
+            settings.restrictResponseTopics = true
+            let relay = try RelayHarness(broker: broker, settings: settings)
+            relay.credentials = ("trellis", "pw-trellis")
+            relay.watcherLogin = { $0.username = "alice"; $0.password = "pw-alice" }
+            do {
+                try await relay.startRelay()
+                try await body(relay) { name in
+                    try await relay.connect(id: name) { $0.username = name; $0.password = "pw-\(name)" }
+                }
+                await relay.shutdown()
+            } catch {
+                await relay.shutdown()
+                throw error
+            }
+        }
+    }
+
+    static func request(_ id: Int, sender: String, payload: String = "", operation: String = "REQ_numPlants") -> [UInt8] {
+        Array("ID:\(id);sender:\(sender);receiver:Host-RPI3B+;payload:\(payload);operation:\(operation)".utf8)
+    }
+
+    @Test("anonymous clients and wrong passwords cannot connect")
+    func noAnonymous() async throws {
+        try await withSecureRelay { relay, _ in
+            for login in [(String?.none, String?.none), ("alice", "wrong")] {
+                let client = try MQTTClient(configuration: MQTTConfiguration(
+                    host: relay.broker.host, port: relay.broker.port, clientID: "intruder",
+                    username: login.0, password: login.1, reconnectDelay: 0.2...0.2))
+                client.start()
+                await #expect(throws: MQTTError.self) { try await client.waitUntilConnected(timeout: .seconds(2)) }
+                await client.shutdown()
+            }
+        }
+    }
+
+    @Test("a user cannot read another's replies, nor send as another")
+    func isolation() async throws {
+        try await withSecureRelay { _, login in
+            let alice = try await login("alice")
+            let bob = try await login("bob")
+            let ops = try await login("ops")
+            let aliceInbox = await MessageCollector.collecting(alice)
+            let bobInbox = await MessageCollector.collecting(bob)
+            let opsInbox = await MessageCollector.collecting(ops)
+            try? await alice.subscribe("rpi/fromrpi/bob")
+            try await alice.subscribe("rpi/fromrpi/alice")
+            try await bob.subscribe("rpi/fromrpi/bob")
+            try await ops.subscribe("trellis/deadletter")
+
+            try await bob.publishAndWait(topic: "rpi/torpi/bob", payload: Self.request(1, sender: "bob"))
+            try await bobInbox.messages(on: "rpi/fromrpi/bob")
+            // Sending on bob's topic is refused by the broker; claiming bob on her own topic by Trellis.
+            try? await alice.publishAndWait(topic: "rpi/torpi/bob", payload: Self.request(2, sender: "bob"))
+            try await alice.publishAndWait(topic: "rpi/torpi/alice", payload: Self.request(3, sender: "bob"))
+            let rejected = try await opsInbox.messages(on: "trellis/deadletter")
+            #expect(rejected[0].text?.contains(#""reason":"sender_mismatch""#) == true)
+            try await alice.publishAndWait(topic: "rpi/torpi/alice", payload: Self.request(4, sender: "alice"))
+            let own = try await aliceInbox.messages(on: "rpi/fromrpi/alice")
+            #expect(own[0].text?.hasPrefix("ID:4;") == true)
+
+            try await bob.publishAndWait(topic: "rpi/torpi/bob", payload: Self.request(5, sender: "bob"))
+            let bobs = try await bobInbox.messages(on: "rpi/fromrpi/bob", count: 2)
+            #expect(bobs.map { $0.text?.prefix(5) } == ["ID:1;", "ID:5;"])
+            try await alice.publishAndWait(topic: "rpi/torpi/alice", payload: Self.request(6, sender: "alice"))
+            try await aliceInbox.messages(on: "rpi/fromrpi/alice", count: 2)
+            #expect(await aliceInbox.received(on: "rpi/fromrpi/bob").isEmpty)
+        }
+    }
+
+    @Test("only a button's own account can press it")
+    func buttons() async throws {
+        try await withSecureRelay { _, login in
+            let alice = try await login("alice")
+            let door = try await login("door")
+            let inbox = await MessageCollector.collecting(alice)
+            try await alice.subscribe("p2o/buttons/+/state")
+            try? await alice.publishAndWait(topic: "p2o/buttons/door/press", payload: [])
+            try await door.publishAndWait(topic: "p2o/buttons/door/press", payload: [])
+            let states = try await inbox.messages(on: "p2o/buttons/door/state")
+            #expect(states[0].text?.contains(#""total":1"#) == true)
+            try? await door.publishAndWait(topic: "p2o/buttons/window/press", payload: [])
+            try await door.publishAndWait(topic: "p2o/buttons/door/press", payload: [])
+            let after = try await inbox.messages(on: "p2o/buttons/door/state", count: 2)
+            #expect(after[1].text?.contains(#""total":2"#) == true)
+            #expect(await inbox.received(on: "p2o/buttons/window/state").isEmpty)
+        }
+    }
+
+    @Test("a v5 Response Topic is honoured only inside the requester's own reply topics")
+    func responseTopics() async throws {
+        try await withSecureRelay { _, login in
+            let alice = try await login("alice")
+            let bob = try await login("bob")
+            let inbox = await MessageCollector.collecting(alice)
+            let bobInbox = await MessageCollector.collecting(bob)
+            try await alice.subscribe("rpi/fromrpi/alice/#")
+            try await alice.subscribe("rpi/fromrpi/alice")
+            try await bob.subscribe("rpi/fromrpi/bob")
+            let outside = MQTTProperties(responseTopic: "rpi/fromrpi/bob", correlationData: [1])
+            try await alice.publishAndWait(topic: "rpi/torpi/alice", payload: Self.request(1, sender: "alice"), properties: outside)
+            let inside = MQTTProperties(responseTopic: "rpi/fromrpi/alice/rr", correlationData: [2])
+            try await alice.publishAndWait(topic: "rpi/torpi/alice", payload: Self.request(2, sender: "alice"), properties: inside)
+            let rr = try await inbox.messages(on: "rpi/fromrpi/alice/rr")
+            #expect(rr[0].properties.correlationData == [2])
+            // Bob's own reply comes after anything Trellis could have sent him before.
+            try await bob.publishAndWait(topic: "rpi/torpi/bob", payload: Self.request(3, sender: "bob"))
+            let bobs = try await bobInbox.messages(on: "rpi/fromrpi/bob")
+            #expect(bobs.count == 1 && bobs[0].text?.hasPrefix("ID:3;") == true)
+            #expect(await bobInbox.received(on: "rpi/fromrpi/bob").count == 1)
+        }
+    }
+}
