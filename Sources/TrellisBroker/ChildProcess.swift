@@ -47,6 +47,14 @@ public final class ChildProcess: @unchecked Sendable {
         pid = child
     }
 
+    /// A child still running when its owner lets go of it is killed, so none is ever orphaned.
+    deinit {
+        if isRunning {
+            kill(pid, SIGKILL)
+            waitUntilExit()
+        }
+    }
+
     /// True until the process has exited (and been reaped).
     public var isRunning: Bool {
         if exitStatus != nil { return false }
