@@ -42,6 +42,8 @@ extension RunCommand {
         let client = try MQTTClient(configuration: configuration, logger: Logger(label: "trellis.mqtt"))
         let engine = Relay.engine(store: store, settings: settings, logger: Logger(label: "trellis.relay"))
         services.append(RelayService(client: client, engine: engine, logger: Logger(label: "trellis.relay")))
+        services.append(StatsService(client: client, engine: engine, interval: .milliseconds(Int(settings.statsInterval * 1000)),
+                                     logger: Logger(label: "trellis.stats")))
         logger.info("relay starting", metadata: ["broker": "\(address)", "state": "\(state)", "client_id": "\(clientId)"])
 
         let group = ServiceGroup(configuration: .init(

@@ -60,6 +60,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Messages read from the broker but not yet handled. libmosquitto acknowledges a QoS 1 message when it reads it, so if Trellis is killed at most this many acknowledged messages are lost; more reads ahead and may be faster.")
     var maxUnhandled: Int = 1
 
+    @Option(name: .long, help: "Seconds between two publications of the retained trellis/stats.")
+    var statsInterval: Double = RelaySettings().statsInterval
+
     @Option(name: .long, help: "User name to log in to the broker with (the secure profile's `trellis` account).")
     var username: String?
 
@@ -80,6 +83,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         guard spamLimit > 0, spamWindow > 0 else { throw ValidationError("--spam-limit and --spam-window must be positive") }
         guard maxPlants > 0 else { throw ValidationError("--max-plants must be positive") }
+        guard statsInterval > 0 else { throw ValidationError("--stats-interval must be positive") }
         guard maxUnhandled > 0 else { throw ValidationError("--max-unhandled must be at least 1") }
     }
 
@@ -107,6 +111,7 @@ struct RunCommand: AsyncParsableCommand {
         settings.spamWindow = spamWindow
         settings.maxPlants = maxPlants
         settings.restrictResponseTopics = secure
+        settings.statsInterval = statsInterval
         return settings
     }
 }

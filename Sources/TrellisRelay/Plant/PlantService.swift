@@ -24,13 +24,13 @@ public final class PlantService: Sendable {
     /// This service's entries of the routing table.
     public var routes: [Route] {
         [
-            Route(requestTopic, handler: ClosureHandler { [self] message, context in
+            Route(requestTopic, service: "plant", handler: ClosureHandler { [self] message, context in
                 await handleRequest(message, client: nil, context: context)
             }),
-            Route("\(requestTopic)/+", handler: ClosureHandler { [self] message, context in
+            Route("\(requestTopic)/+", service: "plant", handler: ClosureHandler { [self] message, context in
                 await handleRequest(message, client: context.captures[0], context: context)
             }),
-            Route("\(settings.plantPrefix)/sensors/+", handler: ClosureHandler { [self] message, context in
+            Route("\(settings.plantPrefix)/sensors/+", service: "plant", handler: ClosureHandler { [self] message, context in
                 await handleReading(message, sensor: context.captures[0], context: context)
             }),
         ]

@@ -11,28 +11,42 @@ public struct RelayEngine: Sendable {
     public let store: any TrellisStore
     public let settings: RelaySettings
     public let logger: Logger
+    /// Rejections, logged once per reason and interval.
+    public let rejections: RejectionLog
+    /// Running figures for `trellis/stats` and metrics.
+    public let counters: RelayCounters
 
     public init(routes: RoutingTable, store: any TrellisStore, settings: RelaySettings, logger: Logger) {
         self.routes = routes
         self.store = store
         self.settings = settings
         self.logger = logger
+        self.rejections = RejectionLog(logger: logger)
+        self.counters = RelayCounters()
     }
 
     /// Routes `message` to its handler and returns every message to publish, dead-letter
     /// records included. A topic no route knows becomes a dead letter itself.
     public func process(_ message: MQTTMessage, at time: Date) async -> [MQTTMessage] {
         let output: HandlerOutput
+        let service: String
         if let (route, captures) = routes.route(for: message.topic) {
+            service = route.service
             let context = HandlerContext(captures: captures, now: time, store: store, settings: settings, logger: logger)
             output = await route.handler.handle(message, context: context)
         } else {
+            service = "unknown"
             output = .reject(message, reason: "unknown_topic", at: time)
+        }
+        counters.received(service: service)
+        for publish in output.publishes {
+            counters.published(service: service, reply: Self.operationTag(of: publish.payload))
         }
         guard !output.deadLetters.isEmpty else { return output.publishes }
         var publishes = output.publishes
         for letter in output.deadLetters {
-            logger.notice("rejected message", metadata: ["reason": "\(letter.reason)", "topic": "\(letter.topic)"])
+            counters.deadLetter(reason: letter.reason)
+            rejections.record(reason: letter.reason, topic: letter.topic, at: time)
             do {
                 try await store.recordDeadLetter(reason: letter.reason, topic: letter.topic, payload: letter.payload, at: letter.receivedAt)
             } catch {
@@ -41,5 +55,20 @@ public struct RelayEngine: Sendable {
             publishes.append(MQTTMessage(topic: settings.deadLetterTopic, payload: letter.json(), qos: .atLeastOnce))
         }
         return publishes
+    }
+
+    /// The `operation:` tag of a plant tracker message (`RES_numPlants`, `ERR_hashLength`), if it is one.
+    static func operationTag(of payload: [UInt8]) -> String? {
+        guard payload.starts(with: Array("ID:".utf8)) else { return nil }
+        let marker = Array(";operation:".utf8)
+        guard payload.count > marker.count else { return nil }
+        var index = payload.count - marker.count
+        while index >= 0 {
+            if payload[index] == 0x3B, payload[index..<(index + marker.count)].elementsEqual(marker) {
+                return String(decoding: payload[(index + marker.count)...], as: UTF8.self)
+            }
+            index -= 1
+        }
+        return nil
     }
 }

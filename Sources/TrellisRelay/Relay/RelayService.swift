@@ -46,7 +46,9 @@ public final class RelayService: Service, Sendable {
 
     /// Processes messages until graceful shutdown.
     private func relay() async throws {
+        let clock = ContinuousClock()
         for await message in client.messages.cancelOnGracefulShutdown() {
+            let started = clock.now
             let replies = await engine.process(message, at: Date())
             for reply in replies {
                 do {
@@ -56,14 +58,18 @@ public final class RelayService: Service, Sendable {
                 }
             }
             client.messageHandled()
+            engine.counters.handled(in: clock.now - started)
         }
     }
 
     /// Logs connection changes and republishes `online` after every (re)connect.
     private func watchConnection() async {
+        var connectedBefore = false
         for await event in client.events.cancelOnGracefulShutdown() {
             switch event {
             case let .connected(sessionPresent):
+                if connectedBefore { engine.counters.reconnected() }
+                connectedBefore = true
                 logger.info("connected to the broker", metadata: ["session_present": "\(sessionPresent)"])
                 do {
                     try client.publish(topic: engine.settings.statusTopic, payload: Array("online".utf8),

@@ -15,6 +15,8 @@ public struct RelaySettings: Sendable, Hashable {
     public var maxPlants = 7
     /// Presses kept in each button's history.
     public var historyLimit = 20
+    /// Seconds between two publications of `trellis/stats`.
+    public var statsInterval = 10.0
 
     /// The secure profile: a v5 Response Topic is honoured only inside the requester's own reply
     /// namespace (named by its request topic), so no one can make Trellis publish elsewhere.
@@ -32,6 +34,9 @@ public struct RelaySettings: Sendable, Hashable {
 
     /// Retained availability: `online` while Trellis runs, `offline` (its will) otherwise.
     public var statusTopic: String { "\(trellisPrefix)/status" }
+    /// Retained statistics, republished every `statsInterval` seconds.
+    public var statsTopic: String { "\(trellisPrefix)/stats" }
+
     /// Every rejected message, as JSON.
     public var deadLetterTopic: String { "\(trellisPrefix)/deadletter" }
 }

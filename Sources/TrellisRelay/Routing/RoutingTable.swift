@@ -6,11 +6,14 @@ public struct Route: Sendable {
     public var filter: TopicFilter
     public var qos: QoS
     public var handler: any MessageHandler
+    /// The service the route belongs to, for statistics (`plant`, `buttons`, …).
+    public var service: String
 
-    public init(_ filter: String, qos: QoS = .atLeastOnce, handler: any MessageHandler) {
+    public init(_ filter: String, qos: QoS = .atLeastOnce, service: String? = nil, handler: any MessageHandler) {
         self.filter = TopicFilter(filter)
         self.qos = qos
         self.handler = handler
+        self.service = service ?? String(filter.prefix { $0 != "/" })
     }
 }
 

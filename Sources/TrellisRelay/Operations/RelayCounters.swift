@@ -1,0 +1,81 @@
+import Foundation
+import Synchronization
+
+/// The relay's running figures: what it received and published per service, its replies by
+/// operation or error tag, dead letters by reason, reconnects and handler latency. They feed
+/// `trellis/stats` and the metrics endpoint.
+public final class RelayCounters: Sendable {
+    /// A consistent copy of every figure.
+    public struct Snapshot: Sendable, Equatable, Encodable {
+        public var received: [String: Int] = [:]
+        public var published: [String: Int] = [:]
+        public var replies: [String: Int] = [:]
+        public var deadLetters: [String: Int] = [:]
+        public var reconnects = 0
+        public var handlerLatencyP50Microseconds = 0
+        public var handlerLatencyP99Microseconds = 0
+
+        enum CodingKeys: String, CodingKey {
+            case received, published, replies, reconnects
+            case deadLetters = "dead_letters"
+            case handlerLatencyP50Microseconds = "handler_latency_p50_us"
+            case handlerLatencyP99Microseconds = "handler_latency_p99_us"
+        }
+    }
+
+    private struct State {
+        var snapshot = Snapshot()
+        /// The latest handler latencies, a ring of fixed size so memory stays flat.
+        var latencies = [Int](repeating: 0, count: 1024)
+        var latencyCount = 0
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// A message arrived for `service`.
+    public func received(service: String) {
+        state.withLock { $0.snapshot.received[service, default: 0] += 1 }
+    }
+
+    /// Trellis published a message for `service`; `reply` names a plant operation or error tag.
+    public func published(service: String, reply: String?) {
+        state.withLock { state in
+            state.snapshot.published[service, default: 0] += 1
+            if let reply { state.snapshot.replies[reply, default: 0] += 1 }
+        }
+    }
+
+    /// A message was rejected for `reason`.
+    public func deadLetter(reason: String) {
+        state.withLock { $0.snapshot.deadLetters[reason, default: 0] += 1 }
+    }
+
+    /// The broker connection came back after a loss.
+    public func reconnected() {
+        state.withLock { $0.snapshot.reconnects += 1 }
+    }
+
+    /// One handler run took `duration`.
+    public func handled(in duration: Duration) {
+        let micros = Int(duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000)
+        state.withLock { state in
+            state.latencies[state.latencyCount % state.latencies.count] = micros
+            state.latencyCount += 1
+        }
+    }
+
+    /// Every figure now, with latency percentiles over the latest 1,024 messages.
+    public func snapshot() -> Snapshot {
+        state.withLock { state in
+            var snapshot = state.snapshot
+            let samples = Array(state.latencies.prefix(min(state.latencyCount, state.latencies.count))).sorted()
+            if !samples.isEmpty {
+                snapshot.handlerLatencyP50Microseconds = samples[samples.count / 2]
+                snapshot.handlerLatencyP99Microseconds = samples[min(samples.count - 1, samples.count * 99 / 100)]
+            }
+            return snapshot
+        }
+    }
+}
