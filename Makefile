@@ -6,7 +6,7 @@ PREFIX ?= /usr/local
 APT_PACKAGES := mosquitto mosquitto-clients libmosquitto-dev libsqlite3-dev pkg-config
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test build deps bench soak fuzz clean embed
+.PHONY: run test build deps bench soak fuzz install uninstall clean embed
 
 ## deps: install Mosquitto, its client tools and the C libraries, when any is missing.
 deps:
@@ -38,6 +38,20 @@ soak: deps
 ## fuzz: 1,000,000 inputs through the plant parser and every payload decoder (libFuzzer + ASan).
 fuzz:
 	Fuzz/run.sh 1000000
+
+## install: the release binary, the systemd unit and the example configuration (PREFIX, DESTDIR).
+install: build
+	install -D -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/trellis" "$(DESTDIR)$(PREFIX)/bin/trellis"
+	install -D -m 0644 deploy/trellis.service "$(DESTDIR)/etc/systemd/system/trellis.service"
+	sed -i 's|/usr/local/bin/trellis|$(PREFIX)/bin/trellis|' "$(DESTDIR)/etc/systemd/system/trellis.service"
+	install -D -m 0644 broker.conf "$(DESTDIR)/etc/trellis/broker.conf"
+	@if [ -f trellis.example.yaml ]; then install -D -m 0644 trellis.example.yaml "$(DESTDIR)/etc/trellis/trellis.example.yaml"; fi
+
+## uninstall: remove what install put in place (state in /var/lib/trellis is kept).
+uninstall:
+	rm -f "$(DESTDIR)$(PREFIX)/bin/trellis" "$(DESTDIR)/etc/systemd/system/trellis.service"
+	rm -f "$(DESTDIR)/etc/trellis/broker.conf" "$(DESTDIR)/etc/trellis/trellis.example.yaml"
+	-rmdir "$(DESTDIR)/etc/trellis" 2>/dev/null
 
 clean:
 	rm -rf .build .build-fuzz
