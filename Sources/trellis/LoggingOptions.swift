@@ -1,35 +1,56 @@
-import ArgumentParser
 import Logging
+import Synchronization
 import TrellisRelay
 
-/// `--log-level`, shared by every command that logs.
-struct LoggingOptions: ParsableArguments {
-    @Option(name: .long, help: "Least severe log level shown: trace, debug, info, notice, warning, error or critical.")
-    var logLevel: Logger.Level = .info
+/// Logging for every command: text or JSON lines on standard error, at a level that a reload
+/// can change while Trellis runs.
+enum TrellisLogging {
+    /// The level every logger consults on each call.
+    static let level = Mutex(Logger.Level.info)
 
-    @Option(name: .long, help: "Log line format on standard error: text, or json (one object per line).")
-    var logFormat: LogFormat = .text
-
-    enum LogFormat: String, ExpressibleByArgument, CaseIterable {
-        case text, json
+    /// Installs the log handlers once and returns the root logger.
+    static func bootstrap(level name: String, format: String) -> Logger {
+        setLevel(name)
+        let json = format == "json"
+        LoggingSystem.bootstrap { label -> any LogHandler in
+            if json { return DynamicLevelHandler(inner: JSONLogHandler(label: label, level: .trace)) }
+            return DynamicLevelHandler(inner: StreamLogHandler.standardError(label: label))
+        }
+        return Logger(label: "trellis")
     }
 
-    /// Sends logs to standard error at the chosen level and returns the root logger.
-    func bootstrap(label: String = "trellis") -> Logger {
-        let level = logLevel
-        let format = logFormat
-        LoggingSystem.bootstrap { name in
-            switch format {
-            case .json:
-                return JSONLogHandler(label: name, level: level)
-            case .text:
-                var handler = StreamLogHandler.standardError(label: name)
-                handler.logLevel = level
-                return handler
-            }
-        }
-        return Logger(label: label)
+    /// Changes the level of every logger at once.
+    static func setLevel(_ name: String) {
+        let chosen = Logger.Level(rawValue: name) ?? .info
+        level.withLock { $0 = chosen }
     }
 }
 
-extension Logger.Level: @retroactive ExpressibleByArgument {}
+/// Wraps a handler so that its level is the process-wide `TrellisLogging.level`.
+struct DynamicLevelHandler<Inner: LogHandler>: LogHandler {
+    var inner: Inner
+
+    init(inner: Inner) {
+        self.inner = inner
+        self.inner.logLevel = .trace
+    }
+
+    var logLevel: Logger.Level {
+        get { TrellisLogging.level.withLock { $0 } }
+        set { TrellisLogging.level.withLock { $0 = newValue } }
+    }
+
+    var metadata: Logger.Metadata {
+        get { inner.metadata }
+        set { inner.metadata = newValue }
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { inner[metadataKey: key] }
+        set { inner[metadataKey: key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        inner.log(event: event)
+    }
+}

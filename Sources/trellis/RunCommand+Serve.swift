@@ -8,10 +8,12 @@ import TrellisStore
 
 extension RunCommand {
     /// Opens the state, starts or joins the broker, and runs the services until a signal.
-    func serve(logger: Logger) async throws {
+    func serve(_ configuration: EffectiveConfiguration, logger: Logger) async throws {
+        let state = configuration.string("state.dir")
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
         let store = try SQLiteStore(directory: state)
-        if let plantsFile {
+        let plantsFile = configuration.string("plant.plants_file")
+        if !plantsFile.isEmpty {
             let seeded = try PlantsFile.read(plantsFile)
             try await store.seedPlants(seeded.map { ($0.name, $0.sensors) })
             logger.info("seeded plants", metadata: ["file": "\(plantsFile)", "plants": "\(seeded.count)"])
@@ -19,10 +21,10 @@ extension RunCommand {
 
         var services: [any Service] = []
         let address: BrokerAddress
-        if let broker, let parsed = BrokerAddress(parsing: broker) {
+        if let parsed = BrokerAddress(parsing: configuration.string("broker.address")) {
             address = parsed
         } else {
-            let process = try MosquittoProcess(configPath: try resolveBrokerConfig(logger: logger),
+            let process = try MosquittoProcess(configPath: try resolveBrokerConfig(configuration, logger: logger),
                                                logPath: (state as NSString).appendingPathComponent("mosquitto.log"),
                                                logger: Logger(label: "trellis.broker"))
             try await process.start()
@@ -31,20 +33,27 @@ extension RunCommand {
             services.append(BrokerService(broker: process, logger: logger))
         }
 
-        let settings = self.settings
-        let configuration = MQTTConfiguration(
-            host: address.host, port: address.port, clientID: username ?? clientId,
-            username: username, password: try password(),
+        let settings = configuration.relaySettings
+        let username = configuration.string("broker.username")
+        let clientID = username.isEmpty ? configuration.string("broker.client_id") : username
+        let mqtt = MQTTConfiguration(
+            host: address.host, port: address.port, clientID: clientID,
+            username: username.isEmpty ? nil : username, password: try password(configuration),
             will: RelayService.will(for: settings),
             cleanStart: false, sessionExpiry: 7 * 24 * 3600,
-            maxUnhandledMessages: maxUnhandled
+            maxUnhandledMessages: configuration.int("broker.max_unhandled")
         )
-        let client = try MQTTClient(configuration: configuration, logger: Logger(label: "trellis.mqtt"))
-        let engine = Relay.engine(store: store, settings: settings, logger: Logger(label: "trellis.relay"))
-        services.append(RelayService(client: client, engine: engine, logger: Logger(label: "trellis.relay")))
-        services.append(StatsService(client: client, engine: engine, interval: .milliseconds(Int(settings.statsInterval * 1000)),
-                                     logger: Logger(label: "trellis.stats")))
-        logger.info("relay starting", metadata: ["broker": "\(address)", "state": "\(state)", "client_id": "\(clientId)"])
+        let client = try MQTTClient(configuration: mqtt, logger: Logger(label: "trellis.mqtt"))
+        let relay = RelayService(client: client, store: store, settings: settings, logger: Logger(label: "trellis.relay"))
+        services.append(relay)
+        services.append(StatsService(relay: relay, logger: Logger(label: "trellis.stats")))
+        let reloader = ConfigReloader(configuration: configuration, flags: flagValues, relay: relay,
+                                      logger: Logger(label: "trellis.config"))
+        services.append(reloader)
+        if watchConfig, let file = configuration.file {
+            services.append(try await ConfigWatcher(file: file, reloader: reloader, logger: Logger(label: "trellis.config")))
+        }
+        logger.info("relay starting", metadata: ["broker": "\(address)", "state": "\(state)", "client_id": "\(clientID)"])
 
         let group = ServiceGroup(configuration: .init(
             services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
@@ -56,25 +65,26 @@ extension RunCommand {
         logger.info("stopped")
     }
 
-    /// The broker password: `--password-file`, else `TRELLIS_PASSWORD`, else none.
-    func password() throws -> String? {
-        if let passwordFile {
-            guard let text = try? String(contentsOfFile: passwordFile, encoding: .utf8) else {
-                throw CredentialsError(description: "cannot read the password file \(passwordFile)")
+    /// The broker password: `broker.password_file`, else `TRELLIS_PASSWORD`, else none.
+    func password(_ configuration: EffectiveConfiguration) throws -> String? {
+        let file = configuration.string("broker.password_file")
+        if !file.isEmpty {
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+                throw CredentialsError(description: "cannot read the password file \(file)")
             }
             return String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
         }
         return ProcessInfo.processInfo.environment["TRELLIS_PASSWORD"]
     }
 
-    /// The broker configuration to start: `--broker-config`, else `./broker.conf`, else the
+    /// The broker configuration to start: `broker.config` when it exists or was named, else the
     /// embedded default written into the state directory.
-    func resolveBrokerConfig(logger: Logger) throws -> String {
-        if let brokerConfig { return brokerConfig }
-        if FileManager.default.fileExists(atPath: "broker.conf") { return "broker.conf" }
-        let path = try EmbeddedBrokerConfig.write(into: state)
-        logger.info("no broker.conf here; using the embedded default", metadata: ["written_to": "\(path)"])
-        return path
+    func resolveBrokerConfig(_ configuration: EffectiveConfiguration, logger: Logger) throws -> String {
+        let path = configuration.string("broker.config")
+        if configuration.source("broker.config") != .default || FileManager.default.fileExists(atPath: path) { return path }
+        let written = try EmbeddedBrokerConfig.write(into: configuration.string("state.dir"))
+        logger.info("no broker.conf here; using the embedded default", metadata: ["written_to": "\(written)"])
+        return written
     }
 }
 

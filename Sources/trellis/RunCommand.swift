@@ -1,4 +1,5 @@
 import ArgumentParser
+import Configuration
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -11,86 +12,127 @@ import TrellisStore
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Run the relay, starting its own Mosquitto unless --broker is given.",
+        abstract: "Run the relay, starting its own Mosquitto unless a broker address is given.",
         discussion: """
             Without --broker, Trellis starts `mosquitto -c broker.conf` (the file in the working directory, \
             another with --broker-config, or the embedded default when neither exists), waits until it accepts \
             connections, and stops it on shutdown. With --broker HOST:PORT it uses that broker and starts none; \
             an unreachable broker is retried with backoff.
 
-            Trellis publishes the retained `trellis/status` (`online`, or `offline` as its will and at shutdown) \
-            and every rejected message on `trellis/deadletter`. SIGINT or SIGTERM stop it gracefully: it \
-            publishes `offline`, flushes its state, disconnects, stops its broker and exits 0.
+            Every setting can also come from a YAML file (--config, default trellis.yaml when present) and from \
+            TRELLIS_… environment variables; flags win over the environment, which wins over the file. \
+            `trellis config check` shows the effective values and their sources; trellis.example.yaml lists them all.
+
+            Trellis publishes the retained `trellis/status` (`online`, or `offline` as its will and at shutdown), \
+            the retained `trellis/stats`, and every rejected message on `trellis/deadletter`. SIGHUP (or a change of \
+            the file with --watch-config) re-reads the configuration and applies limits, names, prefixes and the log \
+            level without dropping the connection. SIGINT or SIGTERM stop it gracefully: it stops taking messages, \
+            finishes the one in hand, flushes its state, publishes `offline`, disconnects, stops its broker and exits 0.
             """
     )
 
-    @Option(name: .long, help: ArgumentHelp("Use the broker at HOST:PORT (for example 127.0.0.1:1883) instead of starting one.", valueName: "host:port"))
+    @Option(name: .long, help: ArgumentHelp("YAML configuration file (default: trellis.yaml when present).", valueName: "file"))
+    var config: String?
+
+    @Flag(name: .long, help: "Also reload when the configuration file changes (checked every second).")
+    var watchConfig = false
+
+    @Option(name: .long, help: ArgumentHelp("Use the broker at HOST:PORT (for example 127.0.0.1:1883) instead of starting one. [broker.address]", valueName: "host:port"))
     var broker: String?
 
-    @Option(name: .long, help: ArgumentHelp("Mosquitto configuration for the broker Trellis starts.", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("Mosquitto configuration for the broker Trellis starts. [broker.config]", valueName: "file"))
     var brokerConfig: String?
 
-    @Option(name: .long, help: ArgumentHelp("Directory of Trellis's SQLite state (created if missing).", valueName: "dir"))
-    var state: String = "trellis-state"
+    @Option(name: .long, help: ArgumentHelp("Directory of Trellis's SQLite state, created if missing (default trellis-state). [state.dir]", valueName: "dir"))
+    var state: String?
 
-    @Option(name: .long, help: "MQTT client id; with a persistent session, QoS 1 messages sent while Trellis is stopped are delivered when it returns.")
-    var clientId: String = "trellis"
+    @Option(name: .long, help: "MQTT client id (default trellis); its persistent session keeps QoS 1 messages sent while Trellis is stopped. [broker.client_id]")
+    var clientId: String?
 
-    @Option(name: .long, help: "The plant tracker host's name, the `sender` of its replies.")
-    var hostName: String = RelaySettings().hostName
-
-    @Option(name: .long, help: "Topic prefix of the plant tracker (rpi/torpi, rpi/fromrpi, rpi/sensors).")
-    var plantPrefix: String = RelaySettings().plantPrefix
-
-    @Option(name: .long, help: "Topic prefix of the button service (p2o/buttons, p2o/clients).")
-    var buttonPrefix: String = RelaySettings().buttonPrefix
-
-    @Option(name: .long, help: "Most messages one sender may send within --spam-window seconds.")
-    var spamLimit: Int = RelaySettings().spamLimit
-
-    @Option(name: .long, help: "Length of the spam window, in seconds.")
-    var spamWindow: Double = RelaySettings().spamWindow
-
-    @Option(name: .long, help: "Most plants the tracker keeps.")
-    var maxPlants: Int = RelaySettings().maxPlants
-
-    @Option(name: .long, help: ArgumentHelp("Plants to add at start when absent, one per line as `name,sensor[,sensor…]` (e.g. `Fern,0x36`); `#` starts a comment.", valueName: "file"))
-    var plantsFile: String?
-
-    @Option(name: .long, help: "Messages read from the broker but not yet handled. libmosquitto acknowledges a QoS 1 message when it reads it, so if Trellis is killed at most this many acknowledged messages are lost; more reads ahead and may be faster.")
-    var maxUnhandled: Int = 1
-
-    @Option(name: .long, help: "Seconds between two publications of the retained trellis/stats.")
-    var statsInterval: Double = RelaySettings().statsInterval
-
-    @Option(name: .long, help: "User name to log in to the broker with (the secure profile's `trellis` account).")
+    @Option(name: .long, help: "User name to log in to the broker with. [broker.username]")
     var username: String?
 
-    @Option(name: .long, help: ArgumentHelp("File whose first line is the broker password (environment: TRELLIS_PASSWORD).", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("File whose first line is the broker password (or TRELLIS_PASSWORD). [broker.password_file]", valueName: "file"))
     var passwordFile: String?
 
-    @Flag(name: .long, help: "Secure profile: honour a v5 Response Topic only inside the requester's own reply topics.")
+    @Option(name: .long, help: "Messages read ahead of the handlers (default 1). [broker.max_unhandled]")
+    var maxUnhandled: Int?
+
+    @Option(name: .long, help: "The plant tracker host's name, the sender of its replies (default Host-RPI3B+). [plant.host_name]")
+    var hostName: String?
+
+    @Option(name: .long, help: "Topic prefix of the plant tracker (default rpi). [plant.prefix]")
+    var plantPrefix: String?
+
+    @Option(name: .long, help: "Most plants the tracker keeps (default 7). [plant.max_plants]")
+    var maxPlants: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Plants to add at start when absent, one per line as `name,sensor[,sensor…]` (e.g. `Fern,0x36`); `#` starts a comment. [plant.plants_file]", valueName: "file"))
+    var plantsFile: String?
+
+    @Option(name: .long, help: "Topic prefix of the button service (default p2o). [buttons.prefix]")
+    var buttonPrefix: String?
+
+    @Option(name: .long, help: "Most messages one sender may send within the spam window (default 15). [spam.limit]")
+    var spamLimit: Int?
+
+    @Option(name: .long, help: "Length of the spam window in seconds (default 15). [spam.window]")
+    var spamWindow: Double?
+
+    @Flag(name: .long, help: "Secure profile: honour a v5 Response Topic only inside the requester's own reply topics. [security.restrict_response_topics]")
     var secure = false
 
-    @OptionGroup var logging: LoggingOptions
+    @Option(name: .long, help: "Seconds between two publications of the retained trellis/stats (default 10). [stats.interval]")
+    var statsInterval: Double?
+
+    @Option(name: .long, help: "Least severe log level: trace, debug, info, notice, warning, error or critical (default info). [log.level]")
+    var logLevel: String?
+
+    @Option(name: .long, help: "Log line format on standard error: text or json (default text). [log.format]")
+    var logFormat: String?
+
+    /// The settings given as flags, by configuration key.
+    var flagValues: [String: ConfigContent] {
+        var values: [String: ConfigContent] = [:]
+        func put(_ key: String, _ value: ConfigContent?) { if let value { values[key] = value } }
+        put("broker.address", broker.map { .string($0) })
+        put("broker.config", brokerConfig.map { .string($0) })
+        put("broker.client_id", clientId.map { .string($0) })
+        put("broker.username", username.map { .string($0) })
+        put("broker.password_file", passwordFile.map { .string($0) })
+        put("broker.max_unhandled", maxUnhandled.map { .int($0) })
+        put("state.dir", state.map { .string($0) })
+        put("plant.host_name", hostName.map { .string($0) })
+        put("plant.prefix", plantPrefix.map { .string($0) })
+        put("plant.max_plants", maxPlants.map { .int($0) })
+        put("plant.plants_file", plantsFile.map { .string($0) })
+        put("buttons.prefix", buttonPrefix.map { .string($0) })
+        put("spam.limit", spamLimit.map { .int($0) })
+        put("spam.window", spamWindow.map { .double($0) })
+        put("security.restrict_response_topics", secure ? .bool(true) : nil)
+        put("stats.interval", statsInterval.map { .double($0) })
+        put("log.level", logLevel.map { .string($0) })
+        put("log.format", logFormat.map { .string($0) })
+        return values
+    }
 
     func validate() throws {
-        if let broker, BrokerAddress(parsing: broker) == nil {
-            throw ValidationError("--broker must be HOST:PORT, for example 127.0.0.1:1883 (got '\(broker)')")
-        }
         if broker != nil && brokerConfig != nil {
             throw ValidationError("--broker and --broker-config exclude each other: Trellis either joins a broker or starts one")
         }
-        guard spamLimit > 0, spamWindow > 0 else { throw ValidationError("--spam-limit and --spam-window must be positive") }
-        guard maxPlants > 0 else { throw ValidationError("--max-plants must be positive") }
-        guard statsInterval > 0 else { throw ValidationError("--stats-interval must be positive") }
-        guard maxUnhandled > 0 else { throw ValidationError("--max-unhandled must be at least 1") }
     }
 
     func run() async throws {
-        let logger = logging.bootstrap()
+        let configuration: EffectiveConfiguration
         do {
-            try await serve(logger: logger)
+            configuration = try await EffectiveConfiguration.load(file: config, flags: flagValues)
+        } catch {
+            throw fail("the configuration is not valid, so Trellis does not start:\n" +
+                       error.problems.map { "  - \($0)" }.joined(separator: "\n"))
+        }
+        let logger = TrellisLogging.bootstrap(level: configuration.string("log.level"), format: configuration.string("log.format"))
+        do {
+            try await serve(configuration, logger: logger)
         } catch let error as MosquittoProcess.StartError {
             throw fail("\(error)")
         } catch let error as StoreError {
@@ -100,18 +142,5 @@ struct RunCommand: AsyncParsableCommand {
         } catch let error as CredentialsError {
             throw fail("\(error)")
         }
-    }
-
-    var settings: RelaySettings {
-        var settings = RelaySettings()
-        settings.hostName = hostName
-        settings.plantPrefix = plantPrefix
-        settings.buttonPrefix = buttonPrefix
-        settings.spamLimit = spamLimit
-        settings.spamWindow = spamWindow
-        settings.maxPlants = maxPlants
-        settings.restrictResponseTopics = secure
-        settings.statsInterval = statsInterval
-        return settings
     }
 }

@@ -79,7 +79,7 @@ struct RunCommandTests {
     @Test("start-up problems are one clear line and exit status 1",
           arguments: [
             (["--broker-config", "/nonexistent/broker.conf"], [String: String](), "cannot read the broker configuration"),
-            (["--broker", "not a broker:port"], [:], "--broker must be HOST:PORT"),
+            (["--broker", "not a broker:port"], [:], "use HOST:PORT"),
             (["--broker-config", "CONFIG"], ["TRELLIS_MOSQUITTO": "/nonexistent/mosquitto"], "mosquitto is not installed"),
           ])
     func startupErrors(arguments: [String], environment: [String: String], expected: String) async throws {

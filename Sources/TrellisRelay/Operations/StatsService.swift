@@ -8,23 +8,23 @@ import TrellisStore
 /// Publishes the retained `trellis/stats` every `interval`: the relay's counters, the sizes of
 /// its state and its resident memory, so `mosquitto_sub -t trellis/stats` shows them at once.
 public struct StatsService: Service {
-    let client: MQTTClient
-    let engine: RelayEngine
-    let interval: Duration
+    let relay: RelayService
     let logger: Logger
     let started = Date()
 
-    public init(client: MQTTClient, engine: RelayEngine, interval: Duration, logger: Logger) {
-        self.client = client
-        self.engine = engine
-        self.interval = interval
+    /// Publishes the statistics of `relay`, at the interval of its current settings.
+    public init(relay: RelayService, logger: Logger) {
+        self.relay = relay
         self.logger = logger
     }
 
     public func run() async throws {
+        let client = relay.client
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            let interval = Duration.milliseconds(Int(relay.engine.settings.statsInterval * 1000))
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
             guard !Task.isShuttingDownGracefully, !Task.isCancelled, client.isConnected else { continue }
+            let engine = relay.engine
             do {
                 try client.publish(topic: engine.settings.statsTopic, payload: try await payload(),
                                    qos: .atLeastOnce, retain: true)
@@ -36,6 +36,7 @@ public struct StatsService: Service {
 
     /// The statistics document.
     public func payload(now: Date = Date()) async throws -> [UInt8] {
+        let engine = relay.engine
         let counts = try await engine.store.counts()
         let document = Stats(
             time: ISO8601Time.format(now),

@@ -79,13 +79,18 @@ struct ReplyRoute {
         let payload = answer.encodedBytes()
         let qos = min(request.qos, .atLeastOnce)
         let topic = client.map { "\(service.replyTopic)/\($0)" } ?? service.replyTopic
-        var messages = [MQTTMessage(topic: topic, payload: payload, qos: qos)]
-        if let responseTopic = request.properties.responseTopic, responseTopic != topic,
-           service.settings.allowsResponseTopic(responseTopic, client: client, ownReplyTopic: topic) {
-            let properties = MQTTProperties(correlationData: request.properties.correlationData)
-            messages.append(MQTTMessage(topic: responseTopic, payload: payload, qos: qos, properties: properties))
+        guard let responseTopic = request.properties.responseTopic,
+              service.settings.allowsResponseTopic(responseTopic, client: client, ownReplyTopic: topic)
+        else {
+            return [MQTTMessage(topic: topic, payload: payload, qos: qos)]
         }
-        return messages
+        let correlated = MQTTProperties(correlationData: request.properties.correlationData)
+        if responseTopic == topic {
+            // One message, but it must still carry the Correlation Data the requester matches on.
+            return [MQTTMessage(topic: topic, payload: payload, qos: qos, properties: correlated)]
+        }
+        return [MQTTMessage(topic: topic, payload: payload, qos: qos),
+                MQTTMessage(topic: responseTopic, payload: payload, qos: qos, properties: correlated)]
     }
 }
 

@@ -12,7 +12,8 @@ public enum Relay {
     }
 
     /// The engine over that table, ready to process messages.
-    public static func engine(store: any TrellisStore, settings: RelaySettings, logger: Logger) -> RelayEngine {
-        RelayEngine(routes: routingTable(settings: settings), store: store, settings: settings, logger: logger)
+    public static func engine(store: any TrellisStore, settings: RelaySettings, logger: Logger,
+                              counters: RelayCounters = RelayCounters()) -> RelayEngine {
+        RelayEngine(routes: routingTable(settings: settings), store: store, settings: settings, logger: logger, counters: counters)
     }
 }

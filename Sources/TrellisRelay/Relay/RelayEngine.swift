@@ -16,13 +16,14 @@ public struct RelayEngine: Sendable {
     /// Running figures for `trellis/stats` and metrics.
     public let counters: RelayCounters
 
-    public init(routes: RoutingTable, store: any TrellisStore, settings: RelaySettings, logger: Logger) {
+    public init(routes: RoutingTable, store: any TrellisStore, settings: RelaySettings, logger: Logger,
+                counters: RelayCounters = RelayCounters()) {
         self.routes = routes
         self.store = store
         self.settings = settings
         self.logger = logger
         self.rejections = RejectionLog(logger: logger)
-        self.counters = RelayCounters()
+        self.counters = counters
     }
 
     /// Routes `message` to its handler and returns every message to publish, dead-letter

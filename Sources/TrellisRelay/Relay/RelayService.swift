@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import Synchronization
 import TrellisMQTT
 import TrellisStore
 
@@ -11,14 +12,41 @@ import TrellisStore
 /// disconnects cleanly (so the will is not needed).
 public final class RelayService: Service, Sendable {
     public let client: MQTTClient
-    public let engine: RelayEngine
+    private let current: Mutex<RelayEngine>
     private let logger: Logger
 
     /// Creates the service; `client` must have been configured with `RelayService.will(for:)`.
     public init(client: MQTTClient, engine: RelayEngine, logger: Logger) {
         self.client = client
-        self.engine = engine
+        self.current = Mutex(engine)
         self.logger = logger
+    }
+
+    /// Creates the service with every Trellis service's routes over `store`.
+    public convenience init(client: MQTTClient, store: any TrellisStore, settings: RelaySettings, logger: Logger) {
+        self.init(client: client, engine: Relay.engine(store: store, settings: settings, logger: logger), logger: logger)
+    }
+
+    /// The engine in use: routes, settings and counters.
+    public var engine: RelayEngine { current.withLock { $0 } }
+
+    /// Switches to `settings` without dropping the connection or any state: new limits and
+    /// names apply to the next message; filters that a prefix change removed are unsubscribed
+    /// and new ones subscribed. Returns the filters removed and added.
+    @discardableResult
+    public func apply(_ settings: RelaySettings) async throws -> (removed: [String], added: [String]) {
+        let old = engine
+        let new = Relay.engine(store: old.store, settings: settings, logger: old.logger, counters: old.counters)
+        let before = Set(old.routes.subscriptions.map(\.filter))
+        let after = Set(new.routes.subscriptions.map(\.filter))
+        for subscription in new.routes.subscriptions where !before.contains(subscription.filter) {
+            try await client.subscribe(subscription)
+        }
+        current.withLock { $0 = new }
+        for filter in before.subtracting(after).sorted() {
+            try client.unsubscribe(filter)
+        }
+        return (before.subtracting(after).sorted(), after.subtracting(before).sorted())
     }
 
     /// The will that marks Trellis offline if it dies without a clean disconnect.
@@ -49,6 +77,7 @@ public final class RelayService: Service, Sendable {
         let clock = ContinuousClock()
         for await message in client.messages.cancelOnGracefulShutdown() {
             let started = clock.now
+            let engine = self.engine
             let replies = await engine.process(message, at: Date())
             for reply in replies {
                 do {

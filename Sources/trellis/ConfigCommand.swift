@@ -1,0 +1,81 @@
+import ArgumentParser
+import Configuration
+import Foundation
+
+/// `trellis config`: check a configuration file, or print the example with every key.
+struct ConfigCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "config",
+        abstract: "Check Trellis's configuration, or print an example file with every key.",
+        discussion: """
+            Settings come from flags, then TRELLIS_… environment variables (the key in upper case with `_` for \
+            `.`, such as TRELLIS_SPAM_LIMIT), then the YAML file, then the defaults.
+
+            Keys:
+            \(SettingKey.all.map { "  \($0.key) (\($0.kind.name)\($0.reloadable ? ", reloadable" : "")): \($0.help)" }.joined(separator: "\n"))
+            """,
+        subcommands: [Check.self, Example.self]
+    )
+
+    struct Check: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Validate a configuration file and print the effective configuration with each value's source.",
+            discussion: "Exits 1, naming each key and what is allowed, on an unknown key, a wrong type or a value out of range; `trellis run` refuses to start with such a file."
+        )
+
+        @Argument(help: ArgumentHelp("The YAML file (default: trellis.yaml when present).", valueName: "file"))
+        var file: String?
+
+        func run() async throws {
+            let effective: EffectiveConfiguration
+            do {
+                effective = try await EffectiveConfiguration.load(file: file)
+            } catch {
+                throw fail("the configuration is not valid:\n" + error.problems.map { "  - \($0)" }.joined(separator: "\n"))
+            }
+            print("# effective configuration" + (effective.file.map { " (file: \($0))" } ?? " (no file)"))
+            for setting in SettingKey.all {
+                let value = EffectiveConfiguration.render(effective.values[setting.key]?.content ?? setting.defaultValue)
+                let source = EffectiveConfiguration.describe(effective.source(setting.key), setting: setting, file: effective.file)
+                print("\(setting.key) = \(value)    # from \(source)")
+            }
+        }
+    }
+
+    struct Example: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print a configuration file with every key at its default, each with one line saying what it does."
+        )
+
+        func run() {
+            print(ConfigCommand.exampleFile(), terminator: "")
+        }
+    }
+
+    /// The text of trellis.example.yaml.
+    static func exampleFile() -> String {
+        var lines = [
+            "# trellis.example.yaml: every setting of `trellis run` at its default.",
+            "# Copy it to trellis.yaml (read from the working directory) or pass --config FILE.",
+            "# Environment variables (TRELLIS_SPAM_LIMIT, …) override the file; flags override both.",
+            "# `trellis config check` validates a file; SIGHUP applies the keys marked reloadable.",
+        ]
+        var section = ""
+        for setting in SettingKey.all {
+            let parts = setting.key.split(separator: ".")
+            let group = parts.count > 1 ? String(parts[0]) : ""
+            if group != section {
+                lines.append("")
+                lines.append("\(group):")
+                section = group
+            }
+            let value: String = switch setting.defaultValue {
+            case let .string(text): "\"\(text)\""
+            default: EffectiveConfiguration.render(setting.defaultValue)
+            }
+            lines.append("  # \(setting.help)\(setting.reloadable ? " (reloadable)" : "")")
+            lines.append("  \(parts.dropFirst().joined(separator: ".")): \(value)")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,173 @@
+import Configuration
+import Foundation
+import SystemPackage
+import TrellisRelay
+import Yams
+
+/// Every setting's value and where it came from, resolved from flags over `TRELLIS_…`
+/// environment variables over the YAML file over the defaults (swift-configuration providers).
+struct EffectiveConfiguration: Sendable {
+    enum Source: String, Sendable {
+        case flag, environment, file, `default`
+    }
+
+    /// Problems that make a configuration unusable, each naming the key and what is allowed.
+    struct Invalid: Error, CustomStringConvertible {
+        var problems: [String]
+        var description: String { problems.joined(separator: "\n") }
+    }
+
+    private(set) var values: [String: (content: ConfigContent, source: Source)] = [:]
+    /// The file that was read, if any.
+    var file: String?
+
+    /// `trellis.yaml` in the working directory, read when present and no file is named.
+    static let defaultFile = "trellis.yaml"
+
+    /// Resolves every key. `file` nil means `trellis.yaml` when present; a named file must exist.
+    static func load(
+        file: String?,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        flags: [String: ConfigContent] = [:]
+    ) async throws(Invalid) -> EffectiveConfiguration {
+        var problems: [String] = []
+        let path = file ?? (FileManager.default.fileExists(atPath: defaultFile) ? defaultFile : nil)
+        var fileProvider: (any ConfigProvider)?
+        if let path {
+            do {
+                problems += try unknownKeys(in: path)
+                fileProvider = try await FileProvider<YAMLSnapshot>(filePath: FilePath(path))
+            } catch let error as Invalid {
+                problems += error.problems
+            } catch {
+                problems.append("\(path): \(error)")
+            }
+        }
+        let stripped = Dictionary(uniqueKeysWithValues: environment.compactMap { name, value in
+            name.hasPrefix("TRELLIS_") ? (String(name.dropFirst("TRELLIS_".count)), value) : nil
+        })
+        let sources: [(any ConfigProvider, Source)] = [
+            (InMemoryProvider(name: "flags", values: Dictionary(uniqueKeysWithValues: flags.map {
+                (AbsoluteConfigKey($0.key.split(separator: ".").map(String.init)), ConfigValue($0.value, isSecret: false))
+            })), .flag),
+            (EnvironmentVariablesProvider(environmentVariables: stripped), .environment),
+        ] + (fileProvider.map { [($0, Source.file)] } ?? [])
+
+        var configuration = EffectiveConfiguration(file: path)
+        for setting in SettingKey.all {
+            var resolved: (ConfigContent, Source) = (setting.defaultValue, .default)
+            for (provider, source) in sources {
+                do {
+                    if let value = try provider.value(forKey: AbsoluteConfigKey(setting.key.split(separator: ".").map(String.init)), type: setting.kind.configType).value {
+                        resolved = (value.content, source)
+                        break
+                    }
+                } catch {
+                    problems.append("\(setting.key) (from \(describe(source, setting: setting, file: path))) must be \(setting.kind.name)")
+                    break
+                }
+            }
+            if let allowed = setting.check(resolved.0) {
+                problems.append("\(setting.key) = \(render(resolved.0)) (from \(describe(resolved.1, setting: setting, file: path))) is not allowed: use \(allowed)")
+            }
+            configuration.values[setting.key] = resolved
+        }
+        guard problems.isEmpty else { throw Invalid(problems: problems) }
+        return configuration
+    }
+
+    /// Keys of the YAML file that no setting has.
+    static func unknownKeys(in path: String) throws -> [String] {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw Invalid(problems: ["cannot read the configuration file \(path)"])
+        }
+        let node: Node?
+        do {
+            node = try Yams.compose(yaml: text)
+        } catch {
+            throw Invalid(problems: ["\(path) is not valid YAML: \(error)"])
+        }
+        guard let node else { return [] }
+        guard case .mapping = node else { throw Invalid(problems: ["\(path) must be a mapping of keys, such as `spam:` with `limit: 15` below it"]) }
+        var unknown: [String] = []
+        func walk(_ node: Node, _ prefix: String) {
+            guard case let .mapping(mapping) = node else {
+                if SettingKey.byKey[prefix] == nil { unknown.append(prefix) }
+                return
+            }
+            for (key, value) in mapping {
+                walk(value, prefix.isEmpty ? key.string ?? "?" : "\(prefix).\(key.string ?? "?")")
+            }
+        }
+        walk(node, "")
+        return unknown.map { "unknown key \($0) in \(path); every key is listed by `trellis config --help` and in trellis.example.yaml" }
+    }
+
+    static func describe(_ source: Source, setting: SettingKey, file: String?) -> String {
+        switch source {
+        case .flag: "a flag"
+        case .environment: setting.environmentName
+        case .file: file ?? "the file"
+        case .default: "the default"
+        }
+    }
+
+    static func render(_ content: ConfigContent) -> String {
+        switch content {
+        case let .string(value): value.isEmpty ? "\"\"" : value
+        case let .int(value): String(value)
+        case let .double(value): value.rounded() == value && abs(value) < 1e15 ? String(Int(value)) : String(value)
+        case let .bool(value): String(value)
+        default: "\(content)"
+        }
+    }
+
+    func string(_ key: String) -> String {
+        if case let .string(value)? = values[key]?.content { return value }
+        return ""
+    }
+
+    func int(_ key: String) -> Int {
+        if case let .int(value)? = values[key]?.content { return value }
+        return 0
+    }
+
+    func double(_ key: String) -> Double {
+        switch values[key]?.content {
+        case let .double(value)?: value
+        case let .int(value)?: Double(value)
+        default: 0
+        }
+    }
+
+    func bool(_ key: String) -> Bool {
+        if case let .bool(value)? = values[key]?.content { return value }
+        return false
+    }
+
+    func source(_ key: String) -> Source { values[key]?.source ?? .default }
+
+    /// The relay's settings from this configuration.
+    var relaySettings: RelaySettings {
+        var settings = RelaySettings()
+        settings.hostName = string("plant.host_name")
+        settings.plantPrefix = string("plant.prefix")
+        settings.maxPlants = int("plant.max_plants")
+        settings.buttonPrefix = string("buttons.prefix")
+        settings.historyLimit = int("buttons.history_limit")
+        settings.spamLimit = int("spam.limit")
+        settings.spamWindow = double("spam.window")
+        settings.restrictResponseTopics = bool("security.restrict_response_topics")
+        settings.statsInterval = double("stats.interval")
+        return settings
+    }
+
+    /// The settings whose values differ from `other`, as `key: old → new`.
+    func changes(from other: EffectiveConfiguration) -> [(key: String, old: String, new: String)] {
+        SettingKey.all.compactMap { setting in
+            let old = other.values[setting.key].map { Self.render($0.content) } ?? ""
+            let new = values[setting.key].map { Self.render($0.content) } ?? ""
+            return old == new ? nil : (setting.key, old, new)
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import Configuration
+import TrellisBroker
+import TrellisRelay
+
+/// One setting of `trellis run`: its key in the YAML file (nested by concern), its environment
+/// variable, its type, default and allowed values. The table `SettingKey.all` is the single
+/// source of the configuration file's schema, `trellis config check` and `trellis.example.yaml`.
+struct SettingKey: Sendable {
+    enum Kind: Sendable {
+        case string, int, double, bool
+
+        var configType: ConfigType {
+            switch self {
+            case .string: .string
+            case .int: .int
+            case .double: .double
+            case .bool: .bool
+            }
+        }
+
+        var name: String {
+            switch self {
+            case .string: "a string"
+            case .int: "an integer"
+            case .double: "a number"
+            case .bool: "true or false"
+            }
+        }
+    }
+
+    /// The dotted key, e.g. `spam.limit`.
+    var key: String
+    var kind: Kind
+    /// The default, as the file would spell it.
+    var defaultValue: ConfigContent
+    /// One line saying what it does.
+    var help: String
+    /// Whether SIGHUP (or a watched file change) applies a new value without a restart.
+    var reloadable: Bool
+    /// Returns a sentence saying what is allowed when `value` is not.
+    var check: @Sendable (ConfigContent) -> String? = { _ in nil }
+
+    /// `TRELLIS_` followed by the key in upper case with `_` for `.`: `TRELLIS_SPAM_LIMIT`.
+    var environmentName: String {
+        "TRELLIS_" + key.uppercased().replacingOccurrences(of: ".", with: "_")
+    }
+}
+
+extension SettingKey {
+    static func positive(_ content: ConfigContent) -> String? {
+        switch content {
+        case let .int(value) where value < 1: "a whole number of at least 1"
+        case let .double(value) where !(value > 0) || !value.isFinite: "a number greater than 0"
+        default: nil
+        }
+    }
+
+    static func oneOf(_ allowed: [String]) -> @Sendable (ConfigContent) -> String? {
+        { content in
+            guard case let .string(value) = content, !allowed.contains(value) else { return nil }
+            return "one of " + allowed.joined(separator: ", ")
+        }
+    }
+
+    static func address(_ content: ConfigContent) -> String? {
+        guard case let .string(value) = content, !value.isEmpty, BrokerAddress(parsing: value) == nil else { return nil }
+        return "HOST:PORT, for example 127.0.0.1:1883, or empty"
+    }
+
+    static func topicPrefix(_ content: ConfigContent) -> String? {
+        guard case let .string(value) = content else { return nil }
+        if value.isEmpty || value.contains(where: { "+#".contains($0) }) || value.hasPrefix("/") || value.hasSuffix("/") {
+            return "a topic prefix without '+', '#' or a leading or trailing '/'"
+        }
+        return nil
+    }
+
+    /// Every setting, in the order of the example file.
+    static let all: [SettingKey] = {
+        let relay = RelaySettings()
+        return [
+            SettingKey(key: "broker.address", kind: .string, defaultValue: .string(""),
+                       help: "Use the broker at HOST:PORT; empty starts one from broker.config.", reloadable: false, check: address),
+            SettingKey(key: "broker.config", kind: .string, defaultValue: .string("broker.conf"),
+                       help: "Mosquitto configuration of the broker Trellis starts (embedded default when the file is absent).", reloadable: false),
+            SettingKey(key: "broker.client_id", kind: .string, defaultValue: .string("trellis"),
+                       help: "MQTT client id; its persistent session keeps QoS 1 messages sent while Trellis is stopped.", reloadable: false),
+            SettingKey(key: "broker.username", kind: .string, defaultValue: .string(""),
+                       help: "User name for brokers that require a login (the secure profile's trellis account).", reloadable: false),
+            SettingKey(key: "broker.password_file", kind: .string, defaultValue: .string(""),
+                       help: "File whose first line is the broker password (or set TRELLIS_PASSWORD).", reloadable: false),
+            SettingKey(key: "broker.max_unhandled", kind: .int, defaultValue: .int(1),
+                       help: "Messages read from the broker ahead of the handlers: fewer keeps memory flat under a flood and puts less at risk in a crash.", reloadable: false, check: positive),
+            SettingKey(key: "state.dir", kind: .string, defaultValue: .string("trellis-state"),
+                       help: "Directory of the SQLite state (and of the broker Trellis starts).", reloadable: false),
+            SettingKey(key: "plant.host_name", kind: .string, defaultValue: .string(relay.hostName),
+                       help: "The plant tracker host's name: the sender of every reply.", reloadable: true),
+            SettingKey(key: "plant.prefix", kind: .string, defaultValue: .string(relay.plantPrefix),
+                       help: "Topic prefix of the plant tracker: <prefix>/torpi, <prefix>/fromrpi, <prefix>/sensors.", reloadable: true, check: topicPrefix),
+            SettingKey(key: "plant.max_plants", kind: .int, defaultValue: .int(relay.maxPlants),
+                       help: "Most plants the tracker keeps (ERR_tooManyPlants beyond).", reloadable: true, check: positive),
+            SettingKey(key: "plant.plants_file", kind: .string, defaultValue: .string(""),
+                       help: "Plants added at start when absent, one per line as name,sensor[,sensor...].", reloadable: false),
+            SettingKey(key: "buttons.prefix", kind: .string, defaultValue: .string(relay.buttonPrefix),
+                       help: "Topic prefix of the button service: <prefix>/buttons, <prefix>/clients.", reloadable: true, check: topicPrefix),
+            SettingKey(key: "buttons.history_limit", kind: .int, defaultValue: .int(relay.historyLimit),
+                       help: "Presses kept in each button's history.", reloadable: true, check: positive),
+            SettingKey(key: "spam.limit", kind: .int, defaultValue: .int(relay.spamLimit),
+                       help: "Most plant tracker messages one sender may send within spam.window (ERR_kickedForSpam beyond).", reloadable: true, check: positive),
+            SettingKey(key: "spam.window", kind: .double, defaultValue: .double(relay.spamWindow),
+                       help: "Length of the spam window, in seconds.", reloadable: true, check: positive),
+            SettingKey(key: "security.restrict_response_topics", kind: .bool, defaultValue: .bool(false),
+                       help: "Secure profile: honour a v5 Response Topic only inside the requester's own reply topics.", reloadable: true),
+            SettingKey(key: "stats.interval", kind: .double, defaultValue: .double(relay.statsInterval),
+                       help: "Seconds between two publications of the retained trellis/stats.", reloadable: true, check: positive),
+            SettingKey(key: "log.level", kind: .string, defaultValue: .string("info"),
+                       help: "Least severe log level: trace, debug, info, notice, warning, error or critical.", reloadable: true,
+                       check: oneOf(["trace", "debug", "info", "notice", "warning", "error", "critical"])),
+            SettingKey(key: "log.format", kind: .string, defaultValue: .string("text"),
+                       help: "Log line format on standard error: text or json.", reloadable: false, check: oneOf(["text", "json"])),
+        ]
+    }()
+
+    static let byKey: [String: SettingKey] = Dictionary(uniqueKeysWithValues: all.map { ($0.key, $0) })
+}

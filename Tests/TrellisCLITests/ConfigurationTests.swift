@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+import TrellisBroker
+import TrellisMQTT
+import TrellisTestSupport
+
+@Suite("Configuration file, environment, flags and reload")
+struct ConfigurationTests {
+    static func write(_ text: String, to name: String = "trellis.yaml", in directory: String) throws -> String {
+        let path = directory + "/" + name
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test("precedence: the file is overridden by the environment, which is overridden by a flag")
+    func precedence() async throws {
+        let directory = temporaryDirectory()
+        let file = try Self.write("spam:\n  limit: 20\n  window: 5\nplant:\n  host_name: FromFile\n", in: directory)
+        var env = ProcessInfo.processInfo.environment
+        env["TRELLIS_SPAM_LIMIT"] = "30"
+        env["TRELLIS_SPAM_WINDOW"] = "6"
+        let fileOnly = try await TrellisBinary.run(["config", "check", file])
+        #expect(fileOnly.output.contains("spam.limit = 20    # from \(file)"))
+        let withEnv = try await TrellisBinary.run(["config", "check", file], environment: env)
+        #expect(withEnv.output.contains("spam.limit = 30    # from TRELLIS_SPAM_LIMIT"))
+        #expect(withEnv.output.contains("spam.window = 6    # from TRELLIS_SPAM_WINDOW"))
+        #expect(withEnv.output.contains("plant.host_name = FromFile    # from \(file)"))
+        #expect(withEnv.output.contains("stats.interval = 10    # from the default"))
+
+        // A flag beats both: `trellis run` with an invalid flag value names the flag as the source.
+        let flagged = try await TrellisBinary.run(["run", "--config", file, "--spam-limit", "0"], environment: env)
+        #expect(flagged.status == 1)
+        #expect(flagged.output.contains("spam.limit = 0 (from a flag) is not allowed"), "\(flagged.output)")
+    }
+
+    @Test("config check accepts the example file as shipped")
+    func exampleIsValid() async throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let example = root.appendingPathComponent("trellis.example.yaml").path
+        let result = try await TrellisBinary.run(["config", "check", example])
+        #expect(result.status == 0, "\(result.output)")
+        let printed = try await TrellisBinary.run(["config", "example"])
+        #expect(printed.output == (try String(contentsOfFile: example, encoding: .utf8)), "trellis.example.yaml is stale: run `trellis config example > trellis.example.yaml`")
+    }
+
+    @Test("config check names the key and what is allowed", arguments: [
+        ("spam:\n  limt: 3\n", "unknown key spam.limt"),
+        ("spam:\n  limit: lots\n", "spam.limit (from FILE) must be an integer"),
+        ("spam:\n  window: -2\n", "spam.window = -2 (from FILE) is not allowed: use a number greater than 0"),
+        ("log:\n  format: xml\n", "log.format = xml (from FILE) is not allowed: use one of text, json"),
+    ])
+    func badFiles(text: String, expected: String) async throws {
+        let directory = temporaryDirectory()
+        let file = try Self.write(text, to: "bad.yaml", in: directory)
+        let result = try await TrellisBinary.run(["config", "check", file])
+        #expect(result.status == 1)
+        #expect(result.output.contains(expected.replacingOccurrences(of: "FILE", with: file)), "\(result.output)")
+        let run = try await TrellisBinary.run(["run", "--config", file, "--broker", "127.0.0.1:1"])
+        #expect(run.status == 1)
+        #expect(run.output.contains("Trellis does not start"))
+    }
+
+    @Test("SIGHUP lowers the spam limit without a reconnect; a bad file on SIGHUP keeps the old limits")
+    func reload() async throws {
+        try await withTestBroker { broker in
+            let directory = temporaryDirectory()
+            let file = try Self.write("spam:\n  limit: 8\n  window: 600\nstats:\n  interval: 0.2\n", in: directory)
+            let observer = try await TestClients.connect(to: broker)
+            let inbox = await MessageCollector.collecting(observer)
+            try await observer.subscribe("rpi/fromrpi/#")
+            try await observer.subscribe("trellis/events")
+            try await observer.subscribe("trellis/stats")
+            try await observer.subscribe("trellis/status")
+            let trellis = try TrellisBinary.start(["run", "--config", file, "--broker", broker.address,
+                                                   "--state", directory + "/state"])
+            try await inbox.wait("online") { $0.last { $0.topic == "trellis/status" }?.text == "online" }
+            try await inbox.messages(on: "trellis/stats", timeout: .seconds(30))
+
+            func burst(_ sender: String, _ count: Int) async throws {
+                for id in 0..<count {
+                    let request = "ID:\(id);sender:\(sender);receiver:Host-RPI3B+;payload:;operation:REQ_numPlants"
+                    try await observer.publishAndWait(topic: "rpi/torpi/\(sender)", payload: Array(request.utf8))
+                }
+            }
+            func kickedAt(_ sender: String) async -> Int? {
+                let replies = await inbox.received(on: "rpi/fromrpi/\(sender)").compactMap(\.text)
+                return replies.firstIndex { $0.hasSuffix("operation:ERR_kickedForSpam") }.map { $0 + 1 }
+            }
+
+            try await burst("first", 9)
+            try await inbox.messages(on: "rpi/fromrpi/first", count: 9)
+            #expect(await kickedAt("first") == 9)
+
+            _ = try Self.write("spam:\n  limit: 3\n  window: 600\nstats:\n  interval: 0.2\n", in: directory)
+            trellis.process.signal(SIGHUP)
+            let reloaded = try await inbox.messages(on: "trellis/events")
+            #expect(reloaded[0].text?.contains(#""event":"config_reloaded""#) == true)
+            #expect(reloaded[0].text?.contains(#"{"from":"8","key":"spam.limit","to":"3"}"#) == true, "\(reloaded[0].text ?? "")")
+            try await burst("second", 4)
+            try await inbox.messages(on: "rpi/fromrpi/second", count: 4)
+            #expect(await kickedAt("second") == 4)
+
+            _ = try Self.write("spam:\n  limit: [oops\n", in: directory)
+            trellis.process.signal(SIGHUP)
+            let refused = try await inbox.messages(on: "trellis/events", count: 2)
+            #expect(refused[1].text?.contains(#""event":"config_refused""#) == true)
+            try await burst("third", 4)
+            try await inbox.messages(on: "rpi/fromrpi/third", count: 4)
+            #expect(await kickedAt("third") == 4)
+
+            #expect(await inbox.received(on: "trellis/status").map(\.text) == ["online"], "the relay reconnected")
+            trellis.process.signal(SIGTERM)
+            #expect(try await trellis.waitForExit() == 0)
+            await observer.shutdown()
+        }
+    }
+}
