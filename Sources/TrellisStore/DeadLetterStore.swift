@@ -16,6 +16,12 @@ public protocol DeadLetterStore: Sendable {
 public protocol StoreStatistics: Sendable {
     /// How many rows of each kind the store holds, including writes still queued.
     func counts() async throws -> StoreCounts
+
+    /// Seconds the oldest queued (write-behind) change has waited to be written; nil when none waits.
+    func oldestUnwrittenChangeAge() async -> Double?
+
+    /// Succeeds when the store can take a write now; for health checks.
+    func checkWritable() async throws
 }
 
 /// Everything the relay keeps: the store its handlers are given.

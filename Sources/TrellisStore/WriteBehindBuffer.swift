@@ -38,8 +38,19 @@ actor WriteBehindBuffer<Item: Sendable> {
     /// Batches finished so far (written or failed), for tests and metrics.
     private(set) var batchesFinished = 0
 
+    /// When the oldest item still pending was queued.
+    private var pendingSince: ContinuousClock.Instant?
+    /// When the oldest item of each batch in flight was queued, oldest first.
+    private var inFlightSince: [ContinuousClock.Instant] = []
+
+    /// How long the oldest item not yet written has waited; nil when everything is written.
+    func oldestUnwrittenAge() -> Duration? {
+        (inFlightSince.first ?? pendingSince).map { ContinuousClock.now - $0 }
+    }
+
     /// Queues one item, starting a batch when enough are pending.
     func append(_ item: Item) async {
+        if pending.isEmpty { pendingSince = .now }
         pending.append(item)
         if pending.count >= batchSize {
             startBatch()
@@ -89,6 +100,8 @@ actor WriteBehindBuffer<Item: Sendable> {
         guard !pending.isEmpty else { return }
         let batch = pending
         pending.removeAll(keepingCapacity: true)
+        inFlightSince.append(pendingSince ?? .now)
+        pendingSince = nil
         let previous = tail
         let sink = self.sink
         batchesInFlight += 1
@@ -108,6 +121,7 @@ actor WriteBehindBuffer<Item: Sendable> {
     }
 
     private func batchFinished() {
+        if !inFlightSince.isEmpty { inFlightSince.removeFirst() }
         batchesInFlight -= 1
         batchesFinished += 1
     }
