@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+import TrellisMQTT
+import TrellisTestSupport
+
+@Suite("Plant tracker MQTT v5 request/response through a real broker", .serialized)
+struct PlantCorrelationTests {
+    static let correlation: [UInt8] = [0x00, 0xFF, 0x10, 0x42, 0x7F]
+
+    @Test("a Response Topic gets the reply too, with the request's Correlation Data", arguments: PlantTopics.allCases)
+    func responseTopic(_ topics: PlantTopics) async throws {
+        try await withRelay { relay in
+            let phone = try await PlantClient.connect(relay, topics: topics, extraFilters: ["replies/#"])
+            let properties = MQTTProperties(responseTopic: "replies/bob/1", correlationData: Self.correlation)
+            try await phone.send(phone.request("1", "REQ_addNewPlant", payload: "Fern,0x36"), properties: properties)
+
+            let expected = Wire.reply("1", to: phone.name, "RES_addNewPlant", payload: "Fern")
+            let direct = try #require(try await phone.inbox.messages(on: "replies/bob/1").first)
+            #expect(direct.text == expected)
+            #expect(direct.properties.correlationData == Self.correlation)
+            let shared = try #require(try await phone.inbox.messages(on: phone.replyTopic).first)
+            #expect(shared.text == expected)
+        }
+    }
+
+    @Test("error answers also go to the Response Topic with the Correlation Data", arguments: PlantTopics.allCases)
+    func errorToResponseTopic(_ topics: PlantTopics) async throws {
+        try await withRelay { relay in
+            let phone = try await PlantClient.connect(relay, topics: topics, extraFilters: ["replies/#"])
+            let message = phone.request("2", "REQ_fetchCoffee")
+            try await phone.send(message, properties: MQTTProperties(responseTopic: "replies/bob/2", correlationData: Self.correlation))
+
+            let direct = try #require(try await phone.inbox.messages(on: "replies/bob/2").first)
+            #expect(direct.text == Wire.error("2", to: phone.name, "ERR_invalidOpTag", offending: message))
+            #expect(direct.properties.correlationData == Self.correlation)
+        }
+    }
+
+    @Test("a Response Topic equal to the reply topic gets one reply, carrying the Correlation Data", arguments: PlantTopics.allCases)
+    func responseTopicIsReplyTopic(_ topics: PlantTopics) async throws {
+        try await withRelay { relay in
+            let phone = try await PlantClient.connect(relay, topics: topics)
+            try await phone.send(phone.request("3", "REQ_numPlants"),
+                                 properties: MQTTProperties(responseTopic: phone.replyTopic, correlationData: Self.correlation))
+            let reply = try #require(try await phone.inbox.messages(on: phone.replyTopic).first)
+            #expect(reply.text == Wire.reply("3", to: phone.name, "RES_numPlants", payload: "0"))
+            #expect(reply.properties.correlationData == Self.correlation)
+
+            try await phone.sendMarker()
+            #expect(await phone.allReplies().count == 2)
+        }
+    }
+
+    @Test("without a Response Topic the reply carries no Correlation Data", arguments: PlantTopics.allCases)
+    func noResponseTopic(_ topics: PlantTopics) async throws {
+        try await withRelay { relay in
+            let phone = try await PlantClient.connect(relay, topics: topics, extraFilters: ["replies/#"])
+            try await phone.send(phone.request("4", "REQ_numPlants"), properties: MQTTProperties(correlationData: Self.correlation))
+            let reply = try #require(try await phone.inbox.messages(on: phone.replyTopic).first)
+            #expect(reply.text == Wire.reply("4", to: phone.name, "RES_numPlants", payload: "0"))
+            #expect(reply.properties.correlationData == nil)
+            #expect(await phone.inbox.messages.filter { $0.topic.hasPrefix("replies/") }.isEmpty)
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+import TrellisMQTT
+import TrellisTestSupport
+
+@Suite("Plant tracker state across restarts, and large payloads, through a real broker", .serialized)
+struct PlantDurabilityTests {
+    @Test("plants and readings survive a restart of Trellis", arguments: PlantTopics.allCases)
+    func survivesRestart(_ topics: PlantTopics) async throws {
+        try await withRelay { relay in
+            let phone = try await PlantClient.connect(relay, topics: topics)
+            #expect(try await phone.ask(phone.request("1", "REQ_addNewPlant", payload: "Fern,0x36,0x37"))
+                == Wire.reply("1", to: phone.name, "RES_addNewPlant", payload: "Fern"))
+            #expect(try await phone.ask(phone.request("2", "REQ_addNewPlant", payload: "Basil,0x38"))
+                == Wire.reply("2", to: phone.name, "RES_addNewPlant", payload: "Basil"))
+            try await phone.send(#"{"moisture":4,"temperature":68.5,"at":"2026-05-01T10:00:00Z"}"#, on: "rpi/sensors/0x37")
+            #expect(try await phone.ask(phone.request("3", "REQ_deletePlant", payload: "Basil"))
+                == Wire.reply("3", to: phone.name, "RES_deletePlant", payload: "Basil"))
+
+            try await relay.stopRelay()
+            try await relay.startRelay()
+
+            #expect(try await phone.ask(phone.request("4", "REQ_numPlants")) == Wire.reply("4", to: phone.name, "RES_numPlants", payload: "1"))
+            #expect(try await phone.ask(phone.request("5", "REQ_plantInfoOnStartup")) == Wire.reply("5", to: phone.name,
+                "RES_plantInfoOnStartup", payload: Wire.escape(#"{"count":1,"plants":[{"name":"Fern","sensors":["0x36","0x37"]}]}"#)))
+            #expect(try await phone.ask(phone.request("6", "REQ_plantSensorData", payload: "all")) == Wire.reply("6", to: phone.name,
+                "RES_plantSensorData", payload: Wire.escape("""
+                    [{"at":null,"moisture":null,"plant":"Fern","sensor":"0x36","temperature":null},\
+                    {"at":"2026-05-01T10:00:00.000Z","moisture":4,"plant":"Fern","sensor":"0x37","temperature":68.5}]
+                    """)))
+            // The name is still taken after the restart.
+            let again = phone.request("7", "REQ_addNewPlant", payload: "Fern,0x39")
+            #expect(try await phone.ask(again) == Wire.error("7", to: phone.name, "ERR_plantNameTaken", offending: again))
+        }
+    }
+
+    @Test("a reading sent while Trellis is down is stored when it returns")
+    func readingWhileDown() async throws {
+        try await withRelay { relay in
+            let phone = try await PlantClient.connect(relay, topics: .shared)
+            #expect(try await phone.ask(phone.request("1", "REQ_addNewPlant", payload: "Fern,0x36"))
+                == Wire.reply("1", to: phone.name, "RES_addNewPlant", payload: "Fern"))
+            try await relay.stopRelay()
+            try await phone.send(#"{"moisture":8,"temperature":70,"at":"2026-05-01T10:00:00Z"}"#, on: "rpi/sensors/0x36")
+            try await relay.startRelay()
+            #expect(try await phone.ask(phone.request("2", "REQ_plantSensorData", payload: "all")) == Wire.reply("2", to: phone.name,
+                "RES_plantSensorData",
+                payload: Wire.escape(#"[{"at":"2026-05-01T10:00:00.000Z","moisture":8,"plant":"Fern","sensor":"0x36","temperature":70}]"#)))
+        }
+    }
+
+    @Test("a 100 KiB request is answered in full and dead-lettered truncated to 64 KiB", arguments: PlantTopics.allCases)
+    func largePayload(_ topics: PlantTopics) async throws {
+        try await withRelay { relay in
+            let phone = try await PlantClient.connect(relay, topics: topics)
+            // 100 KiB of name with escapes and non-ASCII text in it: far too long a plant name.
+            let chunk = "Fern%3A;é-"
+            let name = String(repeating: chunk, count: 100 * 1024 / chunk.utf8.count + 1)
+            let message = phone.request("big", "REQ_addNewPlant", payload: Wire.escape(name) + ",0x36")
+            #expect(message.utf8.count > 100 * 1024)
+
+            let reply = try await phone.ask(message)
+            #expect(reply == Wire.error("big", to: phone.name, "ERR_plantNameTooLong", offending: message))
+
+            let letters = try await phone.deadLetters(count: 1)
+            #expect(letters.first?.reason == "ERR_plantNameTooLong")
+            #expect(letters.first?.truncated == true)
+            #expect(letters.first?.size == message.utf8.count)
+            let kept = try #require(letters.first?.payload)
+            #expect(kept.utf8.count <= 64 * 1024)
+            #expect(message.hasPrefix(kept))
+        }
+    }
+
+    @Test("a 100 KiB request for an unknown plant comes back whole, escaped twice", arguments: PlantTopics.allCases)
+    func largeUnknownPlant(_ topics: PlantTopics) async throws {
+        try await withRelay { relay in
+            let phone = try await PlantClient.connect(relay, topics: topics)
+            #expect(try await phone.ask(phone.request("1", "REQ_addNewPlant", payload: "Fern,0x36")).hasSuffix("RES_addNewPlant"))
+            let unknown = String(repeating: "x:y;", count: 25 * 1024)
+            let message = phone.request("2", "REQ_plantSensorData", payload: Wire.escape(unknown))
+            let reply = try await phone.ask(message)
+            #expect(reply == Wire.error("2", to: phone.name, "ERR_noPlantDataToRequest", offending: message))
+            #expect(reply.utf8.count > 300_000)
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+import TrellisMQTT
+import TrellisTestSupport
+
+@Suite("Plant sensor readings through a real broker", .serialized)
+struct PlantSensorReadingTests {
+    static let unreported = #"[{"at":null,"moisture":null,"plant":"Fern","sensor":"0x36","temperature":null}]"#
+
+    /// Adds `Fern` on sensor 0x36 and returns the client.
+    static func fern(_ relay: RelayHarness, topics: PlantTopics = .shared) async throws -> PlantClient {
+        let phone = try await PlantClient.connect(relay, topics: topics)
+        let added = try await phone.ask(phone.request("add", "REQ_addNewPlant", payload: "Fern,0x36"))
+        #expect(added == Wire.reply("add", to: phone.name, "RES_addNewPlant", payload: "Fern"))
+        return phone
+    }
+
+    static func sensorData(_ phone: PlantClient, id: String = "data") async throws -> String {
+        try await phone.ask(phone.request(id, "REQ_plantSensorData", payload: "Fern"))
+    }
+
+    static func expectedData(_ id: String = "data", to phone: PlantClient, _ json: String) -> String {
+        Wire.reply(id, to: phone.name, "RES_plantSensorData", payload: Wire.escape(json))
+    }
+
+    @Test("a reading is stored under its normalized address; extra members are ignored", arguments: [
+        ("rpi/sensors/0x36", #"{"moisture": 7, "temperature": 71.5, "at": "2026-05-01T10:00:00Z"}"#,
+         #"[{"at":"2026-05-01T10:00:00.000Z","moisture":7,"plant":"Fern","sensor":"0x36","temperature":71.5}]"#),
+        ("rpi/sensors/0X36", #"{"moisture":10,"temperature":-3,"at":"2026-05-01T12:00:00.25+02:00","battery":{"v":[3.1]}}"#,
+         #"[{"at":"2026-05-01T10:00:00.250Z","moisture":10,"plant":"Fern","sensor":"0x36","temperature":-3}]"#),
+        ("rpi/sensors/0x36", #"{"moisture":1.0,"temperature":200,"at":null,"note":"x"}"#, nil),
+    ] as [(String, String, String?)], PlantTopics.allCases)
+    func storedReading(_ reading: (String, String, String?), _ topics: PlantTopics) async throws {
+        let (topic, payload, json) = reading
+        try await withRelay { relay in
+            let phone = try await Self.fern(relay, topics: topics)
+            try await phone.send(payload, on: topic)
+            let reply = try await Self.sensorData(phone)
+            if let json {
+                #expect(reply == Self.expectedData(to: phone, json))
+            } else {
+                // No `at`: Trellis stamps the time of receipt.
+                let prefix = #"ID:data;sender:Host-RPI3B+;receiver:Bob's iPhone;payload:[{"at"%3A"20"#
+                #expect(reply.hasPrefix(prefix))
+                #expect(reply.hasSuffix(#"Z","moisture"%3A1,"plant"%3A"Fern","sensor"%3A"0x36","temperature"%3A200}];operation:RES_plantSensorData"#))
+            }
+            #expect(await phone.inbox.received(on: PlantClient.deadLetterTopic).isEmpty)
+        }
+    }
+
+    @Test("the newest reading wins, whatever order they arrive in")
+    func newestWins() async throws {
+        try await withRelay { relay in
+            let phone = try await Self.fern(relay)
+            try await phone.send(#"{"moisture":5,"temperature":60,"at":"2026-05-01T10:00:00Z"}"#, on: "rpi/sensors/0x36")
+            try await phone.send(#"{"moisture":3,"temperature":50,"at":"2026-04-30T10:00:00Z"}"#, on: "rpi/sensors/0x36")
+            #expect(try await Self.sensorData(phone, id: "1") == Self.expectedData("1", to: phone,
+                #"[{"at":"2026-05-01T10:00:00.000Z","moisture":5,"plant":"Fern","sensor":"0x36","temperature":60}]"#))
+            try await phone.send(#"{"moisture":9,"temperature":65.25,"at":"2026-05-02T08:30:00.5Z"}"#, on: "rpi/sensors/0x36")
+            #expect(try await Self.sensorData(phone, id: "2") == Self.expectedData("2", to: phone,
+                #"[{"at":"2026-05-02T08:30:00.500Z","moisture":9,"plant":"Fern","sensor":"0x36","temperature":65.25}]"#))
+        }
+    }
+
+    @Test("a bad reading is dead-lettered with its reason and changes nothing", arguments: [
+        ("rpi/sensors/0x36", "not json", "invalid_json"),
+        ("rpi/sensors/0x36", "", "invalid_json"),
+        ("rpi/sensors/0x36", "[7, 70]", "not_an_object"),
+        ("rpi/sensors/0x36", #"{"temperature":70}"#, "missing_moisture"),
+        ("rpi/sensors/0x36", #"{"moisture":"7","temperature":70}"#, "invalid_moisture"),
+        ("rpi/sensors/0x36", #"{"moisture":7.5,"temperature":70}"#, "moisture_not_integer"),
+        ("rpi/sensors/0x36", #"{"moisture":0,"temperature":70}"#, "moisture_out_of_range"),
+        ("rpi/sensors/0x36", #"{"moisture":11,"temperature":70}"#, "moisture_out_of_range"),
+        ("rpi/sensors/0x36", #"{"moisture":7}"#, "missing_temperature"),
+        ("rpi/sensors/0x36", #"{"moisture":7,"temperature":null}"#, "invalid_temperature"),
+        ("rpi/sensors/0x36", #"{"moisture":7,"temperature":250}"#, "temperature_out_of_range"),
+        ("rpi/sensors/0x36", #"{"moisture":7,"temperature":70,"at":"yesterday"}"#, "invalid_at"),
+        ("rpi/sensors/0x36", #"{"moisture":7,"temperature":70,"at":1714557600}"#, "invalid_at"),
+        ("rpi/sensors/0x78", #"{"moisture":7,"temperature":70}"#, "invalid_sensor_address"),
+        ("rpi/sensors/0x2", #"{"moisture":7,"temperature":70}"#, "invalid_sensor_address"),
+        ("rpi/sensors/fern", #"{"moisture":7,"temperature":70}"#, "invalid_sensor_address"),
+    ])
+    func badReading(_ topic: String, _ payload: String, _ reason: String) async throws {
+        try await withRelay { relay in
+            let phone = try await Self.fern(relay)
+            try await phone.send(payload, on: topic)
+            #expect(try await Self.sensorData(phone) == Self.expectedData(to: phone, Self.unreported))
+
+            let letters = try await phone.deadLetters(count: 1)
+            #expect(letters.count == 1)
+            #expect(letters.first?.reason == reason)
+            #expect(letters.first?.topic == topic)
+            #expect(letters.first?.payload == payload)
+        }
+    }
+
+    @Test("a reading that is not UTF-8 is dead-lettered as base64")
+    func invalidUTF8Reading() async throws {
+        try await withRelay { relay in
+            let phone = try await Self.fern(relay)
+            let bytes: [UInt8] = Array(#"{"moisture":7,"temperature":70,"x":""#.utf8) + [0xFF, 0xFE] + Array(#""}"#.utf8)
+            try await phone.send(bytes, on: "rpi/sensors/0x36")
+            #expect(try await Self.sensorData(phone) == Self.expectedData(to: phone, Self.unreported))
+
+            let letters = try await phone.deadLetters(count: 1)
+            #expect(letters.map(\.reason) == ["invalid_utf8"])
+            #expect(letters.first?.payloadBase64 == Data(bytes).base64EncodedString())
+        }
+    }
+}

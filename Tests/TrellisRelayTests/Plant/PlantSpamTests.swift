@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+import TrellisMQTT
+import TrellisRelay
+import TrellisTestSupport
+
+@Suite("Plant tracker spam limit through a real broker", .serialized)
+struct PlantSpamTests {
+    @Test("over the limit: ERR_kickedForSpam once, then muted messages are dead-lettered only", arguments: PlantTopics.allCases)
+    func kickedThenMuted(_ topics: PlantTopics) async throws {
+        var settings = RelaySettings()
+        settings.spamLimit = 3
+        settings.spamWindow = 60
+        try await withRelay(settings: settings) { relay in
+            let bob = try await PlantClient.connect(relay, topics: topics)
+            for id in 1...3 {
+                let reply = try await bob.ask(bob.request("\(id)", "REQ_numPlants"))
+                #expect(reply == Wire.reply("\(id)", to: bob.name, "RES_numPlants", payload: "0"))
+            }
+
+            let fourth = bob.request("4", "REQ_numPlants")
+            let kicked = try await bob.ask(fourth)
+            #expect(kicked == Wire.error("4", to: bob.name, "ERR_kickedForSpam", offending: fourth))
+
+            // Muted: a request and a malformed message, neither answered.
+            let fifth = bob.request("5", "REQ_plantInfoOnStartup")
+            let sixth = "ID:6;sender:Bob's iPhone;payload:x"
+            try await bob.send(fifth)
+            try await bob.send(sixth)
+
+            // Another client is not affected, and its answer proves Bob's messages were handled.
+            let alice = try await PlantClient.connect(relay, name: "Alice", topics: topics)
+            try await alice.sendMarker()
+
+            let letters = try await bob.deadLetters(count: 3)
+            #expect(letters.map(\.reason) == ["ERR_kickedForSpam", "spam_muted", "spam_muted"])
+            #expect(letters.map(\.payload) == [fourth, fifth, sixth])
+            #expect(letters.allSatisfy { $0.topic == bob.requestTopic })
+
+            let bobsReplies = await bob.allReplies().filter { $0.contains(";receiver:Bob's iPhone;") }
+            #expect(bobsReplies.count == 4)
+            #expect(bobsReplies.last == kicked)
+        }
+    }
+
+    @Test("malformed messages count against their sender too", arguments: PlantTopics.allCases)
+    func malformedCount(_ topics: PlantTopics) async throws {
+        var settings = RelaySettings()
+        settings.spamLimit = 2
+        settings.spamWindow = 60
+        try await withRelay(settings: settings) { relay in
+            let bob = try await PlantClient.connect(relay, topics: topics)
+            let bad = "ID:1;sender:Bob's iPhone;receiver:Host-RPI3B+;payload:x"
+            #expect(try await bob.ask(bad) == Wire.error("1", to: bob.name, "ERR_hashLength", offending: bad))
+            #expect(try await bob.ask(bad) == Wire.error("1", to: bob.name, "ERR_hashLength", offending: bad))
+            #expect(try await bob.ask(bad) == Wire.error("1", to: bob.name, "ERR_kickedForSpam", offending: bad))
+        }
+    }
+
+    @Test("incoming ERR_ messages are not counted, so they never earn a kick", arguments: PlantTopics.allCases)
+    func errorsNotCounted(_ topics: PlantTopics) async throws {
+        var settings = RelaySettings()
+        settings.spamLimit = 2
+        settings.spamWindow = 60
+        try await withRelay(settings: settings) { relay in
+            let bob = try await PlantClient.connect(relay, topics: topics)
+            for id in 1...5 {
+                try await bob.send(bob.request("e\(id)", "ERR_invalidOpTag", payload: "whatever"))
+            }
+            try await bob.sendMarker()
+            #expect(await bob.allReplies().count == 1)
+        }
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import Testing
+import TrellisMQTT
+import TrellisTestSupport
+
+/// The plant tracker host's default name, the `sender` of every reply.
+let plantHost = "Host-RPI3B+"
+
+/// The two ways a plant client talks to Trellis.
+enum PlantTopics: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    /// `rpi/torpi` → `rpi/fromrpi`, shared by every client (the original host's topics).
+    case shared
+    /// `rpi/torpi/<client>` → `rpi/fromrpi/<client>`.
+    case perClient
+
+    func request(for client: String) -> String {
+        self == .shared ? "rpi/torpi" : "rpi/torpi/\(client)"
+    }
+
+    func reply(for client: String) -> String {
+        self == .shared ? "rpi/fromrpi" : "rpi/fromrpi/\(client)"
+    }
+
+    var testDescription: String { rawValue }
+}
+
+/// Wire text of plant tracker messages, written out independently of the code under test.
+enum Wire {
+    /// A request from `sender` to the host.
+    static func request(_ id: String, from sender: String, _ operation: String, payload: String = "") -> String {
+        "ID:\(id);sender:\(sender);receiver:\(plantHost);payload:\(payload);operation:\(operation)"
+    }
+
+    /// A message from the host to `receiver`; `payload` must already be in wire form.
+    static func reply(_ id: String, to receiver: String, _ operation: String, payload: String) -> String {
+        "ID:\(id);sender:\(plantHost);receiver:\(receiver);payload:\(payload);operation:\(operation)"
+    }
+
+    /// An error answer: the offending message, percent-encoded, as payload.
+    static func error(_ id: String, to receiver: String, _ tag: String, offending: String) -> String {
+        reply(id, to: receiver, tag, payload: escape(offending))
+    }
+
+    /// Percent-encodes `%`, `;` and `:` as the protocol requires.
+    static func escape(_ plain: String) -> String {
+        plain.replacingOccurrences(of: "%", with: "%25")
+            .replacingOccurrences(of: ";", with: "%3B")
+            .replacingOccurrences(of: ":", with: "%3A")
+    }
+}
+
+/// One record of `trellis/deadletter`.
+struct DeadLetterRecord: Decodable, Sendable {
+    var reason: String
+    var topic: String
+    var payload: String?
+    var payloadBase64: String?
+    var receivedAt: String
+    var size: Int?
+    var truncated: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case reason, topic, payload, size, truncated
+        case payloadBase64 = "payload_base64"
+        case receivedAt = "received_at"
+    }
+}
+
+/// A plant client connected to a test relay. Its inbox holds everything on `rpi/fromrpi/#`
+/// (both reply topic styles, so a stray reply anywhere is seen) and on `trellis/deadletter`.
+struct PlantClient: Sendable {
+    let name: String
+    let topics: PlantTopics
+    let client: MQTTClient
+    let inbox: MessageCollector
+
+    static let deadLetterTopic = "trellis/deadletter"
+
+    static func connect(_ relay: RelayHarness, name: String = "Bob's iPhone", topics: PlantTopics,
+                        extraFilters: [String] = []) async throws -> PlantClient {
+        let client = try await relay.connect()
+        let inbox = await MessageCollector.collecting(client)
+        for filter in ["rpi/fromrpi/#", deadLetterTopic] + extraFilters {
+            try await client.subscribe(filter)
+        }
+        return PlantClient(name: name, topics: topics, client: client, inbox: inbox)
+    }
+
+    var requestTopic: String { topics.request(for: name) }
+    var replyTopic: String { topics.reply(for: name) }
+
+    /// A request from this client.
+    func request(_ id: String, _ operation: String, payload: String = "") -> String {
+        Wire.request(id, from: name, operation, payload: payload)
+    }
+
+    /// Publishes raw bytes on this client's request topic (QoS 1, acknowledged).
+    func send(_ payload: [UInt8], on topic: String? = nil, properties: MQTTProperties = MQTTProperties()) async throws {
+        try await client.publishAndWait(topic: topic ?? requestTopic, payload: payload, properties: properties)
+    }
+
+    /// Publishes text on this client's request topic.
+    func send(_ text: String, on topic: String? = nil, properties: MQTTProperties = MQTTProperties()) async throws {
+        try await send(Array(text.utf8), on: topic, properties: properties)
+    }
+
+    /// Sends `text` and returns the next reply on this client's reply topic.
+    func ask(_ text: String) async throws -> String {
+        let before = await inbox.received(on: replyTopic).count
+        try await send(text)
+        let replies = try await inbox.messages(on: replyTopic, count: before + 1)
+        return replies[before].text ?? "<not UTF-8>"
+    }
+
+    /// Every reply seen so far on any `rpi/fromrpi` topic, as text.
+    func allReplies() async -> [String] {
+        await inbox.messages.filter { $0.topic == "rpi/fromrpi" || $0.topic.hasPrefix("rpi/fromrpi/") }
+            .map { $0.text ?? "<not UTF-8>" }
+    }
+
+    /// Waits for at least `count` dead letters and returns all of them, decoded.
+    func deadLetters(count: Int) async throws -> [DeadLetterRecord] {
+        try await inbox.messages(on: Self.deadLetterTopic, count: count)
+        return try await inbox.received(on: Self.deadLetterTopic).map {
+            try JSONDecoder().decode(DeadLetterRecord.self, from: Data($0.payload))
+        }
+    }
+
+    /// Sends a harmless marker request and waits for its answer. Trellis handles messages in
+    /// order and the broker keeps that order, so once the marker's reply is here every reply
+    /// and dead letter caused by earlier messages is here too.
+    @discardableResult
+    func sendMarker(_ id: String = "marker", plants: Int = 0) async throws -> String {
+        let reply = try await ask(request(id, "REQ_numPlants"))
+        #expect(reply == Wire.reply(id, to: name, "RES_numPlants", payload: String(plants)))
+        return reply
+    }
+}

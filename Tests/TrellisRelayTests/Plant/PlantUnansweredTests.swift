@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+import TrellisMQTT
+import TrellisTestSupport
+
+/// Messages Trellis must never answer. Each test proves "no reply" by sending a marker request
+/// afterwards: Trellis handles messages in order, so once the marker's reply is in, any reply
+/// to the earlier messages would be in too, and only the marker's may be there.
+@Suite("Plant tracker messages that get no reply, through a real broker", .serialized)
+struct PlantUnansweredTests {
+    @Test("a sender that is not the per-client topic's client is dead-lettered, not answered", arguments: [
+        "ID:1;sender:Mallory;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants",
+        "ID:2;sender:Mallory;receiver:Host-RPI3B+;payload:Fern,0x36;operation:REQ_addNewPlant",
+        "ID:3;sender:Mallory;payload:x",
+        "ID:4;sender:alice;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants",
+    ])
+    func senderMismatch(_ message: String) async throws {
+        try await withRelay { relay in
+            let alice = try await PlantClient.connect(relay, name: "Alice", topics: .perClient)
+            try await alice.send(message)
+            try await alice.sendMarker()
+
+            #expect(await alice.allReplies() == [Wire.reply("marker", to: "Alice", "RES_numPlants", payload: "0")])
+            let letters = try await alice.deadLetters(count: 1)
+            #expect(letters.count == 1)
+            #expect(letters.first?.reason == "sender_mismatch")
+            #expect(letters.first?.topic == "rpi/torpi/Alice")
+            #expect(letters.first?.payload == message)
+        }
+    }
+
+    @Test("a message with no recoverable sender is dead-lettered with its reason, not answered", arguments: [
+        ("", "ERR_hashLength"),
+        ("hello", "ERR_missingVals"),
+        ("ID:1;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants", "ERR_hashLength"),
+        ("ID:2;receiver:Host-RPI3B+;payload;operation:REQ_numPlants;sender:Bob's iPhone:x", "ERR_missingVals"),
+        ("ID:3;sender:;receiver:Host-RPI3B+;payload:a:b;operation:REQ_numPlants", "ERR_missingKeys"),
+        ("ID:4;Sender:Bob's iPhone;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants", "ERR_missingKeys"),
+    ], PlantTopics.allCases)
+    func noSender(_ rejected: (message: String, reason: String), _ topics: PlantTopics) async throws {
+        let (message, reason) = rejected
+        try await withRelay { relay in
+            let phone = try await PlantClient.connect(relay, topics: topics)
+            try await phone.send(message)
+            try await phone.sendMarker()
+
+            #expect(await phone.allReplies().count == 1)
+            let letters = try await phone.deadLetters(count: 1)
+            #expect(letters.map(\.reason) == [reason])
+            #expect(letters.first?.payload == message)
+            #expect(letters.first?.topic == phone.requestTopic)
+        }
+    }
+
+    @Test("invalid UTF-8 is dead-lettered as base64, not answered", arguments: PlantTopics.allCases)
+    func invalidUTF8(_ topics: PlantTopics) async throws {
+        try await withRelay { relay in
+            let phone = try await PlantClient.connect(relay, topics: topics)
+            let bytes = Array("ID:1;sender:Bob's iPhone;receiver:Host-RPI3B+;payload:".utf8) + [0xC3, 0x28, 0xFF]
+                + Array(";operation:REQ_numPlants".utf8)
+            try await phone.send(bytes)
+            try await phone.sendMarker()
+
+            #expect(await phone.allReplies().count == 1)
+            let letters = try await phone.deadLetters(count: 1)
+            #expect(letters.count == 1)
+            #expect(letters.first?.reason == "invalid_utf8")
+            #expect(letters.first?.payload == nil)
+            #expect(letters.first?.payloadBase64 == Data(bytes).base64EncodedString())
+        }
+    }
+
+    @Test("messages from the host itself are ignored: well-formed ones silently, malformed ones dead-lettered",
+          arguments: PlantTopics.allCases)
+    func ownMessages(_ topics: PlantTopics) async throws {
+        try await withRelay { relay in
+            let phone = try await PlantClient.connect(relay, topics: topics)
+            try await phone.send(Wire.request("1", from: plantHost, "REQ_numPlants"))
+            try await phone.send(Wire.reply("2", to: "Bob's iPhone", "RES_numPlants", payload: "0"))
+            try await phone.send(Wire.reply("3", to: "Bob's iPhone", "ERR_hashLength", payload: "x"))
+            let malformed = "ID:4;sender:Host-RPI3B+;receiver:Bob's iPhone;payload:x"
+            try await phone.send(malformed)
+            try await phone.sendMarker()
+
+            #expect(await phone.allReplies().count == 1)
+            let letters = try await phone.deadLetters(count: 1)
+            #expect(letters.map(\.reason) == ["ERR_hashLength"])
+            #expect(letters.first?.payload == malformed)
+        }
+    }
+
+    @Test("incoming ERR_ messages are never answered, well-formed or not", arguments: PlantTopics.allCases)
+    func incomingErrors(_ topics: PlantTopics) async throws {
+        try await withRelay { relay in
+            let phone = try await PlantClient.connect(relay, topics: topics)
+            // What a client might send back after receiving one of Trellis's errors.
+            let bounced = phone.request("7", "ERR_invalidOpTag", payload: Wire.escape(Wire.reply("7", to: "Bob's iPhone", "RES_x", payload: "")))
+            try await phone.send(bounced)
+            try await phone.send(phone.request("8", "ERR_somethingNew", payload: "a%3Bb"))
+            let malformed = "ID:9;sender:Bob's iPhone;payload:a;operation:ERR_hashLength"
+            try await phone.send(malformed)
+            try await phone.sendMarker()
+
+            #expect(await phone.allReplies().count == 1)
+            let letters = try await phone.deadLetters(count: 1)
+            #expect(letters.map(\.reason) == ["ERR_hashLength"])
+            #expect(letters.first?.payload == malformed)
+        }
+    }
+}
