@@ -47,6 +47,10 @@ extension RunCommand {
         let relay = RelayService(client: client, store: store, settings: settings, logger: Logger(label: "trellis.relay"))
         services.append(relay)
         services.append(StatsService(relay: relay, logger: Logger(label: "trellis.stats")))
+        if let metricsAddress = MetricsServer.address(configuration.string("metrics.address")) {
+            services.append(MetricsServer.service(address: metricsAddress, relay: relay, logger: Logger(label: "trellis.http")))
+            logger.info("serving /metrics and /health", metadata: ["address": "\(metricsAddress)"])
+        }
         let reloader = ConfigReloader(configuration: configuration, flags: flagValues, relay: relay,
                                       logger: Logger(label: "trellis.config"))
         services.append(reloader)

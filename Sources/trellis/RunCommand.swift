@@ -85,6 +85,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds between two publications of the retained trellis/stats (default 10). [stats.interval]")
     var statsInterval: Double?
 
+    @Option(name: .long, help: ArgumentHelp("Serve Prometheus /metrics and /health at HOST:PORT, or at a port on 127.0.0.1 (off by default). [metrics.address]", valueName: "address"))
+    var metrics: String?
+
     @Option(name: .long, help: "Least severe log level: trace, debug, info, notice, warning, error or critical (default info). [log.level]")
     var logLevel: String?
 
@@ -111,6 +114,7 @@ struct RunCommand: AsyncParsableCommand {
         put("spam.window", spamWindow.map { .double($0) })
         put("security.restrict_response_topics", secure ? .bool(true) : nil)
         put("stats.interval", statsInterval.map { .double($0) })
+        put("metrics.address", metrics.map { .string($0) })
         put("log.level", logLevel.map { .string($0) })
         put("log.format", logFormat.map { .string($0) })
         return values
@@ -131,6 +135,7 @@ struct RunCommand: AsyncParsableCommand {
                        error.problems.map { "  - \($0)" }.joined(separator: "\n"))
         }
         let logger = TrellisLogging.bootstrap(level: configuration.string("log.level"), format: configuration.string("log.format"))
+        if !configuration.string("metrics.address").isEmpty { MetricsServer.bootstrap() }
         do {
             try await serve(configuration, logger: logger)
         } catch let error as MosquittoProcess.StartError {

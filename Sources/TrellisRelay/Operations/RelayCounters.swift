@@ -1,9 +1,11 @@
 import Foundation
+import Metrics
 import Synchronization
 
 /// The relay's running figures: what it received and published per service, its replies by
 /// operation or error tag, dead letters by reason, reconnects and handler latency. They feed
-/// `trellis/stats` and the metrics endpoint.
+/// `trellis/stats`, and each is also recorded through swift-metrics (`trellis_…` counters and a
+/// handler-duration timer), which the `--metrics` endpoint exports.
 public final class RelayCounters: Sendable {
     /// A consistent copy of every figure.
     public struct Snapshot: Sendable, Equatable, Encodable {
@@ -31,12 +33,28 @@ public final class RelayCounters: Sendable {
     }
 
     private let state = Mutex(State())
+    /// swift-metrics handles, made once per label set.
+    private let handles = Mutex([String: Counter]())
+    private let handlerTimer = Metrics.Timer(label: "trellis_handler_duration_seconds")
+    private let reconnects = Counter(label: "trellis_broker_reconnects_total")
 
     public init() {}
+
+    private func count(_ label: String, _ dimension: String, _ value: String) {
+        let key = label + "\u{0}" + value
+        let counter = handles.withLock { handles in
+            if let counter = handles[key] { return counter }
+            let counter = Counter(label: label, dimensions: [(dimension, value)])
+            handles[key] = counter
+            return counter
+        }
+        counter.increment()
+    }
 
     /// A message arrived for `service`.
     public func received(service: String) {
         state.withLock { $0.snapshot.received[service, default: 0] += 1 }
+        count("trellis_messages_received_total", "service", service)
     }
 
     /// Trellis published a message for `service`; `reply` names a plant operation or error tag.
@@ -45,20 +63,25 @@ public final class RelayCounters: Sendable {
             state.snapshot.published[service, default: 0] += 1
             if let reply { state.snapshot.replies[reply, default: 0] += 1 }
         }
+        count("trellis_messages_published_total", "service", service)
+        if let reply { count("trellis_replies_total", "operation", reply) }
     }
 
     /// A message was rejected for `reason`.
     public func deadLetter(reason: String) {
         state.withLock { $0.snapshot.deadLetters[reason, default: 0] += 1 }
+        count("trellis_dead_letters_total", "reason", reason)
     }
 
     /// The broker connection came back after a loss.
     public func reconnected() {
         state.withLock { $0.snapshot.reconnects += 1 }
+        reconnects.increment()
     }
 
     /// One handler run took `duration`.
     public func handled(in duration: Duration) {
+        handlerTimer.recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
         let micros = Int(duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000)
         state.withLock { state in
             state.latencies[state.latencyCount % state.latencies.count] = micros

@@ -113,6 +113,12 @@ extension SettingKey {
                        help: "Secure profile: honour a v5 Response Topic only inside the requester's own reply topics.", reloadable: true),
             SettingKey(key: "stats.interval", kind: .double, defaultValue: .double(relay.statsInterval),
                        help: "Seconds between two publications of the retained trellis/stats.", reloadable: true, check: positive),
+            SettingKey(key: "metrics.address", kind: .string, defaultValue: .string(""),
+                       help: "Serve Prometheus /metrics and /health here (HOST:PORT, or a port on 127.0.0.1); empty: off.", reloadable: false,
+                       check: { content in
+                           guard case let .string(value) = content, !value.isEmpty, MetricsServer.address(value) == nil else { return nil }
+                           return "HOST:PORT such as 127.0.0.1:9464, a port, or empty"
+                       }),
             SettingKey(key: "log.level", kind: .string, defaultValue: .string("info"),
                        help: "Least severe log level: trace, debug, info, notice, warning, error or critical.", reloadable: true,
                        check: oneOf(["trace", "debug", "info", "notice", "warning", "error", "critical"])),

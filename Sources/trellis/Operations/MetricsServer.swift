@@ -1,0 +1,91 @@
+import Foundation
+import Hummingbird
+import Logging
+import Metrics
+import Prometheus
+import ServiceLifecycle
+import TrellisBroker
+import TrellisRelay
+
+/// `--metrics`: Prometheus text on `/metrics` (swift-prometheus behind swift-metrics) and a
+/// health check on `/health`, served by Hummingbird on a loopback address by default.
+enum MetricsServer {
+    /// The registry every swift-metrics handle of the process reports to.
+    static let registry = PrometheusCollectorRegistry()
+
+    /// Routes swift-metrics to Prometheus; call once, before any metric is made.
+    static func bootstrap() {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        // Handlers take microseconds to milliseconds; the default buckets start at 5 ms.
+        factory.durationHistogramBuckets["trellis_handler_duration_seconds"] = [
+            .microseconds(25), .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500),
+            .milliseconds(1), .milliseconds(2.5), .milliseconds(5), .milliseconds(10), .milliseconds(25),
+            .milliseconds(100), .seconds(1),
+        ]
+        MetricsSystem.bootstrap(factory)
+    }
+
+    /// `HOST:PORT`, or a bare port on 127.0.0.1.
+    static func address(_ text: String) -> BrokerAddress? {
+        if let port = Int(text), (1...65535).contains(port) { return BrokerAddress(host: "127.0.0.1", port: port) }
+        return BrokerAddress(parsing: text)
+    }
+
+    /// The HTTP service.
+    static func service(address: BrokerAddress, relay: RelayService, logger: Logger) -> some Service {
+        let gauges = StateGauges()
+        let router = Router()
+        router.get("/metrics") { _, _ -> Response in
+            await gauges.update(from: relay)
+            var buffer = [UInt8]()
+            registry.emit(into: &buffer)
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                            body: .init(byteBuffer: ByteBuffer(bytes: buffer)))
+        }
+        router.get("/health") { _, _ -> Response in
+            let connected = relay.client.isConnected
+            var writable = true
+            var problem: String?
+            do {
+                try await relay.engine.store.checkWritable()
+            } catch {
+                writable = false
+                problem = "\(error)"
+            }
+            let healthy = connected && writable
+            var body: [String: Any] = ["status": healthy ? "ok" : "unavailable", "broker_connected": connected,
+                                       "store_writable": writable]
+            if let problem { body["store_error"] = problem }
+            let data = (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data()
+            return Response(status: healthy ? .ok : .serviceUnavailable, headers: [.contentType: "application/json"],
+                            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        }
+        return Application(router: router,
+                           configuration: .init(address: .hostname(address.host, port: address.port), serverName: "trellis"),
+                           logger: logger)
+    }
+}
+
+/// Gauges refreshed at each scrape: state sizes, resident memory, the oldest unwritten change.
+final class StateGauges: Sendable {
+    private let plants = Gauge(label: "trellis_state_plants")
+    private let sensors = Gauge(label: "trellis_state_sensors")
+    private let buttons = Gauge(label: "trellis_state_buttons")
+    private let clients = Gauge(label: "trellis_state_clients")
+    private let deadLetters = Gauge(label: "trellis_state_dead_letters")
+    private let resident = Gauge(label: "trellis_resident_memory_bytes")
+    private let unwritten = Gauge(label: "trellis_oldest_unwritten_change_seconds")
+
+    func update(from relay: RelayService) async {
+        let store = relay.engine.store
+        if let counts = try? await store.counts() {
+            plants.record(counts.plants)
+            sensors.record(counts.sensors)
+            buttons.record(counts.buttons)
+            clients.record(counts.clients)
+            deadLetters.record(counts.deadLetters)
+        }
+        if let bytes = ProcessMemory.residentBytes() { resident.record(bytes) }
+        unwritten.record(await store.oldestUnwrittenChangeAge() ?? 0)
+    }
+}
