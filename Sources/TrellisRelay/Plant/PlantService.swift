@@ -98,7 +98,8 @@ public final class PlantService: Sendable {
         }
     }
 
-    /// Stores one sensor reading, or dead-letters it with the reason it is unusable.
+    /// Stores one sensor reading, or dead-letters it with the reason it is unusable. A retained
+    /// reading (delivered when Trellis subscribes) is used only when it says when it was taken.
     func handleReading(_ message: MQTTMessage, sensor rawSensor: String, context: HandlerContext) async -> HandlerOutput {
         guard let sensor = SensorAddress.normalize(rawSensor) else {
             return .reject(message, reason: "invalid_sensor_address", at: context.now)
@@ -107,6 +108,11 @@ public final class PlantService: Sendable {
         case let .failure(rejection):
             return .reject(message, reason: rejection.reason, at: context.now)
         case let .success(report):
+            // A retained reading is handed over again on every (re)subscription. Without its own
+            // time it would be stamped "now" each time, so a stale reading would look fresh.
+            if message.retain && report.at == nil {
+                return .reject(message, reason: "retained_reading_without_at", at: context.now)
+            }
             do {
                 try await context.store.recordReading(sensor: sensor, moisture: report.moisture,
                                                       temperature: report.temperature, at: report.at ?? context.now)

@@ -94,6 +94,36 @@ struct PlantSensorReadingTests {
         }
     }
 
+    @Test("a retained reading without a time is not re-stamped as new when it is delivered again")
+    func retainedReadingWithoutTime() async throws {
+        try await withRelay { relay in
+            let phone = try await Self.fern(relay)
+            let reading = #"{"moisture":6,"temperature":70}"#
+            try await phone.client.publishAndWait(topic: "rpi/sensors/0x36", payload: Array(reading.utf8), retain: true)
+            let first = try await Self.sensorData(phone, id: "1")
+            #expect(first.contains(#""moisture"%3A6"#))
+
+            // On a restart Trellis subscribes again and the broker hands it the retained reading,
+            // which says nothing about when it was taken.
+            try await relay.stopRelay()
+            try await relay.startRelay()
+            let second = try await Self.sensorData(phone, id: "2")
+            #expect(second == first.replacingOccurrences(of: "ID:1;", with: "ID:2;"))
+
+            let letters = try await phone.deadLetters(count: 1)
+            #expect(letters.map(\.reason) == ["retained_reading_without_at"])
+            #expect(letters.first?.payload == reading)
+
+            // A retained reading that carries its time is used: the store keeps the newest one.
+            let dated = #"{"moisture":2,"temperature":60,"at":"2030-01-01T00:00:00Z"}"#
+            try await phone.client.publishAndWait(topic: "rpi/sensors/0x36", payload: Array(dated.utf8), retain: true)
+            try await relay.stopRelay()
+            try await relay.startRelay()
+            #expect(try await Self.sensorData(phone, id: "3") == Self.expectedData("3", to: phone,
+                #"[{"at":"2030-01-01T00:00:00.000Z","moisture":2,"plant":"Fern","sensor":"0x36","temperature":60}]"#))
+        }
+    }
+
     @Test("a reading that is not UTF-8 is dead-lettered as base64")
     func invalidUTF8Reading() async throws {
         try await withRelay { relay in
