@@ -71,12 +71,12 @@ public enum CaptureDiff {
             if i < n, j < m, a[i] == b[j] {
                 script.append(Edit(kind: .same, text: a[i], expectedLine: i + 1, actualLine: j + 1))
                 i += 1; j += 1
-            } else if j < m, i == n || lengths[i][j + 1] >= lengths[i + 1][j] {
-                script.append(Edit(kind: .added, text: b[j], expectedLine: i + 1, actualLine: j + 1))
-                j += 1
-            } else {
+            } else if i < n, j == m || lengths[i + 1][j] >= lengths[i][j + 1] {
                 script.append(Edit(kind: .removed, text: a[i], expectedLine: i + 1, actualLine: j + 1))
                 i += 1
+            } else {
+                script.append(Edit(kind: .added, text: b[j], expectedLine: i + 1, actualLine: j + 1))
+                j += 1
             }
         }
         return script
