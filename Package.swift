@@ -96,7 +96,8 @@ let package = Package(
         .testTarget(name: "TrellisStoreTests", dependencies: ["TrellisStore"]),
         .testTarget(
             name: "TrellisRelayTests",
-            dependencies: ["TrellisRelay", "TrellisTestSupport", "TrellisMQTT", "TrellisCore", "TrellisStore"]
+            dependencies: ["TrellisRelay", "TrellisTestSupport", "TrellisMQTT", "TrellisCore", "TrellisStore"],
+            resources: [.copy("Fixtures")]
         ),
     ],
     swiftLanguageModes: [.v6]
