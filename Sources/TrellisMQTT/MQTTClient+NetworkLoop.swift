@@ -8,6 +8,7 @@ extension MQTTClient {
         var socketOpen = false
         var firstAttempt = true
         while !state.withLock({ $0.stopping }) {
+            finishStreamIfStopped()
             if !socketOpen {
                 let rc = firstAttempt ? handle.connect() : handle.reconnect()
                 if rc == Mosquitto.success {

@@ -37,6 +37,9 @@ public final class MQTTClient: Sendable {
         var stopWaiters: [CheckedContinuation<Void, Never>] = []
         var loopFinished = false
         var unhandled = 0
+        /// `stopReceiving()` was called: read nothing more and end `messages` once drained.
+        var receiveStopped = false
+        var streamFinished = false
     }
 
     /// Creates a client; nothing touches the network until `start()`.
@@ -122,10 +125,33 @@ public final class MQTTClient: Sendable {
         if resume { drained.signal() }
     }
 
-    /// True while the consumer holds as many unhandled messages as it may.
+    /// True while the consumer holds as many unhandled messages as it may, or after `stopReceiving()`.
     var isBackloggedFull: Bool {
-        guard let limit = configuration.maxUnhandledMessages else { return false }
-        return state.withLock { $0.unhandled >= limit }
+        state.withLock { state in
+            if state.receiveStopped { return true }
+            guard let limit = configuration.maxUnhandledMessages else { return false }
+            return state.unhandled >= limit
+        }
+    }
+
+    /// Stops reading from the broker while staying connected (publishes still go out): the
+    /// messages already received stay in `messages`, which ends after them. For a graceful
+    /// shutdown that finishes the messages in hand and takes no new ones.
+    public func stopReceiving() {
+        state.withLock { $0.receiveStopped = true }
+        drained.signal()
+        wakeUp.signal()
+    }
+
+    /// Ends `messages` from the network thread, between two reads, once receiving has stopped:
+    /// no callback can deliver a message after that.
+    func finishStreamIfStopped() {
+        let finish = state.withLock { state -> Bool in
+            guard state.receiveStopped, !state.streamFinished else { return false }
+            state.streamFinished = true
+            return true
+        }
+        if finish { messageSink.finish() }
     }
     func finishStreams() {
         messageSink.finish()

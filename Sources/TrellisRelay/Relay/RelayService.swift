@@ -62,20 +62,20 @@ public final class RelayService: Service, Sendable {
         try await withGracefulShutdownHandler {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await self.watchConnection() }
-                group.addTask { try await self.relay() }
-                try await group.next()
+                try await self.relay()
                 group.cancelAll()
             }
         } onGracefulShutdown: {
-            self.logger.info("stopping: no new messages are taken")
+            self.logger.info("stopping: no new messages are taken; finishing those in hand")
+            self.client.stopReceiving()
         }
         await stop()
     }
 
-    /// Processes messages until graceful shutdown.
+    /// Processes messages until graceful shutdown has stopped receiving and those in hand are done.
     private func relay() async throws {
         let clock = ContinuousClock()
-        for await message in client.messages.cancelOnGracefulShutdown() {
+        for await message in client.messages {
             let started = clock.now
             let engine = self.engine
             let replies = await engine.process(message, at: Date())
