@@ -164,7 +164,7 @@ enum CaptureJSON {
                         }
                         out.append(contentsOf: Array(String(Character(Unicode.Scalar(scalar)!)).utf8))
                     default:
-                        index -= 1
+                        index -= 2
                         throw error("invalid escape \\\(String(decoding: [escape], as: UTF8.self)) in a string")
                     }
                 default:

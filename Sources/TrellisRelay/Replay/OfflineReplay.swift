@@ -26,7 +26,7 @@ public enum OfflineReplay {
         selection: ReplaySelection = ReplaySelection(),
         store: any TrellisStore,
         settings: RelaySettings = RelaySettings(),
-        logger: Logger = Logger(label: "trellis.replay")
+        logger: Logger = OfflineReplay.quietLogger
     ) async throws -> Outcome {
         let engine = Relay.engine(store: store, settings: settings, logger: logger)
         let (inputs, skipped) = selection.select(records)
@@ -40,6 +40,13 @@ public enum OfflineReplay {
         }
         try await store.flush()
         return Outcome(outputs: outputs, processed: inputs.count, skipped: skipped)
+    }
+
+    /// A logger that reports only errors, so rejections in a capture do not flood the output.
+    public static var quietLogger: Logger {
+        var logger = Logger(label: "trellis.replay")
+        logger.logLevel = .error
+        return logger
     }
 
     /// Compares replay outputs with the records of a golden file: nil when equal, else a

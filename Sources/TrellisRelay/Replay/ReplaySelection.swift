@@ -53,12 +53,16 @@ public struct ReplaySelection: Sendable {
         var skipped: [Skip: Int] = [:]
         var responseTopics = Set<String>()
         for record in records {
-            if let reason = skip(record, responseTopics: responseTopics) {
-                skipped[reason, default: 0] += 1
-                continue
+            let reason = skip(record, responseTopics: responseTopics)
+            // A request's reply is Trellis's output even when --only leaves the request out.
+            if reason == nil || reason == .notSelected, let responseTopic = record.properties.responseTopic {
+                responseTopics.insert(responseTopic)
             }
-            if let responseTopic = record.properties.responseTopic { responseTopics.insert(responseTopic) }
-            inputs.append(record)
+            if let reason {
+                skipped[reason, default: 0] += 1
+            } else {
+                inputs.append(record)
+            }
         }
         return (inputs, skipped)
     }
