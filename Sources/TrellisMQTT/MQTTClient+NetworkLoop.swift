@@ -43,7 +43,13 @@ extension MQTTClient {
             }
         }
         if socketOpen {
-            _ = handle.loop(timeoutMilliseconds: 100)
+            // Write what is queued (the DISCONNECT last) without reading: anything read now would be
+            // acknowledged and then dropped, while unread messages stay in the broker's session.
+            var attempts = 0
+            while handle.wantsWrite() && attempts < 100 {
+                if handle.writeAndMaintain() != Mosquitto.success { break }
+                attempts += 1
+            }
         }
         markDisconnected(reason: "client shut down")
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in

@@ -49,7 +49,12 @@ struct KillRecoveryTests {
                 // Requests are handled in order, so this answer means every queued press was handled.
                 let marker = "ID:\(round);sender:asker;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants"
                 try await asker.publishAndWait(topic: "rpi/torpi/asker", payload: Array(marker.utf8), qos: .atLeastOnce)
-                try await answers.messages(on: "rpi/fromrpi/asker", count: round + 1, timeout: .seconds(120))
+                do {
+                    try await answers.messages(on: "rpi/fromrpi/asker", count: round + 1, timeout: .seconds(120))
+                } catch {
+                    Issue.record("no answer after restart \(round + 1); trellis said: \(restarted.output.suffix(2000)); killed one said: \(trellis.output.suffix(1000))")
+                    throw error
+                }
                 restarted.process.signal(SIGTERM)
                 #expect(try await restarted.waitForExit() == 0)
 

@@ -117,6 +117,11 @@ final class MosquittoHandle: @unchecked Sendable {
         mosquitto_loop(pointer, timeoutMilliseconds, 1)
     }
 
+    /// True while packets wait to be written.
+    func wantsWrite() -> Bool {
+        mosquitto_want_write(pointer)
+    }
+
     /// Writes what is queued and sends keepalives, without reading; for flow control.
     func writeAndMaintain() -> Int32 {
         let rc = mosquitto_want_write(pointer) ? mosquitto_loop_write(pointer, 1) : Mosquitto.success

@@ -114,17 +114,14 @@ public final class RelayService: Service, Sendable {
         }
     }
 
-    /// Publishes `offline`, flushes the store and disconnects.
+    /// Publishes `offline`, flushes the store and disconnects. The `offline` publish is not awaited:
+    /// receiving has stopped, so its acknowledgement would never be read, but it is written before
+    /// the DISCONNECT on the same connection, so the broker takes it first.
     private func stop() async {
-        if client.isConnected {
-            do {
-                try await withTimeout(.seconds(3)) {
-                    try await self.client.publishAndWait(topic: self.engine.settings.statusTopic,
-                                                         payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
-                }
-            } catch {
-                logger.warning("could not publish offline status before stopping: \(error)")
-            }
+        do {
+            try client.publish(topic: engine.settings.statusTopic, payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
+        } catch {
+            logger.warning("could not publish offline status before stopping: \(error)")
         }
         do {
             try await engine.store.flush()
@@ -133,18 +130,5 @@ public final class RelayService: Service, Sendable {
         }
         await client.shutdown()
         logger.info("relay stopped")
-    }
-}
-
-/// Runs `body`, throwing `CancellationError` if it takes longer than `limit`.
-func withTimeout<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-    try await withThrowingTaskGroup(of: T.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: limit)
-            throw CancellationError()
-        }
-        defer { group.cancelAll() }
-        return try await group.next()!
     }
 }
