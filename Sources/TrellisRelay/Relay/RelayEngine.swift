@@ -26,22 +26,23 @@ public struct RelayEngine: Sendable {
         self.counters = counters
     }
 
-    /// Routes `message` to its handler and returns every message to publish, dead-letter
-    /// records included. A topic no route knows becomes a dead letter itself.
+    /// Hands `message` to the handler of every matching route and returns every message to
+    /// publish, dead-letter records included. A topic no route knows becomes a dead letter itself.
     public func process(_ message: MQTTMessage, at time: Date) async -> [MQTTMessage] {
-        let output: HandlerOutput
-        let service: String
-        if let (route, captures) = routes.route(for: message.topic) {
-            service = route.service
+        var output = HandlerOutput()
+        let matches = routes.routes(for: message.topic)
+        for (route, captures) in matches {
             let context = HandlerContext(captures: captures, now: time, store: store, settings: settings, logger: logger)
-            output = await route.handler.handle(message, context: context)
-        } else {
-            service = "unknown"
-            output = .reject(message, reason: "unknown_topic", at: time)
+            let result = await route.handler.handle(message, context: context)
+            counters.received(service: route.service)
+            for publish in result.publishes {
+                counters.published(service: route.service, reply: Self.operationTag(of: publish.payload))
+            }
+            output.merge(result)
         }
-        counters.received(service: service)
-        for publish in output.publishes {
-            counters.published(service: service, reply: Self.operationTag(of: publish.payload))
+        if matches.isEmpty {
+            counters.received(service: "unknown")
+            output = .reject(message, reason: "unknown_topic", at: time)
         }
         guard !output.deadLetters.isEmpty else { return output.publishes }
         var publishes = output.publishes

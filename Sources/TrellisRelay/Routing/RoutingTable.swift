@@ -18,7 +18,8 @@ public struct Route: Sendable {
 }
 
 /// The relay's single routing table: topic filters to handlers. Services plug in by adding
-/// routes; the relay subscribes to exactly these filters and nothing else.
+/// routes; the relay subscribes to exactly these filters and nothing else, and hands each
+/// message to every route whose filter matches it.
 public struct RoutingTable: Sendable {
     public private(set) var routes: [Route] = []
 
@@ -37,6 +38,13 @@ public struct RoutingTable: Sendable {
             if let captures = route.filter.match(topic) { return (route, captures) }
         }
         return nil
+    }
+
+    /// Every route matching `topic`, in table order, each with its wildcard captures. As MQTT
+    /// delivers a message to every matching subscription, the relay hands it to every matching
+    /// route: a sensor reading is stored by the plant service and checked by the care alerts.
+    public func routes(for topic: String) -> [(route: Route, captures: [String])] {
+        routes.compactMap { route in route.filter.match(topic).map { (route, $0) } }
     }
 
     /// The subscriptions the relay makes: one per distinct filter, with no-local so that
