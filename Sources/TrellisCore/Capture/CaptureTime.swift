@@ -24,10 +24,10 @@ public enum CaptureTime {
         let seconds = Int((total - Int64(micros)) / 1_000_000)
         let secondOfDay = ((seconds % 86_400) + 86_400) % 86_400
         let days = (seconds - secondOfDay) / 86_400
-        let (year, month, day) = civil(fromDays: days)
-        return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T"
-            + pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
-            + "." + pad(micros, 6) + "Z"
+        let (year, month, day) = CivilCalendar.date(days: days)
+        return CivilCalendar.pad(year, 4) + "-" + CivilCalendar.pad(month, 2) + "-" + CivilCalendar.pad(day, 2) + "T"
+            + CivilCalendar.pad(secondOfDay / 3600, 2) + ":" + CivilCalendar.pad(secondOfDay / 60 % 60, 2) + ":" + CivilCalendar.pad(secondOfDay % 60, 2)
+            + "." + CivilCalendar.pad(micros, 6) + "Z"
     }
 
     /// Microseconds since 1970, the resolution every capture time has.
@@ -71,7 +71,7 @@ public enum CaptureTime {
         guard let year = number(4), expect(0x2D), let month = number(2), expect(0x2D), let day = number(2),
               expect(0x54) || expect(0x74) || expect(0x20),
               let hour = number(2), expect(0x3A), let minute = number(2), expect(0x3A), let second = number(2),
-              (1...12).contains(month), (1...daysIn(year, month)).contains(day),
+              (1...12).contains(month), (1...CivilCalendar.daysIn(year: year, month: month)).contains(day),
               (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second)
         else { return nil }
 
@@ -103,43 +103,12 @@ public enum CaptureTime {
         }
         guard bytes.isEmpty else { return nil }
 
-        let seconds = Int64(days(fromCivil: year, month, day)) * 86_400
+        let seconds = Int64(CivilCalendar.days(year: year, month: month, day: day)) * 86_400
             + Int64(hour * 3600 + minute * 60 + second - offset)
         return seconds * 1_000_000 + micros
     }
 
-    private static func pad(_ value: Int, _ width: Int) -> String {
-        let text = String(value)
-        return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
-    }
 
-    private static func daysIn(_ year: Int, _ month: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
 
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-    private static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
 
-    private static func civil(fromDays days: Int) -> (Int, Int, Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
 }

@@ -20,7 +20,7 @@ enum PlantTimestamp {
               let minute = scanner.number(2), scanner.expect(0x3A),
               let second = scanner.number(2)
         else { return nil }
-        guard (1...12).contains(month), (1...daysInMonth(year, month)).contains(day),
+        guard (1...12).contains(month), (1...CivilCalendar.daysIn(year: year, month: month)).contains(day),
               (0...23).contains(hour), (0...59).contains(minute), (0...59).contains(second)
         else { return nil }
 
@@ -50,7 +50,7 @@ enum PlantTimestamp {
         }
         guard scanner.atEnd else { return nil }
 
-        let days = daysFromCivil(year, month, day)
+        let days = CivilCalendar.days(year: year, month: month, day: day)
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset
         return Date(timeIntervalSince1970: Double(seconds) + fraction)
     }
@@ -62,47 +62,15 @@ enum PlantTimestamp {
         let totalSeconds = (totalMillis - millis) / 1000
         let secondOfDay = ((totalSeconds % 86_400) + 86_400) % 86_400
         let days = (totalSeconds - secondOfDay) / 86_400
-        let (year, month, day) = civilFromDays(days)
-        return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T"
-            + pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
-            + "." + pad(millis, 3) + "Z"
+        let (year, month, day) = CivilCalendar.date(days: days)
+        return CivilCalendar.pad(year, 4) + "-" + CivilCalendar.pad(month, 2) + "-" + CivilCalendar.pad(day, 2) + "T"
+            + CivilCalendar.pad(secondOfDay / 3600, 2) + ":" + CivilCalendar.pad(secondOfDay / 60 % 60, 2) + ":" + CivilCalendar.pad(secondOfDay % 60, 2)
+            + "." + CivilCalendar.pad(millis, 3) + "Z"
     }
 
-    private static func pad(_ value: Int, _ width: Int) -> String {
-        let text = String(value)
-        return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
-    }
 
-    private static func daysInMonth(_ year: Int, _ month: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
 
-    /// Days since 1970-01-01 for a proleptic Gregorian date (Howard Hinnant's algorithm).
-    private static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
 
-    /// The proleptic Gregorian date for a day count since 1970-01-01.
-    private static func civilFromDays(_ days: Int) -> (Int, Int, Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
 }
 
 /// A cursor over ASCII bytes used by ``PlantTimestamp``.
