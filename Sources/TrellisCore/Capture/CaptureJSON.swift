@@ -75,9 +75,18 @@ enum CaptureJSON {
     private struct Reader {
         let bytes: [UInt8]
         var index = 0
+        /// Arrays and objects open around the current value. A capture line nests two levels;
+        /// the cap keeps hostile input from exhausting the stack.
+        var depth = 0
+        static let maximumDepth = 64
 
         func error(_ message: String) -> SyntaxError {
             SyntaxError(column: index + 1, message: message)
+        }
+
+        mutating func enter() throws(SyntaxError) {
+            depth += 1
+            guard depth <= Self.maximumDepth else { throw error("values are nested more than \(Self.maximumDepth) levels deep") }
         }
 
         mutating func skipSpace() {
@@ -184,6 +193,8 @@ enum CaptureJSON {
         }
 
         mutating func array() throws(SyntaxError) -> Value {
+            try enter()
+            defer { depth -= 1 }
             index += 1
             var items: [Value] = []
             skipSpace()
@@ -203,6 +214,8 @@ enum CaptureJSON {
         }
 
         mutating func object() throws(SyntaxError) -> Value {
+            try enter()
+            defer { depth -= 1 }
             index += 1
             var members: [Member] = []
             skipSpace()
