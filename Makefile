@@ -31,6 +31,11 @@ run: deps
 test: deps
 	$(SWIFT) test
 
+## bench: Trellis against the minimal C relay, in release mode (`make bench ARGS=--quick` for a short run).
+bench: deps
+	$(SWIFT) build -c release --product trellis
+	$(SWIFT) run -c release trellis-bench $(ARGS)
+
 ## soak: the long fault tests (20 SIGKILLs during bursts of 10,000 QoS 1 presses, ...).
 soak: deps
 	TRELLIS_SOAK=1 $(SWIFT) test --filter KillRecovery

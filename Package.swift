@@ -78,6 +78,14 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        .executableTarget(
+            name: "trellis-bench",
+            dependencies: [
+                "TrellisMQTT", "TrellisBroker", "TrellisRelay", "TrellisStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/TrellisBench"
+        ),
         .target(
             name: "TrellisTestSupport",
             dependencies: [
@@ -90,7 +98,7 @@ let package = Package(
         .testTarget(name: "TrellisMQTTTests", dependencies: ["TrellisMQTT", "TrellisBroker", "TrellisTestSupport"]),
         .testTarget(
             name: "TrellisCLITests",
-            dependencies: ["trellis", "TrellisTestSupport", "TrellisBroker", "TrellisMQTT", "TrellisRelay", "TrellisStore"]
+            dependencies: ["trellis", "trellis-bench", "TrellisTestSupport", "TrellisBroker", "TrellisMQTT", "TrellisRelay", "TrellisStore"]
         ),
         .testTarget(name: "TrellisCoreTests", dependencies: ["TrellisCore"]),
         .testTarget(name: "TrellisStoreTests", dependencies: ["TrellisStore"]),

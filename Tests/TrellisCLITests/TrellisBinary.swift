@@ -21,14 +21,14 @@ struct TrellisBinary {
 
     /// Starts `trellis` with `arguments` in `directory`.
     static func start(_ arguments: [String], in directory: String? = nil,
-                      environment: [String: String]? = nil) throws -> TrellisBinary {
+                      environment: [String: String]? = nil, executable: String = path) throws -> TrellisBinary {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-out-\(UUID().uuidString).log").path
         let previous = FileManager.default.currentDirectoryPath
         if let directory { FileManager.default.changeCurrentDirectoryPath(directory) }
         defer { FileManager.default.changeCurrentDirectoryPath(previous) }
         var env = environment ?? ProcessInfo.processInfo.environment
         env["NO_COLOR"] = "1"
-        let process = try ChildProcess(path: path, arguments: arguments, outputPath: output, environment: env)
+        let process = try ChildProcess(path: executable, arguments: arguments, outputPath: output, environment: env)
         return TrellisBinary(process: process, outputPath: output)
     }
 

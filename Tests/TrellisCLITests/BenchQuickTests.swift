@@ -1,0 +1,22 @@
+import Foundation
+import Testing
+import TrellisTestSupport
+
+/// The benchmark is run, never timed, by the tests: its quick mode must complete and report
+/// every figure, for the C baseline and for Trellis.
+@Suite("The benchmark's quick mode")
+struct BenchQuickTests {
+    @Test("trellis-bench --quick prints and writes every figure", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/cc"), "no C compiler for the baseline"))
+    func quick() async throws {
+        let bench = URL(fileURLWithPath: TrellisBinary.path).deletingLastPathComponent().appendingPathComponent("trellis-bench").path
+        let json = temporaryDirectory() + "/bench.json"
+        let binary = try TrellisBinary.start(["--quick", "--json", json], executable: bench)
+        #expect(try await binary.waitForExit(timeout: .seconds(600)) == 0, "\(binary.output)")
+        for figure in ["QoS 0 latency p50", "QoS 1 latency p99", "QoS 1 pipelined 512", "fan-out deliveries/s",
+                       "Trellis peak RSS", "RSS growth"] {
+            #expect(binary.output.contains(figure), "missing \(figure)")
+        }
+        let document = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any]
+        #expect((document?["rows"] as? [Any])?.count == 14)
+    }
+}
