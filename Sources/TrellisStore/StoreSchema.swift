@@ -12,6 +12,7 @@ enum StoreSchema {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1", migrate: createVersion1)
+        migrator.registerMigration("catalog", migrate: createCatalog)
         return migrator
     }
 
@@ -79,6 +80,77 @@ enum StoreSchema {
                 payload BLOB NOT NULL,
                 received_at INTEGER NOT NULL
             ) STRICT;
+            """)
+    }
+}
+
+extension StoreSchema {
+    /// The plant catalog: species with indexes for every search filter (requirements, then
+    /// minimum temperature; a lower-case name column), what each client was shown, likes,
+    /// boards and their species, plant ↔ species links and each linked plant's active alerts.
+    static func createCatalog(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE species (
+                symbol TEXT PRIMARY KEY NOT NULL,
+                scientific_name TEXT NOT NULL,
+                common_name TEXT NOT NULL,
+                moisture_use TEXT NOT NULL,
+                shade_tolerance TEXT NOT NULL,
+                min_temp_f REAL NOT NULL,
+                image_url TEXT,
+                search_name TEXT NOT NULL,
+                shuffle INTEGER NOT NULL
+            ) WITHOUT ROWID, STRICT;
+            CREATE INDEX species_by_needs ON species(moisture_use, shade_tolerance, min_temp_f);
+            CREATE INDEX species_by_shade ON species(shade_tolerance, min_temp_f);
+            CREATE INDEX species_by_min_temp ON species(min_temp_f);
+            CREATE INDEX species_by_search_name ON species(search_name);
+
+            CREATE TABLE catalog_seen (
+                client TEXT NOT NULL,
+                symbol TEXT NOT NULL,
+                PRIMARY KEY (client, symbol)
+            ) WITHOUT ROWID, STRICT;
+
+            CREATE TABLE catalog_like (
+                client TEXT NOT NULL,
+                symbol TEXT NOT NULL REFERENCES species(symbol),
+                liked_at INTEGER NOT NULL,
+                PRIMARY KEY (client, symbol)
+            ) WITHOUT ROWID, STRICT;
+
+            CREATE TABLE catalog_board (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                client TEXT NOT NULL,
+                name TEXT NOT NULL,
+                description TEXT NOT NULL,
+                public INTEGER NOT NULL,
+                created_at INTEGER NOT NULL,
+                UNIQUE (client, name)
+            ) STRICT;
+
+            CREATE TABLE catalog_board_item (
+                board_id INTEGER NOT NULL REFERENCES catalog_board(id) ON DELETE CASCADE,
+                symbol TEXT NOT NULL REFERENCES species(symbol),
+                position INTEGER NOT NULL,
+                PRIMARY KEY (board_id, symbol)
+            ) WITHOUT ROWID, STRICT;
+
+            CREATE TABLE catalog_plant_link (
+                plant TEXT PRIMARY KEY NOT NULL,
+                symbol TEXT NOT NULL REFERENCES species(symbol),
+                linked_at INTEGER NOT NULL
+            ) WITHOUT ROWID, STRICT;
+
+            CREATE TABLE catalog_alert (
+                plant TEXT NOT NULL REFERENCES catalog_plant_link(plant) ON DELETE CASCADE,
+                sensor TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                value REAL NOT NULL,
+                limit_value REAL NOT NULL,
+                since INTEGER NOT NULL,
+                PRIMARY KEY (plant, sensor, kind)
+            ) WITHOUT ROWID, STRICT;
             """)
     }
 }
