@@ -10,7 +10,7 @@ extension SQLiteStore {
     }
 
     public func deadLetters(limit: Int) async throws -> [StoredDeadLetter] {
-        await buffer.drain()
+        if !buffer.isIdle { await buffer.drain() }
         return try await read("deadLetters(limit: \(limit))") { db in
             try Row.fetchAll(db, sql: """
                 SELECT id, reason, topic, payload, received_at FROM dead_letter

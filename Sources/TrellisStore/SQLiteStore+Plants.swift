@@ -31,11 +31,11 @@ extension SQLiteStore {
 
     public func plants() async throws -> [StoredPlant] {
         try await read("plants()") { db in
-            let rows = try Row.fetchAll(db, sql: """
+            let rows = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT p.id, p.name, p.created_at, s.sensor
                 FROM plant p LEFT JOIN plant_sensor s ON s.plant_id = p.id
                 ORDER BY p.id, s.position
-                """)
+                """))
             var plants: [StoredPlant] = []
             for row in rows {
                 let id: Int64 = row["id"]
@@ -77,19 +77,19 @@ extension SQLiteStore {
     }
 
     public func sensorRecords(plant: String?) async throws -> [SensorRecord]? {
-        await buffer.drain()
+        if !buffer.isIdle { await buffer.drain() }
         return try await read("sensorRecords(plant: \(plant ?? "all"))") { db in
-            if let plant, try !Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM plant WHERE name = ?)", arguments: [plant])! {
+            if let plant, try !Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM plant WHERE name = ?)"), arguments: [plant])! {
                 return nil
             }
-            let rows = try Row.fetchAll(db, sql: """
+            let rows = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT p.name, s.sensor, r.moisture, r.temperature, r.at
                 FROM plant p
                 JOIN plant_sensor s ON s.plant_id = p.id
                 LEFT JOIN sensor_reading r ON r.sensor = s.sensor
                 WHERE :plant IS NULL OR p.name = :plant
                 ORDER BY p.id, s.position
-                """, arguments: ["plant": plant])
+                """), arguments: ["plant": plant])
             return rows.map { row in
                 SensorRecord(
                     plant: row["name"], sensor: row["sensor"],

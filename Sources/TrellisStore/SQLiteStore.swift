@@ -116,7 +116,7 @@ public final class SQLiteStore: TrellisStore {
 
     /// Row counts, including queued readings and dead letters.
     public func counts() async throws -> StoreCounts {
-        await buffer.drain()
+        if !buffer.isIdle { await buffer.drain() }
         return try await read("counts()") { db in
             let row = try Row.fetchOne(db, sql: """
                 SELECT

@@ -1,3 +1,4 @@
+import Synchronization
 /// Collects fire-and-forget writes and hands them to a single writer in batches.
 ///
 /// A batch starts when `batchSize` items are pending or `maxDelay` after the first pending item,
@@ -38,6 +39,13 @@ actor WriteBehindBuffer<Item: Sendable> {
     /// Batches finished so far (written or failed), for tests and metrics.
     private(set) var batchesFinished = 0
 
+    /// Items queued or being written; read without entering the actor, so readers that only
+    /// need everything written can skip the hop when nothing is outstanding.
+    nonisolated let outstanding = Atomic<Int>(0)
+
+    /// True when every queued item has been written (or has failed).
+    nonisolated var isIdle: Bool { outstanding.load(ordering: .acquiring) == 0 }
+
     /// When the oldest item still pending was queued.
     private var pendingSince: ContinuousClock.Instant?
     /// When the oldest item of each batch in flight was queued, oldest first.
@@ -51,6 +59,7 @@ actor WriteBehindBuffer<Item: Sendable> {
     /// Queues one item, starting a batch when enough are pending.
     func append(_ item: Item) async {
         if pending.isEmpty { pendingSince = .now }
+        outstanding.add(1, ordering: .releasing)
         pending.append(item)
         if pending.count >= batchSize {
             startBatch()
@@ -112,7 +121,7 @@ actor WriteBehindBuffer<Item: Sendable> {
             } catch {
                 self.recordFailure(error)
             }
-            self.batchFinished()
+            self.batchFinished(count: batch.count)
         }
     }
 
@@ -120,7 +129,8 @@ actor WriteBehindBuffer<Item: Sendable> {
         if failure == nil { failure = error }
     }
 
-    private func batchFinished() {
+    private func batchFinished(count: Int) {
+        outstanding.subtract(count, ordering: .releasing)
         if !inFlightSince.isEmpty { inFlightSince.removeFirst() }
         batchesInFlight -= 1
         batchesFinished += 1

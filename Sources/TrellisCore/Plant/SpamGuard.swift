@@ -29,9 +29,29 @@ public struct SpamGuard: Sendable {
     /// The length of the sliding window, in seconds.
     public let window: TimeInterval
 
+    /// One sender's recent message times, oldest first, in `times[head...]`: dropping old times
+    /// advances `head` instead of moving the array, and the array is compacted now and then, so
+    /// each message costs O(1) however large `limit` is.
     private struct SenderState: Sendable {
         var times: [Date] = []
+        var head = 0
         var kicked = false
+
+        var count: Int { times.count - head }
+        var newest: Date? { head < times.count ? times.last : nil }
+
+        mutating func drop(through cutoff: Date) {
+            while head < times.count, times[head] <= cutoff { head += 1 }
+            if head > 32, head * 2 > times.count {
+                times.removeFirst(head)
+                head = 0
+            }
+        }
+
+        mutating func append(_ time: Date, keeping limit: Int) {
+            times.append(time)
+            if count > limit { head += count - limit }
+        }
     }
 
     private var senders: [String: SenderState] = [:]
@@ -51,30 +71,28 @@ public struct SpamGuard: Sendable {
     /// Records one message from `sender` received at `now` and says how to treat it.
     public mutating func admit(sender: String, at now: Date) -> SpamVerdict {
         sweepIfDue(now)
-        var state = senders[sender] ?? SenderState()
-        let cutoff = now.addingTimeInterval(-window)
-        state.times.removeAll { $0 <= cutoff }
+        return Self.admit(&senders[sender, default: SenderState()], at: now, limit: limit, window: window)
+    }
 
+    /// Updates one sender's state in place (no copy of its times).
+    private static func admit(_ state: inout SenderState, at now: Date, limit: Int, window: TimeInterval) -> SpamVerdict {
+        state.drop(through: now.addingTimeInterval(-window))
         let verdict: SpamVerdict
-        if state.times.count >= limit {
+        if state.count >= limit {
             verdict = state.kicked ? .muted : .kicked
             state.kicked = true
         } else {
             verdict = .allowed
             state.kicked = false
         }
-        state.times.append(now)
-        if state.times.count > limit {
-            state.times.removeFirst(state.times.count - limit)
-        }
-        senders[sender] = state
+        state.append(now, keeping: limit)
         return verdict
     }
 
     /// Forgets every sender whose newest message has left the window.
     public mutating func prune(at now: Date) {
         let cutoff = now.addingTimeInterval(-window)
-        senders = senders.filter { ($0.value.times.last ?? .distantPast) > cutoff }
+        senders = senders.filter { ($0.value.newest ?? .distantPast) > cutoff }
         lastSweep = now
     }
 
