@@ -1,6 +1,7 @@
 /// Plant-name rules shared by `REQ_addNewPlant` and `REQ_deletePlant`.
 public enum PlantName {
-    /// The longest allowed name, in characters (grapheme clusters, so `é` or an emoji counts as one).
+    /// The longest allowed name by default, in characters (grapheme clusters, so `é` or an emoji
+    /// counts as one); the original host's limit. `plant.max_name_length` changes it.
     public static let maximumLength = 15
 
     /// Trims surrounding whitespace and checks the name.
@@ -8,7 +9,7 @@ public enum PlantName {
     /// An empty (or all-whitespace) name is `ERR_missingVals`: the value is missing, which the
     /// client can fix, rather than a length problem. More than ``maximumLength`` characters is
     /// `ERR_plantNameTooLong`.
-    public static func validate(_ text: some StringProtocol) -> Result<String, PlantErrorTag> {
+    public static func validate(_ text: some StringProtocol, maximumLength: Int = maximumLength) -> Result<String, PlantErrorTag> {
         let name = text.trimmingPlantWhitespace()
         if name.isEmpty { return .failure(.missingVals) }
         if name.count > maximumLength { return .failure(.plantNameTooLong) }
@@ -37,10 +38,10 @@ public struct NewPlantRequest: Sendable, Equatable {
     /// is trimmed and normalized with ``SensorAddress/normalize(_:)``. Errors, first failure wins:
     /// an empty name gives `ERR_missingVals`, a too-long name `ERR_plantNameTooLong`, no sensors or
     /// any invalid or empty sensor entry `ERR_invalidPlantSensorID`. A repeated sensor is kept once.
-    public static func parse(_ payload: String) -> Result<NewPlantRequest, PlantErrorTag> {
+    public static func parse(_ payload: String, maximumNameLength: Int = PlantName.maximumLength) -> Result<NewPlantRequest, PlantErrorTag> {
         let parts = payload.split(separator: ",", omittingEmptySubsequences: false)
         let name: String
-        switch PlantName.validate(parts[0]) {
+        switch PlantName.validate(parts[0], maximumLength: maximumNameLength) {
         case .success(let valid): name = valid
         case .failure(let tag): return .failure(tag)
         }

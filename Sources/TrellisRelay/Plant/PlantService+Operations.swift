@@ -43,7 +43,7 @@ extension PlantService {
                 return .reply(PlantPayloads.numPlants(try await store.plants().count))
 
             case .addNewPlant:
-                switch NewPlantRequest.parse(request.payload) {
+                switch NewPlantRequest.parse(request.payload, maximumNameLength: settings.maxPlantNameLength) {
                 case let .failure(tag):
                     return .error(tag)
                 case let .success(plant):
@@ -55,7 +55,7 @@ extension PlantService {
                 }
 
             case .deletePlant:
-                switch PlantName.validate(request.payload) {
+                switch PlantName.validate(request.payload, maximumLength: .max) {
                 case .failure:
                     return .error(.cannotDeletePlant)
                 case let .success(name):

@@ -13,6 +13,8 @@ public struct RelaySettings: Sendable, Hashable {
     public var spamWindow = 15.0
     /// Most plants the tracker keeps.
     public var maxPlants = 7
+    /// Longest plant name, in characters (`ERR_plantNameTooLong` beyond).
+    public var maxPlantNameLength = 15
     /// Presses kept in each button's history.
     public var historyLimit = 20
     /// Seconds between two publications of `trellis/stats`.

@@ -153,6 +153,7 @@ struct EffectiveConfiguration: Sendable {
         settings.hostName = string("plant.host_name")
         settings.plantPrefix = string("plant.prefix")
         settings.maxPlants = int("plant.max_plants")
+        settings.maxPlantNameLength = int("plant.max_name_length")
         settings.buttonPrefix = string("buttons.prefix")
         settings.historyLimit = int("buttons.history_limit")
         settings.spamLimit = int("spam.limit")

@@ -99,6 +99,8 @@ extension SettingKey {
                        help: "Topic prefix of the plant tracker: <prefix>/torpi, <prefix>/fromrpi, <prefix>/sensors.", reloadable: true, check: topicPrefix),
             SettingKey(key: "plant.max_plants", kind: .int, defaultValue: .int(relay.maxPlants),
                        help: "Most plants the tracker keeps (ERR_tooManyPlants beyond).", reloadable: true, check: positive),
+            SettingKey(key: "plant.max_name_length", kind: .int, defaultValue: .int(relay.maxPlantNameLength),
+                       help: "Longest plant name in characters (ERR_plantNameTooLong beyond).", reloadable: true, check: positive),
             SettingKey(key: "plant.plants_file", kind: .string, defaultValue: .string(""),
                        help: "Plants added at start when absent, one per line as name,sensor[,sensor...].", reloadable: false),
             SettingKey(key: "buttons.prefix", kind: .string, defaultValue: .string(relay.buttonPrefix),
