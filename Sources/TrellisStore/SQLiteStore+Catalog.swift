@@ -294,11 +294,12 @@ extension SQLiteStore {
                 try start.execute(arguments: arguments)
                 if db.changesCount > 0 { changed = true } else { try refresh.execute(arguments: arguments) }
             }
-            let keep = conditions.map { $0.sensor + "\u{0}" + $0.kind }
+            // `kind:sensor` is unambiguous: a kind is one of three words without a colon.
+            let keep = conditions.map { $0.kind + ":" + $0.sensor }
             var arguments: StatementArguments = [plant]
             var sql = "DELETE FROM catalog_alert WHERE plant = ?"
             if !keep.isEmpty {
-                sql += " AND (sensor || char(0) || kind) NOT IN (\(Array(repeating: "?", count: keep.count).joined(separator: ", ")))"
+                sql += " AND (kind || ':' || sensor) NOT IN (\(Array(repeating: "?", count: keep.count).joined(separator: ", ")))"
                 arguments += StatementArguments(keep)
             }
             try db.execute(sql: sql, arguments: arguments)
