@@ -8,6 +8,7 @@ public enum Relay {
         var table = RoutingTable()
         table.add(PlantService(settings: settings).routes)
         table.add(ButtonService(settings: settings).routes)
+        table.add(CatalogService(settings: settings).routes)
         return table
     }
 

@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+import TrellisCore
+import TrellisMQTT
+import TrellisStore
+import TrellisRelay
+import TrellisTestSupport
+
+@Suite("Catalog: care alerts through a real broker", .serialized)
+struct CatalogCareAlertFlowTests {
+    static let alertTopic = "trellis/alerts/Fern"
+
+    /// Adds `Fern` on sensor 0x36 through the plant tracker protocol and links it to a High-use species.
+    static func linkedFern(_ relay: RelayHarness) async throws -> (MQTTClient, MessageCollector) {
+        let client = try await relay.connect()
+        let inbox = await MessageCollector.collecting(client)
+        try await client.subscribe("rpi/fromrpi")
+        try await client.subscribe("trellis/alerts/#")
+        try await client.publishAndWait(topic: "rpi/torpi", payload: Array(
+            "ID:add;sender:Bob;receiver:Host-RPI3B+;payload:Fern,0x36;operation:REQ_addNewPlant".utf8))
+        try await inbox.messages(on: "rpi/fromrpi")
+        let store = try relay.store
+        try await store.upsertSpecies([Species(symbol: "NEEX", scientificName: "Nephrolepis exaltata", commonName: "Boston swordfern",
+                                               moistureUse: .high, shadeTolerance: .tolerant, minTempF: 28)])
+        #expect(try await store.linkPlant(plant: "Fern", symbol: "NEEX", at: Date()) == .linked)
+        return (client, inbox)
+    }
+
+    static func reading(_ client: MQTTClient, moisture: Int, temperature: Double = 70) async throws {
+        try await client.publishAndWait(topic: "rpi/sensors/0x36",
+                                        payload: Array(#"{"moisture":\#(moisture),"temperature":\#(temperature)}"#.utf8))
+    }
+
+    static func json(_ message: MQTTMessage) throws -> [String: Any] {
+        try #require(JSONSerialization.jsonObject(with: Data(message.payload)) as? [String: Any])
+    }
+
+    @Test("moisture 1 for a High-use species → dry, then 7 → cleared; each published once, retained")
+    func dryThenCleared() async throws {
+        try await withRelay { relay in
+            let (client, inbox) = try await Self.linkedFern(relay)
+            try await Self.reading(client, moisture: 1)
+            try await Self.reading(client, moisture: 2)
+            try await Self.reading(client, moisture: 1)
+            let dry = try await inbox.messages(on: Self.alertTopic)[0]
+            #expect(dry.retain == false) // a live subscriber sees it as a new message
+            let body = try Self.json(dry)
+            #expect(body["plant"] as? String == "Fern" && body["symbol"] as? String == "NEEX" && body["ok"] as? Bool == false)
+            let alerts = try #require(body["alerts"] as? [[String: Any]])
+            #expect(alerts.count == 1)
+            #expect(alerts.first?["kind"] as? String == "dry" && alerts.first?["sensor"] as? String == "0x36")
+            #expect(alerts.first?["value"] as? Double == 1 && alerts.first?["limit"] as? Double == 5)
+            #expect((alerts.first?["since"] as? String).flatMap(ISO8601Time.parse) != nil)
+
+            try await Self.reading(client, moisture: 7)
+            try await Self.reading(client, moisture: 8)
+            let both = try await inbox.messages(on: Self.alertTopic, count: 2)
+            #expect(try Self.json(both[1])["ok"] as? Bool == true)
+            #expect((try Self.json(both[1])["alerts"] as? [Any])?.isEmpty == true)
+            // A marker: one more change (cold) proves no other alert message came in between.
+            try await Self.reading(client, moisture: 7, temperature: 20)
+            let all = try await inbox.messages(on: Self.alertTopic, count: 3)
+            #expect(((try Self.json(all[2])["alerts"] as? [[String: Any]])?.first?["kind"] as? String) == "cold")
+            #expect(await inbox.received(on: Self.alertTopic).count == 3)
+
+            // Retained: a new subscriber gets the latest state.
+            let late = try await relay.connect()
+            let lateInbox = await MessageCollector.collecting(late)
+            try await late.subscribe(Self.alertTopic)
+            let retained = try await lateInbox.messages(on: Self.alertTopic)[0]
+            #expect(retained.retain && retained.payload == all[2].payload)
+        }
+    }
+
+    @Test("alert state and links survive a restart: no duplicate publication for the same state")
+    func survivesRestart() async throws {
+        try await withRelay { relay in
+            let (client, inbox) = try await Self.linkedFern(relay)
+            try await Self.reading(client, moisture: 1)
+            try await inbox.messages(on: Self.alertTopic)
+            try await relay.stopRelay()
+            try await relay.startRelay()
+            #expect(try await relay.store.linkedPlant(plant: "Fern")?.species.symbol == "NEEX")
+            try await Self.reading(client, moisture: 2)
+            try await Self.reading(client, moisture: 7)
+            let messages = try await inbox.messages(on: Self.alertTopic, count: 2)
+            #expect(try Self.json(messages[1])["ok"] as? Bool == true)
+            #expect(await inbox.received(on: Self.alertTopic).count == 2)
+        }
+    }
+
+    @Test("the starter catalog is imported when the relay first handles a catalog message")
+    func starterImported() async throws {
+        try await withRelay { relay in
+            let client = try await relay.connect()
+            try await client.publishAndWait(topic: "rpi/sensors/0x40", payload: Array(#"{"moisture":5,"temperature":60}"#.utf8))
+            let store = try relay.store
+            for _ in 0..<100 where try await store.speciesCount() == 0 { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(try await store.speciesCount() == StarterCatalog.species.count)
+        }
+    }
+}
