@@ -146,13 +146,21 @@ public final class SQLiteStore: TrellisStore {
     }
 
     /// Runs `body` in one read transaction, wrapping failures as ``StoreError``.
+    ///
+    /// The read runs on the calling task's thread: in WAL mode it never waits for the writer, and
+    /// the short queries of the relay cost less than the two thread hops an asynchronous read takes.
     func read<T: Sendable>(_ operation: @autoclosure () -> String, _ body: @Sendable (Database) throws -> T) async throws -> T {
         try checkOpen(operation())
         do {
-            return try await writer.read(body)
+            return try readNow(body)
         } catch {
             throw StoreError.wrap(error, operation: operation())
         }
+    }
+
+    /// GRDB's synchronous read, which a synchronous context selects.
+    private func readNow<T>(_ body: (Database) throws -> T) throws -> T {
+        try writer.read(body)
     }
 
     /// Queues a fire-and-forget write.
