@@ -66,11 +66,13 @@ public struct StoreCounts: Sendable, Equatable {
     public var registrations: Int
     /// Dead letters kept.
     public var deadLetters: Int
+    /// Species in the plant catalog.
+    public var species: Int
 
     /// Creates a counts value.
     public init(
         plants: Int, sensors: Int, sensorReadings: Int, buttons: Int,
-        clients: Int, registrations: Int, deadLetters: Int
+        clients: Int, registrations: Int, deadLetters: Int, species: Int = 0
     ) {
         self.plants = plants
         self.sensors = sensors
@@ -79,5 +81,6 @@ public struct StoreCounts: Sendable, Equatable {
         self.clients = clients
         self.registrations = registrations
         self.deadLetters = deadLetters
+        self.species = species
     }
 }

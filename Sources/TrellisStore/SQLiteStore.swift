@@ -126,12 +126,13 @@ public final class SQLiteStore: TrellisStore {
                     (SELECT COUNT(*) FROM button) AS buttons,
                     (SELECT COUNT(*) FROM client) AS clients,
                     (SELECT COUNT(*) FROM registration) AS registrations,
-                    (SELECT COUNT(*) FROM dead_letter) AS deadLetters
+                    (SELECT COUNT(*) FROM dead_letter) AS deadLetters,
+                    (SELECT COUNT(*) FROM species) AS species
                 """)!
             return StoreCounts(
                 plants: row["plants"], sensors: row["sensors"], sensorReadings: row["sensorReadings"],
                 buttons: row["buttons"], clients: row["clients"], registrations: row["registrations"],
-                deadLetters: row["deadLetters"])
+                deadLetters: row["deadLetters"], species: row["species"])
         }
     }
 

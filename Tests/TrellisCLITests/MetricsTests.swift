@@ -59,6 +59,7 @@ struct MetricsTests {
             #expect(text.contains(#"trellis_messages_published_total{service="plant"} 3"#))
             #expect(text.contains("trellis_handler_duration_seconds_count 4"))
             #expect(text.contains("trellis_resident_memory_bytes"))
+            #expect(text.contains("trellis_state_species 95"), "the starter catalog is imported at the first start")
 
             let stats = try await inbox.messages(on: "trellis/stats")
             #expect(stats[0].text?.contains("\"counters\"") == true)

@@ -44,7 +44,7 @@ public struct StatsService: Service {
             residentBytes: ProcessMemory.residentBytes(),
             counters: engine.counters.snapshot(),
             state: .init(plants: counts.plants, sensors: counts.sensors, buttons: counts.buttons,
-                         clients: counts.clients, deadLetters: counts.deadLetters)
+                         clients: counts.clients, deadLetters: counts.deadLetters, species: counts.species)
         )
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -55,8 +55,9 @@ public struct StatsService: Service {
         struct State: Encodable {
             var plants, sensors, buttons, clients: Int
             var deadLetters: Int
+            var species: Int
             enum CodingKeys: String, CodingKey {
-                case plants, sensors, buttons, clients
+                case plants, sensors, buttons, clients, species
                 case deadLetters = "dead_letters"
             }
         }

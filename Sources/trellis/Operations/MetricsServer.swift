@@ -73,6 +73,7 @@ final class StateGauges: Sendable {
     private let buttons = Gauge(label: "trellis_state_buttons")
     private let clients = Gauge(label: "trellis_state_clients")
     private let deadLetters = Gauge(label: "trellis_state_dead_letters")
+    private let species = Gauge(label: "trellis_state_species")
     private let resident = Gauge(label: "trellis_resident_memory_bytes")
     private let unwritten = Gauge(label: "trellis_oldest_unwritten_change_seconds")
 
@@ -84,6 +85,7 @@ final class StateGauges: Sendable {
             buttons.record(counts.buttons)
             clients.record(counts.clients)
             deadLetters.record(counts.deadLetters)
+            species.record(counts.species)
         }
         if let bytes = ProcessMemory.residentBytes() { resident.record(bytes) }
         unwritten.record(await store.oldestUnwrittenChangeAge() ?? 0)
