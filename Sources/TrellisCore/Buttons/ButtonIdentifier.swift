@@ -9,7 +9,8 @@ public struct IdentifierError: Error, Sendable, Equatable, CustomStringConvertib
 }
 
 /// The rules for button and client ids: 1–64 characters of valid UTF-8, none of them `/`,
-/// `+`, `#` (they could not be one topic level) or a control character.
+/// `+`, `#` (they could not be one topic level) or a control character, and no space at either end
+/// (a payload is trimmed, so such an id could be pressed but never registered for).
 public enum ButtonIdentifier {
     /// The longest id accepted, in characters.
     public static let maximumLength = 64
@@ -33,17 +34,21 @@ public enum ButtonIdentifier {
         if let bad = text.unicodeScalars.first(where: { "/+#".unicodeScalars.contains($0) }) {
             return .failure(IdentifierError(message: "the \(kind) contains '\(bad)', which cannot be part of an MQTT topic level"))
         }
-        if text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) {
+        if text.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7f...0x9f).contains($0.value) }) {
             return .failure(IdentifierError(message: "the \(kind) contains a control character"))
+        }
+        if text.first == " " || text.last == " " {
+            return .failure(IdentifierError(message: "the \(kind) starts or ends with a space"))
         }
         return .success(text)
     }
 }
 
 extension String {
-    /// The string without leading and trailing spaces, tabs and line breaks.
+    /// The string without leading and trailing spaces, tabs and line breaks (`\r\n` is one
+    /// `Character`, so it is named as well).
     func trimmingWhitespace() -> String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
         guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
         return String(self[first...last])
     }
