@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+import TrellisCore
+import TrellisMQTT
+import TrellisRelay
+import TrellisStore
+import TrellisTestSupport
+
+/// Registrations, counts and histories across restarts of Trellis; presses it was not there for.
+@Suite("Buttons: durability", .serialized)
+struct ButtonDurabilityTests {
+    @Test("registrations, missed counts, totals and histories survive a restart of Trellis")
+    func survivesRestart() async throws {
+        try await withRelay { relay in
+            let app = try await relay.connect()
+            let inbox = await MessageCollector.collecting(app)
+            try await app.subscribe("p2o/clients/+/register-response")
+            try await app.subscribe("p2o/clients/+/button-press")
+            try await app.subscribe("p2o/buttons/lamp/state")
+            try await Buttons.send(app, "on", "status", "online")
+            try await Buttons.send(app, "on", "register", "lamp")
+            try await Buttons.send(app, "off", "status", "offline")
+            try await Buttons.send(app, "off", "register", "lamp")
+            try await inbox.messages(on: "p2o/clients/off/register-response")
+            for second in 1...3 { try await Buttons.press(app, "lamp", at: second) }
+            try await inbox.messages(on: "p2o/buttons/lamp/state", count: 3)
+
+            try await relay.stopRelay()
+            try await relay.startRelay()
+
+            // The registration of "on" is still there: the next press reaches it.
+            try await Buttons.press(app, "lamp", at: 4)
+            try await inbox.messages(on: "p2o/clients/on/button-press", count: 4)
+            let states = try await inbox.messages(on: "p2o/buttons/lamp/state", count: 4)
+            #expect(states[3].text == Buttons.state("lamp", total: 4, history: 1...4))
+            try await Buttons.send(app, "off", "register", "lamp")
+            let answers = try await inbox.messages(on: "p2o/clients/off/register-response", count: 2)
+            #expect(answers[1].text == Buttons.registered("lamp", count: 4, history: 1...4))
+            #expect(await inbox.received(on: "p2o/clients/off/button-press").isEmpty)
+        }
+    }
+
+    @Test("presses published at QoS 1 while Trellis is stopped are counted after it starts")
+    func pressesWhileStopped() async throws {
+        try await withRelay { relay in
+            let app = try await relay.connect()
+            let inbox = await MessageCollector.collecting(app)
+            try await app.subscribe("p2o/clients/kit/+")
+            try await Buttons.send(app, "kit", "status", "online")
+            try await Buttons.send(app, "kit", "register", "lamp")
+            try await inbox.messages(on: "p2o/clients/kit/register-response")
+            try await Buttons.press(app, "lamp", at: 1)
+            try await inbox.messages(on: "p2o/clients/kit/button-press")
+
+            try await relay.stopRelay()
+            for second in 2...4 { try await Buttons.press(app, "lamp", at: second, qos: .atLeastOnce) }
+            try await Buttons.send(app, "kit", "status", "offline")
+            for second in 5...6 { try await Buttons.press(app, "lamp", at: second, qos: .atLeastOnce) }
+            try await relay.startRelay()
+
+            // While it was stopped the client was online for three presses, then offline for two.
+            try await inbox.messages(on: "p2o/clients/kit/button-press", count: 4)
+            try await Buttons.send(app, "kit", "register", "lamp")
+            let answers = try await inbox.messages(on: "p2o/clients/kit/register-response", count: 2)
+            #expect(answers[1].text == Buttons.registered("lamp", count: 2, history: 1...6))
+            #expect(await inbox.received(on: "p2o/clients/kit/button-press").count == 4)
+            #expect(try await relay.store.button(id: "lamp")?.total == 6)
+        }
+    }
+
+    @Test("a retained press counts once when it happens and is ignored when Trellis subscribes again")
+    func retainedPress() async throws {
+        try await withRelay { relay in
+            let app = try await relay.connect()
+            let inbox = await MessageCollector.collecting(app)
+            try await app.subscribe("trellis/deadletter")
+            try await app.subscribe("p2o/buttons/porch/state")
+            // An empty retained payload would clear the retained message, so this press states its time.
+            try await app.publishAndWait(topic: "p2o/buttons/porch/press", payload: Array(Buttons.time(1).utf8), retain: true)
+            let first = try await inbox.messages(on: "p2o/buttons/porch/state")
+            #expect(first[0].text == Buttons.state("porch", total: 1, history: [1]))
+
+            try await relay.stopRelay()
+            try await relay.startRelay()
+            let letters = try await inbox.messages(on: "trellis/deadletter")
+            #expect(try Buttons.letter(letters[0])
+                == ["payload": Buttons.time(1), "reason": "retained_press", "topic": "p2o/buttons/porch/press"])
+            #expect(try await relay.store.button(id: "porch") == ButtonSnapshot(
+                id: "porch", total: 1, history: [ISO8601Time.parse(Buttons.time(1))!]))
+            #expect(await inbox.received(on: "p2o/buttons/porch/state").count == 1)
+        }
+    }
+}
