@@ -179,7 +179,8 @@ struct ButtonStoreTests {
             }
             #expect(outcome?.onlineClients.count == 50)
             #expect(outcome?.snapshot.total == 100)
-            #expect(elapsed < .seconds(5), "100 fanned-out presses took \(elapsed)")
+            // Timings are measured by the benchmark, never asserted: the machine is shared.
+            print("100 fanned-out presses took \(elapsed)")
             let counts = try await store.counts()
             #expect(counts.buttons == 10_000)
             #expect(counts.clients == 1_000)
