@@ -11,7 +11,16 @@ struct BenchTable {
         var met: Bool
     }
 
+    /// The same pipelined figure from both load generators, to show which one limits the figures.
+    struct LoadCheck: Codable {
+        var contender: String
+        var swiftClient: Double
+        var cLoadgen: Double
+    }
+
     private(set) var rows: [Row] = []
+    var checks: [LoadCheck] = []
+    var loadGenerator = ""
 
     mutating func add(_ figure: String, baseline: Double, trellis: Double) {
         let ratio = baseline > 0 ? trellis / baseline : 0
@@ -28,6 +37,10 @@ struct BenchTable {
         rows.append(Row(figure: "Trellis peak RSS (MB)", baseline: nil, trellis: Double(peakKiB) / 1024, ratio: nil,
                         target: "≤ 40 MB", met: peakKiB <= 40 * 1024))
         let growth = Double(afterKiB - beforeKiB) / 1024
+        rows.append(Row(figure: "Trellis RSS before \(requests) requests (MB)", baseline: nil, trellis: Double(beforeKiB) / 1024,
+                        ratio: nil, target: "", met: true))
+        rows.append(Row(figure: "Trellis RSS after \(requests) requests (MB)", baseline: nil, trellis: Double(afterKiB) / 1024,
+                        ratio: nil, target: "", met: true))
         rows.append(Row(figure: "Trellis RSS growth over \(requests) requests (MB)", baseline: nil, trellis: growth,
                         ratio: nil, target: "no growth (< 1 MB)", met: growth < 1))
     }
@@ -41,14 +54,20 @@ struct BenchTable {
         for row in rows {
             lines.append("| \(row.figure) | \(number(row.baseline)) | \(number(row.trellis)) | \(row.ratio.map { String(format: "%.2f×", $0) } ?? "") | \(row.target) | \(row.target.isEmpty ? "" : (row.met ? "yes" : "no")) |")
         }
-        return lines.joined(separator: "\n") + "\n\n" + machine
+        if !checks.isEmpty {
+            lines += ["", "| load generator check: QoS 0, 512 in flight (req/s) | Swift MQTTClient | C loadgen | Swift/C |", "|---|---|---|---|"]
+            for check in checks {
+                lines.append("| \(check.contender) | \(number(check.swiftClient)) | \(number(check.cLoadgen)) | \(String(format: "%.2f×", check.swiftClient / max(check.cLoadgen, 1))) |")
+            }
+        }
+        return lines.joined(separator: "\n") + "\n\nLoad generator of the main table: \(loadGenerator). " + machine
     }
 
     func json(machine: String) throws -> String {
-        struct Document: Codable { var machine: String; var rows: [Row] }
+        struct Document: Codable { var machine: String; var loadGenerator: String; var rows: [Row]; var loadGeneratorCheck: [LoadCheck] }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        return String(decoding: try encoder.encode(Document(machine: machine, rows: rows)), as: UTF8.self)
+        return String(decoding: try encoder.encode(Document(machine: machine, loadGenerator: loadGenerator, rows: rows, loadGeneratorCheck: checks)), as: UTF8.self)
     }
 }
 
@@ -60,6 +79,6 @@ enum Machine {
             .split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
         let kernel = (try? String(contentsOfFile: "/proc/sys/kernel/osrelease", encoding: .utf8))?
             .trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown kernel"
-        return "\(ProcessInfo.processInfo.activeProcessorCount) cores, \(cpu), Linux \(kernel)"
+        return "Machine: nproc \(ProcessInfo.processInfo.activeProcessorCount), \(cpu), Linux \(kernel)."
     }
 }

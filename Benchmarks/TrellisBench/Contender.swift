@@ -1,5 +1,6 @@
 import Foundation
 import TrellisBroker
+import TrellisMQTT
 import TrellisRelay
 import TrellisStore
 
@@ -23,45 +24,78 @@ struct Contender {
     let process: ChildProcess
     let output: String
 
+    /// Compiles one of the C programs kept beside the benchmark (`Benchmarks/baseline/NAME.c`) into `work`.
+    static func compile(_ name: String, work: String) throws -> String {
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("baseline/\(name).c").path
+        let binary = work + "/" + name
+        let compile = try ChildProcess(path: "/usr/bin/cc", arguments: ["-O2", "-o", binary, source, "-lmosquitto"],
+                                       outputPath: work + "/cc-\(name).log")
+        compile.waitUntilExit()
+        guard compile.terminationStatus == 0 else { throw BenchError("cc \(name).c failed: \(read(work + "/cc-\(name).log"))") }
+        return binary
+    }
+
     /// Builds and starts the C baseline.
     static func baseline(port: Int, work: String) async throws -> Contender {
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("baseline/relay.c").path
-        let binary = work + "/relay"
-        let compile = try ChildProcess(path: "/usr/bin/cc", arguments: ["-O2", "-o", binary, source, "-lmosquitto"],
-                                       outputPath: work + "/cc.log")
-        compile.waitUntilExit()
-        guard compile.terminationStatus == 0 else { throw BenchError("cc failed: \(read(work + "/cc.log"))") }
+        let binary = try compile("relay", work: work)
         let contender = Contender(process: try ChildProcess(path: binary, arguments: ["\(port)", "100"], outputPath: work + "/relay.log"),
                                   output: work + "/relay.log")
+        Watchdog.adopt(contender.process.pid)
         try await contender.waitFor("connected")
         return contender
     }
 
-    /// Prepares Trellis's state (7 plants with readings, 10,000 buttons, 1,000 clients, 100 of them
-    /// registered online for b0) and starts `trellis run` against the broker.
+    /// Seeds Trellis's state through the store (10,000 buttons with a press each, 1,000 clients online),
+    /// starts `trellis run --broker` with a plants file of 7 plants, gives every plant's sensor a reading
+    /// by publishing it, and registers 100 clients (c0…c99) for button b0 by traffic.
     static func trellis(port: Int, work: String) async throws -> Contender {
         let state = work + "/state"
         let store = try SQLiteStore(directory: state)
         let now = Date()
-        for index in 0..<7 {
-            let sensor = "0x\(String(0x30 + index, radix: 16))"
-            _ = try await store.addPlant(name: "Plant\(index)", sensors: [sensor], maxPlants: 7)
-            try await store.recordReading(sensor: sensor, moisture: 5, temperature: 70.5, at: now)
-        }
         for index in 0..<1_000 { try await store.setClientStatus(client: "c\(index)", online: true, at: now) }
         for index in 0..<10_000 { _ = try await store.recordPress(button: "b\(index)", at: now, historyLimit: 20) }
-        for index in 0..<100 { _ = try await store.register(client: "c\(index)", button: "b0", at: now) }
         try await store.close()
+        let sensors = (0..<7).map { "0x\(String(0x30 + $0, radix: 16))" }
+        let plantsFile = work + "/plants.txt"
+        try sensors.enumerated().map { "Plant\($0.offset),\($0.element)\n" }.joined()
+            .write(toFile: plantsFile, atomically: true, encoding: .utf8)
 
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
             .deletingLastPathComponent().appendingPathComponent("trellis").path
         let contender = Contender(process: try ChildProcess(
             path: binary,
-            arguments: ["run", "--broker", "127.0.0.1:\(port)", "--state", state, "--spam-limit", "1000000000",
-                        "--stats-interval", "3600", "--log-level", "warning"],
+            arguments: ["run", "--broker", "127.0.0.1:\(port)", "--state", state, "--plants-file", plantsFile,
+                        "--spam-limit", "1000000000", "--stats-interval", "3600", "--log-level", "warning"],
             outputPath: work + "/trellis.log"), output: work + "/trellis.log")
+        Watchdog.adopt(contender.process.pid)
         try await contender.waitForOnline(port: port)
+
+        var setup = try await LoadGenerator.connect(port: port, id: "bench-setup",
+                                                    replyFilters: ["rpi/fromrpi", "p2o/clients/+/register-response"])
+        for sensor in sensors {
+            try await setup.client.publishAndWait(topic: "rpi/sensors/\(sensor)", payload: Array(#"{"moisture":5,"temperature":70.5}"#.utf8),
+                                                  qos: .atLeastOnce)
+        }
+        for attempt in 0..<100 {
+            try setup.client.publish(topic: "rpi/torpi", payload: LoadGenerator.request(attempt), qos: .atLeastOnce)
+            var reply: MQTTMessage
+            repeat { reply = try await setup.next() } while reply.topic != "rpi/fromrpi"
+            let text = reply.text ?? ""
+            if text.components(separatedBy: #""moisture"%3A5"#).count == 8 { break }
+            guard attempt < 99 else { throw BenchError("the 7 plants never showed their readings: \(text)") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        for index in 0..<100 {
+            try setup.client.publish(topic: "p2o/clients/c\(index)/status", payload: Array("online".utf8), qos: .atLeastOnce, retain: true)
+            try setup.client.publish(topic: "p2o/clients/c\(index)/register", payload: Array("b0".utf8), qos: .atLeastOnce)
+        }
+        var registered = Set<String>()
+        while registered.count < 100 {
+            let reply = try await setup.next()
+            if reply.topic.hasSuffix("/register-response") { registered.insert(reply.topic) }
+        }
+        await setup.client.shutdown()
         return contender
     }
 
@@ -85,6 +119,7 @@ struct Contender {
     func stop() {
         process.signal(SIGTERM)
         process.waitUntilExit()
+        Watchdog.release(process.pid)
     }
 
     static func read(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }

@@ -1,8 +1,13 @@
 import Foundation
+import Synchronization
+import TrellisBroker
 import TrellisMQTT
 
-/// Drives request/reply traffic through the broker and measures it; the same code measures the
-/// C baseline and Trellis, so their figures compare.
+/// The figures of one contender, by name.
+typealias Figures = [String: Double]
+
+/// Drives request/reply traffic through the broker with the Swift `MQTTClient` and measures it; the same
+/// code measures the C baseline and Trellis, so their figures compare.
 struct LoadGenerator {
     let client: MQTTClient
     var replies: AsyncStream<MQTTMessage>.Iterator
@@ -21,40 +26,53 @@ struct LoadGenerator {
         Array("ID:\(id);sender:bench;receiver:Host-RPI3B+;payload:all;operation:REQ_plantSensorData".utf8)
     }
 
-    /// One request in flight at a time; returns each round trip in microseconds.
-    mutating func closedLoop(count: Int, qos: QoS) async throws -> [Double] {
+    /// The next message; the watchdog ends the run when none comes.
+    mutating func next() async throws -> MQTTMessage {
+        guard let message = await replies.next() else { throw BenchError("the reply stream ended") }
+        Watchdog.tick()
+        return message
+    }
+
+    /// One request in flight at a time; returns each round trip in microseconds. Every reply must
+    /// carry the request's ID and end with `suffix`.
+    mutating func closedLoop(count: Int, qos: QoS, suffix: [UInt8]) async throws -> [Double] {
         var samples: [Double] = []
         samples.reserveCapacity(count)
         let clock = ContinuousClock()
         for id in 0..<count {
             let start = clock.now
             try client.publish(topic: "rpi/torpi", payload: Self.request(id), qos: qos)
-            guard await replies.next() != nil else { throw BenchError("the reply stream ended") }
+            let reply = try await next()
             let elapsed = clock.now - start
+            guard reply.payload.starts(with: Array("ID:\(id);".utf8)), reply.payload.ends(with: suffix) else {
+                throw BenchError("unexpected reply to request \(id): \(reply.text ?? "")")
+            }
             samples.append(Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12)
         }
         return samples
     }
 
-    /// `window` requests in flight; returns round trips per second.
-    mutating func pipelined(count: Int, window: Int, qos: QoS) async throws -> Double {
+    /// `window` requests in flight; returns round trips per second. Every reply must end with `suffix`.
+    mutating func pipelined(count: Int, window: Int, qos: QoS, suffix: [UInt8]) async throws -> Double {
         let clock = ContinuousClock()
         let start = clock.now
-        var sent = 0
+        var sent = 0, bad = 0
         while sent < min(window, count) {
             try client.publish(topic: "rpi/torpi", payload: Self.request(sent), qos: qos)
             sent += 1
         }
         var received = 0
         while received < count {
-            guard await replies.next() != nil else { throw BenchError("the reply stream ended") }
+            if try await !next().payload.ends(with: suffix) { bad += 1 }
             received += 1
             if sent < count {
                 try client.publish(topic: "rpi/torpi", payload: Self.request(sent), qos: qos)
                 sent += 1
             }
         }
-        return Double(count) / seconds(clock.now - start)
+        let rate = Double(count) / seconds(clock.now - start)
+        guard bad == 0 else { throw BenchError("\(bad) of \(count) replies did not end with \(String(decoding: suffix, as: UTF8.self))") }
+        return rate
     }
 
     /// Publishes `presses` presses of button b0 (at most `window` unanswered) and waits for all
@@ -68,7 +86,7 @@ struct LoadGenerator {
             sent += 1
         }
         while delivered < presses * fanout {
-            guard await replies.next() != nil else { throw BenchError("the delivery stream ended") }
+            guard try await next().payload == Array("b0".utf8) else { throw BenchError("a delivery that is not b0") }
             delivered += 1
             if delivered % fanout == 0 && sent < presses {
                 try client.publish(topic: "p2o/buttons/b0/press", payload: [], qos: .atLeastOnce)
@@ -83,9 +101,70 @@ struct LoadGenerator {
     }
 }
 
+/// The C load generator (`Benchmarks/baseline/loadgen.c`): the same traffic from one libmosquitto thread.
+struct CLoadGenerator {
+    let binary: String
+    let work: String
+
+    /// Runs it to completion and returns its `key=value` figures.
+    func run(_ arguments: [String]) async throws -> [String: Double] {
+        let output = work + "/loadgen-\(UUID().uuidString).log"
+        let process = try ChildProcess(path: binary, arguments: arguments, outputPath: output)
+        Watchdog.adopt(process.pid)
+        while process.isRunning {
+            Watchdog.tick()
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        process.waitUntilExit()
+        Watchdog.release(process.pid)
+        let text = Contender.read(output)
+        guard process.terminationStatus == 0 else { throw BenchError("loadgen \(arguments) failed: \(text)") }
+        var figures: [String: Double] = [:]
+        for token in text.split(whereSeparator: \.isWhitespace) {
+            let pair = token.split(separator: "=", maxSplits: 1)
+            if pair.count == 2, let value = Double(pair[1]) { figures[String(pair[0])] = value }
+        }
+        if let bad = figures["bad"], bad > 0 { throw BenchError("loadgen \(arguments): \(Int(bad)) unexpected replies") }
+        return figures
+    }
+}
+
+/// Ends the whole run, children included, when no message has arrived for a while: every loop stops by itself.
+enum Watchdog {
+    private static let progress = Atomic<Int>(0)
+    private static let children = Mutex<[pid_t]>([])
+
+    static func tick() { progress.add(1, ordering: .relaxed) }
+    static func adopt(_ pid: pid_t) { children.withLock { $0.append(pid) } }
+    static func release(_ pid: pid_t) { children.withLock { $0.removeAll { $0 == pid } } }
+    static func killChildren() { for pid in children.withLock({ $0 }) { kill(pid, SIGKILL) } }
+
+    /// Watches in the background; after `stall` without progress, kills every adopted child and exits with 3.
+    static func start(stall: Duration = .seconds(60)) {
+        Thread.detachNewThread {
+            var last = progress.load(ordering: .relaxed)
+            var since = ContinuousClock.now
+            while true {
+                Thread.sleep(forTimeInterval: 1)
+                let now = progress.load(ordering: .relaxed)
+                if now != last { (last, since) = (now, ContinuousClock.now); continue }
+                if ContinuousClock.now - since > stall {
+                    FileHandle.standardError.write(Data("trellis-bench: no progress for \(stall); stopping\n".utf8))
+                    killChildren()
+                    exit(3)
+                }
+            }
+        }
+    }
+}
+
 struct BenchError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
+}
+
+extension Array where Element == UInt8 {
+    func ends(with suffix: [UInt8]) -> Bool { count >= suffix.count && self[(count - suffix.count)...].elementsEqual(suffix) }
 }
 
 /// Percentiles of latency samples.

@@ -12,11 +12,14 @@ struct BenchQuickTests {
         let json = temporaryDirectory() + "/bench.json"
         let binary = try TrellisBinary.start(["--quick", "--json", json], executable: bench)
         #expect(try await binary.waitForExit(timeout: .seconds(600)) == 0, "\(binary.output)")
-        for figure in ["QoS 0 latency p50", "QoS 1 latency p99", "QoS 1 pipelined 512", "fan-out deliveries/s",
-                       "Trellis peak RSS", "RSS growth"] {
+        for figure in ["QoS 0 latency p50", "QoS 0 latency p99", "QoS 0 latency max", "QoS 0 pipelined 64", "QoS 0 pipelined 512",
+                       "QoS 1 latency p50", "QoS 1 latency p99", "QoS 1 latency max", "QoS 1 pipelined 64", "QoS 1 pipelined 512",
+                       "fan-out presses/s", "fan-out deliveries/s", "Trellis peak RSS", "Trellis RSS before", "Trellis RSS after",
+                       "RSS growth", "load generator check", "Machine: nproc"] {
             #expect(binary.output.contains(figure), "missing \(figure)")
         }
         let document = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any]
-        #expect((document?["rows"] as? [Any])?.count == 14)
+        #expect((document?["rows"] as? [Any])?.count == 16)
+        #expect((document?["loadGeneratorCheck"] as? [Any])?.count == 2)
     }
 }
