@@ -91,6 +91,8 @@ extension MQTTClient {
         }
         let (subscriptions, waiters) = state.withLock { state in
             state.connected = true
+            state.connections += 1
+            state.sessionResumed = sessionPresent
             state.backoff = configuration.reconnectDelay.lowerBound
             defer { state.connectWaiters.removeAll() }
             return (Array(state.subscriptions.values), Array(state.connectWaiters.values))

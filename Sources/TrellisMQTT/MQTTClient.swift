@@ -30,6 +30,10 @@ public final class MQTTClient: Sendable {
     struct ClientState {
         var subscriptions: [String: MQTTSubscription] = [:]
         var connected = false
+        /// Successful connections so far; names the connection a received message came on.
+        var connections = 0
+        /// The session-present flag of the current connection.
+        var sessionResumed = false
         var started = false
         var stopping = false
         var backoff: Double
@@ -106,9 +110,15 @@ public final class MQTTClient: Sendable {
     }
 
     func emit(_ event: MQTTConnectionEvent) { eventSink.yield(event) }
-    func deliver(_ message: MQTTMessage) {
-        if configuration.maxUnhandledMessages != nil {
-            state.withLock { $0.unhandled += 1 }
+    func deliver(_ message: MQTTMessage, packetID: Int32) {
+        var message = message
+        let counting = configuration.maxUnhandledMessages != nil
+        let (connection, resumed) = state.withLock { state in
+            if counting { state.unhandled += 1 }
+            return (state.connections, state.sessionResumed)
+        }
+        if message.qos > .atMostOnce, packetID > 0 {
+            message.delivery = MQTTDelivery(packetID: Int(packetID), connection: connection, sessionResumed: resumed)
         }
         messageSink.yield(message)
     }
@@ -165,7 +175,7 @@ private final class CallbackBox: Sendable {
 
     var callbacks: MosquittoCallbacks {
         MosquittoCallbacks(
-            message: { [self] message in client.withLock { $0.value }?.deliver(message) },
+            message: { [self] message, packetID in client.withLock { $0.value }?.deliver(message, packetID: packetID) },
             connect: { [self] reason, session in client.withLock { $0.value }?.didConnect(reason: reason, sessionPresent: session) },
             disconnect: { [self] reason in client.withLock { $0.value }?.didDisconnect(reason: reason) },
             publish: { [self] mid, reason in client.withLock { $0.value }?.didPublish(mid: mid, reason: reason) },

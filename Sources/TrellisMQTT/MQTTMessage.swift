@@ -68,19 +68,24 @@ public struct MQTTMessage: Sendable, Hashable {
     public var retain: Bool
     /// The v5 properties that came with it.
     public var properties: MQTTProperties
+    /// For a message received at QoS 1 or 2, its packet identifier and connection; nil for
+    /// QoS 0 and for messages built to be published.
+    public var delivery: MQTTDelivery?
 
     public init(
         topic: String,
         payload: [UInt8],
         qos: QoS = .atMostOnce,
         retain: Bool = false,
-        properties: MQTTProperties = MQTTProperties()
+        properties: MQTTProperties = MQTTProperties(),
+        delivery: MQTTDelivery? = nil
     ) {
         self.topic = topic
         self.payload = payload
         self.qos = qos
         self.retain = retain
         self.properties = properties
+        self.delivery = delivery
     }
 
     /// Convenience for text payloads.

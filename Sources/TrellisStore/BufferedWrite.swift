@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TrellisCore
 
 /// A fire-and-forget write waiting in the ``WriteBehindBuffer``.
 enum BufferedWrite: Sendable {
@@ -7,6 +8,8 @@ enum BufferedWrite: Sendable {
     case reading(sensor: String, moisture: Int, temperature: Double, at: Int64)
     /// A dead letter.
     case deadLetter(reason: String, topic: String, payload: [UInt8], at: Int64)
+    /// The mark of a handled delivery whose handling wrote nothing else.
+    case delivery(DeliveryMark)
 
     /// Keeps a reading as the latest of its sensor unless the stored one is newer. The `WHERE` of
     /// the upsert compares times inside SQLite, so late or replayed readings never win.
@@ -40,6 +43,8 @@ enum BufferedWrite: Sendable {
                 try db.cachedStatement(sql: insertDeadLetterSQL)
                     .execute(arguments: [reason, topic, Data(payload), at])
                 wroteDeadLetter = true
+            case let .delivery(mark):
+                try SQLiteStore.record(mark, in: db)
             }
         }
         if wroteDeadLetter {

@@ -136,11 +136,17 @@ public final class SQLiteStore: TrellisStore {
         }
     }
 
-    /// Runs `body` in one write transaction, wrapping failures as ``StoreError``.
-    func write<T: Sendable>(_ operation: @autoclosure () -> String, _ body: @Sendable (Database) throws -> T) async throws -> T {
+    /// Runs `body` in one write transaction, wrapping failures as ``StoreError``. The transaction
+    /// also records the delivery bound to ``HandledDelivery/current``, if any.
+    func write<T: Sendable>(_ operation: @autoclosure () -> String, _ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
         try checkOpen(operation())
+        let mark = HandledDelivery.current
         do {
-            return try await writer.write(body)
+            return try await writer.write { db in
+                let result = try body(db)
+                if let mark { try Self.record(mark, in: db) }
+                return result
+            }
         } catch {
             throw StoreError.wrap(error, operation: operation())
         }

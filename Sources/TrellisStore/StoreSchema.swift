@@ -13,6 +13,7 @@ enum StoreSchema {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1", migrate: createVersion1)
         migrator.registerMigration("catalog", migrate: createCatalog)
+        migrator.registerMigration("deliveries", migrate: createDeliveries)
         return migrator
     }
 
@@ -151,6 +152,18 @@ extension StoreSchema {
                 since INTEGER NOT NULL,
                 PRIMARY KEY (plant, sensor, kind)
             ) WITHOUT ROWID, STRICT;
+            """)
+    }
+
+    /// The marks of handled broker deliveries (see ``DeliveryStore``).
+    private static func createDeliveries(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE delivery (
+                packet_id INTEGER PRIMARY KEY,
+                fingerprint INTEGER NOT NULL,
+                seq INTEGER NOT NULL
+            ) STRICT;
+            CREATE INDEX delivery_by_seq ON delivery(seq);
             """)
     }
 }

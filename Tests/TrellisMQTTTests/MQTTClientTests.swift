@@ -19,6 +19,13 @@ struct MQTTClientTests {
             #expect(received[0].text == "hello")
             #expect(received[0].qos == qos)
             #expect(received[0].retain == false)
+            if qos == .atMostOnce {
+                #expect(received[0].delivery == nil)
+            } else {
+                let delivery = try #require(received[0].delivery)
+                #expect(delivery.packetID > 0)
+                #expect(delivery.connection == 1)
+            }
             await subscriber.shutdown()
             await publisher.shutdown()
         }

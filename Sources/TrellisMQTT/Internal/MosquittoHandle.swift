@@ -9,7 +9,7 @@ import Darwin
 /// What the handle reports from libmosquitto's network thread. Each closure must copy what it
 /// needs and return at once: it runs inside the library's network loop.
 struct MosquittoCallbacks: Sendable {
-    var message: @Sendable (MQTTMessage) -> Void
+    var message: @Sendable (MQTTMessage, _ packetID: Int32) -> Void
     var connect: @Sendable (_ reasonCode: Int32, _ sessionPresent: Bool) -> Void
     var disconnect: @Sendable (_ reasonCode: Int32) -> Void
     var publish: @Sendable (_ mid: Int32, _ reasonCode: Int32) -> Void
@@ -77,7 +77,7 @@ final class MosquittoHandle: @unchecked Sendable {
                 retain: m.retain,
                 properties: MosquittoProperties.read(properties)
             )
-            handle.callbacks.message(copied)
+            handle.callbacks.message(copied, m.mid)
         }
         mosquitto_connect_v5_callback_set(pointer) { _, context, reason, flags, _ in
             guard let context else { return }

@@ -14,11 +14,13 @@ public final class RelayCounters: Sendable {
         public var replies: [String: Int] = [:]
         public var deadLetters: [String: Int] = [:]
         public var reconnects = 0
+        /// Messages the broker sent again after Trellis had handled them, dropped.
+        public var redeliveries = 0
         public var handlerLatencyP50Microseconds = 0
         public var handlerLatencyP99Microseconds = 0
 
         enum CodingKeys: String, CodingKey {
-            case received, published, replies, reconnects
+            case received, published, replies, reconnects, redeliveries
             case deadLetters = "dead_letters"
             case handlerLatencyP50Microseconds = "handler_latency_p50_us"
             case handlerLatencyP99Microseconds = "handler_latency_p99_us"
@@ -37,6 +39,7 @@ public final class RelayCounters: Sendable {
     private let handles = Mutex([String: Counter]())
     private let handlerTimer = Metrics.Timer(label: "trellis_handler_duration_seconds")
     private let reconnects = Counter(label: "trellis_broker_reconnects_total")
+    private let redeliveries = Counter(label: "trellis_redeliveries_dropped_total")
 
     public init() {}
 
@@ -77,6 +80,12 @@ public final class RelayCounters: Sendable {
     public func reconnected() {
         state.withLock { $0.snapshot.reconnects += 1 }
         reconnects.increment()
+    }
+
+    /// The broker sent a message again that Trellis had already handled; it was dropped.
+    public func redelivered() {
+        state.withLock { $0.snapshot.redeliveries += 1 }
+        redeliveries.increment()
     }
 
     /// One handler run took `duration`.

@@ -14,7 +14,9 @@ public enum Relay {
 
     /// The engine over that table, ready to process messages.
     public static func engine(store: any TrellisStore, settings: RelaySettings, logger: Logger,
-                              counters: RelayCounters = RelayCounters()) -> RelayEngine {
-        RelayEngine(routes: routingTable(settings: settings), store: store, settings: settings, logger: logger, counters: counters)
+                              counters: RelayCounters = RelayCounters(),
+                              deliveries: DeliveryLedger = DeliveryLedger()) -> RelayEngine {
+        RelayEngine(routes: routingTable(settings: settings), store: store, settings: settings, logger: logger,
+                    counters: counters, deliveries: deliveries)
     }
 }

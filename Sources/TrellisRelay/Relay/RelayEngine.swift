@@ -15,20 +15,57 @@ public struct RelayEngine: Sendable {
     public let rejections: RejectionLog
     /// Running figures for `trellis/stats` and metrics.
     public let counters: RelayCounters
+    /// Handled QoS 1 and 2 deliveries, to drop the broker's redeliveries of them.
+    public let deliveries: DeliveryLedger
 
     public init(routes: RoutingTable, store: any TrellisStore, settings: RelaySettings, logger: Logger,
-                counters: RelayCounters = RelayCounters()) {
+                counters: RelayCounters = RelayCounters(), deliveries: DeliveryLedger = DeliveryLedger()) {
         self.routes = routes
         self.store = store
         self.settings = settings
         self.logger = logger
         self.rejections = RejectionLog(logger: logger)
         self.counters = counters
+        self.deliveries = deliveries
     }
 
     /// Hands `message` to the handler of every matching route and returns every message to
     /// publish, dead-letter records included. A topic no route knows becomes a dead letter itself.
+    ///
+    /// A QoS 1 or 2 message is first checked against the handled deliveries: a redelivery of one
+    /// already handled is dropped; a new one is handled with its mark bound to
+    /// `HandledDelivery.current`, so the store commits the mark with the state change it caused.
     public func process(_ message: MQTTMessage, at time: Date) async -> [MQTTMessage] {
+        switch deliveries.admit(message) {
+        case nil:
+            return await dispatch(message, at: time)
+        case .redelivery:
+            counters.redelivered()
+            logger.debug("dropped a redelivery of a message already handled",
+                         metadata: ["topic": "\(message.topic)", "packet_id": "\(message.delivery?.packetID ?? 0)"])
+            return []
+        case let .fresh(mark, forgetStored):
+            if forgetStored {
+                do {
+                    try await store.forgetDeliveries()
+                } catch {
+                    logger.error("could not forget the deliveries of the previous session: \(error)")
+                }
+            }
+            let publishes = await HandledDelivery.$current.withValue(mark) {
+                await dispatch(message, at: time)
+            }
+            do {
+                try await store.recordDelivery(mark)
+            } catch {
+                logger.error("could not record a handled delivery: \(error)")
+            }
+            return publishes
+        }
+    }
+
+    /// Runs every matching route's handler on `message`.
+    private func dispatch(_ message: MQTTMessage, at time: Date) async -> [MQTTMessage] {
         var output = HandlerOutput()
         let matches = routes.routes(for: message.topic)
         for (route, captures) in matches {

@@ -36,7 +36,8 @@ public final class RelayService: Service, Sendable {
     @discardableResult
     public func apply(_ settings: RelaySettings) async throws -> (removed: [String], added: [String]) {
         let old = engine
-        let new = Relay.engine(store: old.store, settings: settings, logger: old.logger, counters: old.counters)
+        let new = Relay.engine(store: old.store, settings: settings, logger: old.logger, counters: old.counters,
+                               deliveries: old.deliveries)
         let before = Set(old.routes.subscriptions.map(\.filter))
         let after = Set(new.routes.subscriptions.map(\.filter))
         for subscription in new.routes.subscriptions where !before.contains(subscription.filter) {
@@ -55,6 +56,7 @@ public final class RelayService: Service, Sendable {
     }
 
     public func run() async throws {
+        try await engine.deliveries.restore(from: engine.store)
         for subscription in engine.routes.subscriptions {
             try await client.subscribe(subscription)
         }
