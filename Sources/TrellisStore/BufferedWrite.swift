@@ -7,6 +7,8 @@ enum BufferedWrite: Sendable {
     case reading(sensor: String, moisture: Int, temperature: Double, at: Int64)
     /// A dead letter.
     case deadLetter(reason: String, topic: String, payload: [UInt8], at: Int64)
+    /// A device's log entry, keeping the newest `limit` of that device.
+    case deviceLog(device: String, at: Int64, type: String, message: String, limit: Int)
 
     /// Keeps a reading as the latest of its sensor unless the stored one is newer. The `WHERE` of
     /// the upsert compares times inside SQLite, so late or replayed readings never win.
@@ -31,6 +33,7 @@ enum BufferedWrite: Sendable {
     /// Writes a batch inside the caller's transaction, trimming dead letters once at the end.
     static func write(_ batch: [BufferedWrite], deadLetterLimit: Int, in db: Database) throws {
         var wroteDeadLetter = false
+        var deviceLogLimits: [String: Int] = [:]
         for item in batch {
             switch item {
             case let .reading(sensor, moisture, temperature, at):
@@ -40,7 +43,13 @@ enum BufferedWrite: Sendable {
                 try db.cachedStatement(sql: insertDeadLetterSQL)
                     .execute(arguments: [reason, topic, Data(payload), at])
                 wroteDeadLetter = true
+            case let .deviceLog(device, at, type, message, limit):
+                try DeviceLogSQL.append(device: device, at: at, type: type, message: message, in: db)
+                deviceLogLimits[device] = limit
             }
+        }
+        for (device, limit) in deviceLogLimits {
+            try DeviceLogSQL.trim(device: device, keeping: limit, in: db)
         }
         if wroteDeadLetter {
             try db.cachedStatement(sql: trimDeadLettersSQL).execute(arguments: [deadLetterLimit])
