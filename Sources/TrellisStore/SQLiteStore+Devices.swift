@@ -142,10 +142,10 @@ extension SQLiteStore {
     public func createModel(name: String, at: Date) async throws -> ModelRecord? {
         try await write("createModel(name: \(name))") { db in
             guard let number = try Int64.fetchOne(db, sql: """
-                INSERT INTO fleet_model (name, created_at) VALUES (?, ?)
-                ON CONFLICT (name) DO NOTHING
+                INSERT INTO fleet_model (name, created_at)
+                SELECT ?, ? WHERE NOT EXISTS (SELECT 1 FROM fleet_model WHERE name = ?)
                 RETURNING id
-                """, arguments: [name, at.storeMilliseconds]) else { return nil }
+                """, arguments: [name, at.storeMilliseconds, name]) else { return nil }
             return ModelRecord(id: ModelIdentifier.text(number), name: name)
         }
     }
