@@ -10,6 +10,8 @@ enum BufferedWrite: Sendable {
     case deadLetter(reason: String, topic: String, payload: [UInt8], at: Int64)
     /// The mark of a handled delivery whose handling wrote nothing else.
     case delivery(DeliveryMark)
+    /// A device's log entry, keeping the newest `limit` of that device.
+    case deviceLog(device: String, at: Int64, type: String, message: String, limit: Int)
 
     /// Keeps a reading as the latest of its sensor unless the stored one is newer. The `WHERE` of
     /// the upsert compares times inside SQLite, so late or replayed readings never win.
@@ -34,6 +36,7 @@ enum BufferedWrite: Sendable {
     /// Writes a batch inside the caller's transaction, trimming dead letters once at the end.
     static func write(_ batch: [BufferedWrite], deadLetterLimit: Int, in db: Database) throws {
         var wroteDeadLetter = false
+        var deviceLogLimits: [String: Int] = [:]
         for item in batch {
             switch item {
             case let .reading(sensor, moisture, temperature, at):
@@ -45,7 +48,13 @@ enum BufferedWrite: Sendable {
                 wroteDeadLetter = true
             case let .delivery(mark):
                 try SQLiteStore.record(mark, in: db)
+            case let .deviceLog(device, at, type, message, limit):
+                try DeviceLogSQL.append(device: device, at: at, type: type, message: message, in: db)
+                deviceLogLimits[device] = limit
             }
+        }
+        for (device, limit) in deviceLogLimits {
+            try DeviceLogSQL.trim(device: device, keeping: limit, in: db)
         }
         if wroteDeadLetter {
             try db.cachedStatement(sql: trimDeadLettersSQL).execute(arguments: [deadLetterLimit])

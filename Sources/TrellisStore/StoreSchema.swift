@@ -13,6 +13,7 @@ enum StoreSchema {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1", migrate: createVersion1)
         migrator.registerMigration("catalog", migrate: createCatalog)
+        migrator.registerMigration("devices", migrate: createDevices)
         migrator.registerMigration("deliveries", migrate: createDeliveries)
         return migrator
     }
@@ -164,6 +165,53 @@ extension StoreSchema {
                 seq INTEGER NOT NULL
             ) STRICT;
             CREATE INDEX delivery_by_seq ON delivery(seq);
+            """)
+    }
+}
+
+extension StoreSchema {
+    /// The device fleet: devices (a missing powerstate reads offline), models with a build
+    /// counter, their builds, and each device's log (the newest N per device are kept).
+    /// `device_log` has no foreign key: log lines are written behind, and one for a device
+    /// deleted meanwhile is simply not inserted instead of failing its whole batch.
+    static func createDevices(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE fleet_model (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                name TEXT NOT NULL UNIQUE,
+                latest_build INTEGER NOT NULL DEFAULT 0,
+                created_at INTEGER NOT NULL
+            ) STRICT;
+
+            CREATE TABLE device (
+                id TEXT PRIMARY KEY NOT NULL,
+                name TEXT,
+                online INTEGER,
+                rssi INTEGER,
+                agent_id TEXT,
+                agent_status TEXT,
+                model_id INTEGER REFERENCES fleet_model(id) ON DELETE SET NULL,
+                registered_at INTEGER NOT NULL
+            ) WITHOUT ROWID, STRICT;
+            CREATE INDEX device_by_model ON device(model_id, id);
+
+            CREATE TABLE model_build (
+                model_id INTEGER NOT NULL REFERENCES fleet_model(id) ON DELETE CASCADE,
+                build INTEGER NOT NULL,
+                device_code TEXT NOT NULL,
+                agent_code TEXT NOT NULL,
+                created_at INTEGER NOT NULL,
+                PRIMARY KEY (model_id, build)
+            ) WITHOUT ROWID, STRICT;
+
+            CREATE TABLE device_log (
+                id INTEGER PRIMARY KEY,
+                device_id TEXT NOT NULL,
+                at INTEGER NOT NULL,
+                type TEXT NOT NULL,
+                message TEXT NOT NULL
+            ) STRICT;
+            CREATE INDEX device_log_by_device ON device_log(device_id, id);
             """)
     }
 }

@@ -9,6 +9,7 @@ public enum Relay {
         table.add(PlantService(settings: settings).routes)
         table.add(ButtonService(settings: settings).routes)
         table.add(CatalogService(settings: settings).routes)
+        table.add(DeviceService(settings: settings).routes)
         return table
     }
 

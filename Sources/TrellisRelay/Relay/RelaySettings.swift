@@ -20,6 +20,16 @@ public struct RelaySettings: Sendable, Hashable {
     /// Seconds between two publications of `trellis/stats`.
     public var statsInterval = 10.0
 
+    /// Log entries kept per device (older ones are dropped), and the most `logs/get` returns.
+    public var deviceLogLimit = 200
+    /// Most devices in the registry; past that, messages from unknown ids are dead-lettered.
+    public var maxDevices = 100_000
+    /// Largest device or agent code unit of a model build, in bytes (`too_large` beyond).
+    public var maxCodeBytes = 1_048_576
+    /// Clients that may change the fleet on the per-client JSON topics
+    /// (`trellis/clients/<client>/request/…`); the shared topics are the operator's anyway.
+    public var operators: Set<String> = []
+
     /// The secure profile: a v5 Response Topic is honoured only inside the requester's own reply
     /// namespace (named by its request topic), so no one can make Trellis publish elsewhere.
     public var restrictResponseTopics = false

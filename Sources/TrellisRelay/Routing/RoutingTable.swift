@@ -8,12 +8,17 @@ public struct Route: Sendable {
     public var handler: any MessageHandler
     /// The service the route belongs to, for statistics (`plant`, `buttons`, …).
     public var service: String
+    /// A fallback route gets only the messages no other route matches (a JSON service's
+    /// `unknown_action` answer, under the filters of its actions).
+    public var fallback: Bool
 
-    public init(_ filter: String, qos: QoS = .atLeastOnce, service: String? = nil, handler: any MessageHandler) {
+    public init(_ filter: String, qos: QoS = .atLeastOnce, service: String? = nil, fallback: Bool = false,
+                handler: any MessageHandler) {
         self.filter = TopicFilter(filter)
         self.qos = qos
         self.handler = handler
         self.service = service ?? String(filter.prefix { $0 != "/" })
+        self.fallback = fallback
     }
 }
 
@@ -43,17 +48,50 @@ public struct RoutingTable: Sendable {
     /// Every route matching `topic`, in table order, each with its wildcard captures. As MQTT
     /// delivers a message to every matching subscription, the relay hands it to every matching
     /// route: a sensor reading is stored by the plant service and checked by the care alerts.
+    /// Fallback routes take part only when no other route matches.
     public func routes(for topic: String) -> [(route: Route, captures: [String])] {
-        routes.compactMap { route in route.filter.match(topic).map { (route, $0) } }
+        let matches = routes.compactMap { route in route.filter.match(topic).map { (route: route, captures: $0) } }
+        guard matches.contains(where: { $0.route.fallback }) else { return matches }
+        let specific = matches.filter { !$0.route.fallback }
+        return specific.isEmpty ? matches : specific
     }
 
     /// The subscriptions the relay makes: one per distinct filter, with no-local so that
-    /// Trellis never hears its own publishes.
+    /// Trellis never hears its own publishes. A filter that another filter of the table covers
+    /// (`trellis/request/devices/list` under `trellis/request/devices/+`) is not subscribed:
+    /// Mosquitto delivers a message once per matching subscription, and the relay must see it once.
     public var subscriptions: [MQTTSubscription] {
+        let filters = Set(routes.map(\.filter.text))
         var seen = Set<String>()
         return routes.compactMap { route in
-            guard seen.insert(route.filter.text).inserted else { return nil }
-            return MQTTSubscription(route.filter.text, qos: route.qos, noLocal: true)
+            let text = route.filter.text
+            guard seen.insert(text).inserted else { return nil }
+            if filters.contains(where: { $0 != text && TopicFilter.covers($0, text) }) { return nil }
+            let qos = routes.filter { $0.filter.text == text }.map(\.qos).max() ?? route.qos
+            return MQTTSubscription(text, qos: qos, noLocal: true)
         }
+    }
+}
+
+extension TopicFilter {
+    /// Whether every topic `inner` matches is matched by `outer` too.
+    static func covers(_ outer: String, _ inner: String) -> Bool {
+        let outerLevels = outer.split(separator: "/", omittingEmptySubsequences: false)
+        let innerLevels = inner.split(separator: "/", omittingEmptySubsequences: false)
+        for (index, level) in outerLevels.enumerated() {
+            if level == "#" {
+                // A leading wildcard does not match `$` topics.
+                return index > 0 || !(innerLevels.first?.hasPrefix("$") ?? false)
+            }
+            guard index < innerLevels.count else { return false }
+            let other = innerLevels[index]
+            if level == "+" {
+                if other == "#" { return false }
+                if index == 0 && other.hasPrefix("$") { return false }
+            } else if level != other {
+                return false
+            }
+        }
+        return outerLevels.count == innerLevels.count
     }
 }

@@ -1,0 +1,150 @@
+import Foundation
+import TrellisCore
+import TrellisMQTT
+import TrellisStore
+
+/// What an action answers: data for a `"status":"ok"` reply, or a refusal.
+public enum JSONAnswer: Sendable {
+    case ok(any Encodable & Sendable)
+    case error(JSONServiceError)
+}
+
+/// An action's outcome: its answer and whatever else it publishes or rejects.
+public struct JSONResult: Sendable {
+    public var answer: JSONAnswer
+    public var output: HandlerOutput
+
+    public init(_ answer: JSONAnswer, output: HandlerOutput = HandlerOutput()) {
+        self.answer = answer
+        self.output = output
+    }
+
+    public static func ok(_ data: any Encodable & Sendable, output: HandlerOutput = HandlerOutput()) -> JSONResult {
+        JSONResult(.ok(data), output: output)
+    }
+
+    public static func error(_ code: JSONErrorCode, _ message: String) -> JSONResult {
+        JSONResult(.error(JSONServiceError(code, message)))
+    }
+}
+
+/// Who sent a request and where: the per-client form names the client.
+public struct JSONCall: Sendable {
+    public var service: String
+    public var action: String
+    /// The `<client>` of `trellis/clients/<client>/request/…`; nil on the shared topics.
+    public var client: String?
+    public var context: HandlerContext
+}
+
+/// One action of a JSON service.
+public struct JSONAction: Sendable {
+    public var name: String
+    /// Changes state others rely on: on the per-client topics only `RelaySettings.operators` may send it.
+    public var operatorOnly: Bool
+    public var perform: @Sendable (JSONRequest, JSONCall) async -> JSONResult
+
+    public init(_ name: String, operatorOnly: Bool = false,
+                perform: @escaping @Sendable (JSONRequest, JSONCall) async -> JSONResult) {
+        self.name = name
+        self.operatorOnly = operatorOnly
+        self.perform = perform
+    }
+}
+
+/// A service spoken in the JSON envelope: requests on `trellis/request/<service>/<action>` (or
+/// `trellis/clients/<client>/request/<service>/<action>`), replies on the matching `response`
+/// topic and on the request's v5 Response Topic with its Correlation Data.
+///
+/// Each action is its own pair of routes (shared and per-client form); a fallback route per form
+/// answers `unknown_action` for any other action of the service.
+public struct JSONService: Sendable {
+    public let name: String
+    public let actions: [JSONAction]
+    let settings: RelaySettings
+
+    public init(_ name: String, settings: RelaySettings, actions: [JSONAction]) {
+        self.name = name
+        self.settings = settings
+        self.actions = actions
+    }
+
+    var topics: JSONTopics { JSONTopics(prefix: settings.trellisPrefix) }
+
+    /// This service's entries of the routing table.
+    public var routes: [Route] {
+        var routes: [Route] = []
+        for action in actions {
+            routes.append(Route(topics.request(service: name, action: action.name), service: name,
+                                handler: ClosureHandler { [self] message, context in
+                await handle(message, action: action.name, client: nil, context: context)
+            }))
+            routes.append(Route(topics.request(service: name, action: action.name, client: "+"), service: name,
+                                handler: ClosureHandler { [self] message, context in
+                await handle(message, action: action.name, client: context.captures[0], context: context)
+            }))
+        }
+        routes.append(Route(topics.request(service: name, action: "+"), service: name, fallback: true,
+                            handler: ClosureHandler { [self] message, context in
+            await handle(message, action: context.captures[0], client: nil, context: context)
+        }))
+        routes.append(Route(topics.request(service: name, action: "+", client: "+"), service: name, fallback: true,
+                            handler: ClosureHandler { [self] message, context in
+            await handle(message, action: context.captures[1], client: context.captures[0], context: context)
+        }))
+        return routes
+    }
+
+    /// Answers one request.
+    func handle(_ message: MQTTMessage, action name: String, client: String?, context: HandlerContext) async -> HandlerOutput {
+        // A retained request would run again every time Trellis subscribes.
+        if message.retain { return .reject(message, reason: "retained_request", at: context.now) }
+        let request: JSONRequest
+        switch JSONRequest.parse(message.payload) {
+        case let .failure(error):
+            var output = HandlerOutput.reject(message, reason: error.code.rawValue, at: context.now)
+            output.publishes = replies(to: message, action: name, client: client, payload: JSONEnvelope.error(error, transaction: nil))
+            return output
+        case let .success(parsed):
+            request = parsed
+        }
+        var result: JSONResult
+        if let action = actions.first(where: { $0.name == name }) {
+            if action.operatorOnly, let client, !settings.operators.contains(client) {
+                result = .error(.forbidden, "\(client) may not \(name) \(self.name): only operators change the fleet")
+            } else {
+                result = await action.perform(request, JSONCall(service: self.name, action: name, client: client, context: context))
+            }
+        } else {
+            let known = actions.map(\.name).joined(separator: ", ")
+            result = .error(.unknownAction, "\(self.name) has no action \"\(name)\"; its actions are \(known)")
+        }
+        let payload = switch result.answer {
+        case let .ok(data): JSONEnvelope.ok(data, transaction: request.transaction)
+        case let .error(error): JSONEnvelope.error(error, transaction: request.transaction)
+        }
+        var output = HandlerOutput()
+        output.publishes = replies(to: message, action: name, client: client, payload: payload)
+        output.merge(result.output)
+        return output
+    }
+
+    /// The reply on the service's response topic, and on the request's Response Topic (with its
+    /// Correlation Data) when it has one that is allowed.
+    func replies(to request: MQTTMessage, action: String, client: String?, payload: [UInt8]) -> [MQTTMessage] {
+        let qos = min(request.qos, .atLeastOnce)
+        let topic = topics.response(service: name, action: action, client: client)
+        guard let responseTopic = request.properties.responseTopic,
+              settings.allowsResponseTopic(responseTopic, client: client,
+                                           ownReplyTopic: client.map { "\(settings.trellisPrefix)/clients/\($0)/response" } ?? topic)
+        else {
+            return [MQTTMessage(topic: topic, payload: payload, qos: qos)]
+        }
+        let correlated = MQTTProperties(correlationData: request.properties.correlationData)
+        if responseTopic == topic {
+            return [MQTTMessage(topic: topic, payload: payload, qos: qos, properties: correlated)]
+        }
+        return [MQTTMessage(topic: topic, payload: payload, qos: qos),
+                MQTTMessage(topic: responseTopic, payload: payload, qos: qos, properties: correlated)]
+    }
+}

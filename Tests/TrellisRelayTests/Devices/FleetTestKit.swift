@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+import TrellisCore
+import TrellisMQTT
+import TrellisRelay
+import TrellisTestSupport
+
+/// An operator's view of the fleet for the tests: one client subscribed to every fleet topic,
+/// sending JSON requests and waiting for their replies.
+struct FleetConsole {
+    let client: MQTTClient
+    let inbox: MessageCollector
+
+    static func open(_ relay: RelayHarness) async throws -> FleetConsole {
+        let client = try await relay.connect()
+        let inbox = await MessageCollector.collecting(client)
+        for filter in ["trellis/response/#", "trellis/clients/+/response/#", "devices/+/info", "devices/+/command",
+                       "trellis/logs/+", "trellis/models/+/info", "trellis/deadletter", "replies/#"] {
+            try await client.subscribe(filter)
+        }
+        return FleetConsole(client: client, inbox: inbox)
+    }
+
+    /// Sends `payload` to `topic` and returns the next reply on `replyTopic` as text.
+    func send(_ topic: String, _ payload: [UInt8], replyOn replyTopic: String,
+              properties: MQTTProperties = MQTTProperties()) async throws -> MQTTMessage {
+        let before = await inbox.received(on: replyTopic).count
+        try await client.publishAndWait(topic: topic, payload: payload, properties: properties)
+        return try await inbox.messages(on: replyTopic, count: before + 1, timeout: .seconds(20))[before]
+    }
+
+    /// `service`/`action` on the shared topics; the reply's text.
+    @discardableResult
+    func request(_ service: String, _ action: String, _ json: String = "", client: String? = nil) async throws -> String {
+        let topics = JSONTopics(prefix: "trellis")
+        let reply = try await send(topics.request(service: service, action: action, client: client), Array(json.utf8),
+                                   replyOn: topics.response(service: service, action: action, client: client))
+        return reply.text ?? ""
+    }
+
+    /// The `data` of an ok reply, as JSON text with sorted keys.
+    func data(_ service: String, _ action: String, _ json: String = "") async throws -> String {
+        let reply = try await request(service, action, json)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any], "\(reply)")
+        #expect(object["status"] as? String == "ok", "\(reply)")
+        let data = try #require(object["data"])
+        return String(decoding: try JSONSerialization.data(withJSONObject: data, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]), as: UTF8.self)
+    }
+
+    /// The `code` of an error reply.
+    func errorCode(_ service: String, _ action: String, _ json: String, client: String? = nil) async throws -> String {
+        let reply = try await request(service, action, json, client: client)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any], "\(reply)")
+        #expect(object["status"] as? String == "error", "\(reply)")
+        #expect((object["error"] as? String)?.isEmpty == false)
+        return object["code"] as? String ?? ""
+    }
+
+    /// Waits until the latest message on `topic` is `text`.
+    func waitFor(_ topic: String, _ text: String) async throws {
+        try await inbox.wait(timeout: .seconds(20), "\(topic) = \(text)") { messages in
+            messages.last { $0.topic == topic }?.text == text
+        }
+    }
+
+    /// Waits until `topic` carried a message matching `predicate`.
+    func waitFor(_ topic: String, where predicate: @escaping @Sendable (String) -> Bool) async throws {
+        try await inbox.wait(timeout: .seconds(20), "a message on \(topic)") { messages in
+            messages.contains { $0.topic == topic && predicate($0.text ?? "") }
+        }
+    }
+}
+
+/// A simulated device: its own client with `offline` as its retained will.
+struct FleetDevice {
+    let id: String
+    let client: MQTTClient
+    let inbox: MessageCollector
+
+    static func connect(_ relay: RelayHarness, id: String) async throws -> FleetDevice {
+        let client = try await relay.connect(id: "device-\(id)") { configuration in
+            configuration.will = MQTTWill(topic: "devices/\(id)/status", payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
+        }
+        let inbox = await MessageCollector.collecting(client)
+        try await client.subscribe("devices/\(id)/command")
+        try await client.publishAndWait(topic: "devices/\(id)/status", payload: Array("online".utf8), retain: true)
+        return FleetDevice(id: id, client: client, inbox: inbox)
+    }
+
+    func publish(_ leaf: String, _ text: String) async throws {
+        try await client.publishAndWait(topic: "devices/\(id)/\(leaf)", payload: Array(text.utf8))
+    }
+}
+
+/// The retained info of a device with the given members (the rest `null`, offline).
+func deviceInfo(_ id: String, name: String? = nil, powerstate: Powerstate = .offline, rssi: Int? = nil,
+                agentID: String? = nil, modelID: String? = nil) -> String {
+    String(decoding: DevicePayloads.info(DeviceRecord(id: id, name: name, powerstate: powerstate, rssi: rssi,
+                                                      agentID: agentID, modelID: modelID)), as: UTF8.self)
+}
