@@ -69,11 +69,18 @@ public struct StoreCounts: Sendable, Equatable {
     public var deadLetters: Int
     /// Species in the plant catalog.
     public var species: Int
+    /// Devices in the fleet registry.
+    public var devices: Int
+    /// Models of the fleet.
+    public var models: Int
+    /// Log entries kept over every device.
+    public var deviceLogEntries: Int
 
     /// Creates a counts value.
     public init(
         plants: Int, sensors: Int, sensorReadings: Int, buttons: Int,
-        clients: Int, registrations: Int, deadLetters: Int, species: Int = 0
+        clients: Int, registrations: Int, deadLetters: Int, species: Int = 0,
+        devices: Int = 0, models: Int = 0, deviceLogEntries: Int = 0
     ) {
         self.plants = plants
         self.sensors = sensors
@@ -83,5 +90,8 @@ public struct StoreCounts: Sendable, Equatable {
         self.registrations = registrations
         self.deadLetters = deadLetters
         self.species = species
+        self.devices = devices
+        self.models = models
+        self.deviceLogEntries = deviceLogEntries
     }
 }

@@ -127,12 +127,16 @@ public final class SQLiteStore: TrellisStore {
                     (SELECT COUNT(*) FROM client) AS clients,
                     (SELECT COUNT(*) FROM registration) AS registrations,
                     (SELECT COUNT(*) FROM dead_letter) AS deadLetters,
-                    (SELECT COUNT(*) FROM species) AS species
+                    (SELECT COUNT(*) FROM species) AS species,
+                    (SELECT COUNT(*) FROM device) AS devices,
+                    (SELECT COUNT(*) FROM fleet_model) AS models,
+                    (SELECT COUNT(*) FROM device_log) AS deviceLogEntries
                 """)!
             return StoreCounts(
                 plants: row["plants"], sensors: row["sensors"], sensorReadings: row["sensorReadings"],
                 buttons: row["buttons"], clients: row["clients"], registrations: row["registrations"],
-                deadLetters: row["deadLetters"], species: row["species"])
+                deadLetters: row["deadLetters"], species: row["species"],
+                devices: row["devices"], models: row["models"], deviceLogEntries: row["deviceLogEntries"])
         }
     }
 

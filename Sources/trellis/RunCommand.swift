@@ -79,6 +79,18 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Length of the spam window in seconds (default 15). [spam.window]")
     var spamWindow: Double?
 
+    @Option(name: .long, help: "Most devices in the fleet registry (default 100000). [devices.max_devices]")
+    var maxDevices: Int?
+
+    @Option(name: .long, help: "Log entries kept per device (default 200). [devices.log_limit]")
+    var deviceLogLimit: Int?
+
+    @Option(name: .long, help: "Largest device or agent code of a model build, in bytes (default 1048576). [devices.max_code_bytes]")
+    var maxCodeBytes: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Clients, comma-separated, that may change the fleet on their per-client JSON topics. [devices.operators]", valueName: "clients"))
+    var operators: String?
+
     @Flag(name: .long, help: "Secure profile: honour a v5 Response Topic only inside the requester's own reply topics. [security.restrict_response_topics]")
     var secure = false
 
@@ -112,6 +124,10 @@ struct RunCommand: AsyncParsableCommand {
         put("buttons.prefix", buttonPrefix.map { .string($0) })
         put("spam.limit", spamLimit.map { .int($0) })
         put("spam.window", spamWindow.map { .double($0) })
+        put("devices.max_devices", maxDevices.map { .int($0) })
+        put("devices.log_limit", deviceLogLimit.map { .int($0) })
+        put("devices.max_code_bytes", maxCodeBytes.map { .int($0) })
+        put("devices.operators", operators.map { .string($0) })
         put("security.restrict_response_topics", secure ? .bool(true) : nil)
         put("stats.interval", statsInterval.map { .double($0) })
         put("metrics.address", metrics.map { .string($0) })

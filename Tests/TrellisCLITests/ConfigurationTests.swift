@@ -48,6 +48,8 @@ struct ConfigurationTests {
         ("spam:\n  limit: lots\n", "spam.limit (from FILE) must be an integer"),
         ("spam:\n  window: -2\n", "spam.window = -2 (from FILE) is not allowed: use a number greater than 0"),
         ("log:\n  format: xml\n", "log.format = xml (from FILE) is not allowed: use one of text, json"),
+        ("devices:\n  log_limit: 0\n", "devices.log_limit = 0 (from FILE) is not allowed: use a whole number of at least 1"),
+        ("devices:\n  operators: \"ops,,bob\"\n", "devices.operators = ops,,bob (from FILE) is not allowed: use client ids separated by commas"),
     ])
     func badFiles(text: String, expected: String) async throws {
         let directory = temporaryDirectory()

@@ -44,7 +44,8 @@ public struct StatsService: Service {
             residentBytes: ProcessMemory.residentBytes(),
             counters: engine.counters.snapshot(),
             state: .init(plants: counts.plants, sensors: counts.sensors, buttons: counts.buttons,
-                         clients: counts.clients, deadLetters: counts.deadLetters, species: counts.species)
+                         clients: counts.clients, deadLetters: counts.deadLetters, species: counts.species,
+                         devices: counts.devices, models: counts.models, deviceLogEntries: counts.deviceLogEntries)
         )
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -56,9 +57,12 @@ public struct StatsService: Service {
             var plants, sensors, buttons, clients: Int
             var deadLetters: Int
             var species: Int
+            var devices, models: Int
+            var deviceLogEntries: Int
             enum CodingKeys: String, CodingKey {
-                case plants, sensors, buttons, clients, species
+                case plants, sensors, buttons, clients, species, devices, models
                 case deadLetters = "dead_letters"
+                case deviceLogEntries = "device_log_entries"
             }
         }
 

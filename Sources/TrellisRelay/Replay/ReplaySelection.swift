@@ -7,6 +7,8 @@ import TrellisCore
 /// default a replay skips every record on a topic Trellis publishes to, one list derived from
 /// the settings (``trellisPublications(settings:)``), and every record on a topic that an
 /// earlier record named as its v5 Response Topic (the copy of a reply sent to a `mosquitto_rr`).
+/// JSON service requests (`trellis/request/…`, `trellis/clients/<client>/request/…`) live under
+/// Trellis's prefix but are inputs, so they are replayed.
 public struct ReplaySelection: Sendable {
     /// Only records on topics matching one of these filters are replayed; all when empty.
     public var only: [TopicFilter]
@@ -14,11 +16,19 @@ public struct ReplaySelection: Sendable {
     public var includeTrellisPublications: Bool
     /// The topics Trellis publishes to.
     public let publications: [TopicFilter]
+    /// Topics under those that are requests to Trellis, replayed nevertheless.
+    public let requests: [TopicFilter]
 
     public init(settings: RelaySettings = RelaySettings(), only: [String] = [], includeTrellisPublications: Bool = false) {
         self.only = only.map(TopicFilter.init)
         self.includeTrellisPublications = includeTrellisPublications
         self.publications = Self.trellisPublications(settings: settings).map(TopicFilter.init)
+        self.requests = Self.trellisRequests(settings: settings).map(TopicFilter.init)
+    }
+
+    /// The JSON service request topics, which sit under `trellisPrefix` but are inputs.
+    public static func trellisRequests(settings: RelaySettings) -> [String] {
+        ["\(settings.trellisPrefix)/request/#", "\(settings.trellisPrefix)/clients/+/request/#"]
     }
 
     /// Every topic filter Trellis publishes to with `settings`: its own `trellis/…` topics, the
@@ -34,6 +44,8 @@ public struct ReplaySelection: Sendable {
             "\(clients)/register-response",
             "\(clients)/unregister-response",
             "\(clients)/button-press",
+            "devices/+/info",
+            "devices/+/command",
         ]
     }
 
@@ -69,7 +81,10 @@ public struct ReplaySelection: Sendable {
 
     private func skip(_ record: CaptureRecord, responseTopics: Set<String>) -> Skip? {
         if !includeTrellisPublications {
-            if publications.contains(where: { $0.match(record.topic) != nil }) { return .trellisPublication }
+            if publications.contains(where: { $0.match(record.topic) != nil }),
+               !requests.contains(where: { $0.match(record.topic) != nil }) {
+                return .trellisPublication
+            }
             if responseTopics.contains(record.topic) { return .responseTopic }
         }
         if !only.isEmpty, !only.contains(where: { $0.match(record.topic) != nil }) { return .notSelected }

@@ -158,6 +158,11 @@ struct EffectiveConfiguration: Sendable {
         settings.historyLimit = int("buttons.history_limit")
         settings.spamLimit = int("spam.limit")
         settings.spamWindow = double("spam.window")
+        settings.maxDevices = int("devices.max_devices")
+        settings.deviceLogLimit = int("devices.log_limit")
+        settings.maxCodeBytes = int("devices.max_code_bytes")
+        settings.operators = Set(string("devices.operators").split(separator: ",")
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
         settings.restrictResponseTopics = bool("security.restrict_response_topics")
         settings.statsInterval = double("stats.interval")
         return settings

@@ -1,3 +1,4 @@
+import Foundation
 import Configuration
 import TrellisBroker
 import TrellisRelay
@@ -111,6 +112,21 @@ extension SettingKey {
                        help: "Most plant tracker messages one sender may send within spam.window (ERR_kickedForSpam beyond).", reloadable: true, check: positive),
             SettingKey(key: "spam.window", kind: .double, defaultValue: .double(relay.spamWindow),
                        help: "Length of the spam window, in seconds.", reloadable: true, check: positive),
+            SettingKey(key: "devices.max_devices", kind: .int, defaultValue: .int(relay.maxDevices),
+                       help: "Most devices in the fleet registry; messages from further unknown devices are dead-lettered.", reloadable: true, check: positive),
+            SettingKey(key: "devices.log_limit", kind: .int, defaultValue: .int(relay.deviceLogLimit),
+                       help: "Log entries kept per device (older ones are dropped), and the most logs/get returns.", reloadable: true, check: positive),
+            SettingKey(key: "devices.max_code_bytes", kind: .int, defaultValue: .int(relay.maxCodeBytes),
+                       help: "Largest device or agent code of a model build, in bytes (too_large beyond).", reloadable: true, check: positive),
+            SettingKey(key: "devices.operators", kind: .string, defaultValue: .string(""),
+                       help: "Clients, comma-separated, that may change the fleet on their per-client JSON topics.", reloadable: true,
+                       check: { content in
+                           guard case let .string(value) = content else { return nil }
+                           let names = value.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+                           if value.isEmpty { return nil }
+                           return names.contains(where: { $0.isEmpty || $0.contains(where: { "/+#".contains($0) }) })
+                               ? "client ids separated by commas, none empty and none containing '/', '+' or '#'" : nil
+                       }),
             SettingKey(key: "security.restrict_response_topics", kind: .bool, defaultValue: .bool(false),
                        help: "Secure profile: honour a v5 Response Topic only inside the requester's own reply topics.", reloadable: true),
             SettingKey(key: "stats.interval", kind: .double, defaultValue: .double(relay.statsInterval),

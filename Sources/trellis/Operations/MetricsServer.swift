@@ -74,6 +74,9 @@ final class StateGauges: Sendable {
     private let clients = Gauge(label: "trellis_state_clients")
     private let deadLetters = Gauge(label: "trellis_state_dead_letters")
     private let species = Gauge(label: "trellis_state_species")
+    private let devices = Gauge(label: "trellis_state_devices")
+    private let models = Gauge(label: "trellis_state_models")
+    private let deviceLogEntries = Gauge(label: "trellis_state_device_log_entries")
     private let resident = Gauge(label: "trellis_resident_memory_bytes")
     private let unwritten = Gauge(label: "trellis_oldest_unwritten_change_seconds")
 
@@ -86,6 +89,9 @@ final class StateGauges: Sendable {
             clients.record(counts.clients)
             deadLetters.record(counts.deadLetters)
             species.record(counts.species)
+            devices.record(counts.devices)
+            models.record(counts.models)
+            deviceLogEntries.record(counts.deviceLogEntries)
         }
         if let bytes = ProcessMemory.residentBytes() { resident.record(bytes) }
         unwritten.record(await store.oldestUnwrittenChangeAge() ?? 0)
