@@ -8,7 +8,9 @@ public enum Relay {
         var table = RoutingTable()
         table.add(PlantService(settings: settings).routes)
         table.add(ButtonService(settings: settings).routes)
-        table.add(CatalogService(settings: settings).routes)
+        let catalog = CatalogService(settings: settings)
+        table.add(catalog.routes)
+        table.add(CatalogActions(catalog: catalog).routes)
         table.add(DeviceService(settings: settings).routes)
         return table
     }
