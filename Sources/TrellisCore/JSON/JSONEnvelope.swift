@@ -57,14 +57,15 @@ public struct JSONTopics: Sendable, Hashable {
         self.prefix = prefix
     }
 
-    /// The request topic (filter, with `+` for wildcards) of `service`/`action`.
+    /// The request topic (filter, with `+` for wildcards) of `service`/`action`; an empty
+    /// `action` names a service that takes no action level (`trellis/request/browse`).
     public func request(service: String, action: String, client: String? = nil) -> String {
-        "\(base(client))/request/\(service)/\(action)"
+        "\(base(client))/request/\(service)" + (action.isEmpty ? "" : "/\(action)")
     }
 
     /// The reply topic of a request on `service`/`action`.
     public func response(service: String, action: String, client: String? = nil) -> String {
-        "\(base(client))/response/\(service)/\(action)"
+        "\(base(client))/response/\(service)" + (action.isEmpty ? "" : "/\(action)")
     }
 
     private func base(_ client: String?) -> String {

@@ -84,6 +84,8 @@ public struct JSONService: Sendable {
                 await handle(message, action: action.name, client: context.captures[0], context: context)
             }))
         }
+        // A service whose only action is unnamed lives on `…/request/<service>` itself.
+        if actions.count == 1, actions[0].name.isEmpty { return routes }
         routes.append(Route(topics.request(service: name, action: "+"), service: name, fallback: true,
                             handler: ClosureHandler { [self] message, context in
             await handle(message, action: context.captures[0], client: nil, context: context)

@@ -12,6 +12,7 @@ public enum Relay {
         table.add(catalog.routes)
         table.add(CatalogActions(catalog: catalog).routes)
         table.add(DeviceService(settings: settings).routes)
+        table.add(BrowseService(settings: settings).routes)
         return table
     }
 
