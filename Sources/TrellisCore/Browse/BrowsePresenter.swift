@@ -63,17 +63,23 @@ public enum BrowsePresenter {
             guard let moisture = facts["moisture"] else { return "no reading yet" }
             return join(["moisture \(moisture)", facts["temperature"].map { "\($0) °F" }, facts["read_at"]])
         case .button:
-            return join(["\(facts["total"] ?? "0") presses", facts["last_press"].map { "last \($0)" }])
+            return join([count(facts["total"], "press", "presses"), facts["last_press"].map { "last \($0)" }])
         case .client:
-            return join([facts["status"], facts["registration_count"].map { "registered for \($0) buttons" }])
+            return join([facts["status"], facts["registration_count"].map { "registered for " + count($0, "button", "buttons") }])
         case .device:
             return join([facts["powerstate"], facts["model"].map { "model \($0)" }, facts["rssi"].map { "\($0) dBm" }])
         case .model:
-            return join(["\(facts["device_count"] ?? "0") devices", facts["latest_build"].map { "build \($0)" }])
+            return join([count(facts["device_count"], "device", "devices"), facts["latest_build"].map { "build \($0)" }])
         case .species:
             return join([facts["scientific_name"], facts["moisture_use"].map { "\($0) water" },
                          facts["shade_tolerance"].map { "shade \($0.lowercased())" }])
         }
+    }
+
+    /// `1 press`, `2 presses`; a missing count is 0.
+    static func count(_ text: String?, _ one: String, _ many: String) -> String {
+        let text = text ?? "0"
+        return "\(text) \(text == "1" ? one : many)"
     }
 
     /// A property value; a species' care sentences are derived from its needs.
