@@ -81,7 +81,7 @@ let package = Package(
         .executableTarget(
             name: "trellis-bench",
             dependencies: [
-                "TrellisMQTT", "TrellisBroker", "TrellisRelay", "TrellisStore",
+                "TrellisMQTT", "TrellisBroker", "TrellisCore", "TrellisRelay", "TrellisStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/TrellisBench"

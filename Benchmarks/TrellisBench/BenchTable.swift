@@ -33,6 +33,14 @@ struct BenchTable {
         rows.append(Row(figure: figure, baseline: baseline, trellis: trellis, ratio: ratio, target: target, met: met))
     }
 
+    /// Round trips of `catalog/search` with all three filters and a name; the target is absolute.
+    mutating func catalogSearch(samples: [Double], species: Int) {
+        let p50 = samples.percentile(0.5), p99 = samples.percentile(0.99)
+        rows.append(Row(figure: "catalog/search round trip p50, \(species) species, all filters and a name (µs)", baseline: nil,
+                        trellis: p50, ratio: nil, target: "< 10 ms", met: p50 < 10_000))
+        rows.append(Row(figure: "catalog/search round trip p99 (µs)", baseline: nil, trellis: p99, ratio: nil, target: "", met: true))
+    }
+
     mutating func memory(peakKiB: Int, beforeKiB: Int, afterKiB: Int, requests: Int) {
         rows.append(Row(figure: "Trellis peak RSS (MB)", baseline: nil, trellis: Double(peakKiB) / 1024, ratio: nil,
                         target: "≤ 40 MB", met: peakKiB <= 40 * 1024))

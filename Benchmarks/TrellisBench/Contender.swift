@@ -48,13 +48,15 @@ struct Contender {
 
     /// Seeds Trellis's state through the store (10,000 buttons with a press each, 1,000 clients online),
     /// starts `trellis run --broker` with a plants file of 7 plants, gives every plant's sensor a reading
-    /// by publishing it, and registers 100 clients (c0…c99) for button b0 by traffic.
-    static func trellis(port: Int, work: String) async throws -> Contender {
+    /// by publishing it, and registers 100 clients (c0…c99) for button b0 by traffic. The catalog gets
+    /// `species` generated species.
+    static func trellis(port: Int, work: String, species: Int) async throws -> Contender {
         let state = work + "/state"
         let store = try SQLiteStore(directory: state)
         let now = Date()
         for index in 0..<1_000 { try await store.setClientStatus(client: "c\(index)", online: true, at: now) }
         for index in 0..<10_000 { _ = try await store.recordPress(button: "b\(index)", at: now, historyLimit: 20) }
+        try await store.upsertSpecies(BenchCatalog.species(count: species))
         try await store.close()
         let sensors = (0..<7).map { "0x\(String(0x30 + $0, radix: 16))" }
         let plantsFile = work + "/plants.txt"

@@ -32,6 +32,9 @@ struct TrellisBench: AsyncParsableCommand {
     @Option(help: "Button presses for the fan-out figure (each reaches 100 clients).")
     var presses = 1_000
 
+    @Option(help: "Species in Trellis's catalog for the catalog search figure.")
+    var species = 50_000
+
     @Option(help: "Requests between the two resident-memory readings of Trellis.")
     var requests = 1_000_000
 
@@ -44,7 +47,7 @@ struct TrellisBench: AsyncParsableCommand {
     enum GeneratorKind: String, ExpressibleByArgument { case c, swift }
 
     mutating func run() async throws {
-        if quick { (closedLoop, pipelined, presses, requests) = (200, 2_000, 20, 5_000) }
+        if quick { (closedLoop, pipelined, presses, requests, species) = (200, 2_000, 20, 5_000, 2_000) }
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-bench-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }
@@ -72,8 +75,12 @@ struct TrellisBench: AsyncParsableCommand {
         table.checks.append(try await loadCheck(port: port, label: "baseline (C relay)", suffix: echo, loadgen: loadgen))
         baseline.stop()
 
-        let trellis = try await Contender.trellis(port: port, work: work)
+        let trellis = try await Contender.trellis(port: port, work: work, species: species)
         let trellisFigures = try await measure(port: port, label: "trellis", suffix: answer, loadgen: loadgen)
+        var catalog = try await LoadGenerator.connect(port: port, id: "bench-catalog", replyFilters: ["trellis/response/catalog/search"])
+        _ = try await catalog.catalogSearches(count: 20)
+        let searches = try await catalog.catalogSearches(count: min(closedLoop, 1_000))
+        await catalog.client.shutdown()
         table.checks.append(try await loadCheck(port: port, label: "Trellis", suffix: answer, loadgen: loadgen))
         let before = trellis.residentKiB()
         _ = try await loadgen.run(["\(port)", "req", "0", "\(requests)", "64", answer])
@@ -84,6 +91,7 @@ struct TrellisBench: AsyncParsableCommand {
         for (key, value) in baseFigures.sorted(by: { $0.key < $1.key }) {
             table.add(key, baseline: value, trellis: trellisFigures[key] ?? 0)
         }
+        table.catalogSearch(samples: searches, species: species)
         table.memory(peakKiB: peak, beforeKiB: before, afterKiB: after, requests: requests)
         print(table.render(machine: Machine.describe()))
         if let json { try table.json(machine: Machine.describe()).write(toFile: json, atomically: true, encoding: .utf8) }
