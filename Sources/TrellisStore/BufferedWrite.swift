@@ -3,13 +3,13 @@ import GRDB
 import TrellisCore
 
 /// A fire-and-forget write waiting in the ``WriteBehindBuffer``.
-enum BufferedWrite: Sendable {
+indirect enum BufferedWrite: Sendable {
     /// A sensor's reading, kept unless a newer one is stored.
     case reading(sensor: String, moisture: Int, temperature: Double, at: Int64)
     /// A dead letter.
     case deadLetter(reason: String, topic: String, payload: [UInt8], at: Int64)
-    /// The mark of a handled delivery whose handling wrote nothing else.
-    case delivery(DeliveryMark)
+    /// A write made while handling a delivery, committed in the same batch as the delivery's mark.
+    case marked(BufferedWrite, DeliveryMark)
     /// A device's log entry, keeping the newest `limit` of that device.
     case deviceLog(device: String, at: Int64, type: String, message: String, limit: Int)
 
@@ -33,31 +33,39 @@ enum BufferedWrite: Sendable {
         WHERE id <= (SELECT id FROM dead_letter ORDER BY id DESC LIMIT 1 OFFSET ?)
         """
 
-    /// Writes a batch inside the caller's transaction, trimming dead letters once at the end.
+    /// Writes a batch inside the caller's transaction, trimming dead letters and device logs once at the end.
     static func write(_ batch: [BufferedWrite], deadLetterLimit: Int, in db: Database) throws {
-        var wroteDeadLetter = false
-        var deviceLogLimits: [String: Int] = [:]
-        for item in batch {
-            switch item {
-            case let .reading(sensor, moisture, temperature, at):
-                try db.cachedStatement(sql: upsertReadingSQL)
-                    .execute(arguments: [sensor, moisture, temperature, at])
-            case let .deadLetter(reason, topic, payload, at):
-                try db.cachedStatement(sql: insertDeadLetterSQL)
-                    .execute(arguments: [reason, topic, Data(payload), at])
-                wroteDeadLetter = true
-            case let .delivery(mark):
-                try SQLiteStore.record(mark, in: db)
-            case let .deviceLog(device, at, type, message, limit):
-                try DeviceLogSQL.append(device: device, at: at, type: type, message: message, in: db)
-                deviceLogLimits[device] = limit
-            }
-        }
-        for (device, limit) in deviceLogLimits {
+        var trims = Trims()
+        for item in batch { try write(item, in: db, trims: &trims) }
+        for (device, limit) in trims.deviceLogLimits {
             try DeviceLogSQL.trim(device: device, keeping: limit, in: db)
         }
-        if wroteDeadLetter {
+        if trims.deadLetters {
             try db.cachedStatement(sql: trimDeadLettersSQL).execute(arguments: [deadLetterLimit])
+        }
+    }
+
+    /// What a batch must trim after its writes.
+    struct Trims {
+        var deadLetters = false
+        var deviceLogLimits: [String: Int] = [:]
+    }
+
+    private static func write(_ item: BufferedWrite, in db: Database, trims: inout Trims) throws {
+        switch item {
+        case let .reading(sensor, moisture, temperature, at):
+            try db.cachedStatement(sql: upsertReadingSQL)
+                .execute(arguments: [sensor, moisture, temperature, at])
+        case let .deadLetter(reason, topic, payload, at):
+            try db.cachedStatement(sql: insertDeadLetterSQL)
+                .execute(arguments: [reason, topic, Data(payload), at])
+            trims.deadLetters = true
+        case let .deviceLog(device, at, type, message, limit):
+            try DeviceLogSQL.append(device: device, at: at, type: type, message: message, in: db)
+            trims.deviceLogLimits[device] = limit
+        case let .marked(inner, mark):
+            try write(inner, in: db, trims: &trims)
+            try SQLiteStore.record(mark, in: db)
         }
     }
 }

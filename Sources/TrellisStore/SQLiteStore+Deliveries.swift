@@ -16,10 +16,6 @@ extension SQLiteStore {
         }
     }
 
-    public func recordDelivery(_ mark: DeliveryMark) async throws {
-        try await enqueue("recordDelivery(\(mark.packetID))", .delivery(mark))
-    }
-
     public func forgetDeliveries() async throws {
         await buffer.drain()
         try await write("forgetDeliveries()") { db in

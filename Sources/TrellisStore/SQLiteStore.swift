@@ -174,10 +174,15 @@ public final class SQLiteStore: TrellisStore {
         try writer.read(body)
     }
 
-    /// Queues a fire-and-forget write.
+    /// Queues a fire-and-forget write; one made while a delivery is in hand carries its mark, so
+    /// both land in the same batch transaction.
     func enqueue(_ operation: @autoclosure () -> String, _ item: BufferedWrite) async throws {
         try checkOpen(operation())
-        await buffer.append(item)
+        if let mark = HandledDelivery.current {
+            await buffer.append(.marked(item, mark))
+        } else {
+            await buffer.append(item)
+        }
     }
 
     private func checkOpen(_ operation: @autoclosure () -> String) throws {

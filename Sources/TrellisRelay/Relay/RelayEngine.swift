@@ -34,7 +34,7 @@ public struct RelayEngine: Sendable {
     ///
     /// A QoS 1 or 2 message is first checked against the handled deliveries: a redelivery of one
     /// already handled is dropped; a new one is handled with its mark bound to
-    /// `HandledDelivery.current`, so the store commits the mark with the state change it caused.
+    /// `HandledDelivery.current`, so the store commits the mark with each state change it causes.
     public func process(_ message: MQTTMessage, at time: Date) async -> [MQTTMessage] {
         switch deliveries.admit(message) {
         case nil:
@@ -52,15 +52,9 @@ public struct RelayEngine: Sendable {
                     logger.error("could not forget the deliveries of the previous session: \(error)")
                 }
             }
-            let publishes = await HandledDelivery.$current.withValue(mark) {
+            return await HandledDelivery.$current.withValue(mark) {
                 await dispatch(message, at: time)
             }
-            do {
-                try await store.recordDelivery(mark)
-            } catch {
-                logger.error("could not record a handled delivery: \(error)")
-            }
-            return publishes
         }
     }
 
