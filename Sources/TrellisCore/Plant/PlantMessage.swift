@@ -30,9 +30,21 @@ public struct PlantMessage: Sendable, Equatable, Hashable {
         "ID:\(id);sender:\(sender);receiver:\(receiver);payload:\(PlantPercentEncoding.encode(payload));operation:\(operation)"
     }
 
-    /// The wire form as UTF-8 bytes, ready to publish.
+    /// The wire form as UTF-8 bytes, ready to publish, written straight into one buffer.
     public func encodedBytes() -> [UInt8] {
-        Array(encoded().utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(64 + id.utf8.count + sender.utf8.count + receiver.utf8.count + payload.utf8.count + operation.utf8.count)
+        out.append(contentsOf: "ID:".utf8)
+        out.append(contentsOf: id.utf8)
+        out.append(contentsOf: ";sender:".utf8)
+        out.append(contentsOf: sender.utf8)
+        out.append(contentsOf: ";receiver:".utf8)
+        out.append(contentsOf: receiver.utf8)
+        out.append(contentsOf: ";payload:".utf8)
+        PlantPercentEncoding.append(payload, to: &out)
+        out.append(contentsOf: ";operation:".utf8)
+        out.append(contentsOf: operation.utf8)
+        return out
     }
 
     /// The wire form with the payload shortened to `limit` characters (plus `…`), for log lines:

@@ -75,8 +75,47 @@ public enum PlantPayloads {
     }
 
     /// `RES_plantSensorData`: a JSON array of ``PlantSensorRecord`` objects, in the given order.
+    ///
+    /// The hottest reply of the relay, so it is written by hand, byte for byte what `JSONEncoder`
+    /// with sorted keys writes; a string or number outside the plain forms goes through `render`.
     public static func sensorData(_ records: [PlantSensorRecord]) -> String {
-        render(records)
+        var out: [UInt8] = [0x5B]
+        out.reserveCapacity(records.count * 96 + 2)
+        for (index, record) in records.enumerated() {
+            if index > 0 { out.append(0x2C) }
+            out.append(contentsOf: #"{"at":"#.utf8)
+            if let at = record.at { appendString(PlantTimestamp.format(at), to: &out) } else { out.append(contentsOf: "null".utf8) }
+            out.append(contentsOf: #","moisture":"#.utf8)
+            out.append(contentsOf: (record.moisture.map(String.init) ?? "null").utf8)
+            out.append(contentsOf: #","plant":"#.utf8)
+            appendString(record.plant, to: &out)
+            out.append(contentsOf: #","sensor":"#.utf8)
+            appendString(record.sensor, to: &out)
+            out.append(contentsOf: #","temperature":"#.utf8)
+            if let temperature = record.temperature {
+                if temperature == temperature.rounded(), abs(temperature) < 1e15 {
+                    out.append(contentsOf: String(Int64(temperature)).utf8)
+                } else {
+                    out.append(contentsOf: render(temperature).utf8)
+                }
+            } else {
+                out.append(contentsOf: "null".utf8)
+            }
+            out.append(0x7D)
+        }
+        out.append(0x5D)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends `text` as a JSON string: plain text directly, anything needing an escape through `render`.
+    static func appendString(_ text: String, to out: inout [UInt8]) {
+        if text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+            out.append(contentsOf: render(text).utf8)
+        } else {
+            out.append(0x22)
+            out.append(contentsOf: text.utf8)
+            out.append(0x22)
+        }
     }
 
     /// `RES_numPlants`: the count as decimal text.

@@ -8,19 +8,27 @@
 public enum PlantPercentEncoding {
     /// Encodes `%`, `;` and `:`; every other character is written unchanged.
     public static func encode(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 == 0x25 || $0 == 0x3B || $0 == 0x3A }) else { return text }
-        var out = ""
-        out.reserveCapacity(text.utf8.count + 8)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "%": out += "%25"
-            case ";": out += "%3B"
-            case ":": out += "%3A"
-            default: out.unicodeScalars.append(scalar)
+        guard text.utf8.contains(where: needsEscape) else { return text }
+        var out: [UInt8] = []
+        append(text, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the UTF-8 bytes of `text`, encoded, to `out`: byte by byte, since the three
+    /// escaped characters are ASCII and never part of a multi-byte sequence.
+    public static func append(_ text: String, to out: inout [UInt8]) {
+        out.reserveCapacity(out.count + text.utf8.count + 8)
+        for byte in text.utf8 {
+            switch byte {
+            case 0x25: out.append(contentsOf: [0x25, 0x32, 0x35])
+            case 0x3B: out.append(contentsOf: [0x25, 0x33, 0x42])
+            case 0x3A: out.append(contentsOf: [0x25, 0x33, 0x41])
+            default: out.append(byte)
             }
         }
-        return out
     }
+
+    private static func needsEscape(_ byte: UInt8) -> Bool { byte == 0x25 || byte == 0x3B || byte == 0x3A }
 
     /// Decodes valid `%XX` escapes (any hex case), leaving everything else as it is.
     ///

@@ -27,22 +27,41 @@ public struct Route: Sendable {
 /// message to every route whose filter matches it.
 public struct RoutingTable: Sendable {
     public private(set) var routes: [Route] = []
+    /// Positions of the routes whose filter starts with a given literal level, in table order.
+    private var byFirstLevel: [String: [Int]] = [:]
+    /// Positions of the routes whose filter starts with a wildcard.
+    private var wildcardFirst: [Int] = []
 
     public init(_ routes: [Route] = []) {
-        self.routes = routes
+        add(routes)
     }
 
     /// Adds routes; earlier routes win when two filters match the same topic.
     public mutating func add(_ more: [Route]) {
-        routes.append(contentsOf: more)
+        for route in more {
+            if let first = route.filter.literalFirstLevel {
+                byFirstLevel[first, default: []].append(routes.count)
+            } else {
+                wildcardFirst.append(routes.count)
+            }
+            routes.append(route)
+        }
     }
 
     /// The first route matching `topic`, with its wildcard captures.
     public func route(for topic: String) -> (route: Route, captures: [String])? {
-        for route in routes {
-            if let captures = route.filter.match(topic) { return (route, captures) }
+        matching(topic).first
+    }
+
+    /// Every route matching `topic` in table order: only the routes indexed under its first
+    /// level and those starting with a wildcard are tried, each against the levels split once.
+    private func matching(_ topic: String) -> [(route: Route, captures: [String])] {
+        let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
+        let indexed = levels.first.flatMap { byFirstLevel[String($0)] } ?? []
+        let candidates = wildcardFirst.isEmpty ? indexed : (indexed + wildcardFirst).sorted()
+        return candidates.compactMap { index in
+            routes[index].filter.match(levels: levels).map { (route: routes[index], captures: $0) }
         }
-        return nil
     }
 
     /// Every route matching `topic`, in table order, each with its wildcard captures. As MQTT
@@ -50,7 +69,7 @@ public struct RoutingTable: Sendable {
     /// route: a sensor reading is stored by the plant service and checked by the care alerts.
     /// Fallback routes take part only when no other route matches.
     public func routes(for topic: String) -> [(route: Route, captures: [String])] {
-        let matches = routes.compactMap { route in route.filter.match(topic).map { (route: route, captures: $0) } }
+        let matches = matching(topic)
         guard matches.contains(where: { $0.route.fallback }) else { return matches }
         let specific = matches.filter { !$0.route.fallback }
         return specific.isEmpty ? matches : specific

@@ -13,9 +13,15 @@ public struct TopicFilter: Sendable, Hashable, CustomStringConvertible {
     /// The levels matched by `+` (and, for a trailing `#`, the rest joined with `/`), or nil
     /// when `topic` does not match. Topics starting with `$` never match a leading wildcard.
     public func match(_ topic: String) -> [String]? {
+        match(levels: topic.split(separator: "/", omittingEmptySubsequences: false))
+    }
+
+    /// ``match(_:)`` for a topic already split into its levels, so a table of filters splits
+    /// each topic once.
+    public func match(levels topicLevels: [Substring]) -> [String]? {
         var captures: [String] = []
-        var topicLevels = topic.split(separator: "/", omittingEmptySubsequences: false)[...]
-        if topic.hasPrefix("$"), let first = levels.first, first == "+" || first == "#" { return nil }
+        var topicLevels = topicLevels[...]
+        if topicLevels.first?.hasPrefix("$") == true, let first = levels.first, first == "+" || first == "#" { return nil }
         for level in levels {
             if level == "#" {
                 captures.append(topicLevels.joined(separator: "/"))
@@ -29,6 +35,12 @@ public struct TopicFilter: Sendable, Hashable, CustomStringConvertible {
             }
         }
         return topicLevels.isEmpty ? captures : nil
+    }
+
+    /// The first level when it is not a wildcard: only topics starting with it can match.
+    public var literalFirstLevel: String? {
+        guard let first = levels.first, first != "+", first != "#" else { return nil }
+        return String(first)
     }
 
     public var description: String { text }
