@@ -139,8 +139,22 @@ enum Watchdog {
     static func release(_ pid: pid_t) { children.withLock { $0.removeAll { $0 == pid } } }
     static func killChildren() { for pid in children.withLock({ $0 }) { kill(pid, SIGKILL) } }
 
+    /// SIGINT and SIGTERM stop every adopted child too: they run in their own process groups, so
+    /// a Ctrl-C or a `timeout` would otherwise leave a broker and a relay running.
+    nonisolated(unsafe) private static var signalSources: [any DispatchSourceSignal] = []
+
     /// Watches in the background; after `stall` without progress, kills every adopted child and exits with 3.
     static func start(stall: Duration = .seconds(60)) {
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                killChildren()
+                exit(128 + number)
+            }
+            source.resume()
+            signalSources.append(source)
+        }
         Thread.detachNewThread {
             var last = progress.load(ordering: .relaxed)
             var since = ContinuousClock.now

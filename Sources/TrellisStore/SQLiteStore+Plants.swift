@@ -78,7 +78,9 @@ extension SQLiteStore {
 
     public func sensorRecords(plant: String?) async throws -> [SensorRecord]? {
         if !buffer.isIdle { await buffer.drain() }
-        return try await read("sensorRecords(plant: \(plant ?? "all"))") { db in
+        let view = sensorView.snapshot()
+        if plant == nil, let records = view.records { return records }
+        let records = try await read("sensorRecords(plant: \(plant ?? "all"))") { db -> [SensorRecord]? in
             if let plant, try !Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM plant WHERE name = ?)"), arguments: [plant])! {
                 return nil
             }
@@ -97,6 +99,8 @@ extension SQLiteStore {
                     at: (row["at"] as Int64?).map(Date.init(storeMilliseconds:)))
             }
         }
+        if plant == nil, let records { sensorView.keep(records, readAt: view.generation) }
+        return records
     }
 
     /// Links `sensors` to a new plant in the order given, keeping a repeated sensor once.

@@ -24,6 +24,8 @@ public final class SQLiteStore: TrellisStore {
     let buffer: WriteBehindBuffer<BufferedWrite>
     /// The most dead letters kept.
     let deadLetterLimit: Int
+    /// The answer to `sensorRecords(plant: nil)` until the next write.
+    let sensorView = SensorRecordsView()
     private let isClosed = Mutex(false)
 
     /// Opens (creating if needed) the store in `directory`, in the file ``fileName``.
@@ -68,7 +70,9 @@ public final class SQLiteStore: TrellisStore {
         let limit = max(0, deadLetterLimit)
         self.writer = writer
         self.deadLetterLimit = limit
+        let view = sensorView
         self.buffer = WriteBehindBuffer { batch in
+            defer { view.invalidate() }
             do {
                 try await writer.write { db in try BufferedWrite.write(batch, deadLetterLimit: limit, in: db) }
             } catch {
@@ -145,6 +149,7 @@ public final class SQLiteStore: TrellisStore {
     func write<T: Sendable>(_ operation: @autoclosure () -> String, _ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
         try checkOpen(operation())
         let mark = HandledDelivery.current
+        defer { sensorView.invalidate() }
         do {
             return try await writer.write { db in
                 let result = try body(db)

@@ -149,3 +149,22 @@ struct PlantStoreTests {
         }
     }
 }
+
+@Suite("The in-memory view of every plant's sensor records")
+struct SensorRecordsViewTests {
+    @Test("the view follows every reading, added plant and deleted plant", arguments: StoreKind.allCases)
+    func followsWrites(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            #expect(try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 7) == .added)
+            #expect(try await store.sensorRecords(plant: nil)?.map(\.moisture) == [nil])
+            try await store.recordReading(sensor: "0x36", moisture: 4, temperature: 70, at: instant(1))
+            #expect(try await store.sensorRecords(plant: nil)?.map(\.moisture) == [4])
+            try await store.recordReading(sensor: "0x36", moisture: 6, temperature: 70, at: instant(2))
+            #expect(try await store.sensorRecords(plant: nil)?.map(\.moisture) == [6])
+            #expect(try await store.addPlant(name: "Ivy", sensors: ["0x37"], maxPlants: 7) == .added)
+            #expect(try await store.sensorRecords(plant: nil)?.map(\.plant) == ["Fern", "Ivy"])
+            #expect(try await store.deletePlant(name: "Fern"))
+            #expect(try await store.sensorRecords(plant: nil)?.map(\.plant) == ["Ivy"])
+        }
+    }
+}

@@ -63,14 +63,32 @@ enum PlantTimestamp {
         let secondOfDay = ((totalSeconds % 86_400) + 86_400) % 86_400
         let days = (totalSeconds - secondOfDay) / 86_400
         let (year, month, day) = CivilCalendar.date(days: days)
-        return CivilCalendar.pad(year, 4) + "-" + CivilCalendar.pad(month, 2) + "-" + CivilCalendar.pad(day, 2) + "T"
-            + CivilCalendar.pad(secondOfDay / 3600, 2) + ":" + CivilCalendar.pad(secondOfDay / 60 % 60, 2) + ":" + CivilCalendar.pad(secondOfDay % 60, 2)
-            + "." + CivilCalendar.pad(millis, 3) + "Z"
+        guard (0...9999).contains(year) else {
+            return CivilCalendar.pad(year, 4) + "-" + CivilCalendar.pad(month, 2) + "-" + CivilCalendar.pad(day, 2) + "T"
+                + CivilCalendar.pad(secondOfDay / 3600, 2) + ":" + CivilCalendar.pad(secondOfDay / 60 % 60, 2) + ":"
+                + CivilCalendar.pad(secondOfDay % 60, 2) + "." + CivilCalendar.pad(millis, 3) + "Z"
+        }
+        // The common case, written into one 24-byte buffer: `YYYY-MM-DDThh:mm:ss.mmmZ`.
+        var bytes = [UInt8](repeating: 0, count: 24)
+        func digits(_ value: Int, _ width: Int, at offset: Int) {
+            var value = value
+            for position in stride(from: offset + width - 1, through: offset, by: -1) {
+                bytes[position] = UInt8(0x30 + value % 10)
+                value /= 10
+            }
+        }
+        digits(year, 4, at: 0)
+        digits(month, 2, at: 5)
+        digits(day, 2, at: 8)
+        digits(secondOfDay / 3600, 2, at: 11)
+        digits(secondOfDay / 60 % 60, 2, at: 14)
+        digits(secondOfDay % 60, 2, at: 17)
+        digits(millis, 3, at: 20)
+        for (offset, separator) in [(4, 0x2D), (7, 0x2D), (10, 0x54), (13, 0x3A), (16, 0x3A), (19, 0x2E), (23, 0x5A)] as [(Int, UInt8)] {
+            bytes[offset] = separator
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
-
-
-
-
 }
 
 /// A cursor over ASCII bytes used by ``PlantTimestamp``.
