@@ -10,6 +10,7 @@ import TrellisTestSupport
 struct SecureProfileTests {
     static let accounts: [(name: String, flag: String?)] = [
         ("trellis", "--trellis"), ("alice", nil), ("bob", nil), ("door", "--button"), ("ops", "--operator"),
+        ("node1", "--device"),
     ]
 
     /// Runs `body` with a secured broker, the relay logged in, and a client factory per account.
@@ -30,6 +31,7 @@ struct SecureProfileTests {
         ]) { broker in
             var settings = RelaySettings()
             settings.restrictResponseTopics = true
+            settings.operators = ["ops"]
             let relay = try RelayHarness(broker: broker, settings: settings)
             relay.credentials = ("trellis", "pw-trellis")
             relay.watcherLogin = { $0.username = "alice"; $0.password = "pw-alice" }
@@ -138,6 +140,53 @@ struct SecureProfileTests {
             let bobs = try await bobInbox.messages(on: "rpi/fromrpi/bob")
             #expect(bobs.count == 1 && bobs[0].text?.hasPrefix("ID:3;") == true)
             #expect(await bobInbox.received(on: "rpi/fromrpi/bob").count == 1)
+        }
+    }
+
+    @Test("JSON services: own per-client topics only, the shared form for operators, fleet changes for operators, devices under their own name")
+    func jsonServices() async throws {
+        try await withSecureRelay { _, login in
+            let alice = try await login("alice")
+            let bob = try await login("bob")
+            let ops = try await login("ops")
+            let node1 = try await login("node1")
+            let aliceInbox = await MessageCollector.collecting(alice)
+            let bobInbox = await MessageCollector.collecting(bob)
+            let opsInbox = await MessageCollector.collecting(ops)
+            try await alice.subscribe("trellis/clients/alice/response/#")
+            try? await alice.subscribe("trellis/clients/bob/response/#")
+            try? await alice.subscribe("trellis/response/#")
+            try await bob.subscribe("trellis/clients/bob/response/#")
+            try await ops.subscribe("trellis/response/#")
+            try await ops.subscribe("trellis/clients/ops/response/#")
+
+            // A device account publishes under its own name only.
+            try await node1.publishAndWait(topic: "devices/node1/status", payload: Array("online".utf8), retain: true)
+            try? await node1.publishAndWait(topic: "devices/node2/status", payload: Array("online".utf8), retain: true)
+
+            // Alice may not ask on Bob's topics nor on the operator's shared form.
+            try? await alice.publishAndWait(topic: "trellis/clients/bob/request/devices/list", payload: [])
+            try? await alice.publishAndWait(topic: "trellis/request/devices/list", payload: [])
+            try await alice.publishAndWait(topic: "trellis/clients/alice/request/models/create", payload: Array(#"{"name":"x"}"#.utf8))
+            let refused = try await aliceInbox.messages(on: "trellis/clients/alice/response/models/create")
+            #expect(refused[0].text?.contains(#""code":"forbidden""#) == true)
+
+            try await ops.publishAndWait(topic: "trellis/clients/ops/request/models/create", payload: Array(#"{"name":"x"}"#.utf8))
+            let created = try await opsInbox.messages(on: "trellis/clients/ops/response/models/create")
+            #expect(created[0].text?.contains(#""status":"ok""#) == true)
+            try await ops.publishAndWait(topic: "trellis/request/devices/list", payload: [])
+            let listed = try await opsInbox.messages(on: "trellis/response/devices/list")
+            #expect(listed[0].text?.contains(#""id":"node1""#) == true)
+            #expect(listed[0].text?.contains("node2") == false)
+
+            try await bob.publishAndWait(topic: "trellis/clients/bob/request/devices/list", payload: [])
+            let bobs = try await bobInbox.messages(on: "trellis/clients/bob/response/devices/list")
+            #expect(bobs.count == 1)
+            try await alice.publishAndWait(topic: "trellis/clients/alice/request/devices/list", payload: [])
+            try await aliceInbox.messages(on: "trellis/clients/alice/response/devices/list")
+            #expect(await aliceInbox.received(on: "trellis/clients/bob/response/devices/list").isEmpty)
+            #expect(await aliceInbox.received(on: "trellis/response/devices/list").isEmpty)
+            #expect(await opsInbox.received(on: "trellis/response/devices/list").count == 1)
         }
     }
 }
