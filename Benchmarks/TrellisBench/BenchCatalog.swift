@@ -39,3 +39,33 @@ extension LoadGenerator {
         return samples
     }
 }
+
+extension LoadGenerator {
+    /// `count` device log lines at QoS 1 over 100 devices with `window` in flight, each counted
+    /// when Trellis has stored it and streams it on `trellis/logs/<device>`; returns lines per second.
+    mutating func logIngest(count: Int, window: Int) async throws -> Double {
+        func line(_ index: Int) -> (topic: String, payload: [UInt8]) {
+            ("devices/d\(index % 100)/log", Array(#"{"type":"Device","message":"line \#(index)"}"#.utf8))
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        var sent = 0, stored = 0
+        while sent < min(window, count) {
+            let next = line(sent)
+            try client.publish(topic: next.topic, payload: next.payload, qos: .atLeastOnce)
+            sent += 1
+        }
+        while stored < count {
+            let message = try await next()
+            guard message.payload.starts(with: Array(#"{"message":"line "#.utf8)) else { continue }
+            stored += 1
+            if sent < count {
+                let next = line(sent)
+                try client.publish(topic: next.topic, payload: next.payload, qos: .atLeastOnce)
+                sent += 1
+            }
+        }
+        let elapsed = clock.now - start
+        return Double(count) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    }
+}

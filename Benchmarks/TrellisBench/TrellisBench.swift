@@ -81,6 +81,9 @@ struct TrellisBench: AsyncParsableCommand {
         _ = try await catalog.catalogSearches(count: 20)
         let searches = try await catalog.catalogSearches(count: min(closedLoop, 1_000))
         await catalog.client.shutdown()
+        var logs = try await LoadGenerator.connect(port: port, id: "bench-logs", replyFilters: ["trellis/logs/+"])
+        let ingest = try await logs.logIngest(count: pipelined, window: 512)
+        await logs.client.shutdown()
         table.checks.append(try await loadCheck(port: port, label: "Trellis", suffix: answer, loadgen: loadgen))
         let before = trellis.residentKiB()
         _ = try await loadgen.run(["\(port)", "req", "0", "\(requests)", "64", answer])
@@ -91,6 +94,8 @@ struct TrellisBench: AsyncParsableCommand {
         for (key, value) in baseFigures.sorted(by: { $0.key < $1.key }) {
             table.add(key, baseline: value, trellis: trellisFigures[key] ?? 0)
         }
+        table.add("log ingest, QoS 1, 512 in flight (lines/s; baseline: its QoS 1 receive rate)",
+                  baseline: baseFigures["QoS 1 pipelined 512 (req/s)"] ?? 0, trellis: ingest)
         table.catalogSearch(samples: searches, species: species)
         table.memory(peakKiB: peak, beforeKiB: before, afterKiB: after, requests: requests)
         print(table.render(machine: Machine.describe()))

@@ -35,3 +35,15 @@ struct PlantSensorDataRenderingTests {
         #expect(message.encodedBytes() == Array(message.encoded().utf8))
     }
 }
+
+@Suite("Device log entries written by hand equal JSONEncoder's output")
+struct DeviceLogEntryRenderingTests {
+    @Test("entries", arguments: [
+        DeviceLogEntry(timestamp: Date(timeIntervalSince1970: 1_795_430_465.25), type: "Device", message: "line 1"),
+        DeviceLogEntry(timestamp: Date(timeIntervalSince1970: 0), type: "Status", message: "quote \" back\\slash\ttab\u{1} / é 🌿"),
+        DeviceLogEntry(timestamp: Date(timeIntervalSince1970: 1_795_430_465), type: "", message: ""),
+    ])
+    func matches(entry: DeviceLogEntry) {
+        #expect(DevicePayloads.logEntry(entry) == JSONEnvelope.encode(entry))
+    }
+}
