@@ -15,11 +15,12 @@ struct BenchQuickTests {
         for figure in ["QoS 0 latency p50", "QoS 0 latency p99", "QoS 0 latency max", "QoS 0 pipelined 64", "QoS 0 pipelined 512",
                        "QoS 1 latency p50", "QoS 1 latency p99", "QoS 1 latency max", "QoS 1 pipelined 64", "QoS 1 pipelined 512",
                        "fan-out presses/s", "fan-out deliveries/s", "Trellis peak RSS", "Trellis RSS before", "Trellis RSS after",
-                       "RSS growth", "load generator check", "Machine: nproc"] {
+                       "RSS growth", "load generator check", "Machine: nproc", "log ingest", "catalog/search round trip p50",
+                       "catalog/search round trip p99"] {
             #expect(binary.output.contains(figure), "missing \(figure)")
         }
         let document = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any]
-        #expect((document?["rows"] as? [Any])?.count == 16)
+        #expect((document?["rows"] as? [Any])?.count == 19)
         #expect((document?["loadGeneratorCheck"] as? [Any])?.count == 2)
     }
 }
