@@ -37,10 +37,7 @@ public struct BrowseService: Sendable {
             }
         } catch {
             call.context.logger.error("browse failed: \(error)")
-            var result = JSONResult.error(.internalError, "Trellis could not reach its state store; try again")
-            result.output.deadLetters.append(DeadLetter(reason: "store_error", topic: "\(settings.trellisPrefix)/request/browse",
-                                                        payload: [], receivedAt: call.context.now))
-            return result
+            return .storeFailure(topic: "\(settings.trellisPrefix)/request/browse", at: call.context.now)
         }
     }
 

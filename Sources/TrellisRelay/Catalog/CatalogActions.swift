@@ -44,11 +44,7 @@ public struct CatalogActions: Sendable {
             return try await perform(parsed, client: call.client, context: call.context)
         } catch {
             call.context.logger.error("\(call.service)/\(call.action) failed: \(error)")
-            var result = JSONResult.error(.internalError, "Trellis could not reach its state store; try again")
-            result.output.deadLetters.append(DeadLetter(
-                reason: "store_error", topic: "\(settings.trellisPrefix)/request/\(call.service)/\(call.action)",
-                payload: [], receivedAt: call.context.now))
-            return result
+            return .storeFailure(topic: "\(settings.trellisPrefix)/request/\(call.service)/\(call.action)", at: call.context.now)
         }
     }
 

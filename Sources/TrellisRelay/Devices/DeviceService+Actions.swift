@@ -17,11 +17,7 @@ extension DeviceService {
             return try await perform(fleetRequest, context: call.context)
         } catch {
             call.context.logger.error("\(call.service)/\(call.action) failed: \(error)")
-            var result = JSONResult.error(.internalError, "Trellis could not reach its state store; try again")
-            result.output.deadLetters.append(DeadLetter(
-                reason: "store_error", topic: "\(settings.trellisPrefix)/request/\(call.service)/\(call.action)",
-                payload: [], receivedAt: call.context.now))
-            return result
+            return .storeFailure(topic: "\(settings.trellisPrefix)/request/\(call.service)/\(call.action)", at: call.context.now)
         }
     }
 

@@ -26,6 +26,14 @@ public struct JSONResult: Sendable {
     public static func error(_ code: JSONErrorCode, _ message: String) -> JSONResult {
         JSONResult(.error(JSONServiceError(code, message)))
     }
+
+    /// The answer when the state store failed: `internal_error` (the request may be retried) and
+    /// a `store_error` dead letter naming the request topic.
+    public static func storeFailure(topic: String, at now: Date) -> JSONResult {
+        var result = JSONResult.error(.internalError, "Trellis could not reach its state store; try again")
+        result.output.deadLetters.append(DeadLetter(reason: "store_error", topic: topic, payload: [], receivedAt: now))
+        return result
+    }
 }
 
 /// Who sent a request and where: the per-client form names the client.
