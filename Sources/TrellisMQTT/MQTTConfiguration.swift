@@ -41,10 +41,10 @@ public struct MQTTConfiguration: Sendable {
     public var tcpNoDelay: Bool
     /// Most received messages the consumer may hold unhandled (see `MQTTClient.messageHandled()`).
     /// When reached, the network thread stops reading from the socket until the consumer catches
-    /// up, so memory stays bounded under a flood. libmosquitto acknowledges a QoS 1 message as it
-    /// reads it, and one read pass can take several packets, so what a crash can lose is this
-    /// window plus the rest of the last pass. Nil reads without limit and needs no
-    /// `messageHandled()` calls.
+    /// up, so memory stays bounded under a flood. The window is also the receive maximum the client
+    /// announces, so the broker never has more QoS 1 and 2 messages unacknowledged with it: since
+    /// libmosquitto acknowledges a message as it reads it, that bounds what a crash can lose to the
+    /// window. Nil reads without limit and needs no `messageHandled()` calls.
     public var maxUnhandledMessages: Int?
 
     public init(

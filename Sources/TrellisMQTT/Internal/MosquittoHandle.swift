@@ -47,7 +47,9 @@ final class MosquittoHandle: @unchecked Sendable {
         try check(mosquitto_int_option(pointer, MOSQ_OPT_PROTOCOL_VERSION, version), "selecting MQTT v5")
         try check(mosquitto_int_option(pointer, MOSQ_OPT_TCP_NODELAY, configuration.tcpNoDelay ? 1 : 0), "setting TCP_NODELAY")
         let inflight = Int32(clamping: max(1, min(configuration.inflightMaximum, 65535)))
-        try check(mosquitto_int_option(pointer, MOSQ_OPT_RECEIVE_MAXIMUM, inflight), "setting receive maximum")
+        // A read-ahead window also caps what the broker may send unacknowledged (see `maxUnhandledMessages`).
+        let receive = min(inflight, Int32(clamping: configuration.maxUnhandledMessages ?? Int(inflight)))
+        try check(mosquitto_int_option(pointer, MOSQ_OPT_RECEIVE_MAXIMUM, receive), "setting receive maximum")
         try check(mosquitto_int_option(pointer, MOSQ_OPT_SEND_MAXIMUM, inflight), "setting send maximum")
         try check(mosquitto_threaded_set(pointer, true), "enabling threaded mode")
         if configuration.username != nil || configuration.password != nil {
