@@ -22,10 +22,14 @@ extension SQLiteStore {
         }
     }
 
+    /// Deletes the plant, and in the same transaction its species link and care-alert state, so a
+    /// new plant of the same name starts unlinked.
     public func deletePlant(name: String) async throws -> Bool {
         try await write("deletePlant(name: \(name))") { db in
             try db.execute(sql: "DELETE FROM plant WHERE name = ?", arguments: [name])
-            return db.changesCount > 0
+            let deleted = db.changesCount > 0
+            if deleted { try db.execute(sql: "DELETE FROM catalog_plant_link WHERE plant = ?", arguments: [name]) }
+            return deleted
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrellisCore
 @testable import TrellisStore
 
 @Suite("PlantStore on SQLite")
@@ -165,6 +166,24 @@ struct SensorRecordsViewTests {
             #expect(try await store.sensorRecords(plant: nil)?.map(\.plant) == ["Fern", "Ivy"])
             #expect(try await store.deletePlant(name: "Fern"))
             #expect(try await store.sensorRecords(plant: nil)?.map(\.plant) == ["Ivy"])
+        }
+    }
+}
+
+@Suite("Deleting a plant drops its species link")
+struct PlantDeletionLinkTests {
+    @Test("a plant deleted and added again under the same name starts unlinked, without alerts")
+    func relinkAfterDelete() async throws {
+        try await withStore(.inMemory) { store async throws in
+            try await store.upsertSpecies([Species(symbol: "NEEX", scientificName: "Nephrolepis exaltata", commonName: "Boston swordfern",
+                                                   moistureUse: .high, shadeTolerance: .tolerant, minTempF: 28)])
+            #expect(try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 7) == .added)
+            #expect(try await store.linkPlant(plant: "Fern", symbol: "NEEX", at: instant(1)) == .linked)
+            _ = try await store.updateCareAlerts(plant: "Fern", conditions: [], at: instant(2))
+            #expect(try await store.deletePlant(name: "Fern"))
+            #expect(try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 7) == .added)
+            #expect(try await store.linkedPlant(plant: "Fern") == nil)
+            #expect(try await store.unlinkPlant(plant: "Fern") == false)
         }
     }
 }
