@@ -31,9 +31,10 @@ extension SQLiteStore {
     public func browseFacts(_ refs: [EntityRef], detail: Bool) async throws -> [EntityRef: BrowseFacts] {
         if !buffer.isIdle { await buffer.drain() }
         return try await read("browseFacts(\(refs.count))") { db in
+            let queries = BrowseQueries(db: db, detail: detail)
             var found: [EntityRef: BrowseFacts] = [:]
             for ref in Set(refs) {
-                if let facts = try BrowseQueries(db: db, detail: detail).facts(ref) { found[ref] = facts }
+                if let facts = try queries.facts(ref) { found[ref] = facts }
             }
             return found
         }

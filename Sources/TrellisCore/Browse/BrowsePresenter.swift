@@ -42,8 +42,7 @@ public enum BrowsePresenter {
 
     static func header(_ facts: BrowseFacts) -> String {
         switch facts.ref.kind {
-        case .plant, .model: facts["name"] ?? facts.ref.key
-        case .device: facts["name"] ?? facts.ref.key
+        case .plant, .model, .device: facts["name"] ?? facts.ref.key
         case .species: facts["common_name"] ?? facts.ref.key
         case .sensor, .button, .client: facts.ref.key
         }
@@ -95,8 +94,6 @@ public enum BrowsePresenter {
     }
 
     static func json(_ value: some Encodable) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
+        String(decoding: JSONEnvelope.encode(value), as: UTF8.self)
     }
 }

@@ -48,10 +48,7 @@ public struct EntityRef: Sendable, Hashable, Comparable {
 
     /// The REFCON Trellis hands out: `{"key":…,"kind":…}` as compact JSON with sorted keys.
     public var refcon: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(Refcon(kind: kind.rawValue, key: key))) ?? Data()
-        return String(decoding: data, as: UTF8.self)
+        String(decoding: JSONEnvelope.encode(Refcon(kind: kind.rawValue, key: key)), as: UTF8.self)
     }
 
     /// Why `refcon` does not belong to this entity, or nil when it does.

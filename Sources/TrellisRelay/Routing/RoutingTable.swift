@@ -50,18 +50,22 @@ public struct RoutingTable: Sendable {
 
     /// The first route matching `topic`, with its wildcard captures.
     public func route(for topic: String) -> (route: Route, captures: [String])? {
-        matching(topic).first
+        matching(topic, firstOnly: true).first
     }
 
     /// Every route matching `topic` in table order: only the routes indexed under its first
     /// level and those starting with a wildcard are tried, each against the levels split once.
-    private func matching(_ topic: String) -> [(route: Route, captures: [String])] {
+    private func matching(_ topic: String, firstOnly: Bool = false) -> [(route: Route, captures: [String])] {
         let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
         let indexed = levels.first.flatMap { byFirstLevel[String($0)] } ?? []
         let candidates = wildcardFirst.isEmpty ? indexed : (indexed + wildcardFirst).sorted()
-        return candidates.compactMap { index in
-            routes[index].filter.match(levels: levels).map { (route: routes[index], captures: $0) }
+        var matches: [(route: Route, captures: [String])] = []
+        for index in candidates {
+            guard let captures = routes[index].filter.match(levels: levels) else { continue }
+            matches.append((routes[index], captures))
+            if firstOnly { break }
         }
+        return matches
     }
 
     /// Every route matching `topic`, in table order, each with its wildcard captures. As MQTT
