@@ -43,8 +43,8 @@ public struct MQTTConfiguration: Sendable {
     /// When reached, the network thread stops reading from the socket until the consumer catches
     /// up, so memory stays bounded under a flood. The window is also the receive maximum the client
     /// announces, so the broker never has more QoS 1 and 2 messages unacknowledged with it: since
-    /// libmosquitto acknowledges a message as it reads it, that bounds what a crash can lose to the
-    /// window. Nil reads without limit and needs no `messageHandled()` calls.
+    /// libmosquitto acknowledges a message as it reads it, that limits what a crash can lose to
+    /// about the window. Nil reads without limit and needs no `messageHandled()` calls.
     public var maxUnhandledMessages: Int?
 
     public init(

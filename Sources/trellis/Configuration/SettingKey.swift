@@ -91,7 +91,7 @@ extension SettingKey {
             SettingKey(key: "broker.password_file", kind: .string, defaultValue: .string(""),
                        help: "File whose first line is the broker password (or set TRELLIS_PASSWORD).", reloadable: false),
             SettingKey(key: "broker.max_unhandled", kind: .int, defaultValue: .int(1),
-                       help: "Messages read ahead of the handlers, and the QoS 1 messages the broker may have unacknowledged: at most this many are lost if Trellis is killed; more is faster.", reloadable: false, check: positive),
+                       help: "Messages read ahead of the handlers, and the QoS 1 messages the broker may have unacknowledged: fewer puts less at risk in a crash; more is faster.", reloadable: false, check: positive),
             SettingKey(key: "state.dir", kind: .string, defaultValue: .string("trellis-state"),
                        help: "Directory of the SQLite state (and of the broker Trellis starts).", reloadable: false),
             SettingKey(key: "plant.host_name", kind: .string, defaultValue: .string(relay.hostName),
