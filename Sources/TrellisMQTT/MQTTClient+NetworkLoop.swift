@@ -76,32 +76,54 @@ extension MQTTClient {
 
     private func markDisconnected(reason: String) {
         let wasConnected = state.withLock { state in
-            defer { state.connected = false }
+            defer {
+                state.connected = false
+                state.ready = false
+                state.pendingResubscriptions.removeAll()
+            }
             return state.connected
         }
         if wasConnected { emit(.disconnected(reason: reason)) }
     }
 
-    /// CONNACK arrived: on success, resubscribe everything and wake those waiting for a connection.
+    /// CONNACK arrived: on success, resubscribe everything. The connection counts as up (the
+    /// `connected` event, `isConnected`, `waitUntilConnected`) only once the broker has
+    /// acknowledged every resubscription: on a fresh session, a message published before that
+    /// would not be routed to this client at all.
     func didConnect(reason: Int32, sessionPresent: Bool) {
         guard reason == 0 else {
             let text = Mosquitto.describeReason(reason)
             emit(.connectFailed(reason: "the broker refused the connection: \(text)", retryIn: state.withLock { $0.backoff }))
             return
         }
-        let (subscriptions, waiters) = state.withLock { state in
+        let subscriptions = state.withLock { state in
             state.connected = true
+            state.ready = false
             state.connections += 1
             state.sessionResumed = sessionPresent
             state.backoff = configuration.reconnectDelay.lowerBound
-            defer { state.connectWaiters.removeAll() }
-            return (Array(state.subscriptions.values), Array(state.connectWaiters.values))
+            return Array(state.subscriptions.values)
         }
+        var pending: Set<Int32> = []
         for subscription in subscriptions.sorted(by: { $0.filter < $1.filter }) {
-            let (rc, _) = handle.subscribe(subscription)
-            if rc != Mosquitto.success {
+            let (rc, mid) = handle.subscribe(subscription)
+            if rc == Mosquitto.success {
+                pending.insert(mid)
+            } else {
                 logger.error("resubscribing to \(subscription.filter) failed: \(Mosquitto.describe(rc))")
             }
+        }
+        // SUBACKs are read by this same thread after this callback returns, so none is missed.
+        state.withLock { $0.pendingResubscriptions = pending }
+        if pending.isEmpty { becomeReady() }
+    }
+
+    /// Marks the connection ready, announces it and wakes those waiting for it.
+    private func becomeReady() {
+        let (sessionPresent, waiters) = state.withLock { state in
+            state.ready = true
+            defer { state.connectWaiters.removeAll() }
+            return (state.sessionResumed, Array(state.connectWaiters.values))
         }
         emit(.connected(sessionPresent: sessionPresent))
         for waiter in waiters { waiter.resume() }
@@ -123,5 +145,13 @@ extension MQTTClient {
 
     func didSubscribe(mid: Int32, granted: [Int32]) {
         acks.complete(mid, with: .success(granted))
+        let lastResubscription = state.withLock { state -> Bool in
+            guard state.pendingResubscriptions.remove(mid) != nil else { return false }
+            return state.pendingResubscriptions.isEmpty
+        }
+        if let code = granted.first, code >= 0x80 {
+            logger.error("the broker refused a resubscription: \(Mosquitto.describeReason(code))")
+        }
+        if lastResubscription { becomeReady() }
     }
 }

@@ -29,7 +29,12 @@ public final class MQTTClient: Sendable {
     /// Mutable state shared by the network thread and callers.
     struct ClientState {
         var subscriptions: [String: MQTTSubscription] = [:]
+        /// The CONNACK of the current connection arrived (packets may be sent).
         var connected = false
+        /// Connected, and the broker acknowledged every resubscription of this connection.
+        var ready = false
+        /// Message ids of this connection's resubscriptions still waiting for their SUBACK.
+        var pendingResubscriptions: Set<Int32> = []
         /// Successful connections so far; names the connection a received message came on.
         var connections = 0
         /// The session-present flag of the current connection.
@@ -75,10 +80,10 @@ public final class MQTTClient: Sendable {
         thread.start()
     }
 
-    /// True while a CONNACK-confirmed connection is up.
-    public var isConnected: Bool { state.withLock { $0.connected } }
+    /// True while a connection is up and the broker has acknowledged every kept subscription on it.
+    public var isConnected: Bool { state.withLock { $0.ready } }
 
-    /// Suspends until the client is connected, or throws `timedOut`.
+    /// Suspends until the client is connected and subscribed (see ``isConnected``), or throws `timedOut`.
     public func waitUntilConnected(timeout: Duration = .seconds(10)) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -86,7 +91,7 @@ public final class MQTTClient: Sendable {
                 await withTaskCancellationHandler {
                     await withCheckedContinuation { continuation in
                         let ready = self.state.withLock { state -> Bool in
-                            if state.connected || state.stopping || Task.isCancelled { return true }
+                            if state.ready || state.stopping || Task.isCancelled { return true }
                             state.connectWaiters[id] = continuation
                             return false
                         }

@@ -96,7 +96,9 @@ public struct MQTTSubscription: Sendable, Hashable {
 
 /// A change in the connection, for logging, metrics and health checks.
 public enum MQTTConnectionEvent: Sendable, Hashable {
-    /// Connected (again); `sessionPresent` says whether the broker kept the previous session.
+    /// Connected (again) and every kept subscription acknowledged by the broker, so messages
+    /// published from now on reach this client; `sessionPresent` says whether the broker kept
+    /// the previous session.
     case connected(sessionPresent: Bool)
     /// The connection was lost or closed; the reason is libmosquitto's text.
     case disconnected(reason: String)

@@ -90,6 +90,34 @@ struct MQTTClientTests {
         }
     }
 
+    @Test("subscriptions made before start are in force once the client says it is connected", arguments: 0..<5)
+    func connectedMeansSubscribed(attempt: Int) async throws {
+        try await withTestBroker { broker in
+            let publisher = try await TestClients.connect(to: broker)
+            let configuration = MQTTConfiguration(host: broker.host, port: broker.port,
+                                                  clientID: "fresh-\(attempt)-\(UUID().uuidString.prefix(8))",
+                                                  cleanStart: false, sessionExpiry: 600)
+            let subscriber = try MQTTClient(configuration: configuration)
+            let inbox = await MessageCollector.collecting(subscriber)
+            for index in 0..<20 {
+                try await subscriber.subscribe("fresh/\(index)", qos: .atLeastOnce)
+            }
+            subscriber.start()
+            try await subscriber.waitUntilConnected()
+            // Published the moment the client is connected: a fresh session routes it only if
+            // every SUBSCRIBE was already acknowledged.
+            for index in 0..<20 {
+                try await publisher.publishAndWait(topic: "fresh/\(index)", payload: [UInt8(index)], qos: .atLeastOnce)
+            }
+            for index in 0..<20 {
+                let received = try await inbox.messages(on: "fresh/\(index)")
+                #expect(received[0].payload == [UInt8(index)])
+            }
+            await subscriber.shutdown()
+            await publisher.shutdown()
+        }
+    }
+
     @Test("after the broker is killed and restarted on the same port, the client reconnects, resubscribes and receives")
     func reconnectAndResubscribe() async throws {
         try await withTestBroker { broker in
