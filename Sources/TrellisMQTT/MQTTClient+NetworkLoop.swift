@@ -1,13 +1,24 @@
 import CMosquitto
 import Dispatch
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 extension MQTTClient {
-    /// The body of the network thread: connect, loop, and on any failure wait and reconnect,
-    /// doubling the wait up to the configured maximum, until `shutdown()`.
+    /// The body of the network thread: connect; then, over and over, run the jobs of the tasks
+    /// that prefer this thread (``taskExecutor``), wait for the socket or a wake-up, read while
+    /// the consumer's window allows, write what is queued and keep the connection alive. On any
+    /// failure it waits and reconnects, doubling the wait up to the configured maximum, until
+    /// `shutdown()`.
     func runNetworkLoop() {
+        executor.attachCurrentThread()
         var socketOpen = false
         var firstAttempt = true
         while !state.withLock({ $0.stopping }) {
+            executor.runJobs()
             finishStreamIfStopped()
             if !socketOpen {
                 let rc = firstAttempt ? handle.connect() : handle.reconnect()
@@ -26,15 +37,7 @@ extension MQTTClient {
                     continue
                 }
             }
-            if isBackloggedFull {
-                // Keep writing replies and keepalives, but read nothing until the consumer catches up.
-                let rc = handle.writeAndMaintain()
-                if rc == Mosquitto.success {
-                    _ = drained.wait(timeout: .now() + .milliseconds(20))
-                    continue
-                }
-            }
-            let rc = handle.loop(timeoutMilliseconds: 1000)
+            let rc = servicePass()
             if rc != Mosquitto.success {
                 socketOpen = false
                 markDisconnected(reason: Mosquitto.describe(rc))
@@ -47,17 +50,44 @@ extension MQTTClient {
             // acknowledged and then dropped, while unread messages stay in the broker's session.
             var attempts = 0
             while handle.wantsWrite() && attempts < 100 {
-                if handle.writeAndMaintain() != Mosquitto.success { break }
+                if handle.loopWrite() != Mosquitto.success { break }
                 attempts += 1
             }
         }
         markDisconnected(reason: "client shut down")
+        executor.finish()
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.loopFinished = true
             defer { state.stopWaiters.removeAll() }
             return state.stopWaiters
         }
         for waiter in waiters { waiter.resume() }
+    }
+
+    /// One pass over an open connection: waits (at most a second, not at all while jobs wait) for
+    /// the socket or the executor's wake-up pipe, then reads unless the consumer holds a full
+    /// window, writes what is queued, and sends a keepalive when one is due.
+    private func servicePass() -> Int32 {
+        let socket = handle.socket
+        guard socket >= 0 else { return Mosquitto.noConnection }
+        let reading = !isBackloggedFull
+        var events: Int16 = reading ? Int16(POLLIN) : 0
+        if handle.wantsWrite() { events |= Int16(POLLOUT) }
+        var descriptors = [
+            pollfd(fd: socket, events: events, revents: 0),
+            pollfd(fd: executor.wakeDescriptor, events: Int16(POLLIN), revents: 0),
+        ]
+        let ready = poll(&descriptors, 2, executor.hasJobs ? 0 : 1000)
+        if ready < 0 && errno != EINTR { return Int32(MOSQ_ERR_ERRNO.rawValue) }
+        if descriptors[0].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+            let rc = handle.loopRead()
+            if rc != Mosquitto.success { return rc }
+        }
+        if handle.wantsWrite() {
+            let rc = handle.loopWrite()
+            if rc != Mosquitto.success { return rc }
+        }
+        return handle.loopMisc()
     }
 
     /// Returns the wait before the next attempt and doubles the one after it.
@@ -69,9 +99,19 @@ extension MQTTClient {
         }
     }
 
-    /// Sleeps on the network thread; `shutdown()` cuts the sleep short.
+    /// Waits on the network thread between connection attempts, still running the jobs of the
+    /// tasks that prefer it; `shutdown()` cuts the wait short.
     private func pause(seconds: Double) {
-        _ = wakeUp.wait(timeout: .now() + .milliseconds(Int(seconds * 1000)))
+        let clock = ContinuousClock()
+        let deadline = clock.now + .milliseconds(Int(seconds * 1000))
+        while !state.withLock({ $0.stopping }) {
+            executor.runJobs()
+            let remaining = clock.now.duration(to: deadline)
+            if remaining <= .zero { break }
+            if executor.hasJobs { continue }
+            let milliseconds = min(1000, remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1)
+            executor.waitForWake(milliseconds: Int32(milliseconds))
+        }
     }
 
     private func markDisconnected(reason: String) {

@@ -11,6 +11,7 @@ extension MQTTClient {
         properties: MQTTProperties = MQTTProperties()
     ) throws {
         let (rc, _) = try handle.publish(topic: topic, payload: payload, qos: qos, retain: retain, properties: properties)
+        wakeNetworkThread()
         try check(rc, qos: qos, topic: topic)
     }
 
@@ -32,6 +33,7 @@ extension MQTTClient {
         let mid: Int32
         do {
             let (rc, queued) = try handle.publish(topic: topic, payload: payload, qos: qos, retain: retain, properties: properties)
+            wakeNetworkThread()
             try check(rc, qos: qos, topic: topic)
             mid = queued
         } catch {
@@ -51,6 +53,7 @@ extension MQTTClient {
         guard connected else { return }
         acks.beginRegistration()
         let (rc, mid) = handle.subscribe(subscription)
+        wakeNetworkThread()
         if let error = Mosquitto.error(rc, doing: "subscribing to \(subscription.filter)") {
             acks.abandonRegistration()
             if error.kind == .notConnected { return }
@@ -76,7 +79,9 @@ extension MQTTClient {
             return state.connected
         }
         guard connected else { return }
-        if let error = Mosquitto.error(handle.unsubscribe(filter), doing: "unsubscribing from \(filter)"),
+        let rc = handle.unsubscribe(filter)
+        wakeNetworkThread()
+        if let error = Mosquitto.error(rc, doing: "unsubscribing from \(filter)"),
            error.kind != .notConnected {
             throw error
         }
@@ -94,7 +99,7 @@ extension MQTTClient {
             return (state.started, state.connected)
         }
         if connected { _ = handle.disconnect() }
-        wakeUp.signal()
+        executor.wake()
         if started {
             await withCheckedContinuation { continuation in
                 let done = state.withLock { state -> Bool in

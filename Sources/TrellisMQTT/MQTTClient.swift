@@ -21,8 +21,7 @@ public final class MQTTClient: Sendable {
     let handle: MosquittoHandle
     let acks = AckTable()
     let state: Mutex<ClientState>
-    let wakeUp = DispatchSemaphore(value: 0)
-    let drained = DispatchSemaphore(value: 0)
+    let executor = NetworkThreadExecutor()
     private let messageSink: AsyncStream<MQTTMessage>.Continuation
     private let eventSink: AsyncStream<MQTTConnectionEvent>.Continuation
 
@@ -78,6 +77,17 @@ public final class MQTTClient: Sendable {
         let thread = Thread { [self] in runNetworkLoop() }
         thread.name = "trellis.mqtt.\(configuration.clientID)"
         thread.start()
+    }
+
+    /// Runs tasks on the network thread, between two passes of its loop. A consumer of `messages`
+    /// that prefers it (`withTaskExecutorPreference`) handles each message and publishes its
+    /// answer without a thread hop. Code running there must not block: it holds up all traffic.
+    public var taskExecutor: any TaskExecutor { executor }
+
+    /// Interrupts the network thread's wait, so it writes what was just queued or reads again;
+    /// not needed on that thread itself, which looks again after each job.
+    func wakeNetworkThread() {
+        if !executor.isCurrentThread { executor.wake() }
     }
 
     /// True while a connection is up and the broker has acknowledged every kept subscription on it.
@@ -137,7 +147,7 @@ public final class MQTTClient: Sendable {
             state.unhandled = max(0, state.unhandled - 1)
             return wasFull && state.unhandled < limit
         }
-        if resume { drained.signal() }
+        if resume { wakeNetworkThread() }
     }
 
     /// True while the consumer holds as many unhandled messages as it may, or after `stopReceiving()`.
@@ -154,8 +164,7 @@ public final class MQTTClient: Sendable {
     /// shutdown that finishes the messages in hand and takes no new ones.
     public func stopReceiving() {
         state.withLock { $0.receiveStopped = true }
-        drained.signal()
-        wakeUp.signal()
+        executor.wake()
     }
 
     /// Ends `messages` from the network thread, between two reads, once receiving has stopped:

@@ -163,20 +163,16 @@ public final class SQLiteStore: TrellisStore {
 
     /// Runs `body` in one read transaction, wrapping failures as ``StoreError``.
     ///
-    /// The read runs on the calling task's thread: in WAL mode it never waits for the writer, and
-    /// the short queries of the relay cost less than the two thread hops an asynchronous read takes.
-    func read<T: Sendable>(_ operation: @autoclosure () -> String, _ body: @Sendable (Database) throws -> T) async throws -> T {
+    /// The read runs on GRDB's reader queue, never on the caller's thread: the relay handles
+    /// messages on the MQTT network thread, which must not wait for the disk. In WAL mode a read
+    /// never waits for the writer.
+    func read<T: Sendable>(_ operation: @autoclosure () -> String, _ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
         try checkOpen(operation())
         do {
-            return try readNow(body)
+            return try await writer.read(body)
         } catch {
             throw StoreError.wrap(error, operation: operation())
         }
-    }
-
-    /// GRDB's synchronous read, which a synchronous context selects.
-    private func readNow<T>(_ body: (Database) throws -> T) throws -> T {
-        try writer.read(body)
     }
 
     /// Queues a fire-and-forget write; one made while a delivery is in hand carries its mark, so

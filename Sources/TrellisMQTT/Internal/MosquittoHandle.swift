@@ -114,21 +114,27 @@ final class MosquittoHandle: @unchecked Sendable {
         mosquitto_reconnect(pointer)
     }
 
-    /// Runs the network loop once: reads, writes, keepalive; waits at most `timeoutMilliseconds`.
-    func loop(timeoutMilliseconds: Int32) -> Int32 {
-        mosquitto_loop(pointer, timeoutMilliseconds, 1)
+    /// The connection's socket, or -1 when there is none; the loop polls it itself.
+    var socket: Int32 { mosquitto_socket(pointer) }
+
+    /// Reads what the socket holds (at least one packet's worth), running the callbacks.
+    func loopRead() -> Int32 {
+        mosquitto_loop_read(pointer, 1)
+    }
+
+    /// Writes the packets queued so far.
+    func loopWrite() -> Int32 {
+        mosquitto_loop_write(pointer, 1)
+    }
+
+    /// Keepalive: sends a PINGREQ when due and closes a connection whose broker stopped answering.
+    func loopMisc() -> Int32 {
+        mosquitto_loop_misc(pointer)
     }
 
     /// True while packets wait to be written.
     func wantsWrite() -> Bool {
         mosquitto_want_write(pointer)
-    }
-
-    /// Writes what is queued and sends keepalives, without reading; for flow control.
-    func writeAndMaintain() -> Int32 {
-        let rc = mosquitto_want_write(pointer) ? mosquitto_loop_write(pointer, 1) : Mosquitto.success
-        let misc = mosquitto_loop_misc(pointer)
-        return rc == Mosquitto.success ? misc : rc
     }
 
     /// Sends DISCONNECT; the loop writes it and closes the socket.

@@ -75,7 +75,16 @@ public final class RelayService: Service, Sendable {
     }
 
     /// Processes messages until graceful shutdown has stopped receiving and those in hand are done.
+    ///
+    /// The loop prefers the client's network thread: a message is read, handled and answered there
+    /// with no thread hop, while store operations run on the store's own threads and resume here.
     private func relay() async throws {
+        await withTaskExecutorPreference(client.taskExecutor) {
+            await self.handleMessages()
+        }
+    }
+
+    private func handleMessages() async {
         let clock = ContinuousClock()
         for await message in client.messages {
             let started = clock.now
