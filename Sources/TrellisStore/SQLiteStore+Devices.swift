@@ -57,7 +57,11 @@ extension SQLiteStore {
     }
 
     public func device(id: String) async throws -> DeviceRecord? {
-        try await read("device(id: \(id))") { db in try DeviceSQL.device(id, in: db) }
+        let view = deviceView.lookup(id)
+        if let device = view.answer { return device }
+        let device = try await read("device(id: \(id))") { db in try DeviceSQL.device(id, in: db) }
+        if let device { deviceView.keep(device, for: id, readAt: view.generation) }
+        return device
     }
 
     public func devices(modelID: String?, powerstate: Powerstate?) async throws -> [DeviceRecord] {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TrellisCore
 import Synchronization
 
 /// The SQLite implementation of ``TrellisStore``, through GRDB.
@@ -24,8 +25,10 @@ public final class SQLiteStore: TrellisStore {
     let buffer: WriteBehindBuffer<BufferedWrite>
     /// The most dead letters kept.
     let deadLetterLimit: Int
-    /// The answer to `sensorRecords(plant: nil)` until the next write.
-    let sensorView = SensorRecordsView()
+    /// Answers of `sensorRecords(plant:)` (nil: every plant), kept until the next committed write.
+    let sensorView = CommittedReadCache<String?, [SensorRecord]?>(capacity: 1024)
+    /// Devices looked up by id, kept until the next committed write.
+    let deviceView = CommittedReadCache<String, DeviceRecord>(capacity: 10_000)
     private let isClosed = Mutex(false)
 
     /// Opens (creating if needed) the store in `directory`, in the file ``fileName``.
@@ -70,9 +73,12 @@ public final class SQLiteStore: TrellisStore {
         let limit = max(0, deadLetterLimit)
         self.writer = writer
         self.deadLetterLimit = limit
-        let view = sensorView
+        let views = (sensorView, deviceView)
         self.buffer = WriteBehindBuffer { batch in
-            defer { view.invalidate() }
+            defer {
+                views.0.invalidate()
+                views.1.invalidate()
+            }
             do {
                 try await writer.write { db in try BufferedWrite.write(batch, deadLetterLimit: limit, in: db) }
             } catch {
@@ -149,7 +155,10 @@ public final class SQLiteStore: TrellisStore {
     func write<T: Sendable>(_ operation: @autoclosure () -> String, _ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
         try checkOpen(operation())
         let mark = HandledDelivery.current
-        defer { sensorView.invalidate() }
+        defer {
+            sensorView.invalidate()
+            deviceView.invalidate()
+        }
         do {
             return try await writer.write { db in
                 let result = try body(db)

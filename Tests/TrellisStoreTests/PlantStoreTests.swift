@@ -151,22 +151,56 @@ struct PlantStoreTests {
     }
 }
 
-@Suite("The in-memory view of every plant's sensor records")
-struct SensorRecordsViewTests {
-    @Test("the view follows every reading, added plant and deleted plant", arguments: StoreKind.allCases)
+@Suite("The store's answers kept until the next write")
+struct CommittedReadCacheTests {
+    @Test("sensor records, for every plant and for one, follow every reading, added plant and deleted plant", arguments: StoreKind.allCases)
     func followsWrites(_ kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in
             #expect(try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 7) == .added)
             #expect(try await store.sensorRecords(plant: nil)?.map(\.moisture) == [nil])
+            #expect(try await store.sensorRecords(plant: "Ivy") == nil)
             try await store.recordReading(sensor: "0x36", moisture: 4, temperature: 70, at: instant(1))
             #expect(try await store.sensorRecords(plant: nil)?.map(\.moisture) == [4])
+            #expect(try await store.sensorRecords(plant: "Fern")?.map(\.moisture) == [4])
             try await store.recordReading(sensor: "0x36", moisture: 6, temperature: 70, at: instant(2))
             #expect(try await store.sensorRecords(plant: nil)?.map(\.moisture) == [6])
+            #expect(try await store.sensorRecords(plant: "Fern")?.map(\.moisture) == [6])
             #expect(try await store.addPlant(name: "Ivy", sensors: ["0x37"], maxPlants: 7) == .added)
             #expect(try await store.sensorRecords(plant: nil)?.map(\.plant) == ["Fern", "Ivy"])
+            #expect(try await store.sensorRecords(plant: "Ivy")?.map(\.sensor) == ["0x37"])
             #expect(try await store.deletePlant(name: "Fern"))
             #expect(try await store.sensorRecords(plant: nil)?.map(\.plant) == ["Ivy"])
+            #expect(try await store.sensorRecords(plant: "Fern") == nil)
         }
+    }
+
+    @Test("a device looked up follows its rename and its deletion", arguments: StoreKind.allCases)
+    func deviceFollowsWrites(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            #expect(try await store.device(id: "node-1") == nil)
+            _ = try await store.registerDevice(id: "node-1", maxDevices: 10, at: instant(1))
+            #expect(try await store.device(id: "node-1")?.name == nil)
+            _ = try await store.updateDevice(id: "node-1", name: .some("porch"), modelID: nil)
+            #expect(try await store.device(id: "node-1")?.name == "porch")
+            _ = try await store.deleteDevice(id: "node-1")
+            #expect(try await store.device(id: "node-1") == nil)
+        }
+    }
+
+    @Test("a read that started before a write is not kept, and a full cache starts over")
+    func generationsAndCapacity() {
+        let cache = CommittedReadCache<String, Int>(capacity: 2)
+        let before = cache.lookup("a")
+        cache.invalidate()
+        cache.keep(1, for: "a", readAt: before.generation)
+        #expect(cache.lookup("a").answer == nil)
+        let now = cache.lookup("a").generation
+        cache.keep(1, for: "a", readAt: now)
+        cache.keep(2, for: "b", readAt: now)
+        #expect(cache.lookup("a").answer == 1)
+        cache.keep(3, for: "c", readAt: now)
+        #expect(cache.lookup("a").answer == nil)
+        #expect(cache.lookup("c").answer == 3)
     }
 }
 

@@ -14,17 +14,23 @@ public enum PlantPercentEncoding {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Appends the UTF-8 bytes of `text`, encoded, to `out`: byte by byte, since the three
-    /// escaped characters are ASCII and never part of a multi-byte sequence.
+    /// Appends the UTF-8 bytes of `text`, encoded, to `out`: runs of plain bytes are copied whole,
+    /// since the three escaped characters are ASCII and never part of a multi-byte sequence.
     public static func append(_ text: String, to out: inout [UInt8]) {
-        out.reserveCapacity(out.count + text.utf8.count + 8)
-        for byte in text.utf8 {
-            switch byte {
-            case 0x25: out.append(contentsOf: [0x25, 0x32, 0x35])
-            case 0x3B: out.append(contentsOf: [0x25, 0x33, 0x42])
-            case 0x3A: out.append(contentsOf: [0x25, 0x33, 0x41])
-            default: out.append(byte)
+        var text = text
+        text.withUTF8 { bytes in
+            var start = 0
+            for index in bytes.indices where needsEscape(bytes[index]) {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                out.append(0x25)
+                switch bytes[index] {
+                case 0x25: out.append(0x32); out.append(0x35)
+                case 0x3B: out.append(0x33); out.append(0x42)
+                default: out.append(0x33); out.append(0x41)
+                }
+                start = index + 1
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
         }
     }
 

@@ -34,10 +34,7 @@ extension PlantService {
                 guard let records = try await store.sensorRecords(plant: name), !records.isEmpty else {
                     return .error(.noPlantDataToRequest)
                 }
-                return .reply(PlantPayloads.sensorData(records.map {
-                    PlantSensorRecord(plant: $0.plant, sensor: $0.sensor, moisture: $0.moisture,
-                                      temperature: $0.temperature, at: $0.at)
-                }))
+                return .reply(sensorData(records))
 
             case .numPlants:
                 return .reply(PlantPayloads.numPlants(try await store.plants().count))
@@ -114,5 +111,18 @@ extension PlantParseResult {
         case .incomingError, .ownMessage:
             nil
         }
+    }
+}
+
+extension PlantService {
+    /// The `RES_plantSensorData` payload of `records`, rendered again only when they changed.
+    func sensorData(_ records: [SensorRecord]) -> String {
+        if let last = lastSensorData.withLock({ $0 }), last.records == records { return last.payload }
+        let payload = PlantPayloads.sensorData(records.map {
+            PlantSensorRecord(plant: $0.plant, sensor: $0.sensor, moisture: $0.moisture,
+                              temperature: $0.temperature, at: $0.at)
+        })
+        lastSensorData.withLock { $0 = (records, payload) }
+        return payload
     }
 }

@@ -10,6 +10,9 @@ import TrellisStore
 public final class PlantService: Sendable {
     let settings: RelaySettings
     let spam: Mutex<SpamGuard>
+    /// The last `RES_plantSensorData` payload rendered and the records it was rendered from: the
+    /// records change only with a reading, so a burst of requests renders them once.
+    let lastSensorData = Mutex<(records: [SensorRecord], payload: String)?>(nil)
 
     public init(settings: RelaySettings) {
         self.settings = settings

@@ -1,0 +1,45 @@
+import Synchronization
+
+/// Answers to the store's most frequent reads, kept in memory until the next committed write, so
+/// a burst of the same requests between two writes costs one query, and the relay (which handles
+/// messages on the MQTT network thread) answers them without waiting for a reader thread.
+///
+/// A read remembers the generation it started at and keeps its result only if no write committed
+/// in between, so the cache never holds data older than the database. It holds at most
+/// `capacity` answers and starts over when full, so hostile keys cannot grow it.
+final class CommittedReadCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    private struct State {
+        var generation: UInt64 = 0
+        var answers: [Key: Value] = [:]
+    }
+
+    private let state = Mutex(State())
+    private let capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// The answer kept for `key` (nil when it must be read) and the generation a read made now
+    /// belongs to.
+    func lookup(_ key: Key) -> (generation: UInt64, answer: Value?) {
+        state.withLock { ($0.generation, $0.answers[key]) }
+    }
+
+    /// Keeps `answer` for `key`, read at `generation`, unless a write committed since.
+    func keep(_ answer: Value, for key: Key, readAt generation: UInt64) {
+        state.withLock { state in
+            guard state.generation == generation else { return }
+            if state.answers.count >= capacity, state.answers[key] == nil { state.answers.removeAll(keepingCapacity: true) }
+            state.answers[key] = answer
+        }
+    }
+
+    /// Called after every committed write: what was kept may be out of date.
+    func invalidate() {
+        state.withLock { state in
+            state.generation &+= 1
+            state.answers.removeAll(keepingCapacity: true)
+        }
+    }
+}
