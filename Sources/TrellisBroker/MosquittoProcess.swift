@@ -7,6 +7,8 @@ public final class MosquittoProcess: @unchecked Sendable {
     /// Why a broker could not be started, each with one sentence saying what to do.
     public enum StartError: Error, CustomStringConvertible, Sendable {
         case binaryNotFound
+        /// `TRELLIS_MOSQUITTO` names a file that is not an executable.
+        case chosenBinaryUnusable(path: String)
         case configUnreadable(path: String, reason: String)
         case portInUse(BrokerAddress)
         case exitedEarly(status: Int32, output: String)
@@ -16,6 +18,8 @@ public final class MosquittoProcess: @unchecked Sendable {
             switch self {
             case .binaryNotFound:
                 return "mosquitto is not installed (no 'mosquitto' on PATH or in /usr/sbin): install it with 'apt-get install -y mosquitto', or run 'make run'"
+            case let .chosenBinaryUnusable(path):
+                return "TRELLIS_MOSQUITTO names \(path), which is not an executable file: correct it, or unset it to use the mosquitto on PATH or in /usr/sbin"
             case let .configUnreadable(path, reason):
                 return "cannot read the broker configuration \(path): \(reason); pass another file with --broker-config FILE"
             case let .portInUse(address):
@@ -75,7 +79,12 @@ public final class MosquittoProcess: @unchecked Sendable {
 
     /// Starts the broker and waits until it accepts connections.
     public func start(timeout: Duration = .seconds(10)) async throws {
-        guard let binary = Self.findBinary() else { throw StartError.binaryNotFound }
+        guard let binary = Self.findBinary() else {
+            if let chosen = ProcessInfo.processInfo.environment["TRELLIS_MOSQUITTO"] {
+                throw StartError.chosenBinaryUnusable(path: chosen)
+            }
+            throw StartError.binaryNotFound
+        }
         if PortProbe.isAccepting(host: address.host, port: address.port) { throw StartError.portInUse(address) }
         let capturePath = logPath ?? FileManagerTemporary.path(for: "mosquitto-start")
         let child = try ChildProcess(path: binary, arguments: ["-c", configPath], outputPath: capturePath)

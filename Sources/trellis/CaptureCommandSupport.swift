@@ -4,11 +4,9 @@ import TrellisBroker
 import TrellisCore
 import TrellisMQTT
 
-/// How `trellis record` and `trellis replay` reach a broker.
+/// How `trellis record` and `trellis replay` log in to a broker (each takes `--broker` itself:
+/// required for one, optional for the other).
 struct BrokerLogin: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The broker's address (for example 127.0.0.1:1883).", valueName: "host:port"))
-    var broker: String?
-
     @Option(name: .long, help: "MQTT client id (default trellis-<command>-<process id>).")
     var clientId: String?
 
@@ -18,9 +16,8 @@ struct BrokerLogin: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("File whose first line is the broker password (or TRELLIS_PASSWORD).", valueName: "file"))
     var passwordFile: String?
 
-    /// A started client connected to the broker, or a reported error.
-    func connect(as command: String) async throws -> MQTTClient {
-        guard let text = broker else { throw fail("--broker HOST:PORT is required") }
+    /// A started client connected to the broker at `text` (`HOST:PORT`), or a reported error.
+    func connect(to text: String, as command: String) async throws -> MQTTClient {
         guard let address = BrokerAddress(parsing: text) else {
             throw fail("--broker \(text) is not an address such as 127.0.0.1:1883")
         }
@@ -63,7 +60,7 @@ enum CaptureInput {
             contents = Array(FileHandle.standardInput.readDataToEndOfFile())
         } else {
             guard let data = FileManager.default.contents(atPath: path) else {
-                throw fail("cannot read the capture file \(path)")
+                throw fail("cannot read the capture file \(path): \(unreadableReason(path))")
             }
             contents = Array(data)
         }
@@ -92,4 +89,12 @@ func warn(_ message: String) {
 /// Prints a line of information on standard error.
 func note(_ message: String) {
     FileHandle.standardError.write(Data("trellis: \(message)\n".utf8))
+}
+
+/// Why `path` could not be read, in a few words.
+func unreadableReason(_ path: String) -> String {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return "no such file" }
+    if isDirectory.boolValue { return "it is a directory" }
+    return FileManager.default.isReadableFile(atPath: path) ? "it could not be read" : "permission denied"
 }

@@ -31,12 +31,12 @@ struct CatalogCommand: AsyncParsableCommand {
         @Argument(help: ArgumentHelp("The CSV file.", valueName: "file"))
         var file: String
 
-        @Option(name: .long, help: ArgumentHelp("Directory of Trellis's SQLite state, created if missing (default trellis-state).", valueName: "dir"))
+        @Option(name: .long, help: ArgumentHelp("Directory of Trellis's SQLite state, created if missing.", valueName: "dir"))
         var state = "trellis-state"
 
         func run() async throws {
             guard let data = FileManager.default.contents(atPath: file) else {
-                throw fail("cannot read \(file)")
+                throw fail("cannot read \(file): \(unreadableReason(file))")
             }
             guard let text = String(validating: Array(data), as: UTF8.self) else {
                 throw fail("\(file) is not UTF-8 text")

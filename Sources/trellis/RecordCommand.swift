@@ -15,19 +15,23 @@ struct RecordCommand: AsyncParsableCommand {
             Subscribes to the given topic filters (default `#`) at QoS 2, so each message keeps the QoS it was \
             published with, and writes each message as one line the moment it arrives:
 
-              {"t":"2026-11-22T10:41:05.123456Z","topic":"rpi/torpi","payload":"…","qos":1,"retain":false}
+              {"t":"…Z","topic":"rpi/torpi","payload":"…","qos":1,"retain":false}
 
-            `payload_base64` replaces `payload` when the payload is not UTF-8 text, and `properties` holds the \
-            v5 response_topic, correlation_data_base64, user_properties and content_type when set. `t` is the \
-            time of arrival, UTC with microseconds. `retain` is true only for retained messages the broker hands \
-            over when the subscription starts.
+            `t` is the time of arrival, ISO 8601 UTC with microseconds. `payload_base64` replaces `payload` when \
+            the payload is not UTF-8 text, and `properties` holds the v5 response_topic, correlation_data_base64, \
+            user_properties and content_type when set. `retain` is true only for retained messages the broker \
+            hands over when the subscription starts.
 
             Every line is written out at once, so Ctrl-C (SIGINT) or SIGTERM leaves a valid file. Without \
             --output the lines go to standard output. Replay the capture with `trellis replay`.
 
-            Example:  trellis record --broker 127.0.0.1:1883 --topic 'rpi/#' --topic 'p2o/#' --output session.jsonl
+            Example:
+              trellis record --broker 127.0.0.1:1883 --topic 'rpi/#' --output session.jsonl
             """
     )
+
+    @Option(name: .long, help: ArgumentHelp("The broker's address (for example 127.0.0.1:1883).", valueName: "host:port"))
+    var broker: String
 
     @OptionGroup var login: BrokerLogin
 
@@ -41,7 +45,6 @@ struct RecordCommand: AsyncParsableCommand {
     var count: Int?
 
     func validate() throws {
-        if login.broker == nil { throw ValidationError("--broker HOST:PORT is required") }
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
         for filter in topic where filter.isEmpty { throw ValidationError("--topic must not be empty") }
     }
@@ -57,7 +60,7 @@ struct RecordCommand: AsyncParsableCommand {
         } else {
             sink = FileHandle.standardOutput
         }
-        let client = try await login.connect(as: "record")
+        let client = try await login.connect(to: broker, as: "record")
         let filters = topic.isEmpty ? ["#"] : topic
         for filter in filters {
             do {
@@ -67,7 +70,7 @@ struct RecordCommand: AsyncParsableCommand {
                 throw fail("cannot subscribe to \(filter): \(error)")
             }
         }
-        note("recording \(filters.joined(separator: " ")) from \(login.broker ?? "") to \(output ?? "standard output"); Ctrl-C stops")
+        note("recording \(filters.joined(separator: " ")) from \(broker) to \(output ?? "standard output"); Ctrl-C stops")
 
         let progress = RecordingProgress()
         let limit = count

@@ -43,6 +43,9 @@ struct ReplayCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The capture file (`-` for standard input).", valueName: "file"))
     var file: String
 
+    @Option(name: .long, help: ArgumentHelp("The broker to publish to (for example 127.0.0.1:1883); required unless --offline.", valueName: "host:port"))
+    var broker: String?
+
     @OptionGroup var login: BrokerLogin
 
     @Option(name: .long, help: ArgumentHelp("Replay this many times faster than recorded (default 1).", valueName: "x"))
@@ -74,10 +77,10 @@ struct ReplayCommand: AsyncParsableCommand {
 
     func validate() throws {
         if offline {
-            if login.broker != nil { throw ValidationError("--offline and --broker exclude each other") }
+            if broker != nil { throw ValidationError("--offline and --broker exclude each other") }
             if speed != nil || noDelay { throw ValidationError("--speed and --no-delay only apply when replaying to a broker") }
         } else {
-            if login.broker == nil { throw ValidationError("give --broker HOST:PORT, or --offline to replay without a broker") }
+            if broker == nil { throw ValidationError("give --broker HOST:PORT, or --offline to replay without a broker") }
             if expect != nil || state != nil || config != nil {
                 throw ValidationError("--expect, --state and --config only apply with --offline")
             }
@@ -109,7 +112,7 @@ struct ReplayCommand: AsyncParsableCommand {
     private func runLive(_ records: [CaptureRecord], stop: CaptureFileError?) async throws {
         let selection = ReplaySelection(only: only, includeTrellisPublications: includeReplies)
         let (inputs, skipped) = selection.select(records)
-        let client = try await login.connect(as: "replay")
+        let client = try await login.connect(to: broker ?? "", as: "replay")
         let sent: Int
         do {
             sent = try await LiveReplay.publish(inputs, through: client, pacing: noDelay ? .noDelay : .original(speed: speed ?? 1))
@@ -158,7 +161,7 @@ struct ReplayCommand: AsyncParsableCommand {
             return
         }
         guard let golden = FileManager.default.contents(atPath: expect) else {
-            throw fail("cannot read the golden file \(expect)")
+            throw fail("cannot read the golden file \(expect): \(unreadableReason(expect))")
         }
         let expected: [CaptureRecord]
         do {

@@ -80,7 +80,7 @@ struct RunCommandTests {
           arguments: [
             (["--broker-config", "/nonexistent/broker.conf"], [String: String](), "cannot read the broker configuration"),
             (["--broker", "not a broker:port"], [:], "use HOST:PORT"),
-            (["--broker-config", "CONFIG"], ["TRELLIS_MOSQUITTO": "/nonexistent/mosquitto"], "mosquitto is not installed"),
+            (["--broker-config", "CONFIG"], ["TRELLIS_MOSQUITTO": "/nonexistent/mosquitto"], "TRELLIS_MOSQUITTO names /nonexistent/mosquitto, which is not an executable file"),
           ])
     func startupErrors(arguments: [String], environment: [String: String], expected: String) async throws {
         let directory = temporaryDirectory()
