@@ -64,26 +64,34 @@ extension MQTTClient {
         for waiter in waiters { waiter.resume() }
     }
 
-    /// One pass over an open connection: waits (at most a second, not at all while jobs wait) for
-    /// the socket or the executor's wake-up pipe, then reads unless the consumer holds a full
-    /// window, writes what is queued, and sends a keepalive when one is due.
+    /// One pass over an open connection: writes what is queued unless the consumer holds a message
+    /// (see ``ReadAheadWindow``), waits (at most a second, not at all while jobs wait) for the
+    /// socket or the executor's wake-up pipe, reads unless the consumer holds a full window, and
+    /// sends a keepalive when one is due. Writing comes first, so the answers and acknowledgements
+    /// of a handled batch leave before more is read.
     private func servicePass() -> Int32 {
         let socket = handle.socket
         guard socket >= 0 else { return Mosquitto.noConnection }
+        let writing = !writesHeld
+        if writing && handle.wantsWrite() {
+            let rc = handle.loopWrite()
+            if rc != Mosquitto.success { return rc }
+        }
         let reading = !isBackloggedFull
         var events: Int16 = reading ? Int16(POLLIN) : 0
-        if handle.wantsWrite() { events |= Int16(POLLOUT) }
+        if writing && handle.wantsWrite() { events |= Int16(POLLOUT) }
         var descriptors = [
             pollfd(fd: socket, events: events, revents: 0),
             pollfd(fd: executor.wakeDescriptor, events: Int16(POLLIN), revents: 0),
         ]
         let ready = poll(&descriptors, 2, executor.hasJobs ? 0 : 1000)
         if ready < 0 && errno != EINTR { return Int32(MOSQ_ERR_ERRNO.rawValue) }
-        if descriptors[0].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+        let returned = descriptors[0].revents
+        if returned & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
             let rc = handle.loopRead()
             if rc != Mosquitto.success { return rc }
         }
-        if handle.wantsWrite() {
+        if returned & Int16(POLLOUT) != 0 && !writesHeld {
             let rc = handle.loopWrite()
             if rc != Mosquitto.success { return rc }
         }

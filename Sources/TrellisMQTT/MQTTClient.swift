@@ -44,7 +44,8 @@ public final class MQTTClient: Sendable {
         var connectWaiters: [UUID: CheckedContinuation<Void, Never>] = [:]
         var stopWaiters: [CheckedContinuation<Void, Never>] = []
         var loopFinished = false
-        var unhandled = 0
+        /// Messages handed to the consumer and not yet handled.
+        var window: ReadAheadWindow
         /// `stopReceiving()` was called: read nothing more and end `messages` once drained.
         var receiveStopped = false
         var streamFinished = false
@@ -56,7 +57,8 @@ public final class MQTTClient: Sendable {
         self.logger = logger
         (messages, messageSink) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: .unbounded)
         (events, eventSink) = AsyncStream.makeStream(of: MQTTConnectionEvent.self, bufferingPolicy: .bufferingNewest(64))
-        state = Mutex(ClientState(backoff: configuration.reconnectDelay.lowerBound))
+        state = Mutex(ClientState(backoff: configuration.reconnectDelay.lowerBound,
+                                  window: ReadAheadWindow(limit: configuration.maxUnhandledMessages)))
         let box = CallbackBox()
         handle = try MosquittoHandle(configuration: configuration, callbacks: box.callbacks)
         box.client.withLock { $0 = WeakClient(self) }
@@ -127,9 +129,8 @@ public final class MQTTClient: Sendable {
     func emit(_ event: MQTTConnectionEvent) { eventSink.yield(event) }
     func deliver(_ message: MQTTMessage, packetID: Int32) {
         var message = message
-        let counting = configuration.maxUnhandledMessages != nil
         let (connection, resumed) = state.withLock { state in
-            if counting { state.unhandled += 1 }
+            state.window.delivered(size: message.payload.count)
             return (state.connections, state.sessionResumed)
         }
         if message.qos > .atMostOnce, packetID > 0 {
@@ -138,25 +139,23 @@ public final class MQTTClient: Sendable {
         messageSink.yield(message)
     }
 
-    /// Tells the client that one message from `messages` has been fully handled, so the network
-    /// thread may read more. Required when `maxUnhandledMessages` is set; ignored otherwise.
+    /// Tells the client that the oldest message from `messages` not yet reported has been fully
+    /// handled (its state change committed), so its acknowledgement may leave and the network
+    /// thread may read more. Required, once per message and in order, when
+    /// `maxUnhandledMessages` is set; ignored otherwise.
     public func messageHandled() {
-        guard let limit = configuration.maxUnhandledMessages else { return }
-        let resume = state.withLock { state -> Bool in
-            let wasFull = state.unhandled >= limit
-            state.unhandled = max(0, state.unhandled - 1)
-            return wasFull && state.unhandled < limit
-        }
-        if resume { wakeNetworkThread() }
+        let wake = state.withLock { $0.window.handled() }
+        if wake { wakeNetworkThread() }
     }
 
     /// True while the consumer holds as many unhandled messages as it may, or after `stopReceiving()`.
     var isBackloggedFull: Bool {
-        state.withLock { state in
-            if state.receiveStopped { return true }
-            guard let limit = configuration.maxUnhandledMessages else { return false }
-            return state.unhandled >= limit
-        }
+        state.withLock { state in state.receiveStopped || !state.window.mayRead }
+    }
+
+    /// True while the consumer holds a message, so nothing may be written (see ``ReadAheadWindow``).
+    var writesHeld: Bool {
+        state.withLock { !$0.window.mayWrite }
     }
 
     /// Stops reading from the broker while staying connected (publishes still go out): the

@@ -41,10 +41,11 @@ public struct MQTTConfiguration: Sendable {
     public var tcpNoDelay: Bool
     /// Most received messages the consumer may hold unhandled (see `MQTTClient.messageHandled()`).
     /// When reached, the network thread stops reading from the socket until the consumer catches
-    /// up, so memory stays bounded under a flood. The window is also the receive maximum the client
-    /// announces, so the broker never has more QoS 1 and 2 messages unacknowledged with it: since
-    /// libmosquitto acknowledges a message as it reads it, that limits what a crash can lose to
-    /// about the window. Nil reads without limit and needs no `messageHandled()` calls.
+    /// up, so memory stays bounded under a flood. While the consumer holds any message nothing is
+    /// written, so a QoS 1 or 2 acknowledgement leaves only after its message was handled and a
+    /// crash loses nothing the broker saw acknowledged. The window is also the receive maximum the
+    /// client announces. Nil reads without limit, acknowledges at once and needs no
+    /// `messageHandled()` calls.
     public var maxUnhandledMessages: Int?
 
     public init(

@@ -93,6 +93,8 @@ public final class SQLiteStore: TrellisStore {
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(5)
         configuration.label = "TrellisStore"
+        // The relay reads one request at a time; each reader connection keeps its own page cache.
+        configuration.maximumReaderCount = 1
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }

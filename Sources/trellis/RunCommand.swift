@@ -55,7 +55,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("File whose first line is the broker password (or TRELLIS_PASSWORD). [broker.password_file]", valueName: "file"))
     var passwordFile: String?
 
-    @Option(name: .long, help: "Messages read ahead of the handlers (default 1). [broker.max_unhandled]")
+    @Option(name: .long, help: "Messages read ahead of the handlers, acknowledged only once handled (default 32). [broker.max_unhandled]")
     var maxUnhandled: Int?
 
     @Option(name: .long, help: "The plant tracker host's name, the sender of its replies (default Host-RPI3B+). [plant.host_name]")

@@ -1,0 +1,61 @@
+/// The messages handed to the consumer and not yet handled, and the two rules of flow control
+/// that follow from them.
+///
+/// - Reading: at most `limit` messages (and about `byteLimit` bytes of payload) are read ahead of
+///   the consumer, so memory stays bounded under a flood; one message is always allowed.
+/// - Writing: libmosquitto queues the acknowledgement of a QoS 1 or 2 message as it reads it, but
+///   only the network loop writes. While the consumer holds a message, nothing is written, so
+///   no acknowledgement leaves before the message it answers has been handled (its state change
+///   committed). A crash then loses nothing: the broker sends again what it saw no
+///   acknowledgement for. Replies written in the meantime wait for the same moment.
+///
+/// Without a limit the window counts nothing and never holds reads or writes back.
+struct ReadAheadWindow: Sendable {
+    /// Most messages held; nil for no flow control.
+    let limit: Int?
+    /// Payload bytes past which no further message is read while one is held.
+    let byteLimit: Int
+    /// Payload sizes of the messages held, oldest first (the consumer handles them in order).
+    private var sizes: [Int] = []
+    private var head = 0
+    /// Payload bytes held.
+    private(set) var bytes = 0
+
+    init(limit: Int?, byteLimit: Int = 8 << 20) {
+        self.limit = limit.map { max(1, $0) }
+        self.byteLimit = max(1, byteLimit)
+    }
+
+    /// Messages held.
+    var count: Int { sizes.count - head }
+
+    /// A message of `size` payload bytes was handed to the consumer.
+    mutating func delivered(size: Int) {
+        guard limit != nil else { return }
+        sizes.append(size)
+        bytes += size
+    }
+
+    /// The consumer handled its oldest message. Returns true when that may let the loop read or
+    /// write again, so a waiting loop must be woken.
+    mutating func handled() -> Bool {
+        guard limit != nil, count > 0 else { return false }
+        let couldRead = mayRead
+        bytes -= sizes[head]
+        head += 1
+        if head == sizes.count {
+            sizes.removeAll(keepingCapacity: true)
+            head = 0
+        }
+        return count == 0 || (!couldRead && mayRead)
+    }
+
+    /// The loop may read another message.
+    var mayRead: Bool {
+        guard let limit else { return true }
+        return count == 0 || (count < limit && bytes < byteLimit)
+    }
+
+    /// The loop may write: the consumer holds no message whose acknowledgement is queued.
+    var mayWrite: Bool { limit == nil || count == 0 }
+}
