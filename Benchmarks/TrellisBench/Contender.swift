@@ -50,7 +50,7 @@ struct Contender {
     /// starts `trellis run --broker` with a plants file of 7 plants, gives every plant's sensor a reading
     /// by publishing it, and registers 100 clients (c0…c99) for button b0 by traffic. The catalog gets
     /// `species` generated species. The spam guard is opened up for the single load sender (a limit
-    /// it never reaches, over a one-second window, so the guard's per-sender memory stays small).
+    /// it never reaches, over a window of 0.1 s, so the guard keeps few timestamps for that sender).
     static func trellis(port: Int, work: String, species: Int) async throws -> Contender {
         let state = work + "/state"
         let store = try SQLiteStore(directory: state)
@@ -69,7 +69,7 @@ struct Contender {
         let contender = Contender(process: try ChildProcess(
             path: binary,
             arguments: ["run", "--broker", "127.0.0.1:\(port)", "--state", state, "--plants-file", plantsFile,
-                        "--spam-limit", "1000000000", "--spam-window", "1", "--stats-interval", "3600", "--log-level", "warning"],
+                        "--spam-limit", "1000000000", "--spam-window", "0.1", "--stats-interval", "3600", "--log-level", "warning"],
             outputPath: work + "/trellis.log"), output: work + "/trellis.log")
         Watchdog.adopt(contender.process.pid)
         try await contender.waitForOnline(port: port)

@@ -97,6 +97,9 @@ public final class SQLiteStore: TrellisStore {
         configuration.maximumReaderCount = 1
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // 1 MiB of page cache per connection (SQLite's default is 2 MiB): the operating
+            // system caches the file too, and the relay's queries touch few pages.
+            try db.execute(sql: "PRAGMA cache_size = -1024")
         }
         return configuration
     }
