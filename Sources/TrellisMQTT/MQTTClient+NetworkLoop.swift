@@ -1,5 +1,4 @@
 import CMosquitto
-import Dispatch
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,4 @@
 import CMosquitto
-import Dispatch
 import Foundation
 import Logging
 import Synchronization
