@@ -9,6 +9,7 @@ import TrellisStore
 extension RunCommand {
     /// Opens the state, starts or joins the broker, and runs the services until a signal.
     func serve(_ configuration: EffectiveConfiguration, logger: Logger) async throws {
+        let signals = await StartupSignals.trap()
         let state = configuration.string("state.dir")
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
         let store = try SQLiteStore(directory: state)
@@ -66,6 +67,7 @@ extension RunCommand {
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger
         ))
+        await signals.handOver(to: group)
         try await group.run()
         try await store.close()
         logger.info("stopped")

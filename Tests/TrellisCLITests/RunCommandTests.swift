@@ -76,6 +76,20 @@ struct RunCommandTests {
         #expect(!PortProbe.isAccepting(host: "127.0.0.1", port: port))
     }
 
+    @Test("SIGTERM while the broker is still starting stops Trellis gracefully, leaving no mosquitto behind")
+    func signalDuringStartup() async throws {
+        let directory = temporaryDirectory()
+        let port = try #require(PortProbe.freeLoopbackPort())
+        let config = try brokerConfig(port: port, in: directory)
+        let trellis = try TrellisBinary.start(["run", "--broker-config", config, "--state", directory + "/state"], in: directory)
+        // The broker has been spawned; the service group may not run yet.
+        try await trellis.waitForOutput("started mosquitto")
+        trellis.process.signal(SIGTERM)
+        #expect(try await trellis.waitForExit() == 0)
+        #expect(mosquittoPIDs(config: config).isEmpty)
+        #expect(!PortProbe.isAccepting(host: "127.0.0.1", port: port))
+    }
+
     @Test("start-up problems are one clear line and exit status 1",
           arguments: [
             (["--broker-config", "/nonexistent/broker.conf"], [String: String](), "cannot read the broker configuration"),
