@@ -48,6 +48,7 @@ struct ConfigurationTests {
         ("spam:\n  limit: lots\n", "spam.limit (from FILE) must be an integer"),
         ("spam:\n  window: -2\n", "spam.window = -2 (from FILE) is not allowed: use a number greater than 0"),
         ("log:\n  format: xml\n", "log.format = xml (from FILE) is not allowed: use one of text, json"),
+        ("broker:\n  max_unhandled: 5000\n", "broker.max_unhandled = 5000 (from FILE) is not allowed: use a whole number from 1 to 1024"),
         ("devices:\n  log_limit: 0\n", "devices.log_limit = 0 (from FILE) is not allowed: use a whole number of at least 1"),
         ("devices:\n  operators: \"ops,,bob\"\n", "devices.operators = ops,,bob (from FILE) is not allowed: use client ids separated by commas"),
     ])

@@ -56,6 +56,14 @@ extension SettingKey {
         }
     }
 
+    /// A whole number from 1 to `maximum`.
+    static func between1(and maximum: Int) -> @Sendable (ConfigContent) -> String? {
+        { content in
+            guard case let .int(value) = content, value < 1 || value > maximum else { return nil }
+            return "a whole number from 1 to \(maximum)"
+        }
+    }
+
     static func oneOf(_ allowed: [String]) -> @Sendable (ConfigContent) -> String? {
         { content in
             guard case let .string(value) = content, !allowed.contains(value) else { return nil }
@@ -91,7 +99,7 @@ extension SettingKey {
             SettingKey(key: "broker.password_file", kind: .string, defaultValue: .string(""),
                        help: "File whose first line is the broker password (or set TRELLIS_PASSWORD).", reloadable: false),
             SettingKey(key: "broker.max_unhandled", kind: .int, defaultValue: .int(32),
-                       help: "Messages read ahead of the handlers, and the QoS 1 messages the broker may send before Trellis acknowledges them (each only once handled): more is faster and holds more in memory.", reloadable: false, check: positive),
+                       help: "Messages read ahead of the handlers, and the QoS 1 messages the broker may send before Trellis acknowledges them (each only once handled): more is faster and holds more in memory; at most 1024, well inside the 4,096 deliveries Trellis remembers to drop redeliveries.", reloadable: false, check: between1(and: 1024)),
             SettingKey(key: "state.dir", kind: .string, defaultValue: .string("trellis-state"),
                        help: "Directory of the SQLite state (and of the broker Trellis starts).", reloadable: false),
             SettingKey(key: "plant.host_name", kind: .string, defaultValue: .string(relay.hostName),
