@@ -85,6 +85,7 @@ extension MQTTClient {
         ]
         let ready = poll(&descriptors, 2, executor.hasJobs ? 0 : 1000)
         if ready < 0 && errno != EINTR { return Int32(MOSQ_ERR_ERRNO.rawValue) }
+        if descriptors[1].revents & Int16(POLLIN) != 0 { executor.drainWakeBytes() }
         let returned = descriptors[0].revents
         if returned & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
             let rc = handle.loopRead()

@@ -90,8 +90,7 @@ final class NetworkThreadExecutor: TaskExecutor, @unchecked Sendable {
     /// True when jobs are waiting, so the loop must not sleep.
     var hasJobs: Bool { queue.withLock { !$0.jobs.isEmpty } }
 
-    /// Runs the jobs queued so far (not those they enqueue), and empties the wake-up pipe.
-    /// Returns how many ran.
+    /// Runs the jobs queued so far (not those they enqueue). Returns how many ran.
     @discardableResult
     func runJobs() -> Int {
         let jobs = queue.withLock { queue -> [UnownedJob] in
@@ -99,7 +98,6 @@ final class NetworkThreadExecutor: TaskExecutor, @unchecked Sendable {
             defer { queue.jobs.removeAll(keepingCapacity: true) }
             return queue.jobs
         }
-        drainWakeBytes()
         let executor = asUnownedTaskExecutor()
         for job in jobs { job.runSynchronously(on: executor) }
         return jobs.count
@@ -120,7 +118,13 @@ final class NetworkThreadExecutor: TaskExecutor, @unchecked Sendable {
     /// Waits until a wake-up byte arrives or `milliseconds` pass; for when there is no socket.
     func waitForWake(milliseconds: Int32) {
         var descriptor = pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)
-        _ = poll(&descriptor, 1, milliseconds)
+        if poll(&descriptor, 1, milliseconds) > 0 { drainWakeBytes() }
+    }
+
+    /// Empties the wake-up pipe; the loop calls it when a poll found the pipe readable.
+    func drainWakeBytes() {
+        var buffer = [UInt8](repeating: 0, count: 64)
+        while read(wakeDescriptor, &buffer, buffer.count) > 0 {}
     }
 
     private func writeWakeByte() {
@@ -128,8 +132,4 @@ final class NetworkThreadExecutor: TaskExecutor, @unchecked Sendable {
         _ = write(wakeWriter, &byte, 1)
     }
 
-    private func drainWakeBytes() {
-        var buffer = [UInt8](repeating: 0, count: 64)
-        while read(wakeDescriptor, &buffer, buffer.count) > 0 {}
-    }
 }
