@@ -44,9 +44,10 @@ extension MQTTClient {
                 pause(seconds: nextBackoff())
             }
         }
-        if socketOpen {
+        if socketOpen && !writesHeld {
             // Write what is queued (the DISCONNECT last) without reading: anything read now would be
             // acknowledged and then dropped, while unread messages stay in the broker's session.
+            // With messages still held nothing is written, so none of theirs is acknowledged.
             var attempts = 0
             while handle.wantsWrite() && attempts < 100 {
                 if handle.loopWrite() != Mosquitto.success { break }
@@ -76,7 +77,9 @@ extension MQTTClient {
             let rc = handle.loopWrite()
             if rc != Mosquitto.success { return rc }
         }
-        let reading = !isBackloggedFull
+        // While writes wait for the consumer, read nothing more: the window then drains, and
+        // acknowledgements, answers and keepalives leave however fast messages come in.
+        let reading = !isBackloggedFull && (writing || !handle.wantsWrite())
         var events: Int16 = reading ? Int16(POLLIN) : 0
         if writing && handle.wantsWrite() { events |= Int16(POLLOUT) }
         var descriptors = [
@@ -87,9 +90,12 @@ extension MQTTClient {
         if ready < 0 && errno != EINTR { return Int32(MOSQ_ERR_ERRNO.rawValue) }
         if descriptors[1].revents & Int16(POLLIN) != 0 { executor.drainWakeBytes() }
         let returned = descriptors[0].revents
-        if returned & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+        if returned & Int16(POLLIN) != 0 || (reading && returned & Int16(POLLHUP | POLLERR) != 0) {
             let rc = handle.loopRead()
             if rc != Mosquitto.success { return rc }
+        } else if returned & Int16(POLLHUP | POLLERR) != 0 {
+            // Closed while the window is full: reading now would take a message past the window.
+            return Int32(MOSQ_ERR_CONN_LOST.rawValue)
         }
         if returned & Int16(POLLOUT) != 0 && !writesHeld {
             let rc = handle.loopWrite()

@@ -46,6 +46,10 @@ public struct MQTTConfiguration: Sendable {
     /// crash loses nothing the broker saw acknowledged. The window is also the receive maximum the
     /// client announces. Nil reads without limit, acknowledges at once and needs no
     /// `messageHandled()` calls.
+    ///
+    /// The guarantee covers QoS 1: libmosquitto answers a QoS 2 message's first half (PUBREC)
+    /// before it hands the message over. A consumer must not await a write of its own client
+    /// (`publishAndWait`, `subscribe`) while it holds a message: that write waits for it.
     public var maxUnhandledMessages: Int?
 
     public init(

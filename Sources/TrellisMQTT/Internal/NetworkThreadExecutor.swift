@@ -32,8 +32,10 @@ final class NetworkThreadExecutor: TaskExecutor, @unchecked Sendable {
 
     init() {
         var ends: [Int32] = [-1, -1]
-        if pipe(&ends) == 0 {
-            for end in ends { _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK) }
+        precondition(pipe(&ends) == 0, "cannot create the MQTT network thread's wake-up pipe: \(String(cString: strerror(errno)))")
+        for end in ends {
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
         }
         wakeDescriptor = ends[0]
         wakeWriter = ends[1]
