@@ -45,9 +45,10 @@ extension MQTTClient {
             }
         }
         if socketOpen && !writesHeld {
-            // Write what is queued (the DISCONNECT last) without reading: anything read now would be
+            // Write what is queued and a DISCONNECT last, without reading: anything read now would be
             // acknowledged and then dropped, while unread messages stay in the broker's session.
             // With messages still held nothing is written, so none of theirs is acknowledged.
+            if state.withLock({ $0.connected }) { _ = handle.disconnect() }
             var attempts = 0
             while handle.wantsWrite() && attempts < 100 {
                 if handle.loopWrite() != Mosquitto.success { break }

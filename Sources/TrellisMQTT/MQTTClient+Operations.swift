@@ -94,11 +94,11 @@ extension MQTTClient {
 
     /// Disconnects cleanly (no will is sent), stops the network thread and ends both streams.
     public func shutdown() async {
-        let (started, connected) = state.withLock { state in
+        // The network loop sends the DISCONNECT itself as it ends, after everything queued before it.
+        let started = state.withLock { state in
             state.stopping = true
-            return (state.started, state.connected)
+            return state.started
         }
-        if connected { _ = handle.disconnect() }
         executor.wake()
         if started {
             await withCheckedContinuation { continuation in
