@@ -1,4 +1,5 @@
 import Synchronization
+import TrellisCore
 
 /// Answers to the store's most frequent reads, kept in memory until the next committed write, so
 /// a burst of the same requests between two writes costs one query, and the relay (which handles
@@ -41,5 +42,19 @@ final class CommittedReadCache<Key: Hashable & Sendable, Value: Sendable>: Senda
             state.generation &+= 1
             state.answers.removeAll(keepingCapacity: true)
         }
+    }
+}
+
+/// The store's read caches, emptied together after every committed write.
+struct StoreReadCaches: Sendable {
+    /// Answers of `sensorRecords(plant:)` (nil: every plant).
+    let sensors = CommittedReadCache<String?, [SensorRecord]?>(capacity: 1024)
+    /// Devices looked up by id.
+    let devices = CommittedReadCache<String, DeviceRecord>(capacity: 10_000)
+
+    /// Called after every committed write, direct or written behind.
+    func invalidate() {
+        sensors.invalidate()
+        devices.invalidate()
     }
 }

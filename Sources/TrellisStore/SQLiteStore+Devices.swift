@@ -57,10 +57,10 @@ extension SQLiteStore {
     }
 
     public func device(id: String) async throws -> DeviceRecord? {
-        let view = deviceView.lookup(id)
+        let view = caches.devices.lookup(id)
         if let device = view.answer { return device }
         let device = try await read("device(id: \(id))") { db in try DeviceSQL.device(id, in: db) }
-        if let device { deviceView.keep(device, for: id, readAt: view.generation) }
+        if let device { caches.devices.keep(device, for: id, readAt: view.generation) }
         return device
     }
 

@@ -82,7 +82,7 @@ extension SQLiteStore {
 
     public func sensorRecords(plant: String?) async throws -> [SensorRecord]? {
         if !buffer.isIdle { await buffer.drain() }
-        let view = sensorView.lookup(plant)
+        let view = caches.sensors.lookup(plant)
         if let answer = view.answer { return answer }
         let records = try await read("sensorRecords(plant: \(plant ?? "all"))") { db -> [SensorRecord]? in
             if let plant, try !Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM plant WHERE name = ?)"), arguments: [plant])! {
@@ -103,7 +103,7 @@ extension SQLiteStore {
                     at: (row["at"] as Int64?).map(Date.init(storeMilliseconds:)))
             }
         }
-        sensorView.keep(records, for: plant, readAt: view.generation)
+        caches.sensors.keep(records, for: plant, readAt: view.generation)
         return records
     }
 

@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import TrellisCore
 import Synchronization
 
 /// The SQLite implementation of ``TrellisStore``, through GRDB.
@@ -25,10 +24,8 @@ public final class SQLiteStore: TrellisStore {
     let buffer: WriteBehindBuffer<BufferedWrite>
     /// The most dead letters kept.
     let deadLetterLimit: Int
-    /// Answers of `sensorRecords(plant:)` (nil: every plant), kept until the next committed write.
-    let sensorView = CommittedReadCache<String?, [SensorRecord]?>(capacity: 1024)
-    /// Devices looked up by id, kept until the next committed write.
-    let deviceView = CommittedReadCache<String, DeviceRecord>(capacity: 10_000)
+    /// Answers of frequent reads, kept until the next committed write.
+    let caches = StoreReadCaches()
     private let isClosed = Mutex(false)
 
     /// Opens (creating if needed) the store in `directory`, in the file ``fileName``.
@@ -73,12 +70,9 @@ public final class SQLiteStore: TrellisStore {
         let limit = max(0, deadLetterLimit)
         self.writer = writer
         self.deadLetterLimit = limit
-        let views = (sensorView, deviceView)
+        let caches = caches
         self.buffer = WriteBehindBuffer { batch in
-            defer {
-                views.0.invalidate()
-                views.1.invalidate()
-            }
+            defer { caches.invalidate() }
             do {
                 try await writer.write { db in try BufferedWrite.write(batch, deadLetterLimit: limit, in: db) }
             } catch {
@@ -160,10 +154,7 @@ public final class SQLiteStore: TrellisStore {
     func write<T: Sendable>(_ operation: @autoclosure () -> String, _ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
         try checkOpen(operation())
         let mark = HandledDelivery.current
-        defer {
-            sensorView.invalidate()
-            deviceView.invalidate()
-        }
+        defer { caches.invalidate() }
         do {
             return try await writer.write { db in
                 let result = try body(db)

@@ -37,9 +37,6 @@ final class StartupSignals: Sendable {
         if received { await group.triggerGracefulShutdown() }
     }
 
-    /// True when a signal arrived before the group took over.
-    var stopRequested: Bool { state.withLock { $0.received } }
-
     private func received() async {
         let group = state.withLock { state in
             state.received = true
