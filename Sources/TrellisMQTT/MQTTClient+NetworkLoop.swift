@@ -65,24 +65,22 @@ extension MQTTClient {
         for waiter in waiters { waiter.resume() }
     }
 
-    /// One pass over an open connection: writes what is queued unless the consumer holds a message
-    /// (see ``ReadAheadWindow``), waits (at most a second, not at all while jobs wait) for the
-    /// socket or the executor's wake-up pipe, reads unless the consumer holds a full window, and
+    /// One pass over an open connection, under the rules of ``ReadAheadWindow``: writes what is
+    /// queued unless the consumer holds a message, waits (at most a second, not at all while jobs
+    /// wait) for the socket or the executor's wake-up pipe, reads when the window allows, and
     /// sends a keepalive when one is due. Writing comes first, so the answers and acknowledgements
     /// of a handled batch leave before more is read.
     private func servicePass() -> Int32 {
         let socket = handle.socket
         guard socket >= 0 else { return Mosquitto.noConnection }
-        let writing = !writesHeld
-        if writing && handle.wantsWrite() {
+        if !writesHeld && handle.wantsWrite() {
             let rc = handle.loopWrite()
             if rc != Mosquitto.success { return rc }
         }
-        // While writes wait for the consumer, read nothing more: the window then drains, and
-        // acknowledgements, answers and keepalives leave however fast messages come in.
-        let reading = !isBackloggedFull && (writing || !handle.wantsWrite())
+        let pending = handle.wantsWrite()
+        let (writing, reading) = flowControl(writesPending: pending)
         var events: Int16 = reading ? Int16(POLLIN) : 0
-        if writing && handle.wantsWrite() { events |= Int16(POLLOUT) }
+        if writing && pending { events |= Int16(POLLOUT) }
         var descriptors = [
             pollfd(fd: socket, events: events, revents: 0),
             pollfd(fd: executor.wakeDescriptor, events: Int16(POLLIN), revents: 0),
@@ -124,7 +122,7 @@ extension MQTTClient {
             let remaining = clock.now.duration(to: deadline)
             if remaining <= .zero { break }
             if executor.hasJobs { continue }
-            let milliseconds = min(1000, remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1)
+            let milliseconds = min(1000, (remaining / .milliseconds(1)).rounded(.up))
             executor.waitForWake(milliseconds: Int32(milliseconds))
         }
     }

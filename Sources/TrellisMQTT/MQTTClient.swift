@@ -147,9 +147,12 @@ public final class MQTTClient: Sendable {
         if wake { wakeNetworkThread() }
     }
 
-    /// True while the consumer holds as many unhandled messages as it may, or after `stopReceiving()`.
-    var isBackloggedFull: Bool {
-        state.withLock { state in state.receiveStopped || !state.window.mayRead }
+    /// What the network loop may do now: write (the consumer holds no message) and read (the
+    /// window has room, writes are not waiting, and `stopReceiving()` was not called).
+    func flowControl(writesPending: Bool) -> (mayWrite: Bool, mayRead: Bool) {
+        state.withLock { state in
+            (state.window.mayWrite, !state.receiveStopped && state.window.mayRead(writesPending: writesPending))
+        }
     }
 
     /// True while the consumer holds a message, so nothing may be written (see ``ReadAheadWindow``).

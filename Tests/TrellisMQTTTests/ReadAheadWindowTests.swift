@@ -6,16 +6,16 @@ struct ReadAheadWindowTests {
     @Test("reads up to the limit, and writes only when the consumer holds nothing")
     func countLimit() {
         var window = ReadAheadWindow(limit: 3)
-        #expect(window.mayRead && window.mayWrite)
+        #expect(window.mayRead(writesPending: false) && window.mayWrite)
         window.delivered(size: 10)
-        #expect(window.mayRead)
+        #expect(window.mayRead(writesPending: false))
         #expect(!window.mayWrite)
         window.delivered(size: 10)
         window.delivered(size: 10)
-        #expect(!window.mayRead)
+        #expect(!window.mayRead(writesPending: false))
         let woke1 = window.handled()
         #expect(woke1, "dropping below the limit lets the loop read again")
-        #expect(window.mayRead && !window.mayWrite)
+        #expect(window.mayRead(writesPending: false) && !window.mayWrite)
         let woke2 = window.handled()
         #expect(!woke2, "still below the limit and still holding: nothing new")
         let woke3 = window.handled()
@@ -29,21 +29,35 @@ struct ReadAheadWindowTests {
     func byteLimit() {
         var window = ReadAheadWindow(limit: 10, byteLimit: 100)
         window.delivered(size: 1_000)
-        #expect(!window.mayRead)
+        #expect(!window.mayRead(writesPending: false))
         let woke5 = window.handled()
         #expect(woke5)
-        #expect(window.mayRead)
+        #expect(window.mayRead(writesPending: false))
         window.delivered(size: 60)
-        #expect(window.mayRead)
+        #expect(window.mayRead(writesPending: false))
         window.delivered(size: 60)
-        #expect(!window.mayRead)
+        #expect(!window.mayRead(writesPending: false))
+    }
+
+    @Test("while writes wait for a held message nothing more is read; holding nothing, reading goes on")
+    func writesPendingStopReading() {
+        var window = ReadAheadWindow(limit: 32)
+        #expect(window.mayRead(writesPending: true), "nothing held: writes go out, reading goes on")
+        window.delivered(size: 10)
+        #expect(window.mayRead(writesPending: false))
+        #expect(!window.mayRead(writesPending: true), "a held message's acknowledgement waits: read no more")
+        let woke = window.handled()
+        #expect(woke)
+        #expect(window.mayRead(writesPending: true))
+        let unlimited = ReadAheadWindow(limit: nil)
+        #expect(unlimited.mayRead(writesPending: true))
     }
 
     @Test("without a limit nothing is counted or held back")
     func unlimited() {
         var window = ReadAheadWindow(limit: nil)
         for _ in 0..<1_000 { window.delivered(size: 1 << 20) }
-        #expect(window.mayRead && window.mayWrite && window.count == 0)
+        #expect(window.mayRead(writesPending: false) && window.mayWrite && window.count == 0)
         let woke6 = window.handled()
         #expect(!woke6)
     }

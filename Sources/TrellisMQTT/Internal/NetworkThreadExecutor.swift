@@ -74,7 +74,7 @@ final class NetworkThreadExecutor: TaskExecutor, @unchecked Sendable {
             return (false, wake)
         }
         if finished {
-            DispatchQueue.global().async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+            runElsewhere(job)
         } else if wake && !isCurrentThread {
             writeWakeByte()
         }
@@ -92,9 +92,8 @@ final class NetworkThreadExecutor: TaskExecutor, @unchecked Sendable {
     /// True when jobs are waiting, so the loop must not sleep.
     var hasJobs: Bool { queue.withLock { !$0.jobs.isEmpty } }
 
-    /// Runs the jobs queued so far (not those they enqueue). Returns how many ran.
-    @discardableResult
-    func runJobs() -> Int {
+    /// Runs the jobs queued so far (not those they enqueue).
+    func runJobs() {
         let jobs = queue.withLock { queue -> [UnownedJob] in
             queue.wakePending = false
             defer { queue.jobs.removeAll(keepingCapacity: true) }
@@ -102,7 +101,6 @@ final class NetworkThreadExecutor: TaskExecutor, @unchecked Sendable {
         }
         let executor = asUnownedTaskExecutor()
         for job in jobs { job.runSynchronously(on: executor) }
-        return jobs.count
     }
 
     /// The loop has ended: run what is left and send later jobs elsewhere.
@@ -112,9 +110,12 @@ final class NetworkThreadExecutor: TaskExecutor, @unchecked Sendable {
             defer { queue.jobs.removeAll() }
             return queue.jobs
         }
-        for job in left {
-            DispatchQueue.global().async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
-        }
+        for job in left { runElsewhere(job) }
+    }
+
+    /// Runs `job` on a global queue, for when the network thread is gone.
+    private func runElsewhere(_ job: UnownedJob) {
+        DispatchQueue.global().async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 
     /// Waits until a wake-up byte arrives or `milliseconds` pass; for when there is no socket.
@@ -133,5 +134,4 @@ final class NetworkThreadExecutor: TaskExecutor, @unchecked Sendable {
         var byte: UInt8 = 1
         _ = write(wakeWriter, &byte, 1)
     }
-
 }

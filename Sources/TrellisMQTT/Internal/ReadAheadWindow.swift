@@ -1,13 +1,15 @@
 /// The messages handed to the consumer and not yet handled, and the two rules of flow control
 /// that follow from them.
 ///
-/// - Reading: at most `limit` messages (and about `byteLimit` bytes of payload) are read ahead of
-///   the consumer, so memory stays bounded under a flood; one message is always allowed.
-/// - Writing: libmosquitto queues the acknowledgement of a QoS 1 or 2 message as it reads it, but
-///   only the network loop writes. While the consumer holds a message, nothing is written, so
-///   no acknowledgement leaves before the message it answers has been handled (its state change
+/// - Writing: libmosquitto queues the acknowledgement of a QoS 1 message as it reads it, but only
+///   the network loop writes. While the consumer holds a message, nothing is written, so no
+///   acknowledgement leaves before the message it answers has been handled (its state change
 ///   committed). A crash then loses nothing: the broker sends again what it saw no
 ///   acknowledgement for. Replies written in the meantime wait for the same moment.
+/// - Reading: at most `limit` messages (and about `byteLimit` bytes of payload) are read ahead of
+///   the consumer, so memory stays bounded under a flood; one message is always allowed. Nothing
+///   more is read while writes wait, so however fast messages come the window drains and
+///   acknowledgements, answers and keepalives leave.
 ///
 /// Without a limit the window counts nothing and never holds reads or writes back.
 struct ReadAheadWindow: Sendable {
@@ -40,22 +42,27 @@ struct ReadAheadWindow: Sendable {
     /// write again, so a waiting loop must be woken.
     mutating func handled() -> Bool {
         guard limit != nil, count > 0 else { return false }
-        let couldRead = mayRead
+        let couldRead = hasRoom
         bytes -= sizes[head]
         head += 1
         if head == sizes.count {
             sizes.removeAll(keepingCapacity: true)
             head = 0
         }
-        return count == 0 || (!couldRead && mayRead)
+        return count == 0 || (!couldRead && hasRoom)
     }
 
-    /// The loop may read another message.
-    var mayRead: Bool {
-        guard let limit else { return true }
-        return count == 0 || (count < limit && bytes < byteLimit)
+    /// The loop may read another message, given whether packets wait to be written.
+    func mayRead(writesPending: Bool) -> Bool {
+        mayWrite || (hasRoom && !writesPending)
     }
 
     /// The loop may write: the consumer holds no message whose acknowledgement is queued.
     var mayWrite: Bool { limit == nil || count == 0 }
+
+    /// Another message fits in the window.
+    private var hasRoom: Bool {
+        guard let limit else { return true }
+        return count == 0 || (count < limit && bytes < byteLimit)
+    }
 }
