@@ -33,13 +33,15 @@ extension PlantProtocol {
         return parts
     }
 
-    /// The value of the first piece starting with `key:`, if it is non-empty and has no further `:`.
+    /// The value of the first piece whose key is `key`, if it is non-empty and has no further `:`;
+    /// pieces are cut on the byte `:` as ``plantValidate(_:hostName:)`` cuts them.
     static func plantRecover(_ key: String, from pieces: [Substring]) -> String? {
-        let prefix = key + ":"
-        guard let piece = pieces.first(where: { $0.hasPrefix(prefix) }) else { return nil }
-        let value = piece.dropFirst(prefix.count)
-        guard !value.isEmpty, !value.contains(":") else { return nil }
-        return String(value)
+        for piece in pieces {
+            let parts = split(piece, at: 0x3A, maxSplits: 2)
+            guard parts.count >= 2, parts[0].utf8.elementsEqual(key.utf8) else { continue }
+            return parts.count == 2 && !parts[1].isEmpty ? String(parts[1]) : nil
+        }
+        return nil
     }
 
     /// Runs validation steps 1–6 on text already known to be UTF-8.

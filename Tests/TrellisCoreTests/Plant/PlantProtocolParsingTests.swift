@@ -213,26 +213,33 @@ struct PlantProtocolParsingTests {
 
 @Suite("PlantProtocol splits on the bytes `;` and `:`")
 struct PlantSeparatorTests {
+    private func parse(_ text: String) -> PlantParseResult {
+        PlantProtocol.parse(Array(text.utf8), hostName: "Host-RPI3B+")
+    }
+
     @Test("a character that only looks like a separator is kept in the value")
     func lookalikes() throws {
         // U+037E GREEK QUESTION MARK is canonically equivalent to `;` but is not the byte `;`;
         // U+A789 MODIFIER LETTER COLON only looks like `:`.
-        let text = "ID:7;sender:Bob;receiver:Host-RPI3B+;payload:a\u{037E}b\u{A789}c;operation:REQ_plantSensorData"
-        guard case let .request(message, operation) = PlantProtocol.parse(Array(text.utf8), hostName: "Host-RPI3B+") else {
-            Issue.record("not parsed as a request")
-            return
-        }
+        let result = parse("ID:7;sender:Bob;receiver:Host-RPI3B+;payload:a\u{037E}b\u{A789}c;operation:REQ_plantSensorData")
+        guard case let .request(message, operation) = result else { Issue.record("not a request: \(result)"); return }
         #expect(operation == .plantSensorData)
         #expect(message.payload == "a\u{037E}b\u{A789}c")
     }
 
     @Test("a combining mark right after `;` or `:` stays with the text that follows")
     func combiningMarks() throws {
-        let text = "ID:7;sender:\u{301}Bob;receiver:Host-RPI3B+;payload:x;operation:REQ_numPlants"
-        guard case let .request(message, _) = PlantProtocol.parse(Array(text.utf8), hostName: "Host-RPI3B+") else {
-            Issue.record("not parsed as a request")
-            return
-        }
+        let result = parse("ID:7;sender:\u{301}Bob;receiver:Host-RPI3B+;payload:x;operation:REQ_numPlants")
+        guard case let .request(message, _) = result else { Issue.record("not a request: \(result)"); return }
         #expect(message.sender.unicodeScalars.elementsEqual("\u{301}Bob".unicodeScalars))
+    }
+
+    @Test("a rejected message's sender is recovered by the same cut")
+    func recoveredSender() throws {
+        let result = parse("ID:7;sender:\u{301}Bob;receiver:Host-RPI3B+;payload;operation:REQ_numPlants")
+        guard case let .rejected(rejection) = result else { Issue.record("not rejected: \(result)"); return }
+        #expect(rejection.tag == .missingVals)
+        #expect(rejection.sender?.unicodeScalars.elementsEqual("\u{301}Bob".unicodeScalars) == true)
+        #expect(rejection.id == "7")
     }
 }
