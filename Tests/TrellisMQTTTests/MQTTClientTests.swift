@@ -99,17 +99,17 @@ struct MQTTClientTests {
                                                   cleanStart: false, sessionExpiry: 600)
             let subscriber = try MQTTClient(configuration: configuration)
             let inbox = await MessageCollector.collecting(subscriber)
-            for index in 0..<20 {
+            for index in 0..<100 {
                 try await subscriber.subscribe("fresh/\(index)", qos: .atLeastOnce)
             }
             subscriber.start()
             try await subscriber.waitUntilConnected()
-            // Published the moment the client is connected: a fresh session routes it only if
-            // every SUBSCRIBE was already acknowledged.
-            for index in 0..<20 {
+            // Published the moment the client is connected, the last filter subscribed first: a
+            // fresh session routes them only if every SUBSCRIBE was already acknowledged.
+            for index in (0..<100).reversed() {
                 try await publisher.publishAndWait(topic: "fresh/\(index)", payload: [UInt8(index)], qos: .atLeastOnce)
             }
-            for index in 0..<20 {
+            for index in 0..<100 {
                 let received = try await inbox.messages(on: "fresh/\(index)")
                 #expect(received[0].payload == [UInt8(index)])
             }
