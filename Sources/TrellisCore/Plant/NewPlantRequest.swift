@@ -74,6 +74,12 @@ public enum PlantSensorQuery: Sendable, Equatable {
 extension StringProtocol {
     /// The text without leading and trailing whitespace and newlines.
     func trimmingPlantWhitespace() -> String {
+        // Text that starts and ends with a visible ASCII character has nothing to trim: every other
+        // whitespace character lies outside ASCII.
+        let text = String(self)
+        if let first = text.utf8.first, let last = text.utf8.last, Self.isVisibleASCII(first), Self.isVisibleASCII(last) {
+            return text
+        }
         let scalars = unicodeScalars
         guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
               let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })
@@ -82,4 +88,6 @@ extension StringProtocol {
         result.unicodeScalars.append(contentsOf: scalars[start...end])
         return result
     }
+
+    private static func isVisibleASCII(_ byte: UInt8) -> Bool { byte > 0x20 && byte < 0x7F }
 }

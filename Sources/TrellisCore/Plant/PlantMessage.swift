@@ -32,8 +32,18 @@ public struct PlantMessage: Sendable, Equatable, Hashable {
 
     /// The wire form as UTF-8 bytes, ready to publish, written straight into one buffer.
     public func encodedBytes() -> [UInt8] {
+        Self.wire(id: id, sender: sender, receiver: receiver, operation: operation,
+                  payloadSize: payload.utf8.count) { PlantPercentEncoding.append(payload, to: &$0) }
+    }
+
+    /// The wire form of a message from its fields, the payload written by `appendPayload`
+    /// (already percent-encoded) in its place.
+    static func wire(
+        id: String, sender: String, receiver: String, operation: String, payloadSize: Int,
+        appendPayload: (inout [UInt8]) -> Void
+    ) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(64 + id.utf8.count + sender.utf8.count + receiver.utf8.count + payload.utf8.count + operation.utf8.count)
+        out.reserveCapacity(64 + id.utf8.count + sender.utf8.count + receiver.utf8.count + payloadSize + operation.utf8.count)
         out.append(contentsOf: "ID:".utf8)
         out.append(contentsOf: id.utf8)
         out.append(contentsOf: ";sender:".utf8)
@@ -41,7 +51,7 @@ public struct PlantMessage: Sendable, Equatable, Hashable {
         out.append(contentsOf: ";receiver:".utf8)
         out.append(contentsOf: receiver.utf8)
         out.append(contentsOf: ";payload:".utf8)
-        PlantPercentEncoding.append(payload, to: &out)
+        appendPayload(&out)
         out.append(contentsOf: ";operation:".utf8)
         out.append(contentsOf: operation.utf8)
         return out

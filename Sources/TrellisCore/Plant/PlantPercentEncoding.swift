@@ -42,8 +42,8 @@ public enum PlantPercentEncoding {
     /// `%C3%A9` become `é`; an escaped byte that is not part of a valid UTF-8 sequence keeps
     /// its original `%XX` spelling.
     public static func decode(_ text: String) -> String {
+        guard text.utf8.contains(0x25) else { return text }
         let bytes = Array(text.utf8)
-        guard bytes.contains(0x25) else { return text }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         var i = 0
@@ -104,5 +104,22 @@ public enum PlantPercentEncoding {
         case 0x61...0x66: byte - 0x61 + 10
         default: nil
         }
+    }
+}
+
+/// A reply payload together with its percent-encoded UTF-8 form, so that a payload sent in
+/// many replies (the sensor data of a burst of requests) is encoded once.
+public struct EncodedPlantPayload: Sendable, Equatable {
+    /// The plain text.
+    public let text: String
+    /// `text` percent-encoded, as it appears on the wire.
+    public let wire: [UInt8]
+
+    public init(_ text: String) {
+        var wire: [UInt8] = []
+        wire.reserveCapacity(text.utf8.count)
+        PlantPercentEncoding.append(text, to: &wire)
+        self.text = text
+        self.wire = wire
     }
 }

@@ -45,50 +45,107 @@ extension PlantProtocol {
     }
 
     /// Runs validation steps 1–6 on text already known to be UTF-8.
+    ///
+    /// The message is cut on its UTF-8 bytes in place: only the five values become strings, and
+    /// a rejection recovers its sender, ID and operation from the same cut (``plantRecover(_:from:)``).
     static func plantValidate(_ text: String, hostName: String) -> PlantParseResult {
-        let pieces = plantPieces(of: text)
-        func reject(_ tag: PlantErrorTag, _ reason: String) -> PlantParseResult {
-            let sender = plantRecover("sender", from: pieces)
-            return .rejected(PlantRejection(
-                tag: tag, reason: reason,
-                sender: sender == hostName ? nil : sender,
-                id: plantRecover("ID", from: pieces),
-                operation: plantRecover("operation", from: pieces),
-                original: text
-            ))
+        var text = text
+        let values: [String]
+        switch text.withUTF8({ PlantFields.cut($0) }) {
+        case let .failure(reason): return rejection(of: text, hostName: hostName, reason)
+        case let .success(found): values = found
         }
-
-        // The value of each required key, by its position in `requiredKeys`; other keys are
-        // collected only to count them (rules 2 and 3).
-        var values = [Substring?](repeating: nil, count: requiredKeys.count)
-        var otherKeys: Set<Substring> = []
-        for piece in pieces {
-            let parts = split(piece, at: 0x3A, maxSplits: 2)
-            if parts.count > 2 { return reject(.missingKeys, "too_many_colons") }
-            if parts.count < 2 { return reject(.missingVals, "missing_value") }
-            if let position = requiredKeys.firstIndex(where: { $0.utf8.elementsEqual(parts[0].utf8) }) {
-                values[position] = parts[1]
-            } else {
-                otherKeys.insert(parts[0])
-            }
-        }
-        let distinctKeys = values.count(where: { $0 != nil }) + otherKeys.count
-        guard distinctKeys == 5 else { return reject(.hashLength, "key_count") }
-        guard otherKeys.isEmpty else { return reject(.missingKeys, "unknown_key") }
-
-        var message = PlantMessage(
-            id: String(values[0]!),
-            sender: String(values[1]!),
-            receiver: String(values[2]!),
-            payload: String(values[3]!),
-            operation: String(values[4]!)
-        )
+        var message = PlantMessage(id: values[0], sender: values[1], receiver: values[2], payload: values[3], operation: values[4])
         if message.sender == hostName { return .ownMessage }
         message.payload = PlantPercentEncoding.decode(message.payload)
         if message.isError { return .incomingError(message) }
         guard let operation = PlantOperation(rawValue: message.operation) else {
-            return reject(.invalidOpTag, "unknown_operation")
+            return rejection(of: text, hostName: hostName, .unknownOperation)
         }
         return .request(message, operation)
+    }
+
+    /// The rejection of `text` for `reason`, with what can be recovered of its sender, ID and operation.
+    private static func rejection(of text: String, hostName: String, _ reason: PlantFields.Failure) -> PlantParseResult {
+        let pieces = plantPieces(of: text)
+        let sender = plantRecover("sender", from: pieces)
+        return .rejected(PlantRejection(
+            tag: reason.tag, reason: reason.rawValue,
+            sender: sender == hostName ? nil : sender,
+            id: plantRecover("ID", from: pieces),
+            operation: plantRecover("operation", from: pieces),
+            original: text
+        ))
+    }
+}
+
+/// Rules 1–3 of ``PlantProtocol``'s validation, run over a message's UTF-8 bytes.
+enum PlantFields {
+    /// Why the fields could not be cut, in the order the rules are checked.
+    enum Failure: String, Error {
+        case tooManyColons = "too_many_colons"
+        case missingValue = "missing_value"
+        case keyCount = "key_count"
+        case unknownKey = "unknown_key"
+        case unknownOperation = "unknown_operation"
+
+        var tag: PlantErrorTag {
+            switch self {
+            case .tooManyColons, .unknownKey: .missingKeys
+            case .missingValue: .missingVals
+            case .keyCount: .hashLength
+            case .unknownOperation: .invalidOpTag
+            }
+        }
+    }
+
+    /// The values of the five required keys, in the order of ``PlantProtocol/requiredKeys``.
+    ///
+    /// Pieces are cut on the byte `;` (one empty trailing piece is dropped) and each piece on the
+    /// byte `:`. Both are ASCII, so every cut of valid UTF-8 falls between two scalars and each
+    /// value decodes to exactly the scalars between its separators.
+    static func cut(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<[String], Failure> {
+        var values: [Range<Int>?] = [nil, nil, nil, nil, nil]
+        var otherKeys: Set<String> = []
+        if let last = bytes.last {
+            let end = last == semicolon ? bytes.count - 1 : bytes.count
+            var start = 0
+            while true {
+                var stop = start
+                while stop < end && bytes[stop] != semicolon { stop += 1 }
+                guard let colon = firstColon(bytes, start, stop) else { return .failure(.missingValue) }
+                if firstColon(bytes, colon + 1, stop) != nil { return .failure(.tooManyColons) }
+                if let position = keyPosition(bytes, start, colon) {
+                    values[position] = (colon + 1)..<stop
+                } else {
+                    otherKeys.insert(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<colon]), as: UTF8.self))
+                }
+                if stop == end { break }
+                start = stop + 1
+            }
+        }
+        let distinct = values.count(where: { $0 != nil }) + otherKeys.count
+        guard distinct == 5 else { return .failure(.keyCount) }
+        guard otherKeys.isEmpty else { return .failure(.unknownKey) }
+        return .success(values.map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0!]), as: UTF8.self) })
+    }
+
+    private static let semicolon: UInt8 = 0x3B
+    private static let colon: UInt8 = 0x3A
+    private static let keys: [[UInt8]] = PlantProtocol.requiredKeys.map { Array($0.utf8) }
+
+    private static func firstColon(_ bytes: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> Int? {
+        var index = from
+        while index < to {
+            if bytes[index] == colon { return index }
+            index += 1
+        }
+        return nil
+    }
+
+    /// The position in ``PlantProtocol/requiredKeys`` of the key in `bytes[from..<to]`, matched byte for byte.
+    private static func keyPosition(_ bytes: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> Int? {
+        let key = UnsafeBufferPointer(rebasing: bytes[from..<to])
+        return keys.firstIndex { $0.elementsEqual(key) }
     }
 }

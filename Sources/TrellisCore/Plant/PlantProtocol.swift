@@ -58,6 +58,14 @@ public enum PlantProtocol {
         )
     }
 
+    /// The wire form of ``reply(to:operation:payload:hostName:)``, with the payload already encoded.
+    public static func replyBytes(
+        to request: PlantMessage, operation: PlantOperation, payload: EncodedPlantPayload, hostName: String
+    ) -> [UInt8] {
+        PlantMessage.wire(id: request.id, sender: hostName, receiver: request.sender, operation: operation.responseTag,
+                          payloadSize: payload.wire.count) { $0.append(contentsOf: payload.wire) }
+    }
+
     /// Builds the error reply for a rejected message using the rejection's own tag, or `nil`
     /// when it must not be answered (see ``PlantRejection/isAnswerable``).
     public static func error(for rejection: PlantRejection, hostName: String) -> PlantMessage? {

@@ -27,53 +27,81 @@ public final class RelayCounters: Sendable {
         }
     }
 
+    /// The figures kept per label value, each also a swift-metrics counter with one dimension.
+    private enum Figure {
+        case received, published, reply, deadLetter
+
+        var label: String {
+            switch self {
+            case .received: "trellis_messages_received_total"
+            case .published: "trellis_messages_published_total"
+            case .reply: "trellis_replies_total"
+            case .deadLetter: "trellis_dead_letters_total"
+            }
+        }
+
+        var dimension: String {
+            switch self {
+            case .received, .published: "service"
+            case .reply: "operation"
+            case .deadLetter: "reason"
+            }
+        }
+    }
+
+    private struct CounterKey: Hashable {
+        let figure: Figure
+        let value: String
+    }
+
     private struct State {
         var snapshot = Snapshot()
         /// The latest handler latencies, a ring of fixed size so memory stays flat.
         var latencies = [Int](repeating: 0, count: 1024)
         var latencyCount = 0
+        /// swift-metrics handles, made once per figure and label value.
+        var counters: [CounterKey: Counter] = [:]
+
+        /// Adds one to `figure` for `value`, and returns its swift-metrics counter to increment.
+        mutating func bump(_ figure: Figure, _ value: String) -> Counter {
+            switch figure {
+            case .received: snapshot.received[value, default: 0] += 1
+            case .published: snapshot.published[value, default: 0] += 1
+            case .reply: snapshot.replies[value, default: 0] += 1
+            case .deadLetter: snapshot.deadLetters[value, default: 0] += 1
+            }
+            let key = CounterKey(figure: figure, value: value)
+            if let counter = counters[key] { return counter }
+            let counter = Counter(label: figure.label, dimensions: [(figure.dimension, value)])
+            counters[key] = counter
+            return counter
+        }
     }
 
     private let state = Mutex(State())
-    /// swift-metrics handles, made once per label set.
-    private let handles = Mutex([String: Counter]())
     private let handlerTimer = Metrics.Timer(label: "trellis_handler_duration_seconds")
     private let reconnects = Counter(label: "trellis_broker_reconnects_total")
     private let redeliveries = Counter(label: "trellis_redeliveries_dropped_total")
 
     public init() {}
 
-    private func count(_ label: String, _ dimension: String, _ value: String) {
-        let key = label + "\u{0}" + value
-        let counter = handles.withLock { handles in
-            if let counter = handles[key] { return counter }
-            let counter = Counter(label: label, dimensions: [(dimension, value)])
-            handles[key] = counter
-            return counter
-        }
-        counter.increment()
-    }
-
     /// A message arrived for `service`.
     public func received(service: String) {
-        state.withLock { $0.snapshot.received[service, default: 0] += 1 }
-        count("trellis_messages_received_total", "service", service)
+        state.withLock { $0.bump(.received, service) }.increment()
     }
 
     /// Trellis published a message for `service`; `reply` names a plant operation or error tag.
     public func published(service: String, reply: String?) {
-        state.withLock { state in
-            state.snapshot.published[service, default: 0] += 1
-            if let reply { state.snapshot.replies[reply, default: 0] += 1 }
+        let (published, replied) = state.withLock { state in
+            (state.bump(.published, service), reply.map { state.bump(.reply, $0) })
         }
-        count("trellis_messages_published_total", "service", service)
-        if let reply { count("trellis_replies_total", "operation", reply) }
+        published.increment()
+        replied?.increment()
     }
 
     /// A message was rejected for `reason`.
     public func deadLetter(reason: String) {
-        state.withLock { $0.snapshot.deadLetters[reason, default: 0] += 1 }
-        count("trellis_dead_letters_total", "reason", reason)
+        state.withLock { $0.bump(.deadLetter, reason) }.increment()
     }
 
     /// The broker connection came back after a loss.

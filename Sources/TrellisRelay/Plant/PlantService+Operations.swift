@@ -4,7 +4,7 @@ import TrellisStore
 
 /// The outcome of one plant operation.
 enum PlantAnswer {
-    case reply(String)
+    case reply(EncodedPlantPayload)
     case error(PlantErrorTag)
     case failed(any Error)
 }
@@ -24,7 +24,7 @@ extension PlantService {
                     chosen = plants.filter { $0.name == name }
                     if chosen.isEmpty { return .error(.noPlantDataToRequest) }
                 }
-                return .reply(PlantPayloads.plantInfo(chosen.map { PlantSummary(name: $0.name, sensors: $0.sensors) }))
+                return .reply(EncodedPlantPayload(PlantPayloads.plantInfo(chosen.map { PlantSummary(name: $0.name, sensors: $0.sensors) })))
 
             case .plantSensorData:
                 let name: String? = switch PlantSensorQuery(payload: request.payload) {
@@ -37,7 +37,7 @@ extension PlantService {
                 return .reply(sensorData(records))
 
             case .numPlants:
-                return .reply(PlantPayloads.numPlants(try await store.plants().count))
+                return .reply(EncodedPlantPayload(PlantPayloads.numPlants(try await store.plants().count)))
 
             case .addNewPlant:
                 switch NewPlantRequest.parse(request.payload, maximumNameLength: settings.maxPlantNameLength) {
@@ -45,7 +45,7 @@ extension PlantService {
                     return .error(tag)
                 case let .success(plant):
                     switch try await store.addPlant(name: plant.name, sensors: plant.sensors, maxPlants: settings.maxPlants) {
-                    case .added: return .reply(plant.name)
+                    case .added: return .reply(EncodedPlantPayload(plant.name))
                     case .nameTaken: return .error(.plantNameTaken)
                     case .tooManyPlants: return .error(.tooManyPlants)
                     }
@@ -56,7 +56,7 @@ extension PlantService {
                 case .failure:
                     return .error(.cannotDeletePlant)
                 case let .success(name):
-                    return try await store.deletePlant(name: name) ? .reply(name) : .error(.cannotDeletePlant)
+                    return try await store.deletePlant(name: name) ? .reply(EncodedPlantPayload(name)) : .error(.cannotDeletePlant)
                 }
             }
         } catch {
@@ -73,7 +73,11 @@ struct ReplyRoute {
     let client: String?
 
     func messages(for answer: PlantMessage) -> [MQTTMessage] {
-        let payload = answer.encodedBytes()
+        messages(answer.encodedBytes())
+    }
+
+    /// The reply messages carrying `payload`, a plant message already in its wire form.
+    func messages(_ payload: [UInt8]) -> [MQTTMessage] {
         let qos = min(request.qos, .atLeastOnce)
         let topic = client.map { "\(service.replyTopic)/\($0)" } ?? service.replyTopic
         guard let responseTopic = request.properties.responseTopic,
@@ -115,13 +119,13 @@ extension PlantParseResult {
 }
 
 extension PlantService {
-    /// The `RES_plantSensorData` payload of `records`, rendered again only when they changed.
-    func sensorData(_ records: [SensorRecord]) -> String {
+    /// The `RES_plantSensorData` payload of `records`, rendered and encoded again only when they changed.
+    func sensorData(_ records: [SensorRecord]) -> EncodedPlantPayload {
         if let last = lastSensorData.withLock({ $0 }), last.records == records { return last.payload }
-        let payload = PlantPayloads.sensorData(records.map {
+        let payload = EncodedPlantPayload(PlantPayloads.sensorData(records.map {
             PlantSensorRecord(plant: $0.plant, sensor: $0.sensor, moisture: $0.moisture,
                               temperature: $0.temperature, at: $0.at)
-        })
+        }))
         lastSensorData.withLock { $0 = (records, payload) }
         return payload
     }

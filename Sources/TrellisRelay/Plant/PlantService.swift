@@ -12,7 +12,7 @@ public final class PlantService: Sendable {
     let spam: Mutex<SpamGuard>
     /// The last `RES_plantSensorData` payload rendered and the records it was rendered from: the
     /// records change only with a reading, so a burst of requests renders them once.
-    let lastSensorData = Mutex<(records: [SensorRecord], payload: String)?>(nil)
+    let lastSensorData = Mutex<(records: [SensorRecord], payload: EncodedPlantPayload)?>(nil)
 
     public init(settings: RelaySettings) {
         self.settings = settings
@@ -86,8 +86,8 @@ public final class PlantService: Sendable {
             let answer = await perform(operation, for: request, store: context.store)
             switch answer {
             case let .reply(payload):
-                output.publishes += reply.messages(for: PlantProtocol.reply(to: request, operation: operation, payload: payload,
-                                                                           hostName: settings.hostName))
+                output.publishes += reply.messages(PlantProtocol.replyBytes(to: request, operation: operation, payload: payload,
+                                                                            hostName: settings.hostName))
             case let .error(tag):
                 output.deadLetters.append(DeadLetter(reason: tag.rawValue, topic: message.topic, payload: message.payload,
                                                      receivedAt: now))

@@ -31,6 +31,9 @@ public struct RoutingTable: Sendable {
     private var byFirstLevel: [String: [Int]] = [:]
     /// Positions of the routes whose filter starts with a wildcard.
     private var wildcardFirst: [Int] = []
+    /// The answer of ``routes(for:)`` for each topic that is itself a filter of the table (`rpi/torpi`),
+    /// worked out as routes are added: the busiest topics are looked up rather than matched.
+    private var literalTopics: [String: [(route: Route, captures: [String])]] = [:]
 
     public init(_ routes: [Route] = []) {
         add(routes)
@@ -45,6 +48,10 @@ public struct RoutingTable: Sendable {
                 wildcardFirst.append(routes.count)
             }
             routes.append(route)
+        }
+        literalTopics = [:]
+        for route in routes where !route.filter.hasWildcard {
+            literalTopics[route.filter.text] = resolved(route.filter.text)
         }
     }
 
@@ -73,6 +80,11 @@ public struct RoutingTable: Sendable {
     /// route: a sensor reading is stored by the plant service and checked by the care alerts.
     /// Fallback routes take part only when no other route matches.
     public func routes(for topic: String) -> [(route: Route, captures: [String])] {
+        literalTopics[topic] ?? resolved(topic)
+    }
+
+    /// ``routes(for:)`` worked out by matching `topic` against the table.
+    private func resolved(_ topic: String) -> [(route: Route, captures: [String])] {
         let matches = matching(topic)
         guard matches.contains(where: { $0.route.fallback }) else { return matches }
         let specific = matches.filter { !$0.route.fallback }

@@ -37,6 +37,9 @@ public struct TopicFilter: Sendable, Hashable, CustomStringConvertible {
         return topicLevels.isEmpty ? captures : nil
     }
 
+    /// Whether the filter has a `+` or `#` level, so that it matches more than the one topic it spells.
+    public var hasWildcard: Bool { levels.contains { $0 == "+" || $0 == "#" } }
+
     /// The first level when it is not a wildcard: only topics starting with it can match.
     public var literalFirstLevel: String? {
         guard let first = levels.first, first != "+", first != "#" else { return nil }

@@ -70,6 +70,10 @@ struct NewPlantRequestTests {
         ("Fern", .plant("Fern")),
         (" Fern ", .plant("Fern")),
         ("All", .plant("All")),
+        ("\u{A0}Fern\u{2003}", .plant("Fern")),
+        ("\tall\n", .all),
+        ("Fern\u{A0}", .plant("Fern")),
+        ("F", .plant("F")),
     ])
     func sensorQuery(_ payload: String, _ expected: PlantSensorQuery) {
         #expect(PlantSensorQuery(payload: payload) == expected)

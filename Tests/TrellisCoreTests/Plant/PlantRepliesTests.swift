@@ -72,6 +72,18 @@ struct PlantRepliesTests {
         #expect(PlantPercentEncoding.decode(String(fields[3].dropFirst("payload:".count))) == payload)
     }
 
+    @Test("a reply built from a payload encoded once is the reply encoded whole", arguments: [
+        "3", "", "50% off; now: yes", "Fougère 🌿;é:ü", #"[{"at":null,"plant":"Fern"}]"#,
+    ])
+    func replyFromEncodedPayload(_ payload: String) {
+        let request = PlantMessage(id: "5", sender: "Bob", receiver: host, payload: "x", operation: "REQ_plantSensorData")
+        let whole = PlantProtocol.reply(to: request, operation: .plantSensorData, payload: payload, hostName: host)
+        let encoded = EncodedPlantPayload(payload)
+        #expect(encoded.text == payload)
+        #expect(PlantProtocol.replyBytes(to: request, operation: .plantSensorData, payload: encoded, hostName: host)
+            == whole.encodedBytes())
+    }
+
     @Test("error for a bad piece before sender goes to the recovered sender with the recovered ID")
     func errorBeforeSender() throws {
         let text = "ID:7;receiver:H:X;sender:Bob's iPhone;payload:x;operation:REQ_numPlants"
