@@ -19,10 +19,20 @@ enum BenchBroker {
     }
 }
 
-/// A relay under test, run as a child process.
+/// A relay under test, run as a child process. Both relays run side by side on the one broker, each
+/// on its own topics, so the benchmark can measure them in alternation: the baseline on the plant
+/// tracker's standard `rpi` and `p2o` prefixes, Trellis on `trl` and `t2o` (names of the same length,
+/// so the broker's work per message is the same).
 struct Contender {
+    let name: String
     let process: ChildProcess
     let output: String
+    /// Requests go to `<plantPrefix>/torpi`, replies come on `<plantPrefix>/fromrpi`.
+    let plantPrefix: String
+    /// Presses go to `<buttonPrefix>/buttons/b0/press`, deliveries come on `<buttonPrefix>/clients/+/button-press`.
+    let buttonPrefix: String
+    /// How every reply of this contender to a plant request ends.
+    let replySuffix: String
 
     /// Compiles one of the C programs kept beside the benchmark (`Benchmarks/baseline/NAME.c`) into `work`.
     static func compile(_ name: String, work: String) throws -> String {
@@ -39,16 +49,19 @@ struct Contender {
     /// Builds and starts the C baseline.
     static func baseline(port: Int, work: String) async throws -> Contender {
         let binary = try compile("relay", work: work)
-        let contender = Contender(process: try ChildProcess(path: binary, arguments: ["\(port)", "100"], outputPath: work + "/relay.log"),
-                                  output: work + "/relay.log")
+        let contender = Contender(name: "baseline",
+                                  process: try ChildProcess(path: binary, arguments: ["\(port)", "100"], outputPath: work + "/relay.log"),
+                                  output: work + "/relay.log", plantPrefix: "rpi", buttonPrefix: "p2o",
+                                  replySuffix: "operation:REQ_plantSensorData")
         Watchdog.adopt(contender.process.pid)
         try await contender.waitFor("connected")
         return contender
     }
 
     /// Seeds Trellis's state through the store (10,000 buttons with a press each, 1,000 clients online),
-    /// starts `trellis run --broker` with a plants file of 7 plants, gives every plant's sensor a reading
-    /// by publishing it, and registers 100 clients (c0…c99) for button b0 by traffic. The catalog gets
+    /// starts `trellis run --broker` on the `trl` and `t2o` prefixes with a plants file of 7 plants, gives
+    /// every plant's sensor a reading by publishing it, and registers 100 clients (c0…c99) for button b0
+    /// by traffic. The catalog gets
     /// `species` generated species. The spam guard is opened up for the single load sender (a limit
     /// it never reaches, over a window of 0.1 s, so the guard keeps few timestamps for that sender).
     static func trellis(port: Int, work: String, species: Int) async throws -> Contender {
@@ -66,32 +79,35 @@ struct Contender {
 
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
             .deletingLastPathComponent().appendingPathComponent("trellis").path
-        let contender = Contender(process: try ChildProcess(
+        let (plant, buttons) = ("trl", "t2o")
+        let contender = Contender(name: "trellis", process: try ChildProcess(
             path: binary,
             arguments: ["run", "--broker", "127.0.0.1:\(port)", "--state", state, "--plants-file", plantsFile,
+                        "--plant-prefix", plant, "--button-prefix", buttons,
                         "--spam-limit", "1000000000", "--spam-window", "0.1", "--stats-interval", "3600", "--log-level", "warning"],
-            outputPath: work + "/trellis.log"), output: work + "/trellis.log")
+            outputPath: work + "/trellis.log"), output: work + "/trellis.log", plantPrefix: plant, buttonPrefix: buttons,
+            replySuffix: "operation:RES_plantSensorData")
         Watchdog.adopt(contender.process.pid)
         try await contender.waitForOnline(port: port)
 
         var setup = try await LoadGenerator.connect(port: port, id: "bench-setup",
-                                                    replyFilters: ["rpi/fromrpi", "p2o/clients/+/register-response"])
+                                                    replyFilters: ["\(plant)/fromrpi", "\(buttons)/clients/+/register-response"])
         for sensor in sensors {
-            try await setup.client.publishAndWait(topic: "rpi/sensors/\(sensor)", payload: Array(#"{"moisture":5,"temperature":70.5}"#.utf8),
+            try await setup.client.publishAndWait(topic: "\(plant)/sensors/\(sensor)", payload: Array(#"{"moisture":5,"temperature":70.5}"#.utf8),
                                                   qos: .atLeastOnce)
         }
         for attempt in 0..<100 {
-            try setup.client.publish(topic: "rpi/torpi", payload: LoadGenerator.request(attempt), qos: .atLeastOnce)
+            try setup.client.publish(topic: "\(plant)/torpi", payload: LoadGenerator.request(attempt), qos: .atLeastOnce)
             var reply: MQTTMessage
-            repeat { reply = try await setup.next() } while reply.topic != "rpi/fromrpi"
+            repeat { reply = try await setup.next() } while reply.topic != "\(plant)/fromrpi"
             let text = reply.text ?? ""
             if text.components(separatedBy: #""moisture"%3A5"#).count == 8 { break }
             guard attempt < 99 else { throw BenchError("the 7 plants never showed their readings: \(text)") }
             try await Task.sleep(for: .milliseconds(50))
         }
         for index in 0..<100 {
-            try setup.client.publish(topic: "p2o/clients/c\(index)/status", payload: Array("online".utf8), qos: .atLeastOnce, retain: true)
-            try setup.client.publish(topic: "p2o/clients/c\(index)/register", payload: Array("b0".utf8), qos: .atLeastOnce)
+            try setup.client.publish(topic: "\(buttons)/clients/c\(index)/status", payload: Array("online".utf8), qos: .atLeastOnce, retain: true)
+            try setup.client.publish(topic: "\(buttons)/clients/c\(index)/register", payload: Array("b0".utf8), qos: .atLeastOnce)
         }
         var registered = Set<String>()
         while registered.count < 100 {

@@ -10,7 +10,7 @@ typealias Figures = [String: Double]
 /// code measures the C baseline and Trellis, so their figures compare.
 struct LoadGenerator {
     let client: MQTTClient
-    var replies: AsyncStream<MQTTMessage>.Iterator
+    var replies: MQTTMessageStream.AsyncIterator
 
     /// Connects a load client and subscribes to `replyFilters`.
     static func connect(port: Int, id: String, replyFilters: [String]) async throws -> LoadGenerator {
@@ -33,15 +33,15 @@ struct LoadGenerator {
         return message
     }
 
-    /// One request in flight at a time; returns each round trip in microseconds. Every reply must
-    /// carry the request's ID and end with `suffix`.
-    mutating func closedLoop(count: Int, qos: QoS, suffix: [UInt8]) async throws -> [Double] {
+    /// One request in flight at a time on `topic`; returns each round trip in microseconds. Every
+    /// reply must carry the request's ID and end with `suffix`.
+    mutating func closedLoop(count: Int, qos: QoS, topic: String, suffix: [UInt8]) async throws -> [Double] {
         var samples: [Double] = []
         samples.reserveCapacity(count)
         let clock = ContinuousClock()
         for id in 0..<count {
             let start = clock.now
-            try client.publish(topic: "rpi/torpi", payload: Self.request(id), qos: qos)
+            try client.publish(topic: topic, payload: Self.request(id), qos: qos)
             let reply = try await next()
             let elapsed = clock.now - start
             guard reply.payload.starts(with: Array("ID:\(id);".utf8)), reply.payload.ends(with: suffix) else {
@@ -52,13 +52,13 @@ struct LoadGenerator {
         return samples
     }
 
-    /// `window` requests in flight; returns round trips per second. Every reply must end with `suffix`.
-    mutating func pipelined(count: Int, window: Int, qos: QoS, suffix: [UInt8]) async throws -> Double {
+    /// `window` requests in flight on `topic`; returns round trips per second. Every reply must end with `suffix`.
+    mutating func pipelined(count: Int, window: Int, qos: QoS, topic: String, suffix: [UInt8]) async throws -> Double {
         let clock = ContinuousClock()
         let start = clock.now
         var sent = 0, bad = 0
         while sent < min(window, count) {
-            try client.publish(topic: "rpi/torpi", payload: Self.request(sent), qos: qos)
+            try client.publish(topic: topic, payload: Self.request(sent), qos: qos)
             sent += 1
         }
         var received = 0
@@ -66,7 +66,7 @@ struct LoadGenerator {
             if try await !next().payload.ends(with: suffix) { bad += 1 }
             received += 1
             if sent < count {
-                try client.publish(topic: "rpi/torpi", payload: Self.request(sent), qos: qos)
+                try client.publish(topic: topic, payload: Self.request(sent), qos: qos)
                 sent += 1
             }
         }
@@ -75,21 +75,21 @@ struct LoadGenerator {
         return rate
     }
 
-    /// Publishes `presses` presses of button b0 (at most `window` unanswered) and waits for all
-    /// `presses × fanout` deliveries; returns presses per second.
-    mutating func fanOut(presses: Int, fanout: Int, window: Int) async throws -> Double {
+    /// Publishes `presses` presses of button b0 on `topic` (at most `window` unanswered) and waits
+    /// for all `presses × fanout` deliveries; returns presses per second.
+    mutating func fanOut(presses: Int, fanout: Int, window: Int, topic: String) async throws -> Double {
         let clock = ContinuousClock()
         let start = clock.now
         var sent = 0, delivered = 0
         while sent < min(window, presses) {
-            try client.publish(topic: "p2o/buttons/b0/press", payload: [], qos: .atLeastOnce)
+            try client.publish(topic: topic, payload: [], qos: .atLeastOnce)
             sent += 1
         }
         while delivered < presses * fanout {
             guard try await next().payload == Array("b0".utf8) else { throw BenchError("a delivery that is not b0") }
             delivered += 1
             if delivered % fanout == 0 && sent < presses {
-                try client.publish(topic: "p2o/buttons/b0/press", payload: [], qos: .atLeastOnce)
+                try client.publish(topic: topic, payload: [], qos: .atLeastOnce)
                 sent += 1
             }
         }
@@ -183,6 +183,13 @@ extension Array where Element == UInt8 {
 
 /// Percentiles of latency samples.
 extension Array where Element == Double {
+    /// The middle value (the mean of the two middle ones for an even count); 0 when empty.
+    var median: Double {
+        guard !isEmpty else { return 0 }
+        let sorted = self.sorted()
+        return sorted.count.isMultiple(of: 2) ? (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2 : sorted[sorted.count / 2]
+    }
+
     func percentile(_ p: Double) -> Double {
         guard !isEmpty else { return 0 }
         let sorted = self.sorted()

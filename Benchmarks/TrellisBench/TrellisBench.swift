@@ -13,10 +13,12 @@ struct TrellisBench: AsyncParsableCommand {
         abstract: "Measure Trellis against a minimal C relay over libmosquitto, through one Mosquitto, in one run.",
         discussion: """
             Starts its own Mosquitto (broker.conf's settings on a free loopback port), builds and runs \
-            Benchmarks/baseline/relay.c (which echoes rpi/torpi to rpi/fromrpi and fans presses out to 100 clients), \
-            then Trellis (`trellis run --broker`, 7 plants with readings, 10,000 buttons and 1,000 clients in its \
-            state). It prints each figure for both and the ratio Trellis/baseline; timings depend on the machine, \
-            so only ratios from one run compare.
+            Benchmarks/baseline/relay.c (which echoes rpi/torpi to rpi/fromrpi and fans presses on p2o/buttons/+/press \
+            out to 100 clients) and, beside it on the same broker, Trellis (`trellis run --broker` on the prefixes trl \
+            and t2o, 7 plants with readings, 10,000 buttons and 1,000 clients in its state). Each figure is measured \
+            --rounds times, the two relays one right after the other and the order swapped every round, so a shared \
+            machine's drift falls on both alike. It prints the medians for both, the median of the per-round ratios \
+            Trellis/baseline and their range; timings depend on the machine, so only ratios from one run compare.
             """
     )
 
@@ -38,6 +40,9 @@ struct TrellisBench: AsyncParsableCommand {
     @Option(help: "Requests between the two resident-memory readings of Trellis.")
     var requests = 1_000_000
 
+    @Option(help: "Times each latency, throughput and fan-out figure is measured, the relays in alternation.")
+    var rounds = 5
+
     @Option(help: "Load generator of the main table: c (Benchmarks/baseline/loadgen.c) or swift (TrellisMQTT's MQTTClient). Both are always compared once against each relay.")
     var loadGenerator: GeneratorKind = .c
 
@@ -47,7 +52,8 @@ struct TrellisBench: AsyncParsableCommand {
     enum GeneratorKind: String, ExpressibleByArgument { case c, swift }
 
     mutating func run() async throws {
-        if quick { (closedLoop, pipelined, presses, requests, species) = (200, 2_000, 20, 5_000, 2_000) }
+        if quick { (closedLoop, pipelined, presses, requests, species, rounds) = (200, 2_000, 20, 5_000, 2_000, 2) }
+        guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-bench-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }
@@ -68,15 +74,22 @@ struct TrellisBench: AsyncParsableCommand {
         let port = broker.address.port
         var table = BenchTable()
         table.loadGenerator = loadGenerator == .c ? "C loadgen (Benchmarks/baseline/loadgen.c)" : "Swift MQTTClient"
+        table.rounds = rounds
 
         let baseline = try await Contender.baseline(port: port, work: work)
-        let echo = "operation:REQ_plantSensorData", answer = "operation:RES_plantSensorData"
-        let baseFigures = try await measure(port: port, label: "baseline", suffix: echo, loadgen: loadgen)
-        table.checks.append(try await loadCheck(port: port, label: "baseline (C relay)", suffix: echo, loadgen: loadgen))
+        let trellis = try await Contender.trellis(port: port, work: work, species: species)
+        let runner = RoundRunner(port: port, loadgen: loadgen, kind: loadGenerator, closedLoop: closedLoop,
+                                 pipelined: pipelined, presses: presses)
+        var baseRounds: [Figures] = [], trellisRounds: [Figures] = []
+        for round in 0..<rounds {
+            let (base, other) = try await runner.round(baseline: baseline, trellis: trellis, baselineFirst: round.isMultiple(of: 2))
+            baseRounds.append(base)
+            trellisRounds.append(other)
+        }
+        table.checks.append(try await loadCheck(port: port, label: "baseline (C relay)", contender: baseline, loadgen: loadgen))
+        table.checks.append(try await loadCheck(port: port, label: "Trellis", contender: trellis, loadgen: loadgen))
         baseline.stop()
 
-        let trellis = try await Contender.trellis(port: port, work: work, species: species)
-        let trellisFigures = try await measure(port: port, label: "trellis", suffix: answer, loadgen: loadgen)
         var catalog = try await LoadGenerator.connect(port: port, id: "bench-catalog", replyFilters: ["trellis/response/catalog/search"])
         _ = try await catalog.catalogSearches(count: 20)
         let searches = try await catalog.catalogSearches(count: min(closedLoop, 1_000))
@@ -84,18 +97,17 @@ struct TrellisBench: AsyncParsableCommand {
         var logs = try await LoadGenerator.connect(port: port, id: "bench-logs", replyFilters: ["trellis/logs/+"])
         let ingest = try await logs.logIngest(count: pipelined, window: 512)
         await logs.client.shutdown()
-        table.checks.append(try await loadCheck(port: port, label: "Trellis", suffix: answer, loadgen: loadgen))
         let before = trellis.residentKiB()
-        _ = try await loadgen.run(["\(port)", "req", "0", "\(requests)", "64", answer])
+        _ = try await loadgen.run(["\(port)", "req", "0", "\(requests)", "64", trellis.plantPrefix, trellis.replySuffix])
         let after = trellis.residentKiB()
         let peak = trellis.peakKiB()
         trellis.stop()
 
-        for (key, value) in baseFigures.sorted(by: { $0.key < $1.key }) {
-            table.add(key, baseline: value, trellis: trellisFigures[key] ?? 0)
+        for figure in baseRounds[0].keys.sorted() {
+            table.add(figure, baseline: baseRounds.map { $0[figure] ?? 0 }, trellis: trellisRounds.map { $0[figure] ?? 0 })
         }
         table.add("log ingest, QoS 1, 512 in flight (lines/s; baseline: its QoS 1 receive rate)",
-                  baseline: baseFigures["QoS 1 pipelined 512 (req/s)"] ?? 0, trellis: ingest)
+                  baseline: [baseRounds.map { $0["QoS 1 pipelined 512 (req/s)"] ?? 0 }.median], trellis: [ingest])
         table.catalogSearch(samples: searches, species: species)
         table.memory(peakKiB: peak, beforeKiB: before, afterKiB: after, requests: requests)
         print(table.render(machine: Machine.describe()))
@@ -103,55 +115,12 @@ struct TrellisBench: AsyncParsableCommand {
     }
 
     /// QoS 0 with 512 in flight from both load generators against the same relay.
-    func loadCheck(port: Int, label: String, suffix: String, loadgen: CLoadGenerator) async throws -> BenchTable.LoadCheck {
-        var load = try await LoadGenerator.connect(port: port, id: "bench-check", replyFilters: ["rpi/fromrpi"])
-        let swift = try await load.pipelined(count: pipelined, window: 512, qos: .atMostOnce, suffix: Array(suffix.utf8))
+    func loadCheck(port: Int, label: String, contender: Contender, loadgen: CLoadGenerator) async throws -> BenchTable.LoadCheck {
+        var load = try await LoadGenerator.connect(port: port, id: "bench-check", replyFilters: ["\(contender.plantPrefix)/fromrpi"])
+        let swift = try await load.pipelined(count: pipelined, window: 512, qos: .atMostOnce, topic: "\(contender.plantPrefix)/torpi",
+                                             suffix: Array(contender.replySuffix.utf8))
         await load.client.shutdown()
-        let c = try await loadgen.run(["\(port)", "req", "0", "\(pipelined)", "512", suffix])["rate"] ?? 0
+        let c = try await loadgen.run(["\(port)", "req", "0", "\(pipelined)", "512", contender.plantPrefix, contender.replySuffix])["rate"] ?? 0
         return BenchTable.LoadCheck(contender: label, swiftClient: swift, cLoadgen: c)
-    }
-
-    /// Every latency and throughput figure of one contender, by name.
-    func measure(port: Int, label: String, suffix: String, loadgen: CLoadGenerator) async throws -> Figures {
-        var figures: Figures = [:]
-        for qos in [QoS.atMostOnce, .atLeastOnce] {
-            let name = "QoS \(qos.rawValue)"
-            switch loadGenerator {
-            case .swift:
-                var load = try await LoadGenerator.connect(port: port, id: "bench-\(label)-\(qos.rawValue)", replyFilters: ["rpi/fromrpi"])
-                _ = try await load.closedLoop(count: min(200, closedLoop), qos: qos, suffix: Array(suffix.utf8))
-                let samples = try await load.closedLoop(count: closedLoop, qos: qos, suffix: Array(suffix.utf8))
-                figures["\(name) latency p50 (µs)"] = samples.percentile(0.5)
-                figures["\(name) latency p99 (µs)"] = samples.percentile(0.99)
-                figures["\(name) latency max (µs)"] = samples.max() ?? 0
-                for window in [64, 512] {
-                    figures["\(name) pipelined \(window) (req/s)"] = try await load.pipelined(count: pipelined, window: window, qos: qos,
-                                                                                                suffix: Array(suffix.utf8))
-                }
-                await load.client.shutdown()
-            case .c:
-                _ = try await loadgen.run(["\(port)", "req", "\(qos.rawValue)", "\(min(200, closedLoop))", "1", suffix])
-                let closed = try await loadgen.run(["\(port)", "req", "\(qos.rawValue)", "\(closedLoop)", "1", suffix])
-                figures["\(name) latency p50 (µs)"] = closed["p50"]
-                figures["\(name) latency p99 (µs)"] = closed["p99"]
-                figures["\(name) latency max (µs)"] = closed["max"]
-                for window in [64, 512] {
-                    figures["\(name) pipelined \(window) (req/s)"] =
-                        try await loadgen.run(["\(port)", "req", "\(qos.rawValue)", "\(pipelined)", "\(window)", suffix])["rate"]
-                }
-            }
-        }
-        let pressesPerSecond: Double
-        switch loadGenerator {
-        case .swift:
-            var fan = try await LoadGenerator.connect(port: port, id: "bench-\(label)-fan", replyFilters: ["p2o/clients/+/button-press"])
-            pressesPerSecond = try await fan.fanOut(presses: presses, fanout: 100, window: 4)
-            await fan.client.shutdown()
-        case .c:
-            pressesPerSecond = try await loadgen.run(["\(port)", "fan", "1", "\(presses)", "4"])["rate"] ?? 0
-        }
-        figures["fan-out presses/s"] = pressesPerSecond
-        figures["fan-out deliveries/s"] = pressesPerSecond * 100
-        return figures
     }
 }

@@ -2,12 +2,12 @@
  * The benchmark's C load generator, used to check whether the Swift client limits the figures, and to
  * drive both relays when it does. One thread, one connection, libmosquitto's own loop.
  *
- *   loadgen PORT MODE QOS COUNT WINDOW [SUFFIX]
- *     MODE req: COUNT requests on rpi/torpi, WINDOW in flight, replies read on rpi/fromrpi; a reply must
- *               end with SUFFIX (e.g. operation:RES_plantSensorData). Prints
+ *   loadgen PORT MODE QOS COUNT WINDOW PREFIX [SUFFIX]
+ *     MODE req: COUNT requests on PREFIX/torpi, WINDOW in flight, replies read on PREFIX/fromrpi; a reply
+ *               must end with SUFFIX (e.g. operation:RES_plantSensorData). Prints
  *               `rate=<req/s> p50=<µs> p99=<µs> max=<µs> bad=<n>` (latencies of each round trip).
- *     MODE fan: COUNT presses of p2o/buttons/b0/press, WINDOW presses unanswered, each delivered to 100
- *               clients on p2o/clients/+/button-press. Prints `rate=<presses/s> deliveries=<n>`.
+ *     MODE fan: COUNT presses of PREFIX/buttons/b0/press, WINDOW presses unanswered, each delivered to 100
+ *               clients on PREFIX/clients/+/button-press. Prints `rate=<presses/s> deliveries=<n>`.
  * Stops by itself: exits 3 when nothing arrives for 30 s.
  */
 #include <mosquitto.h>
@@ -19,6 +19,7 @@
 
 static int qos, count, window, fan, sent, received, bad, good, subscribed;
 static const char *suffix = "";
+static char request_topic[64], reply_filter[64];
 static double *latency, *start_of, begin, last_progress;
 
 static double now(void) {
@@ -29,13 +30,13 @@ static double now(void) {
 
 static void send_one(struct mosquitto *mosq) {
     if (fan) {
-        mosquitto_publish_v5(mosq, NULL, "p2o/buttons/b0/press", 0, "", 1, false, NULL);
+        mosquitto_publish_v5(mosq, NULL, request_topic, 0, "", 1, false, NULL);
     } else {
         char payload[160];
         int length = snprintf(payload, sizeof payload,
                               "ID:%d;sender:bench;receiver:Host-RPI3B+;payload:all;operation:REQ_plantSensorData", sent);
         start_of[sent] = now();
-        mosquitto_publish_v5(mosq, NULL, "rpi/torpi", length, payload, qos, false, NULL);
+        mosquitto_publish_v5(mosq, NULL, request_topic, length, payload, qos, false, NULL);
     }
     sent++;
 }
@@ -50,7 +51,7 @@ static void on_subscribe(struct mosquitto *mosq, void *obj, int mid, int n, cons
 static void on_connect(struct mosquitto *mosq, void *obj, int rc, int flags, const mosquitto_property *p) {
     (void)obj; (void)flags; (void)p;
     if (rc != 0) { fprintf(stderr, "loadgen: connect refused %d\n", rc); exit(1); }
-    mosquitto_subscribe_v5(mosq, NULL, fan ? "p2o/clients/+/button-press" : "rpi/fromrpi", 1, 0, NULL);
+    mosquitto_subscribe_v5(mosq, NULL, reply_filter, 1, 0, NULL);
 }
 
 static void on_message(struct mosquitto *mosq, void *obj, const struct mosquitto_message *m, const mosquitto_property *p) {
@@ -80,10 +81,12 @@ static int compare(const void *a, const void *b) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 6) { fprintf(stderr, "usage: loadgen PORT req|fan QOS COUNT WINDOW [SUFFIX]\n"); return 2; }
+    if (argc < 7) { fprintf(stderr, "usage: loadgen PORT req|fan QOS COUNT WINDOW PREFIX [SUFFIX]\n"); return 2; }
     fan = strcmp(argv[2], "fan") == 0;
     qos = atoi(argv[3]); count = atoi(argv[4]); window = atoi(argv[5]);
-    if (argc > 6) suffix = argv[6];
+    snprintf(request_topic, sizeof request_topic, fan ? "%s/buttons/b0/press" : "%s/torpi", argv[6]);
+    snprintf(reply_filter, sizeof reply_filter, fan ? "%s/clients/+/button-press" : "%s/fromrpi", argv[6]);
+    if (argc > 7) suffix = argv[7];
     latency = calloc(count + 1, sizeof *latency);
     start_of = calloc(count + 1, sizeof *start_of);
     int expected = fan ? count * 100 : count;

@@ -11,7 +11,7 @@ import Synchronization
 public final class MQTTClient: Sendable {
     /// Incoming messages, in arrival order. Single consumer; buffered without limit so the network
     /// thread never blocks and nothing is dropped.
-    public let messages: AsyncStream<MQTTMessage>
+    public let messages = MQTTMessageStream()
     /// Connection changes, for logs and health.
     public let events: AsyncStream<MQTTConnectionEvent>
 
@@ -21,7 +21,6 @@ public final class MQTTClient: Sendable {
     let acks = AckTable()
     let state: Mutex<ClientState>
     let executor = NetworkThreadExecutor()
-    private let messageSink: AsyncStream<MQTTMessage>.Continuation
     private let eventSink: AsyncStream<MQTTConnectionEvent>.Continuation
 
     /// Mutable state shared by the network thread and callers.
@@ -54,7 +53,6 @@ public final class MQTTClient: Sendable {
     public init(configuration: MQTTConfiguration, logger: Logger = Logger(label: "trellis.mqtt")) throws {
         self.configuration = configuration
         self.logger = logger
-        (messages, messageSink) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: .unbounded)
         (events, eventSink) = AsyncStream.makeStream(of: MQTTConnectionEvent.self, bufferingPolicy: .bufferingNewest(64))
         state = Mutex(ClientState(backoff: configuration.reconnectDelay.lowerBound,
                                   window: ReadAheadWindow(limit: configuration.maxUnhandledMessages)))
@@ -64,7 +62,7 @@ public final class MQTTClient: Sendable {
     }
 
     deinit {
-        messageSink.finish()
+        messages.finish()
         eventSink.finish()
     }
 
@@ -135,7 +133,7 @@ public final class MQTTClient: Sendable {
         if message.qos > .atMostOnce, packetID > 0 {
             message.delivery = MQTTDelivery(packetID: Int(packetID), connection: connection, sessionResumed: resumed)
         }
-        messageSink.yield(message)
+        messages.yield(message)
     }
 
     /// Tells the client that the oldest message from `messages` not yet reported has been fully
@@ -176,10 +174,10 @@ public final class MQTTClient: Sendable {
             state.streamFinished = true
             return true
         }
-        if finish { messageSink.finish() }
+        if finish { messages.finish() }
     }
     func finishStreams() {
-        messageSink.finish()
+        messages.finish()
         eventSink.finish()
     }
 }

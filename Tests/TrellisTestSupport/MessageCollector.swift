@@ -17,7 +17,7 @@ public actor MessageCollector {
         return collector
     }
 
-    private func begin(_ stream: AsyncStream<MQTTMessage>) {
+    private func begin(_ stream: MQTTMessageStream) {
         drain = Task { [weak self] in
             for await message in stream {
                 await self?.append(message)

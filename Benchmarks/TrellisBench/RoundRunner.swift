@@ -1,0 +1,87 @@
+import TrellisMQTT
+
+/// One round of the latency, throughput and fan-out figures: each measurement is made on both
+/// relays one right after the other, so that whatever else the machine is doing weighs on both.
+struct RoundRunner {
+    let port: Int
+    let loadgen: CLoadGenerator
+    let kind: TrellisBench.GeneratorKind
+    let closedLoop: Int
+    let pipelined: Int
+    let presses: Int
+
+    /// What one measurement drives.
+    enum Measurement {
+        case closedLoop(QoS)
+        case pipelined(QoS, window: Int)
+        case fanOut
+    }
+
+    static let measurements: [Measurement] = [QoS.atMostOnce, .atLeastOnce].flatMap { qos in
+        [.closedLoop(qos), .pipelined(qos, window: 64), .pipelined(qos, window: 512)]
+    } + [.fanOut]
+
+    /// Every figure of one round, for the baseline and for Trellis; `baselineFirst` says which of
+    /// the two goes first in each pair of measurements.
+    func round(baseline: Contender, trellis: Contender, baselineFirst: Bool) async throws -> (baseline: Figures, trellis: Figures) {
+        var base: Figures = [:], other: Figures = [:]
+        for measurement in Self.measurements {
+            for contender in baselineFirst ? [baseline, trellis] : [trellis, baseline] {
+                let figures = try await measure(measurement, on: contender)
+                if contender.name == baseline.name {
+                    base.merge(figures) { $1 }
+                } else {
+                    other.merge(figures) { $1 }
+                }
+            }
+        }
+        return (base, other)
+    }
+
+    /// One measurement on one relay, by the load generator chosen for the main table.
+    func measure(_ measurement: Measurement, on contender: Contender) async throws -> Figures {
+        let requestTopic = "\(contender.plantPrefix)/torpi", suffix = contender.replySuffix
+        switch measurement {
+        case let .closedLoop(qos):
+            let name = "QoS \(qos.rawValue)"
+            let (p50, p99, max): (Double, Double, Double)
+            switch kind {
+            case .swift:
+                var load = try await LoadGenerator.connect(port: port, id: "bench-closed", replyFilters: ["\(contender.plantPrefix)/fromrpi"])
+                _ = try await load.closedLoop(count: min(200, closedLoop), qos: qos, topic: requestTopic, suffix: Array(suffix.utf8))
+                let samples = try await load.closedLoop(count: closedLoop, qos: qos, topic: requestTopic, suffix: Array(suffix.utf8))
+                await load.client.shutdown()
+                (p50, p99, max) = (samples.percentile(0.5), samples.percentile(0.99), samples.max() ?? 0)
+            case .c:
+                _ = try await loadgen.run(["\(port)", "req", "\(qos.rawValue)", "\(min(200, closedLoop))", "1", contender.plantPrefix, suffix])
+                let closed = try await loadgen.run(["\(port)", "req", "\(qos.rawValue)", "\(closedLoop)", "1", contender.plantPrefix, suffix])
+                (p50, p99, max) = (closed["p50"] ?? 0, closed["p99"] ?? 0, closed["max"] ?? 0)
+            }
+            return ["\(name) latency p50 (µs)": p50, "\(name) latency p99 (µs)": p99, "\(name) latency max (µs)": max]
+
+        case let .pipelined(qos, window):
+            let rate: Double
+            switch kind {
+            case .swift:
+                var load = try await LoadGenerator.connect(port: port, id: "bench-pipelined", replyFilters: ["\(contender.plantPrefix)/fromrpi"])
+                rate = try await load.pipelined(count: pipelined, window: window, qos: qos, topic: requestTopic, suffix: Array(suffix.utf8))
+                await load.client.shutdown()
+            case .c:
+                rate = try await loadgen.run(["\(port)", "req", "\(qos.rawValue)", "\(pipelined)", "\(window)", contender.plantPrefix, suffix])["rate"] ?? 0
+            }
+            return ["QoS \(qos.rawValue) pipelined \(window) (req/s)": rate]
+
+        case .fanOut:
+            let pressesPerSecond: Double
+            switch kind {
+            case .swift:
+                var fan = try await LoadGenerator.connect(port: port, id: "bench-fan", replyFilters: ["\(contender.buttonPrefix)/clients/+/button-press"])
+                pressesPerSecond = try await fan.fanOut(presses: presses, fanout: 100, window: 4, topic: "\(contender.buttonPrefix)/buttons/b0/press")
+                await fan.client.shutdown()
+            case .c:
+                pressesPerSecond = try await loadgen.run(["\(port)", "fan", "1", "\(presses)", "4", contender.buttonPrefix])["rate"] ?? 0
+            }
+            return ["fan-out presses/s": pressesPerSecond, "fan-out deliveries/s": pressesPerSecond * 100]
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import DequeModule
+import Synchronization
+
+/// The messages a client receives, in arrival order: ``MQTTClient/messages``.
+///
+/// Like an unbounded `AsyncStream` with a single consumer, but made for this one element type:
+/// `AsyncStream`'s buffer is generic code outside this module, which looks up type metadata for
+/// every message it queues. Once the client finishes the stream, the messages already queued are
+/// still handed out, then `next()` returns nil. A consumer task that is cancelled ends the stream
+/// too, as `AsyncStream` does.
+public struct MQTTMessageStream: AsyncSequence, Sendable {
+    public typealias Element = MQTTMessage
+
+    let queue = Queue()
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let queue: Queue
+
+        public mutating func next() async -> MQTTMessage? {
+            await queue.next()
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(queue: queue)
+    }
+
+    /// Queues `message` for the consumer, or hands it straight to a consumer waiting for one.
+    /// Dropped once the stream has finished.
+    func yield(_ message: MQTTMessage) {
+        let waiter = queue.state.withLock { state -> UnsafeContinuation<MQTTMessage?, Never>? in
+            guard !state.finished else { return nil }
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return waiter
+            }
+            state.pending.append(message)
+            return nil
+        }
+        waiter?.resume(returning: message)
+    }
+
+    /// Ends the stream after the messages already queued.
+    func finish() {
+        queue.finish()
+    }
+
+    /// The queue and the consumer waiting on it, shared by the stream, its iterator and the client.
+    final class Queue: Sendable {
+        struct State {
+            var pending: Deque<MQTTMessage> = []
+            /// The consumer, suspended in `next()` until a message comes or the stream ends.
+            var waiter: UnsafeContinuation<MQTTMessage?, Never>?
+            var finished = false
+        }
+
+        let state = Mutex(State())
+
+        func next() async -> MQTTMessage? {
+            if let ready = state.withLock({ $0.take() }) { return ready }
+            return await withTaskCancellationHandler {
+                await withUnsafeContinuation { continuation in
+                    let ready = state.withLock { state -> MQTTMessage?? in
+                        if let ready = state.take() { return ready }
+                        if Task.isCancelled {
+                            state.finished = true
+                            return .some(nil)
+                        }
+                        state.waiter = continuation
+                        return nil
+                    }
+                    if let ready { continuation.resume(returning: ready) }
+                }
+            } onCancel: {
+                finish()
+            }
+        }
+
+        /// Marks the stream finished and ends the wait of a consumer (who waits only when nothing is queued).
+        func finish() {
+            let waiter = state.withLock { state -> UnsafeContinuation<MQTTMessage?, Never>? in
+                state.finished = true
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume(returning: nil)
+        }
+    }
+}
+
+extension MQTTMessageStream.Queue.State {
+    /// The next message, or `.some(nil)` once the stream has finished and is drained; nil when the
+    /// consumer must wait.
+    mutating func take() -> MQTTMessage?? {
+        if let message = pending.popFirst() { return .some(message) }
+        return finished ? .some(nil) : nil
+    }
+}

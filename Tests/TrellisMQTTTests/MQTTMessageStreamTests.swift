@@ -1,0 +1,50 @@
+import Testing
+@testable import TrellisMQTT
+
+/// The client's message stream on its own: order, ending, and a cancelled consumer.
+@Suite("MQTTMessageStream")
+struct MQTTMessageStreamTests {
+    private func message(_ index: Int) -> MQTTMessage {
+        MQTTMessage(topic: "t/\(index)", payload: Array("\(index)".utf8))
+    }
+
+    @Test("messages queued before and while the consumer waits arrive in order; the end comes after the last")
+    func order() async {
+        let stream = MQTTMessageStream()
+        for index in 0..<3 { stream.yield(message(index)) }
+        let consumer = Task {
+            var topics: [String] = []
+            for await message in stream { topics.append(message.topic) }
+            return topics
+        }
+        for index in 3..<1_000 { stream.yield(message(index)) }
+        stream.finish()
+        stream.yield(message(1_000))
+        #expect(await consumer.value == (0..<1_000).map { "t/\($0)" })
+    }
+
+    @Test("a consumer waiting for a message gets nil when the stream finishes")
+    func finishWakesTheConsumer() async {
+        let stream = MQTTMessageStream()
+        let consumer = Task {
+            var iterator = stream.makeAsyncIterator()
+            return await iterator.next()?.topic
+        }
+        stream.finish()
+        #expect(await consumer.value == nil)
+    }
+
+    @Test("cancelling the consumer ends the stream: it gets nil, and later messages are dropped")
+    func cancellation() async {
+        let stream = MQTTMessageStream()
+        let consumer = Task {
+            var iterator = stream.makeAsyncIterator()
+            return await iterator.next()?.topic
+        }
+        consumer.cancel()
+        #expect(await consumer.value == nil)
+        stream.yield(message(1))
+        var iterator = stream.makeAsyncIterator()
+        #expect(await iterator.next() == nil)
+    }
+}
