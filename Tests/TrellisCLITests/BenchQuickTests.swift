@@ -22,5 +22,12 @@ struct BenchQuickTests {
         let document = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any]
         #expect((document?["rows"] as? [Any])?.count == 19)
         #expect((document?["loadGeneratorCheck"] as? [Any])?.count == 2)
+        // The quick mode measures in two rounds, both relays in each: every paired figure keeps both values.
+        #expect(document?["rounds"] as? Int == 2)
+        let rows = document?["rows"] as? [[String: Any]] ?? []
+        let paired = rows.filter { ($0["figure"] as? String)?.contains("pipelined") == true }
+        #expect(paired.count == 4)
+        #expect(paired.allSatisfy { ($0["baselineRounds"] as? [Double])?.count == 2 && ($0["trellisRounds"] as? [Double])?.count == 2 })
+        #expect(binary.output.contains("medians of 2 rounds"))
     }
 }
