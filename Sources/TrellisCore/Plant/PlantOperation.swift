@@ -18,8 +18,17 @@ public enum PlantOperation: String, Sendable, CaseIterable {
     /// The request's wire tag, e.g. `REQ_numPlants`.
     public var requestTag: String { rawValue }
 
-    /// The tag of the response to this request: `RES_` followed by the request's name.
-    public var responseTag: String { "RES_" + rawValue.dropFirst(4) }
+    /// The tag of the response to this request: `RES_` followed by the request's name. Spelled
+    /// out rather than built, since every reply carries it.
+    public var responseTag: String {
+        switch self {
+        case .plantInfoOnStartup: "RES_plantInfoOnStartup"
+        case .plantSensorData: "RES_plantSensorData"
+        case .numPlants: "RES_numPlants"
+        case .addNewPlant: "RES_addNewPlant"
+        case .deletePlant: "RES_deletePlant"
+        }
+    }
 
     /// The bare operation name without prefix, e.g. `numPlants`; handy for metrics labels.
     public var name: String { String(rawValue.dropFirst(4)) }

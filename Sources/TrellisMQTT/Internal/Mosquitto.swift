@@ -30,7 +30,7 @@ enum Mosquitto {
     }
 
     /// Turns a `MOSQ_ERR_*` code into a Swift error, nil on success.
-    static func error(_ code: Int32, doing action: String) -> MQTTError? {
+    static func error(_ code: Int32, doing action: @autoclosure () -> String) -> MQTTError? {
         guard code != success else { return nil }
         let kind: MQTTError.Kind
         switch code {
@@ -45,6 +45,6 @@ enum Mosquitto {
         default:
             kind = .library
         }
-        return MQTTError(kind: kind, code: code, message: "\(action): \(describe(code))")
+        return MQTTError(kind: kind, code: code, message: "\(action()): \(describe(code))")
     }
 }

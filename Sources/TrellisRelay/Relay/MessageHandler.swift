@@ -38,6 +38,10 @@ public struct HandlerOutput: Sendable {
 
     public mutating func publish(_ message: MQTTMessage) { publishes.append(message) }
     public mutating func merge(_ other: HandlerOutput) {
+        if publishes.isEmpty && deadLetters.isEmpty {
+            self = other
+            return
+        }
         publishes += other.publishes
         deadLetters += other.deadLetters
     }
