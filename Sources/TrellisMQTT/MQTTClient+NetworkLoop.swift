@@ -90,7 +90,7 @@ extension MQTTClient {
         if descriptors[1].revents & Int16(POLLIN) != 0 { executor.drainWakeBytes() }
         let returned = descriptors[0].revents
         if returned & Int16(POLLIN) != 0 || (reading && returned & Int16(POLLHUP | POLLERR) != 0) {
-            let rc = handle.loopRead()
+            let rc = readBurst()
             if rc != Mosquitto.success { return rc }
         } else if returned & Int16(POLLHUP | POLLERR) != 0 {
             // Closed while the window is full: reading now would take a message past the window.
@@ -101,6 +101,24 @@ extension MQTTClient {
             if rc != Mosquitto.success { return rc }
         }
         return handle.loopMisc()
+    }
+
+    /// Reads a packet, and more while each read handed the consumer a message and the window has
+    /// room (``ReadAheadWindow/mayContinueBurst(read:burstLimit:)``): messages that arrived
+    /// together are handled together, their answers written together, with one wait on the
+    /// socket instead of one per message. A read that finds nothing costs one `read` call.
+    private func readBurst() -> Int32 {
+        var read = 0
+        while true {
+            let before = state.withLock { $0.delivered }
+            let rc = handle.loopRead()
+            guard rc == Mosquitto.success else { return rc }
+            let more = state.withLock { state -> Bool in
+                read += state.delivered - before
+                return state.delivered > before && !state.receiveStopped && state.window.mayContinueBurst(read: read)
+            }
+            if !more { return rc }
+        }
     }
 
     /// Returns the wait before the next attempt and doubles the one after it.

@@ -44,6 +44,8 @@ public final class MQTTClient: Sendable {
         var loopFinished = false
         /// Messages handed to the consumer and not yet handled.
         var window: ReadAheadWindow
+        /// Messages handed to the consumer since the client started.
+        var delivered = 0
         /// `stopReceiving()` was called: read nothing more and end `messages` once drained.
         var receiveStopped = false
         var streamFinished = false
@@ -128,6 +130,7 @@ public final class MQTTClient: Sendable {
         var message = message
         let (connection, resumed) = state.withLock { state in
             state.window.delivered(size: message.payload.count)
+            state.delivered += 1
             return (state.connections, state.sessionResumed)
         }
         if message.qos > .atMostOnce, packetID > 0 {

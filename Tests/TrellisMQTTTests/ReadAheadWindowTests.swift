@@ -53,6 +53,24 @@ struct ReadAheadWindowTests {
         #expect(unlimited.mayRead(writesPending: true))
     }
 
+    @Test("a burst of reads fills the window whatever acknowledgements it queued, and stops at the limit")
+    func burst() {
+        var window = ReadAheadWindow(limit: 3, byteLimit: 100)
+        #expect(window.mayRead(writesPending: false), "a burst begins only when reading is allowed")
+        window.delivered(size: 10)
+        #expect(!window.mayRead(writesPending: true), "between bursts, queued acknowledgements stop reading")
+        #expect(window.mayContinueBurst(read: 1), "within the burst they do not")
+        window.delivered(size: 10)
+        #expect(window.mayContinueBurst(read: 2))
+        window.delivered(size: 10)
+        #expect(!window.mayContinueBurst(read: 3), "the window is full")
+        var heavy = ReadAheadWindow(limit: 10, byteLimit: 100)
+        heavy.delivered(size: 150)
+        #expect(!heavy.mayContinueBurst(read: 1), "past the byte limit")
+        let unlimited = ReadAheadWindow(limit: nil)
+        #expect(unlimited.mayContinueBurst(read: 31) && !unlimited.mayContinueBurst(read: 32), "without a window, 32 at a time")
+    }
+
     @Test("without a limit nothing is counted or held back")
     func unlimited() {
         var window = ReadAheadWindow(limit: nil)

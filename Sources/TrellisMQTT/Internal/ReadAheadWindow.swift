@@ -57,6 +57,15 @@ struct ReadAheadWindow: Sendable {
         mayWrite || (hasRoom && !writesPending)
     }
 
+    /// Within one burst of reads, begun when ``mayRead(writesPending:)`` allowed it: another
+    /// message fits, whatever acknowledgements the burst itself queued, since those wait for the
+    /// consumer anyway and the next burst waits for them. A burst ends at `burstLimit` messages
+    /// without a window.
+    func mayContinueBurst(read: Int, burstLimit: Int = 32) -> Bool {
+        guard let limit else { return read < burstLimit }
+        return count < limit && bytes < byteLimit
+    }
+
     /// The loop may write: the consumer holds no message whose acknowledgement is queued.
     var mayWrite: Bool { limit == nil || count == 0 }
 
