@@ -52,7 +52,7 @@ struct TrellisBench: AsyncParsableCommand {
     enum GeneratorKind: String, ExpressibleByArgument { case c, swift }
 
     mutating func run() async throws {
-        if quick { (closedLoop, pipelined, presses, requests, species, rounds) = (200, 2_000, 20, 5_000, 2_000, 2) }
+        if quick { (closedLoop, pipelined, presses, requests, species, rounds) = (50, 500, 5, 1_000, 500, 2) }
         guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-bench-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)

@@ -104,7 +104,7 @@ extension MQTTClient {
     }
 
     /// Reads a packet, and more while each read handed the consumer a message and the window has
-    /// room (``ReadAheadWindow/mayContinueBurst(read:burstLimit:)``): messages that arrived
+    /// room (``ReadAheadWindow/mayContinueBurst(read:)``): messages that arrived
     /// together are handled together, their answers written together, with one wait on the
     /// socket instead of one per message. A read that finds nothing costs one `read` call.
     private func readBurst() -> Int32 {

@@ -7,7 +7,8 @@ import Synchronization
 /// `AsyncStream`'s buffer is generic code outside this module, which looks up type metadata for
 /// every message it queues. Once the client finishes the stream, the messages already queued are
 /// still handed out, then `next()` returns nil. A consumer task that is cancelled ends the stream
-/// too, as `AsyncStream` does.
+/// too, as `AsyncStream` does: it still gets what was queued, then nil. Two tasks awaiting `next()`
+/// at once is a programming error and traps.
 public struct MQTTMessageStream: AsyncSequence, Sendable {
     public typealias Element = MQTTMessage
 
@@ -57,7 +58,13 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
         let state = Mutex(State())
 
         func next() async -> MQTTMessage? {
-            if let ready = state.withLock({ $0.take() }) { return ready }
+            let cancelled = Task.isCancelled
+            let ready = state.withLock { state -> MQTTMessage?? in
+                // A cancelled consumer ends the stream: what is queued is still handed out, nothing more is taken.
+                if cancelled { state.finished = true }
+                return state.take()
+            }
+            if let ready { return ready }
             return await withTaskCancellationHandler {
                 await withUnsafeContinuation { continuation in
                     let ready = state.withLock { state -> MQTTMessage?? in
@@ -66,6 +73,7 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
                             state.finished = true
                             return .some(nil)
                         }
+                        precondition(state.waiter == nil, "MQTTMessageStream has a single consumer; two tasks awaited next() at once")
                         state.waiter = continuation
                         return nil
                     }

@@ -47,4 +47,21 @@ struct MQTTMessageStreamTests {
         var iterator = stream.makeAsyncIterator()
         #expect(await iterator.next() == nil)
     }
+
+    @Test("a cancelled consumer still gets what was queued, then nil, even while messages keep coming")
+    func cancelledWithBacklog() async {
+        let stream = MQTTMessageStream()
+        for index in 0..<3 { stream.yield(message(index)) }
+        let consumer = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            var topics: [String] = []
+            var iterator = stream.makeAsyncIterator()
+            while let message = await iterator.next() {
+                topics.append(message.topic)
+                stream.yield(self.message(99))
+            }
+            return topics
+        }
+        #expect(await consumer.value == ["t/0", "t/1", "t/2"])
+    }
 }

@@ -34,7 +34,7 @@ public actor MessageCollector {
 
     /// Waits until `predicate` holds for the messages received so far; throws after `timeout`.
     public func wait(
-        timeout: Duration = .seconds(10),
+        timeout: Duration = .seconds(30),
         _ description: String = "the expected messages",
         until predicate: @escaping @Sendable ([MQTTMessage]) -> Bool
     ) async throws {
@@ -61,7 +61,7 @@ public actor MessageCollector {
 
     /// Waits for `count` messages on `topic` and returns them.
     @discardableResult
-    public func messages(on topic: String, count: Int = 1, timeout: Duration = .seconds(10)) async throws -> [MQTTMessage] {
+    public func messages(on topic: String, count: Int = 1, timeout: Duration = .seconds(30)) async throws -> [MQTTMessage] {
         try await wait(timeout: timeout, "\(count) message(s) on \(topic)") { all in
             all.filter { $0.topic == topic }.count >= count
         }

@@ -60,7 +60,7 @@ public final class RelayHarness: @unchecked Sendable {
         self.group = group
         self.relayStore = store
         runTask = Task { try await group.run() }
-        try await inbox.wait(timeout: .seconds(15), "trellis/status = online") { messages in
+        try await inbox.wait(timeout: .seconds(60), "trellis/status = online") { messages in
             messages.last { $0.topic == self.settings.statusTopic }?.text == "online"
         }
         await watcher.shutdown()

@@ -57,13 +57,15 @@ struct ReadAheadWindow: Sendable {
         mayWrite || (hasRoom && !writesPending)
     }
 
-    /// Within one burst of reads, begun when ``mayRead(writesPending:)`` allowed it: another
-    /// message fits, whatever acknowledgements the burst itself queued, since those wait for the
-    /// consumer anyway and the next burst waits for them. A burst ends at `burstLimit` messages
-    /// without a window.
-    func mayContinueBurst(read: Int, burstLimit: Int = 32) -> Bool {
-        guard let limit else { return read < burstLimit }
-        return count < limit && bytes < byteLimit
+    /// Within one burst of reads, begun when ``mayRead(writesPending:)`` allowed it, after `read`
+    /// messages: another message fits, whatever acknowledgements the burst itself queued, since
+    /// those wait for the consumer anyway and the next burst waits for them. A burst ends after as
+    /// many messages as the window holds, even when a consumer on another thread keeps making room,
+    /// so the loop still writes and keeps the connection alive. Without a window there are no
+    /// bursts: one read per pass of the loop, as libmosquitto's own loop does.
+    func mayContinueBurst(read: Int) -> Bool {
+        guard let limit else { return false }
+        return read < limit && count < limit && bytes < byteLimit
     }
 
     /// The loop may write: the consumer holds no message whose acknowledgement is queued.

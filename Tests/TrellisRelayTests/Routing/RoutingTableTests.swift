@@ -51,4 +51,16 @@ struct RoutingTableTests {
         #expect(table.routes(for: "rpi/torpi").map(\.captures) == [[], ["torpi"], ["torpi"]])
         #expect(table.routes(for: "rpi/other").map(\.route.service) == ["c", "z"])
     }
+
+    @Test("a topic canonically equal to a literal filter but spelled otherwise keeps its own bytes in the captures")
+    func canonicalEquivalence() {
+        let table = RoutingTable([
+            Route("caf\u{E9}/x", service: "a", handler: Self.idle),
+            Route("+/x", service: "b", handler: Self.idle),
+        ])
+        let decomposed = "cafe\u{301}/x"
+        let matches = table.routes(for: decomposed)
+        #expect(matches.map(\.route.service) == ["a", "b"], "levels compare as Swift strings do, by canonical equivalence")
+        #expect(matches.last?.captures.first?.utf8.elementsEqual("cafe\u{301}".utf8) == true)
+    }
 }
