@@ -1,53 +1,11 @@
 extension PlantProtocol {
     /// The five keys every message must carry, case-sensitive, in the order of ``PlantMessage``'s fields.
-    static let requiredKeys: [Substring] = ["ID", "sender", "receiver", "payload", "operation"]
-
-    /// Splits a message into its `;`-separated pieces, dropping one empty trailing piece so that
-    /// `…;operation:REQ_x;` is accepted like `…;operation:REQ_x`.
-    ///
-    /// The split is made on the byte `;` itself, as the original host split its strings, and runs
-    /// over UTF-8 rather than over characters, which is several times faster.
-    static func plantPieces(of text: String) -> [Substring] {
-        var pieces = split(Substring(text), at: 0x3B, maxSplits: .max)
-        if pieces.count > 0, pieces[pieces.count - 1].isEmpty {
-            pieces.removeLast()
-        }
-        return pieces
-    }
-
-    /// `text` cut at each `separator` byte (an ASCII character, so every cut falls between two
-    /// Unicode scalars), at most `maxSplits` times.
-    static func split(_ text: Substring, at separator: UInt8, maxSplits: Int) -> [Substring] {
-        var parts: [Substring] = []
-        let utf8 = text.utf8
-        var start = utf8.startIndex
-        var index = start
-        while index < utf8.endIndex {
-            if utf8[index] == separator && parts.count < maxSplits {
-                parts.append(Substring(text.unicodeScalars[start..<index]))
-                start = utf8.index(after: index)
-            }
-            index = utf8.index(after: index)
-        }
-        parts.append(Substring(text.unicodeScalars[start..<utf8.endIndex]))
-        return parts
-    }
-
-    /// The value of the first piece whose key is `key`, if it is non-empty and has no further `:`;
-    /// pieces are cut on the byte `:` as ``plantValidate(_:hostName:)`` cuts them.
-    static func plantRecover(_ key: String, from pieces: [Substring]) -> String? {
-        for piece in pieces {
-            let parts = split(piece, at: 0x3A, maxSplits: 2)
-            guard parts.count >= 2, parts[0].utf8.elementsEqual(key.utf8) else { continue }
-            return parts.count == 2 && !parts[1].isEmpty ? String(parts[1]) : nil
-        }
-        return nil
-    }
+    static let requiredKeys = ["ID", "sender", "receiver", "payload", "operation"]
 
     /// Runs validation steps 1–6 on text already known to be UTF-8.
     ///
-    /// The message is cut on its UTF-8 bytes in place: only the five values become strings, and
-    /// a rejection recovers its sender, ID and operation from the same cut (``plantRecover(_:from:)``).
+    /// The message is cut on its UTF-8 bytes in place (``PlantFields``): only the five values
+    /// become strings, and a rejection recovers its sender, ID and operation from the same pieces.
     static func plantValidate(_ text: String, hostName: String) -> PlantParseResult {
         var text = text
         let values: [String]
@@ -67,19 +25,24 @@ extension PlantProtocol {
 
     /// The rejection of `text` for `reason`, with what can be recovered of its sender, ID and operation.
     private static func rejection(of text: String, hostName: String, _ reason: PlantFields.Failure) -> PlantParseResult {
-        let pieces = plantPieces(of: text)
-        let sender = plantRecover("sender", from: pieces)
+        var text = text
+        let (sender, id, operation) = text.withUTF8 { bytes in
+            (PlantFields.recover("sender", in: bytes), PlantFields.recover("ID", in: bytes), PlantFields.recover("operation", in: bytes))
+        }
         return .rejected(PlantRejection(
             tag: reason.tag, reason: reason.rawValue,
             sender: sender == hostName ? nil : sender,
-            id: plantRecover("ID", from: pieces),
-            operation: plantRecover("operation", from: pieces),
-            original: text
+            id: id, operation: operation, original: text
         ))
     }
 }
 
 /// Rules 1–3 of ``PlantProtocol``'s validation, run over a message's UTF-8 bytes.
+///
+/// Pieces are cut on the byte `;` (one empty trailing piece is dropped, so `…;operation:REQ_x;` is
+/// accepted like `…;operation:REQ_x`) and each piece on the byte `:`, as the original host split
+/// its strings. Both are ASCII, so every cut of valid UTF-8 falls between two scalars and each
+/// value decodes to exactly the scalars between its separators.
 enum PlantFields {
     /// Why the fields could not be cut, in the order the rules are checked.
     enum Failure: String, Error {
@@ -99,35 +62,64 @@ enum PlantFields {
         }
     }
 
-    /// The values of the five required keys, in the order of ``PlantProtocol/requiredKeys``.
-    ///
-    /// Pieces are cut on the byte `;` (one empty trailing piece is dropped) and each piece on the
-    /// byte `:`. Both are ASCII, so every cut of valid UTF-8 falls between two scalars and each
-    /// value decodes to exactly the scalars between its separators.
+    /// The values of the five required keys, in the order of ``PlantProtocol/requiredKeys``; the
+    /// first piece with no `:` or with more than one decides the failure.
     static func cut(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<[String], Failure> {
         var values: [Range<Int>?] = [nil, nil, nil, nil, nil]
         var otherKeys: Set<String> = []
-        if let last = bytes.last {
-            let end = last == semicolon ? bytes.count - 1 : bytes.count
-            var start = 0
-            while true {
-                var stop = start
-                while stop < end && bytes[stop] != semicolon { stop += 1 }
-                guard let colon = firstColon(bytes, start, stop) else { return .failure(.missingValue) }
-                if firstColon(bytes, colon + 1, stop) != nil { return .failure(.tooManyColons) }
-                if let position = keyPosition(bytes, start, colon) {
-                    values[position] = (colon + 1)..<stop
-                } else {
-                    otherKeys.insert(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<colon]), as: UTF8.self))
-                }
-                if stop == end { break }
-                start = stop + 1
+        var failure: Failure?
+        forEachPiece(of: bytes) { start, stop in
+            guard let colon = firstColon(bytes, start, stop) else {
+                failure = .missingValue
+                return false
             }
+            if firstColon(bytes, colon + 1, stop) != nil {
+                failure = .tooManyColons
+                return false
+            }
+            let key = UnsafeBufferPointer(rebasing: bytes[start..<colon])
+            if let position = keys.firstIndex(where: { $0.elementsEqual(key) }) {
+                values[position] = (colon + 1)..<stop
+            } else {
+                otherKeys.insert(String(decoding: key, as: UTF8.self))
+            }
+            return true
         }
+        if let failure { return .failure(failure) }
         let distinct = values.count(where: { $0 != nil }) + otherKeys.count
         guard distinct == 5 else { return .failure(.keyCount) }
         guard otherKeys.isEmpty else { return .failure(.unknownKey) }
         return .success(values.map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0!]), as: UTF8.self) })
+    }
+
+    /// The value of the first piece whose key is `key`, if that piece has exactly one `:` and a
+    /// non-empty value: what an error reply can be addressed with when the message is malformed.
+    static func recover(_ key: String, in bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        var found: String?
+        forEachPiece(of: bytes) { start, stop in
+            guard let colon = firstColon(bytes, start, stop),
+                  UnsafeBufferPointer(rebasing: bytes[start..<colon]).elementsEqual(key.utf8)
+            else { return true }
+            if colon + 1 < stop && firstColon(bytes, colon + 1, stop) == nil {
+                found = String(decoding: UnsafeBufferPointer(rebasing: bytes[(colon + 1)..<stop]), as: UTF8.self)
+            }
+            return false
+        }
+        return found
+    }
+
+    /// Calls `body` with the bounds of each piece, in order, until it returns false. An empty
+    /// message has no pieces.
+    private static func forEachPiece(of bytes: UnsafeBufferPointer<UInt8>, _ body: (Int, Int) -> Bool) {
+        guard let last = bytes.last else { return }
+        let end = last == semicolon ? bytes.count - 1 : bytes.count
+        var start = 0
+        while true {
+            var stop = start
+            while stop < end && bytes[stop] != semicolon { stop += 1 }
+            guard body(start, stop), stop < end else { return }
+            start = stop + 1
+        }
     }
 
     private static let semicolon: UInt8 = 0x3B
@@ -141,11 +133,5 @@ enum PlantFields {
             index += 1
         }
         return nil
-    }
-
-    /// The position in ``PlantProtocol/requiredKeys`` of the key in `bytes[from..<to]`, matched byte for byte.
-    private static func keyPosition(_ bytes: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> Int? {
-        let key = UnsafeBufferPointer(rebasing: bytes[from..<to])
-        return keys.firstIndex { $0.elementsEqual(key) }
     }
 }
