@@ -108,14 +108,15 @@ extension MQTTClient {
     /// together are handled together, their answers written together, with one wait on the
     /// socket instead of one per message. A read that finds nothing costs one `read` call.
     private func readBurst() -> Int32 {
-        var read = 0
+        let first = state.withLock { $0.delivered }
+        var seen = first
         while true {
-            let before = state.withLock { $0.delivered }
             let rc = handle.loopRead()
             guard rc == Mosquitto.success else { return rc }
             let more = state.withLock { state -> Bool in
-                read += state.delivered - before
-                return state.delivered > before && !state.receiveStopped && state.window.mayContinueBurst(read: read)
+                defer { seen = state.delivered }
+                return state.delivered > seen && !state.receiveStopped
+                    && state.window.mayContinueBurst(read: state.delivered - first)
             }
             if !more { return rc }
         }
