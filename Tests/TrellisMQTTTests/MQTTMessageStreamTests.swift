@@ -4,6 +4,14 @@ import Testing
 /// The client's message stream on its own: order, ending, and a cancelled consumer.
 @Suite("MQTTMessageStream")
 struct MQTTMessageStreamTests {
+    /// A consumer that waits for one message and returns its topic (nil when the stream ended).
+    private func firstTopic(of stream: MQTTMessageStream) -> Task<String?, Never> {
+        Task {
+            var iterator = stream.makeAsyncIterator()
+            return await iterator.next()?.topic
+        }
+    }
+
     private func message(_ index: Int) -> MQTTMessage {
         MQTTMessage(topic: "t/\(index)", payload: Array("\(index)".utf8))
     }
@@ -26,10 +34,7 @@ struct MQTTMessageStreamTests {
     @Test("a consumer waiting for a message gets nil when the stream finishes")
     func finishWakesTheConsumer() async {
         let stream = MQTTMessageStream()
-        let consumer = Task {
-            var iterator = stream.makeAsyncIterator()
-            return await iterator.next()?.topic
-        }
+        let consumer = firstTopic(of: stream)
         stream.finish()
         #expect(await consumer.value == nil)
     }
@@ -37,10 +42,7 @@ struct MQTTMessageStreamTests {
     @Test("cancelling the consumer ends the stream: it gets nil, and later messages are dropped")
     func cancellation() async {
         let stream = MQTTMessageStream()
-        let consumer = Task {
-            var iterator = stream.makeAsyncIterator()
-            return await iterator.next()?.topic
-        }
+        let consumer = firstTopic(of: stream)
         consumer.cancel()
         #expect(await consumer.value == nil)
         stream.yield(message(1))
