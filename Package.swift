@@ -1,6 +1,10 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+/// The message path's async functions run on their caller's executor (the MQTT network thread
+/// while handling a message) instead of hopping to the generic executor at every call.
+let callerIsolatedAsync: [SwiftSetting] = [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
+
 let package = Package(
     name: "Trellis",
     platforms: [.macOS(.v15)],
@@ -34,7 +38,8 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            swiftSettings: callerIsolatedAsync
         ),
         .target(
             name: "TrellisBroker",
@@ -46,7 +51,8 @@ let package = Package(
             dependencies: [
                 "TrellisCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
-            ]
+            ],
+            swiftSettings: callerIsolatedAsync
         ),
         .target(
             name: "TrellisRelay",
@@ -58,7 +64,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            swiftSettings: callerIsolatedAsync
         ),
         .executableTarget(
             name: "trellis",

@@ -11,13 +11,21 @@ import Synchronization
 /// at once is a programming error and traps.
 public struct MQTTMessageStream: AsyncSequence, Sendable {
     public typealias Element = MQTTMessage
+    public typealias Failure = Never
 
     let queue = Queue()
 
     public struct AsyncIterator: AsyncIteratorProtocol {
+        public typealias Failure = Never
         let queue: Queue
 
         public mutating func next() async -> MQTTMessage? {
+            await queue.next()
+        }
+
+        /// The next message, waited for on the caller's executor: `for await` calls this, so a
+        /// consumer that prefers the network thread stays on it between messages.
+        public mutating func next(isolation actor: isolated (any Actor)?) async -> MQTTMessage? {
             await queue.next()
         }
     }

@@ -56,14 +56,15 @@ final class AckTable: Sendable {
         }
     }
 
-    /// Delivers an ack from the network thread.
-    func complete(_ mid: Int32, with outcome: Outcome) {
+    /// Delivers an ack from the network thread. `outcome` is made only when someone waits for it
+    /// or may yet register: most acks (every QoS 0 publish's) belong to fire-and-forget publishes.
+    func complete(_ mid: Int32, with outcome: @autoclosure () -> Outcome) {
         let continuation = state.withLock { state -> CheckedContinuation<[Int32], any Error>? in
-            if let waiting = state.waiting.removeValue(forKey: mid) { return waiting }
-            if state.registering > 0 { state.early[mid] = outcome }
+            if !state.waiting.isEmpty, let waiting = state.waiting.removeValue(forKey: mid) { return waiting }
+            if state.registering > 0 { state.early[mid] = outcome() }
             return nil
         }
-        continuation?.resume(with: outcome.mapError { $0 as any Error })
+        continuation?.resume(with: outcome().mapError { $0 as any Error })
     }
 
     /// Fails every waiting task; used at shutdown.

@@ -54,27 +54,46 @@ public final class RelayCounters: Sendable {
         let value: String
     }
 
+    /// One figure's count for one label value, with its swift-metrics counter.
+    private struct Tally {
+        var count: Int
+        let counter: Counter
+    }
+
     private struct State {
-        var snapshot = Snapshot()
+        /// Every figure per label value: one lookup per message and figure, the swift-metrics
+        /// handle made on first use.
+        var tallies: [CounterKey: Tally] = [:]
+        var reconnects = 0
+        var redeliveries = 0
         /// The latest handler latencies, a ring of fixed size so memory stays flat.
         var latencies = [Int](repeating: 0, count: 1024)
         var latencyCount = 0
-        /// swift-metrics handles, made once per figure and label value.
-        var counters: [CounterKey: Counter] = [:]
 
         /// Adds one to `figure` for `value`, and returns its swift-metrics counter to increment.
         mutating func bump(_ figure: Figure, _ value: String) -> Counter {
-            switch figure {
-            case .received: snapshot.received[value, default: 0] += 1
-            case .published: snapshot.published[value, default: 0] += 1
-            case .reply: snapshot.replies[value, default: 0] += 1
-            case .deadLetter: snapshot.deadLetters[value, default: 0] += 1
-            }
             let key = CounterKey(figure: figure, value: value)
-            if let counter = counters[key] { return counter }
+            if let index = tallies.index(forKey: key) {
+                tallies.values[index].count += 1
+                return tallies.values[index].counter
+            }
             let counter = Counter(label: figure.label, dimensions: [(figure.dimension, value)])
-            counters[key] = counter
+            tallies[key] = Tally(count: 1, counter: counter)
             return counter
+        }
+
+        /// The counted figures, per label value.
+        var counts: Snapshot {
+            var snapshot = Snapshot(reconnects: reconnects, redeliveries: redeliveries)
+            for (key, tally) in tallies {
+                switch key.figure {
+                case .received: snapshot.received[key.value] = tally.count
+                case .published: snapshot.published[key.value] = tally.count
+                case .reply: snapshot.replies[key.value] = tally.count
+                case .deadLetter: snapshot.deadLetters[key.value] = tally.count
+                }
+            }
+            return snapshot
         }
     }
 
@@ -106,13 +125,13 @@ public final class RelayCounters: Sendable {
 
     /// The broker connection came back after a loss.
     public func reconnected() {
-        state.withLock { $0.snapshot.reconnects += 1 }
+        state.withLock { $0.reconnects += 1 }
         reconnects.increment()
     }
 
     /// The broker sent a message again that Trellis had already handled; it was dropped.
     public func redelivered() {
-        state.withLock { $0.snapshot.redeliveries += 1 }
+        state.withLock { $0.redeliveries += 1 }
         redeliveries.increment()
     }
 
@@ -129,7 +148,7 @@ public final class RelayCounters: Sendable {
     /// Every figure now, with latency percentiles over the latest 1,024 messages.
     public func snapshot() -> Snapshot {
         state.withLock { state in
-            var snapshot = state.snapshot
+            var snapshot = state.counts
             let samples = Array(state.latencies.prefix(min(state.latencyCount, state.latencies.count))).sorted()
             if !samples.isEmpty {
                 snapshot.handlerLatencyP50Microseconds = samples[samples.count / 2]

@@ -6,16 +6,27 @@ import TrellisStore
 
 /// What a handler sees besides the message: the wildcard levels of its route, the time of
 /// receipt (the capture's clock when replaying), the store and the settings.
+///
+/// The store, settings and logger are read through the engine that handles the message, so
+/// making a context per message copies one reference, not every setting.
 public struct HandlerContext: Sendable {
     /// The topic levels the route's `+` wildcards matched, in order.
     public var captures: [String]
     /// When the message was received.
     public var now: Date
+    private let engine: RelayEngine
+
+    init(captures: [String], now: Date, engine: RelayEngine) {
+        self.captures = captures
+        self.now = now
+        self.engine = engine
+    }
+
     /// All state.
-    public var store: any TrellisStore
+    public var store: any TrellisStore { engine.store }
     /// The relay's settings.
-    public var settings: RelaySettings
-    public var logger: Logger
+    public var settings: RelaySettings { engine.settings }
+    public var logger: Logger { engine.logger }
 }
 
 /// What a handler asks the relay to do: messages to publish and messages to reject.

@@ -6,7 +6,9 @@ import TrellisStore
 
 /// The relay's logic without the network: a message goes in with its time of receipt, and
 /// what Trellis publishes in answer comes out. The live service and offline replay share it.
-public struct RelayEngine: Sendable {
+///
+/// A class, so that taking the engine in use and handing it to each handler copies a reference.
+public final class RelayEngine: Sendable {
     public let routes: RoutingTable
     public let store: any TrellisStore
     public let settings: RelaySettings
@@ -63,7 +65,7 @@ public struct RelayEngine: Sendable {
         var output = HandlerOutput()
         let matches = routes.routes(for: message.topic)
         for (route, captures) in matches {
-            let context = HandlerContext(captures: captures, now: time, store: store, settings: settings, logger: logger)
+            let context = HandlerContext(captures: captures, now: time, engine: self)
             let result = await route.handler.handle(message, context: context)
             counters.received(service: route.service)
             for publish in result.publishes {
