@@ -89,8 +89,9 @@ struct UsersCommand: AsyncParsableCommand {
             if trellis {
                 try FileManager.default.createDirectory(atPath: (trellisPasswordFile as NSString).deletingLastPathComponent,
                                                         withIntermediateDirectories: true)
-                FileManager.default.createFile(atPath: trellisPasswordFile, contents: Data((secret + "\n").utf8),
-                                               attributes: [.posixPermissions: 0o600])
+                guard FileManager.default.createFile(atPath: trellisPasswordFile, contents: Data((secret + "\n").utf8),
+                                                     attributes: [.posixPermissions: 0o600])
+                else { throw fail("cannot write Trellis's password to \(trellisPasswordFile)") }
             }
             print("added \(name) (\(role.rawValue))" + (password == nil ? "; password: \(secret)" : ""))
         }
