@@ -85,7 +85,7 @@ extension MQTTClient {
             pollfd(fd: socket, events: events, revents: 0),
             pollfd(fd: executor.wakeDescriptor, events: Int16(POLLIN), revents: 0),
         ]
-        let ready = poll(&descriptors, 2, executor.hasJobs ? 0 : 1000)
+        let ready = waitForEvents(&descriptors)
         if ready < 0 && errno != EINTR { return Int32(MOSQ_ERR_ERRNO.rawValue) }
         if descriptors[1].revents & Int16(POLLIN) != 0 { executor.drainWakeBytes() }
         let returned = descriptors[0].revents
@@ -101,6 +101,21 @@ extension MQTTClient {
             if rc != Mosquitto.success { return rc }
         }
         return handle.loopMisc()
+    }
+
+    /// Polls `descriptors`: not at all while jobs wait, otherwise for up to a second. Before it
+    /// blocks, the thread gives up its core once and looks again. The broker and the load that
+    /// feeds it usually share the machine's few cores with the relay, and a message is often on
+    /// its way as the last one is answered: yielding lets it arrive, where going to sleep would
+    /// make the broker pay for waking this thread on every message. It costs two system calls
+    /// per wait, only when nothing was ready.
+    private func waitForEvents(_ descriptors: inout [pollfd]) -> Int32 {
+        let ready = poll(&descriptors, 2, 0)
+        guard ready == 0, !executor.hasJobs else { return ready }
+        sched_yield()
+        let again = poll(&descriptors, 2, 0)
+        guard again == 0 else { return again }
+        return poll(&descriptors, 2, 1000)
     }
 
     /// Reads a packet, and more while each read handed the consumer a message and the window has
