@@ -1,0 +1,51 @@
+import Testing
+import TrellisRelay
+
+/// The running figures behind `trellis/stats`: each kind of count per label value, the plain
+/// counts, and the handler latency percentiles over the latest messages.
+@Suite("Relay counters")
+struct RelayCountersTests {
+    @Test("each figure is counted per label value, apart from the others")
+    func perLabel() {
+        let counters = RelayCounters()
+        counters.received(service: "plant")
+        counters.received(service: "plant")
+        counters.received(service: "buttons")
+        counters.published(service: "plant", reply: "RES_numPlants")
+        counters.published(service: "plant", reply: "ERR_hashLength")
+        counters.published(service: "buttons", reply: nil)
+        counters.deadLetter(reason: "unknown_topic")
+        counters.deadLetter(reason: "unknown_topic")
+        counters.deadLetter(reason: "ERR_hashLength")
+
+        let snapshot = counters.snapshot()
+        #expect(snapshot.received == ["plant": 2, "buttons": 1])
+        #expect(snapshot.published == ["plant": 2, "buttons": 1])
+        #expect(snapshot.replies == ["RES_numPlants": 1, "ERR_hashLength": 1])
+        #expect(snapshot.deadLetters == ["unknown_topic": 2, "ERR_hashLength": 1])
+        #expect(snapshot.reconnects == 0 && snapshot.redeliveries == 0)
+    }
+
+    @Test("reconnects and redeliveries are plain counts")
+    func plainCounts() {
+        let counters = RelayCounters()
+        counters.reconnected()
+        counters.redelivered()
+        counters.redelivered()
+        let snapshot = counters.snapshot()
+        #expect(snapshot.reconnects == 1)
+        #expect(snapshot.redeliveries == 2)
+        #expect(snapshot.received.isEmpty && snapshot.deadLetters.isEmpty)
+    }
+
+    @Test("latency percentiles come from the latest 1,024 handler runs")
+    func latency() {
+        let counters = RelayCounters()
+        #expect(counters.snapshot().handlerLatencyP50Microseconds == 0, "no runs yet")
+        for micros in 1...100 { counters.handled(in: .microseconds(micros)) }
+        #expect(counters.snapshot().handlerLatencyP50Microseconds == 51)
+        #expect(counters.snapshot().handlerLatencyP99Microseconds == 100)
+        for _ in 0..<1_024 { counters.handled(in: .microseconds(7)) }
+        #expect(counters.snapshot().handlerLatencyP99Microseconds == 7, "older runs have left the ring")
+    }
+}
