@@ -1,7 +1,7 @@
 import Testing
 @testable import TrellisMQTT
 
-/// The client's message stream on its own: order, ending, and a cancelled consumer.
+/// The client's message stream on its own: order, ending, a cancelled consumer, and the single consumer rule.
 @Suite("MQTTMessageStream")
 struct MQTTMessageStreamTests {
     /// A consumer that waits for one message and returns its topic (nil when the stream ended).
@@ -65,5 +65,20 @@ struct MQTTMessageStreamTests {
             return topics
         }
         #expect(await consumer.value == ["t/0", "t/1", "t/2"])
+    }
+
+    @Test("a second task awaiting next() while one waits is a programming error, and traps")
+    func secondConsumerTraps() async {
+        await #expect(processExitsWith: .failure) {
+            let stream = MQTTMessageStream()
+            let first = Task {
+                var iterator = stream.makeAsyncIterator()
+                return await iterator.next()
+            }
+            while stream.queue.state.withLock({ $0.waiter == nil }) { await Task.yield() }
+            var second = stream.makeAsyncIterator()
+            _ = await second.next()
+            _ = await first.value
+        }
     }
 }
