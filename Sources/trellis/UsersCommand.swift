@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SystemPackage
 import TrellisBroker
 import TrellisCore
 import TrellisRelay
@@ -82,18 +83,33 @@ struct UsersCommand: AsyncParsableCommand {
         func run() async throws {
             let role: AccessControlList.Role = button ? .button : device ? .device : `operator` ? .operator : trellis ? .trellis : .client
             let secret = password ?? Self.randomPassword()
+            if trellis {
+                // Before the account exists: a password that cannot be kept must not be set.
+                do {
+                    try Self.writeSecret(secret, to: trellisPasswordFile)
+                } catch {
+                    let reason = (error as? Errno).map { "\($0)" } ?? (error as NSError).localizedDescription
+                    throw fail("cannot write Trellis's password to \(trellisPasswordFile): \(reason)")
+                }
+            }
             try await PasswordFile(path: files.passwordFile).set(name, password: secret)
             var acl = files.readACL()
             acl.set(name, role: role)
             try files.write(acl)
-            if trellis {
-                try FileManager.default.createDirectory(atPath: (trellisPasswordFile as NSString).deletingLastPathComponent,
-                                                        withIntermediateDirectories: true)
-                guard FileManager.default.createFile(atPath: trellisPasswordFile, contents: Data((secret + "\n").utf8),
-                                                     attributes: [.posixPermissions: 0o600])
-                else { throw fail("cannot write Trellis's password to \(trellisPasswordFile)") }
-            }
             print("added \(name) (\(role.rawValue))" + (password == nil ? "; password: \(secret)" : ""))
+        }
+
+        /// Writes `secret` and a newline to `path`, readable by its owner alone: the file is opened
+        /// (created with mode 0600, or emptied) and narrowed to 0600 before a byte of it is written.
+        static func writeSecret(_ secret: String, to path: String) throws {
+            let directory = (path as NSString).deletingLastPathComponent
+            try FileManager.default.createDirectory(atPath: directory.isEmpty ? "." : directory, withIntermediateDirectories: true)
+            let file = try FileDescriptor.open(FilePath(path), .writeOnly, options: [.create, .truncate],
+                                               permissions: [.ownerReadWrite])
+            try file.closeAfter {
+                guard fchmod(file.rawValue, 0o600) == 0 else { throw Errno(rawValue: errno) }
+                _ = try file.writeAll(Array((secret + "\n").utf8))
+            }
         }
 
         static func randomPassword() -> String {
