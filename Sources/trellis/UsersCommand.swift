@@ -32,8 +32,7 @@ struct UsersCommand: AsyncParsableCommand {
         }
 
         func write(_ acl: AccessControlList) throws {
-            try FileManager.default.createDirectory(atPath: (aclFile as NSString).deletingLastPathComponent.isEmpty
-                ? "." : (aclFile as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try createParentDirectory(of: aclFile)
             try acl.render().write(toFile: aclFile, atomically: true, encoding: .utf8)
         }
     }
@@ -102,8 +101,7 @@ struct UsersCommand: AsyncParsableCommand {
         /// Writes `secret` and a newline to `path`, readable by its owner alone: the file is opened
         /// (created with mode 0600, or emptied) and narrowed to 0600 before a byte of it is written.
         static func writeSecret(_ secret: String, to path: String) throws {
-            let directory = (path as NSString).deletingLastPathComponent
-            try FileManager.default.createDirectory(atPath: directory.isEmpty ? "." : directory, withIntermediateDirectories: true)
+            try createParentDirectory(of: path)
             let file = try FileDescriptor.open(FilePath(path), .writeOnly, options: [.create, .truncate],
                                                permissions: [.ownerReadWrite])
             try file.closeAfter {
@@ -154,8 +152,7 @@ struct PasswordFile {
     func set(_ name: String, password: String) async throws {
         let create = !FileManager.default.fileExists(atPath: path)
         if create {
-            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent.isEmpty
-                ? "." : (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try createParentDirectory(of: path)
         }
         try await run((create ? ["-c"] : []) + ["-b", path, name, password])
     }
@@ -179,4 +176,10 @@ struct PasswordFile {
             throw fail("mosquitto_passwd failed on \(path): \(text.trimmingCharacters(in: .whitespacesAndNewlines))")
         }
     }
+}
+
+/// Creates the directory `path` goes in, with its parents; a bare file name goes in the current one.
+private func createParentDirectory(of path: String) throws {
+    let directory = (path as NSString).deletingLastPathComponent
+    try FileManager.default.createDirectory(atPath: directory.isEmpty ? "." : directory, withIntermediateDirectories: true)
 }
