@@ -8,7 +8,7 @@
 /// ```swift
 /// switch PlantProtocol.parse(bytes, hostName: host) {
 /// case .request(let message, let operation):
-///     let reply = PlantProtocol.reply(to: message, operation: operation, payload: body, hostName: host)
+///     let reply = PlantProtocol.replyBytes(to: message, operation: operation, payload: EncodedPlantPayload(body), hostName: host)
 /// case .rejected(let rejection):
 ///     if let error = PlantProtocol.error(for: rejection, hostName: host) { publish(error) } else { deadLetter() }
 /// case .ownMessage: break

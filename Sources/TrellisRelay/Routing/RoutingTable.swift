@@ -33,7 +33,7 @@ public struct RoutingTable: Sendable {
     private var wildcardFirst: [Int] = []
     /// The answer of ``routes(for:)`` for each topic that is itself a filter of the table (`rpi/torpi`),
     /// worked out as routes are added: the busiest topics are looked up rather than matched.
-    private var literalTopics: [String: (filter: String, matches: [(route: Route, captures: [String])])] = [:]
+    private var literalTopics: [String: [(route: Route, captures: [String])]] = [:]
 
     public init(_ routes: [Route] = []) {
         add(routes)
@@ -51,7 +51,7 @@ public struct RoutingTable: Sendable {
         }
         literalTopics = [:]
         for route in routes where !route.filter.hasWildcard {
-            literalTopics[route.filter.text] = (route.filter.text, resolved(route.filter.text))
+            literalTopics[route.filter.text] = resolved(route.filter.text)
         }
     }
 
@@ -82,7 +82,9 @@ public struct RoutingTable: Sendable {
     public func routes(for topic: String) -> [(route: Route, captures: [String])] {
         // String keys compare by canonical equivalence; the topic must be the filter's very bytes, or
         // other routes' `+` captures would take the filter's spelling instead of the topic's.
-        if let literal = literalTopics[topic], literal.filter.utf8.elementsEqual(topic.utf8) { return literal.matches }
+        if let index = literalTopics.index(forKey: topic), literalTopics.keys[index].utf8.elementsEqual(topic.utf8) {
+            return literalTopics.values[index]
+        }
         return resolved(topic)
     }
 
