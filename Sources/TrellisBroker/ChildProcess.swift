@@ -15,6 +15,21 @@ public final class ChildProcess: @unchecked Sendable {
     private var exitStatus: Int32?
 
     /// Spawns `path` with `arguments`; output is appended to `outputPath`, or inherited when nil.
+    /// The child starts in `workingDirectory` when given, without changing the parent's own
+    /// directory, which other threads share: `/bin/sh` changes directory and replaces itself with
+    /// `path` (keeping the process id), since `posix_spawn`'s own change of directory is a GNU
+    /// extension Swift does not import.
+    public convenience init(path: String, arguments: [String], outputPath: String?, environment: [String: String]? = nil,
+                            workingDirectory: String?) throws(SpawnError) {
+        guard let workingDirectory else {
+            try self.init(path: path, arguments: arguments, outputPath: outputPath, environment: environment)
+            return
+        }
+        try self.init(path: "/bin/sh", arguments: ["-c", #"cd "$0" && exec "$@""#, workingDirectory, path] + arguments,
+                      outputPath: outputPath, environment: environment)
+    }
+
+    /// Spawns `path` with `arguments` in the parent's working directory.
     public init(path: String, arguments: [String], outputPath: String?, environment: [String: String]? = nil) throws(SpawnError) {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

@@ -23,12 +23,10 @@ struct TrellisBinary {
     static func start(_ arguments: [String], in directory: String? = nil,
                       environment: [String: String]? = nil, executable: String = path) throws -> TrellisBinary {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-out-\(UUID().uuidString).log").path
-        let previous = FileManager.default.currentDirectoryPath
-        if let directory { FileManager.default.changeCurrentDirectoryPath(directory) }
-        defer { FileManager.default.changeCurrentDirectoryPath(previous) }
         var env = environment ?? ProcessInfo.processInfo.environment
         env["NO_COLOR"] = "1"
-        let process = try ChildProcess(path: executable, arguments: arguments, outputPath: output, environment: env)
+        let process = try ChildProcess(path: executable, arguments: arguments, outputPath: output, environment: env,
+                                       workingDirectory: directory)
         return TrellisBinary(process: process, outputPath: output)
     }
 
