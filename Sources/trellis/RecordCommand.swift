@@ -27,6 +27,8 @@ struct RecordCommand: AsyncParsableCommand {
 
             Example:
               trellis record --broker 127.0.0.1:1883 --topic 'rpi/#' --output session.jsonl
+
+            The capture format is described in docs/record-replay.md in the source tree.
             """
     )
 
