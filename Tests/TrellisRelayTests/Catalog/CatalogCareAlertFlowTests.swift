@@ -37,7 +37,7 @@ struct CatalogCareAlertFlowTests {
 
     @Test("moisture 1 for a High-use species → dry, then 7 → cleared; each published once, retained")
     func dryThenCleared() async throws {
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             let (client, inbox) = try await Self.linkedFern(relay)
             try await Self.reading(client, moisture: 1)
             try await Self.reading(client, moisture: 2)
@@ -74,7 +74,7 @@ struct CatalogCareAlertFlowTests {
 
     @Test("alert state and links survive a restart: no duplicate publication for the same state")
     func survivesRestart() async throws {
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             let (client, inbox) = try await Self.linkedFern(relay)
             try await Self.reading(client, moisture: 1)
             try await inbox.messages(on: Self.alertTopic)
@@ -91,7 +91,7 @@ struct CatalogCareAlertFlowTests {
 
     @Test("the starter catalog is imported when the relay first handles a catalog message")
     func starterImported() async throws {
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             let client = try await relay.connect()
             try await client.publishAndWait(topic: "rpi/sensors/0x40", payload: Array(#"{"moisture":5,"temperature":60}"#.utf8))
             let store = try relay.store
