@@ -8,21 +8,22 @@ extension PlantDialect {
     /// nothing for add, rename and delete, which the app does not expect answered.
     public func render(_ result: PlantResult) -> PlantRendering {
         switch (self, result) {
-        case let (.lossless, .plants(plants)): .payloads([PlantPayloads.plantInfo(plants)])
-        case let (.lossless, .sensorRecords(records)): .payloads([PlantPayloads.sensorData(records)])
-        case let (_, .count(count)): .payloads([PlantPayloads.numPlants(count)])
-        case let (.lossless, .added(name)), let (.lossless, .deleted(name)), let (.lossless, .renamed(name)): .payloads([name])
+        case let (_, .count(count)):
+            return .payloads([PlantPayloads.numPlants(count)])
+        case let (.lossless, .plants(plants)):
+            return .payloads([PlantPayloads.plantInfo(plants)])
+        case let (.lossless, .sensorRecords(records)):
+            return .payloads([PlantPayloads.sensorData(records)])
+        case let (.lossless, .added(name)), let (.lossless, .deleted(name)), let (.lossless, .renamed(name)):
+            return .payloads([name])
         case let (.original, .plants(plants)):
-            plants.isEmpty ? .error(.noPlantDataToRequest) : .payloads(plants.map(OriginalPayloads.plantInfo))
+            return plants.isEmpty ? .error(.noPlantDataToRequest) : .payloads(plants.map(OriginalPayloads.plantInfo))
         case let (.original, .sensorRecords(records)):
-            Self.reported(records).map { $0.isEmpty ? .error(.noPlantDataToRequest) : .payloads($0) }
-                ?? .error(.noPlantDataToRequest)
-        case (.original, .added), (.original, .deleted), (.original, .renamed): .payloads([])
+            let payloads = records.compactMap(OriginalPayloads.sensorRecord)
+            return payloads.isEmpty ? .error(.noPlantDataToRequest) : .payloads(payloads)
+        case (.original, .added), (.original, .deleted), (.original, .renamed):
+            return .payloads([])
         }
-    }
-
-    private static func reported(_ records: [PlantSensorRecord]) -> [String]? {
-        records.compactMap(OriginalPayloads.sensorRecord)
     }
 
     /// The answer to `request` carrying `payload`: from the host to the requester, tagged

@@ -14,8 +14,12 @@ public final class PlantService: Sendable {
     /// records change only with a reading, so a burst of requests renders them once.
     let lastSensorData = Mutex<(records: [SensorRecord], payload: EncodedPlantPayload)?>(nil)
 
-    public init(settings: RelaySettings) {
+    /// The catalog's live side, told when a plant is renamed so its retained alerts follow the name.
+    let catalog: CatalogService?
+
+    public init(settings: RelaySettings, catalog: CatalogService? = nil) {
         self.settings = settings
+        self.catalog = catalog
         self.spam = Mutex(SpamGuard(limit: settings.spamLimit, window: settings.spamWindow))
     }
 
@@ -92,7 +96,8 @@ public final class PlantService: Sendable {
             output.publishes += reply.messages { $0.error(for: rejection, hostName: settings.hostName) }
             return output
         case let .request(request, operation):
-            let answer: PlantAnswer = switch dialect.read(operation, payload: request.payload, maximumNameLength: settings.maxPlantNameLength) {
+            let read = dialect.read(operation, payload: request.payload, maximumNameLength: settings.maxPlantNameLength)
+            let answer: PlantAnswer = switch read {
             case let .failure(tag): .error(tag)
             case let .success(read): await perform(read, store: context.store)
             }
@@ -111,6 +116,13 @@ public final class PlantService: Sendable {
                                                      receivedAt: now))
             }
             output.publishes += reply.messages(wires, lossless: self.wires(of: answer, to: request, operation: operation, in: .lossless).wires)
+            if case let .success(.renamePlant(rename)) = read, rename.old != rename.new, case .result(.renamed) = answer, let catalog {
+                do {
+                    output.merge(try await catalog.renamed(from: rename.old, to: rename.new, context: context))
+                } catch {
+                    context.logger.error("could not move the care alerts of \(rename.old) to \(rename.new): \(error)")
+                }
+            }
             return output
         }
     }
