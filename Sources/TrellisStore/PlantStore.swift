@@ -14,6 +14,13 @@ public protocol PlantStore: Sendable {
     /// - Returns: `false` when no plant has that name.
     func deletePlant(name: String) async throws -> Bool
 
+    /// Renames the plant `old` to `new` unless another plant has `new`, in one transaction. The
+    /// plant keeps its row (so its browse PERM_ID), its sensors in their order, its species link
+    /// and its care alerts. `new` equal to `old` is ``RenamePlantOutcome/renamed`` when the plant exists.
+    /// When `new` is taken and `old` is absent, the outcome is ``RenamePlantOutcome/nameTaken``, as
+    /// the original host checked the new name first.
+    func renamePlant(from old: String, to new: String) async throws -> RenamePlantOutcome
+
     /// Every plant, ordered by ``StoredPlant/id`` (creation order).
     func plants() async throws -> [StoredPlant]
 
@@ -44,6 +51,16 @@ public enum AddPlantOutcome: Sendable, Equatable {
     case nameTaken
     /// The store already holds `maxPlants` plants.
     case tooManyPlants
+}
+
+/// What ``PlantStore/renamePlant(from:to:)`` did.
+public enum RenamePlantOutcome: Sendable, Equatable {
+    /// The plant has the new name now.
+    case renamed
+    /// Another plant has the new name; nothing changed.
+    case nameTaken
+    /// No plant has the old name; nothing changed.
+    case notFound
 }
 
 /// A plant as stored.

@@ -33,6 +33,35 @@ extension SQLiteStore {
         }
     }
 
+    /// One transaction: the row's name changes (id, sensors and created_at stay), and the species
+    /// link and its alerts, kept by plant name, move with it: a link row under the new name takes
+    /// the old one's species, the alerts are re-pointed, then the old link row goes.
+    public func renamePlant(from old: String, to new: String) async throws -> RenamePlantOutcome {
+        try await write("renamePlant(from: \(old), to: \(new))") { db in
+            let arguments: StatementArguments = ["old": old, "new": new]
+            if old == new {
+                let exists = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM plant WHERE name = :old)", arguments: arguments)!
+                return exists ? .renamed : .notFound
+            }
+            try db.execute(sql: """
+                UPDATE plant SET name = :new
+                WHERE name = :old AND NOT EXISTS (SELECT 1 FROM plant WHERE name = :new)
+                """, arguments: arguments)
+            guard db.changesCount > 0 else {
+                let taken = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM plant WHERE name = :new)", arguments: arguments)!
+                return taken ? .nameTaken : .notFound
+            }
+            try db.execute(sql: """
+                DELETE FROM catalog_plant_link WHERE plant = :new;
+                INSERT INTO catalog_plant_link (plant, symbol, linked_at)
+                SELECT :new, symbol, linked_at FROM catalog_plant_link WHERE plant = :old;
+                UPDATE catalog_alert SET plant = :new WHERE plant = :old;
+                DELETE FROM catalog_plant_link WHERE plant = :old;
+                """, arguments: arguments)
+            return .renamed
+        }
+    }
+
     public func plants() async throws -> [StoredPlant] {
         try await read("plants()") { db in
             let rows = try Row.fetchAll(db.cachedStatement(sql: """

@@ -65,6 +65,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Topic prefix of the plant tracker (default rpi). [plant.prefix]")
     var plantPrefix: String?
 
+    @Option(name: .long, help: ArgumentHelp("Dialect of the shared plant topics rpi/torpi → rpi/fromrpi: original (the released iPhone app's, default) or lossless. Per-client topics are always lossless. [plant.dialect]", valueName: "dialect"))
+    var plantDialect: String?
+
     @Option(name: .long, help: "Most plants the tracker keeps (default 7). [plant.max_plants]")
     var maxPlants: Int?
 
@@ -120,6 +123,7 @@ struct RunCommand: AsyncParsableCommand {
         put("state.dir", state.map { .string($0) })
         put("plant.host_name", hostName.map { .string($0) })
         put("plant.prefix", plantPrefix.map { .string($0) })
+        put("plant.dialect", plantDialect.map { .string($0) })
         put("plant.max_plants", maxPlants.map { .int($0) })
         put("plant.plants_file", plantsFile.map { .string($0) })
         put("buttons.prefix", buttonPrefix.map { .string($0) })

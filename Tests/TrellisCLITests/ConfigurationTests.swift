@@ -48,6 +48,7 @@ struct ConfigurationTests {
         ("spam:\n  limit: lots\n", "spam.limit (from FILE) must be an integer"),
         ("spam:\n  window: -2\n", "spam.window = -2 (from FILE) is not allowed: use a number greater than 0"),
         ("log:\n  format: xml\n", "log.format = xml (from FILE) is not allowed: use one of text, json"),
+        ("plant:\n  dialect: modern\n", "plant.dialect = modern (from FILE) is not allowed: use one of original, lossless"),
         ("broker:\n  max_unhandled: 5000\n", "broker.max_unhandled = 5000 (from FILE) is not allowed: use a whole number from 1 to 1024"),
         ("devices:\n  log_limit: 0\n", "devices.log_limit = 0 (from FILE) is not allowed: use a whole number of at least 1"),
         ("devices:\n  operators: \"ops,,bob\"\n", "devices.operators = ops,,bob (from FILE) is not allowed: use client ids separated by commas"),
@@ -112,6 +113,37 @@ struct ConfigurationTests {
             #expect(await kickedAt("third") == 4)
 
             #expect(await inbox.received(on: "trellis/status").map(\.text) == ["online"], "the relay reconnected")
+            trellis.process.signal(SIGTERM)
+            #expect(try await trellis.waitForExit() == 0)
+            await observer.shutdown()
+        }
+    }
+
+    @Test("the dialect of the shared plant topics is reloaded by SIGHUP: lossless echoes the ID, original answers with ID 0")
+    func dialectReload() async throws {
+        try await withTestBroker { broker in
+            let directory = temporaryDirectory()
+            let file = try Self.write("plant:\n  dialect: lossless\n", in: directory)
+            let observer = try await TestClients.connect(to: broker)
+            let inbox = await MessageCollector.collecting(observer)
+            try await observer.subscribe("rpi/fromrpi")
+            try await observer.subscribe("trellis/events")
+            try await observer.subscribe("trellis/status")
+            let trellis = try TrellisBinary.start(["run", "--config", file, "--broker", broker.address,
+                                                   "--state", directory + "/state"])
+            try await inbox.wait("online") { $0.last { $0.topic == "trellis/status" }?.text == "online" }
+            let request = "ID:5;sender:phone;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants"
+            try await observer.publishAndWait(topic: "rpi/torpi", payload: Array(request.utf8))
+            let lossless = try await inbox.messages(on: "rpi/fromrpi")
+            #expect(lossless[0].text == "ID:5;sender:Host-RPI3B+;receiver:phone;payload:0;operation:RES_numPlants")
+
+            _ = try Self.write("plant:\n  dialect: original\n", in: directory)
+            trellis.process.signal(SIGHUP)
+            let reloaded = try await inbox.messages(on: "trellis/events")
+            #expect(reloaded[0].text?.contains(#"{"from":"lossless","key":"plant.dialect","to":"original"}"#) == true, "\(reloaded[0].text ?? "")")
+            try await observer.publishAndWait(topic: "rpi/torpi", payload: Array(request.utf8))
+            let original = try await inbox.messages(on: "rpi/fromrpi", count: 2)
+            #expect(original[1].text == "ID:0;sender:Host-RPI3B+;receiver:phone;payload:0;operation:RES_numPlants")
             trellis.process.signal(SIGTERM)
             #expect(try await trellis.waitForExit() == 0)
             await observer.shutdown()

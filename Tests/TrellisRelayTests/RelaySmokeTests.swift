@@ -7,7 +7,7 @@ import TrellisTestSupport
 struct RelaySmokeTests {
     @Test("the original client's sensor data request is answered on rpi/fromrpi")
     func originalClient() async throws {
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await relay.connect()
             let inbox = await MessageCollector.collecting(phone)
             try await phone.subscribe("rpi/fromrpi")

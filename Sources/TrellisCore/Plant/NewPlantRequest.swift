@@ -1,4 +1,4 @@
-/// Plant-name rules shared by `REQ_addNewPlant` and `REQ_deletePlant`.
+/// Plant-name rules shared by `REQ_addNewPlant`, `REQ_editPlant` and `REQ_deletePlant`.
 public enum PlantName {
     /// The longest allowed name by default, in characters (grapheme clusters, so `é` or an emoji
     /// counts as one); the original host's limit. `plant.max_name_length` changes it.
@@ -7,11 +7,12 @@ public enum PlantName {
     /// Trims surrounding whitespace and checks the name.
     ///
     /// An empty (or all-whitespace) name is `ERR_missingVals`: the value is missing, which the
-    /// client can fix, rather than a length problem. More than ``maximumLength`` characters is
-    /// `ERR_plantNameTooLong`.
+    /// client can fix, rather than a length problem. So is a name with a `,`, which `REQ_editPlant`
+    /// uses to separate two names (a comma-separated add can never produce one; the original
+    /// app's `name--[…]` add could). More than ``maximumLength`` characters is `ERR_plantNameTooLong`.
     public static func validate(_ text: some StringProtocol, maximumLength: Int = maximumLength) -> Result<String, PlantErrorTag> {
         let name = text.trimmingPlantWhitespace()
-        if name.isEmpty { return .failure(.missingVals) }
+        if name.isEmpty || name.utf8.contains(0x2C) { return .failure(.missingVals) }
         if name.count > maximumLength { return .failure(.plantNameTooLong) }
         return .success(name)
     }
@@ -40,15 +41,27 @@ public struct NewPlantRequest: Sendable, Equatable {
     /// any invalid or empty sensor entry `ERR_invalidPlantSensorID`. A repeated sensor is kept once.
     public static func parse(_ payload: String, maximumNameLength: Int = PlantName.maximumLength) -> Result<NewPlantRequest, PlantErrorTag> {
         let parts = payload.split(separator: ",", omittingEmptySubsequences: false)
+        return validate(name: parts[0], sensors: parts.dropFirst(), maximumNameLength: maximumNameLength,
+                        address: SensorAddress.normalize)
+    }
+
+    /// The checks every form of add shares, in their order: the name (``PlantName/validate(_:maximumLength:)``),
+    /// then at least one sensor, each read by `address` after trimming (`ERR_invalidPlantSensorID`).
+    /// A dialect only decides how the name and the sensor texts are cut out of the payload, and
+    /// how an address is read.
+    public static func validate(
+        name rawName: some StringProtocol, sensors rawSensors: some Collection<some StringProtocol>,
+        maximumNameLength: Int, address: (String) -> String?
+    ) -> Result<NewPlantRequest, PlantErrorTag> {
         let name: String
-        switch PlantName.validate(parts[0], maximumLength: maximumNameLength) {
+        switch PlantName.validate(rawName, maximumLength: maximumNameLength) {
         case .success(let valid): name = valid
         case .failure(let tag): return .failure(tag)
         }
-        guard parts.count > 1 else { return .failure(.invalidPlantSensorID) }
+        guard !rawSensors.isEmpty else { return .failure(.invalidPlantSensorID) }
         var sensors: [String] = []
-        for part in parts.dropFirst() {
-            guard let sensor = SensorAddress.normalize(part.trimmingPlantWhitespace()) else {
+        for part in rawSensors {
+            guard let sensor = address(part.trimmingPlantWhitespace()) else {
                 return .failure(.invalidPlantSensorID)
             }
             if !sensors.contains(sensor) { sensors.append(sensor) }

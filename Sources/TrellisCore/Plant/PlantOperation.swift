@@ -14,6 +14,8 @@ public enum PlantOperation: String, Sendable, CaseIterable {
     case addNewPlant = "REQ_addNewPlant"
     /// Deletes the plant whose (trimmed) name is the payload.
     case deletePlant = "REQ_deletePlant"
+    /// Renames a plant; payload `<old>,<new>`. The plant keeps its sensors, links and alerts.
+    case editPlant = "REQ_editPlant"
 
     /// The request's wire tag, e.g. `REQ_numPlants`.
     public var requestTag: String { rawValue }
@@ -27,6 +29,7 @@ public enum PlantOperation: String, Sendable, CaseIterable {
         case .numPlants: "RES_numPlants"
         case .addNewPlant: "RES_addNewPlant"
         case .deletePlant: "RES_deletePlant"
+        case .editPlant: "RES_editPlant"
         }
     }
 
@@ -52,7 +55,7 @@ public enum PlantErrorTag: String, Sendable, CaseIterable, Error {
     case kickedForSpam = "ERR_kickedForSpam"
     /// Sensor data was requested but there is nothing to report (no plants, or an unknown plant).
     case noPlantDataToRequest = "ERR_noPlantDataToRequest"
-    /// `REQ_addNewPlant` named a plant that already exists.
+    /// `REQ_addNewPlant` or `REQ_editPlant` named a new name that another plant has.
     case plantNameTaken = "ERR_plantNameTaken"
     /// `REQ_addNewPlant` gave a name longer than ``PlantName/maximumLength`` characters.
     case plantNameTooLong = "ERR_plantNameTooLong"
@@ -60,7 +63,7 @@ public enum PlantErrorTag: String, Sendable, CaseIterable, Error {
     case tooManyPlants = "ERR_tooManyPlants"
     /// A sensor address was not a hex I2C address in 0x03–0x77.
     case invalidPlantSensorID = "ERR_invalidPlantSensorID"
-    /// `REQ_deletePlant` named a plant that cannot be deleted (for example, one that does not exist).
+    /// `REQ_deletePlant` or `REQ_editPlant` named a plant that does not exist.
     case cannotDeletePlant = "ERR_cannotDeletePlant"
 
     /// The protocol's wire tag, e.g. `ERR_hashLength`.

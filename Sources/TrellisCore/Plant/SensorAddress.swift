@@ -27,6 +27,23 @@ public enum SensorAddress {
         return format(UInt8(value))
     }
 
+    /// Reads an address as the original host did, with Python's `int(text, 16)`: the `0x` is
+    /// optional, so `36`, `0x36` and `0X36` name one sensor. Surrounding whitespace is ignored;
+    /// signs and `_` between digits (which Python also takes) are not. The value must be in
+    /// 0x03–0x77, like every address, and comes back in the canonical spelling.
+    public static func hostRead(_ text: some StringProtocol) -> String? {
+        var digits = Substring(text.trimmingPlantWhitespace())
+        if digits.hasPrefix("0x") || digits.hasPrefix("0X") { digits = digits.dropFirst(2) }
+        guard !digits.isEmpty, digits.utf8.count <= 8 else { return nil }
+        var value = 0
+        for byte in digits.utf8 {
+            guard let digit = sensorHexDigit(byte) else { return nil }
+            value = value * 16 + digit
+        }
+        guard (Int(minimum)...Int(maximum)).contains(value) else { return nil }
+        return format(UInt8(value))
+    }
+
     /// The topic prefix sensors publish under; the last level is the sensor's address.
     public static let topicPrefix = "rpi/sensors/"
 

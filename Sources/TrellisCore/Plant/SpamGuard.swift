@@ -36,6 +36,8 @@ public struct SpamGuard: Sendable {
         var times: [Date] = []
         var head = 0
         var kicked = false
+        /// Messages that may still pass uncounted (see ``SpamGuard/grant(sender:count:)``).
+        var allowance = 0
 
         var count: Int { times.count - head }
         var newest: Date? { head < times.count ? times.last : nil }
@@ -69,14 +71,32 @@ public struct SpamGuard: Sendable {
     public var trackedSenders: Int { senders.count }
 
     /// Records one message from `sender` received at `now` and says how to treat it.
-    public mutating func admit(sender: String, at now: Date) -> SpamVerdict {
+    ///
+    /// With `usingAllowance`, a message of a sender that has an allowance left (and is not
+    /// kicked) is allowed without being counted, and uses up one of it.
+    public mutating func admit(sender: String, at now: Date, usingAllowance: Bool = false) -> SpamVerdict {
         sweepIfDue(now)
-        return Self.admit(&senders[sender, default: SenderState()], at: now, limit: limit, window: window)
+        return Self.admit(&senders[sender, default: SenderState()], at: now, limit: limit, window: window,
+                          usingAllowance: usingAllowance)
+    }
+
+    /// Lets the next `count` messages of `sender` admitted with `usingAllowance` pass uncounted,
+    /// replacing what was left of an earlier grant. The plant tracker grants a refresh's index
+    /// reads this way: `REQ_numPlants` counts, and the one `REQ_plantInfoOnStartup` per plant the
+    /// app sends after it does not, so a refresh costs one message whatever the number of plants.
+    /// A grant lives as long as the sender's other state (at most one window without messages).
+    public mutating func grant(sender: String, count: Int) {
+        senders[sender]?.allowance = max(0, count)
     }
 
     /// Updates one sender's state in place (no copy of its times).
-    private static func admit(_ state: inout SenderState, at now: Date, limit: Int, window: TimeInterval) -> SpamVerdict {
+    private static func admit(_ state: inout SenderState, at now: Date, limit: Int, window: TimeInterval,
+                              usingAllowance: Bool) -> SpamVerdict {
         state.drop(through: now.addingTimeInterval(-window))
+        if usingAllowance, state.allowance > 0, !state.kicked {
+            state.allowance -= 1
+            return .allowed
+        }
         let verdict: SpamVerdict
         if state.count >= limit {
             verdict = state.kicked ? .muted : .kicked

@@ -75,6 +75,19 @@ public final class CatalogService: Sendable {
         return HandlerOutput(publishes: [alertMessage(plant: linked.plant, symbol: linked.species.symbol, alerts: update.alerts)])
     }
 
+    /// After a plant was renamed (its link and alerts moved with it in the store): when it is
+    /// linked, the retained alerts topic of the old name is cleared and the plant's alert state,
+    /// judged afresh, is published under the new name.
+    func renamed(from old: String, to new: String, context: HandlerContext) async throws -> HandlerOutput {
+        guard let linked = try await context.store.linkedPlant(plant: new) else { return .none }
+        let conditions = CareAlerts.evaluate(linked.readings, species: linked.species, coldMargin: coldMargin)
+        let update = try await context.store.updateCareAlerts(plant: new, conditions: conditions, at: context.now)
+        return HandlerOutput(publishes: [
+            MQTTMessage(topic: alertTopic(plant: old), payload: [], qos: .atLeastOnce, retain: true),
+            alertMessage(plant: new, symbol: linked.species.symbol, alerts: update.alerts),
+        ])
+    }
+
     /// The retained `trellis/alerts/<plant>` message.
     func alertMessage(plant: String, symbol: String, alerts: [CareAlert]) -> MQTTMessage {
         let body = AlertBody(plant: plant, symbol: symbol, ok: alerts.isEmpty, alerts: alerts.map {

@@ -2,96 +2,136 @@ import TrellisCore
 import TrellisMQTT
 import TrellisStore
 
-/// The outcome of one plant operation.
+/// The outcome of one plant operation, before a dialect writes it.
 enum PlantAnswer {
-    case reply(EncodedPlantPayload)
+    case result(PlantResult)
+    /// `REQ_plantSensorData`'s records as the store gave them: the lossless answer of unchanged
+    /// records is rendered once and kept (``PlantService/sensorData(_:)``).
+    case sensorRecords([SensorRecord])
     case error(PlantErrorTag)
     case failed(any Error)
 }
 
 extension PlantService {
-    /// Carries out a valid request against the store.
-    func perform(_ operation: PlantOperation, for request: PlantMessage, store: any TrellisStore) async -> PlantAnswer {
+    /// Carries out a request, read from its payload, against the store. Every change is one store
+    /// operation that decides atomically (insert-if-absent, conditional rename, delete).
+    func perform(_ request: PlantRequest, store: any TrellisStore) async -> PlantAnswer {
         do {
-            switch operation {
-            case .plantInfoOnStartup:
+            switch request {
+            case let .plantInfo(query):
                 let plants = try await store.plants()
-                let query = PlantSensorQuery(payload: request.payload)
                 let chosen: [StoredPlant]
                 switch query {
                 case .all: chosen = plants
-                case let .plant(name):
-                    chosen = plants.filter { $0.name == name }
-                    if chosen.isEmpty { return .error(.noPlantDataToRequest) }
+                case let .plant(name): chosen = plants.filter { $0.name == name }
+                case let .index(index): chosen = index < plants.count ? [plants[index]] : []
                 }
-                return .reply(EncodedPlantPayload(PlantPayloads.plantInfo(chosen.map { PlantSummary(name: $0.name, sensors: $0.sensors) })))
+                if chosen.isEmpty, query != .all { return .error(.noPlantDataToRequest) }
+                return .result(.plants(chosen.map { PlantSummary(name: $0.name, sensors: $0.sensors) }))
 
-            case .plantSensorData:
-                let name: String? = switch PlantSensorQuery(payload: request.payload) {
+            case let .sensorData(query):
+                let name: String? = switch query {
                 case .all: nil
                 case let .plant(name): name
                 }
                 guard let records = try await store.sensorRecords(plant: name), !records.isEmpty else {
                     return .error(.noPlantDataToRequest)
                 }
-                return .reply(sensorData(records))
+                return .sensorRecords(records)
 
             case .numPlants:
-                return .reply(EncodedPlantPayload(PlantPayloads.numPlants(try await store.plants().count)))
+                return .result(.count(try await store.plants().count))
 
-            case .addNewPlant:
-                switch NewPlantRequest.parse(request.payload, maximumNameLength: settings.maxPlantNameLength) {
-                case let .failure(tag):
-                    return .error(tag)
-                case let .success(plant):
-                    switch try await store.addPlant(name: plant.name, sensors: plant.sensors, maxPlants: settings.maxPlants) {
-                    case .added: return .reply(EncodedPlantPayload(plant.name))
-                    case .nameTaken: return .error(.plantNameTaken)
-                    case .tooManyPlants: return .error(.tooManyPlants)
-                    }
+            case let .addPlant(plant):
+                return switch try await store.addPlant(name: plant.name, sensors: plant.sensors, maxPlants: settings.maxPlants) {
+                case .added: .result(.added(plant.name))
+                case .nameTaken: .error(.plantNameTaken)
+                case .tooManyPlants: .error(.tooManyPlants)
                 }
 
-            case .deletePlant:
-                switch PlantName.validate(request.payload, maximumLength: .max) {
-                case .failure:
-                    return .error(.cannotDeletePlant)
-                case let .success(name):
-                    return try await store.deletePlant(name: name) ? .reply(EncodedPlantPayload(name)) : .error(.cannotDeletePlant)
+            case let .deletePlant(name):
+                return try await store.deletePlant(name: name) ? .result(.deleted(name)) : .error(.cannotDeletePlant)
+
+            case let .renamePlant(rename):
+                // Equal names: the original host answered nothing; there is nothing to change.
+                if rename.old == rename.new { return .result(.renamed(rename.new)) }
+                return switch try await store.renamePlant(from: rename.old, to: rename.new) {
+                case .renamed: .result(.renamed(rename.new))
+                case .nameTaken: .error(.plantNameTaken)
+                case .notFound: .error(.cannotDeletePlant)
                 }
             }
         } catch {
             return .failed(error)
         }
     }
+
+    /// The wire messages of `answer` in `dialect`, and the error they carry if the answer is one.
+    func wires(of answer: PlantAnswer, to request: PlantMessage, operation: PlantOperation,
+               in dialect: PlantDialect) -> (wires: [[UInt8]], error: PlantErrorTag?) {
+        let rendering: PlantRendering
+        switch answer {
+        case let .result(result):
+            rendering = dialect.render(result)
+        case let .sensorRecords(records) where dialect == .lossless:
+            return ([PlantProtocol.replyBytes(to: request, operation: operation, payload: sensorData(records),
+                                              hostName: settings.hostName)], nil)
+        case let .sensorRecords(records):
+            rendering = dialect.render(.sensorRecords(records.map {
+                PlantSensorRecord(plant: $0.plant, sensor: $0.sensor, moisture: $0.moisture, temperature: $0.temperature, at: $0.at)
+            }))
+        case let .error(tag):
+            rendering = .error(tag)
+        case .failed:
+            return ([], nil)
+        }
+        switch rendering {
+        case let .payloads(payloads):
+            return (payloads.compactMap {
+                dialect.wire(dialect.reply(to: request, operation: operation, payload: $0, hostName: settings.hostName))
+            }, nil)
+        case let .error(tag):
+            return (dialect.wire(dialect.error(tag, for: request, hostName: settings.hostName)).map { [$0] } ?? [], tag)
+        }
+    }
 }
 
-/// Where a reply goes: the shared or per-client reply topic, and also the request's v5
-/// Response Topic with its Correlation Data when it has one.
+/// Where a reply goes: the shared or per-client reply topic, in that topic's dialect, and also the
+/// request's v5 Response Topic with its Correlation Data when it has one, always lossless.
 struct ReplyRoute {
     let service: PlantService
     let request: MQTTMessage
     let client: String?
 
-    func messages(for answer: PlantMessage) -> [MQTTMessage] {
-        messages(answer.encodedBytes())
+    /// The dialect of this route's reply topic: the setting on the shared topics, lossless per client.
+    var dialect: PlantDialect { client == nil ? service.settings.plantDialect : .lossless }
+
+    /// The messages of one error (or other single message) made for each dialect by `make`;
+    /// a dialect that cannot carry it sends nothing.
+    func messages(_ make: (PlantDialect) -> PlantMessage?) -> [MQTTMessage] {
+        func wires(_ dialect: PlantDialect) -> [[UInt8]] { make(dialect).flatMap(dialect.wire).map { [$0] } ?? [] }
+        return messages(wires(dialect), lossless: wires(.lossless))
     }
 
-    /// The reply messages carrying `payload`, a plant message already in its wire form.
-    func messages(_ payload: [UInt8]) -> [MQTTMessage] {
+    /// The reply messages: `inDialect` (wire forms in ``dialect``) on the reply topic; on a Response
+    /// Topic the lossless forms, computed only when there is one.
+    func messages(_ inDialect: [[UInt8]], lossless: @autoclosure () -> [[UInt8]]) -> [MQTTMessage] {
         let qos = min(request.qos, .atLeastOnce)
         let topic = client.map { "\(service.replyTopic)/\($0)" } ?? service.replyTopic
         guard let responseTopic = request.properties.responseTopic,
               service.settings.allowsResponseTopic(responseTopic, client: client, ownReplyTopic: topic)
         else {
-            return [MQTTMessage(topic: topic, payload: payload, qos: qos)]
+            return inDialect.map { MQTTMessage(topic: topic, payload: $0, qos: qos) }
         }
         let correlated = MQTTProperties(correlationData: request.properties.correlationData)
         if responseTopic == topic {
-            // One message, but it must still carry the Correlation Data the requester matches on.
-            return [MQTTMessage(topic: topic, payload: payload, qos: qos, properties: correlated)]
+            // One message each, but they must still carry the Correlation Data the requester matches on.
+            return inDialect.map { MQTTMessage(topic: topic, payload: $0, qos: qos, properties: correlated) }
         }
-        return [MQTTMessage(topic: topic, payload: payload, qos: qos),
-                MQTTMessage(topic: responseTopic, payload: payload, qos: qos, properties: correlated)]
+        return inDialect.map { MQTTMessage(topic: topic, payload: $0, qos: qos) }
+            + (dialect == .lossless ? inDialect : lossless()).map {
+                MQTTMessage(topic: responseTopic, payload: $0, qos: qos, properties: correlated)
+            }
     }
 }
 
@@ -105,13 +145,13 @@ extension PlantParseResult {
         }
     }
 
-    /// The `ERR_kickedForSpam` answer to this message, when its sender can be answered.
-    func kickMessage(hostName: String) -> PlantMessage? {
+    /// The `ERR_kickedForSpam` answer to this message in `dialect`, when its sender can be answered.
+    func kickMessage(hostName: String, dialect: PlantDialect) -> PlantMessage? {
         switch self {
         case let .request(message, _):
-            PlantProtocol.error(.kickedForSpam, for: message, hostName: hostName)
+            dialect.error(.kickedForSpam, for: message, hostName: hostName)
         case let .rejected(rejection):
-            PlantProtocol.error(.kickedForSpam, for: rejection, hostName: hostName)
+            dialect.error(.kickedForSpam, for: rejection, hostName: hostName)
         case .incomingError, .ownMessage:
             nil
         }
@@ -119,7 +159,7 @@ extension PlantParseResult {
 }
 
 extension PlantService {
-    /// The `RES_plantSensorData` payload of `records`, rendered and encoded again only when they changed.
+    /// The lossless `RES_plantSensorData` payload of `records`, rendered and encoded again only when they changed.
     func sensorData(_ records: [SensorRecord]) -> EncodedPlantPayload {
         if let last = lastSensorData.withLock({ $0 }), last.records == records { return last.payload }
         let payload = EncodedPlantPayload(PlantPayloads.sensorData(records.map {

@@ -14,8 +14,12 @@ public final class PlantService: Sendable {
     /// records change only with a reading, so a burst of requests renders them once.
     let lastSensorData = Mutex<(records: [SensorRecord], payload: EncodedPlantPayload)?>(nil)
 
-    public init(settings: RelaySettings) {
+    /// The catalog's live side, told when a plant is renamed so its retained alerts follow the name.
+    let catalog: CatalogService?
+
+    public init(settings: RelaySettings, catalog: CatalogService? = nil) {
         self.settings = settings
+        self.catalog = catalog
         self.spam = Mutex(SpamGuard(limit: settings.spamLimit, window: settings.spamWindow))
     }
 
@@ -40,6 +44,9 @@ public final class PlantService: Sendable {
     }
 
     /// Validates and answers one request. `client` is the topic's client level on the per-client form.
+    ///
+    /// The message is parsed and validated once (``PlantProtocol``); the dialect of the reply topic
+    /// (``ReplyRoute/dialect``) then reads its payload and writes the answers.
     func handleRequest(_ message: MQTTMessage, client: String?, context: HandlerContext) async -> HandlerOutput {
         let now = context.now
         if message.retain {
@@ -48,20 +55,28 @@ public final class PlantService: Sendable {
         let parsed = PlantProtocol.parse(message.payload, hostName: settings.hostName)
         var output = HandlerOutput()
         let reply = ReplyRoute(service: self, request: message, client: client)
+        let dialect = reply.dialect
 
         if let client, let sender = parsed.claimedSender, sender != client {
             return .reject(message, reason: "sender_mismatch", at: now)
         }
+        if dialect == .original, case let .request(request, _) = parsed, request.sender.isEmpty {
+            // Its answer would carry an empty receiver, which every app on the shared topic rejects.
+            return .reject(message, reason: "empty_sender", at: now)
+        }
         if let sender = parsed.accountableSender {
-            switch spam.withLock({ $0.admit(sender: client ?? sender, at: now) }) {
+            // A refresh's index reads were paid for by its REQ_numPlants (see SpamGuard.grant).
+            var indexRead = false
+            if dialect == .original, case let .request(request, .plantInfoOnStartup) = parsed {
+                indexRead = PlantDialect.refreshIndex(request.payload) != nil
+            }
+            switch spam.withLock({ $0.admit(sender: client ?? sender, at: now, usingAllowance: indexRead) }) {
             case .allowed:
                 break
             case .kicked:
                 output.deadLetters.append(DeadLetter(reason: PlantErrorTag.kickedForSpam.rawValue, topic: message.topic,
                                                      payload: message.payload, receivedAt: now))
-                if let answer = parsed.kickMessage(hostName: settings.hostName) {
-                    output.publishes += reply.messages(for: answer)
-                }
+                output.publishes += reply.messages { parsed.kickMessage(hostName: settings.hostName, dialect: $0) }
                 return output
             case .muted:
                 return .reject(message, reason: "spam_muted", at: now)
@@ -78,24 +93,35 @@ public final class PlantService: Sendable {
         case let .rejected(rejection):
             output.deadLetters.append(DeadLetter(reason: rejection.tag?.rawValue ?? rejection.reason, topic: message.topic,
                                                  payload: message.payload, receivedAt: now))
-            if let answer = PlantProtocol.error(for: rejection, hostName: settings.hostName) {
-                output.publishes += reply.messages(for: answer)
-            }
+            output.publishes += reply.messages { $0.error(for: rejection, hostName: settings.hostName) }
             return output
         case let .request(request, operation):
-            let answer = await perform(operation, for: request, store: context.store)
-            switch answer {
-            case let .reply(payload):
-                output.publishes += reply.messages(PlantProtocol.replyBytes(to: request, operation: operation, payload: payload,
-                                                                            hostName: settings.hostName))
-            case let .error(tag):
-                output.deadLetters.append(DeadLetter(reason: tag.rawValue, topic: message.topic, payload: message.payload,
-                                                     receivedAt: now))
-                output.publishes += reply.messages(for: PlantProtocol.error(tag, for: request, hostName: settings.hostName))
-            case let .failed(error):
+            let read = dialect.read(operation, payload: request.payload, maximumNameLength: settings.maxPlantNameLength)
+            let answer: PlantAnswer = switch read {
+            case let .failure(tag): .error(tag)
+            case let .success(read): await perform(read, store: context.store)
+            }
+            if case let .failed(error) = answer {
                 context.logger.error("state store failed while answering \(operation.rawValue): \(error)")
                 output.deadLetters.append(DeadLetter(reason: "store_error", topic: message.topic, payload: message.payload,
                                                      receivedAt: now))
+                return output
+            }
+            if dialect == .original, case let .result(.count(count)) = answer {
+                spam.withLock { $0.grant(sender: client ?? request.sender, count: count) }
+            }
+            let (wires, error) = wires(of: answer, to: request, operation: operation, in: dialect)
+            if let error {
+                output.deadLetters.append(DeadLetter(reason: error.rawValue, topic: message.topic, payload: message.payload,
+                                                     receivedAt: now))
+            }
+            output.publishes += reply.messages(wires, lossless: self.wires(of: answer, to: request, operation: operation, in: .lossless).wires)
+            if case let .success(.renamePlant(rename)) = read, rename.old != rename.new, case .result(.renamed) = answer, let catalog {
+                do {
+                    output.merge(try await catalog.renamed(from: rename.old, to: rename.new, context: context))
+                } catch {
+                    context.logger.error("could not move the care alerts of \(rename.old) to \(rename.new): \(error)")
+                }
             }
             return output
         }

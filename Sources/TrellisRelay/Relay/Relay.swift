@@ -6,9 +6,9 @@ public enum Relay {
     /// The routing table of every service Trellis runs.
     public static func routingTable(settings: RelaySettings) -> RoutingTable {
         var table = RoutingTable()
-        table.add(PlantService(settings: settings).routes)
-        table.add(ButtonService(settings: settings).routes)
         let catalog = CatalogService(settings: settings)
+        table.add(PlantService(settings: settings, catalog: catalog).routes)
+        table.add(ButtonService(settings: settings).routes)
         table.add(catalog.routes)
         table.add(CatalogActions(catalog: catalog).routes)
         table.add(DeviceService(settings: settings).routes)

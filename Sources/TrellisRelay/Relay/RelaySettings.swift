@@ -1,9 +1,15 @@
+import TrellisCore
+
 /// The knobs of the relay's behaviour, with the defaults the original systems used.
 public struct RelaySettings: Sendable, Hashable {
     /// The plant tracker host's name: the `sender` of every reply and the `receiver` clients address.
     public var hostName = "Host-RPI3B+"
     /// Topic prefix of the plant tracker (`rpi/torpi`, `rpi/fromrpi`, `rpi/sensors`).
     public var plantPrefix = "rpi"
+    /// The dialect of the shared plant topics (`rpi/torpi` → `rpi/fromrpi`): the released iPhone
+    /// app's (`original`, the default) or Trellis's lossless one. Per-client topics and v5
+    /// Response Topics always get the lossless dialect.
+    public var plantDialect = PlantDialect.original
     /// Topic prefix of the button service (`p2o/buttons`, `p2o/clients`).
     public var buttonPrefix = "p2o"
     /// Topic prefix of Trellis's own topics (`trellis/status`, `trellis/deadletter`).

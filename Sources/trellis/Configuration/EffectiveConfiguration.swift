@@ -1,6 +1,7 @@
 import Configuration
 import Foundation
 import SystemPackage
+import TrellisCore
 import TrellisRelay
 import Yams
 
@@ -152,6 +153,7 @@ struct EffectiveConfiguration: Sendable {
         var settings = RelaySettings()
         settings.hostName = string("plant.host_name")
         settings.plantPrefix = string("plant.prefix")
+        settings.plantDialect = PlantDialect(rawValue: string("plant.dialect")) ?? .original
         settings.maxPlants = int("plant.max_plants")
         settings.maxPlantNameLength = int("plant.max_name_length")
         settings.buttonPrefix = string("buttons.prefix")

@@ -1,6 +1,7 @@
 import Foundation
 import Configuration
 import TrellisBroker
+import TrellisCore
 import TrellisRelay
 
 /// One setting of `trellis run`: its key in the YAML file (nested by concern), its environment
@@ -106,6 +107,9 @@ extension SettingKey {
                        help: "The plant tracker host's name: the sender of every reply.", reloadable: true),
             SettingKey(key: "plant.prefix", kind: .string, defaultValue: .string(relay.plantPrefix),
                        help: "Topic prefix of the plant tracker: <prefix>/torpi, <prefix>/fromrpi, <prefix>/sensors.", reloadable: true, check: topicPrefix),
+            SettingKey(key: "plant.dialect", kind: .string, defaultValue: .string(relay.plantDialect.rawValue),
+                       help: "Dialect of the shared topics <prefix>/torpi and <prefix>/fromrpi: original (the released iPhone app's) or lossless; per-client topics are always lossless.",
+                       reloadable: true, check: oneOf(PlantDialect.allCases.map(\.rawValue))),
             SettingKey(key: "plant.max_plants", kind: .int, defaultValue: .int(relay.maxPlants),
                        help: "Most plants the tracker keeps (ERR_tooManyPlants beyond).", reloadable: true, check: positive),
             SettingKey(key: "plant.max_name_length", kind: .int, defaultValue: .int(relay.maxPlantNameLength),

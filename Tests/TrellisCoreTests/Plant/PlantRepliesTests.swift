@@ -27,9 +27,9 @@ struct PlantRepliesTests {
         #expect(operation.name == name)
     }
 
-    @Test("the five requests and eleven error tags")
+    @Test("the six requests and eleven error tags")
     func tagLists() {
-        #expect(PlantOperation.allCases.count == 5)
+        #expect(PlantOperation.allCases.count == 6)
         #expect(PlantErrorTag.allCases.map(\.tag) == [
             "ERR_hashLength", "ERR_missingVals", "ERR_missingKeys", "ERR_invalidOpTag", "ERR_kickedForSpam",
             "ERR_noPlantDataToRequest", "ERR_plantNameTaken", "ERR_plantNameTooLong", "ERR_tooManyPlants",

@@ -33,6 +33,37 @@ struct SpamGuardTests {
         #expect(guardian.admit(sender: "Bob", at: at(25.2)) == .allowed)
     }
 
+    @Test("a grant lets that many messages pass uncounted, then they count again")
+    func allowance() {
+        var guardian = SpamGuard(limit: 3, window: 10)
+        #expect(guardian.admit(sender: "Bob", at: at(0)) == .allowed)
+        guardian.grant(sender: "Bob", count: 7)
+        let free = (1...7).map { guardian.admit(sender: "Bob", at: at(Double($0) * 0.1), usingAllowance: true) }
+        #expect(free == Array(repeating: .allowed, count: 7))
+        // Only the first message counted: two more fit, the next is kicked.
+        #expect(guardian.admit(sender: "Bob", at: at(1), usingAllowance: true) == .allowed)
+        #expect(guardian.admit(sender: "Bob", at: at(1.1), usingAllowance: true) == .allowed)
+        #expect(guardian.admit(sender: "Bob", at: at(1.2), usingAllowance: true) == .kicked)
+    }
+
+    @Test("a new grant replaces what was left; no grant, no allowance; a kicked sender cannot use one")
+    func allowanceIsBounded() {
+        var guardian = SpamGuard(limit: 2, window: 10)
+        #expect(guardian.admit(sender: "Eve", at: at(0), usingAllowance: true) == .allowed)
+        #expect(guardian.admit(sender: "Eve", at: at(0.1), usingAllowance: true) == .allowed)
+        #expect(guardian.admit(sender: "Eve", at: at(0.2), usingAllowance: true) == .kicked)
+        guardian.grant(sender: "Eve", count: 5)
+        #expect(guardian.admit(sender: "Eve", at: at(0.3), usingAllowance: true) == .muted)
+        guardian.grant(sender: "Nobody", count: 5)
+        #expect(guardian.trackedSenders == 1)
+        #expect(guardian.admit(sender: "Ann", at: at(0)) == .allowed)
+        guardian.grant(sender: "Ann", count: 3)
+        guardian.grant(sender: "Ann", count: 1)
+        #expect(guardian.admit(sender: "Ann", at: at(0.1), usingAllowance: true) == .allowed)
+        #expect(guardian.admit(sender: "Ann", at: at(0.2), usingAllowance: true) == .allowed)
+        #expect(guardian.admit(sender: "Ann", at: at(0.3), usingAllowance: true) == .kicked)
+    }
+
     @Test("a new burst after recovering is kicked again")
     func kickedAgainAfterRecovery() {
         var guardian = SpamGuard(limit: 2, window: 1)

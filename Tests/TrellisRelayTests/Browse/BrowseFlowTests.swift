@@ -66,7 +66,7 @@ struct BrowseWorld {
 struct BrowseFlowTests {
     @Test("ROOT lists every kind with its category; DRILL gives children and grandchildren; DETAIL every column")
     func rootDrillDetail() async throws {
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             let world = try await BrowseWorld.build(relay)
             let root = try await world.browse(#"{"requestKey":"ROOT","transaction":"t1"}"#)
             #expect(root["columns"] as? [String] == BrowseTable.navigationColumns)
@@ -104,7 +104,7 @@ struct BrowseFlowTests {
 
     @Test("PERM_IDs stay over a restart and a device rename; forged REFCONs and unknown PERM_IDs are missing")
     func stableAndMissing() async throws {
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             let world = try await BrowseWorld.build(relay)
             let before = try BrowseWorld.rows(try await world.browse(#"{"requestKey":"ROOT"}"#))
             _ = try await world.console.data("devices", "update", #"{"id":"node1","name":"Greenhouse"}"#)
@@ -129,7 +129,7 @@ struct BrowseFlowTests {
 
     @Test("paging through ROOT covers every root entity exactly once")
     func paging() async throws {
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             let console = try await FleetConsole.open(relay)
             let presser = try await relay.connect()
             for index in 0..<23 {

@@ -37,7 +37,7 @@ struct CatalogCareAlertFlowTests {
 
     @Test("moisture 1 for a High-use species → dry, then 7 → cleared; each published once, retained")
     func dryThenCleared() async throws {
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             let (client, inbox) = try await Self.linkedFern(relay)
             try await Self.reading(client, moisture: 1)
             try await Self.reading(client, moisture: 2)
@@ -72,9 +72,29 @@ struct CatalogCareAlertFlowTests {
         }
     }
 
+    @Test("REQ_editPlant moves the link and the alerts: the old retained topic is cleared, the new one holds the state")
+    func renameMovesAlerts() async throws {
+        try await withRelay(settings: .losslessPlants) { relay in
+            let (client, inbox) = try await Self.linkedFern(relay)
+            try await Self.reading(client, moisture: 1)
+            let dry = try await inbox.messages(on: Self.alertTopic)[0]
+            try await client.publishAndWait(topic: "rpi/torpi", payload: Array(
+                "ID:ren;sender:Bob;receiver:Host-RPI3B+;payload:Fern,Sword Fern;operation:REQ_editPlant".utf8))
+            let moved = try await inbox.messages(on: "trellis/alerts/Sword Fern")[0]
+            let body = try Self.json(moved)
+            #expect(body["plant"] as? String == "Sword Fern" && body["symbol"] as? String == "NEEX" && body["ok"] as? Bool == false)
+            // The alert kept its start: it is the same alert, under the new name.
+            let since = { (message: MQTTMessage) in ((try? Self.json(message))?["alerts"] as? [[String: Any]])?.first?["since"] as? String }
+            #expect(since(moved) != nil && since(moved) == since(dry))
+            let cleared = try await inbox.messages(on: Self.alertTopic, count: 2)[1]
+            #expect(cleared.payload.isEmpty)
+            #expect(try await relay.store.linkedPlant(plant: "Sword Fern")?.species.symbol == "NEEX")
+        }
+    }
+
     @Test("alert state and links survive a restart: no duplicate publication for the same state")
     func survivesRestart() async throws {
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             let (client, inbox) = try await Self.linkedFern(relay)
             try await Self.reading(client, moisture: 1)
             try await inbox.messages(on: Self.alertTopic)
@@ -91,7 +111,7 @@ struct CatalogCareAlertFlowTests {
 
     @Test("the starter catalog is imported when the relay first handles a catalog message")
     func starterImported() async throws {
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             let client = try await relay.connect()
             try await client.publishAndWait(topic: "rpi/sensors/0x40", payload: Array(#"{"moisture":5,"temperature":60}"#.utf8))
             let store = try relay.store

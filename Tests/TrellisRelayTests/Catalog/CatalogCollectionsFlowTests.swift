@@ -9,7 +9,7 @@ import TrellisTestSupport
 struct CatalogCollectionsFlowTests {
     @Test("likes: add, a second like is a conflict, list newest first, remove; shared form refused; kept over a restart")
     func likes() async throws {
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             try await TestCatalog.load(relay)
             let console = try await FleetConsole.open(relay)
             #expect(try await console.object("likes", "add", #"{"symbol":"TS1"}"#, client: "ann")["liked"] as? String == "TS1")
@@ -32,7 +32,7 @@ struct CatalogCollectionsFlowTests {
 
     @Test("boards: create, conflict, rename, add several with one present, remove, public and private, delete, restart")
     func boards() async throws {
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             try await TestCatalog.load(relay)
             let console = try await FleetConsole.open(relay)
             let created = try await console.object("boards", "create", #"{"name":"Shade","description":"north bed"}"#, client: "ann")
@@ -71,7 +71,7 @@ struct CatalogCollectionsFlowTests {
 
     @Test("plants/link: a linked plant reporting moisture 1 for a High-use species is dry, 7 clears it; unlink clears the topic")
     func linkAlerts() async throws {
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             try await TestCatalog.load(relay)
             let console = try await FleetConsole.open(relay)
             let tracker = try await relay.connect()

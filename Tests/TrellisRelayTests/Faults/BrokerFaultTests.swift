@@ -12,7 +12,7 @@ struct BrokerFaultTests {
 
     @Test("the broker killed and restarted during traffic: requests sent during the outage are answered afterwards")
     func brokerRestartDuringTraffic() async throws {
-        var settings = RelaySettings()
+        var settings = RelaySettings.losslessPlants
         settings.spamLimit = 1_000_000
         try await withRelay(settings: settings) { relay in
             let phone = try await relay.connect(id: "phone") {
@@ -47,7 +47,7 @@ struct BrokerFaultTests {
 
     @Test("a burst of 20,000 QoS 1 requests is answered in full and the broker drops nothing")
     func burst() async throws {
-        var settings = RelaySettings()
+        var settings = RelaySettings.losslessPlants
         settings.spamLimit = 1_000_000
         try await withRelay(settings: settings) { relay in
             let phone = try await relay.connect(id: "burst")

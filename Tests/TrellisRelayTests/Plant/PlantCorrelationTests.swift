@@ -9,7 +9,7 @@ struct PlantCorrelationTests {
 
     @Test("a Response Topic gets the reply too, with the request's Correlation Data", arguments: PlantTopics.allCases)
     func responseTopic(_ topics: PlantTopics) async throws {
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await PlantClient.connect(relay, topics: topics, extraFilters: ["replies/#"])
             let properties = MQTTProperties(responseTopic: "replies/bob/1", correlationData: Self.correlation)
             try await phone.send(phone.request("1", "REQ_addNewPlant", payload: "Fern,0x36"), properties: properties)
@@ -25,7 +25,7 @@ struct PlantCorrelationTests {
 
     @Test("error answers also go to the Response Topic with the Correlation Data", arguments: PlantTopics.allCases)
     func errorToResponseTopic(_ topics: PlantTopics) async throws {
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await PlantClient.connect(relay, topics: topics, extraFilters: ["replies/#"])
             let message = phone.request("2", "REQ_fetchCoffee")
             try await phone.send(message, properties: MQTTProperties(responseTopic: "replies/bob/2", correlationData: Self.correlation))
@@ -38,7 +38,7 @@ struct PlantCorrelationTests {
 
     @Test("a Response Topic equal to the reply topic gets one reply, carrying the Correlation Data", arguments: PlantTopics.allCases)
     func responseTopicIsReplyTopic(_ topics: PlantTopics) async throws {
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await PlantClient.connect(relay, topics: topics)
             try await phone.send(phone.request("3", "REQ_numPlants"),
                                  properties: MQTTProperties(responseTopic: phone.replyTopic, correlationData: Self.correlation))
@@ -53,7 +53,7 @@ struct PlantCorrelationTests {
 
     @Test("without a Response Topic the reply carries no Correlation Data", arguments: PlantTopics.allCases)
     func noResponseTopic(_ topics: PlantTopics) async throws {
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await PlantClient.connect(relay, topics: topics, extraFilters: ["replies/#"])
             try await phone.send(phone.request("4", "REQ_numPlants"), properties: MQTTProperties(correlationData: Self.correlation))
             let reply = try #require(try await phone.inbox.messages(on: phone.replyTopic).first)

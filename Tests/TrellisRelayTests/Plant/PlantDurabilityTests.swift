@@ -7,7 +7,7 @@ import TrellisTestSupport
 struct PlantDurabilityTests {
     @Test("plants and readings survive a restart of Trellis", arguments: PlantTopics.allCases)
     func survivesRestart(_ topics: PlantTopics) async throws {
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await PlantClient.connect(relay, topics: topics)
             #expect(try await phone.ask(phone.request("1", "REQ_addNewPlant", payload: "Fern,0x36,0x37"))
                 == Wire.reply("1", to: phone.name, "RES_addNewPlant", payload: "Fern"))
@@ -36,7 +36,7 @@ struct PlantDurabilityTests {
 
     @Test("a reading sent while Trellis is down is stored when it returns")
     func readingWhileDown() async throws {
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await PlantClient.connect(relay, topics: .shared)
             #expect(try await phone.ask(phone.request("1", "REQ_addNewPlant", payload: "Fern,0x36"))
                 == Wire.reply("1", to: phone.name, "RES_addNewPlant", payload: "Fern"))
@@ -51,7 +51,7 @@ struct PlantDurabilityTests {
 
     @Test("a 100 KiB request is answered in full and dead-lettered truncated to 64 KiB", arguments: PlantTopics.allCases)
     func largePayload(_ topics: PlantTopics) async throws {
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await PlantClient.connect(relay, topics: topics)
             // 100 KiB of name with escapes and non-ASCII text in it: far too long a plant name.
             let chunk = "Fern%3A;é-"
@@ -74,7 +74,7 @@ struct PlantDurabilityTests {
 
     @Test("a 100 KiB request for an unknown plant comes back whole, escaped twice", arguments: PlantTopics.allCases)
     func largeUnknownPlant(_ topics: PlantTopics) async throws {
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await PlantClient.connect(relay, topics: topics)
             #expect(try await phone.ask(phone.request("1", "REQ_addNewPlant", payload: "Fern,0x36")).hasSuffix("RES_addNewPlant"))
             let unknown = String(repeating: "x:y;", count: 25 * 1024)

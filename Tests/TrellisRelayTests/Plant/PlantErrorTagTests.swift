@@ -69,7 +69,7 @@ struct PlantErrorTagTests {
     @Test("the offending message comes back under its ERR_ tag, and is dead-lettered",
           arguments: PlantErrorCase.all, PlantTopics.allCases)
     func errorTag(_ error: PlantErrorCase, _ topics: PlantTopics) async throws {
-        var settings = RelaySettings()
+        var settings = RelaySettings.losslessPlants
         settings.maxPlants = error.maxPlants
         try await withRelay(settings: settings) { relay in
             let phone = try await PlantClient.connect(relay, name: PlantErrorCase.sender, topics: topics)
@@ -93,7 +93,7 @@ struct PlantErrorTagTests {
 
     @Test("an error keeps the request's ID and echoes the request losslessly", arguments: PlantTopics.allCases)
     func errorEchoesEscapes(_ topics: PlantTopics) async throws {
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await PlantClient.connect(relay, topics: topics)
             let message = phone.request("A-17", "REQ_addNewPlant", payload: "Fern%3B%3A%25 way too long a name,0x36")
             let reply = try await phone.ask(message)

@@ -9,7 +9,7 @@ import TrellisTestSupport
 struct PlantOperationsTests {
     @Test("the original client's exact request gets one record per sensor, null while unreported", arguments: PlantTopics.allCases)
     func originalClient(_ topics: PlantTopics) async throws {
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await PlantClient.connect(relay, topics: topics)
             let added = try await phone.ask(phone.request("1", "REQ_addNewPlant", payload: "Fern,0x36"))
             #expect(added == "ID:1;sender:Host-RPI3B+;receiver:Bob's iPhone;payload:Fern;operation:RES_addNewPlant")
@@ -21,7 +21,7 @@ struct PlantOperationsTests {
 
     @Test("add, list, count, read, delete: every operation answered with its RES_ tag", arguments: PlantTopics.allCases)
     func everyOperation(_ topics: PlantTopics) async throws {
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await PlantClient.connect(relay, topics: topics)
             func expectReply(_ id: String, _ operation: String, payload: String, _ answer: String,
                              _ json: Bool = true, sourceLocation: SourceLocation = #_sourceLocation) async throws {
@@ -76,7 +76,7 @@ struct PlantOperationsTests {
         ("ABCDEFGHIJKLMNO,0x40", "ABCDEFGHIJKLMNO", "ABCDEFGHIJKLMNO"),
     ])
     func percentEncoding(_ payload: String, _ name: String, _ wireName: String) async throws {
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await PlantClient.connect(relay, topics: .shared)
             let added = try await phone.ask(phone.request("1", "REQ_addNewPlant", payload: payload))
             #expect(added == Wire.reply("1", to: phone.name, "RES_addNewPlant", payload: wireName))
@@ -94,7 +94,7 @@ struct PlantOperationsTests {
 
     @Test("a key repeated among five distinct keys counts once; its last value wins", arguments: PlantTopics.allCases)
     func repeatedKey(_ topics: PlantTopics) async throws {
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await PlantClient.connect(relay, topics: topics)
             let reply = try await phone.ask(
                 "ID:1;sender:Bob's iPhone;receiver:Host-RPI3B+;payload:Rose,0x36;payload:Fern,0x37;operation:REQ_addNewPlant")
@@ -104,7 +104,7 @@ struct PlantOperationsTests {
 
     @Test("a trailing ';' is accepted and a UUID client name is answered", arguments: PlantTopics.allCases)
     func trailingSemicolon(_ topics: PlantTopics) async throws {
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await PlantClient.connect(relay, name: "7C1F0E2A-0B55-4F55-9E0C-1D2A3B4C5D6E", topics: topics)
             let reply = try await phone.ask(phone.request("uuid-1", "REQ_numPlants") + ";")
             #expect(reply == "ID:uuid-1;sender:Host-RPI3B+;receiver:7C1F0E2A-0B55-4F55-9E0C-1D2A3B4C5D6E;payload:0;operation:RES_numPlants")

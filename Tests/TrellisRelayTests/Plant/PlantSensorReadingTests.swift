@@ -32,7 +32,7 @@ struct PlantSensorReadingTests {
     ] as [(String, String, String?)], PlantTopics.allCases)
     func storedReading(_ reading: (String, String, String?), _ topics: PlantTopics) async throws {
         let (topic, payload, json) = reading
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await Self.fern(relay, topics: topics)
             try await phone.send(payload, on: topic)
             let reply = try await Self.sensorData(phone)
@@ -50,7 +50,7 @@ struct PlantSensorReadingTests {
 
     @Test("the newest reading wins, whatever order they arrive in")
     func newestWins() async throws {
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await Self.fern(relay)
             try await phone.send(#"{"moisture":5,"temperature":60,"at":"2026-05-01T10:00:00Z"}"#, on: "rpi/sensors/0x36")
             try await phone.send(#"{"moisture":3,"temperature":50,"at":"2026-04-30T10:00:00Z"}"#, on: "rpi/sensors/0x36")
@@ -81,7 +81,7 @@ struct PlantSensorReadingTests {
         ("rpi/sensors/fern", #"{"moisture":7,"temperature":70}"#, "invalid_sensor_address"),
     ])
     func badReading(_ topic: String, _ payload: String, _ reason: String) async throws {
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await Self.fern(relay)
             try await phone.send(payload, on: topic)
             #expect(try await Self.sensorData(phone) == Self.expectedData(to: phone, Self.unreported))
@@ -96,7 +96,7 @@ struct PlantSensorReadingTests {
 
     @Test("a retained reading without a time is not re-stamped as new when it is delivered again")
     func retainedReadingWithoutTime() async throws {
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await Self.fern(relay)
             let reading = #"{"moisture":6,"temperature":70}"#
             try await phone.client.publishAndWait(topic: "rpi/sensors/0x36", payload: Array(reading.utf8), retain: true)
@@ -126,7 +126,7 @@ struct PlantSensorReadingTests {
 
     @Test("a reading that is not UTF-8 is dead-lettered as base64")
     func invalidUTF8Reading() async throws {
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await Self.fern(relay)
             let bytes: [UInt8] = Array(#"{"moisture":7,"temperature":70,"x":""#.utf8) + [0xFF, 0xFE] + Array(#""}"#.utf8)
             try await phone.send(bytes, on: "rpi/sensors/0x36")

@@ -8,7 +8,7 @@ import TrellisTestSupport
 struct PlantSpamTests {
     @Test("over the limit: ERR_kickedForSpam once, then muted messages are dead-lettered only", arguments: PlantTopics.allCases)
     func kickedThenMuted(_ topics: PlantTopics) async throws {
-        var settings = RelaySettings()
+        var settings = RelaySettings.losslessPlants
         settings.spamLimit = 3
         settings.spamWindow = 60
         try await withRelay(settings: settings) { relay in
@@ -45,7 +45,7 @@ struct PlantSpamTests {
 
     @Test("malformed messages count against their sender too", arguments: PlantTopics.allCases)
     func malformedCount(_ topics: PlantTopics) async throws {
-        var settings = RelaySettings()
+        var settings = RelaySettings.losslessPlants
         settings.spamLimit = 2
         settings.spamWindow = 60
         try await withRelay(settings: settings) { relay in
@@ -59,7 +59,7 @@ struct PlantSpamTests {
 
     @Test("incoming ERR_ messages are not counted, so they never earn a kick", arguments: PlantTopics.allCases)
     func errorsNotCounted(_ topics: PlantTopics) async throws {
-        var settings = RelaySettings()
+        var settings = RelaySettings.losslessPlants
         settings.spamLimit = 2
         settings.spamWindow = 60
         try await withRelay(settings: settings) { relay in

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrellisMQTT
+import TrellisRelay
 import TrellisTestSupport
 
 /// The plant tracker host's default name, the `sender` of every reply.
@@ -134,5 +135,16 @@ struct PlantClient: Sendable {
         let reply = try await ask(request(id, "REQ_numPlants"))
         #expect(reply == Wire.reply(id, to: name, "RES_numPlants", payload: String(plants)))
         return reply
+    }
+}
+
+extension RelaySettings {
+    /// Default settings with the shared plant topics in the lossless dialect: the tests of that
+    /// dialect on `rpi/torpi` → `rpi/fromrpi` (the default there is the released app's dialect,
+    /// tested by `PlantTrackerAppSessionTests` and `PlantOriginalDialectTests`).
+    static var losslessPlants: RelaySettings {
+        var settings = RelaySettings()
+        settings.plantDialect = .lossless
+        return settings
     }
 }

@@ -15,7 +15,7 @@ struct PlantUnansweredTests {
         "ID:4;sender:alice;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants",
     ])
     func senderMismatch(_ message: String) async throws {
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             let alice = try await PlantClient.connect(relay, name: "Alice", topics: .perClient)
             try await alice.send(message)
             try await alice.sendMarker()
@@ -39,7 +39,7 @@ struct PlantUnansweredTests {
     ], PlantTopics.allCases)
     func noSender(_ rejected: (message: String, reason: String), _ topics: PlantTopics) async throws {
         let (message, reason) = rejected
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await PlantClient.connect(relay, topics: topics)
             try await phone.send(message)
             try await phone.sendMarker()
@@ -54,7 +54,7 @@ struct PlantUnansweredTests {
 
     @Test("invalid UTF-8 is dead-lettered as base64, not answered", arguments: PlantTopics.allCases)
     func invalidUTF8(_ topics: PlantTopics) async throws {
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await PlantClient.connect(relay, topics: topics)
             let bytes = Array("ID:1;sender:Bob's iPhone;receiver:Host-RPI3B+;payload:".utf8) + [0xC3, 0x28, 0xFF]
                 + Array(";operation:REQ_numPlants".utf8)
@@ -73,7 +73,7 @@ struct PlantUnansweredTests {
     @Test("messages from the host itself are ignored: well-formed ones silently, malformed ones dead-lettered",
           arguments: PlantTopics.allCases)
     func ownMessages(_ topics: PlantTopics) async throws {
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await PlantClient.connect(relay, topics: topics)
             try await phone.send(Wire.request("1", from: plantHost, "REQ_numPlants"))
             try await phone.send(Wire.reply("2", to: "Bob's iPhone", "RES_numPlants", payload: "0"))
@@ -91,7 +91,7 @@ struct PlantUnansweredTests {
 
     @Test("incoming ERR_ messages are never answered, well-formed or not", arguments: PlantTopics.allCases)
     func incomingErrors(_ topics: PlantTopics) async throws {
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await PlantClient.connect(relay, topics: topics)
             // What a client might send back after receiving one of Trellis's errors.
             let bounced = phone.request("7", "ERR_invalidOpTag", payload: Wire.escape(Wire.reply("7", to: "Bob's iPhone", "RES_x", payload: "")))

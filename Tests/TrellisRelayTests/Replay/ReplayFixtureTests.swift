@@ -37,7 +37,7 @@ struct ReplayFixtureTests {
     @Test("offline replay equals the golden file", arguments: ReplayFixture.all)
     func offline(_ fixture: ReplayFixture) async throws {
         let store = try SQLiteStore.inMemory()
-        let outcome = try await OfflineReplay.run(try fixture.capture(), store: store)
+        let outcome = try await OfflineReplay.run(try fixture.capture(), store: store, settings: .losslessPlants)
         try await store.close()
         let diff = OfflineReplay.compare(outputs: outcome.outputs, golden: try fixture.golden())
         #expect(diff == nil, "\(diff ?? "")")
@@ -51,7 +51,7 @@ struct ReplayFixtureTests {
         var runs: [[String]] = []
         for _ in 0..<2 {
             let store = try SQLiteStore.inMemory()
-            runs.append(try await OfflineReplay.run(capture, store: store).outputs.map(\.jsonLine))
+            runs.append(try await OfflineReplay.run(capture, store: store, settings: .losslessPlants).outputs.map(\.jsonLine))
             try await store.close()
         }
         #expect(runs[0] == runs[1])
@@ -65,7 +65,7 @@ struct ReplayFixtureTests {
     func live(_ fixture: ReplayFixture) async throws {
         let golden = try fixture.golden()
         let inputs = ReplaySelection().select(try fixture.capture()).inputs
-        try await withRelay { relay in
+        try await withRelay(settings: .losslessPlants) { relay in
             let listener = try await relay.connect()
             let inbox = await MessageCollector.collecting(listener)
             for filter in ReplaySelection.trellisPublications(settings: relay.settings) where !filter.hasPrefix("trellis/") {
