@@ -62,7 +62,7 @@ struct ReadmeTourTests {
 
         // What the README says the second terminal shows: the answers on their reply topics too,
         // the rejected request as a dead letter, and the press fanned out to the online phone.
-        for line in ["rpi/fromrpi ID:1;sender:Host-RPI3B+;receiver:me;payload:Fern;operation:RES_addNewPlant",
+        for line in ["rpi/fromrpi ID:0;sender:Host-RPI3B+;receiver:me;payload:{'moisture'-- 7, 'temperature'-- 72, 'plant'-- 'Fern', 'sensor'-- '0x36'};operation:RES_plantSensorData",
                      "trellis/deadletter {\"payload\":\"ID:3;sender:me;",
                      "\"reason\":\"ERR_missingKeys\"",
                      "p2o/clients/phone/register-response {\"status\":\"success\"}",
