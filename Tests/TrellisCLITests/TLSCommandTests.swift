@@ -23,18 +23,45 @@ struct TLSCommandTests {
         await client.shutdown()
     }
 
-    @Test("run --broker mqtts:// with --tls-ca connects over TLS and answers a request")
+    @Test("run with an mqtts:// address connects over TLS and answers; SIGHUP with a new CA says a restart is needed")
     func runsOverTLS() async throws {
         try await withTLSTestBroker { broker, pki, listeners in
-            let trellis = try TrellisBinary.start([
-                "run", "--broker", "mqtts://127.0.0.1:\(listeners.verified)", "--tls-ca", pki.caCertificate,
-                "--state", temporaryDirectory(),
-            ])
+            let directory = temporaryDirectory()
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let config = directory + "/trellis.yaml"
+            func write(ca: String) throws {
+                try """
+                    broker:
+                      address: "mqtts://relay:hunter2@127.0.0.1:\(listeners.verified)"
+                      tls:
+                        ca: "\(ca)"
+                    state:
+                      dir: "\(directory)/state"
+                    """.write(toFile: config, atomically: true, encoding: .utf8)
+            }
+            try write(ca: pki.caCertificate)
+            let trellis = try TrellisBinary.start(["run", "--config", config])
             try await trellis.waitForOutput("connected to the broker")
             #expect(trellis.output.contains("mqtts://127.0.0.1:\(listeners.verified)"))
+            #expect(broker.log().contains("u'relay'"))
             try await expectAnswer(broker: broker, sender: "over-tls")
+
+            try write(ca: pki.caDirectory)
+            trellis.process.signal(SIGHUP)
+            try await trellis.waitForOutput("apply only after a restart")
+            #expect(trellis.output.contains("broker.tls.ca: \(pki.caCertificate) → \(pki.caDirectory)"), "\(trellis.output)")
             trellis.process.signal(SIGTERM)
             #expect(try await trellis.waitForExit() == 0)
+            #expect(!trellis.output.contains("hunter2"))
+        }
+    }
+
+    @Test("--help of run, record and replay lists the URL forms and the TLS flags", arguments: ["run", "record", "replay"])
+    func help(command: String) async throws {
+        let help = try await TrellisBinary.run([command, "--help"])
+        #expect(help.status == 0)
+        for text in ["mqtts://", "--tls-ca", "--tls-cert", "--tls-key"] {
+            #expect(help.output.contains(text), "\(command) --help lacks \(text)")
         }
     }
 

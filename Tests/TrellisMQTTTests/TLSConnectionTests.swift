@@ -49,6 +49,17 @@ struct TLSConnectionTests {
         }
     }
 
+    @Test("a directory of hashed CA certificates works as --tls-ca")
+    func caDirectory() async throws {
+        try await withTLSTestBroker { _, pki, listeners in
+            let client = try client(listeners.verified, MQTTTLSConfiguration(certificateAuthorities: pki.caDirectory))
+            client.start()
+            try await client.waitUntilConnected()
+            #expect(client.isConnected)
+            await client.shutdown()
+        }
+    }
+
     @Test("a certificate from an untrusted CA is refused, saying so, and retried")
     func untrustedCA() async throws {
         try await withTLSTestBroker { _, pki, listeners in

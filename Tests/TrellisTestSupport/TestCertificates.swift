@@ -24,6 +24,9 @@ public struct TestCertificates: Sendable {
     public var untrustedServerCertificate: String { path("rogue-server.crt") }
     public var untrustedServerKey: String { path("rogue-server.key") }
 
+    /// A directory holding the CA's certificate under its subject hash (`openssl rehash`).
+    public var caDirectory: String { path("cadir") }
+
     public func path(_ name: String) -> String { directory + "/" + name }
 
     /// Makes every file; throws with openssl's output when a step fails.
@@ -40,6 +43,9 @@ public struct TestCertificates: Sendable {
         try pki.issue("rogue-server", by: "rogue-ca", subject: "localhost",
                       extensions: "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth")
         try pki.issue("client", by: "ca", subject: "trellis", extensions: "extendedKeyUsage=clientAuth")
+        try FileManager.default.createDirectory(atPath: pki.caDirectory, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: pki.caCertificate, toPath: pki.caDirectory + "/ca.crt")
+        try pki.openssl(["rehash", pki.caDirectory])
         return pki
     }
 
