@@ -164,16 +164,18 @@ extension MQTTClient {
     /// How long a connection may take from the TCP connect to the CONNACK (TLS handshake
     /// included) before it is given up and tried again: a broker that accepts the connection and
     /// then says nothing is retried like an unreachable one instead of waiting forever.
-    private var handshakeLimit: Duration { .seconds(max(10, configuration.keepAlive)) }
+    private var handshakeLimit: Duration { .seconds(max(5, configuration.keepAlive)) }
 
     /// Why an attempt failed, in words: the address, libmosquitto's code and, for TLS, what
     /// OpenSSL said about the certificates (see ``ConnectionFailure``).
     private func failureReason(_ rc: Int32, afterOpen: Bool) -> String {
         let scheme = configuration.tls == nil ? "mqtt" : "mqtts"
-        let detail = ConnectionFailure.describe(
-            code: rc, libraryText: rc == Int32(MOSQ_ERR_KEEPALIVE.rawValue) ? "no answer within \(handshakeLimit)" : Mosquitto.describe(rc),
-            errors: handle.takeErrors(), host: configuration.host, tls: configuration.tls != nil,
-            afterOpen: afterOpen, clientCertificate: configuration.tls?.certificate != nil)
+        let errors = handle.takeErrors()
+        let detail = rc == Int32(MOSQ_ERR_KEEPALIVE.rawValue)
+            ? "no answer within \(handshakeLimit) of connecting (\(configuration.tls == nil ? "no CONNACK" : "no TLS handshake or CONNACK"))"
+            : ConnectionFailure.describe(code: rc, libraryText: Mosquitto.describe(rc), errors: errors, host: configuration.host,
+                                         tls: configuration.tls != nil, afterOpen: afterOpen,
+                                         clientCertificate: configuration.tls?.certificate != nil)
         return "cannot connect to the broker at \(scheme)://\(configuration.address): \(detail)"
     }
 
