@@ -80,6 +80,9 @@ struct ReplayCommand: AsyncParsableCommand {
         if offline {
             if broker != nil { throw ValidationError("--offline and --broker exclude each other") }
             if speed != nil || noDelay { throw ValidationError("--speed and --no-delay only apply when replaying to a broker") }
+            if login.tlsCa != nil || login.tlsCert != nil || login.tlsKey != nil {
+                throw ValidationError("--tls-ca, --tls-cert and --tls-key only apply when replaying to a broker")
+            }
         } else {
             if broker == nil { throw ValidationError("give --broker URL (mqtt://HOST[:PORT], mqtts://HOST[:PORT] or HOST:PORT), or --offline to replay without a broker") }
             if expect != nil || state != nil || config != nil {

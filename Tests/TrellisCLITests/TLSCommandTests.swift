@@ -198,6 +198,16 @@ struct TLSCommandTests {
             #expect(!record.output.contains("hunter2"))
             #expect(try String(contentsOfFile: output, encoding: .utf8).contains("\"payload\":\"hello\""))
             #expect(broker.log().contains("u'rec'"))
+
+            // The capture replayed to the broker over TLS reaches a subscriber on the plain listener.
+            let inbox = await MessageCollector.collecting(publisher)
+            try await publisher.subscribe("tls/record")
+            let replay = try await TrellisBinary.run([
+                "replay", output, "--broker", "mqtts://localhost:\(listeners.verified)", "--tls-ca", pki.caCertificate, "--no-delay",
+            ])
+            #expect(replay.status == 0, "\(replay.output)")
+            #expect(replay.output.contains("sent 1"), "\(replay.output)")
+            try await inbox.wait("the replayed message") { $0.contains { $0.topic == "tls/record" && $0.text == "hello" } }
             await publisher.shutdown()
         }
     }

@@ -78,7 +78,7 @@ extension SettingKey {
             _ = try BrokerURL(parsing: value)
             return nil
         } catch {
-            return "\(BrokerURL.allowedForms), or empty (\(error.problem))"
+            return "\(BrokerURL.allowedForms), or empty (here: \(error.problem))"
         }
     }
 
