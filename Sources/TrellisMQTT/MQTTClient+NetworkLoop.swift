@@ -18,6 +18,7 @@ extension MQTTClient {
         var firstAttempt = true
         var openedAt = ContinuousClock.now
         var connectionsBefore = 0
+        var connected = false
         while !state.withLock({ $0.stopping }) {
             executor.runJobs()
             finishStreamIfStopped()
@@ -28,6 +29,7 @@ extension MQTTClient {
                     firstAttempt = false
                     openedAt = .now
                     connectionsBefore = state.withLock { $0.connections }
+                    connected = false
                 } else {
                     if rc == Int32(MOSQ_ERR_INVAL.rawValue) && firstAttempt {
                         emit(.connectFailed(reason: Mosquitto.describe(rc), retryIn: 0))
@@ -40,8 +42,9 @@ extension MQTTClient {
                 }
             }
             var rc = servicePass()
-            // This socket got a CONNACK (the disconnect callback may have run since).
-            let connected = state.withLock { $0.connections } > connectionsBefore
+            // Whether this socket got a CONNACK (the disconnect callback may have run since); once
+            // it has, the busy path takes no lock for it.
+            if !connected { connected = state.withLock { $0.connections } > connectionsBefore }
             if rc == Mosquitto.success && !connected && openedAt.duration(to: .now) > handshakeLimit {
                 rc = Int32(MOSQ_ERR_KEEPALIVE.rawValue)  // the next attempt closes this socket first
             }
