@@ -11,7 +11,8 @@ struct CatalogCommand: AsyncParsableCommand {
         abstract: "Manage the plant catalog in Trellis's state.",
         discussion: """
             The catalog holds species with their USDA PLANTS growth requirements; `trellis run` imports the \
-            starter catalog (catalog/usda-starter.csv, also compiled in) the first time it finds the catalog empty.
+            starter catalog (catalog/usda-starter.csv, also compiled in) the first time it finds the catalog empty. \
+            Its MQTT actions are described in docs/catalog.md in the source tree.
             """,
         subcommands: [Import.self]
     )

@@ -28,6 +28,8 @@ struct RecordCommand: AsyncParsableCommand {
             Example:
               trellis record --broker 127.0.0.1:1883 --topic 'rpi/#' --output session.jsonl
               trellis record --broker mqtts://broker.example --tls-ca ca.crt --topic 'rpi/#' --output session.jsonl
+
+            The capture format is described in docs/record-replay.md in the source tree.
             """
     )
 

@@ -38,6 +38,8 @@ struct ReplayCommand: AsyncParsableCommand {
               trellis replay session.jsonl --broker 127.0.0.1:1883 --no-delay
               trellis replay session.jsonl --offline > expected.jsonl
               trellis replay session.jsonl --offline --expect expected.jsonl
+
+            The capture format and what a replay skips are described in docs/record-replay.md in the source tree.
             """
     )
 

@@ -29,7 +29,8 @@ struct RunCommand: AsyncParsableCommand {
 
             Every setting can also come from a YAML file (--config, default trellis.yaml when present) and from \
             TRELLIS_… environment variables; flags win over the environment, which wins over the file. \
-            `trellis config check` shows the effective values and their sources; trellis.example.yaml lists them all.
+            `trellis config check` shows the effective values and their sources; trellis.example.yaml lists them all, \
+            and docs/configuration.md in the source tree describes each.
 
             Trellis publishes the retained `trellis/status` (`online`, or `offline` as its will and at shutdown), \
             the retained `trellis/stats`, and every rejected message on `trellis/deadletter`. SIGHUP (or a change of \

@@ -13,6 +13,10 @@ struct TrellisCommand: AsyncParsableCommand {
             Start it with its own broker:  trellis run
             Use a broker already running:  trellis run --broker 127.0.0.1:1883
             Watch it:                      mosquitto_sub -h 127.0.0.1 -t 'trellis/#' -v
+
+            `trellis <command> --help` lists a command's options. The full reference is in the source tree: \
+            README.md for a two-minute tour, docs/README.md for the index of every service's protocol, the \
+            configuration keys (docs/configuration.md), operation and the secure profile (docs/operations.md).
             """,
         subcommands: [RunCommand.self, ConfigCommand.self, UsersCommand.self, RecordCommand.self, ReplayCommand.self, CatalogCommand.self],
         defaultSubcommand: nil

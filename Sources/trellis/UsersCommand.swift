@@ -14,7 +14,8 @@ struct UsersCommand: AsyncParsableCommand {
             The secure profile (broker.secure.conf) turns anonymous access off and gives every user only its \
             own topics through `%u` patterns in the ACL. These commands keep the password file (through \
             mosquitto_passwd) and the ACL in step. After a change, send the broker SIGHUP or restart \
-            `trellis run` so it reads them again.
+            `trellis run` so it reads them again. The secure profile is described in docs/operations.md in the \
+            source tree.
             """,
         subcommands: [Add.self, Remove.self, List.self]
     )

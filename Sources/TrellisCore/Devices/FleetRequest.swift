@@ -37,7 +37,7 @@ public enum FleetRequest: Sendable, Hashable {
     case builds(model: String)
     case logs(device: String, since: Date?, limit: Int)
 
-    /// Every action of each service, in the order the README lists them.
+    /// Every action of each service, in the order docs/devices.md lists them.
     public static let actions: [String: [String]] = [
         "devices": ["list", "get", "update", "delete", "restart"],
         "models": ["list", "get", "create", "update", "delete", "assign", "restart", "upload", "code", "builds"],

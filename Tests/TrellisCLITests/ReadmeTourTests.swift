@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+import TrellisBroker
+import TrellisTestSupport
+
+/// The README's two-minute tour, run as written against `trellis run` with its own broker (on a
+/// free loopback port instead of 1883), so the front page cannot promise what Trellis does not do.
+@Suite("The README's tour")
+struct ReadmeTourTests {
+    /// Seconds a mosquitto_sub or mosquitto_rr of the tour waits for its message (`-W`).
+    static let commandTimeout = 10
+
+    @Test("the README has a tour, and every command in it says what it prints or prints nothing")
+    func tourIsThere() throws {
+        let tour = try ReadmeTour(markdown: MarkdownDocument(path: "README.md").text)
+        #expect(tour.steps.count >= 8)
+        for step in tour.steps {
+            #expect(step.command.hasPrefix("mosquitto_"), "not a Mosquitto client command: \(step.command)")
+            #expect(step.command.contains("-h 127.0.0.1 "), "a tour command must name the broker: \(step.command)")
+            if step.command.hasPrefix("mosquitto_rr") || step.command.hasPrefix("mosquitto_sub") {
+                #expect(!step.expected.isEmpty, "the README does not say what this prints: \(step.command)")
+            }
+        }
+    }
+
+    @Test("every command of the tour prints what the README says, against a fresh `trellis run`")
+    func tourRunsAsWritten() async throws {
+        let tour = try ReadmeTour(markdown: MarkdownDocument(path: "README.md").text)
+        let directory = temporaryDirectory()
+        let port = try #require(PortProbe.freeLoopbackPort())
+        let config = try brokerConfig(port: port, in: directory)
+        let trellis = try TrellisBinary.start(["run", "--broker-config", config, "--state", directory + "/state"], in: directory)
+        // Trellis is stopped with SIGTERM whatever happens, so it stops the broker it started.
+        var failure: (any Error)?
+        do {
+            try await trellis.waitForOutput("connected to the broker", timeout: .seconds(60))
+            try await run(tour, port: port)
+        } catch {
+            failure = error
+        }
+        trellis.process.signal(SIGTERM)
+        #expect(try await trellis.waitForExit() == 0)
+        if let failure { throw failure }
+    }
+
+    /// Runs every step of `tour` against the broker on `port`, with the tour's second terminal
+    /// watching everything that crosses it.
+    private func run(_ tour: ReadmeTour, port: Int) async throws {
+        let watcher = try TrellisBinary.start(["-c", "exec mosquitto_sub -h 127.0.0.1 -p \(port) -t '#' -v"], executable: "/bin/sh")
+        defer { watcher.process.signal(SIGKILL) }
+        // The retained status arrives as soon as the watcher is subscribed.
+        try await watcher.waitForOutput("trellis/status online", timeout: .seconds(30))
+
+        for step in tour.steps {
+            let command = step.command(port: port, timeoutSeconds: Self.commandTimeout)
+            let shell = try TrellisBinary.start(["-c", command], executable: "/bin/sh")
+            let status = try await shell.waitForExit(timeout: .seconds(Self.commandTimeout + 20))
+            #expect(status == 0, "\(step.command) exited with \(status): \(shell.output)")
+            #expect(step.matches(shell.output),
+                    "\(step.command)\nprinted:\n\(shell.output)\nthe README says:\n\(step.expected.joined(separator: "\n"))")
+        }
+
+        // What the README says the second terminal shows: the answers on their reply topics too,
+        // the rejected request as a dead letter, and the press fanned out to the online phone.
+        for line in ["rpi/fromrpi ID:1;sender:Host-RPI3B+;receiver:me;payload:Fern;operation:RES_addNewPlant",
+                     "trellis/deadletter {\"payload\":\"ID:3;sender:me;",
+                     "\"reason\":\"ERR_missingKeys\"",
+                     "p2o/clients/phone/register-response {\"status\":\"success\"}",
+                     "p2o/clients/phone/button-press door",
+                     "trellis/response/devices/get {\"data\":{",
+                     "trellis/response/catalog/get {\"data\":{"] {
+            try await watcher.waitForOutput(line, timeout: .seconds(10))
+        }
+    }
+}
