@@ -3,17 +3,20 @@
 
 SWIFT ?= swift
 PREFIX ?= /usr/local
-APT_PACKAGES := mosquitto mosquitto-clients libmosquitto-dev libsqlite3-dev pkg-config
+APT_PACKAGES := mosquitto mosquitto-clients libmosquitto-dev libsqlite3-dev libssl-dev openssl pkg-config
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run test build deps bench soak fuzz install uninstall clean embed
 
-## deps: install Mosquitto, its client tools and the C libraries, when any is missing.
+## deps: install Mosquitto, its client tools, the C libraries and the openssl tool (the TLS tests make
+## their certificates with it), when any is missing.
 deps:
 	@if ! command -v mosquitto >/dev/null 2>&1 && [ ! -x /usr/sbin/mosquitto ] \
 	   || ! command -v mosquitto_sub >/dev/null 2>&1 \
 	   || ! pkg-config --exists libmosquitto 2>/dev/null \
-	   || [ ! -f /usr/include/sqlite3.h ]; then \
+	   || [ ! -f /usr/include/sqlite3.h ] \
+	   || [ ! -f /usr/include/openssl/ssl.h ] \
+	   || ! command -v openssl >/dev/null 2>&1; then \
 		echo "installing $(APT_PACKAGES)"; \
 		$(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(APT_PACKAGES); \

@@ -29,7 +29,7 @@ let package = Package(
         .systemLibrary(
             name: "CMosquitto",
             pkgConfig: "libmosquitto",
-            providers: [.apt(["libmosquitto-dev"]), .brew(["mosquitto"])]
+            providers: [.apt(["libmosquitto-dev", "libssl-dev"]), .brew(["mosquitto", "openssl"])]
         ),
         .target(
             name: "TrellisMQTT",

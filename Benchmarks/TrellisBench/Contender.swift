@@ -82,7 +82,7 @@ struct Contender {
         let (plant, buttons) = ("trl", "t2o")
         let contender = Contender(name: "trellis", process: try ChildProcess(
             path: binary,
-            arguments: ["run", "--broker", "127.0.0.1:\(port)", "--state", state, "--plants-file", plantsFile,
+            arguments: ["run", "--broker", "mqtt://127.0.0.1:\(port)", "--state", state, "--plants-file", plantsFile,
                         "--plant-prefix", plant, "--plant-dialect", "lossless", "--button-prefix", buttons,
                         "--spam-limit", "1000000000", "--spam-window", "0.1", "--stats-interval", "3600", "--log-level", "warning"],
             outputPath: work + "/trellis.log"), output: work + "/trellis.log", plantPrefix: plant, buttonPrefix: buttons,

@@ -16,6 +16,9 @@ extension MQTTClient {
         executor.attachCurrentThread()
         var socketOpen = false
         var firstAttempt = true
+        var openedAt = ContinuousClock.now
+        var connectionsBefore = 0
+        var connected = false
         while !state.withLock({ $0.stopping }) {
             executor.runJobs()
             finishStreamIfStopped()
@@ -24,24 +27,48 @@ extension MQTTClient {
                 if rc == Mosquitto.success {
                     socketOpen = true
                     firstAttempt = false
+                    openedAt = .now
+                    connectionsBefore = state.withLock { $0.connections }
+                    connected = false
                 } else {
                     if rc == Int32(MOSQ_ERR_INVAL.rawValue) && firstAttempt {
                         emit(.connectFailed(reason: Mosquitto.describe(rc), retryIn: 0))
                         logger.error("invalid MQTT connection settings: \(Mosquitto.describe(rc))")
                     }
                     let delay = nextBackoff()
-                    let reason = "cannot reach the broker at \(configuration.host):\(configuration.port): \(Mosquitto.describe(rc))"
-                    emit(.connectFailed(reason: reason, retryIn: delay))
+                    emit(.connectFailed(reason: failureReason(rc, afterOpen: false), retryIn: delay))
                     pause(seconds: delay)
                     continue
                 }
             }
-            let rc = servicePass()
+            var rc = servicePass()
+            // Whether this socket got a CONNACK (the disconnect callback may have run since); once
+            // it has, the busy path takes no lock for it.
+            if !connected { connected = state.withLock { $0.connections } > connectionsBefore }
+            if rc == Mosquitto.success && !connected && openedAt.duration(to: .now) > handshakeLimit {
+                rc = Int32(MOSQ_ERR_KEEPALIVE.rawValue)  // the next attempt closes this socket first
+            }
             if rc != Mosquitto.success {
                 socketOpen = false
-                markDisconnected(reason: Mosquitto.describe(rc))
-                if state.withLock({ $0.stopping }) { break }
-                pause(seconds: nextBackoff())
+                if state.withLock({ $0.stopping }) {
+                    markDisconnected(reason: Mosquitto.describe(rc))
+                    break
+                }
+                let delay = nextBackoff()
+                let refused = state.withLock { state in
+                    defer { state.refused = false }
+                    return state.refused
+                }
+                if connected {
+                    markDisconnected(reason: Mosquitto.describe(rc))
+                } else if refused {
+                    _ = handle.takeErrors()  // already reported with the broker's reason code
+                } else {
+                    // The TLS handshake or the CONNECT failed: say why (OpenSSL's reason, a
+                    // refused certificate) rather than only that the link closed.
+                    emit(.connectFailed(reason: failureReason(rc, afterOpen: true), retryIn: delay))
+                }
+                pause(seconds: delay)
             }
         }
         if socketOpen && !writesHeld {
@@ -137,6 +164,24 @@ extension MQTTClient {
         }
     }
 
+    /// How long a connection may take from the TCP connect to the CONNACK (TLS handshake
+    /// included) before it is given up and tried again: a broker that accepts the connection and
+    /// then says nothing is retried like an unreachable one instead of waiting forever.
+    private var handshakeLimit: Duration { .seconds(max(5, configuration.keepAlive)) }
+
+    /// Why an attempt failed, in words: the address, libmosquitto's code and, for TLS, what
+    /// OpenSSL said about the certificates (see ``ConnectionFailure``).
+    private func failureReason(_ rc: Int32, afterOpen: Bool) -> String {
+        let scheme = configuration.tls == nil ? "mqtt" : "mqtts"
+        let errors = handle.takeErrors()
+        let detail = rc == Int32(MOSQ_ERR_KEEPALIVE.rawValue)
+            ? "no answer within \(handshakeLimit) of connecting (\(configuration.tls == nil ? "no CONNACK" : "no TLS handshake or CONNACK"))"
+            : ConnectionFailure.describe(code: rc, libraryText: Mosquitto.describe(rc), errors: errors, host: configuration.host,
+                                         tls: configuration.tls != nil, afterOpen: afterOpen,
+                                         clientCertificate: configuration.tls?.certificate != nil)
+        return "cannot connect to the broker at \(scheme)://\(configuration.address): \(detail)"
+    }
+
     /// Returns the wait before the next attempt and doubles the one after it.
     private func nextBackoff() -> Double {
         state.withLock { state in
@@ -179,7 +224,10 @@ extension MQTTClient {
     /// would not be routed to this client at all.
     func didConnect(reason: Int32, sessionPresent: Bool) {
         guard reason == 0 else {
+            // The broker closes the connection after a refusal; the loop then waits and retries.
+            // Reported here, with the reason code, rather than as a bare closed connection.
             let text = Mosquitto.describeReason(reason)
+            state.withLock { $0.refused = true }
             emit(.connectFailed(reason: "the broker refused the connection: \(text)", retryIn: state.withLock { $0.backoff }))
             return
         }

@@ -34,6 +34,10 @@ public final class MQTTClient: Sendable {
         var pendingResubscriptions: Set<Int32> = []
         /// Successful connections so far; names the connection a received message came on.
         var connections = 0
+        /// Why the latest connection attempt failed, for the error of `waitUntilConnected`.
+        var lastFailure: String?
+        /// The broker answered this attempt's CONNECT with a refusal, already reported.
+        var refused = false
         /// The session-present flag of the current connection.
         var sessionResumed = false
         var started = false
@@ -117,15 +121,20 @@ public final class MQTTClient: Sendable {
             }
             group.addTask {
                 try await Task.sleep(for: timeout)
+                let last = self.state.withLock { $0.lastFailure }
                 throw MQTTError(kind: .timedOut,
-                                message: "no connection to \(self.configuration.host):\(self.configuration.port) within \(timeout)")
+                                message: "no connection to \(self.configuration.address) within \(timeout)"
+                                    + (last.map { "; the last attempt: \($0)" } ?? ""))
             }
             try await group.next()
             group.cancelAll()
         }
     }
 
-    func emit(_ event: MQTTConnectionEvent) { eventSink.yield(event) }
+    func emit(_ event: MQTTConnectionEvent) {
+        if case let .connectFailed(reason, _) = event { state.withLock { $0.lastFailure = reason } }
+        eventSink.yield(event)
+    }
     func deliver(_ message: MQTTMessage, packetID: Int32) {
         var message = message
         let (connection, resumed) = state.withLock { state in

@@ -51,6 +51,8 @@ public struct MQTTConfiguration: Sendable {
     /// before it hands the message over. A consumer must not await a write of its own client
     /// (`publishAndWait`, `subscribe`) while it holds a message: that write waits for it.
     public var maxUnhandledMessages: Int?
+    /// Connect over TLS with these settings; nil connects in plain text.
+    public var tls: MQTTTLSConfiguration?
 
     public init(
         host: String = "127.0.0.1",
@@ -65,7 +67,8 @@ public struct MQTTConfiguration: Sendable {
         reconnectDelay: ClosedRange<Double> = 0.1...10,
         inflightMaximum: Int = 1000,
         tcpNoDelay: Bool = true,
-        maxUnhandledMessages: Int? = nil
+        maxUnhandledMessages: Int? = nil,
+        tls: MQTTTLSConfiguration? = nil
     ) {
         self.host = host
         self.port = port
@@ -80,6 +83,12 @@ public struct MQTTConfiguration: Sendable {
         self.inflightMaximum = inflightMaximum
         self.tcpNoDelay = tcpNoDelay
         self.maxUnhandledMessages = maxUnhandledMessages.map { max(1, $0) }
+        self.tls = tls
+    }
+
+    /// The address as `host:port`, with brackets around an IPv6 address, for messages.
+    var address: String {
+        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 }
 

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import TrellisBroker
 import TrellisCore
 import TrellisMQTT
 
@@ -10,29 +9,62 @@ struct BrokerLogin: ParsableArguments {
     @Option(name: .long, help: "MQTT client id (default trellis-<command>-<process id>).")
     var clientId: String?
 
-    @Option(name: .long, help: "User name to log in to the broker with.")
+    @Option(name: .long, help: "User name to log in to the broker with (default: the address's user info).")
     var username: String?
 
-    @Option(name: .long, help: ArgumentHelp("File whose first line is the broker password (or TRELLIS_PASSWORD).", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("File whose first line is the broker password (else the address's user info, else TRELLIS_PASSWORD).", valueName: "file"))
     var passwordFile: String?
 
-    /// A started client connected to the broker at `text` (`HOST:PORT`), or a reported error.
-    func connect(to text: String, as command: String) async throws -> MQTTClient {
-        guard let address = BrokerAddress(parsing: text) else {
-            throw fail("--broker \(text) is not an address such as 127.0.0.1:1883")
+    @Option(name: .long, help: ArgumentHelp("With mqtts://: the CAs (PEM file or hashed directory) that may sign the broker's certificate (default: the system's CAs).", valueName: "file|dir"))
+    var tlsCa: String?
+
+    @Option(name: .long, help: ArgumentHelp("With mqtts://: client certificate (PEM) for brokers that require one.", valueName: "file"))
+    var tlsCert: String?
+
+    @Option(name: .long, help: ArgumentHelp("With mqtts://: the client certificate's private key (PEM, unencrypted).", valueName: "file"))
+    var tlsKey: String?
+
+    /// What `--broker` accepts, for help texts.
+    static let addressHelp = "mqtt://HOST[:PORT], mqtts://HOST[:PORT] (TLS) or HOST:PORT, user:password@ allowed"
+
+    /// The client settings for the broker at `text` (see ``BrokerURL``), or a reported error.
+    func configuration(for text: String, as command: String) throws -> MQTTConfiguration {
+        let url: BrokerURL
+        do {
+            url = try BrokerURL(parsing: text)
+        } catch {
+            throw fail("--broker: \(error)")
         }
-        var password = ProcessInfo.processInfo.environment["TRELLIS_PASSWORD"]
+        let tlsFlags = [("--tls-ca", tlsCa), ("--tls-cert", tlsCert), ("--tls-key", tlsKey)].filter { $0.1 != nil }.map(\.0)
+        var tls: MQTTTLSConfiguration?
+        if url.usesTLS {
+            tls = MQTTTLSConfiguration(certificateAuthorities: tlsCa, certificate: tlsCert, privateKey: tlsKey)
+            do {
+                try tls?.validate()
+            } catch {
+                throw fail(error.message)
+            }
+        } else if !tlsFlags.isEmpty {
+            throw fail("\(tlsFlags.joined(separator: ", ")) need an mqtts:// broker address: write mqtts://\(url.hostAndPort)")
+        }
+        var password = url.password ?? ProcessInfo.processInfo.environment["TRELLIS_PASSWORD"]
         if let passwordFile {
             guard let contents = try? String(contentsOfFile: passwordFile, encoding: .utf8) else {
                 throw fail("cannot read the password file \(passwordFile)")
             }
             password = String(contents.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
         }
-        let configuration = MQTTConfiguration(
-            host: address.host, port: address.port,
+        let user = username ?? url.username
+        return MQTTConfiguration(
+            host: url.host, port: url.port,
             clientID: clientId ?? "trellis-\(command)-\(ProcessInfo.processInfo.processIdentifier)",
-            username: username, password: username == nil ? nil : password,
-            reconnectDelay: 0.1...2)
+            username: user, password: user == nil ? nil : password,
+            reconnectDelay: 0.1...2, tls: tls)
+    }
+
+    /// A started client connected to the broker at `text`, or a reported error.
+    func connect(to text: String, as command: String) async throws -> MQTTClient {
+        let configuration = try configuration(for: text, as: command)
         let client: MQTTClient
         do {
             client = try MQTTClient(configuration: configuration)
@@ -44,7 +76,7 @@ struct BrokerLogin: ParsableArguments {
             try await client.waitUntilConnected(timeout: .seconds(10))
         } catch {
             await client.shutdown()
-            throw fail("cannot connect to the broker at \(address): \(error)")
+            throw fail("\(error)")
         }
         return client
     }

@@ -20,7 +20,7 @@ struct ConfigCommand: AsyncParsableCommand {
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Validate a configuration file and print the effective configuration with each value's source.",
-            discussion: "Exits 1, naming each key and what is allowed, on an unknown key, a wrong type or a value out of range; `trellis run` refuses to start with such a file."
+            discussion: "Exits 1, naming each key and what is allowed, on an unknown key, a wrong type or a value out of range; `trellis run` refuses to start with such a file. Keys that SIGHUP cannot change are marked \"a change needs a restart\" (broker.address, broker.tls.*, …). A password in broker.address is shown as ***."
         )
 
         @Argument(help: ArgumentHelp("The YAML file (default: trellis.yaml when present).", valueName: "file"))
@@ -35,9 +35,9 @@ struct ConfigCommand: AsyncParsableCommand {
             }
             print("# effective configuration" + (effective.file.map { " (file: \($0))" } ?? " (no file)"))
             for setting in SettingKey.all {
-                let value = EffectiveConfiguration.render(effective.values[setting.key]?.content ?? setting.defaultValue)
+                let value = EffectiveConfiguration.shown(setting.key, effective.values[setting.key]?.content ?? setting.defaultValue)
                 let source = EffectiveConfiguration.describe(effective.source(setting.key), setting: setting, file: effective.file)
-                print("\(setting.key) = \(value)    # from \(source)")
+                print("\(setting.key) = \(value)    # from \(source)\(setting.reloadable ? "" : "; a change needs a restart")")
             }
         }
     }
@@ -60,21 +60,24 @@ struct ConfigCommand: AsyncParsableCommand {
             "# Environment variables (TRELLIS_SPAM_LIMIT, …) override the file; flags override both.",
             "# `trellis config check` validates a file; SIGHUP applies the keys marked reloadable.",
         ]
-        var section = ""
+        var open: [Substring] = []
         for setting in SettingKey.all {
             let parts = setting.key.split(separator: ".")
-            let group = parts.count > 1 ? String(parts[0]) : ""
-            if group != section {
-                lines.append("")
-                lines.append("\(group):")
-                section = group
+            let groups = Array(parts.dropLast())
+            // Open the nested mappings this key needs that the previous key did not.
+            let shared = zip(open, groups).prefix(while: { $0 == $1 }).count
+            for depth in shared..<groups.count {
+                if depth == 0 { lines.append("") }
+                lines.append(String(repeating: "  ", count: depth) + "\(groups[depth]):")
             }
+            open = groups
+            let indent = String(repeating: "  ", count: groups.count)
             let value: String = switch setting.defaultValue {
             case let .string(text): "\"\(text)\""
             default: EffectiveConfiguration.render(setting.defaultValue)
             }
-            lines.append("  # \(setting.help)\(setting.reloadable ? " (reloadable)" : "")")
-            lines.append("  \(parts.dropFirst().joined(separator: ".")): \(value)")
+            lines.append("\(indent)# \(setting.help)\(setting.reloadable ? " (reloadable)" : "")")
+            lines.append("\(indent)\(parts.last ?? ""): \(value)")
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -27,12 +27,13 @@ struct RecordCommand: AsyncParsableCommand {
 
             Example:
               trellis record --broker 127.0.0.1:1883 --topic 'rpi/#' --output session.jsonl
+              trellis record --broker mqtts://broker.example --tls-ca ca.crt --topic 'rpi/#' --output session.jsonl
 
             The capture format is described in docs/record-replay.md in the source tree.
             """
     )
 
-    @Option(name: .long, help: ArgumentHelp("The broker's address (for example 127.0.0.1:1883).", valueName: "host:port"))
+    @Option(name: .long, help: ArgumentHelp("The broker's address: \(BrokerLogin.addressHelp) (for example 127.0.0.1:1883 or mqtts://broker.example).", valueName: "url"))
     var broker: String
 
     @OptionGroup var login: BrokerLogin
@@ -72,7 +73,7 @@ struct RecordCommand: AsyncParsableCommand {
                 throw fail("cannot subscribe to \(filter): \(error)")
             }
         }
-        note("recording \(filters.joined(separator: " ")) from \(broker) to \(output ?? "standard output"); Ctrl-C stops")
+        note("recording \(filters.joined(separator: " ")) from \(BrokerURL.masked(broker)) to \(output ?? "standard output"); Ctrl-C stops")
 
         let progress = RecordingProgress()
         let limit = count

@@ -16,7 +16,8 @@ struct ReplayCommand: AsyncParsableCommand {
 
             With --broker, the recorded messages are published with their original spacing (--speed 2 replays \
             twice as fast) or back to back (--no-delay), each with its QoS, retain flag and v5 properties, and \
-            Trellis running on that broker answers them as it would have.
+            Trellis running on that broker answers them as it would have. --broker takes the addresses `trellis run` \
+            takes (mqtt://HOST[:PORT], mqtts://HOST[:PORT] with --tls-ca, --tls-cert and --tls-key, or HOST:PORT).
 
             With --offline, no broker is used: each message goes through the relay's logic at the time the \
             capture gives it, against an in-memory state (or the state in --state DIR), and what Trellis would \
@@ -45,7 +46,7 @@ struct ReplayCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The capture file (`-` for standard input).", valueName: "file"))
     var file: String
 
-    @Option(name: .long, help: ArgumentHelp("The broker to publish to (for example 127.0.0.1:1883); required unless --offline.", valueName: "host:port"))
+    @Option(name: .long, help: ArgumentHelp("The broker to publish to: \(BrokerLogin.addressHelp); required unless --offline.", valueName: "url"))
     var broker: String?
 
     @OptionGroup var login: BrokerLogin
@@ -81,8 +82,11 @@ struct ReplayCommand: AsyncParsableCommand {
         if offline {
             if broker != nil { throw ValidationError("--offline and --broker exclude each other") }
             if speed != nil || noDelay { throw ValidationError("--speed and --no-delay only apply when replaying to a broker") }
+            if login.tlsCa != nil || login.tlsCert != nil || login.tlsKey != nil {
+                throw ValidationError("--tls-ca, --tls-cert and --tls-key only apply when replaying to a broker")
+            }
         } else {
-            if broker == nil { throw ValidationError("give --broker HOST:PORT, or --offline to replay without a broker") }
+            if broker == nil { throw ValidationError("give --broker URL (mqtt://HOST[:PORT], mqtts://HOST[:PORT] or HOST:PORT), or --offline to replay without a broker") }
             if expect != nil || state != nil || config != nil {
                 throw ValidationError("--expect, --state and --config only apply with --offline")
             }

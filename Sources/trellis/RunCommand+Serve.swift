@@ -10,6 +10,13 @@ extension RunCommand {
     /// Opens the state, starts or joins the broker, and runs the services until a signal.
     func serve(_ configuration: EffectiveConfiguration, logger: Logger) async throws {
         let signals = await StartupSignals.trap()
+        let joined = configuration.brokerURL
+        let tls = configuration.tls
+        do {
+            try tls?.validate()
+        } catch {
+            throw CredentialsError(description: error.message)
+        }
         let state = configuration.string("state.dir")
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
         let store = try SQLiteStore(directory: state)
@@ -23,28 +30,30 @@ extension RunCommand {
         }
 
         var services: [any Service] = []
-        let address: BrokerAddress
-        if let parsed = BrokerAddress(parsing: configuration.string("broker.address")) {
-            address = parsed
+        let address: BrokerURL
+        if let joined {
+            address = joined
         } else {
             let process = try MosquittoProcess(configPath: try resolveBrokerConfig(configuration, logger: logger),
                                                logPath: (state as NSString).appendingPathComponent("mosquitto.log"),
                                                logger: Logger(label: "trellis.broker"))
             try await process.start()
             logger.info("broker is accepting connections", metadata: ["address": "\(process.address)"])
-            address = process.address
+            address = BrokerURL(host: process.address.host, port: process.address.port)
             services.append(BrokerService(broker: process, logger: logger))
         }
 
         let settings = configuration.relaySettings
-        let username = configuration.string("broker.username")
-        let clientID = username.isEmpty ? configuration.string("broker.client_id") : username
+        let named = configuration.string("broker.username")
+        let username = named.isEmpty ? address.username : named
+        let clientID = username ?? configuration.string("broker.client_id")
         let mqtt = MQTTConfiguration(
             host: address.host, port: address.port, clientID: clientID,
-            username: username.isEmpty ? nil : username, password: try password(configuration),
+            username: username, password: try password(configuration, url: address),
             will: RelayService.will(for: settings),
             cleanStart: false, sessionExpiry: 7 * 24 * 3600,
-            maxUnhandledMessages: configuration.int("broker.max_unhandled")
+            maxUnhandledMessages: configuration.int("broker.max_unhandled"),
+            tls: tls
         )
         let client = try MQTTClient(configuration: mqtt, logger: Logger(label: "trellis.mqtt"))
         let relay = RelayService(client: client, store: store, settings: settings, logger: Logger(label: "trellis.relay"))
@@ -61,6 +70,12 @@ extension RunCommand {
             services.append(try await ConfigWatcher(file: file, reloader: reloader, logger: Logger(label: "trellis.config")))
         }
         logger.info("relay starting", metadata: ["broker": "\(address)", "state": "\(state)", "client_id": "\(clientID)"])
+        if let tls {
+            logger.info("connecting over TLS 1.2 or later, verifying the broker's certificate and host name", metadata: [
+                "ca": "\(tls.certificateAuthorities ?? "the system's CAs")",
+                "client_certificate": "\(tls.certificate ?? "none")",
+            ])
+        }
 
         let group = ServiceGroup(configuration: .init(
             services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
@@ -73,8 +88,9 @@ extension RunCommand {
         logger.info("stopped")
     }
 
-    /// The broker password: `broker.password_file`, else `TRELLIS_PASSWORD`, else none.
-    func password(_ configuration: EffectiveConfiguration) throws -> String? {
+    /// The broker password: `broker.password_file`, else the address's user info, else
+    /// `TRELLIS_PASSWORD`, else none.
+    func password(_ configuration: EffectiveConfiguration, url: BrokerURL) throws -> String? {
         let file = configuration.string("broker.password_file")
         if !file.isEmpty {
             guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
@@ -82,7 +98,7 @@ extension RunCommand {
             }
             return String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
         }
-        return ProcessInfo.processInfo.environment["TRELLIS_PASSWORD"]
+        return url.password ?? ProcessInfo.processInfo.environment["TRELLIS_PASSWORD"]
     }
 
     /// The broker configuration to start: `broker.config` when it exists or was named, else the

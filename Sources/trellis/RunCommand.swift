@@ -16,8 +16,16 @@ struct RunCommand: AsyncParsableCommand {
         discussion: """
             Without --broker, Trellis starts `mosquitto -c broker.conf` (the file in the working directory, \
             another with --broker-config, or the embedded default when neither exists), waits until it accepts \
-            connections, and stops it on shutdown. With --broker HOST:PORT it uses that broker and starts none; \
-            an unreachable broker is retried with backoff.
+            connections, and stops it on shutdown. With --broker it uses that broker and starts none; an unreachable \
+            broker is retried with backoff.
+
+            Broker addresses: mqtt://HOST[:PORT] (port 1883), mqtts://HOST[:PORT] (TLS, port 8883), or HOST:PORT; \
+            an IPv6 address goes in brackets (mqtts://[::1]:8883). mqtts:// always verifies the broker's certificate \
+            and host name, against the system's CAs or --tls-ca, and speaks TLS 1.2 or later; --tls-cert and \
+            --tls-key present a client certificate. A user name and password may come from the address \
+            (mqtts://trellis:secret@broker.example; percent-encode @ : / in them), from --username and \
+            --password-file, or from TRELLIS_PASSWORD; they are never logged. A TLS file that cannot be read stops \
+            Trellis at once; a refused certificate is logged with its reason and retried. See docs/tls.md.
 
             Every setting can also come from a YAML file (--config, default trellis.yaml when present) and from \
             TRELLIS_… environment variables; flags win over the environment, which wins over the file. \
@@ -38,8 +46,17 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Also reload when the configuration file changes (checked every second).")
     var watchConfig = false
 
-    @Option(name: .long, help: ArgumentHelp("Use the broker at HOST:PORT (for example 127.0.0.1:1883) instead of starting one. [broker.address]", valueName: "host:port"))
+    @Option(name: .long, help: ArgumentHelp("Use the broker at this address instead of starting one: mqtt://HOST[:PORT] (port 1883), mqtts://HOST[:PORT] (TLS, port 8883) or HOST:PORT; IPv6 in brackets; user:password@ before the host logs in. [broker.address]", valueName: "url"))
     var broker: String?
+
+    @Option(name: .long, help: ArgumentHelp("With mqtts://: the CAs (PEM file, or directory of hashed PEM files) that may sign the broker's certificate (default: the system's CAs). [broker.tls.ca]", valueName: "file|dir"))
+    var tlsCa: String?
+
+    @Option(name: .long, help: ArgumentHelp("With mqtts://: client certificate (PEM) for brokers that require one. [broker.tls.cert]", valueName: "file"))
+    var tlsCert: String?
+
+    @Option(name: .long, help: ArgumentHelp("With mqtts://: the client certificate's private key (PEM, unencrypted). [broker.tls.key]", valueName: "file"))
+    var tlsKey: String?
 
     @Option(name: .long, help: ArgumentHelp("Mosquitto configuration for the broker Trellis starts. [broker.config]", valueName: "file"))
     var brokerConfig: String?
@@ -50,10 +67,10 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .long, help: "MQTT client id (default trellis); its persistent session keeps QoS 1 messages sent while Trellis is stopped. [broker.client_id]")
     var clientId: String?
 
-    @Option(name: .long, help: "User name to log in to the broker with. [broker.username]")
+    @Option(name: .long, help: "User name to log in to the broker with (default: the address's user info). [broker.username]")
     var username: String?
 
-    @Option(name: .long, help: ArgumentHelp("File whose first line is the broker password (or TRELLIS_PASSWORD). [broker.password_file]", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("File whose first line is the broker password (else the address's user info, else TRELLIS_PASSWORD). [broker.password_file]", valueName: "file"))
     var passwordFile: String?
 
     @Option(name: .long, help: "Messages read ahead of the handlers, acknowledged only once handled (default 32). [broker.max_unhandled]")
@@ -115,6 +132,9 @@ struct RunCommand: AsyncParsableCommand {
         var values: [String: ConfigContent] = [:]
         func put(_ key: String, _ value: ConfigContent?) { if let value { values[key] = value } }
         put("broker.address", broker.map { .string($0) })
+        put("broker.tls.ca", tlsCa.map { .string($0) })
+        put("broker.tls.cert", tlsCert.map { .string($0) })
+        put("broker.tls.key", tlsKey.map { .string($0) })
         put("broker.config", brokerConfig.map { .string($0) })
         put("broker.client_id", clientId.map { .string($0) })
         put("broker.username", username.map { .string($0) })

@@ -7,10 +7,10 @@ struct CaptureCommandTests {
     @Test("record's usage names --broker as required, and leaving it out is refused")
     func recordNeedsBroker() async throws {
         let help = try await TrellisBinary.run(["record", "--help"])
-        #expect(help.output.contains("USAGE: trellis record --broker <host:port>"), "\(help.output)")
+        #expect(help.output.contains("USAGE: trellis record --broker <url>"), "\(help.output)")
         let missing = try await TrellisBinary.run(["record", "--count", "1"])
         #expect(missing.status != 0)
-        #expect(missing.output.contains("--broker <host:port>"), "\(missing.output)")
+        #expect(missing.output.contains("--broker <url>"), "\(missing.output)")
     }
 
     @Test("a capture that cannot be read is named, with the reason", arguments: [

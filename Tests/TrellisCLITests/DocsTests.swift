@@ -68,16 +68,21 @@ struct DocsTests {
     }
 
     /// The dotted keys of a configuration file in the example's shape: sections at the left
-    /// margin, their keys indented by two spaces.
+    /// margin, nested mappings (`tls:` under `broker:`) and their keys indented by two spaces a level.
     static func keys(ofExample text: String) -> [String] {
-        var section = ""
+        var path: [String] = []
         var keys: [String] = []
-        for line in text.components(separatedBy: "\n") where !line.hasPrefix("#") && line.contains(":") {
-            let name = line.split(separator: ":", maxSplits: 1)[0]
-            if !line.hasPrefix(" ") {
-                section = String(name)
-            } else if !line.trimmingCharacters(in: .whitespaces).hasPrefix("#") {
-                keys.append(section + "." + name.trimmingCharacters(in: .whitespaces))
+        for line in text.components(separatedBy: "\n") where line.contains(":") {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.hasPrefix("#") else { continue }
+            let depth = (line.count - line.drop(while: { $0 == " " }).count) / 2
+            let parts = trimmed.split(separator: ":", maxSplits: 1)
+            let name = String(parts[0])
+            path = Array(path.prefix(depth))
+            if parts.count == 1 || parts[1].trimmingCharacters(in: .whitespaces).isEmpty {
+                path.append(name)
+            } else {
+                keys.append((path + [name]).joined(separator: "."))
             }
         }
         return keys

@@ -99,7 +99,7 @@ struct RunCommandTests {
     @Test("start-up problems are one clear line and exit status 1",
           arguments: [
             (["--broker-config", "/nonexistent/broker.conf"], [String: String](), "cannot read the broker configuration"),
-            (["--broker", "not a broker:port"], [:], "use HOST:PORT"),
+            (["--broker", "not a broker:port"], [:], "mqtts://HOST[:PORT] (TLS, port 8883) or HOST[:PORT]"),
             (["--broker-config", "CONFIG"], ["TRELLIS_MOSQUITTO": "/nonexistent/mosquitto"], "TRELLIS_MOSQUITTO names /nonexistent/mosquitto, which is not an executable file"),
           ])
     func startupErrors(arguments: [String], environment: [String: String], expected: String) async throws {

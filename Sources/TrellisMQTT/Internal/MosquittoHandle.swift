@@ -1,4 +1,6 @@
 import CMosquitto
+import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -24,6 +26,8 @@ final class MosquittoHandle: @unchecked Sendable {
     private let pointer: OpaquePointer
     private let callbacks: MosquittoCallbacks
     private let configuration: MQTTConfiguration
+    /// libmosquitto's error lines since the last `takeErrors()` (OpenSSL's reasons among them).
+    private let errors = Mutex<[String]>([])
 
     init(configuration: MQTTConfiguration, callbacks: MosquittoCallbacks) throws {
         _ = Mosquitto.initialized
@@ -62,9 +66,61 @@ final class MosquittoHandle: @unchecked Sendable {
             }
             try check(rc, "setting the will message")
         }
+        if let tls = configuration.tls { try configureTLS(tls) }
+    }
+
+    /// Verified TLS, 1.2 at least: the broker's chain against the given authorities (or the
+    /// system's), and its certificate against the host name connected to.
+    private func configureTLS(_ tls: MQTTTLSConfiguration) throws {
+        try tls.validate()
+        var authorityFile: String?
+        var authorityDirectory: String?
+        if let authorities = tls.certificateAuthorities {
+            var isDirectory: ObjCBool = false
+            _ = FileManager.default.fileExists(atPath: authorities, isDirectory: &isDirectory)
+            if isDirectory.boolValue { authorityDirectory = authorities } else { authorityFile = authorities }
+        } else {
+            try check(mosquitto_int_option(pointer, MOSQ_OPT_TLS_USE_OS_CERTS, 1), "trusting the system's CA certificates")
+            // `mosquitto_tls_set` wants a CA file or directory: name the system's.
+            authorityDirectory = String(cString: trellis_tls_default_ca_directory())
+        }
+        try check(mosquitto_tls_set(pointer, authorityFile, authorityDirectory, tls.certificate, tls.privateKey, nil),
+                  "loading the TLS files")
+        try check(mosquitto_tls_opts_set(pointer, 1 /* SSL_VERIFY_PEER */, "tlsv1.2", nil), "requiring TLS 1.2 or later")
+        try check(mosquitto_tls_insecure_set(pointer, false), "verifying the broker's host name")
+    }
+
+    /// Returns and forgets the error lines libmosquitto logged since the last call.
+    func takeErrors() -> [String] {
+        errors.withLock { lines in
+            defer { lines.removeAll() }
+            return lines
+        }
+    }
+
+    /// Keeps libmosquitto's error lines (at most a few), adding to an OpenSSL error what OpenSSL
+    /// concluded about the broker's certificate while the session that failed still exists.
+    fileprivate func logged(level: Int32, text: String, verifyResult: Int) {
+        guard level & Int32(MOSQ_LOG_ERR) != 0 else { return }
+        var line = text
+        if text.hasPrefix("OpenSSL Error"), verifyResult > 0 {
+            line += " [certificate check: \(String(cString: trellis_tls_verify_text(verifyResult)))]"
+        } else if text.hasPrefix("OpenSSL Error"), verifyResult == 0 {
+            line += " [certificate check: ok]"
+        }
+        errors.withLock { lines in
+            if !lines.contains(line) { lines.append(line) }
+            if lines.count > 8 { lines.removeFirst(lines.count - 8) }
+        }
     }
 
     private func installCallbacks() {
+        mosquitto_log_callback_set(pointer) { mosq, context, level, text in
+            guard let context, let text, level & Int32(MOSQ_LOG_ERR) != 0 else { return }
+            let verifyResult = mosq.map { trellis_tls_verify_result($0) } ?? -1
+            Unmanaged<MosquittoHandle>.fromOpaque(context).takeUnretainedValue()
+                .logged(level: level, text: String(cString: text), verifyResult: verifyResult)
+        }
         mosquitto_message_v5_callback_set(pointer) { _, context, message, properties in
             guard let context, let message else { return }
             let handle = Unmanaged<MosquittoHandle>.fromOpaque(context).takeUnretainedValue()

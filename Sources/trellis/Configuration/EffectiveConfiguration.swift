@@ -2,6 +2,7 @@ import Configuration
 import Foundation
 import SystemPackage
 import TrellisCore
+import TrellisMQTT
 import TrellisRelay
 import Yams
 
@@ -69,10 +70,11 @@ struct EffectiveConfiguration: Sendable {
                 }
             }
             if let allowed = setting.check(resolved.0) {
-                problems.append("\(setting.key) = \(render(resolved.0)) (from \(describe(resolved.1, setting: setting, file: path))) is not allowed: use \(allowed)")
+                problems.append("\(setting.key) = \(shown(setting.key, resolved.0)) (from \(describe(resolved.1, setting: setting, file: path))) is not allowed: use \(allowed)")
             }
             configuration.values[setting.key] = resolved
         }
+        if problems.isEmpty { problems += configuration.brokerProblems() }
         guard problems.isEmpty else { throw Invalid(problems: problems) }
         return configuration
     }
@@ -121,6 +123,13 @@ struct EffectiveConfiguration: Sendable {
         case let .bool(value): String(value)
         default: "\(content)"
         }
+    }
+
+    /// `render`, with the user info of a broker address masked: what `config check`, reload logs
+    /// and `trellis/events` show, so no password leaves the configuration.
+    static func shown(_ key: String, _ content: ConfigContent) -> String {
+        guard key == "broker.address", case let .string(value) = content else { return render(content) }
+        return render(.string(BrokerURL.masked(value)))
     }
 
     func string(_ key: String) -> String {
@@ -173,9 +182,10 @@ struct EffectiveConfiguration: Sendable {
     /// The settings whose values differ from `other`, as `key: old → new`.
     func changes(from other: EffectiveConfiguration) -> [(key: String, old: String, new: String)] {
         SettingKey.all.compactMap { setting in
-            let old = other.values[setting.key].map { Self.render($0.content) } ?? ""
-            let new = values[setting.key].map { Self.render($0.content) } ?? ""
-            return old == new ? nil : (setting.key, old, new)
+            let old = other.values[setting.key]?.content
+            let new = values[setting.key]?.content
+            guard old.map(Self.render) != new.map(Self.render) else { return nil }
+            return (setting.key, old.map { Self.shown(setting.key, $0) } ?? "", new.map { Self.shown(setting.key, $0) } ?? "")
         }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Configuration
 import TrellisBroker
 import TrellisCore
+import TrellisMQTT
 import TrellisRelay
 
 /// One setting of `trellis run`: its key in the YAML file (nested by concern), its environment
@@ -73,8 +74,20 @@ extension SettingKey {
     }
 
     static func address(_ content: ConfigContent) -> String? {
-        guard case let .string(value) = content, !value.isEmpty, BrokerAddress(parsing: value) == nil else { return nil }
-        return "HOST:PORT, for example 127.0.0.1:1883, or empty"
+        guard case let .string(value) = content, !value.isEmpty else { return nil }
+        do {
+            _ = try BrokerURL(parsing: value)
+            return nil
+        } catch {
+            return "\(BrokerURL.allowedForms), or empty (here: \(error.problem))"
+        }
+    }
+
+    /// A file (or, for the CA, a directory) for the TLS connection; checked for existence when
+    /// `trellis run` starts, so `config check` stays valid on another machine.
+    static func tlsFile(_ content: ConfigContent) -> String? {
+        guard case let .string(value) = content, !value.isEmpty, value.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
+        return "a file name, or empty"
     }
 
     static func topicPrefix(_ content: ConfigContent) -> String? {
@@ -90,15 +103,21 @@ extension SettingKey {
         let relay = RelaySettings()
         return [
             SettingKey(key: "broker.address", kind: .string, defaultValue: .string(""),
-                       help: "Use the broker at HOST:PORT; empty starts one from broker.config.", reloadable: false, check: address),
+                       help: "Use the broker at mqtt://HOST[:PORT], mqtts://HOST[:PORT] (TLS, port 8883) or HOST[:PORT], user:password@ allowed before the host; empty starts one from broker.config.", reloadable: false, check: address),
             SettingKey(key: "broker.config", kind: .string, defaultValue: .string("broker.conf"),
                        help: "Mosquitto configuration of the broker Trellis starts (embedded default when the file is absent).", reloadable: false),
             SettingKey(key: "broker.client_id", kind: .string, defaultValue: .string("trellis"),
                        help: "MQTT client id; its persistent session keeps QoS 1 messages sent while Trellis is stopped.", reloadable: false),
             SettingKey(key: "broker.username", kind: .string, defaultValue: .string(""),
-                       help: "User name for brokers that require a login (the secure profile's trellis account).", reloadable: false),
+                       help: "User name for brokers that require a login (the secure profile's trellis account); empty: the user info of broker.address, if any.", reloadable: false),
             SettingKey(key: "broker.password_file", kind: .string, defaultValue: .string(""),
-                       help: "File whose first line is the broker password (or set TRELLIS_PASSWORD).", reloadable: false),
+                       help: "File whose first line is the broker password (else the user info of broker.address, else TRELLIS_PASSWORD).", reloadable: false),
+            SettingKey(key: "broker.tls.ca", kind: .string, defaultValue: .string(""),
+                       help: "With an mqtts:// address: PEM file, or hashed directory, of the CAs that may sign the broker's certificate; empty trusts the system's CAs.", reloadable: false, check: tlsFile),
+            SettingKey(key: "broker.tls.cert", kind: .string, defaultValue: .string(""),
+                       help: "With an mqtts:// address: client certificate (PEM) for brokers that require one; needs broker.tls.key.", reloadable: false, check: tlsFile),
+            SettingKey(key: "broker.tls.key", kind: .string, defaultValue: .string(""),
+                       help: "With an mqtts:// address: the client certificate's private key (PEM, unencrypted).", reloadable: false, check: tlsFile),
             SettingKey(key: "broker.max_unhandled", kind: .int, defaultValue: .int(32),
                        help: "Messages read ahead of the handlers, and the QoS 1 messages the broker may send before Trellis acknowledges them (each only once handled): more is faster and holds more in memory; at most 1024, well inside the 4,096 deliveries Trellis remembers to drop redeliveries.", reloadable: false, check: between1(and: 1024)),
             SettingKey(key: "state.dir", kind: .string, defaultValue: .string("trellis-state"),

@@ -1,0 +1,50 @@
+import Foundation
+import TrellisMQTT
+
+/// Where `trellis run` connects: `broker.address` read as a ``BrokerURL``, its TLS files, and the
+/// rules that tie them together.
+extension EffectiveConfiguration {
+    /// The broker to join; nil when Trellis starts its own (`broker.address` empty). The address
+    /// was validated by `load`, so this only fails on a configuration made some other way.
+    var brokerURL: BrokerURL? {
+        let text = string("broker.address")
+        guard !text.isEmpty else { return nil }
+        return try? BrokerURL(parsing: text)
+    }
+
+    /// The TLS settings for an `mqtts://` address, nil for a plain one.
+    var tls: MQTTTLSConfiguration? {
+        guard brokerURL?.usesTLS == true else { return nil }
+        func file(_ key: String) -> String? {
+            let value = string(key)
+            return value.isEmpty ? nil : value
+        }
+        return MQTTTLSConfiguration(certificateAuthorities: file("broker.tls.ca"),
+                                    certificate: file("broker.tls.cert"), privateKey: file("broker.tls.key"))
+    }
+
+    /// Problems between keys: TLS files without an `mqtts://` address (they would be ignored, and
+    /// the connection silently in plain text), and a client certificate without its key.
+    func brokerProblems() -> [String] {
+        let tlsKeys = ["broker.tls.ca", "broker.tls.cert", "broker.tls.key"].filter { !string($0).isEmpty }
+        var problems: [String] = []
+        if !tlsKeys.isEmpty && brokerURL?.usesTLS != true {
+            let address = string("broker.address")
+            problems.append("\(tlsKeys.joined(separator: ", ")) (from \(tlsKeys.map(describeSource).joined(separator: ", "))) "
+                + "need an mqtts:// broker.address, and it is "
+                + (address.isEmpty ? "empty (Trellis starts its own broker)" : EffectiveConfiguration.shown("broker.address", .string(address)))
+                + ": write mqtts://HOST[:PORT] to connect over TLS")
+        }
+        if string("broker.tls.cert").isEmpty != string("broker.tls.key").isEmpty {
+            problems.append(string("broker.tls.cert").isEmpty
+                ? "broker.tls.key needs broker.tls.cert (--tls-cert), the certificate it belongs to"
+                : "broker.tls.cert needs broker.tls.key (--tls-key), its private key")
+        }
+        return problems
+    }
+
+    private func describeSource(_ key: String) -> String {
+        guard let setting = SettingKey.byKey[key] else { return key }
+        return EffectiveConfiguration.describe(source(key), setting: setting, file: file)
+    }
+}

@@ -1,0 +1,214 @@
+import Foundation
+import Testing
+import TrellisMQTT
+import TrellisTestSupport
+
+/// `trellis run`, `record` and `config check` with broker URLs and TLS, against a real Mosquitto
+/// whose TLS listeners use a CA the test makes with `openssl`.
+@Suite("trellis over TLS, as a user runs it")
+struct TLSCommandTests {
+    static func request(_ id: Int, sender: String) -> [UInt8] {
+        Array("ID:\(id);sender:\(sender);receiver:Host-RPI3B+;payload:;operation:REQ_numPlants".utf8)
+    }
+
+    /// Sends a plant request on the broker's plain listener and waits for Trellis's answer.
+    func expectAnswer(broker: TestBroker, sender: String) async throws {
+        let client = try await TestClients.connect(to: broker)
+        let inbox = await MessageCollector.collecting(client)
+        try await client.subscribe("rpi/fromrpi")
+        try await client.publishAndWait(topic: "rpi/torpi", payload: Self.request(1, sender: sender), qos: .atLeastOnce)
+        try await inbox.wait("the answer to \(sender)") { messages in
+            messages.contains { ($0.text ?? "").contains("receiver:\(sender)") && ($0.text ?? "").contains("RES_numPlants") }
+        }
+        await client.shutdown()
+    }
+
+    @Test("run with an mqtts:// address connects over TLS and answers; SIGHUP with a new CA says a restart is needed")
+    func runsOverTLS() async throws {
+        try await withTLSTestBroker { broker, pki, listeners in
+            let directory = temporaryDirectory()
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let config = directory + "/trellis.yaml"
+            func write(ca: String) throws {
+                try """
+                    broker:
+                      address: "mqtts://relay:hunter2@127.0.0.1:\(listeners.verified)"
+                      tls:
+                        ca: "\(ca)"
+                    state:
+                      dir: "\(directory)/state"
+                    """.write(toFile: config, atomically: true, encoding: .utf8)
+            }
+            try write(ca: pki.caCertificate)
+            let trellis = try TrellisBinary.start(["run", "--config", config])
+            try await trellis.waitForOutput("connected to the broker")
+            #expect(trellis.output.contains("mqtts://127.0.0.1:\(listeners.verified)"))
+            #expect(broker.log().contains("u'relay'"))
+            try await expectAnswer(broker: broker, sender: "over-tls")
+
+            try write(ca: pki.caDirectory)
+            trellis.process.signal(SIGHUP)
+            try await trellis.waitForOutput("apply only after a restart")
+            #expect(trellis.output.contains("broker.tls.ca: \(pki.caCertificate) → \(pki.caDirectory)"), "\(trellis.output)")
+            trellis.process.signal(SIGTERM)
+            #expect(try await trellis.waitForExit() == 0)
+            #expect(!trellis.output.contains("hunter2"))
+        }
+    }
+
+    @Test("--help of run, record and replay lists the URL forms and the TLS flags", arguments: ["run", "record", "replay"])
+    func help(command: String) async throws {
+        let help = try await TrellisBinary.run([command, "--help"])
+        #expect(help.status == 0)
+        for text in ["mqtts://", "--tls-ca", "--tls-cert", "--tls-key"] {
+            #expect(help.output.contains(text), "\(command) --help lacks \(text)")
+        }
+    }
+
+    @Test("a client certificate with use_identity_as_username logs Trellis in as its common name")
+    func identityAsUsername() async throws {
+        // Anonymous clients may only send requests and read answers; `trellis` may do anything.
+        let acl = temporaryDirectory() + "/acl"
+        try FileManager.default.createDirectory(atPath: (acl as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try """
+            topic write rpi/torpi
+            topic read rpi/fromrpi
+            topic read trellis/status
+
+            user trellis
+            topic readwrite #
+
+            """.write(toFile: acl, atomically: true, encoding: .utf8)
+        try await withTLSTestBroker(extraConfig: ["acl_file \(acl)"]) { broker, pki, listeners in
+            let watcher = try await TestClients.connect(to: broker)
+            let status = await MessageCollector.collecting(watcher)
+            try await watcher.subscribe("trellis/status")
+            let trellis = try TrellisBinary.start([
+                "run", "--broker", "mqtts://localhost:\(listeners.clientCertificate)", "--tls-ca", pki.caCertificate,
+                "--tls-cert", pki.clientCertificate, "--tls-key", pki.clientKey, "--state", temporaryDirectory(),
+            ])
+            // Only the user `trellis` may publish trellis/status: seeing `online` proves the login.
+            try await status.wait("online") { $0.last?.text == "online" }
+            #expect(broker.log().contains("u'trellis'"))
+            try await expectAnswer(broker: broker, sender: "by-certificate")
+            trellis.process.signal(SIGTERM)
+            #expect(try await trellis.waitForExit() == 0)
+            await watcher.shutdown()
+        }
+    }
+
+    @Test("an untrusted broker certificate is logged with its reason and retried, not fatal")
+    func untrustedIsRetried() async throws {
+        try await withTLSTestBroker { _, pki, listeners in
+            let trellis = try TrellisBinary.start([
+                "run", "--broker", "mqtts://trellis:hunter2@127.0.0.1:\(listeners.untrusted)", "--tls-ca", pki.caCertificate,
+                "--state", temporaryDirectory(),
+            ])
+            try await trellis.waitForOutput("not signed by a trusted CA")
+            try await trellis.waitForOutput("retrying in")
+            #expect(trellis.process.isRunning)
+            trellis.process.signal(SIGTERM)
+            _ = try await trellis.waitForExit()
+            #expect(!trellis.output.contains("hunter2"))
+        }
+    }
+
+    @Test("a TLS file that cannot be read stops run at once with one line naming it", arguments: ["--tls-ca", "--tls-cert", "--tls-key"])
+    func missingFile(flag: String) async throws {
+        let directory = temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let missing = directory + "/absent.pem"
+        let present = directory + "/present.pem"
+        try "not checked before the connection\n".write(toFile: present, atomically: true, encoding: .utf8)
+        var arguments = ["run", "--broker", "mqtts://127.0.0.1:1", "--state", temporaryDirectory()]
+        switch flag {
+        case "--tls-ca": arguments += ["--tls-ca", missing]
+        case "--tls-cert": arguments += ["--tls-cert", missing, "--tls-key", present]
+        default: arguments += ["--tls-cert", present, "--tls-key", missing]
+        }
+        let result = try await TrellisBinary.run(arguments)
+        #expect(result.status != 0)
+        let errors = result.output.split(separator: "\n").filter { $0.contains("error") }
+        #expect(errors.count == 1, "\(result.output)")
+        #expect(errors.first?.contains("cannot read the TLS") == true && errors.first?.contains(missing) == true, "\(result.output)")
+    }
+
+    @Test("bad addresses are refused with what is allowed, and never echo a password", arguments: [
+        "mqtt:/x", "mqtt://127.0.0.1:70000", "ws://127.0.0.1", "mqtts://trellis:hunter2@:8883",
+    ])
+    func badAddress(address: String) async throws {
+        let run = try await TrellisBinary.run(["run", "--broker", address, "--state", temporaryDirectory()])
+        #expect(run.status != 0)
+        #expect(run.output.contains("mqtts://HOST[:PORT]"), "\(run.output)")
+        #expect(!run.output.contains("hunter2"))
+        let record = try await TrellisBinary.run(["record", "--broker", address, "--count", "1"])
+        #expect(record.status != 0)
+        #expect(record.output.contains("mqtts://HOST[:PORT]"), "\(record.output)")
+        #expect(!record.output.contains("hunter2"))
+    }
+
+    @Test("config check masks the password, says TLS keys need a restart, and refuses TLS files without mqtts://")
+    func configCheck() async throws {
+        let directory = temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let good = directory + "/tls.yaml"
+        try """
+            broker:
+              address: "mqtts://trellis:hunter2@broker.example"
+              tls:
+                ca: /etc/trellis/ca.crt
+                cert: /etc/trellis/trellis.crt
+                key: /etc/trellis/trellis.key
+            """.write(toFile: good, atomically: true, encoding: .utf8)
+        let checked = try await TrellisBinary.run(["config", "check", good])
+        #expect(checked.status == 0, "\(checked.output)")
+        #expect(checked.output.contains("broker.address = mqtts://***@broker.example    # from \(good); a change needs a restart"))
+        #expect(checked.output.contains("broker.tls.ca = /etc/trellis/ca.crt    # from \(good); a change needs a restart"))
+        #expect(checked.output.contains("broker.tls.key = /etc/trellis/trellis.key    # from \(good); a change needs a restart"))
+        #expect(!checked.output.contains("hunter2"))
+
+        let plain = directory + "/plain.yaml"
+        try "broker:\n  address: \"127.0.0.1:1883\"\n  tls:\n    ca: /etc/trellis/ca.crt\n".write(toFile: plain, atomically: true, encoding: .utf8)
+        let refused = try await TrellisBinary.run(["config", "check", plain])
+        #expect(refused.status != 0)
+        #expect(refused.output.contains("broker.tls.ca"), "\(refused.output)")
+        #expect(refused.output.contains("need an mqtts:// broker.address"), "\(refused.output)")
+
+        let bad = directory + "/bad.yaml"
+        try "broker:\n  address: \"mqtts://trellis:hunter2@broker.example:0\"\n".write(toFile: bad, atomically: true, encoding: .utf8)
+        let badCheck = try await TrellisBinary.run(["config", "check", bad])
+        #expect(badCheck.status != 0)
+        #expect(badCheck.output.contains("out of range"), "\(badCheck.output)")
+        #expect(!badCheck.output.contains("hunter2"))
+    }
+
+    @Test("record reaches a TLS broker with user info in the URL; the password is not echoed")
+    func recordOverTLS() async throws {
+        try await withTLSTestBroker { broker, pki, listeners in
+            let output = temporaryDirectory() + ".jsonl"
+            let record = try TrellisBinary.start([
+                "record", "--broker", "mqtts://rec:hunter2@[::1]:\(listeners.verifiedIPv6)", "--tls-ca", pki.caCertificate,
+                "--topic", "tls/record", "--count", "1", "--output", output,
+            ])
+            try await record.waitForOutput("recording")
+            let publisher = try await TestClients.connect(to: broker)
+            try await publisher.publishAndWait(topic: "tls/record", payload: Array("hello".utf8), qos: .atLeastOnce)
+            #expect(try await record.waitForExit() == 0, "\(record.output)")
+            #expect(record.output.contains("mqtts://***@[::1]:\(listeners.verifiedIPv6)"))
+            #expect(!record.output.contains("hunter2"))
+            #expect(try String(contentsOfFile: output, encoding: .utf8).contains("\"payload\":\"hello\""))
+            #expect(broker.log().contains("u'rec'"))
+
+            // The capture replayed to the broker over TLS reaches a subscriber on the plain listener.
+            let inbox = await MessageCollector.collecting(publisher)
+            try await publisher.subscribe("tls/record")
+            let replay = try await TrellisBinary.run([
+                "replay", output, "--broker", "mqtts://localhost:\(listeners.verified)", "--tls-ca", pki.caCertificate, "--no-delay",
+            ])
+            #expect(replay.status == 0, "\(replay.output)")
+            #expect(replay.output.contains("sent 1"), "\(replay.output)")
+            try await inbox.wait("the replayed message") { $0.contains { $0.topic == "tls/record" && $0.text == "hello" } }
+            await publisher.shutdown()
+        }
+    }
+}

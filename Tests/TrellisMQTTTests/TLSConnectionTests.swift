@@ -1,0 +1,190 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import TrellisMQTT
+import TrellisTestSupport
+
+/// The client over TLS against a real Mosquitto whose listeners use a CA made for the test.
+@Suite("MQTT client over TLS")
+struct TLSConnectionTests {
+    /// A client for `host:port` over TLS, retrying fast so a test sees several attempts.
+    func client(_ port: Int, host: String = "127.0.0.1", _ tls: MQTTTLSConfiguration, id: String = "tls-\(UUID().uuidString.prefix(6))") throws -> MQTTClient {
+        try MQTTClient(configuration: MQTTConfiguration(host: host, port: port, clientID: id, reconnectDelay: 0.05...0.2, tls: tls))
+    }
+
+    /// The first failed attempt's reason; the client must not connect.
+    func firstFailure(of client: MQTTClient) async throws -> String {
+        client.start()
+        var events = client.events.makeAsyncIterator()
+        while let event = await events.next() {
+            switch event {
+            case let .connectFailed(reason, _):
+                return reason
+            case .connected:
+                Issue.record("connected although it should have been refused")
+                return ""
+            case .disconnected:
+                continue
+            }
+        }
+        return ""
+    }
+
+    @Test("the right CA connects, and messages cross over TLS (IPv4 and IPv6)")
+    func verifiedRoundTrip() async throws {
+        try await withTLSTestBroker { broker, pki, listeners in
+            let tls = MQTTTLSConfiguration(certificateAuthorities: pki.caCertificate)
+            for (host, port) in [("127.0.0.1", listeners.verified), ("localhost", listeners.verified), ("::1", listeners.verifiedIPv6)] {
+                let subscriber = try client(port, host: host, tls)
+                subscriber.start()
+                try await subscriber.waitUntilConnected()
+                let inbox = await MessageCollector.collecting(subscriber)
+                try await subscriber.subscribe("tls/#")
+                let plain = try await TestClients.connect(to: broker)
+                try await plain.publishAndWait(topic: "tls/\(port)", payload: Array("over \(host)".utf8), qos: .atLeastOnce)
+                let received = try await inbox.messages(on: "tls/\(port)")
+                #expect(received.first?.text == "over \(host)")
+                await plain.shutdown()
+                await subscriber.shutdown()
+            }
+        }
+    }
+
+    @Test("a directory of hashed CA certificates works as --tls-ca")
+    func caDirectory() async throws {
+        try await withTLSTestBroker { _, pki, listeners in
+            let client = try client(listeners.verified, MQTTTLSConfiguration(certificateAuthorities: pki.caDirectory))
+            client.start()
+            try await client.waitUntilConnected()
+            #expect(client.isConnected)
+            await client.shutdown()
+        }
+    }
+
+    @Test("a certificate from an untrusted CA is refused, saying so, and retried")
+    func untrustedCA() async throws {
+        try await withTLSTestBroker { _, pki, listeners in
+            // The listener's certificate comes from a CA the client does not trust …
+            let refused = try client(listeners.untrusted, MQTTTLSConfiguration(certificateAuthorities: pki.caCertificate))
+            let reason = try await firstFailure(of: refused)
+            #expect(reason.contains("not signed by a trusted CA"), "\(reason)")
+            #expect(reason.contains("certificate verify failed"), "\(reason)")
+            #expect(reason.contains("mqtts://127.0.0.1:\(listeners.untrusted)"), "\(reason)")
+            // … and it keeps trying with backoff.
+            var events = refused.events.makeAsyncIterator()
+            guard case .connectFailed? = await events.next() else {
+                Issue.record("expected another failed attempt")
+                return
+            }
+            #expect(!refused.isConnected)
+            await refused.shutdown()
+
+            // The client trusting the other CA (and the system's CAs, which do not include the test CA) is refused too.
+            let system = try client(listeners.verified, MQTTTLSConfiguration())
+            let systemReason = try await firstFailure(of: system)
+            #expect(systemReason.contains("not signed by a trusted CA"), "\(systemReason)")
+            await system.shutdown()
+        }
+    }
+
+    @Test("a certificate for another host name is refused, naming the host")
+    func wrongHost() async throws {
+        try await withTLSTestBroker { _, pki, listeners in
+            let refused = try client(listeners.otherHost, MQTTTLSConfiguration(certificateAuthorities: pki.caCertificate))
+            let reason = try await firstFailure(of: refused)
+            #expect(reason.contains("does not name the host 127.0.0.1"), "\(reason)")
+            await refused.shutdown()
+        }
+    }
+
+    @Test("without a client certificate a listener that requires one refuses, saying so")
+    func missingClientCertificate() async throws {
+        try await withTLSTestBroker { _, pki, listeners in
+            let refused = try client(listeners.clientCertificate, MQTTTLSConfiguration(certificateAuthorities: pki.caCertificate))
+            let reason = try await firstFailure(of: refused)
+            // OpenSSL's alert, or (when the alert is lost to the closing) the closing with the likely cause.
+            #expect(reason.contains("requires a client certificate (--tls-cert, --tls-key) and none was sent"), "\(reason)")
+            await refused.shutdown()
+        }
+    }
+
+    @Test("with the client certificate it connects, its common name as user name")
+    func clientCertificate() async throws {
+        try await withTLSTestBroker { broker, pki, listeners in
+            let tls = MQTTTLSConfiguration(certificateAuthorities: pki.caCertificate,
+                                           certificate: pki.clientCertificate, privateKey: pki.clientKey)
+            let client = try client(listeners.clientCertificate, tls, id: "by-certificate")
+            client.start()
+            try await client.waitUntilConnected()
+            #expect(broker.log().contains("as by-certificate"))
+            #expect(broker.log().contains("u'trellis'"), "\(broker.log())")
+            await client.shutdown()
+        }
+    }
+
+    @Test("a plain client at a TLS port, and a TLS client at a plain port, fail with a reason")
+    func mismatchedTransport() async throws {
+        try await withTLSTestBroker { broker, pki, listeners in
+            let plain = try MQTTClient(configuration: MQTTConfiguration(host: "127.0.0.1", port: listeners.verified, clientID: "plain",
+                                                                        reconnectDelay: 0.05...0.2))
+            let plainReason = try await firstFailure(of: plain)
+            #expect(!plainReason.isEmpty)
+            await plain.shutdown()
+            let tls = try client(broker.port, MQTTTLSConfiguration(certificateAuthorities: pki.caCertificate))
+            let tlsReason = try await firstFailure(of: tls)
+            #expect(tlsReason.contains("TLS"), "\(tlsReason)")
+            await tls.shutdown()
+        }
+    }
+
+    @Test("a server that takes the connection and never answers is given up after the keepalive and retried",
+          .timeLimit(.minutes(1)), arguments: [true, false])
+    func silentServer(tls: Bool) async throws {
+        // A listening socket nobody accepts from: the kernel completes the TCP handshake, then nothing.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var size = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) == 0 && getsockname(fd, $0, &size) == 0 }
+        }
+        try #require(bound && listen(fd, 16) == 0)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let client = try MQTTClient(configuration: MQTTConfiguration(
+            host: "127.0.0.1", port: port, clientID: "patient", keepAlive: 5, reconnectDelay: 0.05...0.2,
+            tls: tls ? MQTTTLSConfiguration() : nil))
+        let started = ContinuousClock.now
+        let reason = try await firstFailure(of: client)
+        #expect(reason.contains("no answer within 5"), "\(reason)")
+        #expect(reason.contains(tls ? "no TLS handshake or CONNACK" : "no CONNACK"), "\(reason)")
+        #expect(!reason.contains("client certificate"), "\(reason)")
+        #expect(started.duration(to: .now) >= .seconds(5))
+        await client.shutdown()
+    }
+
+    @Test("missing TLS files are refused before any connection, naming the file")
+    func missingFiles() throws {
+        let missing = "/nonexistent/trellis-\(UUID().uuidString).pem"
+        let present = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-\(UUID().uuidString).pem").path
+        try "any text\n".write(toFile: present, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: present) }
+        for tls in [MQTTTLSConfiguration(certificateAuthorities: missing),
+                    MQTTTLSConfiguration(certificate: missing, privateKey: present),
+                    MQTTTLSConfiguration(certificate: present, privateKey: missing)] {
+            #expect {
+                _ = try MQTTClient(configuration: MQTTConfiguration(port: 8883, clientID: "x", tls: tls))
+            } throws: { error in
+                "\(error)".contains(missing) && "\(error)".contains("no such file")
+            }
+        }
+        #expect(throws: MQTTError.self) {
+            _ = try MQTTClient(configuration: MQTTConfiguration(port: 8883, clientID: "x", tls: MQTTTLSConfiguration(certificate: present)))
+        }
+    }
+}
