@@ -30,6 +30,7 @@ extension MQTTClient {
                     openedAt = .now
                     connectionsBefore = state.withLock { $0.connections }
                     connected = false
+                    _ = handle.takeErrors()  // what an earlier connection logged says nothing of this one
                 } else {
                     if rc == Int32(MOSQ_ERR_INVAL.rawValue) && firstAttempt {
                         emit(.connectFailed(reason: Mosquitto.describe(rc), retryIn: 0))

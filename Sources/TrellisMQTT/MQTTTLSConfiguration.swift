@@ -34,7 +34,14 @@ public struct MQTTTLSConfiguration: Sendable, Hashable {
             try Self.checkReadable(certificateAuthorities, what: "TLS CA file", directoryAllowed: true)
         }
         if let certificate { try Self.checkReadable(certificate, what: "TLS client certificate", directoryAllowed: false) }
-        if let privateKey { try Self.checkReadable(privateKey, what: "TLS client key", directoryAllowed: false) }
+        if let privateKey {
+            try Self.checkReadable(privateKey, what: "TLS client key", directoryAllowed: false)
+            if let text = try? String(contentsOfFile: privateKey, encoding: .utf8),
+               text.contains("-----BEGIN ENCRYPTED PRIVATE KEY-----") || text.contains("Proc-Type: 4,ENCRYPTED") {
+                throw MQTTError(kind: .invalidArgument, message: "the TLS client key \(privateKey) is encrypted, and Trellis "
+                                + "runs unattended: give it an unencrypted copy (openssl pkey -in \(privateKey) -out trellis.key), readable by its user alone")
+            }
+        }
     }
 
     /// Throws unless `path` is a readable file (or, when allowed, a readable directory).

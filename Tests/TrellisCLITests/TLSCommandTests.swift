@@ -172,7 +172,7 @@ struct TLSCommandTests {
         let refused = try await TrellisBinary.run(["config", "check", plain])
         #expect(refused.status != 0)
         #expect(refused.output.contains("broker.tls.ca"), "\(refused.output)")
-        #expect(refused.output.contains("need an mqtts:// broker.address"), "\(refused.output)")
+        #expect(refused.output.contains("broker.tls.ca (from \(plain)) needs an mqtts:// broker.address, and it is 127.0.0.1:1883"), "\(refused.output)")
 
         let bad = directory + "/bad.yaml"
         try "broker:\n  address: \"mqtts://trellis:hunter2@broker.example:0\"\n".write(toFile: bad, atomically: true, encoding: .utf8)

@@ -84,7 +84,9 @@ final class MosquittoHandle: @unchecked Sendable {
             // `mosquitto_tls_set` wants a CA file or directory: name the system's.
             authorityDirectory = String(cString: trellis_tls_default_ca_directory())
         }
-        try check(mosquitto_tls_set(pointer, authorityFile, authorityDirectory, tls.certificate, tls.privateKey, nil),
+        // An encrypted key is refused by `validate()`; should one slip through, the callback gives
+        // OpenSSL no password instead of letting it ask on the terminal, which would block this thread.
+        try check(mosquitto_tls_set(pointer, authorityFile, authorityDirectory, tls.certificate, tls.privateKey) { _, _, _, _ in 0 },
                   "loading the TLS files")
         try check(mosquitto_tls_opts_set(pointer, 1 /* SSL_VERIFY_PEER */, "tlsv1.2", nil), "requiring TLS 1.2 or later")
         try check(mosquitto_tls_insecure_set(pointer, false), "verifying the broker's host name")

@@ -31,7 +31,7 @@ extension EffectiveConfiguration {
         if !tlsKeys.isEmpty && brokerURL?.usesTLS != true {
             let address = string("broker.address")
             problems.append("\(tlsKeys.joined(separator: ", ")) (from \(tlsKeys.map(describeSource).joined(separator: ", "))) "
-                + "need an mqtts:// broker.address, and it is "
+                + (tlsKeys.count == 1 ? "needs" : "need") + " an mqtts:// broker.address, and it is "
                 + (address.isEmpty ? "empty (Trellis starts its own broker)" : EffectiveConfiguration.shown("broker.address", .string(address)))
                 + ": write mqtts://HOST[:PORT] to connect over TLS")
         }
