@@ -25,10 +25,22 @@ args = parser.parse_args()
 sio = socketio.Client(reconnection=False)
 done = threading.Event()
 state = {"presses": 0, "registrations": 0}
+lock = threading.Lock()  # handlers run on several threads; one line per event, whole
+counting = threading.Lock()
+
+
+def count(key):
+    """Adds one to a counter and returns the new value, atomically."""
+    with counting:
+        state[key] += 1
+        return state[key]
 
 
 def say(event, data=None):
-    print(json.dumps({"event": event, "data": data, "transport": sio.transport()}), flush=True)
+    line = json.dumps({"event": event, "data": data, "transport": sio.transport()})
+    with lock:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
 
 
 def wait_for_websocket():
@@ -55,9 +67,9 @@ def connection_response(data):
 
 @sio.on("register-response")
 def register_response(data):
-    state["registrations"] += 1
+    registrations = count("registrations")
     say("register-response", data)
-    if state["registrations"] == 1:
+    if registrations == 1:
         say("registered")
         if args.press:
             sio.emit("press", args.button)
@@ -67,9 +79,9 @@ def register_response(data):
 
 @sio.on("button-press")
 def button_press(data):
-    state["presses"] += 1
+    presses = count("presses")
     say("button-press", data)
-    if state["presses"] == args.presses:
+    if presses == args.presses:
         sio.emit("register", args.button)
 
 

@@ -8,6 +8,13 @@ set -eu
 CACHE="${TRELLIS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/trellis}"
 PYTHON="${PYTHON:-python3}"
 
+# Debian's python3 makes virtual environments only with python3-venv installed.
+if ! "$PYTHON" -c 'import ensurepip, venv' >/dev/null 2>&1; then
+    SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
+    echo "installing python3-venv"
+    $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-venv
+fi
+
 make_env() {
     dir="$CACHE/$1"; shift
     wanted="$*"

@@ -45,7 +45,8 @@ extension SocketIOServer {
         await withTaskGroup(of: Void.self) { group in
             // The writer starts once the WebSocket is the session's transport: at once for a new
             // session, after the client's `5` for an upgrade.
-            var writing = false
+            var writing = connection.transport == .websocket
+            if writing { group.addTask { await self.write(connection, to: outbound) } }
             let version = connection.version
             do {
                 for try await message in inbound.messages(maxSize: connection.limits.maximumPayloadBytes) {
