@@ -80,21 +80,24 @@ public struct EngineIOPacket: Sendable, Equatable, CustomStringConvertible {
 
     /// Decodes a text frame. A `b…` frame is a base64 binary message.
     public static func decode(text: Substring, _ version: EngineIOVersion) -> Result<EngineIOPacket, EngineIOError> {
-        guard let first = text.utf8.first else { return .failure(.emptyPacket) }
+        // The type is one ASCII byte; what follows is sliced by bytes, so a combining mark after
+        // the type digit stays in the data instead of merging with the digit.
+        let utf8 = text.utf8
+        guard let first = utf8.first else { return .failure(.emptyPacket) }
+        var rest = utf8.dropFirst()
         if first == UInt8(ascii: "b") {
-            var rest = text.dropFirst()
             var type = EngineIOPacketType.message
             if version == .v3 {
-                guard let digit = rest.utf8.first, let parsed = packetType(digit) else { return .failure(.unknownPacketType) }
+                guard let digit = rest.first, let parsed = packetType(digit) else { return .failure(.unknownPacketType) }
                 type = parsed
                 rest = rest.dropFirst()
             }
             guard type == .message else { return .failure(.unknownPacketType) }
-            guard let bytes = Base64.decode(rest) else { return .failure(.invalidBase64) }
+            guard let bytes = Base64.decode(Substring(rest)) else { return .failure(.invalidBase64) }
             return .success(EngineIOPacket(binaryMessage: bytes))
         }
         guard let type = packetType(first) else { return .failure(.unknownPacketType) }
-        return .success(EngineIOPacket(type, String(text.dropFirst())))
+        return .success(EngineIOPacket(type, String(Substring(rest))))
     }
 
     /// Decodes a binary WebSocket frame or binary-framed packet: a type byte (a raw value, not a

@@ -87,11 +87,13 @@ public enum EngineIOPayload {
             guard let end = units.index(index, offsetBy: length, limitedBy: units.endIndex) else {
                 return .failure(.truncatedPayload)
             }
-            // A length that splits a surrogate pair leaves no valid String boundary.
-            guard let lower = String.Index(index, within: text), let upper = String.Index(end, within: text) else {
+            // A length that splits a surrogate pair ends inside a scalar: refused. (Grapheme
+            // clusters may be split, as JavaScript counts code units.)
+            let scalars = text.unicodeScalars
+            guard let lower = String.Index(index, within: scalars), let upper = String.Index(end, within: scalars) else {
                 return .failure(.invalidLength)
             }
-            switch EngineIOPacket.decode(text: text[lower..<upper], .v3) {
+            switch EngineIOPacket.decode(text: Substring(scalars[lower..<upper]), .v3) {
             case let .success(packet): packets.append(packet)
             case let .failure(error): return .failure(error)
             }

@@ -30,7 +30,8 @@ public struct SocketIOPacket: Sendable, Equatable {
     public var encoded: String {
         var out = String(Character(Unicode.Scalar(0x30 + type.rawValue)))
         if type == .binaryEvent || type == .binaryAck { out += "\(attachments)-" }
-        if namespace != "/" { out += namespace + "," }
+        // The default namespace is written out only when data starting with `/` would read as one.
+        if namespace != "/" || ackID == nil && data.unicodeScalars.first == "/" { out += namespace + "," }
         if let ackID { out += String(ackID) }
         return out + data
     }
@@ -44,36 +45,34 @@ public struct SocketIOPacket: Sendable, Equatable {
     /// Parses the text of an Engine.IO message as a Socket.IO packet. The data is checked to be
     /// JSON only by ``event()``, which the server calls for the packets it acts on.
     public static func decode(_ text: String) -> Result<SocketIOPacket, SocketIOError> {
-        var rest = Substring(text)
-        guard let first = rest.utf8.first, first >= 0x30, let type = SocketIOPacketType(rawValue: first - 0x30) else {
+        // Read by Unicode scalars: a combining mark after a digit or a comma must not hide it.
+        var rest = Substring(text).unicodeScalars
+        guard let first = rest.first, first.isASCII, first.value >= 0x30,
+              let type = SocketIOPacketType(rawValue: UInt8(first.value - 0x30)) else {
             return .failure(.unknownPacketType)
         }
         rest = rest.dropFirst()
         var packet = SocketIOPacket(type: type)
         if type == .binaryEvent || type == .binaryAck {
-            guard let dash = rest.firstIndex(of: "-"), let count = Int(rest[..<dash]), count >= 0, count <= 1000 else {
+            guard let dash = rest.firstIndex(of: "-"), let count = Int(Substring(rest[..<dash])), count >= 0, count <= 1000 else {
                 return .failure(.invalidAttachments)
             }
             packet.attachments = count
             rest = rest[rest.index(after: dash)...]
         }
         if rest.first == "/" {
-            if let comma = rest.firstIndex(of: ",") {
-                packet.namespace = String(rest[..<comma])
-                rest = rest[rest.index(after: comma)...]
-            } else {
-                packet.namespace = String(rest)
-                rest = ""
-            }
+            let end = rest.firstIndex(of: ",") ?? rest.endIndex
+            packet.namespace = String(Substring(rest[..<end]))
+            rest = end == rest.endIndex ? rest[end...] : rest[rest.index(after: end)...]
             guard packet.namespace.utf8.count <= 256 else { return .failure(.invalidNamespace) }
         }
-        let digits = rest.prefix { $0.isASCII && $0.isNumber }
+        let digits = rest.prefix { ("0"..."9").contains($0) }
         if !digits.isEmpty {
-            guard digits.count <= 15, let id = Int(digits) else { return .failure(.invalidAckID) }
+            guard digits.count <= 15, let id = Int(Substring(digits)) else { return .failure(.invalidAckID) }
             packet.ackID = id
             rest = rest.dropFirst(digits.count)
         }
-        packet.data = String(rest)
+        packet.data = String(Substring(rest))
         return .success(packet)
     }
 

@@ -105,6 +105,13 @@ struct EngineIOCodecTests {
         #expect(EngineIOPayload.decode(Array("2:4🔘".utf8), .v3) == .failure(.invalidLength))
     }
 
+    @Test("a combining mark after the type digit stays in the data")
+    func combiningMark() {
+        #expect(EngineIOPacket.decode(text: "4\u{301}x"[...], .v3) == .success(EngineIOPacket(.message, "\u{301}x")))
+        let packets = [EngineIOPacket(.message, "2\u{6DD}"), EngineIOPacket(.ping)]
+        #expect(EngineIOPayload.decode(Array(EngineIOPayload.encode(packets, .v3).utf8), .v3) == .success(packets))
+    }
+
     @Test("a body with too many packets is refused")
     func tooManyPackets() {
         let body = Array(String(repeating: "1:2", count: 10).utf8)

@@ -20,6 +20,14 @@ struct SocketIOPacketTests {
         #expect(packet.encoded == text)
     }
 
+    @Test("what the fuzzer found: every decoded packet encodes back to itself", arguments: [
+        "2/,/,V", "0/l\u{0} \u{6DD}", "2/,/\u{36E}-[", "2\u{301}[\"a\"]", "27\u{301}",
+    ])
+    func roundTrips(text: String) throws {
+        let packet = try SocketIOPacket.decode(text).get()
+        #expect(SocketIOPacket.decode(packet.encoded) == .success(packet))
+    }
+
     @Test("malformed packets", arguments: [
         ("", SocketIOError.unknownPacketType),
         ("9", .unknownPacketType),
