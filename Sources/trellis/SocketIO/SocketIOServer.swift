@@ -61,7 +61,8 @@ struct SocketIOServer: Sendable {
         guard let version = EngineIOVersion(query: query.get("EIO")) else {
             return refuse(request, .unsupportedVersion)
         }
-        guard query.get("transport") == "polling" else { return refuse(request, .unknownTransport) }
+        // JSONP polling (`j=`), for browsers without XHR, is not served.
+        guard query.get("transport") == "polling", query.get("j") == nil else { return refuse(request, .unknownTransport) }
         guard let sid = query.get("sid") else {
             switch await sessions.open(version: version, transport: .polling) {
             case let .failure(refusal): return refuse(request, refusal)
@@ -96,7 +97,7 @@ struct SocketIOServer: Sendable {
     func post(_ request: Request) async -> Response {
         let query = request.uri.queryParameters
         guard let version = EngineIOVersion(query: query.get("EIO")) else { return refuse(request, .unsupportedVersion) }
-        guard query.get("transport") == "polling" else { return refuse(request, .unknownTransport) }
+        guard query.get("transport") == "polling", query.get("j") == nil else { return refuse(request, .unknownTransport) }
         guard let sid = query.get("sid") else { return refuse(request, .badHandshakeMethod) }
         guard let connection = sessions.find(sid), connection.version == version, !connection.isClosed else {
             return refuse(request, .unknownSession)
