@@ -30,8 +30,10 @@ build: deps
 run: deps
 	$(SWIFT) run -c release trellis run
 
-## test: unit tests and integration tests against real Mosquitto brokers on free loopback ports.
+## test: unit tests and integration tests against real Mosquitto brokers on free loopback ports
+## (and real python-socketio clients, from virtual environments under ~/.cache/trellis).
 test: deps
+	Tests/SocketIO/setup-venvs.sh
 	$(SWIFT) test
 
 ## bench: Trellis against the minimal C relay, in release mode (`make bench ARGS=--quick` for a short run).

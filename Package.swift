@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
     ],
     targets: [
@@ -46,6 +47,7 @@ let package = Package(
             dependencies: [.product(name: "Logging", package: "swift-log")]
         ),
         .target(name: "TrellisCore"),
+        .target(name: "TrellisSocketIO"),
         .target(
             name: "TrellisStore",
             dependencies: [
@@ -75,6 +77,7 @@ let package = Package(
                 "TrellisCore",
                 "TrellisMQTT",
                 "TrellisStore",
+                "TrellisSocketIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -83,6 +86,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -110,6 +114,7 @@ let package = Package(
             dependencies: ["trellis", "trellis-bench", "TrellisTestSupport", "TrellisBroker", "TrellisMQTT", "TrellisRelay", "TrellisStore"]
         ),
         .testTarget(name: "TrellisCoreTests", dependencies: ["TrellisCore"]),
+        .testTarget(name: "TrellisSocketIOTests", dependencies: ["TrellisSocketIO"]),
         .testTarget(name: "TrellisStoreTests", dependencies: ["TrellisStore"]),
         .testTarget(
             name: "TrellisRelayTests",

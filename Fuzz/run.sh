@@ -8,12 +8,15 @@ cd "$(dirname "$0")/.."
 runs="${1:-1000000}"
 out=.build-fuzz
 mkdir -p "$out" Fuzz/crashes
-mapfile -t core < <(find Sources/TrellisCore -name '*.swift' | sort)
 for target in Fuzz/Targets/*.swift; do
     name="$(basename "$target" .swift)"
+    # A target names the module it is compiled into on a `// fuzz-module:` line (default TrellisCore).
+    module="$(sed -n 's|^// fuzz-module: *||p' "$target" | head -1)"
+    module="${module:-TrellisCore}"
+    mapfile -t sources < <(find "Sources/$module" -name '*.swift' | sort)
     echo "== $name: building"
-    swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name TrellisCore \
-        "${core[@]}" "$target" -o "$out/$name" 2>&1 | grep -v "Cannot export local symbol" || true
+    swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name "$module" \
+        "${sources[@]}" "$target" -o "$out/$name" 2>&1 | grep -v "Cannot export local symbol" || true
     mkdir -p "Fuzz/corpus/$name" "$out/corpus-$name"
     echo "== $name: $runs inputs"
     "$out/$name" -runs="$runs" -max_len=4096 -rss_limit_mb=1024 -malloc_limit_mb=256 \

@@ -24,6 +24,10 @@ public protocol ButtonStore: Sendable {
     /// - Returns: the button's new state and the online registered clients to notify.
     func recordPress(button: String, at: Date, historyLimit: Int) async throws -> PressOutcome
 
+    /// Removes a client's registrations and record in one transaction (a client that carries no
+    /// identity across connections, once gone).
+    func forgetClient(id: String) async throws
+
     /// A button's state, `nil` when it was never pressed.
     func button(id: String) async throws -> ButtonSnapshot?
 

@@ -81,6 +81,13 @@ extension SQLiteStore {
         }
     }
 
+    public func forgetClient(id: String) async throws {
+        try await write("forgetClient(id: \(id))") { db in
+            try db.execute(sql: "DELETE FROM registration WHERE client_id = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM client WHERE id = ?", arguments: [id])
+        }
+    }
+
     public func button(id: String) async throws -> ButtonSnapshot? {
         try await read("button(id: \(id))") { db in try Self.snapshot(of: id, in: db) }
     }

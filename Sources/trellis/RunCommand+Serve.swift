@@ -63,6 +63,12 @@ extension RunCommand {
             services.append(MetricsServer.service(address: metricsAddress, relay: relay, logger: Logger(label: "trellis.http")))
             logger.info("serving /metrics and /health", metadata: ["address": "\(metricsAddress)"])
         }
+        if let socketIOAddress = SocketIOServer.address(configuration.string("buttons.socketio_address")) {
+            services.append(SocketIOServer.service(address: socketIOAddress, relay: relay,
+                                                   maximumSessions: configuration.int("buttons.socketio_max_sessions"),
+                                                   logger: Logger(label: "trellis.socketio")))
+            logger.info("serving the button service to Socket.IO clients on /socket.io/", metadata: ["address": "\(socketIOAddress)"])
+        }
         let reloader = ConfigReloader(configuration: configuration, flags: flagValues, relay: relay,
                                       logger: Logger(label: "trellis.config"))
         services.append(reloader)

@@ -94,6 +94,12 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Topic prefix of the button service (default p2o). [buttons.prefix]")
     var buttonPrefix: String?
 
+    @Option(name: .long, help: ArgumentHelp("Serve the button service to Socket.IO clients (the P2O apps) on /socket.io/ at HOST:PORT, or at a port on 127.0.0.1 (off by default; the apps use 3001). [buttons.socketio_address]", valueName: "address"))
+    var socketio: String?
+
+    @Option(name: .long, help: "Most Socket.IO sessions at once (default 10000). [buttons.socketio_max_sessions]")
+    var socketioMaxSessions: Int?
+
     @Option(name: .long, help: "Most messages one sender may send within the spam window (default 15). [spam.limit]")
     var spamLimit: Int?
 
@@ -147,6 +153,8 @@ struct RunCommand: AsyncParsableCommand {
         put("plant.max_plants", maxPlants.map { .int($0) })
         put("plant.plants_file", plantsFile.map { .string($0) })
         put("buttons.prefix", buttonPrefix.map { .string($0) })
+        put("buttons.socketio_address", socketio.map { .string($0) })
+        put("buttons.socketio_max_sessions", socketioMaxSessions.map { .int($0) })
         put("spam.limit", spamLimit.map { .int($0) })
         put("spam.window", spamWindow.map { .double($0) })
         put("devices.max_devices", maxDevices.map { .int($0) })

@@ -24,6 +24,22 @@ struct ButtonStoreTests {
         }
     }
 
+    @Test("forgetting a client removes its record and registrations; the buttons stay", arguments: StoreKind.allCases)
+    func forgetClient(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            _ = try await store.register(client: "c1", button: "b1", at: instant(1))
+            _ = try await store.register(client: "c2", button: "b1", at: instant(1))
+            _ = try await store.recordPress(button: "b1", at: instant(2), historyLimit: 20)
+            try await store.forgetClient(id: "c1")
+            #expect(try await store.client(id: "c1") == nil)
+            #expect(try await store.client(id: "c2")?.registrations.map(\.button) == ["b1"])
+            let outcome = try await store.recordPress(button: "b1", at: instant(3), historyLimit: 20)
+            #expect(outcome.onlineClients == ["c2"])
+            #expect(outcome.snapshot.total == 2)
+            try await store.forgetClient(id: "never-seen")
+        }
+    }
+
     @Test("three presses give a total of 3 and a history oldest first", arguments: StoreKind.allCases)
     func threePresses(_ kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in

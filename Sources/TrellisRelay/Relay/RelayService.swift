@@ -12,6 +12,9 @@ import TrellisStore
 /// disconnects cleanly (so the will is not needed).
 public final class RelayService: Service, Sendable {
     public let client: MQTTClient
+    /// Button-service clients that are not on MQTT (Socket.IO sessions); answers addressed to
+    /// them are handed to them instead of the broker.
+    public let localClients = LocalButtonClients()
     private let current: Mutex<RelayEngine>
     private let logger: Logger
 
@@ -90,7 +93,7 @@ public final class RelayService: Service, Sendable {
             let started = clock.now
             let engine = self.engine
             let replies = await engine.process(message, at: Date())
-            for reply in replies {
+            for reply in replies where !localClients.deliver(reply, buttonPrefix: engine.settings.buttonPrefix) {
                 do {
                     try client.publish(reply)
                 } catch {

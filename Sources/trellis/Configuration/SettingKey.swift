@@ -139,6 +139,14 @@ extension SettingKey {
                        help: "Topic prefix of the button service: <prefix>/buttons, <prefix>/clients.", reloadable: true, check: topicPrefix),
             SettingKey(key: "buttons.history_limit", kind: .int, defaultValue: .int(relay.historyLimit),
                        help: "Presses kept in each button's history.", reloadable: true, check: positive),
+            SettingKey(key: "buttons.socketio_address", kind: .string, defaultValue: .string(""),
+                       help: "Serve the button service to Socket.IO clients (the P2O apps) on /socket.io/ here (HOST:PORT, or a port on 127.0.0.1); empty: off.", reloadable: false,
+                       check: { content in
+                           guard case let .string(value) = content, !value.isEmpty, SocketIOServer.address(value) == nil else { return nil }
+                           return "HOST:PORT such as 0.0.0.0:3001, a port, or empty"
+                       }),
+            SettingKey(key: "buttons.socketio_max_sessions", kind: .int, defaultValue: .int(10_000),
+                       help: "Most Socket.IO sessions at once; further handshakes are refused with HTTP 503.", reloadable: false, check: positive),
             SettingKey(key: "spam.limit", kind: .int, defaultValue: .int(relay.spamLimit),
                        help: "Most plant tracker messages one sender may send within spam.window (ERR_kickedForSpam beyond).", reloadable: true, check: positive),
             SettingKey(key: "spam.window", kind: .double, defaultValue: .double(relay.spamWindow),

@@ -1,0 +1,261 @@
+/// Timings and caps of one Engine.IO session.
+public struct EngineIOLimits: Sendable, Equatable {
+    /// Engine.IO 3: how often the client pings; Engine.IO 4: how often the server pings. Seconds.
+    public var pingInterval: Double
+    /// How long past an expected ping (3) or pong (4) the session is kept. Seconds.
+    public var pingTimeout: Double
+    /// Packets waiting for the client (a poll or the WebSocket); beyond, the session is closed.
+    public var maximumBufferedPackets: Int
+    /// Largest POST body or WebSocket message accepted, in bytes.
+    public var maximumPayloadBytes: Int
+
+    public init(pingInterval: Double, pingTimeout: Double, maximumBufferedPackets: Int = 256, maximumPayloadBytes: Int = 100_000) {
+        self.pingInterval = pingInterval
+        self.pingTimeout = pingTimeout
+        self.maximumBufferedPackets = maximumBufferedPackets
+        self.maximumPayloadBytes = maximumPayloadBytes
+    }
+
+    /// The defaults of each generation's reference server: socket.io 1.x (25 s, 60 s; the iOS client
+    /// tolerates pingTimeout / pingInterval missed pongs) and socket.io 4 (25 s, 20 s).
+    public static func defaults(_ version: EngineIOVersion) -> EngineIOLimits {
+        switch version {
+        case .v3: EngineIOLimits(pingInterval: 25, pingTimeout: 60)
+        case .v4: EngineIOLimits(pingInterval: 25, pingTimeout: 20)
+        }
+    }
+}
+
+/// One client's Engine.IO session and its connection to the default Socket.IO namespace, as a
+/// pure state machine: packets and the time go in; packets to send and what the application must
+/// act on come out. The server owns the transports (long-polling requests, the WebSocket).
+public struct EngineIOSession: Sendable {
+    public enum Transport: String, Sendable { case polling, websocket }
+
+    /// Why a session ended; the raw value labels the metric and the log line.
+    public enum CloseReason: String, Sendable, Equatable {
+        case clientClosed = "client_closed"
+        case pingTimeout = "ping_timeout"
+        case bufferFull = "buffer_full"
+        case transportError = "transport_error"
+        case serverShutdown = "server_shutdown"
+    }
+
+    /// What the application acts on.
+    public enum Input: Sendable, Equatable {
+        /// The client joined the default namespace (unprompted in Engine.IO 3).
+        case connected
+        case event(name: String, arguments: [SocketIOValue])
+        /// The client left the default namespace or the session ended.
+        case disconnected
+        /// A packet that was not understood; answered per protocol where it has an answer.
+        case malformed(reason: String)
+    }
+
+    /// What one received packet leads to.
+    public struct Reaction: Sendable, Equatable {
+        public var inputs: [Input] = []
+        /// Packets answered on the transport the packet came over, ahead of the queue (`3probe`).
+        public var direct: [EngineIOPacket] = []
+    }
+
+    public let id: String
+    public let socketID: String
+    public let version: EngineIOVersion
+    public let limits: EngineIOLimits
+    public private(set) var transport: Transport
+    /// The WebSocket answered the probe; the next `5` on it completes the upgrade.
+    public private(set) var upgrading = false
+    public private(set) var closeReason: CloseReason?
+    /// Whether the client is in the default namespace.
+    public private(set) var isConnected = false
+    private var outbox: [EngineIOPacket] = []
+    private var lastHeard: Double
+    private var nextPing: Double
+    private var awaitingPongSince: Double?
+
+    /// Opens a session: the open packet is queued, and in Engine.IO 3 the default namespace's `40`
+    /// right behind it (with no payload: the socket.io-client-swift 6 parser breaks on one).
+    /// Returns the session and, in Engine.IO 3, the `connected` input.
+    public static func open(id: String, socketID: String, version: EngineIOVersion, transport: Transport,
+                            limits: EngineIOLimits, now: Double) -> (EngineIOSession, [Input]) {
+        var session = EngineIOSession(id: id, socketID: socketID, version: version, transport: transport, limits: limits, now: now)
+        session.outbox.append(EngineIOPacket(.open, session.handshake))
+        guard version == .v3 else { return (session, []) }
+        session.outbox.append(EngineIOPacket(.message, SocketIOPacket(type: .connect).encoded))
+        session.isConnected = true
+        return (session, [.connected])
+    }
+
+    private init(id: String, socketID: String, version: EngineIOVersion, transport: Transport, limits: EngineIOLimits, now: Double) {
+        self.id = id
+        self.socketID = socketID
+        self.version = version
+        self.transport = transport
+        self.limits = limits
+        self.lastHeard = now
+        self.nextPing = now + limits.pingInterval
+    }
+
+    /// The open packet's JSON.
+    public var handshake: String {
+        let upgrades = transport == .polling ? #"["websocket"]"# : "[]"
+        var json = #"{"sid":\#(JSONText.string(id)),"upgrades":\#(upgrades),"pingInterval":\#(Int(limits.pingInterval * 1000)),"pingTimeout":\#(Int(limits.pingTimeout * 1000))"#
+        if version == .v4 { json += #","maxPayload":\#(limits.maximumPayloadBytes)"# }
+        return json + "}"
+    }
+
+    public var isClosed: Bool { closeReason != nil }
+
+    /// Whether packets wait for the client.
+    public var hasOutgoing: Bool { !outbox.isEmpty }
+
+    /// Takes every packet waiting for the client.
+    public mutating func drain() -> [EngineIOPacket] {
+        defer { outbox.removeAll(keepingCapacity: true) }
+        return outbox
+    }
+
+    /// A request of the client arrived (a poll, a POST): it is alive.
+    public mutating func heard(now: Double) {
+        lastHeard = now
+    }
+
+    /// Queues an event for the client. False when the session is closed or not in the namespace;
+    /// a queue over its cap closes the session (the client is not reading).
+    @discardableResult
+    public mutating func emit(_ name: String, argumentsJSON: [String]) -> Bool {
+        guard !isClosed, isConnected else { return false }
+        guard outbox.count < limits.maximumBufferedPackets else {
+            _ = close(.bufferFull)
+            return false
+        }
+        outbox.append(EngineIOPacket(.message, SocketIOPacket.event(name, argumentsJSON: argumentsJSON).encoded))
+        return true
+    }
+
+    /// Ends the session from the server's side. Queues Engine.IO's `1` for a waiting poll; never
+    /// Socket.IO's `41`, after which the P2O apps would not reconnect.
+    public mutating func close(_ reason: CloseReason) -> [Input] {
+        guard !isClosed else { return [] }
+        closeReason = reason
+        if reason != .clientClosed { outbox.append(EngineIOPacket(.close)) }
+        guard isConnected else { return [] }
+        isConnected = false
+        return [.disconnected]
+    }
+
+    /// Checks the heartbeat: closes a session not heard from in time, and in Engine.IO 4 queues the
+    /// server's ping when one is due.
+    public mutating func tick(now: Double) -> [Input] {
+        guard !isClosed else { return [] }
+        switch version {
+        case .v3:
+            if now - lastHeard > limits.pingInterval + limits.pingTimeout { return close(.pingTimeout) }
+        case .v4:
+            if let sent = awaitingPongSince {
+                if now - sent > limits.pingTimeout { return close(.pingTimeout) }
+            } else if now >= nextPing {
+                outbox.append(EngineIOPacket(.ping))
+                awaitingPongSince = now
+                nextPing = now + limits.pingInterval
+            }
+        }
+        return []
+    }
+
+    /// The earliest time ``tick(now:)`` has something to do.
+    public var nextDeadline: Double {
+        switch version {
+        case .v3: lastHeard + limits.pingInterval + limits.pingTimeout
+        case .v4: awaitingPongSince.map { $0 + limits.pingTimeout } ?? nextPing
+        }
+    }
+
+    /// Handles one packet from the client, received over `via`.
+    public mutating func receive(_ packet: EngineIOPacket, via: Transport, now: Double) -> Reaction {
+        var reaction = Reaction()
+        guard !isClosed else { return reaction }
+        lastHeard = now
+        switch packet.type {
+        case .ping:
+            if packet.text == "probe" {
+                guard via == .websocket, transport == .polling else {
+                    reaction.inputs.append(.malformed(reason: "unexpected_probe"))
+                    return reaction
+                }
+                upgrading = true
+                reaction.direct.append(EngineIOPacket(.pong, "probe"))
+                // Makes a waiting poll return, so the client can pause polling and send `5`.
+                outbox.append(EngineIOPacket(.noop))
+            } else {
+                reaction.inputs += enqueueControl(EngineIOPacket(.pong, packet.text ?? ""))
+            }
+        case .pong:
+            if packet.text != "probe" { awaitingPongSince = nil }
+        case .upgrade:
+            if upgrading, via == .websocket {
+                upgrading = false
+                transport = .websocket
+            } else {
+                reaction.inputs.append(.malformed(reason: "unexpected_upgrade"))
+            }
+        case .close:
+            reaction.inputs += close(.clientClosed)
+        case .noop:
+            break
+        case .open:
+            reaction.inputs.append(.malformed(reason: "unexpected_open"))
+        case .message:
+            reaction.inputs += receiveMessage(packet)
+        }
+        return reaction
+    }
+
+    private mutating func receiveMessage(_ packet: EngineIOPacket) -> [Input] {
+        guard let text = packet.text else { return [.malformed(reason: "binary_message")] }
+        let decoded: SocketIOPacket
+        switch SocketIOPacket.decode(text) {
+        case let .success(value): decoded = value
+        case let .failure(error): return [.malformed(reason: error.rawValue)]
+        }
+        guard decoded.namespace == "/" else {
+            let refused = decoded.type == .connect ? refuseNamespace(decoded.namespace) : []
+            return [.malformed(reason: "unknown_namespace")] + refused
+        }
+        switch decoded.type {
+        case .connect:
+            guard !isConnected else { return [] }
+            isConnected = true
+            guard version == .v4 else { return [.connected] }
+            let answer = SocketIOPacket(type: .connect, data: #"{"sid":\#(JSONText.string(socketID))}"#)
+            return [.connected] + enqueueControl(EngineIOPacket(.message, answer.encoded))
+        case .disconnect:
+            guard isConnected else { return [] }
+            isConnected = false
+            return [.disconnected]
+        case .event:
+            guard isConnected else { return [.malformed(reason: "event_before_connect")] }
+            switch decoded.event() {
+            case let .success(event): return [.event(name: event.name, arguments: event.arguments)]
+            case let .failure(error): return [.malformed(reason: error.rawValue)]
+            }
+        case .ack, .connectError, .binaryEvent, .binaryAck:
+            return [.malformed(reason: "unsupported_packet")]
+        }
+    }
+
+    /// Answers a connect to a namespace the server does not have, in the generation's words.
+    private mutating func refuseNamespace(_ namespace: String) -> [Input] {
+        let data = version == .v3 ? JSONText.string("Invalid namespace") : #"{"message":"Invalid namespace"}"#
+        return enqueueControl(EngineIOPacket(.message, SocketIOPacket(type: .connectError, namespace: namespace, data: data).encoded))
+    }
+
+    /// Queues an answer the protocol owes; a client that floods with requests it never reads the
+    /// answers of fills the queue and is closed like any other.
+    private mutating func enqueueControl(_ packet: EngineIOPacket) -> [Input] {
+        guard outbox.count < limits.maximumBufferedPackets else { return close(.bufferFull) }
+        outbox.append(packet)
+        return []
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import TrellisSocketIO
+
+extension SocketIOServer {
+    /// Upgrades `transport=websocket` requests: a new session, or the upgrade of a polling one.
+    func shouldUpgrade(_ request: Request) -> RouterShouldUpgrade {
+        let query = request.uri.queryParameters
+        guard EngineIOVersion(query: query.get("EIO")) != nil, query.get("transport") == "websocket" else {
+            sessions.metrics.refused("bad_websocket_request")
+            return .dontUpgrade
+        }
+        if let sid = query.get("sid") {
+            guard let connection = sessions.find(sid), connection.transport == .polling, !connection.isClosed else {
+                sessions.metrics.refused("unknown_session")
+                return .dontUpgrade
+            }
+        } else if sessions.isFull {
+            sessions.metrics.refused("too_many_sessions")
+            return .dontUpgrade
+        }
+        return .upgrade([:])
+    }
+
+    /// Runs one WebSocket: reads packets into the session and writes what the session has for the
+    /// client once the WebSocket is its transport. The session ends with the WebSocket (unless the
+    /// WebSocket was only a failed upgrade probe, after which polling goes on).
+    func webSocket(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, request: Request) async {
+        let query = request.uri.queryParameters
+        guard let version = EngineIOVersion(query: query.get("EIO")) else { return }
+        let connection: SocketIOConnection
+        if let sid = query.get("sid") {
+            guard let found = sessions.find(sid), found.attachWebSocket() else { return }
+            connection = found
+        } else {
+            switch await sessions.open(version: version, transport: .websocket) {
+            case .failure: return
+            case let .success(opened):
+                _ = opened.attachWebSocket()
+                connection = opened
+            }
+        }
+        await withTaskGroup(of: Void.self) { group in
+            // The writer starts once the WebSocket is the session's transport: at once for a new
+            // session, after the client's `5` for an upgrade.
+            var writing = connection.transport == .websocket
+            if writing { group.addTask { await self.write(connection, to: outbound) } }
+            let version = connection.version
+            do {
+                for try await message in inbound.messages(maxSize: connection.limits.maximumPayloadBytes) {
+                    let decoded: Result<EngineIOPacket, EngineIOError>
+                    switch message {
+                    case let .text(text): decoded = EngineIOPacket.decode(text: text[...], version)
+                    case let .binary(buffer): decoded = EngineIOPacket.decode(binary: Array(buffer: buffer)[...])
+                    }
+                    switch decoded {
+                    case let .failure(error):
+                        sessions.metrics.malformed(error.rawValue)
+                    case let .success(packet):
+                        for answer in await sessions.receive(packet, via: .websocket, on: connection) {
+                            try await outbound.write(.text(answer.encodedText(version)))
+                        }
+                    }
+                    if !writing, connection.transport == .websocket {
+                        writing = true
+                        group.addTask { await self.write(connection, to: outbound) }
+                    }
+                    if connection.isClosed { break }
+                }
+            } catch {
+                logger.debug("Socket.IO WebSocket ended", metadata: ["sid": "\(connection.id)", "error": "\(error)"])
+            }
+            if connection.transport == .websocket {
+                await sessions.close(connection, .transportError)
+            }
+            if !writing { group.cancelAll() }
+        }
+        try? await outbound.close(.normalClosure, reason: nil)
+    }
+
+    /// Writes the session's packets; ends when the session does, closing the WebSocket.
+    private func write(_ connection: SocketIOConnection, to outbound: WebSocketOutboundWriter) async {
+        let version = connection.version
+        while true {
+            let packets = connection.update { $0.drain() }
+            for packet in packets {
+                do {
+                    try await outbound.write(.text(packet.encodedText(version)))
+                } catch {
+                    return
+                }
+            }
+            if connection.isClosed {
+                try? await outbound.close(.normalClosure, reason: nil)
+                return
+            }
+            await connection.waitForOutgoing(timeout: .seconds(60))
+        }
+    }
+}

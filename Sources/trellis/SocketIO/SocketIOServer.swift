@@ -1,0 +1,197 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import ServiceLifecycle
+import TrellisBroker
+import TrellisRelay
+import TrellisSocketIO
+
+/// `--socketio`: the button service for Socket.IO clients (the P2O iOS, Android and web apps),
+/// served by Hummingbird on `/socket.io/`: Engine.IO 3 / Socket.IO 4 and Engine.IO 4 / Socket.IO 5,
+/// HTTP long-polling and WebSocket (HummingbirdWebSocket), on one path.
+///
+/// The protocol lives in `TrellisSocketIO`; here are the transports: a long poll answers with the
+/// packets a session has waiting (or waits for some), a POST feeds packets in, and a WebSocket
+/// does both. A sweeper ticks every session's heartbeat once a second.
+struct SocketIOServer: Sendable {
+    let sessions: SocketIOSessions
+    let logger: Logger
+
+    /// The path every request of the protocol goes to.
+    static let path = "socket.io"
+
+    /// `HOST:PORT`, or a bare port on 127.0.0.1.
+    static func address(_ text: String) -> BrokerAddress? {
+        if let port = Int(text), (1...65535).contains(port) { return BrokerAddress(host: "127.0.0.1", port: port) }
+        return BrokerAddress(parsing: text)
+    }
+
+    /// The HTTP service, with the sweeper running beside it.
+    static func service(address: BrokerAddress, relay: RelayService, maximumSessions: Int, logger: Logger) -> some Service {
+        let sessions = SocketIOSessions(relay: relay, maximumSessions: maximumSessions, logger: logger)
+        let server = SocketIOServer(sessions: sessions, logger: logger)
+        let router = Router()
+        router.get(RouterPath(path)) { request, _ in await server.poll(request) }
+        router.post(RouterPath(path)) { request, _ in await server.post(request) }
+        router.on(RouterPath(path), method: .options) { request, _ in server.preflight(request) }
+        let webSocketRouter = Router(context: BasicWebSocketRequestContext.self)
+        webSocketRouter.ws(RouterPath(path)) { request, _ in
+            server.shouldUpgrade(request)
+        } onUpgrade: { inbound, outbound, context in
+            await server.webSocket(inbound: inbound, outbound: outbound, request: context.request)
+        }
+        let application = Application(
+            router: router,
+            server: .http1WebSocketUpgrade(
+                webSocketRouter: webSocketRouter,
+                configuration: .init(http1: .init(), ws: .init(maxFrameSize: EngineIOLimits.defaults(.v4).maximumPayloadBytes,
+                                                                autoPing: .disabled))),
+            configuration: .init(address: .hostname(address.host, port: address.port), serverName: "trellis"),
+            services: [sessions],
+            logger: logger)
+        return application
+    }
+
+    // MARK: Long-polling
+
+    /// GET: a handshake without `sid`, else a long poll.
+    func poll(_ request: Request) async -> Response {
+        let query = request.uri.queryParameters
+        guard let version = EngineIOVersion(query: query.get("EIO")) else {
+            return refuse(request, .unsupportedVersion)
+        }
+        // JSONP polling (`j=`), for browsers without XHR, is not served.
+        guard query.get("transport") == "polling", query.get("j") == nil else { return refuse(request, .unknownTransport) }
+        guard let sid = query.get("sid") else {
+            switch await sessions.open(version: version, transport: .polling) {
+            case let .failure(refusal): return refuse(request, refusal)
+            case let .success(connection): return await respondWithOutgoing(request, connection, wait: false)
+            }
+        }
+        guard let connection = sessions.find(sid), connection.version == version else {
+            return refuse(request, .unknownSession)
+        }
+        guard connection.transport == .polling, !connection.isClosed else { return refuse(request, .badRequest) }
+        guard connection.beginPoll() else {
+            // Two polls at once: the client is confused; engine.io closes such a session too.
+            await sessions.close(connection, .transportError)
+            return refuse(request, .badRequest)
+        }
+        defer { connection.endPoll() }
+        connection.update { $0.heard(now: sessions.now) }
+        return await respondWithOutgoing(request, connection, wait: true)
+    }
+
+    /// Answers a poll with the packets waiting, waiting for some first when asked to.
+    private func respondWithOutgoing(_ request: Request, _ connection: SocketIOConnection, wait: Bool) async -> Response {
+        let limits = connection.limits
+        if wait { await connection.waitForOutgoing(timeout: .seconds(limits.pingInterval + limits.pingTimeout / 2)) }
+        var packets = connection.update { $0.drain() }
+        if packets.isEmpty { packets = [EngineIOPacket(.noop)] }
+        let body = EngineIOPayload.encode(packets, connection.version)
+        return response(request, .ok, body, contentType: "text/plain; charset=UTF-8")
+    }
+
+    /// POST: packets from the client, in any of the framings.
+    func post(_ request: Request) async -> Response {
+        let query = request.uri.queryParameters
+        guard let version = EngineIOVersion(query: query.get("EIO")) else { return refuse(request, .unsupportedVersion) }
+        guard query.get("transport") == "polling", query.get("j") == nil else { return refuse(request, .unknownTransport) }
+        guard let sid = query.get("sid") else { return refuse(request, .badHandshakeMethod) }
+        guard let connection = sessions.find(sid), connection.version == version, !connection.isClosed else {
+            return refuse(request, .unknownSession)
+        }
+        let limit = connection.limits.maximumPayloadBytes
+        var request = request
+        let body: ByteBuffer
+        do {
+            body = try await request.collectBody(upTo: limit)
+        } catch {
+            sessions.metrics.malformed(EngineIOError.payloadTooLarge.rawValue)
+            await sessions.close(connection, .transportError)
+            return response(request, .contentTooLarge, #"{"code":3,"message":"Bad request"}"#, contentType: "application/json")
+        }
+        switch EngineIOPayload.decode(Array(buffer: body), version) {
+        case let .failure(error):
+            sessions.metrics.malformed(error.rawValue)
+            logger.debug("malformed Socket.IO payload", metadata: ["sid": "\(sid)", "reason": "\(error.rawValue)"])
+            await sessions.close(connection, .transportError)
+            return refuse(request, .badRequest)
+        case let .success(packets):
+            connection.update { $0.heard(now: sessions.now) }
+            for packet in packets {
+                await sessions.receive(packet, via: .polling, on: connection)
+            }
+            return response(request, .ok, "ok", contentType: "text/html")
+        }
+    }
+
+    /// OPTIONS: the CORS preflight of a browser polling from another origin.
+    func preflight(_ request: Request) -> Response {
+        var response = response(request, .noContent, "", contentType: nil)
+        response.headers[.accessControlAllowMethods] = "GET, POST, OPTIONS"
+        response.headers[.accessControlAllowHeaders] = request.headers[.accessControlRequestHeaders] ?? "Content-Type"
+        return response
+    }
+
+    // MARK: Responses
+
+    /// The errors of the Engine.IO protocol, answered with HTTP 400 (503 when full) and its JSON.
+    enum Refusal: Error {
+        case unknownTransport, unknownSession, badHandshakeMethod, badRequest, unsupportedVersion, full
+
+        var code: Int {
+            switch self {
+            case .unknownTransport: 0
+            case .unknownSession: 1
+            case .badHandshakeMethod: 2
+            case .badRequest: 3
+            case .full: 4
+            case .unsupportedVersion: 5
+            }
+        }
+
+        var message: String {
+            switch self {
+            case .unknownTransport: "Transport unknown"
+            case .unknownSession: "Session ID unknown"
+            case .badHandshakeMethod: "Bad handshake method"
+            case .badRequest: "Bad request"
+            case .full: "Too many sessions"
+            case .unsupportedVersion: "Unsupported protocol version"
+            }
+        }
+
+        var label: String {
+            switch self {
+            case .unknownTransport: "unknown_transport"
+            case .unknownSession: "unknown_session"
+            case .badHandshakeMethod: "bad_handshake_method"
+            case .badRequest: "bad_request"
+            case .full: "too_many_sessions"
+            case .unsupportedVersion: "unsupported_version"
+            }
+        }
+    }
+
+    func refuse(_ request: Request, _ refusal: Refusal) -> Response {
+        sessions.metrics.refused(refusal.label)
+        return response(request, refusal == .full ? .serviceUnavailable : .badRequest,
+                        #"{"code":\#(refusal.code),"message":"\#(refusal.message)"}"#, contentType: "application/json")
+    }
+
+    /// A response with engine.io's CORS headers: the request's origin echoed with credentials
+    /// allowed (the web app polls from another origin with credentials), else any origin.
+    func response(_ request: Request, _ status: HTTPResponse.Status, _ body: String, contentType: String?) -> Response {
+        var headers = HTTPFields()
+        if let contentType { headers[.contentType] = contentType }
+        if let origin = request.headers[.origin] {
+            headers[.accessControlAllowOrigin] = origin
+            headers[.accessControlAllowCredentials] = "true"
+        } else {
+            headers[.accessControlAllowOrigin] = "*"
+        }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+}

@@ -1,0 +1,94 @@
+"""A P2O button app's flow with a real python-socketio client, for the Socket.IO tests.
+
+Works with python-socketio 4 (Engine.IO 3) and 5 (Engine.IO 4). Prints one JSON line per event:
+  connect, connection-response -> emits register; register-response; button-press ...
+After --presses presses it emits register again (the button now exists), prints that answer and
+exits 0. With --press it emits one press of the button itself once registered. Exits 2 on timeout.
+"""
+import argparse
+import json
+import sys
+import threading
+import time
+
+import socketio
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--url", required=True)
+parser.add_argument("--button", required=True)
+parser.add_argument("--presses", type=int, default=1)
+parser.add_argument("--press", action="store_true", help="press the button once over Socket.IO")
+parser.add_argument("--transports", default="polling,websocket")
+parser.add_argument("--timeout", type=float, default=60)
+args = parser.parse_args()
+
+sio = socketio.Client(reconnection=False)
+done = threading.Event()
+state = {"presses": 0, "registrations": 0}
+lock = threading.Lock()  # handlers run on several threads; one line per event, whole
+counting = threading.Lock()
+
+
+def count(key):
+    """Adds one to a counter and returns the new value, atomically."""
+    with counting:
+        state[key] += 1
+        return state[key]
+
+
+def say(event, data=None):
+    line = json.dumps({"event": event, "data": data, "transport": sio.transport()})
+    with lock:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+
+def wait_for_websocket():
+    # The upgrade runs in the background after the polling handshake.
+    if "websocket" not in args.transports.split(","):
+        return
+    deadline = time.time() + 15
+    while sio.transport() != "websocket" and time.time() < deadline:
+        time.sleep(0.05)
+
+
+@sio.event
+def connect():
+    say("connect")
+
+
+@sio.on("connection-response")
+def connection_response(data):
+    say("connection-response", data)
+    if data.get("status") == "success":
+        wait_for_websocket()
+        sio.emit("register", args.button)
+
+
+@sio.on("register-response")
+def register_response(data):
+    registrations = count("registrations")
+    say("register-response", data)
+    if registrations == 1:
+        say("registered")
+        if args.press:
+            sio.emit("press", args.button)
+    else:
+        done.set()
+
+
+@sio.on("button-press")
+def button_press(data):
+    presses = count("presses")
+    say("button-press", data)
+    if presses == args.presses:
+        sio.emit("register", args.button)
+
+
+sio.connect(args.url, transports=args.transports.split(","))
+if not done.wait(args.timeout):
+    say("timeout", state)
+    sio.disconnect()
+    sys.exit(2)
+sio.disconnect()
+say("disconnected")

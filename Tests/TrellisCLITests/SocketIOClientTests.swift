@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+import TrellisBroker
+import TrellisMQTT
+import TrellisTestSupport
+
+/// The P2O flow with real python-socketio clients against `trellis run --socketio` on a real
+/// Mosquitto: python-socketio 4.6.1 / python-engineio 3.14.2 (Engine.IO 3, polling then the
+/// WebSocket upgrade, or polling alone with binary-framed POSTs) and python-socketio 5 (Engine.IO 4).
+@Suite("Socket.IO: real python-socketio clients", .serialized)
+struct SocketIOClientTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Creates the two virtual environments once per test run (`make test` has made them already).
+    static let environments: Task<String, any Error> = Task {
+        let script = root.appendingPathComponent("Tests/SocketIO/setup-venvs.sh").path
+        let setup = try TrellisBinary.start([], executable: script)
+        let status = try await setup.waitForExit(timeout: .seconds(900))
+        guard status == 0 else { throw TimeoutError(message: "setup-venvs.sh failed: \(setup.output)") }
+        let environment = ProcessInfo.processInfo.environment
+        if let cache = environment["TRELLIS_CACHE"] { return cache }
+        let base = environment["XDG_CACHE_HOME"] ?? (NSHomeDirectory() + "/.cache")
+        return base + "/trellis"
+    }
+
+    struct Case: Sendable, CustomTestStringConvertible {
+        var environment: String
+        var transports: String
+        var finalTransport: String
+        var testDescription: String { "\(environment) over \(transports)" }
+    }
+
+    @Test("connection-response, register-response, and button-press for presses from MQTT and from Socket.IO", arguments: [
+        Case(environment: "sio3", transports: "polling,websocket", finalTransport: "websocket"),
+        Case(environment: "sio3", transports: "polling", finalTransport: "polling"),
+        Case(environment: "sio5", transports: "polling,websocket", finalTransport: "websocket"),
+        Case(environment: "sio5", transports: "websocket", finalTransport: "websocket"),
+    ])
+    func p2oFlow(_ flow: Case) async throws {
+        let python = try await Self.environments.value + "/\(flow.environment)/bin/python"
+        try await withTestBroker { broker in
+            let port = try #require(PortProbe.freeLoopbackPort())
+            let trellis = try TrellisBinary.start(["run", "--broker", broker.address, "--state", temporaryDirectory(),
+                                                   "--socketio", "\(port)"])
+            try await trellis.waitForOutput("Server started and listening on 127.0.0.1:\(port)")
+            try await trellis.waitForOutput("connected to the broker")
+            let button = "door-\(UUID().uuidString.prefix(6))"
+
+            // An MQTT client registered for the same button: it must see the Socket.IO press too.
+            let watcher = try await TestClients.connect(to: broker)
+            let inbox = await MessageCollector.collecting(watcher)
+            try await watcher.subscribe("p2o/clients/watcher/+")
+            try await watcher.publishAndWait(topic: "p2o/clients/watcher/register", payload: Array(button.utf8))
+            try await inbox.messages(on: "p2o/clients/watcher/register-response")
+
+            let script = Self.root.appendingPathComponent("Tests/SocketIO/p2o_client.py").path
+            let client = try TrellisBinary.start([script, "--url", "http://127.0.0.1:\(port)", "--button", button,
+                                                  "--presses", "3", "--press", "--transports", flow.transports,
+                                                  "--timeout", "60"], executable: python)
+            try await client.waitForOutput(#""event": "registered""#, timeout: .seconds(60))
+            for _ in 0..<2 {
+                try await watcher.publishAndWait(topic: "p2o/buttons/\(button)/press", payload: [])
+            }
+            let status = try await client.waitForExit(timeout: .seconds(90))
+            #expect(status == 0, "\(client.output)\n\(trellis.output)")
+
+            let events = Self.events(client.output)
+            #expect(events.first { $0.name == "connection-response" }?.data as? [String: String] == ["status": "success"], "\(client.output)")
+            let registrations = events.filter { $0.name == "register-response" }
+            try #require(registrations.count == 2, "\(client.output)\n\(trellis.output)")
+            // The first registration: the button was never pressed, so there is no button object.
+            #expect(registrations[0].data as? [String: String] == ["status": "success"])
+            // The second: the button with its three presses; a Socket.IO client's count is 0.
+            let second = try #require(registrations[1].data as? [String: Any])
+            let state = try #require(second["button"] as? [String: Any])
+            #expect(state["id"] as? String == button)
+            #expect(state["count"] as? Int == 0)
+            #expect((state["history"] as? [String])?.count == 3)
+            let presses = events.filter { $0.name == "button-press" }
+            #expect(presses.count == 3)
+            #expect(presses.allSatisfy { $0.data as? String == button })
+            #expect(presses.last?.transport == flow.finalTransport)
+
+            // The MQTT client saw all three presses, the Socket.IO one included.
+            let fannedOut = try await inbox.messages(on: "p2o/clients/watcher/button-press", count: 3)
+            #expect(fannedOut.allSatisfy { $0.text == button })
+
+            trellis.process.signal(SIGTERM)
+            #expect(try await trellis.waitForExit() == 0)
+            await watcher.shutdown()
+        }
+    }
+
+    /// The JSON lines the client script printed.
+    static func events(_ output: String) -> [(name: String, data: Any?, transport: String?)] {
+        output.split(separator: "\n").compactMap { line in
+            guard line.hasPrefix("{"), let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let name = object["event"] as? String else { return nil }
+            return (name, object["data"], object["transport"] as? String)
+        }
+    }
+}
