@@ -45,7 +45,7 @@ bench: deps
 soak: deps
 	TRELLIS_SOAK=1 $(SWIFT) test --filter KillRecovery
 
-## fuzz: 1,000,000 inputs through the plant parser and every payload decoder (libFuzzer + ASan).
+## fuzz: 1,000,000 inputs through the plant parser, every payload decoder and the Socket.IO codec (libFuzzer + ASan).
 fuzz:
 	Fuzz/run.sh 1000000
 
