@@ -51,6 +51,7 @@ let package = Package(
             dependencies: [
                 "TrellisCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: callerIsolatedAsync
         ),

@@ -56,7 +56,11 @@ public final class RelayService: Service, Sendable {
     }
 
     public func run() async throws {
-        try await engine.deliveries.restore(from: engine.store)
+        let engine = self.engine
+        let restored = await Persistently.run("read the deliveries handled before this start", logger: logger) {
+            try await engine.deliveries.restore(from: engine.store)
+        }
+        guard restored else { throw CancellationError() }
         for subscription in engine.routes.subscriptions {
             try await client.subscribe(subscription)
         }
@@ -86,6 +90,8 @@ public final class RelayService: Service, Sendable {
 
     private func handleMessages() async {
         let clock = ContinuousClock()
+        let client = self.client
+        let gate = AcknowledgementGate(store: engine.store) { client.messageHandled() }
         for await message in client.messages {
             let started = clock.now
             let engine = self.engine
@@ -97,8 +103,14 @@ public final class RelayService: Service, Sendable {
                     logger.error("could not publish a reply", metadata: ["topic": "\(reply.topic)", "error": "\(error)"])
                 }
             }
-            client.messageHandled()
+            gate.handled(through: engine.store.queuedPosition)
             engine.counters.handled(in: clock.now - started)
+        }
+        let unacknowledged = await gate.settle(patience: .seconds(10))
+        if unacknowledged > 0 {
+            let status = await engine.store.writeStatus()
+            logger.error("stopping with messages unacknowledged: their changes could not be committed; the broker sends them again",
+                         metadata: ["messages": "\(unacknowledged)", "cause": "\(status.error ?? "unknown")"])
         }
     }
 
