@@ -111,7 +111,7 @@ let package = Package(
             dependencies: ["trellis", "trellis-bench", "TrellisTestSupport", "TrellisBroker", "TrellisMQTT", "TrellisRelay", "TrellisStore"]
         ),
         .testTarget(name: "TrellisCoreTests", dependencies: ["TrellisCore"]),
-        .testTarget(name: "TrellisStoreTests", dependencies: ["TrellisStore"]),
+        .testTarget(name: "TrellisStoreTests", dependencies: ["TrellisStore", "TrellisTestSupport"]),
         .testTarget(
             name: "TrellisRelayTests",
             dependencies: ["TrellisRelay", "TrellisTestSupport", "TrellisMQTT", "TrellisCore", "TrellisStore"],

@@ -53,12 +53,14 @@ public final class SQLiteStore: TrellisStore {
             throw StoreError.cannotOpen(directory, "create the store directory", underlying: error)
         }
         let path = (directory as NSString).appendingPathComponent(Self.fileName)
+        let existed = FileManager.default.fileExists(atPath: path)
         let pool: DatabasePool
         do {
             pool = try DatabasePool(path: path, configuration: Self.configuration())
         } catch {
             throw StoreError.cannotOpen(path, "open the database", underlying: error)
         }
+        if existed { try Self.checkIntegrity(of: pool, at: path) }
         try self.init(writer: pool, path: path, deadLetterLimit: deadLetterLimit, logger: logger, patience: patience)
     }
 
@@ -137,6 +139,26 @@ public final class SQLiteStore: TrellisStore {
         let number = sqlite3_system_errno(db.sqliteConnection)
         guard number != 0, let text = strerror(number) else { return nil }
         return String(cString: text)
+    }
+
+    /// Reads every page of an existing state file once (`PRAGMA quick_check`), so a damaged file is
+    /// refused at start, naming the file and SQLite's reason, rather than failing later in the
+    /// middle of traffic. Nothing is written: the file stays as it was.
+    private static func checkIntegrity(of pool: DatabasePool, at path: String) throws {
+        let problems: [String]
+        do {
+            problems = try pool.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check(3)") }
+        } catch {
+            try? pool.close()
+            throw StoreError.cannotOpen(path, "read the database", underlying: error)
+        }
+        guard problems == ["ok"] else {
+            try? pool.close()
+            // One line: SQLite's report spans lines and opens with `*** in database main ***`.
+            let reasons = problems.flatMap { $0.split(separator: "\n") }.filter { !$0.hasPrefix("***") }
+            throw StoreError(code: .cannotOpen,
+                             message: "the database at \(path) is damaged (PRAGMA quick_check: \(reasons.joined(separator: "; ")))")
+        }
     }
 
     /// Connection settings shared by the file and in-memory stores.

@@ -5,6 +5,7 @@ import Logging
 import Synchronization
 import Testing
 @testable import TrellisStore
+import TrellisTestSupport
 
 /// Log lines kept by a test, to check what a failing store says and how often.
 final class CapturedLog: Sendable {
@@ -200,52 +201,5 @@ struct StoreExhaustionTests {
             print("tmpfs: remounting read-only with the store open was refused; that part is skipped")
         }
         try await store.close()
-    }
-}
-
-/// A tmpfs mounted on a fresh directory, for tests that fill a real file system. Needs root.
-struct Tmpfs {
-    let path: String
-
-    /// True when a tmpfs can be mounted here (root, mount(8) present and allowed).
-    static let usable: Bool = {
-        guard getuid() == 0 else { return false }
-        guard let probe = try? Tmpfs(megabytes: 1) else { return false }
-        probe.remove()
-        return true
-    }()
-
-    init(megabytes: Int) throws {
-        path = (NSTemporaryDirectory() as NSString).appendingPathComponent("trellis-tmpfs-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        guard Self.mount(["-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", path]) else {
-            try? FileManager.default.removeItem(atPath: path)
-            throw CocoaError(.fileWriteUnknown)
-        }
-    }
-
-    /// `mount -o remount,OPTIONS`.
-    func remount(_ options: String) throws {
-        guard Self.mount(["-o", "remount,\(options)", path]) else { throw CocoaError(.fileWriteUnknown) }
-    }
-
-    func remove() {
-        _ = Self.run("/bin/umount", ["-l", path])
-        try? FileManager.default.removeItem(atPath: path)
-    }
-
-    private static func mount(_ arguments: [String]) -> Bool {
-        run("/bin/mount", arguments)
-    }
-
-    private static func run(_ tool: String, _ arguments: [String]) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
     }
 }
