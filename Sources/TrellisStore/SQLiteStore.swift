@@ -46,7 +46,7 @@ public final class SQLiteStore: TrellisStore {
     ///   be created or the database cannot be opened or migrated. An existing file that is not a
     ///   usable database is reported and left as it is, never replaced by a fresh one.
     public convenience init(directory: String, deadLetterLimit: Int = SQLiteStore.defaultDeadLetterLimit,
-                            logger: Logger = Logger(label: "trellis.store"), patience: Duration = .seconds(10)) throws {
+                            logger: Logger = Logger(label: "trellis.store"), patience: Duration = .seconds(4)) throws {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
@@ -67,7 +67,7 @@ public final class SQLiteStore: TrellisStore {
     /// A store held in memory only, gone when closed.
     public static func inMemory(deadLetterLimit: Int = SQLiteStore.defaultDeadLetterLimit,
                                 logger: Logger = Logger(label: "trellis.store"),
-                                patience: Duration = .seconds(10)) throws -> SQLiteStore {
+                                patience: Duration = .seconds(4)) throws -> SQLiteStore {
         let queue: DatabaseQueue
         do {
             queue = try DatabaseQueue(configuration: configuration())
@@ -192,12 +192,19 @@ public final class SQLiteStore: TrellisStore {
         while true {
             if await buffer.waitUntilCommitted(through: target, untilFailure: true) { return }
             if buffer.isCommitted(through: target) { return }
+            if await buffer.gaveUp {
+                throw health.writeBehindFailure ?? StoreError(code: .operationFailed, message: "the store stopped retrying its commits")
+            }
             let now = ContinuousClock.now
             let limit = deadline ?? now + patience
             deadline = limit
             if now >= limit, let failure = health.writeBehindFailure { throw failure }
             try? await Task.sleep(for: .milliseconds(50))
         }
+    }
+
+    public func stopRetrying() async {
+        await buffer.giveUp()
     }
 
     public var queuedPosition: UInt64 { buffer.queued.load(ordering: .acquiring) }

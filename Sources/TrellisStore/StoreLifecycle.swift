@@ -13,6 +13,10 @@ public protocol StoreLifecycle: Sendable {
     /// cannot be committed once the patience is spent are given up and the failure thrown: their
     /// messages were never acknowledged, so the broker sends them again.
     func close() async throws
+    /// Stops retrying failed commits, for a shutdown while the store cannot write: what is queued
+    /// behind and not committed is dropped and every wait for it returns false. The messages behind
+    /// those changes were never acknowledged, so the broker sends them again.
+    func stopRetrying() async
     /// The position of the newest change queued behind (0 before any).
     var queuedPosition: UInt64 { get }
     /// True when every change up to `position` is committed.

@@ -72,7 +72,7 @@ public final class StoreWriteHealth: Sendable {
         guard firstOfKind else { return }
         let consequence = switch path {
         case .writeBehind: "the batch is kept and retried; the messages behind it stay unacknowledged"
-        case .direct: "the message is refused with a store_error dead letter"
+        case .direct: "the operation fails (a message being handled is refused with a store_error dead letter)"
         }
         logger.error("the state store cannot commit: \(Self.cause(of: error)); \(consequence)", metadata: [
             "cause": "\(kind)", "error": "\(error)", "unwritten_changes": "\(unwritten)",

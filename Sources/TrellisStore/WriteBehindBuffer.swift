@@ -72,6 +72,8 @@ actor WriteBehindBuffer<Item: Sendable> {
 
     /// Changes queued and not yet handed to a batch.
     var pendingCount: Int { pending.count }
+    /// True once ``giveUp()`` was called.
+    var gaveUp: Bool { abandoned }
     /// Batches committed (or abandoned) so far, for tests and metrics.
     private(set) var batchesFinished = 0
 

@@ -85,9 +85,9 @@ struct StoreExhaustionCLITests {
         }
     }
 
-    @Test("killed while the tmpfs is full, started again with room: every line stored once",
-          .enabled(if: Tmpfs.usable, "needs root and mount(8)"))
-    func killWhileFull() async throws {
+    @Test("stopped (SIGKILL, or SIGTERM within the unit's 15 s) while the tmpfs is full, started again with room: every line stored once",
+          .enabled(if: Tmpfs.usable, "needs root and mount(8)"), arguments: [SIGKILL, SIGTERM])
+    func stopWhileFull(_ signal: Int32) async throws {
         try await withTestBroker { broker in
             let mount = try Tmpfs(megabytes: 3)
             defer { mount.remove() }
@@ -95,8 +95,14 @@ struct StoreExhaustionCLITests {
             try await trellis.waitForOutput("connected to the broker")
             try await Self.flood(broker, count: 120)
             try await trellis.waitForOutput("the state store cannot commit", timeout: .seconds(60))
-            trellis.process.signal(SIGKILL)
-            _ = try await trellis.waitForExit()
+            let stopping = ContinuousClock.now
+            trellis.process.signal(signal)
+            let status = try await trellis.waitForExit(timeout: .seconds(15))
+            if signal == SIGTERM {
+                #expect(ContinuousClock.now - stopping < .seconds(15))
+                #expect(status != 0, "unwritten changes make the exit status say so")
+                #expect(trellis.output.contains("stopping with messages unacknowledged"), "\(trellis.output.suffix(2000))")
+            }
 
             try mount.remount("size=64m")
             let restarted = try TrellisBinary.start(["run", "--broker", broker.address, "--state", mount.path])
@@ -105,7 +111,7 @@ struct StoreExhaustionCLITests {
             restarted.process.signal(SIGTERM)
             #expect(try await restarted.waitForExit() == 0)
             let numbers = try await Self.storedLines(mount.path)
-            print("tmpfs kill: 120 lines sent, killed while full, \(numbers.count) stored after the restart")
+            print("tmpfs stop (signal \(signal)): 120 lines sent, stopped while full, \(numbers.count) stored after the restart")
             #expect(numbers.count == 120)
             #expect(Set(numbers).count == 120)
         }

@@ -34,7 +34,7 @@ struct WriteBehindBufferTests {
         let buffer = WriteBehindBuffer<Int>(batchSize: 256, maxDelay: .milliseconds(20), sink: log.sink)
         for item in 0..<3 { await buffer.append(item) }
         #expect(await buffer.pendingCount == 3)
-        let deadline = ContinuousClock.now.advanced(by: .seconds(5))
+        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
         while log.all.isEmpty && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }

@@ -18,6 +18,8 @@ final class AcknowledgementGate: Sendable {
         /// Positions of the messages waiting, oldest first (at most the client's window).
         var waiting: [UInt64] = []
         var worker: Task<Void, Never>?
+        /// The store stopped retrying: nothing held will be acknowledged any more.
+        var stopped = false
     }
 
     private let store: any TrellisStore
@@ -57,7 +59,10 @@ final class AcknowledgementGate: Sendable {
                 return first
             }
             guard let position = next else { return }
-            guard await store.waitUntilCommitted(through: position) else { return }
+            guard await store.waitUntilCommitted(through: position) else {
+                state.withLock { $0.stopped = true }
+                return
+            }
             let count = state.withLock { state -> Int in
                 var count = 0
                 while let first = state.waiting.first, store.isCommitted(through: first) {
@@ -76,8 +81,8 @@ final class AcknowledgementGate: Sendable {
     func settle(patience: Duration) async -> Int {
         var deadline: ContinuousClock.Instant?
         while true {
-            let (count, worker) = state.withLock { ($0.waiting.count, $0.worker) }
-            if count == 0 { return 0 }
+            let (count, worker, stopped) = state.withLock { ($0.waiting.count, $0.worker, $0.stopped) }
+            if count == 0 || stopped { return count }
             let failing = await !store.writeStatus().writable
             let now = ContinuousClock.now
             if failing {

@@ -74,8 +74,22 @@ public final class RelayService: Service, Sendable {
         } onGracefulShutdown: {
             self.logger.info("stopping: no new messages are taken; finishing those in hand")
             self.client.stopReceiving()
+            Task { await self.stopRetryingIfFailing(after: .seconds(4)) }
         }
         await stop()
+    }
+
+    /// At shutdown: when the store still cannot commit after `delay`, stops it retrying, so the
+    /// messages waiting for it end unacknowledged (the broker sends them again) instead of holding
+    /// the shutdown past the service manager's stop timeout.
+    private func stopRetryingIfFailing(after delay: Duration) async {
+        try? await Task.sleep(for: delay)
+        let store = engine.store
+        let status = await store.writeStatus()
+        guard !status.writable else { return }
+        logger.error("stopping while the state store cannot commit: its queued changes are dropped and their messages left unacknowledged",
+                     metadata: ["unwritten_changes": "\(status.unwrittenChanges)", "cause": "\(status.error ?? "unknown")"])
+        await store.stopRetrying()
     }
 
     /// Processes messages until graceful shutdown has stopped receiving and those in hand are done.
@@ -106,7 +120,7 @@ public final class RelayService: Service, Sendable {
             gate.handled(through: engine.store.queuedPosition)
             engine.counters.handled(in: clock.now - started)
         }
-        let unacknowledged = await gate.settle(patience: .seconds(10))
+        let unacknowledged = await gate.settle(patience: .seconds(4))
         if unacknowledged > 0 {
             let status = await engine.store.writeStatus()
             logger.error("stopping with messages unacknowledged: their changes could not be committed; the broker sends them again",
@@ -146,10 +160,14 @@ public final class RelayService: Service, Sendable {
         } catch {
             logger.warning("could not publish offline status before stopping: \(error)")
         }
-        do {
-            try await engine.store.flush()
-        } catch {
-            logger.error("could not flush the state store: \(error)")
+        // A store that cannot commit has had its chance in the acknowledgement gate; closing it
+        // tries once more. Waiting here too would outlast the service manager's stop timeout.
+        if await engine.store.writeStatus().writable {
+            do {
+                try await engine.store.flush()
+            } catch {
+                logger.error("could not flush the state store: \(error)")
+            }
         }
         await client.shutdown()
         logger.info("relay stopped")
