@@ -102,11 +102,19 @@ public final class RelayService: Service, Sendable {
         }
     }
 
+    /// Handles each message, then acknowledges it once the changes its handling queued behind
+    /// are committed (the write-behind rule): a message whose changes are all committed (or which
+    /// queued none) is acknowledged at once; otherwise the loop handles the rest of the burst the
+    /// client read, then waits for one commit covering them all and acknowledges them together.
+    /// While that commit fails and is retried, nothing is acknowledged and nothing more is read. If
+    /// the store stops retrying (a shutdown while it cannot commit), the messages held stay
+    /// unacknowledged and the broker sends them again.
     private func handleMessages() async {
         let clock = ContinuousClock()
         let client = self.client
-        let gate = AcknowledgementGate(store: engine.store) { client.messageHandled() }
-        for await message in client.messages {
+        let messages = client.messages
+        var held = 0
+        for await message in messages {
             let started = clock.now
             let engine = self.engine
             let replies = await engine.process(message, at: Date())
@@ -117,14 +125,20 @@ public final class RelayService: Service, Sendable {
                     logger.error("could not publish a reply", metadata: ["topic": "\(reply.topic)", "error": "\(error)"])
                 }
             }
-            gate.handled(through: engine.store.queuedPosition)
             engine.counters.handled(in: clock.now - started)
+            held += 1
+            let position = engine.store.queuedPosition
+            if !engine.store.isCommitted(through: position) {
+                if messages.hasQueued { continue }
+                guard await engine.store.waitUntilCommitted(through: position) else { break }
+            }
+            for _ in 0..<held { client.messageHandled() }
+            held = 0
         }
-        let unacknowledged = await gate.settle(patience: .seconds(4))
-        if unacknowledged > 0 {
+        if held > 0 {
             let status = await engine.store.writeStatus()
             logger.error("stopping with messages unacknowledged: their changes could not be committed; the broker sends them again",
-                         metadata: ["messages": "\(unacknowledged)", "cause": "\(status.error ?? "unknown")"])
+                         metadata: ["messages": "\(held)", "cause": "\(status.error ?? "unknown")"])
         }
     }
 
@@ -160,7 +174,7 @@ public final class RelayService: Service, Sendable {
         } catch {
             logger.warning("could not publish offline status before stopping: \(error)")
         }
-        // A store that cannot commit has had its chance in the acknowledgement gate; closing it
+        // A store that cannot commit has had its chance while the messages waited; closing it
         // tries once more. Waiting here too would outlast the service manager's stop timeout.
         if await engine.store.writeStatus().writable {
             do {
