@@ -53,6 +53,7 @@ let package = Package(
             dependencies: [
                 "TrellisCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: callerIsolatedAsync
         ),
@@ -115,7 +116,7 @@ let package = Package(
         ),
         .testTarget(name: "TrellisCoreTests", dependencies: ["TrellisCore"]),
         .testTarget(name: "TrellisSocketIOTests", dependencies: ["TrellisSocketIO"]),
-        .testTarget(name: "TrellisStoreTests", dependencies: ["TrellisStore"]),
+        .testTarget(name: "TrellisStoreTests", dependencies: ["TrellisStore", "TrellisTestSupport"]),
         .testTarget(
             name: "TrellisRelayTests",
             dependencies: ["TrellisRelay", "TrellisTestSupport", "TrellisMQTT", "TrellisCore", "TrellisStore"],

@@ -34,6 +34,12 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
         AsyncIterator(queue: queue)
     }
 
+    /// True when a message is queued for the consumer now, so `next()` would not wait: the burst
+    /// the network thread read is not finished yet.
+    public var hasQueued: Bool {
+        queue.state.withLock { !$0.pending.isEmpty }
+    }
+
     /// Queues `message` for the consumer, or hands it straight to a consumer waiting for one.
     /// Dropped once the stream has finished.
     func yield(_ message: MQTTMessage) {

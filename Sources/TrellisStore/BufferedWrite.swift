@@ -12,6 +12,15 @@ indirect enum BufferedWrite: Sendable {
     case marked(BufferedWrite, DeliveryMark)
     /// A device's log entry, keeping the newest `limit` of that device.
     case deviceLog(device: String, at: Int64, type: String, message: String, limit: Int)
+    /// A health probe: 4 KiB of fresh random bytes in the one row of `store_probe`, so its commit
+    /// must write pages as a real change does.
+    case probe(at: Int64)
+
+    /// Replaces the probe row.
+    static let probeSQL = """
+        INSERT INTO store_probe (id, at, filler) VALUES (1, ?, randomblob(4096))
+        ON CONFLICT (id) DO UPDATE SET at = excluded.at, filler = excluded.filler
+        """
 
     /// Keeps a reading as the latest of its sensor unless the stored one is newer. The `WHERE` of
     /// the upsert compares times inside SQLite, so late or replayed readings never win.
@@ -63,6 +72,8 @@ indirect enum BufferedWrite: Sendable {
         case let .deviceLog(device, at, type, message, limit):
             try DeviceLogSQL.append(device: device, at: at, type: type, message: message, in: db)
             trims.deviceLogLimits[device] = limit
+        case let .probe(at):
+            try db.cachedStatement(sql: probeSQL).execute(arguments: [at])
         case let .marked(inner, mark):
             try write(inner, in: db, trims: &trims)
             try SQLiteStore.record(mark, in: db)

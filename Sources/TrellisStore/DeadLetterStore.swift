@@ -20,8 +20,12 @@ public protocol StoreStatistics: Sendable {
     /// Seconds the oldest queued (write-behind) change has waited to be written; nil when none waits.
     func oldestUnwrittenChangeAge() async -> Double?
 
-    /// Succeeds when the store can take a write now; for health checks.
+    /// Succeeds when a real write commits now, through the path real writes take (see
+    /// ``SQLiteStore/checkWritable(timeout:)``); throws the cause otherwise. For health checks.
     func checkWritable() async throws
+
+    /// Whether commits succeed, how many failed, and what waits unwritten; never writes or waits.
+    func writeStatus() async -> StoreWriteStatus
 }
 
 /// Everything the relay keeps: the store its handlers are given.

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Logging
 import Synchronization
 
 /// The SQLite implementation of ``TrellisStore``, through GRDB.
@@ -10,8 +11,10 @@ import Synchronization
 /// (increments, capped appends, conditional inserts), never a read-then-write in Swift, so the
 /// same operations map one-to-one onto a shared PostgreSQL store later.
 ///
-/// Sensor readings and dead letters are written behind, in batches, by a single writer; reads
-/// that depend on them wait for pending ones first. Call ``close()`` to write what is pending.
+/// Sensor readings, device log lines, dead letters and the delivery marks that go with them are
+/// written behind, in batches, by a single writer under the write-behind rule of
+/// ``WriteBehindBuffer`` (a failed batch is retried, never dropped); reads that depend on them wait
+/// for pending ones first. Call ``close()`` to write what is pending.
 public final class SQLiteStore: TrellisStore {
     /// The file name of the database inside the store directory.
     public static let fileName = "trellis.sqlite"
@@ -20,8 +23,12 @@ public final class SQLiteStore: TrellisStore {
 
     /// The database connection(s).
     let writer: any DatabaseWriter
-    /// Readings and dead letters waiting to be written.
+    /// Readings, log lines and dead letters waiting to be written.
     let buffer: WriteBehindBuffer<BufferedWrite>
+    /// Whether commits succeed, over both commit paths.
+    public let health: StoreWriteHealth
+    /// How long ``flush()`` and ``close()`` wait while commits keep failing.
+    let patience: Duration
     /// The most dead letters kept.
     let deadLetterLimit: Int
     /// Answers of frequent reads, kept until the next committed write.
@@ -30,37 +37,47 @@ public final class SQLiteStore: TrellisStore {
 
     /// Opens (creating if needed) the store in `directory`, in the file ``fileName``.
     ///
-    /// - Parameter deadLetterLimit: the most dead letters kept; older ones are deleted.
+    /// - Parameters:
+    ///   - deadLetterLimit: the most dead letters kept; older ones are deleted.
+    ///   - logger: where failing and recovering commits are reported.
+    ///   - patience: how long ``flush()`` and ``close()`` wait while commits keep failing.
     /// - Throws: ``StoreError`` with code `.cannotOpen`, naming the path, when the directory cannot
-    ///   be created or the database cannot be opened or migrated.
-    public convenience init(directory: String, deadLetterLimit: Int = SQLiteStore.defaultDeadLetterLimit) throws {
+    ///   be created or the database cannot be opened or migrated. An existing file that is not a
+    ///   usable database is reported and left as it is, never replaced by a fresh one.
+    public convenience init(directory: String, deadLetterLimit: Int = SQLiteStore.defaultDeadLetterLimit,
+                            logger: Logger = Logger(label: "trellis.store"), patience: Duration = .seconds(4)) throws {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
             throw StoreError.cannotOpen(directory, "create the store directory", underlying: error)
         }
         let path = (directory as NSString).appendingPathComponent(Self.fileName)
+        let existed = FileManager.default.fileExists(atPath: path)
         let pool: DatabasePool
         do {
             pool = try DatabasePool(path: path, configuration: Self.configuration())
         } catch {
             throw StoreError.cannotOpen(path, "open the database", underlying: error)
         }
-        try self.init(writer: pool, path: path, deadLetterLimit: deadLetterLimit)
+        if existed { try Self.checkIntegrity(of: pool, at: path) }
+        try self.init(writer: pool, path: path, deadLetterLimit: deadLetterLimit, logger: logger, patience: patience)
     }
 
     /// A store held in memory only, gone when closed.
-    public static func inMemory(deadLetterLimit: Int = SQLiteStore.defaultDeadLetterLimit) throws -> SQLiteStore {
+    public static func inMemory(deadLetterLimit: Int = SQLiteStore.defaultDeadLetterLimit,
+                                logger: Logger = Logger(label: "trellis.store"),
+                                patience: Duration = .seconds(4)) throws -> SQLiteStore {
         let queue: DatabaseQueue
         do {
             queue = try DatabaseQueue(configuration: configuration())
         } catch {
             throw StoreError.cannotOpen(":memory:", "open the database", underlying: error)
         }
-        return try SQLiteStore(writer: queue, path: ":memory:", deadLetterLimit: deadLetterLimit)
+        return try SQLiteStore(writer: queue, path: ":memory:", deadLetterLimit: deadLetterLimit,
+                               logger: logger, patience: patience)
     }
 
-    private init(writer: any DatabaseWriter, path: String, deadLetterLimit: Int) throws {
+    private init(writer: any DatabaseWriter, path: String, deadLetterLimit: Int, logger: Logger, patience: Duration) throws {
         do {
             try StoreSchema.migrate(writer)
         } catch {
@@ -70,13 +87,14 @@ public final class SQLiteStore: TrellisStore {
         let limit = max(0, deadLetterLimit)
         self.writer = writer
         self.deadLetterLimit = limit
+        self.patience = patience
+        let health = StoreWriteHealth(logger: logger)
+        self.health = health
         let caches = caches
-        self.buffer = WriteBehindBuffer { batch in
+        self.buffer = WriteBehindBuffer(health: health) { batch in
             defer { caches.invalidate() }
-            do {
-                try await writer.write { db in try BufferedWrite.write(batch, deadLetterLimit: limit, in: db) }
-            } catch {
-                throw StoreError.wrap(error, operation: "writing \(batch.count) buffered rows")
+            try await Self.transaction(in: writer, operation: "writing \(batch.count) buffered rows") { db in
+                try BufferedWrite.write(batch, deadLetterLimit: limit, in: db)
             }
         }
     }
@@ -98,11 +116,41 @@ public final class SQLiteStore: TrellisStore {
         return configuration
     }
 
-    /// Writes every queued reading and dead letter and waits for them.
-    /// - Throws: the first failure of a queued write since the previous flush.
+    /// Commits every change queued behind and waits for it; while commits fail, waits at most
+    /// the store's patience, then throws the failure (the changes stay queued and keep being retried).
     public func flush() async throws {
         try checkOpen("flush()")
-        try await buffer.flush()
+        try await settle()
+    }
+
+    /// Waits until what is queued now is committed, giving up after `patience` of failing commits.
+    private func settle() async throws {
+        let target = buffer.queued.load(ordering: .acquiring)
+        var deadline: ContinuousClock.Instant?
+        while true {
+            if await buffer.waitUntilCommitted(through: target, untilFailure: true) { return }
+            if buffer.isCommitted(through: target) { return }
+            if await buffer.gaveUp {
+                throw health.writeBehindFailure ?? StoreError(code: .operationFailed, message: "the store stopped retrying its commits")
+            }
+            let now = ContinuousClock.now
+            let limit = deadline ?? now + patience
+            deadline = limit
+            if now >= limit, let failure = health.writeBehindFailure { throw failure }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    public func stopRetrying() async {
+        await buffer.giveUp()
+    }
+
+    public var queuedPosition: UInt64 { buffer.queued.load(ordering: .acquiring) }
+
+    public func isCommitted(through position: UInt64) -> Bool { buffer.isCommitted(through: position) }
+
+    public func waitUntilCommitted(through position: UInt64) async -> Bool {
+        await buffer.waitUntilCommitted(through: position)
     }
 
     /// Writes what is queued, then closes the database. Later calls do nothing.
@@ -114,7 +162,17 @@ public final class SQLiteStore: TrellisStore {
         }
         guard !wasClosed else { return }
         var flushFailure: (any Error)?
-        do { try await buffer.flush() } catch { flushFailure = error }
+        do {
+            try await settle()
+        } catch {
+            let unwritten = buffer.outstanding
+            await buffer.giveUp()
+            flushFailure = StoreError(
+                code: .operationFailed,
+                message: "closing with \(unwritten) changes written behind that could not be committed "
+                    + "(their messages were not acknowledged)",
+                underlying: (error as? StoreError)?.underlying ?? error, systemReason: (error as? StoreError)?.systemReason)
+        }
         do {
             try writer.close()
         } catch {
@@ -123,9 +181,10 @@ public final class SQLiteStore: TrellisStore {
         if let flushFailure { throw flushFailure }
     }
 
-    /// Row counts, including queued readings and dead letters.
+    /// Row counts, including queued readings and dead letters while commits succeed; while they
+    /// fail, the committed rows only (so statistics never wait for a failing store).
     public func counts() async throws -> StoreCounts {
-        if !buffer.isIdle { await buffer.drain() }
+        if !buffer.isIdle { await buffer.drain(untilFailure: true) }
         return try await read("counts()") { db in
             let row = try Row.fetchOne(db, sql: """
                 SELECT
@@ -156,13 +215,16 @@ public final class SQLiteStore: TrellisStore {
         let mark = HandledDelivery.current
         defer { caches.invalidate() }
         do {
-            return try await writer.write { db in
+            let result = try await Self.transaction(in: writer, operation: operation()) { db in
                 let result = try body(db)
                 if let mark { try Self.record(mark, in: db) }
                 return result
             }
+            health.succeeded(on: .direct)
+            return result
         } catch {
-            throw StoreError.wrap(error, operation: operation())
+            health.failed(error, on: .direct, unwritten: buffer.outstanding)
+            throw error
         }
     }
 
@@ -190,6 +252,9 @@ public final class SQLiteStore: TrellisStore {
             await buffer.append(item)
         }
     }
+
+    /// True once ``close()`` was called.
+    var isClosedNow: Bool { isClosed.withLock { $0 } }
 
     private func checkOpen(_ operation: @autoclosure () -> String) throws {
         if isClosed.withLock({ $0 }) { throw StoreError.closed(operation()) }

@@ -1,7 +1,27 @@
-/// Durability controls every store offers: write out what is queued, and close.
+/// Durability controls every store offers: commit what is written behind, wait for it, close.
+///
+/// Changes written behind follow one rule, the same for every store (see ``WriteBehindBuffer``):
+/// a failed commit is retried until it succeeds, never dropped. Each change queued behind has a
+/// position; the relay acknowledges a message only once the changes up to the position reached
+/// while handling it are committed.
 public protocol StoreLifecycle: Sendable {
-    /// Waits until every queued write is committed; throws the first write failure.
+    /// Waits until every change queued so far is committed. While commits fail it keeps waiting
+    /// (they are retried) for at most the store's patience, then throws the failure; the changes
+    /// stay queued and keep being retried.
     func flush() async throws
-    /// Flushes and releases the database; the store is unusable afterwards.
+    /// Flushes and releases the database; the store is unusable afterwards. Changes that still
+    /// cannot be committed once the patience is spent are given up and the failure thrown: their
+    /// messages were never acknowledged, so the broker sends them again.
     func close() async throws
+    /// Stops retrying failed commits, for a shutdown while the store cannot write: what is queued
+    /// behind and not committed is dropped and every wait for it returns false. The messages behind
+    /// those changes were never acknowledged, so the broker sends them again.
+    func stopRetrying() async
+    /// The position of the newest change queued behind (0 before any).
+    var queuedPosition: UInt64 { get }
+    /// True when every change up to `position` is committed.
+    func isCommitted(through position: UInt64) -> Bool
+    /// Waits until every change up to `position` is committed, however long its commit keeps
+    /// failing. False when the store gave up (closing) or the calling task was cancelled.
+    func waitUntilCommitted(through position: UInt64) async -> Bool
 }

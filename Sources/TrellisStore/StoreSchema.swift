@@ -15,6 +15,7 @@ enum StoreSchema {
         migrator.registerMigration("catalog", migrate: createCatalog)
         migrator.registerMigration("devices", migrate: createDevices)
         migrator.registerMigration("deliveries", migrate: createDeliveries)
+        migrator.registerMigration("probe", migrate: createProbe)
         return migrator
     }
 
@@ -165,6 +166,18 @@ extension StoreSchema {
                 seq INTEGER NOT NULL
             ) STRICT;
             CREATE INDEX delivery_by_seq ON delivery(seq);
+            """)
+    }
+
+    /// The one row the health probe rewrites through the write-behind path (see
+    /// ``SQLiteStore/checkWritable(timeout:)``).
+    private static func createProbe(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE store_probe (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                at INTEGER NOT NULL,
+                filler BLOB NOT NULL
+            ) STRICT;
             """)
     }
 }

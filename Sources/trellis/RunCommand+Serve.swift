@@ -19,7 +19,7 @@ extension RunCommand {
         }
         let state = configuration.string("state.dir")
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
-        let store = try SQLiteStore(directory: state)
+        let store = try SQLiteStore(directory: state, logger: Logger(label: "trellis.store"))
         let imported = try await StarterCatalog.seedIfEmpty(store)
         if imported > 0 { logger.info("imported the starter plant catalog", metadata: ["species": "\(imported)"]) }
         let plantsFile = configuration.string("plant.plants_file")

@@ -189,6 +189,8 @@ struct RunCommand: AsyncParsableCommand {
             try await serve(configuration, logger: logger)
         } catch let error as MosquittoProcess.StartError {
             throw fail("\(error)")
+        } catch let error as StoreError where error.code == .cannotOpen {
+            throw fail("\(error); Trellis does not start and leaves the state file as it is")
         } catch let error as StoreError {
             throw fail("\(error)")
         } catch let error as PlantsFileError {

@@ -44,7 +44,8 @@ struct UsersCommand: AsyncParsableCommand {
             discussion: """
                 Without a role flag the account is a client: it may publish rpi/torpi/NAME, \
                 p2o/clients/NAME/{status,register,unregister} and trellis/clients/NAME/request/…, and read its \
-                own replies. Without --password a random one is generated and printed once.
+                own replies. A sensor node (--sensor 0x36 0x37) may also publish rpi/sensors/0x36 and \
+                rpi/sensors/0x37. Without --password a random one is generated and printed once.
                 """
         )
 
@@ -53,8 +54,11 @@ struct UsersCommand: AsyncParsableCommand {
 
         @Flag(name: .long, help: "A button: may also publish p2o/buttons/NAME/press.")
         var button = false
-        @Flag(name: .long, help: "A device: may also publish under devices/NAME/ and read devices/NAME/command.")
+        @Flag(name: .long, help: "A device: may also publish devices/NAME/{status,telemetry,log} and read devices/NAME/{info,command} (Trellis alone writes those two).")
         var device = false
+        @Option(name: .long, parsing: .upToNextOption,
+                help: ArgumentHelp("A sensor node: may publish only the readings of these sensors, rpi/sensors/ADDRESS (I2C addresses such as 0x36, written as 0x and two lowercase hex digits in the topic).", valueName: "address"))
+        var sensor: [String] = []
         @Flag(name: .long, help: "An operator: may also use the shared trellis/request/… topics.")
         var `operator` = false
         @Flag(name: .long, help: "Trellis's own account: reads and writes every topic. Its password is also written to --trellis-password-file.")
@@ -69,8 +73,11 @@ struct UsersCommand: AsyncParsableCommand {
         @OptionGroup var files: Files
 
         func validate() throws {
-            if [button, device, `operator`, trellis].filter({ $0 }).count > 1 {
-                throw ValidationError("choose at most one of --button, --device, --operator and --trellis")
+            if [button, device, `operator`, trellis, !sensor.isEmpty].filter({ $0 }).count > 1 {
+                throw ValidationError("choose at most one of --button, --device, --sensor, --operator and --trellis")
+            }
+            for address in sensor where SensorAddress.normalize(address) == nil {
+                throw ValidationError("'\(address)' is not a sensor address: write 0x and one or two hex digits, 0x03 to 0x77")
             }
             if case let .failure(error) = ButtonIdentifier.validate(name, kind: "user name") {
                 throw ValidationError(error.message)
@@ -81,7 +88,9 @@ struct UsersCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let role: AccessControlList.Role = button ? .button : device ? .device : `operator` ? .operator : trellis ? .trellis : .client
+            let role: AccessControlList.Role = button ? .button : device ? .device : !sensor.isEmpty ? .sensor
+                : `operator` ? .operator : trellis ? .trellis : .client
+            let addresses = Self.uniqued(sensor.compactMap { SensorAddress.normalize($0) })
             let secret = password ?? Self.randomPassword()
             if trellis {
                 // Before the account exists: a password that cannot be kept must not be set.
@@ -94,9 +103,15 @@ struct UsersCommand: AsyncParsableCommand {
             }
             try await PasswordFile(path: files.passwordFile).set(name, password: secret)
             var acl = files.readACL()
-            acl.set(name, role: role)
+            acl.set(name, role: role, sensors: addresses)
             try files.write(acl)
-            print("added \(name) (\(role.rawValue))" + (password == nil ? "; password: \(secret)" : ""))
+            print("added \(name) (\(acl.roleText(of: name, role: role)))" + (password == nil ? "; password: \(secret)" : ""))
+        }
+
+        /// `addresses` without repeats, in their first order.
+        static func uniqued(_ addresses: [String]) -> [String] {
+            var seen: Set<String> = []
+            return addresses.filter { seen.insert($0).inserted }
         }
 
         /// Writes `secret` and a newline to `path`, readable by its owner alone: the file is opened
@@ -141,7 +156,8 @@ struct UsersCommand: AsyncParsableCommand {
         @OptionGroup var files: Files
 
         func run() async throws {
-            for (name, role) in files.readACL().accounts { print("\(name)\t\(role.rawValue)") }
+            let acl = files.readACL()
+            for (name, role) in acl.accounts { print("\(name)\t\(acl.roleText(of: name, role: role))") }
         }
     }
 }

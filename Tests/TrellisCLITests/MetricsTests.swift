@@ -38,7 +38,8 @@ struct MetricsTests {
             let trellis = try TrellisBinary.start(["run", "--broker", broker.address, "--state", directory,
                                                    "--metrics", "127.0.0.1:\(port)", "--stats-interval", "0.2"])
             let base = "http://127.0.0.1:\(port)"
-            _ = try await Self.waitFor("\(base)/health") { status, _ in status == 200 }
+            let (_, healthy) = try await Self.waitFor("\(base)/health") { status, _ in status == 200 }
+            #expect(healthy.contains(#""store_failed_commits":0"#) && healthy.contains(#""store_writable":true"#))
 
             let client = try await TestClients.connect(to: broker)
             let inbox = await MessageCollector.collecting(client)
@@ -65,6 +66,10 @@ struct MetricsTests {
             let stats = try await inbox.messages(on: "trellis/stats")
             #expect(stats[0].text?.contains("\"counters\"") == true)
             #expect(stats[0].text?.contains("\"resident_bytes\"") == true)
+            #expect(stats[0].text?.contains(#""store":{"failed_commits":0,"oldest_unwritten_change_s":0,"unwritten_changes":0,"writable":true}"#) == true,
+                    "\(stats[0].text ?? "")")
+            #expect(text.contains("trellis_store_writable 1"))
+            #expect(text.contains("trellis_store_unwritten_changes 0"))
 
             broker.kill()
             let (down, body) = try await Self.waitFor("\(base)/health") { status, _ in status == 503 }

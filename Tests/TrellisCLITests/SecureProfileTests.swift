@@ -8,9 +8,9 @@ import TrellisTestSupport
 /// writes, and the relay logged in as `trellis`.
 @Suite("Secure profile")
 struct SecureProfileTests {
-    static let accounts: [(name: String, flag: String?)] = [
-        ("trellis", "--trellis"), ("alice", nil), ("bob", nil), ("door", "--button"), ("ops", "--operator"),
-        ("node1", "--device"),
+    static let accounts: [(name: String, flags: [String])] = [
+        ("trellis", ["--trellis"]), ("alice", []), ("bob", []), ("door", ["--button"]), ("ops", ["--operator"]),
+        ("node1", ["--device"]), ("pi1", ["--sensor", "0x36", "0X37"]),
     ]
 
     /// Runs `body` with a secured broker, the relay logged in, and a client factory per account.
@@ -20,11 +20,12 @@ struct SecureProfileTests {
             let result = try await TrellisBinary.run(
                 ["users", "add", account.name, "--password", "pw-\(account.name)",
                  "--password-file", directory + "/passwd", "--acl-file", directory + "/acl",
-                 "--trellis-password-file", directory + "/trellis.password"] + (account.flag.map { [$0] } ?? []))
+                 "--trellis-password-file", directory + "/trellis.password"] + account.flags)
             #expect(result.status == 0, "users add \(account.name): \(result.output)")
         }
         let listed = try await TrellisBinary.run(["users", "list", "--acl-file", directory + "/acl"])
         #expect(listed.output.contains("door\tbutton"))
+        #expect(listed.output.contains("pi1\tsensor 0x36 0x37"))
 
         try await withTestBroker(anonymous: false, extraConfig: [
             "password_file \(directory)/passwd", "acl_file \(directory)/acl", "use_username_as_clientid true",
@@ -187,6 +188,40 @@ struct SecureProfileTests {
             #expect(await aliceInbox.received(on: "trellis/clients/bob/response/devices/list").isEmpty)
             #expect(await aliceInbox.received(on: "trellis/response/devices/list").isEmpty)
             #expect(await opsInbox.received(on: "trellis/response/devices/list").count == 1)
+        }
+    }
+
+    @Test("a sensor node publishes only its own sensors' readings; a device cannot write its info or command")
+    func sensorsAndDevices() async throws {
+        try await withSecureRelay { relay, login in
+            let pi1 = try await login("pi1")
+            let alice = try await login("alice")
+            let node1 = try await login("node1")
+            let reading = Array(#"{"moisture":5,"temperature":70}"#.utf8)
+            // Refused by the broker (MQTT v5 answers "not authorized"); handled in order before what follows.
+            try? await alice.publishAndWait(topic: "rpi/sensors/0x36", payload: reading)
+            try? await pi1.publishAndWait(topic: "rpi/sensors/0x40", payload: reading)
+            try? await pi1.publishAndWait(topic: "rpi/torpi/pi1x", payload: reading)
+            try await pi1.publishAndWait(topic: "rpi/sensors/0x36", payload: reading)
+            try await pi1.publishAndWait(topic: "rpi/sensors/0x37", payload: reading)
+            let store = try relay.store
+            let deadline = ContinuousClock.now + .seconds(30)
+            while try await store.counts().sensorReadings < 2 && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(try await store.counts().sensorReadings == 2, "only pi1's own two sensors reach Trellis")
+            #expect(try await store.deadLetters(limit: 10).isEmpty)
+
+            let inbox = await MessageCollector.collecting(node1)
+            try await node1.subscribe("devices/node1/info")
+            try await node1.subscribe("devices/node1/command")
+            try? await node1.publishAndWait(topic: "devices/node1/info", payload: Array(#"{"forged":true}"#.utf8), retain: true)
+            try? await node1.publishAndWait(topic: "devices/node1/command", payload: Array(#"{"op":"forged"}"#.utf8))
+            try await node1.publishAndWait(topic: "devices/node1/status", payload: Array("online".utf8), retain: true)
+            let info = try await inbox.messages(on: "devices/node1/info")
+            #expect(info[0].text?.contains(#""id":"node1""#) == true, "Trellis's own record reaches the device")
+            #expect(await inbox.received(on: "devices/node1/info").allSatisfy { $0.text?.contains("forged") == false })
+            #expect(await inbox.received(on: "devices/node1/command").isEmpty)
         }
     }
 }

@@ -47,3 +47,32 @@ struct UsersCommandTests {
         #expect(!FileManager.default.fileExists(atPath: directory + "/trellis-state/passwd"))
     }
 }
+
+/// `trellis users add --sensor`: the account may publish its own sensors' topics only.
+@Suite("users add --sensor")
+struct SensorAccountTests {
+    @Test("an address out of range or misspelled is refused with a clear line and no account is made",
+          arguments: ["0x99", "36", "0x1", "0x36/x"])
+    func badAddress(_ address: String) async throws {
+        let directory = temporaryDirectory()
+        let result = try await TrellisBinary.run(["users", "add", "pi1", "--password", "pw", "--sensor", "0x36", address],
+                                                 in: directory)
+        #expect(result.status != 0)
+        #expect(result.output.contains("'\(address)' is not a sensor address"), "\(result.output)")
+        #expect(!FileManager.default.fileExists(atPath: directory + "/trellis-state/acl"))
+    }
+
+    @Test("the ACL grants exactly rpi/sensors/<address> for each address, in its canonical spelling, and nothing of a device's")
+    func aclLines() async throws {
+        let directory = temporaryDirectory()
+        let result = try await TrellisBinary.run(["users", "add", "pi1", "--password", "pw", "--sensor", "0X36", "0x5", "0x36"],
+                                                 in: directory)
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.contains("added pi1 (sensor 0x36 0x05)"))
+        let acl = try String(contentsOfFile: directory + "/trellis-state/acl", encoding: .utf8)
+        let section = acl.components(separatedBy: "# account: pi1").last ?? ""
+        #expect(section.contains("topic write rpi/sensors/0x36\ntopic write rpi/sensors/0x05\n"))
+        #expect(!section.contains("devices/"))
+        #expect(try await TrellisBinary.run(["users", "list"], in: directory).output.contains("pi1\tsensor 0x36 0x05"))
+    }
+}

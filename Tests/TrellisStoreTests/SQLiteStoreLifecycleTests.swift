@@ -111,15 +111,24 @@ struct SQLiteStoreLifecycleTests {
         }
     }
 
-    @Test("a failed batch is reported by the next flush, once")
+    @Test("a batch that cannot commit is kept: flush gives up after the patience, the batch commits once it can")
     func batchFailure() async throws {
-        try await withStore(.inMemory) { store async throws in
-            try await store.writer.write { db in try db.execute(sql: "DROP TABLE dead_letter") }
-            try await store.recordDeadLetter(reason: "r", topic: "t", payload: [], at: instant(0))
-            let error = await #expect(throws: StoreError.self) { try await store.flush() }
-            #expect(error?.message == "writing 1 buffered rows failed")
-            try await store.flush()
-        }
+        let store = try SQLiteStore.inMemory(patience: .milliseconds(300))
+        try await store.writer.write { db in try db.execute(sql: "ALTER TABLE dead_letter RENAME TO dead_letter_away") }
+        try await store.recordDeadLetter(reason: "r", topic: "t", payload: [], at: instant(0))
+        let error = await #expect(throws: StoreError.self) { try await store.flush() }
+        #expect(error?.message == "writing 1 buffered rows failed")
+        #expect(error?.kind == "SQLITE_ERROR")
+        let failing = await store.writeStatus()
+        #expect(!failing.writable)
+        #expect(failing.failedCommits >= 1)
+        #expect(failing.unwrittenChanges == 1)
+        try await store.writer.write { db in try db.execute(sql: "ALTER TABLE dead_letter_away RENAME TO dead_letter") }
+        // The retry commits it, however long the backoff has grown meanwhile.
+        #expect(await store.waitUntilCommitted(through: store.queuedPosition))
+        #expect(try await store.deadLetters(limit: 5).map(\.reason) == ["r"])
+        #expect(await store.writeStatus().writable)
+        try await store.close()
     }
 
     @Test("times are stored as integer milliseconds since 1970")

@@ -34,7 +34,7 @@ struct WriteBehindBufferTests {
         let buffer = WriteBehindBuffer<Int>(batchSize: 256, maxDelay: .milliseconds(20), sink: log.sink)
         for item in 0..<3 { await buffer.append(item) }
         #expect(await buffer.pendingCount == 3)
-        let deadline = ContinuousClock.now.advanced(by: .seconds(5))
+        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
         while log.all.isEmpty && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
@@ -42,15 +42,28 @@ struct WriteBehindBufferTests {
         #expect(await buffer.pendingCount == 0)
     }
 
-    @Test("flush writes what is pending and an empty flush writes nothing")
-    func flush() async throws {
+    @Test("drain writes what is pending and an empty drain writes nothing")
+    func drain() async throws {
         let log = BatchLog()
         let buffer = WriteBehindBuffer<Int>(batchSize: 256, maxDelay: .seconds(60), sink: log.sink)
-        try await buffer.flush()
+        #expect(await buffer.drain())
         #expect(log.all.isEmpty)
-        await buffer.append(7)
-        try await buffer.flush()
+        let position = await buffer.append(7)
+        #expect(position == 1)
+        #expect(!buffer.isCommitted(through: 1))
+        #expect(await buffer.drain())
+        #expect(buffer.isCommitted(through: 1))
         #expect(log.all == [[7]])
+    }
+
+    @Test("waiting for a pending change starts its batch at once")
+    func waitStartsBatch() async throws {
+        let log = BatchLog()
+        let buffer = WriteBehindBuffer<Int>(batchSize: 256, maxDelay: .seconds(60), sink: log.sink)
+        await buffer.append(1)
+        let position = await buffer.append(2)
+        #expect(await buffer.waitUntilCommitted(through: position))
+        #expect(log.all == [[1, 2]])
     }
 
     @Test("readings recorded in a burst reach the database in few transactions")

@@ -40,7 +40,7 @@ public final class RelayHarness: @unchecked Sendable {
         let configuration = MQTTConfiguration(host: broker.host, port: broker.port, clientID: clientID,
                                               will: RelayService.will(for: settings), cleanStart: false,
                                               sessionExpiry: 3600, reconnectDelay: 0.05...0.5,
-                                              maxUnhandledMessages: 1)
+                                              maxUnhandledMessages: 32)
         var login = configuration
         if let credentials {
             login.username = credentials.username

@@ -38,6 +38,7 @@ public struct StatsService: Service {
     public func payload(now: Date = Date()) async throws -> [UInt8] {
         let engine = relay.engine
         let counts = try await engine.store.counts()
+        let writes = await engine.store.writeStatus()
         let document = Stats(
             time: ISO8601Time.format(now),
             uptimeSeconds: Int(now.timeIntervalSince(started)),
@@ -45,7 +46,8 @@ public struct StatsService: Service {
             counters: engine.counters.snapshot(),
             state: .init(plants: counts.plants, sensors: counts.sensors, buttons: counts.buttons,
                          clients: counts.clients, deadLetters: counts.deadLetters, species: counts.species,
-                         devices: counts.devices, models: counts.models, deviceLogEntries: counts.deviceLogEntries)
+                         devices: counts.devices, models: counts.models, deviceLogEntries: counts.deviceLogEntries),
+            store: .init(writes)
         )
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -66,14 +68,40 @@ public struct StatsService: Service {
             }
         }
 
+        /// Whether the state store commits: `writable`, `failed_commits`, `unwritten_changes`,
+        /// `oldest_unwritten_change_s` (0 when none waits) and, while failing, `error`.
+        struct Store: Encodable {
+            var writable: Bool
+            var error: String?
+            var failedCommits: Int
+            var unwrittenChanges: Int
+            var oldestUnwrittenChangeSeconds: Double
+
+            init(_ status: StoreWriteStatus) {
+                writable = status.writable
+                error = status.error
+                failedCommits = status.failedCommits
+                unwrittenChanges = status.unwrittenChanges
+                oldestUnwrittenChangeSeconds = ((status.oldestUnwrittenChangeSeconds ?? 0) * 1000).rounded() / 1000
+            }
+
+            enum CodingKeys: String, CodingKey {
+                case writable, error
+                case failedCommits = "failed_commits"
+                case unwrittenChanges = "unwritten_changes"
+                case oldestUnwrittenChangeSeconds = "oldest_unwritten_change_s"
+            }
+        }
+
         var time: String
         var uptimeSeconds: Int
         var residentBytes: Int?
         var counters: RelayCounters.Snapshot
         var state: State
+        var store: Store
 
         enum CodingKeys: String, CodingKey {
-            case time, counters, state
+            case time, counters, state, store
             case uptimeSeconds = "uptime_s"
             case residentBytes = "resident_bytes"
         }

@@ -48,10 +48,10 @@ public final class RelayEngine: Sendable {
             return []
         case let .fresh(mark, forgetStored):
             if forgetStored {
-                do {
+                // Not skipped on failure: a stale mark could drop a new message as a redelivery.
+                let store = self.store
+                _ = await Persistently.run("forget the deliveries of the previous session", logger: logger) {
                     try await store.forgetDeliveries()
-                } catch {
-                    logger.error("could not forget the deliveries of the previous session: \(error)")
                 }
             }
             return await HandledDelivery.$current.withValue(mark) {

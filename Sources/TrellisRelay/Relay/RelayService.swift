@@ -59,7 +59,11 @@ public final class RelayService: Service, Sendable {
     }
 
     public func run() async throws {
-        try await engine.deliveries.restore(from: engine.store)
+        let engine = self.engine
+        let restored = await Persistently.run("read the deliveries handled before this start", logger: logger) {
+            try await engine.deliveries.restore(from: engine.store)
+        }
+        guard restored else { throw CancellationError() }
         for subscription in engine.routes.subscriptions {
             try await client.subscribe(subscription)
         }
@@ -73,8 +77,22 @@ public final class RelayService: Service, Sendable {
         } onGracefulShutdown: {
             self.logger.info("stopping: no new messages are taken; finishing those in hand")
             self.client.stopReceiving()
+            Task { await self.stopRetryingIfFailing(after: .seconds(4)) }
         }
         await stop()
+    }
+
+    /// At shutdown: when the store still cannot commit after `delay`, stops it retrying, so the
+    /// messages waiting for it end unacknowledged (the broker sends them again) instead of holding
+    /// the shutdown past the service manager's stop timeout.
+    private func stopRetryingIfFailing(after delay: Duration) async {
+        try? await Task.sleep(for: delay)
+        let store = engine.store
+        let status = await store.writeStatus()
+        guard !status.writable else { return }
+        logger.error("stopping while the state store cannot commit: its queued changes are dropped and their messages left unacknowledged",
+                     metadata: ["unwritten_changes": "\(status.unwrittenChanges)", "cause": "\(status.error ?? "unknown")"])
+        await store.stopRetrying()
     }
 
     /// Processes messages until graceful shutdown has stopped receiving and those in hand are done.
@@ -87,9 +105,19 @@ public final class RelayService: Service, Sendable {
         }
     }
 
+    /// Handles each message, then acknowledges it once the changes its handling queued behind
+    /// are committed (the write-behind rule): a message whose changes are all committed (or which
+    /// queued none) is acknowledged at once; otherwise the loop handles the rest of the burst the
+    /// client read, then waits for one commit covering them all and acknowledges them together.
+    /// While that commit fails and is retried, nothing is acknowledged and nothing more is read. If
+    /// the store stops retrying (a shutdown while it cannot commit), the messages held stay
+    /// unacknowledged and the broker sends them again.
     private func handleMessages() async {
         let clock = ContinuousClock()
-        for await message in client.messages {
+        let client = self.client
+        let messages = client.messages
+        var held = 0
+        for await message in messages {
             let started = clock.now
             let engine = self.engine
             let replies = await engine.process(message, at: Date())
@@ -100,8 +128,20 @@ public final class RelayService: Service, Sendable {
                     logger.error("could not publish a reply", metadata: ["topic": "\(reply.topic)", "error": "\(error)"])
                 }
             }
-            client.messageHandled()
             engine.counters.handled(in: clock.now - started)
+            held += 1
+            let position = engine.store.queuedPosition
+            if !engine.store.isCommitted(through: position) {
+                if messages.hasQueued { continue }
+                guard await engine.store.waitUntilCommitted(through: position) else { break }
+            }
+            for _ in 0..<held { client.messageHandled() }
+            held = 0
+        }
+        if held > 0 {
+            let status = await engine.store.writeStatus()
+            logger.error("stopping with messages unacknowledged: their changes could not be committed; the broker sends them again",
+                         metadata: ["messages": "\(held)", "cause": "\(status.error ?? "unknown")"])
         }
     }
 
@@ -137,10 +177,14 @@ public final class RelayService: Service, Sendable {
         } catch {
             logger.warning("could not publish offline status before stopping: \(error)")
         }
-        do {
-            try await engine.store.flush()
-        } catch {
-            logger.error("could not flush the state store: \(error)")
+        // A store that cannot commit has had its chance while the messages waited; closing it
+        // tries once more. Waiting here too would outlast the service manager's stop timeout.
+        if await engine.store.writeStatus().writable {
+            do {
+                try await engine.store.flush()
+            } catch {
+                logger.error("could not flush the state store: \(error)")
+            }
         }
         await client.shutdown()
         logger.info("relay stopped")

@@ -7,8 +7,12 @@ public struct AccessControlList: Sendable, Equatable {
         case client
         /// A button: may also press `p2o/buttons/<name>/press`.
         case button
-        /// A device: may also publish under `devices/<name>/` and read its commands.
+        /// A device: may also publish its own `devices/<name>/status`, `/telemetry` and `/log`, and
+        /// read its `devices/<name>/info` and `/command` (which Trellis alone writes).
         case device
+        /// A sensor node: may also publish the readings of its own sensors, `rpi/sensors/<address>`
+        /// for each address it was given, and nothing else.
+        case sensor
         /// An operator: may also use the shared JSON request topics.
         case `operator`
         /// Trellis itself: reads every request and event, writes every reply.
@@ -17,17 +21,21 @@ public struct AccessControlList: Sendable, Equatable {
 
     /// Accounts and their roles, in the order they were added.
     public private(set) var accounts: [(name: String, role: Role)] = []
+    /// The sensor addresses of each sensor account (canonical spelling, `0x36`).
+    public private(set) var sensorAddresses: [String: [String]] = [:]
 
     public init() {}
 
     public static func == (lhs: AccessControlList, rhs: AccessControlList) -> Bool {
         lhs.accounts.map(\.name) == rhs.accounts.map(\.name) && lhs.accounts.map(\.role) == rhs.accounts.map(\.role)
+            && lhs.sensorAddresses == rhs.sensorAddresses
     }
 
-    /// Adds or replaces an account.
-    public mutating func set(_ name: String, role: Role) {
+    /// Adds or replaces an account; `sensors` are the addresses of a sensor account.
+    public mutating func set(_ name: String, role: Role, sensors: [String] = []) {
         accounts.removeAll { $0.name == name }
         accounts.append((name, role))
+        sensorAddresses[name] = role == .sensor ? sensors : nil
     }
 
     /// Removes an account; false when there was none.
@@ -35,7 +43,14 @@ public struct AccessControlList: Sendable, Equatable {
     public mutating func remove(_ name: String) -> Bool {
         let before = accounts.count
         accounts.removeAll { $0.name == name }
+        sensorAddresses[name] = nil
         return accounts.count != before
+    }
+
+    /// The role and, for a sensor account, its addresses, as the account line writes them:
+    /// `sensor 0x36 0x37`.
+    public func roleText(of name: String, role: Role) -> String {
+        ([role.rawValue] + (sensorAddresses[name] ?? [])).joined(separator: " ")
     }
 
     /// The rights every user has, on its own topics only.
@@ -69,7 +84,7 @@ public struct AccessControlList: Sendable, Equatable {
         ] + Self.patterns(settings)
         for (name, role) in accounts {
             lines.append("")
-            lines.append("# account: \(name) (\(role.rawValue))")
+            lines.append("# account: \(name) (\(roleText(of: name, role: role)))")
             lines.append("user \(name)")
             switch role {
             case .client:
@@ -77,8 +92,16 @@ public struct AccessControlList: Sendable, Equatable {
             case .button:
                 lines.append("topic write \(settings.buttonPrefix)/buttons/\(name)/press")
             case .device:
-                lines.append("topic write devices/\(name)/#")
+                // Not info or command: Trellis owns them, so a device cannot forge its own record.
+                for topic in ["status", "telemetry", "log"] {
+                    lines.append("topic write devices/\(name)/\(topic)")
+                }
+                lines.append("topic read devices/\(name)/info")
                 lines.append("topic read devices/\(name)/command")
+            case .sensor:
+                for address in sensorAddresses[name] ?? [] {
+                    lines.append("topic write \(settings.plantPrefix)/sensors/\(address)")
+                }
             case .operator:
                 lines.append("topic write \(settings.trellisPrefix)/request/#")
                 lines.append("topic read \(settings.trellisPrefix)/response/#")
@@ -94,10 +117,10 @@ public struct AccessControlList: Sendable, Equatable {
     public init(parsing text: String) {
         for line in text.split(separator: "\n") where line.hasPrefix("# account: ") {
             let rest = line.dropFirst("# account: ".count)
-            guard let open = rest.lastIndex(of: "("), rest.hasSuffix(")"),
-                  let role = Role(rawValue: String(rest[rest.index(after: open)..<rest.index(before: rest.endIndex)]))
-            else { continue }
-            set(String(rest[..<open].dropLast()), role: role)
+            guard let open = rest.lastIndex(of: "("), rest.hasSuffix(")") else { continue }
+            let words = rest[rest.index(after: open)..<rest.index(before: rest.endIndex)].split(separator: " ").map(String.init)
+            guard let first = words.first, let role = Role(rawValue: first) else { continue }
+            set(String(rest[..<open].dropLast()), role: role, sensors: Array(words.dropFirst()))
         }
     }
 }

@@ -4,8 +4,10 @@ import Logging
 import Metrics
 import Prometheus
 import ServiceLifecycle
+import Synchronization
 import TrellisBroker
 import TrellisRelay
+import TrellisStore
 
 /// `--metrics`: Prometheus text on `/metrics` (swift-prometheus behind swift-metrics) and a
 /// health check on `/health`, served by Hummingbird on a loopback address by default.
@@ -44,17 +46,24 @@ enum MetricsServer {
         }
         router.get("/health") { _, _ -> Response in
             let connected = relay.client.isConnected
+            let store = relay.engine.store
             var writable = true
             var problem: String?
             do {
-                try await relay.engine.store.checkWritable()
+                // Fails at once while the write-behind's commits fail; otherwise commits a probe
+                // through the same buffer and transaction as real writes.
+                try await store.checkWritable()
             } catch {
                 writable = false
-                problem = "\(error)"
+                problem = StoreWriteHealth.cause(of: error)
             }
+            let writes = await store.writeStatus()
             let healthy = connected && writable
-            var body: [String: Any] = ["status": healthy ? "ok" : "unavailable", "broker_connected": connected,
-                                       "store_writable": writable]
+            var body: [String: Any] = [
+                "status": healthy ? "ok" : "unavailable", "broker_connected": connected, "store_writable": writable,
+                "store_failed_commits": writes.failedCommits, "store_unwritten_changes": writes.unwrittenChanges,
+                "oldest_unwritten_change_s": writes.oldestUnwrittenChangeSeconds ?? 0,
+            ]
             if let problem { body["store_error"] = problem }
             let data = (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data()
             return Response(status: healthy ? .ok : .serviceUnavailable, headers: [.contentType: "application/json"],
@@ -79,6 +88,11 @@ final class StateGauges: Sendable {
     private let deviceLogEntries = Gauge(label: "trellis_state_device_log_entries")
     private let resident = Gauge(label: "trellis_resident_memory_bytes")
     private let unwritten = Gauge(label: "trellis_oldest_unwritten_change_seconds")
+    private let unwrittenChanges = Gauge(label: "trellis_store_unwritten_changes")
+    private let writable = Gauge(label: "trellis_store_writable")
+    private let failedCommits = Counter(label: "trellis_store_failed_commits_total")
+    /// Failed commits already added to `failedCommits`.
+    private let failedCommitsReported = Mutex(0)
 
     func update(from relay: RelayService) async {
         let store = relay.engine.store
@@ -94,6 +108,14 @@ final class StateGauges: Sendable {
             deviceLogEntries.record(counts.deviceLogEntries)
         }
         if let bytes = ProcessMemory.residentBytes() { resident.record(bytes) }
-        unwritten.record(await store.oldestUnwrittenChangeAge() ?? 0)
+        let writes = await store.writeStatus()
+        unwritten.record(writes.oldestUnwrittenChangeSeconds ?? 0)
+        unwrittenChanges.record(writes.unwrittenChanges)
+        writable.record(writes.writable ? 1 : 0)
+        let delta = failedCommitsReported.withLock { reported -> Int in
+            defer { reported = max(reported, writes.failedCommits) }
+            return max(0, writes.failedCommits - reported)
+        }
+        if delta > 0 { failedCommits.increment(by: delta) }
     }
 }

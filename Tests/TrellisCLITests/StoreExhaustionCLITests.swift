@@ -1,0 +1,160 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import TrellisBroker
+import TrellisMQTT
+import TrellisStore
+import TrellisTestSupport
+
+/// `trellis run` with its state on a small tmpfs, flooded with QoS 1 log lines of 60 KB through a
+/// real Mosquitto: the disk fills, Trellis says so (log, `/health`), and once there is room again
+/// every line is stored, each once, whether Trellis kept running or was killed meanwhile. And a
+/// state file that is not a usable database stops Trellis at start, naming the file.
+@Suite("Store exhaustion, end to end")
+struct StoreExhaustionCLITests {
+    static func line(_ index: Int) -> [UInt8] {
+        Array(#"{"type":"Device","message":"line \#(index) \#(String(repeating: "x", count: 60_000))"}"#.utf8)
+    }
+
+    /// Sends `count` numbered lines to `devices/node1/log` at QoS 1, each acknowledged by the broker.
+    static func flood(_ broker: TestBroker, count: Int) async throws {
+        let node = try await TestClients.connect(to: broker, id: "node1")
+        for index in 0..<count {
+            try await node.publishAndWait(topic: "devices/node1/log", payload: line(index), qos: .atLeastOnce)
+        }
+        await node.shutdown()
+    }
+
+    /// The numbers of the lines stored for node1, read from the state after Trellis stopped.
+    static func storedLines(_ state: String) async throws -> [Substring] {
+        let store = try SQLiteStore(directory: state)
+        let lines = try await store.deviceLog(device: "node1", since: nil, limit: 1000)
+        try await store.close()
+        return lines.map { $0.message.split(separator: " ")[1] }
+    }
+
+    /// Asks for the number of plants and waits for the answer: requests are handled in order, so
+    /// the answer means every message sent before it was handled.
+    static func roundTrip(_ broker: TestBroker, id: Int) async throws {
+        let asker = try await TestClients.connect(to: broker, id: "asker-\(id)")
+        let answers = await MessageCollector.collecting(asker)
+        try await asker.subscribe("rpi/fromrpi/asker-\(id)")
+        let request = "ID:\(id);sender:asker-\(id);receiver:Host-RPI3B+;payload:;operation:REQ_numPlants"
+        try await asker.publishAndWait(topic: "rpi/torpi/asker-\(id)", payload: Array(request.utf8))
+        try await answers.messages(on: "rpi/fromrpi/asker-\(id)", timeout: .seconds(120))
+        await asker.shutdown()
+    }
+
+    @Test("3 MB tmpfs, 200 lines of 60 KB at QoS 1: loud while full, all 200 stored after the remount",
+          .enabled(if: Tmpfs.usable, "needs root and mount(8)"))
+    func floodRemountWhileRunning() async throws {
+        try await withTestBroker { broker in
+            let mount = try Tmpfs(megabytes: 3)
+            defer { mount.remove() }
+            let port = try #require(PortProbe.freeLoopbackPort())
+            let trellis = try TrellisBinary.start(["run", "--broker", broker.address, "--state", mount.path,
+                                                   "--metrics", "127.0.0.1:\(port)"])
+            try await trellis.waitForOutput("connected to the broker")
+            try await Self.flood(broker, count: 200)
+            try await trellis.waitForOutput("the state store cannot commit", timeout: .seconds(60))
+            #expect(trellis.output.contains("SQLITE_FULL"))
+            let (status, body) = try await MetricsTests.waitFor("http://127.0.0.1:\(port)/health") { status, _ in status == 503 }
+            #expect(status == 503)
+            #expect(body.contains(#""store_writable":false"#))
+            #expect(body.contains("SQLITE_FULL"))
+            let (_, metrics) = try await MetricsTests.waitFor("http://127.0.0.1:\(port)/metrics") { _, text in
+                text.contains("trellis_store_writable 0")
+            }
+            #expect(metrics.contains("trellis_store_failed_commits_total"))
+
+            try mount.remount("size=64m")
+            try await trellis.waitForOutput("the state store commits again", timeout: .seconds(60))
+            try await Self.roundTrip(broker, id: 1)
+            _ = try await MetricsTests.waitFor("http://127.0.0.1:\(port)/health") { status, _ in status == 200 }
+            trellis.process.signal(SIGTERM)
+            #expect(try await trellis.waitForExit() == 0)
+            let output = trellis.output
+            #expect(output.components(separatedBy: "the state store commits again").count == 2, "recovery is logged once")
+
+            let numbers = try await Self.storedLines(mount.path)
+            print("tmpfs flood: 200 lines of 60 KB sent at QoS 1 to a 3 MB tmpfs; \(numbers.count) stored after the remount, \(Set(numbers).count) distinct")
+            #expect(numbers.count == 200)
+            #expect(Set(numbers).count == 200)
+        }
+    }
+
+    @Test("stopped (SIGKILL, or SIGTERM within the unit's 15 s) while the tmpfs is full, started again with room: every line stored once",
+          .enabled(if: Tmpfs.usable, "needs root and mount(8)"), arguments: [SIGKILL, SIGTERM])
+    func stopWhileFull(_ signal: Int32) async throws {
+        try await withTestBroker { broker in
+            let mount = try Tmpfs(megabytes: 3)
+            defer { mount.remove() }
+            let trellis = try TrellisBinary.start(["run", "--broker", broker.address, "--state", mount.path])
+            try await trellis.waitForOutput("connected to the broker")
+            try await Self.flood(broker, count: 120)
+            try await trellis.waitForOutput("the state store cannot commit", timeout: .seconds(60))
+            let stopping = ContinuousClock.now
+            trellis.process.signal(signal)
+            let status = try await trellis.waitForExit(timeout: .seconds(15))
+            if signal == SIGTERM {
+                #expect(ContinuousClock.now - stopping < .seconds(15))
+                #expect(status != 0, "unwritten changes make the exit status say so")
+                #expect(trellis.output.contains("stopping with messages unacknowledged"), "\(trellis.output.suffix(2000))")
+            }
+
+            try mount.remount("size=64m")
+            let restarted = try TrellisBinary.start(["run", "--broker", broker.address, "--state", mount.path])
+            try await restarted.waitForOutput("connected to the broker")
+            try await Self.roundTrip(broker, id: 2)
+            restarted.process.signal(SIGTERM)
+            #expect(try await restarted.waitForExit() == 0)
+            let numbers = try await Self.storedLines(mount.path)
+            print("tmpfs stop (signal \(signal)): 120 lines sent, stopped while full, \(numbers.count) stored after the restart")
+            #expect(numbers.count == 120)
+            #expect(Set(numbers).count == 120)
+        }
+    }
+
+    @Test("a state file that is not a database, or damaged, stops Trellis at start and is left as it was",
+          arguments: ["garbage", "damaged", "directory"])
+    func unusableStateFile(_ kind: String) async throws {
+        let state = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let path = state + "/" + SQLiteStore.fileName
+        switch kind {
+        case "garbage":
+            try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+            #expect(FileManager.default.createFile(atPath: path, contents: Data(repeating: 0x41, count: 8192)))
+        case "damaged":
+            let store = try SQLiteStore(directory: state)
+            for index in 0..<50 {
+                try await store.recordDeadLetter(reason: "r", topic: "t", payload: Array(repeating: UInt8(index), count: 5000), at: Date())
+            }
+            try await store.close()
+            // Keep the header page, overwrite the pages after it.
+            let handle = try #require(FileHandle(forWritingAtPath: path))
+            try handle.seek(toOffset: 4096 * 3)
+            handle.write(Data(repeating: 0xEE, count: 4096 * 20))
+            try handle.close()
+            try? FileManager.default.removeItem(atPath: path + "-wal")
+            try? FileManager.default.removeItem(atPath: path + "-shm")
+        default:
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        }
+        let before = try? Data(contentsOf: URL(fileURLWithPath: path))
+        let (status, output) = try await TrellisBinary.run(["run", "--broker", "127.0.0.1:1", "--state", state])
+        #expect(status != 0)
+        let errors = output.split(separator: "\n").filter { $0.hasPrefix("trellis: error:") }
+        #expect(errors.count == 1, "\(output)")
+        #expect(errors.first?.contains(path) == true, "\(output)")
+        #expect(errors.first?.contains("does not start") == true, "\(output)")
+        switch kind {
+        case "garbage": #expect(output.contains("file is not a database"))
+        case "damaged": #expect(output.contains("damaged") || output.contains("malformed"), "\(output)")
+        default: #expect(output.contains("unable to open"), "\(output)")
+        }
+        #expect((try? Data(contentsOf: URL(fileURLWithPath: path))) == before, "the state file was changed")
+    }
+}
