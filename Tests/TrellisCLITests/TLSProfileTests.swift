@@ -13,7 +13,7 @@ struct TLSProfileTests {
     func shippedProfile() async throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let shipped = try String(contentsOf: root.appendingPathComponent("broker.tls.conf"), encoding: .utf8)
-        let pki = try TestCertificates.make()
+        let pki = try await TestCertificates.make()
         defer { pki.remove() }
         let directory = temporaryDirectory()
         let state = directory + "/state"

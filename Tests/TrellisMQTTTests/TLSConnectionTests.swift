@@ -5,7 +5,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import TrellisBroker
 import TrellisMQTT
 import TrellisTestSupport
 
@@ -190,15 +189,11 @@ struct TLSConnectionTests {
     }
 
     @Test("an encrypted client key is refused at once, naming it, instead of OpenSSL asking for its password")
-    func encryptedKey() throws {
-        let pki = try TestCertificates.make()
+    func encryptedKey() async throws {
+        let pki = try await TestCertificates.make()
         defer { pki.remove() }
         let encrypted = pki.path("client-encrypted.key")
-        let process = try ChildProcess(path: "/usr/bin/openssl", arguments: [
-            "pkey", "-in", pki.clientKey, "-out", encrypted, "-aes256", "-passout", "pass:secret",
-        ], outputPath: pki.path("pkey.log"))
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0)
+        try await pki.openssl(["pkey", "-in", pki.clientKey, "-out", encrypted, "-aes256", "-passout", "pass:secret"])
         #expect {
             _ = try MQTTClient(configuration: MQTTConfiguration(port: 8883, clientID: "x", tls: MQTTTLSConfiguration(
                 certificateAuthorities: pki.caCertificate, certificate: pki.clientCertificate, privateKey: encrypted)))

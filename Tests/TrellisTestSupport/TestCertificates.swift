@@ -29,23 +29,24 @@ public struct TestCertificates: Sendable {
 
     public func path(_ name: String) -> String { directory + "/" + name }
 
-    /// Makes every file; throws with openssl's output when a step fails.
-    public static func make() throws -> TestCertificates {
+    /// Makes every file; throws with openssl's output when a step fails. Waits for each openssl
+    /// run without blocking a thread of the shared concurrency pool, which other tests need.
+    public static func make() async throws -> TestCertificates {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-pki-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let pki = TestCertificates(directory: directory)
-        try pki.makeCA("ca", name: "Trellis Test CA")
-        try pki.makeCA("rogue-ca", name: "Someone Else's CA")
-        try pki.issue("server", by: "ca", subject: "localhost",
+        try await pki.makeCA("ca", name: "Trellis Test CA")
+        try await pki.makeCA("rogue-ca", name: "Someone Else's CA")
+        try await pki.issue("server", by: "ca", subject: "localhost",
                       extensions: "subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost\nextendedKeyUsage=serverAuth")
-        try pki.issue("other", by: "ca", subject: "other.example",
+        try await pki.issue("other", by: "ca", subject: "other.example",
                       extensions: "subjectAltName=DNS:other.example\nextendedKeyUsage=serverAuth")
-        try pki.issue("rogue-server", by: "rogue-ca", subject: "localhost",
+        try await pki.issue("rogue-server", by: "rogue-ca", subject: "localhost",
                       extensions: "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth")
-        try pki.issue("client", by: "ca", subject: "trellis", extensions: "extendedKeyUsage=clientAuth")
+        try await pki.issue("client", by: "ca", subject: "trellis", extensions: "extendedKeyUsage=clientAuth")
         try FileManager.default.createDirectory(atPath: pki.caDirectory, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: pki.caCertificate, toPath: pki.caDirectory + "/ca.crt")
-        try pki.openssl(["rehash", pki.caDirectory])
+        try await pki.openssl(["rehash", pki.caDirectory])
         return pki
     }
 
@@ -54,25 +55,26 @@ public struct TestCertificates: Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    private func makeCA(_ name: String, name subject: String) throws {
-        try openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+    private func makeCA(_ name: String, name subject: String) async throws {
+        try await openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
                      "-keyout", path("\(name).key"), "-out", path("\(name).crt"), "-days", "2", "-subj", "/CN=\(subject)",
                      "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"])
     }
 
-    private func issue(_ name: String, by ca: String, subject: String, extensions: String) throws {
-        try openssl(["req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+    private func issue(_ name: String, by ca: String, subject: String, extensions: String) async throws {
+        try await openssl(["req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
                      "-keyout", path("\(name).key"), "-out", path("\(name).csr"), "-subj", "/CN=\(subject)"])
         try "basicConstraints=CA:FALSE\n\(extensions)\n".write(toFile: path("\(name).ext"), atomically: true, encoding: .utf8)
-        try openssl(["x509", "-req", "-in", path("\(name).csr"), "-CA", path("\(ca).crt"), "-CAkey", path("\(ca).key"),
+        try await openssl(["x509", "-req", "-in", path("\(name).csr"), "-CA", path("\(ca).crt"), "-CAkey", path("\(ca).key"),
                      "-set_serial", "\(UInt32.random(in: 1...UInt32.max))", "-days", "2",
                      "-extfile", path("\(name).ext"), "-out", path("\(name).crt")])
     }
 
-    private func openssl(_ arguments: [String]) throws {
+    /// Runs the openssl tool with `arguments` in this directory's log, and waits for it to finish.
+    public func openssl(_ arguments: [String]) async throws {
         let log = path("openssl.log")
         let process = try ChildProcess(path: Self.opensslPath, arguments: arguments, outputPath: log)
-        process.waitUntilExit()
+        while process.isRunning { try await Task.sleep(for: .milliseconds(5)) }
         guard process.terminationStatus == 0 else {
             throw TimeoutError(message: "openssl \(arguments.joined(separator: " ")) failed: "
                                + ((try? String(contentsOfFile: log, encoding: .utf8)) ?? ""))
@@ -119,7 +121,7 @@ public func withTLSTestBroker<T>(
     extraConfig: [String] = [],
     _ body: (TestBroker, TestCertificates, TLSListeners) async throws -> T
 ) async throws -> T {
-    let pki = try TestCertificates.make()
+    let pki = try await TestCertificates.make()
     defer { pki.remove() }
     var ports: Set<Int> = []
     while ports.count < 5 {
