@@ -1,4 +1,5 @@
 import ArgumentParser
+import TrellisCore
 
 /// The `trellis` command line.
 @main
@@ -14,6 +15,7 @@ struct TrellisCommand: AsyncParsableCommand {
             Use a broker already running:  trellis run --broker 127.0.0.1:1883
             Watch it:                      mosquitto_sub -h 127.0.0.1 -t 'trellis/#' -v
             """,
+        version: TrellisVersion.current,
         subcommands: [RunCommand.self, ConfigCommand.self, UsersCommand.self, RecordCommand.self, ReplayCommand.self, CatalogCommand.self],
         defaultSubcommand: nil
     )

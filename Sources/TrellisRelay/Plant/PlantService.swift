@@ -83,11 +83,16 @@ public final class PlantService: Sendable {
             }
             return output
         case let .request(request, operation):
+            let changesPlants = operation == .addNewPlant || operation == .deletePlant
+            let plantsBefore = changesPlants && settings.homeAssistantEnabled ? try? await context.store.plants() : nil
             let answer = await perform(operation, for: request, store: context.store)
             switch answer {
             case let .reply(payload):
                 output.publishes += reply.messages(PlantProtocol.replyBytes(to: request, operation: operation, payload: payload,
                                                                             hostName: settings.hostName))
+                if let plantsBefore {
+                    output.publishes += await plantStateChanges(since: plantsBefore, context: context)
+                }
             case let .error(tag):
                 output.deadLetters.append(DeadLetter(reason: tag.rawValue, topic: message.topic, payload: message.payload,
                                                      receivedAt: now))
@@ -119,7 +124,7 @@ public final class PlantService: Sendable {
             do {
                 try await context.store.recordReading(sensor: sensor, moisture: report.moisture,
                                                       temperature: report.temperature, at: report.at ?? context.now)
-                return .none
+                return HandlerOutput(publishes: try await plantStates(withSensor: sensor, context: context))
             } catch {
                 context.logger.error("could not store a reading of \(sensor): \(error)")
                 return .reject(message, reason: "store_error", at: context.now)
