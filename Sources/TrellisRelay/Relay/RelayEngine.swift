@@ -86,7 +86,12 @@ public final class RelayEngine: Sendable {
         }
         var publishes = output.publishes
         if let homeAssistant, !publishes.isEmpty {
-            publishes += await homeAssistant.follow(publishes, store: store, ledger: discovery)
+            // Removals go first: Home Assistant must drop an entity before its state topic is
+            // cleared, or it tries to read the empty payload. New configs follow the states.
+            let discovered = await homeAssistant.follow(publishes, store: store, ledger: discovery)
+            if !discovered.isEmpty {
+                publishes = discovered.filter(\.payload.isEmpty) + publishes + discovered.filter { !$0.payload.isEmpty }
+            }
         }
         guard !output.deadLetters.isEmpty else { return publishes }
         for letter in output.deadLetters {

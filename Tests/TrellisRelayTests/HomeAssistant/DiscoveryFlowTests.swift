@@ -132,3 +132,18 @@ struct DiscoveryFlowTests {
         try await store.close()
     }
 }
+
+extension DiscoveryFlowTests {
+    @Test("a deleted thing's configs are cleared before its state, so Home Assistant never reads the empty state")
+    func removalOrder() async throws {
+        let store = try SQLiteStore.inMemory()
+        let engine = Self.engine(store)
+        _ = await engine.process(Self.plantRequest("Fern,0x36", "REQ_addNewPlant"), at: Self.now)
+        let deleted = await engine.process(Self.plantRequest("Fern", "REQ_deletePlant"), at: Self.now)
+        let state = try #require(deleted.firstIndex { $0.topic == "trellis/plants/1/state" })
+        let removals = deleted.indices.filter { deleted[$0].topic.hasPrefix("homeassistant/") }
+        #expect(removals.count == 4)
+        #expect(removals.allSatisfy { $0 < state })
+        try await store.close()
+    }
+}
