@@ -34,9 +34,9 @@ mkdir -p "$cache"
 pip="$venv/bin/pip"
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 # Home Assistant alone first, for the constraints file its releases pin every dependency with.
-"$pip" install --quiet --no-deps "homeassistant==$version" >&2
+"$pip" install --quiet --no-compile --no-deps "homeassistant==$version" >&2
 constraints=$("$venv/bin/python" -c 'import homeassistant, os; print(os.path.join(os.path.dirname(homeassistant.__file__), "package_constraints.txt"))')
-"$pip" install --quiet -r "$requirements" -c "$constraints" >&2
+"$pip" install --quiet --no-compile -r "$requirements" -c "$constraints" >&2
 cp "$requirements" "$stamp"
 echo "installed Home Assistant $version in $(( $(date +%s) - started )) s" >&2
 echo "$venv/bin/python"
