@@ -6,7 +6,7 @@ PREFIX ?= /usr/local
 APT_PACKAGES := mosquitto mosquitto-clients libmosquitto-dev libsqlite3-dev libssl-dev openssl pkg-config
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test build deps bench soak fuzz install uninstall clean embed
+.PHONY: run test build deps ha-deps ha-check bench soak fuzz install uninstall clean embed
 
 ## deps: install Mosquitto, its client tools, the C libraries and the openssl tool (the TLS tests make
 ## their certificates with it), when any is missing.
@@ -30,11 +30,23 @@ build: deps
 run: deps
 	$(SWIFT) run -c release trellis run
 
-## test: unit tests and integration tests against real Mosquitto brokers on free loopback ports
-## (and real python-socketio clients, from virtual environments under ~/.cache/trellis).
+## test: unit tests and integration tests against real Mosquitto brokers on free loopback ports (and real
+## python-socketio clients, from virtual environments under ~/.cache/trellis), then MQTT discovery against a
+## real Home Assistant (ha-check).
 test: deps
 	Tests/SocketIO/setup-venvs.sh
 	$(SWIFT) test
+	$(MAKE) ha-check
+
+## ha-deps: Home Assistant (Tests/HomeAssistant/requirements.txt) in a venv under ~/.cache/trellis, once.
+ha-deps:
+	@Tests/HomeAssistant/install.sh >/dev/null
+
+## ha-check: start Home Assistant with its MQTT integration and recorder, run Trellis, check what Home Assistant shows.
+ha-check: deps
+	@python=$$(Tests/HomeAssistant/install.sh) && \
+	$(SWIFT) build --build-tests >/dev/null && \
+	"$$python" Tests/HomeAssistant/ha_check.py --trellis "$$($(SWIFT) build --show-bin-path)/trellis"
 
 ## bench: Trellis against the minimal C relay, in release mode (`make bench ARGS=--quick` for a short run).
 bench: deps

@@ -31,6 +31,9 @@ public protocol ButtonStore: Sendable {
     /// A button's state, `nil` when it was never pressed.
     func button(id: String) async throws -> ButtonSnapshot?
 
+    /// The id of every button ever pressed, sorted.
+    func buttonIDs() async throws -> [String]
+
     /// A client's status and registrations, `nil` when the store has never seen the client.
     func client(id: String) async throws -> ClientRecord?
 }

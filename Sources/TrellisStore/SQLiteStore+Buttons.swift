@@ -92,6 +92,10 @@ extension SQLiteStore {
         try await read("button(id: \(id))") { db in try Self.snapshot(of: id, in: db) }
     }
 
+    public func buttonIDs() async throws -> [String] {
+        try await read("buttonIDs()") { db in try String.fetchAll(db, sql: "SELECT id FROM button ORDER BY id") }
+    }
+
     public func client(id: String) async throws -> ClientRecord? {
         try await read("client(id: \(id))") { db in
             guard let online = try Bool.fetchOne(db, sql: "SELECT online FROM client WHERE id = ?", arguments: [id]) else {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import TrellisCore
 
 /// The `trellis` command line.
 @main
@@ -18,6 +19,7 @@ struct TrellisCommand: AsyncParsableCommand {
             README.md for a two-minute tour, docs/README.md for the index of every service's protocol, the \
             configuration keys (docs/configuration.md), operation and the secure profile (docs/operations.md).
             """,
+        version: TrellisVersion.current,
         subcommands: [RunCommand.self, ConfigCommand.self, UsersCommand.self, RecordCommand.self, ReplayCommand.self, CatalogCommand.self],
         defaultSubcommand: nil
     )

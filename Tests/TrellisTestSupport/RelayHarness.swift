@@ -15,6 +15,8 @@ public final class RelayHarness: @unchecked Sendable {
     public var credentials: (username: String, password: String)?
     /// The relay's MQTT client id; fixed, so its persistent session survives restarts.
     public let clientID = "trellis-\(UUID().uuidString.prefix(8))"
+    /// The running relay service, to apply new settings as a configuration reload does.
+    public private(set) var service: RelayService?
     private var group: ServiceGroup?
     private var runTask: Task<Void, any Error>?
     private var relayStore: SQLiteStore?
@@ -58,6 +60,7 @@ public final class RelayHarness: @unchecked Sendable {
         try await watcher.subscribe(settings.statusTopic)
 
         self.group = group
+        self.service = service
         self.relayStore = store
         runTask = Task { try await group.run() }
         try await inbox.wait(timeout: .seconds(60), "trellis/status = online") { messages in
@@ -75,6 +78,7 @@ public final class RelayHarness: @unchecked Sendable {
         try await runTask?.value
         try await relayStore?.close()
         group = nil
+        service = nil
         runTask = nil
         relayStore = nil
     }

@@ -97,6 +97,9 @@ public final class PlantService: Sendable {
             return output
         case let .request(request, operation):
             let read = dialect.read(operation, payload: request.payload, maximumNameLength: settings.maxPlantNameLength)
+            // A change of the plant list moves the plants' retained states (Home Assistant discovery).
+            let changesPlants = operation == .addNewPlant || operation == .deletePlant || operation == .editPlant
+            let plantsBefore = changesPlants && settings.homeAssistantEnabled ? try? await context.store.plants() : nil
             let answer: PlantAnswer = switch read {
             case let .failure(tag): .error(tag)
             case let .success(read): await perform(read, store: context.store)
@@ -116,6 +119,9 @@ public final class PlantService: Sendable {
                                                      receivedAt: now))
             }
             output.publishes += reply.messages(wires, lossless: self.wires(of: answer, to: request, operation: operation, in: .lossless).wires)
+            if let plantsBefore, case .result = answer {
+                output.publishes += await plantStateChanges(since: plantsBefore, context: context)
+            }
             if case let .success(.renamePlant(rename)) = read, rename.old != rename.new, case .result(.renamed) = answer, let catalog {
                 do {
                     output.merge(try await catalog.renamed(from: rename.old, to: rename.new, context: context))
@@ -145,7 +151,7 @@ public final class PlantService: Sendable {
             do {
                 try await context.store.recordReading(sensor: sensor, moisture: report.moisture,
                                                       temperature: report.temperature, at: report.at ?? context.now)
-                return .none
+                return HandlerOutput(publishes: try await plantStates(withSensor: sensor, context: context))
             } catch {
                 context.logger.error("could not store a reading of \(sensor): \(error)")
                 return .reject(message, reason: "store_error", at: context.now)

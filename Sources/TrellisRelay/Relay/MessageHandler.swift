@@ -27,6 +27,8 @@ public struct HandlerContext: Sendable {
     /// The relay's settings.
     public var settings: RelaySettings { engine.settings }
     public var logger: Logger { engine.logger }
+    /// The Home Assistant discovery configs published so far.
+    public var discovery: DiscoveryLedger { engine.discovery }
 }
 
 /// What a handler asks the relay to do: messages to publish and messages to reject.

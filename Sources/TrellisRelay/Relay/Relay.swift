@@ -13,14 +13,16 @@ public enum Relay {
         table.add(CatalogActions(catalog: catalog).routes)
         table.add(DeviceService(settings: settings).routes)
         table.add(BrowseService(settings: settings).routes)
+        if let homeAssistant = HomeAssistantService(settings: settings) { table.add(homeAssistant.routes) }
         return table
     }
 
     /// The engine over that table, ready to process messages.
     public static func engine(store: any TrellisStore, settings: RelaySettings, logger: Logger,
                               counters: RelayCounters = RelayCounters(),
-                              deliveries: DeliveryLedger = DeliveryLedger()) -> RelayEngine {
+                              deliveries: DeliveryLedger = DeliveryLedger(),
+                              discovery: DiscoveryLedger = DiscoveryLedger()) -> RelayEngine {
         RelayEngine(routes: routingTable(settings: settings), store: store, settings: settings, logger: logger,
-                    counters: counters, deliveries: deliveries)
+                    counters: counters, deliveries: deliveries, discovery: discovery)
     }
 }

@@ -19,9 +19,14 @@ public final class RelayEngine: Sendable {
     public let counters: RelayCounters
     /// Handled QoS 1 and 2 deliveries, to drop the broker's redeliveries of them.
     public let deliveries: DeliveryLedger
+    /// The Home Assistant discovery configs published so far (kept across reloads).
+    public let discovery: DiscoveryLedger
+    /// Home Assistant discovery, nil while it is off.
+    public let homeAssistant: HomeAssistantService?
 
     public init(routes: RoutingTable, store: any TrellisStore, settings: RelaySettings, logger: Logger,
-                counters: RelayCounters = RelayCounters(), deliveries: DeliveryLedger = DeliveryLedger()) {
+                counters: RelayCounters = RelayCounters(), deliveries: DeliveryLedger = DeliveryLedger(),
+                discovery: DiscoveryLedger = DiscoveryLedger()) {
         self.routes = routes
         self.store = store
         self.settings = settings
@@ -29,6 +34,8 @@ public final class RelayEngine: Sendable {
         self.rejections = RejectionLog(logger: logger)
         self.counters = counters
         self.deliveries = deliveries
+        self.discovery = discovery
+        self.homeAssistant = HomeAssistantService(settings: settings)
     }
 
     /// Hands `message` to the handler of every matching route and returns every message to
@@ -77,8 +84,16 @@ public final class RelayEngine: Sendable {
             counters.received(service: "unknown")
             output = .reject(message, reason: "unknown_topic", at: time)
         }
-        guard !output.deadLetters.isEmpty else { return output.publishes }
         var publishes = output.publishes
+        if let homeAssistant, !publishes.isEmpty {
+            // Removals go first: Home Assistant must drop an entity before its state topic is
+            // cleared, or it tries to read the empty payload. New configs follow the states.
+            let discovered = await homeAssistant.follow(publishes, store: store, ledger: discovery)
+            if !discovered.isEmpty {
+                publishes = discovered.filter(\.payload.isEmpty) + publishes + discovered.filter { !$0.payload.isEmpty }
+            }
+        }
+        guard !output.deadLetters.isEmpty else { return publishes }
         for letter in output.deadLetters {
             counters.deadLetter(reason: letter.reason)
             rejections.record(reason: letter.reason, topic: letter.topic, at: time)

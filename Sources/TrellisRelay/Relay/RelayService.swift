@@ -40,7 +40,7 @@ public final class RelayService: Service, Sendable {
     public func apply(_ settings: RelaySettings) async throws -> (removed: [String], added: [String]) {
         let old = engine
         let new = Relay.engine(store: old.store, settings: settings, logger: old.logger, counters: old.counters,
-                               deliveries: old.deliveries)
+                               deliveries: old.deliveries, discovery: old.discovery)
         let before = Set(old.routes.subscriptions.map(\.filter))
         let after = Set(new.routes.subscriptions.map(\.filter))
         for subscription in new.routes.subscriptions where !before.contains(subscription.filter) {
@@ -49,6 +49,11 @@ public final class RelayService: Service, Sendable {
         current.withLock { $0 = new }
         for filter in before.subtracting(after).sorted() {
             try client.unsubscribe(filter)
+        }
+        if old.settings.homeAssistant != settings.homeAssistant {
+            // Off, or another prefix: the configs published so far go; under a new prefix they come back.
+            publish(HomeAssistantService.withdrawAll(ledger: new.discovery), what: "Home Assistant discovery removals")
+            await announceToHomeAssistant()
         }
         return (before.subtracting(after).sorted(), after.subtracting(before).sorted())
     }
@@ -160,10 +165,31 @@ public final class RelayService: Service, Sendable {
                 } catch {
                     logger.error("could not publish online status: \(error)")
                 }
+                // The broker may have lost retained messages since: publish every config again.
+                _ = engine.discovery.removeAll()
+                await announceToHomeAssistant()
             case let .disconnected(reason):
                 logger.warning("lost the broker connection; reconnecting", metadata: ["reason": "\(reason)"])
             case let .connectFailed(reason, retryIn):
                 logger.warning("\(reason); retrying in \(String(format: "%.1f", retryIn)) s")
+            }
+        }
+    }
+
+    /// Publishes every Home Assistant discovery config not published yet, and each plant's state.
+    func announceToHomeAssistant() async {
+        let engine = self.engine
+        guard let homeAssistant = engine.homeAssistant else { return }
+        publish(await homeAssistant.announceAll(store: engine.store, ledger: engine.discovery, logger: logger),
+                what: "Home Assistant discovery configs")
+    }
+
+    private func publish(_ messages: [MQTTMessage], what: String) {
+        for message in messages {
+            do {
+                try client.publish(message)
+            } catch {
+                logger.error("could not publish \(what)", metadata: ["topic": "\(message.topic)", "error": "\(error)"])
             }
         }
     }

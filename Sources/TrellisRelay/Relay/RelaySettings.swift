@@ -40,6 +40,12 @@ public struct RelaySettings: Sendable, Hashable {
     /// namespace (named by its request topic), so no one can make Trellis publish elsewhere.
     public var restrictResponseTopics = false
 
+    /// Home Assistant MQTT discovery: plants, buttons, fleet devices and Trellis itself appear in
+    /// Home Assistant by themselves. Turning it off removes the configs this run published.
+    public var homeAssistantEnabled = true
+    /// The prefix Home Assistant reads discovery configs under (`homeassistant`).
+    public var discoveryPrefix = "homeassistant"
+
     public init() {}
 
     /// Whether a reply may go to `responseTopic` for a request from `client` (nil: the shared form),
@@ -54,6 +60,14 @@ public struct RelaySettings: Sendable, Hashable {
     public var statusTopic: String { "\(trellisPrefix)/status" }
     /// Retained statistics, republished every `statsInterval` seconds.
     public var statsTopic: String { "\(trellisPrefix)/stats" }
+
+    /// The discovery configs of the current settings, nil while Home Assistant discovery is off.
+    public var homeAssistant: HomeAssistantDiscovery? {
+        homeAssistantEnabled ? HomeAssistantDiscovery(prefix: discoveryPrefix, trellisPrefix: trellisPrefix) : nil
+    }
+
+    /// A plant's retained state (see `PlantState`), published while Home Assistant discovery is on.
+    public func plantStateTopic(id: Int64) -> String { "\(trellisPrefix)/plants/\(id)/state" }
 
     /// Every rejected message, as JSON.
     public var deadLetterTopic: String { "\(trellisPrefix)/deadletter" }

@@ -46,6 +46,7 @@ public struct ReplaySelection: Sendable {
             "\(clients)/button-press",
             "devices/+/info",
             "devices/+/command",
+            "\(settings.discoveryPrefix)/+/+/+/config",
         ]
     }
 

@@ -176,6 +176,8 @@ struct EffectiveConfiguration: Sendable {
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
         settings.restrictResponseTopics = bool("security.restrict_response_topics")
         settings.statsInterval = double("stats.interval")
+        settings.homeAssistantEnabled = bool("homeassistant.enabled")
+        settings.discoveryPrefix = string("homeassistant.discovery_prefix")
         return settings
     }
 

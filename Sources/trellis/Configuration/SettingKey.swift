@@ -170,6 +170,10 @@ extension SettingKey {
                        help: "Secure profile: honour a v5 Response Topic only inside the requester's own reply topics.", reloadable: true),
             SettingKey(key: "stats.interval", kind: .double, defaultValue: .double(relay.statsInterval),
                        help: "Seconds between two publications of the retained trellis/stats.", reloadable: true, check: positive),
+            SettingKey(key: "homeassistant.enabled", kind: .bool, defaultValue: .bool(relay.homeAssistantEnabled),
+                       help: "Publish Home Assistant MQTT discovery configs, so plants, buttons and devices appear there by themselves; false removes those published.", reloadable: true),
+            SettingKey(key: "homeassistant.discovery_prefix", kind: .string, defaultValue: .string(relay.discoveryPrefix),
+                       help: "Topic prefix Home Assistant reads discovery configs under (its MQTT integration's discovery prefix).", reloadable: true, check: topicPrefix),
             SettingKey(key: "metrics.address", kind: .string, defaultValue: .string(""),
                        help: "Serve Prometheus /metrics and /health here (HOST:PORT, or a port on 127.0.0.1); empty: off.", reloadable: false,
                        check: { content in

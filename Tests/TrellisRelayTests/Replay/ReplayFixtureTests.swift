@@ -21,6 +21,14 @@ struct ReplayFixture: Sendable, CustomTestStringConvertible {
         return try CaptureFile.records(of: Array(Data(contentsOf: url)), name: file).records
     }
 
+    /// The golden files record the plant and button contracts; Home Assistant discovery, which
+    /// rides on the same messages, has tests of its own and is off here.
+    static var settings: RelaySettings {
+        var settings = RelaySettings.losslessPlants
+        settings.homeAssistantEnabled = false
+        return settings
+    }
+
     func capture() throws -> [CaptureRecord] { try Self.load("\(name).capture.jsonl") }
     func golden() throws -> [CaptureRecord] { try Self.load("\(name).golden.jsonl") }
 }
@@ -37,7 +45,7 @@ struct ReplayFixtureTests {
     @Test("offline replay equals the golden file", arguments: ReplayFixture.all)
     func offline(_ fixture: ReplayFixture) async throws {
         let store = try SQLiteStore.inMemory()
-        let outcome = try await OfflineReplay.run(try fixture.capture(), store: store, settings: .losslessPlants)
+        let outcome = try await OfflineReplay.run(try fixture.capture(), store: store, settings: ReplayFixture.settings)
         try await store.close()
         let diff = OfflineReplay.compare(outputs: outcome.outputs, golden: try fixture.golden())
         #expect(diff == nil, "\(diff ?? "")")
@@ -51,7 +59,7 @@ struct ReplayFixtureTests {
         var runs: [[String]] = []
         for _ in 0..<2 {
             let store = try SQLiteStore.inMemory()
-            runs.append(try await OfflineReplay.run(capture, store: store, settings: .losslessPlants).outputs.map(\.jsonLine))
+            runs.append(try await OfflineReplay.run(capture, store: store, settings: ReplayFixture.settings).outputs.map(\.jsonLine))
             try await store.close()
         }
         #expect(runs[0] == runs[1])
@@ -65,7 +73,7 @@ struct ReplayFixtureTests {
     func live(_ fixture: ReplayFixture) async throws {
         let golden = try fixture.golden()
         let inputs = ReplaySelection().select(try fixture.capture()).inputs
-        try await withRelay(settings: .losslessPlants) { relay in
+        try await withRelay(settings: ReplayFixture.settings) { relay in
             let listener = try await relay.connect()
             let inbox = await MessageCollector.collecting(listener)
             for filter in ReplaySelection.trellisPublications(settings: relay.settings) where !filter.hasPrefix("trellis/") {

@@ -1,0 +1,168 @@
+import Foundation
+import Logging
+import TrellisCore
+import TrellisMQTT
+import TrellisStore
+
+/// Home Assistant MQTT discovery, driven by what Trellis publishes anyway.
+///
+/// - When a handler publishes a thing's retained state (`trellis/plants/<id>/state`,
+///   `<buttons>/<id>/state`, `devices/<id>/info`), the thing's configs follow
+///   (``follow(_:store:ledger:)``), once per run and again only when its name or model changed;
+///   the empty retained payload that clears a deleted thing's state clears its configs too.
+/// - At every (re)connect and whenever Home Assistant announces itself (`online` on
+///   `homeassistant/status`), every config is published again, with each plant's state
+///   (``announceAll(store:ledger:)``).
+/// - Turning discovery off, or moving it to another prefix, clears the configs this run
+///   published (``withdrawAll(ledger:)``).
+public struct HomeAssistantService: Sendable {
+    let settings: RelaySettings
+    let discovery: HomeAssistantDiscovery
+
+    /// The service of `settings`, nil while discovery is off.
+    public init?(settings: RelaySettings) {
+        guard let discovery = settings.homeAssistant else { return nil }
+        self.settings = settings
+        self.discovery = discovery
+    }
+
+    /// The birth topic, to republish everything when Home Assistant starts.
+    public var routes: [Route] {
+        [
+            Route(discovery.birthTopic, service: "homeassistant", handler: ClosureHandler { [self] message, context in
+                guard message.payload == Array("online".utf8) else { return .none }
+                context.logger.info("Home Assistant is online; publishing discovery configs")
+                _ = context.discovery.removeAll()
+                return HandlerOutput(publishes: await announceAll(store: context.store, ledger: context.discovery,
+                                                                  logger: context.logger))
+            }),
+        ]
+    }
+
+    var restartTopic: String { "\(settings.trellisPrefix)/request/devices/restart" }
+    var buttonsPrefix: String { "\(settings.buttonPrefix)/buttons/" }
+    var plantsPrefix: String { "\(settings.trellisPrefix)/plants/" }
+
+    // MARK: Following what handlers publish
+
+    /// The discovery messages that `publishes` call for: configs of things seen for the first time
+    /// (or renamed), removals of things whose state was cleared.
+    public func follow(_ publishes: [MQTTMessage], store: any TrellisStore, ledger: DiscoveryLedger) async -> [MQTTMessage] {
+        var out: [MQTTMessage] = []
+        for message in publishes where message.retain {
+            let topic = message.topic
+            if topic.hasSuffix("/state"), topic.hasPrefix(buttonsPrefix) {
+                let id = String(topic.dropFirst(buttonsPrefix.count).dropLast("/state".count))
+                guard !message.payload.isEmpty, !id.contains("/") else { continue }
+                out += publish("button:\(id)", signature: "", ledger: ledger) {
+                    discovery.button(id: id, stateTopic: topic)
+                }
+            } else if topic.hasSuffix("/info"), topic.hasPrefix("devices/") {
+                let id = String(topic.dropFirst("devices/".count).dropLast("/info".count))
+                guard !id.contains("/") else { continue }
+                if message.payload.isEmpty {
+                    out += withdraw("device:\(id)", ledger: ledger) { deviceConfigs(id: id, name: nil, model: nil) }
+                } else if let info = try? JSONDecoder().decode(DeviceInfo.self, from: Data(message.payload)) {
+                    out += await device(id: id, name: info.name, modelID: info.modelID, store: store, ledger: ledger)
+                }
+            } else if topic.hasSuffix("/state"), topic.hasPrefix(plantsPrefix) {
+                guard let id = Int64(topic.dropFirst(plantsPrefix.count).dropLast("/state".count)) else { continue }
+                if message.payload.isEmpty {
+                    out += withdraw("plant:\(id)", ledger: ledger) { plantConfigs(id: id, name: "") }
+                } else if let state = try? JSONDecoder().decode(PlantInfo.self, from: Data(message.payload)) {
+                    out += publish("plant:\(id)", signature: state.name, ledger: ledger) { plantConfigs(id: id, name: state.name) }
+                }
+            }
+        }
+        return out
+    }
+
+    // MARK: Everything at once
+
+    /// Every config (Trellis, each plant, button and device) and each plant's current state.
+    /// A store failure is logged and leaves out what could not be read.
+    public func announceAll(store: any TrellisStore, ledger: DiscoveryLedger, logger: Logger) async -> [MQTTMessage] {
+        var out = publish("trellis", signature: "", ledger: ledger) { discovery.trellis(statsTopic: settings.statsTopic) }
+        do {
+            for plant in try await store.plants() {
+                out += publish("plant:\(plant.id)", signature: plant.name, ledger: ledger) {
+                    plantConfigs(id: plant.id, name: plant.name)
+                }
+                out.append(try await plantState(plant, store: store))
+            }
+            for id in try await store.buttonIDs() {
+                out += publish("button:\(id)", signature: "", ledger: ledger) {
+                    discovery.button(id: id, stateTopic: "\(buttonsPrefix)\(id)/state")
+                }
+            }
+            for device in try await store.devices(modelID: nil, powerstate: nil) {
+                out += await self.device(id: device.id, name: device.name, modelID: device.modelID, store: store, ledger: ledger)
+            }
+        } catch {
+            logger.error("could not read the state store to publish Home Assistant discovery configs: \(error)")
+        }
+        return out
+    }
+
+    /// Clears every config this run published (discovery turned off or moved to another prefix).
+    public static func withdrawAll(ledger: DiscoveryLedger) -> [MQTTMessage] {
+        ledger.removeAll().map { MQTTMessage(topic: $0, payload: [], qos: .atLeastOnce, retain: true) }
+    }
+
+    /// The retained state of `plant`.
+    func plantState(_ plant: StoredPlant, store: any TrellisStore) async throws -> MQTTMessage {
+        let records = try await store.sensorRecords(plant: plant.name) ?? []
+        let state = PlantState(id: plant.id, name: plant.name, sensors: records.map {
+            PlantSensorRecord(plant: $0.plant, sensor: $0.sensor, moisture: $0.moisture, temperature: $0.temperature, at: $0.at)
+        })
+        return MQTTMessage(topic: settings.plantStateTopic(id: plant.id), payload: state.payload(), qos: .atLeastOnce, retain: true)
+    }
+
+    // MARK: Helpers
+
+    func plantConfigs(id: Int64, name: String) -> [DiscoveryConfig] {
+        discovery.plant(id: id, name: name, stateTopic: settings.plantStateTopic(id: id),
+                        alertTopic: "\(settings.trellisPrefix)/alerts/\(TopicLevelEncoding.encode(name))")
+    }
+
+    func deviceConfigs(id: String, name: String?, model: String?) -> [DiscoveryConfig] {
+        discovery.device(id: id, name: name, model: model, infoTopic: "devices/\(id)/info", restartTopic: restartTopic)
+    }
+
+    /// A device's configs, its model named as the store names it.
+    private func device(id: String, name: String?, modelID: String?, store: any TrellisStore,
+                        ledger: DiscoveryLedger) async -> [MQTTMessage] {
+        let signature = "\(name ?? "")\u{0}\(modelID ?? "")"
+        guard ledger.needs("device:\(id)", signature: signature) else { return [] }
+        var model = modelID
+        if let modelID, let record = try? await store.model(id: modelID) { model = record.name }
+        return publish("device:\(id)", signature: signature, ledger: ledger) { deviceConfigs(id: id, name: name, model: model) }
+    }
+
+    /// `key`'s configs, unless the ledger says they are published already as they are.
+    private func publish(_ key: String, signature: String, ledger: DiscoveryLedger,
+                         _ configs: () -> [DiscoveryConfig]) -> [MQTTMessage] {
+        guard ledger.needs(key, signature: signature) else { return [] }
+        let built = configs()
+        ledger.record(key, signature: signature, topics: built.map(\.topic))
+        return built.map { MQTTMessage(topic: $0.topic, payload: $0.payload, qos: .atLeastOnce, retain: true) }
+    }
+
+    /// Empty retained configs for `key` (the ledger's topics, or those `configs` would have, for a
+    /// thing deleted before this run published it).
+    private func withdraw(_ key: String, ledger: DiscoveryLedger, _ configs: () -> [DiscoveryConfig]) -> [MQTTMessage] {
+        let topics = ledger.remove(key) ?? configs().map(\.topic)
+        return topics.map { MQTTMessage(topic: $0, payload: [], qos: .atLeastOnce, retain: true) }
+    }
+
+    private struct DeviceInfo: Decodable {
+        var name: String?
+        var modelID: String?
+        enum CodingKeys: String, CodingKey {
+            case name
+            case modelID = "model_id"
+        }
+    }
+
+    private struct PlantInfo: Decodable { var name: String }
+}

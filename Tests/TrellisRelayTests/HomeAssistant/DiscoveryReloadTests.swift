@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+import TrellisMQTT
+import TrellisRelay
+import TrellisTestSupport
+
+/// Discovery on a running relay: what it publishes at start, and what a configuration reload
+/// that turns it off or moves it does to the retained configs on the broker.
+@Suite("Home Assistant discovery on a live relay")
+struct DiscoveryReloadTests {
+    /// Topics whose latest message in `messages` is a config (non-empty), under `prefix`.
+    static func live(_ messages: [MQTTMessage], under prefix: String) -> Set<String> {
+        var latest: [String: Bool] = [:]
+        for message in messages where message.topic.hasPrefix(prefix + "/") && message.topic.hasSuffix("/config") {
+            latest[message.topic] = !message.payload.isEmpty
+        }
+        return Set(latest.filter(\.value).keys)
+    }
+
+    @Test("configs at start and with a thing's first press; a new prefix moves them; off clears them")
+    func reload() async throws {
+        try await withRelay { relay in
+            let watcher = try await relay.connect()
+            let inbox = await MessageCollector.collecting(watcher)
+            try await watcher.subscribe("homeassistant/#")
+            try await watcher.subscribe("ha2/#")
+            try await inbox.wait(timeout: .seconds(30), "Trellis's own configs, retained") { messages in
+                Self.live(messages, under: "homeassistant").count == 3
+            }
+            try await watcher.publishAndWait(topic: "p2o/buttons/hall/press", payload: [])
+            try await inbox.wait(timeout: .seconds(30), "the button's configs") { messages in
+                Self.live(messages, under: "homeassistant").count == 5
+            }
+
+            var settings = relay.settings
+            settings.discoveryPrefix = "ha2"
+            let service = try #require(relay.service)
+            try await service.apply(settings)
+            try await inbox.wait(timeout: .seconds(30), "every config moved from homeassistant/ to ha2/") { messages in
+                Self.live(messages, under: "homeassistant").isEmpty && Self.live(messages, under: "ha2").count == 5
+            }
+
+            settings.homeAssistantEnabled = false
+            try await service.apply(settings)
+            try await inbox.wait(timeout: .seconds(30), "every config cleared") { messages in
+                Self.live(messages, under: "ha2").isEmpty
+            }
+            #expect(service.engine.discovery.count == 0)
+        }
+    }
+}
