@@ -47,7 +47,7 @@ let package = Package(
             dependencies: [.product(name: "Logging", package: "swift-log")]
         ),
         .target(name: "TrellisCore"),
-        .target(name: "TrellisSocketIO"),
+        .target(name: "TrellisSocketIO", dependencies: ["TrellisCore"]),
         .target(
             name: "TrellisStore",
             dependencies: [
@@ -115,7 +115,7 @@ let package = Package(
             dependencies: ["trellis", "trellis-bench", "TrellisTestSupport", "TrellisBroker", "TrellisMQTT", "TrellisRelay", "TrellisStore"]
         ),
         .testTarget(name: "TrellisCoreTests", dependencies: ["TrellisCore"]),
-        .testTarget(name: "TrellisSocketIOTests", dependencies: ["TrellisSocketIO"]),
+        .testTarget(name: "TrellisSocketIOTests", dependencies: ["TrellisSocketIO", "TrellisCore"]),
         .testTarget(name: "TrellisStoreTests", dependencies: ["TrellisStore", "TrellisTestSupport"]),
         .testTarget(
             name: "TrellisRelayTests",

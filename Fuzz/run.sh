@@ -7,16 +7,28 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-1000000}"
 out=.build-fuzz
-mkdir -p "$out" Fuzz/crashes
+mkdir -p "$out/modules" Fuzz/crashes
 for target in Fuzz/Targets/*.swift; do
     name="$(basename "$target" .swift)"
     # A target names the module it is compiled into on a `// fuzz-module:` line (default TrellisCore).
     module="$(sed -n 's|^// fuzz-module: *||p' "$target" | head -1)"
     module="${module:-TrellisCore}"
+    # Modules it imports are named on a `// fuzz-depends:` line (space-separated), each built first
+    # as its own instrumented static library.
+    read -ra depends <<< "$(sed -n 's|^// fuzz-depends: *||p' "$target" | head -1)"
+    libraries=()
+    for dependency in "${depends[@]}"; do
+        echo "== $name: building $dependency"
+        mapfile -t sources < <(find "Sources/$dependency" -name '*.swift' | sort)
+        swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name "$dependency" -wmo \
+            -emit-module -emit-module-path "$out/modules/$dependency.swiftmodule" \
+            -emit-library -static "${sources[@]}" -o "$out/lib$dependency.a"
+        libraries+=("$out/lib$dependency.a")
+    done
     mapfile -t sources < <(find "Sources/$module" -name '*.swift' | sort)
     echo "== $name: building"
-    swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name "$module" \
-        "${sources[@]}" "$target" -o "$out/$name" 2>&1 | grep -v "Cannot export local symbol" || true
+    swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name "$module" -I "$out/modules" \
+        "${sources[@]}" "$target" "${libraries[@]}" -o "$out/$name" 2>&1 | grep -v "Cannot export local symbol" || true
     mkdir -p "Fuzz/corpus/$name" "$out/corpus-$name"
     echo "== $name: $runs inputs"
     "$out/$name" -runs="$runs" -max_len=4096 -rss_limit_mb=1024 -malloc_limit_mb=256 \

@@ -1,4 +1,7 @@
 // fuzz-module: TrellisSocketIO
+// fuzz-depends: TrellisCore
+import TrellisCore
+
 /// libFuzzer entry: the Socket.IO endpoint's decoders on untrusted bytes — polling bodies in the
 /// three framings, single packets, Socket.IO packets and event data — and a session fed with
 /// whatever decoded, checking that Engine.IO 3 text framing round-trips.

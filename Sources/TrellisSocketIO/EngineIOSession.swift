@@ -1,3 +1,5 @@
+import TrellisCore
+
 /// Timings and caps of one Engine.IO session.
 public struct EngineIOLimits: Sendable, Equatable {
     /// Engine.IO 3: how often the client pings; Engine.IO 4: how often the server pings. Seconds.
@@ -45,7 +47,7 @@ public struct EngineIOSession: Sendable {
     public enum Input: Sendable, Equatable {
         /// The client joined the default namespace (unprompted in Engine.IO 3).
         case connected
-        case event(name: String, arguments: [SocketIOValue])
+        case event(name: String, arguments: [JSONValue])
         /// The client left the default namespace or the session ended.
         case disconnected
         /// A packet that was not understood; answered per protocol where it has an answer.

@@ -1,3 +1,5 @@
+import TrellisCore
+
 /// The Socket.IO packet types; the digit follows the Engine.IO `message` type (`42…` is an event).
 public enum SocketIOPacketType: UInt8, Sendable, CaseIterable {
     case connect = 0, disconnect, event, ack
@@ -76,10 +78,11 @@ public struct SocketIOPacket: Sendable, Equatable {
         return .success(packet)
     }
 
-    /// The name and arguments of an event packet, or why it is not a valid one.
-    public func event() -> Result<(name: String, arguments: [SocketIOValue]), SocketIOError> {
+    /// The name and arguments of an event packet, or why it is not a valid one. The data comes
+    /// from the peer, so it is parsed with the nesting limit of ``JSONValue/parse(_:maximumDepth:)``.
+    public func event() -> Result<(name: String, arguments: [JSONValue]), SocketIOError> {
         guard type == .event else { return .failure(.notAnEvent) }
-        guard case let .array(items)? = SocketIOValue.parse(data) else { return .failure(.invalidEventData) }
+        guard case let .array(items)? = JSONValue.parse(data) else { return .failure(.invalidEventData) }
         guard case let .string(name)? = items.first else { return .failure(.invalidEventData) }
         return .success((name, Array(items.dropFirst())))
     }

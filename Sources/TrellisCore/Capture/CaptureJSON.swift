@@ -1,4 +1,4 @@
-/// A small JSON reader and writer for capture lines.
+/// A small JSON reader for capture lines (they are written with ``JSONText``).
 ///
 /// The reader works on bytes, so it can say exactly where a line goes wrong, keeps the order
 /// and duplicates of object members (`mosquitto_sub` writes user properties as an object whose
@@ -47,29 +47,6 @@ enum CaptureJSON {
         reader.skipSpace()
         guard reader.index == bytes.count else { throw reader.error("unexpected text after the JSON object") }
         return value
-    }
-
-    // MARK: Writing
-
-    /// `text` as a JSON string literal: `"` `\` and control characters escaped, the rest as is.
-    static func quote(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{08}": out += "\\b"
-            case "\u{0C}": out += "\\f"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 
     private struct Reader {

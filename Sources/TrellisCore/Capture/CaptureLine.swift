@@ -19,9 +19,9 @@ import Foundation
 extension CaptureRecord {
     /// The record as one capture line, without the line break.
     public var jsonLine: String {
-        var out = "{\"t\":\"" + CaptureTime.format(microseconds: microseconds) + "\",\"topic\":" + CaptureJSON.quote(topic)
+        var out = "{\"t\":\"" + CaptureTime.format(microseconds: microseconds) + "\",\"topic\":" + JSONText.string(topic)
         if let text {
-            out += ",\"payload\":" + CaptureJSON.quote(text)
+            out += ",\"payload\":" + JSONText.string(text)
         } else {
             out += ",\"payload_base64\":\"" + Data(payload).base64EncodedString() + "\""
         }
@@ -29,17 +29,17 @@ extension CaptureRecord {
         if !properties.isEmpty {
             var fields: [String] = []
             if let responseTopic = properties.responseTopic {
-                fields.append("\"response_topic\":" + CaptureJSON.quote(responseTopic))
+                fields.append("\"response_topic\":" + JSONText.string(responseTopic))
             }
             if let correlation = properties.correlationData {
                 fields.append("\"correlation_data_base64\":\"" + Data(correlation).base64EncodedString() + "\"")
             }
             if !properties.userProperties.isEmpty {
-                let pairs = properties.userProperties.map { "[" + CaptureJSON.quote($0.name) + "," + CaptureJSON.quote($0.value) + "]" }
+                let pairs = properties.userProperties.map { "[" + JSONText.string($0.name) + "," + JSONText.string($0.value) + "]" }
                 fields.append("\"user_properties\":[" + pairs.joined(separator: ",") + "]")
             }
             if let contentType = properties.contentType {
-                fields.append("\"content_type\":" + CaptureJSON.quote(contentType))
+                fields.append("\"content_type\":" + JSONText.string(contentType))
             }
             out += ",\"properties\":{" + fields.joined(separator: ",") + "}"
         }

@@ -41,7 +41,7 @@ struct SocketIOButtons: Sendable {
         }
     }
 
-    private func event(_ name: String, _ arguments: [SocketIOValue], client: String, connection: SocketIOConnection) async {
+    private func event(_ name: String, _ arguments: [JSONValue], client: String, connection: SocketIOConnection) async {
         let clients = relay.localClients
         switch name {
         case "register", "unregister":
@@ -69,9 +69,10 @@ struct SocketIOButtons: Sendable {
     }
 
     /// A button id given as a string, or as a whole number (as a JavaScript client may send it).
-    static func identifier(_ value: SocketIOValue?) -> String? {
+    static func identifier(_ value: JSONValue?) -> String? {
         switch value {
         case let .string(text): text
+        case let .integer(number) where number.magnitude < 1_000_000_000_000_000: String(number)
         case let .number(number) where number.rounded() == number && abs(number) < 1e15: String(Int64(number))
         default: nil
         }
