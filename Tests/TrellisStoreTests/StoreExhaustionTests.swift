@@ -1,41 +1,9 @@
 import Foundation
 import GRDB
 import GRDBSQLite
-import Logging
-import Synchronization
 import Testing
 @testable import TrellisStore
 import TrellisTestSupport
-
-/// Log lines kept by a test, to check what a failing store says and how often.
-final class CapturedLog: Sendable {
-    let lines = Mutex<[(level: Logger.Level, text: String)]>([])
-
-    var logger: Logger {
-        Logger(label: "test.store") { _ in Handler(log: self) }
-    }
-
-    func count(_ level: Logger.Level, containing text: String) -> Int {
-        lines.withLock { $0.filter { $0.level == level && $0.text.contains(text) }.count }
-    }
-
-    struct Handler: LogHandler {
-        let log: CapturedLog
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
-                 file: String, function: String, line: UInt) {
-            let extra = (metadata ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-            log.lines.withLock { $0.append((level, "\(message) \(extra)")) }
-        }
-    }
-}
 
 /// Polls `condition` every 20 ms until it holds, failing after `timeout`.
 func eventually(_ what: String, timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws {

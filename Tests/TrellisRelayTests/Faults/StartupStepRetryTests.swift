@@ -1,42 +1,16 @@
 import Foundation
 import GRDBSQLite
-import Logging
-import Synchronization
 import Testing
 import TrellisCore
 import TrellisMQTT
 import TrellisRelay
 import TrellisStore
+import TrellisTestSupport
 
 /// Steps that exactness depends on are retried until they succeed, never skipped: a stale
 /// delivery mark could make Trellis drop a new message as a redelivery.
 @Suite("Start-up steps are retried, not skipped")
 struct StartupStepRetryTests {
-    /// Keeps every log line, to see what a retried step says.
-    final class Lines: Sendable {
-        let texts = Mutex<[String]>([])
-
-        var logger: Logger {
-            Logger(label: "test.relay") { _ in Handler(lines: self) }
-        }
-
-        func contains(_ text: String) -> Bool { texts.withLock { $0.contains { $0.contains(text) } } }
-
-        struct Handler: LogHandler {
-            let lines: Lines
-            var metadata: Logger.Metadata = [:]
-            var logLevel: Logger.Level = .trace
-            subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-                get { metadata[key] }
-                set { metadata[key] = newValue }
-            }
-            func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
-                     file: String, function: String, line: UInt) {
-                lines.texts.withLock { $0.append("\(level) \(message)") }
-            }
-        }
-    }
-
     static func press(id: Int, connection: Int, resumed: Bool) -> MQTTMessage {
         MQTTMessage(topic: "p2o/buttons/door/press", payload: [], qos: .atLeastOnce,
                     delivery: MQTTDelivery(packetID: id, connection: connection, sessionResumed: resumed))
@@ -47,7 +21,7 @@ struct StartupStepRetryTests {
         let directory = (NSTemporaryDirectory() as NSString).appendingPathComponent("trellis-forget-\(UUID())")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = try SQLiteStore(directory: directory)
-        let lines = Lines()
+        let lines = CapturedLog()
         let engine = Relay.engine(store: store, settings: RelaySettings(), logger: lines.logger)
         _ = await engine.process(Self.press(id: 1, connection: 1, resumed: false), at: Date())
         #expect(try await store.recentDeliveries(limit: 10).map(\.packetID) == [1])
