@@ -45,6 +45,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// `SQLITE_IOERR`, …), `closed` for a closed store, `other` for anything else.
     public var kind: String {
         if code == .closed { return "closed" }
+        if let problem = underlying as? PostgresProblem { return problem.kind }
         if let databaseError = underlying as? DatabaseError {
             return Self.primaryCodeName(databaseError.resultCode.rawValue)
         }

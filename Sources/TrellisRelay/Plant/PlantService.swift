@@ -9,7 +9,6 @@ import TrellisStore
 /// readings sensor nodes publish on `rpi/sensors/<sensor>`.
 public final class PlantService: Sendable {
     let settings: RelaySettings
-    let spam: Mutex<SpamGuard>
     /// The last `RES_plantSensorData` payload rendered and the records it was rendered from: the
     /// records change only with a reading, so a burst of requests renders them once.
     let lastSensorData = Mutex<(records: [SensorRecord], payload: EncodedPlantPayload)?>(nil)
@@ -20,7 +19,6 @@ public final class PlantService: Sendable {
     public init(settings: RelaySettings, catalog: CatalogService? = nil) {
         self.settings = settings
         self.catalog = catalog
-        self.spam = Mutex(SpamGuard(limit: settings.spamLimit, window: settings.spamWindow))
     }
 
     /// The request topic shared by every client.
@@ -70,7 +68,16 @@ public final class PlantService: Sendable {
             if dialect == .original, case let .request(request, .plantInfoOnStartup) = parsed {
                 indexRead = PlantDialect.refreshIndex(request.payload) != nil
             }
-            switch spam.withLock({ $0.admit(sender: client ?? sender, at: now, usingAllowance: indexRead) }) {
+            // The store keeps the count, so a sender spread over several relays is limited once.
+            let verdict: SpamVerdict
+            do {
+                verdict = try await context.store.admitMessage(sender: client ?? sender, at: now, limit: settings.spamLimit,
+                                                               window: settings.spamWindow, usingAllowance: indexRead)
+            } catch {
+                context.logger.error("state store failed while counting a message against the spam limit: \(error)")
+                verdict = .allowed
+            }
+            switch verdict {
             case .allowed:
                 break
             case .kicked:
@@ -111,7 +118,11 @@ public final class PlantService: Sendable {
                 return output
             }
             if dialect == .original, case let .result(.count(count)) = answer {
-                spam.withLock { $0.grant(sender: client ?? request.sender, count: count) }
+                do {
+                    try await context.store.grantAllowance(sender: client ?? request.sender, count: count)
+                } catch {
+                    context.logger.error("state store failed while granting a refresh's index reads: \(error)")
+                }
             }
             let (wires, error) = wires(of: answer, to: request, operation: operation, in: dialect)
             if let error {

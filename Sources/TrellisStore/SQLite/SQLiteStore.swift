@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Logging
 import Synchronization
+import TrellisCore
 
 /// The SQLite implementation of ``TrellisStore``, through GRDB.
 ///
@@ -23,17 +24,18 @@ public final class SQLiteStore: TrellisStore {
 
     /// The database connection(s).
     let writer: any DatabaseWriter
+    /// The write-behind buffer, the health of commits and the patience, shared with every store.
+    let commits: BufferedCommits
     /// Readings, log lines and dead letters waiting to be written.
-    let buffer: WriteBehindBuffer<BufferedWrite>
+    var buffer: WriteBehindBuffer<BufferedWrite> { commits.buffer }
     /// Whether commits succeed, over both commit paths.
-    public let health: StoreWriteHealth
-    /// How long ``flush()`` and ``close()`` wait while commits keep failing.
-    let patience: Duration
+    public var health: StoreWriteHealth { commits.health }
     /// The most dead letters kept.
     let deadLetterLimit: Int
     /// Answers of frequent reads, kept until the next committed write.
     let caches = StoreReadCaches()
-    private let isClosed = Mutex(false)
+    /// The spam limit's windows: this store belongs to one relay, so they live in its memory.
+    let spam = LocalSpamLedger()
 
     /// Opens (creating if needed) the store in `directory`, in the file ``fileName``.
     ///
@@ -87,11 +89,8 @@ public final class SQLiteStore: TrellisStore {
         let limit = max(0, deadLetterLimit)
         self.writer = writer
         self.deadLetterLimit = limit
-        self.patience = patience
-        let health = StoreWriteHealth(logger: logger)
-        self.health = health
         let caches = caches
-        self.buffer = WriteBehindBuffer(health: health) { batch in
+        self.commits = BufferedCommits(health: StoreWriteHealth(logger: logger), patience: patience) { batch in
             defer { caches.invalidate() }
             try await Self.transaction(in: writer, operation: "writing \(batch.count) buffered rows") { db in
                 try BufferedWrite.write(batch, deadLetterLimit: limit, in: db)
@@ -119,60 +118,27 @@ public final class SQLiteStore: TrellisStore {
     /// Commits every change queued behind and waits for it; while commits fail, waits at most
     /// the store's patience, then throws the failure (the changes stay queued and keep being retried).
     public func flush() async throws {
-        try checkOpen("flush()")
-        try await settle()
+        try commits.checkOpen("flush()")
+        try await commits.settle()
     }
 
-    /// Waits until what is queued now is committed, giving up after `patience` of failing commits.
-    private func settle() async throws {
-        let target = buffer.queued.load(ordering: .acquiring)
-        var deadline: ContinuousClock.Instant?
-        while true {
-            if await buffer.waitUntilCommitted(through: target, untilFailure: true) { return }
-            if buffer.isCommitted(through: target) { return }
-            if await buffer.gaveUp {
-                throw health.writeBehindFailure ?? StoreError(code: .operationFailed, message: "the store stopped retrying its commits")
-            }
-            let now = ContinuousClock.now
-            let limit = deadline ?? now + patience
-            deadline = limit
-            if now >= limit, let failure = health.writeBehindFailure { throw failure }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-    }
-
-    public func stopRetrying() async {
-        await buffer.giveUp()
-    }
-
-    public var queuedPosition: UInt64 { buffer.queued.load(ordering: .acquiring) }
-
-    public func isCommitted(through position: UInt64) -> Bool { buffer.isCommitted(through: position) }
-
+    public func stopRetrying() async { await commits.buffer.giveUp() }
+    public var queuedPosition: UInt64 { commits.buffer.queued.load(ordering: .acquiring) }
+    public func isCommitted(through position: UInt64) -> Bool { commits.buffer.isCommitted(through: position) }
     public func waitUntilCommitted(through position: UInt64) async -> Bool {
-        await buffer.waitUntilCommitted(through: position)
+        await commits.buffer.waitUntilCommitted(through: position)
     }
+    public func oldestUnwrittenChangeAge() async -> Double? { await commits.oldestUnwrittenChangeAge() }
+    public func writeStatus() async -> StoreWriteStatus { await commits.writeStatus() }
+    /// Succeeds when a real write commits now (see ``BufferedCommits/checkWritable(timeout:)``).
+    public func checkWritable(timeout: Duration) async throws { try await commits.checkWritable(timeout: timeout) }
+    public func checkWritable() async throws { try await commits.checkWritable(timeout: .seconds(5)) }
 
     /// Writes what is queued, then closes the database. Later calls do nothing.
     /// - Throws: a failure of a queued write, or of closing the database.
     public func close() async throws {
-        let wasClosed = isClosed.withLock { closed in
-            defer { closed = true }
-            return closed
-        }
-        guard !wasClosed else { return }
-        var flushFailure: (any Error)?
-        do {
-            try await settle()
-        } catch {
-            let unwritten = buffer.outstanding
-            await buffer.giveUp()
-            flushFailure = StoreError(
-                code: .operationFailed,
-                message: "closing with \(unwritten) changes written behind that could not be committed "
-                    + "(their messages were not acknowledged)",
-                underlying: (error as? StoreError)?.underlying ?? error, systemReason: (error as? StoreError)?.systemReason)
-        }
+        guard commits.beginClosing() else { return }
+        let flushFailure = await commits.settleForClose()
         do {
             try writer.close()
         } catch {
@@ -242,21 +208,27 @@ public final class SQLiteStore: TrellisStore {
         }
     }
 
-    /// Queues a fire-and-forget write; one made while a delivery is in hand carries its mark, so
-    /// both land in the same batch transaction.
+    /// Queues a fire-and-forget write (see ``BufferedCommits/enqueue(_:_:)``).
     func enqueue(_ operation: @autoclosure () -> String, _ item: BufferedWrite) async throws {
-        try checkOpen(operation())
-        if let mark = HandledDelivery.current {
-            await buffer.append(.marked(item, mark))
-        } else {
-            await buffer.append(item)
-        }
+        try await commits.enqueue(operation(), item)
     }
 
     /// True once ``close()`` was called.
-    var isClosedNow: Bool { isClosed.withLock { $0 } }
+    var isClosedNow: Bool { commits.isClosed }
 
     private func checkOpen(_ operation: @autoclosure () -> String) throws {
-        if isClosed.withLock({ $0 }) { throw StoreError.closed(operation()) }
+        try commits.checkOpen(operation())
+    }
+}
+
+/// ``SpamLedger`` for the one relay an SQLite store belongs to: in memory.
+extension SQLiteStore {
+    public func admitMessage(sender: String, at: Date, limit: Int, window: TimeInterval,
+                             usingAllowance: Bool) async throws -> SpamVerdict {
+        spam.admit(sender: sender, at: at, limit: limit, window: window, usingAllowance: usingAllowance)
+    }
+
+    public func grantAllowance(sender: String, count: Int) async throws {
+        spam.grant(sender: sender, count: count)
     }
 }

@@ -1,0 +1,128 @@
+import Foundation
+import Synchronization
+import TrellisCore
+
+/// The durability half every store shares: its write-behind buffer, the health of its commits,
+/// its patience, and whether it is closed.
+///
+/// A store only gives the sink that commits one batch of ``BufferedWrite`` in one transaction.
+/// Flushing, settling before a close, the commit positions of ``StoreLifecycle``, the write status
+/// and the health probe are built here on top of ``WriteBehindBuffer``, so the SQLite and the
+/// PostgreSQL store follow the one write-behind rule by construction rather than by copy.
+final class BufferedCommits: Sendable {
+    /// Readings, log lines, dead letters and their delivery marks waiting to be committed.
+    let buffer: WriteBehindBuffer<BufferedWrite>
+    /// Whether commits succeed, over both commit paths (direct and written behind).
+    let health: StoreWriteHealth
+    /// How long ``settle()`` waits while commits keep failing.
+    let patience: Duration
+    private let closed = Mutex(false)
+
+    init(health: StoreWriteHealth, patience: Duration, sink: @escaping WriteBehindBuffer<BufferedWrite>.Sink) {
+        self.health = health
+        self.patience = patience
+        self.buffer = WriteBehindBuffer(health: health, sink: sink)
+    }
+
+    /// True once the store began closing.
+    var isClosed: Bool { closed.withLock { $0 } }
+
+    /// Throws ``StoreError/closed(_:)`` once the store began closing.
+    func checkOpen(_ operation: @autoclosure () -> String) throws {
+        if isClosed { throw StoreError.closed(operation()) }
+    }
+
+    /// Marks the store closed. True for the one call that closed it; later calls get false.
+    func beginClosing() -> Bool {
+        closed.withLock { closed in
+            defer { closed = true }
+            return !closed
+        }
+    }
+
+    /// Queues a change behind; one made while a delivery is in hand carries its mark, so both land
+    /// in the same batch transaction.
+    func enqueue(_ operation: @autoclosure () -> String, _ item: BufferedWrite) async throws {
+        try checkOpen(operation())
+        if let mark = HandledDelivery.current {
+            await buffer.append(.marked(item, mark))
+        } else {
+            await buffer.append(item)
+        }
+    }
+
+    /// Waits until what is queued now is committed, giving up after `patience` of failing commits
+    /// (the changes stay queued and keep being retried).
+    func settle() async throws {
+        let target = buffer.queued.load(ordering: .acquiring)
+        var deadline: ContinuousClock.Instant?
+        while true {
+            if await buffer.waitUntilCommitted(through: target, untilFailure: true) { return }
+            if buffer.isCommitted(through: target) { return }
+            if await buffer.gaveUp {
+                throw health.writeBehindFailure ?? StoreError(code: .operationFailed, message: "the store stopped retrying its commits")
+            }
+            let now = ContinuousClock.now
+            let limit = deadline ?? now + patience
+            deadline = limit
+            if now >= limit, let failure = health.writeBehindFailure { throw failure }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    /// Settles before the database is closed. When commits still fail once the patience is spent,
+    /// gives the queued changes up and returns the failure to throw after closing: their messages
+    /// were never acknowledged, so the broker sends them again.
+    func settleForClose() async -> StoreError? {
+        do {
+            try await settle()
+            return nil
+        } catch {
+            let unwritten = buffer.outstanding
+            await buffer.giveUp()
+            return StoreError(
+                code: .operationFailed,
+                message: "closing with \(unwritten) changes written behind that could not be committed "
+                    + "(their messages were not acknowledged)",
+                underlying: (error as? StoreError)?.underlying ?? error, systemReason: (error as? StoreError)?.systemReason)
+        }
+    }
+
+    /// Seconds the oldest queued change has waited.
+    func oldestUnwrittenChangeAge() async -> Double? {
+        guard let age = await buffer.oldestUnwrittenAge() else { return nil }
+        return Double(age.components.seconds) + Double(age.components.attoseconds) / 1e18
+    }
+
+    /// The state of the commits now, without writing anything.
+    func writeStatus() async -> StoreWriteStatus {
+        let failure = health.currentFailure
+        return StoreWriteStatus(
+            writable: failure == nil, error: failure.map(StoreWriteHealth.cause(of:)),
+            failedCommits: health.failedCommits, unwrittenChanges: buffer.outstanding,
+            oldestUnwrittenChangeSeconds: await oldestUnwrittenChangeAge())
+    }
+
+    /// Succeeds when a probe change, queued behind every change already queued, commits within
+    /// `timeout` through the path real writes take; throws the write-behind's failure at once
+    /// while its commits fail.
+    func checkWritable(timeout: Duration) async throws {
+        if let failure = health.writeBehindFailure { throw failure }
+        try checkOpen("checkWritable()")
+        let position = await buffer.append(.probe(at: Date().storeMilliseconds))
+        let buffer = self.buffer
+        let committed = await withTaskGroup(of: Bool.self) { group in
+            group.addTask { await buffer.waitUntilCommitted(through: position, untilFailure: true) }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        if committed { return }
+        if let failure = health.writeBehindFailure { throw failure }
+        throw StoreError(code: .operationFailed, message: "checkWritable() did not commit within \(timeout)")
+    }
+}

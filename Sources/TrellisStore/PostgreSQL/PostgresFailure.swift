@@ -1,0 +1,71 @@
+import Foundation
+import PostgresNIO
+
+/// Turns postgres-nio's errors into ``StoreError`` with words a user can act on.
+///
+/// `PSQLError`'s own description is deliberately opaque (it hides the query and its values); this
+/// keeps that promise but adds what is safe and useful: the server's SQLSTATE and message for a
+/// failed statement, or what went wrong with the connection. Values bound to a query, and the
+/// password, never appear.
+enum PostgresFailure {
+    /// SQLSTATEs after which the whole transaction is simply run again: deadlock detected and
+    /// serialization failure.
+    static let retryableStates: Set<String> = ["40P01", "40001"]
+
+    /// True when `error` is a deadlock or serialization failure.
+    static func isRetryable(_ error: any Error) -> Bool {
+        guard let error = error as? PSQLError, let state = error.serverInfo?[.sqlState] else { return false }
+        return retryableStates.contains(state)
+    }
+
+    /// `error` as a ``StoreError`` for `operation`, whose underlying error is a ``PostgresProblem``.
+    static func wrap(_ error: any Error, operation: String) -> StoreError {
+        if let error = error as? StoreError { return error }
+        return StoreError(code: .operationFailed, message: "\(operation) failed",
+                          underlying: PostgresProblem(kind: kind(of: error), description: describe(error)))
+    }
+
+    /// A short name for the kind of failure, for the metrics' and health's `kind`:
+    /// `SQLSTATE_<code>` for a refused statement, `POSTGRES_CONNECTION` for a connection problem.
+    static func kind(of error: any Error) -> String {
+        guard let error = error as? PSQLError else { return "other" }
+        if let state = error.serverInfo?[.sqlState] { return "SQLSTATE_\(state)" }
+        return "POSTGRES_CONNECTION"
+    }
+
+    /// One line about `error`: `SQLSTATE 23505: duplicate key value ...`, or the connection problem.
+    static func describe(_ error: any Error) -> String {
+        if let store = error as? StoreError { return store.message }
+        guard let error = error as? PSQLError else { return String(describing: error) }
+        if let info = error.serverInfo {
+            let state = info[.sqlState].map { "SQLSTATE \($0): " } ?? ""
+            return state + (info[.message] ?? "the server refused the statement")
+        }
+        switch error.code {
+        case .connectionError:
+            let cause = error.underlying.map { ": \($0)" } ?? ""
+            return "cannot connect to the server\(cause)"
+        case .serverClosedConnection, .uncleanShutdown:
+            return "the server closed the connection"
+        case .sslUnsupported:
+            return "the server does not offer TLS (sslmode=require or verify-full asks for it)"
+        case .authMechanismRequiresPassword:
+            return "the server asks for a password and the store URL has none"
+        case .poolClosed, .clientClosedConnection:
+            return "the store is closed"
+        case .queryCancelled:
+            return "the statement was cancelled"
+        default:
+            let cause = error.underlying.map { ": \($0)" } ?? ""
+            return "PostgreSQL error \(error.code)\(cause)"
+        }
+    }
+}
+
+/// A PostgreSQL failure in words that are safe to log (no bound values, no password).
+struct PostgresProblem: Error, Sendable, CustomStringConvertible {
+    /// See ``PostgresFailure/kind(of:)``.
+    let kind: String
+    /// See ``PostgresFailure/describe(_:)``.
+    let description: String
+}

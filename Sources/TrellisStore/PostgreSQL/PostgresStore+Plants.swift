@@ -1,0 +1,170 @@
+import Foundation
+import PostgresNIO
+
+/// ``PlantStore`` over PostgreSQL: plant changes are single transactions, readings are written behind.
+///
+/// Unique names are the `plant.name` constraint's job (`ON CONFLICT DO NOTHING`). The plant limit
+/// spans rows, so under READ COMMITTED two relays could each count 6 of 7 and both add: an add
+/// first takes ``plantLimitLock``, a transaction-scoped advisory lock, so adds count one at a time.
+extension PostgresStore {
+    /// The advisory lock key adds take before counting plants.
+    static let plantLimitLock: Int64 = 0x706c_616e_7473
+
+    public func addPlant(name: String, sensors: [String], maxPlants: Int) async throws -> AddPlantOutcome {
+        let now = Date().storeMilliseconds
+        let logger = self.logger
+        return try await write("addPlant(name: \(name))") { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.plantLimitLock))", logger: logger)
+            let inserted = try await connection.query("""
+                INSERT INTO plant (name, created_at)
+                SELECT \(name), \(now)
+                WHERE (SELECT count(*) FROM plant) < \(Int64(maxPlants))
+                ON CONFLICT (name) DO NOTHING
+                RETURNING id
+                """, logger: logger).decode(Int64.self).collect()
+            guard let id = inserted.first else {
+                let taken = try await connection.query(
+                    "SELECT EXISTS (SELECT 1 FROM plant WHERE name = \(name))", logger: logger).decode(Bool.self).collect()
+                return taken.first == true ? .nameTaken : .tooManyPlants
+            }
+            try await Self.insertSensors(sensors, plant: id, on: connection, logger: logger)
+            return .added
+        }
+    }
+
+    /// Deletes the plant and, in the same transaction, its species link and care-alert state.
+    public func deletePlant(name: String) async throws -> Bool {
+        let logger = self.logger
+        return try await write("deletePlant(name: \(name))") { connection in
+            let deleted = try await connection.query(
+                "DELETE FROM plant WHERE name = \(name) RETURNING id", logger: logger).collect()
+            guard !deleted.isEmpty else { return false }
+            try await connection.query("DELETE FROM catalog_plant_link WHERE plant = \(name)", logger: logger)
+            return true
+        }
+    }
+
+    /// One transaction: the row's name changes (id, sensors and created_at stay); the species link
+    /// and its alerts move with it. A racing add or rename of the new name loses to the unique
+    /// constraint, which is read here as ``RenamePlantOutcome/nameTaken``.
+    public func renamePlant(from old: String, to new: String) async throws -> RenamePlantOutcome {
+        let logger = self.logger
+        return try await write("renamePlant(from: \(old), to: \(new))") { connection in
+            if old == new {
+                let exists = try await connection.query(
+                    "SELECT EXISTS (SELECT 1 FROM plant WHERE name = \(old))", logger: logger).decode(Bool.self).collect()
+                return exists.first == true ? .renamed : .notFound
+            }
+            let taken = try await connection.query(
+                "SELECT EXISTS (SELECT 1 FROM plant WHERE name = \(new))", logger: logger).decode(Bool.self).collect()
+            if taken.first == true { return .nameTaken }
+            let renamed: [PostgresRow]
+            do {
+                try await connection.query("SAVEPOINT rename", logger: logger)
+                renamed = try await connection.query(
+                    "UPDATE plant SET name = \(new) WHERE name = \(old) RETURNING id", logger: logger).collect()
+                try await connection.query("RELEASE SAVEPOINT rename", logger: logger)
+            } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+                try await connection.query("ROLLBACK TO SAVEPOINT rename", logger: logger)
+                return .nameTaken
+            }
+            guard !renamed.isEmpty else { return .notFound }
+            try await connection.query("DELETE FROM catalog_plant_link WHERE plant = \(new)", logger: logger)
+            try await connection.query("""
+                INSERT INTO catalog_plant_link (plant, symbol, linked_at)
+                SELECT \(new), symbol, linked_at FROM catalog_plant_link WHERE plant = \(old)
+                """, logger: logger)
+            try await connection.query("UPDATE catalog_alert SET plant = \(new) WHERE plant = \(old)", logger: logger)
+            try await connection.query("DELETE FROM catalog_plant_link WHERE plant = \(old)", logger: logger)
+            return .renamed
+        }
+    }
+
+    public func plants() async throws -> [StoredPlant] {
+        let logger = self.logger
+        return try await read("plants()") { connection in
+            let rows = try await connection.query("""
+                SELECT p.id, p.name, p.created_at, s.sensor
+                FROM plant p LEFT JOIN plant_sensor s ON s.plant_id = p.id
+                ORDER BY p.id, s.position
+                """, logger: logger)
+            var plants: [StoredPlant] = []
+            for try await (id, name, createdAt, sensor) in rows.decode((Int64, String, Int64, String?).self) {
+                if plants.last?.id != id {
+                    plants.append(StoredPlant(id: id, name: name, sensors: [], createdAt: Date(storeMilliseconds: createdAt)))
+                }
+                if let sensor { plants[plants.count - 1].sensors.append(sensor) }
+            }
+            return plants
+        }
+    }
+
+    @discardableResult
+    public func seedPlants(_ plants: [(name: String, sensors: [String])]) async throws -> Int {
+        let now = Date().storeMilliseconds
+        let seeds = plants.map { PlantSeed(name: $0.name, sensors: $0.sensors) }
+        let logger = self.logger
+        return try await write("seedPlants(\(seeds.count) plants)") { connection in
+            var added = 0
+            for seed in seeds {
+                let inserted = try await connection.query("""
+                    INSERT INTO plant (name, created_at) VALUES (\(seed.name), \(now))
+                    ON CONFLICT (name) DO NOTHING
+                    RETURNING id
+                    """, logger: logger).decode(Int64.self).collect()
+                guard let id = inserted.first else { continue }
+                try await Self.insertSensors(seed.sensors, plant: id, on: connection, logger: logger)
+                added += 1
+            }
+            return added
+        }
+    }
+
+    public func recordReading(sensor: String, moisture: Int, temperature: Double, at: Date) async throws {
+        try await enqueue(
+            "recordReading(sensor: \(sensor))",
+            .reading(sensor: sensor, moisture: moisture, temperature: temperature, at: at.storeMilliseconds))
+    }
+
+    public func sensorRecords(plant: String?) async throws -> [SensorRecord]? {
+        if !commits.buffer.isIdle { await commits.buffer.drain() }
+        let logger = self.logger
+        return try await read("sensorRecords(plant: \(plant ?? "all"))") { connection -> [SensorRecord]? in
+            if let plant {
+                let exists = try await connection.query(
+                    "SELECT EXISTS (SELECT 1 FROM plant WHERE name = \(plant))", logger: logger).decode(Bool.self).collect()
+                if exists.first != true { return nil }
+            }
+            let rows = try await connection.query("""
+                SELECT p.name, s.sensor, r.moisture, r.temperature, r.at
+                FROM plant p
+                JOIN plant_sensor s ON s.plant_id = p.id
+                LEFT JOIN sensor_reading r ON r.sensor = s.sensor
+                WHERE \(plant)::text IS NULL OR p.name = \(plant)
+                ORDER BY p.id, s.position
+                """, logger: logger)
+            var records: [SensorRecord] = []
+            for try await (name, sensor, moisture, temperature, at) in rows.decode((String, String, Int64?, Double?, Int64?).self) {
+                records.append(SensorRecord(plant: name, sensor: sensor, moisture: moisture.map(Int.init),
+                                            temperature: temperature, at: at.map(Date.init(storeMilliseconds:))))
+            }
+            return records
+        }
+    }
+
+    /// Links `sensors` to a new plant in the order given, keeping a repeated sensor once.
+    static func insertSensors(_ sensors: [String], plant: Int64, on connection: PostgresConnection, logger: Logger) async throws {
+        for (position, sensor) in sensors.enumerated() {
+            try await connection.query("""
+                INSERT INTO plant_sensor (plant_id, position, sensor) VALUES (\(plant), \(Int32(position)), \(sensor))
+                ON CONFLICT DO NOTHING
+                """, logger: logger)
+        }
+    }
+}
+
+/// A plants-file entry, as a `Sendable` value for the write transaction.
+private struct PlantSeed: Sendable {
+    var name: String
+    var sensors: [String]
+}

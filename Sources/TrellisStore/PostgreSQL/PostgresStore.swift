@@ -1,0 +1,192 @@
+import Foundation
+import Logging
+import NIOSSL
+import PostgresNIO
+import TrellisCore
+
+/// The PostgreSQL implementation of ``TrellisStore``, through postgres-nio, for several relays
+/// sharing one state.
+///
+/// Every change is one transaction at PostgreSQL's default isolation, READ COMMITTED, written so
+/// that two relays racing cannot break an invariant: the SQL does the arithmetic (increments,
+/// capped appends, conditional inserts), a row every racer must update is locked first where a
+/// check spans rows (the plant limit takes an advisory lock, a registration is read `FOR UPDATE`
+/// before its missed count is reset), and unique constraints settle names. A transaction that
+/// loses a deadlock or serialization race is retried whole.
+///
+/// There are no read caches: another relay may change any row at any time, so every read asks the
+/// database. Readings, log lines, dead letters and their delivery marks are written behind under
+/// the same rule as in SQLite (``BufferedCommits``). Delivery marks are kept per relay: `owner`
+/// is the relay's MQTT client id, whose session the broker's packet identifiers belong to.
+public final class PostgresStore: Sendable {
+    /// The pool of connections, run by ``runner`` until ``close()``.
+    let client: PostgresClient
+    private let runner: Task<Void, Never>
+    /// Where the store is (password hidden), for messages.
+    public let url: PostgresURL
+    /// The relay whose delivery marks this store reads and writes.
+    let owner: String
+    /// The write-behind buffer, commit health and patience shared with every store.
+    let commits: BufferedCommits
+    /// The most dead letters kept.
+    let deadLetterLimit: Int
+    /// Where queries are logged (at trace level only, by postgres-nio).
+    let logger: Logger
+
+    /// Connects to `url`, creating or migrating the schema.
+    ///
+    /// - Parameters:
+    ///   - owner: the relay's MQTT client id; its delivery marks are kept apart from other relays'.
+    ///   - connections: the most connections this relay opens.
+    /// - Throws: ``StoreError`` with code `.cannotOpen`, naming the URL without its password, when
+    ///   the server cannot be reached, refuses the login, or the schema cannot be migrated.
+    public static func connect(
+        _ url: PostgresURL, owner: String, connections: Int = 8,
+        deadLetterLimit: Int = SQLiteStore.defaultDeadLetterLimit,
+        logger: Logger = Logger(label: "trellis.store"), patience: Duration = .seconds(4)
+    ) async throws -> PostgresStore {
+        var configuration = PostgresClient.Configuration(
+            host: url.host, port: url.port, username: url.user, password: url.password, database: url.database,
+            tls: try tls(for: url.sslMode))
+        configuration.options.maximumConnections = max(2, connections)
+        configuration.options.connectTimeout = .seconds(5)
+        configuration.options.additionalStartupParameters = [("application_name", "trellis \(owner)")]
+        let store = PostgresStore(client: PostgresClient(configuration: configuration, backgroundLogger: logger),
+                                  url: url, owner: owner, deadLetterLimit: deadLetterLimit, logger: logger,
+                                  patience: patience)
+        do {
+            try await PostgresSchema.migrate(store.client, logger: logger)
+        } catch {
+            store.runner.cancel()
+            throw StoreError(code: .cannotOpen, message: "cannot open the PostgreSQL store at \(url): \(PostgresFailure.describe(error))")
+        }
+        return store
+    }
+
+    private init(client: PostgresClient, url: PostgresURL, owner: String, deadLetterLimit: Int, logger: Logger,
+                 patience: Duration) {
+        self.client = client
+        self.runner = Task { await client.run() }
+        self.url = url
+        self.owner = owner
+        self.logger = logger
+        let limit = max(0, deadLetterLimit)
+        self.deadLetterLimit = limit
+        let health = StoreWriteHealth(logger: logger)
+        self.commits = BufferedCommits(health: health, patience: patience) { batch in
+            try await Self.transaction(client, logger: logger, operation: "writing \(batch.count) buffered rows") { connection in
+                try await PostgresBufferedWrite.write(batch, owner: owner, deadLetterLimit: limit, on: connection, logger: logger)
+            }
+        }
+    }
+
+    /// The TLS settings for libpq's `sslmode`.
+    private static func tls(for mode: PostgresURL.SSLMode) throws -> PostgresClient.Configuration.TLS {
+        var unverified = TLSConfiguration.makeClientConfiguration()
+        unverified.certificateVerification = .none
+        switch mode {
+        case .disable: return .disable
+        case .prefer: return .prefer(unverified)
+        case .require: return .require(unverified)
+        case .verifyFull: return .require(TLSConfiguration.makeClientConfiguration())
+        }
+    }
+
+    /// Whether commits succeed, over both commit paths.
+    public var health: StoreWriteHealth { commits.health }
+
+    /// Runs `body` in one transaction on a pooled connection, with the delivery bound to
+    /// ``HandledDelivery/current`` recorded in it, wrapping failures as ``StoreError``.
+    func write<T: Sendable>(_ operation: @autoclosure () -> String,
+                            _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        let operation = operation()
+        try commits.checkOpen(operation)
+        let mark = HandledDelivery.current
+        let owner = self.owner
+        let logger = self.logger
+        do {
+            let result = try await Self.transaction(client, logger: logger, operation: operation) { connection in
+                let result = try await body(connection)
+                if let mark { try await PostgresBufferedWrite.record(mark, owner: owner, on: connection, logger: logger) }
+                return result
+            }
+            commits.health.succeeded(on: .direct)
+            return result
+        } catch {
+            commits.health.failed(error, on: .direct, unwritten: commits.buffer.outstanding)
+            throw error
+        }
+    }
+
+    /// Runs `body` on a pooled connection outside a transaction (each statement sees what was
+    /// committed when it started), wrapping failures as ``StoreError``.
+    func read<T: Sendable>(_ operation: @autoclosure () -> String,
+                           _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        let operation = operation()
+        try commits.checkOpen(operation)
+        do {
+            return try await client.withConnection { connection in try await body(connection) }
+        } catch {
+            throw PostgresFailure.wrap(error, operation: operation)
+        }
+    }
+
+    /// Runs `body` in a transaction, retrying it whole (up to 5 times) when PostgreSQL chose it as
+    /// the victim of a deadlock or a serialization failure.
+    static func transaction<T: Sendable>(
+        _ client: PostgresClient, logger: Logger, operation: String,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                return try await client.withConnection { connection in
+                    try await connection.query("BEGIN", logger: logger)
+                    do {
+                        let result = try await body(connection)
+                        try await connection.query("COMMIT", logger: logger)
+                        return result
+                    } catch {
+                        _ = try? await connection.query("ROLLBACK", logger: logger)
+                        throw error
+                    }
+                }
+            } catch {
+                if attempt < 5, PostgresFailure.isRetryable(error) { continue }
+                throw PostgresFailure.wrap(error, operation: operation)
+            }
+        }
+    }
+
+    /// Queues a fire-and-forget write (see ``BufferedCommits/enqueue(_:_:)``).
+    func enqueue(_ operation: @autoclosure () -> String, _ item: BufferedWrite) async throws {
+        try await commits.enqueue(operation(), item)
+    }
+
+    /// Waits until every change queued so far is committed (see ``StoreLifecycle/flush()``).
+    public func flush() async throws {
+        try commits.checkOpen("flush()")
+        try await commits.settle()
+    }
+
+    /// Writes what is queued, then closes every connection. Later calls do nothing.
+    public func close() async throws {
+        guard commits.beginClosing() else { return }
+        let flushFailure = await commits.settleForClose()
+        runner.cancel()
+        if let flushFailure { throw flushFailure }
+    }
+
+    public func stopRetrying() async { await commits.buffer.giveUp() }
+    public var queuedPosition: UInt64 { commits.buffer.queued.load(ordering: .acquiring) }
+    public func isCommitted(through position: UInt64) -> Bool { commits.buffer.isCommitted(through: position) }
+    public func waitUntilCommitted(through position: UInt64) async -> Bool {
+        await commits.buffer.waitUntilCommitted(through: position)
+    }
+    public func oldestUnwrittenChangeAge() async -> Double? { await commits.oldestUnwrittenChangeAge() }
+    public func writeStatus() async -> StoreWriteStatus { await commits.writeStatus() }
+    /// Succeeds when a real write commits now (see ``BufferedCommits/checkWritable(timeout:)``).
+    public func checkWritable(timeout: Duration) async throws { try await commits.checkWritable(timeout: timeout) }
+    public func checkWritable() async throws { try await commits.checkWritable(timeout: .seconds(5)) }
+}
