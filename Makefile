@@ -79,18 +79,21 @@ soak: deps
 fuzz:
 	Fuzz/run.sh 1000000
 
-## install: the release binary, the systemd unit and the example configuration (PREFIX, DESTDIR).
+## install: the release binary, the systemd units (trellis.service; trellis@.service, N relays sharing a
+## PostgreSQL store, with /etc/trellis/trellis.env.example) and the example configuration (PREFIX, DESTDIR).
 install: build
 	install -D -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/trellis" "$(DESTDIR)$(PREFIX)/bin/trellis"
 	install -D -m 0644 deploy/trellis.service "$(DESTDIR)/etc/systemd/system/trellis.service"
-	sed -i 's|/usr/local/bin/trellis|$(PREFIX)/bin/trellis|' "$(DESTDIR)/etc/systemd/system/trellis.service"
+	install -D -m 0644 deploy/trellis@.service "$(DESTDIR)/etc/systemd/system/trellis@.service"
+	sed -i 's|/usr/local/bin/trellis|$(PREFIX)/bin/trellis|' "$(DESTDIR)/etc/systemd/system/trellis.service" "$(DESTDIR)/etc/systemd/system/trellis@.service"
+	install -D -m 0644 deploy/trellis.env.example "$(DESTDIR)/etc/trellis/trellis.env.example"
 	install -D -m 0644 broker.conf "$(DESTDIR)/etc/trellis/broker.conf"
 	@if [ -f trellis.example.yaml ]; then install -D -m 0644 trellis.example.yaml "$(DESTDIR)/etc/trellis/trellis.example.yaml"; fi
 
 ## uninstall: remove what install put in place (state in /var/lib/trellis is kept).
 uninstall:
-	rm -f "$(DESTDIR)$(PREFIX)/bin/trellis" "$(DESTDIR)/etc/systemd/system/trellis.service"
-	rm -f "$(DESTDIR)/etc/trellis/broker.conf" "$(DESTDIR)/etc/trellis/trellis.example.yaml"
+	rm -f "$(DESTDIR)$(PREFIX)/bin/trellis" "$(DESTDIR)/etc/systemd/system/trellis.service" "$(DESTDIR)/etc/systemd/system/trellis@.service"
+	rm -f "$(DESTDIR)/etc/trellis/broker.conf" "$(DESTDIR)/etc/trellis/trellis.example.yaml" "$(DESTDIR)/etc/trellis/trellis.env.example"
 	-rmdir "$(DESTDIR)/etc/trellis" 2>/dev/null
 
 clean:
