@@ -130,6 +130,10 @@ start() {
     if [[ -n "$(ls -A "$DIR")" ]]; then
         die "$DIR is not empty and holds no cluster made by cluster.sh: give it a new directory (mktemp -d)"
     fi
+    # The server's socket DIR/.s.PGSQL.<port> must fit in a unix socket address (107 bytes).
+    if (( ${#DIR} > 90 )); then
+        die "$DIR is too long a path for the server's unix socket in it: use a shorter one (TMPDIR=/tmp mktemp -d)"
+    fi
     touch "$DIR/$MARKER"
     chmod 0700 "$DIR"
     if [[ $(id -u) == 0 ]]; then
