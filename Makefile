@@ -45,7 +45,7 @@ test: deps
 	echo "$(HA_CHECK)" && $(HA_CHECK)
 
 # ha-check from within test's shell, which holds the PostgreSQL cluster; named through a variable so that
-# `make -n test` prints this line instead of running it (make runs lines that name $$(MAKE) even with -n).
+# `make -n test` prints this line instead of running it (make runs lines that name $(MAKE) even with -n).
 HA_CHECK = $(MAKE) --no-print-directory ha-check
 
 ## postgres: start a throwaway PostgreSQL cluster like the one of `make test` and print its URL and the
@@ -90,7 +90,7 @@ install: build
 	install -D -m 0644 broker.conf "$(DESTDIR)/etc/trellis/broker.conf"
 	@if [ -f trellis.example.yaml ]; then install -D -m 0644 trellis.example.yaml "$(DESTDIR)/etc/trellis/trellis.example.yaml"; fi
 
-## uninstall: remove what install put in place (state in /var/lib/trellis is kept).
+## uninstall: remove what install put in place (state in /var/lib/trellis and /etc/trellis/trellis.env are kept).
 uninstall:
 	rm -f "$(DESTDIR)$(PREFIX)/bin/trellis" "$(DESTDIR)/etc/systemd/system/trellis.service" "$(DESTDIR)/etc/systemd/system/trellis@.service"
 	rm -f "$(DESTDIR)/etc/trellis/broker.conf" "$(DESTDIR)/etc/trellis/trellis.example.yaml" "$(DESTDIR)/etc/trellis/trellis.env.example"
