@@ -127,6 +127,10 @@ struct ScaleOutTests {
         }
     }
 
+    /// Mosquitto keeps a shared subscription's member in the round robin while its persistent
+    /// session lives: while r1 is down, r2 answers the requests that come its way and r1's share
+    /// waits in r1's session until it is back (brokers that prefer online members, EMQX among
+    /// them, send everything to r2).
     @Test("a relay killed mid-burst: the other keeps answering; after its restart nothing is lost or counted twice")
     func killOneRelay() async throws {
         try await withTestBroker { broker in
@@ -148,10 +152,11 @@ struct ScaleOutTests {
                 for index in 0..<4 {
                     try await asker.publishAndWait(topic: "rpi/torpi/asker", payload: Self.request(index, from: "asker", "REQ_numPlants"))
                 }
-                try await answers.wait(timeout: .seconds(30), "r2 answers while r1 is down") { $0.count >= 4 }
+                try await answers.wait(timeout: .seconds(30), "r2 answers while r1 is down") { $0.count >= 1 }
 
                 relays[0] = try Self.startRelay("r1", broker: broker, store: url)
                 try await relays[0].waitForOutput("connected to the broker")
+                try await answers.wait(timeout: .seconds(60), "every request answered once r1 is back") { $0.count >= 4 }
                 let store = try await PostgresStore.connect(url, owner: "checker")
                 try await eventually("2,001 presses counted", timeout: .seconds(90)) { try await store.button(id: "kill")?.total == 2_001 }
                 try await Self.stop(relays)

@@ -64,13 +64,34 @@ actor RetainedStateReconciler {
             try await lock.withSharedLock(topic) {
                 guard let payload = try await RetainedState.current(topic, store: engine.store, settings: engine.settings) else { return }
                 if awaitingAck {
-                    try await client.publishAndWait(topic: topic, payload: payload, qos: .atLeastOnce, retain: true)
+                    // Bounded: at a stop the acknowledgement is no longer read, and the lock must not
+                    // be held past it.
+                    try await Self.within(.seconds(2)) {
+                        try await client.publishAndWait(topic: topic, payload: payload, qos: .atLeastOnce, retain: true)
+                    }
                 } else {
                     try client.publish(topic: topic, payload: payload, qos: .atLeastOnce, retain: true)
                 }
             }
         } catch {
             logger.warning("could not republish a retained state from the store", metadata: ["topic": "\(topic)", "error": "\(error)"])
+        }
+    }
+
+    /// Runs `body`, throwing a ``TimeoutError`` if it takes longer than `limit` (and cancelling it).
+    static func within(_ limit: Duration, _ body: @escaping @Sendable () async throws -> Void) async throws {
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try await body()
+                return true
+            }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                return false
+            }
+            let finished = try await group.next() ?? false
+            group.cancelAll()
+            if !finished { throw ReconcileTimeout(limit: limit) }
         }
     }
 
@@ -124,4 +145,10 @@ enum RetainedState {
             return nil
         }
     }
+}
+
+/// A reconcile's publish was not acknowledged in time.
+struct ReconcileTimeout: Error, CustomStringConvertible {
+    let limit: Duration
+    var description: String { "the broker did not acknowledge the publish within \(limit)" }
 }
