@@ -6,7 +6,7 @@ PREFIX ?= /usr/local
 APT_PACKAGES := mosquitto mosquitto-clients libmosquitto-dev libsqlite3-dev libssl-dev openssl pkg-config postgresql
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test postgres build deps ha-deps ha-check bench soak fuzz install uninstall clean embed
+.PHONY: run test postgres build deps ha-deps ha-check bench bench-stores soak fuzz install uninstall clean embed
 
 ## deps: install Mosquitto, its client tools, the C libraries, the openssl tool (the TLS tests make
 ## their certificates with it) and PostgreSQL (the tests start a throwaway cluster of their own), when any is missing.
@@ -70,6 +70,15 @@ ha-check: deps
 bench: deps
 	$(SWIFT) build -c release --product trellis
 	$(SWIFT) run -c release trellis-bench $(ARGS)
+
+## bench-stores: one relay on SQLite, one on PostgreSQL and two on PostgreSQL with $share, beside the C relay, on a
+## throwaway PostgreSQL cluster (release build; `make bench-stores ARGS=--quick` for a short run).
+bench-stores: deps
+	$(SWIFT) build -c release --product trellis
+	$(SWIFT) build -c release --product trellis-bench
+	@pg=$$(mktemp -d) && trap 'Tests/Postgres/cluster.sh stop "$$pg"' EXIT && trap 'exit 130' INT TERM && \
+	url=$$(Tests/Postgres/cluster.sh start "$$pg") && \
+	"$$($(SWIFT) build -c release --show-bin-path)/trellis-bench" --stores "$$url" $(ARGS)
 
 ## soak: the long fault tests (20 SIGKILLs during bursts of 10,000 QoS 1 presses, ...).
 soak: deps

@@ -152,7 +152,7 @@ struct ScaleOutTests {
                 for index in 0..<4 {
                     try await asker.publishAndWait(topic: "rpi/torpi/asker", payload: Self.request(index, from: "asker", "REQ_numPlants"))
                 }
-                try await answers.wait(timeout: .seconds(30), "r2 answers while r1 is down") { $0.count >= 1 }
+                try await answers.wait(timeout: .seconds(90), "r2 answers while r1 is down") { $0.count >= 1 }
 
                 relays[0] = try Self.startRelay("r1", broker: broker, store: url)
                 try await relays[0].waitForOutput("connected to the broker")
@@ -164,6 +164,27 @@ struct ScaleOutTests {
                 try await store.close()
                 await presser.shutdown()
                 await asker.shutdown()
+            }
+        }
+    }
+
+    @Test("each relay says online on trellis/status/<client id>; Home Assistant's availability lists both, any of them")
+    func presence() async throws {
+        try await withTestBroker { broker in
+            try await PostgresTestServer.withDatabase { url in
+                let relays = try await Self.startRelays(["r1", "r2"], broker: broker, store: url)
+                #expect(try await Self.retained("trellis/status/r1", broker: broker) == Array("online".utf8))
+                #expect(try await Self.retained("trellis/status/r2", broker: broker) == Array("online".utf8))
+                try await eventually("discovery lists both relays", timeout: .seconds(20)) {
+                    let config = try await Self.retained("homeassistant/sensor/trellis/messages_handled/config", broker: broker)
+                    let text = String(decoding: config ?? [], as: UTF8.self)
+                    return text.contains("trellis/status/r1") && text.contains("trellis/status/r2")
+                        && text.contains(#""availability_mode":"any""#)
+                }
+                relays[1].process.signal(SIGTERM)
+                #expect(try await relays[1].waitForExit() == 0)
+                #expect(try await Self.retained("trellis/status/r2", broker: broker) == Array("offline".utf8))
+                try await Self.stop(relays)
             }
         }
     }

@@ -46,6 +46,13 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
         self.version = version
     }
 
+    /// The same discovery with other status topics.
+    public func withStatusTopics(_ topics: [String]) -> HomeAssistantDiscovery {
+        var copy = self
+        copy.statusTopics = topics
+        return copy
+    }
+
     /// The topic on which Home Assistant announces itself (`online` after it starts).
     public var birthTopic: String { "\(prefix)/status" }
 

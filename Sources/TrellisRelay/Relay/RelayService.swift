@@ -45,8 +45,11 @@ public final class RelayService: Service, Sendable {
     /// names apply to the next message; filters that a prefix change removed are unsubscribed
     /// and new ones subscribed. Returns the filters removed and added.
     @discardableResult
-    public func apply(_ settings: RelaySettings) async throws -> (removed: [String], added: [String]) {
+    public func apply(_ settings: RelaySettings, keepingPeers: Bool = true) async throws -> (removed: [String], added: [String]) {
         let old = engine
+        var settings = settings
+        // A configuration reload does not know the share group's relays; they stay as heard.
+        if keepingPeers { settings.peerClientIDs = old.settings.peerClientIDs }
         let new = Relay.engine(store: old.store, settings: settings, logger: old.logger, counters: old.counters,
                                deliveries: old.deliveries, discovery: old.discovery)
         let before = Set(old.routes.subscriptions.map(\.filter))
@@ -58,7 +61,12 @@ public final class RelayService: Service, Sendable {
         for filter in before.subtracting(after).sorted() {
             try client.unsubscribe(old.settings.brokerSubscription(MQTTSubscription(filter)).filter)
         }
-        if old.settings.homeAssistant != settings.homeAssistant {
+        if old.settings.homeAssistant?.withStatusTopics([]) == settings.homeAssistant?.withStatusTopics([]),
+           old.settings.homeAssistant != settings.homeAssistant {
+            // Only the relays of the group changed: the same configs again, with every relay's status topic.
+            _ = new.discovery.removeAll()
+            await announceToHomeAssistant()
+        } else if old.settings.homeAssistant != settings.homeAssistant {
             // Off, or another prefix: the configs published so far go; under a new prefix they come back.
             publish(HomeAssistantService.withdrawAll(ledger: new.discovery), what: "Home Assistant discovery removals")
             await announceToHomeAssistant()
@@ -79,6 +87,10 @@ public final class RelayService: Service, Sendable {
         guard restored else { throw CancellationError() }
         for subscription in engine.routes.subscriptions {
             try await client.subscribe(engine.settings.brokerSubscription(subscription))
+        }
+        if let peers = engine.settings.peerStatusFilter {
+            // Not shared: every relay of the group hears every other's presence.
+            try await client.subscribe(MQTTSubscription(peers, qos: .atLeastOnce, noLocal: true))
         }
         client.start()
         try await withGracefulShutdownHandler {
@@ -133,7 +145,12 @@ public final class RelayService: Service, Sendable {
         for await message in messages {
             let started = clock.now
             let engine = self.engine
-            let replies = await engine.process(message, at: Date())
+            var replies: [MQTTMessage] = []
+            if let peer = engine.settings.peer(ofStatusTopic: message.topic) {
+                await notePeer(peer, present: !message.payload.isEmpty)
+            } else {
+                replies = await engine.process(message, at: Date())
+            }
             for reply in replies where !localClients.deliver(reply, buttonPrefix: engine.settings.buttonPrefix) {
                 do {
                     try client.publish(reply)
@@ -182,6 +199,21 @@ public final class RelayService: Service, Sendable {
             case let .connectFailed(reason, retryIn):
                 logger.warning("\(reason); retrying in \(String(format: "%.1f", retryIn)) s")
             }
+        }
+    }
+
+    /// Adds a relay of the share group to those Home Assistant's availability lists (a status topic
+    /// cleared to empty removes it).
+    private func notePeer(_ peer: String, present: Bool) async {
+        var settings = engine.settings
+        guard peer != settings.clientID, settings.peerClientIDs.contains(peer) != present else { return }
+        if present { settings.peerClientIDs.insert(peer) } else { settings.peerClientIDs.remove(peer) }
+        logger.info(present ? "a relay of the share group is known" : "a relay of the share group is gone",
+                    metadata: ["relay": "\(peer)"])
+        do {
+            try await apply(settings, keepingPeers: false)
+        } catch {
+            logger.error("could not apply the share group's relays: \(error)")
         }
     }
 

@@ -52,6 +52,25 @@ public struct RelaySettings: Sendable, Hashable {
     public var shareGroup: String?
     /// This relay's MQTT client id; names its status topic when it shares the load.
     public var clientID = "trellis"
+    /// The client ids of the other relays of the share group seen on `trellis/status/+`: Home
+    /// Assistant's availability lists every relay's status topic, available while any is online.
+    public var peerClientIDs: Set<String> = []
+
+    /// The status topics of the share group, this relay's first (`trellis/status/+`'s filter is
+    /// ``peerStatusFilter``).
+    public var groupStatusTopics: [String] {
+        [statusTopic] + peerClientIDs.subtracting([clientID]).sorted().map { "\(trellisPrefix)/status/\($0)" }
+    }
+
+    /// Where the relays of a share group say whether they are online; nil without a group.
+    public var peerStatusFilter: String? { shareGroup == nil ? nil : "\(trellisPrefix)/status/+" }
+
+    /// The client id whose status `topic` is, when it is a share group's status topic.
+    public func peer(ofStatusTopic topic: String) -> String? {
+        guard shareGroup != nil, topic.hasPrefix("\(trellisPrefix)/status/") else { return nil }
+        let id = String(topic.dropFirst(trellisPrefix.count + "/status/".count))
+        return id.isEmpty || id.contains("/") ? nil : id
+    }
 
     public init() {}
 
@@ -82,7 +101,9 @@ public struct RelaySettings: Sendable, Hashable {
 
     /// The discovery configs of the current settings, nil while Home Assistant discovery is off.
     public var homeAssistant: HomeAssistantDiscovery? {
-        homeAssistantEnabled ? HomeAssistantDiscovery(prefix: discoveryPrefix, trellisPrefix: trellisPrefix) : nil
+        homeAssistantEnabled
+            ? HomeAssistantDiscovery(prefix: discoveryPrefix, trellisPrefix: trellisPrefix, statusTopics: groupStatusTopics)
+            : nil
     }
 
     /// A plant's retained state (see `PlantState`), published while Home Assistant discovery is on.

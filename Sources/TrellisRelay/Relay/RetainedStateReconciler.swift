@@ -23,9 +23,12 @@ actor RetainedStateReconciler {
     private let lock: any SharedLocking
     private let client: MQTTClient
     private let logger: Logger
-    private var scheduled: [String: Task<Void, Never>] = [:]
-    private var generations: [String: Int] = [:]
-    private var pendingEngines: [String: RelayEngine] = [:]
+    /// Topics waiting for their quiet period to end, with the engine to read them through.
+    private var due: [String: (deadline: ContinuousClock.Instant, engine: RelayEngine)] = [:]
+    /// The one task reconciling, one topic at a time: the relay's message handling must always find
+    /// a free database connection, so reconciles (each holding one while it waits for the shared
+    /// lock and the broker's acknowledgement) never take more than one.
+    private var worker: Task<Void, Never>?
 
     init(lock: any SharedLocking, client: MQTTClient, logger: Logger, quietPeriod: Duration = .milliseconds(100)) {
         self.lock = lock
@@ -37,36 +40,36 @@ actor RetainedStateReconciler {
     /// Notes that `message` was published; a retained state topic is reconciled once quiet.
     nonisolated func published(_ message: MQTTMessage, engine: RelayEngine) {
         guard message.retain, RetainedState.kind(of: message.topic, settings: engine.settings) != nil else { return }
-        Task { await self.schedule(message.topic, engine: engine) }
+        Task { await self.note(message.topic, engine: engine) }
     }
 
-    private func schedule(_ topic: String, engine: RelayEngine) {
-        let generation = (generations[topic] ?? 0) + 1
-        generations[topic] = generation
-        scheduled[topic]?.cancel()
-        pendingEngines[topic] = engine
-        let quiet = quietPeriod
-        scheduled[topic] = Task {
-            try? await Task.sleep(for: quiet)
-            guard !Task.isCancelled else { return }
-            await self.reconcile(topic, engine: engine, generation: generation)
-        }
+    private func note(_ topic: String, engine: RelayEngine) {
+        due[topic] = (ContinuousClock.now + quietPeriod, engine)
+        if worker == nil { worker = Task { await self.work() } }
     }
 
-    private func reconcile(_ topic: String, engine: RelayEngine, generation: Int, awaitingAck: Bool = true) async {
-        if generations[topic] == generation {
-            generations[topic] = nil
-            scheduled[topic] = nil
-            pendingEngines[topic] = nil
+    /// Reconciles due topics, the earliest first, until none waits.
+    private func work() async {
+        while !Task.isCancelled, let next = due.min(by: { $0.value.deadline < $1.value.deadline }) {
+            if next.value.deadline > ContinuousClock.now {
+                try? await Task.sleep(until: next.value.deadline)
+                continue
+            }
+            due[next.key] = nil
+            await reconcile(next.key, engine: next.value.engine)
         }
+        worker = nil
+    }
+
+    private func reconcile(_ topic: String, engine: RelayEngine, awaitingAck: Bool = true) async {
         let client = self.client
         do {
             try await lock.withSharedLock(topic) {
                 guard let payload = try await RetainedState.current(topic, store: engine.store, settings: engine.settings) else { return }
                 if awaitingAck {
-                    // Bounded: at a stop the acknowledgement is no longer read, and the lock must not
-                    // be held past it.
-                    try await Self.within(.seconds(2)) {
+                    // The acknowledgement may wait behind the relay's own queued publishes (a burst's
+                    // states and fan-outs); bounded so a lost one never holds the lock for good.
+                    try await Self.within(.seconds(10)) {
                         try await client.publishAndWait(topic: topic, payload: payload, qos: .atLeastOnce, retain: true)
                     }
                 } else {
@@ -78,7 +81,7 @@ actor RetainedStateReconciler {
         }
     }
 
-    /// Runs `body`, throwing a ``TimeoutError`` if it takes longer than `limit` (and cancelling it).
+    /// Runs `body`, throwing a ``ReconcileTimeout`` if it takes longer than `limit` (and cancelling it).
     static func within(_ limit: Duration, _ body: @escaping @Sendable () async throws -> Void) async throws {
         try await withThrowingTaskGroup(of: Bool.self) { group in
             group.addTask {
@@ -99,50 +102,11 @@ actor RetainedStateReconciler {
     /// now, without waiting for acknowledgements (they are no longer read; the publishes are
     /// written before the DISCONNECT, so the broker still takes them).
     func finish() async {
-        let waiting = scheduled
-        scheduled = [:]
-        for (topic, task) in waiting {
-            task.cancel()
-            guard let engine = pendingEngines[topic] else { continue }
-            await reconcile(topic, engine: engine, generation: generations[topic] ?? 0, awaitingAck: false)
-        }
-        pendingEngines = [:]
-    }
-}
-
-/// The retained state topics a relay publishes from the store, and their payloads as the store
-/// has them now.
-enum RetainedState {
-    enum Kind { case button(String), device(String), model(String) }
-
-    /// What `topic` is the state of, nil for any other topic.
-    static func kind(of topic: String, settings: RelaySettings) -> Kind? {
-        let levels = topic.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        let buttons = settings.buttonPrefix.split(separator: "/", omittingEmptySubsequences: false).map(String.init) + ["buttons"]
-        if levels.count == buttons.count + 2, Array(levels.prefix(buttons.count)) == buttons, levels.last == "state" {
-            return .button(levels[buttons.count])
-        }
-        if levels.count == 3, levels[0] == "devices", levels[2] == "info" { return .device(levels[1]) }
-        let models = settings.trellisPrefix.split(separator: "/", omittingEmptySubsequences: false).map(String.init) + ["models"]
-        if levels.count == models.count + 2, Array(levels.prefix(models.count)) == models, levels.last == "info" {
-            return .model(levels[models.count])
-        }
-        return nil
-    }
-
-    /// The payload `topic` should hold now: the state read from the store, `[]` (clearing the
-    /// retained message) for an entity that is gone, nil when nothing should be published.
-    static func current(_ topic: String, store: any TrellisStore, settings: RelaySettings) async throws -> [UInt8]? {
-        switch kind(of: topic, settings: settings) {
-        case let .button(id)?:
-            guard let snapshot = try await store.button(id: id) else { return nil }
-            return ButtonPayloads.state(ButtonState(id: snapshot.id, total: snapshot.total, history: snapshot.history))
-        case let .device(id)?:
-            return try await store.device(id: id).map(DevicePayloads.info) ?? []
-        case let .model(id)?:
-            return try await store.model(id: id).map(DevicePayloads.modelInfo) ?? []
-        case nil:
-            return nil
+        worker?.cancel()
+        let waiting = due
+        due = [:]
+        for (topic, entry) in waiting.sorted(by: { $0.key < $1.key }) {
+            await reconcile(topic, engine: entry.engine, awaitingAck: false)
         }
     }
 }
