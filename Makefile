@@ -3,20 +3,21 @@
 
 SWIFT ?= swift
 PREFIX ?= /usr/local
-APT_PACKAGES := mosquitto mosquitto-clients libmosquitto-dev libsqlite3-dev libssl-dev openssl pkg-config
+APT_PACKAGES := mosquitto mosquitto-clients libmosquitto-dev libsqlite3-dev libssl-dev openssl pkg-config postgresql
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test build deps ha-deps ha-check bench soak fuzz install uninstall clean embed
+.PHONY: run test postgres build deps ha-deps ha-check bench soak fuzz install uninstall clean embed
 
-## deps: install Mosquitto, its client tools, the C libraries and the openssl tool (the TLS tests make
-## their certificates with it), when any is missing.
+## deps: install Mosquitto, its client tools, the C libraries, the openssl tool (the TLS tests make
+## their certificates with it) and PostgreSQL (the tests start a throwaway cluster of their own), when any is missing.
 deps:
 	@if ! command -v mosquitto >/dev/null 2>&1 && [ ! -x /usr/sbin/mosquitto ] \
 	   || ! command -v mosquitto_sub >/dev/null 2>&1 \
 	   || ! pkg-config --exists libmosquitto 2>/dev/null \
 	   || [ ! -f /usr/include/sqlite3.h ] \
 	   || [ ! -f /usr/include/openssl/ssl.h ] \
-	   || ! command -v openssl >/dev/null 2>&1; then \
+	   || ! command -v openssl >/dev/null 2>&1 \
+	   || ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
 		echo "installing $(APT_PACKAGES)"; \
 		$(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(APT_PACKAGES); \
@@ -32,11 +33,28 @@ run: deps
 
 ## test: unit tests and integration tests against real Mosquitto brokers on free loopback ports (and real
 ## python-socketio clients, from virtual environments under ~/.cache/trellis), then MQTT discovery against a
-## real Home Assistant (ha-check).
+## real Home Assistant (ha-check). The PostgreSQL tests use a throwaway cluster (Tests/Postgres/cluster.sh)
+## in a temporary directory on a free loopback port, named by TRELLIS_TEST_POSTGRES_URL and stopped and
+## removed at the end whatever the outcome.
 test: deps
 	Tests/SocketIO/setup-venvs.sh
-	$(SWIFT) test
-	$(MAKE) ha-check
+	@pg=$$(mktemp -d) && trap 'Tests/Postgres/cluster.sh stop "$$pg"' EXIT && trap 'exit 130' INT TERM && \
+	TRELLIS_TEST_POSTGRES_URL=$$(Tests/Postgres/cluster.sh start "$$pg") && export TRELLIS_TEST_POSTGRES_URL && \
+	echo "PostgreSQL for the tests: $${TRELLIS_TEST_POSTGRES_URL##*@} (cluster in $$pg)" && \
+	echo "$(SWIFT) test" && $(SWIFT) test && \
+	echo "$(HA_CHECK)" && $(HA_CHECK)
+
+# ha-check from within test's shell, which holds the PostgreSQL cluster; named through a variable so that
+# `make -n test` prints this line instead of running it (make runs lines that name $(MAKE) even with -n).
+HA_CHECK = $(MAKE) --no-print-directory ha-check
+
+## postgres: start a throwaway PostgreSQL cluster like the one of `make test` and print its URL and the
+## command that stops it, to run the PostgreSQL tests by hand:
+##   TRELLIS_TEST_POSTGRES_URL=postgres://trellis:…@127.0.0.1:PORT/trellis swift test --filter Postgres
+postgres: deps
+	@pg=$$(mktemp -d) && url=$$(Tests/Postgres/cluster.sh start "$$pg") || { Tests/Postgres/cluster.sh stop "$$pg"; exit 1; }; \
+	echo "export TRELLIS_TEST_POSTGRES_URL=$$url"; \
+	echo "# stop it with: Tests/Postgres/cluster.sh stop $$pg"
 
 ## ha-deps: Home Assistant (Tests/HomeAssistant/requirements.txt) in a venv under ~/.cache/trellis, once.
 ha-deps:
@@ -61,18 +79,21 @@ soak: deps
 fuzz:
 	Fuzz/run.sh 1000000
 
-## install: the release binary, the systemd unit and the example configuration (PREFIX, DESTDIR).
+## install: the release binary, the systemd units (trellis.service; trellis@.service, N relays sharing a
+## PostgreSQL store, with /etc/trellis/trellis.env.example) and the example configuration (PREFIX, DESTDIR).
 install: build
 	install -D -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/trellis" "$(DESTDIR)$(PREFIX)/bin/trellis"
 	install -D -m 0644 deploy/trellis.service "$(DESTDIR)/etc/systemd/system/trellis.service"
-	sed -i 's|/usr/local/bin/trellis|$(PREFIX)/bin/trellis|' "$(DESTDIR)/etc/systemd/system/trellis.service"
+	install -D -m 0644 deploy/trellis@.service "$(DESTDIR)/etc/systemd/system/trellis@.service"
+	sed -i 's|/usr/local/bin/trellis|$(PREFIX)/bin/trellis|' "$(DESTDIR)/etc/systemd/system/trellis.service" "$(DESTDIR)/etc/systemd/system/trellis@.service"
+	install -D -m 0644 deploy/trellis.env.example "$(DESTDIR)/etc/trellis/trellis.env.example"
 	install -D -m 0644 broker.conf "$(DESTDIR)/etc/trellis/broker.conf"
 	@if [ -f trellis.example.yaml ]; then install -D -m 0644 trellis.example.yaml "$(DESTDIR)/etc/trellis/trellis.example.yaml"; fi
 
-## uninstall: remove what install put in place (state in /var/lib/trellis is kept).
+## uninstall: remove what install put in place (state in /var/lib/trellis and /etc/trellis/trellis.env are kept).
 uninstall:
-	rm -f "$(DESTDIR)$(PREFIX)/bin/trellis" "$(DESTDIR)/etc/systemd/system/trellis.service"
-	rm -f "$(DESTDIR)/etc/trellis/broker.conf" "$(DESTDIR)/etc/trellis/trellis.example.yaml"
+	rm -f "$(DESTDIR)$(PREFIX)/bin/trellis" "$(DESTDIR)/etc/systemd/system/trellis.service" "$(DESTDIR)/etc/systemd/system/trellis@.service"
+	rm -f "$(DESTDIR)/etc/trellis/broker.conf" "$(DESTDIR)/etc/trellis/trellis.example.yaml" "$(DESTDIR)/etc/trellis/trellis.env.example"
 	-rmdir "$(DESTDIR)/etc/trellis" 2>/dev/null
 
 clean:

@@ -64,6 +64,12 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Directory of Trellis's SQLite state, created if missing (default trellis-state). [state.dir]", valueName: "dir"))
     var state: String?
 
+    @Option(name: .long, help: ArgumentHelp("Keep the state in PostgreSQL instead of SQLite in --state: postgres://user[:password]@host[:port]/database[?sslmode=require]; several relays may share it (see docs/scaling-out.md). Give a URL with a password in TRELLIS_STATE_STORE or the configuration file, where other users' ps cannot read it. [state.store]", valueName: "url"))
+    var store: String?
+
+    @Option(name: .long, help: ArgumentHelp("Share the load with the other relays of GROUP: every request and event filter is subscribed as $share/GROUP/<filter>, so each message reaches one relay; each relay needs its own --client-id and the same --store. [broker.share_group]", valueName: "group"))
+    var share: String?
+
     @Option(name: .long, help: "MQTT client id (default trellis); its persistent session keeps QoS 1 messages sent while Trellis is stopped. [broker.client_id]")
     var clientId: String?
 
@@ -147,6 +153,8 @@ struct RunCommand: AsyncParsableCommand {
         put("broker.password_file", passwordFile.map { .string($0) })
         put("broker.max_unhandled", maxUnhandled.map { .int($0) })
         put("state.dir", state.map { .string($0) })
+        put("state.store", store.map { .string($0) })
+        put("broker.share_group", share.map { .string($0) })
         put("plant.host_name", hostName.map { .string($0) })
         put("plant.prefix", plantPrefix.map { .string($0) })
         put("plant.dialect", plantDialect.map { .string($0) })

@@ -44,11 +44,11 @@ public final class RelayService: Service, Sendable {
         let before = Set(old.routes.subscriptions.map(\.filter))
         let after = Set(new.routes.subscriptions.map(\.filter))
         for subscription in new.routes.subscriptions where !before.contains(subscription.filter) {
-            try await client.subscribe(subscription)
+            try await client.subscribe(settings.brokerSubscription(subscription))
         }
         current.withLock { $0 = new }
         for filter in before.subtracting(after).sorted() {
-            try client.unsubscribe(filter)
+            try client.unsubscribe(old.settings.brokerSubscription(MQTTSubscription(filter)).filter)
         }
         if old.settings.homeAssistant != settings.homeAssistant {
             // Off, or another prefix: the configs published so far go; under a new prefix they come back.
@@ -70,7 +70,7 @@ public final class RelayService: Service, Sendable {
         }
         guard restored else { throw CancellationError() }
         for subscription in engine.routes.subscriptions {
-            try await client.subscribe(subscription)
+            try await client.subscribe(engine.settings.brokerSubscription(subscription))
         }
         client.start()
         try await withGracefulShutdownHandler {

@@ -1,4 +1,5 @@
 import TrellisCore
+import TrellisMQTT
 
 /// The knobs of the relay's behaviour, with the defaults the original systems used.
 public struct RelaySettings: Sendable, Hashable {
@@ -46,6 +47,12 @@ public struct RelaySettings: Sendable, Hashable {
     /// The prefix Home Assistant reads discovery configs under (`homeassistant`).
     public var discoveryPrefix = "homeassistant"
 
+    /// The share group of the relays this one splits the load with (`$share/<group>/<filter>`);
+    /// nil for a relay alone on its topics.
+    public var shareGroup: String?
+    /// This relay's MQTT client id; names its status topic when it shares the load.
+    public var clientID = "trellis"
+
     public init() {}
 
     /// Whether a reply may go to `responseTopic` for a request from `client` (nil: the shared form),
@@ -56,8 +63,20 @@ public struct RelaySettings: Sendable, Hashable {
         return responseTopic == ownReplyTopic || responseTopic.hasPrefix(ownReplyTopic + "/")
     }
 
-    /// Retained availability: `online` while Trellis runs, `offline` (its will) otherwise.
-    public var statusTopic: String { "\(trellisPrefix)/status" }
+    /// Retained availability: `online` while Trellis runs, `offline` (its will) otherwise. A relay
+    /// of a share group has its own, `trellis/status/<client id>`: the group is up while any is online.
+    public var statusTopic: String {
+        shareGroup == nil ? "\(trellisPrefix)/status" : "\(trellisPrefix)/status/\(clientID)"
+    }
+
+    /// What the relay asks the broker for to receive `subscription`'s messages: the filter itself,
+    /// or, in a share group, `$share/<group>/<filter>` so that each message reaches one relay of the
+    /// group. No Local is not allowed on a shared subscription (MQTT 5, 3.8.3.1), and nothing is
+    /// lost without it: a relay never publishes on a topic it subscribes to.
+    public func brokerSubscription(_ subscription: MQTTSubscription) -> MQTTSubscription {
+        guard let shareGroup else { return subscription }
+        return MQTTSubscription("$share/\(shareGroup)/\(subscription.filter)", qos: subscription.qos, noLocal: false)
+    }
     /// Retained statistics, republished every `statsInterval` seconds.
     public var statsTopic: String { "\(trellisPrefix)/stats" }
 

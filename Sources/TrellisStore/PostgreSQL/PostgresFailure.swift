@@ -69,3 +69,18 @@ struct PostgresProblem: Error, Sendable, CustomStringConvertible {
     /// See ``PostgresFailure/describe(_:)``.
     let description: String
 }
+
+extension PostgresConnection {
+    /// Every value of the first column of `query`'s rows.
+    func values<T: PostgresDecodable>(_ query: PostgresQuery, as type: T.Type = T.self, logger: Logger) async throws -> [T] {
+        var values: [T] = []
+        for try await value in try await self.query(query, logger: logger).decode(T.self) { values.append(value) }
+        return values
+    }
+
+    /// Every row of `query`'s result (for counting rows a `RETURNING` gave).
+    func rows(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresRow] {
+        let sequence: PostgresRowSequence = try await self.query(query, logger: logger)
+        return try await sequence.collect()
+    }
+}

@@ -28,9 +28,9 @@ extension PostgresStore {
                 INSERT INTO client (id, online, status_at) VALUES (\(client), true, \(at))
                 ON CONFLICT (id) DO NOTHING
                 """, logger: logger)
-            let missed = try await connection.query("""
+            let missed = try await connection.values("""
                 SELECT missed FROM registration WHERE button_id = \(button) AND client_id = \(client) FOR UPDATE
-                """, logger: logger).decode(Int64.self).collect().first ?? 0
+                """, as: Int64.self, logger: logger).first ?? 0
             try await connection.query("""
                 INSERT INTO registration (button_id, client_id, missed, registered_at)
                 VALUES (\(button), \(client), 0, \(at))
@@ -43,9 +43,9 @@ extension PostgresStore {
     public func unregister(client: String, button: String) async throws -> Bool {
         let logger = self.logger
         return try await write("unregister(client: \(client), button: \(button))") { connection in
-            try await !connection.query("""
+            try await !connection.rows("""
                 DELETE FROM registration WHERE button_id = \(button) AND client_id = \(client) RETURNING 1
-                """, logger: logger).collect().isEmpty
+                """, logger: logger).isEmpty
         }
     }
 
@@ -54,11 +54,11 @@ extension PostgresStore {
         let limit = Int64(max(0, historyLimit))
         let logger = self.logger
         return try await write("recordPress(button: \(button))") { connection in
-            let total = try await connection.query("""
+            let total = try await connection.values("""
                 INSERT INTO button (id, total) VALUES (\(button), 1)
                 ON CONFLICT (id) DO UPDATE SET total = button.total + 1
                 RETURNING total
-                """, logger: logger).decode(Int64.self).collect().first ?? 0
+                """, as: Int64.self, logger: logger).first ?? 0
             try await connection.query("INSERT INTO button_press (button_id, at) VALUES (\(button), \(at))", logger: logger)
             try await connection.query("""
                 DELETE FROM button_press
@@ -72,11 +72,11 @@ extension PostgresStore {
                 WHERE r.button_id = \(button) AND c.id = r.client_id AND NOT c.online
                 """, logger: logger)
             var online: [String] = []
-            for try await client in try await connection.query("""
+            for try await client in (try await connection.query("""
                 SELECT r.client_id FROM registration r JOIN client c ON c.id = r.client_id
                 WHERE r.button_id = \(button) AND c.online
                 ORDER BY r.client_id
-                """, logger: logger).decode(String.self) {
+                """, logger: logger)).decode(String.self) {
                 online.append(client)
             }
             let history = try await Self.history(of: button, on: connection, logger: logger)
@@ -103,22 +103,21 @@ extension PostgresStore {
     public func buttonIDs() async throws -> [String] {
         let logger = self.logger
         return try await read("buttonIDs()") { connection in
-            try await connection.query(#"SELECT id FROM button ORDER BY id"#, logger: logger)
-                .decode(String.self).collect()
+            try await connection.values("SELECT id FROM button ORDER BY id", as: String.self, logger: logger)
         }
     }
 
     public func client(id: String) async throws -> ClientRecord? {
         let logger = self.logger
         return try await read("client(id: \(id))") { connection in
-            guard let online = try await connection.query(
-                "SELECT online FROM client WHERE id = \(id)", logger: logger).decode(Bool.self).collect().first else {
+            guard let online = try await connection.values(
+                "SELECT online FROM client WHERE id = \(id)", as: Bool.self, logger: logger).first else {
                 return nil
             }
             var registrations: [ClientRecord.ButtonRegistration] = []
-            for try await (button, missed) in try await connection.query("""
+            for try await (button, missed) in (try await connection.query("""
                 SELECT button_id, missed FROM registration WHERE client_id = \(id) ORDER BY button_id
-                """, logger: logger).decode((String, Int64).self) {
+                """, logger: logger)).decode((String, Int64).self) {
                 registrations.append(.init(button: button, missed: Int(missed)))
             }
             return ClientRecord(id: id, online: online, registrations: registrations)
@@ -127,8 +126,8 @@ extension PostgresStore {
 
     /// A button's total and history, `nil` when it was never pressed.
     static func snapshot(of button: String, on connection: PostgresConnection, logger: Logger) async throws -> ButtonSnapshot? {
-        guard let total = try await connection.query(
-            "SELECT total FROM button WHERE id = \(button)", logger: logger).decode(Int64.self).collect().first else {
+        guard let total = try await connection.values(
+            "SELECT total FROM button WHERE id = \(button)", as: Int64.self, logger: logger).first else {
             return nil
         }
         return ButtonSnapshot(id: button, total: Int(total), history: try await history(of: button, on: connection, logger: logger))
@@ -136,7 +135,7 @@ extension PostgresStore {
 
     /// A button's kept presses, oldest first.
     static func history(of button: String, on connection: PostgresConnection, logger: Logger) async throws -> [Date] {
-        try await connection.query("SELECT at FROM button_press WHERE button_id = \(button) ORDER BY at, id", logger: logger)
-            .decode(Int64.self).collect().map(Date.init(storeMilliseconds:))
+        try await connection.values("SELECT at FROM button_press WHERE button_id = \(button) ORDER BY at, id",
+                                    as: Int64.self, logger: logger).map(Date.init(storeMilliseconds:))
     }
 }

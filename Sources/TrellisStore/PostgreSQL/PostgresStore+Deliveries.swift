@@ -11,9 +11,9 @@ extension PostgresStore {
         let logger = self.logger
         return try await read("recentDeliveries(limit: \(limit))") { connection in
             var marks: [DeliveryMark] = []
-            for try await (packet, fingerprint) in try await connection.query("""
+            for try await (packet, fingerprint) in (try await connection.query("""
                 SELECT packet_id, fingerprint FROM delivery WHERE owner = \(owner) ORDER BY seq DESC LIMIT \(Int64(limit))
-                """, logger: logger).decode((Int32, Int64).self) {
+                """, logger: logger)).decode((Int32, Int64).self) {
                 marks.append(DeliveryMark(packetID: Int(packet), fingerprint: UInt64(bitPattern: fingerprint)))
             }
             return marks.reversed()
@@ -40,9 +40,9 @@ extension PostgresStore {
         let logger = self.logger
         return try await read("deadLetters(limit: \(limit))") { connection in
             var letters: [StoredDeadLetter] = []
-            for try await (id, reason, topic, payload, at) in try await connection.query("""
+            for try await (id, reason, topic, payload, at) in (try await connection.query("""
                 SELECT id, reason, topic, payload, received_at FROM dead_letter ORDER BY id DESC LIMIT \(Int64(max(0, limit)))
-                """, logger: logger).decode((Int64, String, String, Data, Int64).self) {
+                """, logger: logger)).decode((Int64, String, String, Data, Int64).self) {
                 letters.append(StoredDeadLetter(id: id, reason: reason, topic: topic, payload: [UInt8](payload),
                                                 receivedAt: Date(storeMilliseconds: at)))
             }
@@ -84,9 +84,9 @@ extension PostgresStore {
         let logger = self.logger
         let windowMilliseconds = Int64((window * 1000).rounded())
         return try await read("admitMessage(sender: \(sender))") { connection in
-            let verdict = try await connection.query("""
+            let verdict = try await connection.values("""
                 SELECT trellis_admit(\(sender), \(at.storeMilliseconds), \(Int32(max(1, limit))), \(windowMilliseconds), \(usingAllowance))
-                """, logger: logger).decode(String.self).collect().first
+                """, as: String.self, logger: logger).first
             switch verdict {
             case "kicked": return .kicked
             case "muted": return .muted

@@ -15,16 +15,16 @@ extension PostgresStore {
         let logger = self.logger
         return try await write("addPlant(name: \(name))") { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(Self.plantLimitLock))", logger: logger)
-            let inserted = try await connection.query("""
+            let inserted = try await connection.values("""
                 INSERT INTO plant (name, created_at)
                 SELECT \(name), \(now)
                 WHERE (SELECT count(*) FROM plant) < \(Int64(maxPlants))
                 ON CONFLICT (name) DO NOTHING
                 RETURNING id
-                """, logger: logger).decode(Int64.self).collect()
+                """, as: Int64.self, logger: logger)
             guard let id = inserted.first else {
-                let taken = try await connection.query(
-                    "SELECT EXISTS (SELECT 1 FROM plant WHERE name = \(name))", logger: logger).decode(Bool.self).collect()
+                let taken = try await connection.values(
+                    "SELECT EXISTS (SELECT 1 FROM plant WHERE name = \(name))", as: Bool.self, logger: logger)
                 return taken.first == true ? .nameTaken : .tooManyPlants
             }
             try await Self.insertSensors(sensors, plant: id, on: connection, logger: logger)
@@ -36,8 +36,8 @@ extension PostgresStore {
     public func deletePlant(name: String) async throws -> Bool {
         let logger = self.logger
         return try await write("deletePlant(name: \(name))") { connection in
-            let deleted = try await connection.query(
-                "DELETE FROM plant WHERE name = \(name) RETURNING id", logger: logger).collect()
+            let deleted = try await connection.rows(
+                "DELETE FROM plant WHERE name = \(name) RETURNING id", logger: logger)
             guard !deleted.isEmpty else { return false }
             try await connection.query("DELETE FROM catalog_plant_link WHERE plant = \(name)", logger: logger)
             return true
@@ -51,18 +51,18 @@ extension PostgresStore {
         let logger = self.logger
         return try await write("renamePlant(from: \(old), to: \(new))") { connection in
             if old == new {
-                let exists = try await connection.query(
-                    "SELECT EXISTS (SELECT 1 FROM plant WHERE name = \(old))", logger: logger).decode(Bool.self).collect()
+                let exists = try await connection.values(
+                    "SELECT EXISTS (SELECT 1 FROM plant WHERE name = \(old))", as: Bool.self, logger: logger)
                 return exists.first == true ? .renamed : .notFound
             }
-            let taken = try await connection.query(
-                "SELECT EXISTS (SELECT 1 FROM plant WHERE name = \(new))", logger: logger).decode(Bool.self).collect()
+            let taken = try await connection.values(
+                "SELECT EXISTS (SELECT 1 FROM plant WHERE name = \(new))", as: Bool.self, logger: logger)
             if taken.first == true { return .nameTaken }
             let renamed: [PostgresRow]
             do {
                 try await connection.query("SAVEPOINT rename", logger: logger)
-                renamed = try await connection.query(
-                    "UPDATE plant SET name = \(new) WHERE name = \(old) RETURNING id", logger: logger).collect()
+                renamed = try await connection.rows(
+                    "UPDATE plant SET name = \(new) WHERE name = \(old) RETURNING id", logger: logger)
                 try await connection.query("RELEASE SAVEPOINT rename", logger: logger)
             } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
                 try await connection.query("ROLLBACK TO SAVEPOINT rename", logger: logger)
@@ -107,11 +107,11 @@ extension PostgresStore {
         return try await write("seedPlants(\(seeds.count) plants)") { connection in
             var added = 0
             for seed in seeds {
-                let inserted = try await connection.query("""
+                let inserted = try await connection.values("""
                     INSERT INTO plant (name, created_at) VALUES (\(seed.name), \(now))
                     ON CONFLICT (name) DO NOTHING
                     RETURNING id
-                    """, logger: logger).decode(Int64.self).collect()
+                    """, as: Int64.self, logger: logger)
                 guard let id = inserted.first else { continue }
                 try await Self.insertSensors(seed.sensors, plant: id, on: connection, logger: logger)
                 added += 1
@@ -131,8 +131,8 @@ extension PostgresStore {
         let logger = self.logger
         return try await read("sensorRecords(plant: \(plant ?? "all"))") { connection -> [SensorRecord]? in
             if let plant {
-                let exists = try await connection.query(
-                    "SELECT EXISTS (SELECT 1 FROM plant WHERE name = \(plant))", logger: logger).decode(Bool.self).collect()
+                let exists = try await connection.values(
+                    "SELECT EXISTS (SELECT 1 FROM plant WHERE name = \(plant))", as: Bool.self, logger: logger)
                 if exists.first != true { return nil }
             }
             let rows = try await connection.query("""

@@ -4,6 +4,7 @@ import SystemPackage
 import TrellisCore
 import TrellisMQTT
 import TrellisRelay
+import TrellisStore
 import Yams
 
 /// Every setting's value and where it came from, resolved from flags over `TRELLIS_…`
@@ -128,8 +129,12 @@ struct EffectiveConfiguration: Sendable {
     /// `render`, with the user info of a broker address masked: what `config check`, reload logs
     /// and `trellis/events` show, so no password leaves the configuration.
     static func shown(_ key: String, _ content: ConfigContent) -> String {
-        guard key == "broker.address", case let .string(value) = content else { return render(content) }
-        return render(.string(BrokerURL.masked(value)))
+        guard case let .string(value) = content else { return render(content) }
+        switch key {
+        case "broker.address": return render(.string(BrokerURL.masked(value)))
+        case "state.store": return render(.string((try? PostgresURL(value))?.description ?? value))
+        default: return render(content)
+        }
     }
 
     func string(_ key: String) -> String {
@@ -158,6 +163,14 @@ struct EffectiveConfiguration: Sendable {
     func source(_ key: String) -> Source { values[key]?.source ?? .default }
 
     /// The relay's settings from this configuration.
+    /// The MQTT client id: the broker user name when one logs in (brokers with an ACL per user
+    /// expect the two to match), else `broker.client_id`.
+    var clientID: String {
+        let named = string("broker.username")
+        let username = named.isEmpty ? brokerURL?.username : named
+        return username ?? string("broker.client_id")
+    }
+
     var relaySettings: RelaySettings {
         var settings = RelaySettings()
         settings.hostName = string("plant.host_name")
@@ -178,6 +191,9 @@ struct EffectiveConfiguration: Sendable {
         settings.statsInterval = double("stats.interval")
         settings.homeAssistantEnabled = bool("homeassistant.enabled")
         settings.discoveryPrefix = string("homeassistant.discovery_prefix")
+        let group = string("broker.share_group")
+        settings.shareGroup = group.isEmpty ? nil : group
+        settings.clientID = clientID
         return settings
     }
 

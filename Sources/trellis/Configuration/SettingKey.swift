@@ -4,6 +4,7 @@ import TrellisBroker
 import TrellisCore
 import TrellisMQTT
 import TrellisRelay
+import TrellisStore
 
 /// One setting of `trellis run`: its key in the YAML file (nested by concern), its environment
 /// variable, its type, default and allowed values. The table `SettingKey.all` is the single
@@ -66,6 +67,23 @@ extension SettingKey {
         }
     }
 
+    /// A share group name: not empty where given, and no `/`, `+` or `#` (MQTT 5, 4.8.2).
+    static func shareGroup(_ content: ConfigContent) -> String? {
+        guard case let .string(value) = content, !value.isEmpty else { return nil }
+        return value.contains(where: { "/+#".contains($0) }) ? "a name without /, + or #" : nil
+    }
+
+    /// Empty, or a PostgreSQL URL this version can use.
+    static func storeURL(_ content: ConfigContent) -> String? {
+        guard case let .string(value) = content, !value.isEmpty else { return nil }
+        do {
+            _ = try PostgresURL(value)
+            return nil
+        } catch {
+            return "empty or postgres://user[:password]@host[:port]/database (\(error.message))"
+        }
+    }
+
     static func oneOf(_ allowed: [String]) -> @Sendable (ConfigContent) -> String? {
         { content in
             guard case let .string(value) = content, !allowed.contains(value) else { return nil }
@@ -108,6 +126,8 @@ extension SettingKey {
                        help: "Mosquitto configuration of the broker Trellis starts (embedded default when the file is absent).", reloadable: false),
             SettingKey(key: "broker.client_id", kind: .string, defaultValue: .string("trellis"),
                        help: "MQTT client id; its persistent session keeps QoS 1 messages sent while Trellis is stopped.", reloadable: false),
+            SettingKey(key: "broker.share_group", kind: .string, defaultValue: .string(""),
+                       help: "Share the load with other relays: subscribe to every request and event as $share/GROUP/<filter>, so each message reaches one relay of the group (each with its own broker.client_id, all on one state.store); retained online/offline moves to trellis/status/<client id>.", reloadable: false, check: shareGroup),
             SettingKey(key: "broker.username", kind: .string, defaultValue: .string(""),
                        help: "User name for brokers that require a login (the secure profile's trellis account); empty: the user info of broker.address, if any.", reloadable: false),
             SettingKey(key: "broker.password_file", kind: .string, defaultValue: .string(""),
@@ -122,6 +142,8 @@ extension SettingKey {
                        help: "Messages read ahead of the handlers, and the QoS 1 messages the broker may send before Trellis acknowledges them (each only once handled): more is faster and holds more in memory; at most 1024, well inside the 4,096 deliveries Trellis remembers to drop redeliveries.", reloadable: false, check: between1(and: 1024)),
             SettingKey(key: "state.dir", kind: .string, defaultValue: .string("trellis-state"),
                        help: "Directory of the SQLite state (and of the broker Trellis starts).", reloadable: false),
+            SettingKey(key: "state.store", kind: .string, defaultValue: .string(""),
+                       help: "Where the state lives: empty for SQLite in state.dir, or postgres://user[:password]@host[:port]/database[?sslmode=disable|prefer|require|verify-full] for a PostgreSQL database several relays share.", reloadable: false, check: storeURL),
             SettingKey(key: "plant.host_name", kind: .string, defaultValue: .string(relay.hostName),
                        help: "The plant tracker host's name: the sender of every reply.", reloadable: true),
             SettingKey(key: "plant.prefix", kind: .string, defaultValue: .string(relay.plantPrefix),
