@@ -26,7 +26,7 @@ extension PostgresStore {
             if !added.isEmpty { return .added }
             let known = try await connection.query(
                 "SELECT EXISTS (SELECT 1 FROM species WHERE symbol = \(symbol))", logger: logger)
-                .decode(Bool.self).collect().first ?? false
+                .decode(Bool.self).gathered().first ?? false
             return known ? .alreadyLiked : .unknownSpecies
         }
     }
@@ -63,11 +63,11 @@ extension PostgresStore {
                   AND (SELECT count(*) FROM catalog_board WHERE client = \(client)) < \(Int64(maxBoards))
                 ON CONFLICT (client, name) DO NOTHING
                 RETURNING id
-                """, logger: logger).decode(Int64.self).collect()
+                """, logger: logger).decode(Int64.self).gathered()
             guard let id = inserted.first, let board = try await Self.board(id: id, on: connection, logger: logger) else {
                 let taken = try await connection.query("""
                     SELECT EXISTS (SELECT 1 FROM catalog_board WHERE client = \(client) AND name = \(name))
-                    """, logger: logger).decode(Bool.self).collect().first ?? false
+                    """, logger: logger).decode(Bool.self).gathered().first ?? false
                 return taken ? .nameTaken : .tooManyBoards
             }
             return .created(board)
@@ -94,7 +94,7 @@ extension PostgresStore {
             }
             let exists = try await connection.query("""
                 SELECT EXISTS (SELECT 1 FROM catalog_board WHERE id = \(id) AND client = \(client))
-                """, logger: logger).decode(Bool.self).collect().first ?? false
+                """, logger: logger).decode(Bool.self).gathered().first ?? false
             return exists ? .nameTaken : .notFound
         }
     }
@@ -117,7 +117,7 @@ extension PostgresStore {
             guard try await Self.lockBoard(id, of: client, on: connection, logger: logger) else { return nil }
             let known = Set(try await connection.query(
                 "SELECT symbol FROM species WHERE symbol = ANY(\(symbols)::text[])", logger: logger)
-                .decode(String.self).collect())
+                .decode(String.self).gathered())
             let unknown = symbols.filter { !known.contains($0) }
             if !unknown.isEmpty { return BoardAddOutcome(added: [], alreadyPresent: [], unknown: unknown) }
             try await connection.query("SAVEPOINT board_add", logger: logger)
@@ -135,7 +135,7 @@ extension PostgresStore {
                     added.append(symbol)
                 } else if try await connection.query("""
                     SELECT EXISTS (SELECT 1 FROM catalog_board_item WHERE board_id = \(id) AND symbol = \(symbol))
-                    """, logger: logger).decode(Bool.self).collect().first == true {
+                    """, logger: logger).decode(Bool.self).gathered().first == true {
                     present.append(symbol)
                 } else {
                     // The board is full: nothing of this call is kept.

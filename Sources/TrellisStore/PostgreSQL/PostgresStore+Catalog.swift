@@ -51,7 +51,7 @@ extension PostgresStore {
                 JOIN plant p ON p.id = ps.plant_id
                 JOIN catalog_plant_link l ON l.plant = p.name
                 WHERE ps.sensor = \(sensor) ORDER BY l.plant
-                """, logger: logger).decode(String.self).collect()
+                """, logger: logger).decode(String.self).gathered()
             var plants: [LinkedPlant] = []
             for name in names {
                 if let plant = try await Self.linkedPlant(name, on: connection, logger: logger) { plants.append(plant) }
@@ -103,10 +103,10 @@ extension PostgresStore {
                 """, logger: logger).collect()
             if !cleared.isEmpty { changed = true }
             var alerts: [CareAlert] = []
-            for try await (sensor, kind, value, limit, since) in try await connection.query("""
+            for try await (sensor, kind, value, limit, since) in (try await connection.query("""
                 SELECT sensor, kind, value, limit_value, since FROM catalog_alert WHERE plant = \(plant)
                 ORDER BY sensor, CASE kind WHEN 'dry' THEN 0 WHEN 'wet' THEN 1 ELSE 2 END
-                """, logger: logger).decode((String, String, Double, Double, Int64).self) {
+                """, logger: logger)).decode((String, String, Double, Double, Int64).self) {
                 guard let kind = CareAlertKind(rawValue: kind) else { continue }
                 alerts.append(CareAlert(kind: kind, sensor: sensor, value: value, limit: limit,
                                         since: Date(storeMilliseconds: since)))
@@ -122,12 +122,12 @@ extension PostgresStore {
             WHERE l.plant = \(plant)
             """, logger: logger)).first else { return nil }
         var readings: [CareReading] = []
-        for try await (sensor, moisture, temperature) in try await connection.query("""
+        for try await (sensor, moisture, temperature) in (try await connection.query("""
             SELECT ps.sensor, r.moisture, r.temperature FROM plant p
             JOIN plant_sensor ps ON ps.plant_id = p.id
             JOIN sensor_reading r ON r.sensor = ps.sensor
             WHERE p.name = \(plant) ORDER BY ps.position
-            """, logger: logger).decode((String, Int64, Double).self) {
+            """, logger: logger)).decode((String, Int64, Double).self) {
             readings.append(CareReading(sensor: sensor, moisture: Int(moisture), temperature: temperature))
         }
         return LinkedPlant(plant: plant, species: species, readings: readings)

@@ -10,9 +10,10 @@ import TrellisCore
 /// racing delete waits. An unknown device is registered under a transaction-scoped advisory lock
 /// on the registry (`device_registry`), taken only then: registrations of new devices count the
 /// registry one at a time, so the cap holds, and after the lock the device is looked up again, so
-/// two relays registering the same new device report `registered` once. An edit locks the device
-/// row and reads the model it assigns `FOR KEY SHARE`, so a racing model delete either waits or
-/// has already happened (``DeviceEdit/modelNotFound``). Deleting a device locks its row first;
+/// two relays registering the same new device report `registered` once. An edit reads the model it
+/// assigns `FOR KEY SHARE`, then locks the device row (the order a model delete takes them in, so
+/// the two never deadlock): a racing model delete either waits or has already happened
+/// (``DeviceEdit/modelNotFound``). Deleting a device locks its row first;
 /// a log line's insert checks the device `FOR KEY SHARE`, so a racing batch's lines either commit
 /// before the delete removes them or are dropped as lines of an unknown device.
 extension PostgresStore {
@@ -130,13 +131,16 @@ extension PostgresStore {
         let setModel = modelID != nil
         let logger = self.logger
         return try await write("updateDevice(id: \(id))") { connection in
+            // The model first, then the device: a racing model delete locks the model, then its devices.
+            var modelExists = true
+            if let number {
+                modelExists = try await !connection.rows(
+                    "SELECT 1 FROM fleet_model WHERE id = \(number) FOR KEY SHARE", logger: logger).isEmpty
+            }
             guard let before = try await PostgresDeviceSQL.device(id, lock: "FOR NO KEY UPDATE", on: connection, logger: logger) else {
                 return .deviceNotFound
             }
-            if let number, try await connection.query(
-                "SELECT 1 FROM fleet_model WHERE id = \(number) FOR KEY SHARE", logger: logger).collect().isEmpty {
-                return .modelNotFound
-            }
+            guard modelExists else { return .modelNotFound }
             try await connection.query("""
                 UPDATE device SET
                     name = CASE WHEN \(setName) THEN \(newName)::text ELSE name END,
@@ -174,12 +178,12 @@ extension PostgresStore {
         let logger = self.logger
         return try await read("deviceLog(device: \(device))") { connection in
             var entries: [DeviceLogEntry] = []
-            for try await (at, type, message) in try await connection.query("""
+            for try await (at, type, message) in (try await connection.query("""
                 SELECT at, type, message FROM (
                     SELECT id, at, type, message FROM device_log
                     WHERE device_id = \(device) AND at >= \(since) ORDER BY id DESC LIMIT \(limit)) AS newest
                 ORDER BY id
-                """, logger: logger).decode((Int64, String, String).self) {
+                """, logger: logger)).decode((Int64, String, String).self) {
                 entries.append(DeviceLogEntry(timestamp: Date(storeMilliseconds: at), type: type, message: message))
             }
             return entries
@@ -190,7 +194,7 @@ extension PostgresStore {
         let logger = self.logger
         return try await read("deviceCount()") { connection in
             Int(try await connection.query("SELECT count(*) FROM device", logger: logger)
-                .decode(Int64.self).collect().first ?? 0)
+                .decode(Int64.self).gathered().first ?? 0)
         }
     }
 }
@@ -236,17 +240,17 @@ enum PostgresDeviceSQL {
     static func model(_ number: Int64, on connection: PostgresConnection, logger: Logger) async throws -> ModelRecord? {
         guard let row = try await connection.query(
             "SELECT name, latest_build FROM fleet_model WHERE id = \(number)", logger: logger)
-            .decode((String, Int64).self).collect().first else { return nil }
+            .decode((String, Int64).self).gathered().first else { return nil }
         let (name, latest) = row
         let devices = try await connection.query(
-            "SELECT id FROM device WHERE model_id = \(number) ORDER BY id", logger: logger).decode(String.self).collect()
+            "SELECT id FROM device WHERE model_id = \(number) ORDER BY id", logger: logger).decode(String.self).gathered()
         return ModelRecord(id: ModelIdentifier.text(number), name: name, devices: devices,
                            latestBuild: latest > 0 ? Int(latest) : nil)
     }
 
     static func modelExists(_ number: Int64, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
         try await connection.query("SELECT EXISTS (SELECT 1 FROM fleet_model WHERE id = \(number))", logger: logger)
-            .decode(Bool.self).collect().first ?? false
+            .decode(Bool.self).gathered().first ?? false
     }
 
     static func update(_ id: String, existed: Bool, changed: Bool, on connection: PostgresConnection,

@@ -25,7 +25,7 @@ extension PostgresStore {
                 SELECT \(name), \(at) WHERE NOT EXISTS (SELECT 1 FROM fleet_model WHERE name = \(name))
                 ON CONFLICT (name) DO NOTHING
                 RETURNING id
-                """, logger: logger).decode(Int64.self).collect().first else { return nil }
+                """, logger: logger).decode(Int64.self).gathered().first else { return nil }
             return ModelRecord(id: ModelIdentifier.text(number), name: name)
         }
     }
@@ -42,14 +42,14 @@ extension PostgresStore {
         let logger = self.logger
         return try await read("models()") { connection in
             var devices: [Int64: [String]] = [:]
-            for try await (model, id) in try await connection.query(
-                "SELECT model_id, id FROM device WHERE model_id IS NOT NULL ORDER BY id", logger: logger)
+            for try await (model, id) in (try await connection.query(
+                "SELECT model_id, id FROM device WHERE model_id IS NOT NULL ORDER BY id", logger: logger))
                 .decode((Int64, String).self) {
                 devices[model, default: []].append(id)
             }
             var models: [ModelRecord] = []
-            for try await (number, name, latest) in try await connection.query(
-                "SELECT id, name, latest_build FROM fleet_model ORDER BY id", logger: logger)
+            for try await (number, name, latest) in (try await connection.query(
+                "SELECT id, name, latest_build FROM fleet_model ORDER BY id", logger: logger))
                 .decode((Int64, String, Int64).self) {
                 models.append(ModelRecord(id: ModelIdentifier.text(number), name: name, devices: devices[number] ?? [],
                                           latestBuild: latest > 0 ? Int(latest) : nil))
@@ -84,7 +84,7 @@ extension PostgresStore {
                 return nil
             }
             let devices = try await connection.query(
-                "SELECT id FROM device WHERE model_id = \(number) ORDER BY id", logger: logger).decode(String.self).collect()
+                "SELECT id FROM device WHERE model_id = \(number) ORDER BY id", logger: logger).decode(String.self).gathered()
             try await connection.query("DELETE FROM fleet_model WHERE id = \(number)", logger: logger)
             return devices
         }
@@ -97,7 +97,7 @@ extension PostgresStore {
         return try await write("addBuild(model: \(model))") { connection -> Int? in
             guard let build = try await connection.query("""
                 UPDATE fleet_model SET latest_build = latest_build + 1 WHERE id = \(number) RETURNING latest_build
-                """, logger: logger).decode(Int64.self).collect().first else { return nil }
+                """, logger: logger).decode(Int64.self).gathered().first else { return nil }
             try await connection.query("""
                 INSERT INTO model_build (model_id, build, device_code, agent_code, created_at)
                 VALUES (\(number), \(build), \(deviceCode), \(agentCode), \(at))
@@ -122,7 +122,7 @@ extension PostgresStore {
                     ORDER BY build DESC LIMIT 1
                     """, logger: logger)
             }
-            guard let row = try await rows.decode((Int64, String, String, Int64).self).collect().first else { return nil }
+            guard let row = try await rows.decode((Int64, String, String, Int64).self).gathered().first else { return nil }
             return CodeRevision(model: model, build: Int(row.0), deviceCode: row.1, agentCode: row.2,
                                 createdAt: Date(storeMilliseconds: row.3))
         }
@@ -134,8 +134,8 @@ extension PostgresStore {
         return try await read("builds(model: \(model))") { connection -> [BuildSummary]? in
             guard try await PostgresDeviceSQL.modelExists(number, on: connection, logger: logger) else { return nil }
             var builds: [BuildSummary] = []
-            for try await (build, createdAt) in try await connection.query(
-                "SELECT build, created_at FROM model_build WHERE model_id = \(number) ORDER BY build", logger: logger)
+            for try await (build, createdAt) in (try await connection.query(
+                "SELECT build, created_at FROM model_build WHERE model_id = \(number) ORDER BY build", logger: logger))
                 .decode((Int64, Int64).self) {
                 builds.append(BuildSummary(build: Int(build), createdAt: Date(storeMilliseconds: createdAt)))
             }

@@ -35,7 +35,7 @@ extension PostgresStore {
         return try await write("seedCatalogIfEmpty(\(count) species)") { connection in
             try await connection.query("LOCK TABLE species IN SHARE ROW EXCLUSIVE MODE", logger: logger)
             let any = try await connection.query("SELECT EXISTS (SELECT 1 FROM species)", logger: logger)
-                .decode(Bool.self).collect().first ?? false
+                .decode(Bool.self).gathered().first ?? false
             guard !any else { return 0 }
             try await Self.upsert(rows, on: connection, logger: logger)
             return count
@@ -46,7 +46,7 @@ extension PostgresStore {
         let logger = self.logger
         return try await read("speciesCount()") { connection in
             Int(try await connection.query("SELECT count(*) FROM species", logger: logger)
-                .decode(Int64.self).collect().first ?? 0)
+                .decode(Int64.self).gathered().first ?? 0)
         }
     }
 
@@ -69,8 +69,8 @@ extension PostgresStore {
                     "SELECT pg_advisory_xact_lock(hashtext('catalog_seen'), hashtext(\(client)))", logger: logger)
             }
             var rows: [(species: Species, key: Int64)] = []
-            for try await (symbol, scientific, common, moisture, shade, minTemp, image, key) in try await connection.query(
-                query, logger: logger).decode((String, String, String, String, String, Double, String?, Int64).self) {
+            for try await (symbol, scientific, common, moisture, shade, minTemp, image, key) in (try await connection.query(
+                query, logger: logger)).decode((String, String, String, String, String, Double, String?, Int64).self) {
                 rows.append((Self.species(symbol, scientific, common, moisture, shade, minTemp, image), key))
             }
             let shown = rows.prefix(limit)
