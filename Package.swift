@@ -110,6 +110,7 @@ let package = Package(
                 "TrellisMQTT", "TrellisBroker", "TrellisRelay", "TrellisStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Tests/TrellisTestSupport"
         ),

@@ -17,9 +17,11 @@ extension RunCommand {
         } catch {
             throw CredentialsError(description: error.message)
         }
+        if let problem = configuration.shareGroupProblem { throw CredentialsError(description: problem) }
         let state = configuration.string("state.dir")
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
-        let store = try SQLiteStore(directory: state, logger: Logger(label: "trellis.store"))
+        let clientID = configuration.clientID
+        let store = try await configuration.openStore(owner: clientID, logger: Logger(label: "trellis.store"))
         let imported = try await StarterCatalog.seedIfEmpty(store)
         if imported > 0 { logger.info("imported the starter plant catalog", metadata: ["species": "\(imported)"]) }
         let plantsFile = configuration.string("plant.plants_file")
@@ -46,7 +48,6 @@ extension RunCommand {
         let settings = configuration.relaySettings
         let named = configuration.string("broker.username")
         let username = named.isEmpty ? address.username : named
-        let clientID = username ?? configuration.string("broker.client_id")
         let mqtt = MQTTConfiguration(
             host: address.host, port: address.port, clientID: clientID,
             username: username, password: try password(configuration, url: address),
@@ -75,7 +76,9 @@ extension RunCommand {
         if watchConfig, let file = configuration.file {
             services.append(try await ConfigWatcher(file: file, reloader: reloader, logger: Logger(label: "trellis.config")))
         }
-        logger.info("relay starting", metadata: ["broker": "\(address)", "state": "\(state)", "client_id": "\(clientID)"])
+        var starting: Logger.Metadata = ["broker": "\(address)", "state": "\(configuration.storeDescription)", "client_id": "\(clientID)"]
+        if let group = settings.shareGroup { starting["share_group"] = "\(group)" }
+        logger.info("relay starting", metadata: starting)
         if let tls {
             logger.info("connecting over TLS 1.2 or later, verifying the broker's certificate and host name", metadata: [
                 "ca": "\(tls.certificateAuthorities ?? "the system's CAs")",

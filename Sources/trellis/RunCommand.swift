@@ -198,7 +198,7 @@ struct RunCommand: AsyncParsableCommand {
         } catch let error as MosquittoProcess.StartError {
             throw fail("\(error)")
         } catch let error as StoreError where error.code == .cannotOpen {
-            throw fail("\(error); Trellis does not start and leaves the state file as it is")
+            throw fail("\(error); Trellis does not start and leaves the state as it is")
         } catch let error as StoreError {
             throw fail("\(error)")
         } catch let error as PlantsFileError {

@@ -9,7 +9,7 @@ struct BrowseStoreTests {
     @Test("10,000 buttons and 1,000 clients: ROOT pages in SQL, each entity once; 100 buttons' facts in one call (prints the time)",
           .timeLimit(.minutes(5)))
     func scale() async throws {
-        try await withStore(.directory) { store async throws in
+        try await withSQLiteStore(.directory) { store async throws in
             try await store.writer.write { db in
                 let button = try db.makeStatement(sql: "INSERT INTO button (id, total) VALUES (?, 1)")
                 for index in 0..<10_000 { try button.execute(arguments: [String(format: "b%05d", index)]) }

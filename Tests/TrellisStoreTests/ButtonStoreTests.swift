@@ -165,7 +165,7 @@ struct ButtonStoreTests {
 
     @Test("a press fanned out to 100 of 1,000 clients among 10,000 buttons stays cheap")
     func scale() async throws {
-        try await withStore(.directory) { store async throws in
+        try await withSQLiteStore(.directory) { store async throws in
             try await store.writer.write { db in
                 for button in 0..<10_000 {
                     try db.execute(sql: "INSERT INTO button (id, total) VALUES (?, 0)", arguments: ["b\(button)"])

@@ -10,7 +10,7 @@ struct DeliveryStoreTests {
     }
 
     /// A reading written behind while delivery `id` is in hand.
-    static func handle(_ id: Int, in store: SQLiteStore) async throws {
+    static func handle(_ id: Int, in store: any TrellisStore) async throws {
         try await HandledDelivery.$current.withValue(mark(id)) {
             try await store.recordReading(sensor: "0x36", moisture: id % 10 + 1, temperature: 70, at: instant(Double(id)))
         }
@@ -46,9 +46,9 @@ struct DeliveryStoreTests {
         }
     }
 
-    @Test("forgetting drops marks queued before it, and later marks are kept")
-    func forget() async throws {
-        try await withStore(.directory) { store async throws in
+    @Test("forgetting drops marks queued before it, and later marks are kept", arguments: StoreKind.bothStores)
+    func forget(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
             try await Self.handle(1, in: store)
             try await store.forgetDeliveries()
             try await Self.handle(2, in: store)

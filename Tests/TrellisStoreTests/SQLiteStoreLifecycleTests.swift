@@ -40,7 +40,7 @@ struct SQLiteStoreLifecycleTests {
 
     @Test("a file store runs in WAL mode with synchronous NORMAL and foreign keys on")
     func pragmas() async throws {
-        try await withStore(.directory) { store async throws in
+        try await withSQLiteStore(.directory) { store async throws in
             let settings = try await store.writer.read { db in
                 (try String.fetchOne(db, sql: "PRAGMA journal_mode"),
                  try Int.fetchOne(db, sql: "PRAGMA synchronous"),
@@ -98,7 +98,7 @@ struct SQLiteStoreLifecycleTests {
 
     @Test("database failures are wrapped with the operation that failed")
     func wrappedFailure() async throws {
-        try await withStore(.inMemory) { store async throws in
+        try await withSQLiteStore(.inMemory) { store async throws in
             try await store.writer.write { db in try db.execute(sql: "DROP TABLE button_press") }
             let error = await #expect(throws: StoreError.self) {
                 try await store.recordPress(button: "b1", at: instant(0), historyLimit: 20)
@@ -133,7 +133,7 @@ struct SQLiteStoreLifecycleTests {
 
     @Test("times are stored as integer milliseconds since 1970")
     func millisecondStorage() async throws {
-        try await withStore(.inMemory) { store async throws in
+        try await withSQLiteStore(.inMemory) { store async throws in
             _ = try await store.recordPress(button: "b1", at: Date(timeIntervalSince1970: 1_795_344_065.123), historyLimit: 20)
             let stored = try await store.writer.read { db in
                 let row = try Row.fetchOne(db, sql: "SELECT at, typeof(at) AS type FROM button_press")

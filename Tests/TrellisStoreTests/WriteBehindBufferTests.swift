@@ -68,7 +68,7 @@ struct WriteBehindBufferTests {
 
     @Test("readings recorded in a burst reach the database in few transactions")
     func batchedReadings() async throws {
-        try await withStore(.inMemory) { store async throws in
+        try await withSQLiteStore(.inMemory) { store async throws in
             let batchesBefore = await store.buffer.batchesFinished
             for index in 0..<1_000 {
                 try await store.recordReading(sensor: "0x\(index % 50)", moisture: index % 10, temperature: 20, at: instant(Double(index)))

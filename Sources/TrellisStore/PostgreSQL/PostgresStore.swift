@@ -45,13 +45,22 @@ public final class PostgresStore: Sendable {
         deadLetterLimit: Int = SQLiteStore.defaultDeadLetterLimit,
         logger: Logger = Logger(label: "trellis.store"), patience: Duration = .seconds(4)
     ) async throws -> PostgresStore {
+        // One plain connection first: an unreachable server or a refused login is reported at
+        // once, in the server's words, rather than after the pool's retries give up.
+        do {
+            try await probe(url)
+        } catch {
+            throw StoreError(code: .cannotOpen, message: "cannot open the PostgreSQL store at \(url): \(PostgresFailure.describe(error))")
+        }
+        var quiet = logger
+        quiet.logLevel = .error
         var configuration = PostgresClient.Configuration(
             host: url.host, port: url.port, username: url.user, password: url.password, database: url.database,
             tls: try tls(for: url.sslMode))
         configuration.options.maximumConnections = max(2, connections)
         configuration.options.connectTimeout = .seconds(5)
         configuration.options.additionalStartupParameters = [("application_name", "trellis \(owner)")]
-        let store = PostgresStore(client: PostgresClient(configuration: configuration, backgroundLogger: logger),
+        let store = PostgresStore(client: PostgresClient(configuration: configuration, backgroundLogger: quiet),
                                   url: url, owner: owner, deadLetterLimit: deadLetterLimit, logger: logger,
                                   patience: patience)
         do {
@@ -80,16 +89,39 @@ public final class PostgresStore: Sendable {
         }
     }
 
-    /// The TLS settings for libpq's `sslmode`.
-    private static func tls(for mode: PostgresURL.SSLMode) throws -> PostgresClient.Configuration.TLS {
-        var unverified = TLSConfiguration.makeClientConfiguration()
-        unverified.certificateVerification = .none
+    /// The TLS settings of libpq's `sslmode`: `prefer` and `require` do not check the certificate
+    /// (as libpq), `verify-full` checks it against the system's CAs and the host name.
+    private static func tlsConfiguration(for mode: PostgresURL.SSLMode) -> TLSConfiguration? {
+        var configuration = TLSConfiguration.makeClientConfiguration()
         switch mode {
-        case .disable: return .disable
-        case .prefer: return .prefer(unverified)
-        case .require: return .require(unverified)
-        case .verifyFull: return .require(TLSConfiguration.makeClientConfiguration())
+        case .disable: return nil
+        case .prefer, .require: configuration.certificateVerification = .none
+        case .verifyFull: break
         }
+        return configuration
+    }
+
+    private static func tls(for mode: PostgresURL.SSLMode) throws -> PostgresClient.Configuration.TLS {
+        guard let configuration = tlsConfiguration(for: mode) else { return .disable }
+        return mode == .prefer ? .prefer(configuration) : .require(configuration)
+    }
+
+    /// Opens and closes one connection to `url`.
+    private static func probe(_ url: PostgresURL) async throws {
+        let tls: PostgresConnection.Configuration.TLS
+        if let configuration = tlsConfiguration(for: url.sslMode) {
+            let context = try NIOSSLContext(configuration: configuration)
+            tls = url.sslMode == .prefer ? .prefer(context) : .require(context)
+        } else {
+            tls = .disable
+        }
+        var configuration = PostgresConnection.Configuration(
+            host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: tls)
+        configuration.options.connectTimeout = .seconds(5)
+        var quiet = Logger(label: "trellis.store.probe")
+        quiet.logLevel = .critical
+        let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: quiet)
+        try await connection.close()
     }
 
     /// Whether commits succeed, over both commit paths.

@@ -80,7 +80,7 @@ extension SettingKey {
             _ = try PostgresURL(value)
             return nil
         } catch {
-            return "empty or postgres://user[:password]@host[:port]/database (\(error.message))"
+            return "empty or postgres://user[:password]@host[:port]/database (\((error as? StoreError)?.message ?? "\(error)"))"
         }
     }
 
