@@ -101,6 +101,8 @@ let package = Package(
             dependencies: [
                 "TrellisMQTT", "TrellisBroker", "TrellisCore", "TrellisRelay", "TrellisStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/TrellisBench"
         ),

@@ -26,6 +26,8 @@ enum BenchBroker {
 struct Contender {
     let name: String
     let process: ChildProcess
+    /// Further relays of the same share group, answering on the same topics (the store comparison).
+    var companions: [ChildProcess] = []
     let output: String
     /// Requests go to `<plantPrefix>/torpi`, replies come on `<plantPrefix>/fromrpi`.
     let plantPrefix: String
@@ -65,30 +67,80 @@ struct Contender {
     /// `species` generated species. The spam guard is opened up for the single load sender (a limit
     /// it never reaches, over a window of 0.1 s, so the guard keeps few timestamps for that sender).
     static func trellis(port: Int, work: String, species: Int) async throws -> Contender {
-        let state = work + "/state"
-        let store = try SQLiteStore(directory: state)
+        try await trellis(port: port, work: work, species: species, setup: .sqlite)
+    }
+
+    /// 1,000 clients online, 10,000 buttons pressed once, and `species` catalog species.
+    static func seed(_ store: SQLiteStore, species: Int) async throws {
         let now = Date()
         for index in 0..<1_000 { try await store.setClientStatus(client: "c\(index)", online: true, at: now) }
         for index in 0..<10_000 { _ = try await store.recordPress(button: "b\(index)", at: now, historyLimit: 20) }
-        try await store.upsertSpecies(BenchCatalog.species(count: species))
-        try await store.close()
+        if species > 0 { try await store.upsertSpecies(BenchCatalog.species(count: species)) }
+    }
+
+    /// Where a Trellis contender keeps its state and how many relays answer for it.
+    enum StoreSetup {
+        /// One relay on SQLite in its state directory.
+        case sqlite
+        /// `relays` relays on the PostgreSQL database at `url`, in one share group when more than one.
+        case postgres(url: String, relays: Int)
+    }
+
+    /// Like ``trellis(port:work:species:)``, with the state in `setup`, on the prefixes given, named `name`.
+    static func trellis(port: Int, work: String, species: Int, setup: StoreSetup, name: String = "trellis",
+                        prefixes: (plant: String, buttons: String) = ("trl", "t2o"), spamWindow: String = "0.1") async throws -> Contender {
+        let state = work + "/state-\(name)"
+        var storeArguments: [String] = []
+        var relayCount = 1
+        switch setup {
+        case .sqlite:
+            let store = try SQLiteStore(directory: state)
+            try await seed(store, species: species)
+            try await store.close()
+        case let .postgres(url, relays):
+            // The same rows, made in SQLite and copied over in one transaction (as `trellis store copy` does).
+            let scratch = try SQLiteStore.inMemory()
+            try await seed(scratch, species: species)
+            let dump = try await scratch.exportState()
+            try await scratch.close()
+            let store = try await PostgresStore.connect(try PostgresURL(url), owner: "bench-seed")
+            try await store.importState(dump, replacing: true)
+            try await store.close()
+            storeArguments = ["--store", url]
+            relayCount = relays
+        }
         let sensors = (0..<7).map { "0x\(String(0x30 + $0, radix: 16))" }
-        let plantsFile = work + "/plants.txt"
+        let plantsFile = work + "/plants-\(name).txt"
         try sensors.enumerated().map { "Plant\($0.offset),\($0.element)\n" }.joined()
             .write(toFile: plantsFile, atomically: true, encoding: .utf8)
 
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
             .deletingLastPathComponent().appendingPathComponent("trellis").path
-        let (plant, buttons) = ("trl", "t2o")
-        let contender = Contender(name: "trellis", process: try ChildProcess(
-            path: binary,
-            arguments: ["run", "--broker", "mqtt://127.0.0.1:\(port)", "--state", state, "--plants-file", plantsFile,
-                        "--plant-prefix", plant, "--plant-dialect", "lossless", "--button-prefix", buttons,
-                        "--spam-limit", "1000000000", "--spam-window", "0.1", "--stats-interval", "3600", "--log-level", "warning"],
-            outputPath: work + "/trellis.log"), output: work + "/trellis.log", plantPrefix: plant, buttonPrefix: buttons,
-            replySuffix: "operation:RES_plantSensorData")
-        Watchdog.adopt(contender.process.pid)
-        try await contender.waitForOnline(port: port)
+        let (plant, buttons) = prefixes
+        func relay(_ index: Int) throws -> ChildProcess {
+            var arguments = ["run", "--broker", "mqtt://127.0.0.1:\(port)", "--state", index == 0 ? state : state + "-\(index)",
+                             "--plants-file", plantsFile,
+                             "--plant-prefix", plant, "--plant-dialect", "lossless", "--button-prefix", buttons,
+                             "--spam-limit", "1000000000", "--spam-window", spamWindow, "--stats-interval", "3600", "--log-level", "info",
+                             "--client-id", "\(name)-\(index)"] + storeArguments
+            if relayCount > 1 { arguments += ["--share", name] }
+            let process = try ChildProcess(path: binary, arguments: arguments, outputPath: work + "/\(name)-\(index).log")
+            Watchdog.adopt(process.pid)
+            return process
+        }
+        var contender = Contender(name: name, process: try relay(0), output: work + "/\(name)-0.log",
+                                  plantPrefix: plant, buttonPrefix: buttons, replySuffix: "operation:RES_plantSensorData")
+        try await contender.waitFor("connected to the broker")
+        for index in 1..<relayCount {
+            let companion = try relay(index)
+            contender.companions.append(companion)
+            let log = work + "/\(name)-\(index).log"
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !read(log).contains("connected to the broker") {
+                guard ContinuousClock.now < deadline, companion.isRunning else { throw BenchError("relay \(index) never connected: \(read(log))") }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
 
         var setup = try await LoadGenerator.connect(port: port, id: "bench-setup",
                                                     replyFilters: ["\(plant)/fromrpi", "\(buttons)/clients/+/register-response"])
@@ -136,9 +188,11 @@ struct Contender {
     func peakKiB() -> Int { Self.statusField("VmHWM", of: process.pid) }
 
     func stop() {
-        process.signal(SIGTERM)
-        process.waitUntilExit()
-        Watchdog.release(process.pid)
+        for relay in [process] + companions {
+            relay.signal(SIGTERM)
+            relay.waitUntilExit()
+            Watchdog.release(relay.pid)
+        }
     }
 
     static func read(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }

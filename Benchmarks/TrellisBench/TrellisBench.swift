@@ -49,6 +49,9 @@ struct TrellisBench: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Also write the table as JSON to this file.", valueName: "file"))
     var json: String?
 
+    @Option(help: ArgumentHelp("Instead of the C relay comparison: compare one relay on SQLite, one on PostgreSQL and two on PostgreSQL in a $share group (QoS 1 round trips and throughput, press fan-out), with databases created on this PostgreSQL server and dropped after (`make bench-stores` starts a throwaway one).", valueName: "postgres-url"))
+    var stores: String?
+
     enum GeneratorKind: String, ExpressibleByArgument { case c, swift }
 
     mutating func run() async throws {
@@ -72,6 +75,13 @@ struct TrellisBench: AsyncParsableCommand {
         defer { broker.kill() }
         if let pid = broker.pid { Watchdog.adopt(pid) }
         let port = broker.address.port
+        if let stores {
+            let comparison = StoreComparison(port: port, loadgen: loadgen, closedLoop: closedLoop, pipelined: pipelined,
+                                             presses: presses, rounds: rounds, server: try PostgresURL(stores))
+            print(try await comparison.run(work: work))
+            print(Machine.describe())
+            return
+        }
         var table = BenchTable()
         table.loadGenerator = loadGenerator == .c ? "C loadgen (Benchmarks/baseline/loadgen.c)" : "Swift MQTTClient"
         table.rounds = rounds

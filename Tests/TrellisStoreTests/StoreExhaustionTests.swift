@@ -5,18 +5,6 @@ import Testing
 @testable import TrellisStore
 import TrellisTestSupport
 
-/// Polls `condition` every 20 ms until it holds, failing after `timeout`.
-func eventually(_ what: String, timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while try await !condition() {
-        guard ContinuousClock.now < deadline else {
-            Issue.record("timed out waiting until \(what)")
-            throw CancellationError()
-        }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-}
-
 /// What a relay would have acknowledged: the changes whose positions are committed.
 struct Ledger {
     var positions: [UInt64] = []

@@ -73,6 +73,9 @@ public actor MessageCollector {
         messages.filter { $0.topic == topic }
     }
 
+    /// Every message received so far, on any topic.
+    public func all() -> [MQTTMessage] { messages }
+
     /// Forgets everything received so far.
     public func reset() { messages.removeAll() }
 }

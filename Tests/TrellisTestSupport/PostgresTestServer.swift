@@ -45,8 +45,7 @@ public enum PostgresTestServer {
             host: base.host, port: base.port, username: base.user, password: base.password, database: base.database,
             tls: .disable)
         configuration.options.connectTimeout = .seconds(10)
-        var logger = Logger(label: "trellis.test.postgres")
-        logger.logLevel = .critical
+        let logger = Logger(label: "trellis.test.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
         let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
         do {
             try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)

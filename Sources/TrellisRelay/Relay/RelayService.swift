@@ -17,12 +17,20 @@ public final class RelayService: Service, Sendable {
     public let localClients = LocalButtonClients()
     private let current: Mutex<RelayEngine>
     private let logger: Logger
+    /// Republishes retained states from the store after other relays of the share group may have
+    /// published older ones; nil for a relay alone on its topics.
+    private let reconciler: RetainedStateReconciler?
 
     /// Creates the service; `client` must have been configured with `RelayService.will(for:)`.
     public init(client: MQTTClient, engine: RelayEngine, logger: Logger) {
         self.client = client
         self.current = Mutex(engine)
         self.logger = logger
+        if engine.settings.shareGroup != nil, let lock = engine.store as? any SharedLocking {
+            self.reconciler = RetainedStateReconciler(lock: lock, client: client, logger: logger)
+        } else {
+            self.reconciler = nil
+        }
     }
 
     /// Creates the service with every Trellis service's routes over `store`.
@@ -129,6 +137,7 @@ public final class RelayService: Service, Sendable {
             for reply in replies where !localClients.deliver(reply, buttonPrefix: engine.settings.buttonPrefix) {
                 do {
                     try client.publish(reply)
+                    reconciler?.published(reply, engine: engine)
                 } catch {
                     logger.error("could not publish a reply", metadata: ["topic": "\(reply.topic)", "error": "\(error)"])
                 }
@@ -198,6 +207,7 @@ public final class RelayService: Service, Sendable {
     /// receiving has stopped, so its acknowledgement would never be read, but it is written before
     /// the DISCONNECT on the same connection, so the broker takes it first.
     private func stop() async {
+        await reconciler?.finish()
         do {
             try client.publish(topic: engine.settings.statusTopic, payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
         } catch {

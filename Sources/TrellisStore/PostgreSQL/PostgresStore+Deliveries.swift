@@ -103,3 +103,16 @@ extension PostgresStore {
         }
     }
 }
+
+/// ``SharedLocking`` over PostgreSQL: a transaction-scoped advisory lock on the name's hash,
+/// held on one pooled connection while `body` runs, released by the transaction's end.
+extension PostgresStore: SharedLocking {
+    public func withSharedLock<T: Sendable>(_ name: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        let logger = self.logger
+        try commits.checkOpen("withSharedLock(\(name))")
+        return try await Self.transaction(client, logger: logger, operation: "withSharedLock(\(name))") { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtext('trellis'), hashtext(\(name)))", logger: logger)
+            return try await body()
+        }
+    }
+}

@@ -52,8 +52,7 @@ public final class PostgresStore: Sendable {
         } catch {
             throw StoreError(code: .cannotOpen, message: "cannot open the PostgreSQL store at \(url): \(PostgresFailure.describe(error))")
         }
-        var quiet = logger
-        quiet.logLevel = .error
+        let quiet = Self.silent
         var configuration = PostgresClient.Configuration(
             host: url.host, port: url.port, username: url.user, password: url.password, database: url.database,
             tls: try tls(for: url.sslMode))
@@ -106,6 +105,10 @@ public final class PostgresStore: Sendable {
         return mode == .prefer ? .prefer(configuration) : .require(configuration)
     }
 
+    /// A logger for postgres-nio's own background messages, which say nothing the store's errors do
+    /// not (and a level set on a copy of the process's logger would change every logger's level).
+    static let silent = Logger(label: "trellis.store.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+
     /// Opens and closes one connection to `url`.
     private static func probe(_ url: PostgresURL) async throws {
         let tls: PostgresConnection.Configuration.TLS
@@ -118,9 +121,7 @@ public final class PostgresStore: Sendable {
         var configuration = PostgresConnection.Configuration(
             host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: tls)
         configuration.options.connectTimeout = .seconds(5)
-        var quiet = Logger(label: "trellis.store.probe")
-        quiet.logLevel = .critical
-        let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: quiet)
+        let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: silent)
         try await connection.close()
     }
 

@@ -1,0 +1,119 @@
+import Foundation
+import Logging
+import PostgresNIO
+import TrellisMQTT
+import TrellisStore
+
+/// `trellis-bench --stores URL`: one relay on SQLite, one on PostgreSQL, and two on PostgreSQL in a
+/// `$share` group, side by side on one Mosquitto, with the minimal C relay beside them as the
+/// broker's ceiling. Each round measures every setup one right after the other, in a rotating
+/// order; the table gives each setup's medians and the median of its per-round ratios to SQLite.
+struct StoreComparison {
+    let port: Int
+    let loadgen: CLoadGenerator
+    let closedLoop: Int
+    let pipelined: Int
+    let presses: Int
+    let rounds: Int
+    /// The server's URL; the comparison creates (and drops) two databases of its own there.
+    let server: PostgresURL
+
+    static let measurements: [RoundRunner.Measurement] = [
+        .closedLoop(.atLeastOnce), .pipelined(.atLeastOnce, window: 64), .pipelined(.atLeastOnce, window: 512), .fanOut,
+    ]
+
+    func run(work: String) async throws -> String {
+        let one = try await Self.createDatabase(on: server, named: "\(server.database)_bench_one")
+        let two = try await Self.createDatabase(on: server, named: "\(server.database)_bench_two")
+        do {
+            let table = try await measure(one: one, two: two, work: work)
+            await Self.dropDatabase(on: server, named: one.database)
+            await Self.dropDatabase(on: server, named: two.database)
+            return table
+        } catch {
+            await Self.dropDatabase(on: server, named: one.database)
+            await Self.dropDatabase(on: server, named: two.database)
+            throw error
+        }
+    }
+
+    private func measure(one: PostgresURL, two: PostgresURL, work: String) async throws -> String {
+        let secret = { (url: PostgresURL) in
+            "postgres://\(url.user)\(url.password.map { ":" + $0 } ?? "")@\(url.host):\(url.port)/\(url.database)"
+        }
+        let baseline = try await Contender.baseline(port: port, work: work)
+        let setups = [
+            try await Contender.trellis(port: port, work: work, species: 0, setup: .sqlite, name: "sqlite",
+                                        prefixes: ("sq1", "sq2"), spamWindow: "0.001"),
+            try await Contender.trellis(port: port, work: work, species: 0, setup: .postgres(url: secret(one), relays: 1),
+                                        name: "pg-one", prefixes: ("pg1", "pq1"), spamWindow: "0.001"),
+            try await Contender.trellis(port: port, work: work, species: 0, setup: .postgres(url: secret(two), relays: 2),
+                                        name: "pg-two", prefixes: ("pg2", "pq2"), spamWindow: "0.001"),
+        ]
+        let all = [baseline] + setups
+        let runner = RoundRunner(port: port, loadgen: loadgen, kind: .c, closedLoop: closedLoop, pipelined: pipelined, presses: presses)
+        var figures: [String: [Figures]] = [:]
+        for round in 0..<rounds {
+            for measurement in Self.measurements {
+                let order = all.indices.map { all[($0 + round) % all.count] }
+                for contender in order {
+                    let measured = try await runner.measure(measurement, on: contender)
+                    if figures[contender.name, default: []].count <= round { figures[contender.name, default: []].append([:]) }
+                    figures[contender.name]![round].merge(measured) { $1 }
+                }
+            }
+        }
+        for contender in all { contender.stop() }
+        return Self.render(figures, names: all.map(\.name), rounds: rounds)
+    }
+
+    /// The comparison as a text table.
+    static func render(_ figures: [String: [Figures]], names: [String], rounds: Int) -> String {
+        let labels = ["baseline": "C relay", "sqlite": "SQLite, 1 relay", "pg-one": "PostgreSQL, 1 relay", "pg-two": "PostgreSQL, 2 relays"]
+        let keys = (figures["sqlite"]?.first?.keys.sorted() ?? []).filter { !$0.contains("latency max") && !$0.contains("deliveries") }
+        var lines = ["Stores compared, \(rounds) rounds, medians (ratios: median of the per-round ratios to SQLite, [lowest–highest])", ""]
+        lines.append("figure | " + names.map { labels[$0] ?? $0 }.joined(separator: " | ") + " | PG 1 / SQLite | PG 2 / SQLite")
+        for key in keys {
+            let values = names.map { name in (figures[name] ?? []).compactMap { $0[key] } }
+            let cells = values.map { String(format: "%.0f", $0.median) }
+            let sqlite = values[names.firstIndex(of: "sqlite") ?? 0]
+            let ratios = ["pg-one", "pg-two"].map { name -> String in
+                let other = values[names.firstIndex(of: name) ?? 0]
+                let perRound = zip(sqlite, other).map { $0 > 0 ? $1 / $0 : 0 }
+                return String(format: "%.2f× [%.2f–%.2f]", perRound.median, perRound.min() ?? 0, perRound.max() ?? 0)
+            }
+            lines.append("\(key) | " + cells.joined(separator: " | ") + " | " + ratios.joined(separator: " | "))
+        }
+        lines.append("")
+        lines.append("Targets: PostgreSQL with 2 relays ≥ 0.9× SQLite in QoS 1 pipelined throughput; its QoS 1 p50 ≤ 1.5× SQLite's.")
+        return lines.joined(separator: "\n")
+    }
+
+    /// Creates (or recreates) an empty database `name` on `server`.
+    static func createDatabase(on server: PostgresURL, named name: String) async throws -> PostgresURL {
+        await dropDatabase(on: server, named: name)
+        try await administer(server, "CREATE DATABASE \(name)")
+        var url = server
+        url.database = name
+        return url
+    }
+
+    static func dropDatabase(on server: PostgresURL, named name: String) async {
+        try? await administer(server, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+    }
+
+    private static func administer(_ server: PostgresURL, _ statement: String) async throws {
+        let configuration = PostgresConnection.Configuration(
+            host: server.host, port: server.port, username: server.user, password: server.password,
+            database: server.database, tls: .disable)
+        let logger = Logger(label: "trellis-bench.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+        let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+        do {
+            try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        try await connection.close()
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import Testing
+import TrellisBroker
+import TrellisCore
+import TrellisMQTT
+import TrellisStore
+import TrellisTestSupport
+
+/// Two `trellis run` relays in one share group on one Mosquitto, sharing a fresh PostgreSQL
+/// database: each message reaches one relay, and whichever answers, the state is one.
+@Suite("Scaling out: two relays, $share and PostgreSQL", .enabled(if: PostgresTestServer.isRequired))
+struct ScaleOutTests {
+    /// Starts relays with these client ids in share group `g` and waits until each is subscribed.
+    static func startRelays(_ ids: [String], broker: TestBroker, store: PostgresURL, extra: [String] = []) async throws -> [TrellisBinary] {
+        var relays: [TrellisBinary] = []
+        for id in ids { relays.append(try startRelay(id, broker: broker, store: store, extra: extra)) }
+        for relay in relays { try await relay.waitForOutput("connected to the broker") }
+        return relays
+    }
+
+    static func startRelay(_ id: String, broker: TestBroker, store: PostgresURL, extra: [String] = []) throws -> TrellisBinary {
+        var environment = ProcessInfo.processInfo.environment
+        environment["TRELLIS_STATE_STORE"] = store.urlWithPassword
+        return try TrellisBinary.start(["run", "--broker", broker.address, "--share", "g", "--client-id", id,
+                                        "--state", temporaryDirectory()] + extra, environment: environment)
+    }
+
+    static func stop(_ relays: [TrellisBinary]) async throws {
+        for relay in relays where relay.process.isRunning { relay.process.signal(SIGTERM) }
+        for relay in relays { _ = try await relay.waitForExit() }
+    }
+
+    static func request(_ id: Int, from client: String, _ operation: String, payload: String = "") -> [UInt8] {
+        Array("ID:\(id);sender:\(client);receiver:Host-RPI3B+;payload:\(payload);operation:\(operation)".utf8)
+    }
+
+    @Test("30 racing adds through two relays: each answered once, exactly 7 plants; every read sees them")
+    func plantLimitRace() async throws {
+        try await withTestBroker { broker in
+            try await PostgresTestServer.withDatabase { url in
+                let relays = try await Self.startRelays(["r1", "r2"], broker: broker, store: url)
+                let phone = try await TestClients.connect(to: broker, id: "phones")
+                let seen = await MessageCollector.collecting(phone)
+                try await phone.subscribe("rpi/fromrpi/#", qos: .atLeastOnce)
+                for index in 0..<30 {
+                    try phone.publish(topic: "rpi/torpi/c\(index)", payload: Self.request(index, from: "c\(index)",
+                                      "REQ_addNewPlant", payload: "P\(index),0x\(index + 10)"), qos: .atLeastOnce)
+                }
+                try await seen.wait(timeout: .seconds(60), "30 answers") { $0.count >= 30 }
+                let answers = await seen.all().compactMap(\.text)
+                #expect(answers.count == 30)
+                #expect(answers.filter { $0.hasSuffix("operation:RES_addNewPlant") }.count == 7)
+                #expect(answers.filter { $0.hasSuffix("operation:ERR_tooManyPlants") }.count == 23)
+
+                await seen.reset()
+                for index in 0..<10 {
+                    try phone.publish(topic: "rpi/torpi/r\(index)", payload: Self.request(index, from: "r\(index)", "REQ_numPlants"),
+                                      qos: .atLeastOnce)
+                }
+                try await seen.wait(timeout: .seconds(30), "10 answers") { $0.count >= 10 }
+                #expect(await seen.all().allSatisfy { $0.text?.contains("payload:7;") == true })
+
+                let store = try await PostgresStore.connect(url, owner: "checker")
+                #expect(try await store.plants().count == 7)
+                try await store.close()
+                try await Self.stop(relays)
+                await phone.shutdown()
+            }
+        }
+    }
+
+    @Test("presses racing on one button through two relays: total, history and the retained state agree with the store")
+    func pressRace() async throws {
+        try await withTestBroker { broker in
+            try await PostgresTestServer.withDatabase { url in
+                let relays = try await Self.startRelays(["r1", "r2"], broker: broker, store: url)
+                let pressers = [try await TestClients.connect(to: broker, id: "p1"), try await TestClients.connect(to: broker, id: "p2")]
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for presser in pressers {
+                        group.addTask {
+                            for _ in 0..<299 { try presser.publish(topic: "p2o/buttons/race/press", payload: [], qos: .atLeastOnce) }
+                            try await presser.publishAndWait(topic: "p2o/buttons/race/press", payload: [], qos: .atLeastOnce)
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                let store = try await PostgresStore.connect(url, owner: "checker")
+                try await eventually("600 presses counted", timeout: .seconds(60)) { try await store.button(id: "race")?.total == 600 }
+                let snapshot = try #require(try await store.button(id: "race"))
+                #expect(snapshot.history.count == 20)
+                // The retained state settles on the store's, whichever relay published last.
+                let expected = ButtonPayloads.state(ButtonState(id: "race", total: 600, history: snapshot.history))
+                try await eventually("the retained state equals the store's", timeout: .seconds(20)) {
+                    try await Self.retained("p2o/buttons/race/state", broker: broker) == expected
+                }
+                try await store.close()
+                try await Self.stop(relays)
+                for presser in pressers { await presser.shutdown() }
+            }
+        }
+    }
+
+    @Test("a spammer spread over both relays is limited once: 15 answers, one kick, the rest muted")
+    func spamAcrossRelays() async throws {
+        try await withTestBroker { broker in
+            try await PostgresTestServer.withDatabase { url in
+                let relays = try await Self.startRelays(["r1", "r2"], broker: broker, store: url)
+                let spammer = try await TestClients.connect(to: broker, id: "spammer")
+                let seen = await MessageCollector.collecting(spammer)
+                try await spammer.subscribe("rpi/fromrpi/spammer", qos: .atLeastOnce)
+                try await spammer.subscribe("trellis/deadletter", qos: .atLeastOnce)
+                for index in 0..<30 {
+                    try spammer.publish(topic: "rpi/torpi/spammer", payload: Self.request(index, from: "spammer", "REQ_numPlants"),
+                                        qos: .atLeastOnce)
+                }
+                // Each message is answered (15), kicked (answer and dead letter) or muted (dead letter).
+                try await seen.wait(timeout: .seconds(60), "every message handled") {
+                    $0.filter { $0.topic == "trellis/deadletter" }.count >= 15 && $0.filter { $0.topic != "trellis/deadletter" }.count >= 16
+                }
+                let answers = await seen.received(on: "rpi/fromrpi/spammer").compactMap(\.text)
+                #expect(answers.filter { $0.hasSuffix("operation:RES_numPlants") }.count == 15)
+                #expect(answers.filter { $0.hasSuffix("operation:ERR_kickedForSpam") }.count == 1)
+                #expect(await seen.received(on: "trellis/deadletter").count == 15)
+                try await Self.stop(relays)
+                await spammer.shutdown()
+            }
+        }
+    }
+
+    /// Mosquitto keeps a shared subscription's member in the round robin while its persistent
+    /// session lives: while r1 is down, r2 answers the requests that come its way and r1's share
+    /// waits in r1's session until it is back (brokers that prefer online members, EMQX among
+    /// them, send everything to r2).
+    @Test("a relay killed mid-burst: the other keeps answering; after its restart nothing is lost or counted twice")
+    func killOneRelay() async throws {
+        try await withTestBroker { broker in
+            try await PostgresTestServer.withDatabase { url in
+                var relays = try await Self.startRelays(["r1", "r2"], broker: broker, store: url)
+                let presser = try await TestClients.connect(to: broker, id: "presser")
+                let asker = try await TestClients.connect(to: broker, id: "asker")
+                let answers = await MessageCollector.collecting(asker)
+                try await asker.subscribe("rpi/fromrpi/asker", qos: .atLeastOnce)
+                for index in 0..<2_000 {
+                    try presser.publish(topic: "p2o/buttons/kill/press", payload: [], qos: .atLeastOnce)
+                    if index == 700 {
+                        relays[0].process.signal(SIGKILL)
+                        _ = try await relays[0].waitForExit()
+                    }
+                }
+                try await presser.publishAndWait(topic: "p2o/buttons/kill/press", payload: [], qos: .atLeastOnce)
+                // While r1 is down, r2 answers new requests.
+                for index in 0..<4 {
+                    try await asker.publishAndWait(topic: "rpi/torpi/asker", payload: Self.request(index, from: "asker", "REQ_numPlants"))
+                }
+                try await answers.wait(timeout: .seconds(30), "r2 answers while r1 is down") { $0.count >= 1 }
+
+                relays[0] = try Self.startRelay("r1", broker: broker, store: url)
+                try await relays[0].waitForOutput("connected to the broker")
+                try await answers.wait(timeout: .seconds(60), "every request answered once r1 is back") { $0.count >= 4 }
+                let store = try await PostgresStore.connect(url, owner: "checker")
+                try await eventually("2,001 presses counted", timeout: .seconds(90)) { try await store.button(id: "kill")?.total == 2_001 }
+                try await Self.stop(relays)
+                #expect(try await store.button(id: "kill")?.total == 2_001, "counted twice after the restart")
+                try await store.close()
+                await presser.shutdown()
+                await asker.shutdown()
+            }
+        }
+    }
+
+    /// The retained message on `topic` now, as a fresh subscriber gets it.
+    static func retained(_ topic: String, broker: TestBroker) async throws -> [UInt8]? {
+        let reader = try await TestClients.connect(to: broker)
+        let inbox = await MessageCollector.collecting(reader)
+        try await reader.subscribe(topic, qos: .atLeastOnce)
+        let messages = try? await inbox.messages(on: topic, timeout: .seconds(5))
+        await reader.shutdown()
+        return messages?.first?.payload
+    }
+}
+
+extension PostgresURL {
+    /// The URL with its password, for handing to a relay in its environment.
+    var urlWithPassword: String {
+        let secret = password.map { ":" + ($0.addingPercentEncoding(withAllowedCharacters: .urlPasswordAllowed) ?? $0) } ?? ""
+        return "postgres://\(user)\(secret)@\(host):\(port)/\(database)"
+    }
+}

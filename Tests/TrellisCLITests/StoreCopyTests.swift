@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+import TrellisBroker
+import TrellisCore
+import TrellisMQTT
+import TrellisStore
+import TrellisTestSupport
+
+/// `trellis store copy`: a state made on SQLite, copied into a fresh PostgreSQL database, then
+/// served from there by `trellis run` as the old relay served it.
+@Suite("trellis store copy", .enabled(if: PostgresTestServer.isRequired))
+struct StoreCopyTests {
+    /// Fills an SQLite state with a row in every table the copy moves.
+    static func makeState(in directory: String) async throws {
+        let store = try SQLiteStore(directory: directory)
+        let start = Date(timeIntervalSince1970: 1_795_344_000)
+        #expect(try await store.addPlant(name: "Fern", sensors: ["0x36", "0x37"], maxPlants: 7) == .added)
+        #expect(try await store.addPlant(name: "Ivy", sensors: ["0x38"], maxPlants: 7) == .added)
+        try await store.recordReading(sensor: "0x36", moisture: 512, temperature: 71.5, at: start)
+        _ = try await store.register(client: "phone", button: "door", at: start)
+        try await store.setClientStatus(client: "phone", online: false, at: start)
+        for second in 1...3 { _ = try await store.recordPress(button: "door", at: start + Double(second), historyLimit: 20) }
+        try await store.recordDeadLetter(reason: "bad_utf8", topic: "rpi/torpi", payload: [0xFF, 0x00], at: start)
+        let species = Species(symbol: "ABC", scientificName: "Abies concolor", commonName: "white fir", moistureUse: .medium,
+                              shadeTolerance: .tolerant, minTempF: -30)
+        _ = try await store.upsertSpecies([species])
+        #expect(try await store.addLike(client: "phone", symbol: "ABC", at: start) == .added)
+        guard case let .created(board) = try await store.createBoard(client: "phone", name: "Trees", description: "tall",
+                                                                     isPublic: true, maxBoards: 5, at: start) else {
+            Issue.record("no board")
+            return
+        }
+        _ = try await store.addToBoard(client: "phone", id: board.id, symbols: ["ABC"], maxItems: 10)
+        #expect(try await store.linkPlant(plant: "Fern", symbol: "ABC", at: start) == .linked)
+        _ = try await store.registerDevice(id: "dev1", maxDevices: 10, at: start)
+        let model = try #require(try await store.createModel(name: "M1", at: start))
+        _ = try await store.addBuild(model: model.id, deviceCode: "print(1)", agentCode: "agent()", at: start)
+        try await store.appendDeviceLog(device: "dev1", entry: DeviceLogEntry(timestamp: start, type: "info", message: "up"), limit: 10)
+        try await store.close()
+    }
+
+    @Test("a state copied from SQLite reads back the same on PostgreSQL, a second copy is refused, and a relay serves it")
+    func copyAndServe() async throws {
+        let state = temporaryDirectory()
+        try await Self.makeState(in: state)
+        try await PostgresTestServer.withDatabase { url in
+            var environment = ProcessInfo.processInfo.environment
+            environment["TRELLIS_STATE_STORE"] = url.urlWithPassword
+            let copied = try await TrellisBinary.run(["store", "copy", "--from", state], environment: environment)
+            #expect(copied.status == 0, "\(copied.output)")
+            #expect(copied.output.contains("plant: 2 rows"))
+            #expect(copied.output.contains("button_press: 3 rows"))
+            #expect(!copied.output.contains(url.password ?? "no password"), "the password was printed")
+
+            let again = try await TrellisBinary.run(["store", "copy", "--from", state], environment: environment)
+            #expect(again.status == 1)
+            #expect(again.output.contains("already holds a state"))
+            let replaced = try await TrellisBinary.run(["store", "copy", "--from", state, "--replace"], environment: environment)
+            #expect(replaced.status == 0, "\(replaced.output)")
+
+            let sqlite = try SQLiteStore(directory: state)
+            let postgres = try await PostgresStore.connect(url, owner: "checker")
+            #expect(try await postgres.counts() == sqlite.counts())
+            #expect(try await postgres.plants() == sqlite.plants())
+            #expect(try await postgres.sensorRecords(plant: nil) == sqlite.sensorRecords(plant: nil))
+            #expect(try await postgres.button(id: "door") == sqlite.button(id: "door"))
+            #expect(try await postgres.client(id: "phone") == sqlite.client(id: "phone"))
+            #expect(try await postgres.deadLetters(limit: 10) == sqlite.deadLetters(limit: 10))
+            // A plant added after the copy gets a fresh id, past the copied ones.
+            #expect(try await postgres.addPlant(name: "Moss", sensors: [], maxPlants: 7) == .added)
+            #expect(try await postgres.plants().map(\.id) == [1, 2, 3])
+            #expect(try await postgres.deletePlant(name: "Moss"))
+            try await sqlite.close()
+            try await postgres.close()
+
+            // The relay on the copy answers as the old one did: two plants, three presses missed (`count`).
+            try await withTestBroker { broker in
+                let relay = try TrellisBinary.start(["run", "--broker", broker.address, "--state", temporaryDirectory()],
+                                                    environment: environment)
+                try await relay.waitForOutput("connected to the broker")
+                let phone = try await TestClients.connect(to: broker, id: "phone")
+                let seen = await MessageCollector.collecting(phone)
+                try await phone.subscribe("rpi/fromrpi/phone", qos: .atLeastOnce)
+                try await phone.subscribe("p2o/clients/phone/register-response", qos: .atLeastOnce)
+                let ask = "ID:1;sender:phone;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants"
+                try await phone.publishAndWait(topic: "rpi/torpi/phone", payload: Array(ask.utf8))
+                try await phone.publishAndWait(topic: "p2o/clients/phone/register", payload: Array("door".utf8))
+                let count = try await seen.messages(on: "rpi/fromrpi/phone")
+                #expect(count[0].text == "ID:1;sender:Host-RPI3B+;receiver:phone;payload:2;operation:RES_numPlants")
+                let registered = try await seen.messages(on: "p2o/clients/phone/register-response")
+                #expect(registered[0].text?.hasPrefix(#"{"button":{"count":3,"history":["#) == true, "\(registered[0].text ?? "")")
+                relay.process.signal(SIGTERM)
+                #expect(try await relay.waitForExit() == 0)
+                await phone.shutdown()
+            }
+        }
+    }
+
+    @Test("bad sources and targets are refused with a clear message")
+    func refusals() async throws {
+        let empty = temporaryDirectory()
+        let noState = try await TrellisBinary.run(["store", "copy", "--from", empty, "--to", "postgres://u@127.0.0.1:1/db"])
+        #expect(noState.status == 1)
+        #expect(noState.output.contains("holds no Trellis state"))
+        let notPostgres = try await TrellisBinary.run(["store", "copy", "--from", empty, "--to", "/tmp/x"])
+        #expect(notPostgres.status == 1)
+        #expect(notPostgres.output.contains("--to must be a postgres:// URL"))
+        let state = temporaryDirectory()
+        try await Self.makeState(in: state)
+        let unreachable = try await TrellisBinary.run(["store", "copy", "--from", state, "--to", "postgres://u:secret@127.0.0.1:1/db"])
+        #expect(unreachable.status == 1)
+        #expect(unreachable.output.contains("cannot connect"))
+        #expect(!unreachable.output.contains("secret"))
+    }
+}
