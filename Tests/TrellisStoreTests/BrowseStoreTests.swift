@@ -46,9 +46,10 @@ struct BrowseStoreTests {
         }
     }
 
-    @Test("entities that do not exist have no facts; a species counts only while a plant is linked to it")
-    func existence() async throws {
-        try await withStore(.inMemory) { store async throws in
+    @Test("entities that do not exist have no facts; a species counts only while a plant is linked to it",
+          arguments: StoreKind.bothStores)
+    func existence(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
             try await store.upsertSpecies([Species(symbol: "NEEX", scientificName: "Nephrolepis exaltata", commonName: "Boston swordfern",
                                                    moistureUse: .high, shadeTolerance: .tolerant, minTempF: 28)])
             let refs = [EntityRef(.plant, "1"), EntityRef(.plant, "x"), EntityRef(.sensor, "0x36"), EntityRef(.species, "NEEX"),

@@ -7,12 +7,15 @@ import PostgresNIO
 /// device, so two relays' batches trim one after the other, and the later one sees the earlier
 /// one's committed lines as well as its own.
 enum PostgresDeviceLog {
-    /// Appends one entry when its device is still registered.
+    /// Appends one entry when its device is still registered. The device row is held `FOR KEY
+    /// SHARE` until commit, so a racing ``PostgresStore/deleteDevice(id:)`` (which locks the row
+    /// first) either removes this line with the rest of the log or makes it be dropped.
     static func append(device: String, at: Int64, type: String, message: String,
                        on connection: PostgresConnection, logger: Logger) async throws {
         try await connection.query("""
             INSERT INTO device_log (device_id, at, type, message)
-            SELECT \(device), \(at), \(type), \(message) WHERE EXISTS (SELECT 1 FROM device WHERE id = \(device))
+            SELECT \(device), \(at), \(type), \(message)
+            WHERE EXISTS (SELECT 1 FROM device WHERE id = \(device) FOR KEY SHARE)
             """, logger: logger)
     }
 

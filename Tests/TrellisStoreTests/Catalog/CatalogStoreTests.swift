@@ -33,7 +33,7 @@ struct CatalogStoreTests {
         }
     }
 
-    @Test("search matches the pure filter, in the seed's order, page by page", arguments: [
+    @Test("search matches the pure filter, in the seed's order, page by page", arguments: StoreKind.bothStores, [
         CatalogFilter(),
         CatalogFilter(moisture: .high),
         CatalogFilter(shade: .tolerant, minTemp: TemperatureRange.bucket(named: "-17..23")),
@@ -41,8 +41,8 @@ struct CatalogStoreTests {
         CatalogFilter(name: "MAPLE"),
         CatalogFilter(moisture: .low, name: "maple"),
     ])
-    func searchPaging(filter: CatalogFilter) async throws {
-        try await withStore(.inMemory) { store in
+    func searchPaging(kind: StoreKind, filter: CatalogFilter) async throws {
+        try await withStore(kind) { store in
             try await store.upsertSpecies(sample)
             let expected = CatalogShuffle.order(sample.filter(filter.matches), seed: 7)
             var seen: [Species] = []
@@ -57,9 +57,9 @@ struct CatalogStoreTests {
         }
     }
 
-    @Test("unseen_only never repeats for that client, and other clients are unaffected")
-    func unseenOnly() async throws {
-        try await withStore(.inMemory) { store in
+    @Test("unseen_only never repeats for that client, and other clients are unaffected", arguments: StoreKind.bothStores)
+    func unseenOnly(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             try await store.upsertSpecies(sample)
             var shown: [String] = []
             for seed in 0..<20 as Range<UInt64> {

@@ -17,9 +17,9 @@ struct DeviceStoreTests {
         }
     }
 
-    @Test("telemetry sets only what it reports; null clears")
-    func telemetry() async throws {
-        try await withStore(.inMemory) { store async throws in
+    @Test("telemetry sets only what it reports; null clears", arguments: StoreKind.bothStores)
+    func telemetry(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
             _ = try await store.recordTelemetry(id: "n1", telemetry: DeviceTelemetry(rssi: .some(-60), agentID: .some("a")),
                                                 maxDevices: 10, at: instant(1))
             let same = try await store.recordTelemetry(id: "n1", telemetry: DeviceTelemetry(rssi: .some(-60)), maxDevices: 10, at: instant(2))
