@@ -101,8 +101,6 @@ let package = Package(
             dependencies: [
                 "TrellisMQTT", "TrellisBroker", "TrellisCore", "TrellisRelay", "TrellisStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/TrellisBench"
         ),
@@ -112,7 +110,6 @@ let package = Package(
                 "TrellisMQTT", "TrellisBroker", "TrellisRelay", "TrellisStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Tests/TrellisTestSupport"
         ),

@@ -1,6 +1,4 @@
 import Foundation
-import Logging
-import PostgresNIO
 import TrellisMQTT
 import TrellisStore
 
@@ -89,31 +87,11 @@ struct StoreComparison {
         return lines.joined(separator: "\n")
     }
 
-    /// Creates (or recreates) an empty database `name` on `server`.
     static func createDatabase(on server: PostgresURL, named name: String) async throws -> PostgresURL {
-        await dropDatabase(on: server, named: name)
-        try await administer(server, "CREATE DATABASE \(name)")
-        var url = server
-        url.database = name
-        return url
+        try await PostgresServer.createDatabase(named: name, on: server)
     }
 
     static func dropDatabase(on server: PostgresURL, named name: String) async {
-        try? await administer(server, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
-    }
-
-    private static func administer(_ server: PostgresURL, _ statement: String) async throws {
-        let configuration = PostgresConnection.Configuration(
-            host: server.host, port: server.port, username: server.user, password: server.password,
-            database: server.database, tls: .disable)
-        let logger = Logger(label: "trellis-bench.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
-        let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
-        do {
-            try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-        } catch {
-            try? await connection.close()
-            throw error
-        }
-        try await connection.close()
+        await PostgresServer.dropDatabase(named: name, on: server)
     }
 }

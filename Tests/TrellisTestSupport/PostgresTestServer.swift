@@ -1,6 +1,4 @@
 import Foundation
-import Logging
-import PostgresNIO
 import TrellisStore
 
 /// The PostgreSQL server the tests use: the throwaway cluster `make test` starts
@@ -26,34 +24,14 @@ public enum PostgresTestServer {
             throw StoreError(code: .cannotOpen, message: "TRELLIS_TEST_POSTGRES_URL is not set: run the tests with `make test`, "
                 + "or start a server with `make postgres`")
         }
-        var base = try PostgresURL(text)
         let name = "trellis_test_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(20))"
-        try await administer(base, "CREATE DATABASE \(name)")
-        base.database = name
-        return base
+        return try await PostgresServer.createDatabase(named: name, on: try PostgresURL(text))
     }
 
     /// Drops a database made by ``createDatabase()``, closing what still uses it.
     public static func dropDatabase(_ database: PostgresURL) async {
         guard let text = url, let base = try? PostgresURL(text), database.database.hasPrefix("trellis_test_") else { return }
-        try? await administer(base, "DROP DATABASE IF EXISTS \(database.database) WITH (FORCE)")
-    }
-
-    /// Runs one statement on a connection of its own to `base`.
-    private static func administer(_ base: PostgresURL, _ statement: String) async throws {
-        var configuration = PostgresConnection.Configuration(
-            host: base.host, port: base.port, username: base.user, password: base.password, database: base.database,
-            tls: .disable)
-        configuration.options.connectTimeout = .seconds(10)
-        let logger = Logger(label: "trellis.test.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
-        let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
-        do {
-            try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-        } catch {
-            try? await connection.close()
-            throw error
-        }
-        try await connection.close()
+        await PostgresServer.dropDatabase(named: database.database, on: base)
     }
 
     /// Runs `body` with a fresh database's URL, then drops the database.
