@@ -97,7 +97,10 @@ public struct RelaySettings: Sendable, Hashable {
         return MQTTSubscription("$share/\(shareGroup)/\(subscription.filter)", qos: subscription.qos, noLocal: false)
     }
     /// Retained statistics, republished every `statsInterval` seconds.
-    public var statsTopic: String { "\(trellisPrefix)/stats" }
+    /// A relay of a share group has its own, `trellis/stats/<client id>`: its counters are its own.
+    public var statsTopic: String {
+        shareGroup == nil ? "\(trellisPrefix)/stats" : "\(trellisPrefix)/stats/\(clientID)"
+    }
 
     /// The discovery configs of the current settings, nil while Home Assistant discovery is off.
     public var homeAssistant: HomeAssistantDiscovery? {

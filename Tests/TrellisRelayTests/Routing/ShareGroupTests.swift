@@ -25,6 +25,8 @@ struct ShareGroupTests {
         #expect(RelaySettings().peerStatusFilter == nil)
         var settings = Self.shared
         #expect(settings.statusTopic == "trellis/status/r1")
+        #expect(settings.statsTopic == "trellis/stats/r1")
+        #expect(RelaySettings().statsTopic == "trellis/stats")
         #expect(settings.peerStatusFilter == "trellis/status/+")
         #expect(settings.peer(ofStatusTopic: "trellis/status/r2") == "r2")
         #expect(settings.peer(ofStatusTopic: "trellis/status") == nil)
