@@ -3,7 +3,9 @@ import PostgresNIO
 
 /// ``PlantStore`` over PostgreSQL: plant changes are single transactions, readings are written behind.
 ///
-/// Unique names are the `plant.name` constraint's job (`ON CONFLICT DO NOTHING`). The plant limit
+/// Unique names are the `plant.name` constraint's job (`ON CONFLICT DO NOTHING`); an add first
+/// checks the name (`NOT EXISTS`), so a refused add draws no id and the plant ids (the browse
+/// keys) follow SQLite's, where a refused add leaves no gap and a seed of a taken name does. The plant limit
 /// spans rows, so under READ COMMITTED two relays could each count 6 of 7 and both add: an add
 /// first takes ``plantLimitLock``, a transaction-scoped advisory lock, so adds count one at a time.
 extension PostgresStore {
@@ -18,7 +20,8 @@ extension PostgresStore {
             let inserted = try await connection.values("""
                 INSERT INTO plant (name, created_at)
                 SELECT \(name), \(now)
-                WHERE (SELECT count(*) FROM plant) < \(Int64(maxPlants))
+                WHERE NOT EXISTS (SELECT 1 FROM plant WHERE name = \(name))
+                  AND (SELECT count(*) FROM plant) < \(Int64(maxPlants))
                 ON CONFLICT (name) DO NOTHING
                 RETURNING id
                 """, as: Int64.self, logger: logger)

@@ -189,6 +189,9 @@ struct PostgresMatchesSQLiteTests {
         }
         _ = try await store.createBoard(client: "ann", name: "Shade", description: "", isPublic: false, maxBoards: 3, at: instant(2))
         _ = try await store.addPlant(name: "Fern", sensors: ["0x36", "0x37"], maxPlants: 7)
+        // Plant ids are browse keys: a refused add draws none, a seed of a taken name draws one (SQLite's AUTOINCREMENT).
+        _ = try await store.addPlant(name: "Fern", sensors: ["0x39"], maxPlants: 7)
+        try await store.seedPlants([(name: "Fern", sensors: [])])
         _ = try await store.addPlant(name: "Ivy", sensors: ["0x38"], maxPlants: 7)
         try await store.recordReading(sensor: "0x36", moisture: 2, temperature: 21.5, at: instant(3))
         _ = try await store.linkPlant(plant: "Fern", symbol: "S1", at: instant(3))
