@@ -132,26 +132,26 @@ extension PostgresStore {
     public func sensorRecords(plant: String?) async throws -> [SensorRecord]? {
         if !commits.buffer.isIdle { await commits.buffer.drain() }
         let logger = self.logger
+        // One round trip: the plants LEFT JOIN their sensors, so a named plant without sensors still
+        // gives a row (it exists) whose sensor is NULL.
         return try await read("sensorRecords(plant: \(plant ?? "all"))") { connection -> [SensorRecord]? in
-            if let plant {
-                let exists = try await connection.values(
-                    "SELECT EXISTS (SELECT 1 FROM plant WHERE name = \(plant))", as: Bool.self, logger: logger)
-                if exists.first != true { return nil }
-            }
             let rows = try await connection.query("""
                 SELECT p.name, s.sensor, r.moisture, r.temperature, r.at
                 FROM plant p
-                JOIN plant_sensor s ON s.plant_id = p.id
+                LEFT JOIN plant_sensor s ON s.plant_id = p.id
                 LEFT JOIN sensor_reading r ON r.sensor = s.sensor
                 WHERE \(plant)::text IS NULL OR p.name = \(plant)
                 ORDER BY p.id, s.position
                 """, logger: logger)
+            var found = false
             var records: [SensorRecord] = []
-            for try await (name, sensor, moisture, temperature, at) in rows.decode((String, String, Int64?, Double?, Int64?).self) {
+            for try await (name, sensor, moisture, temperature, at) in rows.decode((String, String?, Int64?, Double?, Int64?).self) {
+                found = true
+                guard let sensor else { continue }
                 records.append(SensorRecord(plant: name, sensor: sensor, moisture: moisture.map(Int.init),
                                             temperature: temperature, at: at.map(Date.init(storeMilliseconds:))))
             }
-            return records
+            return plant != nil && !found ? nil : records
         }
     }
 
