@@ -85,12 +85,12 @@ struct ScaleOutTests {
                     try await group.waitForAll()
                 }
                 let store = try await PostgresStore.connect(url, owner: "checker")
-                try await eventually("600 presses counted", timeout: .seconds(60)) { try await store.button(id: "race")?.total == 600 }
+                try await eventually("600 presses counted", timeout: .seconds(240)) { try await store.button(id: "race")?.total == 600 }
                 let snapshot = try #require(try await store.button(id: "race"))
                 #expect(snapshot.history.count == 20)
                 // The retained state settles on the store's, whichever relay published last.
                 let expected = ButtonPayloads.state(ButtonState(id: "race", total: 600, history: snapshot.history))
-                try await eventually("the retained state equals the store's", timeout: .seconds(20)) {
+                try await eventually("the retained state equals the store's", timeout: .seconds(60)) {
                     try await Self.retained("p2o/buttons/race/state", broker: broker) == expected
                 }
                 try await store.close()
@@ -140,9 +140,9 @@ struct ScaleOutTests {
                 let asker = try await TestClients.connect(to: broker, id: "asker")
                 let answers = await MessageCollector.collecting(asker)
                 try await asker.subscribe("rpi/fromrpi/asker", qos: .atLeastOnce)
-                for index in 0..<2_000 {
+                for index in 0..<1_000 {
                     try presser.publish(topic: "p2o/buttons/kill/press", payload: [], qos: .atLeastOnce)
-                    if index == 700 {
+                    if index == 350 {
                         relays[0].process.signal(SIGKILL)
                         _ = try await relays[0].waitForExit()
                     }
@@ -152,15 +152,15 @@ struct ScaleOutTests {
                 for index in 0..<4 {
                     try await asker.publishAndWait(topic: "rpi/torpi/asker", payload: Self.request(index, from: "asker", "REQ_numPlants"))
                 }
-                try await answers.wait(timeout: .seconds(90), "r2 answers while r1 is down") { $0.count >= 1 }
+                try await answers.wait(timeout: .seconds(240), "r2 answers while r1 is down") { $0.count >= 1 }
 
                 relays[0] = try Self.startRelay("r1", broker: broker, store: url)
                 try await relays[0].waitForOutput("connected to the broker")
-                try await answers.wait(timeout: .seconds(60), "every request answered once r1 is back") { $0.count >= 4 }
+                try await answers.wait(timeout: .seconds(240), "every request answered once r1 is back") { $0.count >= 4 }
                 let store = try await PostgresStore.connect(url, owner: "checker")
-                try await eventually("2,001 presses counted", timeout: .seconds(90)) { try await store.button(id: "kill")?.total == 2_001 }
+                try await eventually("1,001 presses counted", timeout: .seconds(240)) { try await store.button(id: "kill")?.total == 1_001 }
                 try await Self.stop(relays)
-                #expect(try await store.button(id: "kill")?.total == 2_001, "counted twice after the restart")
+                #expect(try await store.button(id: "kill")?.total == 1_001, "counted twice after the restart")
                 try await store.close()
                 await presser.shutdown()
                 await asker.shutdown()
