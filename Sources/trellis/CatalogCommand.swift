@@ -35,6 +35,9 @@ struct CatalogCommand: AsyncParsableCommand {
         @Option(name: .long, help: ArgumentHelp("Directory of Trellis's SQLite state, created if missing.", valueName: "dir"))
         var state = "trellis-state"
 
+        @Option(name: .long, help: ArgumentHelp("Import into this PostgreSQL store instead of the SQLite state (default: TRELLIS_STATE_STORE when set).", valueName: "postgres-url"))
+        var store: String?
+
         func run() async throws {
             guard let data = FileManager.default.contents(atPath: file) else {
                 throw fail("cannot read \(file): \(unreadableReason(file))")
@@ -48,9 +51,14 @@ struct CatalogCommand: AsyncParsableCommand {
             } catch {
                 throw fail("\(file): \(error)")
             }
-            let store: SQLiteStore
+            let target = store ?? ProcessInfo.processInfo.environment["TRELLIS_STATE_STORE"] ?? ""
+            let store: any TrellisStore
             do {
-                store = try SQLiteStore(directory: state)
+                if target.isEmpty {
+                    store = try SQLiteStore(directory: state)
+                } else {
+                    store = try await PostgresStore.connect(try PostgresURL(target), owner: "trellis-catalog-import")
+                }
             } catch {
                 throw fail("\(error)")
             }

@@ -112,4 +112,18 @@ struct StoreCopyTests {
         #expect(unreachable.output.contains("cannot connect"))
         #expect(!unreachable.output.contains("secret"))
     }
+
+    @Test("catalog import --store writes the species into PostgreSQL")
+    func catalogImport() async throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let csv = root.appendingPathComponent("catalog/usda-starter.csv").path
+        try await PostgresTestServer.withDatabase { url in
+            let result = try await TrellisBinary.run(["catalog", "import", csv, "--store", url.urlWithPassword])
+            #expect(result.status == 0, "\(result.output)")
+            #expect(result.output.contains("the catalog holds 95 species"), "\(result.output)")
+            let store = try await PostgresStore.connect(url, owner: "checker")
+            #expect(try await store.speciesCount() == 95)
+            try await store.close()
+        }
+    }
 }
