@@ -85,7 +85,7 @@ start_server() {
     for attempt in 1 2 3 4 5; do
         PORT=$(free_port)
         if as_owner "$BIN/pg_ctl" -w -t 30 -D "$DIR/data" -l "$DIR/log" start -o \
-            "-c listen_addresses=127.0.0.1 -p $PORT -k $DIR -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
+            "-c listen_addresses=127.0.0.1 -p $PORT -k $DIR -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=600" \
             >>"$DIR/pg_ctl.out" 2>&1; then
             STARTED=1
             return 0
