@@ -72,21 +72,17 @@ struct StoreCommand: AsyncParsableCommand {
         /// The state at `source`, read whole.
         static func read(_ source: String, logger: Logger) async throws -> StateDump {
             if PostgresURL.isPostgres(source) {
-                let store = try await PostgresStore.connect(try PostgresURL(source), owner: "trellis-store-copy", logger: logger)
-                do {
-                    let dump = try await store.exportState()
-                    try await store.close()
-                    return dump
-                } catch {
-                    try? await store.close()
-                    throw error
-                }
+                return try await export(try await PostgresStore.connect(try PostgresURL(source), owner: "trellis-store-copy", logger: logger))
             }
             let database = (source as NSString).appendingPathComponent(SQLiteStore.fileName)
             guard FileManager.default.fileExists(atPath: database) else {
                 throw StoreError(code: .cannotOpen, message: "\(source) holds no Trellis state (no \(SQLiteStore.fileName))")
             }
-            let store = try SQLiteStore(directory: source, logger: logger)
+            return try await export(try SQLiteStore(directory: source, logger: logger))
+        }
+
+        /// `store`'s whole state; the store is closed afterwards, whether the read worked or not.
+        static func export(_ store: some StateExporting & StoreLifecycle) async throws -> StateDump {
             do {
                 let dump = try await store.exportState()
                 try await store.close()

@@ -9,43 +9,31 @@ struct SystemdUnitTests {
         FileManager.default.isExecutableFile(atPath: $0)
     }
 
-    @Test("systemd-analyze verify accepts deploy/trellis.service",
-          .enabled(if: analyzer != nil, "systemd-analyze is not installed here, so the unit is not verified"))
-    func verify() async throws {
+    /// A shipped unit, the file name it is verified under, and lines it must hold.
+    static let units: [(file: String, verifiedAs: String, lines: [String])] = [
+        ("trellis.service", "trellis.service", ["After=network.target mosquitto.service", "Restart=on-failure"]),
+        ("trellis@.service", "trellis@1.service",
+         ["--client-id trellis-%i", "EnvironmentFile=/etc/trellis/trellis.env", "TRELLIS_BROKER_SHARE_GROUP=", "Restart=on-failure"]),
+    ]
+
+    @Test("systemd-analyze verify accepts the shipped units (trellis@ as its instance trellis@1)",
+          .enabled(if: analyzer != nil, "systemd-analyze is not installed here, so the unit is not verified"),
+          arguments: units.indices)
+    func verify(_ index: Int) async throws {
+        let (file, verifiedAs, lines) = Self.units[index]
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let unit = try String(contentsOf: root.appendingPathComponent("deploy/trellis.service"), encoding: .utf8)
-        #expect(unit.contains("After=network.target mosquitto.service"))
-        #expect(unit.contains("Restart=on-failure"))
+        let unit = try String(contentsOf: root.appendingPathComponent("deploy/" + file), encoding: .utf8)
+        for line in lines { #expect(unit.contains(line), "\(file) lacks \(line)") }
         // The unit names the installed binary; point it at the one just built.
         let directory = temporaryDirectory()
-        let path = directory + "/trellis.service"
+        let path = directory + "/" + verifiedAs
         try unit.replacingOccurrences(of: "/usr/local/bin/trellis", with: TrellisBinary.path)
             .write(toFile: path, atomically: true, encoding: .utf8)
         let output = directory + "/verify.log"
         let child = try ChildProcess(path: try #require(Self.analyzer), arguments: ["verify", path], outputPath: output)
         child.waitUntilExit()
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-        #expect(child.terminationStatus == 0, "systemd-analyze verify: \(text)")
-        #expect(text.isEmpty, "systemd-analyze verify warned: \(text)")
-    }
-
-    @Test("systemd-analyze verify accepts an instance of deploy/trellis@.service, the template for several relays",
-          .enabled(if: analyzer != nil, "systemd-analyze is not installed here, so the unit is not verified"))
-    func verifyTemplate() async throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let unit = try String(contentsOf: root.appendingPathComponent("deploy/trellis@.service"), encoding: .utf8)
-        #expect(unit.contains("--client-id trellis-%i"))
-        #expect(unit.contains("EnvironmentFile=/etc/trellis/trellis.env"))
-        #expect(unit.contains("TRELLIS_BROKER_SHARE_GROUP="))
-        let directory = temporaryDirectory()
-        let path = directory + "/trellis@1.service"
-        try unit.replacingOccurrences(of: "/usr/local/bin/trellis", with: TrellisBinary.path)
-            .write(toFile: path, atomically: true, encoding: .utf8)
-        let output = directory + "/verify.log"
-        let child = try ChildProcess(path: try #require(Self.analyzer), arguments: ["verify", path], outputPath: output)
-        child.waitUntilExit()
-        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-        #expect(child.terminationStatus == 0, "systemd-analyze verify: \(text)")
-        #expect(text.isEmpty, "systemd-analyze verify warned: \(text)")
+        #expect(child.terminationStatus == 0, "systemd-analyze verify \(file): \(text)")
+        #expect(text.isEmpty, "systemd-analyze verify \(file) warned: \(text)")
     }
 }

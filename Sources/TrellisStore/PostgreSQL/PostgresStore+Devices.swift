@@ -25,13 +25,9 @@ extension PostgresStore {
         let logger = self.logger
         return try await write("registerDevice(id: \(id))") { connection in
             let existed = try await PostgresDeviceSQL.lockOrLockRegistry(id, on: connection, logger: logger)
-            let inserted = try await connection.query("""
-                INSERT INTO device (id, registered_at) SELECT \(id), \(at)
-                WHERE (SELECT count(*) FROM device) < \(Int64(maxDevices)) AND NOT \(existed)
-                ON CONFLICT (id) DO NOTHING
-                RETURNING 1
-                """, logger: logger).collect()
-            return try await PostgresDeviceSQL.update(id, existed: existed, changed: !inserted.isEmpty,
+            let inserted = try await PostgresDeviceSQL.insertIfRoom(id, at: at, maxDevices: maxDevices, existed: existed,
+                                                                     on: connection, logger: logger)
+            return try await PostgresDeviceSQL.update(id, existed: existed, changed: inserted,
                                                       on: connection, logger: logger)
         }
     }
@@ -66,13 +62,9 @@ extension PostgresStore {
         let logger = self.logger
         return try await write("recordTelemetry(id: \(id))") { connection in
             let existed = try await PostgresDeviceSQL.lockOrLockRegistry(id, on: connection, logger: logger)
-            let inserted = try await connection.query("""
-                INSERT INTO device (id, registered_at) SELECT \(id), \(at)
-                WHERE (SELECT count(*) FROM device) < \(Int64(maxDevices)) AND NOT \(existed)
-                ON CONFLICT (id) DO NOTHING
-                RETURNING 1
-                """, logger: logger).collect()
-            guard existed || !inserted.isEmpty else { return DeviceUpdate(device: nil, registered: false, changed: false) }
+            let inserted = try await PostgresDeviceSQL.insertIfRoom(id, at: at, maxDevices: maxDevices, existed: existed,
+                                                                     on: connection, logger: logger)
+            guard existed || inserted else { return DeviceUpdate(device: nil, registered: false, changed: false) }
             let updated = try await connection.query("""
                 UPDATE device SET
                     rssi = CASE WHEN \(setRssi) THEN \(rssi)::bigint ELSE rssi END,
@@ -84,7 +76,7 @@ extension PostgresStore {
                     OR (\(setAgentStatus) AND agent_status IS DISTINCT FROM \(agentStatus)::text))
                 RETURNING 1
                 """, logger: logger).collect()
-            return try await PostgresDeviceSQL.update(id, existed: existed, changed: !inserted.isEmpty || !updated.isEmpty,
+            return try await PostgresDeviceSQL.update(id, existed: existed, changed: inserted || !updated.isEmpty,
                                                       on: connection, logger: logger)
         }
     }
@@ -201,6 +193,18 @@ extension PostgresStore {
 
 /// The SQL the PostgreSQL device store shares between its operations.
 enum PostgresDeviceSQL {
+    /// Registers `id` unless it `existed` or the registry holds `maxDevices` already (the caller
+    /// holds the registry lock then); true when it was inserted.
+    static func insertIfRoom(_ id: String, at: Int64, maxDevices: Int, existed: Bool,
+                             on connection: PostgresConnection, logger: Logger) async throws -> Bool {
+        try await !connection.query("""
+            INSERT INTO device (id, registered_at) SELECT \(id), \(at)
+            WHERE (SELECT count(*) FROM device) < \(Int64(maxDevices)) AND NOT \(existed)
+            ON CONFLICT (id) DO NOTHING
+            RETURNING 1
+            """, logger: logger).collect().isEmpty
+    }
+
     static let selectDevice = "SELECT id, name, online, rssi, agent_id, agent_status, model_id FROM device"
 
     /// Locks a known device's row; for an unknown one, takes the registry lock and looks again
