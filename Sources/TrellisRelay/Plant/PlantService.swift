@@ -29,16 +29,28 @@ public final class PlantService: Sendable {
     /// This service's entries of the routing table.
     public var routes: [Route] {
         [
-            Route(requestTopic, service: "plant", handler: ClosureHandler { [self] message, context in
+            Route(requestTopic, service: "plant", onlyReads: { [self] in onlyReads($0) },
+                  handler: ClosureHandler { [self] message, context in
                 await handleRequest(message, client: nil, context: context)
             }),
-            Route("\(requestTopic)/+", service: "plant", handler: ClosureHandler { [self] message, context in
+            Route("\(requestTopic)/+", service: "plant", onlyReads: { [self] in onlyReads($0) },
+                  handler: ClosureHandler { [self] message, context in
                 await handleRequest(message, client: context.captures[0], context: context)
             }),
             Route("\(settings.plantPrefix)/sensors/+", service: "plant", handler: ClosureHandler { [self] message, context in
                 await handleReading(message, sensor: context.captures[0], context: context)
             }),
         ]
+    }
+
+    /// Whether `message` is a well-formed request that only reads (``Route/onlyReads``): a plant's
+    /// sensor data or a page of the startup list. Its handling changes nothing but the sender's spam
+    /// count (or refresh allowance), which the store changes atomically. `REQ_numPlants` is not one:
+    /// its answer grants the index reads that follow it.
+    func onlyReads(_ message: MQTTMessage) -> Bool {
+        guard !message.retain,
+              case let .request(_, operation) = PlantProtocol.parse(message.payload, hostName: settings.hostName) else { return false }
+        return operation == .plantSensorData || operation == .plantInfoOnStartup
     }
 
     /// Validates and answers one request. `client` is the topic's client level on the per-client form.

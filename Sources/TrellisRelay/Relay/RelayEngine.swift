@@ -67,8 +67,22 @@ public final class RelayEngine: Sendable {
         }
     }
 
-    /// Runs every matching route's handler on `message`.
+    /// Whether `message` may be handled beside the messages before it: some route takes it, and
+    /// every route that does only reads for it (``Route/onlyReads``).
+    public func onlyReads(_ message: MQTTMessage) -> Bool {
+        let matches = routes.routes(for: message.topic)
+        return !matches.isEmpty && matches.allSatisfy { $0.route.onlyReads?(message) ?? false }
+    }
+
+    /// Runs every matching route's handler on `message`, with a fresh ``ObservedVersions`` bound:
+    /// what one message's handling saw of a shared store says nothing about the next message's.
     private func dispatch(_ message: MQTTMessage, at time: Date) async -> [MQTTMessage] {
+        await ObservedVersions.$current.withValue(ObservedVersions()) {
+            await dispatchObserved(message, at: time)
+        }
+    }
+
+    private func dispatchObserved(_ message: MQTTMessage, at time: Date) async -> [MQTTMessage] {
         var output = HandlerOutput()
         let matches = routes.routes(for: message.topic)
         for (route, captures) in matches {

@@ -16,10 +16,10 @@ public final class RelayService: Service, Sendable {
     /// them are handed to them instead of the broker.
     public let localClients = LocalButtonClients()
     private let current: Mutex<RelayEngine>
-    private let logger: Logger
+    let logger: Logger
     /// Republishes retained states from the store after other relays of the share group may have
     /// published older ones; nil for a relay alone on its topics.
-    private let reconciler: RetainedStateReconciler?
+    let reconciler: RetainedStateReconciler?
 
     /// Creates the service; `client` must have been configured with `RelayService.will(for:)`.
     public init(client: MQTTClient, engine: RelayEngine, logger: Logger) {
@@ -130,52 +130,6 @@ public final class RelayService: Service, Sendable {
         }
     }
 
-    /// Handles each message, then acknowledges it once the changes its handling queued behind
-    /// are committed (the write-behind rule): a message whose changes are all committed (or which
-    /// queued none) is acknowledged at once; otherwise the loop handles the rest of the burst the
-    /// client read, then waits for one commit covering them all and acknowledges them together.
-    /// While that commit fails and is retried, nothing is acknowledged and nothing more is read. If
-    /// the store stops retrying (a shutdown while it cannot commit), the messages held stay
-    /// unacknowledged and the broker sends them again.
-    private func handleMessages() async {
-        let clock = ContinuousClock()
-        let client = self.client
-        let messages = client.messages
-        var held = 0
-        for await message in messages {
-            let started = clock.now
-            let engine = self.engine
-            var replies: [MQTTMessage] = []
-            if let peer = engine.settings.peer(ofStatusTopic: message.topic) {
-                await notePeer(peer, present: !message.payload.isEmpty)
-            } else {
-                replies = await engine.process(message, at: Date())
-            }
-            for reply in replies where !localClients.deliver(reply, buttonPrefix: engine.settings.buttonPrefix) {
-                do {
-                    try client.publish(reply)
-                    reconciler?.published(reply, engine: engine)
-                } catch {
-                    logger.error("could not publish a reply", metadata: ["topic": "\(reply.topic)", "error": "\(error)"])
-                }
-            }
-            engine.counters.handled(in: clock.now - started)
-            held += 1
-            let position = engine.store.queuedPosition
-            if !engine.store.isCommitted(through: position) {
-                if messages.hasQueued { continue }
-                guard await engine.store.waitUntilCommitted(through: position) else { break }
-            }
-            for _ in 0..<held { client.messageHandled() }
-            held = 0
-        }
-        if held > 0 {
-            let status = await engine.store.writeStatus()
-            logger.error("stopping with messages unacknowledged: their changes could not be committed; the broker sends them again",
-                         metadata: ["messages": "\(held)", "cause": "\(status.error ?? "unknown")"])
-        }
-    }
-
     /// Logs connection changes and republishes `online` after every (re)connect.
     private func watchConnection() async {
         var connectedBefore = false
@@ -204,7 +158,7 @@ public final class RelayService: Service, Sendable {
 
     /// Adds a relay of the share group to those Home Assistant's availability lists (a status topic
     /// cleared to empty removes it).
-    private func notePeer(_ peer: String, present: Bool) async {
+    func notePeer(_ peer: String, present: Bool) async {
         var settings = engine.settings
         guard peer != settings.clientID, settings.peerClientIDs.contains(peer) != present else { return }
         if present { settings.peerClientIDs.insert(peer) } else { settings.peerClientIDs.remove(peer) }

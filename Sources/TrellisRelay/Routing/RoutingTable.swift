@@ -11,14 +11,19 @@ public struct Route: Sendable {
     /// A fallback route gets only the messages no other route matches (a JSON service's
     /// `unknown_action` answer, under the filters of its actions).
     public var fallback: Bool
+    /// Whether the handler only reads for `message` (nil: never): it changes nothing but its
+    /// sender's spam count, so a run of such messages may be handled at once, each answered as it
+    /// would be alone (see ``RelayEngine/onlyReads(_:)``).
+    public var onlyReads: (@Sendable (MQTTMessage) -> Bool)?
 
     public init(_ filter: String, qos: QoS = .atLeastOnce, service: String? = nil, fallback: Bool = false,
-                handler: any MessageHandler) {
+                onlyReads: (@Sendable (MQTTMessage) -> Bool)? = nil, handler: any MessageHandler) {
         self.filter = TopicFilter(filter)
         self.qos = qos
         self.handler = handler
         self.service = service ?? String(filter.prefix { $0 != "/" })
         self.fallback = fallback
+        self.onlyReads = onlyReads
     }
 }
 

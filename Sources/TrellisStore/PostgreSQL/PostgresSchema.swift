@@ -16,6 +16,7 @@ enum PostgresSchema {
     static let migrations: [(name: String, statements: [String])] = [
         ("v1", statements(version1)),
         ("spam", [spamTable, admitFunction]),
+        ("batching", batching),
     ]
 
     /// The statements of a script whose statements each end with `;` and a line break. (The

@@ -76,23 +76,19 @@ extension PostgresStore {
     }
 }
 
-/// ``SpamLedger`` over PostgreSQL: one call of `trellis_admit` (see ``PostgresSchema``) per message,
-/// so every relay counts into the same window.
+/// ``SpamLedger`` over PostgreSQL: the admissions of the messages in hand go together in one call
+/// of `trellis_admit_batch` (see ``PostgresAdmissions``), so every relay counts into the same window.
+/// The call also reads the `plants` version, which the message's next read may use
+/// (``ObservedVersions``, ``PostgresReadCache``).
 extension PostgresStore {
     public func admitMessage(sender: String, at: Date, limit: Int, window: TimeInterval,
                              usingAllowance: Bool) async throws -> SpamVerdict {
-        let logger = self.logger
-        let windowMilliseconds = Int64((window * 1000).rounded())
-        return try await read("admitMessage(sender: \(sender))") { connection in
-            let verdict = try await connection.values("""
-                SELECT trellis_admit(\(sender), \(at.storeMilliseconds), \(Int32(max(1, limit))), \(windowMilliseconds), \(usingAllowance))
-                """, as: String.self, logger: logger).first
-            switch verdict {
-            case "kicked": return .kicked
-            case "muted": return .muted
-            default: return .allowed
-            }
-        }
+        try commits.checkOpen("admitMessage(sender: \(sender))")
+        let admitted = try await admissions.admit(PostgresAdmissions.Admission(
+            sender: sender, at: at.storeMilliseconds, limit: Int32(clamping: max(1, limit)),
+            window: Int64((window * 1000).rounded()), usingAllowance: usingAllowance))
+        ObservedVersions.current?.saw(admitted.plantsVersion, of: PostgresReadCache.plantsVersion)
+        return admitted.verdict
     }
 
     public func grantAllowance(sender: String, count: Int) async throws {

@@ -84,22 +84,33 @@ extension PostgresStore {
     }
 
     public func plants() async throws -> [StoredPlant] {
+        let (generation, kept) = PostgresReadCache.lookup(true, in: readCache.plants)
+        if let kept { return kept }
         let logger = self.logger
-        return try await read("plants()") { connection in
+        // The version and the rows in one statement (one snapshot): the row of trellis_version
+        // LEFT JOIN every plant, so an empty table still gives the version.
+        let read = try await read("plants()") { connection in
             let rows = try await connection.query("""
-                SELECT p.id, p.name, p.created_at, s.sensor
-                FROM plant p LEFT JOIN plant_sensor s ON s.plant_id = p.id
+                SELECT v.version, p.id, p.name, p.created_at, s.sensor
+                FROM trellis_version v
+                LEFT JOIN (plant p LEFT JOIN plant_sensor s ON s.plant_id = p.id) ON true
+                WHERE v.name = 'plants'
                 ORDER BY p.id, s.position
                 """, logger: logger)
+            var version: Int64 = 0
             var plants: [StoredPlant] = []
-            for try await (id, name, createdAt, sensor) in rows.decode((Int64, String, Int64, String?).self) {
+            for try await (seen, id, name, createdAt, sensor) in rows.decode((Int64, Int64?, String?, Int64?, String?).self) {
+                version = seen
+                guard let id, let name, let createdAt else { continue }
                 if plants.last?.id != id {
                     plants.append(StoredPlant(id: id, name: name, sensors: [], createdAt: Date(storeMilliseconds: createdAt)))
                 }
                 if let sensor { plants[plants.count - 1].sensors.append(sensor) }
             }
-            return plants
+            return PostgresReadCache.Tagged(version: version, value: plants)
         }
+        readCache.plants.keep(read, for: true, readAt: generation)
+        return read.value
     }
 
     @discardableResult
@@ -131,28 +142,39 @@ extension PostgresStore {
 
     public func sensorRecords(plant: String?) async throws -> [SensorRecord]? {
         if !commits.buffer.isIdle { await commits.buffer.drain() }
+        let (generation, kept) = PostgresReadCache.lookup(plant, in: readCache.sensors)
+        if let kept { return kept }
         let logger = self.logger
-        // One round trip: the plants LEFT JOIN their sensors, so a named plant without sensors still
-        // gives a row (it exists) whose sensor is NULL.
-        return try await read("sensorRecords(plant: \(plant ?? "all"))") { connection -> [SensorRecord]? in
+        // One round trip and one snapshot: the version row LEFT JOIN the plants (those named, or all)
+        // LEFT JOIN their sensors, so a named plant without sensors still gives a row (it exists)
+        // whose sensor is NULL, and no plant at all gives the version alone.
+        let read = try await read("sensorRecords(plant: \(plant ?? "all"))") { connection in
             let rows = try await connection.query("""
-                SELECT p.name, s.sensor, r.moisture, r.temperature, r.at
-                FROM plant p
-                LEFT JOIN plant_sensor s ON s.plant_id = p.id
-                LEFT JOIN sensor_reading r ON r.sensor = s.sensor
-                WHERE \(plant)::text IS NULL OR p.name = \(plant)
+                SELECT v.version, p.name, s.sensor, r.moisture, r.temperature, r.at
+                FROM trellis_version v
+                LEFT JOIN (plant p
+                           LEFT JOIN plant_sensor s ON s.plant_id = p.id
+                           LEFT JOIN sensor_reading r ON r.sensor = s.sensor)
+                       ON \(plant)::text IS NULL OR p.name = \(plant)
+                WHERE v.name = 'plants'
                 ORDER BY p.id, s.position
                 """, logger: logger)
+            var version: Int64 = 0
             var found = false
             var records: [SensorRecord] = []
-            for try await (name, sensor, moisture, temperature, at) in rows.decode((String, String?, Int64?, Double?, Int64?).self) {
+            for try await (seen, name, sensor, moisture, temperature, at)
+                in rows.decode((Int64, String?, String?, Int64?, Double?, Int64?).self) {
+                version = seen
+                guard let name else { continue }
                 found = true
                 guard let sensor else { continue }
                 records.append(SensorRecord(plant: name, sensor: sensor, moisture: moisture.map(Int.init),
                                             temperature: temperature, at: at.map(Date.init(storeMilliseconds:))))
             }
-            return plant != nil && !found ? nil : records
+            return PostgresReadCache.Tagged(version: version, value: plant != nil && !found ? nil : records)
         }
+        readCache.sensors.keep(read, for: plant, readAt: generation)
+        return read.value
     }
 
     /// Links `sensors` to a new plant in the order given, keeping a repeated sensor once.

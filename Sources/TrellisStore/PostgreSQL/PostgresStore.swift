@@ -14,8 +14,11 @@ import TrellisCore
 /// before its missed count is reset), and unique constraints settle names. A transaction that
 /// loses a deadlock or serialization race is retried whole.
 ///
-/// There are no read caches: another relay may change any row at any time, so every read asks the
-/// database. Readings, log lines, dead letters and their delivery marks are written behind under
+/// Another relay may change any row at any time, so a read asks the database, except the plant
+/// tracker's two frequent reads: their answers are kept tagged with the version of the plant tables
+/// they were read at, and given again only to a message that saw no newer version
+/// (``PostgresReadCache``). The spam admissions of the messages in hand share one round trip
+/// (``PostgresAdmissions``), which also reads that version. Readings, log lines, dead letters and their delivery marks are written behind under
 /// the same rule as in SQLite (``BufferedCommits``). Delivery marks are kept per relay: `owner`
 /// is the relay's MQTT client id, whose session the broker's packet identifiers belong to.
 public final class PostgresStore: Sendable {
@@ -32,6 +35,10 @@ public final class PostgresStore: Sendable {
     let deadLetterLimit: Int
     /// Where queries are logged (at trace level only, by postgres-nio).
     let logger: Logger
+    /// The plant tracker's answers, kept while the plant tables do not change.
+    let readCache: PostgresReadCache
+    /// The spam admissions of the messages in hand, sent together.
+    let admissions: PostgresAdmissions
 
     /// Connects to `url`, creating or migrating the schema.
     ///
@@ -81,8 +88,12 @@ public final class PostgresStore: Sendable {
         let limit = max(0, deadLetterLimit)
         self.deadLetterLimit = limit
         let health = StoreWriteHealth(logger: logger)
+        let readCache = PostgresReadCache()
+        self.readCache = readCache
+        self.admissions = PostgresAdmissions(client: client, logger: logger)
         self.commits = BufferedCommits(health: health, patience: patience) { batch in
-            try await Self.transaction(client, logger: logger, operation: "writing \(batch.count) buffered rows") { connection in
+            defer { readCache.invalidate() }
+            return try await Self.transaction(client, logger: logger, operation: "writing \(batch.count) buffered rows") { connection in
                 try await PostgresBufferedWrite.write(batch, owner: owner, deadLetterLimit: limit, on: connection, logger: logger)
             }
         }
@@ -137,6 +148,8 @@ public final class PostgresStore: Sendable {
         let mark = HandledDelivery.current
         let owner = self.owner
         let logger = self.logger
+        // Committed or not (a lost connection leaves it unknown), what was kept may be out of date.
+        defer { readCache.invalidate() }
         do {
             let result = try await Self.transaction(client, logger: logger, operation: operation) { connection in
                 let result = try await body(connection)

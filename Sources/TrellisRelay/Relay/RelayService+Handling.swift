@@ -1,0 +1,105 @@
+import Foundation
+import TrellisMQTT
+
+/// The relay's message loop: handling, publishing answers, and acknowledging under the
+/// write-behind rule.
+extension RelayService {
+    /// The most read requests handled at once (see ``handleMessages()``).
+    static let readsInHand = 256
+
+    /// A read request being handled beside others.
+    struct InHand {
+        var started: ContinuousClock.Instant
+        var engine: RelayEngine
+        var handling: Task<[MQTTMessage], Never>
+    }
+
+    /// Handles each message, then acknowledges it once the changes its handling queued behind
+    /// are committed (the write-behind rule): a message whose changes are all committed (or which
+    /// queued none) is acknowledged at once; otherwise the loop handles the rest of the burst the
+    /// client read, then waits for one commit covering them all and acknowledges them together.
+    /// While that commit fails and is retried, nothing is acknowledged and nothing more is read. If
+    /// the store stops retrying (a shutdown while it cannot commit), the messages held stay
+    /// unacknowledged and the broker sends them again.
+    ///
+    /// A run of queued messages that only read (``RelayEngine/onlyReads(_:)``) is handled at once,
+    /// so their store round trips overlap (a shared store sends their spam admissions in one call);
+    /// their answers are published in the order the requests came. Any other message is handled
+    /// alone: after every message before it is done and before any after it starts, so a change is
+    /// seen by every message after it, as if all were handled one by one. So is the first message of
+    /// a new session, whose handling may first forget the marks of the last one.
+    func handleMessages() async {
+        let clock = ContinuousClock()
+        let client = self.client
+        let messages = client.messages
+        var held = 0
+        var inHand: [InHand] = []
+        var connection: Int?
+        for await message in messages {
+            let engine = self.engine
+            let newSession = message.delivery.map { $0.connection != connection } ?? false
+            if let delivery = message.delivery { connection = delivery.connection }
+            let peer = engine.settings.peer(ofStatusTopic: message.topic)
+            if peer == nil, !newSession, engine.onlyReads(message) {
+                let received = Date()
+                inHand.append(InHand(started: clock.now, engine: engine, handling: Task(executorPreference: client.taskExecutor) {
+                    await engine.process(message, at: received)
+                }))
+                if messages.hasQueued, inHand.count < Self.readsInHand { continue }
+                held += await finish(&inHand, clock: clock)
+            } else {
+                held += await finish(&inHand, clock: clock)
+                let started = clock.now
+                if let peer {
+                    await notePeer(peer, present: !message.payload.isEmpty)
+                } else {
+                    send(await engine.process(message, at: Date()), engine: engine)
+                }
+                engine.counters.handled(in: clock.now - started)
+                held += 1
+            }
+            let position = engine.store.queuedPosition
+            if !engine.store.isCommitted(through: position) {
+                if messages.hasQueued { continue }
+                guard await engine.store.waitUntilCommitted(through: position) else { break }
+            }
+            for _ in 0..<held { client.messageHandled() }
+            held = 0
+        }
+        held += await finish(&inHand, clock: clock)
+        if held > 0 {
+            let store = engine.store
+            if store.isCommitted(through: store.queuedPosition) {
+                for _ in 0..<held { client.messageHandled() }
+                return
+            }
+            let status = await store.writeStatus()
+            logger.error("stopping with messages unacknowledged: their changes could not be committed; the broker sends them again",
+                         metadata: ["messages": "\(held)", "cause": "\(status.error ?? "unknown")"])
+        }
+    }
+
+    /// Waits for the read requests in hand, in the order they came, and publishes their answers;
+    /// returns how many there were.
+    private func finish(_ inHand: inout [InHand], clock: ContinuousClock) async -> Int {
+        let count = inHand.count
+        for entry in inHand {
+            send(await entry.handling.value, engine: entry.engine)
+            entry.engine.counters.handled(in: clock.now - entry.started)
+        }
+        inHand.removeAll(keepingCapacity: true)
+        return count
+    }
+
+    /// Publishes a message's answers (or hands them to the local client they are for).
+    private func send(_ replies: [MQTTMessage], engine: RelayEngine) {
+        for reply in replies where !localClients.deliver(reply, buttonPrefix: engine.settings.buttonPrefix) {
+            do {
+                try client.publish(reply)
+                reconciler?.published(reply, engine: engine)
+            } catch {
+                logger.error("could not publish a reply", metadata: ["topic": "\(reply.topic)", "error": "\(error)"])
+            }
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+import TrellisCore
+@testable import TrellisStore
+import TrellisTestSupport
+
+/// The spam ledger of every store decides as ``SpamGuard`` does, and on PostgreSQL a burst of
+/// admissions sent together, from two relays at once, is counted exactly.
+@Suite("Spam ledger")
+struct SpamLedgerTests {
+    /// One admission of the script: sender, milliseconds after the start, whether it may use an
+    /// allowance; or a grant.
+    enum Step: Sendable {
+        case admit(String, Int, allowance: Bool)
+        case grant(String, Int)
+    }
+
+    /// Floods past the limit, is kicked then muted, waits out the window, uses a grant, and mixes two senders.
+    static let script: [Step] = {
+        var steps: [Step] = (0..<8).map { .admit("ann", $0 * 10, allowance: false) }
+        steps += (0..<4).map { .admit("bob", 100 + $0, allowance: false) }
+        steps += [.admit("ann", 2_000, allowance: false), .grant("ann", 2)]
+        steps += (0..<4).map { .admit("ann", 2_010 + $0, allowance: true) }
+        steps += [.grant("carl", 5), .admit("carl", 2_100, allowance: true)]
+        steps += (0..<7).map { .admit("bob", 2_200 + $0 * 100, allowance: false) }
+        return steps
+    }()
+
+    @Test("a script of floods, windows and grants gets SpamGuard's verdicts", arguments: StoreKind.bothStores)
+    func sameAsSpamGuard(kind: StoreKind) async throws {
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        var oracle = SpamGuard(limit: 5, window: 1)
+        var expected: [SpamVerdict] = []
+        for step in Self.script {
+            switch step {
+            case let .admit(sender, offset, allowance):
+                expected.append(oracle.admit(sender: sender, at: start.addingTimeInterval(Double(offset) / 1000),
+                                             usingAllowance: allowance))
+            case let .grant(sender, count): oracle.grant(sender: sender, count: count)
+            }
+        }
+        #expect(expected.contains(.kicked) && expected.contains(.muted))
+        try await withStore(kind) { store in
+            var verdicts: [SpamVerdict] = []
+            for step in Self.script {
+                switch step {
+                case let .admit(sender, offset, allowance):
+                    verdicts.append(try await store.admitMessage(sender: sender, at: start.addingTimeInterval(Double(offset) / 1000),
+                                                                 limit: 5, window: 1, usingAllowance: allowance))
+                case let .grant(sender, count): try await store.grantAllowance(sender: sender, count: count)
+                }
+            }
+            #expect(verdicts == expected)
+        }
+    }
+
+    @Test("60 admissions of one sender at once through two relays' stores: 15 allowed, 1 kicked, 44 muted",
+          .enabled(if: PostgresTestServer.isRequired))
+    func concurrentBurst() async throws {
+        try await withTwoRelays { one, two in
+            let now = Date()
+            let verdicts = try await race(60, one, two) { store, _ in
+                try await store.admitMessage(sender: "flood", at: now, limit: 15, window: 60, usingAllowance: false)
+            }
+            #expect(verdicts.filter { $0 == .allowed }.count == 15)
+            #expect(verdicts.filter { $0 == .kicked }.count == 1)
+            #expect(verdicts.filter { $0 == .muted }.count == 44)
+        }
+    }
+
+    @Test("40 admissions of one sender at once: 10 allowed, 1 kicked, in fewer calls than messages",
+          .enabled(if: PostgresTestServer.isRequired))
+    func burstInOrder() async throws {
+        try await withTwoRelays { one, _ in
+            let now = Date()
+            let verdicts = try await withThrowingTaskGroup(of: (Int, SpamVerdict).self) { group in
+                for index in 0..<40 {
+                    group.addTask {
+                        (index, try await one.admitMessage(sender: "burst", at: now.addingTimeInterval(Double(index) / 1000),
+                                                           limit: 10, window: 60, usingAllowance: false))
+                    }
+                }
+                return try await group.reduce(into: [Int: SpamVerdict]()) { $0[$1.0] = $1.1 }
+            }
+            #expect(verdicts.values.filter { $0 == .allowed }.count == 10)
+            #expect(verdicts.values.filter { $0 == .kicked }.count == 1)
+            #expect(one.admissions.calls < 40)
+        }
+    }
+}
