@@ -13,6 +13,10 @@ import TrellisCore
 /// yields once, so that every message already queued on the relay's thread asks for its own
 /// admission, then sends them all. Admissions asked while a call is on its way wait for it to end
 /// and go in the next call, which a task sends.
+///
+/// The calls go over one connection of their own, opened on first use and again after it fails,
+/// and run on that connection's event loop (``EventLoopTaskExecutor``): the round trip every plant
+/// request waits for crosses as few threads as it can.
 final class PostgresAdmissions: Sendable {
     /// One message to admit.
     struct Admission: Sendable {
@@ -45,12 +49,32 @@ final class PostgresAdmissions: Sendable {
 
     private let state = Mutex(State())
     private let sent = Atomic<Int>(0)
-    private let client: PostgresClient
+    private let url: PostgresURL
     private let logger: Logger
+    /// The event loop of the connection, and the executor its calls prefer.
+    private let executor = EventLoopTaskExecutor(PostgresConnection.defaultEventLoopGroup.next())
+    /// The connection, while open; only the one sender (see ``State/sending``) touches it.
+    private let connection = Mutex<PostgresConnection?>(nil)
 
-    init(client: PostgresClient, logger: Logger) {
-        self.client = client
+    init(url: PostgresURL, logger: Logger) {
+        self.url = url
         self.logger = logger
+    }
+
+    /// Closes the connection; an admission asked later opens another.
+    func close() async {
+        guard let open = connection.withLock({ state in defer { state = nil }; return state }) else { return }
+        try? await open.close()
+    }
+
+    /// The open connection, or a new one.
+    private func open() async throws -> PostgresConnection {
+        if let open = connection.withLock({ $0 }), !open.isClosed { return open }
+        let opened = try await PostgresConnection.connect(on: executor.eventLoop,
+                                                          configuration: PostgresStore.connectionConfiguration(url),
+                                                          id: 1, logger: PostgresStore.silent)
+        connection.withLock { $0 = opened }
+        return opened
     }
 
     /// How many calls were made so far.
@@ -111,7 +135,6 @@ final class PostgresAdmissions: Sendable {
     /// One call for `admissions`; every one gets the call's error when it fails.
     private func send(_ admissions: [Admission]) async -> [Result<Admitted, any Error>] {
         let logger = self.logger
-        let client = self.client
         let senders = admissions.map(\.sender), times = admissions.map(\.at), limits = admissions.map(\.limit)
         let windows = admissions.map(\.window), allowances = admissions.map(\.usingAllowance)
         sent.add(1, ordering: .relaxed)
@@ -119,12 +142,11 @@ final class PostgresAdmissions: Sendable {
         while true {
             attempt += 1
             do {
-                let (verdicts, version) = try await client.withConnection { connection in
-                    let rows = try await connection.query("""
-                        SELECT trellis_admit_batch(\(senders), \(times), \(limits), \(windows), \(allowances)),
-                               (SELECT version FROM trellis_version WHERE name = 'plants')
-                        """, logger: logger)
-                    for try await row in rows.decode(([String], Int64).self) { return row }
+                let statement = AdmitBatch(senders: senders, times: times, limits: limits, windows: windows,
+                                           allowances: allowances)
+                let (verdicts, version) = try await withTaskExecutorPreference(executor) {
+                    let connection = try await self.open()
+                    for try await row in try await connection.execute(statement, logger: logger) { return row }
                     throw StoreError(code: .operationFailed, message: "trellis_admit_batch returned no row")
                 }
                 guard verdicts.count == admissions.count else {
@@ -143,9 +165,42 @@ final class PostgresAdmissions: Sendable {
                 // Two relays lock senders in the same order, so a deadlock should not happen; a
                 // serialization failure or deadlock is retried all the same, like every transaction.
                 if attempt < 5, PostgresFailure.isRetryable(error) { continue }
+                // A connection lost mid-call is opened again for the next call; this one fails (the
+                // admission may or may not have been counted).
+                if connection.withLock({ $0?.isClosed ?? false }) { connection.withLock { $0 = nil } }
                 let failure = PostgresFailure.wrap(error, operation: "admitting \(admissions.count) messages against the spam limit")
                 return Array(repeating: .failure(failure), count: admissions.count)
             }
         }
+    }
+}
+
+/// The one statement of ``PostgresAdmissions``, prepared once per connection: the server plans it
+/// once instead of parsing it again for every burst.
+private struct AdmitBatch: PostgresPreparedStatement {
+    static let name = "trellis_admit_batch"
+    static let sql = """
+        SELECT trellis_admit_batch($1, $2, $3, $4, $5), (SELECT version FROM trellis_version WHERE name = 'plants')
+        """
+    typealias Row = ([String], Int64)
+
+    var senders: [String]
+    var times: [Int64]
+    var limits: [Int32]
+    var windows: [Int64]
+    var allowances: [Bool]
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 5)
+        bindings.append(senders)
+        bindings.append(times)
+        bindings.append(limits)
+        bindings.append(windows)
+        bindings.append(allowances)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+        try row.decode(Row.self)
     }
 }

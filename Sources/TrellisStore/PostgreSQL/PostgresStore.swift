@@ -90,7 +90,7 @@ public final class PostgresStore: Sendable {
         let health = StoreWriteHealth(logger: logger)
         let readCache = PostgresReadCache()
         self.readCache = readCache
-        self.admissions = PostgresAdmissions(client: client, logger: logger)
+        self.admissions = PostgresAdmissions(url: url, logger: logger)
         self.commits = BufferedCommits(health: health, patience: patience) { batch in
             defer { readCache.invalidate() }
             return try await Self.transaction(client, logger: logger, operation: "writing \(batch.count) buffered rows") { connection in
@@ -120,8 +120,8 @@ public final class PostgresStore: Sendable {
     /// not (and a level set on a copy of the process's logger would change every logger's level).
     static let silent = Logger(label: "trellis.store.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
 
-    /// Opens and closes one connection to `url`.
-    private static func probe(_ url: PostgresURL) async throws {
+    /// The settings of one connection to `url` outside the pool (the probe, the admissions).
+    static func connectionConfiguration(_ url: PostgresURL) throws -> PostgresConnection.Configuration {
         let tls: PostgresConnection.Configuration.TLS
         if let configuration = tlsConfiguration(for: url.sslMode) {
             let context = try NIOSSLContext(configuration: configuration)
@@ -132,7 +132,12 @@ public final class PostgresStore: Sendable {
         var configuration = PostgresConnection.Configuration(
             host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: tls)
         configuration.options.connectTimeout = .seconds(5)
-        let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: silent)
+        return configuration
+    }
+
+    /// Opens and closes one connection to `url`.
+    private static func probe(_ url: PostgresURL) async throws {
+        let connection = try await PostgresConnection.connect(configuration: connectionConfiguration(url), id: 0, logger: silent)
         try await connection.close()
     }
 
@@ -220,6 +225,7 @@ public final class PostgresStore: Sendable {
     public func close() async throws {
         guard commits.beginClosing() else { return }
         let flushFailure = await commits.settleForClose()
+        await admissions.close()
         runner.cancel()
         if let flushFailure { throw flushFailure }
     }
