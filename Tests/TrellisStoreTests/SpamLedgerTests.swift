@@ -87,4 +87,22 @@ struct SpamLedgerTests {
             #expect(one.admissions.calls < 40)
         }
     }
+
+    @Test("a sender's row keeps only the times in its window, whatever the limit",
+          .enabled(if: PostgresTestServer.isRequired))
+    func windowBoundsTheRow() async throws {
+        try await withTwoRelays { one, _ in
+            let start = Date()
+            for index in 0..<300 {
+                let verdict = try await one.admitMessage(sender: "steady", at: start.addingTimeInterval(Double(index) / 100),
+                                                         limit: 1_000_000_000, window: 0.05, usingAllowance: false)
+                #expect(verdict == .allowed)
+            }
+            let kept = try await one.client.withConnection { connection in
+                try await connection.values("SELECT cardinality(times) FROM spam_sender WHERE sender = 'steady'",
+                                            as: Int32.self, logger: one.logger)
+            }
+            #expect(kept.count == 1 && kept[0] <= 6, "the row keeps \(kept) times")
+        }
+    }
 }

@@ -35,9 +35,11 @@ extension PostgresSchema {
     ///
     /// Each sender's row is created if absent and locked once, in sender order (two relays admitting
     /// the same senders lock them in the same order, so they cannot deadlock), its messages decided
-    /// in memory, and the row written once. (The verdicts start as empty strings, not NULL: an array
-    /// made with NULLs keeps its null flag, which postgres-nio refuses to decode.) `times` holds at most `limit` times, oldest first, so a
-    /// message is over the limit when `limit` times are kept and the oldest of them is in the window.
+    /// in memory, and the row written once. The times kept are those still in the window when the
+    /// sender's first message of the call came, oldest first, at most `limit`; a message is over the
+    /// limit when `limit` times are kept and the oldest of them is still in its window. The verdicts
+    /// start as empty strings, not NULL: an array made with NULLs keeps its null flag, which
+    /// postgres-nio refuses to decode.
     static let admitBatchFunction = """
         CREATE FUNCTION trellis_admit_batch(p_senders text[], p_nows bigint[], p_limits integer[], p_windows bigint[],
                                             p_use_allowance boolean[]) RETURNS text[]
@@ -63,6 +65,8 @@ extension PostgresSchema {
                     VALUES (who, '{}', false, 0) ON CONFLICT (sender) DO NOTHING;
                     SELECT s.times, s.kicked, s.allowance INTO kept, was_kicked, left_over
                       FROM spam_sender s WHERE s.sender = who FOR UPDATE;
+                    -- The times still in the window of the sender's first message here, oldest first.
+                    kept := ARRAY(SELECT x FROM unnest(kept) AS x WHERE x > p_nows[item.i] - p_windows[item.i] ORDER BY x);
                 END IF;
                 t := p_nows[item.i];
                 lim := greatest(p_limits[item.i], 1);
