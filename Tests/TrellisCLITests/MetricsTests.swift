@@ -33,10 +33,12 @@ struct MetricsTests {
     @Test("/metrics shows the exact counts of known traffic; /health follows the broker; trellis/stats appears")
     func scrape() async throws {
         try await withTestBroker { broker in
-            let port = try #require(PortProbe.freeLoopbackPort())
             let directory = temporaryDirectory()
-            let trellis = try TrellisBinary.start(["run", "--broker", broker.address, "--state", directory,
-                                                   "--metrics", "127.0.0.1:\(port)", "--stats-interval", "0.2"])
+            let (trellis, ports) = try await TrellisBinary.startListening({ ports in
+                ["run", "--broker", broker.address, "--state", directory, "--metrics", "127.0.0.1:\(ports[0])",
+                 "--stats-interval", "0.2"]
+            }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] })
+            let port = ports[0]
             let base = "http://127.0.0.1:\(port)"
             let (_, healthy) = try await Self.waitFor("\(base)/health") { status, _ in status == 200 }
             #expect(healthy.contains(#""store_failed_commits":0"#) && healthy.contains(#""store_writable":true"#))

@@ -39,10 +39,11 @@ struct SocketIOClientTests {
     func p2oFlow(_ flow: Case) async throws {
         let python = try await Self.environments.value + "/\(flow.environment)/bin/python"
         try await withTestBroker { broker in
-            let port = try #require(PortProbe.freeLoopbackPort())
-            let trellis = try TrellisBinary.start(["run", "--broker", broker.address, "--state", temporaryDirectory(),
-                                                   "--socketio", "\(port)"])
-            try await trellis.waitForOutput("Server started and listening on 127.0.0.1:\(port)")
+            let stateDirectory = temporaryDirectory()
+            let (trellis, ports) = try await TrellisBinary.startListening({ ports in
+                ["run", "--broker", broker.address, "--state", stateDirectory, "--socketio", "\(ports[0])"]
+            }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] })
+            let port = ports[0]
             try await trellis.waitForOutput("connected to the broker")
             let button = "door-\(UUID().uuidString.prefix(6))"
 

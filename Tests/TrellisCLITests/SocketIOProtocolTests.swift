@@ -41,12 +41,12 @@ struct SocketIOProtocolTests {
     @Test("the iOS client's handshake, pings, registration and presses; CORS; errors answered and counted; the session cap")
     func rawPolling() async throws {
         try await withTestBroker { broker in
-            let port = try #require(PortProbe.freeLoopbackPort())
-            let metricsPort = try #require(PortProbe.freeLoopbackPort())
-            let trellis = try TrellisBinary.start(["run", "--broker", broker.address, "--state", temporaryDirectory(),
-                                                   "--socketio", "127.0.0.1:\(port)", "--socketio-max-sessions", "3",
-                                                   "--metrics", "\(metricsPort)"])
-            try await trellis.waitForOutput("Server started and listening on 127.0.0.1:\(port)")
+            let state = temporaryDirectory()
+            let (trellis, ports) = try await TrellisBinary.startListening(ports: 2, { ports in
+                ["run", "--broker", broker.address, "--state", state, "--socketio", "127.0.0.1:\(ports[0])",
+                 "--socketio-max-sessions", "3", "--metrics", "\(ports[1])"]
+            }, ready: { ports in ports.map { "Server started and listening on 127.0.0.1:\($0)" } })
+            let (port, metricsPort) = (ports[0], ports[1])
             try await trellis.waitForOutput("connected to the broker")
             let base = "http://127.0.0.1:\(port)/socket.io/"
             let origin = "http://p2o.example:3000"

@@ -53,9 +53,10 @@ struct StoreExhaustionCLITests {
         try await withTestBroker { broker in
             let mount = try Tmpfs(megabytes: 3)
             defer { mount.remove() }
-            let port = try #require(PortProbe.freeLoopbackPort())
-            let trellis = try TrellisBinary.start(["run", "--broker", broker.address, "--state", mount.path,
-                                                   "--metrics", "127.0.0.1:\(port)"])
+            let (trellis, ports) = try await TrellisBinary.startListening({ ports in
+                ["run", "--broker", broker.address, "--state", mount.path, "--metrics", "127.0.0.1:\(ports[0])"]
+            }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] })
+            let port = ports[0]
             try await trellis.waitForOutput("connected to the broker")
             try await Self.flood(broker, count: 200)
             try await trellis.waitForOutput("the state store cannot commit", timeout: .seconds(60))

@@ -30,6 +30,32 @@ struct TrellisBinary {
         return TrellisBinary(process: process, outputPath: output)
     }
 
+    /// Starts `trellis` with `arguments(ports)` for `count` free loopback ports it listens on, and waits
+    /// until it printed every line of `ready(ports)`. Another process may take a port between the probe and
+    /// trellis's bind (the suites run in parallel); a start that fails with "Address already in use" is
+    /// tried again on other ports, up to 5 times.
+    static func startListening(ports count: Int = 1, _ arguments: ([Int]) -> [String], ready: ([Int]) -> [String],
+                               in directory: String? = nil) async throws -> (trellis: TrellisBinary, ports: [Int]) {
+        var attempt = 0
+        while true {
+            attempt += 1
+            var ports: [Int] = []
+            while ports.count < count {
+                guard let port = PortProbe.freeLoopbackPort() else { throw TimeoutError(message: "no free loopback port") }
+                if !ports.contains(port) { ports.append(port) }
+            }
+            let trellis = try start(arguments(ports), in: directory)
+            do {
+                for line in ready(ports) { try await trellis.waitForOutput(line) }
+                return (trellis, ports)
+            } catch {
+                guard attempt < 5, trellis.output.contains("Address already in use") else { throw error }
+                trellis.process.signal(SIGKILL)
+                trellis.process.waitUntilExit()
+            }
+        }
+    }
+
     /// Runs `trellis` to completion and returns its exit status and output.
     static func run(_ arguments: [String], in directory: String? = nil, environment: [String: String]? = nil,
                     timeout: Duration = .seconds(60)) async throws -> (status: Int32, output: String) {
