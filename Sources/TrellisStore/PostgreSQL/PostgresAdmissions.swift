@@ -99,7 +99,12 @@ final class PostgresAdmissions: Sendable {
             }
         }
         await Task.yield()
-        let others = takeWaiting(room: Self.batchLimit - 1)
+        // The leader is sending: unlike `takeWaiting`, finding none waiting does not end `sending`.
+        let others = state.withLock { state in
+            let taken = Array(state.waiting.prefix(Self.batchLimit - 1))
+            state.waiting.removeFirst(taken.count)
+            return taken
+        }
         let results = await send([admission] + others.map(\.admission))
         for (waiting, result) in zip(others, results.dropFirst()) { waiting.continuation.resume(with: result) }
         if state.withLock({ state in
