@@ -7,7 +7,7 @@ import NIOCore
 /// twice), and each crossing wakes a sleeping thread. A task that prefers the connection's own loop
 /// (`withTaskExecutorPreference`) writes the query and reads the answer there, so a round trip costs
 /// one crossing each way, besides the server's.
-final class EventLoopTaskExecutor: TaskExecutor, @unchecked Sendable {
+final class EventLoopTaskExecutor: TaskExecutor, Sendable {
     let eventLoop: any EventLoop
 
     init(_ eventLoop: any EventLoop) {

@@ -99,12 +99,8 @@ final class PostgresAdmissions: Sendable {
             }
         }
         await Task.yield()
-        // The leader is sending: unlike `takeWaiting`, finding none waiting does not end `sending`.
-        let others = state.withLock { state in
-            let taken = Array(state.waiting.prefix(Self.batchLimit - 1))
-            state.waiting.removeFirst(taken.count)
-            return taken
-        }
+        // The leader is sending its own admission: finding none waiting does not end `sending`.
+        let others = takeWaiting(room: Self.batchLimit - 1, endingWhenNone: false)
         let results = await send([admission] + others.map(\.admission))
         for (waiting, result) in zip(others, results.dropFirst()) { waiting.continuation.resume(with: result) }
         if state.withLock({ state in
@@ -126,13 +122,13 @@ final class PostgresAdmissions: Sendable {
         }
     }
 
-    /// Takes up to `room` waiting admissions, oldest first; when none waits, marks that no call is
-    /// being made (under the same lock, so an admission asked next starts one).
-    private func takeWaiting(room: Int) -> [Waiting] {
+    /// Takes up to `room` waiting admissions, oldest first. When none waits and `endingWhenNone`,
+    /// marks that no call is being made (under the same lock, so an admission asked next starts one).
+    private func takeWaiting(room: Int, endingWhenNone: Bool = true) -> [Waiting] {
         state.withLock { state in
             let taken = Array(state.waiting.prefix(room))
             state.waiting.removeFirst(taken.count)
-            if taken.isEmpty { state.sending = false }
+            if taken.isEmpty && endingWhenNone { state.sending = false }
             return taken
         }
     }

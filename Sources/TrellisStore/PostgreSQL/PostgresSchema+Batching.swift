@@ -4,7 +4,7 @@
 ///   lives in memory, it is not worth a disk flush per message, and PostgreSQL empties an unlogged
 ///   table after a crash (its replicas do not have it), which only forgives the senders counted.
 /// - `trellis_admit_batch` admits many messages in one call, in the order given (see
-///   ``admitBatchFunction``).
+///   ``admitBatchFunction``). It replaces `trellis_admit`, which is dropped: one copy of the rule.
 /// - `trellis_version` counts the committed changes of the plant tables: a statement trigger on
 ///   `plant`, `plant_sensor` and `sensor_reading` adds one in the changing transaction. A reader that
 ///   reads the count and the rows in one statement knows which changes its rows include; a relay
@@ -13,6 +13,7 @@
 extension PostgresSchema {
     static let batching = [
         "ALTER TABLE spam_sender SET UNLOGGED",
+        "DROP FUNCTION trellis_admit(text, bigint, integer, bigint, boolean)",
         admitBatchFunction,
         "CREATE TABLE trellis_version (name text COLLATE \"C\" PRIMARY KEY, version bigint NOT NULL)",
         "INSERT INTO trellis_version (name, version) VALUES ('plants', 0)",
@@ -31,7 +32,8 @@ extension PostgresSchema {
     }
 
     /// Admits the messages `p_senders[i]`, received at `p_nows[i]`, in the order given; returns one
-    /// verdict each (`allowed`, `kicked` or `muted`), decided exactly as `trellis_admit` decides one.
+    /// verdict each (`allowed`, `kicked` or `muted`), decided as ``SpamGuard`` decides (the store tests
+    /// compare the two).
     ///
     /// Each sender's row is created if absent and locked once, in sender order (two relays admitting
     /// the same senders lock them in the same order, so they cannot deadlock), its messages decided

@@ -194,7 +194,7 @@ enum PostgresSchema {
         """
 
     /// The spam limit's sliding window per sender, shared by every relay (see ``SpamGuard``): one
-    /// call of `trellis_admit` locks the sender's row, drops times that left the window, and decides,
+    /// call of `trellis_admit` (replaced by `trellis_admit_batch`, ``batching``) locks the sender's row, drops times that left the window, and decides,
     /// so two relays admitting the same sender's messages at once count both.
     static let spamTable = """
         CREATE TABLE spam_sender (

@@ -47,11 +47,20 @@ struct SharedReadCacheTests {
         }
     }
 
-    @Test("a read made for no admitted message asks the database")
-    func withoutAVersionSeen() async throws {
+    /// Two relays' stores on one database, a plant `fern` on sensor 0x36 added through the first,
+    /// and every plant's records read (and kept) through `reader` for one admitted message.
+    func withFernKept(by reader: KeyPath<(PostgresStore, PostgresStore), PostgresStore>,
+                      _ body: @escaping (PostgresStore, PostgresStore) async throws -> Void) async throws {
         try await withTwoRelays { one, two in
             _ = try await one.addPlant(name: "fern", sensors: ["0x36"], maxPlants: 7)
-            _ = try await handle(on: two) { try await $0.sensorRecords(plant: nil) }
+            _ = try await handle(on: (one, two)[keyPath: reader]) { try await $0.sensorRecords(plant: nil) }
+            try await body(one, two)
+        }
+    }
+
+    @Test("a read made for no admitted message asks the database")
+    func withoutAVersionSeen() async throws {
+        try await withFernKept(by: \.1) { one, two in
             try await one.recordReading(sensor: "0x36", moisture: 55, temperature: 70, at: Date())
             try await one.flush()
             #expect(try await two.sensorRecords(plant: nil)?.first?.moisture == 55)
@@ -60,9 +69,7 @@ struct SharedReadCacheTests {
 
     @Test("a relay's own reading, still written behind, is in its next answer")
     func ownWriteBehind() async throws {
-        try await withTwoRelays { one, _ in
-            _ = try await one.addPlant(name: "fern", sensors: ["0x36"], maxPlants: 7)
-            _ = try await handle(on: one) { try await $0.sensorRecords(plant: nil) }
+        try await withFernKept(by: \.0) { one, _ in
             try await one.recordReading(sensor: "0x36", moisture: 61, temperature: 70, at: Date())
             #expect(try await handle(on: one) { try await $0.sensorRecords(plant: nil) }?.first?.moisture == 61)
         }
