@@ -36,9 +36,21 @@ run: deps
 ## real Home Assistant (ha-check). The PostgreSQL tests use a throwaway cluster (Tests/Postgres/cluster.sh)
 ## in a temporary directory on a free loopback port, named by TRELLIS_TEST_POSTGRES_URL and stopped and
 ## removed at the end whatever the outcome.
+## Everything the tests write (brokers' persistence, state directories, the cluster) goes to a directory in
+## memory (under TEST_TMP_ROOT: /dev/shm when it is writable), removed at the end: each test broker saves its
+## state every second, and on a shared virtual disk one flush can stall for a minute, freezing the broker
+## and timing out every test that talks to it. At most TEST_WIDTH test cases run at once
+## (SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH): most of them start brokers, relays and databases, and
+## hundreds at once on two cores starve some of them past their timeouts; 8 also finishes sooner than no
+## limit. SWIFT_BACKTRACE=enable=no lets the one exit test's child crash at once instead of spending
+## seconds of CPU symbolicating its backtrace.
+TEST_WIDTH ?= 8
+TEST_TMP_ROOT := $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm || echo $${TMPDIR:-/tmp})
 test: deps
 	Tests/SocketIO/setup-venvs.sh
-	@pg=$$(mktemp -d) && trap 'Tests/Postgres/cluster.sh stop "$$pg"' EXIT && trap 'exit 130' INT TERM && \
+	@TMPDIR=$$(mktemp -d "$(TEST_TMP_ROOT)/trellis-test.XXXXXX") && export TMPDIR && export SWIFT_BACKTRACE=enable=no && \
+	export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) && \
+	pg=$$(mktemp -d "$(TEST_TMP_ROOT)/trellis-pg.XXXXXX") && trap 'Tests/Postgres/cluster.sh stop "$$pg"; rm -rf "$$TMPDIR"' EXIT && trap 'exit 130' INT TERM && \
 	TRELLIS_TEST_POSTGRES_URL=$$(Tests/Postgres/cluster.sh start "$$pg") && export TRELLIS_TEST_POSTGRES_URL && \
 	echo "PostgreSQL for the tests: $${TRELLIS_TEST_POSTGRES_URL##*@} (cluster in $$pg)" && \
 	echo "$(SWIFT) test" && $(SWIFT) test && \

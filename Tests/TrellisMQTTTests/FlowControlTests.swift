@@ -14,13 +14,8 @@ struct FlowControlTests {
             for index in 0..<500 {
                 try producer.publish(topic: "flow/\(index)", payload: Array("\(index)".utf8), qos: .atLeastOnce)
             }
-            var received: [String] = []
-            for await message in consumer.messages {
-                received.append(message.text ?? "")
-                consumer.messageHandled()
-                if received.count == 500 { break }
-            }
-            #expect(received == (0..<500).map(String.init))
+            let received = try await receive(500, from: consumer) { _ in consumer.messageHandled() }
+            #expect(received.map { $0.text ?? "" } == (0..<500).map(String.init))
             await producer.shutdown()
             await consumer.shutdown()
         }

@@ -16,20 +16,18 @@ struct TaskExecutorTests {
             for index in 0..<200 {
                 try producer.publish(topic: "exec/\(index)", payload: Array("\(index)".utf8), qos: .atLeastOnce)
             }
-            let received = await withTaskExecutorPreference(consumer.taskExecutor) {
-                var received: [String] = []
-                for await message in consumer.messages {
+            let received = try await withTaskExecutorPreference(consumer.taskExecutor) {
+                var handled = 0
+                return try await receive(200, from: consumer) { message in
                     // Resumed by the timer's thread: only a wake-up brings this task back.
-                    if received.count % 20 == 0 { try? await Task.sleep(for: .milliseconds(1)) }
+                    if handled % 20 == 0 { try? await Task.sleep(for: .milliseconds(1)) }
                     // Published from the network thread itself, between two reads.
-                    try? consumer.publish(topic: "echo/\(received.count)", payload: message.payload)
-                    received.append(message.text ?? "")
+                    try? consumer.publish(topic: "echo/\(handled)", payload: message.payload)
+                    handled += 1
                     consumer.messageHandled()
-                    if received.count == 200 { break }
                 }
-                return received
             }
-            #expect(received == (0..<200).map(String.init))
+            #expect(received.map { $0.text ?? "" } == (0..<200).map(String.init))
             await producer.shutdown()
             await consumer.shutdown()
         }
