@@ -146,23 +146,39 @@ extension MQTTClient {
         return poll(&descriptors, 2, 1000)
     }
 
-    /// Reads a packet, and more while each read handed the consumer a message and the window has
-    /// room (``ReadAheadWindow/mayContinueBurst(read:)``): messages that arrived
-    /// together are handled together, their answers written together, with one wait on the
-    /// socket instead of one per message. A read that finds nothing costs one `read` call.
+    /// Reads a packet, and more while the window has room (``ReadAheadWindow/mayContinueBurst(read:)``)
+    /// and either the last read handed the consumer a message or the socket has bytes waiting:
+    /// messages that arrived together are handled together, their answers written together, with
+    /// one wait on the socket instead of one per message. The broker's acknowledgements of the
+    /// client's own QoS 1 publishes arrive between the messages; ending the burst at each of them
+    /// would cut a burst into messages handled one at a time, and a consumer whose store batches
+    /// its round trips (a shared store's spam admissions) would make one round trip per message.
+    /// A burst reads at most 256 packets, so writes and keepalives still get their turn.
     private func readBurst() -> Int32 {
         let first = state.withLock { $0.delivered }
         var seen = first
+        var reads = 0
         while true {
             let rc = handle.loopRead()
             guard rc == Mosquitto.success else { return rc }
-            let more = state.withLock { state -> Bool in
+            reads += 1
+            let (more, delivered) = state.withLock { state -> (Bool, Bool) in
                 defer { seen = state.delivered }
-                return state.delivered > seen && !state.receiveStopped
-                    && state.window.mayContinueBurst(read: state.delivered - first)
+                return (!state.receiveStopped && state.window.mayContinueBurst(read: state.delivered - first),
+                        state.delivered > seen)
             }
-            if !more { return rc }
+            guard more, reads < Self.burstPacketLimit else { return rc }
+            if !delivered && !socketReadable() { return rc }
         }
+    }
+
+    /// The most packets one burst reads.
+    static var burstPacketLimit: Int { 256 }
+
+    /// True when the socket has bytes to read now (a poll that does not wait).
+    private func socketReadable() -> Bool {
+        var descriptor = pollfd(fd: handle.socket, events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, 0) > 0 && descriptor.revents & Int16(POLLIN) != 0
     }
 
     /// How long a connection may take from the TCP connect to the CONNACK (TLS handshake
