@@ -4,7 +4,7 @@ import Synchronization
 import TrellisCore
 
 /// The spam admissions of the messages a relay has in hand, sent to PostgreSQL together: one call
-/// of `trellis_admit_batch` (``PostgresSchema/admitBatchFunction``) decides them all, in the order
+/// of `trellis_admit_batch` (``PostgresSchema/leanAdmitBatchFunction``) decides them all, in the order
 /// they were asked, and reads the `plants` version in the same round trip.
 ///
 /// Every plant request asks for an admission before anything else, so this is the round trip a
@@ -134,8 +134,14 @@ final class PostgresAdmissions: Sendable {
     }
 
     /// One call for `admissions`; every one gets the call's error when it fails.
-    private func send(_ admissions: [Admission]) async -> [Result<Admitted, any Error>] {
+    ///
+    /// The call gets them grouped by sender, in the byte order of the senders' UTF-8 (PostgreSQL's
+    /// `C` collation), each sender's in the order asked: the function then locks each sender's row
+    /// once, and every relay locks rows in the same order, so two relays never deadlock.
+    private func send(_ asked: [Admission]) async -> [Result<Admitted, any Error>] {
         let logger = self.logger
+        let order = Self.groupedBySender(asked)
+        let admissions = order.map { asked[$0] }
         let senders = admissions.map(\.sender), times = admissions.map(\.at), limits = admissions.map(\.limit)
         let windows = admissions.map(\.window), allowances = admissions.map(\.usingAllowance)
         sent.add(1, ordering: .relaxed)
@@ -154,14 +160,17 @@ final class PostgresAdmissions: Sendable {
                     throw StoreError(code: .operationFailed,
                                      message: "trellis_admit_batch returned \(verdicts.count) verdicts for \(admissions.count) messages")
                 }
-                return verdicts.map { verdict in
+                var results = [Result<Admitted, any Error>](repeating: .success(Admitted(verdict: .allowed, plantsVersion: version)),
+                                                           count: asked.count)
+                for (position, verdict) in zip(order, verdicts) {
                     let decided: SpamVerdict = switch verdict {
                     case "kicked": .kicked
                     case "muted": .muted
                     default: .allowed
                     }
-                    return .success(Admitted(verdict: decided, plantsVersion: version))
+                    results[position] = .success(Admitted(verdict: decided, plantsVersion: version))
                 }
+                return results
             } catch {
                 // Two relays lock senders in the same order, so a deadlock should not happen; a
                 // serialization failure or deadlock is retried all the same, like every transaction.
@@ -172,6 +181,21 @@ final class PostgresAdmissions: Sendable {
                 let failure = PostgresFailure.wrap(error, operation: "admitting \(admissions.count) messages against the spam limit")
                 return Array(repeating: .failure(failure), count: admissions.count)
             }
+        }
+    }
+}
+
+extension PostgresAdmissions {
+    /// The positions of `admissions`, grouped by sender in the byte order of the senders' UTF-8, each
+    /// sender's positions in the order asked.
+    static func groupedBySender(_ admissions: [Admission]) -> [Int] {
+        if admissions.count < 2 || admissions.allSatisfy({ $0.sender.utf8.elementsEqual(admissions[0].sender.utf8) }) {
+            return Array(admissions.indices)
+        }
+        return admissions.indices.sorted { left, right in
+            let (a, b) = (admissions[left].sender.utf8, admissions[right].sender.utf8)
+            if a.elementsEqual(b) { return left < right }
+            return a.lexicographicallyPrecedes(b)
         }
     }
 }

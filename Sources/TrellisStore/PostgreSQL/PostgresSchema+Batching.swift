@@ -41,7 +41,7 @@ extension PostgresSchema {
     /// sender's first message of the call came, oldest first, at most `limit`; a message is over the
     /// limit when `limit` times are kept and the oldest of them is still in its window. The verdicts
     /// start as empty strings, not NULL: an array made with NULLs keeps its null flag, which
-    /// postgres-nio refuses to decode.
+    /// postgres-nio refuses to decode. Replaced by ``leanAdmitBatchFunction`` (``leanAdmissions``).
     static let admitBatchFunction = """
         CREATE FUNCTION trellis_admit_batch(p_senders text[], p_nows bigint[], p_limits integer[], p_windows bigint[],
                                             p_use_allowance boolean[]) RETURNS text[]

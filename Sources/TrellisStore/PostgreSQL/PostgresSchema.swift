@@ -17,6 +17,7 @@ enum PostgresSchema {
         ("v1", statements(version1)),
         ("spam", [spamTable, admitFunction]),
         ("batching", batching),
+        ("lean-admissions", leanAdmissions),
     ]
 
     /// The statements of a script whose statements each end with `;` and a line break. (The
