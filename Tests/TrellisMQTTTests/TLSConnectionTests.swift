@@ -164,7 +164,9 @@ struct TLSConnectionTests {
         #expect(reason.contains("no answer within 5"), "\(reason)")
         #expect(reason.contains(tls ? "no TLS handshake or CONNACK" : "no CONNACK"), "\(reason)")
         #expect(!reason.contains("client certificate"), "\(reason)")
-        #expect(started.duration(to: .now) >= .seconds(4.5), "given up before the keepalive")
+        // libmosquitto's own keepalive check counts whole seconds (`mosquitto_time()`), so it may give
+        // up to a second before the 5 s have fully passed; it never gives up at once.
+        #expect(started.duration(to: .now) >= .seconds(4), "given up before the keepalive")
         await client.shutdown()
     }
 
