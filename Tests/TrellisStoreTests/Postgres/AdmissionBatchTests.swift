@@ -65,6 +65,30 @@ struct AdmissionBatchTests {
         }
     }
 
+    @Test("the lean-admissions migration sorts the times of the rows it finds, so their expired times are a prefix",
+          .enabled(if: PostgresTestServer.isRequired))
+    func migrationSortsRows() async throws {
+        try await PostgresTestServer.withDatabase { url in
+            // A row as the `batching` function could leave it (a time appended out of order), and the
+            // migration marked as not yet applied, so the next start runs it.
+            let before = try await PostgresStore.connect(url, owner: "relay-1")
+            try await before.client.withConnection { connection in
+                try await connection.query("INSERT INTO spam_sender (sender, times, kicked, allowance) VALUES ('legacy', '{50,10,30}', false, 0)",
+                                           logger: before.logger)
+                try await connection.query("DELETE FROM trellis_migration WHERE name = 'lean-admissions'", logger: before.logger)
+            }
+            try await before.close()
+            let after = try await PostgresStore.connect(url, owner: "relay-1")
+            #expect(try await times(of: "legacy", in: after) == [10, 30, 50])
+            // 1,040 ms after 0 with a window of 1 s: the times up to 40 are cut off, wherever they were stored.
+            let verdict = try await after.admitMessage(sender: "legacy", at: Date(timeIntervalSince1970: 1.040), limit: 10, window: 1,
+                                                       usingAllowance: false)
+            #expect(verdict == .allowed)
+            #expect(try await times(of: "legacy", in: after) == [50, 1_040])
+            try await after.close()
+        }
+    }
+
     /// The times the sender's row keeps, as stored.
     private func times(of sender: String, in store: PostgresStore) async throws -> [Int64] {
         try await store.client.withConnection { connection in
