@@ -23,6 +23,7 @@ extension MQTTClient {
             executor.runJobs()
             finishStreamIfStopped()
             if !socketOpen {
+                handle.keepLibraryLog(true)  // to say why, should this attempt fail
                 let rc = firstAttempt ? handle.connect() : handle.reconnect()
                 if rc == Mosquitto.success {
                     socketOpen = true
@@ -45,7 +46,10 @@ extension MQTTClient {
             var rc = servicePass()
             // Whether this socket got a CONNACK (the disconnect callback may have run since); once
             // it has, the busy path takes no lock for it.
-            if !connected { connected = state.withLock { $0.connections } > connectionsBefore }
+            if !connected {
+                connected = state.withLock { $0.connections } > connectionsBefore
+                if connected { handle.keepLibraryLog(false) }
+            }
             if rc == Mosquitto.success && !connected && openedAt.duration(to: .now) > handshakeLimit {
                 rc = Int32(MOSQ_ERR_KEEPALIVE.rawValue)  // the next attempt closes this socket first
             }

@@ -101,6 +101,36 @@ struct TLSConnectionTests {
         }
     }
 
+    /// libmosquitto's log, which carries OpenSSL's reasons, is read only while a connection is being
+    /// made (a connection that is up does without it): a reconnect after a connection was up must
+    /// keep it again.
+    @Test("a reconnect refused over TLS after a connection was up still says why")
+    func refusedReconnect() async throws {
+        try await withTLSTestBroker { broker, pki, listeners in
+            let client = try client(listeners.verified, MQTTTLSConfiguration(certificateAuthorities: pki.caCertificate))
+            var events = client.events.makeAsyncIterator()
+            client.start()
+            try await client.waitUntilConnected()
+            // The broker comes back on the same port with a certificate from a CA the client does not trust.
+            let verifiedBlock = pki.listener(port: listeners.verified).joined(separator: "\n")
+            let config = try String(contentsOfFile: broker.configPath, encoding: .utf8)
+            #expect(config.contains(verifiedBlock))
+            let untrustedBlock = pki.listener(port: listeners.verified, certificate: pki.untrustedServerCertificate,
+                                              key: pki.untrustedServerKey).joined(separator: "\n")
+            try config.replacingOccurrences(of: verifiedBlock, with: untrustedBlock)
+                .write(toFile: broker.configPath, atomically: true, encoding: .utf8)
+            broker.kill()
+            try await broker.restart()
+            // The first attempts may meet the broker still starting; the reason must come within 40.
+            var reasons: [String] = []
+            while reasons.count < 40, reasons.last?.contains("not signed by a trusted CA") != true, let event = await events.next() {
+                if case let .connectFailed(failure, _) = event { reasons.append(failure) }
+            }
+            #expect(reasons.last?.contains("not signed by a trusted CA") == true, "\(reasons)")
+            await client.shutdown()
+        }
+    }
+
     @Test("without a client certificate a listener that requires one refuses, saying so")
     func missingClientCertificate() async throws {
         try await withTLSTestBroker { _, pki, listeners in

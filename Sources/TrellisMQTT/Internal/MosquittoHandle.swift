@@ -116,13 +116,28 @@ final class MosquittoHandle: @unchecked Sendable {
         }
     }
 
-    private func installCallbacks() {
-        mosquitto_log_callback_set(pointer) { mosq, context, level, text in
-            guard let context, let text, level & Int32(MOSQ_LOG_ERR) != 0 else { return }
-            let verifyResult = mosq.map { trellis_tls_verify_result($0) } ?? -1
-            Unmanaged<MosquittoHandle>.fromOpaque(context).takeUnretainedValue()
-                .logged(level: level, text: String(cString: text), verifyResult: verifyResult)
+    /// Whether libmosquitto's log lines are kept (see ``takeErrors()``).
+    ///
+    /// Only while a connection is being made: the lines explain a failed TLS handshake or
+    /// CONNECT, and nothing reads them once the broker has accepted the connection. With a log
+    /// callback set, libmosquitto formats a debug line (an allocation and a `vsnprintf`) for every
+    /// packet it sends or receives, four for each request a relay answers at QoS 1, so the callback
+    /// is removed for as long as the connection is up.
+    func keepLibraryLog(_ keep: Bool) {
+        if keep {
+            mosquitto_log_callback_set(pointer) { mosq, context, level, text in
+                guard let context, let text, level & Int32(MOSQ_LOG_ERR) != 0 else { return }
+                let verifyResult = mosq.map { trellis_tls_verify_result($0) } ?? -1
+                Unmanaged<MosquittoHandle>.fromOpaque(context).takeUnretainedValue()
+                    .logged(level: level, text: String(cString: text), verifyResult: verifyResult)
+            }
+        } else {
+            mosquitto_log_callback_set(pointer, nil)
         }
+    }
+
+    private func installCallbacks() {
+        keepLibraryLog(true)
         mosquitto_message_v5_callback_set(pointer) { _, context, message, properties in
             guard let context, let message else { return }
             let handle = Unmanaged<MosquittoHandle>.fromOpaque(context).takeUnretainedValue()
