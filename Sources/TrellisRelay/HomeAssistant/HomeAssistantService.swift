@@ -82,26 +82,42 @@ public struct HomeAssistantService: Sendable {
     /// Every config (Trellis, each plant, button and device) and each plant's current state.
     /// A store failure is logged and leaves out what could not be read.
     public func announceAll(store: any TrellisStore, ledger: DiscoveryLedger, logger: Logger) async -> [MQTTMessage] {
-        var out = publish("trellis", signature: "", ledger: ledger) { discovery.trellis(statsTopic: settings.statsTopic) }
+        var out: [MQTTMessage] = []
+        await announce(store: store, ledger: ledger, logger: logger) { out += $0 }
+        return out
+    }
+
+    /// What ``announceAll(store:ledger:logger:)`` returns, handed to `emit` one thing at a time (a
+    /// plant's configs with its state, a button's, a device's), so that a caller can publish them
+    /// at the pace the broker takes them: with 10,000 buttons the whole list is tens of megabytes.
+    /// Stops, leaving the rest, once the calling task is cancelled.
+    public func announce(store: any TrellisStore, ledger: DiscoveryLedger, logger: Logger,
+                         emit: ([MQTTMessage]) async -> Void) async {
+        await emit(publish("trellis", signature: "", ledger: ledger) { discovery.trellis(statsTopic: settings.statsTopic) })
         do {
             for plant in try await store.plants() {
-                out += publish("plant:\(plant.id)", signature: plant.name, ledger: ledger) {
+                try Task.checkCancellation()
+                var messages = publish("plant:\(plant.id)", signature: plant.name, ledger: ledger) {
                     plantConfigs(id: plant.id, name: plant.name)
                 }
-                out.append(try await plantState(plant, store: store))
+                messages.append(try await plantState(plant, store: store))
+                await emit(messages)
             }
             for id in try await store.buttonIDs() {
-                out += publish("button:\(id)", signature: "", ledger: ledger) {
+                try Task.checkCancellation()
+                await emit(publish("button:\(id)", signature: "", ledger: ledger) {
                     discovery.button(id: id, stateTopic: "\(buttonsPrefix)\(id)/state")
-                }
+                })
             }
             for device in try await store.devices(modelID: nil, powerstate: nil) {
-                out += await self.device(id: device.id, name: device.name, modelID: device.modelID, store: store, ledger: ledger)
+                try Task.checkCancellation()
+                await emit(await self.device(id: device.id, name: device.name, modelID: device.modelID, store: store, ledger: ledger))
             }
         } catch {
+            // A store call cut short by the cancellation throws its own error: nothing to report then.
+            if error is CancellationError || Task.isCancelled { return }
             logger.error("could not read the state store to publish Home Assistant discovery configs: \(error)")
         }
-        return out
     }
 
     /// Clears every config this run published (discovery turned off or moved to another prefix).

@@ -20,6 +20,8 @@ public final class RelayService: Service, Sendable {
     /// Republishes retained states from the store after other relays of the share group may have
     /// published older ones; nil for a relay alone on its topics.
     let reconciler: RetainedStateReconciler?
+    /// The Home Assistant announcement being published, if any (see ``announceToHomeAssistant()``).
+    let announcement = Mutex<Task<Void, Never>?>(nil)
 
     /// Creates the service; `client` must have been configured with `RelayService.will(for:)`.
     public init(client: MQTTClient, engine: RelayEngine, logger: Logger) {
@@ -68,6 +70,8 @@ public final class RelayService: Service, Sendable {
             await announceToHomeAssistant()
         } else if old.settings.homeAssistant != settings.homeAssistant {
             // Off, or another prefix: the configs published so far go; under a new prefix they come back.
+            // An announcement still under way stops first, so none of its configs follows the removals.
+            await stopAnnouncing()
             publish(HomeAssistantService.withdrawAll(ledger: new.discovery), what: "Home Assistant discovery removals")
             await announceToHomeAssistant()
         }
@@ -171,15 +175,7 @@ public final class RelayService: Service, Sendable {
         }
     }
 
-    /// Publishes every Home Assistant discovery config not published yet, and each plant's state.
-    func announceToHomeAssistant() async {
-        let engine = self.engine
-        guard let homeAssistant = engine.homeAssistant else { return }
-        publish(await homeAssistant.announceAll(store: engine.store, ledger: engine.discovery, logger: logger),
-                what: "Home Assistant discovery configs")
-    }
-
-    private func publish(_ messages: [MQTTMessage], what: String) {
+    func publish(_ messages: [MQTTMessage], what: String) {
         for message in messages {
             do {
                 try client.publish(message)
@@ -193,6 +189,7 @@ public final class RelayService: Service, Sendable {
     /// receiving has stopped, so its acknowledgement would never be read, but it is written before
     /// the DISCONNECT on the same connection, so the broker takes it first.
     private func stop() async {
+        await stopAnnouncing()
         await reconciler?.finish()
         do {
             try client.publish(topic: engine.settings.statusTopic, payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)

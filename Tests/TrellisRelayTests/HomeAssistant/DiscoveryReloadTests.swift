@@ -48,4 +48,35 @@ struct DiscoveryReloadTests {
             #expect(service.engine.discovery.count == 0)
         }
     }
+
+    /// The whole announcement is published from its own task, a few hundred messages at a time;
+    /// one that a new prefix interrupts stops before the removals of what it published, so nothing
+    /// is left under a prefix no longer in use.
+    @Test("an announcement of 600 buttons (1,203 configs) arrives whole; moved twice in a row, nothing stays under the prefixes left")
+    func largeAnnouncement() async throws {
+        try await withRelay { relay in
+            let watcher = try await relay.connect()
+            let inbox = await MessageCollector.collecting(watcher)
+            for prefix in ["homeassistant", "ha2", "ha3"] { try await watcher.subscribe("\(prefix)/#") }
+            let buttons = 600
+            for index in 0..<buttons {
+                try watcher.publish(topic: "p2o/buttons/b\(index)/press", payload: [], qos: .atLeastOnce)
+            }
+            let all = 3 + 2 * buttons
+            try await inbox.wait(timeout: .seconds(60), "every button's configs") { messages in
+                Self.live(messages, under: "homeassistant").count == all
+            }
+
+            var settings = relay.settings
+            let service = try #require(relay.service)
+            settings.discoveryPrefix = "ha2"
+            try await service.apply(settings)
+            settings.discoveryPrefix = "ha3"
+            try await service.apply(settings)
+            try await inbox.wait(timeout: .seconds(60), "every config under ha3/ and none elsewhere") { messages in
+                Self.live(messages, under: "homeassistant").isEmpty && Self.live(messages, under: "ha2").isEmpty
+                    && Self.live(messages, under: "ha3").count == all
+            }
+        }
+    }
 }
