@@ -24,7 +24,8 @@ extension RelayService {
     ///
     /// A run of queued messages that only read (``RelayEngine/onlyReads(_:)``) is handled at once,
     /// so their store round trips overlap (a shared store sends their spam admissions in one call);
-    /// their answers are published in the order the requests came. Any other message is handled
+    /// their answers are published in the order the requests came. A read request that comes alone
+    /// is handled like any other message: a task to overlap it with nothing would only add latency. Any other message is handled
     /// alone: after every message before it is done and before any after it starts, so a change is
     /// seen by every message after it, as if all were handled one by one. So is the first message of
     /// a new session, whose handling may first forget the marks of the last one.
@@ -40,7 +41,9 @@ extension RelayService {
             let newSession = message.delivery.map { $0.connection != connection } ?? false
             if let delivery = message.delivery { connection = delivery.connection }
             let peer = engine.settings.peer(ofStatusTopic: message.topic)
-            if peer == nil, !newSession, engine.onlyReads(message) {
+            // A read request alone (none in hand, none queued: one request at a time) is handled
+            // below, without a task of its own to start and wait for.
+            if peer == nil, !newSession, !(inHand.isEmpty && !messages.hasQueued), engine.onlyReads(message) {
                 let received = Date()
                 inHand.append(InHand(started: clock.now, engine: engine, handling: Task(executorPreference: client.taskExecutor) {
                     await engine.process(message, at: received)
