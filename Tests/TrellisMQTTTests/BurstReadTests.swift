@@ -56,20 +56,9 @@ private final class ScriptedServer: @unchecked Sendable {
     private var connection: Int32 = -1
 
     init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var size = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) == 0 && getsockname(fd, $0, &size) == 0 }
-        }
-        guard bound && listen(fd, 1) == 0 else {
-            Glibc.close(fd)
-            throw ListenError()
-        }
-        listener = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
+        let listening = try LoopbackListener(backlog: 1)
+        listener = listening.fd
+        port = listening.port
         Thread { [self] in serve() }.start()
     }
 
@@ -115,4 +104,3 @@ private final class ScriptedServer: @unchecked Sendable {
 }
 
 /// The scripted server could not listen on a loopback port.
-private struct ListenError: Error {}

@@ -1,0 +1,32 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A TCP socket listening on 127.0.0.1, on a port the kernel picks, for tests that play the
+/// broker's side of a connection themselves. The caller closes `fd`.
+struct LoopbackListener {
+    struct Failure: Error {}
+
+    let fd: Int32
+    let port: Int
+
+    /// Binds and listens, with room for `backlog` connections nobody has accepted yet.
+    init(backlog: Int32) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var size = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) == 0 && getsockname(fd, $0, &size) == 0 }
+        }
+        guard fd >= 0, bound, listen(fd, backlog) == 0 else {
+            if fd >= 0 { close(fd) }
+            throw Failure()
+        }
+        self.fd = fd
+        self.port = Int(UInt16(bigEndian: address.sin_port))
+    }
+}
