@@ -12,7 +12,9 @@ import TrellisStore
 ///   the empty retained payload that clears a deleted thing's state clears its configs too.
 /// - At every (re)connect and whenever Home Assistant announces itself (`online` on
 ///   `homeassistant/status`), every config is published again, with each plant's state
-///   (``announceAll(store:ledger:)``).
+///   (``announce(store:ledger:logger:emit:)``). The birth message's handler only asks for it
+///   (``HandlerOutput/announcesDiscovery``): the live relay publishes it from a task of its own at
+///   the broker's pace, offline replay appends it to the message's output (``announceAll(store:ledger:logger:)``).
 /// - Turning discovery off, or moving it to another prefix, clears the configs this run
 ///   published (``withdrawAll(ledger:)``).
 public struct HomeAssistantService: Sendable {
@@ -33,8 +35,7 @@ public struct HomeAssistantService: Sendable {
                 guard message.payload == Array("online".utf8) else { return .none }
                 context.logger.info("Home Assistant is online; publishing discovery configs")
                 _ = context.discovery.removeAll()
-                return HandlerOutput(publishes: await announceAll(store: context.store, ledger: context.discovery,
-                                                                  logger: context.logger))
+                return HandlerOutput(announcesDiscovery: true)
             }),
         ]
     }

@@ -35,10 +35,16 @@ public struct HandlerContext: Sendable {
 public struct HandlerOutput: Sendable {
     public var publishes: [MQTTMessage] = []
     public var deadLetters: [DeadLetter] = []
+    /// Publish the whole Home Assistant announcement (every config and each plant's state).
+    /// Asked for rather than returned: with thousands of things it is tens of thousands of
+    /// messages, which the live relay publishes from a task of its own at the broker's pace and
+    /// offline replay appends to the message's output (``RelayEngine/process(_:at:)``).
+    public var announcesDiscovery = false
 
-    public init(publishes: [MQTTMessage] = [], deadLetters: [DeadLetter] = []) {
+    public init(publishes: [MQTTMessage] = [], deadLetters: [DeadLetter] = [], announcesDiscovery: Bool = false) {
         self.publishes = publishes
         self.deadLetters = deadLetters
+        self.announcesDiscovery = announcesDiscovery
     }
 
     /// Nothing to do.
@@ -51,12 +57,13 @@ public struct HandlerOutput: Sendable {
 
     public mutating func publish(_ message: MQTTMessage) { publishes.append(message) }
     public mutating func merge(_ other: HandlerOutput) {
-        if publishes.isEmpty && deadLetters.isEmpty {
+        if publishes.isEmpty && deadLetters.isEmpty && !announcesDiscovery {
             self = other
             return
         }
         publishes += other.publishes
         deadLetters += other.deadLetters
+        announcesDiscovery = announcesDiscovery || other.announcesDiscovery
     }
 }
 

@@ -38,13 +38,32 @@ public final class RelayEngine: Sendable {
         self.homeAssistant = HomeAssistantService(settings: settings)
     }
 
+    /// What handling one message calls for.
+    public struct Output: Sendable {
+        /// Every message to publish, in order, dead-letter records included.
+        public var publishes: [MQTTMessage] = []
+        /// Whether the whole Home Assistant announcement is to follow (``HandlerOutput/announcesDiscovery``).
+        public var announcesDiscovery = false
+    }
+
     /// Hands `message` to the handler of every matching route and returns every message to
-    /// publish, dead-letter records included. A topic no route knows becomes a dead letter itself.
+    /// publish, dead-letter records included, followed by the whole Home Assistant announcement
+    /// when a handler asked for it. A topic no route knows becomes a dead letter itself. Offline
+    /// replay and the tests use it; the live relay uses ``handle(_:at:)``, to publish an
+    /// announcement at the broker's pace.
+    public func process(_ message: MQTTMessage, at time: Date) async -> [MQTTMessage] {
+        let output = await handle(message, at: time)
+        guard output.announcesDiscovery, let homeAssistant else { return output.publishes }
+        return output.publishes + (await homeAssistant.announceAll(store: store, ledger: discovery, logger: logger))
+    }
+
+    /// Hands `message` to the handler of every matching route and returns what to publish, and
+    /// whether the whole Home Assistant announcement is to follow.
     ///
     /// A QoS 1 or 2 message is first checked against the handled deliveries: a redelivery of one
     /// already handled is dropped; a new one is handled with its mark bound to
     /// `HandledDelivery.current`, so the store commits the mark with each state change it causes.
-    public func process(_ message: MQTTMessage, at time: Date) async -> [MQTTMessage] {
+    public func handle(_ message: MQTTMessage, at time: Date) async -> Output {
         switch deliveries.admit(message) {
         case nil:
             return await dispatch(message, at: time)
@@ -52,7 +71,7 @@ public final class RelayEngine: Sendable {
             counters.redelivered()
             logger.debug("dropped a redelivery of a message already handled",
                          metadata: ["topic": "\(message.topic)", "packet_id": "\(message.delivery?.packetID ?? 0)"])
-            return []
+            return Output()
         case let .fresh(mark, forgetStored):
             if forgetStored {
                 // Not skipped on failure: a stale mark could drop a new message as a redelivery.
@@ -76,13 +95,13 @@ public final class RelayEngine: Sendable {
 
     /// Runs every matching route's handler on `message`, with a fresh ``ObservedVersions`` bound:
     /// what one message's handling saw of a shared store says nothing about the next message's.
-    private func dispatch(_ message: MQTTMessage, at time: Date) async -> [MQTTMessage] {
+    private func dispatch(_ message: MQTTMessage, at time: Date) async -> Output {
         await ObservedVersions.$current.withValue(ObservedVersions()) {
             await dispatchObserved(message, at: time)
         }
     }
 
-    private func dispatchObserved(_ message: MQTTMessage, at time: Date) async -> [MQTTMessage] {
+    private func dispatchObserved(_ message: MQTTMessage, at time: Date) async -> Output {
         var output = HandlerOutput()
         let matches = routes.routes(for: message.topic)
         for (route, captures) in matches {
@@ -107,7 +126,7 @@ public final class RelayEngine: Sendable {
                 publishes = discovered.filter(\.payload.isEmpty) + publishes + discovered.filter { !$0.payload.isEmpty }
             }
         }
-        guard !output.deadLetters.isEmpty else { return publishes }
+        guard !output.deadLetters.isEmpty else { return Output(publishes: publishes, announcesDiscovery: output.announcesDiscovery) }
         for letter in output.deadLetters {
             counters.deadLetter(reason: letter.reason)
             rejections.record(reason: letter.reason, topic: letter.topic, at: time)
@@ -118,7 +137,7 @@ public final class RelayEngine: Sendable {
             }
             publishes.append(MQTTMessage(topic: settings.deadLetterTopic, payload: letter.json(), qos: .atLeastOnce))
         }
-        return publishes
+        return Output(publishes: publishes, announcesDiscovery: output.announcesDiscovery)
     }
 
     /// The `operation:` tag of a plant tracker message (`RES_numPlants`, `ERR_hashLength`), if it is one.

@@ -1,7 +1,8 @@
 import TrellisMQTT
 
-/// Publishing Home Assistant's discovery configs all at once (at every connect, when the share
-/// group's relays change, when discovery moves to another prefix), at the broker's pace.
+/// Publishing Home Assistant's discovery configs all at once (at every connect, when Home Assistant
+/// announces itself on its birth topic, when the share group's relays change, when discovery moves
+/// to another prefix), at the broker's pace.
 ///
 /// With 10,000 buttons that is some 30,000 retained messages. Built all at once and handed to
 /// libmosquitto without waiting, they were held twice (the Swift messages and the library's queued

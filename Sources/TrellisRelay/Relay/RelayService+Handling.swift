@@ -11,7 +11,7 @@ extension RelayService {
     struct InHand {
         var started: ContinuousClock.Instant
         var engine: RelayEngine
-        var handling: Task<[MQTTMessage], Never>
+        var handling: Task<RelayEngine.Output, Never>
     }
 
     /// Handles each message, then acknowledges it once the changes its handling queued behind
@@ -46,7 +46,7 @@ extension RelayService {
             if peer == nil, !newSession, !(inHand.isEmpty && !messages.hasQueued), engine.onlyReads(message) {
                 let received = Date()
                 inHand.append(InHand(started: clock.now, engine: engine, handling: Task(executorPreference: client.taskExecutor) {
-                    await engine.process(message, at: received)
+                    await engine.handle(message, at: received)
                 }))
                 if messages.hasQueued, inHand.count < Self.readsInHand { continue }
                 held += await finish(&inHand, clock: clock)
@@ -56,7 +56,7 @@ extension RelayService {
                 if let peer {
                     await notePeer(peer, present: !message.payload.isEmpty)
                 } else {
-                    send(await engine.process(message, at: Date()), engine: engine)
+                    await send(await engine.handle(message, at: Date()), engine: engine)
                 }
                 engine.counters.handled(in: clock.now - started)
                 held += 1
@@ -87,16 +87,19 @@ extension RelayService {
     private func finish(_ inHand: inout [InHand], clock: ContinuousClock) async -> Int {
         let count = inHand.count
         for entry in inHand {
-            send(await entry.handling.value, engine: entry.engine)
+            await send(await entry.handling.value, engine: entry.engine)
             entry.engine.counters.handled(in: clock.now - entry.started)
         }
         inHand.removeAll(keepingCapacity: true)
         return count
     }
 
-    /// Publishes a message's answers (or hands them to the local client they are for).
-    private func send(_ replies: [MQTTMessage], engine: RelayEngine) {
-        for reply in replies where !localClients.deliver(reply, buttonPrefix: engine.settings.buttonPrefix) {
+    /// Publishes a message's answers (or hands them to the local client they are for), and starts
+    /// the Home Assistant announcement its handling asked for, which goes out from a task of its
+    /// own at the broker's pace (``announceToHomeAssistant()``).
+    private func send(_ output: RelayEngine.Output, engine: RelayEngine) async {
+        if output.announcesDiscovery { await announceToHomeAssistant() }
+        for reply in output.publishes where !localClients.deliver(reply, buttonPrefix: engine.settings.buttonPrefix) {
             do {
                 try client.publish(reply)
                 reconciler?.published(reply, engine: engine)

@@ -79,4 +79,37 @@ struct DiscoveryReloadTests {
             }
         }
     }
+
+    /// Home Assistant's birth message brings the whole announcement again. Its handler only asks for
+    /// it; the relay publishes it from the paced announcer, so the message loop goes on answering.
+    @Test("a birth message on homeassistant/status brings all 603 configs of 300 buttons again, and the relay answers a request meanwhile")
+    func birthMessage() async throws {
+        try await withRelay { relay in
+            let watcher = try await relay.connect()
+            let inbox = await MessageCollector.collecting(watcher)
+            try await watcher.subscribe("homeassistant/#")
+            try await watcher.subscribe("p2o/buttons/+/state")
+            let buttons = 300
+            for index in 0..<buttons {
+                try watcher.publish(topic: "p2o/buttons/b\(index)/press", payload: [], qos: .atLeastOnce)
+            }
+            let all = 3 + 2 * buttons
+            try await inbox.wait(timeout: .seconds(60), "every button's configs") { messages in
+                Self.live(messages, under: "homeassistant").count == all
+            }
+
+            let before = await inbox.messages.count
+            try await watcher.publishAndWait(topic: "homeassistant/status", payload: Array("online".utf8))
+            try await watcher.publishAndWait(topic: "p2o/buttons/late/press", payload: [])
+            try await inbox.wait(timeout: .seconds(60), "every config again after the birth message, and the late press answered") { messages in
+                let since = messages.dropFirst(before)
+                let configs = Set(since.filter { $0.topic.hasPrefix("homeassistant/") && $0.topic.hasSuffix("/config") && !$0.payload.isEmpty }
+                    .map(\.topic))
+                return configs.count >= all && since.contains { $0.topic == "p2o/buttons/late/state" }
+            }
+            let since = await inbox.messages.dropFirst(before)
+            #expect(!since.contains { $0.topic.hasPrefix("homeassistant/") && $0.topic.hasSuffix("/config") && $0.payload.isEmpty },
+                    "a birth message removes nothing")
+        }
+    }
 }
