@@ -54,27 +54,52 @@ public struct DeviceLogEntry: Sendable, Hashable, Encodable {
             while line.last == "\n" || line.last == "\r" || line.last == "\r\n" { line.removeLast() }
             return .success(DeviceLogEntry(timestamp: receivedAt, type: deviceType, message: line))
         }
-        guard case let .object(members)? = try? JSONDecoder().decode(JSONValue.self, from: Data(payload)) else {
+        guard let fields = try? JSONDecoder().decode(LogLineFields.self, from: Data(payload)) else {
             return .failure(.invalidJSON)
         }
-        guard case let .string(message)? = members["message"] else { return .failure(.invalidMessage) }
+        guard case let .success(message?) = fields.message else { return .failure(.invalidMessage) }
         var type = deviceType
-        switch members["type"] {
-        case nil, .null?: break
-        case let .string(given)? where !given.isEmpty && given.count <= maximumTypeLength
+        switch fields.type {
+        case .success(nil): break
+        case let .success(given?) where !given.isEmpty && given.count <= maximumTypeLength
             && !given.unicodeScalars.contains(where: { $0.value < 0x20 }):
             type = given
         default: return .failure(.invalidType)
         }
         var timestamp = receivedAt
-        switch members["timestamp"] {
-        case nil, .null?: break
-        case let .string(given)?:
+        switch fields.timestamp {
+        case .success(nil): break
+        case let .success(given?):
             guard let date = ISO8601Time.parse(given) else { return .failure(.invalidTimestamp) }
             timestamp = date
-        default: return .failure(.invalidTimestamp)
+        case .failure: return .failure(.invalidTimestamp)
         }
         return .success(DeviceLogEntry(timestamp: timestamp, type: type, message: message))
+    }
+}
+
+/// The three members of a log line's object that Trellis reads, each a string, absent (or null),
+/// or of another type. Decoded without building the rest of the object: every log line goes
+/// through here, and a ``JSONValue`` of the whole line cost a fifth of the relay's time per line.
+/// The decoder still reads the whole text first, so malformed JSON anywhere is refused.
+private struct LogLineFields: Decodable {
+    struct WrongType: Error {}
+
+    var message: Result<String?, WrongType>
+    var type: Result<String?, WrongType>
+    var timestamp: Result<String?, WrongType>
+
+    enum CodingKeys: String, CodingKey { case message, type, timestamp }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        func string(_ key: CodingKeys) -> Result<String?, WrongType> {
+            // Absent and null are nil; any other type than a string throws.
+            do { return .success(try container.decodeIfPresent(String.self, forKey: key)) } catch { return .failure(WrongType()) }
+        }
+        message = string(.message)
+        type = string(.type)
+        timestamp = string(.timestamp)
     }
 }
 

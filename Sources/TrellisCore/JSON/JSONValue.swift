@@ -19,20 +19,23 @@ public enum JSONValue: Sendable, Hashable, Codable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
+        // JSON's types are disjoint (the decoder converts none into another), so the order only
+        // decides how many failed attempts, each a thrown error, a value costs: strings, the
+        // commonest value, come first; an integer is tried before a double so that 5 stays exact.
         if container.decodeNil() {
             self = .null
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
         } else if let value = try? container.decode(Bool.self) {
             self = .bool(value)
         } else if let value = try? container.decode(Int64.self) {
             self = .integer(value)
         } else if let value = try? container.decode(Double.self) {
             self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
-            self = .array(value)
+        } else if let value = try? container.decode([String: JSONValue].self) {
+            self = .object(value)
         } else {
-            self = .object(try container.decode([String: JSONValue].self))
+            self = .array(try container.decode([JSONValue].self))
         }
     }
 

@@ -57,12 +57,15 @@ struct DeviceRulesTests {
          DeviceLogEntry(timestamp: Date(timeIntervalSince1970: 1_795_344_065.123), type: "Device", message: "x")),
         (#"{"message":"x","timestamp":"2026-11-22T11:41:05+01:00","type":null}"#,
          DeviceLogEntry(timestamp: Date(timeIntervalSince1970: 1_795_344_065), type: "Device", message: "x")),
+        // Members Trellis does not read may hold anything; null is an absent timestamp.
+        (#" {"level":[1,{"a":null}],"message":"x","timestamp":null,"n":1e3} "#,
+         DeviceLogEntry(timestamp: now, type: "Device", message: "x")),
     ])
     func logLines(_ text: String, _ expected: DeviceLogEntry) {
         #expect(DeviceLogEntry.parse(Array(text.utf8), receivedAt: Self.now) == .success(expected))
     }
 
-    @Test("bad log lines are dead-lettered with their reason", arguments: [
+    static let badLines: [([UInt8], DeviceLogRejection)] = [
         ([0xC3, 0x28], DeviceLogRejection.invalidUTF8),
         (Array("".utf8), .empty),
         (Array("  \n".utf8), .empty),
@@ -72,8 +75,17 @@ struct DeviceRulesTests {
         (Array(#"{"message":"x","type":""}"#.utf8), .invalidType),
         (Array(#"{"message":"x","timestamp":"noon"}"#.utf8), .invalidTimestamp),
         (Array(#"{"message":"x","timestamp":17}"#.utf8), .invalidTimestamp),
+        // One reason per line, in this order: the JSON, then the message, the type, the timestamp.
+        (Array(#"{"message":"x","extra":[1,}"#.utf8), .invalidJSON),
+        (Array(#"{"message":"x"} trailing"#.utf8), .invalidJSON),
+        (Array(#"{"message":null,"type":7,"timestamp":"noon"}"#.utf8), .invalidMessage),
+        (Array(#"{"message":"x","type":7,"timestamp":"noon"}"#.utf8), .invalidType),
+        (Array(#"{"message":"x","type":"a\u0001b"}"#.utf8), .invalidType),
+        (Array(#"{"message":"x","type":"Agent","timestamp":["noon"]}"#.utf8), .invalidTimestamp),
         (Array(repeating: 0x61, count: 64 * 1024 + 1), .tooLarge),
-    ])
+    ]
+
+    @Test("bad log lines are dead-lettered with their reason", arguments: badLines)
     func badLogLines(_ payload: [UInt8], _ reason: DeviceLogRejection) {
         #expect(DeviceLogEntry.parse(payload, receivedAt: Self.now) == .failure(reason))
     }

@@ -96,4 +96,24 @@ struct JSONEnvelopeTests {
         #expect(JSONValue.number(3.5).integerValue == nil)
         #expect(JSONValue.string("3").integerValue == nil)
     }
+
+    static let valueCases: [(String, JSONValue?)] = [
+        ("null", JSONValue.null),
+        (#""true""#, .string("true")),
+        (#""5""#, .string("5")),
+        ("true", .bool(true)),
+        ("5", .integer(5)),
+        ("-9223372036854775808", .integer(.min)),
+        ("5.5", .number(5.5)),
+        ("1e400", nil),
+        ("{}", .object([:])),
+        ("[]", .array([])),
+        (#"[{"a":[]}]"#, .array([.object(["a": .array([])])])),
+    ]
+
+    @Test("each JSON type decodes to its own case, whatever the order the decoder tries them in", arguments: valueCases)
+    func valueTypes(_ text: String, _ expected: JSONValue?) {
+        let decoded = try? JSONDecoder().decode(JSONValue.self, from: Foundation.Data(text.utf8))
+        #expect(decoded == expected)
+    }
 }
