@@ -14,3 +14,17 @@ indirect enum BufferedWrite: Sendable {
     /// must write pages as a real change does.
     case probe(at: Int64)
 }
+
+extension BufferedWrite {
+    /// Whether committing this write can change an answer the read caches keep: only a reading
+    /// does (the sensor records). Log lines, dead letters, delivery marks and probes are read by
+    /// no cached query, so a batch of them leaves the caches as they are; emptying them after
+    /// every batch made each log line's device lookup a database read.
+    var changesCachedReads: Bool {
+        switch self {
+        case .reading: true
+        case let .marked(inner, _): inner.changesCachedReads
+        case .deadLetter, .deviceLog, .probe: false
+        }
+    }
+}

@@ -1,8 +1,9 @@
 import Synchronization
 import TrellisCore
 
-/// Answers to the store's most frequent reads, kept in memory until the next committed write, so
-/// a burst of the same requests between two writes costs one query, and the relay (which handles
+/// Answers to the store's most frequent reads, kept in memory until the next committed write that
+/// can change them (every direct write; of the writes made behind, readings), so a burst of the
+/// same requests between two writes costs one query, and the relay (which handles
 /// messages on the MQTT network thread) answers them without waiting for a reader thread.
 ///
 /// A read remembers the generation it started at and keeps its result only if no write committed
@@ -36,7 +37,7 @@ final class CommittedReadCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         }
     }
 
-    /// Called after every committed write: what was kept may be out of date.
+    /// Called after a committed write that can change these answers: what was kept may be out of date.
     func invalidate() {
         state.withLock { state in
             state.generation &+= 1
@@ -45,14 +46,16 @@ final class CommittedReadCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     }
 }
 
-/// The store's read caches, emptied together after every committed write.
+/// The store's read caches, emptied together after every committed write that can change them.
 struct StoreReadCaches: Sendable {
     /// Answers of `sensorRecords(plant:)` (nil: every plant).
     let sensors = CommittedReadCache<String?, [SensorRecord]?>(capacity: 1024)
     /// Devices looked up by id.
     let devices = CommittedReadCache<String, DeviceRecord>(capacity: 10_000)
 
-    /// Called after every committed write, direct or written behind.
+    /// Called after every direct write and every batch written behind that holds a reading
+    /// (``BufferedWrite/changesCachedReads``): log lines, dead letters and delivery marks change no
+    /// cached answer.
     func invalidate() {
         sensors.invalidate()
         devices.invalidate()

@@ -6,8 +6,9 @@
 /// its own handling saw no newer version (``ObservedVersions``): the spam admission of a plant
 /// request reads the version in its round trip, after the request arrived, so the answer then holds
 /// every change committed before the request, whichever relay made it. Changes committed by this
-/// store end every answer kept (``CommittedReadCache``'s generations), so this relay's own writes,
-/// readings written behind included, are seen by its next read without waiting for the version.
+/// store that can change an answer (every direct write, readings written behind) end every answer
+/// kept (``CommittedReadCache``'s generations), so this relay's own writes are seen by its next
+/// read without waiting for the version.
 struct PostgresReadCache: Sendable {
     /// The data kind whose version tags these answers.
     static let plantsVersion = "plants"
@@ -23,7 +24,8 @@ struct PostgresReadCache: Sendable {
     /// Answers of `sensorRecords(plant:)` (nil: every plant).
     let sensors = CommittedReadCache<String?, Tagged<[SensorRecord]?>>(capacity: 256)
 
-    /// Called after every write this store commits (or may have committed).
+    /// Called after every direct write this store commits (or may have committed), and every batch
+    /// written behind that holds a reading.
     func invalidate() {
         plants.invalidate()
         sensors.invalidate()

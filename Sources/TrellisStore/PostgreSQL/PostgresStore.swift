@@ -92,7 +92,7 @@ public final class PostgresStore: Sendable {
         self.readCache = readCache
         self.admissions = PostgresAdmissions(url: url, logger: logger)
         self.commits = BufferedCommits(health: health, patience: patience) { batch in
-            defer { readCache.invalidate() }
+            defer { if batch.contains(where: \.changesCachedReads) { readCache.invalidate() } }
             return try await Self.transaction(client, logger: logger, operation: "writing \(batch.count) buffered rows") { connection in
                 try await PostgresBufferedWrite.write(batch, owner: owner, deadLetterLimit: limit, on: connection, logger: logger)
             }

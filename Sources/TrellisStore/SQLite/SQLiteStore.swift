@@ -91,7 +91,7 @@ public final class SQLiteStore: TrellisStore {
         self.deadLetterLimit = limit
         let caches = caches
         self.commits = BufferedCommits(health: StoreWriteHealth(logger: logger), patience: patience) { batch in
-            defer { caches.invalidate() }
+            defer { if batch.contains(where: \.changesCachedReads) { caches.invalidate() } }
             try await Self.transaction(in: writer, operation: "writing \(batch.count) buffered rows") { db in
                 try BufferedWrite.write(batch, deadLetterLimit: limit, in: db)
             }

@@ -126,6 +126,27 @@ struct DeviceStoreTests {
         }
     }
 
+    /// Every log line looks its device up first; emptying the caches after each batch of log lines
+    /// made that a database read per line. Only what a cached query reads ends the cached answers.
+    @Test("log lines written behind keep the cached device; a reading written behind ends it", arguments: [StoreKind.inMemory, .directory])
+    func cacheKeptAcrossLogLines(_ kind: StoreKind) async throws {
+        try await withSQLiteStore(kind) { store async throws in
+            _ = try await store.registerDevice(id: "a", maxDevices: 10, at: instant(0))
+            #expect(try await store.device(id: "a")?.id == "a")
+            #expect(store.caches.devices.lookup("a").answer?.id == "a")
+            for index in 1...10 {
+                try await store.appendDeviceLog(device: "a", entry: .status("line \(index)", at: instant(Double(index))), limit: 200)
+            }
+            try await store.flush()
+            #expect(try await store.deviceLog(device: "a", since: nil, limit: 200).count == 10)
+            #expect(store.caches.devices.lookup("a").answer?.id == "a", "a batch of log lines changes no cached answer")
+            try await store.recordReading(sensor: "0x36", moisture: 5, temperature: 70, at: instant(20))
+            try await store.flush()
+            #expect(store.caches.devices.lookup("a").answer == nil, "a batch with a reading ends the cached answers")
+            #expect(try await store.device(id: "a")?.id == "a")
+        }
+    }
+
     @Test("the fleet survives reopening the store")
     func durability() async throws {
         let directory = TemporaryDirectory()
