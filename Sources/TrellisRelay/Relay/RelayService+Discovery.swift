@@ -18,8 +18,8 @@ extension RelayService {
 
     /// Publishes, in the background, every Home Assistant discovery config not published yet and
     /// each plant's state. An announcement still under way is cancelled: the new one starts once
-    /// it has stopped.
-    func announceToHomeAssistant() async {
+    /// it has stopped. Returns at once, so the message loop may call it.
+    func announceToHomeAssistant() {
         announcement.withLock { current in
             let previous = current
             previous?.cancel()

@@ -25,9 +25,10 @@ extension RelayService {
     /// A run of queued messages that only read (``RelayEngine/onlyReads(_:)``) is handled at once,
     /// so their store round trips overlap (a shared store sends their spam admissions in one call);
     /// their answers are published in the order the requests came. A read request that comes alone
-    /// is handled like any other message: a task to overlap it with nothing would only add latency. Any other message is handled
-    /// alone: after every message before it is done and before any after it starts, so a change is
-    /// seen by every message after it, as if all were handled one by one. So is the first message of
+    /// is handled like any other message: a task to overlap it with nothing would only add latency.
+    /// Any other message is handled alone: after every message before it is done and before any
+    /// after it starts, so a change is seen by every message after it, as if all were handled one
+    /// by one. So is the first message of
     /// a new session, whose handling may first forget the marks of the last one.
     func handleMessages() async {
         let clock = ContinuousClock()
@@ -56,7 +57,7 @@ extension RelayService {
                 if let peer {
                     await notePeer(peer, present: !message.payload.isEmpty)
                 } else {
-                    await send(await engine.handle(message, at: Date()), engine: engine)
+                    send(await engine.handle(message, at: Date()), engine: engine)
                 }
                 engine.counters.handled(in: clock.now - started)
                 held += 1
@@ -87,7 +88,7 @@ extension RelayService {
     private func finish(_ inHand: inout [InHand], clock: ContinuousClock) async -> Int {
         let count = inHand.count
         for entry in inHand {
-            await send(await entry.handling.value, engine: entry.engine)
+            send(await entry.handling.value, engine: entry.engine)
             entry.engine.counters.handled(in: clock.now - entry.started)
         }
         inHand.removeAll(keepingCapacity: true)
@@ -97,8 +98,8 @@ extension RelayService {
     /// Publishes a message's answers (or hands them to the local client they are for), and starts
     /// the Home Assistant announcement its handling asked for, which goes out from a task of its
     /// own at the broker's pace (``announceToHomeAssistant()``).
-    private func send(_ output: RelayEngine.Output, engine: RelayEngine) async {
-        if output.announcesDiscovery { await announceToHomeAssistant() }
+    private func send(_ output: RelayEngine.Output, engine: RelayEngine) {
+        if output.announcesDiscovery { announceToHomeAssistant() }
         for reply in output.publishes where !localClients.deliver(reply, buttonPrefix: engine.settings.buttonPrefix) {
             do {
                 try client.publish(reply)

@@ -67,13 +67,13 @@ public final class RelayService: Service, Sendable {
            old.settings.homeAssistant != settings.homeAssistant {
             // Only the relays of the group changed: the same configs again, with every relay's status topic.
             _ = new.discovery.removeAll()
-            await announceToHomeAssistant()
+            announceToHomeAssistant()
         } else if old.settings.homeAssistant != settings.homeAssistant {
             // Off, or another prefix: the configs published so far go; under a new prefix they come back.
             // An announcement still under way stops first, so none of its configs follows the removals.
             await stopAnnouncing()
             publish(HomeAssistantService.withdrawAll(ledger: new.discovery), what: "Home Assistant discovery removals")
-            await announceToHomeAssistant()
+            announceToHomeAssistant()
         }
         return (before.subtracting(after).sorted(), after.subtracting(before).sorted())
     }
@@ -151,7 +151,7 @@ public final class RelayService: Service, Sendable {
                 }
                 // The broker may have lost retained messages since: publish every config again.
                 _ = engine.discovery.removeAll()
-                await announceToHomeAssistant()
+                announceToHomeAssistant()
             case let .disconnected(reason):
                 logger.warning("lost the broker connection; reconnecting", metadata: ["reason": "\(reason)"])
             case let .connectFailed(reason, retryIn):
@@ -175,7 +175,7 @@ public final class RelayService: Service, Sendable {
         }
     }
 
-    func publish(_ messages: [MQTTMessage], what: String) {
+    private func publish(_ messages: [MQTTMessage], what: String) {
         for message in messages {
             do {
                 try client.publish(message)

@@ -17,6 +17,19 @@ struct DiscoveryReloadTests {
         return Set(latest.filter(\.value).keys)
     }
 
+    /// Presses `count` buttons once each and waits until Trellis's 3 configs and the 2 of every
+    /// button are live under `homeassistant/`; returns how many configs that is.
+    static func press(_ count: Int, from watcher: MQTTClient, until inbox: MessageCollector) async throws -> Int {
+        for index in 0..<count {
+            try watcher.publish(topic: "p2o/buttons/b\(index)/press", payload: [], qos: .atLeastOnce)
+        }
+        let all = 3 + 2 * count
+        try await inbox.wait(timeout: .seconds(60), "every button's configs") { messages in
+            live(messages, under: "homeassistant").count == all
+        }
+        return all
+    }
+
     @Test("configs at start and with a thing's first press; a new prefix moves them; off clears them")
     func reload() async throws {
         try await withRelay { relay in
@@ -59,13 +72,7 @@ struct DiscoveryReloadTests {
             let inbox = await MessageCollector.collecting(watcher)
             for prefix in ["homeassistant", "ha2", "ha3"] { try await watcher.subscribe("\(prefix)/#") }
             let buttons = 600
-            for index in 0..<buttons {
-                try watcher.publish(topic: "p2o/buttons/b\(index)/press", payload: [], qos: .atLeastOnce)
-            }
-            let all = 3 + 2 * buttons
-            try await inbox.wait(timeout: .seconds(60), "every button's configs") { messages in
-                Self.live(messages, under: "homeassistant").count == all
-            }
+            let all = try await Self.press(buttons, from: watcher, until: inbox)
 
             var settings = relay.settings
             let service = try #require(relay.service)
@@ -90,13 +97,7 @@ struct DiscoveryReloadTests {
             try await watcher.subscribe("homeassistant/#")
             try await watcher.subscribe("p2o/buttons/+/state")
             let buttons = 300
-            for index in 0..<buttons {
-                try watcher.publish(topic: "p2o/buttons/b\(index)/press", payload: [], qos: .atLeastOnce)
-            }
-            let all = 3 + 2 * buttons
-            try await inbox.wait(timeout: .seconds(60), "every button's configs") { messages in
-                Self.live(messages, under: "homeassistant").count == all
-            }
+            let all = try await Self.press(buttons, from: watcher, until: inbox)
 
             let before = await inbox.messages.count
             try await watcher.publishAndWait(topic: "homeassistant/status", payload: Array("online".utf8))
