@@ -1,8 +1,9 @@
 import Foundation
 import Logging
 
-/// A Mosquitto broker run as a child process: started from a configuration file, watched until it
-/// accepts connections, and stopped (TERM, then KILL) so that no broker is left behind.
+/// A Mosquitto broker run as a child process: started from a configuration file, watched until
+/// every listener of the file accepts connections, and stopped (TERM, then KILL) so that no broker
+/// is left behind.
 public final class MosquittoProcess: @unchecked Sendable {
     /// Why a broker could not be started, each with one sentence saying what to do.
     public enum StartError: Error, CustomStringConvertible, Sendable {
@@ -12,6 +13,7 @@ public final class MosquittoProcess: @unchecked Sendable {
         case configUnreadable(path: String, reason: String)
         case portInUse(BrokerAddress)
         case exitedEarly(status: Int32, output: String)
+        /// The listener at this address did not open in time (the broker may still be running).
         case notListening(BrokerAddress)
 
         public var description: String {
@@ -37,6 +39,8 @@ public final class MosquittoProcess: @unchecked Sendable {
     public let configPath: String
     /// Where the broker is expected to listen (the first `listener` of the file).
     public let address: BrokerAddress
+    /// Every TCP listener of the file, the first one first; `start` waits for all of them.
+    public let listeners: [BrokerAddress]
     private let logPath: String?
     private let logger: Logger
     private let lock = NSLock()
@@ -50,20 +54,24 @@ public final class MosquittoProcess: @unchecked Sendable {
             throw StartError.configUnreadable(path: configPath, reason: reason)
         }
         self.configPath = configPath
-        self.address = Self.firstListener(in: text)
+        self.listeners = Self.listeners(in: text)
+        self.address = listeners[0]
         self.logPath = logPath
         self.logger = logger
     }
 
-    /// The first `listener PORT [ADDRESS]` line, or Mosquitto's default of 1883 on loopback.
-    static func firstListener(in config: String) -> BrokerAddress {
+    /// The `listener PORT [ADDRESS]` lines with a TCP port, in file order, or Mosquitto's default of
+    /// 1883 on loopback when there is none. A listener on every address is probed on 127.0.0.1; a Unix
+    /// socket listener (port 0) is not a TCP address and is left out.
+    static func listeners(in config: String) -> [BrokerAddress] {
+        var found: [BrokerAddress] = []
         for line in config.split(separator: "\n") {
             let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            guard words.first == "listener", words.count >= 2, let port = Int(words[1]) else { continue }
+            guard words.first == "listener", words.count >= 2, let port = Int(words[1]), port > 0 else { continue }
             let host = words.count >= 3 ? String(words[2]) : "127.0.0.1"
-            return BrokerAddress(host: host == "0.0.0.0" ? "127.0.0.1" : (host == "::" ? "::1" : host), port: port)
+            found.append(BrokerAddress(host: host == "0.0.0.0" ? "127.0.0.1" : (host == "::" ? "::1" : host), port: port))
         }
-        return BrokerAddress(host: "127.0.0.1", port: 1883)
+        return found.isEmpty ? [BrokerAddress(host: "127.0.0.1", port: 1883)] : found
     }
 
     /// Locates the mosquitto binary on PATH or in the Debian location (/usr/sbin).
@@ -77,7 +85,9 @@ public final class MosquittoProcess: @unchecked Sendable {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    /// Starts the broker and waits until it accepts connections.
+    /// Starts the broker and waits until every listener accepts connections. Mosquitto opens its
+    /// listeners one after the other and exits when one cannot be opened, so the first one accepting
+    /// is not enough: the broker could still exit on a later one.
     public func start(timeout: Duration = .seconds(10)) async throws {
         guard let binary = Self.findBinary() else {
             if let chosen = ProcessInfo.processInfo.environment["TRELLIS_MOSQUITTO"] {
@@ -85,24 +95,32 @@ public final class MosquittoProcess: @unchecked Sendable {
             }
             throw StartError.binaryNotFound
         }
-        if PortProbe.isAccepting(host: address.host, port: address.port) { throw StartError.portInUse(address) }
+        if let taken = listeners.first(where: { PortProbe.isAccepting(host: $0.host, port: $0.port) }) {
+            throw StartError.portInUse(taken)
+        }
         let capturePath = logPath ?? FileManagerTemporary.path(for: "mosquitto-start")
         let child = try ChildProcess(path: binary, arguments: ["-c", configPath], outputPath: capturePath)
         lock.withLock { process = child }
         logger.info("started mosquitto", metadata: ["pid": "\(child.pid)", "config": "\(configPath)"])
 
         let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
+        var waiting = listeners[...]
+        while let next = waiting.first {
             if !child.isRunning {
                 let output = (try? String(contentsOfFile: capturePath, encoding: .utf8)) ?? ""
                 lock.withLock { process = nil }
                 throw StartError.exitedEarly(status: child.terminationStatus, output: output)
             }
-            if PortProbe.isAccepting(host: address.host, port: address.port) { return }
+            if PortProbe.isAccepting(host: next.host, port: next.port) {
+                waiting = waiting.dropFirst()
+                continue
+            }
+            guard ContinuousClock.now < deadline else {
+                await stop()
+                throw StartError.notListening(next)
+            }
             try await Task.sleep(for: .milliseconds(20))
         }
-        await stop()
-        throw StartError.notListening(address)
     }
 
     /// The broker's process id while it runs.

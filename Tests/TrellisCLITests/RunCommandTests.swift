@@ -124,6 +124,21 @@ struct RunCommandTests {
         }
     }
 
+    @Test("a later listener whose port is in use is reported, naming its address")
+    func laterPortInUse() async throws {
+        try await withTestBroker { broker in
+            let directory = temporaryDirectory()
+            let config = try brokerConfig(port: try #require(PortProbe.freeLoopbackPort()), in: directory)
+            let handle = try #require(FileHandle(forWritingAtPath: config))
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data("listener \(broker.port) 127.0.0.1\n".utf8))
+            try handle.close()
+            let result = try await TrellisBinary.run(["run", "--broker-config", config, "--state", directory + "/state"], in: directory)
+            #expect(result.status == 1)
+            #expect(result.output.contains("127.0.0.1:\(broker.port) is already in use"), "output: \(result.output)")
+        }
+    }
+
     @Test("the embedded default broker configuration is broker.conf")
     func embeddedConfig() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -55,11 +55,25 @@ public final class TestBroker: @unchecked Sendable {
     /// The broker's address as `HOST:PORT`.
     public var address: String { "\(host):\(port)" }
 
-    /// Starts (or starts again, on the same port) the broker and waits until it accepts connections.
-    public func restart() async throws {
-        let process = try MosquittoProcess(configPath: configPath, logPath: logPath)
-        try await process.start()
-        self.process = process
+    /// Starts (or starts again, on the same port) the broker and waits until every listener accepts
+    /// connections.
+    ///
+    /// Between a kill and the restart another test's connection may take one of the freed ports as
+    /// its local port for a moment; the broker then exits with "Address already in use", and is
+    /// started again until `timeout`.
+    public func restart(timeout: Duration = .seconds(20)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let process = try MosquittoProcess(configPath: configPath, logPath: logPath)
+            do {
+                try await process.start()
+                self.process = process
+                return
+            } catch let MosquittoProcess.StartError.exitedEarly(_, output)
+                where output.contains("Address already in use") && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
     }
 
     /// Kills the broker with SIGKILL, as a crash would.

@@ -137,17 +137,9 @@ public func withTLSTestBroker<T>(
         + pki.listener(port: listeners.untrusted, certificate: pki.untrustedServerCertificate, key: pki.untrustedServerKey)
         + pki.listener(port: listeners.clientCertificate, requireClientCertificate: true)
         + extraConfig
+    // The broker is waited for on every listener, the TLS ones included (each opens once its
+    // certificates are loaded).
     return try await withTestBroker(extraConfig: config) { broker in
-        // The broker was waited for on its first (plain) listener; the TLS ones open after it,
-        // each once its certificates are loaded.
-        let deadline = ContinuousClock.now + .seconds(10)
-        for (host, port) in [("127.0.0.1", listeners.verified), ("::1", listeners.verifiedIPv6), ("127.0.0.1", listeners.otherHost),
-                             ("127.0.0.1", listeners.untrusted), ("127.0.0.1", listeners.clientCertificate)] {
-            while !PortProbe.isAccepting(host: host, port: port) {
-                guard ContinuousClock.now < deadline else { throw TimeoutError(message: "the TLS listener \(host) \(port) did not open") }
-                try await Task.sleep(for: .milliseconds(20))
-            }
-        }
         return try await body(broker, pki, listeners)
     }
 }

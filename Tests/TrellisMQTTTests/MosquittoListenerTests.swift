@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+@testable import TrellisBroker
+import TrellisTestSupport
+
+/// The listeners a broker configuration opens, which `MosquittoProcess.start` waits for.
+@Suite("Broker configuration listeners")
+struct MosquittoListenerTests {
+    @Test("each TCP listener is found in file order; a listener on every address is probed on loopback",
+          arguments: [
+            ("listener 1883 127.0.0.1", ["127.0.0.1:1883"]),
+            ("listener 1883\nlistener 8883 ::1\n", ["127.0.0.1:1883", "[::1]:8883"]),
+            ("listener 18830 0.0.0.0\n\tcafile ca.crt\nlistener 18831 ::", ["127.0.0.1:18830", "[::1]:18831"]),
+            ("listener 0 /run/mosquitto.sock\nlistener 1884", ["127.0.0.1:1884"]),
+            ("# listener 1\nallow_anonymous true", ["127.0.0.1:1883"]),
+            ("", ["127.0.0.1:1883"]),
+          ])
+    func listeners(config: String, expected: [String]) {
+        #expect(MosquittoProcess.listeners(in: config).map(\.description) == expected)
+    }
+
+    @Test("a broker that exits on a later listener does not count as started, and says why")
+    func laterListenerRefused() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("listeners-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // A socket bound to the second listener's port but not listening: nothing accepts there, so
+        // the check before the start passes, and the broker's own bind fails after its first listener.
+        let (socket, taken) = try #require(Self.boundLoopbackSocket())
+        defer { close(socket) }
+        let free = try #require(PortProbe.freeLoopbackPort())
+        let config = directory.appendingPathComponent("mosquitto.conf").path
+        try "listener \(free) 127.0.0.1\nallow_anonymous true\nlistener \(taken) 127.0.0.1\n"
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let broker = try MosquittoProcess(configPath: config, logPath: directory.appendingPathComponent("log").path)
+        #expect(broker.listeners.map(\.port) == [free, taken])
+        do {
+            try await broker.start()
+            Issue.record("the broker counted as started")
+            await broker.stop()
+        } catch let MosquittoProcess.StartError.exitedEarly(_, output) {
+            #expect(output.contains("Address already in use"), "\(output)")
+        }
+        #expect(broker.pid == nil)
+    }
+
+    /// A TCP socket bound to a free loopback port, without listening; nil when none could be bound.
+    static func boundLoopbackSocket() -> (Int32, Int)? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(fd, generic, length) == 0 && getsockname(fd, generic, &length) == 0
+            }
+        }
+        guard bound else {
+            close(fd)
+            return nil
+        }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
+    }
+}
