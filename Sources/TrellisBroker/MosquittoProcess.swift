@@ -60,18 +60,41 @@ public final class MosquittoProcess: @unchecked Sendable {
         self.logger = logger
     }
 
-    /// The `listener PORT [ADDRESS]` lines with a TCP port, in file order, or Mosquitto's default of
-    /// 1883 on loopback when there is none. A listener on every address is probed on 127.0.0.1; a Unix
-    /// socket listener (port 0) is not a TCP address and is left out.
+    /// The TCP listeners of a configuration as this machine reaches them, in file order, or
+    /// Mosquitto's default of 1883 on loopback when there is none.
+    ///
+    /// The first is where Trellis connects, and is always kept. A later one is kept only when a
+    /// connection from here can tell that it is open: not when it is bound by host name (only
+    /// addresses are probed) or to one interface (`bind_interface`, which loopback does not reach).
+    /// A listener on every address is probed on 127.0.0.1, or on ::1 with `socket_domain ipv6`. A
+    /// Unix socket listener (port 0) has no TCP address.
     static func listeners(in config: String) -> [BrokerAddress] {
-        var found: [BrokerAddress] = []
+        struct Listener {
+            var address: BrokerAddress
+            var everyAddress: Bool
+            var boundToInterface = false
+        }
+        var found: [Listener] = []
+        var inTCPListener = false
         for line in config.split(separator: "\n") {
             let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            guard words.first == "listener", words.count >= 2, let port = Int(words[1]), port > 0 else { continue }
-            let host = words.count >= 3 ? String(words[2]) : "127.0.0.1"
-            found.append(BrokerAddress(host: host == "0.0.0.0" ? "127.0.0.1" : (host == "::" ? "::1" : host), port: port))
+            guard let keyword = words.first else { continue }
+            if keyword == "listener" {
+                inTCPListener = false
+                guard words.count >= 2, let port = Int(words[1]), port > 0 else { continue }
+                let host = words.count >= 3 ? String(words[2]) : "0.0.0.0"
+                let probed = host == "0.0.0.0" ? "127.0.0.1" : (host == "::" ? "::1" : host)
+                found.append(Listener(address: BrokerAddress(host: probed, port: port), everyAddress: words.count < 3))
+                inTCPListener = true
+            } else if inTCPListener, keyword == "bind_interface" {
+                found[found.count - 1].boundToInterface = true
+            } else if inTCPListener, keyword == "socket_domain", words.count >= 2, words[1] == "ipv6", found[found.count - 1].everyAddress {
+                found[found.count - 1].address.host = "::1"
+            }
         }
-        return found.isEmpty ? [BrokerAddress(host: "127.0.0.1", port: 1883)] : found
+        guard let first = found.first else { return [BrokerAddress(host: "127.0.0.1", port: 1883)] }
+        let later = found.dropFirst().filter { !$0.boundToInterface && PortProbe.isAddress($0.address.host) }
+        return [first.address] + later.map(\.address)
     }
 
     /// Locates the mosquitto binary on PATH or in the Debian location (/usr/sbin).

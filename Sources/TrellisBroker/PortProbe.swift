@@ -16,6 +16,12 @@ public enum PortProbe {
         } ?? false
     }
 
+    /// True when `host` is an IPv4 or IPv6 address (or `localhost`), which ``isAccepting(host:port:)``
+    /// can probe; a host name is not looked up.
+    public static func isAddress(_ host: String) -> Bool {
+        withSocketAddress(host: host, port: 0) { _, _, _ in true } ?? false
+    }
+
     /// Asks the kernel for a free loopback port by binding port 0.
     public static func freeLoopbackPort() -> Int? {
         withSocketAddress(host: "127.0.0.1", port: 0) { address, length, family in
