@@ -2,7 +2,7 @@ import Foundation
 import Logging
 
 /// A Mosquitto broker run as a child process: started from a configuration file, watched until
-/// every listener of the file accepts connections, and stopped (TERM, then KILL) so that no broker
+/// each of the file's listeners accepts connections, and stopped (TERM, then KILL) so that no broker
 /// is left behind.
 public final class MosquittoProcess: @unchecked Sendable {
     /// Why a broker could not be started, each with one sentence saying what to do.
@@ -39,7 +39,8 @@ public final class MosquittoProcess: @unchecked Sendable {
     public let configPath: String
     /// Where the broker is expected to listen (the first `listener` of the file).
     public let address: BrokerAddress
-    /// Every TCP listener of the file, the first one first; `start` waits for all of them.
+    /// The TCP listeners of the file that can be probed from here, the first one first (see
+    /// ``listeners(in:)``); `start` waits for all of them.
     public let listeners: [BrokerAddress]
     private let logPath: String?
     private let logger: Logger
