@@ -123,6 +123,8 @@ public final class MosquittoProcess: @unchecked Sendable {
             throw StartError.portInUse(taken)
         }
         let capturePath = logPath ?? FileManagerTemporary.path(for: "mosquitto-start")
+        // The log is appended to across starts; a failure reports what this start wrote.
+        let earlier = (try? FileManager.default.attributesOfItem(atPath: capturePath)[.size] as? Int) ?? 0
         let child = try ChildProcess(path: binary, arguments: ["-c", configPath], outputPath: capturePath)
         lock.withLock { process = child }
         logger.info("started mosquitto", metadata: ["pid": "\(child.pid)", "config": "\(configPath)"])
@@ -131,7 +133,8 @@ public final class MosquittoProcess: @unchecked Sendable {
         var waiting = listeners[...]
         while let next = waiting.first {
             if !child.isRunning {
-                let output = (try? String(contentsOfFile: capturePath, encoding: .utf8)) ?? ""
+                let written = (FileManager.default.contents(atPath: capturePath) ?? Data()).dropFirst(earlier)
+                let output = String(decoding: written, as: UTF8.self)
                 lock.withLock { process = nil }
                 throw StartError.exitedEarly(status: child.terminationStatus, output: output)
             }

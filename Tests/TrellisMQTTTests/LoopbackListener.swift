@@ -4,16 +4,18 @@ import Glibc
 import Darwin
 #endif
 
-/// A TCP socket listening on 127.0.0.1, on a port the kernel picks, for tests that play the
-/// broker's side of a connection themselves. The caller closes `fd`.
+/// A TCP socket on 127.0.0.1, on a port the kernel picks, for tests that play the broker's side
+/// of a connection themselves, or that need a port taken where nothing accepts. The caller closes
+/// `fd`.
 struct LoopbackListener {
     struct Failure: Error {}
 
     let fd: Int32
     let port: Int
 
-    /// Binds and listens, with room for `backlog` connections nobody has accepted yet.
-    init(backlog: Int32) throws {
+    /// Binds and listens, with room for `backlog` connections nobody has accepted yet; with no
+    /// backlog, only binds: the port is taken, but a connection to it is refused.
+    init(backlog: Int32?) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -22,7 +24,7 @@ struct LoopbackListener {
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) == 0 && getsockname(fd, $0, &size) == 0 }
         }
-        guard fd >= 0, bound, listen(fd, backlog) == 0 else {
+        guard fd >= 0, bound, backlog.map({ listen(fd, $0) == 0 }) ?? true else {
             if fd >= 0 { close(fd) }
             throw Failure()
         }

@@ -106,9 +106,8 @@ struct TLSConnectionTests {
     /// keep it again.
     ///
     /// The restart waits for every listener of the broker, this TLS one included, and starts the
-    /// broker again when a freed port was taken for a moment by another test's connection: before,
-    /// the restart waited for the plain listener only, and a broker that then exited on this port
-    /// left every reconnect refused.
+    /// broker again when a freed port was taken for a moment by another test's connection, so the
+    /// reconnects end up reaching the restarted listener.
     @Test("a reconnect refused over TLS after a connection was up still says why")
     func refusedReconnect() async throws {
         try await withTLSTestBroker { broker, pki, listeners in

@@ -28,8 +28,8 @@ extension RelayService {
     /// is handled like any other message: a task to overlap it with nothing would only add latency.
     /// Any other message is handled alone: after every message before it is done and before any
     /// after it starts, so a change is seen by every message after it, as if all were handled one
-    /// by one. So is the first message of
-    /// a new session, whose handling may first forget the marks of the last one.
+    /// by one. So is the first message of a new session, whose handling may first forget the marks
+    /// of the last one.
     func handleMessages() async {
         let clock = ContinuousClock()
         let client = self.client
