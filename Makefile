@@ -32,7 +32,8 @@ run: deps
 	$(SWIFT) run -c release trellis run
 
 ## test: unit tests and integration tests against real Mosquitto brokers on free loopback ports (and real
-## python-socketio clients, from virtual environments under ~/.cache/trellis), then MQTT discovery against a
+## python-socketio clients, from virtual environments under ~/.cache/trellis, and the official socket.io 1.x and
+## 2.x browser clients in Debian's headless Chromium, Tests/SocketIO/browser), then MQTT discovery against a
 ## real Home Assistant (ha-check). The PostgreSQL tests use a throwaway cluster (Tests/Postgres/cluster.sh)
 ## in a temporary directory on a free loopback port, named by TRELLIS_TEST_POSTGRES_URL and stopped and
 ## removed at the end whatever the outcome.
@@ -48,6 +49,7 @@ TEST_WIDTH ?= 8
 TEST_TMP_ROOT := $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm || echo $${TMPDIR:-/tmp})
 test: deps
 	Tests/SocketIO/setup-venvs.sh
+	Tests/SocketIO/browser/setup.sh >/dev/null
 	@TMPDIR=$$(mktemp -d "$(TEST_TMP_ROOT)/trellis-test.XXXXXX") && export TMPDIR && export SWIFT_BACKTRACE=enable=no && \
 	export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) && \
 	pg=$$(mktemp -d "$(TEST_TMP_ROOT)/trellis-pg.XXXXXX") && trap 'Tests/Postgres/cluster.sh stop "$$pg"; rm -rf "$$TMPDIR"' EXIT && trap 'exit 130' INT TERM && \

@@ -7,6 +7,9 @@
 ///   decimal digit, `0xFF`, then the packet's bytes (the Java client of the Android app, and
 ///   python-engineio 3, post their bodies this way);
 /// - Engine.IO 4: text packets joined by the record separator `\u{1e}`.
+///
+/// A poll is answered in the framing ``EngineIOFraming`` picks for its request, as the node server
+/// each generation was written against did; a POST body is read in whichever framing it uses.
 public enum EngineIOPayload {
     /// The record separator between Engine.IO 4 packets.
     public static let separator: Character = "\u{1e}"
@@ -25,7 +28,16 @@ public enum EngineIOPayload {
         }
     }
 
-    /// The Engine.IO 3 binary framing of `packets`.
+    /// The body of a poll response in `framing`.
+    public static func encode(_ packets: [EngineIOPacket], _ framing: EngineIOFraming) -> [UInt8] {
+        switch framing {
+        case .text: Array(encode(packets, .v3).utf8)
+        case .binary: encodeBinary(packets)
+        case .records: Array(encode(packets, .v4).utf8)
+        }
+    }
+
+    /// The Engine.IO 3 binary framing of `packets`: lengths count UTF-8 bytes.
     public static func encodeBinary(_ packets: [EngineIOPacket]) -> [UInt8] {
         var out = [UInt8]()
         for packet in packets {
@@ -93,7 +105,8 @@ public enum EngineIOPayload {
             guard let lower = String.Index(index, within: scalars), let upper = String.Index(end, within: scalars) else {
                 return .failure(.invalidLength)
             }
-            switch EngineIOPacket.decode(text: Substring(scalars[lower..<upper]), .v3) {
+            let piece = Substring(scalars[lower..<upper])
+            switch EngineIOPacket.decode(text: latin1UTF8Decoded(piece).map { $0[...] } ?? piece, .v3) {
             case let .success(packet): packets.append(packet)
             case let .failure(error): return .failure(error)
             }
@@ -137,5 +150,56 @@ public enum EngineIOPayload {
             }
         }
         return .success(packets)
+    }
+}
+
+extension EngineIOPayload {
+    /// The text of a packet that engine.io-client 1.x posted: its parser (engine.io-parser 1.2)
+    /// UTF-8-encodes every packet of a text-framed POST into a string of byte values, which the
+    /// browser encodes as UTF-8 once more, so `é` arrives as `Ã©` and the length counts bytes.
+    /// Returns the text decoded once more when it is such a string (every scalar below 256, one at
+    /// least 128, and the byte values valid UTF-8); nil when it is text as it stands. Only text made
+    /// of Latin-1 letters that happen to spell valid UTF-8 (such as `Ã©` typed as such) is misread.
+    static func latin1UTF8Decoded(_ text: Substring) -> String? {
+        var bytes = [UInt8]()
+        var high = false
+        for scalar in text.unicodeScalars {
+            guard scalar.value <= 0xFF else { return nil }
+            if scalar.value >= 0x80 { high = true }
+            bytes.append(UInt8(scalar.value))
+        }
+        guard high else { return nil }
+        return String(validating: bytes, as: UTF8.self)
+    }
+}
+
+/// How a long-poll response is framed. Engine.IO 3 servers of the socket.io 1.x and 2.x generation
+/// (engine.io 1.x/2.x) answered a poll in the binary framing unless the client asked for base64
+/// (`b64=1`): engine.io-client 1.5 in a browser reads any other body as the string `ok` and starts
+/// again, and 1.6 to 1.8 read a text body byte by byte, mangling what is not ASCII. Clients that
+/// cannot read binary (socket.io-client-swift, browsers without XHR2) send `b64=1`.
+public enum EngineIOFraming: Sendable, Equatable {
+    /// Engine.IO 3 with `b64=1`: `<length>:<packet>`, lengths in UTF-16 code units.
+    case text
+    /// Engine.IO 3 without `b64`: type byte, length digits, `0xFF`, packet bytes.
+    case binary
+    /// Engine.IO 4: packets separated by `\u{1e}`.
+    case records
+
+    /// The framing of a poll of `version` whose `b64` query parameter is `base64`.
+    public init(version: EngineIOVersion, base64: String?) {
+        switch version {
+        // engine.io 1.x tested only that the parameter is there.
+        case .v3: self = base64 == nil ? .binary : .text
+        case .v4: self = .records
+        }
+    }
+
+    /// The response's `Content-Type`, by which engine.io-client tells the binary framing apart.
+    public var contentType: String {
+        switch self {
+        case .binary: "application/octet-stream"
+        case .text, .records: "text/plain; charset=UTF-8"
+        }
     }
 }

@@ -10,12 +10,20 @@ public struct EngineIOLimits: Sendable, Equatable {
     public var maximumBufferedPackets: Int
     /// Largest POST body or WebSocket message accepted, in bytes.
     public var maximumPayloadBytes: Int
+    /// How long a session opened by a poll may go without a second request, and an upgrade
+    /// between its probe and its `5`, before the session is closed. Seconds. A client polls again
+    /// at once after its handshake, so only a client that opens sessions and leaves them (a page
+    /// in a reconnect loop, a flood) reaches it; the full ping timeout would keep each one for
+    /// over a minute.
+    public var handshakeGrace: Double
 
-    public init(pingInterval: Double, pingTimeout: Double, maximumBufferedPackets: Int = 256, maximumPayloadBytes: Int = 100_000) {
+    public init(pingInterval: Double, pingTimeout: Double, maximumBufferedPackets: Int = 256, maximumPayloadBytes: Int = 100_000,
+                handshakeGrace: Double = 10) {
         self.pingInterval = pingInterval
         self.pingTimeout = pingTimeout
         self.maximumBufferedPackets = maximumBufferedPackets
         self.maximumPayloadBytes = maximumPayloadBytes
+        self.handshakeGrace = handshakeGrace
     }
 
     /// The defaults of each generation's reference server: socket.io 1.x (25 s, 60 s; the iOS client
@@ -41,6 +49,10 @@ public struct EngineIOSession: Sendable {
         case bufferFull = "buffer_full"
         case transportError = "transport_error"
         case serverShutdown = "server_shutdown"
+        /// Opened by a poll and never heard from again within the grace period.
+        case handshakeTimeout = "handshake_timeout"
+        /// Answered an upgrade probe and never completed the upgrade within the grace period.
+        case upgradeTimeout = "upgrade_timeout"
     }
 
     /// What the application acts on.
@@ -71,7 +83,14 @@ public struct EngineIOSession: Sendable {
     public private(set) var closeReason: CloseReason?
     /// Whether the client is in the default namespace.
     public private(set) var isConnected = false
+    /// The `auth` object a Socket.IO 5 client sent with its CONNECT (`40{"token":…}`); nil when
+    /// it sent none (and always in Engine.IO 3, whose clients have only the query string).
+    public private(set) var connectAuth: JSONValue?
     private var outbox: [EngineIOPacket] = []
+    /// When the session opened, until the client's second request confirms it (nil after).
+    private var unconfirmedSince: Double?
+    /// When the upgrade probe was answered, until the upgrade completes.
+    private var upgradeSince: Double?
     private var lastHeard: Double
     private var nextPing: Double
     private var awaitingPongSince: Double?
@@ -97,6 +116,8 @@ public struct EngineIOSession: Sendable {
         self.limits = limits
         self.lastHeard = now
         self.nextPing = now + limits.pingInterval
+        // A WebSocket handshake is its own confirmation: the client holds the transport open.
+        self.unconfirmedSince = transport == .polling ? now : nil
     }
 
     /// The open packet's JSON.
@@ -121,6 +142,7 @@ public struct EngineIOSession: Sendable {
     /// A request of the client arrived (a poll, a POST): it is alive.
     public mutating func heard(now: Double) {
         lastHeard = now
+        unconfirmedSince = nil
     }
 
     /// Queues an event for the client. False when the session is closed or not in the namespace;
@@ -151,6 +173,8 @@ public struct EngineIOSession: Sendable {
     /// server's ping when one is due.
     public mutating func tick(now: Double) -> [Input] {
         guard !isClosed else { return [] }
+        if let since = unconfirmedSince, now - since > limits.handshakeGrace { return close(.handshakeTimeout) }
+        if let since = upgradeSince, now - since > limits.handshakeGrace { return close(.upgradeTimeout) }
         switch version {
         case .v3:
             if now - lastHeard > limits.pingInterval + limits.pingTimeout { return close(.pingTimeout) }
@@ -168,17 +192,19 @@ public struct EngineIOSession: Sendable {
 
     /// The earliest time ``tick(now:)`` has something to do.
     public var nextDeadline: Double {
-        switch version {
+        let heartbeat = switch version {
         case .v3: lastHeard + limits.pingInterval + limits.pingTimeout
         case .v4: awaitingPongSince.map { $0 + limits.pingTimeout } ?? nextPing
         }
+        let grace = [unconfirmedSince, upgradeSince].compactMap { $0.map { $0 + limits.handshakeGrace } }
+        return ([heartbeat] + grace).min() ?? heartbeat
     }
 
     /// Handles one packet from the client, received over `via`.
     public mutating func receive(_ packet: EngineIOPacket, via: Transport, now: Double) -> Reaction {
         var reaction = Reaction()
         guard !isClosed else { return reaction }
-        lastHeard = now
+        heard(now: now)
         switch packet.type {
         case .ping:
             if packet.text == "probe" {
@@ -187,6 +213,7 @@ public struct EngineIOSession: Sendable {
                     return reaction
                 }
                 upgrading = true
+                upgradeSince = now
                 reaction.direct.append(EngineIOPacket(.pong, "probe"))
                 // Makes a waiting poll return, so the client can pause polling and send `5`.
                 outbox.append(EngineIOPacket(.noop))
@@ -198,6 +225,7 @@ public struct EngineIOSession: Sendable {
         case .upgrade:
             if upgrading, via == .websocket {
                 upgrading = false
+                upgradeSince = nil
                 transport = .websocket
             } else {
                 reaction.inputs.append(.malformed(reason: "unexpected_upgrade"))
@@ -230,6 +258,7 @@ public struct EngineIOSession: Sendable {
             guard !isConnected else { return [] }
             isConnected = true
             guard version == .v4 else { return [.connected] }
+            connectAuth = decoded.data.isEmpty ? nil : JSONValue.parse(decoded.data)
             let answer = SocketIOPacket(type: .connect, data: #"{"sid":\#(JSONText.string(socketID))}"#)
             return [.connected] + enqueueControl(EngineIOPacket(.message, answer.encoded))
         case .disconnect:

@@ -65,8 +65,10 @@ extension RunCommand {
             logger.info("serving /metrics and /health", metadata: ["address": "\(metricsAddress)"])
         }
         if let socketIOAddress = SocketIOServer.address(configuration.string("buttons.socketio_address")) {
-            services.append(SocketIOServer.service(address: socketIOAddress, relay: relay,
-                                                   maximumSessions: configuration.int("buttons.socketio_max_sessions"),
+            let settings = SocketIOSettings(maximumSessions: configuration.int("buttons.socketio_max_sessions"),
+                                            maximumSessionsPerAddress: configuration.int("buttons.socketio_max_sessions_per_address"),
+                                            presses: try SocketIOServer.pressPolicy(tokenFile: configuration.string("buttons.socketio_press_token_file")))
+            services.append(SocketIOServer.service(address: socketIOAddress, relay: relay, settings: settings,
                                                    logger: Logger(label: "trellis.socketio")))
             logger.info("serving the button service to Socket.IO clients on /socket.io/", metadata: ["address": "\(socketIOAddress)"])
         }

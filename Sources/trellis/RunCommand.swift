@@ -106,6 +106,12 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Most Socket.IO sessions at once (default 10000). [buttons.socketio_max_sessions]")
     var socketioMaxSessions: Int?
 
+    @Option(name: .long, help: "Most Socket.IO sessions one remote address may hold at once; 0: no limit, as behind a reverse proxy (default 100). [buttons.socketio_max_sessions_per_address]")
+    var socketioMaxSessionsPerAddress: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Allow presses over Socket.IO from clients that present the token in this file (`?token=` on the handshake, or `auth: {token}` in Socket.IO 5); without it presses over Socket.IO are refused, as the P2O apps only listen. [buttons.socketio_press_token_file]", valueName: "file"))
+    var socketioPressTokenFile: String?
+
     @Option(name: .long, help: "Most messages one sender may send within the spam window (default 15). [spam.limit]")
     var spamLimit: Int?
 
@@ -163,6 +169,8 @@ struct RunCommand: AsyncParsableCommand {
         put("buttons.prefix", buttonPrefix.map { .string($0) })
         put("buttons.socketio_address", socketio.map { .string($0) })
         put("buttons.socketio_max_sessions", socketioMaxSessions.map { .int($0) })
+        put("buttons.socketio_max_sessions_per_address", socketioMaxSessionsPerAddress.map { .int($0) })
+        put("buttons.socketio_press_token_file", socketioPressTokenFile.map { .string($0) })
         put("spam.limit", spamLimit.map { .int($0) })
         put("spam.window", spamWindow.map { .double($0) })
         put("devices.max_devices", maxDevices.map { .int($0) })

@@ -3,7 +3,9 @@
 Works with python-socketio 4 (Engine.IO 3) and 5 (Engine.IO 4). Prints one JSON line per event:
   connect, connection-response -> emits register; register-response; button-press ...
 After --presses presses it emits register again (the button now exists), prints that answer and
-exits 0. With --press it emits one press of the button itself once registered. Exits 2 on timeout.
+exits 0. With --press it emits one press of the button itself once registered, presenting --token
+(in the handshake's query string with python-socketio 4, in the CONNECT's auth with 5). Exits 2 on
+timeout.
 """
 import argparse
 import json
@@ -18,6 +20,7 @@ parser.add_argument("--url", required=True)
 parser.add_argument("--button", required=True)
 parser.add_argument("--presses", type=int, default=1)
 parser.add_argument("--press", action="store_true", help="press the button once over Socket.IO")
+parser.add_argument("--token", help="the press token to present")
 parser.add_argument("--transports", default="polling,websocket")
 parser.add_argument("--timeout", type=float, default=60)
 args = parser.parse_args()
@@ -77,6 +80,11 @@ def register_response(data):
         done.set()
 
 
+@sio.on("press-response")
+def press_response(data):
+    say("press-response", data)
+
+
 @sio.on("button-press")
 def button_press(data):
     presses = count("presses")
@@ -85,7 +93,13 @@ def button_press(data):
         sio.emit("register", args.button)
 
 
-sio.connect(args.url, transports=args.transports.split(","))
+if args.token is None:
+    sio.connect(args.url, transports=args.transports.split(","))
+elif getattr(socketio, "__version__", "").startswith("4."):
+    # Engine.IO 3 clients have only the query string.
+    sio.connect(f"{args.url}?token={args.token}", transports=args.transports.split(","))
+else:
+    sio.connect(args.url, transports=args.transports.split(","), auth={"token": args.token})
 if not done.wait(args.timeout):
     say("timeout", state)
     sio.disconnect()

@@ -7,6 +7,8 @@ import TrellisTestSupport
 /// The P2O flow with real python-socketio clients against `trellis run --socketio` on a real
 /// Mosquitto: python-socketio 4.6.1 / python-engineio 3.14.2 (Engine.IO 3, polling then the
 /// WebSocket upgrade, or polling alone with binary-framed POSTs) and python-socketio 5 (Engine.IO 4).
+/// Presses over Socket.IO need the configured token: in the query string (Engine.IO 3) or the
+/// CONNECT's auth (Engine.IO 4); without it, or with a wrong one, a press is refused and not applied.
 @Suite("Socket.IO: real python-socketio clients", .serialized)
 struct SocketIOClientTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -23,11 +25,17 @@ struct SocketIOClientTests {
         return base + "/trellis"
     }
 
+    /// The token the client presents with its press.
+    enum Token: String, Sendable {
+        case valid, wrong, none
+    }
+
     struct Case: Sendable, CustomTestStringConvertible {
         var environment: String
         var transports: String
         var finalTransport: String
-        var testDescription: String { "\(environment) over \(transports)" }
+        var token = Token.valid
+        var testDescription: String { "\(environment) over \(transports), token \(token.rawValue)" }
     }
 
     @Test("connection-response, register-response, and button-press for presses from MQTT and from Socket.IO", arguments: [
@@ -35,13 +43,19 @@ struct SocketIOClientTests {
         Case(environment: "sio3", transports: "polling", finalTransport: "polling"),
         Case(environment: "sio5", transports: "polling,websocket", finalTransport: "websocket"),
         Case(environment: "sio5", transports: "websocket", finalTransport: "websocket"),
+        Case(environment: "sio3", transports: "polling", finalTransport: "polling", token: .wrong),
+        Case(environment: "sio5", transports: "websocket", finalTransport: "websocket", token: .none),
     ])
     func p2oFlow(_ flow: Case) async throws {
         let python = try await Self.environments.value + "/\(flow.environment)/bin/python"
         try await withTestBroker { broker in
             let stateDirectory = temporaryDirectory()
-            let (trellis, ports) = try await TrellisBinary.startListening({ ports in
-                ["run", "--broker", broker.address, "--state", stateDirectory, "--socketio", "\(ports[0])"]
+            let tokenFile = stateDirectory + "-press-token"
+            try "p2o-press-\(UUID().uuidString)\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+            let token = try String(contentsOfFile: tokenFile, encoding: .utf8).trimmingCharacters(in: .newlines)
+            let (trellis, ports) = try await TrellisBinary.startListening(ports: 2, { ports in
+                ["run", "--broker", broker.address, "--state", stateDirectory, "--socketio", "\(ports[0])",
+                 "--socketio-press-token-file", tokenFile, "--metrics", "\(ports[1])"]
             }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] })
             let port = ports[0]
             try await trellis.waitForOutput("connected to the broker")
@@ -55,9 +69,15 @@ struct SocketIOClientTests {
             try await inbox.messages(on: "p2o/clients/watcher/register-response")
 
             let script = Self.root.appendingPathComponent("Tests/SocketIO/p2o_client.py").path
-            let client = try TrellisBinary.start([script, "--url", "http://127.0.0.1:\(port)", "--button", button,
-                                                  "--presses", "3", "--press", "--transports", flow.transports,
-                                                  "--timeout", "60"], executable: python)
+            let pressed = flow.token == .valid ? 3 : 2
+            var arguments = [script, "--url", "http://127.0.0.1:\(port)", "--button", button, "--presses", "\(pressed)", "--press",
+                             "--transports", flow.transports, "--timeout", "60"]
+            switch flow.token {
+            case .valid: arguments += ["--token", token]
+            case .wrong: arguments += ["--token", token + "x"]
+            case .none: break
+            }
+            let client = try TrellisBinary.start(arguments, executable: python)
             try await client.waitForOutput(#""event": "registered""#, timeout: .seconds(60))
             for _ in 0..<2 {
                 try await watcher.publishAndWait(topic: "p2o/buttons/\(button)/press", payload: [])
@@ -71,20 +91,32 @@ struct SocketIOClientTests {
             try #require(registrations.count == 2, "\(client.output)\n\(trellis.output)")
             // The first registration: the button was never pressed, so there is no button object.
             #expect(registrations[0].data as? [String: String] == ["status": "success"])
-            // The second: the button with its three presses; a Socket.IO client's count is 0.
+            // The second: the button with its presses (the Socket.IO one only with the token, whose
+            // refusal was handled before this registration); a Socket.IO client's count is 0.
             let second = try #require(registrations[1].data as? [String: Any])
             let state = try #require(second["button"] as? [String: Any])
             #expect(state["id"] as? String == button)
             #expect(state["count"] as? Int == 0)
-            #expect((state["history"] as? [String])?.count == 3)
+            #expect((state["history"] as? [String])?.count == pressed)
             let presses = events.filter { $0.name == "button-press" }
-            #expect(presses.count == 3)
+            #expect(presses.count == pressed)
             #expect(presses.allSatisfy { $0.data as? String == button })
             #expect(presses.last?.transport == flow.finalTransport)
+            let refusals = events.filter { $0.name == "press-response" }
+            if flow.token == .valid {
+                #expect(refusals.isEmpty, "\(client.output)")
+            } else {
+                #expect(refusals.count == 1)
+                #expect((refusals.first?.data as? [String: String])?["status"] == "failed", "\(client.output)")
+                let (_, metrics) = try await MetricsTests.get("http://127.0.0.1:\(ports[1])/metrics")
+                let reason = flow.token == .wrong ? "wrong_token" : "missing_token"
+                #expect(metrics.contains(#"trellis_socketio_presses_refused_total{reason="\#(reason)"} 1"#), "\(metrics)")
+            }
 
-            // The MQTT client saw all three presses, the Socket.IO one included.
-            let fannedOut = try await inbox.messages(on: "p2o/clients/watcher/button-press", count: 3)
+            // The MQTT client saw every press that was applied, the Socket.IO one included.
+            let fannedOut = try await inbox.messages(on: "p2o/clients/watcher/button-press", count: pressed)
             #expect(fannedOut.allSatisfy { $0.text == button })
+            #expect(await inbox.received(on: "p2o/clients/watcher/button-press").count == pressed)
 
             trellis.process.signal(SIGTERM)
             #expect(try await trellis.waitForExit() == 0)

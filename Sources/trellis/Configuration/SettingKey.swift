@@ -169,6 +169,15 @@ extension SettingKey {
                        }),
             SettingKey(key: "buttons.socketio_max_sessions", kind: .int, defaultValue: .int(10_000),
                        help: "Most Socket.IO sessions at once; further handshakes are refused with HTTP 503.", reloadable: false, check: positive),
+            SettingKey(key: "buttons.socketio_max_sessions_per_address", kind: .int, defaultValue: .int(100),
+                       help: "Most Socket.IO sessions one remote address may hold; further handshakes from it are refused with HTTP 429. 0: no limit (behind a reverse proxy every client has its address).",
+                       reloadable: false, check: { content in
+                           guard case let .int(value) = content, value < 0 else { return nil }
+                           return "a whole number of at least 0"
+                       }),
+            SettingKey(key: "buttons.socketio_press_token_file", kind: .string, defaultValue: .string(""),
+                       help: "File holding the token a Socket.IO client must present (?token= on the handshake, or auth {token} in Socket.IO 5) to press buttons; empty: presses over Socket.IO are refused.",
+                       reloadable: false),
             SettingKey(key: "spam.limit", kind: .int, defaultValue: .int(relay.spamLimit),
                        help: "Most plant tracker messages one sender may send within spam.window (ERR_kickedForSpam beyond).", reloadable: true, check: positive),
             SettingKey(key: "spam.window", kind: .double, defaultValue: .double(relay.spamWindow),

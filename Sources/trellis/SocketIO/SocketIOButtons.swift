@@ -11,13 +11,16 @@ import TrellisSocketIO
 /// - `register` with a button id: `register-response`, with the button when it exists;
 /// - `unregister` with a button id: `unregister-response`;
 /// - `press` (or `button-press`) with a button id and, optionally, an ISO 8601 time: a press, fanned
-///   out like one from MQTT;
+///   out like one from MQTT, when the press policy allows the session's token; otherwise refused
+///   with `press-response` `{"status":"failed","error":…}`, counted, and not applied;
 /// - every press of a registered button, from MQTT or Socket.IO: `button-press` with the id.
 ///
 /// A Socket.IO client carries no identity across connections, so each connection is a new client:
 /// its first registration misses nothing (`count` 0) and it is forgotten when it leaves.
 struct SocketIOButtons: Sendable {
     let relay: RelayService
+    let presses: SocketIOPressPolicy
+    let metrics: SocketIOMetrics
     let logger: Logger
 
     func handle(_ input: EngineIOSession.Input, on connection: SocketIOConnection) async {
@@ -56,6 +59,14 @@ struct SocketIOButtons: Sendable {
                 await clients.unregister(client: client, button: Array(id.utf8), relay: relay)
             }
         case "press", "button-press":
+            let decision = presses.decide(SocketIOPressPolicy.presentedToken(auth: connection.connectAuth, query: connection.queryToken))
+            guard decision == .allowed else {
+                metrics.refusedPress(decision.rawValue)
+                logger.debug("Socket.IO press refused", metadata: ["client": "\(client)", "reason": "\(decision.rawValue)"])
+                let reply = ButtonPayloads.failure(decision == .pressesOff ? "presses over Socket.IO are off" : "press refused: a valid token is required")
+                connection.update { _ = $0.emit("press-response", argumentsJSON: [String(decoding: reply, as: UTF8.self)]) }
+                return
+            }
             var time = [UInt8]()
             if arguments.count > 1, case let .string(text) = arguments[1] { time = Array(text.utf8) }
             guard let id = Self.identifier(arguments.first),

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TrellisCore
 import TrellisSocketIO
 
 /// One client's session with what its transports wait on: the pure ``EngineIOSession`` behind a
@@ -7,6 +8,10 @@ import TrellisSocketIO
 final class SocketIOConnection: Sendable {
     /// The button service's id for this client: a new one per connection.
     let clientID: String
+    /// The remote IP address the session was opened from, which its per-address limit counts.
+    let address: String
+    /// The handshake's `token` query parameter, for the press policy.
+    let queryToken: String?
     private let state: Mutex<State>
 
     private struct State {
@@ -17,8 +22,10 @@ final class SocketIOConnection: Sendable {
         var webSocketAttached = false
     }
 
-    init(session: EngineIOSession) {
+    init(session: EngineIOSession, address: String, queryToken: String?) {
         self.clientID = "socketio-" + session.id
+        self.address = address
+        self.queryToken = queryToken
         self.state = Mutex(State(session: session))
     }
 
@@ -28,6 +35,7 @@ final class SocketIOConnection: Sendable {
     var transport: EngineIOSession.Transport { state.withLock { $0.session.transport } }
     var isClosed: Bool { state.withLock { $0.session.isClosed } }
     var closeReason: EngineIOSession.CloseReason? { state.withLock { $0.session.closeReason } }
+    var connectAuth: JSONValue? { state.withLock { $0.session.connectAuth } }
 
     /// Changes the session and wakes every waiting transport when packets or a close resulted.
     func update<T>(_ body: (inout EngineIOSession) -> T) -> T {

@@ -20,6 +20,11 @@ struct SocketIOMetrics: Sendable {
         Counter(label: "trellis_socketio_malformed_total", dimensions: [("reason", reason)]).increment()
     }
 
+    /// A Socket.IO press that was not applied, by why (`presses_off`, `missing_token`, `wrong_token`).
+    func refusedPress(_ reason: String) {
+        Counter(label: "trellis_socketio_presses_refused_total", dimensions: [("reason", reason)]).increment()
+    }
+
     /// A request answered with an Engine.IO error.
     func refused(_ reason: String) {
         Counter(label: "trellis_socketio_refused_total", dimensions: [("reason", reason)]).increment()

@@ -6,7 +6,7 @@ import TrellisSocketIO
 
 extension SocketIOServer {
     /// Upgrades `transport=websocket` requests: a new session, or the upgrade of a polling one.
-    func shouldUpgrade(_ request: Request) -> RouterShouldUpgrade {
+    func shouldUpgrade(_ request: Request, from address: String) -> RouterShouldUpgrade {
         let query = request.uri.queryParameters
         guard EngineIOVersion(query: query.get("EIO")) != nil, query.get("transport") == "websocket" else {
             sessions.metrics.refused("bad_websocket_request")
@@ -17,8 +17,8 @@ extension SocketIOServer {
                 sessions.metrics.refused("unknown_session")
                 return .dontUpgrade
             }
-        } else if sessions.isFull {
-            sessions.metrics.refused("too_many_sessions")
+        } else if let refusal = sessions.admission(from: address) {
+            sessions.metrics.refused(refusal.label)
             return .dontUpgrade
         }
         return .upgrade([:])
@@ -27,7 +27,7 @@ extension SocketIOServer {
     /// Runs one WebSocket: reads packets into the session and writes what the session has for the
     /// client once the WebSocket is its transport. The session ends with the WebSocket (unless the
     /// WebSocket was only a failed upgrade probe, after which polling goes on).
-    func webSocket(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, request: Request) async {
+    func webSocket(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, request: Request, from address: String) async {
         let query = request.uri.queryParameters
         guard let version = EngineIOVersion(query: query.get("EIO")) else { return }
         let connection: SocketIOConnection
@@ -35,8 +35,10 @@ extension SocketIOServer {
             guard let found = sessions.find(sid), found.attachWebSocket() else { return }
             connection = found
         } else {
-            switch await sessions.open(version: version, transport: .websocket) {
-            case .failure: return
+            switch await sessions.open(version: version, transport: .websocket, address: address, token: query.get("token")) {
+            case let .failure(refusal):
+                sessions.metrics.refused(refusal.label)
+                return
             case let .success(opened):
                 _ = opened.attachWebSocket()
                 connection = opened

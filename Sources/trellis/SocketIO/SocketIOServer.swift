@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
+import NIOCore
 import ServiceLifecycle
 import TrellisBroker
 import TrellisRelay
@@ -27,19 +28,33 @@ struct SocketIOServer: Sendable {
         return BrokerAddress(parsing: text)
     }
 
+    /// The press policy of `buttons.socketio_press_token_file`: off when empty, else the token the
+    /// file holds (surrounding white space and a final newline dropped). An unreadable or empty
+    /// file stops the start, naming the file and never its content.
+    static func pressPolicy(tokenFile: String) throws -> SocketIOPressPolicy {
+        guard !tokenFile.isEmpty else { return .off }
+        guard let text = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
+            throw CredentialsError(description: "cannot read the Socket.IO press token file \(tokenFile)")
+        }
+        let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !token.isEmpty else { throw CredentialsError(description: "the Socket.IO press token file \(tokenFile) is empty") }
+        return .token(token)
+    }
+
     /// The HTTP service, with the sweeper running beside it.
-    static func service(address: BrokerAddress, relay: RelayService, maximumSessions: Int, logger: Logger) -> some Service {
-        let sessions = SocketIOSessions(relay: relay, maximumSessions: maximumSessions, logger: logger)
+    static func service(address: BrokerAddress, relay: RelayService, settings: SocketIOSettings, logger: Logger) -> ServiceGroup {
+        let sessions = SocketIOSessions(relay: relay, settings: settings, logger: logger)
         let server = SocketIOServer(sessions: sessions, logger: logger)
-        let router = Router()
-        router.get(RouterPath(path)) { request, _ in await server.poll(request) }
+        let router = Router(context: SocketIORequestContext.self)
+        router.get(RouterPath(path)) { request, context in await server.poll(request, from: context.address) }
         router.post(RouterPath(path)) { request, _ in await server.post(request) }
         router.on(RouterPath(path), method: .options) { request, _ in server.preflight(request) }
-        let webSocketRouter = Router(context: BasicWebSocketRequestContext.self)
-        webSocketRouter.ws(RouterPath(path)) { request, _ in
-            server.shouldUpgrade(request)
+        let webSocketRouter = Router(context: SocketIORequestContext.self)
+        webSocketRouter.ws(RouterPath(path)) { request, context in
+            server.shouldUpgrade(request, from: context.address)
         } onUpgrade: { inbound, outbound, context in
-            await server.webSocket(inbound: inbound, outbound: outbound, request: context.request)
+            await server.webSocket(inbound: inbound, outbound: outbound, request: context.request,
+                                   from: context.requestContext.address)
         }
         let application = Application(
             router: router,
@@ -48,15 +63,17 @@ struct SocketIOServer: Sendable {
                 configuration: .init(http1: .init(), ws: .init(maxFrameSize: EngineIOLimits.defaults(.v4).maximumPayloadBytes,
                                                                 autoPing: .disabled))),
             configuration: .init(address: .hostname(address.host, port: address.port), serverName: "trellis"),
-            services: [sessions],
             logger: logger)
-        return application
+        // A group shuts its services down in reverse order: the sessions first, which answers every
+        // waiting long poll with Engine.IO's close, then the HTTP server, which waits for requests
+        // in flight. The other way round, the server would wait out each long poll (55 s).
+        return ServiceGroup(configuration: .init(services: [application, sessions], logger: logger))
     }
 
     // MARK: Long-polling
 
     /// GET: a handshake without `sid`, else a long poll.
-    func poll(_ request: Request) async -> Response {
+    func poll(_ request: Request, from address: String) async -> Response {
         let query = request.uri.queryParameters
         guard let version = EngineIOVersion(query: query.get("EIO")) else {
             return refuse(request, .unsupportedVersion)
@@ -64,7 +81,7 @@ struct SocketIOServer: Sendable {
         // JSONP polling (`j=`), for browsers without XHR, is not served.
         guard query.get("transport") == "polling", query.get("j") == nil else { return refuse(request, .unknownTransport) }
         guard let sid = query.get("sid") else {
-            switch await sessions.open(version: version, transport: .polling) {
+            switch await sessions.open(version: version, transport: .polling, address: address, token: query.get("token")) {
             case let .failure(refusal): return refuse(request, refusal)
             case let .success(connection): return await respondWithOutgoing(request, connection, wait: false)
             }
@@ -89,8 +106,8 @@ struct SocketIOServer: Sendable {
         if wait { await connection.waitForOutgoing(timeout: .seconds(limits.pingInterval + limits.pingTimeout / 2)) }
         var packets = connection.update { $0.drain() }
         if packets.isEmpty { packets = [EngineIOPacket(.noop)] }
-        let body = EngineIOPayload.encode(packets, connection.version)
-        return response(request, .ok, body, contentType: "text/plain; charset=UTF-8")
+        let framing = EngineIOFraming(version: connection.version, base64: request.uri.queryParameters.get("b64"))
+        return response(request, .ok, ByteBuffer(bytes: EngineIOPayload.encode(packets, framing)), contentType: framing.contentType)
     }
 
     /// POST: packets from the client, in any of the framings.
@@ -139,7 +156,7 @@ struct SocketIOServer: Sendable {
 
     /// The errors of the Engine.IO protocol, answered with HTTP 400 (503 when full) and its JSON.
     enum Refusal: Error {
-        case unknownTransport, unknownSession, badHandshakeMethod, badRequest, unsupportedVersion, full
+        case unknownTransport, unknownSession, badHandshakeMethod, badRequest, unsupportedVersion, full, addressLimit
 
         var code: Int {
             switch self {
@@ -147,7 +164,7 @@ struct SocketIOServer: Sendable {
             case .unknownSession: 1
             case .badHandshakeMethod: 2
             case .badRequest: 3
-            case .full: 4
+            case .full, .addressLimit: 4
             case .unsupportedVersion: 5
             }
         }
@@ -159,6 +176,7 @@ struct SocketIOServer: Sendable {
             case .badHandshakeMethod: "Bad handshake method"
             case .badRequest: "Bad request"
             case .full: "Too many sessions"
+            case .addressLimit: "Too many sessions from this address"
             case .unsupportedVersion: "Unsupported protocol version"
             }
         }
@@ -170,6 +188,7 @@ struct SocketIOServer: Sendable {
             case .badHandshakeMethod: "bad_handshake_method"
             case .badRequest: "bad_request"
             case .full: "too_many_sessions"
+            case .addressLimit: "address_limit"
             case .unsupportedVersion: "unsupported_version"
             }
         }
@@ -177,13 +196,22 @@ struct SocketIOServer: Sendable {
 
     func refuse(_ request: Request, _ refusal: Refusal) -> Response {
         sessions.metrics.refused(refusal.label)
-        return response(request, refusal == .full ? .serviceUnavailable : .badRequest,
+        let status: HTTPResponse.Status = switch refusal {
+        case .full: .serviceUnavailable
+        case .addressLimit: .tooManyRequests
+        default: .badRequest
+        }
+        return response(request, status,
                         #"{"code":\#(refusal.code),"message":"\#(refusal.message)"}"#, contentType: "application/json")
     }
 
     /// A response with engine.io's CORS headers: the request's origin echoed with credentials
     /// allowed (the web app polls from another origin with credentials), else any origin.
     func response(_ request: Request, _ status: HTTPResponse.Status, _ body: String, contentType: String?) -> Response {
+        response(request, status, ByteBuffer(string: body), contentType: contentType)
+    }
+
+    func response(_ request: Request, _ status: HTTPResponse.Status, _ body: ByteBuffer, contentType: String?) -> Response {
         var headers = HTTPFields()
         if let contentType { headers[.contentType] = contentType }
         if let origin = request.headers[.origin] {
@@ -192,6 +220,24 @@ struct SocketIOServer: Sendable {
         } else {
             headers[.accessControlAllowOrigin] = "*"
         }
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: body))
     }
+}
+
+/// The request context of the endpoint: Hummingbird's, plus the WebSocket handler reference and
+/// the client's IP address, which the per-address session limit counts.
+struct SocketIORequestContext: RequestContext, WebSocketRequestContext, RemoteAddressRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let webSocket: WebSocketHandlerReference<SocketIORequestContext>
+    let remoteAddress: SocketAddress?
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        webSocket = .init()
+        remoteAddress = source.channel.remoteAddress
+    }
+
+    /// The IP address alone (the port changes with every connection); "unknown" when the channel
+    /// has none, which then share one limit.
+    var address: String { remoteAddress?.ipAddress ?? "unknown" }
 }

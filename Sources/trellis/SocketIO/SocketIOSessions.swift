@@ -5,20 +5,38 @@ import Synchronization
 import TrellisRelay
 import TrellisSocketIO
 
-/// Every open Socket.IO session, capped at `maximumSessions`; as a service, the sweeper that ticks
-/// each session's heartbeat once a second and ends sessions when Trellis stops.
+/// What the endpoint allows: how many sessions, how many from one address, and who may press.
+struct SocketIOSettings: Sendable {
+    var maximumSessions = 10_000
+    /// Sessions one remote address may hold at once, so that one page or host cannot take the
+    /// whole table; 0: no limit (behind a reverse proxy every client has the proxy's address).
+    var maximumSessionsPerAddress = 100
+    var presses = SocketIOPressPolicy.off
+}
+
+/// Every open Socket.IO session, capped at `maximumSessions` in all and
+/// `maximumSessionsPerAddress` per remote address; as a service, the sweeper that ticks each
+/// session's heartbeat once a second (closing sessions left after their handshake) and ends
+/// sessions when Trellis stops.
 final class SocketIOSessions: Service, Sendable {
     let buttons: SocketIOButtons
     let metrics = SocketIOMetrics()
-    let maximumSessions: Int
+    let settings: SocketIOSettings
     private let logger: Logger
-    private let connections = Mutex<[String: SocketIOConnection]>([:])
+    private let table = Mutex(Table())
+    private let refusals = Mutex(RefusalReport())
     private let clock = ContinuousClock()
     private let started: ContinuousClock.Instant
 
-    init(relay: RelayService, maximumSessions: Int, logger: Logger) {
-        self.buttons = SocketIOButtons(relay: relay, logger: logger)
-        self.maximumSessions = maximumSessions
+    /// The sessions, and how many each remote address holds.
+    private struct Table {
+        var connections: [String: SocketIOConnection] = [:]
+        var perAddress: [String: Int] = [:]
+    }
+
+    init(relay: RelayService, settings: SocketIOSettings, logger: Logger) {
+        self.buttons = SocketIOButtons(relay: relay, presses: settings.presses, metrics: metrics, logger: logger)
+        self.settings = settings
         self.logger = logger
         self.started = clock.now
     }
@@ -29,25 +47,46 @@ final class SocketIOSessions: Service, Sendable {
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
     }
 
-    var isFull: Bool { connections.withLock { $0.count } >= maximumSessions }
+    var count: Int { table.withLock { $0.connections.count } }
 
     func find(_ sid: String) -> SocketIOConnection? {
-        connections.withLock { $0[sid] }
+        table.withLock { $0.connections[sid] }
     }
 
-    /// Opens a session (refused when full) and, in Engine.IO 3, joins it to the button service
-    /// before the handshake is answered, so `connection-response` follows the open packet.
-    func open(version: EngineIOVersion, transport: EngineIOSession.Transport) async -> Result<SocketIOConnection, SocketIOServer.Refusal> {
+    /// Whether a new session from `address` would be refused, and why.
+    func admission(from address: String) -> SocketIOServer.Refusal? {
+        let refusal = table.withLock { Self.admission(for: address, in: $0, settings) }
+        if let refusal { refused(refusal, address: address) }
+        return refusal
+    }
+
+    private static func admission(for address: String, in table: Table, _ settings: SocketIOSettings) -> SocketIOServer.Refusal? {
+        if table.connections.count >= settings.maximumSessions { return .full }
+        let limit = settings.maximumSessionsPerAddress
+        if limit > 0, table.perAddress[address, default: 0] >= limit { return .addressLimit }
+        return nil
+    }
+
+    /// Opens a session for a handshake from `address` (refused when the table or the address is
+    /// full) and, in Engine.IO 3, joins it to the button service before the handshake is answered,
+    /// so `connection-response` follows the open packet. `token` is the handshake's `token` query
+    /// parameter.
+    func open(version: EngineIOVersion, transport: EngineIOSession.Transport, address: String,
+              token: String?) async -> Result<SocketIOConnection, SocketIOServer.Refusal> {
         let (session, inputs) = EngineIOSession.open(id: Self.newID(), socketID: Self.newID(), version: version,
                                                      transport: transport, limits: .defaults(version), now: now)
-        let connection = SocketIOConnection(session: session)
-        let added = connections.withLock { connections -> Bool in
-            guard connections.count < maximumSessions else { return false }
-            connections[session.id] = connection
-            return true
+        let connection = SocketIOConnection(session: session, address: address, queryToken: token)
+        let (refusal, count) = table.withLock { table -> (SocketIOServer.Refusal?, Int) in
+            if let refusal = Self.admission(for: address, in: table, settings) { return (refusal, table.connections.count) }
+            table.connections[session.id] = connection
+            table.perAddress[address, default: 0] += 1
+            return (nil, table.connections.count)
         }
-        guard added else { return .failure(.full) }
-        metrics.opened(version: version, sessions: connections.withLock { $0.count })
+        if let refusal {
+            refused(refusal, address: address)
+            return .failure(refusal)
+        }
+        metrics.opened(version: version, sessions: count)
         logger.debug("Socket.IO session opened", metadata: ["sid": "\(session.id)", "protocol": "\(version)", "transport": "\(transport.rawValue)"])
         await handle(inputs, on: connection)
         return .success(connection)
@@ -69,10 +108,15 @@ final class SocketIOSessions: Service, Sendable {
     }
 
     private func remove(_ connection: SocketIOConnection) {
-        let removed = connections.withLock { $0.removeValue(forKey: connection.id) != nil }
-        guard removed else { return }
+        let count = table.withLock { table -> Int? in
+            guard table.connections.removeValue(forKey: connection.id) != nil else { return nil }
+            let left = table.perAddress[connection.address, default: 1] - 1
+            table.perAddress[connection.address] = left > 0 ? left : nil
+            return table.connections.count
+        }
+        guard let count else { return }
         let reason = connection.closeReason ?? .transportError
-        metrics.closed(reason: reason.rawValue, sessions: connections.withLock { $0.count })
+        metrics.closed(reason: reason.rawValue, sessions: count)
         logger.debug("Socket.IO session closed", metadata: ["sid": "\(connection.id)", "reason": "\(reason.rawValue)"])
     }
 
@@ -83,9 +127,20 @@ final class SocketIOSessions: Service, Sendable {
         }
     }
 
+    /// Counts a refused handshake and logs it, at most once per address and minute.
+    private func refused(_ refusal: SocketIOServer.Refusal, address: String) {
+        let time = now
+        guard let refusals = refusals.withLock({ $0.record(address, now: time) }) else { return }
+        let limit = refusal == .full ? settings.maximumSessions : settings.maximumSessionsPerAddress
+        logger.warning("Socket.IO handshakes refused", metadata: [
+            "address": "\(address)", "reason": "\(refusal.label)", "limit": "\(limit)",
+            "refused": "\(refusals)", "sessions": "\(count)",
+        ])
+    }
+
     func run() async throws {
         for await _ in AsyncTimerSequence.every(.seconds(1)).cancelOnGracefulShutdown() {
-            let current = connections.withLock { Array($0.values) }
+            let current = table.withLock { Array($0.connections.values) }
             let time = now
             for connection in current {
                 let inputs = connection.update { $0.tick(now: time) }
@@ -95,7 +150,7 @@ final class SocketIOSessions: Service, Sendable {
                 }
             }
         }
-        for connection in connections.withLock({ Array($0.values) }) {
+        for connection in table.withLock({ Array($0.connections.values) }) {
             await close(connection, .serverShutdown)
         }
     }

@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+import TrellisBroker
+import TrellisMQTT
+import TrellisTestSupport
+
+/// The P2O web app's socket flow in headless Chromium (Debian's), with the official socket.io
+/// browser clients of the app's generation (socket.io-client 1.4.5, engine.io-client 1.6.8) and of
+/// 2.x (2.3.0), served from another origin than Trellis: `connection-response` → `register` →
+/// `register-response` with the button → presses over MQTT that the app's reducer counts. Each
+/// client with its default transports (polling, then the WebSocket upgrade) and with polling alone,
+/// with a button id that is not ASCII, which the 1.x clients mangle unless a poll is answered in
+/// the binary framing (and whose POSTs are UTF-8 encoded twice). `Tests/SocketIO/browser/` has the
+/// harness; its setup fetches the bundles and Chromium.
+@Suite("Socket.IO: the P2O web app in a real browser", .serialized)
+struct SocketIOBrowserTests {
+    static let root = SocketIOClientTests.root
+
+    /// Chromium, ChromeDriver, Selenium and the bundles, once per test run.
+    static let setup: Task<Void, any Error> = Task {
+        let script = root.appendingPathComponent("Tests/SocketIO/browser/setup.sh").path
+        let setup = try TrellisBinary.start([], executable: script)
+        let status = try await setup.waitForExit(timeout: .seconds(900))
+        guard status == 0 else { throw TimeoutError(message: "browser setup.sh failed: \(setup.output)") }
+    }
+
+    struct Case: Sendable, CustomTestStringConvertible {
+        var bundle: String
+        var transports: String
+        var testDescription: String { "socket.io \(bundle) with \(transports) transports" }
+    }
+
+    @Test("the web app connects once, registers, and counts presses from MQTT", arguments: [
+        Case(bundle: "1.x", transports: "default"), Case(bundle: "1.x", transports: "polling"),
+        Case(bundle: "2.x", transports: "default"), Case(bundle: "2.x", transports: "polling"),
+    ])
+    func webApp(_ flow: Case) async throws {
+        try await Self.setup.value
+        try await withTestBroker { broker in
+            let (trellis, ports) = try await TrellisBinary.startListening({ ports in
+                ["run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])"]
+            }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] })
+            try await trellis.waitForOutput("connected to the broker")
+            let button = "Tür-🌱-\(UUID().uuidString.prefix(6))"
+            let presser = try await TestClients.connect(to: broker)
+            // Pressed once before the page registers, so register-response carries the button
+            // (the app's reducer cannot count presses of a button it got none for).
+            try await presser.publishAndWait(topic: "p2o/buttons/\(button)/press", payload: [])
+
+            let script = Self.root.appendingPathComponent("Tests/SocketIO/browser/p2o_browser.py").path
+            let page = try TrellisBinary.start([script, "--url", "http://127.0.0.1:\(ports[0])", "--bundle", flow.bundle,
+                                                "--button", button, "--transports", flow.transports,
+                                                "--presses", "2", "--timeout", "60"], executable: "/usr/bin/python3")
+            try await page.waitForOutput(#""event": "registered""#, timeout: .seconds(60))
+            for _ in 0..<2 {
+                try await presser.publishAndWait(topic: "p2o/buttons/\(button)/press", payload: [])
+            }
+            let status = try await page.waitForExit(timeout: .seconds(60))
+            #expect(status == 0, "\(page.output)\n\(trellis.output)")
+
+            let events = Self.events(page.output)
+            // One handshake: no reconnect loop.
+            #expect(events.last { $0["event"] as? String == "handshakes" }?["count"] as? Int == 1, "\(page.output)")
+            #expect(!events.contains { $0["event"] as? String == "error" }, "\(page.output)")
+            let registration = try #require(events.first { $0["event"] as? String == "register-response" }?["data"] as? [String: Any])
+            let state = try #require(registration["button"] as? [String: Any], "\(page.output)")
+            #expect(state["id"] as? String == button)
+            #expect((state["history"] as? [String])?.count == 1)
+
+            // Both presses reached the page with the id intact, and the reducer counted them.
+            let presses = events.filter { $0["event"] as? String == "button-press" }
+            #expect(presses.count == 2)
+            #expect(presses.allSatisfy { $0["data"] as? String == button }, "\(page.output)")
+            #expect(presses.map { $0["count"] as? Int } == [1, 2], "\(page.output)")
+            let transport = flow.transports == "default" ? "websocket" : "polling"
+            #expect(presses.allSatisfy { $0["transport"] as? String == transport }, "\(page.output)")
+            #expect(events.contains { $0["event"] as? String == "upgrade" } == (flow.transports == "default"), "\(page.output)")
+
+            trellis.process.signal(SIGTERM)
+            #expect(try await trellis.waitForExit() == 0)
+            await presser.shutdown()
+        }
+    }
+
+    /// The JSON lines the harness printed.
+    static func events(_ output: String) -> [[String: Any]] {
+        output.split(separator: "\n").compactMap { line in
+            guard line.hasPrefix("{") else { return nil }
+            return try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        }
+    }
+}
