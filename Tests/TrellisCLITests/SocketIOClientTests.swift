@@ -35,7 +35,9 @@ struct SocketIOClientTests {
         var transports: String
         var finalTransport: String
         var token = Token.valid
-        var testDescription: String { "\(environment) over \(transports), token \(token.rawValue)" }
+        /// Whether Trellis runs with a press token file; without one, presses over Socket.IO are off.
+        var pressesOn = true
+        var testDescription: String { "\(environment) over \(transports), token \(token.rawValue)\(pressesOn ? "" : ", presses off")" }
     }
 
     @Test("connection-response, register-response, and button-press for presses from MQTT and from Socket.IO", arguments: [
@@ -45,6 +47,7 @@ struct SocketIOClientTests {
         Case(environment: "sio5", transports: "websocket", finalTransport: "websocket"),
         Case(environment: "sio3", transports: "polling", finalTransport: "polling", token: .wrong),
         Case(environment: "sio5", transports: "websocket", finalTransport: "websocket", token: .none),
+        Case(environment: "sio5", transports: "polling,websocket", finalTransport: "websocket", pressesOn: false),
     ])
     func p2oFlow(_ flow: Case) async throws {
         let python = try await Self.environments.value + "/\(flow.environment)/bin/python"
@@ -55,7 +58,7 @@ struct SocketIOClientTests {
             let token = try String(contentsOfFile: tokenFile, encoding: .utf8).trimmingCharacters(in: .newlines)
             let (trellis, ports) = try await TrellisBinary.startListening(ports: 2, { ports in
                 ["run", "--broker", broker.address, "--state", stateDirectory, "--socketio", "\(ports[0])",
-                 "--socketio-press-token-file", tokenFile, "--metrics", "\(ports[1])"]
+                 "--metrics", "\(ports[1])"] + (flow.pressesOn ? ["--socketio-press-token-file", tokenFile] : [])
             }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] })
             let port = ports[0]
             try await trellis.waitForOutput("connected to the broker")
@@ -69,7 +72,8 @@ struct SocketIOClientTests {
             try await inbox.messages(on: "p2o/clients/watcher/register-response")
 
             let script = Self.root.appendingPathComponent("Tests/SocketIO/p2o_client.py").path
-            let pressed = flow.token == .valid ? 3 : 2
+            let applied = flow.token == .valid && flow.pressesOn
+            let pressed = applied ? 3 : 2
             var arguments = [script, "--url", "http://127.0.0.1:\(port)", "--button", button, "--presses", "\(pressed)", "--press",
                              "--transports", flow.transports, "--timeout", "60"]
             switch flow.token {
@@ -103,13 +107,13 @@ struct SocketIOClientTests {
             #expect(presses.allSatisfy { $0.data as? String == button })
             #expect(presses.last?.transport == flow.finalTransport)
             let refusals = events.filter { $0.name == "press-response" }
-            if flow.token == .valid {
+            if applied {
                 #expect(refusals.isEmpty, "\(client.output)")
             } else {
                 #expect(refusals.count == 1)
                 #expect((refusals.first?.data as? [String: String])?["status"] == "failed", "\(client.output)")
                 let (_, metrics) = try await MetricsTests.get("http://127.0.0.1:\(ports[1])/metrics")
-                let reason = flow.token == .wrong ? "wrong_token" : "missing_token"
+                let reason = !flow.pressesOn ? "presses_off" : flow.token == .wrong ? "wrong_token" : "missing_token"
                 #expect(metrics.contains(#"trellis_socketio_presses_refused_total{reason="\#(reason)"} 1"#), "\(metrics)")
             }
 
