@@ -57,6 +57,7 @@ let package = Package(
                 "TrellisCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -122,7 +123,11 @@ let package = Package(
         ),
         .testTarget(name: "TrellisCoreTests", dependencies: ["TrellisCore"]),
         .testTarget(name: "TrellisSocketIOTests", dependencies: ["TrellisSocketIO", "TrellisCore"]),
-        .testTarget(name: "TrellisStoreTests", dependencies: ["TrellisStore", "TrellisTestSupport"]),
+        .testTarget(name: "TrellisStoreTests", dependencies: [
+            "TrellisStore", "TrellisTestSupport",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
+        ]),
         .testTarget(
             name: "TrellisRelayTests",
             dependencies: ["TrellisRelay", "TrellisTestSupport", "TrellisMQTT", "TrellisCore", "TrellisStore"],

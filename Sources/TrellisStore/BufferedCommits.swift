@@ -17,10 +17,27 @@ final class BufferedCommits: Sendable {
     /// How long ``settle()`` waits while commits keep failing.
     let patience: Duration
     private let closed = Mutex(false)
+    private let outages = Mutex(Outages())
+    private let retry = RetryPolicy()
+    /// Tells whether the store's server can be reached: nil when it can, else why not. A store
+    /// whose operations wait in silence while the server is away (a connection pool waiting to
+    /// connect) gives one, so that an operation slower than ``slowAfter`` finds out and the outage
+    /// is loud (``direct(reportsEveryOutcome:_:)``).
+    let reachability: (@Sendable () async -> (any Error)?)?
+    /// How long an operation may take before ``reachability`` is asked, and then how often.
+    static let slowAfter: Duration = .seconds(2)
 
-    init(health: StoreWriteHealth, patience: Duration, sink: @escaping WriteBehindBuffer<BufferedWrite>.Sink) {
+    /// Whether direct operations wait out failures that pass, and whether the waiting was stopped.
+    private struct Outages {
+        var waits = false
+        var stopped = false
+    }
+
+    init(health: StoreWriteHealth, patience: Duration, reachability: (@Sendable () async -> (any Error)?)? = nil,
+         sink: @escaping WriteBehindBuffer<BufferedWrite>.Sink) {
         self.health = health
         self.patience = patience
+        self.reachability = reachability
         self.buffer = WriteBehindBuffer(health: health, sink: sink)
     }
 
@@ -30,6 +47,92 @@ final class BufferedCommits: Sendable {
     /// Throws ``StoreError/closed(_:)`` once the store began closing.
     func checkOpen(_ operation: @autoclosure () -> String) throws {
         if isClosed { throw StoreError.closed(operation()) }
+    }
+
+    /// From now on a direct operation that fails for a reason that passes waits and tries again
+    /// (see ``direct(reportsEveryOutcome:_:)``).
+    func waitOutOutages() {
+        outages.withLock { $0.waits = true }
+    }
+
+    /// Stops the waiting: operations waiting now, and those that fail from now on, throw their
+    /// failure.
+    func stopWaiting() {
+        outages.withLock { $0.stopped = true }
+    }
+
+    /// Whether a failure that passes is waited out now.
+    private var waitsOutOutages: Bool {
+        outages.withLock { $0.waits && !$0.stopped } && !isClosed
+    }
+
+    /// True once ``stopWaiting()`` was called while the store waited out outages: a failure that
+    /// passes thrown now means "not handled", not "refused".
+    var stoppedWaiting: Bool {
+        outages.withLock { $0.waits && $0.stopped }
+    }
+
+    /// Runs `attempt`, one direct operation (a transaction, or a read outside the write-behind),
+    /// and reports its outcome to ``health``. While the store waits out outages
+    /// (``waitOutOutages()``), a failure that passes (``StoreError/isTransient``: the server down
+    /// or starting, a lost connection, a busy or full database) is tried again after
+    /// ``RetryPolicy``'s wait for as long as it lasts, so the message being handled waits,
+    /// unacknowledged, with reading paused, and is answered once the store is back; ``health``
+    /// logs the outage once and the recovery once. Other failures, a cancelled task, a closing
+    /// store and ``stopWaiting()`` end it with the failure.
+    ///
+    /// Writes report every outcome (`reportsEveryOutcome`); a read reports only a failure that
+    /// passes and its own recovery, so a read that succeeds while writes fail (a full disk)
+    /// does not hide that.
+    ///
+    /// An attempt that takes longer than ``slowAfter`` while the server cannot be reached
+    /// (``reachability``) is an outage too, reported as such while the attempt goes on waiting.
+    func direct<T>(reportsEveryOutcome: Bool, _ attempt: () async throws -> T) async throws -> T {
+        var failures = 0
+        while true {
+            do {
+                let watch = watchReachability()
+                let result: T
+                do {
+                    result = try await attempt()
+                } catch {
+                    watch?.cancel()
+                    throw error
+                }
+                watch?.cancel()
+                let wasUnreachable = await watch?.value ?? false
+                if reportsEveryOutcome || failures > 0 || wasUnreachable { health.succeeded(on: .direct) }
+                return result
+            } catch {
+                let transient = (error as? StoreError)?.isTransient ?? false
+                let waits = transient && waitsOutOutages && !Task.isCancelled
+                if reportsEveryOutcome || transient {
+                    health.failed(error, on: .direct, unwritten: buffer.outstanding, waiting: waits)
+                }
+                guard waits else { throw error }
+                failures += 1
+                try? await Task.sleep(for: retry.delay(afterFailures: failures))
+            }
+        }
+    }
+
+    /// While an attempt runs: after ``slowAfter``, and as often again, asks ``reachability`` and
+    /// reports an unreachable server as a failure of the direct path. Its value tells whether it
+    /// reported one (so the attempt's success is a recovery).
+    private func watchReachability() -> Task<Bool, Never>? {
+        guard let reachability else { return nil }
+        let health = self.health
+        let buffer = self.buffer
+        let waiting = waitsOutOutages
+        return Task {
+            var reported = false
+            while (try? await Task.sleep(for: Self.slowAfter)) != nil {
+                guard let failure = await reachability(), !Task.isCancelled else { continue }
+                health.failed(failure, on: .direct, unwritten: buffer.outstanding, waiting: waiting)
+                reported = true
+            }
+            return reported
+        }
     }
 
     /// Marks the store closed. True for the one call that closed it; later calls get false.

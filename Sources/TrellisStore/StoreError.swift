@@ -75,6 +75,24 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         return names[code & 0xFF] ?? "SQLITE_\(code)"
     }
 
+    /// Whether the failure passes without anything in the request changing: the database is busy
+    /// or locked, the disk is full or read-only or failing (SQLite), the server is unreachable,
+    /// shutting down or starting, or a connection was lost (PostgreSQL). A message whose handling
+    /// meets such a failure waits for the store instead of being refused (``StoreLifecycle/waitOutOutages()``).
+    /// A closed store, a store that cannot be opened, a constraint, a corrupt file or a statement the
+    /// server refuses are not transient.
+    public var isTransient: Bool {
+        guard code == .operationFailed else { return false }
+        if let problem = underlying as? PostgresProblem { return problem.transient }
+        if let databaseError = underlying as? DatabaseError {
+            return Self.transientSQLiteCodes.contains(databaseError.resultCode.rawValue & 0xFF)
+        }
+        return false
+    }
+
+    /// SQLITE_BUSY, SQLITE_LOCKED, SQLITE_READONLY, SQLITE_IOERR and SQLITE_FULL.
+    static let transientSQLiteCodes: Set<Int32> = [5, 6, 8, 10, 13]
+
     /// The SQLite result code of the underlying error, when it came from the database.
     public var sqliteResultCode: Int32? {
         (underlying as? DatabaseError)?.extendedResultCode.rawValue

@@ -56,8 +56,9 @@ public final class StoreWriteHealth: Sendable {
         state.withLock { $0.failedCommits }
     }
 
-    /// A commit on `path` failed with `error`; `unwritten` changes wait behind it.
-    public func failed(_ error: any Error, on path: Path, unwritten: Int) {
+    /// A commit on `path` failed with `error`; `unwritten` changes wait behind it. `waiting`: the
+    /// direct operation is tried again until the store answers.
+    public func failed(_ error: any Error, on path: Path, unwritten: Int, waiting: Bool = false) {
         let kind = Self.kind(of: error)
         let firstOfKind = state.withLock { state -> Bool in
             state.failedCommits += 1
@@ -72,6 +73,7 @@ public final class StoreWriteHealth: Sendable {
         guard firstOfKind else { return }
         let consequence = switch path {
         case .writeBehind: "the batch is kept and retried; the messages behind it stay unacknowledged"
+        case .direct where waiting: "the operation is tried again until the store answers; the message being handled waits unacknowledged, reading paused"
         case .direct: "the operation fails (a message being handled is refused with a store_error dead letter)"
         }
         logger.error("the state store cannot commit: \(Self.cause(of: error)); \(consequence)", metadata: [

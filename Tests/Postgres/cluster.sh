@@ -5,7 +5,10 @@
 #                          `mktemp -d`), starts it and prints one line on standard output, the URL the
 #                          tests connect with: postgres://trellis:PASSWORD@127.0.0.1:PORT/trellis
 #                          Started again on the same DIR, it prints the same URL (restarting the server
-#                          when it is not running).
+#                          when it is not running, on the port it had when that port is still free).
+#   cluster.sh halt DIR    stops the server as an operator would (fast shutdown: sessions get SQLSTATE
+#                          57P01) and keeps DIR, so `start DIR` brings the same cluster back: for the
+#                          tests of a store that goes away and comes back.
 #   cluster.sh stop DIR    stops the server (immediate shutdown: nothing in it is worth keeping) and
 #                          removes DIR; quiet and successful when it is already stopped or gone.
 #
@@ -31,7 +34,7 @@ die() {
 }
 
 usage() {
-    echo "usage: cluster.sh start DIR | cluster.sh stop DIR" >&2
+    echo "usage: cluster.sh start DIR | cluster.sh halt DIR | cluster.sh stop DIR" >&2
     exit 2
 }
 
@@ -79,11 +82,12 @@ running() {
     [[ -f "$DIR/data/postmaster.pid" ]] && as_owner "$BIN/pg_ctl" -D "$DIR/data" status >/dev/null 2>&1
 }
 
-# Starts the server on PORT; retries on a new port when the chosen one was taken in the meantime.
+# Starts the server on a free port, first on $1 when given (the port a halted cluster had); retries on
+# a new port when the chosen one was taken in the meantime.
 start_server() {
-    local attempt
+    local attempt preferred=${1:-}
     for attempt in 1 2 3 4 5; do
-        PORT=$(free_port)
+        if [[ $attempt == 1 && -n "$preferred" ]]; then PORT=$preferred; else PORT=$(free_port); fi
         if as_owner "$BIN/pg_ctl" -w -t 30 -D "$DIR/data" -l "$DIR/log" start -o \
             "-c listen_addresses=127.0.0.1 -p $PORT -k $DIR -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=600" \
             >>"$DIR/pg_ctl.out" 2>&1; then
@@ -116,11 +120,13 @@ start() {
     # Started before: print the same URL, restarting the server if it stopped.
     if [[ -f "$DIR/$MARKER" && -s "$DIR/url" && -f "$DIR/data/PG_VERSION" ]]; then
         if ! running; then
-            local url password
+            local url password port
             url=$(cat "$DIR/url")
             password=${url#postgres://trellis:}
             password=${password%%@*}
-            start_server
+            port=${url##*:}
+            port=${port%%/*}
+            start_server "$port"
             echo "postgres://trellis:$password@127.0.0.1:$PORT/trellis" >"$DIR/url"
         fi
         cat "$DIR/url"
@@ -168,6 +174,15 @@ SQL
     cat "$DIR/url"
 }
 
+halt() {
+    [[ -f "$DIR/$MARKER" ]] || die "$DIR holds no cluster made by cluster.sh"
+    DIR=$(cd "$DIR" && pwd -P)
+    BIN=$(find_bindir)
+    if running; then
+        as_owner "$BIN/pg_ctl" -D "$DIR/data" -m fast -w -t 30 stop >/dev/null || die "the server in $DIR/data did not stop"
+    fi
+}
+
 stop() {
     [[ -d "$DIR" ]] || return 0
     DIR=$(cd "$DIR" && pwd -P)
@@ -193,6 +208,7 @@ stop() {
 DIR=$2
 case "$1" in
     start) start ;;
+    halt) halt ;;
     stop) stop ;;
     *) usage ;;
 esac

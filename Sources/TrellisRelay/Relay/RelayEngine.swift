@@ -44,6 +44,10 @@ public final class RelayEngine: Sendable {
         public var publishes: [MQTTMessage] = []
         /// Whether the whole Home Assistant announcement is to follow (``HandlerOutput/announcesDiscovery``).
         public var announcesDiscovery = false
+        /// False when the message was not handled: the store's outage outlasted the relay (it
+        /// stopped waiting at shutdown), so nothing is published and the message must stay
+        /// unacknowledged, for the broker to send again.
+        public var handled = true
     }
 
     /// Hands `message` to the handler of every matching route and returns every message to
@@ -116,6 +120,11 @@ public final class RelayEngine: Sendable {
         if matches.isEmpty {
             counters.received(service: "unknown")
             output = .reject(message, reason: "unknown_topic", at: time)
+        }
+        if store.stoppedWaiting, output.deadLetters.contains(where: { $0.reason == "store_error" }) {
+            logger.warning("left unacknowledged: the state store was still away when the relay stopped waiting for it",
+                           metadata: ["topic": "\(message.topic)"])
+            return Output(handled: false)
         }
         var publishes = output.publishes
         if let homeAssistant, !publishes.isEmpty {

@@ -50,14 +50,18 @@ extension RelayService {
                     await engine.handle(message, at: received)
                 }))
                 if messages.hasQueued, inHand.count < Self.readsInHand { continue }
-                held += await finish(&inHand, clock: clock)
+                guard let finished = await finish(&inHand, clock: clock) else { break }
+                held += finished
             } else {
-                held += await finish(&inHand, clock: clock)
+                guard let finished = await finish(&inHand, clock: clock) else { break }
+                held += finished
                 let started = clock.now
                 if let peer {
                     await notePeer(peer, present: !message.payload.isEmpty)
                 } else {
-                    send(await engine.handle(message, at: Date()), engine: engine)
+                    let output = await engine.handle(message, at: Date())
+                    guard output.handled else { break }
+                    send(output, engine: engine)
                 }
                 engine.counters.handled(in: clock.now - started)
                 held += 1
@@ -70,7 +74,7 @@ extension RelayService {
             for _ in 0..<held { client.messageHandled() }
             held = 0
         }
-        held += await finish(&inHand, clock: clock)
+        held += await finish(&inHand, clock: clock) ?? 0
         if held > 0 {
             let store = engine.store
             if store.isCommitted(through: store.queuedPosition) {
@@ -84,14 +88,18 @@ extension RelayService {
     }
 
     /// Waits for the read requests in hand, in the order they came, and publishes their answers;
-    /// returns how many there were.
-    private func finish(_ inHand: inout [InHand], clock: ContinuousClock) async -> Int {
-        let count = inHand.count
+    /// returns how many there were, or nil when one was not handled (``RelayEngine/Output/handled``),
+    /// which ends the loop with it and those after it unacknowledged.
+    private func finish(_ inHand: inout [InHand], clock: ContinuousClock) async -> Int? {
+        defer { inHand.removeAll(keepingCapacity: true) }
+        var count = 0
         for entry in inHand {
-            send(await entry.handling.value, engine: entry.engine)
+            let output = await entry.handling.value
+            guard output.handled else { return nil }
+            send(output, engine: entry.engine)
             entry.engine.counters.handled(in: clock.now - entry.started)
+            count += 1
         }
-        inHand.removeAll(keepingCapacity: true)
         return count
     }
 

@@ -85,6 +85,9 @@ public final class RelayService: Service, Sendable {
 
     public func run() async throws {
         let engine = self.engine
+        // A message delivered while the store is away waits for it, unacknowledged, rather than
+        // being refused: its sender gets the answer late instead of never.
+        engine.store.waitOutOutages()
         let restored = await Persistently.run("read the deliveries handled before this start", logger: logger) {
             try await engine.deliveries.restore(from: engine.store)
         }
@@ -111,9 +114,9 @@ public final class RelayService: Service, Sendable {
         await stop()
     }
 
-    /// At shutdown: when the store still cannot commit after `delay`, stops it retrying, so the
-    /// messages waiting for it end unacknowledged (the broker sends them again) instead of holding
-    /// the shutdown past the service manager's stop timeout.
+    /// At shutdown: when the store still cannot commit after `delay`, stops it retrying and waiting
+    /// out its outage, so the messages waiting for it end unacknowledged (the broker sends them
+    /// again) instead of holding the shutdown past the service manager's stop timeout.
     private func stopRetryingIfFailing(after delay: Duration) async {
         try? await Task.sleep(for: delay)
         let store = engine.store

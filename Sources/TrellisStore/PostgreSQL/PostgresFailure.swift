@@ -1,3 +1,4 @@
+import _ConnectionPoolModule
 import Foundation
 import PostgresNIO
 
@@ -18,16 +19,35 @@ enum PostgresFailure {
         return retryableStates.contains(state)
     }
 
+    /// SQLSTATEs of a server that is going away or not there yet, or out of resources for a
+    /// moment: class 08 (connection exceptions) is matched by its prefix besides these.
+    /// 57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now (starting up),
+    /// 53100 disk full, 53200 out of memory, 53300 too many connections, and the two the
+    /// transaction retry gives up on when they keep coming.
+    static let transientStates: Set<String> = ["57P01", "57P02", "57P03", "53100", "53200", "53300", "40001", "40P01"]
+
+    /// True when `error` passes without the request changing: a lost or refused connection, a
+    /// server shutting down or starting, the pool unable to connect, or one of ``transientStates``.
+    /// Not our own closing of the pool or connection.
+    static func isTransient(_ error: any Error) -> Bool {
+        if let pool = error as? ConnectionPoolError { return pool == .connectionCreationCircuitBreakerTripped }
+        guard let error = error as? PSQLError else { return false }
+        if let state = error.serverInfo?[.sqlState] { return state.hasPrefix("08") || transientStates.contains(state) }
+        return [.connectionError, .serverClosedConnection, .uncleanShutdown].contains(error.code)
+    }
+
     /// `error` as a ``StoreError`` for `operation`, whose underlying error is a ``PostgresProblem``.
     static func wrap(_ error: any Error, operation: String) -> StoreError {
         if let error = error as? StoreError { return error }
         return StoreError(code: .operationFailed, message: "\(operation) failed",
-                          underlying: PostgresProblem(kind: kind(of: error), description: describe(error)))
+                          underlying: PostgresProblem(kind: kind(of: error), description: describe(error),
+                                                      transient: isTransient(error)))
     }
 
     /// A short name for the kind of failure, for the metrics' and health's `kind`:
     /// `SQLSTATE_<code>` for a refused statement, `POSTGRES_CONNECTION` for a connection problem.
     static func kind(of error: any Error) -> String {
+        if error is ConnectionPoolError { return "POSTGRES_CONNECTION" }
         guard let error = error as? PSQLError else { return "other" }
         if let state = error.serverInfo?[.sqlState] { return "SQLSTATE_\(state)" }
         return "POSTGRES_CONNECTION"
@@ -36,6 +56,9 @@ enum PostgresFailure {
     /// One line about `error`: `SQLSTATE 23505: duplicate key value ...`, or the connection problem.
     static func describe(_ error: any Error) -> String {
         if let store = error as? StoreError { return store.message }
+        if let pool = error as? ConnectionPoolError, pool == .connectionCreationCircuitBreakerTripped {
+            return "cannot connect to the server: every new connection has failed for a while"
+        }
         guard let error = error as? PSQLError else { return String(describing: error) }
         if let info = error.serverInfo {
             let state = info[.sqlState].map { "SQLSTATE \($0): " } ?? ""
@@ -68,6 +91,8 @@ struct PostgresProblem: Error, Sendable, CustomStringConvertible {
     let kind: String
     /// See ``PostgresFailure/describe(_:)``.
     let description: String
+    /// See ``PostgresFailure/isTransient(_:)``.
+    var transient = false
 }
 
 extension PostgresConnection {

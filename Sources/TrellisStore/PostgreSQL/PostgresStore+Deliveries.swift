@@ -83,10 +83,13 @@ extension PostgresStore {
 extension PostgresStore {
     public func admitMessage(sender: String, at: Date, limit: Int, window: TimeInterval,
                              usingAllowance: Bool) async throws -> SpamVerdict {
-        try commits.checkOpen("admitMessage(sender: \(sender))")
-        let admitted = try await admissions.admit(PostgresAdmissions.Admission(
+        let admission = PostgresAdmissions.Admission(
             sender: sender, at: at.storeMilliseconds, limit: Int32(clamping: max(1, limit)),
-            window: Int64((window * 1000).rounded()), usingAllowance: usingAllowance))
+            window: Int64((window * 1000).rounded()), usingAllowance: usingAllowance)
+        let admitted = try await commits.direct(reportsEveryOutcome: false) {
+            try commits.checkOpen("admitMessage(sender: \(sender))")
+            return try await admissions.admit(admission)
+        }
         ObservedVersions.current?.saw(admitted.plantsVersion, of: PostgresReadCache.plantsVersion)
         return admitted.verdict
     }

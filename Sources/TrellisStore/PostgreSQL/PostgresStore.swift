@@ -91,7 +91,15 @@ public final class PostgresStore: Sendable {
         let readCache = PostgresReadCache()
         self.readCache = readCache
         self.admissions = PostgresAdmissions(url: url, logger: logger)
-        self.commits = BufferedCommits(health: health, patience: patience) { batch in
+        let reachability: @Sendable () async -> (any Error)? = {
+            do {
+                try await Self.probe(url)
+                return nil
+            } catch {
+                return PostgresFailure.wrap(error, operation: "connecting to the PostgreSQL server at \(url)")
+            }
+        }
+        self.commits = BufferedCommits(health: health, patience: patience, reachability: reachability) { batch in
             defer { if batch.contains(where: \.changesCachedReads) { readCache.invalidate() } }
             return try await Self.transaction(client, logger: logger, operation: "writing \(batch.count) buffered rows") { connection in
                 try await PostgresBufferedWrite.write(batch, owner: owner, deadLetterLimit: limit, on: connection, logger: logger)
@@ -149,23 +157,19 @@ public final class PostgresStore: Sendable {
     func write<T: Sendable>(_ operation: @autoclosure () -> String,
                             _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let operation = operation()
-        try commits.checkOpen(operation)
         let mark = HandledDelivery.current
         let owner = self.owner
         let logger = self.logger
+        let client = self.client
         // Committed or not (a lost connection leaves it unknown), what was kept may be out of date.
         defer { readCache.invalidate() }
-        do {
-            let result = try await Self.transaction(client, logger: logger, operation: operation) { connection in
+        return try await commits.direct(reportsEveryOutcome: true) {
+            try commits.checkOpen(operation)
+            return try await Self.transaction(client, logger: logger, operation: operation) { connection in
                 let result = try await body(connection)
                 if let mark { try await PostgresBufferedWrite.record(mark, owner: owner, on: connection, logger: logger) }
                 return result
             }
-            commits.health.succeeded(on: .direct)
-            return result
-        } catch {
-            commits.health.failed(error, on: .direct, unwritten: commits.buffer.outstanding)
-            throw error
         }
     }
 
@@ -174,11 +178,14 @@ public final class PostgresStore: Sendable {
     func read<T: Sendable>(_ operation: @autoclosure () -> String,
                            _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let operation = operation()
-        try commits.checkOpen(operation)
-        do {
-            return try await client.withConnection { connection in try await body(connection) }
-        } catch {
-            throw PostgresFailure.wrap(error, operation: operation)
+        let client = self.client
+        return try await commits.direct(reportsEveryOutcome: false) {
+            try commits.checkOpen(operation)
+            do {
+                return try await client.withConnection { connection in try await body(connection) }
+            } catch {
+                throw PostgresFailure.wrap(error, operation: operation)
+            }
         }
     }
 
@@ -230,7 +237,12 @@ public final class PostgresStore: Sendable {
         if let flushFailure { throw flushFailure }
     }
 
-    public func stopRetrying() async { await commits.buffer.giveUp() }
+    public func stopRetrying() async {
+        commits.stopWaiting()
+        await commits.buffer.giveUp()
+    }
+    public func waitOutOutages() { commits.waitOutOutages() }
+    public var stoppedWaiting: Bool { commits.stoppedWaiting }
     public var queuedPosition: UInt64 { commits.buffer.queued.load(ordering: .acquiring) }
     public func isCommitted(through position: UInt64) -> Bool { commits.buffer.isCommitted(through: position) }
     public func waitUntilCommitted(through position: UInt64) async -> Bool {

@@ -122,7 +122,12 @@ public final class SQLiteStore: TrellisStore {
         try await commits.settle()
     }
 
-    public func stopRetrying() async { await commits.buffer.giveUp() }
+    public func stopRetrying() async {
+        commits.stopWaiting()
+        await commits.buffer.giveUp()
+    }
+    public func waitOutOutages() { commits.waitOutOutages() }
+    public var stoppedWaiting: Bool { commits.stoppedWaiting }
     public var queuedPosition: UInt64 { commits.buffer.queued.load(ordering: .acquiring) }
     public func isCommitted(through position: UInt64) -> Bool { commits.buffer.isCommitted(through: position) }
     public func waitUntilCommitted(through position: UInt64) async -> Bool {
@@ -177,20 +182,16 @@ public final class SQLiteStore: TrellisStore {
     /// Runs `body` in one write transaction, wrapping failures as ``StoreError``. The transaction
     /// also records the delivery bound to ``HandledDelivery/current``, if any.
     func write<T: Sendable>(_ operation: @autoclosure () -> String, _ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
-        try checkOpen(operation())
+        let operation = operation()
         let mark = HandledDelivery.current
         defer { caches.invalidate() }
-        do {
-            let result = try await Self.transaction(in: writer, operation: operation()) { db in
+        return try await commits.direct(reportsEveryOutcome: true) {
+            try checkOpen(operation)
+            return try await Self.transaction(in: writer, operation: operation) { db in
                 let result = try body(db)
                 if let mark { try Self.record(mark, in: db) }
                 return result
             }
-            health.succeeded(on: .direct)
-            return result
-        } catch {
-            health.failed(error, on: .direct, unwritten: buffer.outstanding)
-            throw error
         }
     }
 
@@ -200,11 +201,14 @@ public final class SQLiteStore: TrellisStore {
     /// messages on the MQTT network thread, which must not wait for the disk. In WAL mode a read
     /// never waits for the writer.
     func read<T: Sendable>(_ operation: @autoclosure () -> String, _ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
-        try checkOpen(operation())
-        do {
-            return try await writer.read(body)
-        } catch {
-            throw StoreError.wrap(error, operation: operation())
+        let operation = operation()
+        return try await commits.direct(reportsEveryOutcome: false) {
+            try checkOpen(operation)
+            do {
+                return try await writer.read(body)
+            } catch {
+                throw StoreError.wrap(error, operation: operation)
+            }
         }
     }
 

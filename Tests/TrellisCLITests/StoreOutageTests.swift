@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+import TrellisBroker
+import TrellisMQTT
+import TrellisStore
+import TrellisTestSupport
+
+/// The store goes away while requests are being handled: nothing delivered is dropped. A plant
+/// request, a press and a plant edit that meet the outage wait, unacknowledged, and are answered
+/// once the store is back; none is dead-lettered as `store_error`, each counted once. On SQLite
+/// the outage is another process holding the write lock (SQLITE_BUSY); on PostgreSQL the server
+/// is stopped (fast shutdown: 57P01 for a session in flight, then connections refused) and
+/// started again.
+@Suite("A store outage in the middle of requests", .serialized)
+struct StoreOutageTests {
+    enum Backend: String, Sendable, CaseIterable {
+        case sqlite, postgres
+    }
+
+    /// How the outage is made and ended.
+    struct Outage {
+        var begin: () async throws -> Void
+        var end: () async throws -> Void
+    }
+
+    static func request(_ id: Int, from client: String, _ operation: String, payload: String = "") -> [UInt8] {
+        ScaleOutTests.request(id, from: client, operation, payload: payload)
+    }
+
+    @Test("requests during the outage are answered after it, none refused, each once", arguments: Backend.allCases)
+    func outage(_ backend: Backend) async throws {
+        if backend == .postgres {
+            try await OwnPostgresCluster.with { cluster in
+                try await run(store: cluster.url, outage: Outage(begin: { try await cluster.halt() }, end: { try await cluster.resume() }))
+            }
+        } else {
+            try await run(store: nil, outage: nil)
+        }
+    }
+
+    /// Starts a relay on `store` (SQLite in its state directory when nil), sends requests around
+    /// an outage and checks what came back.
+    func run(store: PostgresURL?, outage given: Outage?) async throws {
+        try await withTestBroker { broker in
+            let state = temporaryDirectory()
+            var environment = ProcessInfo.processInfo.environment
+            if let store { environment["TRELLIS_STATE_STORE"] = store.urlWithPassword }
+            let trellis = try TrellisBinary.start(["run", "--broker", broker.address, "--state", state], environment: environment)
+            try await trellis.waitForOutput("connected to the broker", timeout: .seconds(60))
+            var locker: TrellisBinary?
+            let outage = given ?? Outage(begin: {
+                let script = SocketIOClientTests.root.appendingPathComponent("Tests/Faults/sqlite_lock.py").path
+                let process = try TrellisBinary.start([script, state + "/" + SQLiteStore.fileName], executable: "/usr/bin/python3")
+                try await process.waitForOutput("locked")
+                locker = process
+            }, end: {
+                locker?.process.signal(SIGTERM)
+                _ = try await locker?.waitForExit()
+            })
+
+            let phone = try await TestClients.connect(to: broker, id: "phones")
+            let seen = await MessageCollector.collecting(phone)
+            try await phone.subscribe("rpi/fromrpi/#", qos: .atLeastOnce)
+            try await phone.subscribe("trellis/deadletter", qos: .atLeastOnce)
+            try await phone.subscribe("p2o/buttons/door/state", qos: .atLeastOnce)
+            try await phone.publishAndWait(topic: "rpi/torpi/a0", payload: Self.request(0, from: "a0", "REQ_addNewPlant", payload: "Fern,0x36"))
+            try await seen.messages(on: "rpi/fromrpi/a0")
+
+            // Requests in flight as the store goes, and more while it is away.
+            for index in 1...10 {
+                try phone.publish(topic: "rpi/torpi/n\(index)", payload: Self.request(index, from: "n\(index)", "REQ_numPlants"), qos: .atLeastOnce)
+            }
+            try await outage.begin()
+            try phone.publish(topic: "p2o/buttons/door/press", payload: [], qos: .atLeastOnce)
+            try phone.publish(topic: "rpi/torpi/a1", payload: Self.request(1, from: "a1", "REQ_addNewPlant", payload: "Ivy,0x37"), qos: .atLeastOnce)
+            for index in 11...20 {
+                try phone.publish(topic: "rpi/torpi/n\(index)", payload: Self.request(index, from: "n\(index)", "REQ_numPlants"), qos: .atLeastOnce)
+            }
+            try await trellis.waitForOutput("the state store cannot commit", timeout: .seconds(60))
+            #expect(await seen.received(on: "trellis/deadletter").isEmpty, "\(trellis.output)")
+            try await outage.end()
+
+            // Every request answered once, in order, none refused.
+            try await seen.messages(on: "rpi/fromrpi/a1", timeout: .seconds(90))
+            for index in 1...20 {
+                let answers = try await seen.messages(on: "rpi/fromrpi/n\(index)", timeout: .seconds(60))
+                #expect(answers.count == 1)
+                #expect(answers.first?.text?.hasSuffix("operation:RES_numPlants") == true, "\(answers.first?.text ?? "")")
+            }
+            #expect(await seen.received(on: "rpi/fromrpi/a1").first?.text?.hasSuffix("operation:RES_addNewPlant") == true)
+            let states = try await seen.messages(on: "p2o/buttons/door/state", timeout: .seconds(60))
+            #expect(states.last?.text?.contains(#""total":1"#) == true, "\(states.map { $0.text ?? "" })")
+            let refused = await seen.received(on: "trellis/deadletter").map { $0.text ?? "" }
+            #expect(refused.isEmpty, "\(refused)")
+            try await trellis.waitForOutput("the state store commits again", timeout: .seconds(30))
+
+            // The edit and the press happened once: two plants, one press.
+            try await phone.publishAndWait(topic: "rpi/torpi/z", payload: Self.request(99, from: "z", "REQ_numPlants"))
+            let count = try await seen.messages(on: "rpi/fromrpi/z")
+            #expect(count.first?.text?.contains("payload:2;") == true, "\(count.first?.text ?? "")")
+
+            trellis.process.signal(SIGTERM)
+            #expect(try await trellis.waitForExit() == 0, "\(trellis.output)")
+            await phone.shutdown()
+        }
+    }
+}
