@@ -20,6 +20,7 @@ extension MQTTClient {
         var connectionsBefore = 0
         var connected = false
         while !state.withLock({ $0.stopping }) {
+            beat()
             executor.runJobs()
             finishStreamIfStopped()
             if !socketOpen {
@@ -218,6 +219,7 @@ extension MQTTClient {
         let clock = ContinuousClock()
         let deadline = clock.now + .milliseconds(Int(seconds * 1000))
         while !state.withLock({ $0.stopping }) {
+            beat()
             executor.runJobs()
             let remaining = clock.now.duration(to: deadline)
             if remaining <= .zero { break }

@@ -20,6 +20,9 @@ public final class MQTTClient: Sendable {
     let handle: MosquittoHandle
     let acks = AckTable()
     let state: Mutex<ClientState>
+    /// When the network loop last went round, in nanoseconds after ``heartbeatOrigin`` (0: not yet).
+    let heartbeat = Atomic<Int64>(0)
+    let heartbeatOrigin = ContinuousClock.now
     let executor = NetworkThreadExecutor()
     private let eventSink: AsyncStream<MQTTConnectionEvent>.Continuation
 
@@ -97,6 +100,24 @@ public final class MQTTClient: Sendable {
 
     /// True while a connection is up and the broker has acknowledged every kept subscription on it.
     public var isConnected: Bool { state.withLock { $0.ready } }
+
+    /// Seconds since the network thread last went round its loop (it does at least once a second,
+    /// connected or not, and runs the message handling's jobs); nil before it started. A value
+    /// that keeps growing means the thread is stuck: what a liveness probe and a watchdog ask.
+    public var secondsSinceNetworkLoopRan: Double? {
+        let beat = heartbeat.load(ordering: .relaxed)
+        guard beat > 0 else { return nil }
+        let elapsed = ContinuousClock.now - heartbeatOrigin
+        let now = elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
+        return Double(max(0, now - beat)) / 1e9
+    }
+
+    /// Notes that the network loop went round.
+    func beat() {
+        let elapsed = ContinuousClock.now - heartbeatOrigin
+        heartbeat.store(max(1, elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000),
+                        ordering: .relaxed)
+    }
 
     /// Suspends until the client is connected and subscribed (see ``isConnected``), or throws `timedOut`.
     public func waitUntilConnected(timeout: Duration = .seconds(10)) async throws {

@@ -17,7 +17,7 @@ final class BufferedCommits: Sendable {
     /// How long ``settle()`` waits while commits keep failing.
     let patience: Duration
     private let closed = Mutex(false)
-    private let outages = Mutex(Outages())
+    private let waitingStopped = Mutex(false)
     private let retry = RetryPolicy()
     /// Tells whether the store's server can be reached: nil when it can, else why not. A store
     /// whose operations wait in silence while the server is away (a connection pool waiting to
@@ -27,11 +27,6 @@ final class BufferedCommits: Sendable {
     /// How long an operation may take before ``reachability`` is asked, and then how often.
     static let slowAfter: Duration = .seconds(2)
 
-    /// Whether direct operations wait out failures that pass, and whether the waiting was stopped.
-    private struct Outages {
-        var waits = false
-        var stopped = false
-    }
 
     init(health: StoreWriteHealth, patience: Duration, reachability: (@Sendable () async -> (any Error)?)? = nil,
          sink: @escaping WriteBehindBuffer<BufferedWrite>.Sink) {
@@ -49,32 +44,27 @@ final class BufferedCommits: Sendable {
         if isClosed { throw StoreError.closed(operation()) }
     }
 
-    /// From now on a direct operation that fails for a reason that passes waits and tries again
-    /// (see ``direct(reportsEveryOutcome:_:)``).
-    func waitOutOutages() {
-        outages.withLock { $0.waits = true }
-    }
-
     /// Stops the waiting: operations waiting now, and those that fail from now on, throw their
     /// failure.
     func stopWaiting() {
-        outages.withLock { $0.stopped = true }
+        waitingStopped.withLock { $0 = true }
     }
 
-    /// Whether a failure that passes is waited out now.
+    /// Whether a failure that passes is waited out now: in a task that handles a delivered
+    /// message (``OutageWaiting/enabled``), until ``stopWaiting()`` or the store closes.
     private var waitsOutOutages: Bool {
-        outages.withLock { $0.waits && !$0.stopped } && !isClosed
+        OutageWaiting.enabled && !stoppedWaiting && !isClosed
     }
 
-    /// True once ``stopWaiting()`` was called while the store waited out outages: a failure that
-    /// passes thrown now means "not handled", not "refused".
+    /// True once ``stopWaiting()`` was called: a failure that passes thrown now means "not
+    /// handled", not "refused".
     var stoppedWaiting: Bool {
-        outages.withLock { $0.waits && $0.stopped }
+        waitingStopped.withLock { $0 }
     }
 
     /// Runs `attempt`, one direct operation (a transaction, or a read outside the write-behind),
-    /// and reports its outcome to ``health``. While the store waits out outages
-    /// (``waitOutOutages()``), a failure that passes (``StoreError/isTransient``: the server down
+    /// and reports its outcome to ``health``. In a task that waits out outages
+    /// (``OutageWaiting/enabled``), a failure that passes (``StoreError/isTransient``: the server down
     /// or starting, a lost connection, a busy or full database) is tried again after
     /// ``RetryPolicy``'s wait for as long as it lasts, so the message being handled waits,
     /// unacknowledged, with reading paused, and is answered once the store is back; ``health``

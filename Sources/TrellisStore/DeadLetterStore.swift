@@ -24,6 +24,11 @@ public protocol StoreStatistics: Sendable {
     /// ``SQLiteStore/checkWritable(timeout:)``); throws the cause otherwise. For health checks.
     func checkWritable() async throws
 
+    /// Succeeds when the database answers now, without writing anything; throws why not. For
+    /// readiness probes, which must cost no write: SQLite reads one row; PostgreSQL opens one
+    /// connection of its own (the pool's requests wait in silence while the server is away).
+    func checkReachable() async throws
+
     /// Whether commits succeed, how many failed, and what waits unwritten; never writes or waits.
     func writeStatus() async -> StoreWriteStatus
 }

@@ -78,7 +78,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// Whether the failure passes without anything in the request changing: the database is busy
     /// or locked, the disk is full or read-only or failing (SQLite), the server is unreachable,
     /// shutting down or starting, or a connection was lost (PostgreSQL). A message whose handling
-    /// meets such a failure waits for the store instead of being refused (``StoreLifecycle/waitOutOutages()``).
+    /// meets such a failure waits for the store instead of being refused (``OutageWaiting``).
     /// A closed store, a store that cannot be opened, a constraint, a corrupt file or a statement the
     /// server refuses are not transient.
     public var isTransient: Bool {
@@ -88,6 +88,13 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
             return Self.transientSQLiteCodes.contains(databaseError.resultCode.rawValue & 0xFF)
         }
         return false
+    }
+
+    /// Whether a store that could not be opened failed because its server could not be reached
+    /// or was not ready yet (refused, unreachable, starting up, shutting down), which waiting
+    /// may cure, rather than a refused login or a missing database, which it will not.
+    public var serverUnavailable: Bool {
+        code == .cannotOpen && (underlying as? PostgresProblem)?.transient == true
     }
 
     /// SQLITE_BUSY, SQLITE_LOCKED, SQLITE_READONLY, SQLITE_IOERR and SQLITE_FULL.

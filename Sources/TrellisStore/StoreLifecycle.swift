@@ -17,12 +17,7 @@ public protocol StoreLifecycle: Sendable {
     /// behind and not committed is dropped and every wait for it returns false. The messages behind
     /// those changes were never acknowledged, so the broker sends them again.
     func stopRetrying() async
-    /// From now on an operation that fails for a reason that passes (``StoreError/isTransient``)
-    /// is tried again until the store answers, instead of throwing: a message that meets a store
-    /// outage waits, unacknowledged, and is answered late rather than refused. The relay turns
-    /// this on; one-off commands leave it off. ``stopRetrying()`` ends the waiting.
-    func waitOutOutages()
-    /// True once ``stopRetrying()`` ended the waiting that ``waitOutOutages()`` began: an
+    /// True once ``stopRetrying()`` ended the waiting out of outages (``OutageWaiting``): an
     /// operation that failed for a reason that passes was not refused, it was not tried again.
     var stoppedWaiting: Bool { get }
     /// The position of the newest change queued behind (0 before any).

@@ -21,7 +21,8 @@ extension RunCommand {
         let state = configuration.string("state.dir")
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
         let clientID = configuration.clientID
-        let store = try await configuration.openStore(owner: clientID, logger: Logger(label: "trellis.store"))
+        let store = try await configuration.openStore(owner: clientID, logger: Logger(label: "trellis.store"),
+                                                      stop: { signals.wasSignalled })
         let imported = try await StarterCatalog.seedIfEmpty(store)
         if imported > 0 { logger.info("imported the starter plant catalog", metadata: ["species": "\(imported)"]) }
         let plantsFile = configuration.string("plant.plants_file")
@@ -60,9 +61,18 @@ extension RunCommand {
         let relay = RelayService(client: client, store: store, settings: settings, logger: Logger(label: "trellis.relay"))
         services.append(relay)
         services.append(StatsService(relay: relay, logger: Logger(label: "trellis.stats")))
+        let probes = Probes(relay: relay)
         if let metricsAddress = MetricsServer.address(configuration.string("metrics.address")) {
-            services.append(MetricsServer.service(address: metricsAddress, relay: relay, logger: Logger(label: "trellis.http")))
-            logger.info("serving /metrics and /health", metadata: ["address": "\(metricsAddress)"])
+            services.append(MetricsServer.service(address: metricsAddress, relay: relay, probes: probes, logger: Logger(label: "trellis.http")))
+            logger.info("serving /metrics, /livez and /readyz", metadata: ["address": "\(metricsAddress)"])
+        }
+        if let healthAddress = MetricsServer.address(configuration.string("health.address")) {
+            services.append(HealthServer.service(address: healthAddress, probes: probes, logger: Logger(label: "trellis.http")))
+            logger.info("serving /livez and /readyz", metadata: ["address": "\(healthAddress)"])
+        }
+        if let notifier = SystemdNotifier() {
+            services.append(SystemdService(notifier: notifier, relay: relay, watchdog: SystemdNotifier.watchdogPeriod(),
+                                           logger: Logger(label: "trellis.systemd")))
         }
         if let socketIOAddress = SocketIOServer.address(configuration.string("buttons.socketio_address")) {
             let settings = SocketIOSettings(maximumSessions: configuration.int("buttons.socketio_max_sessions"),

@@ -136,8 +136,11 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds between two publications of the retained trellis/stats (default 10). [stats.interval]")
     var statsInterval: Double?
 
-    @Option(name: .long, help: ArgumentHelp("Serve Prometheus /metrics and /health at HOST:PORT, or at a port on 127.0.0.1 (off by default). [metrics.address]", valueName: "address"))
+    @Option(name: .long, help: ArgumentHelp("Serve Prometheus /metrics, and the probes /livez and /readyz, at HOST:PORT, or at a port on 127.0.0.1 (off by default). [metrics.address]", valueName: "address"))
     var metrics: String?
+
+    @Option(name: .long, help: ArgumentHelp("Serve the probes /livez and /readyz at HOST:PORT, or at a port on 127.0.0.1, whether or not metrics are (off by default; `trellis health` asks them). [health.address]", valueName: "address"))
+    var health: String?
 
     @Option(name: .long, help: "Least severe log level: trace, debug, info, notice, warning, error or critical (default info). [log.level]")
     var logLevel: String?
@@ -180,6 +183,7 @@ struct RunCommand: AsyncParsableCommand {
         put("security.restrict_response_topics", secure ? .bool(true) : nil)
         put("stats.interval", statsInterval.map { .double($0) })
         put("metrics.address", metrics.map { .string($0) })
+        put("health.address", health.map { .string($0) })
         put("log.level", logLevel.map { .string($0) })
         put("log.format", logFormat.map { .string($0) })
         return values

@@ -28,6 +28,9 @@ final class StartupSignals: Sendable {
         return trap
     }
 
+    /// True once SIGINT or SIGTERM came before the group took over.
+    var wasSignalled: Bool { state.withLock { $0.received } }
+
     /// Hands later signals to `group`, and asks it to shut down at once if one came already.
     func handOver(to group: ServiceGroup) async {
         let received = state.withLock { state in

@@ -85,9 +85,6 @@ public final class RelayService: Service, Sendable {
 
     public func run() async throws {
         let engine = self.engine
-        // A message delivered while the store is away waits for it, unacknowledged, rather than
-        // being refused: its sender gets the answer late instead of never.
-        engine.store.waitOutOutages()
         let restored = await Persistently.run("read the deliveries handled before this start", logger: logger) {
             try await engine.deliveries.restore(from: engine.store)
         }
@@ -131,9 +128,12 @@ public final class RelayService: Service, Sendable {
     ///
     /// The loop prefers the client's network thread: a message is read, handled and answered there
     /// with no thread hop, while store operations run on the store's own threads and resume here.
+    /// A message that meets a store outage waits for the store (``OutageWaiting``).
     private func relay() async throws {
         await withTaskExecutorPreference(client.taskExecutor) {
-            await self.handleMessages()
+            await OutageWaiting.$enabled.withValue(true) {
+                await self.handleMessages()
+            }
         }
     }
 

@@ -57,7 +57,10 @@ public final class PostgresStore: Sendable {
         do {
             try await probe(url)
         } catch {
-            throw StoreError(code: .cannotOpen, message: "cannot open the PostgreSQL store at \(url): \(PostgresFailure.describe(error))")
+            let problem = PostgresProblem(kind: PostgresFailure.kind(of: error), description: PostgresFailure.describe(error),
+                                          transient: PostgresFailure.isTransient(error))
+            throw StoreError(code: .cannotOpen, message: "cannot open the PostgreSQL store at \(url): \(problem.description)",
+                             underlying: problem)
         }
         let quiet = Self.silent
         var configuration = PostgresClient.Configuration(
@@ -241,7 +244,6 @@ public final class PostgresStore: Sendable {
         commits.stopWaiting()
         await commits.buffer.giveUp()
     }
-    public func waitOutOutages() { commits.waitOutOutages() }
     public var stoppedWaiting: Bool { commits.stoppedWaiting }
     public var queuedPosition: UInt64 { commits.buffer.queued.load(ordering: .acquiring) }
     public func isCommitted(through position: UInt64) -> Bool { commits.buffer.isCommitted(through: position) }
@@ -253,4 +255,7 @@ public final class PostgresStore: Sendable {
     /// Succeeds when a real write commits now (see ``BufferedCommits/checkWritable(timeout:)``).
     public func checkWritable(timeout: Duration) async throws { try await commits.checkWritable(timeout: timeout) }
     public func checkWritable() async throws { try await commits.checkWritable(timeout: .seconds(5)) }
+    public func checkReachable() async throws {
+        if let failure = await commits.reachability?() { throw failure }
+    }
 }

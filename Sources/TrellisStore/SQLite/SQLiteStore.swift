@@ -126,7 +126,6 @@ public final class SQLiteStore: TrellisStore {
         commits.stopWaiting()
         await commits.buffer.giveUp()
     }
-    public func waitOutOutages() { commits.waitOutOutages() }
     public var stoppedWaiting: Bool { commits.stoppedWaiting }
     public var queuedPosition: UInt64 { commits.buffer.queued.load(ordering: .acquiring) }
     public func isCommitted(through position: UInt64) -> Bool { commits.buffer.isCommitted(through: position) }
@@ -135,6 +134,14 @@ public final class SQLiteStore: TrellisStore {
     }
     public func oldestUnwrittenChangeAge() async -> Double? { await commits.oldestUnwrittenChangeAge() }
     public func writeStatus() async -> StoreWriteStatus { await commits.writeStatus() }
+    public func checkReachable() async throws {
+        try checkOpen("checkReachable()")
+        do {
+            _ = try await writer.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+        } catch {
+            throw StoreError.wrap(error, operation: "checkReachable()")
+        }
+    }
     /// Succeeds when a real write commits now (see ``BufferedCommits/checkWritable(timeout:)``).
     public func checkWritable(timeout: Duration) async throws { try await commits.checkWritable(timeout: timeout) }
     public func checkWritable() async throws { try await commits.checkWritable(timeout: .seconds(5)) }

@@ -206,10 +206,17 @@ extension SettingKey {
             SettingKey(key: "homeassistant.discovery_prefix", kind: .string, defaultValue: .string(relay.discoveryPrefix),
                        help: "Topic prefix Home Assistant reads discovery configs under (its MQTT integration's discovery prefix).", reloadable: true, check: topicPrefix),
             SettingKey(key: "metrics.address", kind: .string, defaultValue: .string(""),
-                       help: "Serve Prometheus /metrics and /health here (HOST:PORT, or a port on 127.0.0.1); empty: off.", reloadable: false,
+                       help: "Serve Prometheus /metrics, and the probes /livez and /readyz, here (HOST:PORT, or a port on 127.0.0.1); empty: off.", reloadable: false,
                        check: { content in
                            guard case let .string(value) = content, !value.isEmpty, MetricsServer.address(value) == nil else { return nil }
                            return "HOST:PORT such as 127.0.0.1:9464, a port, or empty"
+                       }),
+            SettingKey(key: "health.address", kind: .string, defaultValue: .string(""),
+                       help: "Serve the probes /livez and /readyz here (HOST:PORT, or a port on 127.0.0.1), whether or not metrics are exported; empty: off.",
+                       reloadable: false,
+                       check: { content in
+                           guard case let .string(value) = content, !value.isEmpty, MetricsServer.address(value) == nil else { return nil }
+                           return "HOST:PORT such as 127.0.0.1:9465, a port, or empty"
                        }),
             SettingKey(key: "log.level", kind: .string, defaultValue: .string("info"),
                        help: "Least severe log level: trace, debug, info, notice, warning, error or critical.", reloadable: true,

@@ -9,8 +9,8 @@ import TrellisBroker
 import TrellisRelay
 import TrellisStore
 
-/// `--metrics`: Prometheus text on `/metrics` (swift-prometheus behind swift-metrics) and a
-/// health check on `/health`, served by Hummingbird on a loopback address by default.
+/// `--metrics`: Prometheus text on `/metrics` (swift-prometheus behind swift-metrics) and the
+/// probes (``HealthServer``), served by Hummingbird on a loopback address by default.
 enum MetricsServer {
     /// The registry every swift-metrics handle of the process reports to.
     static let registry = PrometheusCollectorRegistry()
@@ -34,7 +34,7 @@ enum MetricsServer {
     }
 
     /// The HTTP service.
-    static func service(address: BrokerAddress, relay: RelayService, logger: Logger) -> some Service {
+    static func service(address: BrokerAddress, relay: RelayService, probes: Probes, logger: Logger) -> some Service {
         let gauges = StateGauges()
         let router = Router()
         router.get("/metrics") { _, _ -> Response in
@@ -44,31 +44,7 @@ enum MetricsServer {
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                             body: .init(byteBuffer: ByteBuffer(bytes: buffer)))
         }
-        router.get("/health") { _, _ -> Response in
-            let connected = relay.client.isConnected
-            let store = relay.engine.store
-            var writable = true
-            var problem: String?
-            do {
-                // Fails at once while the write-behind's commits fail; otherwise commits a probe
-                // through the same buffer and transaction as real writes.
-                try await store.checkWritable()
-            } catch {
-                writable = false
-                problem = StoreWriteHealth.cause(of: error)
-            }
-            let writes = await store.writeStatus()
-            let healthy = connected && writable
-            var body: [String: Any] = [
-                "status": healthy ? "ok" : "unavailable", "broker_connected": connected, "store_writable": writable,
-                "store_failed_commits": writes.failedCommits, "store_unwritten_changes": writes.unwrittenChanges,
-                "oldest_unwritten_change_s": writes.oldestUnwrittenChangeSeconds ?? 0,
-            ]
-            if let problem { body["store_error"] = problem }
-            let data = (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data()
-            return Response(status: healthy ? .ok : .serviceUnavailable, headers: [.contentType: "application/json"],
-                            body: .init(byteBuffer: ByteBuffer(bytes: data)))
-        }
+        HealthServer.addRoutes(to: router, probes: probes)
         return Application(router: router,
                            configuration: .init(address: .hostname(address.host, port: address.port), serverName: "trellis"),
                            logger: logger)

@@ -1,0 +1,98 @@
+import Foundation
+import Synchronization
+import TrellisRelay
+import TrellisStore
+
+/// The answers of `/livez` and `/readyz`, which a service manager, a container runtime or a load
+/// balancer asks every few seconds. Neither may hang, and neither writes:
+///
+/// - liveness: the process answers and its MQTT network loop (which also runs the message
+///   handling) went round within ``loopStallLimit``. Never asks the store or the broker: a relay
+///   waiting out a store or broker outage is alive, and restarting it would not help.
+/// - readiness: the broker is connected, the store is writable and reachable, and the
+///   write-behind backlog is under its bounds. The store is asked at most every
+///   ``storeCheckInterval``, one check shared by every probe (``StoreCheck``); a check that has not
+///   answered within ``storeCheckTimeout`` counts as a store that does not answer.
+struct Probes: Sendable {
+    let relay: RelayService
+    let storeCheck = StoreCheck()
+
+    static let loopStallLimit = 10.0
+    static let storeCheckInterval: Duration = .seconds(5)
+    static let storeCheckTimeout: Duration = .seconds(1)
+    /// Changes written behind and not yet committed beyond which Trellis is not ready.
+    static let backlogLimit = 10_000
+    /// Seconds the oldest unwritten change may wait before Trellis is not ready.
+    static let backlogAgeLimit = 30.0
+
+    /// One check's outcome: what it looked at, and why it failed.
+    struct Check: Sendable {
+        var ok: Bool
+        var detail: [String: any Sendable] = [:]
+        var error: String?
+
+        var json: [String: Any] {
+            var object: [String: Any] = detail
+            object["ok"] = ok
+            if let error { object["error"] = error }
+            return object
+        }
+    }
+
+    /// A probe's answer: 200 with `ok` everywhere, else 503 naming what is wrong.
+    struct Answer: Sendable {
+        var status: String
+        var checks: [String: Check]
+        var healthy: Bool { checks.values.allSatisfy(\.ok) }
+
+        /// `{"status": …, "checks": {name: {ok, error?, …}}}` with sorted keys.
+        var body: Data {
+            let object: [String: Any] = ["status": status, "checks": checks.mapValues(\.json)]
+            return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+        }
+
+        /// One line for `trellis health`: the status, and each failing check with its error.
+        var line: String {
+            let failing = checks.filter { !$0.value.ok }.sorted { $0.key < $1.key }
+            guard !failing.isEmpty else { return status }
+            return status + ": " + failing.map { "\($0.key): \($0.value.error ?? "failing")" }.joined(separator: "; ")
+        }
+    }
+
+    func liveness() -> Answer {
+        var loop = Check(ok: true)
+        if let idle = relay.client.secondsSinceNetworkLoopRan {
+            loop.detail["seconds_since_run"] = (idle * 1000).rounded() / 1000
+            if idle > Self.loopStallLimit {
+                loop.ok = false
+                loop.error = "the MQTT network loop has not run for \(Int(idle)) s"
+            }
+        }
+        let answer = Answer(status: "alive", checks: ["loop": loop])
+        return answer.healthy ? answer : Answer(status: "stalled", checks: answer.checks)
+    }
+
+    func readiness() async -> Answer {
+        let store = relay.engine.store
+        var broker = Check(ok: relay.client.isConnected)
+        if !broker.ok { broker.error = "not connected to the broker" }
+
+        let writes = await store.writeStatus()
+        let reached = await storeCheck.result(of: store, every: Self.storeCheckInterval, timeout: Self.storeCheckTimeout)
+        var storeCheck = Check(ok: writes.writable && reached.error == nil,
+                               detail: ["failed_commits": writes.failedCommits, "checked_s_ago": reached.age])
+        storeCheck.error = writes.error.map { "the state store cannot commit: \($0)" } ?? reached.error
+
+        var backlog = Check(ok: true, detail: ["unwritten_changes": writes.unwrittenChanges,
+                                               "oldest_unwritten_change_s": writes.oldestUnwrittenChangeSeconds ?? 0])
+        if writes.unwrittenChanges > Self.backlogLimit {
+            backlog.ok = false
+            backlog.error = "\(writes.unwrittenChanges) changes wait to be written (more than \(Self.backlogLimit))"
+        } else if let age = writes.oldestUnwrittenChangeSeconds, age > Self.backlogAgeLimit {
+            backlog.ok = false
+            backlog.error = "the oldest unwritten change has waited \(Int(age)) s (more than \(Int(Self.backlogAgeLimit)) s)"
+        }
+        let checks = ["broker": broker, "store": storeCheck, "backlog": backlog]
+        return Answer(status: checks.values.allSatisfy(\.ok) ? "ready" : "unavailable", checks: checks)
+    }
+}
