@@ -45,8 +45,8 @@ struct HealthCommand: AsyncParsableCommand {
             }
             text = chosen
         }
-        guard let target = MetricsServer.address(text) else {
-            throw ValidationError("--address \(text): expected HOST:PORT such as 127.0.0.1:9465, or a port")
+        guard let target = ListenAddress(text) else {
+            throw ValidationError("--address \(text): expected \(ListenAddress.expected)")
         }
         let path = ready ? "/readyz" : "/livez"
         do {

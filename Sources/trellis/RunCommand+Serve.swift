@@ -62,11 +62,11 @@ extension RunCommand {
         services.append(relay)
         services.append(StatsService(relay: relay, logger: Logger(label: "trellis.stats")))
         let probes = Probes(relay: relay)
-        if let metricsAddress = MetricsServer.address(configuration.string("metrics.address")) {
+        if let metricsAddress = ListenAddress(configuration.string("metrics.address")) {
             services.append(MetricsServer.service(address: metricsAddress, relay: relay, probes: probes, logger: Logger(label: "trellis.http")))
             logger.info("serving /metrics, /livez and /readyz", metadata: ["address": "\(metricsAddress)"])
         }
-        if let healthAddress = MetricsServer.address(configuration.string("health.address")) {
+        if let healthAddress = ListenAddress(configuration.string("health.address")) {
             services.append(HealthServer.service(address: healthAddress, probes: probes, logger: Logger(label: "trellis.http")))
             logger.info("serving /livez and /readyz", metadata: ["address": "\(healthAddress)"])
         }
@@ -74,7 +74,7 @@ extension RunCommand {
             services.append(SystemdService(notifier: notifier, relay: relay, watchdog: SystemdNotifier.watchdogPeriod(),
                                            logger: Logger(label: "trellis.systemd")))
         }
-        if let socketIOAddress = SocketIOServer.address(configuration.string("buttons.socketio_address")) {
+        if let socketIOAddress = ListenAddress(configuration.string("buttons.socketio_address")) {
             let settings = SocketIOSettings(maximumSessions: configuration.int("buttons.socketio_max_sessions"),
                                             maximumSessionsPerAddress: configuration.int("buttons.socketio_max_sessions_per_address"),
                                             presses: try SocketIOServer.pressPolicy(tokenFile: configuration.string("buttons.socketio_press_token_file")))

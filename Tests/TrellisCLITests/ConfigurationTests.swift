@@ -52,6 +52,10 @@ struct ConfigurationTests {
         ("broker:\n  max_unhandled: 5000\n", "broker.max_unhandled = 5000 (from FILE) is not allowed: use a whole number from 1 to 1024"),
         ("devices:\n  log_limit: 0\n", "devices.log_limit = 0 (from FILE) is not allowed: use a whole number of at least 1"),
         ("devices:\n  operators: \"ops,,bob\"\n", "devices.operators = ops,,bob (from FILE) is not allowed: use client ids separated by commas"),
+        // A listen address needs its port: `localhost` alone once bound the metrics server to 1883.
+        ("metrics:\n  address: localhost\n", "metrics.address = localhost (from FILE) is not allowed: use HOST:PORT such as 127.0.0.1:9464"),
+        ("health:\n  address: \"127.0.0.1\"\n", "health.address = 127.0.0.1 (from FILE) is not allowed: use HOST:PORT"),
+        ("buttons:\n  socketio_address: \"0.0.0.0\"\n", "buttons.socketio_address = 0.0.0.0 (from FILE) is not allowed: use HOST:PORT"),
     ])
     func badFiles(text: String, expected: String) async throws {
         let directory = temporaryDirectory()

@@ -164,8 +164,8 @@ extension SettingKey {
             SettingKey(key: "buttons.socketio_address", kind: .string, defaultValue: .string(""),
                        help: "Serve the button service to Socket.IO clients (the P2O apps) on /socket.io/ here (HOST:PORT, or a port on 127.0.0.1); empty: off.", reloadable: false,
                        check: { content in
-                           guard case let .string(value) = content, !value.isEmpty, SocketIOServer.address(value) == nil else { return nil }
-                           return "HOST:PORT such as 0.0.0.0:3001, a port, or empty"
+                           guard case let .string(value) = content, !value.isEmpty, ListenAddress(value) == nil else { return nil }
+                           return "HOST:PORT such as 0.0.0.0:3001, [::1]:3001, a port alone (127.0.0.1), or empty"
                        }),
             SettingKey(key: "buttons.socketio_max_sessions", kind: .int, defaultValue: .int(10_000),
                        help: "Most Socket.IO sessions at once; further handshakes are refused with HTTP 503.", reloadable: false, check: positive),
@@ -208,15 +208,15 @@ extension SettingKey {
             SettingKey(key: "metrics.address", kind: .string, defaultValue: .string(""),
                        help: "Serve Prometheus /metrics, and the probes /livez and /readyz, here (HOST:PORT, or a port on 127.0.0.1); empty: off.", reloadable: false,
                        check: { content in
-                           guard case let .string(value) = content, !value.isEmpty, MetricsServer.address(value) == nil else { return nil }
-                           return "HOST:PORT such as 127.0.0.1:9464, a port, or empty"
+                           guard case let .string(value) = content, !value.isEmpty, ListenAddress(value) == nil else { return nil }
+                           return ListenAddress.expected + ", or empty"
                        }),
             SettingKey(key: "health.address", kind: .string, defaultValue: .string(""),
                        help: "Serve the probes /livez and /readyz here (HOST:PORT, or a port on 127.0.0.1), whether or not metrics are exported; empty: off.",
                        reloadable: false,
                        check: { content in
-                           guard case let .string(value) = content, !value.isEmpty, MetricsServer.address(value) == nil else { return nil }
-                           return "HOST:PORT such as 127.0.0.1:9465, a port, or empty"
+                           guard case let .string(value) = content, !value.isEmpty, ListenAddress(value) == nil else { return nil }
+                           return ListenAddress.expected + ", or empty"
                        }),
             SettingKey(key: "log.level", kind: .string, defaultValue: .string("info"),
                        help: "Least severe log level: trace, debug, info, notice, warning, error or critical.", reloadable: true,

@@ -22,7 +22,7 @@ enum HealthServer {
     }
 
     /// The probes alone, at `address`.
-    static func service(address: BrokerAddress, probes: Probes, logger: Logger) -> some Service {
+    static func service(address: ListenAddress, probes: Probes, logger: Logger) -> some Service {
         let router = Router()
         addRoutes(to: router, probes: probes)
         return Application(router: router,

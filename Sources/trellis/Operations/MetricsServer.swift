@@ -27,14 +27,8 @@ enum MetricsServer {
         MetricsSystem.bootstrap(factory)
     }
 
-    /// `HOST:PORT`, or a bare port on 127.0.0.1.
-    static func address(_ text: String) -> BrokerAddress? {
-        if let port = Int(text), (1...65535).contains(port) { return BrokerAddress(host: "127.0.0.1", port: port) }
-        return BrokerAddress(parsing: text)
-    }
-
     /// The HTTP service.
-    static func service(address: BrokerAddress, relay: RelayService, probes: Probes, logger: Logger) -> some Service {
+    static func service(address: ListenAddress, relay: RelayService, probes: Probes, logger: Logger) -> some Service {
         let gauges = StateGauges()
         let router = Router()
         router.get("/metrics") { _, _ -> Response in

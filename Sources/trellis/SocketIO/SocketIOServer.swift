@@ -22,12 +22,6 @@ struct SocketIOServer: Sendable {
     /// The path every request of the protocol goes to.
     static let path = "socket.io"
 
-    /// `HOST:PORT`, or a bare port on 127.0.0.1.
-    static func address(_ text: String) -> BrokerAddress? {
-        if let port = Int(text), (1...65535).contains(port) { return BrokerAddress(host: "127.0.0.1", port: port) }
-        return BrokerAddress(parsing: text)
-    }
-
     /// The press policy of `buttons.socketio_press_token_file`: off when empty, else the token the
     /// file holds (surrounding white space and a final newline dropped). An unreadable or empty
     /// file stops the start, naming the file and never its content.
@@ -42,7 +36,7 @@ struct SocketIOServer: Sendable {
     }
 
     /// The HTTP service, with the sweeper running beside it.
-    static func service(address: BrokerAddress, relay: RelayService, settings: SocketIOSettings, logger: Logger) -> ServiceGroup {
+    static func service(address: ListenAddress, relay: RelayService, settings: SocketIOSettings, logger: Logger) -> ServiceGroup {
         let sessions = SocketIOSessions(relay: relay, settings: settings, logger: logger)
         let server = SocketIOServer(sessions: sessions, logger: logger)
         let router = Router(context: SocketIORequestContext.self)

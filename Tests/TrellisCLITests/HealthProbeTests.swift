@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+import TrellisBroker
+import TrellisMQTT
+import TrellisTestSupport
+
+/// `/livez`, `/readyz` and `trellis health` against a running relay with the probes on their own
+/// (`--health`, no metrics): alive and ready; the broker gone makes it unready, naming the broker,
+/// and never not alive; probes write nothing; nothing listening is a clear failure.
+@Suite("Probes: /livez, /readyz and trellis health")
+struct HealthProbeTests {
+    static func health(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try await TrellisBinary.run(["health"] + arguments, timeout: .seconds(30))
+    }
+
+    @Test("alive and ready; the broker gone: not ready, naming it, still alive; back: ready")
+    func brokerOutage() async throws {
+        try await withTestBroker { broker in
+            let state = temporaryDirectory()
+            let (trellis, ports) = try await TrellisBinary.startListening({ ports in
+                ["run", "--broker", broker.address, "--state", state, "--health", "\(ports[0])"]
+            }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] })
+            try await trellis.waitForOutput("connected to the broker")
+            let address = "127.0.0.1:\(ports[0])"
+
+            let live = try await Self.health(["--address", address])
+            #expect(live.status == 0 && live.output == "alive\n", "\(live.output)")
+            try await eventually("ready") { try await Self.health(["--address", address, "--ready"]).status == 0 }
+            #expect(try await Self.health(["--address", address, "--ready"]).output == "ready\n")
+            let (status, body) = try await MetricsTests.get("http://\(address)/readyz")
+            #expect(status == 200)
+            let answer = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
+            let checks = try #require(answer["checks"] as? [String: [String: Any]])
+            #expect(Set(checks.keys) == ["broker", "store", "backlog"])
+            #expect(checks.values.allSatisfy { $0["ok"] as? Bool == true }, "\(body)")
+
+            // Probes cost no write: the database files do not change under 30 of them.
+            let before = Self.databaseFiles(state)
+            for _ in 0..<30 { _ = try await MetricsTests.get("http://\(address)/readyz") }
+            #expect(Self.databaseFiles(state) == before)
+
+            broker.kill()
+            try await eventually("not ready", timeout: .seconds(30)) {
+                try await Self.health(["--address", address, "--ready"]).status == 1
+            }
+            let unready = try await Self.health(["--address", address, "--ready"])
+            #expect(unready.output == "unavailable: broker: not connected to the broker\n", "\(unready.output)")
+            let (unreadyStatus, _) = try await MetricsTests.get("http://\(address)/readyz")
+            #expect(unreadyStatus == 503)
+            #expect(try await Self.health(["--address", address]).status == 0, "alive whatever the broker does")
+
+            try await broker.restart()
+            try await eventually("ready again", timeout: .seconds(60)) {
+                try await Self.health(["--address", address, "--ready"]).status == 0
+            }
+            trellis.process.signal(SIGTERM)
+            #expect(try await trellis.waitForExit() == 0)
+        }
+    }
+
+    @Test("nothing listening, or no address: exit 1 with the reason")
+    func nothingThere() async throws {
+        let port = try #require(PortProbe.freeLoopbackPort())
+        let nobody = try await Self.health(["--address", "\(port)", "--ready"])
+        #expect(nobody.status == 1)
+        #expect(nobody.output.hasPrefix("not answering at 127.0.0.1:\(port)/readyz: "), "\(nobody.output)")
+        let bad = try await Self.health(["--address", "localhost"])
+        #expect(bad.status != 0)
+        #expect(bad.output.contains("expected HOST:PORT"), "\(bad.output)")
+    }
+
+    /// Size and modification time of each file of the SQLite state.
+    static func databaseFiles(_ directory: String) -> [String: String] {
+        var files: [String: String] = [:]
+        for name in ["trellis.sqlite", "trellis.sqlite-wal"] {
+            let attributes = try? FileManager.default.attributesOfItem(atPath: directory + "/" + name)
+            files[name] = "\(attributes?[.size] ?? 0) \(attributes?[.modificationDate] ?? "")"
+        }
+        return files
+    }
+}
