@@ -104,4 +104,73 @@ struct StoreOutageTests {
             await phone.shutdown()
         }
     }
+
+    @Test("two relays on a PostgreSQL server stopped and started: loud, unready naming the store, then ready; nothing lost or doubled")
+    func twoRelays() async throws {
+        try await OwnPostgresCluster.with { cluster in
+            try await withTestBroker { broker in
+                var relays: [(trellis: TrellisBinary, health: String)] = []
+                for id in ["r1", "r2"] {
+                    var environment = ProcessInfo.processInfo.environment
+                    environment["TRELLIS_STATE_STORE"] = cluster.url.urlWithPassword
+                    let (trellis, ports) = try await TrellisBinary.startListening({ ports in
+                        ["run", "--broker", broker.address, "--share", "g", "--client-id", id, "--state", temporaryDirectory(),
+                         "--health", "\(ports[0])"]
+                    }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] }, environment: environment)
+                    relays.append((trellis, "http://127.0.0.1:\(ports[0])/readyz"))
+                }
+                for relay in relays { try await relay.trellis.waitForOutput("connected to the broker") }
+                for relay in relays {
+                    try await eventually("ready") { try await MetricsTests.get(relay.health).0 == 200 }
+                }
+                let phone = try await TestClients.connect(to: broker, id: "phones")
+                let seen = await MessageCollector.collecting(phone)
+                try await phone.subscribe("rpi/fromrpi/#", qos: .atLeastOnce)
+                try await phone.subscribe("trellis/deadletter", qos: .atLeastOnce)
+
+                try await cluster.halt()
+                // Both relays say what is wrong, naming the store, without hanging.
+                for relay in relays {
+                    try await eventually("unready", timeout: .seconds(30)) {
+                        let (status, body) = try await MetricsTests.get(relay.health)
+                        return status == 503 && body.contains(#""store":{"#) && body.contains("state store")
+                    }
+                }
+                for index in 0..<60 {
+                    try phone.publish(topic: "p2o/buttons/door/press", payload: [], qos: .atLeastOnce)
+                    if index % 2 == 0 {
+                        try phone.publish(topic: "rpi/torpi/q\(index)", payload: Self.request(index, from: "q\(index)", "REQ_numPlants"),
+                                          qos: .atLeastOnce)
+                    }
+                }
+                for relay in relays { try await relay.trellis.waitForOutput("the state store cannot commit", timeout: .seconds(60)) }
+                try await cluster.resume()
+                for relay in relays {
+                    try await eventually("ready again", timeout: .seconds(60)) { try await MetricsTests.get(relay.health).0 == 200 }
+                }
+                try await seen.wait(timeout: .seconds(90), "30 answers") { $0.filter { $0.topic.hasPrefix("rpi/fromrpi/") }.count >= 30 }
+                #expect(await seen.received(on: "trellis/deadletter").isEmpty)
+
+                // Every press counted once, whichever relay took it.
+                try await phone.subscribe("p2o/buttons/door/state", qos: .atLeastOnce)
+                try await eventually("60 presses", timeout: .seconds(60)) {
+                    await seen.received(on: "p2o/buttons/door/state").last?.text?.contains(#""total":60"#) == true
+                }
+                for relay in relays {
+                    try await relay.trellis.waitForOutput("the state store commits again", timeout: .seconds(30))
+                    // Loud once per kind of failure, not once per attempt.
+                    let lines = relay.trellis.output.split(separator: "\n").filter { $0.contains("the state store cannot commit") }
+                    let kinds = lines.compactMap { line in
+                        line.split(separator: " ").first { $0.hasPrefix("cause=") }.map(String.init)
+                    }
+                    #expect(!lines.isEmpty)
+                    #expect(Set(kinds).count == kinds.count, "a kind of failure logged twice: \(lines)")
+                    #expect(relay.trellis.output.components(separatedBy: "the state store commits again").count - 1 == 1)
+                }
+                for relay in relays { relay.trellis.process.signal(SIGTERM) }
+                for relay in relays { #expect(try await relay.trellis.waitForExit() == 0, "\(relay.trellis.output)") }
+                await phone.shutdown()
+            }
+        }
+    }
 }

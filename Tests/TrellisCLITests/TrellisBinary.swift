@@ -35,7 +35,8 @@ struct TrellisBinary {
     /// trellis's bind (the suites run in parallel); a start that fails with "Address already in use" is
     /// tried again on other ports, up to 5 times.
     static func startListening(ports count: Int = 1, _ arguments: ([Int]) -> [String], ready: ([Int]) -> [String],
-                               in directory: String? = nil) async throws -> (trellis: TrellisBinary, ports: [Int]) {
+                               in directory: String? = nil,
+                               environment: [String: String]? = nil) async throws -> (trellis: TrellisBinary, ports: [Int]) {
         var attempt = 0
         while true {
             attempt += 1
@@ -44,7 +45,7 @@ struct TrellisBinary {
                 guard let port = PortProbe.freeLoopbackPort() else { throw TimeoutError(message: "no free loopback port") }
                 if !ports.contains(port) { ports.append(port) }
             }
-            let trellis = try start(arguments(ports), in: directory)
+            let trellis = try start(arguments(ports), in: directory, environment: environment)
             do {
                 for line in ready(ports) { try await trellis.waitForOutput(line) }
                 return (trellis, ports)
