@@ -33,7 +33,25 @@ final class BufferedCommits: Sendable {
         self.health = health
         self.patience = patience
         self.reachability = reachability
-        self.buffer = WriteBehindBuffer(health: health, sink: sink)
+        guard let reachability else {
+            self.buffer = WriteBehindBuffer(health: health, sink: sink)
+            return
+        }
+        // A batch commit stalled while the server is away is an outage of the write-behind path,
+        // reported as such (the commit goes on, and the buffer logs the recovery when it lands).
+        let outstanding = Outstanding()
+        self.buffer = WriteBehindBuffer(health: health) { batch in
+            let watch = Self.watch(reachability, health: health, path: .writeBehind, unwritten: { outstanding.count() }, waiting: false)
+            defer { watch.cancel() }
+            try await sink(batch)
+        }
+        let buffer = self.buffer
+        outstanding.count = { buffer.outstanding }
+    }
+
+    /// How many changes wait behind, for a log line of the write-behind's watch.
+    private final class Outstanding: @unchecked Sendable {
+        var count: @Sendable () -> Int = { 0 }
     }
 
     /// True once the store began closing.
@@ -111,14 +129,20 @@ final class BufferedCommits: Sendable {
     /// reported one (so the attempt's success is a recovery).
     private func watchReachability() -> Task<Bool, Never>? {
         guard let reachability else { return nil }
-        let health = self.health
         let buffer = self.buffer
-        let waiting = waitsOutOutages
-        return Task {
+        return Self.watch(reachability, health: health, path: .direct, unwritten: { buffer.outstanding }, waiting: waitsOutOutages)
+    }
+
+    /// A task that, after ``slowAfter`` and as often again until cancelled, asks `reachability`
+    /// and reports an unreachable server as a failure on `path`; its value tells whether it did.
+    private static func watch(_ reachability: @escaping @Sendable () async -> (any Error)?, health: StoreWriteHealth,
+                              path: StoreWriteHealth.Path, unwritten: @escaping @Sendable () -> Int,
+                              waiting: Bool) -> Task<Bool, Never> {
+        Task {
             var reported = false
-            while (try? await Task.sleep(for: Self.slowAfter)) != nil {
+            while (try? await Task.sleep(for: slowAfter)) != nil {
                 guard let failure = await reachability(), !Task.isCancelled else { continue }
-                health.failed(failure, on: .direct, unwritten: buffer.outstanding, waiting: waiting)
+                health.failed(failure, on: path, unwritten: unwritten(), waiting: waiting)
                 reported = true
             }
             return reported
