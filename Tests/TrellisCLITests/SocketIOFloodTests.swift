@@ -71,7 +71,7 @@ struct SocketIOFloodTests {
             let (_, closed) = try await MetricsTests.get(metricsURL)
             #expect(closed.contains(#"trellis_socketio_sessions_closed_total{reason="handshake_timeout"} \#(accepted)"#), "\(closed)")
             let after = try Self.residentKiB(trellis.process.pid)
-            print("trellis RSS before the flood \(before) KiB, after it \(after) KiB")
+            print("flood: \(statuses) in \(seconds) s; trellis RSS before the flood \(before) KiB, after it \(after) KiB")
             #expect(after < before + 16 * 1024, "RSS \(before) KiB before, \(after) KiB after")
 
             trellis.process.signal(SIGTERM)
