@@ -35,10 +35,13 @@ let package = Package(
             pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev", "libssl-dev"]), .brew(["mosquitto", "openssl"])]
         ),
+        // MQTTMessage, its properties, QoS and delivery: values only, no dependency.
+        .target(name: "TrellisMQTTTypes"),
         .target(
             name: "TrellisMQTT",
             dependencies: [
                 "CMosquitto",
+                "TrellisMQTTTypes",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -49,7 +52,7 @@ let package = Package(
             name: "TrellisBroker",
             dependencies: [.product(name: "Logging", package: "swift-log")]
         ),
-        .target(name: "TrellisCore"),
+        .target(name: "TrellisCore", dependencies: ["TrellisMQTTTypes"]),
         .target(name: "TrellisSocketIO", dependencies: ["TrellisCore"]),
         .target(
             name: "TrellisStore",
@@ -67,6 +70,7 @@ let package = Package(
             name: "TrellisRelay",
             dependencies: [
                 "TrellisMQTT",
+                "TrellisMQTTTypes",
                 "TrellisBroker",
                 "TrellisCore",
                 "TrellisStore",
@@ -121,7 +125,7 @@ let package = Package(
             name: "TrellisCLITests",
             dependencies: ["trellis", "trellis-bench", "TrellisTestSupport", "TrellisBroker", "TrellisMQTT", "TrellisRelay", "TrellisStore"]
         ),
-        .testTarget(name: "TrellisCoreTests", dependencies: ["TrellisCore"]),
+        .testTarget(name: "TrellisCoreTests", dependencies: ["TrellisCore", "TrellisMQTTTypes"]),
         .testTarget(name: "TrellisSocketIOTests", dependencies: ["TrellisSocketIO", "TrellisCore"]),
         .testTarget(name: "TrellisStoreTests", dependencies: [
             "TrellisStore", "TrellisTestSupport",

@@ -1,18 +1,3 @@
-/// A message the broker publishes on the client's behalf when the connection dies uncleanly.
-public struct MQTTWill: Sendable, Hashable {
-    public var topic: String
-    public var payload: [UInt8]
-    public var qos: QoS
-    public var retain: Bool
-
-    public init(topic: String, payload: [UInt8], qos: QoS = .atLeastOnce, retain: Bool = true) {
-        self.topic = topic
-        self.payload = payload
-        self.qos = qos
-        self.retain = retain
-    }
-}
-
 /// Everything needed to connect: where, as whom, and how to behave when the link drops.
 public struct MQTTConfiguration: Sendable {
     /// Broker host name or address.
@@ -89,22 +74,6 @@ public struct MQTTConfiguration: Sendable {
     /// The address as `host:port`, with brackets around an IPv6 address, for messages.
     var address: String {
         host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-    }
-}
-
-/// A subscription the client keeps and re-sends after every reconnect.
-public struct MQTTSubscription: Sendable, Hashable {
-    /// Topic filter, wildcards allowed.
-    public var filter: String
-    /// Highest QoS the broker may deliver with.
-    public var qos: QoS
-    /// Do not receive what this client itself publishes on matching topics.
-    public var noLocal: Bool
-
-    public init(_ filter: String, qos: QoS = .atLeastOnce, noLocal: Bool = false) {
-        self.filter = filter
-        self.qos = qos
-        self.noLocal = noLocal
     }
 }
 

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import TrellisMQTTTypes
 
 /// Capture lines: one JSON object per message.
 ///
@@ -176,7 +177,7 @@ private enum TrellisLine {
             }
             retain = flag
         }
-        var properties = CaptureProperties()
+        var properties = MQTTProperties()
         if let value = fields.value("properties") {
             guard case let .object(members) = value else {
                 throw CaptureLineError("\"properties\" must be an object, not \(value.typeName)")
@@ -207,10 +208,10 @@ private enum TrellisLine {
         return Array(data)
     }
 
-    static func userProperties(_ value: CaptureJSON.Value) throws(CaptureLineError) -> [CaptureProperties.UserProperty] {
+    static func userProperties(_ value: CaptureJSON.Value) throws(CaptureLineError) -> [UserProperty] {
         let shape = "\"properties.user_properties\" must be a list of [name, value] pairs of strings"
         guard case let .array(items) = value else { throw CaptureLineError(shape) }
-        var pairs: [CaptureProperties.UserProperty] = []
+        var pairs: [UserProperty] = []
         for item in items {
             guard case let .array(pair) = item, pair.count == 2,
                   case let .string(name) = pair[0], case let .string(value) = pair[1],
@@ -251,7 +252,7 @@ private enum MosquittoSubLine {
             throw CaptureLineError(
                 "\"payload\" holds \(payload.count) bytes but \"payloadlen\" says \(length): mosquitto_sub -F '%j' cuts a binary payload at its first NUL byte, so this message cannot be replayed as it was; record it with trellis record")
         }
-        var properties = CaptureProperties()
+        var properties = MQTTProperties()
         if let value = fields.value("properties") {
             guard case let .object(members) = value else {
                 throw CaptureLineError("\"properties\" must be an object, not \(value.typeName)")

@@ -3,12 +3,14 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import TrellisMQTTTypes
 
 /// One MQTT message of a capture: when it crossed the broker, its topic, payload, QoS, retain
 /// flag and v5 properties. A capture file holds one record per line (JSON Lines).
 ///
-/// The record has plain fields so that it stays free of any MQTT client type; the relay layer
-/// converts it to and from its messages.
+/// Its properties are the MQTT value type the client delivers and publishes (``MQTTProperties``),
+/// so a record and a message convert into each other without a copy of each field
+/// (``CaptureRecord/init(_:at:)``, ``CaptureRecord/message``).
 public struct CaptureRecord: Sendable, Hashable {
     /// When the message was seen, rounded to the microsecond.
     public var t: Date {
@@ -26,10 +28,10 @@ public struct CaptureRecord: Sendable, Hashable {
     /// The retain flag as delivered.
     public var retain: Bool
     /// The v5 publish properties; empty when none were set.
-    public var properties: CaptureProperties
+    public var properties: MQTTProperties
 
     public init(t: Date, topic: String, payload: [UInt8], qos: Int = 0, retain: Bool = false,
-                properties: CaptureProperties = CaptureProperties()) {
+                properties: MQTTProperties = MQTTProperties()) {
         self.microseconds = CaptureTime.microseconds(t)
         self.topic = topic
         self.payload = payload
@@ -40,7 +42,7 @@ public struct CaptureRecord: Sendable, Hashable {
 
     /// A record at a time given in microseconds since 1970.
     public init(microseconds: Int64, topic: String, payload: [UInt8], qos: Int = 0, retain: Bool = false,
-                properties: CaptureProperties = CaptureProperties()) {
+                properties: MQTTProperties = MQTTProperties()) {
         self.microseconds = microseconds
         self.topic = topic
         self.payload = payload
@@ -51,44 +53,12 @@ public struct CaptureRecord: Sendable, Hashable {
 
     /// Convenience for text payloads.
     public init(t: Date, topic: String, text: String, qos: Int = 0, retain: Bool = false,
-                properties: CaptureProperties = CaptureProperties()) {
+                properties: MQTTProperties = MQTTProperties()) {
         self.init(t: t, topic: topic, payload: Array(text.utf8), qos: qos, retain: retain, properties: properties)
     }
 
     /// The payload as text, or nil when it is not valid UTF-8.
     public var text: String? { String(validating: payload, as: UTF8.self) }
-}
-
-/// The MQTT v5 publish properties a capture keeps.
-public struct CaptureProperties: Sendable, Hashable {
-    public var responseTopic: String?
-    public var correlationData: [UInt8]?
-    /// Name/value pairs in the order they were sent; names may repeat.
-    public var userProperties: [UserProperty]
-    public var contentType: String?
-
-    public struct UserProperty: Sendable, Hashable {
-        public var name: String
-        public var value: String
-
-        public init(_ name: String, _ value: String) {
-            self.name = name
-            self.value = value
-        }
-    }
-
-    public init(responseTopic: String? = nil, correlationData: [UInt8]? = nil,
-                userProperties: [UserProperty] = [], contentType: String? = nil) {
-        self.responseTopic = responseTopic
-        self.correlationData = correlationData
-        self.userProperties = userProperties
-        self.contentType = contentType
-    }
-
-    /// True when no property is set.
-    public var isEmpty: Bool {
-        responseTopic == nil && correlationData == nil && userProperties.isEmpty && contentType == nil
-    }
 }
 
 /// What is wrong with one capture line, in words a user can act on.

@@ -1,6 +1,6 @@
 import Foundation
 import TrellisCore
-import TrellisMQTT
+import TrellisMQTTTypes
 import TrellisStore
 
 /// The browse service: `ROOT`, `DRILL` and `DETAIL` over every entity Trellis holds, answered

@@ -1,6 +1,6 @@
 import Foundation
 import TrellisCore
-import TrellisMQTT
+import TrellisMQTTTypes
 import TrellisStore
 
 /// The button service: registrations, fan-out of presses, counts and histories, over the topics

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import TrellisCore
-import TrellisMQTT
+import TrellisMQTTTypes
 import TrellisStore
 
 /// Clients of the button service that are not on MQTT, such as Socket.IO sessions.

@@ -1,6 +1,6 @@
 import Foundation
 import TrellisCore
-import TrellisMQTT
+import TrellisMQTTTypes
 import TrellisStore
 
 /// The plant catalog's JSON services: `catalog/search|get`, per-client `likes/…` and `boards/…`,

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import TrellisCore
-import TrellisMQTT
+import TrellisMQTTTypes
 import TrellisStore
 
 /// The plant catalog's live side: care alerts for tracker plants linked to a species.

@@ -1,6 +1,6 @@
 import Synchronization
 import TrellisCore
-import TrellisMQTT
+import TrellisMQTTTypes
 import TrellisStore
 
 /// The relay's memory of handled QoS 1 and 2 deliveries, shared by every engine the service

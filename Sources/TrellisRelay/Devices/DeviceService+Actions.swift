@@ -1,6 +1,6 @@
 import Foundation
 import TrellisCore
-import TrellisMQTT
+import TrellisMQTTTypes
 import TrellisStore
 
 /// The `devices`, `models` and `logs` actions.

@@ -1,6 +1,6 @@
 import Foundation
 import TrellisCore
-import TrellisMQTT
+import TrellisMQTTTypes
 import TrellisStore
 
 /// The device fleet: what devices publish (`devices/<id>/status|telemetry|log`) keeps the

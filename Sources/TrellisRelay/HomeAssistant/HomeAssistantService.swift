@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import TrellisCore
-import TrellisMQTT
+import TrellisMQTTTypes
 import TrellisStore
 
 /// Home Assistant MQTT discovery, driven by what Trellis publishes anyway.

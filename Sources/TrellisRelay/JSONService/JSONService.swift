@@ -1,6 +1,6 @@
 import Foundation
 import TrellisCore
-import TrellisMQTT
+import TrellisMQTTTypes
 import TrellisStore
 
 /// What an action answers: data for a `"status":"ok"` reply, or a refusal.

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import TrellisCore
-import TrellisMQTT
+import TrellisMQTTTypes
 import TrellisStore
 
 /// Publishes the retained `trellis/stats` every `interval`: the relay's counters, the sizes of

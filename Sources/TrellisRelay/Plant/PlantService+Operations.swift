@@ -1,5 +1,5 @@
 import TrellisCore
-import TrellisMQTT
+import TrellisMQTTTypes
 import TrellisStore
 
 /// The outcome of one plant operation, before a dialect writes it.

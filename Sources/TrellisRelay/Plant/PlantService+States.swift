@@ -1,5 +1,5 @@
 import TrellisCore
-import TrellisMQTT
+import TrellisMQTTTypes
 import TrellisStore
 
 /// The retained `trellis/plants/<id>/state` of each plant (see `PlantState`), published while

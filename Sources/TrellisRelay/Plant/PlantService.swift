@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import TrellisCore
-import TrellisMQTT
+import TrellisMQTTTypes
 import TrellisStore
 
 /// The plant tracker host: answers text requests on `rpi/torpi` (replies on `rpi/fromrpi`) and

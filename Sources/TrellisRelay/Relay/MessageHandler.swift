@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import TrellisCore
-import TrellisMQTT
+import TrellisMQTTTypes
 import TrellisStore
 
 /// What a handler sees besides the message: the wildcard levels of its route, the time of

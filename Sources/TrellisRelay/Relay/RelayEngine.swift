@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import TrellisCore
-import TrellisMQTT
+import TrellisMQTTTypes
 import TrellisStore
 
 /// The relay's logic without the network: a message goes in with its time of receipt, and

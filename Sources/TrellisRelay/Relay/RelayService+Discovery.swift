@@ -1,4 +1,4 @@
-import TrellisMQTT
+import TrellisMQTTTypes
 
 /// Publishing Home Assistant's discovery configs all at once (at every connect, when Home Assistant
 /// announces itself on its birth topic, when the share group's relays change, when discovery moves

@@ -1,5 +1,5 @@
 import Foundation
-import TrellisMQTT
+import TrellisMQTTTypes
 
 /// The relay's message loop: handling, publishing answers, and acknowledging under the
 /// write-behind rule.

@@ -1,5 +1,5 @@
 import TrellisCore
-import TrellisMQTT
+import TrellisMQTTTypes
 
 /// The knobs of the relay's behaviour, with the defaults the original systems used.
 public struct RelaySettings: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import TrellisMQTT
+import TrellisMQTTTypes
 
 /// One entry of the routing table: a topic filter, the QoS to subscribe with, and the handler
 /// that owns every message matching it.

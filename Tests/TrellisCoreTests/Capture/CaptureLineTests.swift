@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrellisMQTTTypes
 import TrellisCore
 
 private let t0 = CaptureTime.parse("2026-11-22T10:41:05.123456Z")!
@@ -27,12 +28,12 @@ struct CaptureLineTests {
                    record: CaptureRecord(t: t0, topic: "bin", payload: [0xFF, 0x00, 0x01]),
                    line: #"{"t":"2026-11-22T10:41:05.123456Z","topic":"bin","payload_base64":"/wAB","qos":0,"retain":false}"#),
         EncodeCase(name: "every property",
-                   record: CaptureRecord(t: t0, topic: "rpi/torpi", text: "x", qos: 1, properties: CaptureProperties(
+                   record: CaptureRecord(t: t0, topic: "rpi/torpi", text: "x", qos: 1, properties: MQTTProperties(
                        responseTopic: "my/replies", correlationData: [0x63, 0x31, 0xFF],
                        userProperties: [.init("k", "v1"), .init("k", "v2")], contentType: "text/plain")),
                    line: #"{"t":"2026-11-22T10:41:05.123456Z","topic":"rpi/torpi","payload":"x","qos":1,"retain":false,"properties":{"response_topic":"my/replies","correlation_data_base64":"YzH/","user_properties":[["k","v1"],["k","v2"]],"content_type":"text/plain"}}"#),
         EncodeCase(name: "only correlation data",
-                   record: CaptureRecord(t: t0, topic: "r", text: "", properties: CaptureProperties(correlationData: [])),
+                   record: CaptureRecord(t: t0, topic: "r", text: "", properties: MQTTProperties(correlationData: [])),
                    line: #"{"t":"2026-11-22T10:41:05.123456Z","topic":"r","payload":"","qos":0,"retain":false,"properties":{"correlation_data_base64":""}}"#),
     ]
 
@@ -79,7 +80,7 @@ struct CaptureLineTests {
         MosquittoCase(name: "properties, repeated user property names, other properties ignored",
                       line: #"{"tst":"2026-11-22T11:37:01.174516Z+0000","topic":"a/props","qos":0,"retain":0,"payloadlen":1,"properties":{"response-topic":"resp/x","correlation-data":"abc","user-properties":{"k1":"v1","k1":"v2"},"content-type":"text/plain","message-expiry-interval":60},"payload":"p"}"#,
                       expected: CaptureRecord(t: CaptureTime.parse("2026-11-22T11:37:01.174516Z")!, topic: "a/props", text: "p",
-                                              properties: CaptureProperties(responseTopic: "resp/x", correlationData: Array("abc".utf8),
+                                              properties: MQTTProperties(responseTopic: "resp/x", correlationData: Array("abc".utf8),
                                                                             userProperties: [.init("k1", "v1"), .init("k1", "v2")],
                                                                             contentType: "text/plain"))),
         MosquittoCase(name: "empty payload is null",

@@ -130,7 +130,7 @@ struct ReplaySelectionTests {
 
     @Test("a reply on a response topic named earlier is skipped; --only limits the topics")
     func responseTopicsAndOnly() {
-        let request = CaptureRecord(t: t, topic: "rpi/torpi", text: "q", properties: CaptureProperties(responseTopic: "me/replies"))
+        let request = CaptureRecord(t: t, topic: "rpi/torpi", text: "q", properties: MQTTProperties(responseTopic: "me/replies"))
         let records = [CaptureRecord(t: t, topic: "me/replies", text: "early"), request,
                        CaptureRecord(t: t, topic: "me/replies", text: "reply"), CaptureRecord(t: t, topic: "p2o/buttons/b/press", text: "")]
         let (inputs, skipped) = ReplaySelection().select(records)
@@ -143,7 +143,7 @@ struct ReplaySelectionTests {
 
     @Test("records convert to messages and back with QoS, retain and properties")
     func conversion() {
-        let record = CaptureRecord(t: t, topic: "a", payload: [0xFF], qos: 2, retain: true, properties: CaptureProperties(
+        let record = CaptureRecord(t: t, topic: "a", payload: [0xFF], qos: 2, retain: true, properties: MQTTProperties(
             responseTopic: "r", correlationData: [1], userProperties: [.init("k", "v")], contentType: "c"))
         let message = record.message
         #expect(message.qos == .exactlyOnce && message.retain)
