@@ -48,9 +48,13 @@ let package = Package(
             ],
             swiftSettings: callerIsolatedAsync
         ),
+        // The embedded broker (its process and configuration) and the secure profile's ACL file.
         .target(
             name: "TrellisBroker",
-            dependencies: [.product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
         .target(name: "TrellisCore", dependencies: ["TrellisMQTTTypes"]),
         .target(name: "TrellisSocketIO", dependencies: ["TrellisCore"]),
@@ -134,7 +138,7 @@ let package = Package(
         ]),
         .testTarget(
             name: "TrellisRelayTests",
-            dependencies: ["TrellisRelay", "TrellisTestSupport", "TrellisMQTT", "TrellisCore", "TrellisStore"],
+            dependencies: ["TrellisRelay", "TrellisTestSupport", "TrellisMQTT", "TrellisCore", "TrellisStore", "TrellisBroker"],
             resources: [.copy("Fixtures")]
         ),
     ],

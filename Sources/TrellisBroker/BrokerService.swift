@@ -1,6 +1,5 @@
 import Logging
 import ServiceLifecycle
-import TrellisBroker
 
 /// Keeps the child Mosquitto for as long as Trellis runs, and stops it last on shutdown.
 ///

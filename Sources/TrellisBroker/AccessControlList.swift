@@ -54,8 +54,8 @@ public struct AccessControlList: Sendable, Equatable {
     }
 
     /// The rights every user has, on its own topics only.
-    static func patterns(_ settings: RelaySettings) -> [String] {
-        let rpi = settings.plantPrefix, p2o = settings.buttonPrefix, own = settings.trellisPrefix
+    static func patterns(_ topics: Topics) -> [String] {
+        let rpi = topics.plant, p2o = topics.buttons, own = topics.trellis
         return [
             "# Every user: its own plant tracker request and reply topics (replies may go below its own),",
             "pattern write \(rpi)/torpi/%u",
@@ -76,12 +76,12 @@ public struct AccessControlList: Sendable, Equatable {
     }
 
     /// The file's text.
-    public func render(settings: RelaySettings = RelaySettings()) -> String {
+    public func render(topics: Topics = Topics()) -> String {
         var lines = [
             "# Mosquitto ACL of the Trellis secure profile. `trellis users` rewrites this whole file from the",
             "# account lines below: manage accounts with it rather than by hand. %u is the connecting user.",
             "",
-        ] + Self.patterns(settings)
+        ] + Self.patterns(topics)
         for (name, role) in accounts {
             lines.append("")
             lines.append("# account: \(name) (\(roleText(of: name, role: role)))")
@@ -90,7 +90,7 @@ public struct AccessControlList: Sendable, Equatable {
             case .client:
                 break
             case .button:
-                lines.append("topic write \(settings.buttonPrefix)/buttons/\(name)/press")
+                lines.append("topic write \(topics.buttons)/buttons/\(name)/press")
             case .device:
                 // Not info or command: Trellis owns them, so a device cannot forge its own record.
                 for topic in ["status", "telemetry", "log"] {
@@ -100,12 +100,12 @@ public struct AccessControlList: Sendable, Equatable {
                 lines.append("topic read devices/\(name)/command")
             case .sensor:
                 for address in sensorAddresses[name] ?? [] {
-                    lines.append("topic write \(settings.plantPrefix)/sensors/\(address)")
+                    lines.append("topic write \(topics.plant)/sensors/\(address)")
                 }
             case .operator:
-                lines.append("topic write \(settings.trellisPrefix)/request/#")
-                lines.append("topic read \(settings.trellisPrefix)/response/#")
-                lines.append("topic read \(settings.trellisPrefix)/#")
+                lines.append("topic write \(topics.trellis)/request/#")
+                lines.append("topic read \(topics.trellis)/response/#")
+                lines.append("topic read \(topics.trellis)/#")
             case .trellis:
                 lines.append("topic readwrite #")
             }
@@ -121,6 +121,22 @@ public struct AccessControlList: Sendable, Equatable {
             let words = rest[rest.index(after: open)..<rest.index(before: rest.endIndex)].split(separator: " ").map(String.init)
             guard let first = words.first, let role = Role(rawValue: first) else { continue }
             set(String(rest[..<open].dropLast()), role: role, sensors: Array(words.dropFirst()))
+        }
+    }
+}
+
+extension AccessControlList {
+    /// The topic prefixes the ACL's patterns are written with: the relay's `plant.prefix`,
+    /// `buttons.prefix` and its own, at their defaults unless given.
+    public struct Topics: Sendable, Equatable {
+        public var plant: String
+        public var buttons: String
+        public var trellis: String
+
+        public init(plant: String = "rpi", buttons: String = "p2o", trellis: String = "trellis") {
+            self.plant = plant
+            self.buttons = buttons
+            self.trellis = trellis
         }
     }
 }
