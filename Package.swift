@@ -75,7 +75,6 @@ let package = Package(
             dependencies: [
                 "TrellisMQTT",
                 "TrellisMQTTTypes",
-                "TrellisBroker",
                 "TrellisCore",
                 "TrellisStore",
                 .product(name: "Logging", package: "swift-log"),
