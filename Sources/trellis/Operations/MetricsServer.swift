@@ -15,7 +15,8 @@ enum MetricsServer {
     /// The registry every swift-metrics handle of the process reports to.
     static let registry = PrometheusCollectorRegistry()
 
-    /// Routes swift-metrics to Prometheus; call once, before any metric is made.
+    /// Routes swift-metrics to Prometheus, every metric with its help (`MetricHelp`); call once,
+    /// before any metric is made.
     static func bootstrap() {
         var factory = PrometheusMetricsFactory(registry: registry)
         // Handlers take microseconds to milliseconds; the default buckets start at 5 ms.
@@ -24,7 +25,7 @@ enum MetricsServer {
             .milliseconds(1), .milliseconds(2.5), .milliseconds(5), .milliseconds(10), .milliseconds(25),
             .milliseconds(100), .seconds(1),
         ]
-        MetricsSystem.bootstrap(factory)
+        MetricsSystem.bootstrap(DescribedMetricsFactory(factory))
     }
 
     /// `HOST:PORT`, or a bare port on 127.0.0.1.
