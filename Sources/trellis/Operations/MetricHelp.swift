@@ -2,9 +2,9 @@ import Metrics
 import Prometheus
 
 /// The `# HELP` text of every series `/metrics` exports, by metric name: the one place a metric's
-/// meaning is written. `DescribedMetricsFactory` attaches it to the swift-metrics handles. A test
-/// reads the sources for metric names and fails for any that has no entry here (and for entries no
-/// source names any more).
+/// meaning is written. `DescribedMetricsFactory` attaches it to the swift-metrics handles, and the
+/// process and build series take theirs from here too. A test reads the sources for metric names and
+/// fails for any that has no entry here (and for entries no source names any more).
 enum MetricHelp {
     static let texts: [String: String] = [
         // Traffic (RelayCounters).
@@ -41,8 +41,17 @@ enum MetricHelp {
         "trellis_socketio_presses_refused_total": "Presses over Socket.IO not applied, by reason (presses_off, missing_token, wrong_token).",
         "trellis_socketio_refused_total": "Socket.IO requests answered with an Engine.IO error, by reason.",
 
-        // The process (read from /proc at each scrape).
-        "trellis_resident_memory_bytes": "Resident memory of the process in bytes (VmRSS).",
+        // The process (MetricsServer.ProcessSeries, read from /proc at each scrape).
+        "trellis_resident_memory_bytes": "Resident memory of the process in bytes (VmRSS); process_resident_memory_bytes is the standard name of the same figure.",
+        "process_cpu_seconds_total": "User and system CPU time the process spent, in seconds.",
+        "process_resident_memory_bytes": "Resident memory of the process in bytes.",
+        "process_virtual_memory_bytes": "Virtual memory of the process in bytes.",
+        "process_start_time_seconds": "Start time of the process since the Unix epoch, in seconds.",
+        "process_open_fds": "File descriptors the process has open.",
+        "process_max_fds": "Most file descriptors the process may open (its soft limit).",
+
+        // The build (MetricsServer.BuildInfo).
+        "trellis_build_info": "Always 1; its labels name the running build: version (Trellis's version) and commit (the git commit it was built from, unknown when not known).",
     ]
 
     /// The help of `name`, empty when it has none (promtool and a test report that).

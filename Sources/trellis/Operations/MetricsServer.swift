@@ -15,8 +15,8 @@ enum MetricsServer {
     /// The registry every swift-metrics handle of the process reports to.
     static let registry = PrometheusCollectorRegistry()
 
-    /// Routes swift-metrics to Prometheus, every metric with its help (`MetricHelp`); call once,
-    /// before any metric is made.
+    /// Routes swift-metrics to Prometheus, every metric with its help (`MetricHelp`), and registers
+    /// `trellis_build_info`; call once, before any metric is made.
     static func bootstrap() {
         var factory = PrometheusMetricsFactory(registry: registry)
         // Handlers take microseconds to milliseconds; the default buckets start at 5 ms.
@@ -26,6 +26,16 @@ enum MetricsServer {
             .milliseconds(100), .seconds(1),
         ]
         MetricsSystem.bootstrap(DescribedMetricsFactory(factory))
+        BuildInfo.register(on: registry)
+    }
+
+    /// The text of `/metrics`: the registry's series, refreshed from `relay` first, then the process's.
+    static func exposition(gauges: StateGauges, relay: RelayService) async -> [UInt8] {
+        await gauges.update(from: relay)
+        var buffer = [UInt8]()
+        registry.emit(into: &buffer)
+        ProcessSeries.read()?.emit(into: &buffer)
+        return buffer
     }
 
     /// `HOST:PORT`, or a bare port on 127.0.0.1.
@@ -39,9 +49,7 @@ enum MetricsServer {
         let gauges = StateGauges()
         let router = Router()
         router.get("/metrics") { _, _ -> Response in
-            await gauges.update(from: relay)
-            var buffer = [UInt8]()
-            registry.emit(into: &buffer)
+            let buffer = await exposition(gauges: gauges, relay: relay)
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                             body: .init(byteBuffer: ByteBuffer(bytes: buffer)))
         }
