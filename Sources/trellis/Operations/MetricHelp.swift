@@ -15,6 +15,8 @@ enum MetricHelp {
         "trellis_handler_duration_seconds": "Time Trellis took to handle one message and hand over its answers, the state store's reads and writes included.",
         "trellis_broker_reconnects_total": "Times the broker connection came back after a loss.",
         "trellis_redeliveries_dropped_total": "Messages the broker sent again after Trellis had handled them, dropped.",
+        "trellis_broker_connected": "1 while Trellis is connected to the broker, 0 while it is not.",
+        "trellis_share_group_relays": "Relays of this relay's share group whose trellis/status/<client id> last said online, this one included; 1 without a share group.",
 
         // Sizes of the state (refreshed at each scrape).
         "trellis_state_plants": "Plants in the state store.",

@@ -84,7 +84,8 @@ enum MetricsServer {
     }
 }
 
-/// Gauges refreshed at each scrape: state sizes, resident memory, the oldest unwritten change.
+/// Gauges refreshed at each scrape: state sizes, resident memory, the oldest unwritten change, the
+/// broker connection and the share group's relays online.
 final class StateGauges: Sendable {
     private let plants = Gauge(label: "trellis_state_plants")
     private let sensors = Gauge(label: "trellis_state_sensors")
@@ -100,10 +101,14 @@ final class StateGauges: Sendable {
     private let unwrittenChanges = Gauge(label: "trellis_store_unwritten_changes")
     private let writable = Gauge(label: "trellis_store_writable")
     private let failedCommits = Counter(label: "trellis_store_failed_commits_total")
+    private let brokerConnected = Gauge(label: "trellis_broker_connected")
+    private let shareGroupRelays = Gauge(label: "trellis_share_group_relays")
     /// Failed commits already added to `failedCommits`.
     private let failedCommitsReported = Mutex(0)
 
     func update(from relay: RelayService) async {
+        brokerConnected.record(relay.client.isConnected ? 1 : 0)
+        shareGroupRelays.record(relay.shareGroupRelaysOnline)
         let store = relay.engine.store
         if let counts = try? await store.counts() {
             plants.record(counts.plants)
