@@ -3,13 +3,15 @@
 
 SWIFT ?= swift
 PREFIX ?= /usr/local
-APT_PACKAGES := mosquitto mosquitto-clients libmosquitto-dev libsqlite3-dev libssl-dev openssl pkg-config postgresql
+APT_PACKAGES := mosquitto mosquitto-clients libmosquitto-dev libsqlite3-dev libssl-dev openssl pkg-config postgresql prometheus
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run test postgres build deps ha-deps ha-check bench bench-stores soak fuzz install uninstall clean embed
 
 ## deps: install Mosquitto, its client tools, the C libraries, the openssl tool (the TLS tests make
-## their certificates with it) and PostgreSQL (the tests start a throwaway cluster of their own), when any is missing.
+## their certificates with it), PostgreSQL (the tests start a throwaway cluster of their own) and Prometheus
+## with promtool (the metrics tests check the exposition, the rules and the dashboard's queries against a
+## Prometheus server of their own), when any is missing.
 deps:
 	@if ! command -v mosquitto >/dev/null 2>&1 && [ ! -x /usr/sbin/mosquitto ] \
 	   || ! command -v mosquitto_sub >/dev/null 2>&1 \
@@ -17,7 +19,9 @@ deps:
 	   || [ ! -f /usr/include/sqlite3.h ] \
 	   || [ ! -f /usr/include/openssl/ssl.h ] \
 	   || ! command -v openssl >/dev/null 2>&1 \
-	   || ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
+	   || ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 \
+	   || ! command -v promtool >/dev/null 2>&1 \
+	   || ! command -v prometheus >/dev/null 2>&1; then \
 		echo "installing $(APT_PACKAGES)"; \
 		$(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(APT_PACKAGES); \

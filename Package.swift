@@ -104,8 +104,11 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            plugins: ["BuildCommit"]
         ),
+        /// Gives `trellis` the git commit it is built from (`trellis_build_info{commit}`), `unknown` outside a checkout.
+        .plugin(name: "BuildCommit", capability: .buildTool()),
         .executableTarget(
             name: "trellis-bench",
             dependencies: [

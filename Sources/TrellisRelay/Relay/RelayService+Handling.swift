@@ -57,7 +57,7 @@ extension RelayService {
                 held += finished
                 let started = clock.now
                 if let peer {
-                    await notePeer(peer, present: !message.payload.isEmpty)
+                    await notePeer(peer, present: !message.payload.isEmpty, online: message.payload == Array("online".utf8))
                 } else {
                     let output = await engine.handle(message, at: Date())
                     guard output.handled else { break }

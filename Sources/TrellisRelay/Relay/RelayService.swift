@@ -22,6 +22,8 @@ public final class RelayService: Service, Sendable {
     let reconciler: RetainedStateReconciler?
     /// The Home Assistant announcement being published, if any (see ``announceToHomeAssistant()``).
     let announcement = Mutex<Task<Void, Never>?>(nil)
+    /// The other relays of the share group whose status topic last said `online`.
+    private let onlinePeers = Mutex<Set<String>>([])
 
     /// Creates the service; `client` must have been configured with `RelayService.will(for:)`.
     public init(client: MQTTClient, engine: RelayEngine, logger: Logger) {
@@ -42,6 +44,10 @@ public final class RelayService: Service, Sendable {
 
     /// The engine in use: routes, settings and counters.
     public var engine: RelayEngine { current.withLock { $0 } }
+
+    /// The relays of the share group online as last heard on `trellis/status/+`, this one included;
+    /// 1 for a relay without a share group (`trellis_share_group_relays`).
+    public var shareGroupRelaysOnline: Int { 1 + onlinePeers.withLock { $0.count } }
 
     /// Switches to `settings` without dropping the connection or any state: new limits and
     /// names apply to the next message; filters that a prefix change removed are unsubscribed
@@ -164,10 +170,14 @@ public final class RelayService: Service, Sendable {
     }
 
     /// Adds a relay of the share group to those Home Assistant's availability lists (a status topic
-    /// cleared to empty removes it).
-    func notePeer(_ peer: String, present: Bool) async {
+    /// cleared to empty removes it), and counts it online while its status says `online`.
+    func notePeer(_ peer: String, present: Bool, online: Bool) async {
         var settings = engine.settings
-        guard peer != settings.clientID, settings.peerClientIDs.contains(peer) != present else { return }
+        guard peer != settings.clientID else { return }
+        onlinePeers.withLock { peers in
+            if online { peers.insert(peer) } else { peers.remove(peer) }
+        }
+        guard settings.peerClientIDs.contains(peer) != present else { return }
         if present { settings.peerClientIDs.insert(peer) } else { settings.peerClientIDs.remove(peer) }
         logger.info(present ? "a relay of the share group is known" : "a relay of the share group is gone",
                     metadata: ["relay": "\(peer)"])

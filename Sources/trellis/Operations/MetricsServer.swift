@@ -15,7 +15,8 @@ enum MetricsServer {
     /// The registry every swift-metrics handle of the process reports to.
     static let registry = PrometheusCollectorRegistry()
 
-    /// Routes swift-metrics to Prometheus; call once, before any metric is made.
+    /// Routes swift-metrics to Prometheus, every metric with its help (`MetricHelp`), and registers
+    /// `trellis_build_info`; call once, before any metric is made.
     static func bootstrap() {
         var factory = PrometheusMetricsFactory(registry: registry)
         // Handlers take microseconds to milliseconds; the default buckets start at 5 ms.
@@ -24,7 +25,17 @@ enum MetricsServer {
             .milliseconds(1), .milliseconds(2.5), .milliseconds(5), .milliseconds(10), .milliseconds(25),
             .milliseconds(100), .seconds(1),
         ]
-        MetricsSystem.bootstrap(factory)
+        MetricsSystem.bootstrap(DescribedMetricsFactory(factory))
+        BuildInfo.register(on: registry)
+    }
+
+    /// The text of `/metrics`: the registry's series, refreshed from `relay` first, then the process's.
+    static func exposition(gauges: StateGauges, relay: RelayService) async -> [UInt8] {
+        await gauges.update(from: relay)
+        var buffer = [UInt8]()
+        registry.emit(into: &buffer)
+        ProcessSeries.read()?.emit(into: &buffer)
+        return buffer
     }
 
     /// The HTTP service.
@@ -32,9 +43,7 @@ enum MetricsServer {
         let gauges = StateGauges()
         let router = Router()
         router.get("/metrics") { _, _ -> Response in
-            await gauges.update(from: relay)
-            var buffer = [UInt8]()
-            registry.emit(into: &buffer)
+            let buffer = await exposition(gauges: gauges, relay: relay)
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                             body: .init(byteBuffer: ByteBuffer(bytes: buffer)))
         }
@@ -45,7 +54,8 @@ enum MetricsServer {
     }
 }
 
-/// Gauges refreshed at each scrape: state sizes, resident memory, the oldest unwritten change.
+/// Gauges refreshed at each scrape: state sizes, resident memory, the oldest unwritten change, the
+/// broker connection and the share group's relays online.
 final class StateGauges: Sendable {
     private let plants = Gauge(label: "trellis_state_plants")
     private let sensors = Gauge(label: "trellis_state_sensors")
@@ -61,10 +71,14 @@ final class StateGauges: Sendable {
     private let unwrittenChanges = Gauge(label: "trellis_store_unwritten_changes")
     private let writable = Gauge(label: "trellis_store_writable")
     private let failedCommits = Counter(label: "trellis_store_failed_commits_total")
+    private let brokerConnected = Gauge(label: "trellis_broker_connected")
+    private let shareGroupRelays = Gauge(label: "trellis_share_group_relays")
     /// Failed commits already added to `failedCommits`.
     private let failedCommitsReported = Mutex(0)
 
     func update(from relay: RelayService) async {
+        brokerConnected.record(relay.client.isConnected ? 1 : 0)
+        shareGroupRelays.record(relay.shareGroupRelaysOnline)
         let store = relay.engine.store
         if let counts = try? await store.counts() {
             plants.record(counts.plants)

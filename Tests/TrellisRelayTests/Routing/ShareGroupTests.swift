@@ -1,5 +1,6 @@
 import Testing
 import TrellisMQTT
+import TrellisTestSupport
 @testable import TrellisRelay
 
 @Suite("Share groups: subscriptions, presence and retained states")
@@ -36,6 +37,25 @@ struct ShareGroupTests {
         #expect(settings.groupStatusTopics == ["trellis/status/r1", "trellis/status/r2", "trellis/status/r3"])
         #expect(settings.homeAssistant?.statusTopics == settings.groupStatusTopics)
         #expect(RelaySettings().homeAssistant?.statusTopics == ["trellis/status"])
+    }
+
+    @Test("the relays online in the group follow trellis/status/+: online counts, offline and a cleared topic do not")
+    func relaysOnline() async throws {
+        try await withRelay(settings: Self.shared) { relay in
+            let service = try #require(relay.service)
+            #expect(service.shareGroupRelaysOnline == 1)
+            let peer = try await relay.connect()
+            func status(_ id: String, _ text: String) async throws {
+                try await peer.publishAndWait(topic: "trellis/status/\(id)", payload: Array(text.utf8), retain: true)
+            }
+            try await status("r2", "online")
+            try await status("r3", "online")
+            try await eventually("r2 and r3 are counted") { service.shareGroupRelaysOnline == 3 }
+            try await status("r2", "offline")
+            try await eventually("r2 is not counted") { service.shareGroupRelaysOnline == 2 }
+            try await status("r3", "")
+            try await eventually("r3 is not counted") { service.shareGroupRelaysOnline == 1 }
+        }
     }
 
     @Test("retained state topics the reconciler keeps equal to the store", arguments: [

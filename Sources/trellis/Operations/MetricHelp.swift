@@ -1,0 +1,108 @@
+import Metrics
+import Prometheus
+
+/// The `# HELP` text of every series `/metrics` exports, by metric name: the one place a metric's
+/// meaning is written. `DescribedMetricsFactory` attaches it to the swift-metrics handles, and the
+/// process and build series take theirs from here too. A test reads the sources for metric names and
+/// fails for any that has no entry here (and for entries no source names any more).
+enum MetricHelp {
+    static let texts: [String: String] = [
+        // Traffic (RelayCounters).
+        "trellis_messages_received_total": "Messages received from the broker, by the Trellis service that handled them (unknown: no route matched).",
+        "trellis_messages_published_total": "Messages Trellis published in answer to the messages it handled (replies, states, events), by service.",
+        "trellis_replies_total": "Answers published, by plant operation (RES_...) or error tag (ERR_...).",
+        "trellis_dead_letters_total": "Messages rejected and recorded as dead letters, by reason.",
+        "trellis_handler_duration_seconds": "Time Trellis took to handle one message and hand over its answers, the state store's reads and writes included.",
+        "trellis_broker_reconnects_total": "Times the broker connection came back after a loss.",
+        "trellis_redeliveries_dropped_total": "Messages the broker sent again after Trellis had handled them, dropped.",
+        "trellis_broker_connected": "1 while Trellis is connected to the broker, 0 while it is not.",
+        "trellis_share_group_relays": "Relays of this relay's share group whose trellis/status/<client id> last said online, this one included; 1 without a share group.",
+
+        // Sizes of the state (refreshed at each scrape).
+        "trellis_state_plants": "Plants in the state store.",
+        "trellis_state_sensors": "Distinct sensor addresses assigned to plants.",
+        "trellis_state_buttons": "Buttons pressed at least once.",
+        "trellis_state_clients": "Button-service clients ever seen (by status or registration).",
+        "trellis_state_dead_letters": "Dead letters kept in the state store.",
+        "trellis_state_species": "Species in the plant catalog.",
+        "trellis_state_devices": "Devices in the fleet registry.",
+        "trellis_state_models": "Models of the fleet.",
+        "trellis_state_device_log_entries": "Device log entries kept, over every device.",
+
+        // The store's writes (refreshed at each scrape).
+        "trellis_store_writable": "1 while the state store commits, 0 while its latest commit (or write probe) failed.",
+        "trellis_store_failed_commits_total": "Commits of the state store that failed, written behind or direct.",
+        "trellis_store_unwritten_changes": "Changes queued behind (readings, log lines, dead letters) and not yet committed.",
+        "trellis_oldest_unwritten_change_seconds": "How long the oldest change queued behind has waited, in seconds; 0 when none waits.",
+
+        // Socket.IO (SocketIOMetrics).
+        "trellis_socketio_sessions": "Engine.IO sessions open on the Socket.IO endpoint.",
+        "trellis_socketio_sessions_opened_total": "Engine.IO sessions opened, by protocol generation (eio3, eio4).",
+        "trellis_socketio_sessions_closed_total": "Engine.IO sessions closed, by reason.",
+        "trellis_socketio_malformed_total": "Socket.IO packets or Engine.IO payloads that were not understood, by reason.",
+        "trellis_socketio_presses_refused_total": "Presses over Socket.IO not applied, by reason (presses_off, missing_token, wrong_token).",
+        "trellis_socketio_refused_total": "Socket.IO requests answered with an Engine.IO error, by reason.",
+
+        // The process (MetricsServer.ProcessSeries, read from /proc at each scrape).
+        "trellis_resident_memory_bytes": "Resident memory of the process in bytes (VmRSS); process_resident_memory_bytes is the standard name of the same figure.",
+        "process_cpu_seconds_total": "User and system CPU time the process spent, in seconds.",
+        "process_resident_memory_bytes": "Resident memory of the process in bytes.",
+        "process_virtual_memory_bytes": "Virtual memory of the process in bytes.",
+        "process_start_time_seconds": "Start time of the process since the Unix epoch, in seconds.",
+        "process_open_fds": "File descriptors the process has open.",
+        "process_max_fds": "Most file descriptors the process may open (its soft limit).",
+
+        // The build (MetricsServer.BuildInfo).
+        "trellis_build_info": "Always 1; its labels name the running build: version (Trellis's version) and commit (the git commit it was built from, unknown when not known).",
+    ]
+
+    /// The help of `name`, empty when it has none (promtool and a test report that).
+    static func text(for name: String) -> String { texts[name] ?? "" }
+}
+
+/// swift-prometheus's factory with a `# HELP` line for every metric: `PrometheusMetricsFactory`
+/// registers each swift-metrics handle with empty help, so this one registers them on the same
+/// registry by descriptor, with the text of `MetricHelp`. Buckets and destruction are the wrapped
+/// factory's.
+struct DescribedMetricsFactory: MetricsFactory {
+    let base: PrometheusMetricsFactory
+    private var registry: PrometheusCollectorRegistry { base.registry }
+
+    init(_ base: PrometheusMetricsFactory) {
+        self.base = base
+    }
+
+    /// `label` as the metric's whole name, with its help.
+    static func descriptor(_ label: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(metricName: label, unitName: "", helpText: MetricHelp.text(for: label))
+    }
+
+    func makeCounter(label: String, dimensions: [(String, String)]) -> any CounterHandler {
+        registry.makeCounter(descriptor: Self.descriptor(label), labels: dimensions)
+    }
+
+    func makeFloatingPointCounter(label: String, dimensions: [(String, String)]) -> any FloatingPointCounterHandler {
+        registry.makeCounter(descriptor: Self.descriptor(label), labels: dimensions)
+    }
+
+    func makeRecorder(label: String, dimensions: [(String, String)], aggregate: Bool) -> any RecorderHandler {
+        guard aggregate else { return registry.makeGauge(descriptor: Self.descriptor(label), labels: dimensions) }
+        let buckets = base.valueHistogramBuckets[label] ?? base.defaultValueHistogramBuckets
+        return registry.makeValueHistogram(descriptor: Self.descriptor(label), labels: dimensions, buckets: buckets)
+    }
+
+    func makeMeter(label: String, dimensions: [(String, String)]) -> any MeterHandler {
+        registry.makeGauge(descriptor: Self.descriptor(label), labels: dimensions)
+    }
+
+    func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler {
+        let buckets = base.durationHistogramBuckets[label] ?? base.defaultDurationHistogramBuckets
+        return registry.makeDurationHistogram(descriptor: Self.descriptor(label), labels: dimensions, buckets: buckets)
+    }
+
+    func destroyCounter(_ handler: any CounterHandler) { base.destroyCounter(handler) }
+    func destroyFloatingPointCounter(_ handler: any FloatingPointCounterHandler) { base.destroyFloatingPointCounter(handler) }
+    func destroyRecorder(_ handler: any RecorderHandler) { base.destroyRecorder(handler) }
+    func destroyMeter(_ handler: any MeterHandler) { base.destroyMeter(handler) }
+    func destroyTimer(_ handler: any TimerHandler) { base.destroyTimer(handler) }
+}
