@@ -109,15 +109,15 @@ struct StoreOutageTests {
     func twoRelays() async throws {
         try await OwnPostgresCluster.with { cluster in
             try await withTestBroker { broker in
-                var relays: [(trellis: TrellisBinary, health: String)] = []
+                var relays: [(trellis: TrellisBinary, health: String, metrics: String)] = []
                 for id in ["r1", "r2"] {
                     var environment = ProcessInfo.processInfo.environment
                     environment["TRELLIS_STATE_STORE"] = cluster.url.urlWithPassword
-                    let (trellis, ports) = try await TrellisBinary.startListening({ ports in
+                    let (trellis, ports) = try await TrellisBinary.startListening(ports: 2, { ports in
                         ["run", "--broker", broker.address, "--share", "g", "--client-id", id, "--state", temporaryDirectory(),
-                         "--health", "\(ports[0])"]
-                    }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] }, environment: environment)
-                    relays.append((trellis, "http://127.0.0.1:\(ports[0])/readyz"))
+                         "--health", "\(ports[0])", "--metrics", "\(ports[1])"]
+                    }, ready: { ports in ports.map { "Server started and listening on 127.0.0.1:\($0)" } }, environment: environment)
+                    relays.append((trellis, "http://127.0.0.1:\(ports[0])/readyz", "http://127.0.0.1:\(ports[1])/metrics"))
                 }
                 for relay in relays { try await relay.trellis.waitForOutput("connected to the broker") }
                 for relay in relays {
@@ -144,6 +144,13 @@ struct StoreOutageTests {
                     }
                 }
                 for relay in relays { try await relay.trellis.waitForOutput("the state store cannot commit", timeout: .seconds(60)) }
+                // /metrics answers throughout, and says the store is not writable.
+                for relay in relays {
+                    try await eventually("trellis_store_writable 0", timeout: .seconds(30)) {
+                        let (status, body) = try await MetricsTests.get(relay.metrics)
+                        return status == 200 && body.contains("trellis_store_writable 0")
+                    }
+                }
                 try await cluster.resume()
                 for relay in relays {
                     try await eventually("ready again", timeout: .seconds(60)) { try await MetricsTests.get(relay.health).0 == 200 }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import Synchronization
 import TrellisCore
 import TrellisMQTTTypes
 import TrellisStore
@@ -11,6 +12,8 @@ public struct StatsService: Service {
     let relay: RelayService
     let logger: Logger
     let started = Date()
+    /// The state sizes last read, published again while the store does not answer.
+    private let lastCounts = LastCounts()
 
     /// Publishes the statistics of `relay`, at the interval of its current settings.
     public init(relay: RelayService, logger: Logger) {
@@ -37,7 +40,13 @@ public struct StatsService: Service {
     /// The statistics document.
     public func payload(now: Date = Date()) async throws -> [UInt8] {
         let engine = relay.engine
-        let counts = try await engine.store.counts()
+        // Published on time whatever the store does: while the store does not answer within a
+        // second, the sizes last read stand (its `store` object says what is wrong).
+        let answered = await engine.store.counts(within: .seconds(1))
+        if let answered { lastCounts.value.withLock { $0 = answered } }
+        guard let counts = answered ?? lastCounts.value.withLock({ $0 }) else {
+            throw StoreError(code: .operationFailed, message: "the state store did not answer within 1 s")
+        }
         let writes = await engine.store.writeStatus()
         let document = Stats(
             time: ISO8601Time.format(now),
@@ -125,4 +134,9 @@ public enum ProcessMemory {
         guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }) else { return nil }
         return line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap { Int($0) }
     }
+}
+
+/// The state sizes a ``StatsService`` read last.
+private final class LastCounts: Sendable {
+    let value = Mutex<StoreCounts?>(nil)
 }

@@ -80,7 +80,8 @@ final class StateGauges: Sendable {
         brokerConnected.record(relay.client.isConnected ? 1 : 0)
         shareGroupRelays.record(relay.shareGroupRelaysOnline)
         let store = relay.engine.store
-        if let counts = try? await store.counts() {
+        // The state sizes keep their last values while the store does not answer within a second.
+        if let counts = await store.counts(within: .seconds(1)) {
             plants.record(counts.plants)
             sensors.record(counts.sensors)
             buttons.record(counts.buttons)
