@@ -180,4 +180,43 @@ struct StoreOutageTests {
             }
         }
     }
+
+    @Test("a PostgreSQL server that is down at start is waited for, saying so, and Trellis starts once it answers")
+    func startWhileDown() async throws {
+        try await OwnPostgresCluster.with { cluster in
+            try await withTestBroker { broker in
+                try await cluster.halt()
+                var environment = ProcessInfo.processInfo.environment
+                environment["TRELLIS_STATE_STORE"] = cluster.url.urlWithPassword
+                let trellis = try TrellisBinary.start(["run", "--broker", broker.address, "--state", temporaryDirectory()],
+                                                      environment: environment)
+                try await trellis.waitForOutput("waiting for the PostgreSQL store before starting", timeout: .seconds(60))
+                #expect(trellis.output.contains("Connection refused"), "\(trellis.output)")
+                #expect(!trellis.output.contains("password"), "no secret in the log")
+                #expect(trellis.process.isRunning)
+                try await cluster.resume()
+                try await trellis.waitForOutput("the PostgreSQL store answers; starting", timeout: .seconds(60))
+                try await trellis.waitForOutput("connected to the broker", timeout: .seconds(60))
+                trellis.process.signal(SIGTERM)
+                #expect(try await trellis.waitForExit() == 0, "\(trellis.output)")
+            }
+        }
+    }
+
+    @Test("a refused login at start stops it at once, naming the reason")
+    func startWithWrongPassword() async throws {
+        try await OwnPostgresCluster.with { cluster in
+            var url = cluster.url
+            url.password = "not-the-password"
+            var environment = ProcessInfo.processInfo.environment
+            environment["TRELLIS_STATE_STORE"] = url.urlWithPassword
+            let run = try await TrellisBinary.run(["run", "--broker", "127.0.0.1:1", "--state", temporaryDirectory()],
+                                                  environment: environment, timeout: .seconds(60))
+            #expect(run.status != 0)
+            #expect(!run.output.contains("waiting for the PostgreSQL store"), "\(run.output)")
+            #expect(run.output.contains("cannot open the PostgreSQL store"), "\(run.output)")
+            #expect(!run.output.contains("not-the-password"), "no secret in the log")
+        }
+    }
 }
+
