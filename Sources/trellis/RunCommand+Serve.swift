@@ -20,6 +20,8 @@ extension RunCommand {
         if let problem = configuration.shareGroupProblem { throw CredentialsError(description: problem) }
         let state = configuration.string("state.dir")
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        // While it runs, `trellis store restore` leaves this state alone.
+        StateDirectoryLock.holdShared(state)
         let clientID = configuration.clientID
         let store = try await configuration.openStore(owner: clientID, logger: Logger(label: "trellis.store"),
                                                       stop: { signals.wasSignalled })

@@ -7,9 +7,9 @@ import TrellisStore
 struct StoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "store",
-        abstract: "Move Trellis's state between stores.",
+        abstract: "Back up, restore and move Trellis's state.",
         discussion: "See docs/scaling-out.md in the source tree for moving from one relay on SQLite to several on PostgreSQL.",
-        subcommands: [Copy.self]
+        subcommands: [Backup.self, Restore.self, Copy.self]
     )
 
     struct Copy: AsyncParsableCommand {

@@ -59,8 +59,8 @@ struct TrellisBinary {
 
     /// Runs `trellis` to completion and returns its exit status and output.
     static func run(_ arguments: [String], in directory: String? = nil, environment: [String: String]? = nil,
-                    timeout: Duration = .seconds(60)) async throws -> (status: Int32, output: String) {
-        let binary = try start(arguments, in: directory, environment: environment)
+                    timeout: Duration = .seconds(60), executable: String = path) async throws -> (status: Int32, output: String) {
+        let binary = try start(arguments, in: directory, environment: environment, executable: executable)
         let status = try await binary.waitForExit(timeout: timeout)
         return (status, binary.output)
     }
