@@ -49,7 +49,10 @@ let package = Package(
             name: "TrellisBroker",
             dependencies: [.product(name: "Logging", package: "swift-log")]
         ),
-        .target(name: "TrellisCore"),
+        // The git commit being built, written by the plugin below (TrellisVersion.commit reads it).
+        .plugin(name: "TrellisBuildInfoPlugin", capability: .buildTool()),
+        .target(name: "TrellisBuildInfo", plugins: ["TrellisBuildInfoPlugin"]),
+        .target(name: "TrellisCore", dependencies: ["TrellisBuildInfo"]),
         .target(name: "TrellisSocketIO", dependencies: ["TrellisCore"]),
         .target(
             name: "TrellisStore",
@@ -119,7 +122,7 @@ let package = Package(
         .testTarget(name: "TrellisMQTTTests", dependencies: ["TrellisMQTT", "TrellisBroker", "TrellisTestSupport"]),
         .testTarget(
             name: "TrellisCLITests",
-            dependencies: ["trellis", "trellis-bench", "TrellisTestSupport", "TrellisBroker", "TrellisMQTT", "TrellisRelay", "TrellisStore"]
+            dependencies: ["trellis", "trellis-bench", "TrellisTestSupport", "TrellisBroker", "TrellisCore", "TrellisMQTT", "TrellisRelay", "TrellisStore"]
         ),
         .testTarget(name: "TrellisCoreTests", dependencies: ["TrellisCore"]),
         .testTarget(name: "TrellisSocketIOTests", dependencies: ["TrellisSocketIO", "TrellisCore"]),
