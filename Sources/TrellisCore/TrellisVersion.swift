@@ -1,7 +1,9 @@
 import TrellisBuildInfo
 
 /// Trellis's version, as `trellis --version` prints it and as Trellis names itself to other
-/// systems (Home Assistant's `origin` and `device` blocks). Raised with every release.
+/// systems (Home Assistant's `origin` and `device` blocks). Raised with every release, together
+/// with a new first entry of CHANGELOG.md (a test keeps the two equal); the Debian package takes
+/// its version from here.
 public enum TrellisVersion {
     public static let current = "0.1.0"
 

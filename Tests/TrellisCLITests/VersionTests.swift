@@ -2,7 +2,8 @@ import Foundation
 import Testing
 import TrellisCore
 
-/// `trellis --version`: the version and the git commit the binary was built from.
+/// `trellis --version`: the version, which CHANGELOG.md's first entry and the Debian package share, and
+/// the git commit the binary was built from.
 @Suite("The version")
 struct VersionTests {
     @Test("trellis --version prints the version and the commit")
@@ -19,6 +20,15 @@ struct VersionTests {
         if head != nil {
             #expect(TrellisVersion.commit.count == 12 && TrellisVersion.commit.allSatisfy(\.isHexDigit))
         }
+    }
+
+    @Test("CHANGELOG.md's first entry is this version, in the form `## VERSION (YYYY-MM-DD)` packaging reads")
+    func changelogNamesTheVersion() throws {
+        let changelog = try String(contentsOf: MarkdownDocument.repositoryRoot.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
+        let first = try #require(changelog.split(separator: "\n").first { $0.hasPrefix("## ") })
+        let pattern = #/^## (\S+) \(\d{4}-\d{2}-\d{2}\)$/#
+        let match = try #require(String(first).wholeMatch(of: pattern), "CHANGELOG.md's first entry reads \(first)")
+        #expect(String(match.1) == TrellisVersion.current)
     }
 
     /// `git -C <repository root> arguments`'s output, trimmed; nil when git is missing or fails.
