@@ -6,7 +6,7 @@ PREFIX ?= /usr/local
 APT_PACKAGES := mosquitto mosquitto-clients libmosquitto-dev libsqlite3-dev libssl-dev openssl pkg-config postgresql
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test postgres build deps ha-deps ha-check bench bench-stores soak fuzz install uninstall clean embed
+.PHONY: run test postgres build deps ha-deps ha-check deb deb-deps bench bench-stores soak fuzz install uninstall clean embed
 
 ## deps: install Mosquitto, its client tools, the C libraries, the openssl tool (the TLS tests make
 ## their certificates with it) and PostgreSQL (the tests start a throwaway cluster of their own), when any is missing.
@@ -79,6 +79,25 @@ ha-check: deps
 	@python=$$(Tests/HomeAssistant/install.sh) && \
 	$(SWIFT) build --build-tests >/dev/null && \
 	"$$python" Tests/HomeAssistant/ha_check.py --trellis "$$($(SWIFT) build --show-bin-path)/trellis"
+
+## deb-deps: Debian's tools that make the package (dpkg-dev, debhelper, help2man for the manual page, binutils'
+## readelf), when any is missing.
+DEB_APT_PACKAGES := dpkg-dev debhelper help2man binutils
+deb-deps:
+	@if ! command -v dpkg-buildpackage >/dev/null 2>&1 || ! command -v dh >/dev/null 2>&1 \
+	   || ! command -v help2man >/dev/null 2>&1 || ! command -v readelf >/dev/null 2>&1; then \
+		echo "installing $(DEB_APT_PACKAGES)"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(DEB_APT_PACKAGES); \
+	fi
+
+## deb: the Debian package trellis_<version>_<arch>.deb in this directory: a release build with the Swift
+## runtime linked in statically (the binary needs only C libraries), packaged by packaging/build-deb.sh with
+## debhelper (docs/packaging.md). Install it with `sudo apt-get install ./trellis_<version>_<arch>.deb`.
+DEB_BINARY = "$$($(SWIFT) build -c release --show-bin-path)/trellis"
+deb: deps deb-deps
+	$(SWIFT) build -c release --product trellis --static-swift-stdlib
+	packaging/build-deb.sh $(DEB_BINARY) .
 
 ## bench: Trellis against the minimal C relay, in release mode (`make bench ARGS=--quick` for a short run).
 bench: deps

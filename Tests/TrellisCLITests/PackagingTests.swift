@@ -26,6 +26,18 @@ struct PackagingTests {
         }
     }
 
+    @Test("every Swift package linked into the binary is named in the package's copyright file")
+    func copyrightNamesEveryDependency() throws {
+        let root = MarkdownDocument.repositoryRoot
+        let copyright = try String(contentsOf: root.appendingPathComponent("packaging/debian/copyright"), encoding: .utf8)
+        let resolved = try String(contentsOf: root.appendingPathComponent("Package.resolved"), encoding: .utf8)
+        let identities = resolved.matches(of: #/"identity" : "([^"]+)"/#).map { String($0.1) }
+        #expect(identities.count >= 10)
+        for identity in identities {
+            #expect(copyright.lowercased().contains(identity), "packaging/debian/copyright does not name \(identity)")
+        }
+    }
+
     /// The values of each key in a Mosquitto configuration file, in order (comments and blank lines skipped).
     static func settings(of path: String) throws -> [String: [String]] {
         let text = try String(contentsOf: MarkdownDocument.repositoryRoot.appendingPathComponent(path), encoding: .utf8)
