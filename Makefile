@@ -105,13 +105,13 @@ deb: deps deb-deps
 	$(SWIFT) build -c release --product trellis --static-swift-stdlib
 	packaging/build-deb.sh $(DEB_BINARY) .
 
-## deb-check: the package on a clean Debian 12 (Tests/Debian/check-package.sh, as root): lintian, then in a
-## debootstrapped root (cached in ~/.cache/trellis) install with apt, Mosquitto and Trellis as the units run
-## them, a plant answer and a button state, an upgrade that keeps the state and the edited configuration and
-## migrates the state, remove and purge.
+## deb-check: the package on a clean Debian 12 (Tests/Debian/check-package.sh, as root: through sudo for other
+## users): lintian, then in a debootstrapped root (cached in ~/.cache/trellis) install with apt, Mosquitto and
+## Trellis as the units run them, a plant answer and a button state, an upgrade that keeps the state and the
+## edited configuration and migrates the state, remove and purge.
 deb-check: deps deb-deps
 	$(SWIFT) build -c release --product trellis --static-swift-stdlib
-	Tests/Debian/check-package.sh $(DEB_BINARY)
+	$(SUDO) Tests/Debian/check-package.sh $(DEB_BINARY)
 
 ## bench: Trellis against the minimal C relay, in release mode (`make bench ARGS=--quick` for a short run).
 bench: deps

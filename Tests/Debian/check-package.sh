@@ -92,6 +92,18 @@ for file in /etc/trellis/trellis.yaml /etc/mosquitto/conf.d/trellis.conf; do
     grep -qx "$file" <<<"$conffiles" || fail "$file is not a conffile: $conffiles"
 done
 
+# The packaged units, as systemd reads them (pointing at the binary here, which the package installs).
+if analyzer=$(command -v systemd-analyze); then
+    mkdir -p "$work/units"
+    dpkg-deb --fsys-tarfile "$deb" | tar -xOf - ./lib/systemd/system/trellis.service \
+        | sed "s|/usr/bin/trellis|$binary|" > "$work/units/trellis.service"
+    dpkg-deb --fsys-tarfile "$deb" | tar -xOf - ./lib/systemd/system/trellis@.service \
+        | sed "s|/usr/bin/trellis|$binary|" > "$work/units/trellis@1.service"
+    verified=$("$analyzer" verify "$work/units/trellis.service" "$work/units/trellis@1.service" 2>&1) \
+        && [ -z "$verified" ] || fail "systemd-analyze verify of the packaged units: $verified"
+    say "systemd-analyze verify accepts the packaged units"
+fi
+
 # --- 2. the clean Debian 12 root -------------------------------------------------------------------------
 tarball=$("$repo/Tests/Debian/debian-root.sh" "$suite")
 mirror=$(cat "$tarball.source")
@@ -148,6 +160,10 @@ start_mosquitto() {
     pids+=("$mosquitto_pid")
     wait_for "Mosquitto on 127.0.0.1:1883" in_netns mosquitto_pub -h 127.0.0.1 -p 1883 -t deb-check/ping -n
     [ "$(stat -c %u "/proc/$mosquitto_pid")" = "$(in_root id -u mosquitto)" ] || fail "Mosquitto does not run as mosquitto"
+    # With the snippet's listener Mosquitto is not in its "local only mode" (no listener configured).
+    local log="$root/var/log/mosquitto/mosquitto.log"
+    ! grep -q "local only mode" "$log" && grep -q "Opening ipv4 listen socket on port 1883" "$log" \
+        || fail "Mosquitto did not take the listener of /etc/mosquitto/conf.d/trellis.conf: $(cat "$log")"
 }
 
 start_trellis() {
