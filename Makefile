@@ -6,7 +6,7 @@ PREFIX ?= /usr/local
 APT_PACKAGES := mosquitto mosquitto-clients libmosquitto-dev libsqlite3-dev libssl-dev openssl pkg-config postgresql prometheus
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test postgres build deps ha-deps ha-check bench bench-stores soak fuzz install uninstall clean embed
+.PHONY: run test postgres build deps ha-deps ha-check deb deb-deps deb-check bench bench-stores soak fuzz install uninstall clean embed
 
 ## deps: install Mosquitto, its client tools, the C libraries, the openssl tool (the TLS tests make
 ## their certificates with it), PostgreSQL (the tests start a throwaway cluster of their own) and Prometheus
@@ -60,11 +60,14 @@ test: deps
 	TRELLIS_TEST_POSTGRES_URL=$$(Tests/Postgres/cluster.sh start "$$pg") && export TRELLIS_TEST_POSTGRES_URL && \
 	echo "PostgreSQL for the tests: $${TRELLIS_TEST_POSTGRES_URL##*@} (cluster in $$pg)" && \
 	echo "$(SWIFT) test" && $(SWIFT) test && \
-	echo "$(HA_CHECK)" && $(HA_CHECK)
+	echo "$(HA_CHECK)" && $(HA_CHECK) && \
+	echo "$(DEB_CHECK)" && $(DEB_CHECK)
 
-# ha-check from within test's shell, which holds the PostgreSQL cluster; named through a variable so that
-# `make -n test` prints this line instead of running it (make runs lines that name $(MAKE) even with -n).
+# ha-check and deb-check from within test's shell, which holds the PostgreSQL cluster; named through variables
+# so that `make -n test` prints these lines instead of running them (make runs lines that name $(MAKE) even
+# with -n).
 HA_CHECK = $(MAKE) --no-print-directory ha-check
+DEB_CHECK = $(MAKE) --no-print-directory deb-check
 
 ## postgres: start a throwaway PostgreSQL cluster like the one of `make test` and print its URL and the
 ## command that stops it, to run the PostgreSQL tests by hand:
@@ -83,6 +86,36 @@ ha-check: deps
 	@python=$$(Tests/HomeAssistant/install.sh) && \
 	$(SWIFT) build --build-tests >/dev/null && \
 	"$$python" Tests/HomeAssistant/ha_check.py --trellis "$$($(SWIFT) build --show-bin-path)/trellis"
+
+## deb-deps: Debian's tools that make and check the package (dpkg-dev, debhelper, help2man for the manual page,
+## lintian, binutils' readelf, debootstrap, and sqlite3, with which the check takes a state back one schema
+## version), when any is missing.
+DEB_APT_PACKAGES := dpkg-dev debhelper help2man lintian binutils debootstrap sqlite3
+deb-deps:
+	@if ! command -v dpkg-buildpackage >/dev/null 2>&1 || ! command -v dh >/dev/null 2>&1 \
+	   || ! command -v help2man >/dev/null 2>&1 || ! command -v lintian >/dev/null 2>&1 \
+	   || ! command -v readelf >/dev/null 2>&1 || [ ! -x /usr/sbin/debootstrap ] \
+	   || ! command -v sqlite3 >/dev/null 2>&1; then \
+		echo "installing $(DEB_APT_PACKAGES)"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(DEB_APT_PACKAGES); \
+	fi
+
+## deb: the Debian package trellis_<version>_<arch>.deb in this directory: a release build with the Swift
+## runtime linked in statically (the binary needs only C libraries), packaged by packaging/build-deb.sh with
+## debhelper (docs/packaging.md). Install it with `sudo apt-get install ./trellis_<version>_<arch>.deb`.
+DEB_BINARY = "$$($(SWIFT) build -c release --show-bin-path)/trellis"
+deb: deps deb-deps
+	$(SWIFT) build -c release --product trellis --static-swift-stdlib
+	packaging/build-deb.sh $(DEB_BINARY) .
+
+## deb-check: the package on a clean Debian 12 (Tests/Debian/check-package.sh, as root: through sudo for other
+## users): lintian, then in a debootstrapped root (cached in ~/.cache/trellis) install with apt, Mosquitto and
+## Trellis as the units run them, a plant answer and a button state, an upgrade that keeps the state and the
+## edited configuration and migrates the state, remove and purge.
+deb-check: deps deb-deps
+	$(SWIFT) build -c release --product trellis --static-swift-stdlib
+	$(SUDO) Tests/Debian/check-package.sh $(DEB_BINARY)
 
 ## bench: Trellis against the minimal C relay, in release mode (`make bench ARGS=--quick` for a short run).
 bench: deps

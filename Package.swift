@@ -56,7 +56,10 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        .target(name: "TrellisCore", dependencies: ["TrellisMQTTTypes"]),
+        // The git commit being built, written by the plugin below (TrellisVersion.commit reads it).
+        .plugin(name: "TrellisBuildInfoPlugin", capability: .buildTool()),
+        .target(name: "TrellisBuildInfo", plugins: ["TrellisBuildInfoPlugin"]),
+        .target(name: "TrellisCore", dependencies: ["TrellisBuildInfo", "TrellisMQTTTypes"]),
         .target(name: "TrellisSocketIO", dependencies: ["TrellisCore"]),
         .target(
             name: "TrellisStore",
@@ -104,11 +107,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            plugins: ["BuildCommit"]
+            ]
         ),
-        /// Gives `trellis` the git commit it is built from (`trellis_build_info{commit}`), `unknown` outside a checkout.
-        .plugin(name: "BuildCommit", capability: .buildTool()),
         .executableTarget(
             name: "trellis-bench",
             dependencies: [
@@ -129,7 +129,7 @@ let package = Package(
         .testTarget(name: "TrellisMQTTTests", dependencies: ["TrellisMQTT", "TrellisBroker", "TrellisTestSupport"]),
         .testTarget(
             name: "TrellisCLITests",
-            dependencies: ["trellis", "trellis-bench", "TrellisTestSupport", "TrellisBroker", "TrellisMQTT", "TrellisRelay", "TrellisStore"]
+            dependencies: ["trellis", "trellis-bench", "TrellisTestSupport", "TrellisBroker", "TrellisCore", "TrellisMQTT", "TrellisRelay", "TrellisStore"]
         ),
         .testTarget(name: "TrellisCoreTests", dependencies: ["TrellisCore", "TrellisMQTTTypes"]),
         .testTarget(name: "TrellisSocketIOTests", dependencies: ["TrellisSocketIO", "TrellisCore"]),

@@ -19,7 +19,7 @@ struct TrellisCommand: AsyncParsableCommand {
             README.md for a two-minute tour, docs/README.md for the index of every service's protocol, the \
             configuration keys (docs/configuration.md), operation and the secure profile (docs/operations.md).
             """,
-        version: TrellisVersion.current,
+        version: TrellisVersion.description,
         subcommands: [RunCommand.self, HealthCommand.self, ConfigCommand.self, UsersCommand.self, RecordCommand.self, ReplayCommand.self, CatalogCommand.self, StoreCommand.self],
         defaultSubcommand: nil
     )

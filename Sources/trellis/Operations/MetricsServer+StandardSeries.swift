@@ -80,12 +80,12 @@ extension MetricsServer {
 
     /// `trellis_build_info{version,commit} 1`: which build runs, in the form Prometheus exporters use
     /// (join on it, or count versions across relays). `version` is `TrellisVersion.current`; `commit` is
-    /// what the BuildCommit plugin read from git when this binary was built (`unknown` outside a checkout).
+    /// `TrellisVersion.commit`, the git commit this binary was built from (`unknown` outside a checkout).
     enum BuildInfo {
         static let name = "trellis_build_info"
 
         static var labels: [(String, String)] {
-            [("version", TrellisVersion.current), ("commit", BuildCommit.current)]
+            [("version", TrellisVersion.current), ("commit", TrellisVersion.commit)]
         }
 
         /// Registers the series on `registry`, set to 1 for good.

@@ -1,0 +1,282 @@
+#!/bin/bash
+# The Debian package on a clean Debian 12: `make deb-check` (and so `make test`) runs
+#   Tests/Debian/check-package.sh BINARY
+# with BINARY the trellis that `make deb` packages (release, Swift runtime linked statically). It
+#  1. packages BINARY twice with packaging/build-deb.sh: as its own version (the package `make deb` makes) and
+#     as an older version to upgrade from (VERSION~previous, the same binary), and runs lintian on the first;
+#  2. makes a minimal Debian 12 root with debootstrap from the Debian mirror apt uses here, once, cached as a
+#     tarball in ${TRELLIS_CACHE:-~/.cache/trellis} (with apt's downloaded packages beside it), and unpacks it
+#     afresh; nothing of Swift is in it;
+#  3. in a chroot of it: installs the older package with `apt-get install ./trellis_….deb` (apt resolves the
+#     dependencies and installs the recommended mosquitto), starts Mosquitto from its own package
+#     (`mosquitto -c /etc/mosquitto/mosquitto.conf`, as the mosquitto user, reading the package's conf.d
+#     snippet) and Trellis from the installed unit's ExecStart line as its User= in its WorkingDirectory=, and
+#     asks with mosquitto_rr for a plant answer and reads a button's state; edits /etc/trellis/trellis.yaml,
+#     takes the state back one schema version (as a Trellis before the `probe` migration left it), upgrades
+#     to the new package, and checks that the edit, the plant and the button total are still there and the
+#     state was migrated; then that removing keeps the state and purging removes it.
+# The chroot's processes run in a network namespace of their own (`ip netns`), whose loopback is theirs alone:
+# Mosquitto and Trellis listen on the ports the package ships (1883, 9465) without meeting anything else on
+# this machine. There is no systemd in a chroot: the test starts what systemd would start, and the maintainer
+# scripts' deb-systemd-invoke does nothing there (no /run/systemd/system), as in any chroot.
+# Needs root (chroot, mount, ip netns). Whatever happens, it stops what it started, unmounts and removes the
+# root on exit.
+set -euo pipefail
+
+binary=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+cache="${TRELLIS_CACHE:-$HOME/.cache/trellis}"
+suite=bookworm
+arch=$(dpkg --print-architecture)
+timeout=60
+
+say() { echo "deb-check: $*"; }
+fail() { echo "deb-check: FAILED: $*" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || fail "needs root (chroot, mount, ip netns): run it as root, as CI does"
+for tool in debootstrap lintian chroot ip setpriv dpkg-deb sqlite3; do
+    command -v "$tool" >/dev/null || fail "$tool is missing (make deb-check installs it)"
+done
+
+work=$(mktemp -d /var/tmp/trellis-deb-check.XXXXXX)
+root="$work/root"
+netns="trellis-deb-check-$$"
+pids=()
+
+cleanup() {
+    local status=$?
+    set +e
+    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null; done
+    for pid in "${pids[@]}"; do
+        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -KILL "$pid" 2>/dev/null
+    done
+    # Anything else still running inside the root (a maintainer script's leftover, say).
+    for proc in /proc/[0-9]*; do
+        if [ "$(readlink "$proc/root" 2>/dev/null)" = "$root" ]; then kill -KILL "${proc#/proc/}" 2>/dev/null; fi
+    done
+    ip netns delete "$netns" 2>/dev/null
+    # Every mount under the root, deepest first.
+    awk -v root="$root" '$2 == root || index($2, root "/") == 1 { print $2 }' /proc/self/mounts | sort -r |
+        while read -r mount; do umount "$mount" 2>/dev/null || umount -l "$mount"; done
+    if awk -v root="$root" 'index($2, root) == 1 { found = 1 } END { exit !found }' /proc/self/mounts; then
+        echo "deb-check: $root is still mounted; left in place" >&2
+    else
+        rm -rf "$work"
+    fi
+    [ "$status" = 0 ] && say "passed" || echo "deb-check: see above for what failed" >&2
+    exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# --- 1. the packages -------------------------------------------------------------------------------------
+version=$("$binary" --version | cut -d' ' -f1)
+previous="$version~previous"
+say "packaging $($binary --version)"
+deb=$("$repo/packaging/build-deb.sh" "$binary" "$work" | tail -n 1)
+old_deb=$("$repo/packaging/build-deb.sh" "$binary" "$work" "$previous" | tail -n 1)
+[ "$(basename "$deb")" = "trellis_${version}_${arch}.deb" ] || fail "the package is named $(basename "$deb")"
+
+say "lintian $(basename "$deb")"
+lintian --fail-on error "$deb" || fail "lintian found errors in $(basename "$deb")"
+
+depends=$(dpkg-deb -f "$deb" Depends)
+say "Depends: $depends"
+for library in libmosquitto1 libsqlite3-0 libssl3 libc6; do
+    grep -q "$library" <<<"$depends" || fail "Depends lacks $library: $depends"
+done
+! grep -qi swift <<<"$depends" || fail "Depends names Swift: $depends"
+[ "$(dpkg-deb -f "$deb" Recommends)" = mosquitto ] || fail "the package does not recommend mosquitto"
+conffiles=$(dpkg-deb --ctrl-tarfile "$deb" | tar -xOf - ./conffiles)
+for file in /etc/trellis/trellis.yaml /etc/mosquitto/conf.d/trellis.conf; do
+    grep -qx "$file" <<<"$conffiles" || fail "$file is not a conffile: $conffiles"
+done
+
+# The packaged units, as systemd reads them (pointing at the binary here, which the package installs).
+if analyzer=$(command -v systemd-analyze); then
+    mkdir -p "$work/units"
+    dpkg-deb --fsys-tarfile "$deb" | tar -xOf - ./lib/systemd/system/trellis.service \
+        | sed "s|/usr/bin/trellis|$binary|" > "$work/units/trellis.service"
+    dpkg-deb --fsys-tarfile "$deb" | tar -xOf - ./lib/systemd/system/trellis@.service \
+        | sed "s|/usr/bin/trellis|$binary|" > "$work/units/trellis@1.service"
+    verified=$("$analyzer" verify "$work/units/trellis.service" "$work/units/trellis@1.service" 2>&1) \
+        && [ -z "$verified" ] || fail "systemd-analyze verify of the packaged units: $verified"
+    say "systemd-analyze verify accepts the packaged units"
+fi
+
+# --- 2. the clean Debian 12 root -------------------------------------------------------------------------
+tarball=$("$repo/Tests/Debian/debian-root.sh" "$suite")
+mirror=$(cat "$tarball.source")
+mkdir -p "$root"
+tar -C "$root" -xf "$tarball"
+if [ -n "$(find "$root" -xdev \( -name 'libswift*' -o -name 'libFoundation*' -o -name swift \) -type f | head -n 1)" ]; then
+    fail "the root holds Swift"
+fi
+
+mount -t proc proc "$root/proc"
+mount --bind /dev/pts "$root/dev/pts"
+# apt's downloads are kept between runs, beside the root's tarball.
+mkdir -p "$cache/debian-$suite-$arch-archives/partial"
+mount --bind "$cache/debian-$suite-$arch-archives" "$root/var/cache/apt/archives"
+cp /etc/resolv.conf "$root/etc/resolv.conf"
+# As in any chroot: maintainer scripts start no services (invoke-rc.d asks policy-rc.d).
+printf '#!/bin/sh\nexit 101\n' > "$root/usr/sbin/policy-rc.d" && chmod 0755 "$root/usr/sbin/policy-rc.d"
+cp "$deb" "$old_deb" "$root/tmp/"
+
+ip netns add "$netns"
+ip netns exec "$netns" ip link set lo up
+
+# A command in the root: with the host's network (apt), or in the namespace (the services and their clients).
+# Each execs the next (ip netns exec, chroot, env, setpriv), so a command started with & has the pid of $!.
+environment=(/usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 HOME=/root DEBIAN_FRONTEND=noninteractive)
+in_root() { chroot "$root" "${environment[@]}" "$@"; }
+in_netns() { ip netns exec "$netns" chroot "$root" "${environment[@]}" "$@"; }
+# apt-get in the root, in its /tmp (where the packages are), as a user types it; its output goes to apt.log.
+apt_get() {
+    echo "# apt-get $*" >>"$work/apt.log"
+    in_root /bin/sh -c 'cd /tmp && exec apt-get -q -y -o Dpkg::Use-Pty=0 "$@"' sh "$@" </dev/null >>"$work/apt.log" 2>&1 \
+        || { tail -n 30 "$work/apt.log" >&2; fail "apt-get $* failed (log above)"; }
+}
+
+# Waits until "$@" succeeds, trying again every tenth of a second, at most $timeout seconds.
+wait_for() {
+    local what=$1; shift
+    local deadline=$((SECONDS + timeout))
+    until "$@" >/dev/null 2>&1; do
+        [ "$SECONDS" -lt "$deadline" ] || fail "no $what within $timeout s"
+        sleep 0.1
+    done
+}
+
+# The value of KEY= in the installed unit (the last one, as systemd reads it).
+unit_value() { sed -n "s/^$2=//p" "$root/lib/systemd/system/$1" | tail -n 1; }
+
+start_mosquitto() {
+    # What Debian's mosquitto.service does before it starts the broker (its RuntimeDirectory), then the broker.
+    install -d -o "$(in_root id -u mosquitto)" -g "$(in_root id -g mosquitto)" -m 0740 "$root/run/mosquitto"
+    ip netns exec "$netns" chroot "$root" "${environment[@]}" setpriv --reuid=mosquitto --regid=mosquitto --init-groups \
+        /usr/sbin/mosquitto -c /etc/mosquitto/mosquitto.conf >"$work/mosquitto.out" 2>&1 &
+    mosquitto_pid=$!
+    pids+=("$mosquitto_pid")
+    wait_for "Mosquitto on 127.0.0.1:1883" in_netns mosquitto_pub -h 127.0.0.1 -p 1883 -t deb-check/ping -n
+    [ "$(stat -c %u "/proc/$mosquitto_pid")" = "$(in_root id -u mosquitto)" ] || fail "Mosquitto does not run as mosquitto"
+    # With the snippet's listener Mosquitto is not in its "local only mode" (no listener configured).
+    local log="$root/var/log/mosquitto/mosquitto.log"
+    ! grep -q "local only mode" "$log" && grep -q "Opening ipv4 listen socket on port 1883" "$log" \
+        || fail "Mosquitto did not take the listener of /etc/mosquitto/conf.d/trellis.conf: $(cat "$log")"
+}
+
+start_trellis() {
+    local exec_start user group directory umask
+    exec_start=$(unit_value trellis.service ExecStart)
+    user=$(unit_value trellis.service User)
+    group=$(unit_value trellis.service Group)
+    directory=$(unit_value trellis.service WorkingDirectory)
+    umask=$(unit_value trellis.service UMask)
+    [ -n "$exec_start" ] && [ -n "$user" ] && [ -n "$directory" ] || fail "trellis.service lacks ExecStart, User or WorkingDirectory"
+    say "starting, as $user in $directory: $exec_start"
+    # systemd would run ExecStart as User= (which postinst created), in WorkingDirectory=, with UMask=.
+    # shellcheck disable=SC2086 # ExecStart is split on spaces as systemd splits it (no quotes in it).
+    ip netns exec "$netns" chroot "$root" "${environment[@]}" setpriv --reuid="$user" --regid="${group:-$user}" --init-groups \
+        /bin/sh -c 'umask "$1"; cd "$2" && shift 2 && exec "$@"' sh "${umask:-0022}" "$directory" $exec_start \
+        >>"$work/trellis.out" 2>&1 &
+    trellis_pid=$!
+    pids+=("$trellis_pid")
+    wait_for "ready Trellis (trellis health --ready)" in_netns trellis health --ready --address 127.0.0.1:9465
+    [ "$(stat -c %u "/proc/$trellis_pid")" = "$(in_root id -u "$user")" ] || fail "Trellis does not run as $user"
+}
+
+stop() {
+    local pid=$1 name=$2
+    kill -TERM "$pid"
+    local deadline=$((SECONDS + timeout))
+    while kill -0 "$pid" 2>/dev/null; do
+        [ "$SECONDS" -lt "$deadline" ] || fail "$name did not stop within $timeout s of SIGTERM"
+        sleep 0.1
+    done
+    wait "$pid" || fail "$name exited with status $? after SIGTERM"
+}
+
+# One request on the plant tracker's per-client topics; prints the answer.
+plant() { in_netns mosquitto_rr -h 127.0.0.1 -p 1883 -q 1 -W 20 -t rpi/torpi/deb-check -e rpi/fromrpi/deb-check -m "$1"; }
+
+expect() {
+    local what=$1 got=$2 want=$3
+    [ "$got" = "$want" ] || fail "$what: got \"$got\", expected \"$want\""
+    say "$what: $got"
+}
+
+# Waits for the retained state of button b1 to count TOTAL presses.
+button_total_is() {
+    local state
+    state=$(in_netns mosquitto_sub -h 127.0.0.1 -p 1883 -t p2o/buttons/b1/state -C 1 -W 2) && grep -q "\"total\":$1[,}]" <<<"$state"
+}
+
+state="$root/var/lib/trellis/trellis.sqlite"
+
+# --- 3. install the previous version, use it -------------------------------------------------------------
+say "apt-get install ./$(basename "$old_deb") in a clean Debian $suite ($mirror)"
+apt_get update
+apt_get install "./$(basename "$old_deb")"
+# The command-line clients the test asks with (the package only suggests them).
+apt_get install mosquitto-clients
+[ "$(in_root dpkg-query -W -f '${Version}' trellis)" = "$previous" ] || fail "trellis $previous is not installed"
+in_root dpkg-query -W -f '${Status}\n' mosquitto | grep -q 'install ok installed' || fail "apt did not install the recommended mosquitto"
+[ -L "$root/etc/systemd/system/multi-user.target.wants/trellis.service" ] || fail "trellis.service was not enabled on install"
+in_root getent passwd trellis >/dev/null || fail "postinst created no user trellis"
+[ "$(stat -c %u "$root/var/lib/trellis")" = "$(in_root id -u trellis)" ] || fail "/var/lib/trellis does not belong to trellis"
+[ -z "$(find "$root" -xdev \( -name 'libswift*' -o -name 'libFoundation*' \) | head -n 1)" ] || fail "installing brought Swift libraries"
+
+start_mosquitto
+start_trellis
+expect "a plant added" "$(plant 'ID:1;sender:deb-check;receiver:Host-RPI3B+;payload:Fern,0x36;operation:REQ_addNewPlant')" \
+    "ID:1;sender:Host-RPI3B+;receiver:deb-check;payload:Fern;operation:RES_addNewPlant"
+expect "the plant answer" "$(plant 'ID:2;sender:deb-check;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants')" \
+    "ID:2;sender:Host-RPI3B+;receiver:deb-check;payload:1;operation:RES_numPlants"
+in_netns mosquitto_pub -h 127.0.0.1 -p 1883 -q 1 -t p2o/buttons/b1/press -m 2026-11-22T10:41:05.123Z
+wait_for "button state counting 1 press" button_total_is 1
+say "the button state: $(in_netns mosquitto_sub -h 127.0.0.1 -p 1883 -t p2o/buttons/b1/state -C 1 -W 5)"
+stop "$trellis_pid" "trellis $previous"
+
+# --- the upgrade -----------------------------------------------------------------------------------------
+# The user's edit of the configuration, which the upgrade must keep.
+sed -i 's/^  host_name: "Host-RPI3B+"$/  host_name: "Greenhouse-Pi"/' "$root/etc/trellis/trellis.yaml"
+grep -q 'Greenhouse-Pi' "$root/etc/trellis/trellis.yaml" || fail "could not edit plant.host_name in trellis.yaml"
+cp "$root/etc/trellis/trellis.yaml" "$work/trellis.yaml.edited"
+# Both packages hold the same binary, so the state goes back one schema version first, to what a Trellis
+# before the `probe` migration wrote: the new package's Trellis has to migrate it.
+sqlite3 "$state" "DROP TABLE store_probe; DELETE FROM grdb_migrations WHERE identifier = 'probe';"
+[ "$(sqlite3 "$state" "SELECT count(*) FROM grdb_migrations WHERE identifier = 'probe'")" = 0 ] || fail "the state was not taken back"
+
+say "upgrading to $(basename "$deb")"
+apt_get install "./$(basename "$deb")"
+[ "$(in_root dpkg-query -W -f '${Version}' trellis)" = "$version" ] || fail "trellis $version is not installed after the upgrade"
+expect "trellis --version" "$(in_root trellis --version | cut -d' ' -f1)" "$version"
+cmp -s "$work/trellis.yaml.edited" "$root/etc/trellis/trellis.yaml" || fail "the upgrade changed the edited /etc/trellis/trellis.yaml"
+[ ! -e "$root/etc/trellis/trellis.yaml.dpkg-new" ] || fail "the upgrade left trellis.yaml.dpkg-new"
+
+start_trellis
+[ "$(sqlite3 "$state" "SELECT count(*) FROM grdb_migrations WHERE identifier = 'probe'")" = 1 ] \
+    || fail "the new Trellis did not migrate the state"
+say "the state was migrated (the probe migration ran again)"
+expect "the plant answer after the upgrade, from the edited host name" \
+    "$(plant 'ID:3;sender:deb-check;receiver:Greenhouse-Pi;payload:;operation:REQ_numPlants')" \
+    "ID:3;sender:Greenhouse-Pi;receiver:deb-check;payload:1;operation:RES_numPlants"
+in_netns mosquitto_pub -h 127.0.0.1 -p 1883 -q 1 -t p2o/buttons/b1/press -m 2026-11-22T10:42:05.123Z
+wait_for "button state counting 2 presses (the first kept across the upgrade)" button_total_is 2
+say "the button state: $(in_netns mosquitto_sub -h 127.0.0.1 -p 1883 -t p2o/buttons/b1/state -C 1 -W 5)"
+stop "$trellis_pid" "trellis $version"
+stop "$mosquitto_pid" mosquitto
+
+# --- remove, purge ---------------------------------------------------------------------------------------
+apt_get remove trellis
+[ ! -e "$root/usr/bin/trellis" ] || fail "removing left /usr/bin/trellis"
+[ -f "$state" ] || fail "removing the package removed the state"
+[ -f "$root/etc/trellis/trellis.yaml" ] || fail "removing the package removed the configuration"
+say "removed: the state and the configuration are kept"
+apt_get purge trellis
+[ ! -e "$root/var/lib/trellis" ] || fail "purging left /var/lib/trellis"
+[ ! -e "$root/etc/trellis/trellis.yaml" ] || fail "purging left /etc/trellis/trellis.yaml"
+[ ! -e "$root/etc/mosquitto/conf.d/trellis.conf" ] || fail "purging left the Mosquitto snippet"
+[ ! -e "$root/etc/systemd/system/multi-user.target.wants/trellis.service" ] || fail "purging left trellis.service enabled"
+say "purged: the state, the configuration and the snippet are gone"

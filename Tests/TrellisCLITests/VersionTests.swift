@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+import TrellisCore
+
+/// `trellis --version`: the version, which CHANGELOG.md's first entry and the Debian package share, and
+/// the git commit the binary was built from.
+@Suite("The version")
+struct VersionTests {
+    @Test("trellis --version prints the version and the commit")
+    func versionLine() async throws {
+        let result = try await TrellisBinary.run(["--version"])
+        #expect(result.status == 0)
+        #expect(result.output == "\(TrellisVersion.current) (commit \(TrellisVersion.commit))\n")
+    }
+
+    @Test("the commit is the checkout's HEAD (or unknown outside a git checkout)")
+    func commitIsHead() throws {
+        let head = Self.git(["rev-parse", "--short=12", "HEAD"])
+        #expect(TrellisVersion.commit == (head ?? "unknown"))
+        if head != nil {
+            #expect(TrellisVersion.commit.count == 12 && TrellisVersion.commit.allSatisfy(\.isHexDigit))
+        }
+    }
+
+    @Test("CHANGELOG.md's first entry is this version, in the form `## VERSION (YYYY-MM-DD)` packaging reads")
+    func changelogNamesTheVersion() throws {
+        let changelog = try String(contentsOf: MarkdownDocument.repositoryRoot.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
+        let first = try #require(changelog.split(separator: "\n").first { $0.hasPrefix("## ") })
+        let pattern = #/^## (\S+) \(\d{4}-\d{2}-\d{2}\)$/#
+        let match = try #require(String(first).wholeMatch(of: pattern), "CHANGELOG.md's first entry reads \(first)")
+        #expect(String(match.1) == TrellisVersion.current)
+    }
+
+    /// `git -C <repository root> arguments`'s output, trimmed; nil when git is missing or fails.
+    static func git(_ arguments: [String]) -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["git", "-C", MarkdownDocument.repositoryRoot.path] + arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { return nil }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { return nil }
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? nil : text
+    }
+}
