@@ -7,7 +7,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-1000000}"
 out=.build-fuzz
-mkdir -p "$out/modules" Fuzz/crashes
+mkdir -p "$out/modules" "$out/build-info" Fuzz/crashes
+# TrellisCore imports TrellisBuildInfo, whose GitCommit.swift SwiftPM's build plugin writes: write it here the
+# same way and build the module first, for every target; and TrellisMQTTTypes, which has no dependency.
+printf 'let gitCommit = "%s"\n' "$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)" > "$out/build-info/GitCommit.swift"
+swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name TrellisBuildInfo -wmo \
+    -emit-module -emit-module-path "$out/modules/TrellisBuildInfo.swiftmodule" \
+    -emit-library -static Sources/TrellisBuildInfo/*.swift "$out/build-info/GitCommit.swift" -o "$out/libTrellisBuildInfo.a"
+swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name TrellisMQTTTypes -wmo \
+    -emit-module -emit-module-path "$out/modules/TrellisMQTTTypes.swiftmodule" \
+    -emit-library -static Sources/TrellisMQTTTypes/*.swift -o "$out/libTrellisMQTTTypes.a"
 for target in Fuzz/Targets/*.swift; do
     name="$(basename "$target" .swift)"
     # A target names the module it is compiled into on a `// fuzz-module:` line (default TrellisCore).
@@ -20,11 +29,13 @@ for target in Fuzz/Targets/*.swift; do
     for dependency in "${depends[@]}"; do
         echo "== $name: building $dependency"
         mapfile -t sources < <(find "Sources/$dependency" -name '*.swift' | sort)
-        swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name "$dependency" -wmo \
+        swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name "$dependency" -I "$out/modules" -wmo \
             -emit-module -emit-module-path "$out/modules/$dependency.swiftmodule" \
             -emit-library -static "${sources[@]}" -o "$out/lib$dependency.a"
         libraries+=("$out/lib$dependency.a")
     done
+    # Static libraries link in order: the modules every target's code needs come after those using them.
+    libraries+=("$out/libTrellisBuildInfo.a" "$out/libTrellisMQTTTypes.a")
     mapfile -t sources < <(find "Sources/$module" -name '*.swift' | sort)
     echo "== $name: building"
     swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name "$module" -I "$out/modules" \
