@@ -194,7 +194,13 @@ stop() {
         [ "$SECONDS" -lt "$deadline" ] || fail "$name did not stop within $timeout s of SIGTERM"
         sleep 0.1
     done
-    wait "$pid" || fail "$name exited with status $? after SIGTERM"
+    local status=0
+    wait "$pid" || status=$?
+    # Reaped: its pid may now be another process's, so cleanup must not signal it.
+    local kept=() other
+    for other in "${pids[@]}"; do [ "$other" = "$pid" ] || kept+=("$other"); done
+    pids=("${kept[@]}")
+    [ "$status" = 0 ] || fail "$name exited with status $status after SIGTERM"
 }
 
 # One request on the plant tracker's per-client topics; prints the answer.
