@@ -8,7 +8,7 @@ import PackagePlugin
 /// inputs are the checkout's HEAD, HEAD's reflog (appended to by every commit, checkout, reset and pull)
 /// and the branch's ref file, all looked up when the build is planned; the command itself asks git again,
 /// and rewrites the file only when the commit differs, so a build at the same commit compiles nothing
-/// and a new commit recompiles only this small module and relinks.
+/// and a new commit recompiles only this small module (and the file of TrellisCore that reads it) and relinks.
 @main
 struct TrellisBuildInfoPlugin: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
