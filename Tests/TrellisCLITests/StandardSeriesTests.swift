@@ -60,26 +60,11 @@ struct StandardSeriesTests {
         #expect(line.hasSuffix(" 1.0") || line.hasSuffix(" 1"))
         let label = try Regex(#"commit="([^"]*)""#)
         let commit = try #require(line.firstMatch(of: label)?.output[1].substring)
-        let stamped = try Regex("[0-9a-f]{12}(-dirty)?")
+        let stamped = try Regex("[0-9a-f]{12}")
         #expect(commit == "unknown" || commit.wholeMatch(of: stamped) != nil, "commit \(commit)")
         // Built from this checkout (swift test builds first): the commit is its HEAD.
-        if let head = Self.git(["rev-parse", "--short=12", "HEAD"]) {
+        if let head = VersionTests.git(["rev-parse", "--short=12", "HEAD"]) {
             #expect(commit.hasPrefix(head), "built from \(commit), the checkout is at \(head)")
         }
-    }
-
-    /// What `git ARGUMENTS` prints in the repository, nil when git is missing or fails there.
-    static func git(_ arguments: [String]) -> String? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["git", "-C", MarkdownDocument.repositoryRoot.path] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return nil }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { return nil }
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

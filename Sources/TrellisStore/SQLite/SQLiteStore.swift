@@ -208,13 +208,13 @@ public final class SQLiteStore: TrellisStore {
     /// messages on the MQTT network thread, which must not wait for the disk. In WAL mode a read
     /// never waits for the writer.
     func read<T: Sendable>(_ operation: @autoclosure () -> String, _ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
-        let operation = operation()
-        return try await commits.direct(reportsEveryOutcome: false) {
-            try checkOpen(operation)
+        // The operation's name is built only when it is needed, for an error: reads are the hot path.
+        try await commits.direct(reportsEveryOutcome: false) {
+            try checkOpen(operation())
             do {
                 return try await writer.read(body)
             } catch {
-                throw StoreError.wrap(error, operation: operation)
+                throw StoreError.wrap(error, operation: operation())
             }
         }
     }
