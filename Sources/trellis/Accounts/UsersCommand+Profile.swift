@@ -19,17 +19,39 @@ extension UsersCommand {
         @Option(name: .long, help: ArgumentHelp("The plugin's configuration file to write.", valueName: "file"))
         var config = "trellis-state/dynamic-security.json"
 
+        @Option(name: .long, help: ArgumentHelp("Also make Trellis's own account (role trellis) with this name and a random password, written to --trellis-password-file, so `trellis run` can log in as soon as the broker starts.", valueName: "name"))
+        var trellisAccount: String?
+
+        @Option(name: .long, help: ArgumentHelp("Where the password of --trellis-account is written, for `trellis run --password-file`.", valueName: "file"))
+        var trellisPasswordFile = "trellis-state/trellis.password"
+
         @OptionGroup var admin: Admin
 
         func validate() throws {
             try Add.validate(name: admin.adminUser)
+            if let trellisAccount {
+                try Add.validate(name: trellisAccount)
+                if trellisAccount == admin.adminUser {
+                    throw ValidationError("--trellis-account and --admin-user must differ")
+                }
+            }
         }
 
         func run() async throws {
-            let profile = try await ProfileWriter.make(config: config, admin: admin)
+            var profile = try await ProfileWriter.make(config: config, admin: admin)
+            if let trellisAccount {
+                let password = randomPassword()
+                profile.config.add(trellisAccount, role: .trellis, hash: try await PasswordFile.hash(password))
+                do {
+                    try writeSecret(password, to: trellisPasswordFile)
+                } catch {
+                    throw fail("cannot write Trellis's password to \(trellisPasswordFile): \(describe(error))")
+                }
+            }
             try profile.write()
-            print("wrote \(config) with the administration account \(admin.adminUser) (its password is in \(admin.adminPasswordFile)); "
-                + "start the broker with broker.dynsec.conf, then add accounts with `trellis users add`")
+            print("wrote \(config) with the administration account \(admin.adminUser) (its password is in \(admin.adminPasswordFile))"
+                + (trellisAccount.map { " and Trellis's account \($0) (its password is in \(trellisPasswordFile))" } ?? "")
+                + "; start the broker with broker.dynsec.conf, then add accounts with `trellis users add`")
         }
     }
 
@@ -67,7 +89,7 @@ extension UsersCommand {
             let acl = (try? String(contentsOfFile: files.aclFile, encoding: .utf8)).map(AccessControlList.init(parsing:)) ?? AccessControlList()
             var accounts = acl.accounts.map { (name: $0.name, role: $0.role, sensors: acl.sensorAddresses[$0.name] ?? []) }
             for entry in passwords where !accounts.contains(where: { $0.name == entry.username }) {
-                accounts.append((entry.username, .client, []))
+                accounts.append((name: entry.username, role: AccessControlList.Role.client, sensors: [String]()))
             }
             if accounts.contains(where: { $0.name == admin.adminUser }) {
                 throw fail("\(admin.adminUser) is an account of \(files.passwordFile); name another administration account with --admin-user")
