@@ -46,8 +46,9 @@ struct DynamicSecurityRoleTests {
             subscriptions: ownSubscriptions + ["devices/N/info", "devices/N/command"]),
         Row(name: "pi1", flags: ["--sensor", "0x36", "0x37"], publishes: ownPublishes + ["rpi/sensors/0x36", "rpi/sensors/0x37"],
             subscriptions: ownSubscriptions),
+        // An operator reads all of trellis/#, every client's JSON answers among them, as with the ACL file.
         Row(name: "ops", flags: ["--operator"], publishes: ownPublishes + ["trellis/request/devices/list"],
-            subscriptions: ownSubscriptions + ["trellis/response/#", "trellis/#"]),
+            subscriptions: ownSubscriptions + ["trellis/clients/other/response/#", "trellis/response/#", "trellis/#"]),
         Row(name: "relay", flags: ["--trellis"], publishes: publishProbes, subscriptions: subscribeProbes),
     ]
 
