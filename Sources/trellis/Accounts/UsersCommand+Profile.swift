@@ -6,12 +6,12 @@ extension UsersCommand {
     /// `trellis users init`: the dynamic security plugin's first configuration.
     struct Init: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Write the dynamic security plugin's configuration, with its administration account and no other.",
+            abstract: "Write the dynamic security plugin's configuration, with its administration account (and Trellis's, with --trellis-account).",
             discussion: """
                 Writes --config (mode 0600), which broker.dynsec.conf names as plugin_opt_config_file, with the \
                 administration account (--admin-user, a random password written to --admin-password-file, mode \
-                0600, never printed) and the profile's shared roles: app, button, device, sensor, operator, \
-                trellis. Start the broker with broker.dynsec.conf afterwards; from then on `trellis users` \
+                0600, never printed), Trellis's own account when --trellis-account names it, and the profile's \
+                shared roles: app, button, device, sensor, operator, trellis. Start the broker with broker.dynsec.conf afterwards; from then on `trellis users` \
                 changes the accounts over MQTT, at once. Refuses to overwrite an existing --config.
                 """
         )
