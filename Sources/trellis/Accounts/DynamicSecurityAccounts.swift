@@ -8,8 +8,8 @@ struct DynamicSecurityAccounts: AccountStore {
     var effect: String { "in effect now" }
 
     func set(_ name: String, role: AccessControlList.Role, sensors: [String], password: String) async throws {
-        try await run { session in
-            let exists = try await session.run([.init(command: .getClient(name), tolerated: ["Client not found"])])[0].error == nil
+        try await run { connection in
+            let exists = try await connection.run([.init(command: .getClient(name), tolerated: ["Client not found"])])[0].error == nil
             let shared = DynamicSecurityRoles.sharedRole(of: role)
             let personal = DynamicSecurityRoles.personalRole(of: name)
             // The shared role is made when missing (a plugin configured by hand); an old own role
@@ -24,13 +24,13 @@ struct DynamicSecurityAccounts: AccountStore {
             let roles = DynamicSecurityRoles.roles(of: name, role: role)
             steps.append(.init(command: exists ? .modifyClient(name, password: password, roles: roles)
                                                : .createClient(name, password: password, roles: roles)))
-            try await session.run(steps)
+            try await connection.run(steps)
         }
     }
 
     func remove(_ name: String) async throws {
-        try await run { session in
-            let answers = try await session.run([
+        try await run { connection in
+            let answers = try await connection.run([
                 .init(command: .deleteClient(name), tolerated: ["Client not found"]),
                 .init(command: .deleteRole(DynamicSecurityRoles.personalRole(of: name)), tolerated: ["Role not found"]),
             ])
@@ -40,8 +40,8 @@ struct DynamicSecurityAccounts: AccountStore {
 
     /// Sorted by name.
     func list() async throws -> [(name: String, role: String)] {
-        try await run { session in
-            let answers = try await session.run([.init(command: .listClients), .init(command: .listRoles)])
+        try await run { connection in
+            let answers = try await connection.run([.init(command: .listClients), .init(command: .listRoles)])
             let accounts = DynamicSecurityAccount.accounts(clients: answers[0].data?.clients ?? [],
                                                            roles: answers[1].data?.roles ?? [], admin: control.admin)
             return accounts.sorted { $0.name < $1.name }.map { ($0.name, $0.roleText) }
@@ -49,18 +49,18 @@ struct DynamicSecurityAccounts: AccountStore {
     }
 
     func setPassword(_ name: String, password: String) async throws -> AccessControlList.Role? {
-        try await run { session in
-            let found = try await session.run([.init(command: .getClient(name), tolerated: ["Client not found"])])[0]
+        try await run { connection in
+            let found = try await connection.run([.init(command: .getClient(name), tolerated: ["Client not found"])])[0]
             guard found.error == nil else { throw fail("there is no account \(name) in the dynamic security plugin") }
-            try await session.run([.init(command: .setClientPassword(name, password: password))])
+            try await connection.run([.init(command: .setClientPassword(name, password: password))])
             return (found.data?.client?.roles ?? []).lazy.compactMap { DynamicSecurityRoles.role(ofShared: $0.rolename) }.first
         }
     }
 
-    /// Runs `body` in a session; a command the plugin refused becomes one line on standard error.
-    private func run<T>(_ body: (DynamicSecurityControl.Session) async throws -> T) async throws -> T {
+    /// Runs `body` with a logged-in connection; a command the plugin refused becomes one line on standard error.
+    private func run<T>(_ body: (DynamicSecurityControl.Connection) async throws -> T) async throws -> T {
         do {
-            return try await control.session(body)
+            return try await control.connected(body)
         } catch let failure as DynamicSecurityFailure {
             throw fail(failure.description)
         }

@@ -20,7 +20,7 @@ struct DynamicSecurityControl {
     }
 
     /// Logs in, runs `body` with the connection, and disconnects.
-    func session<T>(_ body: (Session) async throws -> T) async throws -> T {
+    func connected<T>(_ body: (Connection) async throws -> T) async throws -> T {
         let password = try readPassword()
         var configuration = MQTTConfiguration(host: address.host, port: address.port,
                                               clientID: "\(admin)-\(UUID().uuidString.prefix(8))",
@@ -32,7 +32,7 @@ struct DynamicSecurityControl {
         client.start()
         do {
             try await waitForLogin(client)
-            let result = try await body(Session(client: client, control: self))
+            let result = try await body(Connection(client: client, control: self))
             await client.shutdown()
             return result
         } catch {
@@ -85,7 +85,7 @@ struct DynamicSecurityControl {
     }
 
     /// One logged-in connection.
-    struct Session {
+    struct Connection {
         let client: MQTTClient
         let control: DynamicSecurityControl
 
