@@ -7,6 +7,21 @@ import TrellisCore
 extension SQLiteStore {
     public func deadLetters(matching query: DeadLetterQuery) async throws -> [StoredDeadLetter] {
         if !buffer.isIdle { await buffer.drain() }
+        return try await read("deadLetters(matching: \(query))") { db in
+            let (sql, arguments) = Self.deadLetterQuery(query)
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+                let payload: Data = row["payload"]
+                return StoredDeadLetter(
+                    id: row["id"], reason: row["reason"], topic: row["topic"],
+                    payload: [UInt8](payload), receivedAt: Date(storeMilliseconds: row["received_at"]))
+            }
+        }
+    }
+}
+
+extension SQLiteStore {
+    /// The statement of `query` and its arguments.
+    static func deadLetterQuery(_ query: DeadLetterQuery) -> (String, StatementArguments) {
         var conditions: [String] = []
         var arguments: StatementArguments = []
         if let reason = query.reason {
@@ -30,17 +45,8 @@ extension SQLiteStore {
             arguments += [before]
         }
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        let sql = "SELECT id, reason, topic, payload, received_at FROM dead_letter \(filter) ORDER BY id DESC LIMIT ?"
         arguments += [query.limit]
-        let bound = arguments
-        return try await read("deadLetters(matching: \(query))") { db in
-            try Row.fetchAll(db, sql: sql, arguments: bound).map { row in
-                let payload: Data = row["payload"]
-                return StoredDeadLetter(
-                    id: row["id"], reason: row["reason"], topic: row["topic"],
-                    payload: [UInt8](payload), receivedAt: Date(storeMilliseconds: row["received_at"]))
-            }
-        }
+        return ("SELECT id, reason, topic, payload, received_at FROM dead_letter \(filter) ORDER BY id DESC LIMIT ?", arguments)
     }
 }
 
