@@ -1,4 +1,5 @@
 import Foundation
+import TrellisCore
 
 /// Messages the relay could not handle, kept for inspection and capped in size.
 public protocol DeadLetterStore: Sendable {
@@ -10,6 +11,10 @@ public protocol DeadLetterStore: Sendable {
 
     /// The newest `limit` dead letters, newest first.
     func deadLetters(limit: Int) async throws -> [StoredDeadLetter]
+
+    /// The dead letters `query` selects (reason, topic prefix, since, below an id), newest first,
+    /// letters still queued behind included. Served by the indexes on `(reason, id)` and `(topic, id)`.
+    func deadLetters(matching query: DeadLetterQuery) async throws -> [StoredDeadLetter]
 }
 
 /// What every backend keeps unless told otherwise.

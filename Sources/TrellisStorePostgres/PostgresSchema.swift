@@ -20,6 +20,7 @@ enum PostgresSchema {
         ("spam", [spamTable, admitFunction]),
         ("batching", batching),
         ("lean-admissions", leanAdmissions),
+        ("dead-letter-index", deadLetterIndexes),
     ]
 
     /// The statements of a script whose statements each end with `;` and a line break. (The

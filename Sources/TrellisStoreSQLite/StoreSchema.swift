@@ -18,6 +18,7 @@ enum StoreSchema {
         migrator.registerMigration("devices", migrate: createDevices)
         migrator.registerMigration("deliveries", migrate: createDeliveries)
         migrator.registerMigration("probe", migrate: createProbe)
+        migrator.registerMigration("dead-letter-index", migrate: createDeadLetterIndexes)
         return migrator
     }
 

@@ -128,7 +128,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Largest device or agent code of a model build, in bytes (default 1048576). [devices.max_code_bytes]")
     var maxCodeBytes: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Clients, comma-separated, that may change the fleet on their per-client JSON topics. [devices.operators]", valueName: "clients"))
+    @Option(name: .long, help: ArgumentHelp("Clients, comma-separated, that may change the fleet and read dead letters on their per-client JSON topics. [devices.operators]", valueName: "clients"))
     var operators: String?
 
     @Flag(name: .long, help: "Secure profile: honour a v5 Response Topic only inside the requester's own reply topics. [security.restrict_response_topics]")

@@ -50,12 +50,15 @@ public struct JSONAction: Sendable {
     public var name: String
     /// Changes state others rely on: on the per-client topics only `RelaySettings.operators` may send it.
     public var operatorOnly: Bool
+    /// What only operators may do, for the `forbidden` answer: "change the fleet".
+    public var operatorsMay: String
     public var perform: @Sendable (JSONRequest, JSONCall) async -> JSONResult
 
-    public init(_ name: String, operatorOnly: Bool = false,
+    public init(_ name: String, operatorOnly: Bool = false, operatorsMay: String = "change the fleet",
                 perform: @escaping @Sendable (JSONRequest, JSONCall) async -> JSONResult) {
         self.name = name
         self.operatorOnly = operatorOnly
+        self.operatorsMay = operatorsMay
         self.perform = perform
     }
 }
@@ -121,7 +124,7 @@ public struct JSONService: Sendable {
         var result: JSONResult
         if let action = actions.first(where: { $0.name == name }) {
             if action.operatorOnly, let client, !settings.operators.contains(client) {
-                result = .error(.forbidden, "\(client) may not \(name) \(self.name): only operators change the fleet")
+                result = .error(.forbidden, "\(client) may not \(name) \(self.name): only operators \(action.operatorsMay)")
             } else {
                 result = await action.perform(request, JSONCall(service: self.name, action: name, client: client, context: context))
             }

@@ -13,6 +13,7 @@ public enum Relay {
         table.add(CatalogActions(catalog: catalog).routes)
         table.add(DeviceService(settings: settings).routes)
         table.add(BrowseService(settings: settings).routes)
+        table.add(DeadLetterService(settings: settings).routes)
         if let homeAssistant = HomeAssistantService(settings: settings) { table.add(homeAssistant.routes) }
         return table
     }

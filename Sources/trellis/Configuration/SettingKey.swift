@@ -191,7 +191,7 @@ extension SettingKey {
             SettingKey(key: "devices.max_code_bytes", kind: .int, defaultValue: .int(relay.maxCodeBytes),
                        help: "Largest device or agent code of a model build, in bytes (too_large beyond).", reloadable: true, check: positive),
             SettingKey(key: "devices.operators", kind: .string, defaultValue: .string(""),
-                       help: "Clients, comma-separated, that may change the fleet on their per-client JSON topics.", reloadable: true,
+                       help: "Clients, comma-separated, that may change the fleet and read dead letters on their per-client JSON topics.", reloadable: true,
                        check: { content in
                            guard case let .string(value) = content else { return nil }
                            let names = value.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }

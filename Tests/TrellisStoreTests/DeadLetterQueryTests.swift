@@ -1,0 +1,91 @@
+import Foundation
+import GRDB
+import Testing
+import TrellisCore
+@testable import TrellisStore
+
+/// `deadLetters(matching:)`, the operators' read of the dead letters, on every store.
+@Suite("Dead letters read back by reason, topic prefix and time")
+struct DeadLetterQueryTests {
+    /// Six letters, one a second from `instant(1)`, oldest first.
+    static let letters: [(reason: String, topic: String)] = [
+        ("invalid_op", "rpi/torpi"),
+        ("unknown_topic", "rpi/x"),
+        ("invalid_op", "rpi/torpi/alice"),
+        ("invalid_json", "devices/node7/log"),
+        ("invalid_op", "rpiz/torpi"),
+        ("unknown_topic", "devices/node70/log"),
+    ]
+
+    static let cases: [(query: DeadLetterQuery, topics: [String])] = [
+        (DeadLetterQuery(limit: 10), letters.reversed().map(\.topic)),
+        (DeadLetterQuery(reason: "invalid_op", limit: 10), ["rpiz/torpi", "rpi/torpi/alice", "rpi/torpi"]),
+        (DeadLetterQuery(topicPrefix: "rpi/", limit: 10), ["rpi/torpi/alice", "rpi/x", "rpi/torpi"]),
+        (DeadLetterQuery(topicPrefix: "devices/node7/", limit: 10), ["devices/node7/log"]),
+        (DeadLetterQuery(topicPrefix: "devices/node7", limit: 10), ["devices/node70/log", "devices/node7/log"]),
+        (DeadLetterQuery(reason: "invalid_op", topicPrefix: "rpi/torpi", limit: 10), ["rpi/torpi/alice", "rpi/torpi"]),
+        (DeadLetterQuery(since: instant(4), limit: 10), ["devices/node70/log", "rpiz/torpi", "devices/node7/log"]),
+        (DeadLetterQuery(reason: "unknown_topic", since: instant(2.5), limit: 10), ["devices/node70/log"]),
+        (DeadLetterQuery(limit: 2), ["devices/node70/log", "rpiz/torpi"]),
+        (DeadLetterQuery(reason: "nothing_like_it", limit: 10), []),
+        (DeadLetterQuery(topicPrefix: "\u{10FFFF}", limit: 10), []),
+    ]
+
+    @Test("filters apply together, newest first", arguments: StoreKind.allCases)
+    func filters(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            for (index, letter) in Self.letters.enumerated() {
+                try await store.recordDeadLetter(reason: letter.reason, topic: letter.topic, payload: Array("p\(index)".utf8),
+                                                 at: instant(Double(index + 1)))
+            }
+            for (query, topics) in Self.cases {
+                let found = try await store.deadLetters(matching: query)
+                #expect(found.map(\.topic) == topics, "\(query)")
+            }
+            let newest = try await store.deadLetters(matching: DeadLetterQuery(limit: 1))
+            #expect(newest.first?.payload == Array("p5".utf8))
+            #expect(newest.first?.receivedAt == instant(6))
+        }
+    }
+
+    @Test("pages follow one another by id, unmoved by letters recorded meanwhile", arguments: StoreKind.allCases)
+    func pages(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            for index in 0..<7 {
+                try await store.recordDeadLetter(reason: index.isMultiple(of: 2) ? "even" : "odd", topic: "t/\(index)",
+                                                 payload: [], at: instant(Double(index)))
+            }
+            var seen: [String] = []
+            var before: Int64?
+            var pages = 0
+            repeat {
+                let page = try await store.deadLetters(matching: DeadLetterQuery(reason: "even", before: before, limit: 2))
+                seen += page.map(\.topic)
+                before = page.count == 2 ? page.last?.id : nil
+                pages += 1
+                // A letter recorded between two pages comes before the first page, never into a later one.
+                try await store.recordDeadLetter(reason: "even", topic: "late/\(pages)", payload: [], at: instant(100))
+            } while before != nil
+            #expect(seen == ["t/6", "t/4", "t/2", "t/0"])
+            #expect(pages == 3)
+        }
+    }
+
+    @Test("SQLite answers a reason or a topic prefix through an index, never scanning the table")
+    func sqliteIndexes() async throws {
+        try await withSQLiteStore(.inMemory) { store async throws in
+            let plans = try await store.writer.read { db in
+                try [
+                    ("reason = ?", ["invalid_op"]),
+                    ("topic >= ? AND topic < ?", ["rpi/", "rpi0"]),
+                ].map { condition, arguments -> String in
+                    try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT id FROM dead_letter WHERE \(condition) ORDER BY id DESC LIMIT 20",
+                                     arguments: StatementArguments(arguments)).map { $0["detail"] as String }.joined(separator: "; ")
+                }
+            }
+            #expect(plans[0].contains("dead_letter_by_reason"), "\(plans[0])")
+            #expect(plans[1].contains("dead_letter_by_topic"), "\(plans[1])")
+            #expect(!plans.joined().contains("SCAN dead_letter "), "\(plans)")
+        }
+    }
+}
