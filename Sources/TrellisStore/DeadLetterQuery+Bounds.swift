@@ -8,7 +8,7 @@ extension DeadLetterQuery {
     /// `COLLATE "C"`), and UTF-8's byte order is the order of the characters, so
     /// `prefix <= topic < bound` holds exactly for the topics that start with the prefix and lets
     /// the `(topic, id)` index serve the filter.
-    var topicUpperBound: String? {
+    package var topicUpperBound: String? {
         guard let prefix = topicPrefix, let last = prefix.unicodeScalars.last else { return nil }
         var next = last.value + 1
         if (0xD800...0xDFFF).contains(next) { next = 0xE000 }

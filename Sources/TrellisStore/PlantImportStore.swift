@@ -61,7 +61,7 @@ public struct PlantImportOutcome: Sendable, Equatable {
     }
 
     /// Whether `mode` lets the additions be made, given the verdicts.
-    static func applies(_ verdicts: [PlantImportVerdict], mode: PlantImportMode) -> Bool {
+    package static func applies(_ verdicts: [PlantImportVerdict], mode: PlantImportMode) -> Bool {
         switch mode {
         case .dryRun: false
         case .partial: true

@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 import TrellisCore
+import TrellisStore
 
 /// Reading dead letters back by reason, topic prefix and time over PostgreSQL, as
 /// ``SQLiteStore/deadLetters(matching:)`` does over SQLite: the same conditions, the same order.

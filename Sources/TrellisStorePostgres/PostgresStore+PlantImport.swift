@@ -1,4 +1,6 @@
 import Foundation
+import TrellisCore
+import TrellisStore
 import PostgresNIO
 
 /// ``PlantImportStore`` over PostgreSQL: one transaction under the plant-limit lock every add

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import TrellisCore
+import TrellisStore
 
 /// Reading dead letters back by reason, topic prefix and time, for operators
 /// (`trellis/request/deadletters/list`, `trellis deadletters`).

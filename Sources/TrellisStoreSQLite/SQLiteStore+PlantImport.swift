@@ -1,4 +1,6 @@
 import Foundation
+import TrellisCore
+import TrellisStore
 import GRDB
 
 /// ``PlantImportStore`` over SQLite: one write transaction reads what is there and adds.

@@ -76,6 +76,8 @@ struct DeadLettersCommand: AsyncParsableCommand {
         for letter in letters {
             print(json ? String(decoding: JSONEnvelope.encode(DeadLetterRecord(letter)), as: UTF8.self) : Self.line(letter))
         }
+        // The letters before the note on standard error, also when both go to one pipe.
+        fflush(nil)
         if let next = DeadLetterPage(letters, limit: limit).nextCursor {
             FileHandle.standardError.write(Data("more letters match; the next page: --before \(next)\n".utf8))
         } else if letters.isEmpty, !json {

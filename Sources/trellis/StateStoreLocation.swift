@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import Logging
 import TrellisStore
+import TrellisStoreSQLite
+import TrellisStorePostgres
 
 /// The state a command reads or changes, found as `trellis run` finds it: `--state DIR` (SQLite),
 /// else `--store URL` (PostgreSQL), else the configuration's `state.store` (a `postgres://` URL,

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import TrellisStore
+import TrellisStoreSQLite
+import TrellisStorePostgres
 import TrellisTestSupport
 
 /// `trellis deadletters`: the dead letters of a state, read from the store by the command line,

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import TrellisStore
+import TrellisStoreSQLite
+import TrellisStorePostgres
 import TrellisTestSupport
 
 /// `trellis plants import-host`: a household moving from the original `host.py` to Trellis.
@@ -93,13 +95,13 @@ struct PlantsImportHostTests {
             let directory = temporaryDirectory()
             defer { try? FileManager.default.removeItem(atPath: directory) }
             let seed = try SQLiteStore(directory: directory)
-            #expect(try await seed.addPlant(name: "Basil", sensors: ["0x38"], maxPlants: 7) == .added)
+            #expect(try await seed.addPlant(name: "Basil", sensors: ["0x38"], maxPlants: 7).plantID != nil)
             try await seed.close()
             try await body(try SQLiteStore(directory: directory), ["--state", directory])
         case .postgres:
             try await PostgresTestServer.withDatabase { url in
                 let store = try await PostgresStore.connect(url, owner: "test")
-                #expect(try await store.addPlant(name: "Basil", sensors: ["0x38"], maxPlants: 7) == .added)
+                #expect(try await store.addPlant(name: "Basil", sensors: ["0x38"], maxPlants: 7).plantID != nil)
                 try await body(store, ["--store", url.urlWithPassword])
                 try await store.close()
             }

@@ -4,6 +4,8 @@ import TrellisBroker
 import TrellisCore
 import TrellisMQTT
 import TrellisStore
+import TrellisStoreSQLite
+import TrellisStorePostgres
 import TrellisStorePostgres
 import TrellisTestSupport
 

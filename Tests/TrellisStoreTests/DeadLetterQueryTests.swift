@@ -1,8 +1,11 @@
 import Foundation
 import GRDB
 import Testing
+import TrellisTestSupport
 import TrellisCore
 @testable import TrellisStore
+@testable import TrellisStoreSQLite
+import TrellisStorePostgres
 
 /// `deadLetters(matching:)`, the operators' read of the dead letters, on every store.
 @Suite("Dead letters read back by reason, topic prefix and time")

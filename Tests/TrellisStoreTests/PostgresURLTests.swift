@@ -1,5 +1,7 @@
 import Testing
 @testable import TrellisStore
+import TrellisStoreSQLite
+import TrellisStorePostgres
 @testable import TrellisStorePostgres
 
 @Suite("PostgresURL")
