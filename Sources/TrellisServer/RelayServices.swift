@@ -40,7 +40,8 @@ public enum RelayServices {
 
     /// The relay, `StatsService`, and the servers `servers` turns on.
     public static func make(relay: RelayService, servers: ServerSettings, logger: Logger) -> Started {
-        var services: [any Service] = [relay, StatsService(relay: relay, logger: Logger(label: "trellis.stats"))]
+        var services: [any Service] = [relay, StatsService(relay: relay, logger: Logger(label: "trellis.stats")),
+                                       BackupService(relay: relay, logger: Logger(label: "trellis.backup"))]
         var announcements: [(message: String, address: ListenAddress)] = []
         let probes = Probes(relay: relay)
         let http = Logger(label: "trellis.http")

@@ -30,16 +30,25 @@ public enum SQLiteBackup {
         guard FileManager.default.fileExists(atPath: source) else {
             throw Refusal(description: "no SQLite state at \(source)")
         }
+        var configuration = Configuration()
+        configuration.readonly = true
+        let reader = try DatabasePool(path: source, configuration: configuration)
+        defer { try? reader.close() }
+        return try backup(from: reader, to: file)
+    }
+
+    /// Writes a consistent copy of what `reader` reads (one snapshot) to `file`, through a temporary
+    /// file beside it, checked and renamed when complete.
+    static func backup(from reader: some DatabaseReader, to file: String) throws -> Summary {
         let partial = file + ".partial"
         try? FileManager.default.removeItem(atPath: partial)
         do {
-            var configuration = Configuration()
-            configuration.readonly = true
-            let reader = try DatabasePool(path: source, configuration: configuration)
             let copy = try DatabaseQueue(path: partial)
             try reader.backup(to: copy)
+            // One file, whole: the copy leaves WAL mode, so no -wal file is needed beside it, and a
+            // read-only open (the check, a restore) leaves none behind.
+            try copy.writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = DELETE") }
             try copy.close()
-            try reader.close()
             let summary = try check(partial)
             if FileManager.default.fileExists(atPath: file) { try FileManager.default.removeItem(atPath: file) }
             try FileManager.default.moveItem(atPath: partial, toPath: file)

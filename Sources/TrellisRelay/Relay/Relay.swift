@@ -14,6 +14,7 @@ public enum Relay {
         table.add(DeviceService(settings: settings).routes)
         table.add(BrowseService(settings: settings).routes)
         table.add(DeadLetterService(settings: settings).routes)
+        table.add(BackupService.routes(settings: settings))
         if let homeAssistant = HomeAssistantService(settings: settings) { table.add(homeAssistant.routes) }
         return table
     }

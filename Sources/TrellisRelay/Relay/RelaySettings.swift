@@ -27,6 +27,14 @@ public struct RelaySettings: Sendable, Hashable {
     /// Seconds between two publications of `trellis/stats`.
     public var statsInterval = 10.0
 
+    /// Where backups of an SQLite state go, on the schedule and when an operator asks
+    /// (`trellis/request/store/backup`); empty: none are taken.
+    public var backupDirectory = ""
+    /// Seconds between two scheduled backups; 0: only when asked.
+    public var backupInterval = 86_400.0
+    /// Backups kept in ``backupDirectory``; older ones are removed after each new one.
+    public var backupKeep = 7
+
     /// Log entries kept per device (older ones are dropped), and the most `logs/get` returns.
     public var deviceLogLimit = 200
     /// Most devices in the registry; past that, messages from unknown ids are dead-lettered.

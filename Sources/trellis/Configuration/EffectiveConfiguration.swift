@@ -190,6 +190,12 @@ struct EffectiveConfiguration: Sendable {
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
         settings.restrictResponseTopics = bool("security.restrict_response_topics")
         settings.statsInterval = double("stats.interval")
+        if string("state.store").isEmpty {
+            let backups = string("state.backup.dir")
+            settings.backupDirectory = backups.isEmpty ? (string("state.dir") as NSString).appendingPathComponent("backups") : backups
+        }
+        settings.backupInterval = double("state.backup.interval")
+        settings.backupKeep = int("state.backup.keep")
         settings.homeAssistantEnabled = bool("homeassistant.enabled")
         settings.discoveryPrefix = string("homeassistant.discovery_prefix")
         let group = string("broker.share_group")

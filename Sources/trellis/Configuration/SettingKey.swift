@@ -53,6 +53,15 @@ struct SettingKey: Sendable {
 }
 
 extension SettingKey {
+    /// A number of at least 0.
+    static func nonNegative(_ content: ConfigContent) -> String? {
+        switch content {
+        case let .int(value) where value < 0: "a number of at least 0"
+        case let .double(value) where !(value >= 0) || !value.isFinite: "a number of at least 0"
+        default: nil
+        }
+    }
+
     static func positive(_ content: ConfigContent) -> String? {
         switch content {
         case let .int(value) where value < 1: "a whole number of at least 1"
@@ -146,6 +155,12 @@ extension SettingKey {
                        help: "Directory of the SQLite state (and of the broker Trellis starts).", reloadable: false),
             SettingKey(key: "state.store", kind: .string, defaultValue: .string(""),
                        help: "Where the state lives: empty for SQLite in state.dir, or postgres://user[:password]@host[:port]/database[?sslmode=disable|prefer|require|verify-full] for a PostgreSQL database several relays share.", reloadable: false, check: storeURL),
+            SettingKey(key: "state.backup.dir", kind: .string, defaultValue: .string(""),
+                       help: "Where backups of an SQLite state go, on the schedule and when an operator asks on trellis/request/store/backup; empty: state.dir/backups. Best on another disk than the state.", reloadable: true),
+            SettingKey(key: "state.backup.interval", kind: .double, defaultValue: .double(relay.backupInterval),
+                       help: "Seconds between two scheduled backups of an SQLite state (86400: daily); 0 takes them only when asked.", reloadable: true, check: nonNegative),
+            SettingKey(key: "state.backup.keep", kind: .int, defaultValue: .int(relay.backupKeep),
+                       help: "Backups kept in state.backup.dir; the oldest beyond are removed after each new one.", reloadable: true, check: between1(and: 10_000)),
             SettingKey(key: "plant.host_name", kind: .string, defaultValue: .string(relay.hostName),
                        help: "The plant tracker host's name: the sender of every reply.", reloadable: true),
             SettingKey(key: "plant.prefix", kind: .string, defaultValue: .string(relay.plantPrefix),
