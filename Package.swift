@@ -61,6 +61,8 @@ let package = Package(
         .target(name: "TrellisBuildInfo", plugins: ["TrellisBuildInfoPlugin"]),
         .target(name: "TrellisCore", dependencies: ["TrellisBuildInfo", "TrellisMQTTTypes"]),
         .target(name: "TrellisSocketIO", dependencies: ["TrellisCore"]),
+        // pcap and pcapng captures of MQTT traffic read back into capture records (pure, no I/O).
+        .target(name: "TrellisWire", dependencies: ["TrellisCore", "TrellisMQTTTypes"]),
         .target(
             name: "TrellisStore",
             dependencies: [
@@ -95,6 +97,7 @@ let package = Package(
                 "TrellisMQTT",
                 "TrellisStore",
                 "TrellisSocketIO",
+                "TrellisWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -132,6 +135,7 @@ let package = Package(
             dependencies: ["trellis", "trellis-bench", "TrellisTestSupport", "TrellisBroker", "TrellisCore", "TrellisMQTT", "TrellisRelay", "TrellisStore"]
         ),
         .testTarget(name: "TrellisCoreTests", dependencies: ["TrellisCore", "TrellisMQTTTypes"]),
+        .testTarget(name: "TrellisWireTests", dependencies: ["TrellisWire", "TrellisCore", "TrellisMQTTTypes", "TrellisTestSupport"]),
         .testTarget(name: "TrellisSocketIOTests", dependencies: ["TrellisSocketIO", "TrellisCore"]),
         .testTarget(name: "TrellisStoreTests", dependencies: [
             "TrellisStore", "TrellisTestSupport",
