@@ -124,7 +124,7 @@ extension WireImport {
         statistics.publishes += 1
         let record = CaptureRecord(microseconds: microseconds, topic: topic, payload: publish.payload, qos: publish.qos,
                                    retain: publish.retain, properties: publish.properties,
-                                   client: direction == .toBroker ? connection.clientID : nil)
+                                   client: direction == .toBroker && connection.clientID?.isEmpty == false ? connection.clientID : nil)
         events.append(.message(WireMessage(direction: direction, connection: connection.name, clientID: connection.clientID,
                                            record: record, redelivered: redelivered)))
     }

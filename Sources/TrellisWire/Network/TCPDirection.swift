@@ -55,7 +55,8 @@ struct TCPDirection {
         if offset > 0 {
             if held[segment.sequence].map({ $0.bytes.count < segment.payload.count }) ?? true {
                 heldBytes += segment.payload.count - (held[segment.sequence]?.bytes.count ?? 0)
-                held[segment.sequence] = Held(bytes: segment.payload, microseconds: microseconds)
+                // A copy: a slice would keep the reader's whole buffer alive while the segment waits.
+                held[segment.sequence] = Held(bytes: ArraySlice(Array(segment.payload)), microseconds: microseconds)
             }
             if heldBytes > Self.maximumHeld { return .gap(atMicroseconds: earliestHeld ?? microseconds) }
             return .data([])

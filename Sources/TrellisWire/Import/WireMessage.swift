@@ -1,6 +1,28 @@
 import TrellisCore
 import TrellisMQTTTypes
 
+/// Which way a message went.
+public enum WireDirection: String, Sendable, Hashable {
+    /// A client published it to the broker: an input.
+    case toBroker = "client → broker"
+    /// The broker delivered it to a subscriber: what the original host's answers looked like.
+    case toClient = "broker → client"
+}
+
+/// One PUBLISH read from the wire.
+public struct WireMessage: Sendable, Hashable {
+    public var direction: WireDirection
+    /// The connection, as problems name it.
+    public var connection: String
+    /// The client id of the connection's client (the publisher, or the subscriber it was delivered to).
+    public var clientID: String?
+    /// The message as a capture record; `client` is set for what a client published.
+    public var record: CaptureRecord
+    /// The PUBLISH carried the DUP flag and was not a copy of one already read on this
+    /// connection: a redelivery the receiver may have handled twice.
+    public var redelivered: Bool
+}
+
 /// Broker → client deliveries turned into one expected output per message.
 ///
 /// A broker hands one publish to every subscriber, so the capture holds one copy per subscribed
