@@ -4,7 +4,7 @@
 SWIFT ?= swift
 PREFIX ?= /usr/local
 APT_PACKAGES := mosquitto mosquitto-clients libmosquitto-dev libsqlite3-dev libssl-dev openssl pkg-config postgresql prometheus \
-	tcpdump tshark iproute2
+	tcpdump tshark iproute2 ethtool
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run test postgres build deps ha-deps ha-check deb deb-deps deb-check bench bench-stores soak fuzz install uninstall clean embed
@@ -12,8 +12,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ## deps: install Mosquitto, its client tools, the C libraries, the openssl tool (the TLS tests make
 ## their certificates with it), PostgreSQL (the tests start a throwaway cluster of their own) and Prometheus
 ## with promtool (the metrics tests check the exposition, the rules and the dashboard's queries against a
-## Prometheus server of their own), tcpdump, tshark and iproute2 (the wire import tests capture a test broker's
-## traffic, in a network namespace of their own for the small-MTU case, and compare with Wireshark's MQTT
+## Prometheus server of their own), tcpdump, tshark, iproute2 and ethtool (the wire import tests capture a test
+## broker's traffic, in a network namespace of their own with segmentation offload off for the small-MTU case, and compare with Wireshark's MQTT
 ## dissector; wireshark-common is told first not to install dumpcap setuid, so it installs without a question),
 ## when any is missing.
 deps:
@@ -28,7 +28,8 @@ deps:
 	   || ! command -v prometheus >/dev/null 2>&1 \
 	   || { ! command -v tcpdump >/dev/null 2>&1 && [ ! -x /usr/sbin/tcpdump ]; } \
 	   || ! command -v tshark >/dev/null 2>&1 \
-	   || { ! command -v ip >/dev/null 2>&1 && [ ! -x /usr/sbin/ip ]; }; then \
+	   || { ! command -v ip >/dev/null 2>&1 && [ ! -x /usr/sbin/ip ]; } \
+	   || { ! command -v ethtool >/dev/null 2>&1 && [ ! -x /usr/sbin/ethtool ]; }; then \
 		echo "installing $(APT_PACKAGES)"; \
 		echo "wireshark-common wireshark-common/install-setuid boolean false" | $(SUDO) debconf-set-selections && \
 		$(SUDO) apt-get update -qq && \

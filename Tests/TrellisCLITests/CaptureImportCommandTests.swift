@@ -19,7 +19,7 @@ struct CaptureImportCommandTests {
     @Test("a file that is not a capture is refused with the reason and exit status 1")
     func notACapture() async throws {
         let directory = temporaryDirectory()
-        try "{}\n".write(toFile: directory + "/x.jsonl", atomically: true, encoding: .utf8)
+        try "{\"t\":\"2026-11-22T10:41:05Z\"}\n".write(toFile: directory + "/x.jsonl", atomically: true, encoding: .utf8)
         let result = try await TrellisBinary.run(["capture", "import", "x.jsonl", "--port", "1883", "-o", "out.jsonl"], in: directory)
         #expect(result.status == 1)
         #expect(result.output.contains("x.jsonl: not a pcap or pcapng capture"), "\(result.output)")
@@ -33,15 +33,18 @@ struct CaptureImportCommandTests {
             let port = "\(broker.port)"
             let tcpdump = try ToolProcess([CaptureAbility.tcpdump!, "-i", "lo", "--immediate-mode", "-U", "-s", "0", "-w", directory + "/pi.pcap", "tcp port \(port)"])
             try await tcpdump.waitFor("listening on lo")
-            let status = try ToolProcess(["/usr/bin/mosquitto_sub", "-h", "127.0.0.1", "-p", port, "-t", "trellis/status", "-C", "1"])
+            let status = try ToolProcess(["/usr/bin/stdbuf", "-oL", "/usr/bin/mosquitto_sub", "-h", "127.0.0.1", "-p", port, "-t", "trellis/status", "-C", "1"])
             let trellis = try TrellisBinary.start(["run", "--broker", broker.address, "--state", directory + "/state"])
             try await status.waitFor("online")
-            let watcher = try ToolProcess(["/usr/bin/mosquitto_sub", "-h", "127.0.0.1", "-p", port, "-V", "5", "-q", "2", "--retain-as-published",
-                                           "-i", "watcher", "-t", "rpi/fromrpi", "-C", "2", "-d"])
+            let watcher = try ToolProcess(["/usr/bin/stdbuf", "-oL", "/usr/bin/mosquitto_sub", "-h", "127.0.0.1", "-p", port, "-V", "5", "-q", "2", "--retain-as-published",
+                                           "-i", "watcher", "-t", "rpi/fromrpi", "-C", "1", "-d"])
             try await watcher.waitFor("SUBACK")
-            for id in 0..<2 {
+            // Two requests that succeed (the app's dialect answers only the second): a dead letter's received_at is
+            // the live clock, which a replay cannot repeat.
+            for request in ["ID:0;sender:Bob's iPhone;receiver:Host-RPI3B+;payload:Fern,0x36;operation:REQ_addNewPlant",
+                            "ID:1;sender:Bob's iPhone;receiver:Host-RPI3B+;payload:all;operation:REQ_plantInfoOnStartup"] {
                 _ = try await ToolProcess.run(["/usr/bin/mosquitto_pub", "-h", "127.0.0.1", "-p", port, "-V", "mqttv311", "-q", "1", "-i", "iphone",
-                                               "-t", "rpi/torpi", "-m", "ID:\(id);sender:Bob's iPhone;receiver:Host-RPI3B+;payload:all;operation:REQ_plantInfoOnStartup"])
+                                               "-t", "rpi/torpi", "-m", request])
             }
             try await watcher.waitForExit()
             try await tcpdump.stop()
@@ -55,7 +58,7 @@ struct CaptureImportCommandTests {
         let session = try String(contentsOfFile: directory + "/session.jsonl", encoding: .utf8)
         #expect(session.contains(#""topic":"rpi/torpi""#) && session.contains(#""client":"iphone""#), "\(session)")
         let answers = try String(contentsOfFile: directory + "/answers.jsonl", encoding: .utf8)
-        #expect(answers.split(separator: "\n").count == 2, "\(answers)")
+        #expect(answers.split(separator: "\n").count == 1, "\(answers)")
         // Discovery for Home Assistant is not among what the watcher subscribed to.
         try "homeassistant: {enabled: false}\n".write(toFile: directory + "/no-ha.yaml", atomically: true, encoding: .utf8)
         let replay = try await TrellisBinary.run(["replay", "session.jsonl", "--offline", "--only", "rpi/torpi", "--config", "no-ha.yaml",

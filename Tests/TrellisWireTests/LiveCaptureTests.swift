@@ -9,6 +9,7 @@ import TrellisWire
 @Suite("Wire import: live captures by tcpdump")
 struct LiveCaptureTests {
     static let skip = "needs tcpdump and the right to capture (root or CAP_NET_RAW): make test installs tcpdump"
+    static let skipNamespace = "needs tcpdump, ip and ethtool and the right to make a network namespace (root): make test installs them"
 
     @Test("MQTT 3.1.1 and 5 publishes captured on lo, with v5 properties, and the deliveries to a subscriber",
           .enabled(if: CaptureAbility.canCapture, Comment(rawValue: skip)))
@@ -39,7 +40,7 @@ struct LiveCaptureTests {
             let port = "\(broker.port)"
             let tcpdump = try ToolProcess([CaptureAbility.tcpdump!, "-i", "lo", "--immediate-mode", "-U", "-s", "0", "-w", file, "tcp port \(port)"])
             try await tcpdump.waitFor("listening on lo")
-            let watcher = try ToolProcess(["/usr/bin/mosquitto_sub", "-h", "127.0.0.1", "-p", port, "-V", "5", "-i", "watcher",
+            let watcher = try ToolProcess(["/usr/bin/stdbuf", "-oL", "/usr/bin/mosquitto_sub", "-h", "127.0.0.1", "-p", port, "-V", "5", "-i", "watcher",
                                            "-t", "sensors/#", "-q", "2", "-C", "3", "-d"])
             try await watcher.waitFor("SUBACK")
             let pub = ["/usr/bin/mosquitto_pub", "-h", "127.0.0.1", "-p", port]
@@ -55,7 +56,7 @@ struct LiveCaptureTests {
     }
 
     @Test("a capture on a loopback of MTU 576 in its own network namespace: payloads span segments",
-          .enabled(if: CaptureAbility.canUseNamespaces, Comment(rawValue: skip)))
+          .enabled(if: CaptureAbility.canUseNamespaces, Comment(rawValue: skipNamespace)))
     func smallMTU() async throws {
         let directory = try Self.directory()
         let file = directory + "/mtu.pcap", payloadFile = directory + "/payload", config = directory + "/mosquitto.conf"
@@ -70,6 +71,8 @@ struct LiveCaptureTests {
         var tools: [ToolProcess] = []
         do {
             _ = try await ToolProcess.run(inside + [ip, "link", "set", "lo", "mtu", "576", "up"])
+            // Without segmentation offload the kernel cuts segments at the MTU before tcpdump sees them.
+            _ = try await ToolProcess.run(inside + [ToolProcess.find("ethtool")!, "-K", "lo", "tso", "off", "gso", "off"])
             let broker = try ToolProcess(inside + ["/usr/sbin/mosquitto", "-c", config])
             tools.append(broker)
             try await broker.waitFor("listen socket on port 1883")

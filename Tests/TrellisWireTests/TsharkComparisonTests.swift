@@ -42,7 +42,7 @@ struct TsharkComparisonTests {
     static func compare(file: String, port: UInt16) async throws {
         let output = try await ToolProcess.run([CaptureAbility.tshark!, "-r", file, "-d", "tcp.port==\(port),mqtt", "-Y", "mqtt.msgtype==3",
                                                 "-T", "fields", "-e", "mqtt.topic", "-e", "mqtt.msg", "-e", "mqtt.qos",
-                                                "-E", "separator=/t", "-E", "aggregator=/s"], discardErrors: true)
+                                                "-E", "separator=/t", "-E", "aggregator=/s"])
         var fromTshark: [String] = []
         for line in output.split(separator: "\n") {
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map { $0.split(separator: " ", omittingEmptySubsequences: false) }

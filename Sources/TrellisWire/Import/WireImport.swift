@@ -17,6 +17,8 @@ public struct WireImport: Sendable {
         public var redelivered = 0
         /// Connections the capture joined after their start.
         public var joinedMidStream = 0
+
+        public init() {}
     }
 
     /// What reading a chunk or the end of the file gave, in the order seen.
