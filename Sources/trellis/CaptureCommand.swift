@@ -32,7 +32,7 @@ struct CaptureImportCommand: ParsableCommand {
 
             Only TCP connections to a --port are read: the broker's ports. Each connection is put back in \
             order per direction (retransmissions and overlaps dropped, early segments held, sequence numbers \
-            wrapping); a new SYN on ports in use starts a new session; a connection the capture joined midway is \
+            wrapping); a new SYN on ports in use starts a new connection; a connection the capture joined midway is \
             read from its first whole MQTT packet. MQTT 3.1, 3.1.1 and 5 are read, the version taken from the \
             connection's CONNECT, or from --mqtt-version for connections whose CONNECT was not captured. v5 \
             response topic, correlation data, user properties and content type are kept; topic aliases are \
@@ -51,15 +51,15 @@ struct CaptureImportCommand: ParsableCommand {
             (and with --retain-as-published for retained answers), so deliveries keep the QoS and retain flag \
             they were published with.
 
-            TLS on a port (a ClientHello) and MQTT over WebSocket are named and refused. A bytes gap (a packet \
+            TLS on a port (a ClientHello) and MQTT over WebSocket are named and refused. A gap (bytes of a packet \
             the capture missed) or a segment cut by the snap length stops that direction of that connection \
             with an error naming the connection and the time; the rest of the file is still read. The exit \
             status is 1 when any problem was reported, after everything readable was written.
 
             Examples:
               tcpdump -i any -s 0 -w pi.pcapng 'tcp port 1883'
-              trellis capture import pi.pcapng --port 1883 -o session.jsonl --expected answers.jsonl
-              trellis replay session.jsonl --offline --expect answers.jsonl
+              trellis capture import pi.pcapng --port 1883 -o capture.jsonl --expected answers.jsonl
+              trellis replay capture.jsonl --offline --expect answers.jsonl
 
             Capturing on a Raspberry Pi and making a golden test of it is described in docs/record-replay.md \
             in the source tree.

@@ -52,16 +52,16 @@ struct CaptureImportCommandTests {
             _ = try await trellis.waitForExit()
             return broker.port
         }
-        let imported = try await TrellisBinary.run(["capture", "import", "pi.pcap", "--port", "\(brokerPort)", "-o", "session.jsonl",
+        let imported = try await TrellisBinary.run(["capture", "import", "pi.pcap", "--port", "\(brokerPort)", "-o", "capture.jsonl",
                                                     "--expected", "answers.jsonl", "--expected-client", "watcher"], in: directory)
         #expect(imported.status == 0, "\(imported.output)")
-        let session = try String(contentsOfFile: directory + "/session.jsonl", encoding: .utf8)
-        #expect(session.contains(#""topic":"rpi/torpi""#) && session.contains(#""client":"iphone""#), "\(session)")
+        let capture = try String(contentsOfFile: directory + "/capture.jsonl", encoding: .utf8)
+        #expect(capture.contains(#""topic":"rpi/torpi""#) && capture.contains(#""client":"iphone""#), "\(capture)")
         let answers = try String(contentsOfFile: directory + "/answers.jsonl", encoding: .utf8)
         #expect(answers.split(separator: "\n").count == 1, "\(answers)")
-        // Discovery for Home Assistant is not among what the watcher subscribed to.
+        // Discovery (homeassistant/…) is not among what the watcher subscribed to.
         try "homeassistant: {enabled: false}\n".write(toFile: directory + "/no-ha.yaml", atomically: true, encoding: .utf8)
-        let replay = try await TrellisBinary.run(["replay", "session.jsonl", "--offline", "--only", "rpi/torpi", "--config", "no-ha.yaml",
+        let replay = try await TrellisBinary.run(["replay", "capture.jsonl", "--offline", "--only", "rpi/torpi", "--config", "no-ha.yaml",
                                                   "--expect", "answers.jsonl"], in: directory)
         #expect(replay.status == 0, "\(replay.output)")
         #expect(replay.output.contains("matches answers.jsonl"), "\(replay.output)")

@@ -9,7 +9,7 @@ struct LinkLayerImportTests {
 
     @Test("each link type, over IPv4 (with options) and IPv6 (with extension headers)", arguments: cases)
     func linkTypes(link: FrameBuilder.Link, ipv6: Bool) throws {
-        var connection = session(ipv6: ipv6)
+        var connection = clientConnection(ipv6: ipv6)
         for index in connection.segments.indices {
             connection.segments[index].segment.ipOptions = true
             connection.segments[index].segment.extensionHeaders = true
@@ -25,7 +25,7 @@ struct LinkLayerImportTests {
     @Test("classic pcap in both byte orders, with microsecond and nanosecond times",
           arguments: [(false, false), (true, false), (false, true), (true, true)])
     func pcapVariants(bigEndian: Bool, nanoseconds: Bool) {
-        let connection = session()
+        let connection = clientConnection()
         let file = PcapBuilder.pcap(connection.packets(), linkType: 1, bigEndian: bigEndian, nanoseconds: nanoseconds)
         let result = Imported(file)
         #expect(result.problems.isEmpty)
@@ -36,8 +36,8 @@ struct LinkLayerImportTests {
 
     @Test("pcapng with two interfaces of different link types and time resolutions", arguments: [false, true])
     func pcapngTwoInterfaces(bigEndian: Bool) {
-        let first = session(client: "on-eth")
-        let second = session(client: "on-any") { $0.client = 50001; $0.time += 500 }
+        let first = clientConnection(client: "on-eth")
+        let second = clientConnection(client: "on-any") { $0.client = 50001; $0.time += 500 }
         let packets = (first.packets(.ethernet, interface: 0) + second.packets(.sll2, interface: 1)).sorted { $0.microseconds < $1.microseconds }
         let file = PcapBuilder.pcapng(packets, interfaces: [(1, 6), (276, 9)], bigEndian: bigEndian)
         let result = Imported(file, chunk: 13)
@@ -50,7 +50,7 @@ struct LinkLayerImportTests {
 
     @Test("a link type it does not read is refused by name")
     func unsupportedLinkType() {
-        let file = PcapBuilder.pcap(session().packets(.raw), linkType: 127)
+        let file = PcapBuilder.pcap(clientConnection().packets(.raw), linkType: 127)
         let result = Imported(file)
         #expect(result.messages.isEmpty)
         #expect(result.problems.count == 1)
@@ -61,7 +61,7 @@ struct LinkLayerImportTests {
     func notACapture() {
         let text = Imported(Array("{\"t\":\"2026-11-22T10:41:05Z\"}\n".utf8))
         #expect(text.problems.map(\.message).first?.hasPrefix("not a pcap or pcapng capture") == true)
-        let file = PcapBuilder.pcap(session().packets(), linkType: 1)
+        let file = PcapBuilder.pcap(clientConnection().packets(), linkType: 1)
         let cut = Imported(Array(file.dropLast(5)))
         #expect(cut.topics == ["sensors/0", "sensors/1", "sensors/2"])
         #expect(cut.problems.map(\.message).first?.contains("the file ends inside a packet record") == true)

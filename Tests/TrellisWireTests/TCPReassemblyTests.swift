@@ -10,7 +10,7 @@ struct TCPReassemblyTests {
 
     @Test("segments out of order, retransmitted and overlapping give each message once, in order")
     func reorderedAndRetransmitted() {
-        var connection = session()
+        var connection = clientConnection()
         // Handshake 0-1, CONNECT 2, CONNACK 3, publishes 4-6.
         connection.segments.swapAt(4, 6)
         connection.segments.insert(connection.segments[5], at: 7)  // a retransmission
@@ -25,7 +25,7 @@ struct TCPReassemblyTests {
 
     @Test("sequence numbers wrapping past 2^32", arguments: [UInt32.max - 3, UInt32.max - 40, UInt32.max])
     func wraparound(start: UInt32) {
-        let connection = session { $0.clientSequence = start }
+        let connection = clientConnection { $0.clientSequence = start }
         let result = Imported(PcapBuilder.pcap(connection.packets(), linkType: 1))
         #expect(result.problems.isEmpty)
         #expect(result.texts == Self.texts)
@@ -50,9 +50,9 @@ struct TCPReassemblyTests {
 
     @Test("a missing segment stops that direction with the connection and time; other connections are read")
     func gap() {
-        var broken = session(client: "lossy")
+        var broken = clientConnection(client: "lossy")
         let lost = broken.segments.remove(at: 5)
-        let whole = session(client: "fine") { $0.client = 50001 }
+        let whole = clientConnection(client: "fine") { $0.client = 50001 }
         let file = PcapBuilder.pcap(broken.packets() + whole.packets(), linkType: 1)
         let result = Imported(file)
         #expect(result.inputs.filter { $0.client == "lossy" }.map { $0.text ?? "" } == ["reading 0"])
@@ -67,12 +67,12 @@ struct TCPReassemblyTests {
 
     @Test("a segment cut by the snap length stops that direction; the rest of the file is read")
     func snapLength() {
-        let cut = session(client: "cut")
+        let cut = clientConnection(client: "cut")
         var packets = cut.packets()
         let full = packets[5].frame.count
         packets[5].frame.removeLast(4)
         packets[5].originalLength = full
-        let file = PcapBuilder.pcap(packets + session(client: "next") { $0.client = 50001 }.packets(), linkType: 1)
+        let file = PcapBuilder.pcap(packets + clientConnection(client: "next") { $0.client = 50001 }.packets(), linkType: 1)
         let result = Imported(file)
         #expect(result.inputs.filter { $0.client == "cut" }.count == 1)
         #expect(result.inputs.filter { $0.client == "next" }.count == 3)
@@ -81,11 +81,11 @@ struct TCPReassemblyTests {
         #expect(result.problems.first?.microseconds == cut.segments[5].microseconds)
     }
 
-    @Test("a new SYN on the same ports starts a new session")
+    @Test("a new SYN on the same ports starts a new connection")
     func reusedPort() {
-        let first = session(client: "first")
-        let second = session(client: "second") { $0.clientSequence = 900_000; $0.time += 1_000_000 }
-        // The first session never closes: the second SYN alone ends it.
+        let first = clientConnection(client: "first")
+        let second = clientConnection(client: "second") { $0.clientSequence = 900_000; $0.time += 1_000_000 }
+        // The first connection never closes: the second SYN alone ends it.
         let result = Imported(PcapBuilder.pcap(Array(first.packets().dropLast(2)) + second.packets(), linkType: 1))
         #expect(result.problems.isEmpty)
         #expect(result.inputs.map { $0.client ?? "" } == ["first", "first", "first", "second", "second", "second"])

@@ -32,8 +32,8 @@ struct Imported {
     }
 }
 
-/// A session of one client: CONNECT, then `count` QoS 0 publishes on sensors/<n>, then close.
-func session(client: String = "plant-app", count: Int = 3, level: UInt8 = 4, ipv6: Bool = false,
+/// The traffic of one client: CONNECT, then `count` QoS 0 publishes on sensors/<n>, then close.
+func clientConnection(client: String = "plant-app", count: Int = 3, level: UInt8 = 4, ipv6: Bool = false,
              configure: (inout ConnectionBuilder) -> Void = { _ in }) -> ConnectionBuilder {
     var connection = ConnectionBuilder(ipv6: ipv6)
     configure(&connection)

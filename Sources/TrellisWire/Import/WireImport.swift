@@ -110,7 +110,7 @@ public struct WireImport: Sendable {
         } else {
             return
         }
-        // A client's SYN with a new initial sequence number on ports in use starts a new session.
+        // A client's SYN with a new initial sequence number on ports in use starts a new connection.
         if direction == .toBroker, segment.syn, !segment.ack, let existing = connections[key],
            existing.toBroker.tcp.initialSequence != segment.sequence {
             close(key)
