@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrellisTestSupport
+import TrellisWire
 
 /// `trellis capture import` as a user meets it: its usage, and a golden test made from the wire.
 @Suite("capture import on the command line")
@@ -47,6 +48,15 @@ struct CaptureImportCommandTests {
                                                "-t", "rpi/torpi", "-m", request])
             }
             try await watcher.waitForExit()
+            // tcpdump may lag behind on a busy machine: stop it once the file holds the answer's delivery.
+            try await eventually("tcpdump wrote the answer (tcpdump printed: \(tcpdump.text))") {
+                guard let data = FileManager.default.contents(atPath: directory + "/pi.pcap") else { return false }
+                var importer = WireImport(ports: [UInt16(broker.port)])
+                let events = importer.push(data) + importer.finish()
+                // Segments may reach the file out of order: wait until none is missing (a file cut mid-record is fine).
+                let missing = events.contains { if case let .problem(problem) = $0 { problem.connection != nil } else { false } }
+                return !missing && events.contains { if case let .message(message) = $0 { message.clientID == "watcher" } else { false } }
+            }
             try await tcpdump.stop()
             trellis.process.signal(SIGTERM)
             _ = try await trellis.waitForExit()

@@ -88,6 +88,18 @@ struct MQTTImportTests {
         #expect(result.problems.first?.message.contains(named) == true)
     }
 
+    @Test("a PUBLISH topic with a wildcard or a NUL is reported, not imported (found by the fuzzer)",
+          arguments: ["a/+/b", "a/#", "a\u{0}b"])
+    func invalidTopic(topic: String) {
+        var connection = ConnectionBuilder()
+        connection.open()
+        connection.send(MQTTBuilder.connect(clientID: "bad"))
+        connection.send(MQTTBuilder.publish(topic, Array("x".utf8)))
+        let result = Imported(PcapBuilder.pcap(connection.packets(), linkType: 1))
+        #expect(result.messages.isEmpty)
+        #expect(result.problems.first?.message.contains("wildcard (+ or #) or a NUL") == true)
+    }
+
     @Test("a publish delivered to several subscribers is one expected output")
     func deliveryCopies() {
         var messages: [WireMessage] = []

@@ -109,6 +109,10 @@ extension WireImport {
             }
         }
         guard !topic.isEmpty else { throw WireProblem("a PUBLISH has an empty topic and no topic alias") }
+        // MQTT forbids these in a PUBLISH's topic; a broker would have closed the connection.
+        if topic.utf8.contains(where: { $0 == 0 || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "#") }) {
+            throw WireProblem("a PUBLISH topic holds a wildcard (+ or #) or a NUL character, which MQTT does not allow")
+        }
         var redelivered = false
         if let id = publish.packetID {
             let copy = publish.qos == 2 ? !stream.unreleased.insert(id).inserted
