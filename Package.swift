@@ -63,11 +63,33 @@ let package = Package(
         .target(name: "TrellisSocketIO", dependencies: ["TrellisCore"]),
         // pcap and pcapng captures of MQTT traffic read back into capture records (pure, no I/O).
         .target(name: "TrellisWire", dependencies: ["TrellisCore", "TrellisMQTTTypes"]),
+        // The store's protocols, one per concern, the write-behind rule, the state dump and its table
+        // catalog: what every backend shares, and all that the relay sees.
         .target(
             name: "TrellisStore",
             dependencies: [
                 "TrellisCore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: callerIsolatedAsync
+        ),
+        // The embedded default: one SQLite file through GRDB.
+        .target(
+            name: "TrellisStoreSQLite",
+            dependencies: [
+                "TrellisStore",
+                "TrellisCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: callerIsolatedAsync
+        ),
+        // A database several relays share: PostgreSQL through postgres-nio.
+        .target(
+            name: "TrellisStorePostgres",
+            dependencies: [
+                "TrellisStore",
+                "TrellisCore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -88,14 +110,35 @@ let package = Package(
             ],
             swiftSettings: callerIsolatedAsync
         ),
+        // The servers beside the relay: the Socket.IO endpoint and its bridge to the buttons, /metrics,
+        // the probes, systemd's notifications, and the one place that assembles them (RelayServices).
+        .target(
+            name: "TrellisServer",
+            dependencies: [
+                "TrellisRelay",
+                "TrellisCore",
+                "TrellisStore",
+                "TrellisSocketIO",
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .executableTarget(
             name: "trellis",
             dependencies: [
                 "TrellisRelay",
+                "TrellisServer",
                 "TrellisBroker",
                 "TrellisCore",
                 "TrellisMQTT",
                 "TrellisStore",
+                "TrellisStoreSQLite",
+                "TrellisStorePostgres",
                 "TrellisSocketIO",
                 "TrellisWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -115,7 +158,8 @@ let package = Package(
         .executableTarget(
             name: "trellis-bench",
             dependencies: [
-                "TrellisMQTT", "TrellisBroker", "TrellisCore", "TrellisRelay", "TrellisStore",
+                "TrellisMQTT", "TrellisBroker", "TrellisCore", "TrellisRelay", "TrellisStore", "TrellisStoreSQLite",
+                "TrellisStorePostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/TrellisBench"
@@ -123,7 +167,8 @@ let package = Package(
         .target(
             name: "TrellisTestSupport",
             dependencies: [
-                "TrellisMQTT", "TrellisBroker", "TrellisRelay", "TrellisStore",
+                "TrellisMQTT", "TrellisBroker", "TrellisRelay", "TrellisServer", "TrellisStore", "TrellisStoreSQLite",
+                "TrellisStorePostgres",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -132,19 +177,27 @@ let package = Package(
         .testTarget(name: "TrellisMQTTTests", dependencies: ["TrellisMQTT", "TrellisBroker", "TrellisTestSupport"]),
         .testTarget(
             name: "TrellisCLITests",
-            dependencies: ["trellis", "trellis-bench", "TrellisTestSupport", "TrellisBroker", "TrellisCore", "TrellisMQTT", "TrellisRelay", "TrellisStore", "TrellisWire"]
+            dependencies: ["trellis", "trellis-bench", "TrellisTestSupport", "TrellisBroker", "TrellisCore", "TrellisMQTT", "TrellisRelay", "TrellisServer", "TrellisStore",
+                           "TrellisStoreSQLite", "TrellisStorePostgres", "TrellisWire"]
         ),
         .testTarget(name: "TrellisCoreTests", dependencies: ["TrellisCore", "TrellisMQTTTypes"]),
         .testTarget(name: "TrellisWireTests", dependencies: ["TrellisWire", "TrellisCore", "TrellisMQTTTypes", "TrellisTestSupport"]),
+        .testTarget(name: "TrellisServerTests", dependencies: [
+            "TrellisServer", "TrellisTestSupport", "TrellisRelay", "TrellisStore", "TrellisSocketIO",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+        ]),
         .testTarget(name: "TrellisSocketIOTests", dependencies: ["TrellisSocketIO", "TrellisCore"]),
         .testTarget(name: "TrellisStoreTests", dependencies: [
-            "TrellisStore", "TrellisTestSupport",
+            "TrellisStore", "TrellisStoreSQLite", "TrellisStorePostgres", "TrellisTestSupport",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
         ]),
         .testTarget(
             name: "TrellisRelayTests",
-            dependencies: ["TrellisRelay", "TrellisTestSupport", "TrellisMQTT", "TrellisCore", "TrellisStore", "TrellisBroker"],
+            dependencies: ["TrellisRelay", "TrellisTestSupport", "TrellisMQTT", "TrellisCore", "TrellisStore", "TrellisStoreSQLite",
+                           "TrellisStorePostgres", "TrellisBroker"],
             resources: [.copy("Fixtures")]
         ),
     ],

@@ -3,6 +3,8 @@ import TrellisBroker
 import TrellisMQTT
 import TrellisRelay
 import TrellisStore
+import TrellisStorePostgres
+import TrellisStoreSQLite
 
 /// The benchmark's Mosquitto: broker.conf's settings on a free loopback port.
 enum BenchBroker {

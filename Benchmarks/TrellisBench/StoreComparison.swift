@@ -1,6 +1,7 @@
 import Foundation
 import TrellisMQTT
 import TrellisStore
+import TrellisStorePostgres
 
 /// `trellis-bench --stores URL`: one relay on SQLite, one on PostgreSQL, and two on PostgreSQL in a
 /// `$share` group, side by side on one Mosquitto, with the minimal C relay beside them as the

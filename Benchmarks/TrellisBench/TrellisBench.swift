@@ -4,6 +4,7 @@ import TrellisBroker
 import TrellisMQTT
 import TrellisRelay
 import TrellisStore
+import TrellisStorePostgres
 
 /// `trellis-bench`: Trellis against a minimal C relay over the same broker, in one run.
 @main

@@ -53,26 +53,10 @@ public struct AccessControlList: Sendable, Equatable {
         ([role.rawValue] + (sensorAddresses[name] ?? [])).joined(separator: " ")
     }
 
-    /// The rights every user has, on its own topics only.
+    /// The `pattern` lines every user has, on its own topics only (`%u`), and the common reads.
     static func patterns(_ topics: Topics) -> [String] {
-        let rpi = topics.plant, p2o = topics.buttons, own = topics.trellis
-        return [
-            "# Every user: its own plant tracker request and reply topics (replies may go below its own),",
-            "pattern write \(rpi)/torpi/%u",
-            "pattern read \(rpi)/fromrpi/%u",
-            "pattern read \(rpi)/fromrpi/%u/#",
-            "# its own button-service topics,",
-            "pattern write \(p2o)/clients/%u/status",
-            "pattern write \(p2o)/clients/%u/register",
-            "pattern write \(p2o)/clients/%u/unregister",
-            "pattern read \(p2o)/clients/%u/+",
-            "# its own JSON service topics,",
-            "pattern write \(own)/clients/%u/request/#",
-            "pattern read \(own)/clients/%u/response/#",
-            "# and Trellis's availability and the buttons' public state.",
-            "pattern read \(own)/status",
-            "pattern read \(p2o)/buttons/+/state",
-        ]
+        ["# Every user: its own request and reply topics, Trellis's availability and the buttons' public state."]
+            + (personalRights(of: "%u", topics: topics) + commonRights(topics: topics)).map { "pattern \($0.access.rawValue) \($0.topic)" }
     }
 
     /// The file's text.
@@ -86,29 +70,8 @@ public struct AccessControlList: Sendable, Equatable {
             lines.append("")
             lines.append("# account: \(name) (\(roleText(of: name, role: role)))")
             lines.append("user \(name)")
-            switch role {
-            case .client:
-                break
-            case .button:
-                lines.append("topic write \(topics.buttons)/buttons/\(name)/press")
-            case .device:
-                // Not info or command: Trellis owns them, so a device cannot forge its own record.
-                for topic in ["status", "telemetry", "log"] {
-                    lines.append("topic write devices/\(name)/\(topic)")
-                }
-                lines.append("topic read devices/\(name)/info")
-                lines.append("topic read devices/\(name)/command")
-            case .sensor:
-                for address in sensorAddresses[name] ?? [] {
-                    lines.append("topic write \(topics.plant)/sensors/\(address)")
-                }
-            case .operator:
-                lines.append("topic write \(topics.trellis)/request/#")
-                lines.append("topic read \(topics.trellis)/response/#")
-                lines.append("topic read \(topics.trellis)/#")
-            case .trellis:
-                lines.append("topic readwrite #")
-            }
+            let rights = role.namedRights(of: name, sensors: sensorAddresses[name] ?? [], topics: topics) + role.roleRights(topics: topics)
+            lines += rights.map { "topic \($0.access.rawValue) \($0.topic)" }
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -9,13 +9,13 @@ import TrellisCore
 /// Flushing, settling before a close, the commit positions of ``StoreLifecycle``, the write status
 /// and the health probe are built here on top of ``WriteBehindBuffer``, so the SQLite and the
 /// PostgreSQL store follow the one write-behind rule by construction rather than by copy.
-final class BufferedCommits: Sendable {
+package final class BufferedCommits: Sendable {
     /// Readings, log lines, dead letters and their delivery marks waiting to be committed.
-    let buffer: WriteBehindBuffer<BufferedWrite>
+    package let buffer: WriteBehindBuffer<BufferedWrite>
     /// Whether commits succeed, over both commit paths (direct and written behind).
-    let health: StoreWriteHealth
+    package let health: StoreWriteHealth
     /// How long ``settle()`` waits while commits keep failing.
-    let patience: Duration
+    package let patience: Duration
     private let closed = Mutex(false)
     private let waitingStopped = Mutex(false)
     private let retry = RetryPolicy()
@@ -23,12 +23,12 @@ final class BufferedCommits: Sendable {
     /// whose operations wait in silence while the server is away (a connection pool waiting to
     /// connect) gives one, so that an operation slower than ``slowAfter`` finds out and the outage
     /// is loud (``direct(reportsEveryOutcome:_:)``).
-    let reachability: (@Sendable () async -> (any Error)?)?
+    package let reachability: (@Sendable () async -> (any Error)?)?
     /// How long an operation may take before ``reachability`` is asked, and then how often.
-    static let slowAfter: Duration = .seconds(2)
+    package static let slowAfter: Duration = .seconds(2)
 
 
-    init(health: StoreWriteHealth, patience: Duration, reachability: (@Sendable () async -> (any Error)?)? = nil,
+    package init(health: StoreWriteHealth, patience: Duration, reachability: (@Sendable () async -> (any Error)?)? = nil,
          sink: @escaping WriteBehindBuffer<BufferedWrite>.Sink) {
         self.health = health
         self.patience = patience
@@ -55,16 +55,16 @@ final class BufferedCommits: Sendable {
     }
 
     /// True once the store began closing.
-    var isClosed: Bool { closed.withLock { $0 } }
+    package var isClosed: Bool { closed.withLock { $0 } }
 
     /// Throws ``StoreError/closed(_:)`` once the store began closing.
-    func checkOpen(_ operation: @autoclosure () -> String) throws {
+    package func checkOpen(_ operation: @autoclosure () -> String) throws {
         if isClosed { throw StoreError.closed(operation()) }
     }
 
     /// Stops the waiting: operations waiting now, and those that fail from now on, throw their
     /// failure.
-    func stopWaiting() {
+    package func stopWaiting() {
         waitingStopped.withLock { $0 = true }
     }
 
@@ -76,7 +76,7 @@ final class BufferedCommits: Sendable {
 
     /// True once ``stopWaiting()`` was called: a failure that passes thrown now means "not
     /// handled", not "refused".
-    var stoppedWaiting: Bool {
+    package var stoppedWaiting: Bool {
         waitingStopped.withLock { $0 }
     }
 
@@ -95,7 +95,7 @@ final class BufferedCommits: Sendable {
     ///
     /// An attempt that takes longer than ``slowAfter`` while the server cannot be reached
     /// (``reachability``) is an outage too, reported as such while the attempt goes on waiting.
-    func direct<T>(reportsEveryOutcome: Bool, _ attempt: () async throws -> T) async throws -> T {
+    package func direct<T>(reportsEveryOutcome: Bool, _ attempt: () async throws -> T) async throws -> T {
         var failures = 0
         while true {
             do {
@@ -150,7 +150,7 @@ final class BufferedCommits: Sendable {
     }
 
     /// Marks the store closed. True for the one call that closed it; later calls get false.
-    func beginClosing() -> Bool {
+    package func beginClosing() -> Bool {
         closed.withLock { closed in
             defer { closed = true }
             return !closed
@@ -159,7 +159,7 @@ final class BufferedCommits: Sendable {
 
     /// Queues a change behind; one made while a delivery is in hand carries its mark, so both land
     /// in the same batch transaction.
-    func enqueue(_ operation: @autoclosure () -> String, _ item: BufferedWrite) async throws {
+    package func enqueue(_ operation: @autoclosure () -> String, _ item: BufferedWrite) async throws {
         try checkOpen(operation())
         if let mark = HandledDelivery.current {
             await buffer.append(.marked(item, mark))
@@ -170,7 +170,7 @@ final class BufferedCommits: Sendable {
 
     /// Waits until what is queued now is committed, giving up after `patience` of failing commits
     /// (the changes stay queued and keep being retried).
-    func settle() async throws {
+    package func settle() async throws {
         let target = buffer.queued.load(ordering: .acquiring)
         var deadline: ContinuousClock.Instant?
         while true {
@@ -190,7 +190,7 @@ final class BufferedCommits: Sendable {
     /// Settles before the database is closed. When commits still fail once the patience is spent,
     /// gives the queued changes up and returns the failure to throw after closing: their messages
     /// were never acknowledged, so the broker sends them again.
-    func settleForClose() async -> StoreError? {
+    package func settleForClose() async -> StoreError? {
         do {
             try await settle()
             return nil
@@ -206,13 +206,13 @@ final class BufferedCommits: Sendable {
     }
 
     /// Seconds the oldest queued change has waited.
-    func oldestUnwrittenChangeAge() async -> Double? {
+    package func oldestUnwrittenChangeAge() async -> Double? {
         guard let age = await buffer.oldestUnwrittenAge() else { return nil }
         return Double(age.components.seconds) + Double(age.components.attoseconds) / 1e18
     }
 
     /// The state of the commits now, without writing anything.
-    func writeStatus() async -> StoreWriteStatus {
+    package func writeStatus() async -> StoreWriteStatus {
         let failure = health.currentFailure
         return StoreWriteStatus(
             writable: failure == nil, error: failure.map(StoreWriteHealth.cause(of:)),
@@ -223,7 +223,7 @@ final class BufferedCommits: Sendable {
     /// Succeeds when a probe change, queued behind every change already queued, commits within
     /// `timeout` through the path real writes take; throws the write-behind's failure at once
     /// while its commits fail.
-    func checkWritable(timeout: Duration) async throws {
+    package func checkWritable(timeout: Duration) async throws {
         if let failure = health.writeBehindFailure { throw failure }
         try checkOpen("checkWritable()")
         let position = await buffer.append(.probe(at: Date().storeMilliseconds))

@@ -1,7 +1,7 @@
 import TrellisCore
 
 /// A fire-and-forget write waiting in the ``WriteBehindBuffer``.
-indirect enum BufferedWrite: Sendable {
+package indirect enum BufferedWrite: Sendable {
     /// A sensor's reading, kept unless a newer one is stored.
     case reading(sensor: String, moisture: Int, temperature: Double, at: Int64)
     /// A dead letter.
@@ -20,7 +20,7 @@ extension BufferedWrite {
     /// does (the sensor records). Log lines, dead letters, delivery marks and probes are read by
     /// no cached query, so a batch of them leaves the caches as they are; emptying them after
     /// every batch made each log line's device lookup a database read.
-    var changesCachedReads: Bool {
+    package var changesCachedReads: Bool {
         switch self {
         case .reading: true
         case let .marked(inner, _): inner.changesCachedReads

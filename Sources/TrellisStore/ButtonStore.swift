@@ -1,4 +1,5 @@
 import Foundation
+import TrellisCore
 
 /// Buttons, their press totals and histories, and the clients registered for them.
 ///
@@ -29,7 +30,7 @@ public protocol ButtonStore: Sendable {
     func forgetClient(id: String) async throws
 
     /// A button's state, `nil` when it was never pressed.
-    func button(id: String) async throws -> ButtonSnapshot?
+    func button(id: String) async throws -> ButtonState?
 
     /// The id of every button ever pressed, sorted.
     func buttonIDs() async throws -> [String]
@@ -38,32 +39,16 @@ public protocol ButtonStore: Sendable {
     func client(id: String) async throws -> ClientRecord?
 }
 
-/// A button's state after its latest press.
-public struct ButtonSnapshot: Sendable, Equatable {
-    /// The button's identifier.
-    public var id: String
-    /// How many times it was pressed, ever.
-    public var total: Int
-    /// The newest presses (as many as the last press kept), oldest first.
-    public var history: [Date]
-
-    /// Creates a snapshot value.
-    public init(id: String, total: Int, history: [Date]) {
-        self.id = id
-        self.total = total
-        self.history = history
-    }
-}
 
 /// What ``ButtonStore/register(client:button:at:)`` returns.
 public struct Registration: Sendable, Equatable {
     /// Presses the client missed while offline since it last registered for the button.
     public var missed: Int
     /// The button's state, `nil` when it was never pressed.
-    public var button: ButtonSnapshot?
+    public var button: ButtonState?
 
     /// Creates a registration result.
-    public init(missed: Int, button: ButtonSnapshot?) {
+    public init(missed: Int, button: ButtonState?) {
         self.missed = missed
         self.button = button
     }
@@ -72,12 +57,12 @@ public struct Registration: Sendable, Equatable {
 /// What ``ButtonStore/recordPress(button:at:historyLimit:)`` returns.
 public struct PressOutcome: Sendable, Equatable {
     /// The button's state including this press.
-    public var snapshot: ButtonSnapshot
+    public var snapshot: ButtonState
     /// Registered clients that are online, sorted, to fan the press out to.
     public var onlineClients: [String]
 
     /// Creates a press outcome.
-    public init(snapshot: ButtonSnapshot, onlineClients: [String]) {
+    public init(snapshot: ButtonState, onlineClients: [String]) {
         self.snapshot = snapshot
         self.onlineClients = onlineClients
     }

@@ -9,7 +9,7 @@ import TrellisCore
 /// A read remembers the generation it started at and keeps its result only if no write committed
 /// in between, so the cache never holds data older than the database. It holds at most
 /// `capacity` answers and starts over when full, so hostile keys cannot grow it.
-final class CommittedReadCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+package final class CommittedReadCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct State {
         var generation: UInt64 = 0
         var answers: [Key: Value] = [:]
@@ -18,18 +18,18 @@ final class CommittedReadCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     private let state = Mutex(State())
     private let capacity: Int
 
-    init(capacity: Int) {
+    package init(capacity: Int) {
         self.capacity = max(1, capacity)
     }
 
     /// The answer kept for `key` (nil when it must be read) and the generation a read made now
     /// belongs to.
-    func lookup(_ key: Key) -> (generation: UInt64, answer: Value?) {
+    package func lookup(_ key: Key) -> (generation: UInt64, answer: Value?) {
         state.withLock { ($0.generation, $0.answers[key]) }
     }
 
     /// Keeps `answer` for `key`, read at `generation`, unless a write committed since.
-    func keep(_ answer: Value, for key: Key, readAt generation: UInt64) {
+    package func keep(_ answer: Value, for key: Key, readAt generation: UInt64) {
         state.withLock { state in
             guard state.generation == generation else { return }
             if state.answers.count >= capacity, state.answers[key] == nil { state.answers.removeAll(keepingCapacity: true) }
@@ -38,7 +38,7 @@ final class CommittedReadCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     }
 
     /// Called after a committed write that can change these answers: what was kept may be out of date.
-    func invalidate() {
+    package func invalidate() {
         state.withLock { state in
             state.generation &+= 1
             state.answers.removeAll(keepingCapacity: true)
@@ -47,16 +47,18 @@ final class CommittedReadCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 }
 
 /// The store's read caches, emptied together after every committed write that can change them.
-struct StoreReadCaches: Sendable {
+package struct StoreReadCaches: Sendable {
     /// Answers of `sensorRecords(plant:)` (nil: every plant).
-    let sensors = CommittedReadCache<String?, [SensorRecord]?>(capacity: 1024)
+    package let sensors = CommittedReadCache<String?, [PlantSensorRecord]?>(capacity: 1024)
     /// Devices looked up by id.
-    let devices = CommittedReadCache<String, DeviceRecord>(capacity: 10_000)
+    package let devices = CommittedReadCache<String, DeviceRecord>(capacity: 10_000)
+
+    package init() {}
 
     /// Called after every direct write and every batch written behind that holds a reading
     /// (``BufferedWrite/changesCachedReads``): log lines, dead letters and delivery marks change no
     /// cached answer.
-    func invalidate() {
+    package func invalidate() {
         sensors.invalidate()
         devices.invalidate()
     }

@@ -12,6 +12,12 @@ public protocol DeadLetterStore: Sendable {
     func deadLetters(limit: Int) async throws -> [StoredDeadLetter]
 }
 
+/// What every backend keeps unless told otherwise.
+public enum StoreDefaults {
+    /// The newest dead letters kept.
+    public static let deadLetterLimit = 10_000
+}
+
 /// Row counts for metrics.
 public protocol StoreStatistics: Sendable {
     /// How many rows of each kind the store holds, including writes still queued.
@@ -21,7 +27,7 @@ public protocol StoreStatistics: Sendable {
     func oldestUnwrittenChangeAge() async -> Double?
 
     /// Succeeds when a real write commits now, through the path real writes take (see
-    /// ``SQLiteStore/checkWritable(timeout:)``); throws the cause otherwise. For health checks.
+    /// the backends' `checkWritable(timeout:)`); throws the cause otherwise. For health checks.
     func checkWritable() async throws
 
     /// Succeeds when the database answers now, without writing anything; throws why not. For

@@ -1,4 +1,5 @@
 import Foundation
+import TrellisCore
 
 /// Plants, the sensors assigned to them and the latest reading of each sensor.
 ///
@@ -11,8 +12,8 @@ public protocol PlantStore: Sendable {
     func addPlant(name: String, sensors: [String], maxPlants: Int) async throws -> AddPlantOutcome
 
     /// Deletes a plant and its sensor assignments; the sensors' readings stay.
-    /// - Returns: `false` when no plant has that name.
-    func deletePlant(name: String) async throws -> Bool
+    /// - Returns: the deleted plant's ``StoredPlant/id``; nil when no plant has that name.
+    func deletePlant(name: String) async throws -> Int64?
 
     /// Renames the plant `old` to `new` unless another plant has `new`, in one transaction. The
     /// plant keeps its row (so its browse PERM_ID), its sensors in their order, its species link
@@ -40,27 +41,37 @@ public protocol PlantStore: Sendable {
     /// One record per sensor of the named plant, or of every plant when `plant` is nil, ordered
     /// by plant then by the sensor order given when the plant was added.
     /// - Returns: `nil` when a plant is named and does not exist.
-    func sensorRecords(plant: String?) async throws -> [SensorRecord]?
+    func sensorRecords(plant: String?) async throws -> [PlantSensorRecord]?
 }
 
 /// What ``PlantStore/addPlant(name:sensors:maxPlants:)`` did.
 public enum AddPlantOutcome: Sendable, Equatable {
-    /// The plant was stored.
-    case added
+    /// The plant was stored under this ``StoredPlant/id``.
+    case added(id: Int64)
     /// A plant with exactly this name already exists.
     case nameTaken
     /// The store already holds `maxPlants` plants.
     case tooManyPlants
+
+    /// The added plant's id; nil when nothing was added.
+    public var plantID: Int64? {
+        if case let .added(id) = self { id } else { nil }
+    }
 }
 
 /// What ``PlantStore/renamePlant(from:to:)`` did.
 public enum RenamePlantOutcome: Sendable, Equatable {
-    /// The plant has the new name now.
-    case renamed
+    /// The plant (this ``StoredPlant/id``) has the new name now.
+    case renamed(id: Int64)
     /// Another plant has the new name; nothing changed.
     case nameTaken
     /// No plant has the old name; nothing changed.
     case notFound
+
+    /// The renamed plant's id; nil when nothing was renamed.
+    public var plantID: Int64? {
+        if case let .renamed(id) = self { id } else { nil }
+    }
 }
 
 /// A plant as stored.
@@ -83,25 +94,3 @@ public struct StoredPlant: Sendable, Equatable {
     }
 }
 
-/// The latest reading of one sensor of one plant.
-public struct SensorRecord: Sendable, Equatable {
-    /// The plant's name.
-    public var plant: String
-    /// The sensor's address.
-    public var sensor: String
-    /// The latest moisture, `nil` when the sensor never reported.
-    public var moisture: Int?
-    /// The latest temperature, `nil` when the sensor never reported.
-    public var temperature: Double?
-    /// When the latest reading was taken, `nil` when the sensor never reported.
-    public var at: Date?
-
-    /// Creates a record value.
-    public init(plant: String, sensor: String, moisture: Int? = nil, temperature: Double? = nil, at: Date? = nil) {
-        self.plant = plant
-        self.sensor = sensor
-        self.moisture = moisture
-        self.temperature = temperature
-        self.at = at
-    }
-}

@@ -19,10 +19,12 @@ public protocol SpamLedger: Sendable {
 
 /// A ``SpamLedger`` in this process's memory, for a store only one relay uses. A change of the
 /// limit or window (a configuration reload) starts the count over.
-final class LocalSpamLedger: Sendable {
+package final class LocalSpamLedger: Sendable {
     private let guardState = Mutex<SpamGuard?>(nil)
 
-    func admit(sender: String, at: Date, limit: Int, window: TimeInterval, usingAllowance: Bool) -> SpamVerdict {
+    package init() {}
+
+    package func admit(sender: String, at: Date, limit: Int, window: TimeInterval, usingAllowance: Bool) -> SpamVerdict {
         guardState.withLock { state in
             if state == nil || state?.limit != max(1, limit) || state?.window != max(0.001, window) {
                 state = SpamGuard(limit: max(1, limit), window: max(0.001, window))
@@ -31,7 +33,7 @@ final class LocalSpamLedger: Sendable {
         }
     }
 
-    func grant(sender: String, count: Int) {
+    package func grant(sender: String, count: Int) {
         guardState.withLock { $0?.grant(sender: sender, count: count) }
     }
 }

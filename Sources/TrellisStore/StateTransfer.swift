@@ -86,3 +86,10 @@ public protocol StateImporting: StateExporting {
     /// emptied first in the same transaction. Nothing is written when any row fails.
     func importState(_ dump: StateDump, replacing: Bool) async throws
 }
+
+/// The tables and columns a store's database has, as the database itself reports them: for the
+/// schema-parity test, which fails when a table or column exists in one backend and not the other.
+public protocol SchemaDescribing: Sendable {
+    /// Every table of the store's schema (its own bookkeeping included) with its columns, in order.
+    func schemaColumns() async throws -> [String: [String]]
+}

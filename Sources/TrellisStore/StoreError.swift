@@ -1,5 +1,3 @@
-import GRDB
-
 /// The one error type every store operation throws.
 ///
 /// It names what failed in plain words (the operation, or the path that could not be opened) and
@@ -12,7 +10,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case cannotOpen
         /// A read or write failed inside the database.
         case operationFailed
-        /// The store was used after ``SQLiteStore/close()``.
+        /// The store was used after it was closed.
         case closed
     }
 
@@ -41,93 +39,73 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The kind of failure in one stable word, for counting and for logging each kind once: the
-    /// name of SQLite's primary result code (`SQLITE_FULL`, `SQLITE_BUSY`, `SQLITE_READONLY`,
-    /// `SQLITE_IOERR`, …), `closed` for a closed store, `other` for anything else.
+    /// backend's name for it (``StoreFailureCause/kind``: `SQLITE_FULL`, `SQLITE_BUSY`, PostgreSQL's
+    /// `connection_failure`, …), `closed` for a closed store, `other` for anything else.
     public var kind: String {
         if code == .closed { return "closed" }
-        if let problem = underlying as? PostgresProblem { return problem.kind }
-        if let databaseError = underlying as? DatabaseError {
-            return Self.primaryCodeName(databaseError.resultCode.rawValue)
-        }
-        return "other"
+        return classified?.kind ?? "other"
     }
 
-    /// The cause of a failure as a log line or health answer shows it: the kind, SQLite's words and
-    /// the operating system's reason, e.g. `SQLITE_FULL: database or disk is full`.
+    /// The cause of a failure as a log line or health answer shows it: the backend's words with the
+    /// operating system's reason, e.g. `SQLITE_FULL: database or disk is full`.
     public var cause: String {
-        guard let databaseError = underlying as? DatabaseError else {
-            return underlying.map { String(describing: $0) } ?? message
-        }
-        let text = databaseError.message ?? "SQLite code \(databaseError.extendedResultCode.rawValue)"
-        return "\(kind): \(text)" + (systemReason.map { " (\($0))" } ?? "")
+        guard let classified else { return underlying.map { String(describing: $0) } ?? message }
+        return classified.causeText + (systemReason.map { " (\($0))" } ?? "")
     }
 
-    /// The names of SQLite's primary result codes (https://sqlite.org/rescode.html).
-    static func primaryCodeName(_ code: Int32) -> String {
-        let names: [Int32: String] = [
-            1: "SQLITE_ERROR", 2: "SQLITE_INTERNAL", 3: "SQLITE_PERM", 4: "SQLITE_ABORT", 5: "SQLITE_BUSY",
-            6: "SQLITE_LOCKED", 7: "SQLITE_NOMEM", 8: "SQLITE_READONLY", 9: "SQLITE_INTERRUPT", 10: "SQLITE_IOERR",
-            11: "SQLITE_CORRUPT", 12: "SQLITE_NOTFOUND", 13: "SQLITE_FULL", 14: "SQLITE_CANTOPEN",
-            15: "SQLITE_PROTOCOL", 16: "SQLITE_EMPTY", 17: "SQLITE_SCHEMA", 18: "SQLITE_TOOBIG",
-            19: "SQLITE_CONSTRAINT", 20: "SQLITE_MISMATCH", 21: "SQLITE_MISUSE", 22: "SQLITE_NOLFS",
-            23: "SQLITE_AUTH", 24: "SQLITE_FORMAT", 25: "SQLITE_RANGE", 26: "SQLITE_NOTADB",
-        ]
-        return names[code & 0xFF] ?? "SQLITE_\(code)"
-    }
-
-    /// Whether the failure passes without anything in the request changing: the database is busy
-    /// or locked, the disk is full or read-only or failing (SQLite), the server is unreachable,
-    /// shutting down or starting, or a connection was lost (PostgreSQL). A message whose handling
-    /// meets such a failure waits for the store instead of being refused (``OutageWaiting``).
-    /// A closed store, a store that cannot be opened, a constraint, a corrupt file or a statement the
-    /// server refuses are not transient.
+    /// Whether the failure passes without anything in the request changing (the backend's
+    /// ``StoreFailureCause/isTransient``: a busy, locked, full or read-only database, an unreachable
+    /// server, a lost connection). A message whose handling meets such a failure waits for the store
+    /// instead of being refused (``OutageWaiting``). A closed store, a store that cannot be opened, a
+    /// constraint, a corrupt file or a statement the server refuses are not transient.
     public var isTransient: Bool {
-        guard code == .operationFailed else { return false }
-        if let problem = underlying as? PostgresProblem { return problem.transient }
-        if let databaseError = underlying as? DatabaseError {
-            return Self.transientSQLiteCodes.contains(databaseError.resultCode.rawValue & 0xFF)
-        }
-        return false
+        code == .operationFailed && classified?.isTransient == true
     }
 
     /// Whether a store that could not be opened failed because its server could not be reached
     /// or was not ready yet (refused, unreachable, starting up, shutting down), which waiting
     /// may cure, rather than a refused login or a missing database, which it will not.
     public var serverUnavailable: Bool {
-        code == .cannotOpen && (underlying as? PostgresProblem)?.transient == true
+        code == .cannotOpen && classified?.isServerUnavailable == true
     }
 
-    /// SQLITE_BUSY, SQLITE_LOCKED, SQLITE_READONLY, SQLITE_IOERR and SQLITE_FULL.
-    static let transientSQLiteCodes: Set<Int32> = [5, 6, 8, 10, 13]
-
-    /// The SQLite result code of the underlying error, when it came from the database.
-    public var sqliteResultCode: Int32? {
-        (underlying as? DatabaseError)?.extendedResultCode.rawValue
-    }
+    /// The underlying error, when a backend classified it.
+    private var classified: (any StoreFailureCause)? { underlying as? any StoreFailureCause }
 
     /// An error for a store that could not be opened at `path`.
-    static func cannotOpen(_ path: String, _ what: String, underlying: (any Error)?) -> StoreError {
+    package static func cannotOpen(_ path: String, _ what: String, underlying: (any Error)?) -> StoreError {
         StoreError(code: .cannotOpen, message: "cannot \(what) at \(path)", underlying: underlying)
     }
 
     /// An error for an operation attempted after the store was closed.
-    static func closed(_ operation: String) -> StoreError {
+    package static func closed(_ operation: String) -> StoreError {
         StoreError(code: .closed, message: "\(operation) called on a closed store")
     }
 
     /// Wraps `error` as a failure of `operation`, leaving an existing ``StoreError`` untouched.
-    static func wrap(_ error: any Error, operation: String, systemReason: String? = nil) -> StoreError {
+    package static func wrap(_ error: any Error, operation: String, systemReason: String? = nil) -> StoreError {
         if let storeError = error as? StoreError { return storeError }
         return StoreError(code: .operationFailed, message: "\(operation) failed", underlying: error,
                           systemReason: systemReason)
     }
 
-    /// A compact rendering of an underlying error: SQLite's message and code for database errors.
+    /// A compact rendering of an underlying error: the backend's words when it classified it.
     private static func describe(_ error: any Error) -> String {
-        if let databaseError = error as? DatabaseError {
-            let text = databaseError.message ?? "\(databaseError.resultCode)"
-            return "\(text) (SQLite code \(databaseError.extendedResultCode.rawValue))"
-        }
-        return String(describing: error)
+        (error as? any StoreFailureCause)?.summary ?? String(describing: error)
     }
+}
+
+/// An error of a store's database that its backend classifies, so that ``StoreError`` can say what
+/// kind of failure it was and whether waiting may cure it without knowing the database.
+public protocol StoreFailureCause: Error {
+    /// The failure in one stable word (`SQLITE_FULL`, `connection_failure`).
+    var kind: String { get }
+    /// The database's words for the failure with its code, for an error's description.
+    var summary: String { get }
+    /// The failure as a log line or health answer shows it: the kind and the database's words.
+    var causeText: String { get }
+    /// Whether the same operation may succeed later with nothing in it changed.
+    var isTransient: Bool { get }
+    /// Whether the database's server could not be reached or was not ready.
+    var isServerUnavailable: Bool { get }
 }

@@ -23,11 +23,11 @@ extension StoreStatistics {
 private final class OnceAnswer<Value: Sendable>: Sendable {
     private let continuation = Mutex<CheckedContinuation<Value, Never>?>(nil)
 
-    func waiting(_ continuation: CheckedContinuation<Value, Never>) {
+    package func waiting(_ continuation: CheckedContinuation<Value, Never>) {
         self.continuation.withLock { $0 = continuation }
     }
 
-    func give(_ value: Value) {
+    package func give(_ value: Value) {
         continuation.withLock { current in
             defer { current = nil }
             return current

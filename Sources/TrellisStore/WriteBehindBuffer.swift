@@ -21,9 +21,9 @@ import Synchronization
 /// at once when someone waits for a pending change. Batches run one at a time, in order, each as
 /// one call of `sink`. When the writer falls more than `maxBatchesInFlight` batches behind,
 /// `append` waits, bounding memory. Failures and recoveries are reported to ``StoreWriteHealth``.
-actor WriteBehindBuffer<Item: Sendable> {
+package actor WriteBehindBuffer<Item: Sendable> {
     /// Commits one batch in one transaction; called by one batch at a time.
-    typealias Sink = @Sendable ([Item]) async throws -> Void
+    package typealias Sink = @Sendable ([Item]) async throws -> Void
 
     private let sink: Sink
     private let batchSize: Int
@@ -31,7 +31,7 @@ actor WriteBehindBuffer<Item: Sendable> {
     private let maxBatchesInFlight: Int
     private let retry: RetryPolicy
     /// Where commit outcomes are reported.
-    nonisolated let health: StoreWriteHealth
+    package nonisolated let health: StoreWriteHealth
 
     private var pending: [Item] = []
     private var timer: Task<Void, Never>?
@@ -54,7 +54,7 @@ actor WriteBehindBuffer<Item: Sendable> {
     private var nextWaiterID = 0
 
     /// Creates a buffer committing through `sink`.
-    init(
+    package init(
         batchSize: Int = 256,
         maxDelay: Duration = .milliseconds(20),
         maxBatchesInFlight: Int = 4,
@@ -71,27 +71,27 @@ actor WriteBehindBuffer<Item: Sendable> {
     }
 
     /// Changes queued and not yet handed to a batch.
-    var pendingCount: Int { pending.count }
+    package var pendingCount: Int { pending.count }
     /// True once ``giveUp()`` was called.
-    var gaveUp: Bool { abandoned }
+    package var gaveUp: Bool { abandoned }
     /// Batches committed (or abandoned) so far, for tests and metrics.
     private(set) var batchesFinished = 0
 
     /// The position of the newest change queued; read without entering the actor.
-    nonisolated let queued = Atomic<UInt64>(0)
+    package nonisolated let queued = Atomic<UInt64>(0)
     /// Every change up to this position is committed; read without entering the actor.
-    nonisolated let committed = Atomic<UInt64>(0)
+    package nonisolated let committed = Atomic<UInt64>(0)
 
     /// Changes queued and not yet committed.
-    nonisolated var outstanding: Int {
+    package nonisolated var outstanding: Int {
         Int(queued.load(ordering: .acquiring) &- committed.load(ordering: .acquiring))
     }
 
     /// True when every queued change has been committed.
-    nonisolated var isIdle: Bool { outstanding == 0 }
+    package nonisolated var isIdle: Bool { outstanding == 0 }
 
     /// True when every change up to `position` is committed.
-    nonisolated func isCommitted(through position: UInt64) -> Bool {
+    package nonisolated func isCommitted(through position: UInt64) -> Bool {
         committed.load(ordering: .acquiring) >= position
     }
 
@@ -101,13 +101,13 @@ actor WriteBehindBuffer<Item: Sendable> {
     private var inFlightSince: [ContinuousClock.Instant] = []
 
     /// How long the oldest change not yet committed has waited; nil when everything is committed.
-    func oldestUnwrittenAge() -> Duration? {
+    package func oldestUnwrittenAge() -> Duration? {
         (inFlightSince.first ?? pendingSince).map { ContinuousClock.now - $0 }
     }
 
     /// Queues one change, starting a batch when enough are pending, and returns its position.
     @discardableResult
-    func append(_ item: Item) async -> UInt64 {
+    package func append(_ item: Item) async -> UInt64 {
         if pending.isEmpty { pendingSince = .now }
         let position = queued.add(1, ordering: .releasing).newValue
         pending.append(item)
@@ -127,7 +127,7 @@ actor WriteBehindBuffer<Item: Sendable> {
     ///   succeeded again), for callers that must not wait out a failing store.
     /// - Returns: true once committed; false when the buffer gave up (``giveUp()``), the calling
     ///   task was cancelled, or `untilFailure` and a commit failed.
-    func waitUntilCommitted(through position: UInt64, untilFailure: Bool = false) async -> Bool {
+    package func waitUntilCommitted(through position: UInt64, untilFailure: Bool = false) async -> Bool {
         if isCommitted(through: position) { return true }
         if abandoned || (untilFailure && health.writeBehindFailure != nil) { return false }
         if position > dispatched { startBatch() }
@@ -148,14 +148,14 @@ actor WriteBehindBuffer<Item: Sendable> {
 
     /// Waits until everything queued so far is committed (see ``waitUntilCommitted(through:untilFailure:)``).
     @discardableResult
-    func drain(untilFailure: Bool = false) async -> Bool {
+    package func drain(untilFailure: Bool = false) async -> Bool {
         await waitUntilCommitted(through: queued.load(ordering: .acquiring), untilFailure: untilFailure)
     }
 
     /// Stops retrying: the batch being retried and every later one are left unwritten, and every
     /// waiter is told no. For closing a store whose commits keep failing; the messages behind those
     /// changes were never acknowledged, so the broker sends them again.
-    func giveUp() async {
+    package func giveUp() async {
         abandoned = true
         for waiter in waiters { waiter.continuation.resume(returning: false) }
         waiters.removeAll()

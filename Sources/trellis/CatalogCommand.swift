@@ -3,6 +3,8 @@ import Foundation
 import TrellisCore
 import TrellisRelay
 import TrellisStore
+import TrellisStorePostgres
+import TrellisStoreSQLite
 
 /// `trellis catalog`: the plant catalog kept in the state.
 struct CatalogCommand: AsyncParsableCommand {

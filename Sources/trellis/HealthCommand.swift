@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TrellisServer
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -5,6 +5,7 @@ import TrellisCore
 import TrellisMQTT
 import TrellisRelay
 import TrellisStore
+import TrellisStoreSQLite
 
 /// `trellis replay`: publishes a capture to a broker, or runs it through the relay's logic offline.
 struct ReplayCommand: AsyncParsableCommand {

@@ -4,6 +4,7 @@ import ServiceLifecycle
 import TrellisBroker
 import TrellisMQTT
 import TrellisRelay
+import TrellisServer
 import TrellisStore
 
 extension RunCommand {
@@ -61,29 +62,9 @@ extension RunCommand {
         )
         let client = try MQTTClient(configuration: mqtt, logger: Logger(label: "trellis.mqtt"))
         let relay = RelayService(client: client, store: store, settings: settings, logger: Logger(label: "trellis.relay"))
-        services.append(relay)
-        services.append(StatsService(relay: relay, logger: Logger(label: "trellis.stats")))
-        let probes = Probes(relay: relay)
-        if let metricsAddress = ListenAddress(configuration.string("metrics.address")) {
-            services.append(MetricsServer.service(address: metricsAddress, relay: relay, probes: probes, logger: Logger(label: "trellis.http")))
-            logger.info("serving /metrics, /livez and /readyz", metadata: ["address": "\(metricsAddress)"])
-        }
-        if let healthAddress = ListenAddress(configuration.string("health.address")) {
-            services.append(HealthServer.service(address: healthAddress, probes: probes, logger: Logger(label: "trellis.http")))
-            logger.info("serving /livez and /readyz", metadata: ["address": "\(healthAddress)"])
-        }
-        if let notifier = SystemdNotifier() {
-            services.append(SystemdService(notifier: notifier, relay: relay, watchdog: SystemdNotifier.watchdogPeriod(),
-                                           logger: Logger(label: "trellis.systemd")))
-        }
-        if let socketIOAddress = ListenAddress(configuration.string("buttons.socketio_address")) {
-            let settings = SocketIOSettings(maximumSessions: configuration.int("buttons.socketio_max_sessions"),
-                                            maximumSessionsPerAddress: configuration.int("buttons.socketio_max_sessions_per_address"),
-                                            presses: try SocketIOServer.pressPolicy(tokenFile: configuration.string("buttons.socketio_press_token_file")))
-            services.append(SocketIOServer.service(address: socketIOAddress, relay: relay, settings: settings,
-                                                   logger: Logger(label: "trellis.socketio")))
-            logger.info("serving the button service to Socket.IO clients on /socket.io/", metadata: ["address": "\(socketIOAddress)"])
-        }
+        let started = RelayServices.make(relay: relay, servers: try configuration.serverSettings, logger: logger)
+        services += started.services
+        for (message, address) in started.announcements { logger.info("\(message)", metadata: ["address": "\(address)"]) }
         let reloader = ConfigReloader(configuration: configuration, flags: flagValues, relay: relay,
                                       logger: Logger(label: "trellis.config"))
         services.append(reloader)

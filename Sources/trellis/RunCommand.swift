@@ -6,6 +6,7 @@ import ServiceLifecycle
 import TrellisBroker
 import TrellisMQTT
 import TrellisRelay
+import TrellisServer
 import TrellisStore
 
 /// `trellis run`: starts (or joins) a broker and runs the relay until SIGINT/SIGTERM.
@@ -216,6 +217,8 @@ struct RunCommand: AsyncParsableCommand {
         } catch let error as PlantsFileError {
             throw fail("\(error)")
         } catch let error as CredentialsError {
+            throw fail("\(error)")
+        } catch let error as SocketIOServer.PressTokenError {
             throw fail("\(error)")
         }
     }

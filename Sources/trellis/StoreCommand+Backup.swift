@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TrellisStore
+import TrellisStoreSQLite
 
 /// `trellis store backup` and `trellis store restore`: a consistent copy of a running SQLite
 /// state, and putting one back.

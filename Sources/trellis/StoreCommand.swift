@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import Logging
 import TrellisStore
+import TrellisStorePostgres
+import TrellisStoreSQLite
 
 /// `trellis store`: moving a state between stores.
 struct StoreCommand: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrellisStore
+import TrellisStoreSQLite
 import TrellisTestSupport
 
 /// The shipped Grafana dashboard and Prometheus rules against a real Prometheus scraping a running

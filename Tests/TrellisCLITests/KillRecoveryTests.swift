@@ -3,6 +3,7 @@ import Testing
 import TrellisBroker
 import TrellisMQTT
 import TrellisStore
+import TrellisStoreSQLite
 import TrellisTestSupport
 
 /// Trellis killed with SIGKILL in the middle of a burst of QoS 1 presses, then started again.

@@ -4,6 +4,7 @@ import TrellisBroker
 import TrellisCore
 import TrellisMQTT
 import TrellisStore
+import TrellisStorePostgres
 import TrellisTestSupport
 
 /// Two `trellis run` relays in one share group on one Mosquitto, sharing a fresh PostgreSQL

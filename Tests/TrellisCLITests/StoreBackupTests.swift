@@ -3,6 +3,7 @@ import Testing
 import TrellisBroker
 import TrellisMQTT
 import TrellisStore
+import TrellisStoreSQLite
 import TrellisTestSupport
 
 /// `trellis store backup` and `restore`: a backup taken while a relay answers a QoS 1 load

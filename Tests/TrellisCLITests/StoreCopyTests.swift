@@ -4,6 +4,8 @@ import TrellisBroker
 import TrellisCore
 import TrellisMQTT
 import TrellisStore
+import TrellisStorePostgres
+import TrellisStoreSQLite
 import TrellisTestSupport
 
 /// `trellis store copy`: a state made on SQLite, copied into a fresh PostgreSQL database, then
@@ -14,8 +16,8 @@ struct StoreCopyTests {
     static func makeState(in directory: String) async throws {
         let store = try SQLiteStore(directory: directory)
         let start = Date(timeIntervalSince1970: 1_795_344_000)
-        #expect(try await store.addPlant(name: "Fern", sensors: ["0x36", "0x37"], maxPlants: 7) == .added)
-        #expect(try await store.addPlant(name: "Ivy", sensors: ["0x38"], maxPlants: 7) == .added)
+        #expect(try await store.addPlant(name: "Fern", sensors: ["0x36", "0x37"], maxPlants: 7).plantID != nil)
+        #expect(try await store.addPlant(name: "Ivy", sensors: ["0x38"], maxPlants: 7).plantID != nil)
         try await store.recordReading(sensor: "0x36", moisture: 512, temperature: 71.5, at: start)
         _ = try await store.register(client: "phone", button: "door", at: start)
         try await store.setClientStatus(client: "phone", online: false, at: start)
@@ -67,9 +69,9 @@ struct StoreCopyTests {
             #expect(try await postgres.client(id: "phone") == sqlite.client(id: "phone"))
             #expect(try await postgres.deadLetters(limit: 10) == sqlite.deadLetters(limit: 10))
             // A plant added after the copy gets a fresh id, past the copied ones.
-            #expect(try await postgres.addPlant(name: "Moss", sensors: [], maxPlants: 7) == .added)
+            #expect(try await postgres.addPlant(name: "Moss", sensors: [], maxPlants: 7).plantID != nil)
             #expect(try await postgres.plants().map(\.id) == [1, 2, 3])
-            #expect(try await postgres.deletePlant(name: "Moss"))
+            #expect(try await postgres.deletePlant(name: "Moss") == 3)
             try await sqlite.close()
             try await postgres.close()
 

@@ -6,6 +6,7 @@ import Testing
 import TrellisBroker
 import TrellisMQTT
 import TrellisStore
+import TrellisStoreSQLite
 import TrellisTestSupport
 
 /// `trellis run` with its state on a small tmpfs, flooded with QoS 1 log lines of 60 KB through a

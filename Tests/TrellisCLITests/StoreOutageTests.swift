@@ -3,6 +3,8 @@ import Testing
 import TrellisBroker
 import TrellisMQTT
 import TrellisStore
+import TrellisStorePostgres
+import TrellisStoreSQLite
 import TrellisTestSupport
 
 /// The store goes away while requests are being handled: nothing delivered is dropped. A plant

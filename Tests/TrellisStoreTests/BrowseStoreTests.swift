@@ -1,8 +1,10 @@
 import Foundation
 import GRDB
 import Testing
+import TrellisTestSupport
 import TrellisCore
 @testable import TrellisStore
+@testable import TrellisStoreSQLite
 
 @Suite("BrowseStore on SQLite")
 struct BrowseStoreTests {

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
+import TrellisCore
+import TrellisTestSupport
 @testable import TrellisStore
+@testable import TrellisStoreSQLite
 
 @Suite("ButtonStore on SQLite")
 struct ButtonStoreTests {
@@ -47,7 +50,7 @@ struct ButtonStoreTests {
             for second in [1.0, 2.5, 4.125] {
                 last = try await store.recordPress(button: "b1", at: instant(second), historyLimit: 20)
             }
-            let expected = ButtonSnapshot(id: "b1", total: 3, history: [instant(1), instant(2.5), instant(4.125)])
+            let expected = ButtonState(id: "b1", total: 3, history: [instant(1), instant(2.5), instant(4.125)])
             #expect(last == PressOutcome(snapshot: expected, onlineClients: []))
             #expect(try await store.button(id: "b1") == expected)
             #expect(try await store.register(client: "c1", button: "b1", at: instant(5))
@@ -63,7 +66,7 @@ struct ButtonStoreTests {
                 outcome = try await store.recordPress(button: "b1", at: instant(Double(press)), historyLimit: 20)
             }
             let expectedHistory = (6...25).map { instant(Double($0)) }
-            #expect(outcome?.snapshot == ButtonSnapshot(id: "b1", total: 25, history: expectedHistory))
+            #expect(outcome?.snapshot == ButtonState(id: "b1", total: 25, history: expectedHistory))
             #expect(try await store.button(id: "b1")?.history == expectedHistory)
         }
     }

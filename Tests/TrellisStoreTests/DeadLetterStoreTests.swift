@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import TrellisCore
+import TrellisTestSupport
 @testable import TrellisStore
 
 @Suite("DeadLetterStore on SQLite")

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
+import TrellisTestSupport
 import TrellisCore
 @testable import TrellisStore
+@testable import TrellisStoreSQLite
 
 @Suite("DeliveryStore on SQLite")
 struct DeliveryStoreTests {

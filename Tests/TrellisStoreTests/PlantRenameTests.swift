@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrellisTestSupport
 import TrellisCore
 @testable import TrellisStore
 
@@ -8,8 +9,8 @@ struct PlantRenameTests {
     @Test("a rename keeps the plant's row, sensors, readings, species link and alerts", arguments: StoreKind.allCases)
     func keepsEverything(_ kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in
-            #expect(try await store.addPlant(name: "Basil", sensors: ["0x37", "0x38"], maxPlants: 7) == .added)
-            #expect(try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 7) == .added)
+            #expect(try await store.addPlant(name: "Basil", sensors: ["0x37", "0x38"], maxPlants: 7) .plantID != nil)
+            #expect(try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 7) .plantID != nil)
             try await store.recordReading(sensor: "0x37", moisture: 4, temperature: 68, at: Date(timeIntervalSince1970: 1_000))
             _ = try await store.upsertSpecies([Species(symbol: "OCBA", scientificName: "Ocimum basilicum", commonName: "sweet basil",
                                                       moistureUse: .medium, shadeTolerance: .intolerant, minTempF: 40)])
@@ -18,7 +19,7 @@ struct PlantRenameTests {
             _ = try await store.updateCareAlerts(plant: "Basil", conditions: [dry], at: Date(timeIntervalSince1970: 2_000))
             let before = try await store.plants()
 
-            #expect(try await store.renamePlant(from: "Basil", to: "Thai Basil") == .renamed)
+            #expect(try await store.renamePlant(from: "Basil", to: "Thai Basil") .plantID != nil)
 
             let after = try await store.plants()
             #expect(after.map(\.name) == ["Thai Basil", "Fern"])
@@ -38,14 +39,14 @@ struct PlantRenameTests {
     @Test("a taken name, an unknown plant and equal names change nothing")
     func refusals() async throws {
         try await withStore(.inMemory) { store async throws in
-            #expect(try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 7) == .added)
-            #expect(try await store.addPlant(name: "Mint", sensors: ["0x39"], maxPlants: 7) == .added)
+            #expect(try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 7) .plantID != nil)
+            #expect(try await store.addPlant(name: "Mint", sensors: ["0x39"], maxPlants: 7) .plantID != nil)
             #expect(try await store.renamePlant(from: "Fern", to: "Mint") == .nameTaken)
             #expect(try await store.renamePlant(from: "Rose", to: "Mint") == .nameTaken)
             #expect(try await store.renamePlant(from: "Rose", to: "Tulip") == .notFound)
-            #expect(try await store.renamePlant(from: "Fern", to: "Fern") == .renamed)
+            #expect(try await store.renamePlant(from: "Fern", to: "Fern") .plantID != nil)
             #expect(try await store.renamePlant(from: "Rose", to: "Rose") == .notFound)
-            #expect(try await store.renamePlant(from: "Fern", to: "fern") == .renamed)
+            #expect(try await store.renamePlant(from: "Fern", to: "fern") .plantID != nil)
             #expect(try await store.plants().map(\.name) == ["fern", "Mint"])
         }
     }

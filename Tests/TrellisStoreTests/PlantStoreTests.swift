@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrellisTestSupport
 import TrellisCore
 @testable import TrellisStore
 
@@ -9,8 +10,8 @@ struct PlantStoreTests {
     func addAndList(_ kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in
             let before = Date()
-            #expect(try await store.addPlant(name: "Fern", sensors: ["0x36", "0x10"], maxPlants: 5) == .added)
-            #expect(try await store.addPlant(name: "Basil", sensors: ["0x20"], maxPlants: 5) == .added)
+            #expect(try await store.addPlant(name: "Fern", sensors: ["0x36", "0x10"], maxPlants: 5) .plantID != nil)
+            #expect(try await store.addPlant(name: "Basil", sensors: ["0x20"], maxPlants: 5) .plantID != nil)
             let plants = try await store.plants()
             #expect(plants.map(\.name) == ["Fern", "Basil"])
             #expect(plants.map(\.sensors) == [["0x36", "0x10"], ["0x20"]])
@@ -22,7 +23,7 @@ struct PlantStoreTests {
     @Test("a repeated sensor is kept once, at its first place")
     func repeatedSensor() async throws {
         try await withStore(.inMemory) { store async throws in
-            #expect(try await store.addPlant(name: "Fern", sensors: ["0x36", "0x10", "0x36"], maxPlants: 5) == .added)
+            #expect(try await store.addPlant(name: "Fern", sensors: ["0x36", "0x10", "0x36"], maxPlants: 5) .plantID != nil)
             #expect(try await store.plants().first?.sensors == ["0x36", "0x10"])
         }
     }
@@ -30,9 +31,9 @@ struct PlantStoreTests {
     @Test("a taken name is refused, case-sensitively", arguments: StoreKind.allCases)
     func nameTaken(_ kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in
-            #expect(try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 5) == .added)
+            #expect(try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 5) .plantID != nil)
             #expect(try await store.addPlant(name: "Fern", sensors: ["0x10"], maxPlants: 5) == .nameTaken)
-            #expect(try await store.addPlant(name: "fern", sensors: ["0x10"], maxPlants: 5) == .added)
+            #expect(try await store.addPlant(name: "fern", sensors: ["0x10"], maxPlants: 5) .plantID != nil)
             let plants = try await store.plants()
             #expect(plants.map(\.name) == ["Fern", "fern"])
             #expect(plants[0].sensors == ["0x36"])
@@ -42,11 +43,11 @@ struct PlantStoreTests {
     @Test("the plant limit is enforced; a taken name wins over the limit", arguments: StoreKind.allCases)
     func limit(_ kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in
-            #expect(try await store.addPlant(name: "A", sensors: ["0x03"], maxPlants: 2) == .added)
-            #expect(try await store.addPlant(name: "B", sensors: ["0x04"], maxPlants: 2) == .added)
+            #expect(try await store.addPlant(name: "A", sensors: ["0x03"], maxPlants: 2) .plantID != nil)
+            #expect(try await store.addPlant(name: "B", sensors: ["0x04"], maxPlants: 2) .plantID != nil)
             #expect(try await store.addPlant(name: "C", sensors: ["0x05"], maxPlants: 2) == .tooManyPlants)
             #expect(try await store.addPlant(name: "A", sensors: ["0x05"], maxPlants: 2) == .nameTaken)
-            #expect(try await store.addPlant(name: "C", sensors: ["0x05"], maxPlants: 3) == .added)
+            #expect(try await store.addPlant(name: "C", sensors: ["0x05"], maxPlants: 3) .plantID != nil)
             #expect(try await store.plants().count == 3)
         }
     }
@@ -60,7 +61,7 @@ struct PlantStoreTests {
                 }
                 return try await group.reduce(into: [AddPlantOutcome]()) { $0.append($1) }
             }
-            #expect(outcomes.filter { $0 == .added }.count == 10)
+            #expect(outcomes.filter { $0.plantID != nil }.count == 10)
             #expect(outcomes.filter { $0 == .tooManyPlants }.count == 30)
             #expect(try await store.plants().count == 10)
         }
@@ -71,8 +72,8 @@ struct PlantStoreTests {
         try await withStore(kind) { store async throws in
             _ = try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 5)
             try await store.recordReading(sensor: "0x36", moisture: 4, temperature: 21.5, at: instant(1))
-            #expect(try await store.deletePlant(name: "Fern"))
-            #expect(try await store.deletePlant(name: "Fern") == false)
+            #expect(try await store.deletePlant(name: "Fern") != nil)
+            #expect(try await store.deletePlant(name: "Fern") == nil)
             #expect(try await store.plants().isEmpty)
             #expect(try await store.sensorRecords(plant: "Fern") == nil)
             let counts = try await store.counts()
@@ -82,7 +83,7 @@ struct PlantStoreTests {
 
             _ = try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 5)
             #expect(try await store.sensorRecords(plant: "Fern")
-                == [SensorRecord(plant: "Fern", sensor: "0x36", moisture: 4, temperature: 21.5, at: instant(1))])
+                == [PlantSensorRecord(plant: "Fern", sensor: "0x36", moisture: 4, temperature: 21.5, at: instant(1))])
         }
     }
 
@@ -106,7 +107,7 @@ struct PlantStoreTests {
             try await store.recordReading(sensor: "0x36", moisture: 7, temperature: 22.5, at: instant(20.456))
             try await store.recordReading(sensor: "0x36", moisture: 1, temperature: -4, at: instant(15))
             #expect(try await store.sensorRecords(plant: "Fern")
-                == [SensorRecord(plant: "Fern", sensor: "0x36", moisture: 7, temperature: 22.5, at: instant(20.456))])
+                == [PlantSensorRecord(plant: "Fern", sensor: "0x36", moisture: 7, temperature: 22.5, at: instant(20.456))])
 
             try await store.recordReading(sensor: "0x36", moisture: 9, temperature: 30.75, at: instant(21))
             #expect(try await store.sensorRecords(plant: "Fern")?.first?.moisture == 9)
@@ -122,13 +123,13 @@ struct PlantStoreTests {
             try await store.recordReading(sensor: "0x10", moisture: 5, temperature: 19, at: instant(1))
 
             #expect(try await store.sensorRecords(plant: "Fern") == [
-                SensorRecord(plant: "Fern", sensor: "0x36"),
-                SensorRecord(plant: "Fern", sensor: "0x10", moisture: 5, temperature: 19, at: instant(1)),
+                PlantSensorRecord(plant: "Fern", sensor: "0x36"),
+                PlantSensorRecord(plant: "Fern", sensor: "0x10", moisture: 5, temperature: 19, at: instant(1)),
             ])
             #expect(try await store.sensorRecords(plant: nil) == [
-                SensorRecord(plant: "Fern", sensor: "0x36"),
-                SensorRecord(plant: "Fern", sensor: "0x10", moisture: 5, temperature: 19, at: instant(1)),
-                SensorRecord(plant: "Basil", sensor: "0x10", moisture: 5, temperature: 19, at: instant(1)),
+                PlantSensorRecord(plant: "Fern", sensor: "0x36"),
+                PlantSensorRecord(plant: "Fern", sensor: "0x10", moisture: 5, temperature: 19, at: instant(1)),
+                PlantSensorRecord(plant: "Basil", sensor: "0x10", moisture: 5, temperature: 19, at: instant(1)),
             ])
             #expect(try await store.sensorRecords(plant: "Rose") == nil)
             #expect(try await store.sensorRecords(plant: "fern") == nil)
@@ -156,7 +157,7 @@ struct CommittedReadCacheTests {
     @Test("sensor records, for every plant and for one, follow every reading, added plant and deleted plant", arguments: StoreKind.allCases)
     func followsWrites(_ kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in
-            #expect(try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 7) == .added)
+            #expect(try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 7) .plantID != nil)
             #expect(try await store.sensorRecords(plant: nil)?.map(\.moisture) == [nil])
             #expect(try await store.sensorRecords(plant: "Ivy") == nil)
             try await store.recordReading(sensor: "0x36", moisture: 4, temperature: 70, at: instant(1))
@@ -165,10 +166,10 @@ struct CommittedReadCacheTests {
             try await store.recordReading(sensor: "0x36", moisture: 6, temperature: 70, at: instant(2))
             #expect(try await store.sensorRecords(plant: nil)?.map(\.moisture) == [6])
             #expect(try await store.sensorRecords(plant: "Fern")?.map(\.moisture) == [6])
-            #expect(try await store.addPlant(name: "Ivy", sensors: ["0x37"], maxPlants: 7) == .added)
+            #expect(try await store.addPlant(name: "Ivy", sensors: ["0x37"], maxPlants: 7) .plantID != nil)
             #expect(try await store.sensorRecords(plant: nil)?.map(\.plant) == ["Fern", "Ivy"])
             #expect(try await store.sensorRecords(plant: "Ivy")?.map(\.sensor) == ["0x37"])
-            #expect(try await store.deletePlant(name: "Fern"))
+            #expect(try await store.deletePlant(name: "Fern") != nil)
             #expect(try await store.sensorRecords(plant: nil)?.map(\.plant) == ["Ivy"])
             #expect(try await store.sensorRecords(plant: "Fern") == nil)
         }
@@ -211,11 +212,11 @@ struct PlantDeletionLinkTests {
         try await withStore(.inMemory) { store async throws in
             try await store.upsertSpecies([Species(symbol: "NEEX", scientificName: "Nephrolepis exaltata", commonName: "Boston swordfern",
                                                    moistureUse: .high, shadeTolerance: .tolerant, minTempF: 28)])
-            #expect(try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 7) == .added)
+            #expect(try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 7) .plantID != nil)
             #expect(try await store.linkPlant(plant: "Fern", symbol: "NEEX", at: instant(1)) == .linked)
             _ = try await store.updateCareAlerts(plant: "Fern", conditions: [], at: instant(2))
-            #expect(try await store.deletePlant(name: "Fern"))
-            #expect(try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 7) == .added)
+            #expect(try await store.deletePlant(name: "Fern") != nil)
+            #expect(try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 7) .plantID != nil)
             #expect(try await store.linkedPlant(plant: "Fern") == nil)
             #expect(try await store.unlinkPlant(plant: "Fern") == false)
         }

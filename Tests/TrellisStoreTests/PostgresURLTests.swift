@@ -1,5 +1,6 @@
 import Testing
 @testable import TrellisStore
+@testable import TrellisStorePostgres
 
 @Suite("PostgresURL")
 struct PostgresURLTests {

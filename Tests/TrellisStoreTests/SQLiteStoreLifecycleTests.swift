@@ -1,7 +1,10 @@
 import Foundation
 import GRDB
 import Testing
+import TrellisCore
+import TrellisTestSupport
 @testable import TrellisStore
+@testable import TrellisStoreSQLite
 
 @Suite("SQLiteStore lifecycle")
 struct SQLiteStoreLifecycleTests {
@@ -11,7 +14,7 @@ struct SQLiteStoreLifecycleTests {
         defer { directory.remove() }
 
         let first = try SQLiteStore(directory: directory.path)
-        #expect(try await first.addPlant(name: "Fern", sensors: ["0x36", "0x10"], maxPlants: 5) == .added)
+        #expect(try await first.addPlant(name: "Fern", sensors: ["0x36", "0x10"], maxPlants: 5) .plantID != nil)
         try await first.recordReading(sensor: "0x36", moisture: 6, temperature: 23.5, at: instant(1))
         _ = try await first.register(client: "c1", button: "b1", at: instant(1))
         try await first.setClientStatus(client: "c1", online: false, at: instant(2))
@@ -26,10 +29,10 @@ struct SQLiteStoreLifecycleTests {
         let second = try SQLiteStore(directory: directory.path)
         #expect(try await second.plants() == plantsBefore)
         #expect(try await second.sensorRecords(plant: "Fern") == [
-            SensorRecord(plant: "Fern", sensor: "0x36", moisture: 6, temperature: 23.5, at: instant(1)),
-            SensorRecord(plant: "Fern", sensor: "0x10"),
+            PlantSensorRecord(plant: "Fern", sensor: "0x36", moisture: 6, temperature: 23.5, at: instant(1)),
+            PlantSensorRecord(plant: "Fern", sensor: "0x10"),
         ])
-        #expect(try await second.button(id: "b1") == ButtonSnapshot(id: "b1", total: 2, history: [instant(3), instant(4)]))
+        #expect(try await second.button(id: "b1") == ButtonState(id: "b1", total: 2, history: [instant(3), instant(4)]))
         #expect(try await second.client(id: "c1")
             == ClientRecord(id: "c1", online: false, registrations: [.init(button: "b1", missed: 2)]))
         #expect(try await second.deadLetters(limit: 5).map(\.reason) == ["empty"])

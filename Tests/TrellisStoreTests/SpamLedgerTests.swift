@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TrellisCore
 @testable import TrellisStore
+@testable import TrellisStorePostgres
 import TrellisTestSupport
 
 /// The spam ledger of every store decides as ``SpamGuard`` does, and on PostgreSQL a burst of

@@ -2,6 +2,7 @@ import _ConnectionPoolModule
 import GRDB
 import Testing
 @testable import TrellisStore
+@testable import TrellisStorePostgres
 
 /// Which failures a message waits out (the store comes back by itself) and which refuse it.
 @Suite("Store errors: transient or not")

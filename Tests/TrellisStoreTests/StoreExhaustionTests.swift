@@ -3,6 +3,7 @@ import GRDB
 import GRDBSQLite
 import Testing
 @testable import TrellisStore
+@testable import TrellisStoreSQLite
 import TrellisTestSupport
 
 /// What a relay would have acknowledged: the changes whose positions are committed.

@@ -1,28 +1,10 @@
 import Foundation
 import Testing
+import TrellisCore
 @testable import TrellisStore
+@testable import TrellisStorePostgres
+@testable import TrellisStoreSQLite
 import TrellisTestSupport
-
-/// Where a test store lives: SQLite in memory or in a directory (the same SQL over different
-/// connection types), or a fresh database on the test PostgreSQL server. The store tests are one
-/// table run against every kind.
-enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    case inMemory
-    case directory
-    case postgres
-
-    /// Every kind; PostgreSQL when a test server is named (always under `make test` and in CI).
-    static var allCases: [StoreKind] {
-        PostgresTestServer.isRequired ? [.inMemory, .directory, .postgres] : [.inMemory, .directory]
-    }
-
-    /// One SQLite kind and PostgreSQL: for tests whose SQL does not depend on the connection type.
-    static var bothStores: [StoreKind] {
-        PostgresTestServer.isRequired ? [.inMemory, .postgres] : [.inMemory]
-    }
-
-    var testDescription: String { rawValue }
-}
 
 /// A fresh temporary directory, removed by ``remove()``.
 struct TemporaryDirectory: Sendable {
@@ -38,26 +20,10 @@ struct TemporaryDirectory: Sendable {
     }
 }
 
-/// Opens a store of `kind`, runs `body`, then closes the store and removes its files or database.
-func withStore(
-    _ kind: StoreKind,
-    deadLetterLimit: Int = SQLiteStore.defaultDeadLetterLimit,
-    _ body: (any TrellisStore) async throws -> Void
-) async throws {
-    if kind == .postgres {
-        try await PostgresTestServer.withDatabase { url in
-            let store = try await PostgresStore.connect(url, owner: "test-relay", deadLetterLimit: deadLetterLimit)
-            try await run(body, on: store)
-        }
-        return
-    }
-    try await withSQLiteStore(kind, deadLetterLimit: deadLetterLimit, body)
-}
-
 /// Opens an SQLite store of `kind` (never PostgreSQL), for tests of what only SQLite has.
 func withSQLiteStore(
     _ kind: StoreKind,
-    deadLetterLimit: Int = SQLiteStore.defaultDeadLetterLimit,
+    deadLetterLimit: Int = StoreDefaults.deadLetterLimit,
     _ body: (SQLiteStore) async throws -> Void
 ) async throws {
     let directory = TemporaryDirectory()

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import TrellisStore
+@testable import TrellisStoreSQLite
 
 /// Records the batches a buffer hands to its sink.
 final class BatchLog: Sendable {

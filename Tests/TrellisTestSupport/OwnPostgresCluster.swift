@@ -1,6 +1,7 @@
 import Foundation
 import TrellisBroker
 import TrellisStore
+import TrellisStorePostgres
 
 /// A PostgreSQL cluster of one test's own (`Tests/Postgres/cluster.sh` in a new directory), for
 /// tests that stop the server and start it again: the shared cluster of `make test` serves every

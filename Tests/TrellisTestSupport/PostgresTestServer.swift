@@ -1,5 +1,6 @@
 import Foundation
 import TrellisStore
+import TrellisStorePostgres
 
 /// The PostgreSQL server the tests use: the throwaway cluster `make test` starts
 /// (`Tests/Postgres/cluster.sh`), named by `TRELLIS_TEST_POSTGRES_URL`. Each test gets a database

@@ -3,7 +3,9 @@ import Logging
 import ServiceLifecycle
 import TrellisMQTT
 import TrellisRelay
+import TrellisServer
 import TrellisStore
+import TrellisStoreSQLite
 
 /// Trellis's relay running in the test process against a `TestBroker`, with its state in a
 /// temporary directory that survives `stopRelay()`/`startRelay()` (a restart of Trellis).
@@ -11,6 +13,8 @@ public final class RelayHarness: @unchecked Sendable {
     public let broker: TestBroker
     public let stateDirectory: String
     public var settings: RelaySettings
+    /// The servers started beside the relay (none by default), assembled as `trellis run` assembles them.
+    public var servers = ServerSettings()
     /// Credentials of the relay's own account, for brokers that require them.
     public var credentials: (username: String, password: String)?
     /// The relay's MQTT client id; fixed, so its persistent session survives restarts.
@@ -53,7 +57,8 @@ public final class RelayHarness: @unchecked Sendable {
         logger.logLevel = .warning
         let engine = Relay.engine(store: store, settings: settings, logger: logger)
         let service = RelayService(client: client, engine: engine, logger: logger)
-        let group = ServiceGroup(configuration: .init(services: [.init(service: service)], logger: logger))
+        let services = RelayServices.make(relay: service, servers: servers, logger: logger).services
+        let group = ServiceGroup(configuration: .init(services: services.map { .init(service: $0) }, logger: logger))
 
         let watcher = try await connect(id: "watch-\(UUID().uuidString.prefix(8))", configure: watcherLogin)
         let inbox = await MessageCollector.collecting(watcher)

@@ -51,7 +51,7 @@ public struct ButtonService: Sendable {
         do {
             let outcome = try await context.store.recordPress(button: button, at: time, historyLimit: settings.historyLimit)
             var output = HandlerOutput()
-            let state = ButtonState(id: outcome.snapshot.id, total: outcome.snapshot.total, history: outcome.snapshot.history)
+            let state = outcome.snapshot
             output.publish(MQTTMessage(topic: "\(buttons)/\(button)/state", payload: ButtonPayloads.state(state),
                                        qos: .atLeastOnce, retain: true))
             let id = Array(button.utf8)
@@ -99,7 +99,7 @@ public struct ButtonService: Sendable {
         case let .success(button):
             do {
                 let registration = try await context.store.register(client: client, button: button, at: context.now)
-                let state = registration.button.map { ButtonState(id: $0.id, total: $0.total, history: $0.history) }
+                let state = registration.button
                 return HandlerOutput(publishes: [MQTTMessage(
                     topic: reply, payload: ButtonPayloads.registerSuccess(button: state, missed: registration.missed),
                     qos: .atLeastOnce)])

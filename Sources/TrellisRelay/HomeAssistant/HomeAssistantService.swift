@@ -128,11 +128,14 @@ public struct HomeAssistantService: Sendable {
 
     /// The retained state of `plant`.
     func plantState(_ plant: StoredPlant, store: any TrellisStore) async throws -> MQTTMessage {
-        let records = try await store.sensorRecords(plant: plant.name) ?? []
-        let state = PlantState(id: plant.id, name: plant.name, sensors: records.map {
-            PlantSensorRecord(plant: $0.plant, sensor: $0.sensor, moisture: $0.moisture, temperature: $0.temperature, at: $0.at)
-        })
-        return MQTTMessage(topic: settings.plantStateTopic(id: plant.id), payload: state.payload(), qos: .atLeastOnce, retain: true)
+        try await plantState(id: plant.id, name: plant.name, store: store)
+    }
+
+    /// The state of the plant `id`, named `name`, from its sensors' latest readings.
+    func plantState(id: Int64, name: String, store: any TrellisStore) async throws -> MQTTMessage {
+        let records = try await store.sensorRecords(plant: name) ?? []
+        let state = PlantState(id: id, name: name, sensors: records)
+        return MQTTMessage(topic: settings.plantStateTopic(id: id), payload: state.payload(), qos: .atLeastOnce, retain: true)
     }
 
     // MARK: Helpers

@@ -7,15 +7,24 @@ enum PlantAnswer {
     case result(PlantResult)
     /// `REQ_plantSensorData`'s records as the store gave them: the lossless answer of unchanged
     /// records is rendered once and kept (``PlantService/sensorData(_:)``).
-    case sensorRecords([SensorRecord])
+    case sensorRecords([PlantSensorRecord])
     case error(PlantErrorTag)
     case failed(any Error)
 }
 
+/// What a plant request changed, as the store's operation returned it: the follow-ups (the plant's
+/// Home Assistant state, its care alerts) are computed from it.
+enum PlantChange: Equatable {
+    case added(id: Int64, name: String)
+    case deleted(id: Int64)
+    case renamed(id: Int64, from: String, to: String)
+}
+
 extension PlantService {
-    /// Carries out a request, read from its payload, against the store. Every change is one store
-    /// operation that decides atomically (insert-if-absent, conditional rename, delete).
-    func perform(_ request: PlantRequest, store: any TrellisStore) async -> PlantAnswer {
+    /// Carries out a request, read from its payload, against the store, and says what it changed.
+    /// Every change is one store operation that decides atomically (insert-if-absent, conditional
+    /// rename, delete).
+    func perform(_ request: PlantRequest, store: any TrellisStore) async -> (PlantAnswer, PlantChange?) {
         do {
             switch request {
             case let .plantInfo(query):
@@ -26,8 +35,8 @@ extension PlantService {
                 case let .plant(name): chosen = plants.filter { $0.name == name }
                 case let .index(index): chosen = index < plants.count ? [plants[index]] : []
                 }
-                if chosen.isEmpty, query != .all { return .error(.noPlantDataToRequest) }
-                return .result(.plants(chosen.map { PlantSummary(name: $0.name, sensors: $0.sensors) }))
+                if chosen.isEmpty, query != .all { return (.error(.noPlantDataToRequest), nil) }
+                return (.result(.plants(chosen.map { PlantSummary(name: $0.name, sensors: $0.sensors) })), nil)
 
             case let .sensorData(query):
                 let name: String? = switch query {
@@ -35,34 +44,35 @@ extension PlantService {
                 case let .plant(name): name
                 }
                 guard let records = try await store.sensorRecords(plant: name), !records.isEmpty else {
-                    return .error(.noPlantDataToRequest)
+                    return (.error(.noPlantDataToRequest), nil)
                 }
-                return .sensorRecords(records)
+                return (.sensorRecords(records), nil)
 
             case .numPlants:
-                return .result(.count(try await store.plants().count))
+                return (.result(.count(try await store.plants().count)), nil)
 
             case let .addPlant(plant):
                 return switch try await store.addPlant(name: plant.name, sensors: plant.sensors, maxPlants: settings.maxPlants) {
-                case .added: .result(.added(plant.name))
-                case .nameTaken: .error(.plantNameTaken)
-                case .tooManyPlants: .error(.tooManyPlants)
+                case let .added(id): (.result(.added(plant.name)), .added(id: id, name: plant.name))
+                case .nameTaken: (.error(.plantNameTaken), nil)
+                case .tooManyPlants: (.error(.tooManyPlants), nil)
                 }
 
             case let .deletePlant(name):
-                return try await store.deletePlant(name: name) ? .result(.deleted(name)) : .error(.cannotDeletePlant)
+                guard let id = try await store.deletePlant(name: name) else { return (.error(.cannotDeletePlant), nil) }
+                return (.result(.deleted(name)), .deleted(id: id))
 
             case let .renamePlant(rename):
                 // Equal names: the original host answered nothing; there is nothing to change.
-                if rename.old == rename.new { return .result(.renamed(rename.new)) }
+                if rename.old == rename.new { return (.result(.renamed(rename.new)), nil) }
                 return switch try await store.renamePlant(from: rename.old, to: rename.new) {
-                case .renamed: .result(.renamed(rename.new))
-                case .nameTaken: .error(.plantNameTaken)
-                case .notFound: .error(.cannotDeletePlant)
+                case let .renamed(id): (.result(.renamed(rename.new)), .renamed(id: id, from: rename.old, to: rename.new))
+                case .nameTaken: (.error(.plantNameTaken), nil)
+                case .notFound: (.error(.cannotDeletePlant), nil)
                 }
             }
         } catch {
-            return .failed(error)
+            return (.failed(error), nil)
         }
     }
 
@@ -77,9 +87,7 @@ extension PlantService {
             return ([PlantProtocol.replyBytes(to: request, operation: operation, payload: sensorData(records),
                                               hostName: settings.hostName)], nil)
         case let .sensorRecords(records):
-            rendering = dialect.render(.sensorRecords(records.map {
-                PlantSensorRecord(plant: $0.plant, sensor: $0.sensor, moisture: $0.moisture, temperature: $0.temperature, at: $0.at)
-            }))
+            rendering = dialect.render(.sensorRecords(records))
         case let .error(tag):
             rendering = .error(tag)
         case .failed:
@@ -160,12 +168,9 @@ extension PlantParseResult {
 
 extension PlantService {
     /// The lossless `RES_plantSensorData` payload of `records`, rendered and encoded again only when they changed.
-    func sensorData(_ records: [SensorRecord]) -> EncodedPlantPayload {
+    func sensorData(_ records: [PlantSensorRecord]) -> EncodedPlantPayload {
         if let last = lastSensorData.withLock({ $0 }), last.records == records { return last.payload }
-        let payload = EncodedPlantPayload(PlantPayloads.sensorData(records.map {
-            PlantSensorRecord(plant: $0.plant, sensor: $0.sensor, moisture: $0.moisture,
-                              temperature: $0.temperature, at: $0.at)
-        }))
+        let payload = EncodedPlantPayload(PlantPayloads.sensorData(records))
         lastSensorData.withLock { $0 = (records, payload) }
         return payload
     }

@@ -16,24 +16,31 @@ extension PlantService {
         return out
     }
 
-    /// The states of plants added or renamed since `before`, and cleared states of plants deleted since.
-    func plantStateChanges(since before: [StoredPlant], context: HandlerContext) async -> [MQTTMessage] {
-        guard let homeAssistant = HomeAssistantService(settings: settings) else { return [] }
-        do {
-            let after = try await context.store.plants()
-            let afterIDs = Set(after.map(\.id))
-            var out: [MQTTMessage] = []
-            for plant in before where !afterIDs.contains(plant.id) {
-                out.append(MQTTMessage(topic: settings.plantStateTopic(id: plant.id), payload: [], qos: .atLeastOnce, retain: true))
+    /// What follows a change of the plant list: the plant's retained state (Home Assistant discovery)
+    /// published under its new name, or cleared when it was deleted; on a rename, the catalog's care
+    /// alerts moved to the new name. Each from the change itself, so two relays sharing a store each
+    /// publish what their own change did.
+    func followUps(of change: PlantChange, context: HandlerContext) async -> HandlerOutput {
+        var output = HandlerOutput()
+        if let homeAssistant = HomeAssistantService(settings: settings) {
+            switch change {
+            case let .deleted(id):
+                output.publish(MQTTMessage(topic: settings.plantStateTopic(id: id), payload: [], qos: .atLeastOnce, retain: true))
+            case let .added(id, name), let .renamed(id, _, name):
+                do {
+                    output.publish(try await homeAssistant.plantState(id: id, name: name, store: context.store))
+                } catch {
+                    context.logger.error("could not read the plant \(name) to publish its state: \(error)")
+                }
             }
-            let namesBefore = Dictionary(before.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
-            for plant in after where namesBefore[plant.id] != plant.name {
-                out.append(try await homeAssistant.plantState(plant, store: context.store))
-            }
-            return out
-        } catch {
-            context.logger.error("could not read the plants to publish their states: \(error)")
-            return []
         }
+        if case let .renamed(_, old, new) = change, let catalog {
+            do {
+                output.merge(try await catalog.renamed(from: old, to: new, context: context))
+            } catch {
+                context.logger.error("could not move the care alerts of \(old) to \(new): \(error)")
+            }
+        }
+        return output
     }
 }

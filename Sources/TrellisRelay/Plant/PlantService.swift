@@ -11,7 +11,7 @@ public final class PlantService: Sendable {
     let settings: RelaySettings
     /// The last `RES_plantSensorData` payload rendered and the records it was rendered from: the
     /// records change only with a reading, so a burst of requests renders them once.
-    let lastSensorData = Mutex<(records: [SensorRecord], payload: EncodedPlantPayload)?>(nil)
+    let lastSensorData = Mutex<(records: [PlantSensorRecord], payload: EncodedPlantPayload)?>(nil)
 
     /// The catalog's live side, told when a plant is renamed so its retained alerts follow the name.
     let catalog: CatalogService?
@@ -56,52 +56,15 @@ public final class PlantService: Sendable {
     /// Validates and answers one request. `client` is the topic's client level on the per-client form.
     ///
     /// The message is parsed and validated once (``PlantProtocol``); the dialect of the reply topic
-    /// (``ReplyRoute/dialect``) then reads its payload and writes the answers.
+    /// (``ReplyRoute/dialect``) then reads its payload and writes the answers. Three steps: admission
+    /// (``admit(_:parsed:reply:client:context:)``), the answer (``answer(_:operation:message:reply:client:context:)``),
+    /// and the follow-ups of what the answer changed (``followUps(of:context:)``).
     func handleRequest(_ message: MQTTMessage, client: String?, context: HandlerContext) async -> HandlerOutput {
-        let now = context.now
-        if message.retain {
-            return .reject(message, reason: "retained_request", at: now)
-        }
         let parsed = PlantProtocol.parse(message.payload, hostName: settings.hostName)
-        var output = HandlerOutput()
         let reply = ReplyRoute(service: self, request: message, client: client)
-        let dialect = reply.dialect
-
-        if let client, let sender = parsed.claimedSender, sender != client {
-            return .reject(message, reason: "sender_mismatch", at: now)
+        if let refusal = await admit(message, parsed: parsed, reply: reply, client: client, context: context) {
+            return refusal
         }
-        if dialect == .original, case let .request(request, _) = parsed, request.sender.isEmpty {
-            // Its answer would carry an empty receiver, which every app on the shared topic rejects.
-            return .reject(message, reason: "empty_sender", at: now)
-        }
-        if let sender = parsed.accountableSender {
-            // A refresh's index reads were paid for by its REQ_numPlants (see SpamGuard.grant).
-            var indexRead = false
-            if dialect == .original, case let .request(request, .plantInfoOnStartup) = parsed {
-                indexRead = PlantDialect.refreshIndex(request.payload) != nil
-            }
-            // The store keeps the count, so a sender spread over several relays is limited once.
-            let verdict: SpamVerdict
-            do {
-                verdict = try await context.store.admitMessage(sender: client ?? sender, at: now, limit: settings.spamLimit,
-                                                               window: settings.spamWindow, usingAllowance: indexRead)
-            } catch {
-                context.logger.error("state store failed while counting a message against the spam limit: \(error)")
-                verdict = .allowed
-            }
-            switch verdict {
-            case .allowed:
-                break
-            case .kicked:
-                output.deadLetters.append(DeadLetter(reason: PlantErrorTag.kickedForSpam.rawValue, topic: message.topic,
-                                                     payload: message.payload, receivedAt: now))
-                output.publishes += reply.messages { parsed.kickMessage(hostName: settings.hostName, dialect: $0) }
-                return output
-            case .muted:
-                return .reject(message, reason: "spam_muted", at: now)
-            }
-        }
-
         switch parsed {
         case .ownMessage:
             return .none
@@ -110,50 +73,49 @@ public final class PlantService: Sendable {
                                 metadata: ["operation": "\(error.operation)", "sender": "\(error.sender)"])
             return .none
         case let .rejected(rejection):
+            var output = HandlerOutput()
             output.deadLetters.append(DeadLetter(reason: rejection.tag?.rawValue ?? rejection.reason, topic: message.topic,
-                                                 payload: message.payload, receivedAt: now))
+                                                 payload: message.payload, receivedAt: context.now))
             output.publishes += reply.messages { $0.error(for: rejection, hostName: settings.hostName) }
             return output
         case let .request(request, operation):
-            let read = dialect.read(operation, payload: request.payload, maximumNameLength: settings.maxPlantNameLength)
-            // A change of the plant list moves the plants' retained states (Home Assistant discovery).
-            let changesPlants = operation == .addNewPlant || operation == .deletePlant || operation == .editPlant
-            let plantsBefore = changesPlants && settings.homeAssistantEnabled ? try? await context.store.plants() : nil
-            let answer: PlantAnswer = switch read {
-            case let .failure(tag): .error(tag)
-            case let .success(read): await perform(read, store: context.store)
-            }
-            if case let .failed(error) = answer {
-                context.logger.error("state store failed while answering \(operation.rawValue): \(error)")
-                output.deadLetters.append(DeadLetter(reason: "store_error", topic: message.topic, payload: message.payload,
-                                                     receivedAt: now))
-                return output
-            }
-            if dialect == .original, case let .result(.count(count)) = answer {
-                do {
-                    try await context.store.grantAllowance(sender: client ?? request.sender, count: count)
-                } catch {
-                    context.logger.error("state store failed while granting a refresh's index reads: \(error)")
-                }
-            }
-            let (wires, error) = wires(of: answer, to: request, operation: operation, in: dialect)
-            if let error {
-                output.deadLetters.append(DeadLetter(reason: error.rawValue, topic: message.topic, payload: message.payload,
-                                                     receivedAt: now))
-            }
-            output.publishes += reply.messages(wires, lossless: self.wires(of: answer, to: request, operation: operation, in: .lossless).wires)
-            if let plantsBefore, case .result = answer {
-                output.publishes += await plantStateChanges(since: plantsBefore, context: context)
-            }
-            if case let .success(.renamePlant(rename)) = read, rename.old != rename.new, case .result(.renamed) = answer, let catalog {
-                do {
-                    output.merge(try await catalog.renamed(from: rename.old, to: rename.new, context: context))
-                } catch {
-                    context.logger.error("could not move the care alerts of \(rename.old) to \(rename.new): \(error)")
-                }
-            }
+            return await answer(request, operation: operation, message: message, reply: reply, client: client, context: context)
+        }
+    }
+
+    /// Answers a valid request in the reply topic's dialect, then adds the follow-ups of the change it
+    /// made, computed from what the store's operation returned (never from reading the plants before and
+    /// after, which races when relays share a store).
+    func answer(_ request: PlantMessage, operation: PlantOperation, message: MQTTMessage, reply: ReplyRoute,
+                client: String?, context: HandlerContext) async -> HandlerOutput {
+        var output = HandlerOutput()
+        let dialect = reply.dialect
+        let read = dialect.read(operation, payload: request.payload, maximumNameLength: settings.maxPlantNameLength)
+        let (answer, change): (PlantAnswer, PlantChange?) = switch read {
+        case let .failure(tag): (.error(tag), nil)
+        case let .success(read): await perform(read, store: context.store)
+        }
+        if case let .failed(error) = answer {
+            context.logger.error("state store failed while answering \(operation.rawValue): \(error)")
+            output.deadLetters.append(DeadLetter(reason: "store_error", topic: message.topic, payload: message.payload,
+                                                 receivedAt: context.now))
             return output
         }
+        if dialect == .original, case let .result(.count(count)) = answer {
+            do {
+                try await context.store.grantAllowance(sender: client ?? request.sender, count: count)
+            } catch {
+                context.logger.error("state store failed while granting a refresh's index reads: \(error)")
+            }
+        }
+        let (wires, error) = wires(of: answer, to: request, operation: operation, in: dialect)
+        if let error {
+            output.deadLetters.append(DeadLetter(reason: error.rawValue, topic: message.topic, payload: message.payload,
+                                                 receivedAt: context.now))
+        }
+        output.publishes += reply.messages(wires, lossless: self.wires(of: answer, to: request, operation: operation, in: .lossless).wires)
+        if let change { output.merge(await followUps(of: change, context: context)) }
+        return output
     }
 
     /// Stores one sensor reading, or dead-letters it with the reason it is unusable. A retained

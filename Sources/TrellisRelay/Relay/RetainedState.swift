@@ -27,7 +27,7 @@ enum RetainedState {
         switch kind(of: topic, settings: settings) {
         case let .button(id)?:
             guard let snapshot = try await store.button(id: id) else { return nil }
-            return ButtonPayloads.state(ButtonState(id: snapshot.id, total: snapshot.total, history: snapshot.history))
+            return ButtonPayloads.state(snapshot)
         case let .device(id)?:
             return try await store.device(id: id).map(DevicePayloads.info) ?? []
         case let .model(id)?:

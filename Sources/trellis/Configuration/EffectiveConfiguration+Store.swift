@@ -1,6 +1,8 @@
 import Foundation
 import Logging
 import TrellisStore
+import TrellisStorePostgres
+import TrellisStoreSQLite
 
 extension EffectiveConfiguration {
     /// Opens the state store the configuration names: PostgreSQL when `state.store` is a

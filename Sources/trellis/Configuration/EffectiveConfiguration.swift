@@ -5,6 +5,7 @@ import TrellisCore
 import TrellisMQTT
 import TrellisRelay
 import TrellisStore
+import TrellisStorePostgres
 import Yams
 
 /// Every setting's value and where it came from, resolved from flags over `TRELLIS_…`

@@ -4,7 +4,9 @@ import TrellisBroker
 import TrellisCore
 import TrellisMQTT
 import TrellisRelay
+import TrellisServer
 import TrellisStore
+import TrellisStorePostgres
 
 /// One setting of `trellis run`: its key in the YAML file (nested by concern), its environment
 /// variable, its type, default and allowed values. The table `SettingKey.all` is the single

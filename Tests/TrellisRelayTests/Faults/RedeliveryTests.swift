@@ -5,6 +5,7 @@ import TrellisCore
 import TrellisMQTT
 import TrellisRelay
 import TrellisStore
+import TrellisStoreSQLite
 
 /// The broker sends a QoS 1 message again when it never got the acknowledgement, for example
 /// because Trellis died after handling it. The engine must drop such a redelivery, and only it.

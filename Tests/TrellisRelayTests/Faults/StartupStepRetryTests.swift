@@ -5,6 +5,7 @@ import TrellisCore
 import TrellisMQTT
 import TrellisRelay
 import TrellisStore
+import TrellisStoreSQLite
 import TrellisTestSupport
 
 /// Steps that exactness depends on are retried until they succeed, never skipped: a stale

@@ -4,6 +4,7 @@ import Testing
 import TrellisMQTT
 import TrellisRelay
 @testable import TrellisStore
+@testable import TrellisStoreSQLite
 import TrellisTestSupport
 
 /// A QoS 1 flood of device log lines through a real Mosquitto while the database is full: Trellis

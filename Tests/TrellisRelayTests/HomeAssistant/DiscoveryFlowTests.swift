@@ -5,6 +5,7 @@ import TrellisCore
 import TrellisMQTT
 import TrellisRelay
 import TrellisStore
+import TrellisStoreSQLite
 
 /// Discovery as the engine drives it, without a broker: what each message makes Trellis publish
 /// under `homeassistant/…` and on the plant state topics.

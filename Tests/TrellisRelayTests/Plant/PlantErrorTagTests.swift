@@ -64,40 +64,54 @@ struct PlantErrorCase: Sendable, CustomTestStringConvertible {
     ]
 }
 
-@Suite("Plant tracker error tags through a real broker", .serialized)
+/// Each error case on the relay's engine, over every store kind: the logic alone, no broker (the
+/// broker path of an error answer is in `PlantUnansweredTests` and `PlantTrackerAppSessionTests`).
+@Suite("Plant tracker error tags")
 struct PlantErrorTagTests {
+    /// `text` from `PlantErrorCase.sender` on `topics`' request topic; the replies on its reply topic
+    /// and the dead letters, decoded.
+    static func ask(_ engine: EngineHarness, _ text: String, _ topics: PlantTopics)
+        async throws -> (replies: [String], deadLetters: [DeadLetterRecord]) {
+        let sender = PlantErrorCase.sender
+        let published = await engine.send(text, on: topics.request(for: sender))
+        let replies = published.filter { $0.topic == topics.reply(for: sender) }.map { $0.text ?? "<not UTF-8>" }
+        let letters = try published.filter { $0.topic == PlantClient.deadLetterTopic }.map {
+            try JSONDecoder().decode(DeadLetterRecord.self, from: Data($0.payload))
+        }
+        return (replies, letters)
+    }
+
     @Test("the offending message comes back under its ERR_ tag, and is dead-lettered",
           arguments: PlantErrorCase.all, PlantTopics.allCases)
     func errorTag(_ error: PlantErrorCase, _ topics: PlantTopics) async throws {
         var settings = RelaySettings.losslessPlants
         settings.maxPlants = error.maxPlants
-        try await withRelay(settings: settings) { relay in
-            let phone = try await PlantClient.connect(relay, name: PlantErrorCase.sender, topics: topics)
-            for (index, plant) in error.plants.enumerated() {
-                let name = String(plant.prefix { $0 != "," })
-                let added = try await phone.ask(phone.request("setup-\(index)", "REQ_addNewPlant", payload: plant))
-                #expect(added == Wire.reply("setup-\(index)", to: phone.name, "RES_addNewPlant", payload: name))
+        for kind in StoreKind.bothStores {
+            try await withEngine(kind, settings: settings) { engine in
+                for (index, plant) in error.plants.enumerated() {
+                    let name = String(plant.prefix { $0 != "," })
+                    let added = try await Self.ask(engine, PlantErrorCase.request("setup-\(index)", "REQ_addNewPlant", plant), topics)
+                    #expect(added.replies == [Wire.reply("setup-\(index)", to: PlantErrorCase.sender, "RES_addNewPlant", payload: name)],
+                            "\(kind)")
+                }
+                let answer = try await Self.ask(engine, error.message, topics)
+                #expect(answer.replies == [Wire.error(error.id, to: PlantErrorCase.sender, error.tag, offending: error.message)], "\(kind)")
+                #expect(answer.deadLetters.count == 1, "\(kind)")
+                #expect(answer.deadLetters.first?.reason == error.tag)
+                #expect(answer.deadLetters.first?.topic == topics.request(for: PlantErrorCase.sender))
+                #expect(answer.deadLetters.first?.payload == error.message)
             }
-
-            let reply = try await phone.ask(error.message)
-            #expect(reply == Wire.error(error.id, to: phone.name, error.tag, offending: error.message))
-
-            let letters = try await phone.deadLetters(count: 1)
-            #expect(letters.count == 1)
-            #expect(letters.first?.reason == error.tag)
-            #expect(letters.first?.topic == phone.requestTopic)
-            #expect(letters.first?.payload == error.message)
-            #expect(await phone.allReplies().count == error.plants.count + 1)
         }
     }
 
     @Test("an error keeps the request's ID and echoes the request losslessly", arguments: PlantTopics.allCases)
     func errorEchoesEscapes(_ topics: PlantTopics) async throws {
-        try await withRelay(settings: .losslessPlants) { relay in
-            let phone = try await PlantClient.connect(relay, topics: topics)
-            let message = phone.request("A-17", "REQ_addNewPlant", payload: "Fern%3B%3A%25 way too long a name,0x36")
-            let reply = try await phone.ask(message)
-            #expect(reply == #"ID:A-17;sender:Host-RPI3B+;receiver:Bob's iPhone;payload:ID%3AA-17%3Bsender%3ABob's iPhone%3Breceiver%3AHost-RPI3B+%3Bpayload%3AFern%253B%253A%2525 way too long a name,0x36%3Boperation%3AREQ_addNewPlant;operation:ERR_plantNameTooLong"#)
+        for kind in StoreKind.bothStores {
+            try await withEngine(kind, settings: .losslessPlants) { engine in
+                let message = PlantErrorCase.request("A-17", "REQ_addNewPlant", "Fern%3B%3A%25 way too long a name,0x36")
+                let answer = try await Self.ask(engine, message, topics)
+                #expect(answer.replies == [#"ID:A-17;sender:Host-RPI3B+;receiver:Bob's iPhone;payload:ID%3AA-17%3Bsender%3ABob's iPhone%3Breceiver%3AHost-RPI3B+%3Bpayload%3AFern%253B%253A%2525 way too long a name,0x36%3Boperation%3AREQ_addNewPlant;operation:ERR_plantNameTooLong"#], "\(kind)")
+            }
         }
     }
 }

@@ -5,6 +5,7 @@ import TrellisCore
 import TrellisMQTT
 import TrellisRelay
 import TrellisStore
+import TrellisStoreSQLite
 import TrellisTestSupport
 
 /// A captured session and its golden output, from `Fixtures/`.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TrellisCore
 @testable import TrellisStore
+@testable import TrellisStorePostgres
 import TrellisTestSupport
 
 /// How `PostgresAdmissions` hands a burst to `trellis_admit_batch`: grouped by sender in one order

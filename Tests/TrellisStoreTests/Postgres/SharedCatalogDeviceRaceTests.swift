@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import TrellisCore
 @testable import TrellisStore
+@testable import TrellisStorePostgres
+@testable import TrellisStoreSQLite
 import TrellisTestSupport
 
 /// Two relays' stores on one PostgreSQL database racing on the catalog and the device fleet: every

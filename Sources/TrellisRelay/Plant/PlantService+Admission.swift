@@ -1,0 +1,51 @@
+import TrellisCore
+import TrellisMQTTTypes
+import TrellisStore
+
+extension PlantService {
+    /// Whether a request may be answered at all, before it is read: nil to go on, else what to
+    /// answer instead. Refused are a retained request (delivered again at every subscription), a
+    /// sender that does not match the per-client topic it came on, an empty sender in the released
+    /// app's dialect (its answer would carry an empty receiver, which every app on the shared topic
+    /// rejects), and a sender over the spam limit (kicked once, then muted). The store keeps the spam
+    /// count, so a sender spread over several relays is limited once; a refresh's index reads were paid
+    /// for by its `REQ_numPlants` (`SpamGuard.grant`) and use its allowance.
+    func admit(_ message: MQTTMessage, parsed: PlantParseResult, reply: ReplyRoute, client: String?,
+               context: HandlerContext) async -> HandlerOutput? {
+        let now = context.now
+        if message.retain {
+            return .reject(message, reason: "retained_request", at: now)
+        }
+        if let client, let sender = parsed.claimedSender, sender != client {
+            return .reject(message, reason: "sender_mismatch", at: now)
+        }
+        if reply.dialect == .original, case let .request(request, _) = parsed, request.sender.isEmpty {
+            return .reject(message, reason: "empty_sender", at: now)
+        }
+        guard let sender = parsed.accountableSender else { return nil }
+        var indexRead = false
+        if reply.dialect == .original, case let .request(request, .plantInfoOnStartup) = parsed {
+            indexRead = PlantDialect.refreshIndex(request.payload) != nil
+        }
+        let verdict: SpamVerdict
+        do {
+            verdict = try await context.store.admitMessage(sender: client ?? sender, at: now, limit: settings.spamLimit,
+                                                           window: settings.spamWindow, usingAllowance: indexRead)
+        } catch {
+            context.logger.error("state store failed while counting a message against the spam limit: \(error)")
+            verdict = .allowed
+        }
+        switch verdict {
+        case .allowed:
+            return nil
+        case .kicked:
+            var output = HandlerOutput()
+            output.deadLetters.append(DeadLetter(reason: PlantErrorTag.kickedForSpam.rawValue, topic: message.topic,
+                                                 payload: message.payload, receivedAt: now))
+            output.publishes += reply.messages { parsed.kickMessage(hostName: settings.hostName, dialect: $0) }
+            return output
+        case .muted:
+            return .reject(message, reason: "spam_muted", at: now)
+        }
+    }
+}

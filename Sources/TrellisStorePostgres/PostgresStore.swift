@@ -1,0 +1,262 @@
+import Foundation
+import Logging
+import NIOSSL
+import PostgresNIO
+import TrellisCore
+import TrellisStore
+
+/// The PostgreSQL implementation of ``TrellisStore``, through postgres-nio, for several relays
+/// sharing one state.
+///
+/// Every change is one transaction at PostgreSQL's default isolation, READ COMMITTED, written so
+/// that two relays racing cannot break an invariant: the SQL does the arithmetic (increments,
+/// capped appends, conditional inserts), a row every racer must update is locked first where a
+/// check spans rows (the plant limit takes an advisory lock, a registration is read `FOR UPDATE`
+/// before its missed count is reset), and unique constraints settle names. A transaction that
+/// loses a deadlock or serialization race is retried whole.
+///
+/// Another relay may change any row at any time, so a read asks the database, except the plant
+/// tracker's two frequent reads: their answers are kept tagged with the version of the plant tables
+/// they were read at, and given again only to a message that saw no newer version
+/// (``PostgresReadCache``). The spam admissions of the messages in hand share one round trip
+/// (``PostgresAdmissions``), which also reads that version. Readings, log lines, dead letters and their delivery marks are written behind under
+/// the same rule as in SQLite (``BufferedCommits``). Delivery marks are kept per relay: `owner`
+/// is the relay's MQTT client id, whose session the broker's packet identifiers belong to.
+public final class PostgresStore: Sendable {
+    /// The pool of connections, run by ``runner`` until ``close()``.
+    let client: PostgresClient
+    private let runner: Task<Void, Never>
+    /// Where the store is (password hidden), for messages.
+    public let url: PostgresURL
+    /// The relay whose delivery marks this store reads and writes.
+    let owner: String
+    /// The write-behind buffer, commit health and patience shared with every store.
+    let commits: BufferedCommits
+    /// The most dead letters kept.
+    let deadLetterLimit: Int
+    /// Where queries are logged (at trace level only, by postgres-nio).
+    let logger: Logger
+    /// The plant tracker's answers, kept while the plant tables do not change.
+    let readCache: PostgresReadCache
+    /// The spam admissions of the messages in hand, sent together.
+    let admissions: PostgresAdmissions
+
+    /// Connects to `url`, creating or migrating the schema.
+    ///
+    /// - Parameters:
+    ///   - owner: the relay's MQTT client id; its delivery marks are kept apart from other relays'.
+    ///   - connections: the most connections this relay opens.
+    /// - Throws: ``StoreError`` with code `.cannotOpen`, naming the URL without its password, when
+    ///   the server cannot be reached, refuses the login, or the schema cannot be migrated.
+    public static func connect(
+        _ url: PostgresURL, owner: String, connections: Int = 8,
+        deadLetterLimit: Int = StoreDefaults.deadLetterLimit,
+        logger: Logger = Logger(label: "trellis.store"), patience: Duration = .seconds(4)
+    ) async throws -> PostgresStore {
+        // One plain connection first: an unreachable server or a refused login is reported at
+        // once, in the server's words, rather than after the pool's retries give up.
+        do {
+            try await probe(url)
+        } catch {
+            let problem = PostgresProblem(kind: PostgresFailure.kind(of: error), description: PostgresFailure.describe(error),
+                                          transient: PostgresFailure.isTransient(error))
+            throw StoreError(code: .cannotOpen, message: "cannot open the PostgreSQL store at \(url): \(problem.description)",
+                             underlying: problem)
+        }
+        let quiet = Self.silent
+        var configuration = PostgresClient.Configuration(
+            host: url.host, port: url.port, username: url.user, password: url.password, database: url.database,
+            tls: try tls(for: url.sslMode))
+        configuration.options.maximumConnections = max(2, connections)
+        configuration.options.connectTimeout = .seconds(5)
+        configuration.options.additionalStartupParameters = [("application_name", "trellis \(owner)")]
+        let store = PostgresStore(client: PostgresClient(configuration: configuration, backgroundLogger: quiet),
+                                  url: url, owner: owner, deadLetterLimit: deadLetterLimit, logger: logger,
+                                  patience: patience)
+        do {
+            try await PostgresSchema.migrate(store.client, logger: logger)
+        } catch {
+            store.runner.cancel()
+            throw StoreError(code: .cannotOpen, message: "cannot open the PostgreSQL store at \(url): \(PostgresFailure.describe(error))")
+        }
+        return store
+    }
+
+    private init(client: PostgresClient, url: PostgresURL, owner: String, deadLetterLimit: Int, logger: Logger,
+                 patience: Duration) {
+        self.client = client
+        self.runner = Task { await client.run() }
+        self.url = url
+        self.owner = owner
+        self.logger = logger
+        let limit = max(0, deadLetterLimit)
+        self.deadLetterLimit = limit
+        let health = StoreWriteHealth(logger: logger)
+        let readCache = PostgresReadCache()
+        self.readCache = readCache
+        self.admissions = PostgresAdmissions(url: url, logger: logger)
+        let reachability: @Sendable () async -> (any Error)? = {
+            do {
+                try await Self.probe(url)
+                return nil
+            } catch {
+                return PostgresFailure.wrap(error, operation: "connecting to the PostgreSQL server at \(url)")
+            }
+        }
+        self.commits = BufferedCommits(health: health, patience: patience, reachability: reachability) { batch in
+            defer { if batch.contains(where: \.changesCachedReads) { readCache.invalidate() } }
+            return try await Self.transaction(client, logger: logger, operation: "writing \(batch.count) buffered rows") { connection in
+                try await PostgresBufferedWrite.write(batch, owner: owner, deadLetterLimit: limit, on: connection, logger: logger)
+            }
+        }
+    }
+
+    /// The TLS settings of libpq's `sslmode`: `prefer` and `require` do not check the certificate
+    /// (as libpq), `verify-full` checks it against the system's CAs and the host name.
+    private static func tlsConfiguration(for mode: PostgresURL.SSLMode) -> TLSConfiguration? {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        switch mode {
+        case .disable: return nil
+        case .prefer, .require: configuration.certificateVerification = .none
+        case .verifyFull: break
+        }
+        return configuration
+    }
+
+    private static func tls(for mode: PostgresURL.SSLMode) throws -> PostgresClient.Configuration.TLS {
+        guard let configuration = tlsConfiguration(for: mode) else { return .disable }
+        return mode == .prefer ? .prefer(configuration) : .require(configuration)
+    }
+
+    /// A logger for postgres-nio's own background messages, which say nothing the store's errors do
+    /// not (and a level set on a copy of the process's logger would change every logger's level).
+    static let silent = Logger(label: "trellis.store.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    /// The settings of one connection to `url` outside the pool (the probe, the admissions).
+    static func connectionConfiguration(_ url: PostgresURL) throws -> PostgresConnection.Configuration {
+        let tls: PostgresConnection.Configuration.TLS
+        if let configuration = tlsConfiguration(for: url.sslMode) {
+            let context = try NIOSSLContext(configuration: configuration)
+            tls = url.sslMode == .prefer ? .prefer(context) : .require(context)
+        } else {
+            tls = .disable
+        }
+        var configuration = PostgresConnection.Configuration(
+            host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: tls)
+        configuration.options.connectTimeout = .seconds(5)
+        return configuration
+    }
+
+    /// Opens and closes one connection to `url`.
+    private static func probe(_ url: PostgresURL) async throws {
+        let connection = try await PostgresConnection.connect(configuration: connectionConfiguration(url), id: 0, logger: silent)
+        try await connection.close()
+    }
+
+    /// Whether commits succeed, over both commit paths.
+    public var health: StoreWriteHealth { commits.health }
+
+    /// Runs `body` in one transaction on a pooled connection, with the delivery bound to
+    /// ``HandledDelivery/current`` recorded in it, wrapping failures as ``StoreError``.
+    func write<T: Sendable>(_ operation: @autoclosure () -> String,
+                            _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        let operation = operation()
+        let mark = HandledDelivery.current
+        let owner = self.owner
+        let logger = self.logger
+        let client = self.client
+        // Committed or not (a lost connection leaves it unknown), what was kept may be out of date.
+        defer { readCache.invalidate() }
+        return try await commits.direct(reportsEveryOutcome: true) {
+            try commits.checkOpen(operation)
+            return try await Self.transaction(client, logger: logger, operation: operation) { connection in
+                let result = try await body(connection)
+                if let mark { try await PostgresBufferedWrite.record(mark, owner: owner, on: connection, logger: logger) }
+                return result
+            }
+        }
+    }
+
+    /// Runs `body` on a pooled connection outside a transaction (each statement sees what was
+    /// committed when it started), wrapping failures as ``StoreError``.
+    func read<T: Sendable>(_ operation: @autoclosure () -> String,
+                           _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        let operation = operation()
+        let client = self.client
+        return try await commits.direct(reportsEveryOutcome: false) {
+            try commits.checkOpen(operation)
+            do {
+                return try await client.withConnection { connection in try await body(connection) }
+            } catch {
+                throw PostgresFailure.wrap(error, operation: operation)
+            }
+        }
+    }
+
+    /// Runs `body` in a transaction, retrying it whole (up to 5 times) when PostgreSQL chose it as
+    /// the victim of a deadlock or a serialization failure.
+    static func transaction<T: Sendable>(
+        _ client: PostgresClient, logger: Logger, operation: String,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                return try await client.withConnection { connection in
+                    try await connection.query("BEGIN", logger: logger)
+                    do {
+                        let result = try await body(connection)
+                        try await connection.query("COMMIT", logger: logger)
+                        return result
+                    } catch {
+                        _ = try? await connection.query("ROLLBACK", logger: logger)
+                        throw error
+                    }
+                }
+            } catch {
+                if attempt < 5, PostgresFailure.isRetryable(error) { continue }
+                throw PostgresFailure.wrap(error, operation: operation)
+            }
+        }
+    }
+
+    /// Queues a fire-and-forget write (see ``BufferedCommits/enqueue(_:_:)``).
+    func enqueue(_ operation: @autoclosure () -> String, _ item: BufferedWrite) async throws {
+        try await commits.enqueue(operation(), item)
+    }
+
+    /// Waits until every change queued so far is committed (see ``StoreLifecycle/flush()``).
+    public func flush() async throws {
+        try commits.checkOpen("flush()")
+        try await commits.settle()
+    }
+
+    /// Writes what is queued, then closes every connection. Later calls do nothing.
+    public func close() async throws {
+        guard commits.beginClosing() else { return }
+        let flushFailure = await commits.settleForClose()
+        await admissions.close()
+        runner.cancel()
+        if let flushFailure { throw flushFailure }
+    }
+
+    public func stopRetrying() async {
+        commits.stopWaiting()
+        await commits.buffer.giveUp()
+    }
+    public var stoppedWaiting: Bool { commits.stoppedWaiting }
+    public var queuedPosition: UInt64 { commits.buffer.queued.load(ordering: .acquiring) }
+    public func isCommitted(through position: UInt64) -> Bool { commits.buffer.isCommitted(through: position) }
+    public func waitUntilCommitted(through position: UInt64) async -> Bool {
+        await commits.buffer.waitUntilCommitted(through: position)
+    }
+    public func oldestUnwrittenChangeAge() async -> Double? { await commits.oldestUnwrittenChangeAge() }
+    public func writeStatus() async -> StoreWriteStatus { await commits.writeStatus() }
+    /// Succeeds when a real write commits now (see ``BufferedCommits/checkWritable(timeout:)``).
+    public func checkWritable(timeout: Duration) async throws { try await commits.checkWritable(timeout: timeout) }
+    public func checkWritable() async throws { try await commits.checkWritable(timeout: .seconds(5)) }
+    public func checkReachable() async throws {
+        if let failure = await commits.reachability?() { throw failure }
+    }
+}

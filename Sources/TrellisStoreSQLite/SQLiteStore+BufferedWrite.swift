@@ -1,0 +1,71 @@
+import Foundation
+import GRDB
+import TrellisCore
+import TrellisStore
+
+/// How the SQLite store commits a batch of changes written behind.
+extension BufferedWrite {
+    /// Replaces the probe row.
+    static let probeSQL = """
+        INSERT INTO store_probe (id, at, filler) VALUES (1, ?, randomblob(4096))
+        ON CONFLICT (id) DO UPDATE SET at = excluded.at, filler = excluded.filler
+        """
+
+    /// Keeps a reading as the latest of its sensor unless the stored one is newer. The `WHERE` of
+    /// the upsert compares times inside SQLite, so late or replayed readings never win.
+    static let upsertReadingSQL = """
+        INSERT INTO sensor_reading (sensor, moisture, temperature, at) VALUES (?, ?, ?, ?)
+        ON CONFLICT (sensor) DO UPDATE SET
+            moisture = excluded.moisture, temperature = excluded.temperature, at = excluded.at
+        WHERE excluded.at >= sensor_reading.at
+        """
+
+    /// Appends a dead letter.
+    static let insertDeadLetterSQL = """
+        INSERT INTO dead_letter (reason, topic, payload, received_at) VALUES (?, ?, ?, ?)
+        """
+
+    /// Deletes every dead letter older than the newest `?`.
+    static let trimDeadLettersSQL = """
+        DELETE FROM dead_letter
+        WHERE id <= (SELECT id FROM dead_letter ORDER BY id DESC LIMIT 1 OFFSET ?)
+        """
+
+    /// Writes a batch inside the caller's transaction, trimming dead letters and device logs once at the end.
+    static func write(_ batch: [BufferedWrite], deadLetterLimit: Int, in db: Database) throws {
+        var trims = Trims()
+        for item in batch { try write(item, in: db, trims: &trims) }
+        for (device, limit) in trims.deviceLogLimits {
+            try DeviceLogSQL.trim(device: device, keeping: limit, in: db)
+        }
+        if trims.deadLetters {
+            try db.cachedStatement(sql: trimDeadLettersSQL).execute(arguments: [deadLetterLimit])
+        }
+    }
+
+    /// What a batch must trim after its writes.
+    struct Trims {
+        var deadLetters = false
+        var deviceLogLimits: [String: Int] = [:]
+    }
+
+    private static func write(_ item: BufferedWrite, in db: Database, trims: inout Trims) throws {
+        switch item {
+        case let .reading(sensor, moisture, temperature, at):
+            try db.cachedStatement(sql: upsertReadingSQL)
+                .execute(arguments: [sensor, moisture, temperature, at])
+        case let .deadLetter(reason, topic, payload, at):
+            try db.cachedStatement(sql: insertDeadLetterSQL)
+                .execute(arguments: [reason, topic, Data(payload), at])
+            trims.deadLetters = true
+        case let .deviceLog(device, at, type, message, limit):
+            try DeviceLogSQL.append(device: device, at: at, type: type, message: message, in: db)
+            trims.deviceLogLimits[device] = limit
+        case let .probe(at):
+            try db.cachedStatement(sql: probeSQL).execute(arguments: [at])
+        case let .marked(inner, mark):
+            try write(inner, in: db, trims: &trims)
+            try SQLiteStore.record(mark, in: db)
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import TrellisBroker
+
+/// Where the secure profile's accounts live: Mosquitto's password file and ACL (`FileAccounts`),
+/// which the broker reads again on SIGHUP, or its dynamic security plugin
+/// (`DynamicSecurityAccounts`), changed over MQTT and in effect at once.
+protocol AccountStore {
+    /// Adds an account, or gives an existing one this password and role.
+    func set(_ name: String, role: AccessControlList.Role, sensors: [String], password: String) async throws
+    /// Removes an account; fails when there is none.
+    func remove(_ name: String) async throws
+    /// Every account with its role as `list` prints it (`sensor 0x36 0x37`).
+    func list() async throws -> [(name: String, role: String)]
+    /// Gives an existing account a new password and returns its role; fails when there is none.
+    func setPassword(_ name: String, password: String) async throws -> AccessControlList.Role?
+    /// Printed after a change: when it takes effect.
+    var effect: String { get }
+}
+
+/// The file-based profile (broker.secure.conf): the password file, changed through
+/// `mosquitto_passwd`, and the ACL, rewritten whole by `AccessControlList`.
+struct FileAccounts: AccountStore {
+    var passwordFile: String
+    var aclFile: String
+
+    var effect: String { "send the broker SIGHUP (or restart `trellis run`) for it to take effect" }
+
+    func readACL() -> AccessControlList {
+        (try? String(contentsOfFile: aclFile, encoding: .utf8)).map(AccessControlList.init(parsing:)) ?? AccessControlList()
+    }
+
+    func write(_ acl: AccessControlList) throws {
+        try createParentDirectory(of: aclFile)
+        try acl.render().write(toFile: aclFile, atomically: true, encoding: .utf8)
+    }
+
+    func set(_ name: String, role: AccessControlList.Role, sensors: [String], password: String) async throws {
+        try await PasswordFile(path: passwordFile).set(name, password: password)
+        var acl = readACL()
+        acl.set(name, role: role, sensors: sensors)
+        try write(acl)
+    }
+
+    func remove(_ name: String) async throws {
+        var acl = readACL()
+        guard acl.remove(name) else { throw fail("there is no account \(name) in \(aclFile)") }
+        try await PasswordFile(path: passwordFile).remove(name)
+        try write(acl)
+    }
+
+    func list() async throws -> [(name: String, role: String)] {
+        let acl = readACL()
+        return acl.accounts.map { ($0.name, acl.roleText(of: $0.name, role: $0.role)) }
+    }
+
+    func setPassword(_ name: String, password: String) async throws -> AccessControlList.Role? {
+        let role = readACL().accounts.first { $0.name == name }?.role
+        let hashed = (try? String(contentsOfFile: passwordFile, encoding: .utf8)).map(MosquittoPasswordEntry.parse) ?? []
+        guard role != nil || hashed.contains(where: { $0.username == name }) else {
+            throw fail("there is no account \(name) in \(aclFile) or \(passwordFile)")
+        }
+        try await PasswordFile(path: passwordFile).set(name, password: password)
+        return role
+    }
+}
+
+/// Mosquitto's password file, changed only through `mosquitto_passwd`, which hashes.
+struct PasswordFile {
+    var path: String
+
+    func set(_ name: String, password: String) async throws {
+        let create = !FileManager.default.fileExists(atPath: path)
+        if create {
+            try createParentDirectory(of: path)
+        }
+        try await run((create ? ["-c"] : []) + ["-b", path, name, password])
+    }
+
+    func remove(_ name: String) async throws {
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        try await run(["-D", path, name])
+    }
+
+    /// The `$7$` hash of `password`, made by `mosquitto_passwd -U` in a file of the owner's alone, so
+    /// the password never shows in a process list.
+    static func hash(_ password: String) async throws -> PBKDF2Hash {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hash-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try writeSecret("hash:\(password)", to: path)
+        try await PasswordFile(path: path).run(["-U", path])
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        guard let hash = MosquittoPasswordEntry.parse(text).first?.pbkdf2 else {
+            throw fail("mosquitto_passwd wrote no $7$ hash: Mosquitto 2 is needed")
+        }
+        return hash
+    }
+
+    private func run(_ arguments: [String]) async throws {
+        let candidates = ["/usr/bin/mosquitto_passwd", "/usr/local/bin/mosquitto_passwd", "/usr/sbin/mosquitto_passwd"]
+        guard let binary = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw fail("mosquitto_passwd is not installed: install it with 'apt-get install -y mosquitto'")
+        }
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("passwd-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let child = try ChildProcess(path: binary, arguments: arguments, outputPath: output)
+        child.waitUntilExit()
+        guard child.terminationStatus == 0 else {
+            let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+            throw fail("mosquitto_passwd failed on \(path): \(text.trimmingCharacters(in: .whitespacesAndNewlines))")
+        }
+    }
+}
+
+/// Creates the directory `path` goes in, with its parents; a bare file name goes in the current one.
+func createParentDirectory(of path: String) throws {
+    let directory = (path as NSString).deletingLastPathComponent
+    try FileManager.default.createDirectory(atPath: directory.isEmpty ? "." : directory, withIntermediateDirectories: true)
+}

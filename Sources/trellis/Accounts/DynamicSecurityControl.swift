@@ -1,0 +1,148 @@
+import Foundation
+import TrellisBroker
+import TrellisMQTT
+
+/// Talks to Mosquitto's dynamic security plugin over MQTT as its administration account: sends a
+/// request on `$CONTROL/dynamic-security/v1` and waits for its answer, so a change is in effect when
+/// `trellis users` returns. Every failure is one sentence that says what to check; none carries the
+/// password or the request (which may hold one).
+struct DynamicSecurityControl {
+    var address: BrokerAddress
+    var admin: String
+    var passwordFile: String
+    /// How long to wait for the login, and for each answer.
+    var timeout: Duration
+
+    /// A command and the plugin's errors that are no failure for it (a role that is already there).
+    struct Step {
+        var command: DynamicSecurityCommand
+        var tolerated: Set<String> = []
+    }
+
+    /// Logs in, runs `body` with the connection, and disconnects.
+    func connected<T>(_ body: (Connection) async throws -> T) async throws -> T {
+        let password = try readPassword()
+        var configuration = MQTTConfiguration(host: address.host, port: address.port,
+                                              clientID: "\(admin)-\(UUID().uuidString.prefix(8))",
+                                              username: admin, password: password, reconnectDelay: 0.5...0.5)
+        configuration.keepAlive = 30
+        let client = try MQTTClient(configuration: configuration)
+        // Kept and sent with the CONNECT's first subscriptions, so `connected` means answers can come.
+        try await client.subscribe(DynamicSecurityCommand.responseTopic)
+        client.start()
+        do {
+            try await waitForLogin(client)
+            let result = try await body(Connection(client: client, control: self))
+            await client.shutdown()
+            return result
+        } catch {
+            await client.shutdown()
+            throw error
+        }
+    }
+
+    func readPassword() throws -> String {
+        do {
+            let text = try String(contentsOfFile: passwordFile, encoding: .utf8)
+            let password = text.trimmingCharacters(in: .newlines)
+            guard !password.isEmpty else { throw fail("\(passwordFile) is empty: it should hold the password of \(admin)") }
+            return password
+        } catch let error as ExitCodeError {
+            throw error
+        } catch {
+            throw fail("cannot read the password of \(admin) from \(passwordFile): \(describe(error)); "
+                + "`trellis users init` (or `trellis users migrate`) writes it")
+        }
+    }
+
+    /// Waits for the first connection, and fails at the first refused or failed attempt.
+    private func waitForLogin(_ client: MQTTClient) async throws {
+        let address = self.address, admin = self.admin, timeout = self.timeout
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await event in client.events {
+                    switch event {
+                    case .connected:
+                        return
+                    case let .connectFailed(reason, _) where reason.lowercased().contains("not authori"):
+                        throw fail("the broker at \(address) refused the login of \(admin) (\(reason)): is it running "
+                            + "the dynamic security profile (broker.dynsec.conf), and is \(admin) its administration account?")
+                    case let .connectFailed(reason, _):
+                        throw fail("cannot reach the broker at \(address): \(reason); is it running? (--broker names another)")
+                    case .disconnected:
+                        continue
+                    }
+                }
+                throw fail("the connection to the broker at \(address) ended before it was made")
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                throw fail("no connection to the broker at \(address) within \(timeout); is it running?")
+            }
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// One logged-in connection.
+    struct Connection {
+        let client: MQTTClient
+        let control: DynamicSecurityControl
+
+        /// Sends `steps` as one request and returns the plugin's answers, in order; throws on an
+        /// error not tolerated by its step.
+        @discardableResult
+        func run(_ steps: [Step]) async throws -> [DynamicSecurityResponse.Answer] {
+            let id = UUID().uuidString
+            var commands = steps.map(\.command)
+            for index in commands.indices { commands[index].correlationData = "\(id)-\(index)" }
+            let payload = try JSONEncoder().encode(["commands": commands])
+            do {
+                try await client.publishAndWait(topic: DynamicSecurityCommand.topic, payload: Array(payload))
+            } catch {
+                throw fail("the broker refused the request of \(control.admin) (\(describe(error))): "
+                    + "\(control.admin) may administer the dynamic security plugin only with its admin role")
+            }
+            let answers = try await answer(to: "\(id)-0")
+            guard answers.count == steps.count else {
+                throw fail("the dynamic security plugin answered \(answers.count) of \(steps.count) commands")
+            }
+            for (step, answer) in zip(steps, answers) {
+                if let error = answer.error, !step.tolerated.contains(error) {
+                    throw DynamicSecurityFailure(command: answer.command, reason: error)
+                }
+            }
+            return answers
+        }
+
+        /// The answer whose first command carries `correlation`, or a failure after the timeout.
+        private func answer(to correlation: String) async throws -> [DynamicSecurityResponse.Answer] {
+            let client = self.client, timeout = control.timeout
+            return try await withThrowingTaskGroup(of: [DynamicSecurityResponse.Answer].self) { group in
+                group.addTask {
+                    for await message in client.messages where message.topic == DynamicSecurityCommand.responseTopic {
+                        guard let response = try? JSONDecoder().decode(DynamicSecurityResponse.self, from: Data(message.payload)),
+                              response.responses.first?.correlationData == correlation else { continue }
+                        return response.responses
+                    }
+                    throw fail("the connection to the broker ended before the dynamic security plugin answered")
+                }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    throw fail("no answer on \(DynamicSecurityCommand.responseTopic) within \(timeout): is the dynamic "
+                        + "security plugin loaded (broker.dynsec.conf)?")
+                }
+                let first = try await group.next()!
+                group.cancelAll()
+                return first
+            }
+        }
+    }
+}
+
+/// A command the plugin refused, with its reason (`Client not found`).
+struct DynamicSecurityFailure: Error, CustomStringConvertible {
+    var command: String
+    var reason: String
+    var description: String { "the dynamic security plugin refused \(command): \(reason)" }
+}

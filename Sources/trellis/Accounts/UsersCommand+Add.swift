@@ -1,0 +1,92 @@
+import ArgumentParser
+import Foundation
+import TrellisBroker
+import TrellisCore
+
+extension UsersCommand {
+    /// `trellis users add`: an account of one role, with its password.
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add an account, or change its password and role.",
+            discussion: """
+                Without a role flag the account is a client (an app; the plugin's role `app`): it may publish \
+                rpi/torpi/NAME, p2o/clients/NAME/{status,register,unregister} and trellis/clients/NAME/request/…, \
+                and read its own replies, trellis/status and p2o/buttons/+/state. A sensor node (--sensor 0x36 0x37) \
+                may also publish rpi/sensors/0x36 and rpi/sensors/0x37. Without --password a random one is \
+                generated and printed once. With dynamic security the account can log in as soon as this returns.
+                """
+        )
+
+        @Argument(help: "The user name (also its MQTT client id): 1–64 characters, no '/', '+', '#', ':' or spaces.")
+        var name: String
+
+        @Flag(name: .long, help: "A button: may also publish p2o/buttons/NAME/press.")
+        var button = false
+        @Flag(name: .long, help: "A device: may also publish devices/NAME/{status,telemetry,log} and read devices/NAME/{info,command} (Trellis alone writes those two).")
+        var device = false
+        @Option(name: .long, parsing: .upToNextOption,
+                help: ArgumentHelp("A sensor node: may publish only the readings of these sensors, rpi/sensors/ADDRESS (I2C addresses such as 0x36, written as 0x and two lowercase hex digits in the topic).", valueName: "address"))
+        var sensor: [String] = []
+        @Flag(name: .long, help: "An operator: may also use the shared trellis/request/… topics.")
+        var `operator` = false
+        @Flag(name: .long, help: "Trellis's own account: reads and writes every topic. Its password is also written to --trellis-password-file.")
+        var trellis = false
+
+        @Option(name: .long, help: "The password (default: a random one, printed).")
+        var password: String?
+
+        @Option(name: .long, help: ArgumentHelp("Where the password of a --trellis account is written, for `trellis run --password-file`.", valueName: "file"))
+        var trellisPasswordFile = "trellis-state/trellis.password"
+
+        @OptionGroup var options: Options
+
+        func validate() throws {
+            if [button, device, `operator`, trellis, !sensor.isEmpty].filter({ $0 }).count > 1 {
+                throw ValidationError("choose at most one of --button, --device, --sensor, --operator and --trellis")
+            }
+            for address in sensor where SensorAddress.normalize(address) == nil {
+                throw ValidationError("'\(address)' is not a sensor address: write 0x and one or two hex digits, 0x03 to 0x77")
+            }
+            try Self.validate(name: name)
+        }
+
+        /// A user name Mosquitto and the topics can carry.
+        static func validate(name: String) throws {
+            if case let .failure(error) = ButtonIdentifier.validate(name, kind: "user name") {
+                throw ValidationError(error.message)
+            }
+            if name.contains(":") || name.contains(" ") {
+                throw ValidationError("the user name may contain neither ':' nor spaces")
+            }
+        }
+
+        var role: AccessControlList.Role {
+            button ? .button : device ? .device : !sensor.isEmpty ? .sensor : `operator` ? .operator : trellis ? .trellis : .client
+        }
+
+        func run() async throws {
+            try options.checkNotAdmin(name)
+            let addresses = Self.uniqued(sensor.compactMap { SensorAddress.normalize($0) })
+            let secret = password ?? randomPassword()
+            if trellis {
+                // Before the account exists: a password that cannot be kept must not be set.
+                do {
+                    try writeSecret(secret, to: trellisPasswordFile)
+                } catch {
+                    throw fail("cannot write Trellis's password to \(trellisPasswordFile): \(describe(error))")
+                }
+            }
+            let store = options.store()
+            try await store.set(name, role: role, sensors: addresses, password: secret)
+            let text = ([role.rawValue] + addresses).joined(separator: " ")
+            let effect = options.usesDynamicSecurity ? ", \(store.effect)" : ""
+            print("added \(name) (\(text))\(effect)" + (password == nil ? "; password: \(secret)" : ""))
+        }
+
+        /// `addresses` without repeats, in their first order.
+        static func uniqued(_ addresses: [String]) -> [String] {
+            var seen: Set<String> = []
+            return addresses.filter { seen.insert($0).inserted }
+        }
+    }
+}

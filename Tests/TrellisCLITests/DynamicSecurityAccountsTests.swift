@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+import TrellisMQTT
+import TrellisTestSupport
+
+/// `trellis users` with the dynamic security backend, against a real Mosquitto running the real
+/// plugin: every change is in effect as soon as the command returns, and the broker is never
+/// restarted nor signalled.
+@Suite("Accounts in the dynamic security plugin")
+struct DynamicSecurityAccountsTests {
+    @Test("a sensor account added now publishes at once; removed, it is disconnected and refused")
+    func sensorLifecycle() async throws {
+        try await DynamicSecurityFixture.with { fixture in
+            try await fixture.add("relay", password: "pw-relay", ["--trellis"])
+            let relay = try await fixture.login("relay", password: "pw-relay")
+            let inbox = await MessageCollector.collecting(relay)
+            try await relay.subscribe("rpi/sensors/#")
+            #expect(try await fixture.broker.login("pi1", password: "pw-pi1") != .accepted)
+
+            try await fixture.add("pi1", password: "pw-pi1", ["--sensor", "0x36"])
+            let pi1 = try await fixture.login("pi1", password: "pw-pi1")
+            let events = pi1.events
+            try await pi1.publishAndWait(topic: "rpi/sensors/0x36", payload: Array(#"{"moisture":5,"temperature":70}"#.utf8))
+            let readings = try await inbox.messages(on: "rpi/sensors/0x36")
+            #expect(readings.count == 1)
+            await #expect(throws: MQTTError.self, "another sensor's topic is refused") {
+                try await pi1.publishAndWait(topic: "rpi/sensors/0x40", payload: Array("{}".utf8))
+            }
+
+            let removed = try await fixture.users(["remove", "pi1"])
+            #expect(removed.status == 0, "\(removed.output)")
+            #expect(removed.output.contains("removed pi1, in effect now"))
+            try await DynamicSecurityFixture.waitForDisconnection(events)
+            await pi1.shutdown()
+            guard case let .refused(reason) = try await fixture.broker.login("pi1", password: "pw-pi1") else {
+                Issue.record("a removed account logged in")
+                return
+            }
+            #expect(reason.lowercased().contains("not authori"), "\(reason)")
+            #expect(!fixture.broker.log().contains("Reloading"), "the broker was never told to reload")
+            await relay.shutdown()
+        }
+    }
+
+    @Test("passwd: the new password is needed from the next login on, the old one refused")
+    func passwd() async throws {
+        try await DynamicSecurityFixture.with { fixture in
+            try await fixture.add("alice", password: "first")
+            #expect(try await fixture.broker.login("alice", password: "first") == .accepted)
+            let changed = try await fixture.users(["passwd", "alice", "--password", "second"])
+            #expect(changed.status == 0, "\(changed.output)")
+            #expect(!changed.output.contains("second"), "a given password is not printed")
+            #expect(try await fixture.broker.login("alice", password: "first") != .accepted)
+            #expect(try await fixture.broker.login("alice", password: "second") == .accepted)
+            let missing = try await fixture.users(["passwd", "nobody", "--password", "x"])
+            #expect(missing.status != 0)
+            #expect(missing.output.contains("there is no account nobody"))
+        }
+    }
+
+    @Test("passwd of Trellis's account writes its password file too, mode 0600")
+    func passwdOfTrellis() async throws {
+        try await DynamicSecurityFixture.with { fixture in
+            try await fixture.add("relay", password: "first", ["--trellis"])
+            let path = fixture.directory + "/relay.password"
+            let changed = try await fixture.users(["passwd", "relay", "--trellis-password-file", path])
+            #expect(changed.status == 0, "\(changed.output)")
+            let written = try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .newlines)
+            #expect(changed.output.hasSuffix("password: \(written)\n"))
+            #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o600)
+            #expect(try await fixture.broker.login("relay", password: written) == .accepted)
+        }
+    }
+
+    @Test("list shows each account's role as the files backend does; a role change replaces the old rights")
+    func listAndChange() async throws {
+        try await DynamicSecurityFixture.with { fixture in
+            try await fixture.add("alice", password: "pw")
+            try await fixture.add("door", password: "pw", ["--button"])
+            try await fixture.add("pi1", password: "pw", ["--sensor", "0x36", "0X37"])
+            let listed = try await fixture.users(["list"])
+            #expect(listed.status == 0, "\(listed.output)")
+            #expect(listed.output == "alice\tclient\ndoor\tbutton\npi1\tsensor 0x36 0x37\n")
+
+            try await fixture.add("pi1", password: "pw2", ["--sensor", "0x40"])
+            #expect(try await fixture.users(["list"]).output.contains("pi1\tsensor 0x40\n"))
+            let pi1 = try await fixture.login("pi1", password: "pw2")
+            try await pi1.publishAndWait(topic: "rpi/sensors/0x40", payload: [])
+            await #expect(throws: MQTTError.self) { try await pi1.publishAndWait(topic: "rpi/sensors/0x36", payload: []) }
+            await pi1.shutdown()
+
+            #expect(try await fixture.users(["remove", "nobody"]).output.contains("there is no account nobody"))
+            let admin = try await fixture.users(["remove", "trellis-admin"])
+            #expect(admin.status != 0)
+            #expect(admin.output.contains("trellis-admin is the dynamic security plugin's administration account"))
+        }
+    }
+
+    @Test("init writes the configuration and the administration password, both mode 0600, and refuses to overwrite")
+    func initFiles() async throws {
+        try await DynamicSecurityFixture.with { fixture in
+            for path in [fixture.config, fixture.adminPasswordFile] {
+                #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o600)
+            }
+            let password = try String(contentsOfFile: fixture.adminPasswordFile, encoding: .utf8).trimmingCharacters(in: .newlines)
+            #expect(password.count == 20)
+            #expect(try !String(contentsOfFile: fixture.config, encoding: .utf8).contains(password), "only its hash is kept")
+            let again = try await TrellisBinary.run(["users", "init", "--config", fixture.config,
+                                                     "--admin-password-file", fixture.directory + "/other"], in: fixture.directory)
+            #expect(again.status != 0)
+            #expect(again.output.contains("\(fixture.config) exists"))
+            // The administration account administers and nothing else.
+            let admin = try await fixture.login("trellis-admin", password: password)
+            await #expect(throws: MQTTError.self) { try await admin.subscribe("#") }
+            await #expect(throws: MQTTError.self) { try await admin.publishAndWait(topic: "rpi/torpi/x", payload: []) }
+            await admin.shutdown()
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import TrellisMQTT
+import TrellisTestSupport
+
+/// A real Mosquitto with the real dynamic security plugin, its configuration written by
+/// `trellis users init` (or `migrate`), and `trellis users` pointed at it.
+struct DynamicSecurityFixture {
+    let directory: String
+    let broker: TestBroker
+
+    var config: String { directory + "/dynamic-security.json" }
+    var adminPasswordFile: String { directory + "/admin.password" }
+
+    /// The options every `trellis users` command gets: the broker and the administration password.
+    var connection: [String] {
+        ["--broker", broker.address, "--admin-password-file", adminPasswordFile]
+    }
+
+    /// Runs `trellis users ARGUMENTS` against this broker.
+    func users(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try await TrellisBinary.run(["users"] + arguments + connection, in: directory)
+    }
+
+    /// Adds an account and expects success.
+    func add(_ name: String, password: String, _ flags: [String] = []) async throws {
+        let result = try await users(["add", name, "--password", password,
+                                      "--trellis-password-file", directory + "/\(name).password"] + flags)
+        guard result.status == 0 else { throw TimeoutError(message: "users add \(name) failed: \(result.output)") }
+    }
+
+    /// A connected client logged in as `name`.
+    func login(_ name: String, password: String) async throws -> MQTTClient {
+        try await TestClients.connect(to: broker, id: name) { $0.username = name; $0.password = password }
+    }
+
+    /// Runs `body` with a broker whose plugin configuration `prepare` wrote into the test's directory
+    /// (by default `trellis users init`).
+    static func with(prepare: ((String) async throws -> Void)? = nil,
+                     _ body: (DynamicSecurityFixture) async throws -> Void) async throws {
+        let directory = temporaryDirectory()
+        if let prepare {
+            try await prepare(directory)
+        } else {
+            let result = try await TrellisBinary.run(["users", "init", "--config", directory + "/dynamic-security.json",
+                                                      "--admin-password-file", directory + "/admin.password"], in: directory)
+            guard result.status == 0 else { throw TimeoutError(message: "users init failed: \(result.output)") }
+        }
+        try await withTestBroker(anonymous: false,
+                                 extraConfig: try DynamicSecurityPlugin.configLines(config: directory + "/dynamic-security.json")) { broker in
+            try await body(DynamicSecurityFixture(directory: directory, broker: broker))
+        }
+    }
+
+    /// Waits until `events` reports the connection lost; throws after `timeout`.
+    static func waitForDisconnection(_ events: AsyncStream<MQTTConnectionEvent>, timeout: Duration = .seconds(20)) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await event in events {
+                    if case .disconnected = event { return }
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                throw TimeoutError(message: "the connection was not closed within \(timeout)")
+            }
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+import TrellisRelay
+import TrellisTestSupport
+@testable import TrellisServer
+
+/// What no Python client reproduces, checked with raw HTTP on the Socket.IO routes of a relay running
+/// in this process against a real broker (Hummingbird's router test mode): the iOS client's poll
+/// without `EIO` and with `b64=1`, client pings, text framing, CORS for the web app, the protocol's
+/// answers to bad requests, and the session cap. The real clients run against `trellis run` in
+/// `TrellisCLITests` (SocketIOClientTests, SocketIOBrowserTests, SocketIOFloodTests).
+@Suite("Socket.IO routes, in process")
+struct SocketIORoutesTests {
+    struct Reply {
+        var status: HTTPResponse.Status
+        var body: String
+        var headers: HTTPFields
+    }
+
+    /// One request through the router.
+    static func request(_ client: some TestClientProtocol, _ uri: String, method: HTTPRequest.Method = .get,
+                        body: String? = nil, headers: HTTPFields = [:]) async throws -> Reply {
+        try await client.execute(uri: uri, method: method, headers: headers,
+                                 body: body.map { ByteBuffer(string: $0) }) { response in
+            Reply(status: response.status, body: String(buffer: response.body), headers: response.headers)
+        }
+    }
+
+    /// `<length>:<packet>` for each packet, as socket.io-client-swift 6 and browsers post.
+    static func framed(_ packets: String...) -> String {
+        packets.map { "\($0.utf16.count):\($0)" }.joined()
+    }
+
+    static let origin = "http://p2o.example:3000"
+    static var fromOrigin: HTTPFields { [.origin: origin] }
+
+    @Test("the iOS client's handshake, pings, registration and presses; CORS; errors answered; the session cap")
+    func rawPolling() async throws {
+        try await withRelay { harness in
+            let relay = try #require(harness.service)
+            let sessions = SocketIOSessions(relay: relay, settings: SocketIOSettings(maximumSessions: 3),
+                                            logger: Logger(label: "trellis.test.socketio"))
+            let app = Application(router: SocketIOServer(sessions: sessions, logger: Logger(label: "trellis.test.socketio")).router())
+            try await app.test(.router) { client in
+                let base = "/socket.io/"
+                // No EIO parameter means Engine.IO 3: the open packet, `40` without payload, then the
+                // service's connection-response, in text framing.
+                let handshake = try await Self.request(client, "\(base)?transport=polling&b64=1", headers: Self.fromOrigin)
+                #expect(handshake.status == .ok)
+                #expect(handshake.headers[.accessControlAllowOrigin] == Self.origin)
+                #expect(handshake.headers[.accessControlAllowCredentials] == "true")
+                let sid = try #require(handshake.body.firstMatch(of: /"sid":"([^"]+)"/)?.1).description
+                #expect(handshake.body.hasPrefix("\(handshake.body.prefix { $0 != ":" }):0{\"sid\":\"\(sid)\",\"upgrades\":[\"websocket\"],\"pingInterval\":25000,\"pingTimeout\":60000}"))
+                #expect(handshake.body.contains(#"2:4046:42["connection-response",{"status":"success"}]"#), "\(handshake.body)")
+                #expect(!handshake.body.contains("40{"))
+                let session = "\(base)?transport=polling&b64=1&sid=\(sid)"
+
+                // The client pings; the server answers on the next poll.
+                let ping = try await Self.request(client, session, method: .post, body: Self.framed("2"), headers: Self.fromOrigin)
+                #expect(ping.status == .ok)
+                #expect(ping.body == "ok")
+                #expect(ping.headers[.accessControlAllowOrigin] == Self.origin)
+                #expect(try await Self.request(client, session).body == "1:3")
+
+                // Registration, and a press from MQTT through the relay.
+                let button = "bell-\(UUID().uuidString.prefix(6))"
+                _ = try await Self.request(client, session, method: .post, body: Self.framed(#"42["register","\#(button)"]"#))
+                #expect(try await Self.request(client, session).body == Self.framed(#"42["register-response",{"status":"success"}]"#))
+                let presser = try await harness.connect()
+                try await presser.publishAndWait(topic: "p2o/buttons/\(button)/press", payload: [])
+                #expect(try await Self.request(client, session).body == Self.framed(#"42["button-press","\#(button)"]"#))
+
+                // The browser's preflight.
+                let preflight = try await Self.request(client, base + "?EIO=3&transport=polling", method: .options,
+                                                       headers: [.origin: Self.origin, .accessControlRequestHeaders: "content-type"])
+                #expect(preflight.status == .noContent)
+                #expect(preflight.headers[.accessControlAllowOrigin] == Self.origin)
+                #expect(preflight.headers[.accessControlAllowHeaders] == "content-type")
+
+                // Errors, answered with Engine.IO's codes.
+                let unsupported = try await Self.request(client, "\(base)?EIO=5&transport=polling")
+                #expect(unsupported.status == .badRequest)
+                #expect(unsupported.body == #"{"code":5,"message":"Unsupported protocol version"}"#)
+                #expect(try await Self.request(client, "\(base)?EIO=3&transport=flashsocket").body == #"{"code":0,"message":"Transport unknown"}"#)
+                #expect(try await Self.request(client, "\(base)?EIO=3&transport=polling&sid=unknown").body == #"{"code":1,"message":"Session ID unknown"}"#)
+                let malformed = try await Self.request(client, session, method: .post, body: "12:4")
+                #expect(malformed.status == .badRequest)
+                #expect(malformed.body == #"{"code":3,"message":"Bad request"}"#)
+                // A malformed payload ends the session.
+                #expect(try await Self.request(client, session).body == #"{"code":1,"message":"Session ID unknown"}"#)
+
+                // At most three sessions at once.
+                for _ in 0..<3 {
+                    #expect(try await Self.request(client, "\(base)?EIO=4&transport=polling").status == .ok)
+                }
+                let full = try await Self.request(client, "\(base)?EIO=4&transport=polling")
+                #expect(full.status == .serviceUnavailable)
+                #expect(full.body == #"{"code":4,"message":"Too many sessions"}"#)
+                #expect(sessions.count == 3)
+            }
+        }
+    }
+
+    @Test("sessions from one address beyond the per-address cap are refused with 429")
+    func perAddressCap() async throws {
+        try await withRelay { harness in
+            let relay = try #require(harness.service)
+            let sessions = SocketIOSessions(relay: relay, settings: SocketIOSettings(maximumSessionsPerAddress: 2),
+                                            logger: Logger(label: "trellis.test.socketio"))
+            let app = Application(router: SocketIOServer(sessions: sessions, logger: Logger(label: "trellis.test.socketio")).router())
+            try await app.test(.router) { client in
+                var statuses: [HTTPResponse.Status] = []
+                for _ in 0..<3 {
+                    statuses.append(try await Self.request(client, "/socket.io/?EIO=4&transport=polling").status)
+                }
+                #expect(statuses == [.ok, .ok, .tooManyRequests])
+            }
+        }
+    }
+}
