@@ -48,6 +48,8 @@ struct CaptureImportCommandTests {
                                                "-t", "rpi/torpi", "-m", request])
             }
             try await watcher.waitForExit()
+            trellis.process.signal(SIGTERM)
+            _ = try await trellis.waitForExit()
             // tcpdump may lag behind on a busy machine: stop it once the file holds the answer's delivery.
             try await eventually("tcpdump wrote the answer (tcpdump printed: \(tcpdump.text))") {
                 guard let data = FileManager.default.contents(atPath: directory + "/pi.pcap") else { return false }
@@ -58,8 +60,6 @@ struct CaptureImportCommandTests {
                 return !missing && events.contains { if case let .message(message) = $0 { message.clientID == "watcher" } else { false } }
             }
             try await tcpdump.stop()
-            trellis.process.signal(SIGTERM)
-            _ = try await trellis.waitForExit()
             return broker.port
         }
         let imported = try await TrellisBinary.run(["capture", "import", "pi.pcap", "--port", "\(brokerPort)", "-o", "capture.jsonl",
