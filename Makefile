@@ -3,7 +3,8 @@
 
 SWIFT ?= swift
 PREFIX ?= /usr/local
-APT_PACKAGES := mosquitto mosquitto-clients libmosquitto-dev libsqlite3-dev libssl-dev openssl pkg-config postgresql prometheus
+APT_PACKAGES := mosquitto mosquitto-clients libmosquitto-dev libsqlite3-dev libssl-dev openssl pkg-config postgresql prometheus \
+	tcpdump tshark iproute2 ethtool
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run test postgres build deps ha-deps ha-check deb deb-deps deb-check bench bench-stores soak fuzz install uninstall clean embed
@@ -11,7 +12,10 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ## deps: install Mosquitto, its client tools, the C libraries, the openssl tool (the TLS tests make
 ## their certificates with it), PostgreSQL (the tests start a throwaway cluster of their own) and Prometheus
 ## with promtool (the metrics tests check the exposition, the rules and the dashboard's queries against a
-## Prometheus server of their own), when any is missing.
+## Prometheus server of their own), tcpdump, tshark, iproute2 and ethtool (the wire import tests capture a test
+## broker's traffic, in a network namespace of their own with segmentation offload off for the small-MTU case, and compare with Wireshark's MQTT
+## dissector; wireshark-common is told first not to install dumpcap setuid, so it installs without a question),
+## when any is missing.
 deps:
 	@if ! command -v mosquitto >/dev/null 2>&1 && [ ! -x /usr/sbin/mosquitto ] \
 	   || ! command -v mosquitto_sub >/dev/null 2>&1 \
@@ -21,8 +25,13 @@ deps:
 	   || ! command -v openssl >/dev/null 2>&1 \
 	   || ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 \
 	   || ! command -v promtool >/dev/null 2>&1 \
-	   || ! command -v prometheus >/dev/null 2>&1; then \
+	   || ! command -v prometheus >/dev/null 2>&1 \
+	   || { ! command -v tcpdump >/dev/null 2>&1 && [ ! -x /usr/sbin/tcpdump ]; } \
+	   || ! command -v tshark >/dev/null 2>&1 \
+	   || { ! command -v ip >/dev/null 2>&1 && [ ! -x /usr/sbin/ip ]; } \
+	   || { ! command -v ethtool >/dev/null 2>&1 && [ ! -x /usr/sbin/ethtool ]; }; then \
 		echo "installing $(APT_PACKAGES)"; \
+		echo "wireshark-common wireshark-common/install-setuid boolean false" | $(SUDO) debconf-set-selections && \
 		$(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(APT_PACKAGES); \
 	fi
@@ -135,7 +144,8 @@ bench-stores: deps
 soak: deps
 	TRELLIS_SOAK=1 $(SWIFT) test --filter KillRecovery
 
-## fuzz: 1,000,000 inputs through the plant parser, every payload decoder and the Socket.IO codec (libFuzzer + ASan).
+## fuzz: 1,000,000 inputs through the plant parser, every payload decoder, the Socket.IO codec and the pcap/pcapng and
+## MQTT readers of `trellis capture import` (libFuzzer + ASan).
 fuzz:
 	Fuzz/run.sh 1000000
 

@@ -61,6 +61,8 @@ let package = Package(
         .target(name: "TrellisBuildInfo", plugins: ["TrellisBuildInfoPlugin"]),
         .target(name: "TrellisCore", dependencies: ["TrellisBuildInfo", "TrellisMQTTTypes"]),
         .target(name: "TrellisSocketIO", dependencies: ["TrellisCore"]),
+        // pcap and pcapng captures of MQTT traffic read back into capture records (pure, no I/O).
+        .target(name: "TrellisWire", dependencies: ["TrellisCore", "TrellisMQTTTypes"]),
         // The store's protocols, one per concern, the write-behind rule, the state dump and its table
         // catalog: what every backend shares, and all that the relay sees.
         .target(
@@ -138,6 +140,7 @@ let package = Package(
                 "TrellisStoreSQLite",
                 "TrellisStorePostgres",
                 "TrellisSocketIO",
+                "TrellisWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -175,9 +178,10 @@ let package = Package(
         .testTarget(
             name: "TrellisCLITests",
             dependencies: ["trellis", "trellis-bench", "TrellisTestSupport", "TrellisBroker", "TrellisCore", "TrellisMQTT", "TrellisRelay", "TrellisServer", "TrellisStore",
-                           "TrellisStoreSQLite", "TrellisStorePostgres"]
+                           "TrellisStoreSQLite", "TrellisStorePostgres", "TrellisWire"]
         ),
         .testTarget(name: "TrellisCoreTests", dependencies: ["TrellisCore", "TrellisMQTTTypes"]),
+        .testTarget(name: "TrellisWireTests", dependencies: ["TrellisWire", "TrellisCore", "TrellisMQTTTypes", "TrellisTestSupport"]),
         .testTarget(name: "TrellisServerTests", dependencies: [
             "TrellisServer", "TrellisTestSupport", "TrellisRelay", "TrellisStore", "TrellisSocketIO",
             .product(name: "Hummingbird", package: "hummingbird"),

@@ -11,7 +11,7 @@ import TrellisMQTTTypes
 /// `{"t":"2026-11-22T10:41:05.123456Z","topic":"rpi/torpi","payload":"…","qos":1,"retain":false}`,
 /// with `"payload_base64"` instead of `"payload"` when the payload is not UTF-8 text, and
 /// `"properties":{"response_topic","correlation_data_base64","user_properties":[[k,v],…],"content_type"}`
-/// when any is set; keys always in that order, so the same record is always the same line.
+/// when any is set, and `"client"` (the publisher's client id) after `retain` when known; keys always in that order, so the same record is always the same line.
 ///
 /// Reading also accepts what `mosquitto_sub -F '%j'` (or `%J`) prints: `tst`, `topic`, `qos`,
 /// `retain` (0/1), `payloadlen`, `payload` (a string, null when empty, or embedded JSON with `%J`),
@@ -27,6 +27,7 @@ extension CaptureRecord {
             out += ",\"payload_base64\":\"" + Data(payload).base64EncodedString() + "\""
         }
         out += ",\"qos\":\(qos),\"retain\":\(retain)"
+        if let client { out += ",\"client\":" + JSONText.string(client) }
         if !properties.isEmpty {
             var fields: [String] = []
             if let responseTopic = properties.responseTopic {
@@ -142,12 +143,12 @@ private struct Fields {
 
 /// Trellis's own capture lines.
 private enum TrellisLine {
-    static let known: Set<String> = ["t", "topic", "payload", "payload_base64", "qos", "retain", "properties"]
+    static let known: Set<String> = ["t", "topic", "payload", "payload_base64", "qos", "retain", "client", "properties"]
     static let knownProperties: Set<String> = ["response_topic", "correlation_data_base64", "user_properties", "content_type"]
 
     static func decode(_ members: [CaptureJSON.Member]) throws(CaptureLineError) -> CaptureRecord {
         if let unknown = members.first(where: { !known.contains($0.name) }) {
-            throw CaptureLineError("unknown field \"\(unknown.name)\" (a capture line has t, topic, payload or payload_base64, qos, retain, properties)")
+            throw CaptureLineError("unknown field \"\(unknown.name)\" (a capture line has t, topic, payload or payload_base64, qos, retain, client, properties)")
         }
         let fields = Fields(members: members)
         let micros = try fields.time("t")
@@ -195,7 +196,8 @@ private enum TrellisLine {
                 properties.userProperties = try userProperties(list)
             }
         }
-        return CaptureRecord(microseconds: micros, topic: topic, payload: payload, qos: qos, retain: retain, properties: properties)
+        let client = try fields.text("client")
+        return CaptureRecord(microseconds: micros, topic: topic, payload: payload, qos: qos, retain: retain, properties: properties, client: client)
     }
 
     static func base64(_ fields: Fields, _ name: String, path: String = "") throws(CaptureLineError) -> [UInt8] {

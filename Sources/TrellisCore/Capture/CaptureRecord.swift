@@ -29,6 +29,9 @@ public struct CaptureRecord: Sendable, Hashable {
     public var retain: Bool
     /// The v5 publish properties; empty when none were set.
     public var properties: MQTTProperties
+    /// The MQTT client id of the publisher, when known: `trellis capture import` reads it from the
+    /// connection's CONNECT; `trellis record` cannot see it and leaves it nil.
+    public var client: String?
 
     public init(t: Date, topic: String, payload: [UInt8], qos: Int = 0, retain: Bool = false,
                 properties: MQTTProperties = MQTTProperties()) {
@@ -42,13 +45,14 @@ public struct CaptureRecord: Sendable, Hashable {
 
     /// A record at a time given in microseconds since 1970.
     public init(microseconds: Int64, topic: String, payload: [UInt8], qos: Int = 0, retain: Bool = false,
-                properties: MQTTProperties = MQTTProperties()) {
+                properties: MQTTProperties = MQTTProperties(), client: String? = nil) {
         self.microseconds = microseconds
         self.topic = topic
         self.payload = payload
         self.qos = qos
         self.retain = retain
         self.properties = properties
+        self.client = client
     }
 
     /// Convenience for text payloads.

@@ -132,7 +132,7 @@ struct CaptureLineTests {
                 message: #""qos" must be a whole number, not the string "1""#),
         BadCase(line: #"{"t":"2026-11-22T10:41:05Z","topic":"a","payload":"x","retain":1}"#, message: #""retain" must be true or false, not 1"#),
         BadCase(line: #"{"t":"2026-11-22T10:41:05Z","topic":"a","paylod":"x"}"#,
-                message: #"unknown field "paylod" (a capture line has t, topic, payload or payload_base64, qos, retain, properties)"#),
+                message: #"unknown field "paylod" (a capture line has t, topic, payload or payload_base64, qos, retain, client, properties)"#),
         BadCase(line: #"{"t":"2026-11-22T10:41:05Z","topic":"a","topic":"b","payload":"x"}"#, message: #"the field "topic" appears twice"#),
         BadCase(line: #"{"t":"2026-11-22T10:41:05Z","topic":"a","payload":"x","properties":{"response_topic":5}}"#,
                 message: #""properties.response_topic" must be a string, not a number"#),
