@@ -30,12 +30,17 @@ struct CaptureImportCommandTests {
           .enabled(if: CaptureAbility.canCapture, "needs tcpdump and the right to capture (root or CAP_NET_RAW)"))
     func goldenFromTheWire() async throws {
         let directory = temporaryDirectory()
+        // Discovery (homeassistant/…) is not among what the watcher subscribed to, and left out it keeps the
+        // capture small: on a busy machine a full kernel buffer would drop packets, which the import reports.
+        try "homeassistant: {enabled: false}\n".write(toFile: directory + "/no-ha.yaml", atomically: true, encoding: .utf8)
         let brokerPort = try await withTestBroker { broker in
             let port = "\(broker.port)"
-            let tcpdump = try ToolProcess([CaptureAbility.tcpdump!, "-i", "lo", "--immediate-mode", "-U", "-s", "0", "-w", directory + "/pi.pcap", "tcp port \(port)"])
+            let tcpdump = try ToolProcess([CaptureAbility.tcpdump!, "-i", "lo", "--immediate-mode", "-U", "-B", "65536", "-s", "0",
+                                           "-w", directory + "/pi.pcap", "tcp port \(port)"])
             try await tcpdump.waitFor("listening on lo")
             let status = try ToolProcess(["/usr/bin/stdbuf", "-oL", "/usr/bin/mosquitto_sub", "-h", "127.0.0.1", "-p", port, "-t", "trellis/status", "-C", "1"])
-            let trellis = try TrellisBinary.start(["run", "--broker", broker.address, "--state", directory + "/state"])
+            let trellis = try TrellisBinary.start(["run", "--broker", broker.address, "--state", directory + "/state",
+                                                   "--config", directory + "/no-ha.yaml"])
             try await status.waitFor("online")
             let watcher = try ToolProcess(["/usr/bin/stdbuf", "-oL", "/usr/bin/mosquitto_sub", "-h", "127.0.0.1", "-p", port, "-V", "5", "-q", "2", "--retain-as-published",
                                            "-i", "watcher", "-t", "rpi/fromrpi", "-C", "1", "-d"])
@@ -69,8 +74,6 @@ struct CaptureImportCommandTests {
         #expect(capture.contains(#""topic":"rpi/torpi""#) && capture.contains(#""client":"iphone""#), "\(capture)")
         let answers = try String(contentsOfFile: directory + "/answers.jsonl", encoding: .utf8)
         #expect(answers.split(separator: "\n").count == 1, "\(answers)")
-        // Discovery (homeassistant/…) is not among what the watcher subscribed to.
-        try "homeassistant: {enabled: false}\n".write(toFile: directory + "/no-ha.yaml", atomically: true, encoding: .utf8)
         let replay = try await TrellisBinary.run(["replay", "capture.jsonl", "--offline", "--only", "rpi/torpi", "--config", "no-ha.yaml",
                                                   "--expect", "answers.jsonl"], in: directory)
         #expect(replay.status == 0, "\(replay.output)")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrellisTestSupport
 import TrellisCore
 
 /// `trellis --version`: the version, which CHANGELOG.md's first entry and the Debian package share, and
@@ -33,18 +34,5 @@ struct VersionTests {
     }
 
     /// `git -C <repository root> arguments`'s output, trimmed; nil when git is missing or fails.
-    static func git(_ arguments: [String]) -> String? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["git", "-C", MarkdownDocument.repositoryRoot.path] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return nil }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { return nil }
-        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        return text.isEmpty ? nil : text
-    }
+    static func git(_ arguments: [String]) -> String? { Repository.git(arguments) }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Metrics
 import Prometheus
 import Testing
+import TrellisTestSupport
 @testable import TrellisServer
 
 /// Every metric the sources name has its one-line help in `MetricHelp`, the table has no entry for a

@@ -1,6 +1,7 @@
 import Foundation
 import Prometheus
 import Testing
+import TrellisTestSupport
 import TrellisCore
 @testable import TrellisServer
 

@@ -1,13 +1,13 @@
 import Foundation
 
 /// The checkout these tests were built from.
-enum Repository {
-    /// The repository root: two levels above this file's directory (`Tests/TrellisServerTests/…`).
-    static let root: URL = URL(fileURLWithPath: #filePath)
+public enum Repository {
+    /// The repository root: two levels above this file's directory (`Tests/TrellisTestSupport/…`).
+    public static let root: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// `git ARGUMENTS` in the checkout, its output trimmed; nil when git fails or prints nothing.
-    static func git(_ arguments: [String]) -> String? {
+    public static func git(_ arguments: [String]) -> String? {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["git", "-C", root.path] + arguments
