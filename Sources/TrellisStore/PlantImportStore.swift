@@ -42,6 +42,16 @@ public enum PlantImportVerdict: Sendable, Equatable {
     case nameTaken(existing: [String])
     /// Adding it would make more than the plant limit.
     case overLimit
+
+    /// The verdict on one plant of `sensors`: `existing` are the sensors of the plant of its name in
+    /// the state (nil when none has it), `count` the plants the state would hold with the adds judged
+    /// so far, which an add raises. Both backends judge with it inside their import transaction.
+    package static func judge(sensors: [String], existing: [String]?, count: inout Int, maxPlants: Int) -> PlantImportVerdict {
+        if let existing { return Set(existing) == Set(sensors) ? .alreadyThere : .nameTaken(existing: existing) }
+        guard count < maxPlants else { return .overLimit }
+        count += 1
+        return .add
+    }
 }
 
 /// An import's verdicts, in the order of the plants given, and whether the additions were made.

@@ -15,16 +15,12 @@ extension PostgresStore: PlantImportStore {
             var verdicts: [PlantImportVerdict] = []
             for plant in plants {
                 let name = plant.name
+                var existing: [String]?
                 if let id = try await connection.values("SELECT id FROM plant WHERE name = \(name)", as: Int64.self, logger: logger).first {
-                    let existing = try await connection.values(
+                    existing = try await connection.values(
                         "SELECT sensor FROM plant_sensor WHERE plant_id = \(id) ORDER BY position", as: String.self, logger: logger)
-                    verdicts.append(Set(existing) == Set(plant.sensors) ? .alreadyThere : .nameTaken(existing: existing))
-                } else if count < maxPlants {
-                    verdicts.append(.add)
-                    count += 1
-                } else {
-                    verdicts.append(.overLimit)
                 }
+                verdicts.append(.judge(sensors: plant.sensors, existing: existing, count: &count, maxPlants: maxPlants))
             }
             let applies = PlantImportOutcome.applies(verdicts, mode: mode)
             if applies {

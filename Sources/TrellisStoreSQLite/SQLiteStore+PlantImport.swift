@@ -11,16 +11,10 @@ extension SQLiteStore: PlantImportStore {
             var count = try Int.fetchOne(db, sql: "SELECT count(*) FROM plant") ?? 0
             var verdicts: [PlantImportVerdict] = []
             for plant in plants {
-                if let id = try Int64.fetchOne(db, sql: "SELECT id FROM plant WHERE name = ?", arguments: [plant.name]) {
-                    let existing = try String.fetchAll(
-                        db, sql: "SELECT sensor FROM plant_sensor WHERE plant_id = ? ORDER BY position", arguments: [id])
-                    verdicts.append(Set(existing) == Set(plant.sensors) ? .alreadyThere : .nameTaken(existing: existing))
-                } else if count < maxPlants {
-                    verdicts.append(.add)
-                    count += 1
-                } else {
-                    verdicts.append(.overLimit)
+                let existing = try Int64.fetchOne(db, sql: "SELECT id FROM plant WHERE name = ?", arguments: [plant.name]).map { id in
+                    try String.fetchAll(db, sql: "SELECT sensor FROM plant_sensor WHERE plant_id = ? ORDER BY position", arguments: [id])
                 }
+                verdicts.append(.judge(sensors: plant.sensors, existing: existing, count: &count, maxPlants: maxPlants))
             }
             let applies = PlantImportOutcome.applies(verdicts, mode: mode)
             if applies {

@@ -33,18 +33,7 @@ func withSQLiteStore(
     case .inMemory, .postgres: store = try SQLiteStore.inMemory(deadLetterLimit: deadLetterLimit)
     case .directory: store = try SQLiteStore(directory: directory.path, deadLetterLimit: deadLetterLimit)
     }
-    try await run(body, on: store)
-}
-
-/// Runs `body` on `store`, then closes it whether `body` threw or not.
-private func run<Store: TrellisStore>(_ body: (Store) async throws -> Void, on store: Store) async throws {
-    do {
-        try await body(store)
-        try await store.close()
-    } catch {
-        try? await store.close()
-        throw error
-    }
+    try await closing(store, body)
 }
 
 /// A fixed instant with millisecond precision, `seconds` after a base time.

@@ -47,7 +47,7 @@ public func withStore<T>(
 }
 
 /// Runs `body` on `store`, then closes it whether `body` threw or not.
-private func closing<Store: TrellisStore, T>(_ store: Store, _ body: (Store) async throws -> T) async throws -> T {
+public func closing<Store: TrellisStore, T>(_ store: Store, _ body: (Store) async throws -> T) async throws -> T {
     do {
         let result = try await body(store)
         try await store.close()
