@@ -67,7 +67,7 @@ struct ImportRulesTests {
     func readsTheTable() throws {
         let relay = try #require(try Self.rules()["TrellisRelay"])
         #expect(relay.modules == ["TrellisCore", "TrellisMQTTTypes", "TrellisStore"])
-        #expect(relay.onlyIn["TrellisMQTT"] == ["Relay/RelayService.swift", "Relay/RetainedStateReconciler.swift", "Replay/LiveReplay.swift"])
+        #expect(relay.onlyIn["TrellisMQTT"] == ["Relay/RelayService.swift", "Relay/RetainedStateReconciler.swift", "Relay/RetainedSweep.swift", "Replay/LiveReplay.swift"])
         #expect(try Self.rules()["TrellisMQTTTypes"]?.modules.isEmpty == true)
     }
 }

@@ -110,10 +110,21 @@ public func withRelay<T>(
     settings: RelaySettings = RelaySettings(),
     _ body: (RelayHarness) async throws -> T
 ) async throws -> T {
+    try await withRelayHarness(settings: settings) { harness in
+        try await harness.startRelay()
+        return try await body(harness)
+    }
+}
+
+/// Runs `body` with a broker and a relay not started yet (to prepare its state or the broker's
+/// retained messages first), and tears both down afterwards.
+public func withRelayHarness<T>(
+    settings: RelaySettings = RelaySettings(),
+    _ body: (RelayHarness) async throws -> T
+) async throws -> T {
     try await withTestBroker { broker in
         let harness = try RelayHarness(broker: broker, settings: settings)
         do {
-            try await harness.startRelay()
             let result = try await body(harness)
             await harness.shutdown()
             return result

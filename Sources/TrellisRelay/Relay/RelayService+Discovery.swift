@@ -27,6 +27,8 @@ extension RelayService {
                 await previous?.value
                 guard !Task.isCancelled else { return }
                 await self.announce()
+                guard !Task.isCancelled else { return }
+                await self.sweepIfDue()
             }
         }
     }

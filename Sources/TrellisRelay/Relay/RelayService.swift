@@ -22,6 +22,9 @@ public final class RelayService: Service, Sendable {
     let reconciler: RetainedStateReconciler?
     /// The Home Assistant announcement being published, if any (see ``announceToHomeAssistant()``).
     let announcement = Mutex<Task<Void, Never>?>(nil)
+    /// The retained sweep still to run after the next announcement, with the discovery prefixes
+    /// used before; nil once run (see ``sweepIfDue()``).
+    let dueSweep = Mutex<[String]?>([])
     /// The other relays of the share group whose status topic last said `online`.
     private let onlinePeers = Mutex<Set<String>>([])
 
@@ -79,6 +82,9 @@ public final class RelayService: Service, Sendable {
             // An announcement still under way stops first, so none of its configs follows the removals.
             await stopAnnouncing()
             publish(HomeAssistantService.withdrawAll(ledger: new.discovery), what: "Home Assistant discovery removals")
+            if let earlier = old.settings.homeAssistant?.prefix {
+                dueSweep.withLock { $0 = ($0 ?? []) + [earlier] }
+            }
             announceToHomeAssistant()
         }
         return (before.subtracting(after).sorted(), after.subtracting(before).sorted())

@@ -69,7 +69,7 @@ actor RetainedStateReconciler {
                 if awaitingAck {
                     // The acknowledgement may wait behind the relay's own queued publishes (a burst's
                     // states and fan-outs); bounded so a lost one never holds the lock for good.
-                    try await Self.within(.seconds(10)) {
+                    try await TimeLimit.run(within: .seconds(10)) {
                         try await client.publishAndWait(topic: topic, payload: payload, qos: .atLeastOnce, retain: true)
                     }
                 } else {
@@ -78,23 +78,6 @@ actor RetainedStateReconciler {
             }
         } catch {
             logger.warning("could not republish a retained state from the store", metadata: ["topic": "\(topic)", "error": "\(error)"])
-        }
-    }
-
-    /// Runs `body`, throwing a ``ReconcileTimeout`` if it takes longer than `limit` (and cancelling it).
-    static func within(_ limit: Duration, _ body: @escaping @Sendable () async throws -> Void) async throws {
-        try await withThrowingTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                try await body()
-                return true
-            }
-            group.addTask {
-                try await Task.sleep(for: limit)
-                return false
-            }
-            let finished = try await group.next() ?? false
-            group.cancelAll()
-            if !finished { throw ReconcileTimeout(limit: limit) }
         }
     }
 
@@ -109,10 +92,4 @@ actor RetainedStateReconciler {
             await reconcile(topic, engine: entry.engine, awaitingAck: false)
         }
     }
-}
-
-/// A reconcile's publish was not acknowledged in time.
-struct ReconcileTimeout: Error, CustomStringConvertible {
-    let limit: Duration
-    var description: String { "the broker did not acknowledge the publish within \(limit)" }
 }

@@ -1,0 +1,132 @@
+/// Which retained topics the sweep reads and what each one is the state or config of.
+///
+/// Retained messages outlive what they describe: a device deleted while Trellis was stopped keeps
+/// its `devices/<id>/info`, and Home Assistant discovery configs published under an earlier
+/// prefix, or for a plant that no longer exists, keep ghost devices in Home Assistant. The sweep
+/// (on start, and when the discovery prefix changes) reads the retained topics Trellis owns, asks
+/// the store whether what each describes still exists, and clears those that describe nothing.
+///
+/// A discovery config is Trellis's when its node id is one Trellis makes: its node base
+/// (`trellis`), or the base followed by `_plant_`, `_button_` or `_device_` (`trellis_plant_3`).
+/// Configs of other integrations on the same prefix are never touched. Configs are read under the current prefix, under every single-level prefix (where an
+/// earlier `homeassistant.prefix` most likely was) and under each prefix named in `earlierPrefixes`.
+public struct RetainedSweepPlan: Sendable, Hashable {
+    /// What a retained topic is, for the sweep.
+    public enum Subject: Sendable, Hashable {
+        /// One of Trellis's discovery configs; `current` when it is under today's prefix.
+        case discoveryConfig(current: Bool)
+        /// `devices/<id>/info`.
+        case device(String)
+        /// `<trellis>/models/<id>/info`.
+        case model(String)
+        /// `<trellis>/plants/<id>/state`.
+        case plant(Int64)
+    }
+
+    /// Today's discovery prefix, nil while discovery is off.
+    public var discoveryPrefix: String?
+    /// Prefixes used before (a reload's previous prefix), swept as not current.
+    public var earlierPrefixes: [String]
+    /// The base of Trellis's node ids (``HomeAssistantDiscovery/base``).
+    public var nodeBase: String
+    /// Trellis's own topic prefix (`trellis`).
+    public var trellisPrefix: String
+
+    public init(discoveryPrefix: String?, earlierPrefixes: [String] = [], nodeBase: String, trellisPrefix: String) {
+        self.discoveryPrefix = discoveryPrefix
+        self.earlierPrefixes = earlierPrefixes.filter { $0 != discoveryPrefix }
+        self.nodeBase = nodeBase
+        self.trellisPrefix = trellisPrefix
+    }
+
+    /// The subscription filters that bring every retained topic the sweep judges.
+    public var filters: [String] {
+        var filters = ["+/+/+/+/config"]
+        for prefix in [discoveryPrefix].compactMap({ $0 }) + earlierPrefixes where prefix.contains("/") {
+            filters.append("\(prefix)/+/+/+/config")
+        }
+        filters += ["devices/+/info", "\(trellisPrefix)/models/+/info", "\(trellisPrefix)/plants/+/state"]
+        var seen = Set<String>()
+        return filters.filter { seen.insert($0).inserted }
+    }
+
+    /// What `topic` is, nil for a topic the sweep leaves alone (not Trellis's).
+    public func subject(of topic: String) -> Subject? {
+        if topic.hasPrefix("devices/"), topic.hasSuffix("/info") {
+            let id = topic.dropFirst("devices/".count).dropLast("/info".count)
+            return id.isEmpty || id.contains("/") ? nil : .device(String(id))
+        }
+        if let id = level(of: topic, between: "\(trellisPrefix)/models/", and: "/info") { return .model(id) }
+        if let id = level(of: topic, between: "\(trellisPrefix)/plants/", and: "/state") {
+            return Int64(id).map(Subject.plant)
+        }
+        return discoveryConfig(topic)
+    }
+
+    /// `<prefix>/<component>/<node>/<object>/config` with one of Trellis's node ids.
+    private func discoveryConfig(_ topic: String) -> Subject? {
+        let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
+        guard levels.count >= 5, levels.last == "config" else { return nil }
+        let node = levels[levels.count - 3]
+        guard isTrellisNode(node) else { return nil }
+        let prefix = levels.dropLast(4).joined(separator: "/")
+        guard prefix.isEmpty == false else { return nil }
+        if prefix == discoveryPrefix { return .discoveryConfig(current: true) }
+        // Under another prefix: one level (any earlier prefix) or one named as earlier.
+        guard levels.count == 5 || earlierPrefixes.contains(prefix) else { return nil }
+        return .discoveryConfig(current: false)
+    }
+
+    /// Whether `node` is a node id Trellis makes (``HomeAssistantDiscovery/plantNode(id:)`` and its siblings).
+    func isTrellisNode(_ node: Substring) -> Bool {
+        node == nodeBase || ["_plant_", "_button_", "_device_"].contains { kind in
+            node.hasPrefix("\(nodeBase)\(kind)") && node.count > nodeBase.count + kind.count
+        }
+    }
+
+    /// The one topic level of `topic` between `head` and `tail`, nil when it is not of that form.
+    private func level(of topic: String, between head: String, and tail: String) -> String? {
+        guard topic.hasPrefix(head), topic.hasSuffix(tail), topic.count > head.count + tail.count else { return nil }
+        let id = topic.dropFirst(head.count).dropLast(tail.count)
+        return id.contains("/") ? nil : String(id)
+    }
+}
+
+/// What the store and the current announcement say of the things retained topics describe.
+public struct RetainedSweepFacts: Sendable {
+    /// The discovery config topics published for today's state.
+    public var configTopics: Set<String>
+    public var deviceIDs: Set<String>
+    public var modelIDs: Set<String>
+    public var plantIDs: Set<Int64>
+
+    public init(configTopics: Set<String>, deviceIDs: Set<String>, modelIDs: Set<String>, plantIDs: Set<Int64>) {
+        self.configTopics = configTopics
+        self.deviceIDs = deviceIDs
+        self.modelIDs = modelIDs
+        self.plantIDs = plantIDs
+    }
+
+    /// Whether the retained `topic`, which is `subject`, describes nothing that exists now.
+    public func isStale(_ topic: String, _ subject: RetainedSweepPlan.Subject) -> Bool {
+        switch subject {
+        case .discoveryConfig(current: false): true
+        case .discoveryConfig(current: true): !configTopics.contains(topic)
+        case let .device(id): !deviceIDs.contains(id)
+        case let .model(id): !modelIDs.contains(id)
+        case let .plant(id): !plantIDs.contains(id)
+        }
+    }
+}
+
+extension RetainedSweepPlan.Subject {
+    /// The kind's name in logs and in `trellis_retained_swept_total{kind}`.
+    public var kind: String {
+        switch self {
+        case .discoveryConfig: "discovery"
+        case .device: "device"
+        case .model: "model"
+        case .plant: "plant"
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import Testing
+import TrellisCore
+
+/// Which retained topics the sweep reads, which it recognises as Trellis's, and which it clears.
+@Suite("Retained sweep plan")
+struct RetainedSweepPlanTests {
+    typealias Subject = RetainedSweepPlan.Subject
+
+    static let plan = RetainedSweepPlan(discoveryPrefix: "homeassistant", earlierPrefixes: ["site/ha"],
+                                        nodeBase: "trellis", trellisPrefix: "trellis")
+
+    @Test("topics and what they are", arguments: [
+        ("homeassistant/sensor/trellis_plant_3/moisture/config", Subject.discoveryConfig(current: true)),
+        ("homeassistant/binary_sensor/trellis/connectivity/config", .discoveryConfig(current: true)),
+        ("homeassistant/event/trellis_button_hall/press/config", .discoveryConfig(current: true)),
+        ("homeassistant/sensor/trellis_device_pump-1/model/config", .discoveryConfig(current: true)),
+        ("ha-old/sensor/trellis_plant_3/moisture/config", .discoveryConfig(current: false)),
+        ("site/ha/event/trellis_button_hall/press/config", .discoveryConfig(current: false)),
+        ("devices/pump-1/info", .device("pump-1")),
+        ("trellis/models/m1/info", .model("m1")),
+        ("trellis/plants/12/state", .plant(12)),
+    ] as [(String, Subject)])
+    func recognised(topic: String, subject: Subject) {
+        #expect(Self.plan.subject(of: topic) == subject)
+    }
+
+    @Test("topics that are not Trellis's are left alone", arguments: [
+        "homeassistant/sensor/zigbee2mqtt_0x00158d/temperature/config",
+        "homeassistant/sensor/trellis2/connectivity/config",
+        "homeassistant/sensor/trellis_2fa/connectivity/config",
+        "homeassistant/sensor/trellis_plant_/moisture/config",
+        "other/site/ha/event/trellis_button_hall/press/config",
+        "devices/a/b/info",
+        "devices//info",
+        "devices/pump-1/state",
+        "trellis/plants/fern/state",
+        "trellis/plants/1/alert",
+        "trellis/models/m1/build",
+        "homeassistant/status",
+    ])
+    func ignored(topic: String) {
+        #expect(Self.plan.subject(of: topic) == nil)
+    }
+
+    @Test("filters: any one-level prefix, the multi-level prefixes named, and the state topics, each once")
+    func filters() {
+        #expect(Self.plan.filters == ["+/+/+/+/config", "site/ha/+/+/+/config", "devices/+/info",
+                                      "trellis/models/+/info", "trellis/plants/+/state"])
+        let off = RetainedSweepPlan(discoveryPrefix: nil, earlierPrefixes: ["homeassistant"], nodeBase: "trellis", trellisPrefix: "trellis")
+        #expect(off.filters == ["+/+/+/+/config", "devices/+/info", "trellis/models/+/info", "trellis/plants/+/state"])
+        #expect(off.subject(of: "homeassistant/sensor/trellis_plant_3/moisture/config") == .discoveryConfig(current: false))
+    }
+
+    @Test("stale: what the state no longer has; a config under another prefix always")
+    func stale() {
+        let facts = RetainedSweepFacts(configTopics: ["homeassistant/sensor/trellis_plant_3/moisture/config"],
+                                       deviceIDs: ["pump-1"], modelIDs: ["m1"], plantIDs: [3])
+        let cases: [(String, Bool)] = [
+            ("homeassistant/sensor/trellis_plant_3/moisture/config", false),
+            ("homeassistant/sensor/trellis_plant_4/moisture/config", true),
+            ("ha-old/sensor/trellis_plant_3/moisture/config", true),
+            ("devices/pump-1/info", false),
+            ("devices/pump-2/info", true),
+            ("trellis/models/m1/info", false),
+            ("trellis/models/m2/info", true),
+            ("trellis/plants/3/state", false),
+            ("trellis/plants/4/state", true),
+        ]
+        for (topic, stale) in cases {
+            let subject = Self.plan.subject(of: topic)
+            #expect(subject.map { facts.isStale(topic, $0) } == stale, "\(topic)")
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+import TrellisMQTT
+import TrellisRelay
+import TrellisStoreSQLite
+import TrellisTestSupport
+
+/// The retained sweep on a live relay and a real Mosquitto: retained topics left by an earlier run
+/// (ghost devices in Home Assistant) are cleared at start and after a change of discovery prefix;
+/// what still describes something, and whatever is not Trellis's, stays.
+@Suite("Stale retained topics swept")
+struct RetainedSweepTests {
+    /// Publishes each topic retained with a non-empty payload and waits until the broker took them.
+    static func retain(_ topics: [String], with client: MQTTClient) async throws {
+        for topic in topics {
+            try await client.publishAndWait(topic: topic, payload: Array(#"{"left":"by an earlier run"}"#.utf8), retain: true)
+        }
+    }
+
+    /// The retained messages a fresh subscription to `topics` receives (retained ones arrive first;
+    /// a marker published afterwards ends them).
+    static func retained(_ topics: [String], in relay: RelayHarness) async throws -> Set<String> {
+        let reader = try await relay.connect()
+        let inbox = await MessageCollector.collecting(reader)
+        for topic in topics { try await reader.subscribe(topic) }
+        try await reader.subscribe("test/marker")
+        try await reader.publishAndWait(topic: "test/marker", payload: [])
+        try await inbox.wait(timeout: .seconds(30), "the marker after the retained messages") { messages in
+            messages.contains { $0.topic == "test/marker" }
+        }
+        return Set(await inbox.all().filter { $0.retain && !$0.payload.isEmpty }.map(\.topic))
+    }
+
+    @Test("at start: configs of deleted things and under an old prefix, and deleted devices', models' and plants' topics go; the rest stays")
+    func atStart() async throws {
+        try await withRelayHarness { relay in
+            let store = try SQLiteStore(directory: relay.stateDirectory)
+            _ = try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 10)
+            _ = try await store.registerDevice(id: "pump-1", maxDevices: 10, at: Date())
+            try await store.close()
+
+            let stale = [
+                "homeassistant/sensor/trellis_plant_99/moisture/config",
+                "homeassistant/event/trellis_button_gone/press/config",
+                "ha-old/binary_sensor/trellis/connectivity/config",
+                "ha-old/sensor/trellis_device_pump-1/model/config",
+                "devices/ghost/info",
+                "trellis/models/ghost-model/info",
+                "trellis/plants/42/state",
+            ]
+            let kept = [
+                "homeassistant/sensor/zigbee2mqtt_0x00158d/temperature/config",
+                "ha-old/sensor/other_node/temperature/config",
+                "homeassistant/sensor/trellis_plant_1/moisture/config",
+                "homeassistant/sensor/trellis_device_pump-1/model/config",
+                "devices/pump-1/info",
+                "trellis/plants/1/state",
+            ]
+            let seeder = try await relay.connect()
+            try await Self.retain(stale + kept, with: seeder)
+            let watcher = try await relay.connect()
+            let inbox = await MessageCollector.collecting(watcher)
+            for topic in stale { try await watcher.subscribe(topic) }
+
+            try await relay.startRelay()
+            try await inbox.wait(timeout: .seconds(60), "every stale retained topic cleared") { messages in
+                Set(messages.filter { $0.payload.isEmpty }.map(\.topic)) == Set(stale)
+            }
+            #expect(try await Self.retained(stale + kept, in: relay) == Set(kept))
+        }
+    }
+
+    /// A prefix of several levels is swept only once it is in use (or was just left): the start
+    /// sweep reads every one-level prefix but cannot guess deeper ones.
+    @Test("a move to a prefix of several levels clears the configs an earlier run left there, and this run's under the prefix left")
+    func afterPrefixChange() async throws {
+        try await withRelayHarness { relay in
+            let earlierRun = "site/ha/event/trellis_button_old/press/config"
+            let foreign = "site/ha/sensor/zigbee2mqtt_0x00158d/temperature/config"
+            let seeder = try await relay.connect()
+            try await Self.retain([earlierRun, foreign], with: seeder)
+
+            try await relay.startRelay()
+            let watcher = try await relay.connect()
+            let inbox = await MessageCollector.collecting(watcher)
+            try await watcher.subscribe(earlierRun)
+            try await watcher.subscribe("homeassistant/binary_sensor/trellis/connectivity/config")
+            try await inbox.wait(timeout: .seconds(60), "this run's configs under homeassistant/") { messages in
+                messages.contains { $0.topic == "homeassistant/binary_sensor/trellis/connectivity/config" && !$0.payload.isEmpty }
+            }
+            #expect(try await Self.retained([earlierRun], in: relay) == [earlierRun], "the start sweep leaves a deeper prefix alone")
+
+            var moved = relay.settings
+            moved.discoveryPrefix = "site/ha"
+            try await #require(relay.service).apply(moved)
+            try await inbox.wait(timeout: .seconds(60), "this run's config withdrawn and the earlier run's swept") { messages in
+                messages.contains { $0.topic == earlierRun && $0.payload.isEmpty }
+                    && messages.last { $0.topic == "homeassistant/binary_sensor/trellis/connectivity/config" }?.payload.isEmpty == true
+            }
+            #expect(try await Self.retained([earlierRun, foreign, "site/ha/binary_sensor/trellis/connectivity/config"], in: relay)
+                    == [foreign, "site/ha/binary_sensor/trellis/connectivity/config"])
+        }
+    }
+}
