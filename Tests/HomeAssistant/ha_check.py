@@ -254,6 +254,14 @@ async def run(args, directory):
             watcher.subscribe("devices/+/command")
             watcher.subscribe("homeassistant/#")
 
+            # A ghost: a plant's config left retained by an earlier run whose plant is gone.
+            ghost = {"unique_id": "trellis_plant_7_moisture", "name": "Moisture", "state_topic": "trellis/plants/7/state",
+                     "device_class": "moisture", "unit_of_measurement": "%",
+                     "device": {"identifiers": ["trellis_plant_7"], "name": "Gone", "manufacturer": "Trellis", "model": "Plant"}}
+            watcher.publish("homeassistant/sensor/trellis_plant_7/moisture/config", json.dumps(ghost), retain=True)
+            await wait_for("the ghost plant of an earlier run in Home Assistant",
+                           lambda: _present(ha, "trellis_plant_7_moisture"))
+
             state_dir = os.path.join(directory, "trellis-state")
             trellis_log = open(os.path.join(directory, "trellis.log"), "w")
             trellis = subprocess.Popen([args.trellis, "run", "--broker", f"127.0.0.1:{broker.port}", "--state", state_dir,
@@ -283,6 +291,13 @@ async def run(args, directory):
                 "Trellis's own entities", lambda: entity_ids("trellis_connectivity", "trellis_messages_handled", "trellis_dead_letters"))
             await wait_for("Trellis connectivity on", lambda: state_is(connectivity, "on"))
             log(f"Trellis is a device: {connectivity} on, {handled}, {dead}")
+
+            # The sweep at start cleared the ghost: its entity and device are gone.
+            async def ghost_gone():
+                devices = await ha.devices()
+                return await _absent(ha, "trellis_plant_7_moisture") and not any(["mqtt", "trellis_plant_7"] in d["identifiers"] for d in devices)
+            await wait_for("the ghost plant's entity and device to go", ghost_gone)
+            log("the sweep at start removed the ghost plant an earlier run left")
 
             # Plants: Fern gets a reading, Basil is added and deleted.
             for name, sensor in (("Fern", "0x36"), ("Basil", "0x40")):
@@ -403,6 +418,10 @@ async def run(args, directory):
 
 async def _absent(ha, unique_id):
     return unique_id not in await ha.entities()
+
+
+async def _present(ha, unique_id):
+    return unique_id in await ha.entities()
 
 
 def main():

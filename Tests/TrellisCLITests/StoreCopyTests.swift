@@ -98,15 +98,59 @@ struct StoreCopyTests {
         }
     }
 
+    /// The way back, for a household that leaves a share group for one relay on a Raspberry Pi: the
+    /// PostgreSQL state comes into a new SQLite state directory, and reads back as it was made.
+    @Test("back from PostgreSQL into a state directory: the same dump, refused when occupied or while a relay runs on it")
+    func copyBack() async throws {
+        let original = temporaryDirectory()
+        try await Self.makeState(in: original)
+        try await PostgresTestServer.withDatabase { url in
+            let there = try await TrellisBinary.run(["store", "copy", "--from", original, "--to", url.urlWithPassword])
+            #expect(there.status == 0, "\(there.output)")
+            let back = temporaryDirectory() + "/new-state"
+            let copied = try await TrellisBinary.run(["store", "copy", "--from", url.urlWithPassword, "--to", back])
+            #expect(copied.status == 0, "\(copied.output)")
+            #expect(copied.output.contains("device_log: 1 rows"))
+            #expect(!copied.output.contains(url.password ?? "no password"), "the password was printed")
+
+            let source = try SQLiteStore(directory: original)
+            let target = try SQLiteStore(directory: back)
+            #expect(try await target.exportState() == source.exportState())
+            // Ids continue past the copied ones.
+            #expect(try await target.addPlant(name: "Moss", sensors: [], maxPlants: 7).plantID == 3)
+            try await source.close()
+            try await target.close()
+
+            let again = try await TrellisBinary.run(["store", "copy", "--from", url.urlWithPassword, "--to", back])
+            #expect(again.status == 1)
+            #expect(again.output.contains("already holds a state"), "\(again.output)")
+
+            try await withTestBroker { broker in
+                let relay = try TrellisBinary.start(["run", "--broker", broker.address, "--state", back])
+                try await relay.waitForOutput("connected to the broker")
+                let busy = try await TrellisBinary.run(["store", "copy", "--from", url.urlWithPassword, "--to", back, "--replace"])
+                #expect(busy.status == 1)
+                #expect(busy.output.contains("a relay is running on"), "\(busy.output)")
+                relay.process.signal(SIGTERM)
+                #expect(try await relay.waitForExit() == 0)
+            }
+            let replaced = try await TrellisBinary.run(["store", "copy", "--from", url.urlWithPassword, "--to", back, "--replace"])
+            #expect(replaced.status == 0, "\(replaced.output)")
+            let reread = try SQLiteStore(directory: back)
+            #expect(try await reread.plants().map(\.name) == ["Fern", "Ivy"])
+            try await reread.close()
+        }
+    }
+
     @Test("bad sources and targets are refused with a clear message")
     func refusals() async throws {
         let empty = temporaryDirectory()
         let noState = try await TrellisBinary.run(["store", "copy", "--from", empty, "--to", "postgres://u@127.0.0.1:1/db"])
         #expect(noState.status == 1)
         #expect(noState.output.contains("holds no Trellis state"))
-        let notPostgres = try await TrellisBinary.run(["store", "copy", "--from", empty, "--to", "/tmp/x"])
-        #expect(notPostgres.status == 1)
-        #expect(notPostgres.output.contains("--to must be a postgres:// URL"))
+        let same = try await TrellisBinary.run(["store", "copy", "--from", empty, "--to", empty])
+        #expect(same.status == 1)
+        #expect(same.output.contains("--from and --to name the same state"))
         let state = temporaryDirectory()
         try await Self.makeState(in: state)
         let unreachable = try await TrellisBinary.run(["store", "copy", "--from", state, "--to", "postgres://u:secret@127.0.0.1:1/db"])
