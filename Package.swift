@@ -178,7 +178,9 @@ let package = Package(
         .testTarget(
             name: "TrellisCLITests",
             dependencies: ["trellis", "trellis-bench", "TrellisTestSupport", "TrellisBroker", "TrellisCore", "TrellisMQTT", "TrellisRelay", "TrellisServer", "TrellisStore",
-                           "TrellisStoreSQLite", "TrellisStorePostgres", "TrellisWire"]
+                           "TrellisStoreSQLite", "TrellisStorePostgres", "TrellisWire"],
+            // Read from the source tree by path (the tests run binaries on them), not bundled.
+            exclude: ["Fixtures"]
         ),
         .testTarget(name: "TrellisCoreTests", dependencies: ["TrellisCore", "TrellisMQTTTypes"]),
         .testTarget(name: "TrellisWireTests", dependencies: ["TrellisWire", "TrellisCore", "TrellisMQTTTypes", "TrellisTestSupport"]),
