@@ -15,8 +15,7 @@ public final class MQTTClient: Sendable {
     /// Connection changes, for logs and health.
     public let events: AsyncStream<MQTTConnectionEvent>
 
-    /// What the client was created with (a second connection of the same account copies it).
-    public let configuration: MQTTConfiguration
+    let configuration: MQTTConfiguration
     let logger: Logger
     let handle: MosquittoHandle
     let acks = AckTable()

@@ -5,11 +5,11 @@ import TrellisStore
 
 /// The `devices`, `models` and `logs` actions.
 extension DeviceService {
-    /// Validates and carries out one request; a store failure answers `internal_error` and is
-    /// dead-lettered as `store_error`.
-    func perform(_ request: JSONRequest, call: JSONCall) async -> JSONResult {
+    /// Carries out one request as its action read it; a store failure answers `internal_error` and
+    /// is dead-lettered as `store_error`.
+    func perform(_ parsed: Result<FleetRequest, JSONServiceError>, call: JSONCall) async -> JSONResult {
         let fleetRequest: FleetRequest
-        switch FleetRequest.parse(service: call.service, action: call.action, request, limits: limits) {
+        switch parsed {
         case let .failure(error): return JSONResult(.error(error))
         case let .success(parsed): fleetRequest = parsed
         }

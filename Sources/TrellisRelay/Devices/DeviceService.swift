@@ -27,10 +27,10 @@ public struct DeviceService: Sendable {
                 await log(message, device: context.captures[0], context: context)
             }),
         ]
-        for service in ["devices", "models", "logs"] {
-            let actions = (FleetRequest.actions[service] ?? []).map { action in
-                JSONAction(action, operatorOnly: FleetRequest.fleetChanging.contains("\(service)/\(action)")) { [self] request, call in
-                    await perform(request, call: call)
+        for service in FleetAction.services {
+            let actions = FleetAction.actions(of: service).map { action in
+                JSONAction(action.name, operatorOnly: action.changesFleet) { [self] request, call in
+                    await perform(action.parse(request, limits: limits), call: call)
                 }
             }
             routes += JSONService(service, settings: settings, actions: actions).routes

@@ -41,10 +41,12 @@ extension RelayService {
             let engine = self.engine
             let newSession = message.delivery.map { $0.connection != connection } ?? false
             if let delivery = message.delivery { connection = delivery.connection }
-            let peer = engine.settings.peer(ofStatusTopic: message.topic)
+            // A retained message a sweep subscribed to, or its marker, is the sweep's, not the routes'.
+            let swept = sweepInbox.withLock { $0 }?.offer(message) ?? false
+            let peer = swept ? nil : engine.settings.peer(ofStatusTopic: message.topic)
             // A read request alone (none in hand, none queued: one request at a time) is handled
             // below, without a task of its own to start and wait for.
-            if peer == nil, !newSession, !(inHand.isEmpty && !messages.hasQueued), engine.onlyReads(message) {
+            if !swept, peer == nil, !newSession, !(inHand.isEmpty && !messages.hasQueued), engine.onlyReads(message) {
                 let received = Date()
                 inHand.append(InHand(started: clock.now, engine: engine, handling: Task(executorPreference: client.taskExecutor) {
                     await engine.handle(message, at: received)
@@ -56,14 +58,16 @@ extension RelayService {
                 guard let finished = await finish(&inHand, clock: clock) else { break }
                 held += finished
                 let started = clock.now
-                if let peer {
+                if swept {
+                    // Read by the sweep already: nothing to handle, only to acknowledge in turn.
+                } else if let peer {
                     await notePeer(peer, present: !message.payload.isEmpty, online: message.payload == Array("online".utf8))
                 } else {
                     let output = await engine.handle(message, at: Date())
                     guard output.handled else { break }
                     send(output, engine: engine)
                 }
-                engine.counters.handled(in: clock.now - started)
+                if !swept { engine.counters.handled(in: clock.now - started) }
                 held += 1
             }
             let position = engine.store.queuedPosition

@@ -19,7 +19,7 @@ extension RelayService {
         let plan = RetainedSweepPlan(discoveryPrefix: settings.homeAssistant?.prefix, earlierPrefixes: earlier + off,
                                      nodeBase: discovery.base, trellisPrefix: settings.trellisPrefix)
         do {
-            let outcome = try await RetainedSweep(plan: plan, engine: engine, logger: logger).run(like: client.configuration)
+            let outcome = try await RetainedSweep(plan: plan, engine: engine, logger: logger).run(on: client, inbox: sweepInbox)
             logger.info("swept the retained topics", metadata: ["read": "\(outcome.read)", "cleared": "\(outcome.cleared.count)"])
         } catch {
             logger.warning("could not sweep stale retained topics; they stay until the next start",

@@ -25,6 +25,9 @@ public final class RelayService: Service, Sendable {
     /// The retained sweep still to run after the next announcement, with the discovery prefixes
     /// used before; nil once run (see ``sweepIfDue()``).
     let dueSweep = Mutex<[String]?>([])
+    /// The retained sweep reading on this connection, if one is: the message loop hands it the
+    /// messages of its subscriptions (see ``RetainedSweep``).
+    let sweepInbox = Mutex<SweepInbox?>(nil)
     /// The other relays of the share group whose status topic last said `online`.
     private let onlinePeers = Mutex<Set<String>>([])
 

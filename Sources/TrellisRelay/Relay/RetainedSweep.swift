@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Metrics
+import Synchronization
 import TrellisCore
 import TrellisMQTT
 import TrellisStore
@@ -9,11 +10,13 @@ import TrellisStore
 /// configs under an earlier prefix or of deleted things, and the info or state of deleted devices,
 /// models and plants.
 ///
-/// It reads the retained messages from a connection of its own (the relay's client holds shared,
-/// no-local subscriptions, which are not handed retained messages the relay published itself),
-/// under the relay's credentials with `-sweep` after its client id. The retained messages come
-/// right after the subscriptions; a marker it then publishes to itself arrives after the last of
-/// them, so it knows when it has read them all without waiting on a timer.
+/// It reads the retained messages on the relay's own connection: a second connection of the same
+/// account would take the relay's session over on brokers that use the user name as the client id
+/// (the secure profiles do). For the time of the sweep the relay subscribes to the plan's filters
+/// (plainly: neither shared nor no-local, so the retained messages come, its own included); the
+/// message loop hands what they bring to the ``SweepInbox`` instead of the routes. A marker the
+/// relay then publishes to itself arrives after the last retained message, so the sweep knows it
+/// has read them all without waiting on a timer; the filters are unsubscribed afterwards.
 ///
 /// The store is read after the retained messages: whatever was retained then and is not in the
 /// store once read was deleted (a thing another relay of the share group created meanwhile is in
@@ -22,7 +25,7 @@ struct RetainedSweep: Sendable {
     let plan: RetainedSweepPlan
     let engine: RelayEngine
     let logger: Logger
-    /// How long reading the retained messages may take before the sweep gives up, sweeping nothing.
+    /// How long reading the retained messages may take before the sweep gives up, clearing nothing.
     var readLimit: Duration = .seconds(60)
 
     /// What a sweep found and cleared.
@@ -31,57 +34,46 @@ struct RetainedSweep: Sendable {
         var cleared: [String]
     }
 
-    /// Reads the retained topics of ``plan`` through a client configured like `configuration` and
-    /// clears the stale ones. Errors (a refused connection, a store that cannot be read) are thrown
-    /// with nothing cleared.
-    func run(like configuration: MQTTConfiguration) async throws -> Outcome {
-        var configuration = configuration
-        configuration.clientID += "-sweep"
-        configuration.will = nil
-        configuration.cleanStart = true
-        configuration.sessionExpiry = 0
-        configuration.maxUnhandledMessages = nil
-        let client = try MQTTClient(configuration: configuration, logger: logger)
-        client.start()
+    /// Reads the plan's retained topics through `client`, whose message loop offers every message to
+    /// `inbox` while it is set, and clears the stale ones. Errors (the broker refusing a
+    /// subscription, the store failing) are thrown with nothing cleared.
+    func run(on client: MQTTClient, inbox slot: borrowing Mutex<SweepInbox?>) async throws -> Outcome {
+        let marker = "\(plan.trellisPrefix)/sweep/\(UUID().uuidString)"
+        let inbox = SweepInbox(plan: plan, marker: marker)
+        slot.withLock { $0 = inbox }
+        let filters = plan.filters + [marker]
+        let retained: [String: RetainedSweepPlan.Subject]
         do {
-            try await client.waitUntilConnected()
-            let retained = try await read(client)
-            let facts = try await self.facts()
-            var cleared: [String] = []
-            for (topic, subject) in retained.sorted(by: { $0.key < $1.key }) where facts.isStale(topic, subject) {
-                try client.publish(topic: topic, payload: [], qos: .atLeastOnce, retain: true)
-                Counter(label: "trellis_retained_swept_total", dimensions: [("kind", subject.kind)]).increment()
-                logger.info("cleared a stale retained topic", metadata: ["topic": "\(topic)", "kind": "\(subject.kind)"])
-                cleared.append(topic)
-            }
-            if let last = cleared.last {
-                // Acknowledged in order: once the last clear is taken, all of them are.
-                try await client.publishAndWait(topic: last, payload: [], qos: .atLeastOnce, retain: true)
-            }
-            await client.shutdown()
-            return Outcome(read: retained.count, cleared: cleared)
+            for filter in filters { try await client.subscribe(MQTTSubscription(filter, qos: .atLeastOnce)) }
+            try client.publish(topic: marker, payload: [], qos: .atLeastOnce, retain: false)
+            retained = try await TimeLimit.run(within: readLimit) { try await inbox.read() }
         } catch {
-            await client.shutdown()
+            Self.stop(filters, client: client, inbox: slot)
             throw error
         }
+        Self.stop(filters, client: client, inbox: slot)
+
+        let facts = try await self.facts()
+        var cleared: [String] = []
+        for (topic, subject) in retained.sorted(by: { $0.key < $1.key }) where facts.isStale(topic, subject) {
+            try client.publish(topic: topic, payload: [], qos: .atLeastOnce, retain: true)
+            Counter(label: "trellis_retained_swept_total", dimensions: [("kind", subject.kind)]).increment()
+            logger.info("cleared a stale retained topic", metadata: ["topic": "\(topic)", "kind": "\(subject.kind)"])
+            cleared.append(topic)
+        }
+        if let last = cleared.last {
+            // Acknowledged in order: once the last clear is taken, all of them are.
+            try await client.publishAndWait(topic: last, payload: [], qos: .atLeastOnce, retain: true)
+        }
+        return Outcome(read: retained.count, cleared: cleared)
     }
 
-    /// The retained messages of the plan's filters that are Trellis's, by topic (an empty payload
-    /// is no retained message: the broker sends none for a cleared topic).
-    private func read(_ client: MQTTClient) async throws -> [String: RetainedSweepPlan.Subject] {
-        let marker = "\(plan.trellisPrefix)/sweep/\(UUID().uuidString)"
-        try await client.subscribe(marker, qos: .atLeastOnce)
-        for filter in plan.filters { try await client.subscribe(filter, qos: .atLeastOnce) }
-        try client.publish(topic: marker, payload: [], qos: .atLeastOnce, retain: false)
-        let plan = self.plan
-        return try await TimeLimit.run(within: readLimit) {
-            var found: [String: RetainedSweepPlan.Subject] = [:]
-            for await message in client.messages {
-                if message.topic == marker { return found }
-                guard message.retain, !message.payload.isEmpty, let subject = plan.subject(of: message.topic) else { continue }
-                found[message.topic] = subject
-            }
-            throw CancellationError()
+    /// Unsubscribes the sweep's filters and lets the message loop route every message again.
+    private static func stop(_ filters: [String], client: MQTTClient, inbox: borrowing Mutex<SweepInbox?>) {
+        for filter in filters { try? client.unsubscribe(filter) }
+        inbox.withLock { current in
+            current?.cancel()
+            current = nil
         }
     }
 

@@ -93,4 +93,24 @@ struct FleetRequestTests {
         #expect(reads == ["devices/list", "devices/get", "models/list", "models/get", "models/code", "models/builds", "logs/get"])
         #expect(FleetRequest.fleetChanging.isSubset(of: Set(all)))
     }
+
+    /// docs/devices.md lists the actions as ``FleetAction/all`` declares them: the table, in order,
+    /// and the sentence that names the fleet-changing ones.
+    @Test("docs/devices.md names every action, in order, and the fleet-changing ones")
+    func documented() throws {
+        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/devices.md")
+        let text = try String(contentsOf: docs, encoding: .utf8)
+        let rows = text.split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("| `"), let end = line.dropFirst(3).firstIndex(of: "`") else { return nil }
+            let name = String(line[line.index(line.startIndex, offsetBy: 3)..<end])
+            return !name.contains("<") && FleetAction.services.contains(where: { name.hasPrefix("\($0)/") }) ? name : nil
+        }
+        #expect(rows == FleetAction.all.map(\.path))
+        let writes = FleetAction.services.compactMap { service -> String? in
+            let names = FleetAction.actions(of: service).filter(\.changesFleet).map(\.name)
+            return names.isEmpty ? nil : "`\(service)/\(names.joined(separator: "|"))`"
+        }.joined(separator: ", ")
+        #expect(text.replacingOccurrences(of: "\n", with: " ").contains("the fleet (\(writes))"), "\(writes)")
+    }
 }
