@@ -3,45 +3,12 @@ struct CatalogRequestReader {
     let request: JSONRequest
     let limits: CatalogLimits
 
-    func read(service: String, action: String, perClient: Bool) throws -> CatalogRequest {
-        switch (service, action) {
-        case ("catalog", "search"): return try search(perClient: perClient)
-        case ("catalog", "get"): return .get(symbol: try only(["symbol"]) { try symbol("symbol") })
-        case ("likes", "add"): return .addLike(symbol: try only(["symbol"]) { try symbol("symbol") })
-        case ("likes", "remove"): return .removeLike(symbol: try only(["symbol"]) { try symbol("symbol") })
-        case ("likes", "list"): return try only([]) { .listLikes }
-        case ("boards", "create"):
-            return try only(["name", "description", "public"]) {
-                .createBoard(name: try boardName(required: true)!, description: try boardDescription() ?? "",
-                             isPublic: try bool("public") ?? false)
-            }
-        case ("boards", "update"):
-            return try only(["board", "name", "description", "public"]) {
-                .updateBoard(board: try board(), name: try boardName(required: false),
-                             description: try boardDescription(), isPublic: try bool("public"))
-            }
-        case ("boards", "delete"): return .deleteBoard(board: try only(["board"]) { try board() })
-        case ("boards", "add"):
-            return try only(["board", "symbols"]) { .addToBoard(board: try board(), symbols: try symbols()) }
-        case ("boards", "remove"):
-            return try only(["board", "symbols"]) { .removeFromBoard(board: try board(), symbols: try symbols()) }
-        case ("boards", "list"): return try only([]) { .listBoards }
-        case ("boards", "get"):
-            return try only(["board", "owner"]) { .getBoard(board: try board(), owner: try optionalString("owner")) }
-        case ("plants", "link"):
-            return try only(["plant", "symbol"]) { .link(plant: try plant(), symbol: try symbol("symbol")) }
-        case ("plants", "unlink"): return .unlink(plant: try only(["plant"]) { try plant() })
-        default:
-            throw JSONServiceError(.unknownAction, "\(service) has no action \"\(action)\"")
-        }
-    }
-
-    private func only<T>(_ allowed: Set<String>, _ body: () throws -> T) throws -> T {
+    func only<T>(_ allowed: Set<String>, _ body: () throws -> T) throws -> T {
         if let error = request.requireOnly(allowed) { throw error }
         return try body()
     }
 
-    private func search(perClient: Bool) throws -> CatalogRequest {
+    func search(perClient: Bool) throws -> CatalogRequest {
         try only(["moisture", "shade", "min_temp", "name", "limit", "cursor", "seed", "unseen_only"]) {
             var filter = CatalogFilter()
             if let text = try optionalString("moisture") { filter.moisture = try unwrap(CatalogFilter.moisture(text)) }
@@ -69,7 +36,7 @@ struct CatalogRequestReader {
         }
     }
 
-    private func minTemp() throws -> TemperatureRange? {
+    func minTemp() throws -> TemperatureRange? {
         switch request.members["min_temp"] {
         case nil: return nil
         case let .string(text)?: return try unwrap(CatalogFilter.minTemp(bucket: text))
@@ -88,7 +55,7 @@ struct CatalogRequestReader {
         }
     }
 
-    private func seedMember() throws -> UInt64? {
+    func seedMember() throws -> UInt64? {
         guard let value = request.members["seed"] else { return nil }
         guard let number = value.integerValue, number >= 0, UInt64(number) <= CatalogShuffle.maximumSeed else {
             throw JSONServiceError.invalid("seed", "a whole number from 0 to \(CatalogShuffle.maximumSeed)")
@@ -96,7 +63,7 @@ struct CatalogRequestReader {
         return UInt64(number)
     }
 
-    private func symbol(_ member: String) throws -> String {
+    func symbol(_ member: String) throws -> String {
         let text = try value(request.string(member))
         guard Species.isValidSymbol(text) else {
             throw JSONServiceError.invalid(member, "a USDA symbol: 1–\(Species.maximumSymbolLength) upper-case letters and digits")
@@ -104,7 +71,7 @@ struct CatalogRequestReader {
         return text
     }
 
-    private func symbols() throws -> [String] {
+    func symbols() throws -> [String] {
         guard let value = request.members["symbols"] else { throw JSONServiceError.missing("symbols") }
         guard case let .array(items) = value, !items.isEmpty else {
             throw JSONServiceError.invalid("symbols", "a non-empty list of USDA symbols")
@@ -121,13 +88,13 @@ struct CatalogRequestReader {
         }
     }
 
-    private func board() throws -> Int64 {
+    func board() throws -> Int64 {
         guard let value = request.members["board"] else { throw JSONServiceError.missing("board") }
         guard let id = value.integerValue, id > 0 else { throw JSONServiceError.invalid("board", "a board id from boards/create or boards/list") }
         return id
     }
 
-    private func boardName(required: Bool) throws -> String? {
+    func boardName(required: Bool) throws -> String? {
         guard let text = required ? try value(request.string("name")) : try optionalString("name") else { return nil }
         let trimmed = text.trimmingWhitespace()
         guard !trimmed.isEmpty else { throw JSONServiceError.invalid("name", "a board name that is not empty") }
@@ -140,7 +107,7 @@ struct CatalogRequestReader {
         return trimmed
     }
 
-    private func boardDescription() throws -> String? {
+    func boardDescription() throws -> String? {
         guard let text = try optionalString("description") else { return nil }
         guard text.count <= limits.boardDescriptionLength else {
             throw JSONServiceError(.tooLarge, "the member \"description\" has \(text.count) characters; at most \(limits.boardDescriptionLength) are allowed")
@@ -148,7 +115,7 @@ struct CatalogRequestReader {
         return text
     }
 
-    private func plant() throws -> String {
+    func plant() throws -> String {
         let text = try value(request.string("plant"))
         guard !text.isEmpty, text.count <= limits.plantNameLength else {
             throw JSONServiceError.invalid("plant", "the name of a plant of the plant tracker, 1–\(limits.plantNameLength) characters")
@@ -156,7 +123,7 @@ struct CatalogRequestReader {
         return text
     }
 
-    private func bool(_ member: String) throws -> Bool? {
+    func bool(_ member: String) throws -> Bool? {
         switch request.members[member] {
         case nil: return nil
         case let .bool(flag)?: return flag
@@ -164,11 +131,11 @@ struct CatalogRequestReader {
         }
     }
 
-    private func optionalString(_ member: String) throws -> String? { try value(request.optionalString(member)) }
+    func optionalString(_ member: String) throws -> String? { try value(request.optionalString(member)) }
 
-    private func value<T>(_ result: Result<T, JSONServiceError>) throws -> T { try result.get() }
+    func value<T>(_ result: Result<T, JSONServiceError>) throws -> T { try result.get() }
 
-    private func unwrap<T>(_ result: Result<T, FilterError>) throws -> T {
+    func unwrap<T>(_ result: Result<T, FilterError>) throws -> T {
         switch result {
         case let .success(value): return value
         case let .failure(error): throw JSONServiceError(.invalidRequest, "the member \"\(error.member)\" is wrong: \(error.message)")

@@ -19,13 +19,10 @@ public enum CatalogRequest: Sendable, Equatable {
     case link(plant: String, symbol: String)
     case unlink(plant: String)
 
-    /// The actions of each service, in the order `unknown_action` lists them.
-    public static let actions: [String: [String]] = [
-        "catalog": ["search", "get"],
-        "likes": ["add", "remove", "list"],
-        "boards": ["create", "update", "delete", "add", "remove", "list", "get"],
-        "plants": ["link", "unlink"],
-    ]
+    /// The actions of each service, in the order `unknown_action` lists them (from ``CatalogAction/all``).
+    public static var actions: [String: [String]] {
+        Dictionary(grouping: CatalogAction.all, by: \.service).mapValues { $0.map(\.name) }
+    }
 
     /// Services whose actions belong to one client: only the per-client form may use them.
     public static let perClientServices: Set<String> = ["likes", "boards"]
@@ -38,9 +35,12 @@ public enum CatalogRequest: Sendable, Equatable {
             return .failure(JSONServiceError(.invalidRequest,
                 "\(service)/\(action) belongs to one client: send it on trellis/clients/<client>/request/\(service)/\(action)"))
         }
+        guard let known = CatalogAction.all.first(where: { $0.service == service && $0.name == action }) else {
+            return .failure(JSONServiceError(.unknownAction, "\(service) has no action \"\(action)\""))
+        }
         let reader = CatalogRequestReader(request: request, limits: limits)
         do {
-            return .success(try reader.read(service: service, action: action, perClient: perClient))
+            return .success(try known.read(reader, perClient))
         } catch let error as JSONServiceError {
             return .failure(error)
         } catch {

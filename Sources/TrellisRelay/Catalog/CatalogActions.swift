@@ -22,9 +22,9 @@ public struct CatalogActions: Sendable {
 
     /// The entries of the routing table of all four services.
     public var routes: [Route] {
-        CatalogRequest.actions.keys.sorted().flatMap { service in
-            let actions = (CatalogRequest.actions[service] ?? []).map { action in
-                JSONAction(action) { [self] request, call in await perform(request, call: call) }
+        CatalogAction.services.sorted().flatMap { service in
+            let actions = CatalogAction.actions(of: service).map { action in
+                JSONAction(action.name) { [self] request, call in await perform(request, call: call) }
             }
             return JSONService(service, settings: settings, actions: actions).routes
         }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TrellisCore
 
@@ -69,5 +70,18 @@ struct CatalogRequestTests {
             return
         }
         #expect(error.code == .tooLarge)
+    }
+
+    /// docs/catalog.md's table of actions is ``CatalogAction/all``, in order.
+    @Test("docs/catalog.md names every action, in order")
+    func documented() throws {
+        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/catalog.md")
+        let rows = try String(contentsOf: docs, encoding: .utf8).split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("| `"), let end = line.dropFirst(3).firstIndex(of: "`") else { return nil }
+            let name = String(line[line.index(line.startIndex, offsetBy: 3)..<end])
+            return CatalogAction.services.contains(where: { name.hasPrefix("\($0)/") }) && !name.contains("<") ? name : nil
+        }
+        #expect(rows == CatalogAction.all.map(\.path))
     }
 }
