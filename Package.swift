@@ -178,7 +178,8 @@ let package = Package(
         .testTarget(
             name: "TrellisCLITests",
             dependencies: ["trellis", "trellis-bench", "TrellisTestSupport", "TrellisBroker", "TrellisCore", "TrellisMQTT", "TrellisRelay", "TrellisServer", "TrellisStore",
-                           "TrellisStoreSQLite", "TrellisStorePostgres", "TrellisWire"],
+                           "TrellisStoreSQLite", "TrellisStorePostgres", "TrellisWire",
+                           .product(name: "Configuration", package: "swift-configuration")],
             // Read from the source tree by path (the tests run binaries on them), not bundled.
             exclude: ["Fixtures"]
         ),

@@ -47,148 +47,110 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Also reload when the configuration file changes (checked every second).")
     var watchConfig = false
 
-    @Option(name: .long, help: ArgumentHelp("Use the broker at this address instead of starting one: mqtt://HOST[:PORT] (port 1883), mqtts://HOST[:PORT] (TLS, port 8883) or HOST:PORT; IPv6 in brackets; user:password@ before the host logs in. [broker.address]", valueName: "url"))
+    @Option(name: .long, help: .setting("broker.address", valueName: "url"))
     var broker: String?
 
-    @Option(name: .long, help: ArgumentHelp("With mqtts://: the CAs (PEM file, or directory of hashed PEM files) that may sign the broker's certificate (default: the system's CAs). [broker.tls.ca]", valueName: "file|dir"))
+    @Option(name: .long, help: .setting("broker.tls.ca", valueName: "file|dir"))
     var tlsCa: String?
 
-    @Option(name: .long, help: ArgumentHelp("With mqtts://: client certificate (PEM) for brokers that require one. [broker.tls.cert]", valueName: "file"))
+    @Option(name: .long, help: .setting("broker.tls.cert", valueName: "file"))
     var tlsCert: String?
 
-    @Option(name: .long, help: ArgumentHelp("With mqtts://: the client certificate's private key (PEM, unencrypted). [broker.tls.key]", valueName: "file"))
+    @Option(name: .long, help: .setting("broker.tls.key", valueName: "file"))
     var tlsKey: String?
 
-    @Option(name: .long, help: ArgumentHelp("Mosquitto configuration for the broker Trellis starts. [broker.config]", valueName: "file"))
+    @Option(name: .long, help: .setting("broker.config", valueName: "file"))
     var brokerConfig: String?
 
-    @Option(name: .long, help: ArgumentHelp("Directory of Trellis's SQLite state, created if missing (default trellis-state). [state.dir]", valueName: "dir"))
+    @Option(name: .long, help: .setting("state.dir", valueName: "dir"))
     var state: String?
 
-    @Option(name: .long, help: ArgumentHelp("Keep the state in PostgreSQL instead of SQLite in --state: postgres://user[:password]@host[:port]/database[?sslmode=require]; several relays may share it (see docs/scaling-out.md). Give a URL with a password in TRELLIS_STATE_STORE or the configuration file, where other users' ps cannot read it. [state.store]", valueName: "url"))
+    @Option(name: .long, help: .setting("state.store", valueName: "url"))
     var store: String?
 
-    @Option(name: .long, help: ArgumentHelp("Share the load with the other relays of GROUP: every request and event filter is subscribed as $share/GROUP/<filter>, so each message reaches one relay; each relay needs its own --client-id and the same --store. [broker.share_group]", valueName: "group"))
+    @Option(name: .long, help: .setting("broker.share_group", valueName: "group"))
     var share: String?
 
-    @Option(name: .long, help: "MQTT client id (default trellis); its persistent session keeps QoS 1 messages sent while Trellis is stopped. [broker.client_id]")
+    @Option(name: .long, help: .setting("broker.client_id"))
     var clientId: String?
 
-    @Option(name: .long, help: "User name to log in to the broker with (default: the address's user info). [broker.username]")
+    @Option(name: .long, help: .setting("broker.username"))
     var username: String?
 
-    @Option(name: .long, help: ArgumentHelp("File whose first line is the broker password (else the address's user info, else TRELLIS_PASSWORD). [broker.password_file]", valueName: "file"))
+    @Option(name: .long, help: .setting("broker.password_file", valueName: "file"))
     var passwordFile: String?
 
-    @Option(name: .long, help: "Messages read ahead of the handlers, acknowledged only once handled (default 32). [broker.max_unhandled]")
+    @Option(name: .long, help: .setting("broker.max_unhandled"))
     var maxUnhandled: Int?
 
-    @Option(name: .long, help: "The plant tracker host's name, the sender of its replies (default Host-RPI3B+). [plant.host_name]")
+    @Option(name: .long, help: .setting("plant.host_name"))
     var hostName: String?
 
-    @Option(name: .long, help: "Topic prefix of the plant tracker (default rpi). [plant.prefix]")
+    @Option(name: .long, help: .setting("plant.prefix"))
     var plantPrefix: String?
 
-    @Option(name: .long, help: ArgumentHelp("Dialect of the shared plant topics rpi/torpi → rpi/fromrpi: original (the released iPhone app's, default) or lossless. Per-client topics are always lossless. [plant.dialect]", valueName: "dialect"))
+    @Option(name: .long, help: .setting("plant.dialect", valueName: "dialect"))
     var plantDialect: String?
 
-    @Option(name: .long, help: "Most plants the tracker keeps (default 7). [plant.max_plants]")
+    @Option(name: .long, help: .setting("plant.max_plants"))
     var maxPlants: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Plants to add at start when absent, one per line as `name,sensor[,sensor…]` (e.g. `Fern,0x36`); `#` starts a comment. [plant.plants_file]", valueName: "file"))
+    @Option(name: .long, help: .setting("plant.plants_file", valueName: "file"))
     var plantsFile: String?
 
-    @Option(name: .long, help: "Topic prefix of the button service (default p2o). [buttons.prefix]")
+    @Option(name: .long, help: .setting("buttons.prefix"))
     var buttonPrefix: String?
 
-    @Option(name: .long, help: ArgumentHelp("Serve the button service to Socket.IO clients (the P2O apps) on /socket.io/ at HOST:PORT, or at a port on 127.0.0.1 (off by default; the apps use 3001). [buttons.socketio_address]", valueName: "address"))
+    @Option(name: .long, help: .setting("buttons.socketio_address", valueName: "address"))
     var socketio: String?
 
-    @Option(name: .long, help: "Most Socket.IO sessions at once (default 10000). [buttons.socketio_max_sessions]")
+    @Option(name: .long, help: .setting("buttons.socketio_max_sessions"))
     var socketioMaxSessions: Int?
 
-    @Option(name: .long, help: "Most Socket.IO sessions one remote address may hold at once; 0: no limit, as behind a reverse proxy (default 100). [buttons.socketio_max_sessions_per_address]")
+    @Option(name: .long, help: .setting("buttons.socketio_max_sessions_per_address"))
     var socketioMaxSessionsPerAddress: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Allow presses over Socket.IO from clients that present the token in this file (`?token=` on the handshake, or `auth: {token}` in Socket.IO 5); without it presses over Socket.IO are refused, as the P2O apps only listen. [buttons.socketio_press_token_file]", valueName: "file"))
+    @Option(name: .long, help: .setting("buttons.socketio_press_token_file", valueName: "file"))
     var socketioPressTokenFile: String?
 
-    @Option(name: .long, help: "Most messages one sender may send within the spam window (default 15). [spam.limit]")
+    @Option(name: .long, help: .setting("spam.limit"))
     var spamLimit: Int?
 
-    @Option(name: .long, help: "Length of the spam window in seconds (default 15). [spam.window]")
+    @Option(name: .long, help: .setting("spam.window"))
     var spamWindow: Double?
 
-    @Option(name: .long, help: "Most devices in the fleet registry (default 100000). [devices.max_devices]")
+    @Option(name: .long, help: .setting("devices.max_devices"))
     var maxDevices: Int?
 
-    @Option(name: .long, help: "Log entries kept per device (default 200). [devices.log_limit]")
+    @Option(name: .long, help: .setting("devices.log_limit"))
     var deviceLogLimit: Int?
 
-    @Option(name: .long, help: "Largest device or agent code of a model build, in bytes (default 1048576). [devices.max_code_bytes]")
+    @Option(name: .long, help: .setting("devices.max_code_bytes"))
     var maxCodeBytes: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Clients, comma-separated, that may change the fleet and read dead letters on their per-client JSON topics. [devices.operators]", valueName: "clients"))
+    @Option(name: .long, help: .setting("devices.operators", valueName: "clients"))
     var operators: String?
 
-    @Flag(name: .long, help: "Secure profile: honour a v5 Response Topic only inside the requester's own reply topics. [security.restrict_response_topics]")
+    @Flag(name: .long, help: .setting("security.restrict_response_topics"))
     var secure = false
 
-    @Option(name: .long, help: "Seconds between two publications of the retained trellis/stats (default 10). [stats.interval]")
+    @Option(name: .long, help: .setting("stats.interval"))
     var statsInterval: Double?
 
-    @Option(name: .long, help: ArgumentHelp("Serve Prometheus /metrics, and the probes /livez and /readyz, at HOST:PORT, or at a port on 127.0.0.1 (off by default). [metrics.address]", valueName: "address"))
+    @Option(name: .long, help: .setting("metrics.address", valueName: "address"))
     var metrics: String?
 
-    @Option(name: .long, help: ArgumentHelp("Serve the probes /livez and /readyz at HOST:PORT, or at a port on 127.0.0.1, whether or not metrics are (off by default; `trellis health` asks them). [health.address]", valueName: "address"))
+    @Option(name: .long, help: .setting("health.address", valueName: "address"))
     var health: String?
 
-    @Option(name: .long, help: "Least severe log level: trace, debug, info, notice, warning, error or critical (default info). [log.level]")
+    @Option(name: .long, help: .setting("log.level"))
     var logLevel: String?
 
-    @Option(name: .long, help: "Log line format on standard error: text or json (default text). [log.format]")
+    @Option(name: .long, help: .setting("log.format"))
     var logFormat: String?
 
-    /// The settings given as flags, by configuration key.
-    var flagValues: [String: ConfigContent] {
-        var values: [String: ConfigContent] = [:]
-        func put(_ key: String, _ value: ConfigContent?) { if let value { values[key] = value } }
-        put("broker.address", broker.map { .string($0) })
-        put("broker.tls.ca", tlsCa.map { .string($0) })
-        put("broker.tls.cert", tlsCert.map { .string($0) })
-        put("broker.tls.key", tlsKey.map { .string($0) })
-        put("broker.config", brokerConfig.map { .string($0) })
-        put("broker.client_id", clientId.map { .string($0) })
-        put("broker.username", username.map { .string($0) })
-        put("broker.password_file", passwordFile.map { .string($0) })
-        put("broker.max_unhandled", maxUnhandled.map { .int($0) })
-        put("state.dir", state.map { .string($0) })
-        put("state.store", store.map { .string($0) })
-        put("broker.share_group", share.map { .string($0) })
-        put("plant.host_name", hostName.map { .string($0) })
-        put("plant.prefix", plantPrefix.map { .string($0) })
-        put("plant.dialect", plantDialect.map { .string($0) })
-        put("plant.max_plants", maxPlants.map { .int($0) })
-        put("plant.plants_file", plantsFile.map { .string($0) })
-        put("buttons.prefix", buttonPrefix.map { .string($0) })
-        put("buttons.socketio_address", socketio.map { .string($0) })
-        put("buttons.socketio_max_sessions", socketioMaxSessions.map { .int($0) })
-        put("buttons.socketio_max_sessions_per_address", socketioMaxSessionsPerAddress.map { .int($0) })
-        put("buttons.socketio_press_token_file", socketioPressTokenFile.map { .string($0) })
-        put("spam.limit", spamLimit.map { .int($0) })
-        put("spam.window", spamWindow.map { .double($0) })
-        put("devices.max_devices", maxDevices.map { .int($0) })
-        put("devices.log_limit", deviceLogLimit.map { .int($0) })
-        put("devices.max_code_bytes", maxCodeBytes.map { .int($0) })
-        put("devices.operators", operators.map { .string($0) })
-        put("security.restrict_response_topics", secure ? .bool(true) : nil)
-        put("stats.interval", statsInterval.map { .double($0) })
-        put("metrics.address", metrics.map { .string($0) })
-        put("health.address", health.map { .string($0) })
-        put("log.level", logLevel.map { .string($0) })
-        put("log.format", logFormat.map { .string($0) })
-        return values
-    }
+    /// The settings given as flags, by configuration key (``SettingFlags``).
+    var flagValues: [String: ConfigContent] { SettingFlags.values(of: self) }
 
     func validate() throws {
         if broker != nil && brokerConfig != nil {

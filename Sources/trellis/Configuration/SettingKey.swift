@@ -36,6 +36,9 @@ struct SettingKey: Sendable {
 
     /// The dotted key, e.g. `spam.limit`.
     var key: String
+    /// The flag of `trellis run` that sets it (`spam-limit` for `--spam-limit`), nil for none: the
+    /// file and the environment only. `RunCommand` declares it as a property of that name.
+    var flag: String? = nil
     var kind: Kind
     /// The default, as the file would spell it.
     var defaultValue: ConfigContent
@@ -131,81 +134,81 @@ extension SettingKey {
     static let all: [SettingKey] = {
         let relay = RelaySettings()
         return [
-            SettingKey(key: "broker.address", kind: .string, defaultValue: .string(""),
-                       help: "Use the broker at mqtt://HOST[:PORT], mqtts://HOST[:PORT] (TLS, port 8883) or HOST[:PORT], user:password@ allowed before the host; empty starts one from broker.config.", reloadable: false, check: address),
-            SettingKey(key: "broker.config", kind: .string, defaultValue: .string("broker.conf"),
+            SettingKey(key: "broker.address", flag: "broker", kind: .string, defaultValue: .string(""),
+                       help: "Use the broker at mqtt://HOST[:PORT] (port 1883), mqtts://HOST[:PORT] (TLS, port 8883) or HOST:PORT, IPv6 in brackets, user:password@ allowed before the host; empty starts one from broker.config.", reloadable: false, check: address),
+            SettingKey(key: "broker.config", flag: "broker-config", kind: .string, defaultValue: .string("broker.conf"),
                        help: "Mosquitto configuration of the broker Trellis starts (embedded default when the file is absent).", reloadable: false),
-            SettingKey(key: "broker.client_id", kind: .string, defaultValue: .string("trellis"),
+            SettingKey(key: "broker.client_id", flag: "client-id", kind: .string, defaultValue: .string("trellis"),
                        help: "MQTT client id; its persistent session keeps QoS 1 messages sent while Trellis is stopped.", reloadable: false),
-            SettingKey(key: "broker.share_group", kind: .string, defaultValue: .string(""),
+            SettingKey(key: "broker.share_group", flag: "share", kind: .string, defaultValue: .string(""),
                        help: "Share the load with other relays: subscribe to every request and event as $share/GROUP/<filter>, so each message reaches one relay of the group (each with its own broker.client_id, all on one state.store); retained online/offline moves to trellis/status/<client id>.", reloadable: false, check: shareGroup),
-            SettingKey(key: "broker.username", kind: .string, defaultValue: .string(""),
+            SettingKey(key: "broker.username", flag: "username", kind: .string, defaultValue: .string(""),
                        help: "User name for brokers that require a login (the secure profile's trellis account); empty: the user info of broker.address, if any.", reloadable: false),
-            SettingKey(key: "broker.password_file", kind: .string, defaultValue: .string(""),
+            SettingKey(key: "broker.password_file", flag: "password-file", kind: .string, defaultValue: .string(""),
                        help: "File whose first line is the broker password (else the user info of broker.address, else TRELLIS_PASSWORD).", reloadable: false),
-            SettingKey(key: "broker.tls.ca", kind: .string, defaultValue: .string(""),
+            SettingKey(key: "broker.tls.ca", flag: "tls-ca", kind: .string, defaultValue: .string(""),
                        help: "With an mqtts:// address: PEM file, or hashed directory, of the CAs that may sign the broker's certificate; empty trusts the system's CAs.", reloadable: false, check: tlsFile),
-            SettingKey(key: "broker.tls.cert", kind: .string, defaultValue: .string(""),
+            SettingKey(key: "broker.tls.cert", flag: "tls-cert", kind: .string, defaultValue: .string(""),
                        help: "With an mqtts:// address: client certificate (PEM) for brokers that require one; needs broker.tls.key.", reloadable: false, check: tlsFile),
-            SettingKey(key: "broker.tls.key", kind: .string, defaultValue: .string(""),
+            SettingKey(key: "broker.tls.key", flag: "tls-key", kind: .string, defaultValue: .string(""),
                        help: "With an mqtts:// address: the client certificate's private key (PEM, unencrypted).", reloadable: false, check: tlsFile),
-            SettingKey(key: "broker.max_unhandled", kind: .int, defaultValue: .int(32),
+            SettingKey(key: "broker.max_unhandled", flag: "max-unhandled", kind: .int, defaultValue: .int(32),
                        help: "Messages read ahead of the handlers, and the QoS 1 messages the broker may send before Trellis acknowledges them (each only once handled): more is faster and holds more in memory; at most 1024, well inside the 4,096 deliveries Trellis remembers to drop redeliveries.", reloadable: false, check: between1(and: 1024)),
-            SettingKey(key: "state.dir", kind: .string, defaultValue: .string("trellis-state"),
+            SettingKey(key: "state.dir", flag: "state", kind: .string, defaultValue: .string("trellis-state"),
                        help: "Directory of the SQLite state (and of the broker Trellis starts).", reloadable: false),
-            SettingKey(key: "state.store", kind: .string, defaultValue: .string(""),
-                       help: "Where the state lives: empty for SQLite in state.dir, or postgres://user[:password]@host[:port]/database[?sslmode=disable|prefer|require|verify-full] for a PostgreSQL database several relays share.", reloadable: false, check: storeURL),
+            SettingKey(key: "state.store", flag: "store", kind: .string, defaultValue: .string(""),
+                       help: "Where the state lives: empty for SQLite in state.dir, or postgres://user[:password]@host[:port]/database[?sslmode=disable|prefer|require|verify-full] for a PostgreSQL database several relays share (docs/scaling-out.md); a URL with a password belongs in TRELLIS_STATE_STORE or the file, where other users' ps cannot read it.", reloadable: false, check: storeURL),
             SettingKey(key: "state.backup.dir", kind: .string, defaultValue: .string(""),
                        help: "Where backups of an SQLite state go, on the schedule and when an operator asks on trellis/request/store/backup; empty: state.dir/backups. Best on another disk than the state.", reloadable: true),
             SettingKey(key: "state.backup.interval", kind: .double, defaultValue: .double(relay.backupInterval),
                        help: "Seconds between two scheduled backups of an SQLite state (86400: daily); 0 takes them only when asked.", reloadable: true, check: nonNegative),
             SettingKey(key: "state.backup.keep", kind: .int, defaultValue: .int(relay.backupKeep),
                        help: "Backups kept in state.backup.dir; the oldest beyond are removed after each new one.", reloadable: true, check: between1(and: 10_000)),
-            SettingKey(key: "plant.host_name", kind: .string, defaultValue: .string(relay.hostName),
+            SettingKey(key: "plant.host_name", flag: "host-name", kind: .string, defaultValue: .string(relay.hostName),
                        help: "The plant tracker host's name: the sender of every reply.", reloadable: true),
-            SettingKey(key: "plant.prefix", kind: .string, defaultValue: .string(relay.plantPrefix),
+            SettingKey(key: "plant.prefix", flag: "plant-prefix", kind: .string, defaultValue: .string(relay.plantPrefix),
                        help: "Topic prefix of the plant tracker: <prefix>/torpi, <prefix>/fromrpi, <prefix>/sensors.", reloadable: true, check: topicPrefix),
-            SettingKey(key: "plant.dialect", kind: .string, defaultValue: .string(relay.plantDialect.rawValue),
+            SettingKey(key: "plant.dialect", flag: "plant-dialect", kind: .string, defaultValue: .string(relay.plantDialect.rawValue),
                        help: "Dialect of the shared topics <prefix>/torpi and <prefix>/fromrpi: original (the released iPhone app's) or lossless; per-client topics are always lossless.",
                        reloadable: true, check: oneOf(PlantDialect.allCases.map(\.rawValue))),
-            SettingKey(key: "plant.max_plants", kind: .int, defaultValue: .int(relay.maxPlants),
+            SettingKey(key: "plant.max_plants", flag: "max-plants", kind: .int, defaultValue: .int(relay.maxPlants),
                        help: "Most plants the tracker keeps (ERR_tooManyPlants beyond).", reloadable: true, check: positive),
             SettingKey(key: "plant.max_name_length", kind: .int, defaultValue: .int(relay.maxPlantNameLength),
                        help: "Longest plant name in characters (ERR_plantNameTooLong beyond).", reloadable: true, check: positive),
-            SettingKey(key: "plant.plants_file", kind: .string, defaultValue: .string(""),
+            SettingKey(key: "plant.plants_file", flag: "plants-file", kind: .string, defaultValue: .string(""),
                        help: "Plants added at start when absent, one per line as name,sensor[,sensor...].", reloadable: false),
-            SettingKey(key: "buttons.prefix", kind: .string, defaultValue: .string(relay.buttonPrefix),
+            SettingKey(key: "buttons.prefix", flag: "button-prefix", kind: .string, defaultValue: .string(relay.buttonPrefix),
                        help: "Topic prefix of the button service: <prefix>/buttons, <prefix>/clients.", reloadable: true, check: topicPrefix),
             SettingKey(key: "buttons.history_limit", kind: .int, defaultValue: .int(relay.historyLimit),
                        help: "Presses kept in each button's history.", reloadable: true, check: positive),
-            SettingKey(key: "buttons.socketio_address", kind: .string, defaultValue: .string(""),
-                       help: "Serve the button service to Socket.IO clients (the P2O apps) on /socket.io/ here (HOST:PORT, or a port on 127.0.0.1); empty: off.", reloadable: false,
+            SettingKey(key: "buttons.socketio_address", flag: "socketio", kind: .string, defaultValue: .string(""),
+                       help: "Serve the button service to Socket.IO clients (the P2O apps, which use port 3001) on /socket.io/ here (HOST:PORT, or a port on 127.0.0.1); empty: off.", reloadable: false,
                        check: { content in
                            guard case let .string(value) = content, !value.isEmpty, ListenAddress(value) == nil else { return nil }
                            return "HOST:PORT such as 0.0.0.0:3001, [::1]:3001, a port alone (127.0.0.1), or empty"
                        }),
-            SettingKey(key: "buttons.socketio_max_sessions", kind: .int, defaultValue: .int(10_000),
+            SettingKey(key: "buttons.socketio_max_sessions", flag: "socketio-max-sessions", kind: .int, defaultValue: .int(10_000),
                        help: "Most Socket.IO sessions at once; further handshakes are refused with HTTP 503.", reloadable: false, check: positive),
-            SettingKey(key: "buttons.socketio_max_sessions_per_address", kind: .int, defaultValue: .int(100),
+            SettingKey(key: "buttons.socketio_max_sessions_per_address", flag: "socketio-max-sessions-per-address", kind: .int, defaultValue: .int(100),
                        help: "Most Socket.IO sessions one remote address may hold; further handshakes from it are refused with HTTP 429. 0: no limit (behind a reverse proxy every client has its address).",
                        reloadable: false, check: { content in
                            guard case let .int(value) = content, value < 0 else { return nil }
                            return "a whole number of at least 0"
                        }),
-            SettingKey(key: "buttons.socketio_press_token_file", kind: .string, defaultValue: .string(""),
+            SettingKey(key: "buttons.socketio_press_token_file", flag: "socketio-press-token-file", kind: .string, defaultValue: .string(""),
                        help: "File holding the token a Socket.IO client must present (?token= on the handshake, or auth {token} in Socket.IO 5) to press buttons; empty: presses over Socket.IO are refused.",
                        reloadable: false),
-            SettingKey(key: "spam.limit", kind: .int, defaultValue: .int(relay.spamLimit),
+            SettingKey(key: "spam.limit", flag: "spam-limit", kind: .int, defaultValue: .int(relay.spamLimit),
                        help: "Most plant tracker messages one sender may send within spam.window (ERR_kickedForSpam beyond).", reloadable: true, check: positive),
-            SettingKey(key: "spam.window", kind: .double, defaultValue: .double(relay.spamWindow),
+            SettingKey(key: "spam.window", flag: "spam-window", kind: .double, defaultValue: .double(relay.spamWindow),
                        help: "Length of the spam window, in seconds.", reloadable: true, check: positive),
-            SettingKey(key: "devices.max_devices", kind: .int, defaultValue: .int(relay.maxDevices),
+            SettingKey(key: "devices.max_devices", flag: "max-devices", kind: .int, defaultValue: .int(relay.maxDevices),
                        help: "Most devices in the fleet registry; messages from further unknown devices are dead-lettered.", reloadable: true, check: positive),
-            SettingKey(key: "devices.log_limit", kind: .int, defaultValue: .int(relay.deviceLogLimit),
+            SettingKey(key: "devices.log_limit", flag: "device-log-limit", kind: .int, defaultValue: .int(relay.deviceLogLimit),
                        help: "Log entries kept per device (older ones are dropped), and the most logs/get returns.", reloadable: true, check: positive),
-            SettingKey(key: "devices.max_code_bytes", kind: .int, defaultValue: .int(relay.maxCodeBytes),
+            SettingKey(key: "devices.max_code_bytes", flag: "max-code-bytes", kind: .int, defaultValue: .int(relay.maxCodeBytes),
                        help: "Largest device or agent code of a model build, in bytes (too_large beyond).", reloadable: true, check: positive),
-            SettingKey(key: "devices.operators", kind: .string, defaultValue: .string(""),
+            SettingKey(key: "devices.operators", flag: "operators", kind: .string, defaultValue: .string(""),
                        help: "Clients, comma-separated, that may change the fleet and read dead letters on their per-client JSON topics.", reloadable: true,
                        check: { content in
                            guard case let .string(value) = content else { return nil }
@@ -214,31 +217,31 @@ extension SettingKey {
                            return names.contains(where: { $0.isEmpty || $0.contains(where: { "/+#".contains($0) }) })
                                ? "client ids separated by commas, none empty and none containing '/', '+' or '#'" : nil
                        }),
-            SettingKey(key: "security.restrict_response_topics", kind: .bool, defaultValue: .bool(false),
+            SettingKey(key: "security.restrict_response_topics", flag: "secure", kind: .bool, defaultValue: .bool(false),
                        help: "Secure profile: honour a v5 Response Topic only inside the requester's own reply topics.", reloadable: true),
-            SettingKey(key: "stats.interval", kind: .double, defaultValue: .double(relay.statsInterval),
+            SettingKey(key: "stats.interval", flag: "stats-interval", kind: .double, defaultValue: .double(relay.statsInterval),
                        help: "Seconds between two publications of the retained trellis/stats.", reloadable: true, check: positive),
             SettingKey(key: "homeassistant.enabled", kind: .bool, defaultValue: .bool(relay.homeAssistantEnabled),
                        help: "Publish Home Assistant MQTT discovery configs, so plants, buttons and devices appear there by themselves; false removes those published.", reloadable: true),
             SettingKey(key: "homeassistant.discovery_prefix", kind: .string, defaultValue: .string(relay.discoveryPrefix),
                        help: "Topic prefix Home Assistant reads discovery configs under (its MQTT integration's discovery prefix).", reloadable: true, check: topicPrefix),
-            SettingKey(key: "metrics.address", kind: .string, defaultValue: .string(""),
+            SettingKey(key: "metrics.address", flag: "metrics", kind: .string, defaultValue: .string(""),
                        help: "Serve Prometheus /metrics, and the probes /livez and /readyz, here (HOST:PORT, or a port on 127.0.0.1); empty: off.", reloadable: false,
                        check: { content in
                            guard case let .string(value) = content, !value.isEmpty, ListenAddress(value) == nil else { return nil }
                            return ListenAddress.expected + ", or empty"
                        }),
-            SettingKey(key: "health.address", kind: .string, defaultValue: .string(""),
-                       help: "Serve the probes /livez and /readyz here (HOST:PORT, or a port on 127.0.0.1), whether or not metrics are exported; empty: off.",
+            SettingKey(key: "health.address", flag: "health", kind: .string, defaultValue: .string(""),
+                       help: "Serve the probes /livez and /readyz here (HOST:PORT, or a port on 127.0.0.1), whether or not metrics are exported; `trellis health` asks them; empty: off.",
                        reloadable: false,
                        check: { content in
                            guard case let .string(value) = content, !value.isEmpty, ListenAddress(value) == nil else { return nil }
                            return ListenAddress.expected + ", or empty"
                        }),
-            SettingKey(key: "log.level", kind: .string, defaultValue: .string("info"),
+            SettingKey(key: "log.level", flag: "log-level", kind: .string, defaultValue: .string("info"),
                        help: "Least severe log level: trace, debug, info, notice, warning, error or critical.", reloadable: true,
                        check: oneOf(["trace", "debug", "info", "notice", "warning", "error", "critical"])),
-            SettingKey(key: "log.format", kind: .string, defaultValue: .string("text"),
+            SettingKey(key: "log.format", flag: "log-format", kind: .string, defaultValue: .string("text"),
                        help: "Log line format on standard error: text or json.", reloadable: false, check: oneOf(["text", "json"])),
         ]
     }()
