@@ -12,18 +12,31 @@ extension RelayService {
             return due
         }) else { return }
         let engine = self.engine
-        let settings = engine.settings
-        let discovery = settings.homeAssistant ?? HomeAssistantDiscovery(trellisPrefix: settings.trellisPrefix)
-        // Off, Trellis's configs under the configured prefix are stale too.
-        let off = settings.homeAssistant == nil ? [settings.discoveryPrefix] : []
-        let plan = RetainedSweepPlan(discoveryPrefix: settings.homeAssistant?.prefix, earlierPrefixes: earlier + off,
-                                     nodeBase: discovery.base, trellisPrefix: settings.trellisPrefix)
         do {
-            let outcome = try await RetainedSweep(plan: plan, engine: engine, logger: logger).run(on: client, inbox: sweepInbox)
+            let sweep = RetainedSweep(plan: sweepPlan(earlier: earlier), engine: engine, logger: logger)
+            let outcome = try await sweep.run(on: client, inbox: sweepInbox)
             logger.info("swept the retained topics", metadata: ["read": "\(outcome.read)", "cleared": "\(outcome.cleared.count)"])
         } catch {
             logger.warning("could not sweep stale retained topics; they stay until the next start",
                            metadata: ["error": "\(error)"])
         }
+    }
+
+    /// What a sweep reads now, with `earlier` discovery prefixes swept as not current.
+    func sweepPlan(earlier: [String] = []) -> RetainedSweepPlan {
+        let settings = engine.settings
+        let discovery = settings.homeAssistant ?? HomeAssistantDiscovery(trellisPrefix: settings.trellisPrefix)
+        // Off, Trellis's configs under the configured prefix are stale too.
+        let off = settings.homeAssistant == nil ? [settings.discoveryPrefix] : []
+        return RetainedSweepPlan(discoveryPrefix: settings.homeAssistant?.prefix, earlierPrefixes: earlier + off,
+                                 nodeBase: discovery.base, trellisPrefix: settings.trellisPrefix)
+    }
+
+    /// Before the first connection: a relay stopped in the middle of a sweep left its subscriptions
+    /// in its persistent session, so what they bring is taken off the routes until the start's own
+    /// sweep subscribes and unsubscribes them again.
+    func guardLeftoverSweep() {
+        let plan = sweepPlan()
+        sweepInbox.withLock { $0 = SweepInbox(plan: plan, marker: "\(plan.trellisPrefix)/sweep/leftover") }
     }
 }

@@ -111,6 +111,7 @@ public final class RelayService: Service, Sendable {
             // Not shared: every relay of the group hears every other's presence.
             try await client.subscribe(MQTTSubscription(peers, qos: .atLeastOnce, noLocal: true))
         }
+        guardLeftoverSweep()
         client.start()
         try await withGracefulShutdownHandler {
             try await withThrowingTaskGroup(of: Void.self) { group in

@@ -16,7 +16,8 @@ import TrellisStore
 /// (plainly: neither shared nor no-local, so the retained messages come, its own included); the
 /// message loop hands what they bring to the ``SweepInbox`` instead of the routes. A marker the
 /// relay then publishes to itself arrives after the last retained message, so the sweep knows it
-/// has read them all without waiting on a timer; the filters are unsubscribed afterwards.
+/// has read them all without waiting on a timer; after unsubscribing, a second marker tells when
+/// the last message of those subscriptions is in (see ``SweepInbox``).
 ///
 /// The store is read after the retained messages: whatever was retained then and is not in the
 /// store once read was deleted (a thing another relay of the share group created meanwhile is in
@@ -35,23 +36,22 @@ struct RetainedSweep: Sendable {
     }
 
     /// Reads the plan's retained topics through `client`, whose message loop offers every message to
-    /// `inbox` while it is set, and clears the stale ones. Errors (the broker refusing a
-    /// subscription, the store failing) are thrown with nothing cleared.
+    /// the inbox in `slot` while one is there, and clears the stale ones. Errors (the broker refusing
+    /// a subscription, the store failing) are thrown with nothing cleared.
     func run(on client: MQTTClient, inbox slot: borrowing Mutex<SweepInbox?>) async throws -> Outcome {
-        let marker = "\(plan.trellisPrefix)/sweep/\(UUID().uuidString)"
-        let inbox = SweepInbox(plan: plan, marker: marker)
+        let inbox = SweepInbox(plan: plan, marker: "\(plan.trellisPrefix)/sweep/\(UUID().uuidString)")
         slot.withLock { $0 = inbox }
-        let filters = plan.filters + [marker]
         let retained: [String: RetainedSweepPlan.Subject]
         do {
-            for filter in filters { try await client.subscribe(MQTTSubscription(filter, qos: .atLeastOnce)) }
-            try client.publish(topic: marker, payload: [], qos: .atLeastOnce, retain: false)
+            try await client.subscribe(MQTTSubscription(inbox.marker, qos: .atLeastOnce))
+            for filter in plan.filters { try await client.subscribe(MQTTSubscription(filter, qos: .atLeastOnce)) }
+            try client.publish(topic: inbox.marker, payload: [], qos: .atLeastOnce, retain: false)
             retained = try await TimeLimit.run(within: readLimit) { try await inbox.read() }
         } catch {
-            Self.stop(filters, client: client, inbox: slot)
+            await unsubscribe(client, inbox: inbox, slot: slot)
             throw error
         }
-        Self.stop(filters, client: client, inbox: slot)
+        await unsubscribe(client, inbox: inbox, slot: slot)
 
         let facts = try await self.facts()
         var cleared: [String] = []
@@ -68,12 +68,21 @@ struct RetainedSweep: Sendable {
         return Outcome(read: retained.count, cleared: cleared)
     }
 
-    /// Unsubscribes the sweep's filters and lets the message loop route every message again.
-    private static func stop(_ filters: [String], client: MQTTClient, inbox: borrowing Mutex<SweepInbox?>) {
-        for filter in filters { try? client.unsubscribe(filter) }
-        inbox.withLock { current in
-            current?.cancel()
-            current = nil
+    /// Unsubscribes the sweep's filters, then sends the second marker and waits for it: once it is
+    /// in, nothing more comes under those filters, and the loop routes every message again. If it
+    /// does not come in time, the inbox stays and keeps taking the sweep's messages until it does.
+    private func unsubscribe(_ client: MQTTClient, inbox: SweepInbox, slot: borrowing Mutex<SweepInbox?>) async {
+        for filter in plan.filters { try? client.unsubscribe(filter) }
+        do {
+            try client.publish(topic: inbox.marker, payload: [], qos: .atLeastOnce, retain: false)
+            try await TimeLimit.run(within: readLimit) { try await inbox.drained() }
+        } catch {
+            logger.warning("the retained sweep's subscriptions did not drain in time", metadata: ["error": "\(error)"])
+            return
+        }
+        try? client.unsubscribe(inbox.marker)
+        slot.withLock { current in
+            if current === inbox { current = nil }
         }
     }
 

@@ -2,20 +2,27 @@ import Synchronization
 import TrellisCore
 import TrellisMQTTTypes
 
-/// Where the relay's message loop puts the messages a retained sweep subscribed to, while it runs:
-/// retained messages on the sweep's filters (collected when they are Trellis's, dropped otherwise,
-/// so a foreign config never reaches the routes as an unknown topic) and the sweep's marker, which
-/// ends the reading.
+/// Where the relay's message loop puts the messages a retained sweep's subscriptions bring, so none
+/// of them reaches the routes (where it would be an unknown topic).
+///
+/// The sweep publishes its marker twice: once after subscribing (the first marker comes after every
+/// retained message those subscriptions brought: the reading is complete) and once after
+/// unsubscribing (the second comes after every message delivered under them: nothing more can
+/// come). Until the second marker the inbox takes every message on the sweep's filters, live ones
+/// too (a config the relay publishes meanwhile comes back to it); after it, nothing. The markers of
+/// earlier sweeps (one cut short by a stop leaves its subscriptions in the persistent session) are
+/// taken whenever they come.
 final class SweepInbox: Sendable {
     private struct State {
         var found: [String: RetainedSweepPlan.Subject] = [:]
-        var done = false
-        var waiter: CheckedContinuation<[String: RetainedSweepPlan.Subject], any Error>?
+        var markers = 0
+        var waiters: [(markers: Int, continuation: CheckedContinuation<Void, any Error>)] = []
     }
 
     private let filters: [TopicFilter]
     private let plan: RetainedSweepPlan
-    private let marker: String
+    /// The topic of the sweep's markers, unique to the sweep.
+    let marker: String
     private let state = Mutex(State())
 
     init(plan: RetainedSweepPlan, marker: String) {
@@ -24,47 +31,67 @@ final class SweepInbox: Sendable {
         self.filters = plan.filters.map(TopicFilter.init)
     }
 
-    /// Takes `message` when it is the sweep's (returns true: the loop routes it no further).
+    /// Takes `message` when the sweep's subscriptions brought it (returns true: the loop routes it
+    /// no further), recording a retained message of Trellis's.
     func offer(_ message: MQTTMessage) -> Bool {
         if message.topic == marker {
-            let (waiter, found) = state.withLock { state in
-                state.done = true
-                defer { state.waiter = nil }
-                return (state.waiter, state.found)
+            let ready = state.withLock { state in
+                state.markers += 1
+                let markers = state.markers
+                let ready = state.waiters.filter { $0.markers <= markers }.map(\.continuation)
+                state.waiters.removeAll { $0.markers <= markers }
+                return ready
             }
-            waiter?.resume(returning: found)
+            for waiter in ready { waiter.resume() }
             return true
         }
-        guard message.retain, filters.contains(where: { $0.match(message.topic) != nil }) else { return false }
-        if !message.payload.isEmpty, let subject = plan.subject(of: message.topic) {
-            state.withLock { $0.found[message.topic] = subject }
+        // A marker of an earlier sweep (one cut short by a stop, still in the broker's session).
+        if message.topic.hasPrefix("\(plan.trellisPrefix)/sweep/") { return true }
+        guard filters.contains(where: { $0.match(message.topic) != nil }) else { return false }
+        return state.withLock { state in
+            guard state.markers < 2 else { return false }
+            if state.markers == 0, message.retain, !message.payload.isEmpty, let subject = plan.subject(of: message.topic) {
+                state.found[message.topic] = subject
+            }
+            return true
         }
-        return true
     }
 
-    /// The retained topics found, once the marker came.
+    /// The retained topics found, once the first marker came.
     func read() async throws -> [String: RetainedSweepPlan.Subject] {
+        try await markers(1)
+        return state.withLock { $0.found }
+    }
+
+    /// Returns once the second marker came: every message of the sweep's subscriptions is in.
+    func drained() async throws {
+        try await markers(2)
+    }
+
+    /// Waits until `count` markers came; throws `CancellationError` when cancelled first.
+    private func markers(_ count: Int) async throws {
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                let found = state.withLock { state -> [String: RetainedSweepPlan.Subject]? in
-                    if state.done { return state.found }
-                    state.waiter = continuation
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                // Checked under the lock the cancellation handler takes: a cancellation before this
+                // point is seen here, one after it finds the waiter.
+                let outcome = state.withLock { state -> Bool? in
+                    if state.markers >= count { return true }
+                    if Task.isCancelled { return false }
+                    state.waiters.append((count, continuation))
                     return nil
                 }
-                if let found { continuation.resume(returning: found) }
+                switch outcome {
+                case true?: continuation.resume()
+                case false?: continuation.resume(throwing: CancellationError())
+                case nil: break
+                }
             }
         } onCancel: {
-            cancel()
+            let waiting = state.withLock { state in
+                defer { state.waiters.removeAll { $0.markers == count } }
+                return state.waiters.filter { $0.markers == count }.map(\.continuation)
+            }
+            for waiter in waiting { waiter.resume(throwing: CancellationError()) }
         }
-    }
-
-    /// Ends a read still waiting (the time limit, a stop).
-    func cancel() {
-        let waiter = state.withLock { state in
-            state.done = true
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume(throwing: CancellationError())
     }
 }

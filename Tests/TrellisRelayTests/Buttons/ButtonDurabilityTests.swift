@@ -84,7 +84,8 @@ struct ButtonDurabilityTests {
             try await relay.startRelay()
             let letters = try await inbox.messages(on: "trellis/deadletter")
             #expect(try Buttons.letter(letters[0])
-                == ["payload": Buttons.time(1), "reason": "retained_press", "topic": "p2o/buttons/porch/press"])
+                == ["payload": Buttons.time(1), "reason": "retained_press", "topic": "p2o/buttons/porch/press"],
+                "\(letters.map { $0.text ?? "" })")
             #expect(try await relay.store.button(id: "porch") == ButtonState(
                 id: "porch", total: 1, history: [ISO8601Time.parse(Buttons.time(1))!]))
             #expect(await inbox.received(on: "p2o/buttons/porch/state").count == 1)
