@@ -83,7 +83,8 @@ struct DynamicSecurityAccountsTests {
             #expect(listed.output == "alice\tclient\ndoor\tbutton\npi1\tsensor 0x36 0x37\n")
 
             try await fixture.add("pi1", password: "pw2", ["--sensor", "0x40"])
-            #expect(try await fixture.users(["list"]).output.contains("pi1\tsensor 0x40\n"))
+            let relisted = try await fixture.users(["list"])
+            #expect(relisted.output.contains("pi1\tsensor 0x40\n"), "\(relisted.output)")
             let pi1 = try await fixture.login("pi1", password: "pw2")
             try await pi1.publishAndWait(topic: "rpi/sensors/0x40", payload: [])
             await #expect(throws: MQTTError.self) { try await pi1.publishAndWait(topic: "rpi/sensors/0x36", payload: []) }

@@ -13,7 +13,8 @@ struct DynamicSecurityFixture {
 
     /// The options every `trellis users` command gets: the broker and the administration password.
     var connection: [String] {
-        ["--broker", broker.address, "--admin-password-file", adminPasswordFile]
+        // A generous wait for each answer: on a loaded machine the broker answers late, never wrongly.
+        ["--broker", broker.address, "--admin-password-file", adminPasswordFile, "--timeout", "60"]
     }
 
     /// Runs `trellis users ARGUMENTS` against this broker.
