@@ -2,21 +2,32 @@ import TrellisCore
 import TrellisStore
 
 extension HomeAssistantService {
-    /// The topics of every discovery config that today's state calls for: what an announcement
-    /// publishes, read from the store, so that a config another relay of the share group published
-    /// for a thing it created counts as well as this relay's. The sweep clears the rest of
-    /// Trellis's configs under the prefix.
-    func configTopics(store: any TrellisStore, plants: [StoredPlant]) async throws -> Set<String> {
-        var topics = Set(discovery.trellis(statsTopic: settings.statsTopic).map(\.topic))
-        for plant in plants {
-            topics.formUnion(plantConfigs(id: plant.id, name: plant.name).map(\.topic))
+    /// The node ids of every thing today's state has (Trellis, each plant, button and device), read
+    /// from the store, so that a thing another relay of the share group created counts as well as
+    /// this relay's. The sweep keeps a config under the current prefix only when its node is one of
+    /// these and its entity one its kind has (``entities(plan:)``).
+    func nodes(store: any TrellisStore, plants: [StoredPlant]) async throws -> Set<String> {
+        var nodes: Set<String> = [discovery.base]
+        for plant in plants { nodes.insert(discovery.plantNode(id: plant.id)) }
+        for id in try await store.buttonIDs() { nodes.insert(discovery.buttonNode(id: id)) }
+        for device in try await store.devices(modelID: nil, powerstate: nil) { nodes.insert(discovery.deviceNode(id: device.id)) }
+        return nodes
+    }
+
+    /// The entities (`<component>/<object>`) of each kind of node, read off the configs of one
+    /// thing of each kind: what they are does not depend on the thing.
+    func entities(plan: RetainedSweepPlan) -> [String: Set<String>] {
+        let samples: [String: [DiscoveryConfig]] = [
+            "trellis": discovery.trellis(statsTopic: settings.statsTopic),
+            "plant": plantConfigs(id: 1, name: "sample"),
+            "button": discovery.button(id: "sample", stateTopic: "\(buttonsPrefix)sample/state"),
+            "device": deviceConfigs(id: "sample", name: nil, model: nil),
+        ]
+        return samples.mapValues { configs in
+            Set(configs.compactMap { config in
+                guard case let .discoveryConfig(_, _, entity)? = plan.subject(of: config.topic) else { return nil }
+                return entity
+            })
         }
-        for id in try await store.buttonIDs() {
-            topics.formUnion(discovery.button(id: id, stateTopic: "\(buttonsPrefix)\(id)/state").map(\.topic))
-        }
-        for device in try await store.devices(modelID: nil, powerstate: nil) {
-            topics.formUnion(deviceConfigs(id: device.id, name: device.name, model: device.modelID).map(\.topic))
-        }
-        return topics
     }
 }

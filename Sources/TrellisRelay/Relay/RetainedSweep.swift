@@ -19,9 +19,10 @@ import TrellisStore
 /// has read them all without waiting on a timer; after unsubscribing, a second marker tells when
 /// the last message of those subscriptions is in (see ``SweepInbox``).
 ///
-/// The store is read after the retained messages: whatever was retained then and is not in the
-/// store once read was deleted (a thing another relay of the share group created meanwhile is in
-/// both). Each cleared topic is logged and counted in `trellis_retained_swept_total{kind}`.
+/// The store is read before the retained messages, to keep only the candidates, and again after
+/// them: whatever was retained then and is not in the store once read was deleted (a thing another
+/// relay of the share group created meanwhile is in both). Each cleared topic is logged and counted
+/// in `trellis_retained_swept_total{kind}`.
 struct RetainedSweep: Sendable {
     let plan: RetainedSweepPlan
     let engine: RelayEngine
@@ -39,23 +40,27 @@ struct RetainedSweep: Sendable {
     /// the inbox in `slot` while one is there, and clears the stale ones. Errors (the broker refusing
     /// a subscription, the store failing) are thrown with nothing cleared.
     func run(on client: MQTTClient, inbox slot: borrowing Mutex<SweepInbox?>) async throws -> Outcome {
-        let inbox = SweepInbox(plan: plan, marker: "\(plan.trellisPrefix)/sweep/\(UUID().uuidString)")
+        // Judged first by what exists before the reading, so the inbox keeps only the candidates (none,
+        // usually) instead of every retained topic; judged again by what exists after it, so a thing
+        // created meanwhile (by another relay of the share group) is kept.
+        let before = try await facts()
+        let inbox = SweepInbox(plan: plan, marker: "\(plan.trellisPrefix)/sweep/\(UUID().uuidString)", isStale: before.isStale)
         slot.withLock { $0 = inbox }
-        let retained: [String: RetainedSweepPlan.Subject]
+        let reading: SweepInbox.Reading
         do {
             try await client.subscribe(MQTTSubscription(inbox.marker, qos: .atLeastOnce))
             for filter in plan.filters { try await client.subscribe(MQTTSubscription(filter, qos: .atLeastOnce)) }
             try client.publish(topic: inbox.marker, payload: [], qos: .atLeastOnce, retain: false)
-            retained = try await TimeLimit.run(within: readLimit) { try await inbox.read() }
+            reading = try await TimeLimit.run(within: readLimit) { try await inbox.read() }
         } catch {
             await unsubscribe(client, inbox: inbox, slot: slot)
             throw error
         }
         await unsubscribe(client, inbox: inbox, slot: slot)
 
-        let facts = try await self.facts()
+        let after = reading.candidates.isEmpty ? before : try await facts()
         var cleared: [String] = []
-        for (topic, subject) in retained.sorted(by: { $0.key < $1.key }) where facts.isStale(topic, subject) {
+        for (topic, subject) in reading.candidates.sorted(by: { $0.key < $1.key }) where after.isStale(subject) {
             try client.publish(topic: topic, payload: [], qos: .atLeastOnce, retain: true)
             Counter(label: "trellis_retained_swept_total", dimensions: [("kind", subject.kind)]).increment()
             logger.info("cleared a stale retained topic", metadata: ["topic": "\(topic)", "kind": "\(subject.kind)"])
@@ -65,7 +70,7 @@ struct RetainedSweep: Sendable {
             // Acknowledged in order: once the last clear is taken, all of them are.
             try await client.publishAndWait(topic: last, payload: [], qos: .atLeastOnce, retain: true)
         }
-        return Outcome(read: retained.count, cleared: cleared)
+        return Outcome(read: reading.count, cleared: cleared)
     }
 
     /// Unsubscribes the sweep's filters, then sends the second marker and waits for it: once it is
@@ -86,15 +91,17 @@ struct RetainedSweep: Sendable {
         }
     }
 
-    /// What exists now, read from the store (and, for discovery, the configs it calls for).
+    /// What exists now, read from the store (for discovery: the node ids and each kind's entities).
     private func facts() async throws -> RetainedSweepFacts {
         let store = engine.store
         let plants = try await store.plants()
-        var configTopics: Set<String> = []
+        var nodes: Set<String> = []
+        var entities: [String: Set<String>] = [:]
         if let homeAssistant = engine.homeAssistant {
-            configTopics = try await homeAssistant.configTopics(store: store, plants: plants)
+            nodes = try await homeAssistant.nodes(store: store, plants: plants)
+            entities = homeAssistant.entities(plan: plan)
         }
-        return RetainedSweepFacts(configTopics: configTopics,
+        return RetainedSweepFacts(plan: plan, nodes: nodes, entities: entities,
                                   deviceIDs: Set(try await store.devices(modelID: nil, powerstate: nil).map(\.id)),
                                   modelIDs: Set(try await store.models().map(\.id)),
                                   plantIDs: Set(plants.map(\.id)))

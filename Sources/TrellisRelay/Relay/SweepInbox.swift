@@ -13,8 +13,15 @@ import TrellisMQTTTypes
 /// earlier sweeps (one cut short by a stop leaves its subscriptions in the persistent session) are
 /// taken whenever they come.
 final class SweepInbox: Sendable {
+    /// What the reading found: how many retained topics of Trellis's, and those stale by the facts
+    /// read before it.
+    struct Reading: Sendable {
+        var count = 0
+        var candidates: [String: RetainedSweepPlan.Subject] = [:]
+    }
+
     private struct State {
-        var found: [String: RetainedSweepPlan.Subject] = [:]
+        var reading = Reading()
         var markers = 0
         var waiters: [(markers: Int, continuation: CheckedContinuation<Void, any Error>)] = []
     }
@@ -23,16 +30,21 @@ final class SweepInbox: Sendable {
     private let plan: RetainedSweepPlan
     /// The topic of the sweep's markers, unique to the sweep.
     let marker: String
+    /// Whether a retained topic is a candidate for clearing.
+    private let isStale: @Sendable (RetainedSweepPlan.Subject) -> Bool
     private let state = Mutex(State())
 
-    init(plan: RetainedSweepPlan, marker: String) {
+    init(plan: RetainedSweepPlan, marker: String,
+         isStale: @escaping @Sendable (RetainedSweepPlan.Subject) -> Bool = { _ in false }) {
         self.plan = plan
         self.marker = marker
+        self.isStale = isStale
         self.filters = plan.filters.map(TopicFilter.init)
     }
 
     /// Takes `message` when the sweep's subscriptions brought it (returns true: the loop routes it
-    /// no further), recording a retained message of Trellis's.
+    /// no further), counting a retained message of Trellis's and keeping
+    /// it when it is a candidate.
     func offer(_ message: MQTTMessage) -> Bool {
         if message.topic == marker {
             let ready = state.withLock { state in
@@ -48,19 +60,22 @@ final class SweepInbox: Sendable {
         // A marker of an earlier sweep (one cut short by a stop, still in the broker's session).
         if message.topic.hasPrefix("\(plan.trellisPrefix)/sweep/") { return true }
         guard filters.contains(where: { $0.match(message.topic) != nil }) else { return false }
+        let subject = message.retain && !message.payload.isEmpty ? plan.subject(of: message.topic) : nil
+        let candidate = subject.map(isStale) ?? false
         return state.withLock { state in
             guard state.markers < 2 else { return false }
-            if state.markers == 0, message.retain, !message.payload.isEmpty, let subject = plan.subject(of: message.topic) {
-                state.found[message.topic] = subject
+            if state.markers == 0, let subject {
+                state.reading.count += 1
+                if candidate { state.reading.candidates[message.topic] = subject }
             }
             return true
         }
     }
 
-    /// The retained topics found, once the first marker came.
-    func read() async throws -> [String: RetainedSweepPlan.Subject] {
+    /// What the reading found, once the first marker came.
+    func read() async throws -> Reading {
         try await markers(1)
-        return state.withLock { $0.found }
+        return state.withLock { $0.reading }
     }
 
     /// Returns once the second marker came: every message of the sweep's subscriptions is in.

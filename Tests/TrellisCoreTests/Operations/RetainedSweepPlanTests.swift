@@ -10,12 +10,16 @@ struct RetainedSweepPlanTests {
                                         nodeBase: "trellis", trellisPrefix: "trellis")
 
     @Test("topics and what they are", arguments: [
-        ("homeassistant/sensor/trellis_plant_3/moisture/config", Subject.discoveryConfig(current: true)),
-        ("homeassistant/binary_sensor/trellis/connectivity/config", .discoveryConfig(current: true)),
-        ("homeassistant/event/trellis_button_hall/press/config", .discoveryConfig(current: true)),
-        ("homeassistant/sensor/trellis_device_pump-1/model/config", .discoveryConfig(current: true)),
-        ("ha-old/sensor/trellis_plant_3/moisture/config", .discoveryConfig(current: false)),
-        ("site/ha/event/trellis_button_hall/press/config", .discoveryConfig(current: false)),
+        ("homeassistant/sensor/trellis_plant_3/moisture/config",
+         Subject.discoveryConfig(current: true, node: "trellis_plant_3", entity: "sensor/moisture")),
+        ("homeassistant/binary_sensor/trellis/connectivity/config",
+         .discoveryConfig(current: true, node: "trellis", entity: "binary_sensor/connectivity")),
+        ("homeassistant/event/trellis_button_hall/press/config",
+         .discoveryConfig(current: true, node: "trellis_button_hall", entity: "event/press")),
+        ("homeassistant/sensor/trellis_device_pump-1/model/config",
+         .discoveryConfig(current: true, node: "trellis_device_pump-1", entity: "sensor/model")),
+        ("ha-old/sensor/trellis_plant_3/moisture/config", .discoveryConfig(current: false, node: "trellis_plant_3", entity: "sensor/moisture")),
+        ("site/ha/event/trellis_button_hall/press/config", .discoveryConfig(current: false, node: "trellis_button_hall", entity: "event/press")),
         ("devices/pump-1/info", .device("pump-1")),
         ("trellis/models/m1/info", .model("m1")),
         ("trellis/plants/12/state", .plant(12)),
@@ -48,16 +52,21 @@ struct RetainedSweepPlanTests {
                                       "trellis/models/+/info", "trellis/plants/+/state"])
         let off = RetainedSweepPlan(discoveryPrefix: nil, earlierPrefixes: ["homeassistant"], nodeBase: "trellis", trellisPrefix: "trellis")
         #expect(off.filters == ["+/+/+/+/config", "devices/+/info", "trellis/models/+/info", "trellis/plants/+/state"])
-        #expect(off.subject(of: "homeassistant/sensor/trellis_plant_3/moisture/config") == .discoveryConfig(current: false))
+        #expect(off.subject(of: "homeassistant/sensor/trellis_plant_3/moisture/config")
+                == .discoveryConfig(current: false, node: "trellis_plant_3", entity: "sensor/moisture"))
     }
 
-    @Test("stale: what the state no longer has; a config under another prefix always")
+    @Test("stale: a node the state no longer has, an entity its kind does not have, a config under another prefix")
     func stale() {
-        let facts = RetainedSweepFacts(configTopics: ["homeassistant/sensor/trellis_plant_3/moisture/config"],
+        let facts = RetainedSweepFacts(plan: Self.plan, nodes: ["trellis", "trellis_plant_3"],
+                                       entities: ["plant": ["sensor/moisture"], "trellis": ["binary_sensor/connectivity"]],
                                        deviceIDs: ["pump-1"], modelIDs: ["m1"], plantIDs: [3])
         let cases: [(String, Bool)] = [
             ("homeassistant/sensor/trellis_plant_3/moisture/config", false),
+            ("homeassistant/sensor/trellis_plant_3/humidity/config", true),
             ("homeassistant/sensor/trellis_plant_4/moisture/config", true),
+            ("homeassistant/binary_sensor/trellis/connectivity/config", false),
+            ("homeassistant/event/trellis_button_gone/press/config", true),
             ("ha-old/sensor/trellis_plant_3/moisture/config", true),
             ("devices/pump-1/info", false),
             ("devices/pump-2/info", true),
@@ -68,7 +77,7 @@ struct RetainedSweepPlanTests {
         ]
         for (topic, stale) in cases {
             let subject = Self.plan.subject(of: topic)
-            #expect(subject.map { facts.isStale(topic, $0) } == stale, "\(topic)")
+            #expect(subject.map(facts.isStale) == stale, "\(topic)")
         }
     }
 }
