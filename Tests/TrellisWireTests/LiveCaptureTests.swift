@@ -38,7 +38,7 @@ struct LiveCaptureTests {
         try Data([0, 1, 2, 0xFF, 0]).write(to: URL(fileURLWithPath: binary))
         return try await withTestBroker { broker in
             let port = "\(broker.port)"
-            let tcpdump = try ToolProcess([CaptureAbility.tcpdump!, "-i", "lo", "--immediate-mode", "-U", "-s", "0", "-w", file, "tcp port \(port)"])
+            let tcpdump = try ToolProcess([CaptureAbility.tcpdump!, "-i", "lo", "--immediate-mode", "-U", "-B", "65536", "-s", "0", "-w", file, "tcp port \(port)"])
             try await tcpdump.waitFor("listening on lo")
             let watcher = try ToolProcess(["/usr/bin/stdbuf", "-oL", "/usr/bin/mosquitto_sub", "-h", "127.0.0.1", "-p", port, "-V", "5", "-i", "watcher",
                                            "-t", "sensors/#", "-q", "2", "-C", "3", "-d"])
@@ -78,7 +78,7 @@ struct LiveCaptureTests {
             let broker = try ToolProcess(inside + ["/usr/sbin/mosquitto", "-c", config])
             tools.append(broker)
             try await broker.waitFor("listen socket on port 1883")
-            let tcpdump = try ToolProcess(inside + [CaptureAbility.tcpdump!, "-i", "lo", "--immediate-mode", "-U", "-s", "0", "-w", file, "tcp port 1883"])
+            let tcpdump = try ToolProcess(inside + [CaptureAbility.tcpdump!, "-i", "lo", "--immediate-mode", "-U", "-B", "65536", "-s", "0", "-w", file, "tcp port 1883"])
             tools.append(tcpdump)
             try await tcpdump.waitFor("listening on lo")
             // A first publish, waited for in the file, shows the capture is live before the ones checked.
@@ -112,11 +112,19 @@ struct LiveCaptureTests {
 
     /// Waits until the capture tcpdump is writing holds what `done` looks for.
     static func waitUntil(_ file: String, port: UInt16, tcpdump: ToolProcess, _ done: @escaping (Imported) -> Bool) async throws {
-        try await eventually("tcpdump wrote the traffic to \(file) (tcpdump printed: \(tcpdump.text))") {
-            guard let data = FileManager.default.contents(atPath: file) else { return false }
-            // Segments may reach the file out of order: wait until none is missing (a file cut mid-record is fine).
-            let imported = Imported(Array(data), ports: [port])
-            return imported.problems.allSatisfy { $0.connection == nil } && done(imported)
+        // A 64 MB capture buffer (`-B 65536` above) keeps a busy machine from dropping packets; the
+        // wait is long for the same reason. What the file held last is said if it still times out.
+        var last = "nothing yet"
+        do {
+            try await eventually("tcpdump wrote the traffic to \(file)", timeout: .seconds(90)) {
+                guard let data = FileManager.default.contents(atPath: file) else { return false }
+                // Segments may reach the file out of order: wait until none is missing (a file cut mid-record is fine).
+                let imported = Imported(Array(data), ports: [port])
+                last = "\(data.count) bytes, topics \(imported.topics), problems \(imported.problems)"
+                return imported.problems.allSatisfy { $0.connection == nil } && done(imported)
+            }
+        } catch {
+            throw TimeoutError(message: "\(error); the file held \(last); tcpdump printed: \(tcpdump.text)")
         }
     }
 
