@@ -41,7 +41,7 @@ extension RelayService {
             let engine = self.engine
             let newSession = message.delivery.map { $0.connection != connection } ?? false
             if let delivery = message.delivery { connection = delivery.connection }
-            // A retained message a sweep subscribed to, or its marker, is the sweep's, not the routes'.
+            // What a retained sweep's subscriptions bring, and its markers, are the sweep's, not the routes'.
             let swept = sweepInbox.withLock { $0 }?.offer(message) ?? false
             let peer = swept ? nil : engine.settings.peer(ofStatusTopic: message.topic)
             // A read request alone (none in hand, none queued: one request at a time) is handled

@@ -95,15 +95,14 @@ struct RetainedSweep: Sendable {
     private func facts() async throws -> RetainedSweepFacts {
         let store = engine.store
         let plants = try await store.plants()
+        let deviceIDs = Set(try await store.devices(modelID: nil, powerstate: nil).map(\.id))
         var nodes: Set<String> = []
         var entities: [String: Set<String>] = [:]
         if let homeAssistant = engine.homeAssistant {
-            nodes = try await homeAssistant.nodes(store: store, plants: plants)
+            nodes = try await homeAssistant.nodes(store: store, plants: plants, deviceIDs: deviceIDs)
             entities = homeAssistant.entities(plan: plan)
         }
-        return RetainedSweepFacts(plan: plan, nodes: nodes, entities: entities,
-                                  deviceIDs: Set(try await store.devices(modelID: nil, powerstate: nil).map(\.id)),
-                                  modelIDs: Set(try await store.models().map(\.id)),
-                                  plantIDs: Set(plants.map(\.id)))
+        return RetainedSweepFacts(plan: plan, nodes: nodes, entities: entities, deviceIDs: deviceIDs,
+                                  modelIDs: Set(try await store.models().map(\.id)), plantIDs: Set(plants.map(\.id)))
     }
 }
