@@ -5,6 +5,19 @@ import PackageDescription
 /// while handling a message) instead of hopping to the generic executor at every call.
 let callerIsolatedAsync: [SwiftSetting] = [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
 
+// The products most targets take, named once.
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+let lifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let metrics: Target.Dependency = .product(name: "Metrics", package: "swift-metrics")
+let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
+/// The HTTP servers' stack (Hummingbird with WebSockets, NIO, the Prometheus exposition).
+let httpStack: [Target.Dependency] = [
+    .product(name: "Prometheus", package: "swift-prometheus"),
+    .product(name: "Hummingbird", package: "hummingbird"),
+    .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+    .product(name: "NIOCore", package: "swift-nio"),
+]
+
 let package = Package(
     name: "Trellis",
     platforms: [.macOS(.v15)],
@@ -43,8 +56,8 @@ let package = Package(
                 "CMosquitto",
                 "TrellisMQTTTypes",
                 .product(name: "DequeModule", package: "swift-collections"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                logging,
+                lifecycle,
             ],
             swiftSettings: callerIsolatedAsync
         ),
@@ -52,8 +65,8 @@ let package = Package(
         .target(
             name: "TrellisBroker",
             dependencies: [
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                logging,
+                lifecycle,
             ]
         ),
         // The git commit being built, written by the plugin below (TrellisVersion.commit reads it).
@@ -69,7 +82,7 @@ let package = Package(
             name: "TrellisStore",
             dependencies: [
                 "TrellisCore",
-                .product(name: "Logging", package: "swift-log"),
+                logging,
             ],
             swiftSettings: callerIsolatedAsync
         ),
@@ -80,7 +93,7 @@ let package = Package(
                 "TrellisStore",
                 "TrellisCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Logging", package: "swift-log"),
+                logging,
             ],
             swiftSettings: callerIsolatedAsync
         ),
@@ -93,7 +106,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Logging", package: "swift-log"),
+                logging,
             ],
             swiftSettings: callerIsolatedAsync
         ),
@@ -104,9 +117,9 @@ let package = Package(
                 "TrellisMQTTTypes",
                 "TrellisCore",
                 "TrellisStore",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                logging,
+                metrics,
+                lifecycle,
             ],
             swiftSettings: callerIsolatedAsync
         ),
@@ -119,14 +132,10 @@ let package = Package(
                 "TrellisCore",
                 "TrellisStore",
                 "TrellisSocketIO",
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+                metrics,
+                logging,
+                lifecycle,
+            ] + httpStack
         ),
         .executableTarget(
             name: "trellis",
@@ -141,26 +150,22 @@ let package = Package(
                 "TrellisStorePostgres",
                 "TrellisSocketIO",
                 "TrellisWire",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                argumentParser,
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+                metrics,
+                logging,
+                lifecycle,
+            ] + httpStack
         ),
         .executableTarget(
             name: "trellis-bench",
             dependencies: [
                 "TrellisMQTT", "TrellisBroker", "TrellisCore", "TrellisRelay", "TrellisStore", "TrellisStoreSQLite",
                 "TrellisStorePostgres",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                argumentParser,
             ],
             path: "Benchmarks/TrellisBench"
         ),
@@ -169,8 +174,8 @@ let package = Package(
             dependencies: [
                 "TrellisMQTT", "TrellisBroker", "TrellisRelay", "TrellisServer", "TrellisStore", "TrellisStoreSQLite",
                 "TrellisStorePostgres",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                logging,
+                lifecycle,
             ],
             path: "Tests/TrellisTestSupport"
         ),

@@ -96,3 +96,26 @@ public enum ModelEdit: Sendable, Equatable {
     case notFound
     case nameTaken
 }
+
+/// The model an ``DeviceStore/updateDevice(id:name:modelID:)`` asks for, read once for every
+/// backend: `nil` keeps the model, `.some(nil)` clears it, an id names a model row by its number.
+package enum DeviceModelChange: Sendable, Equatable {
+    case keep
+    case clear
+    case set(Int64)
+    /// An id no model can have (not `model-<n>`): the edit finds no model.
+    case malformed
+
+    package init(_ modelID: String??) {
+        switch modelID {
+        case .none: self = .keep
+        case .some(.none): self = .clear
+        case let .some(.some(model)): self = ModelIdentifier.number(model).map(Self.set) ?? .malformed
+        }
+    }
+
+    /// Whether the edit sets the model column (to a number or to NULL).
+    package var setsModel: Bool { self != .keep }
+    /// The model number written, when one is.
+    package var number: Int64? { if case let .set(number) = self { number } else { nil } }
+}

@@ -105,7 +105,7 @@ struct PostgresProblem: StoreFailureCause, Sendable, CustomStringConvertible {
 
 extension PostgresConnection {
     /// Every value of the first column of `query`'s rows.
-    func values<T: PostgresDecodable>(_ query: PostgresQuery, as type: T.Type = T.self, logger: Logger) async throws -> [T] {
+    func values<T: PostgresDecodable & Sendable>(_ query: PostgresQuery, as type: T.Type = T.self, logger: Logger) async throws -> [T] {
         var values: [T] = []
         for try await value in try await self.query(query, logger: logger).decode(T.self) { values.append(value) }
         return values

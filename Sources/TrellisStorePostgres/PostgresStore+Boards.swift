@@ -45,7 +45,7 @@ extension PostgresStore {
         let logger = self.logger
         return try await read("likes(client: \(client))") { connection in
             try await Self.species(connection.query("""
-                SELECT \(unescaped: Self.speciesColumns("s")) FROM catalog_like l JOIN species s ON s.symbol = l.symbol
+                SELECT \(unescaped: Species.storedColumns("s")) FROM catalog_like l JOIN species s ON s.symbol = l.symbol
                 WHERE l.client = \(client) ORDER BY l.liked_at DESC, l.symbol
                 """, logger: logger))
         }
@@ -183,7 +183,7 @@ extension PostgresStore {
                   AND (\(owner)::text IS NULL OR b.client = \(owner)::text)
                 """, logger: logger)).first else { return nil }
             let species = try await Self.species(connection.query("""
-                SELECT \(unescaped: Self.speciesColumns("s")) FROM catalog_board_item i JOIN species s ON s.symbol = i.symbol
+                SELECT \(unescaped: Species.storedColumns("s")) FROM catalog_board_item i JOIN species s ON s.symbol = i.symbol
                 WHERE i.board_id = \(id) ORDER BY i.position
                 """, logger: logger))
             return BoardDetail(board: board, species: species)

@@ -15,7 +15,7 @@ extension PostgresStore {
         let at = at.storeMilliseconds
         let logger = self.logger
         try await write("setClientStatus(client: \(client))") { connection in
-            try await connection.query("""
+            _ = try await connection.query("""
                 INSERT INTO client (id, online, status_at) VALUES (\(client), \(online), \(at))
                 ON CONFLICT (id) DO UPDATE SET online = excluded.online, status_at = excluded.status_at
                 """, logger: logger)

@@ -119,7 +119,7 @@ extension PostgresStore {
     /// A linked plant with its species and the latest reading of each of its sensors that reported.
     private static func linkedPlant(_ plant: String, on connection: PostgresConnection, logger: Logger) async throws -> LinkedPlant? {
         guard let species = try await species(connection.query("""
-            SELECT \(unescaped: speciesColumns("s")) FROM catalog_plant_link l JOIN species s ON s.symbol = l.symbol
+            SELECT \(unescaped: Species.storedColumns("s")) FROM catalog_plant_link l JOIN species s ON s.symbol = l.symbol
             WHERE l.plant = \(plant)
             """, logger: logger)).first else { return nil }
         var readings: [CareReading] = []

@@ -26,14 +26,8 @@ extension PostgresStore {
         let owner = self.owner
         let logger = self.logger
         try await write("forgetDeliveries()") { connection in
-            try await connection.query("DELETE FROM delivery WHERE owner = \(owner)", logger: logger)
+            _ = try await connection.query("DELETE FROM delivery WHERE owner = \(owner)", logger: logger)
         }
-    }
-
-    public func recordDeadLetter(reason: String, topic: String, payload: [UInt8], at: Date) async throws {
-        try await enqueue(
-            "recordDeadLetter(reason: \(reason))",
-            .deadLetter(reason: reason, topic: topic, payload: payload, at: at.storeMilliseconds))
     }
 
     public func deadLetters(limit: Int) async throws -> [StoredDeadLetter] {
@@ -98,7 +92,7 @@ extension PostgresStore {
     public func grantAllowance(sender: String, count: Int) async throws {
         let logger = self.logger
         try await read("grantAllowance(sender: \(sender))") { connection in
-            try await connection.query(
+            _ = try await connection.query(
                 "UPDATE spam_sender SET allowance = \(Int32(max(0, count))) WHERE sender = \(sender)", logger: logger)
         }
     }

@@ -111,17 +111,12 @@ extension PostgresStore {
     }
 
     public func updateDevice(id: String, name: String??, modelID: String??) async throws -> DeviceEdit {
-        var modelNumber: Int64?
-        if case let .some(.some(model)) = modelID {
-            guard let number = ModelIdentifier.number(model) else {
-                return try await device(id: id) == nil ? .deviceNotFound : .modelNotFound
-            }
-            modelNumber = number
-        }
-        let number = modelNumber
+        let model = DeviceModelChange(modelID)
+        if model == .malformed { return try await device(id: id) == nil ? .deviceNotFound : .modelNotFound }
+        let number = model.number
         let setName = name != nil
         let newName = name ?? nil
-        let setModel = modelID != nil
+        let setModel = model.setsModel
         let logger = self.logger
         return try await write("updateDevice(id: \(id))") { connection in
             // The model first, then the device: a racing model delete locks the model, then its devices.
@@ -156,12 +151,6 @@ extension PostgresStore {
             try await connection.query("DELETE FROM device WHERE id = \(id)", logger: logger)
             return before
         }
-    }
-
-    public func appendDeviceLog(device: String, entry: DeviceLogEntry, limit: Int) async throws {
-        try await enqueue("appendDeviceLog(device: \(device))", .deviceLog(
-            device: device, at: entry.timestamp.storeMilliseconds, type: entry.type, message: entry.message,
-            limit: max(0, limit)))
     }
 
     public func deviceLog(device: String, since: Date?, limit: Int) async throws -> [DeviceLogEntry] {

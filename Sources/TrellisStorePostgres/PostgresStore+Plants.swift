@@ -135,12 +135,6 @@ extension PostgresStore {
         }
     }
 
-    public func recordReading(sensor: String, moisture: Int, temperature: Double, at: Date) async throws {
-        try await enqueue(
-            "recordReading(sensor: \(sensor))",
-            .reading(sensor: sensor, moisture: moisture, temperature: temperature, at: at.storeMilliseconds))
-    }
-
     public func sensorRecords(plant: String?) async throws -> [PlantSensorRecord]? {
         if !commits.buffer.isIdle { await commits.buffer.drain() }
         let (generation, kept) = PostgresReadCache.lookup(plant, in: readCache.sensors)

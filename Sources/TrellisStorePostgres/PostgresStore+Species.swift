@@ -55,7 +55,7 @@ extension PostgresStore {
         let logger = self.logger
         return try await read("species(symbol: \(symbol))") { connection in
             try await Self.species(connection.query(
-                "SELECT \(unescaped: Self.speciesColumns("s")) FROM species s WHERE s.symbol = \(symbol)", logger: logger)).first
+                "SELECT \(unescaped: Species.storedColumns("s")) FROM species s WHERE s.symbol = \(symbol)", logger: logger)).first
         }
     }
 
@@ -95,23 +95,14 @@ extension PostgresStore {
         return try await read("searchSpecies()", body)
     }
 
-    /// The columns a species is read from, qualified by a table alias, in the order
-    /// ``species(_:_:_:_:_:_:_:)`` takes them.
-    static func speciesColumns(_ alias: String) -> String {
-        ["symbol", "scientific_name", "common_name", "moisture_use", "shade_tolerance", "min_temp_f", "image_url"]
-            .map { "\(alias).\($0)" }.joined(separator: ", ")
-    }
-
-    /// A species from its columns (unknown requirement words read as SQLite's store reads them).
+    /// A species from its columns, in the order ``Species/storedColumns(_:)`` lists them.
     static func species(_ symbol: String, _ scientific: String, _ common: String, _ moisture: String, _ shade: String,
                         _ minTemp: Double, _ image: String?) -> Species {
-        Species(symbol: symbol, scientificName: scientific, commonName: common,
-                moistureUse: MoistureUse(rawValue: moisture) ?? .medium,
-                shadeTolerance: ShadeTolerance(rawValue: shade) ?? .intermediate,
-                minTempF: minTemp, imageURL: image)
+        .stored(symbol: symbol, scientificName: scientific, commonName: common, moistureUse: moisture,
+                shadeTolerance: shade, minTempF: minTemp, imageURL: image)
     }
 
-    /// Every row of a query selecting ``speciesColumns(_:)``.
+    /// Every row of a query selecting ``Species/storedColumns(_:)``.
     static func species(_ rows: PostgresRowSequence) async throws -> [Species] {
         var species: [Species] = []
         for try await (symbol, scientific, common, moisture, shade, minTemp, image)
@@ -159,7 +150,7 @@ extension PostgresStore {
         }
         let sql = """
             SELECT * FROM (
-                SELECT \(speciesColumns("species")), shuffle # \(mask) AS sort_key FROM species
+                SELECT \(Species.storedColumns("species")), shuffle # \(mask) AS sort_key FROM species
                 \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
             ) AS matches
             \(outer)

@@ -22,7 +22,7 @@ import TrellisStore
 /// (``PostgresAdmissions``), which also reads that version. Readings, log lines, dead letters and their delivery marks are written behind under
 /// the same rule as in SQLite (``BufferedCommits``). Delivery marks are kept per relay: `owner`
 /// is the relay's MQTT client id, whose session the broker's packet identifiers belong to.
-public final class PostgresStore: Sendable {
+public final class PostgresStore: BufferedCommitsStore {
     /// The pool of connections, run by ``runner`` until ``close()``.
     let client: PostgresClient
     private let runner: Task<Void, Never>
@@ -31,7 +31,7 @@ public final class PostgresStore: Sendable {
     /// The relay whose delivery marks this store reads and writes.
     let owner: String
     /// The write-behind buffer, commit health and patience shared with every store.
-    let commits: BufferedCommits
+    package let commits: BufferedCommits
     /// The most dead letters kept.
     let deadLetterLimit: Int
     /// Where queries are logged (at trace level only, by postgres-nio).
@@ -153,9 +153,6 @@ public final class PostgresStore: Sendable {
         try await connection.close()
     }
 
-    /// Whether commits succeed, over both commit paths.
-    public var health: StoreWriteHealth { commits.health }
-
     /// Runs `body` in one transaction on a pooled connection, with the delivery bound to
     /// ``HandledDelivery/current`` recorded in it, wrapping failures as ``StoreError``.
     func write<T: Sendable>(_ operation: @autoclosure () -> String,
@@ -221,17 +218,6 @@ public final class PostgresStore: Sendable {
         }
     }
 
-    /// Queues a fire-and-forget write (see ``BufferedCommits/enqueue(_:_:)``).
-    func enqueue(_ operation: @autoclosure () -> String, _ item: BufferedWrite) async throws {
-        try await commits.enqueue(operation(), item)
-    }
-
-    /// Waits until every change queued so far is committed (see ``StoreLifecycle/flush()``).
-    public func flush() async throws {
-        try commits.checkOpen("flush()")
-        try await commits.settle()
-    }
-
     /// Writes what is queued, then closes every connection. Later calls do nothing.
     public func close() async throws {
         guard commits.beginClosing() else { return }
@@ -241,21 +227,6 @@ public final class PostgresStore: Sendable {
         if let flushFailure { throw flushFailure }
     }
 
-    public func stopRetrying() async {
-        commits.stopWaiting()
-        await commits.buffer.giveUp()
-    }
-    public var stoppedWaiting: Bool { commits.stoppedWaiting }
-    public var queuedPosition: UInt64 { commits.buffer.queued.load(ordering: .acquiring) }
-    public func isCommitted(through position: UInt64) -> Bool { commits.buffer.isCommitted(through: position) }
-    public func waitUntilCommitted(through position: UInt64) async -> Bool {
-        await commits.buffer.waitUntilCommitted(through: position)
-    }
-    public func oldestUnwrittenChangeAge() async -> Double? { await commits.oldestUnwrittenChangeAge() }
-    public func writeStatus() async -> StoreWriteStatus { await commits.writeStatus() }
-    /// Succeeds when a real write commits now (see ``BufferedCommits/checkWritable(timeout:)``).
-    public func checkWritable(timeout: Duration) async throws { try await commits.checkWritable(timeout: timeout) }
-    public func checkWritable() async throws { try await commits.checkWritable(timeout: .seconds(5)) }
     public func checkReachable() async throws {
         if let failure = await commits.reachability?() { throw failure }
     }

@@ -99,7 +99,7 @@ public enum SQLiteBackup {
         if FileManager.default.fileExists(atPath: target) {
             // Folds the WAL into the file first, so the state kept aside is whole in one file.
             let pool = try DatabasePool(path: target)
-            try pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+            try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
             try pool.close()
             let stamp = Int(time.timeIntervalSince1970)
             let aside = target + ".before-restore-\(stamp)"

@@ -31,7 +31,7 @@ extension SQLiteStore {
     public func likes(client: String) async throws -> [Species] {
         try await read("likes(client: \(client))") { db in
             try Row.fetchAll(db, sql: """
-                SELECT \(Self.speciesColumns("s")) FROM catalog_like l JOIN species s ON s.symbol = l.symbol
+                SELECT \(Species.storedColumns("s")) FROM catalog_like l JOIN species s ON s.symbol = l.symbol
                 WHERE l.client = ? ORDER BY l.liked_at DESC, l.symbol
                 """, arguments: [client]).map(Self.species(from:))
         }
@@ -161,7 +161,7 @@ extension SQLiteStore {
                 WHERE b.id = :id AND (b.client = :viewer OR b.public = 1) AND (:owner IS NULL OR b.client = :owner)
                 """, arguments: ["id": id, "viewer": viewer, "owner": owner]) else { return nil }
             let species = try Row.fetchAll(db, sql: """
-                SELECT \(Self.speciesColumns("s")) FROM catalog_board_item i JOIN species s ON s.symbol = i.symbol
+                SELECT \(Species.storedColumns("s")) FROM catalog_board_item i JOIN species s ON s.symbol = i.symbol
                 WHERE i.board_id = ? ORDER BY i.position
                 """, arguments: [id]).map(Self.species(from:))
             return BoardDetail(board: Self.board(from: row), species: species)

@@ -99,7 +99,7 @@ extension SQLiteStore {
 
     private static func linkedPlant(_ plant: String, in db: Database) throws -> LinkedPlant? {
         guard let row = try Row.fetchOne(db, sql: """
-            SELECT \(speciesColumns("s")) FROM catalog_plant_link l JOIN species s ON s.symbol = l.symbol
+            SELECT \(Species.storedColumns("s")) FROM catalog_plant_link l JOIN species s ON s.symbol = l.symbol
             WHERE l.plant = ?
             """, arguments: [plant]) else { return nil }
         let readings = try Row.fetchAll(db, sql: """

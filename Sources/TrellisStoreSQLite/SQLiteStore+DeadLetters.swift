@@ -5,12 +5,6 @@ import TrellisStore
 
 /// ``DeadLetterStore`` over SQLite: letters are written behind in batches and trimmed in SQL.
 extension SQLiteStore {
-    public func recordDeadLetter(reason: String, topic: String, payload: [UInt8], at: Date) async throws {
-        try await enqueue(
-            "recordDeadLetter(reason: \(reason))",
-            .deadLetter(reason: reason, topic: topic, payload: payload, at: at.storeMilliseconds))
-    }
-
     public func deadLetters(limit: Int) async throws -> [StoredDeadLetter] {
         if !buffer.isIdle { await buffer.drain() }
         return try await read("deadLetters(limit: \(limit))") { db in

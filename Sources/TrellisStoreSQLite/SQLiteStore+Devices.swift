@@ -87,18 +87,13 @@ extension SQLiteStore {
     }
 
     public func updateDevice(id: String, name: String??, modelID: String??) async throws -> DeviceEdit {
-        var modelNumber: Int64?
-        if case let .some(.some(model)) = modelID {
-            guard let number = ModelIdentifier.number(model) else {
-                return try await device(id: id) == nil ? .deviceNotFound : .modelNotFound
-            }
-            modelNumber = number
-        }
-        let number = modelNumber
+        let model = DeviceModelChange(modelID)
+        if model == .malformed { return try await device(id: id) == nil ? .deviceNotFound : .modelNotFound }
+        let number = model.number
         let arguments: StatementArguments = [
             "id": id,
             "setName": name != nil, "name": name ?? nil,
-            "setModel": modelID != nil, "model": number,
+            "setModel": model.setsModel, "model": number,
         ]
         return try await write("updateDevice(id: \(id))") { db in
             guard let before = try DeviceSQL.device(id, in: db) else { return .deviceNotFound }
@@ -121,12 +116,6 @@ extension SQLiteStore {
             try db.execute(sql: "DELETE FROM device WHERE id = ?", arguments: [id])
             return before
         }
-    }
-
-    public func appendDeviceLog(device: String, entry: DeviceLogEntry, limit: Int) async throws {
-        try await enqueue("appendDeviceLog(device: \(device))", .deviceLog(
-            device: device, at: entry.timestamp.storeMilliseconds, type: entry.type, message: entry.message,
-            limit: max(0, limit)))
     }
 
     public func deviceLog(device: String, since: Date?, limit: Int) async throws -> [DeviceLogEntry] {

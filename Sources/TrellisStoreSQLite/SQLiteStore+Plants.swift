@@ -105,12 +105,6 @@ extension SQLiteStore {
         }
     }
 
-    public func recordReading(sensor: String, moisture: Int, temperature: Double, at: Date) async throws {
-        try await enqueue(
-            "recordReading(sensor: \(sensor))",
-            .reading(sensor: sensor, moisture: moisture, temperature: temperature, at: at.storeMilliseconds))
-    }
-
     public func sensorRecords(plant: String?) async throws -> [PlantSensorRecord]? {
         if !buffer.isIdle { await buffer.drain() }
         let view = caches.sensors.lookup(plant)

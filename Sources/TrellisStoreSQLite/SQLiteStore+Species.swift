@@ -33,7 +33,7 @@ extension SQLiteStore {
 
     public func species(symbol: String) async throws -> Species? {
         try await read("species(symbol: \(symbol))") { db in
-            try Row.fetchOne(db, sql: "SELECT \(Self.speciesColumns) FROM species WHERE symbol = ?",
+            try Row.fetchOne(db, sql: "SELECT \(Species.storedColumns()) FROM species WHERE symbol = ?",
                              arguments: [symbol]).map(Self.species(from:))
         }
     }
@@ -64,18 +64,10 @@ extension SQLiteStore {
         return try await read("searchSpecies()", body)
     }
 
-    /// The columns a species is read from, optionally qualified by a table alias.
-    static func speciesColumns(_ alias: String) -> String {
-        ["symbol", "scientific_name", "common_name", "moisture_use", "shade_tolerance", "min_temp_f", "image_url"]
-            .map { "\(alias).\($0)" }.joined(separator: ", ")
-    }
-
-    static let speciesColumns = "symbol, scientific_name, common_name, moisture_use, shade_tolerance, min_temp_f, image_url"
-
+    /// The species of a row selecting ``Species/storedColumns(_:)``.
     static func species(from row: Row) -> Species {
-        Species(symbol: row["symbol"], scientificName: row["scientific_name"], commonName: row["common_name"],
-                moistureUse: MoistureUse(rawValue: row["moisture_use"]) ?? .medium,
-                shadeTolerance: ShadeTolerance(rawValue: row["shade_tolerance"]) ?? .intermediate,
+        .stored(symbol: row["symbol"], scientificName: row["scientific_name"], commonName: row["common_name"],
+                moistureUse: row["moisture_use"], shadeTolerance: row["shade_tolerance"],
                 minTempF: row["min_temp_f"], imageURL: row["image_url"])
     }
 
@@ -117,7 +109,7 @@ extension SQLiteStore {
         }
         let sql = """
             SELECT * FROM (
-                SELECT \(speciesColumns), (shuffle | :mask) - (shuffle & :mask) AS sort_key FROM species
+                SELECT \(Species.storedColumns()), (shuffle | :mask) - (shuffle & :mask) AS sort_key FROM species
                 \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
             ) AS matches
             \(outer)

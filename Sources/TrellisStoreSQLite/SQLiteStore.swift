@@ -17,7 +17,7 @@ import TrellisStore
 /// written behind, in batches, by a single writer under the write-behind rule of
 /// ``WriteBehindBuffer`` (a failed batch is retried, never dropped); reads that depend on them wait
 /// for pending ones first. Call ``close()`` to write what is pending.
-public final class SQLiteStore: TrellisStore {
+public final class SQLiteStore: TrellisStore, BufferedCommitsStore {
     /// The file name of the database inside the store directory.
     public static let fileName = "trellis.sqlite"
     /// How many dead letters a store keeps unless told otherwise.
@@ -26,11 +26,9 @@ public final class SQLiteStore: TrellisStore {
     /// The database connection(s).
     let writer: any DatabaseWriter
     /// The write-behind buffer, the health of commits and the patience, shared with every store.
-    let commits: BufferedCommits
+    package let commits: BufferedCommits
     /// Readings, log lines and dead letters waiting to be written.
     var buffer: WriteBehindBuffer<BufferedWrite> { commits.buffer }
-    /// Whether commits succeed, over both commit paths.
-    public var health: StoreWriteHealth { commits.health }
     /// The most dead letters kept.
     let deadLetterLimit: Int
     /// Answers of frequent reads, kept until the next committed write.
@@ -116,25 +114,6 @@ public final class SQLiteStore: TrellisStore {
         return configuration
     }
 
-    /// Commits every change queued behind and waits for it; while commits fail, waits at most
-    /// the store's patience, then throws the failure (the changes stay queued and keep being retried).
-    public func flush() async throws {
-        try commits.checkOpen("flush()")
-        try await commits.settle()
-    }
-
-    public func stopRetrying() async {
-        commits.stopWaiting()
-        await commits.buffer.giveUp()
-    }
-    public var stoppedWaiting: Bool { commits.stoppedWaiting }
-    public var queuedPosition: UInt64 { commits.buffer.queued.load(ordering: .acquiring) }
-    public func isCommitted(through position: UInt64) -> Bool { commits.buffer.isCommitted(through: position) }
-    public func waitUntilCommitted(through position: UInt64) async -> Bool {
-        await commits.buffer.waitUntilCommitted(through: position)
-    }
-    public func oldestUnwrittenChangeAge() async -> Double? { await commits.oldestUnwrittenChangeAge() }
-    public func writeStatus() async -> StoreWriteStatus { await commits.writeStatus() }
     public func checkReachable() async throws {
         try checkOpen("checkReachable()")
         do {
@@ -143,9 +122,6 @@ public final class SQLiteStore: TrellisStore {
             throw StoreError.wrap(error, operation: "checkReachable()")
         }
     }
-    /// Succeeds when a real write commits now (see ``BufferedCommits/checkWritable(timeout:)``).
-    public func checkWritable(timeout: Duration) async throws { try await commits.checkWritable(timeout: timeout) }
-    public func checkWritable() async throws { try await commits.checkWritable(timeout: .seconds(5)) }
 
     /// Writes what is queued, then closes the database. Later calls do nothing.
     /// - Throws: a failure of a queued write, or of closing the database.
@@ -218,11 +194,6 @@ public final class SQLiteStore: TrellisStore {
                 throw StoreError.wrap(error, operation: operation())
             }
         }
-    }
-
-    /// Queues a fire-and-forget write (see ``BufferedCommits/enqueue(_:_:)``).
-    func enqueue(_ operation: @autoclosure () -> String, _ item: BufferedWrite) async throws {
-        try await commits.enqueue(operation(), item)
     }
 
     /// True once ``close()`` was called.

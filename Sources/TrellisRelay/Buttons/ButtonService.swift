@@ -93,9 +93,7 @@ public struct ButtonService: Sendable {
         let reply = "\(clients)/\(client)/register-response"
         switch validated(message, client: client) {
         case let .failure(error):
-            var output = HandlerOutput.reject(message, reason: "invalid_registration", at: context.now)
-            output.publish(MQTTMessage(topic: reply, payload: ButtonPayloads.failure(error.message), qos: .atLeastOnce))
-            return output
+            return Self.invalidRegistration(message, error, reply: reply, at: context.now)
         case let .success(button):
             do {
                 let registration = try await context.store.register(client: client, button: button, at: context.now)
@@ -115,9 +113,7 @@ public struct ButtonService: Sendable {
         let reply = "\(clients)/\(client)/unregister-response"
         switch validated(message, client: client) {
         case let .failure(error):
-            var output = HandlerOutput.reject(message, reason: "invalid_registration", at: context.now)
-            output.publish(MQTTMessage(topic: reply, payload: ButtonPayloads.failure(error.message), qos: .atLeastOnce))
-            return output
+            return Self.invalidRegistration(message, error, reply: reply, at: context.now)
         case let .success(button):
             do {
                 let removed = try await context.store.unregister(client: client, button: button)
@@ -129,6 +125,14 @@ public struct ButtonService: Sendable {
                 return .reject(message, reason: "store_error", at: context.now)
             }
         }
+    }
+
+    /// A register or unregister request refused: dead-lettered, and answered on `reply` with why.
+    private static func invalidRegistration(_ message: MQTTMessage, _ error: IdentifierError, reply: String,
+                                            at now: Date) -> HandlerOutput {
+        var output = HandlerOutput.reject(message, reason: "invalid_registration", at: now)
+        output.publish(MQTTMessage(topic: reply, payload: ButtonPayloads.failure(error.message), qos: .atLeastOnce))
+        return output
     }
 
     /// The button id of a register/unregister payload, after checking the client id too.

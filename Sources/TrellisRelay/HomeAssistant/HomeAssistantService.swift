@@ -31,7 +31,7 @@ public struct HomeAssistantService: Sendable {
     /// The birth topic, to republish everything when Home Assistant starts.
     public var routes: [Route] {
         [
-            Route(discovery.birthTopic, service: "homeassistant", handler: ClosureHandler { [self] message, context in
+            Route(discovery.birthTopic, service: "homeassistant", handler: ClosureHandler { message, context in
                 guard message.payload == Array("online".utf8) else { return .none }
                 context.logger.info("Home Assistant is online; publishing discovery configs")
                 _ = context.discovery.removeAll()
