@@ -10,82 +10,37 @@ extension MQTTClient {
     /// The body of the network thread: connect; then, over and over, run the jobs of the tasks
     /// that prefer this thread (``taskExecutor``), wait for the socket or a wake-up, read while
     /// the consumer's window allows, write what is queued and keep the connection alive. On any
-    /// failure it waits and reconnects, doubling the wait up to the configured maximum, until
-    /// `shutdown()`.
+    /// failure it waits and reconnects as ``ConnectionAttempts`` decides, until `shutdown()`.
     func runNetworkLoop() {
         executor.attachCurrentThread()
-        var socketOpen = false
-        var firstAttempt = true
-        var openedAt = ContinuousClock.now
-        var connectionsBefore = 0
-        var connected = false
+        var attempts = ConnectionAttempts(reconnectDelay: configuration.reconnectDelay, handshakeLimit: handshakeLimit)
         while !state.withLock({ $0.stopping }) {
             beat()
             executor.runJobs()
             finishStreamIfStopped()
-            if !socketOpen {
-                handle.keepLibraryLog(true)  // to say why, should this attempt fail
-                let rc = firstAttempt ? handle.connect() : handle.reconnect()
-                if rc == Mosquitto.success {
-                    socketOpen = true
-                    firstAttempt = false
-                    openedAt = .now
-                    connectionsBefore = state.withLock { $0.connections }
-                    connected = false
-                    _ = handle.takeErrors()  // what an earlier connection logged says nothing of this one
-                } else {
-                    if rc == Int32(MOSQ_ERR_INVAL.rawValue) && firstAttempt {
-                        emit(.connectFailed(reason: Mosquitto.describe(rc), retryIn: 0))
-                        logger.error("invalid MQTT connection settings: \(Mosquitto.describe(rc))")
-                    }
-                    let delay = nextBackoff()
-                    emit(.connectFailed(reason: failureReason(rc, afterOpen: false), retryIn: delay))
-                    pause(seconds: delay)
-                    continue
-                }
+            if !attempts.isOpen {
+                carryOut(attempts.attempting())
+                let rc = attempts.isFirstAttempt ? handle.connect() : handle.reconnect()
+                let connections = state.withLock { $0.connections }
+                carryOut(rc == Mosquitto.success ? attempts.opened(at: .now, connections: connections) : attempts.openFailed(code: rc))
+                if !attempts.isOpen { continue }
             }
-            var rc = servicePass()
-            // Whether this socket got a CONNACK (the disconnect callback may have run since); once
-            // it has, the busy path takes no lock for it.
-            if !connected {
-                connected = state.withLock { $0.connections } > connectionsBefore
-                if connected { handle.keepLibraryLog(false) }
-            }
-            if rc == Mosquitto.success && !connected && openedAt.duration(to: .now) > handshakeLimit {
-                rc = Int32(MOSQ_ERR_KEEPALIVE.rawValue)  // the next attempt closes this socket first
-            }
-            if rc != Mosquitto.success {
-                socketOpen = false
-                if state.withLock({ $0.stopping }) {
-                    markDisconnected(reason: Mosquitto.describe(rc))
-                    break
-                }
-                let delay = nextBackoff()
-                let refused = state.withLock { state in
-                    defer { state.refused = false }
-                    return state.refused
-                }
-                if connected {
-                    markDisconnected(reason: Mosquitto.describe(rc))
-                } else if refused {
-                    _ = handle.takeErrors()  // already reported with the broker's reason code
-                } else {
-                    // The TLS handshake or the CONNECT failed: say why (OpenSSL's reason, a
-                    // refused certificate) rather than only that the link closed.
-                    emit(.connectFailed(reason: failureReason(rc, afterOpen: true), retryIn: delay))
-                }
-                pause(seconds: delay)
-            }
+            let rc = servicePass()
+            let actions = attempts.serviced(
+                code: rc, at: .now, connections: { state.withLock { $0.connections } },
+                stopping: { state.withLock { $0.stopping } },
+                refusal: { state.withLock { state in defer { state.refusal = nil }; return state.refusal } })
+            if !carryOut(actions) { break }
         }
-        if socketOpen && !writesHeld {
+        if attempts.isOpen && !writesHeld {
             // Write what is queued and a DISCONNECT last, without reading: anything read now would be
             // acknowledged and then dropped, while unread messages stay in the broker's session.
             // With messages still held nothing is written, so none of theirs is acknowledged.
             if state.withLock({ $0.connected }) { _ = handle.disconnect() }
-            var attempts = 0
-            while handle.wantsWrite() && attempts < 100 {
+            var writes = 0
+            while handle.wantsWrite() && writes < 100 {
                 if handle.loopWrite() != Mosquitto.success { break }
-                attempts += 1
+                writes += 1
             }
         }
         markDisconnected(reason: "client shut down")
@@ -189,7 +144,7 @@ extension MQTTClient {
     /// How long a connection may take from the TCP connect to the CONNACK (TLS handshake
     /// included) before it is given up and tried again: a broker that accepts the connection and
     /// then says nothing is retried like an unreachable one instead of waiting forever.
-    private var handshakeLimit: Duration { .seconds(max(5, configuration.keepAlive)) }
+    var handshakeLimit: Duration { .seconds(max(5, configuration.keepAlive)) }
 
     /// Why an attempt failed, in words: the address, libmosquitto's code and, for TLS, what
     /// OpenSSL said about the certificates (see ``ConnectionFailure``).
@@ -204,13 +159,32 @@ extension MQTTClient {
         return "cannot connect to the broker at \(scheme)://\(configuration.address): \(detail)"
     }
 
-    /// Returns the wait before the next attempt and doubles the one after it.
-    private func nextBackoff() -> Double {
-        state.withLock { state in
-            let delay = state.backoff
-            state.backoff = min(state.backoff * 2, configuration.reconnectDelay.upperBound)
-            return delay
+    /// Carries out what ``ConnectionAttempts`` decided; false when the loop is to end.
+    @discardableResult
+    private func carryOut(_ actions: [ConnectionAttempts.Action]) -> Bool {
+        for action in actions {
+            switch action {
+            case let .keepLibraryLog(keep):
+                handle.keepLibraryLog(keep)
+            case .discardLibraryErrors:
+                _ = handle.takeErrors()
+            case let .reportInvalidSettings(code):
+                emit(.connectFailed(reason: Mosquitto.describe(code), retryIn: 0))
+                logger.error("invalid MQTT connection settings: \(Mosquitto.describe(code))")
+            case let .reportConnectFailed(code, afterOpen, delay):
+                // Says why (OpenSSL's reason, a refused certificate), not only that the link closed.
+                emit(.connectFailed(reason: failureReason(code, afterOpen: afterOpen), retryIn: delay))
+            case let .reportRefused(reason, delay):
+                emit(.connectFailed(reason: "the broker refused the connection: \(reason)", retryIn: delay))
+            case let .markDisconnected(code):
+                markDisconnected(reason: Mosquitto.describe(code))
+            case let .pause(seconds):
+                pause(seconds: seconds)
+            case .stop:
+                return false
+            }
         }
+        return true
     }
 
     /// Waits on the network thread between connection attempts, still running the jobs of the
@@ -247,11 +221,10 @@ extension MQTTClient {
     /// would not be routed to this client at all.
     func didConnect(reason: Int32, sessionPresent: Bool) {
         guard reason == 0 else {
-            // The broker closes the connection after a refusal; the loop then waits and retries.
-            // Reported here, with the reason code, rather than as a bare closed connection.
+            // The broker closes the connection after a refusal. The loop reports it with the broker's
+            // reason (rather than as a bare closed connection), then waits and retries.
             let text = Mosquitto.describeReason(reason)
-            state.withLock { $0.refused = true }
-            emit(.connectFailed(reason: "the broker refused the connection: \(text)", retryIn: state.withLock { $0.backoff }))
+            state.withLock { $0.refusal = text }
             return
         }
         let subscriptions = state.withLock { state in
@@ -259,7 +232,6 @@ extension MQTTClient {
             state.ready = false
             state.connections += 1
             state.sessionResumed = sessionPresent
-            state.backoff = configuration.reconnectDelay.lowerBound
             return Array(state.subscriptions.values)
         }
         var pending: Set<Int32> = []

@@ -39,13 +39,12 @@ public final class MQTTClient: Sendable {
         var connections = 0
         /// Why the latest connection attempt failed, for the error of `waitUntilConnected`.
         var lastFailure: String?
-        /// The broker answered this attempt's CONNECT with a refusal, already reported.
-        var refused = false
+        /// The broker's refusal of this attempt's CONNECT, in its words, until the loop reports it.
+        var refusal: String?
         /// The session-present flag of the current connection.
         var sessionResumed = false
         var started = false
         var stopping = false
-        var backoff: Double
         var connectWaiters: [UUID: CheckedContinuation<Void, Never>] = [:]
         var stopWaiters: [CheckedContinuation<Void, Never>] = []
         var loopFinished = false
@@ -63,8 +62,7 @@ public final class MQTTClient: Sendable {
         self.configuration = configuration
         self.logger = logger
         (events, eventSink) = AsyncStream.makeStream(of: MQTTConnectionEvent.self, bufferingPolicy: .bufferingNewest(64))
-        state = Mutex(ClientState(backoff: configuration.reconnectDelay.lowerBound,
-                                  window: ReadAheadWindow(limit: configuration.maxUnhandledMessages)))
+        state = Mutex(ClientState(window: ReadAheadWindow(limit: configuration.maxUnhandledMessages)))
         let box = CallbackBox()
         handle = try MosquittoHandle(configuration: configuration, callbacks: box.callbacks)
         box.client.withLock { $0 = WeakClient(self) }
