@@ -73,12 +73,7 @@ struct ConfigurationTests {
         try await withTestBroker { broker in
             let directory = temporaryDirectory()
             let file = try Self.write("spam:\n  limit: 8\n  window: 600\nstats:\n  interval: 0.2\n", in: directory)
-            let observer = try await TestClients.connect(to: broker)
-            let inbox = await MessageCollector.collecting(observer)
-            try await observer.subscribe("rpi/fromrpi/#")
-            try await observer.subscribe("trellis/events")
-            try await observer.subscribe("trellis/stats")
-            try await observer.subscribe("trellis/status")
+            let (observer, inbox) = try await TestClients.connectCollecting(to: broker, "rpi/fromrpi/#", "trellis/events", "trellis/stats", "trellis/status")
             let trellis = try TrellisBinary.start(["run", "--config", file, "--broker", broker.address,
                                                    "--state", directory + "/state"])
             try await inbox.wait("online") { $0.last { $0.topic == "trellis/status" }?.text == "online" }
@@ -128,11 +123,7 @@ struct ConfigurationTests {
         try await withTestBroker { broker in
             let directory = temporaryDirectory()
             let file = try Self.write("plant:\n  dialect: lossless\n", in: directory)
-            let observer = try await TestClients.connect(to: broker)
-            let inbox = await MessageCollector.collecting(observer)
-            try await observer.subscribe("rpi/fromrpi")
-            try await observer.subscribe("trellis/events")
-            try await observer.subscribe("trellis/status")
+            let (observer, inbox) = try await TestClients.connectCollecting(to: broker, "rpi/fromrpi", "trellis/events", "trellis/status")
             let trellis = try TrellisBinary.start(["run", "--config", file, "--broker", broker.address,
                                                    "--state", directory + "/state"])
             try await inbox.wait("online") { $0.last { $0.topic == "trellis/status" }?.text == "online" }

@@ -103,13 +103,7 @@ struct DashboardAndAlertsTests {
                   - targets: ["127.0.0.1:\(port)"]
             """
         let prometheus = try await PrometheusServer.start(configuration: configuration, rules: rules)
-        do {
-            try await body(prometheus)
-        } catch {
-            await prometheus.stop()
-            throw error
-        }
-        await prometheus.stop()
+        try await withTearDown(of: prometheus, { await $0.stop() }, body)
     }
 
     /// Runs `body` while `Tests/Faults/sqlite_lock.py` holds the write lock of the SQLite database at

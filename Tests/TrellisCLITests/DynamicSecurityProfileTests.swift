@@ -10,8 +10,7 @@ import TrellisTestSupport
 struct DynamicSecurityProfileTests {
     @Test("trellis run with broker.dynsec.conf answers an app added while it runs, with no SIGHUP")
     func shippedProfile() async throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let shipped = try String(contentsOf: root.appendingPathComponent("broker.dynsec.conf"), encoding: .utf8)
+        let shipped = try ShippedProfile.text("broker.dynsec.conf")
         let plugin = try #require(DynamicSecurityPlugin.path)
         let directory = temporaryDirectory()
         let state = directory + "/trellis-state"
@@ -36,17 +35,8 @@ struct DynamicSecurityProfileTests {
         #expect(added.status == 0, "\(added.output)")
         #expect(added.output.contains("added alice (client), in effect now"))
 
-        let alice = try MQTTClient(configuration: MQTTConfiguration(host: "127.0.0.1", port: ports[0], clientID: "alice",
-                                                                    username: "alice", password: "pw-alice"))
-        alice.start()
-        try await alice.waitUntilConnected()
-        let inbox = await MessageCollector.collecting(alice)
-        try await alice.subscribe("rpi/fromrpi/alice")
-        try await alice.publishAndWait(topic: "rpi/torpi/alice",
-                                       payload: Array("ID:7;sender:alice;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants".utf8))
-        let answers = try await inbox.messages(on: "rpi/fromrpi/alice")
+        let answers = try await ShippedProfile.alicesAnswers(port: ports[0])
         #expect(answers[0].text?.hasPrefix("ID:7;") == true)
-        await alice.shutdown()
         trellis.process.signal(SIGTERM)
         #expect(try await trellis.waitForExit() == 0)
     }

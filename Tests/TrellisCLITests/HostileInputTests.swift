@@ -54,11 +54,7 @@ struct HostileInputTests {
     @Test("10,000 hostile messages, then normal traffic")
     func hostileThenNormal() async throws {
         try await withTestBroker { broker in
-            let observer = try await TestClients.connect(to: broker)
-            let seen = await MessageCollector.collecting(observer)
-            try await observer.subscribe("trellis/deadletter", qos: .atLeastOnce)
-            try await observer.subscribe("rpi/fromrpi/#", qos: .atLeastOnce)
-            try await observer.subscribe("p2o/clients/+/register-response", qos: .atLeastOnce)
+            let (observer, seen) = try await TestClients.connectCollecting(to: broker, "trellis/deadletter", "rpi/fromrpi/#", "p2o/clients/+/register-response")
 
             let state = temporaryDirectory()
             let trellis = try TrellisBinary.start(["run", "--broker", broker.address, "--state", state, "--log-level", "error"])
@@ -91,9 +87,7 @@ struct HostileInputTests {
 
     /// Waits for the retained `trellis/status` = `online`.
     func waitUntilOnline(_ broker: TestBroker) async throws {
-        let watcher = try await TestClients.connect(to: broker)
-        let inbox = await MessageCollector.collecting(watcher)
-        try await watcher.subscribe("trellis/status")
+        let (watcher, inbox) = try await TestClients.connectCollecting(to: broker, "trellis/status")
         try await inbox.wait(timeout: .seconds(30), "online") { $0.last?.text == "online" }
         await watcher.shutdown()
     }

@@ -43,10 +43,7 @@ struct MetricsTests {
             let (_, healthy) = try await Self.waitFor("\(base)/health") { status, _ in status == 200 }
             #expect(healthy.contains(#""store_failed_commits":0"#) && healthy.contains(#""store_writable":true"#))
 
-            let client = try await TestClients.connect(to: broker)
-            let inbox = await MessageCollector.collecting(client)
-            try await client.subscribe("rpi/fromrpi/metrics")
-            try await client.subscribe("trellis/stats")
+            let (client, inbox) = try await TestClients.connectCollecting(to: broker, "rpi/fromrpi/metrics", "trellis/stats")
             for id in 0..<3 {
                 let request = "ID:\(id);sender:metrics;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants"
                 try await client.publishAndWait(topic: "rpi/torpi/metrics", payload: Array(request.utf8))

@@ -29,11 +29,8 @@ struct MetricsTraffic {
         }, ready: { ports in ports.map { "Server started and listening on 127.0.0.1:\($0)" } })
         do {
             try await trellis.waitForOutput("connected to the broker")
-            let client = try await TestClients.connect(to: broker)
-            let inbox = await MessageCollector.collecting(client)
-            for topic in ["rpi/fromrpi/+", "trellis/deadletter", "p2o/buttons/b1/state", "trellis/logs/d1"] {
-                try await client.subscribe(topic, qos: .atLeastOnce)
-            }
+            let (client, inbox) = try await TestClients.connectCollecting(
+                to: broker, "rpi/fromrpi/+", "trellis/deadletter", "p2o/buttons/b1/state", "trellis/logs/d1")
             return MetricsTraffic(broker: broker, trellis: trellis, stateDirectory: state, metricsPort: ports[0],
                                   socketIOPort: ports[1], client: client, inbox: inbox)
         } catch {
@@ -86,14 +83,6 @@ struct MetricsTraffic {
 /// Runs `body` with a test broker and `MetricsTraffic` on it, and stops both whatever the outcome.
 func withMetricsTraffic<T>(_ body: (MetricsTraffic) async throws -> T) async throws -> T {
     try await withTestBroker { broker in
-        let traffic = try await MetricsTraffic.start(broker: broker)
-        do {
-            let result = try await body(traffic)
-            await traffic.stop()
-            return result
-        } catch {
-            await traffic.stop()
-            throw error
-        }
+        try await withTearDown(of: try await MetricsTraffic.start(broker: broker), { await $0.stop() }, body)
     }
 }

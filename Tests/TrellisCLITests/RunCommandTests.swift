@@ -22,9 +22,7 @@ struct RunCommandTests {
     @Test("with --broker it joins a running broker, says online, and on SIGTERM says offline and exits 0")
     func joinsBroker() async throws {
         try await withTestBroker { broker in
-            let watcher = try await TestClients.connect(to: broker)
-            let inbox = await MessageCollector.collecting(watcher)
-            try await watcher.subscribe("trellis/status")
+            let (watcher, inbox) = try await TestClients.connectCollecting(to: broker, "trellis/status")
             let state = temporaryDirectory()
             let trellis = try TrellisBinary.start(["run", "--broker", broker.address, "--state", state])
             try await inbox.wait("online") { $0.last?.text == "online" }
@@ -40,9 +38,7 @@ struct RunCommandTests {
     @Test("killed with SIGKILL, its will marks it offline")
     func willOnKill() async throws {
         try await withTestBroker { broker in
-            let watcher = try await TestClients.connect(to: broker)
-            let inbox = await MessageCollector.collecting(watcher)
-            try await watcher.subscribe("trellis/status")
+            let (watcher, inbox) = try await TestClients.connectCollecting(to: broker, "trellis/status")
             let trellis = try TrellisBinary.start(["run", "--broker", broker.address, "--state", temporaryDirectory()])
             try await inbox.wait("online") { $0.last?.text == "online" }
             trellis.process.signal(SIGKILL)

@@ -194,9 +194,7 @@ struct ScaleOutTests {
 
     /// The retained message on `topic` now, as a fresh subscriber gets it.
     static func retained(_ topic: String, broker: TestBroker) async throws -> [UInt8]? {
-        let reader = try await TestClients.connect(to: broker)
-        let inbox = await MessageCollector.collecting(reader)
-        try await reader.subscribe(topic, qos: .atLeastOnce)
+        let (reader, inbox) = try await TestClients.connectCollecting(to: broker, topic)
         let messages = try? await inbox.messages(on: topic, timeout: .seconds(5))
         await reader.shutdown()
         return messages?.first?.payload

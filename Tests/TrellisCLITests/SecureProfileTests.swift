@@ -36,15 +36,11 @@ struct SecureProfileTests {
             let relay = try RelayHarness(broker: broker, settings: settings)
             relay.credentials = ("trellis", "pw-trellis")
             relay.watcherLogin = { $0.username = "alice"; $0.password = "pw-alice" }
-            do {
+            try await withTearDown(of: relay, { await $0.shutdown() }) { relay in
                 try await relay.startRelay()
                 try await body(relay) { name in
                     try await relay.connect(id: name) { $0.username = name; $0.password = "pw-\(name)" }
                 }
-                await relay.shutdown()
-            } catch {
-                await relay.shutdown()
-                throw error
             }
         }
     }

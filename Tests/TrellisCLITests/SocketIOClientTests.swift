@@ -65,9 +65,7 @@ struct SocketIOClientTests {
             let button = "door-\(UUID().uuidString.prefix(6))"
 
             // An MQTT client registered for the same button: it must see the Socket.IO press too.
-            let watcher = try await TestClients.connect(to: broker)
-            let inbox = await MessageCollector.collecting(watcher)
-            try await watcher.subscribe("p2o/clients/watcher/+")
+            let (watcher, inbox) = try await TestClients.connectCollecting(to: broker, "p2o/clients/watcher/+")
             try await watcher.publishAndWait(topic: "p2o/clients/watcher/register", payload: Array(button.utf8))
             try await inbox.messages(on: "p2o/clients/watcher/register-response")
 

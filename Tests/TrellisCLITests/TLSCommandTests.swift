@@ -13,9 +13,7 @@ struct TLSCommandTests {
 
     /// Sends a plant request on the broker's plain listener and waits for Trellis's answer.
     func expectAnswer(broker: TestBroker, sender: String) async throws {
-        let client = try await TestClients.connect(to: broker)
-        let inbox = await MessageCollector.collecting(client)
-        try await client.subscribe("rpi/fromrpi")
+        let (client, inbox) = try await TestClients.connectCollecting(to: broker, "rpi/fromrpi")
         try await client.publishAndWait(topic: "rpi/torpi", payload: Self.request(1, sender: sender), qos: .atLeastOnce)
         try await inbox.wait("the answer to \(sender)") { messages in
             messages.contains { ($0.text ?? "").contains("receiver:\(sender)") && ($0.text ?? "").contains("RES_numPlants") }
@@ -80,9 +78,7 @@ struct TLSCommandTests {
 
             """.write(toFile: acl, atomically: true, encoding: .utf8)
         try await withTLSTestBroker(extraConfig: ["acl_file \(acl)"]) { broker, pki, listeners in
-            let watcher = try await TestClients.connect(to: broker)
-            let status = await MessageCollector.collecting(watcher)
-            try await watcher.subscribe("trellis/status")
+            let (watcher, status) = try await TestClients.connectCollecting(to: broker, "trellis/status")
             let trellis = try TrellisBinary.start([
                 "run", "--broker", "mqtts://localhost:\(listeners.clientCertificate)", "--tls-ca", pki.caCertificate,
                 "--tls-cert", pki.clientCertificate, "--tls-key", pki.clientKey, "--state", temporaryDirectory(),

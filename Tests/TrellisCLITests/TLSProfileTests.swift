@@ -11,8 +11,7 @@ import TrellisTestSupport
 struct TLSProfileTests {
     @Test("Trellis with only a client certificate serves a password user through the shipped TLS profile")
     func shippedProfile() async throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let shipped = try String(contentsOf: root.appendingPathComponent("broker.tls.conf"), encoding: .utf8)
+        let shipped = try ShippedProfile.text("broker.tls.conf")
         let pki = try await TestCertificates.make()
         defer { pki.remove() }
         let directory = temporaryDirectory()
@@ -50,15 +49,7 @@ struct TLSProfileTests {
         ])
         try await trellis.waitForOutput("connected to the broker")
 
-        let alice = try MQTTClient(configuration: MQTTConfiguration(host: "127.0.0.1", port: plain, clientID: "alice",
-                                                                    username: "alice", password: "pw-alice"))
-        alice.start()
-        try await alice.waitUntilConnected()
-        let inbox = await MessageCollector.collecting(alice)
-        try await alice.subscribe("rpi/fromrpi/alice")
-        try await alice.publishAndWait(topic: "rpi/torpi/alice",
-                                       payload: Array("ID:7;sender:alice;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants".utf8))
-        let answer = try await inbox.messages(on: "rpi/fromrpi/alice")
+        let answer = try await ShippedProfile.alicesAnswers(port: plain)
         #expect(answer[0].text?.hasPrefix("ID:7;") == true)
         let log = (try? String(contentsOfFile: directory + "/mosquitto.log", encoding: .utf8)) ?? ""
         #expect(log.contains("u'trellis'"), "\(log)")
@@ -71,7 +62,6 @@ struct TLSProfileTests {
         refused.process.signal(SIGTERM)
         _ = try await refused.waitForExit()
 
-        await alice.shutdown()
         trellis.process.signal(SIGTERM)
         #expect(try await trellis.waitForExit() == 0)
         await broker.stop()

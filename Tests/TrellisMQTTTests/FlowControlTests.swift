@@ -7,17 +7,9 @@ import TrellisTestSupport
 struct FlowControlTests {
     @Test("with a small unhandled window every message still arrives, in order", arguments: [1, 4])
     func windowKeepsOrder(window: Int) async throws {
-        try await withTestBroker { broker in
-            let consumer = try await TestClients.connect(to: broker) { $0.maxUnhandledMessages = window }
-            let producer = try await TestClients.connect(to: broker)
-            try await consumer.subscribe("flow/#", qos: .atLeastOnce)
-            for index in 0..<500 {
-                try producer.publish(topic: "flow/\(index)", payload: Array("\(index)".utf8), qos: .atLeastOnce)
-            }
-            let received = try await receive(500, from: consumer) { _ in consumer.messageHandled() }
+        try await NumberedFlood.with(prefix: "flow", count: 500, window: window) { flood in
+            let received = try await receive(500, from: flood.consumer) { _ in flood.consumer.messageHandled() }
             #expect(received.map { $0.text ?? "" } == (0..<500).map(String.init))
-            await producer.shutdown()
-            await consumer.shutdown()
         }
     }
 

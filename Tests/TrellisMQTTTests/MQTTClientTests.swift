@@ -34,10 +34,8 @@ struct MQTTClientTests {
     @Test("v5 response topic, correlation data, user properties and content type arrive intact")
     func properties() async throws {
         try await withTestBroker { broker in
-            let subscriber = try await TestClients.connect(to: broker)
+            let (subscriber, inbox) = try await TestClients.connectCollecting(to: broker, "req")
             let publisher = try await TestClients.connect(to: broker)
-            let inbox = await MessageCollector.collecting(subscriber)
-            try await subscriber.subscribe("req")
 
             let sent = MQTTProperties(responseTopic: "reply/here", correlationData: [0, 1, 2, 255],
                                       userProperties: [UserProperty("a", "1"), UserProperty("a", "2"), UserProperty("b", "é")],
@@ -60,9 +58,7 @@ struct MQTTClientTests {
             try await publisher.publishAndWait(topic: "keep/bin", payload: invalidUTF8, qos: .atLeastOnce, retain: true)
             try await publisher.publishAndWait(topic: "keep/large", payload: large, qos: .atLeastOnce, retain: true)
 
-            let subscriber = try await TestClients.connect(to: broker)
-            let inbox = await MessageCollector.collecting(subscriber)
-            try await subscriber.subscribe("keep/#")
+            let (subscriber, inbox) = try await TestClients.connectCollecting(to: broker, "keep/#")
             let binary = try await inbox.messages(on: "keep/bin")
             let big = try await inbox.messages(on: "keep/large")
             #expect(binary[0].payload == invalidUTF8)
@@ -121,9 +117,7 @@ struct MQTTClientTests {
     @Test("after the broker is killed and restarted on the same port, the client reconnects, resubscribes and receives")
     func reconnectAndResubscribe() async throws {
         try await withTestBroker { broker in
-            let subscriber = try await TestClients.connect(to: broker)
-            let inbox = await MessageCollector.collecting(subscriber)
-            try await subscriber.subscribe("after/#")
+            let (subscriber, inbox) = try await TestClients.connectCollecting(to: broker, "after/#")
 
             broker.kill()
             try await broker.restart()
@@ -144,9 +138,7 @@ struct MQTTClientTests {
     @Test("a client that loses its connection uncleanly has its will delivered")
     func willDelivered() async throws {
         try await withTestBroker { broker in
-            let watcher = try await TestClients.connect(to: broker)
-            let inbox = await MessageCollector.collecting(watcher)
-            try await watcher.subscribe("clients/doomed/status")
+            let (watcher, inbox) = try await TestClients.connectCollecting(to: broker, "clients/doomed/status")
             let doomed = try await TestClients.connect(to: broker, id: "doomed") {
                 $0.will = MQTTWill(topic: "clients/doomed/status", payload: Array("offline".utf8), qos: .atLeastOnce, retain: false)
             }
@@ -161,9 +153,7 @@ struct MQTTClientTests {
     @Test("a clean shutdown does not send the will")
     func cleanShutdownKeepsWill() async throws {
         try await withTestBroker { broker in
-            let watcher = try await TestClients.connect(to: broker)
-            let inbox = await MessageCollector.collecting(watcher)
-            try await watcher.subscribe("status/#")
+            let (watcher, inbox) = try await TestClients.connectCollecting(to: broker, "status/#")
             let leaving = try await TestClients.connect(to: broker) {
                 $0.will = MQTTWill(topic: "status/leaving", payload: Array("offline".utf8), retain: false)
             }

@@ -9,13 +9,8 @@ import TrellisTestSupport
 struct TaskExecutorTests {
     @Test("a consumer on the network thread gets every message, in order, while awaiting other threads", arguments: [1, 8])
     func consumerOnNetworkThread(window: Int) async throws {
-        try await withTestBroker { broker in
-            let consumer = try await TestClients.connect(to: broker) { $0.maxUnhandledMessages = window }
-            let producer = try await TestClients.connect(to: broker)
-            try await consumer.subscribe("exec/#", qos: .atLeastOnce)
-            for index in 0..<200 {
-                try producer.publish(topic: "exec/\(index)", payload: Array("\(index)".utf8), qos: .atLeastOnce)
-            }
+        try await NumberedFlood.with(prefix: "exec", count: 200, window: window) { flood in
+            let consumer = flood.consumer
             let received = try await withTaskExecutorPreference(consumer.taskExecutor) {
                 var handled = 0
                 return try await receive(200, from: consumer) { message in
@@ -28,8 +23,6 @@ struct TaskExecutorTests {
                 }
             }
             #expect(received.map { $0.text ?? "" } == (0..<200).map(String.init))
-            await producer.shutdown()
-            await consumer.shutdown()
         }
     }
 

@@ -8,9 +8,7 @@ struct RelaySmokeTests {
     @Test("the original client's sensor data request is answered on rpi/fromrpi")
     func originalClient() async throws {
         try await withRelay(settings: .losslessPlants) { relay in
-            let phone = try await relay.connect()
-            let inbox = await MessageCollector.collecting(phone)
-            try await phone.subscribe("rpi/fromrpi")
+            let (phone, inbox) = try await relay.connectCollecting("rpi/fromrpi")
             try await phone.publishAndWait(topic: "rpi/torpi", payload: Array("ID:1;sender:Bob's iPhone;receiver:Host-RPI3B+;payload:Fern,0x36;operation:REQ_addNewPlant".utf8))
             try await phone.publishAndWait(topic: "rpi/torpi", payload: Array("ID:0;sender:Bob's iPhone;receiver:Host-RPI3B+;payload:all;operation:REQ_plantSensorData".utf8))
             let replies = try await inbox.messages(on: "rpi/fromrpi", count: 2)

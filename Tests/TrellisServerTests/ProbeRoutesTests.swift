@@ -10,6 +10,12 @@ import TrellisTestSupport
 /// Hummingbird's router test mode: no port is bound, the same routes answer as in `trellis run`.
 @Suite("Probe and metrics routes, in process")
 struct ProbeRoutesTests {
+    /// The probe and metrics routes of the relay running in `harness`, as `trellis run` serves them.
+    static func routes(_ harness: RelayHarness) throws -> some ApplicationProtocol {
+        let relay = try #require(harness.service)
+        return Application(router: MetricsServer.router(relay: relay, probes: Probes(relay: relay)))
+    }
+
     /// Decodes a probe's body: `{"status": …, "checks": {name: {"ok": …}}}`.
     static func probe(_ body: String) throws -> (status: String, failing: [String]) {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
@@ -21,8 +27,7 @@ struct ProbeRoutesTests {
     @Test("a running relay is alive and ready; once it lost the broker it is alive and not ready")
     func readinessFollowsTheBroker() async throws {
         try await withRelay { harness in
-            let relay = try #require(harness.service)
-            let app = Application(router: MetricsServer.router(relay: relay, probes: Probes(relay: relay)))
+            let app = try Self.routes(harness)
             try await app.test(.router) { client in
                 let live = try await client.execute(uri: "/livez", method: .get) { $0 }
                 #expect(live.status == .ok)
@@ -36,6 +41,7 @@ struct ProbeRoutesTests {
                     #expect(String(buffer: response.body).contains(#""status":"ok""#))
                 }
             }
+            let relay = try #require(harness.service)
             await harness.broker.stop()
             try await eventually("the relay sees the broker gone", timeout: .seconds(20)) { !relay.client.isConnected }
             try await app.test(.router) { client in
@@ -53,8 +59,7 @@ struct ProbeRoutesTests {
     @Test("/metrics answers Prometheus text with the process series")
     func metricsText() async throws {
         try await withRelay { harness in
-            let relay = try #require(harness.service)
-            let app = Application(router: MetricsServer.router(relay: relay, probes: Probes(relay: relay)))
+            let app = try Self.routes(harness)
             try await app.test(.router) { client in
                 try await client.execute(uri: "/metrics", method: .get) { response in
                     #expect(response.status == .ok)

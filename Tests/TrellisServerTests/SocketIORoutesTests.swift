@@ -34,16 +34,20 @@ struct SocketIORoutesTests {
         packets.map { "\($0.utf16.count):\($0)" }.joined()
     }
 
+    /// The Socket.IO routes, with `settings`, of the relay running in `harness`, and their sessions.
+    static func routes(_ harness: RelayHarness, _ settings: SocketIOSettings) throws -> (app: some ApplicationProtocol, sessions: SocketIOSessions) {
+        let logger = Logger(label: "trellis.test.socketio")
+        let sessions = SocketIOSessions(relay: try #require(harness.service), settings: settings, logger: logger)
+        return (Application(router: SocketIOServer(sessions: sessions, logger: logger).router()), sessions)
+    }
+
     static let origin = "http://p2o.example:3000"
     static var fromOrigin: HTTPFields { [.origin: origin] }
 
     @Test("the iOS client's handshake, pings, registration and presses; CORS; errors answered; the session cap")
     func rawPolling() async throws {
         try await withRelay { harness in
-            let relay = try #require(harness.service)
-            let sessions = SocketIOSessions(relay: relay, settings: SocketIOSettings(maximumSessions: 3),
-                                            logger: Logger(label: "trellis.test.socketio"))
-            let app = Application(router: SocketIOServer(sessions: sessions, logger: Logger(label: "trellis.test.socketio")).router())
+            let (app, sessions) = try Self.routes(harness, SocketIOSettings(maximumSessions: 3))
             try await app.test(.router) { client in
                 let base = "/socket.io/"
                 // No EIO parameter means Engine.IO 3: the open packet, `40` without payload, then the
@@ -107,10 +111,7 @@ struct SocketIORoutesTests {
     @Test("sessions from one address beyond the per-address cap are refused with 429")
     func perAddressCap() async throws {
         try await withRelay { harness in
-            let relay = try #require(harness.service)
-            let sessions = SocketIOSessions(relay: relay, settings: SocketIOSettings(maximumSessionsPerAddress: 2),
-                                            logger: Logger(label: "trellis.test.socketio"))
-            let app = Application(router: SocketIOServer(sessions: sessions, logger: Logger(label: "trellis.test.socketio")).router())
+            let (app, _) = try Self.routes(harness, SocketIOSettings(maximumSessionsPerAddress: 2))
             try await app.test(.router) { client in
                 var statuses: [HTTPResponse.Status] = []
                 for _ in 0..<3 {

@@ -12,6 +12,15 @@ struct Ledger {
 
     mutating func queued(in store: SQLiteStore) { positions.append(store.queuedPosition) }
 
+    /// Records a dead letter `line <index>` of `payload` at `instant(index)` for each of `indices`,
+    /// noting each change as queued: the load that fills a store.
+    mutating func queueLines(_ indices: Range<Int>, of payload: [UInt8], in store: SQLiteStore) async throws {
+        for index in indices {
+            try await store.recordDeadLetter(reason: "line \(index)", topic: "t", payload: payload, at: instant(Double(index)))
+            queued(in: store)
+        }
+    }
+
     func acknowledged(by store: SQLiteStore) -> Int {
         positions.filter { store.isCommitted(through: $0) }.count
     }
@@ -31,20 +40,14 @@ struct StoreExhaustionTests {
         let log = CapturedLog()
         let store = try SQLiteStore(directory: directory.path, logger: log.logger, patience: .milliseconds(200))
         var ledger = Ledger()
-        for index in 0..<5 {
-            try await store.recordDeadLetter(reason: "line \(index)", topic: "t", payload: Self.line, at: instant(Double(index)))
-            ledger.queued(in: store)
-        }
+        try await ledger.queueLines(0..<5, of: Self.line, in: store)
         try await store.flush()
         try await store.writer.writeWithoutTransaction { db in
             let pages = try Int.fetchOne(db, sql: "PRAGMA page_count")!
             try db.execute(sql: "PRAGMA max_page_count = \(pages)")
         }
 
-        for index in 5..<40 {
-            try await store.recordDeadLetter(reason: "line \(index)", topic: "t", payload: Self.line, at: instant(Double(index)))
-            ledger.queued(in: store)
-        }
+        try await ledger.queueLines(5..<40, of: Self.line, in: store)
         try await eventually("two commits failed") { store.health.failedCommits >= 2 }
         let failing = await store.writeStatus()
         #expect(!failing.writable)
@@ -127,10 +130,7 @@ struct StoreExhaustionTests {
         let log = CapturedLog()
         let store = try SQLiteStore(directory: mount.path, logger: log.logger, patience: .milliseconds(200))
         var ledger = Ledger()
-        for index in 0..<80 {
-            try await store.recordDeadLetter(reason: "line \(index)", topic: "t", payload: Self.line, at: instant(Double(index)))
-            ledger.queued(in: store)
-        }
+        try await ledger.queueLines(0..<80, of: Self.line, in: store)
         try await eventually("the file system is full") { store.health.failedCommits >= 1 }
         let failing = await store.writeStatus()
         #expect(failing.error?.contains("SQLITE_FULL") == true || failing.error?.contains("No space") == true, "\(failing.error ?? "")")
@@ -143,10 +143,7 @@ struct StoreExhaustionTests {
 
         // Remounting read-only is refused while files are open for writing on some kernels.
         if (try? mount.remount("ro")) != nil {
-            for index in 80..<90 {
-                try await store.recordDeadLetter(reason: "line \(index)", topic: "t", payload: Self.line, at: instant(Double(index)))
-                ledger.queued(in: store)
-            }
+            try await ledger.queueLines(80..<90, of: Self.line, in: store)
             try await eventually("the read-only file system fails a commit") { !(await store.writeStatus().writable) }
             print("read-only tmpfs: \(await store.writeStatus().error ?? "")")
             #expect(ledger.acknowledged(by: store) == 80)

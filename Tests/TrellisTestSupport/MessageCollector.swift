@@ -4,8 +4,7 @@ import TrellisMQTT
 public actor MessageCollector {
     /// Everything received so far, in order.
     public private(set) var messages: [MQTTMessage] = []
-    private var waiters: [(id: Int, predicate: @Sendable ([MQTTMessage]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
-    private var nextID = 0
+    private let waiters = StateWaiters<[MQTTMessage]>()
     private var drain: Task<Void, Never>?
 
     public init() {}
@@ -27,9 +26,7 @@ public actor MessageCollector {
 
     private func append(_ message: MQTTMessage) {
         messages.append(message)
-        let ready = waiters.filter { $0.predicate(messages) }
-        waiters.removeAll { waiter in ready.contains { $0.id == waiter.id } }
-        for waiter in ready { waiter.continuation.resume() }
+        waiters.settle(messages)
     }
 
     /// Waits until `predicate` holds for the messages received so far; throws after `timeout`.
@@ -39,24 +36,10 @@ public actor MessageCollector {
         until predicate: @escaping @Sendable ([MQTTMessage]) -> Bool
     ) async throws {
         if predicate(messages) { return }
-        let id = nextID
-        nextID += 1
-        let timer = Task { [weak self] in
-            try? await Task.sleep(for: timeout)
-            await self?.expire(id)
-        }
-        await withCheckedContinuation { continuation in
-            waiters.append((id, predicate, continuation))
-        }
-        timer.cancel()
+        await waiters.suspend(timeout: timeout, until: predicate)
         guard predicate(messages) else {
             throw TimeoutError(message: "timed out after \(timeout) waiting for \(description); received \(messages.count) messages: \(messages.suffix(5).map { "\($0.topic)=\($0.text ?? "<\($0.payload.count) bytes>")" })")
         }
-    }
-
-    private func expire(_ id: Int) {
-        guard let index = waiters.firstIndex(where: { $0.id == id }) else { return }
-        waiters.remove(at: index).continuation.resume()
     }
 
     /// Waits for `count` messages on `topic` and returns them.

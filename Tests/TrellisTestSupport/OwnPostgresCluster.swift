@@ -50,15 +50,7 @@ public final class OwnPostgresCluster: Sendable {
 
     /// Runs `body` with a cluster of its own, removed afterwards.
     public static func with<T>(_ body: (OwnPostgresCluster) async throws -> T) async throws -> T {
-        let cluster = try await start()
-        do {
-            let result = try await body(cluster)
-            await cluster.remove()
-            return result
-        } catch {
-            await cluster.remove()
-            throw error
-        }
+        try await withTearDown(of: try await start(), { await $0.remove() }, body)
     }
 
     /// Runs cluster.sh; returns the last line it printed on standard output.

@@ -48,8 +48,7 @@ public actor PlantTrackerApp {
 
     let client: MQTTClient
     private var drain: Task<Void, Never>?
-    private var waiters: [(id: Int, predicate: @Sendable (State) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
-    private var nextWaiter = 0
+    private let waiters = StateWaiters<State>()
 
     // The app's own state (ViewController's properties).
     var plantJSON: [Any] = []
@@ -104,30 +103,14 @@ public actor PlantTrackerApp {
     public func wait(_ description: String, timeout: Duration = .seconds(30),
                      until predicate: @escaping @Sendable (State) -> Bool) async throws {
         if predicate(state) { return }
-        let id = nextWaiter
-        nextWaiter += 1
-        let timer = Task { [weak self] in
-            try? await Task.sleep(for: timeout)
-            await self?.expire(id)
-        }
-        await withCheckedContinuation { continuation in
-            waiters.append((id, predicate, continuation))
-        }
-        timer.cancel()
+        await waiters.suspend(timeout: timeout, until: predicate)
         guard predicate(state) else {
             throw TimeoutError(message: "\(clientName.prefix(8)): timed out after \(timeout) waiting for \(description); last received: \(state.received.suffix(4))")
         }
     }
 
-    private func expire(_ id: Int) {
-        guard let index = waiters.firstIndex(where: { $0.id == id }) else { return }
-        waiters.remove(at: index).continuation.resume()
-    }
-
     private func settle() {
-        let ready = waiters.filter { $0.predicate(state) }
-        waiters.removeAll { waiter in ready.contains { $0.id == waiter.id } }
-        for waiter in ready { waiter.continuation.resume() }
+        waiters.settle(state)
     }
 
     func crash(_ what: String) {

@@ -37,14 +37,6 @@ public enum PostgresTestServer {
 
     /// Runs `body` with a fresh database's URL, then drops the database.
     public static func withDatabase<T>(_ body: (PostgresURL) async throws -> T) async throws -> T {
-        let database = try await createDatabase()
-        do {
-            let result = try await body(database)
-            await dropDatabase(database)
-            return result
-        } catch {
-            await dropDatabase(database)
-            throw error
-        }
+        try await withTearDown(of: try await createDatabase(), { await dropDatabase($0) }, body)
     }
 }

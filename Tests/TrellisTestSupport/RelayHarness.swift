@@ -124,13 +124,6 @@ public func withRelayHarness<T>(
 ) async throws -> T {
     try await withTestBroker { broker in
         let harness = try RelayHarness(broker: broker, settings: settings)
-        do {
-            let result = try await body(harness)
-            await harness.shutdown()
-            return result
-        } catch {
-            await harness.shutdown()
-            throw error
-        }
+        return try await withTearDown(of: harness, { await $0.shutdown() }, body)
     }
 }

@@ -115,12 +115,5 @@ public func withTestBroker<T>(
     _ body: (TestBroker) async throws -> T
 ) async throws -> T {
     let broker = try await TestBroker.start(anonymous: anonymous, extraConfig: extraConfig)
-    do {
-        let result = try await body(broker)
-        await broker.stop()
-        return result
-    } catch {
-        await broker.stop()
-        throw error
-    }
+    return try await withTearDown(of: broker, { await $0.stop() }, body)
 }

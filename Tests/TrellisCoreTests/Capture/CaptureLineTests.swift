@@ -7,38 +7,39 @@ private let t0 = CaptureTime.parse("2026-11-22T10:41:05.123456Z")!
 
 @Suite("Capture lines")
 struct CaptureLineTests {
-    struct EncodeCase: Sendable, CustomTestStringConvertible {
+    /// A capture line and the record it stands for, named for what the example shows.
+    struct LineCase: Sendable, CustomTestStringConvertible {
         var name: String
-        var record: CaptureRecord
         var line: String
+        var record: CaptureRecord
         var testDescription: String { name }
     }
 
-    static let encodeCases: [EncodeCase] = [
-        EncodeCase(name: "text payload",
-                   record: CaptureRecord(t: t0, topic: "rpi/torpi", text: "ID:0;sender:Bob's iPhone;payload:all", qos: 1),
-                   line: #"{"t":"2026-11-22T10:41:05.123456Z","topic":"rpi/torpi","payload":"ID:0;sender:Bob's iPhone;payload:all","qos":1,"retain":false}"#),
-        EncodeCase(name: "empty payload, retained, QoS 2",
-                   record: CaptureRecord(t: t0, topic: "p2o/buttons/b1/press", payload: [], qos: 2, retain: true),
-                   line: #"{"t":"2026-11-22T10:41:05.123456Z","topic":"p2o/buttons/b1/press","payload":"","qos":2,"retain":true}"#),
-        EncodeCase(name: "escapes and non-ASCII text",
-                   record: CaptureRecord(t: t0, topic: "a/é", text: "\"q\" \\ /\n\t\u{01} café ☕"),
-                   line: #"{"t":"2026-11-22T10:41:05.123456Z","topic":"a/é","payload":"\"q\" \\ /\n\t\u0001 café ☕","qos":0,"retain":false}"#),
-        EncodeCase(name: "binary payload as base64",
-                   record: CaptureRecord(t: t0, topic: "bin", payload: [0xFF, 0x00, 0x01]),
-                   line: #"{"t":"2026-11-22T10:41:05.123456Z","topic":"bin","payload_base64":"/wAB","qos":0,"retain":false}"#),
-        EncodeCase(name: "every property",
-                   record: CaptureRecord(t: t0, topic: "rpi/torpi", text: "x", qos: 1, properties: MQTTProperties(
-                       responseTopic: "my/replies", correlationData: [0x63, 0x31, 0xFF],
-                       userProperties: [.init("k", "v1"), .init("k", "v2")], contentType: "text/plain")),
-                   line: #"{"t":"2026-11-22T10:41:05.123456Z","topic":"rpi/torpi","payload":"x","qos":1,"retain":false,"properties":{"response_topic":"my/replies","correlation_data_base64":"YzH/","user_properties":[["k","v1"],["k","v2"]],"content_type":"text/plain"}}"#),
-        EncodeCase(name: "only correlation data",
-                   record: CaptureRecord(t: t0, topic: "r", text: "", properties: MQTTProperties(correlationData: [])),
-                   line: #"{"t":"2026-11-22T10:41:05.123456Z","topic":"r","payload":"","qos":0,"retain":false,"properties":{"correlation_data_base64":""}}"#),
+    static let encodeCases: [LineCase] = [
+        LineCase(name: "text payload",
+                 line: #"{"t":"2026-11-22T10:41:05.123456Z","topic":"rpi/torpi","payload":"ID:0;sender:Bob's iPhone;payload:all","qos":1,"retain":false}"#,
+                 record: CaptureRecord(t: t0, topic: "rpi/torpi", text: "ID:0;sender:Bob's iPhone;payload:all", qos: 1)),
+        LineCase(name: "empty payload, retained, QoS 2",
+                 line: #"{"t":"2026-11-22T10:41:05.123456Z","topic":"p2o/buttons/b1/press","payload":"","qos":2,"retain":true}"#,
+                 record: CaptureRecord(t: t0, topic: "p2o/buttons/b1/press", payload: [], qos: 2, retain: true)),
+        LineCase(name: "escapes and non-ASCII text",
+                 line: #"{"t":"2026-11-22T10:41:05.123456Z","topic":"a/é","payload":"\"q\" \\ /\n\t\u0001 café ☕","qos":0,"retain":false}"#,
+                 record: CaptureRecord(t: t0, topic: "a/é", text: "\"q\" \\ /\n\t\u{01} café ☕")),
+        LineCase(name: "binary payload as base64",
+                 line: #"{"t":"2026-11-22T10:41:05.123456Z","topic":"bin","payload_base64":"/wAB","qos":0,"retain":false}"#,
+                 record: CaptureRecord(t: t0, topic: "bin", payload: [0xFF, 0x00, 0x01])),
+        LineCase(name: "every property",
+                 line: #"{"t":"2026-11-22T10:41:05.123456Z","topic":"rpi/torpi","payload":"x","qos":1,"retain":false,"properties":{"response_topic":"my/replies","correlation_data_base64":"YzH/","user_properties":[["k","v1"],["k","v2"]],"content_type":"text/plain"}}"#,
+                 record: CaptureRecord(t: t0, topic: "rpi/torpi", text: "x", qos: 1, properties: MQTTProperties(
+                     responseTopic: "my/replies", correlationData: [0x63, 0x31, 0xFF],
+                     userProperties: [.init("k", "v1"), .init("k", "v2")], contentType: "text/plain"))),
+        LineCase(name: "only correlation data",
+                 line: #"{"t":"2026-11-22T10:41:05.123456Z","topic":"r","payload":"","qos":0,"retain":false,"properties":{"correlation_data_base64":""}}"#,
+                 record: CaptureRecord(t: t0, topic: "r", text: "", properties: MQTTProperties(correlationData: []))),
     ]
 
     @Test("encodes one deterministic line and decodes it back", arguments: encodeCases)
-    func encodeAndDecode(_ example: EncodeCase) throws {
+    func encodeAndDecode(_ example: LineCase) throws {
         #expect(example.record.jsonLine == example.line)
         let decoded = try CaptureRecord.decode(line: example.line).get()
         #expect(decoded == example.record)
@@ -59,41 +60,34 @@ struct CaptureLineTests {
         #expect(record == CaptureRecord(t: CaptureTime.parse("2026-11-22T10:41:05Z")!, topic: "a/b", text: "p", qos: 0, retain: true))
     }
 
-    struct MosquittoCase: Sendable, CustomTestStringConvertible {
-        var name: String
-        var line: String
-        var expected: CaptureRecord
-        var testDescription: String { name }
-    }
-
     // Lines as mosquitto 2.0.11 prints them with `mosquitto_sub -V mqttv5 -F '%j'` (and `%J`).
-    static let mosquittoCases: [MosquittoCase] = [
-        MosquittoCase(name: "text, UTC",
-                      line: #"{"tst":"2026-11-22T11:37:01.137471Z+0000","topic":"a/b","qos":0,"retain":0,"payloadlen":9,"payload":"hello \"w\""}"#,
-                      expected: CaptureRecord(t: CaptureTime.parse("2026-11-22T11:37:01.137471Z")!, topic: "a/b", text: "hello \"w\"")),
-        MosquittoCase(name: "local time with its offset, QoS 1, retained",
-                      line: #"{"tst":"2026-11-22T12:37:21.620429Z+0100","topic":"a/json","qos":1,"retain":1,"payloadlen":7,"mid":1,"payload":"{\"x\":1}"}"#,
-                      expected: CaptureRecord(t: CaptureTime.parse("2026-11-22T11:37:21.620429Z")!, topic: "a/json", text: #"{"x":1}"#, qos: 1, retain: true)),
-        MosquittoCase(name: "escaped control characters and UTF-8",
-                      line: #"{"tst":"2026-11-22T12:37:22.137196Z+0100","topic":"a/utf","qos":1,"retain":0,"payloadlen":11,"mid":3,"payload":"café \u0001\n\t\\/"}"#,
-                      expected: CaptureRecord(t: CaptureTime.parse("2026-11-22T11:37:22.137196Z")!, topic: "a/utf", text: "café \u{01}\n\t\\/", qos: 1)),
-        MosquittoCase(name: "properties, repeated user property names, other properties ignored",
-                      line: #"{"tst":"2026-11-22T11:37:01.174516Z+0000","topic":"a/props","qos":0,"retain":0,"payloadlen":1,"properties":{"response-topic":"resp/x","correlation-data":"abc","user-properties":{"k1":"v1","k1":"v2"},"content-type":"text/plain","message-expiry-interval":60},"payload":"p"}"#,
-                      expected: CaptureRecord(t: CaptureTime.parse("2026-11-22T11:37:01.174516Z")!, topic: "a/props", text: "p",
-                                              properties: MQTTProperties(responseTopic: "resp/x", correlationData: Array("abc".utf8),
-                                                                            userProperties: [.init("k1", "v1"), .init("k1", "v2")],
-                                                                            contentType: "text/plain"))),
-        MosquittoCase(name: "empty payload is null",
-                      line: #"{"tst":"2026-11-22T11:37:01.180929Z+0000","topic":"a/empty","qos":0,"retain":0,"payloadlen":0,"payload":null}"#,
-                      expected: CaptureRecord(t: CaptureTime.parse("2026-11-22T11:37:01.180929Z")!, topic: "a/empty", payload: [])),
-        MosquittoCase(name: "%J: JSON payload embedded as it was",
-                      line: #"{"tst":"2026-11-22T11:37:07.952389Z+0000","topic":"a/json","qos":1,"retain":1,"payloadlen":7,"mid":1,"payload":{"x":1}}"#,
-                      expected: CaptureRecord(t: CaptureTime.parse("2026-11-22T11:37:07.952389Z")!, topic: "a/json", text: #"{"x":1}"#, qos: 1, retain: true)),
+    static let mosquittoCases: [LineCase] = [
+        LineCase(name: "text, UTC",
+                 line: #"{"tst":"2026-11-22T11:37:01.137471Z+0000","topic":"a/b","qos":0,"retain":0,"payloadlen":9,"payload":"hello \"w\""}"#,
+                 record: CaptureRecord(t: CaptureTime.parse("2026-11-22T11:37:01.137471Z")!, topic: "a/b", text: "hello \"w\"")),
+        LineCase(name: "local time with its offset, QoS 1, retained",
+                 line: #"{"tst":"2026-11-22T12:37:21.620429Z+0100","topic":"a/json","qos":1,"retain":1,"payloadlen":7,"mid":1,"payload":"{\"x\":1}"}"#,
+                 record: CaptureRecord(t: CaptureTime.parse("2026-11-22T11:37:21.620429Z")!, topic: "a/json", text: #"{"x":1}"#, qos: 1, retain: true)),
+        LineCase(name: "escaped control characters and UTF-8",
+                 line: #"{"tst":"2026-11-22T12:37:22.137196Z+0100","topic":"a/utf","qos":1,"retain":0,"payloadlen":11,"mid":3,"payload":"café \u0001\n\t\\/"}"#,
+                 record: CaptureRecord(t: CaptureTime.parse("2026-11-22T11:37:22.137196Z")!, topic: "a/utf", text: "café \u{01}\n\t\\/", qos: 1)),
+        LineCase(name: "properties, repeated user property names, other properties ignored",
+                 line: #"{"tst":"2026-11-22T11:37:01.174516Z+0000","topic":"a/props","qos":0,"retain":0,"payloadlen":1,"properties":{"response-topic":"resp/x","correlation-data":"abc","user-properties":{"k1":"v1","k1":"v2"},"content-type":"text/plain","message-expiry-interval":60},"payload":"p"}"#,
+                 record: CaptureRecord(t: CaptureTime.parse("2026-11-22T11:37:01.174516Z")!, topic: "a/props", text: "p",
+                                       properties: MQTTProperties(responseTopic: "resp/x", correlationData: Array("abc".utf8),
+                                                                  userProperties: [.init("k1", "v1"), .init("k1", "v2")],
+                                                                  contentType: "text/plain"))),
+        LineCase(name: "empty payload is null",
+                 line: #"{"tst":"2026-11-22T11:37:01.180929Z+0000","topic":"a/empty","qos":0,"retain":0,"payloadlen":0,"payload":null}"#,
+                 record: CaptureRecord(t: CaptureTime.parse("2026-11-22T11:37:01.180929Z")!, topic: "a/empty", payload: [])),
+        LineCase(name: "%J: JSON payload embedded as it was",
+                 line: #"{"tst":"2026-11-22T11:37:07.952389Z+0000","topic":"a/json","qos":1,"retain":1,"payloadlen":7,"mid":1,"payload":{"x":1}}"#,
+                 record: CaptureRecord(t: CaptureTime.parse("2026-11-22T11:37:07.952389Z")!, topic: "a/json", text: #"{"x":1}"#, qos: 1, retain: true)),
     ]
 
     @Test("reads mosquitto_sub -F '%j' lines", arguments: mosquittoCases)
-    func mosquittoSub(_ example: MosquittoCase) throws {
-        #expect(try CaptureRecord.decode(line: example.line).get() == example.expected)
+    func mosquittoSub(_ example: LineCase) throws {
+        #expect(try CaptureRecord.decode(line: example.line).get() == example.record)
     }
 
     @Test("a raw binary payload from mosquitto_sub is kept when nothing was cut")

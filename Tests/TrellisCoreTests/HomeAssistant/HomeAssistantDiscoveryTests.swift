@@ -15,6 +15,13 @@ struct HomeAssistantDiscoveryTests {
         try object(try #require(configs.first { $0.topic.hasSuffix(suffix) }, "no config ending in \(suffix)"))
     }
 
+    /// The text members `keys` of the config ending in `suffix`, in order; nil for one that is
+    /// missing or not text. What an entity is checked by, in one expectation.
+    func texts(_ configs: [DiscoveryConfig], _ suffix: String, _ keys: String...) throws -> [String?] {
+        let body = try config(configs, suffix)
+        return keys.map { body[$0] as? String }
+    }
+
     @Test("ids keep letters, digits and '-' and write every other byte as _xx, one-to-one", arguments: [
         ("hall", "hall"), ("pump-1", "pump-1"), ("a_b", "a_5fb"), ("a.b", "a_2eb"), ("a b", "a_20b"),
         ("küche", "k_c3_bcche"), ("_5f", "_5f5f"),
@@ -88,20 +95,13 @@ struct HomeAssistantDiscoveryTests {
     @Test("plant entities: moisture in %, temperature in °F, a timestamp, a problem sensor on the alert topic")
     func plantEntities() throws {
         let configs = discovery.plant(id: 7, name: "Fern", stateTopic: "trellis/plants/7/state", alertTopic: "trellis/alerts/Fern")
-        let moisture = try config(configs, "/moisture/config")
-        #expect(moisture["device_class"] as? String == "moisture")
-        #expect(moisture["unit_of_measurement"] as? String == "%")
-        #expect(moisture["state_class"] as? String == "measurement")
-        #expect(moisture["state_topic"] as? String == "trellis/plants/7/state")
-        let temperature = try config(configs, "/temperature/config")
-        #expect(temperature["device_class"] as? String == "temperature")
-        #expect(temperature["unit_of_measurement"] as? String == "°F")
+        #expect(try texts(configs, "/moisture/config", "device_class", "unit_of_measurement", "state_class", "state_topic")
+            == ["moisture", "%", "measurement", "trellis/plants/7/state"])
+        #expect(try texts(configs, "/temperature/config", "device_class", "unit_of_measurement") == ["temperature", "°F"])
         let last = try config(configs, "/last_reading/config")
         #expect(last["device_class"] as? String == "timestamp")
         #expect(last["unit_of_measurement"] == nil)
-        let care = try config(configs, "/needs_care/config")
-        #expect(care["device_class"] as? String == "problem")
-        #expect(care["state_topic"] as? String == "trellis/alerts/Fern")
+        #expect(try texts(configs, "/needs_care/config", "device_class", "state_topic") == ["problem", "trellis/alerts/Fern"])
     }
 
     @Test("button entities: an event with event_types [press] and a total")
@@ -121,17 +121,12 @@ struct HomeAssistantDiscoveryTests {
     func deviceEntities() throws {
         let configs = discovery.device(id: "pump.1", name: "Pump", model: "Sprinkler", infoTopic: "devices/pump.1/info",
                                        restartTopic: "trellis/request/devices/restart")
-        let connectivity = try config(configs, "/connectivity/config")
-        #expect(connectivity["device_class"] as? String == "connectivity")
-        #expect(connectivity["payload_on"] as? String == "online")
-        let rssi = try config(configs, "/signal_strength/config")
-        #expect(rssi["unit_of_measurement"] as? String == "dBm")
-        #expect(rssi["device_class"] as? String == "signal_strength")
-        let restart = try config(configs, "/restart/config")
+        #expect(try texts(configs, "/connectivity/config", "device_class", "payload_on") == ["connectivity", "online"])
+        #expect(try texts(configs, "/signal_strength/config", "unit_of_measurement", "device_class") == ["dBm", "signal_strength"])
         #expect(configs.last?.topic == "homeassistant/button/trellis_device_pump_2e1/restart/config")
-        #expect(restart["command_topic"] as? String == "trellis/request/devices/restart")
-        #expect(restart["payload_press"] as? String == #"{"id":"pump.1"}"#)
-        #expect(restart["device_class"] as? String == "restart")
+        #expect(try texts(configs, "/restart/config", "command_topic", "payload_press", "device_class")
+            == ["trellis/request/devices/restart", #"{"id":"pump.1"}"#, "restart"])
+        let restart = try config(configs, "/restart/config")
         let device = try #require(restart["device"] as? [String: Any])
         #expect(device["name"] as? String == "Pump")
         #expect(device["model"] as? String == "Sprinkler")

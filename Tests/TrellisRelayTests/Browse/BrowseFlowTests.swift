@@ -14,13 +14,8 @@ struct BrowseWorld {
     static func build(_ relay: RelayHarness) async throws -> BrowseWorld {
         try await TestCatalog.load(relay)
         let console = try await FleetConsole.open(relay)
-        let client = try await relay.connect()
-        let inbox = await MessageCollector.collecting(client)
-        try await client.subscribe("rpi/fromrpi")
-        try await client.subscribe("p2o/clients/ann/#")
-        try await client.publishAndWait(topic: "rpi/torpi", payload: Array(
-            "ID:1;sender:ann;receiver:Host-RPI3B+;payload:Fern,0x36,0x37;operation:REQ_addNewPlant".utf8))
-        try await inbox.messages(on: "rpi/fromrpi")
+        let (client, inbox) = try await relay.connectCollecting("rpi/fromrpi", "p2o/clients/ann/#")
+        try await addPlant("Fern", sensors: ["0x36", "0x37"], as: "ann", from: client, answeredIn: inbox)
         try await client.publishAndWait(topic: "rpi/sensors/0x36", payload: Array(#"{"moisture":4,"temperature":70}"#.utf8))
         try await client.publishAndWait(topic: "p2o/clients/ann/status", payload: Array("online".utf8), retain: true)
         try await client.publishAndWait(topic: "p2o/clients/ann/register", payload: Array("door".utf8))

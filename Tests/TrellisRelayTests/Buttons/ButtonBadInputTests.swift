@@ -22,10 +22,7 @@ struct ButtonBadInputTests {
     ])
     func badPress(button: String, payload: String, reason: String) async throws {
         try await withRelay { relay in
-            let app = try await relay.connect()
-            let inbox = await MessageCollector.collecting(app)
-            try await app.subscribe("trellis/deadletter")
-            try await app.subscribe("p2o/buttons/+/state")
+            let (app, inbox) = try await relay.connectCollecting("trellis/deadletter", "p2o/buttons/+/state")
             try await app.publishAndWait(topic: "p2o/buttons/\(button)/press", payload: Array(payload.utf8))
             let letters = try await inbox.messages(on: "trellis/deadletter")
             #expect(try Buttons.letter(letters[0]) == ["payload": payload, "reason": reason, "topic": "p2o/buttons/\(button)/press"])
@@ -41,9 +38,7 @@ struct ButtonBadInputTests {
     @Test("a press that is not UTF-8 is dead-lettered with its bytes in base64")
     func pressNotUTF8() async throws {
         try await withRelay { relay in
-            let app = try await relay.connect()
-            let inbox = await MessageCollector.collecting(app)
-            try await app.subscribe("trellis/deadletter")
+            let (app, inbox) = try await relay.connectCollecting("trellis/deadletter")
             try await app.publishAndWait(topic: "p2o/buttons/door/press", payload: [0x32, 0x30, 0xff])
             let letters = try await inbox.messages(on: "trellis/deadletter")
             #expect(try Buttons.letter(letters[0])
@@ -61,10 +56,7 @@ struct ButtonBadInputTests {
     ])
     func badStatus(client: String, payload: String, reason: String, answered: Bool) async throws {
         try await withRelay { relay in
-            let app = try await relay.connect()
-            let inbox = await MessageCollector.collecting(app)
-            try await app.subscribe("trellis/deadletter")
-            try await app.subscribe("p2o/clients/+/connection-response")
+            let (app, inbox) = try await relay.connectCollecting("trellis/deadletter", "p2o/clients/+/connection-response")
             try await Buttons.send(app, client, "status", payload)
             let letters = try await inbox.messages(on: "trellis/deadletter")
             #expect(try Buttons.letter(letters[0]) == ["payload": payload, "reason": reason, "topic": "p2o/clients/\(client)/status"])

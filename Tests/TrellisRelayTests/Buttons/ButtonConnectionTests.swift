@@ -16,9 +16,7 @@ struct ButtonConnectionTests {
     @Test("online is answered with success; an invalid client id gets failed with an error")
     func connectionResponse() async throws {
         try await withRelay { relay in
-            let app = try await relay.connect()
-            let inbox = await MessageCollector.collecting(app)
-            try await app.subscribe("p2o/clients/+/connection-response")
+            let (app, inbox) = try await relay.connectCollecting("p2o/clients/+/connection-response")
             try await Buttons.send(app, "phone", "status", "online")
             let ok = try await inbox.messages(on: "p2o/clients/phone/connection-response")
             #expect(ok[0].text == #"{"status":"success"}"#)
@@ -43,9 +41,7 @@ struct ButtonConnectionTests {
     @Test("offline is not answered; it is stored")
     func offlineIsSilent() async throws {
         try await withRelay { relay in
-            let app = try await relay.connect()
-            let inbox = await MessageCollector.collecting(app)
-            try await app.subscribe("p2o/clients/+/connection-response")
+            let (app, inbox) = try await relay.connectCollecting("p2o/clients/+/connection-response")
             try await Buttons.send(app, "quiet", "status", "offline")
             try await Buttons.send(app, "loud", "status", "online")
             // Trellis handles messages in order: once loud is answered, quiet was handled.
@@ -58,11 +54,8 @@ struct ButtonConnectionTests {
     @Test("register before any press of the button has no button member; a second client too")
     func registerBeforeAnyPress() async throws {
         try await withRelay { relay in
-            let app = try await relay.connect()
-            let inbox = await MessageCollector.collecting(app)
-            try await app.subscribe("p2o/clients/+/register-response")
-            try await Buttons.send(app, "a", "status", "online")
-            try await Buttons.send(app, "a", "register", "door")
+            let (app, inbox) = try await relay.connectCollecting("p2o/clients/+/register-response")
+            try await Buttons.register(app, "a", for: "door")
             try await Buttons.send(app, "b", "register", "door\n")
             let a = try await inbox.messages(on: "p2o/clients/a/register-response")
             let b = try await inbox.messages(on: "p2o/clients/b/register-response")
@@ -85,10 +78,7 @@ struct ButtonConnectionTests {
     ])
     func invalidRegistration(client: String, button: String, answer: String) async throws {
         try await withRelay { relay in
-            let app = try await relay.connect()
-            let inbox = await MessageCollector.collecting(app)
-            try await app.subscribe("p2o/clients/+/register-response")
-            try await app.subscribe("trellis/deadletter")
+            let (app, inbox) = try await relay.connectCollecting("p2o/clients/+/register-response", "trellis/deadletter")
             try await Buttons.send(app, client, "register", button)
             let failed = try await inbox.messages(on: "p2o/clients/\(client)/register-response")
             #expect(failed[0].text == answer)
@@ -102,9 +92,7 @@ struct ButtonConnectionTests {
     @Test("a registration payload that is not UTF-8 gets failed")
     func registrationNotUTF8() async throws {
         try await withRelay { relay in
-            let app = try await relay.connect()
-            let inbox = await MessageCollector.collecting(app)
-            try await app.subscribe("p2o/clients/x/register-response")
+            let (app, inbox) = try await relay.connectCollecting("p2o/clients/x/register-response")
             try await app.publishAndWait(topic: "p2o/clients/x/register", payload: [0x64, 0xff])
             let failed = try await inbox.messages(on: "p2o/clients/x/register-response")
             #expect(failed[0].text == #"{"error":"the button id is not valid UTF-8 text","status":"failed"}"#)
@@ -114,9 +102,7 @@ struct ButtonConnectionTests {
     @Test("unregister answers success once, then failed")
     func unregister() async throws {
         try await withRelay { relay in
-            let app = try await relay.connect()
-            let inbox = await MessageCollector.collecting(app)
-            try await app.subscribe("p2o/clients/u/+")
+            let (app, inbox) = try await relay.connectCollecting("p2o/clients/u/+")
             try await Buttons.send(app, "u", "register", "door")
             try await inbox.messages(on: "p2o/clients/u/register-response")
             try await Buttons.send(app, "u", "unregister", "door")

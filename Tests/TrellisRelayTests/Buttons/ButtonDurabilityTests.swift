@@ -12,15 +12,9 @@ struct ButtonDurabilityTests {
     @Test("registrations, missed counts, totals and histories survive a restart of Trellis")
     func survivesRestart() async throws {
         try await withRelay { relay in
-            let app = try await relay.connect()
-            let inbox = await MessageCollector.collecting(app)
-            try await app.subscribe("p2o/clients/+/register-response")
-            try await app.subscribe("p2o/clients/+/button-press")
-            try await app.subscribe("p2o/buttons/lamp/state")
-            try await Buttons.send(app, "on", "status", "online")
-            try await Buttons.send(app, "on", "register", "lamp")
-            try await Buttons.send(app, "off", "status", "offline")
-            try await Buttons.send(app, "off", "register", "lamp")
+            let (app, inbox) = try await relay.connectCollecting("p2o/clients/+/register-response", "p2o/clients/+/button-press", "p2o/buttons/lamp/state")
+            try await Buttons.register(app, "on", for: "lamp")
+            try await Buttons.register(app, "off", for: "lamp", status: "offline")
             try await inbox.messages(on: "p2o/clients/off/register-response")
             for second in 1...3 { try await Buttons.press(app, "lamp", at: second) }
             try await inbox.messages(on: "p2o/buttons/lamp/state", count: 3)
@@ -43,11 +37,8 @@ struct ButtonDurabilityTests {
     @Test("presses published at QoS 1 while Trellis is stopped are counted after it starts")
     func pressesWhileStopped() async throws {
         try await withRelay { relay in
-            let app = try await relay.connect()
-            let inbox = await MessageCollector.collecting(app)
-            try await app.subscribe("p2o/clients/kit/+")
-            try await Buttons.send(app, "kit", "status", "online")
-            try await Buttons.send(app, "kit", "register", "lamp")
+            let (app, inbox) = try await relay.connectCollecting("p2o/clients/kit/+")
+            try await Buttons.register(app, "kit", for: "lamp")
             try await inbox.messages(on: "p2o/clients/kit/register-response")
             try await Buttons.press(app, "lamp", at: 1)
             try await inbox.messages(on: "p2o/clients/kit/button-press")
@@ -71,10 +62,7 @@ struct ButtonDurabilityTests {
     @Test("a retained press counts once when it happens and is ignored when Trellis subscribes again")
     func retainedPress() async throws {
         try await withRelay { relay in
-            let app = try await relay.connect()
-            let inbox = await MessageCollector.collecting(app)
-            try await app.subscribe("trellis/deadletter")
-            try await app.subscribe("p2o/buttons/porch/state")
+            let (app, inbox) = try await relay.connectCollecting("trellis/deadletter", "p2o/buttons/porch/state")
             // An empty retained payload would clear the retained message, so this press states its time.
             try await app.publishAndWait(topic: "p2o/buttons/porch/press", payload: Array(Buttons.time(1).utf8), retain: true)
             let first = try await inbox.messages(on: "p2o/buttons/porch/state")

@@ -17,17 +17,13 @@ struct ButtonFanOutTests {
             try await a.subscribe("p2o/clients/a/#")
             try await b.subscribe("p2o/clients/b/#")
             for (client, name) in [(a, "a"), (b, "b")] {
-                try await Buttons.send(client, name, "status", "online")
-                try await Buttons.send(client, name, "register", "door")
+                try await Buttons.register(client, name, for: "door")
             }
             try await inboxA.messages(on: "p2o/clients/a/register-response")
             try await inboxB.messages(on: "p2o/clients/b/register-response")
             // A third client, online but registered for another button, gets nothing.
-            let other = try await relay.connect()
-            let otherInbox = await MessageCollector.collecting(other)
-            try await other.subscribe("p2o/clients/c/button-press")
-            try await Buttons.send(other, "c", "status", "online")
-            try await Buttons.send(other, "c", "register", "gate")
+            let (other, otherInbox) = try await relay.connectCollecting("p2o/clients/c/button-press")
+            try await Buttons.register(other, "c", for: "gate")
 
             for second in 1...3 { try await Buttons.press(button, "door", at: second) }
             for (inbox, name) in [(inboxA, "a"), (inboxB, "b")] {
@@ -35,9 +31,7 @@ struct ButtonFanOutTests {
                 #expect(presses.map(\.text) == ["door", "door", "door"])
                 #expect(presses.allSatisfy { !$0.retain })
             }
-            let late = try await relay.connect()
-            let lateInbox = await MessageCollector.collecting(late)
-            try await late.subscribe("p2o/buttons/door/state")
+            let (_, lateInbox) = try await relay.connectCollecting("p2o/buttons/door/state")
             let state = try await lateInbox.messages(on: "p2o/buttons/door/state")
             #expect(state[0].retain)
             #expect(state[0].text == Buttons.state("door", total: 3, history: 1...3))
@@ -52,8 +46,7 @@ struct ButtonFanOutTests {
             let app = try await relay.connect(), button = try await relay.connect()
             let inbox = await MessageCollector.collecting(app)
             try await app.subscribe("p2o/clients/hall/+")
-            try await Buttons.send(app, "hall", "status", "online")
-            try await Buttons.send(app, "hall", "register", "bell")
+            try await Buttons.register(app, "hall", for: "bell")
             let first = try await inbox.messages(on: "p2o/clients/hall/register-response")
             #expect(first[0].text == #"{"status":"success"}"#)
             try await Buttons.send(app, "hall", "status", "offline")
@@ -83,13 +76,9 @@ struct ButtonFanOutTests {
     @Test("unregister stops the fan-out to that client only")
     func unregisterStopsFanOut() async throws {
         try await withRelay { relay in
-            let app = try await relay.connect()
-            let inbox = await MessageCollector.collecting(app)
-            try await app.subscribe("p2o/clients/+/button-press")
-            try await app.subscribe("p2o/clients/+/unregister-response")
+            let (app, inbox) = try await relay.connectCollecting("p2o/clients/+/button-press", "p2o/clients/+/unregister-response")
             for name in ["stay", "go"] {
-                try await Buttons.send(app, name, "status", "online")
-                try await Buttons.send(app, name, "register", "bell")
+                try await Buttons.register(app, name, for: "bell")
             }
             try await Buttons.press(app, "bell", at: 1)
             try await inbox.messages(on: "p2o/clients/go/button-press")
@@ -107,9 +96,7 @@ struct ButtonFanOutTests {
     @Test("a client whose will (offline) fires is treated as offline")
     func willMakesOffline() async throws {
         try await withRelay { relay in
-            let watcher = try await relay.connect()
-            let inbox = await MessageCollector.collecting(watcher)
-            try await watcher.subscribe("p2o/clients/tab/#")
+            let (watcher, inbox) = try await relay.connectCollecting("p2o/clients/tab/#")
             let tablet = try await relay.connect(id: "tab") {
                 $0.will = MQTTWill(topic: "p2o/clients/tab/status", payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
             }

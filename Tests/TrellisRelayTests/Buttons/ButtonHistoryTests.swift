@@ -11,10 +11,7 @@ struct ButtonHistoryTests {
     @Test("25 presses leave the newest 20 in the history, oldest first, in the state and the registration")
     func historyCap() async throws {
         try await withRelay { relay in
-            let app = try await relay.connect()
-            let inbox = await MessageCollector.collecting(app)
-            try await app.subscribe("p2o/buttons/long/state")
-            try await app.subscribe("p2o/clients/reader/register-response")
+            let (app, inbox) = try await relay.connectCollecting("p2o/buttons/long/state", "p2o/clients/reader/register-response")
             for second in 1...25 { try await Buttons.press(app, "long", at: second) }
             let states = try await inbox.messages(on: "p2o/buttons/long/state", count: 25)
             #expect(states[19].text == Buttons.state("long", total: 20, history: 1...20))
@@ -33,9 +30,7 @@ struct ButtonHistoryTests {
     @Test("stated times are written in UTC with milliseconds and ordered by the time of the press")
     func statedTimes() async throws {
         try await withRelay { relay in
-            let app = try await relay.connect()
-            let inbox = await MessageCollector.collecting(app)
-            try await app.subscribe("p2o/buttons/clock/state")
+            let (app, inbox) = try await relay.connectCollecting("p2o/buttons/clock/state")
             for payload in ["2026-11-22T11:40:03+01:00", "2026-11-22T10:40:01Z", "2026-11-22T05:10:02.0004-05:30"] {
                 try await app.publishAndWait(topic: "p2o/buttons/clock/press", payload: Array(payload.utf8))
             }
@@ -52,9 +47,7 @@ struct ButtonHistoryTests {
     @Test("an empty press is dated when Trellis receives it")
     func emptyPressIsNow() async throws {
         try await withRelay { relay in
-            let app = try await relay.connect()
-            let inbox = await MessageCollector.collecting(app)
-            try await app.subscribe("p2o/buttons/now/state")
+            let (app, inbox) = try await relay.connectCollecting("p2o/buttons/now/state")
             let before = Date()
             try await app.publishAndWait(topic: "p2o/buttons/now/press", payload: [])
             try await app.publishAndWait(topic: "p2o/buttons/now/press", payload: Array(" \n".utf8))
@@ -77,9 +70,7 @@ struct ButtonHistoryTests {
     @Test("histories of different buttons are kept apart")
     func separateHistories() async throws {
         try await withRelay { relay in
-            let app = try await relay.connect()
-            let inbox = await MessageCollector.collecting(app)
-            try await app.subscribe("p2o/buttons/+/state")
+            let (app, inbox) = try await relay.connectCollecting("p2o/buttons/+/state")
             for second in 1...4 { try await Buttons.press(app, second.isMultiple(of: 2) ? "even" : "odd", at: second) }
             try await Buttons.press(app, "küche", at: 9)
             try await inbox.messages(on: "p2o/buttons/küche/state")

@@ -28,9 +28,7 @@ struct ButtonScaleTests {
                 _ = try await store.register(client: Self.client(index), button: button, at: then)
             }
 
-            let listener = try await relay.connect()
-            let inbox = await MessageCollector.collecting(listener)
-            try await listener.subscribe("p2o/clients/+/button-press")
+            let (listener, inbox) = try await relay.connectCollecting("p2o/clients/+/button-press")
             let started = ContinuousClock.now
             try await Buttons.press(listener, "b0", at: 1)
             try await inbox.wait(timeout: .seconds(30), "100 deliveries") { $0.count >= 100 }

@@ -36,6 +36,13 @@ enum Buttons {
         try await client.publishAndWait(topic: "p2o/clients/\(id)/\(leaf)", payload: Array(text.utf8), retain: retain)
     }
 
+    /// Publishes client `id`'s `status` (online unless told), then its registration for `button`:
+    /// a client registered for a button, for the tests of what presses and restarts bring it.
+    static func register(_ client: MQTTClient, _ id: String, for button: String, status: String = "online") async throws {
+        try await send(client, id, "status", status)
+        try await send(client, id, "register", button)
+    }
+
     /// A dead-letter record without its `received_at`, which is checked to be an ISO 8601 UTC time
     /// with milliseconds.
     static func letter(_ message: MQTTMessage) throws -> [String: String] {

@@ -12,13 +12,8 @@ struct CatalogCareAlertFlowTests {
 
     /// Adds `Fern` on sensor 0x36 through the plant tracker protocol and links it to a High-use species.
     static func linkedFern(_ relay: RelayHarness) async throws -> (MQTTClient, MessageCollector) {
-        let client = try await relay.connect()
-        let inbox = await MessageCollector.collecting(client)
-        try await client.subscribe("rpi/fromrpi")
-        try await client.subscribe("trellis/alerts/#")
-        try await client.publishAndWait(topic: "rpi/torpi", payload: Array(
-            "ID:add;sender:Bob;receiver:Host-RPI3B+;payload:Fern,0x36;operation:REQ_addNewPlant".utf8))
-        try await inbox.messages(on: "rpi/fromrpi")
+        let (client, inbox) = try await relay.connectCollecting("rpi/fromrpi", "trellis/alerts/#")
+        try await addPlant("Fern", sensors: ["0x36"], as: "Bob", from: client, answeredIn: inbox)
         let store = try relay.store
         try await store.upsertSpecies([Species(symbol: "NEEX", scientificName: "Nephrolepis exaltata", commonName: "Boston swordfern",
                                                moistureUse: .high, shadeTolerance: .tolerant, minTempF: 28)])
@@ -64,9 +59,7 @@ struct CatalogCareAlertFlowTests {
             #expect(await inbox.received(on: Self.alertTopic).count == 3)
 
             // Retained: a new subscriber gets the latest state.
-            let late = try await relay.connect()
-            let lateInbox = await MessageCollector.collecting(late)
-            try await late.subscribe(Self.alertTopic)
+            let (_, lateInbox) = try await relay.connectCollecting(Self.alertTopic)
             let retained = try await lateInbox.messages(on: Self.alertTopic)[0]
             #expect(retained.retain && retained.payload == all[2].payload)
         }

@@ -74,13 +74,8 @@ struct CatalogCollectionsFlowTests {
         try await withRelay(settings: .losslessPlants) { relay in
             try await TestCatalog.load(relay)
             let console = try await FleetConsole.open(relay)
-            let tracker = try await relay.connect()
-            let inbox = await MessageCollector.collecting(tracker)
-            try await tracker.subscribe("rpi/fromrpi")
-            try await tracker.subscribe("trellis/alerts/#")
-            try await tracker.publishAndWait(topic: "rpi/torpi", payload: Array(
-                "ID:1;sender:Bob;receiver:Host-RPI3B+;payload:Fern,0x36;operation:REQ_addNewPlant".utf8))
-            try await inbox.messages(on: "rpi/fromrpi")
+            let (tracker, inbox) = try await relay.connectCollecting("rpi/fromrpi", "trellis/alerts/#")
+            try await addPlant("Fern", sensors: ["0x36"], as: "Bob", from: tracker, answeredIn: inbox)
             let high = try #require(TestCatalog.species.first { $0.moistureUse == .high && $0.minTempF < 0 })
 
             #expect(try await console.errorCode("plants", "link", #"{"plant":"Oak","symbol":"\#(high.symbol)"}"#) == "not_found")

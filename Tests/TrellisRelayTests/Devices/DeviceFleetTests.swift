@@ -20,9 +20,7 @@ struct DeviceFleetTests {
             try await console.waitFor("devices/node7/info", deviceInfo("node7", powerstate: .online, rssi: -61, agentID: "a7"))
 
             // A late subscriber gets the retained record.
-            let late = try await relay.connect()
-            let lateInbox = await MessageCollector.collecting(late)
-            try await late.subscribe("devices/+/info")
+            let (_, lateInbox) = try await relay.connectCollecting("devices/+/info")
             let retained = try await lateInbox.messages(on: "devices/node7/info")
             #expect(retained[0].retain && retained[0].text == deviceInfo("node7", powerstate: .online, rssi: -61, agentID: "a7"))
 
@@ -35,8 +33,7 @@ struct DeviceFleetTests {
     func willMakesOffline() async throws {
         try await withRelay { relay in
             let console = try await FleetConsole.open(relay)
-            let node = try await FleetDevice.connect(relay, id: "door")
-            try await console.waitFor("devices/door/info", deviceInfo("door", powerstate: .online))
+            let node = try await console.connectOnline(relay, id: "door")
             node.client.dropConnectionUncleanly()
             try await console.waitFor("devices/door/info", deviceInfo("door"))
             try await console.waitFor("trellis/logs/door") { $0.contains(#""message":"offline""#) && $0.contains(#""type":"Status""#) }
@@ -81,8 +78,7 @@ struct DeviceFleetTests {
             #expect(try await console.data("models", "builds", #"{"model":"m1"}"#).hasPrefix(#"{"builds":[{"build":1,"created_at":"#))
 
             // Assigned to a model with a build: the new device gets the code at once.
-            let c = try await FleetDevice.connect(relay, id: "c")
-            try await console.waitFor("devices/c/info", deviceInfo("c", powerstate: .online))
+            let c = try await console.connectOnline(relay, id: "c")
             _ = try await console.data("models", "assign", #"{"device":"c","model":"m1"}"#)
             #expect(try await c.inbox.messages(on: "devices/c/command")[0].text == #"{"build":1,"model":"m1","op":"code"}"#)
 
@@ -128,10 +124,7 @@ struct DeviceFleetTests {
             try await console.waitFor("devices/chatty/info", deviceInfo("chatty"))
             #expect(try await console.data("devices", "delete", #"{"id":"chatty"}"#) == #"{"deleted":"chatty"}"#)
             try await console.waitFor("devices/chatty/info", "")
-            let late = try await relay.connect()
-            let lateInbox = await MessageCollector.collecting(late)
-            try await late.subscribe("devices/+/info")
-            try await late.subscribe("trellis/status")
+            let (_, lateInbox) = try await relay.connectCollecting("devices/+/info", "trellis/status")
             try await lateInbox.messages(on: "trellis/status")
             #expect(await lateInbox.received(on: "devices/chatty/info").isEmpty)
             #expect(try await console.errorCode("logs", "get", #"{"device":"chatty"}"#) == "not_found")
@@ -142,8 +135,7 @@ struct DeviceFleetTests {
     func survivesRestart() async throws {
         try await withRelay { relay in
             var console = try await FleetConsole.open(relay)
-            _ = try await FleetDevice.connect(relay, id: "keep")
-            try await console.waitFor("devices/keep/info", deviceInfo("keep", powerstate: .online))
+            _ = try await console.connectOnline(relay, id: "keep")
             _ = try await console.data("models", "create", #"{"name":"Node"}"#)
             _ = try await console.data("models", "assign", #"{"device":"keep","model":"m1"}"#)
             _ = try await console.data("models", "upload", #"{"model":"m1","device_code":"d","agent_code":"a"}"#)
@@ -195,9 +187,7 @@ struct DeviceFleetTests {
 
     @Test("per-client form: reads for anyone, fleet changes only for operators")
     func forbidden() async throws {
-        var settings = RelaySettings()
-        settings.operators = ["ops"]
-        try await withRelay(settings: settings) { relay in
+        try await withRelay(settings: .operators(["ops"])) { relay in
             let console = try await FleetConsole.open(relay)
             #expect(try await console.data("models", "create", #"{"name":"Node"}"#).contains("m1"))
             #expect(try await console.errorCode("models", "create", #"{"name":"Other"}"#, client: "alice") == "forbidden")

@@ -12,12 +12,9 @@ struct FleetConsole {
     let inbox: MessageCollector
 
     static func open(_ relay: RelayHarness) async throws -> FleetConsole {
-        let client = try await relay.connect()
-        let inbox = await MessageCollector.collecting(client)
-        for filter in ["trellis/response/#", "trellis/clients/+/response/#", "devices/+/info", "devices/+/command",
-                       "trellis/logs/+", "trellis/models/+/info", "trellis/deadletter", "replies/#"] {
-            try await client.subscribe(filter)
-        }
+        let (client, inbox) = try await relay.connectCollecting(
+            "trellis/response/#", "trellis/clients/+/response/#", "devices/+/info", "devices/+/command",
+            "trellis/logs/+", "trellis/models/+/info", "trellis/deadletter", "replies/#")
         return FleetConsole(client: client, inbox: inbox)
     }
 
@@ -56,6 +53,14 @@ struct FleetConsole {
         return object["code"] as? String ?? ""
     }
 
+    /// Connects the simulated device `id` and waits until its retained info, online, is on
+    /// `devices/<id>/info`: a device registered with the fleet, for the tests of what comes after.
+    func connectOnline(_ relay: RelayHarness, id: String) async throws -> FleetDevice {
+        let device = try await FleetDevice.connect(relay, id: id)
+        try await waitFor("devices/\(id)/info", deviceInfo(id, powerstate: .online))
+        return device
+    }
+
     /// Waits until the latest message on `topic` is `text`.
     func waitFor(_ topic: String, _ text: String) async throws {
         try await inbox.wait(timeout: .seconds(20), "\(topic) = \(text)") { messages in
@@ -81,14 +86,23 @@ struct FleetDevice {
         let client = try await relay.connect(id: "device-\(id)") { configuration in
             configuration.will = MQTTWill(topic: "devices/\(id)/status", payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
         }
-        let inbox = await MessageCollector.collecting(client)
-        try await client.subscribe("devices/\(id)/command")
+        let inbox = try await MessageCollector.collecting(client, subscribedTo: ["devices/\(id)/command"])
         try await client.publishAndWait(topic: "devices/\(id)/status", payload: Array("online".utf8), retain: true)
         return FleetDevice(id: id, client: client, inbox: inbox)
     }
 
     func publish(_ leaf: String, _ text: String) async throws {
         try await client.publishAndWait(topic: "devices/\(id)/\(leaf)", payload: Array(text.utf8))
+    }
+}
+
+extension RelaySettings {
+    /// Default settings with `names` as the operators: the clients allowed fleet changes and
+    /// operator requests in the per-client form.
+    static func operators(_ names: Set<String>) -> RelaySettings {
+        var settings = RelaySettings()
+        settings.operators = names
+        return settings
     }
 }
 

@@ -33,10 +33,7 @@ struct DiscoveryReloadTests {
     @Test("configs at start and with a thing's first press; a new prefix moves them; off clears them")
     func reload() async throws {
         try await withRelay { relay in
-            let watcher = try await relay.connect()
-            let inbox = await MessageCollector.collecting(watcher)
-            try await watcher.subscribe("homeassistant/#")
-            try await watcher.subscribe("ha2/#")
+            let (watcher, inbox) = try await relay.connectCollecting("homeassistant/#", "ha2/#")
             try await inbox.wait(timeout: .seconds(30), "Trellis's own configs, retained") { messages in
                 Self.live(messages, under: "homeassistant").count == 3
             }
@@ -68,9 +65,7 @@ struct DiscoveryReloadTests {
     @Test("an announcement of 600 buttons (1,203 configs) arrives whole; moved twice in a row, nothing stays under the prefixes left")
     func largeAnnouncement() async throws {
         try await withRelay { relay in
-            let watcher = try await relay.connect()
-            let inbox = await MessageCollector.collecting(watcher)
-            for prefix in ["homeassistant", "ha2", "ha3"] { try await watcher.subscribe("\(prefix)/#") }
+            let (watcher, inbox) = try await relay.connectCollecting("homeassistant/#", "ha2/#", "ha3/#")
             let buttons = 600
             let all = try await Self.press(buttons, from: watcher, until: inbox)
 
@@ -92,10 +87,7 @@ struct DiscoveryReloadTests {
     @Test("a birth message on homeassistant/status brings all 603 configs of 300 buttons again, and the relay answers a request meanwhile")
     func birthMessage() async throws {
         try await withRelay { relay in
-            let watcher = try await relay.connect()
-            let inbox = await MessageCollector.collecting(watcher)
-            try await watcher.subscribe("homeassistant/#")
-            try await watcher.subscribe("p2o/buttons/+/state")
+            let (watcher, inbox) = try await relay.connectCollecting("homeassistant/#", "p2o/buttons/+/state")
             let buttons = 300
             let all = try await Self.press(buttons, from: watcher, until: inbox)
 

@@ -21,9 +21,7 @@ struct RetainedSweepTests {
     /// a marker published afterwards ends them).
     static func retained(_ topics: [String], in relay: RelayHarness) async throws -> Set<String> {
         let reader = try await relay.connect()
-        let inbox = await MessageCollector.collecting(reader)
-        for topic in topics { try await reader.subscribe(topic) }
-        try await reader.subscribe("test/marker")
+        let inbox = try await MessageCollector.collecting(reader, subscribedTo: topics + ["test/marker"])
         try await reader.publishAndWait(topic: "test/marker", payload: [])
         try await inbox.wait(timeout: .seconds(30), "the marker after the retained messages") { messages in
             messages.contains { $0.topic == "test/marker" }
@@ -59,8 +57,7 @@ struct RetainedSweepTests {
             let seeder = try await relay.connect()
             try await Self.retain(stale + kept, with: seeder)
             let watcher = try await relay.connect()
-            let inbox = await MessageCollector.collecting(watcher)
-            for topic in stale { try await watcher.subscribe(topic) }
+            let inbox = try await MessageCollector.collecting(watcher, subscribedTo: stale)
 
             try await relay.startRelay()
             try await inbox.wait(timeout: .seconds(60), "every stale retained topic cleared") { messages in
@@ -81,10 +78,7 @@ struct RetainedSweepTests {
             try await Self.retain([earlierRun, foreign], with: seeder)
 
             try await relay.startRelay()
-            let watcher = try await relay.connect()
-            let inbox = await MessageCollector.collecting(watcher)
-            try await watcher.subscribe(earlierRun)
-            try await watcher.subscribe("homeassistant/binary_sensor/trellis/connectivity/config")
+            let (_, inbox) = try await relay.connectCollecting(earlierRun, "homeassistant/binary_sensor/trellis/connectivity/config")
             try await inbox.wait(timeout: .seconds(60), "this run's configs under homeassistant/") { messages in
                 messages.contains { $0.topic == "homeassistant/binary_sensor/trellis/connectivity/config" && !$0.payload.isEmpty }
             }

@@ -18,9 +18,7 @@ struct DeadLetterListTests {
 
     @Test("filters by reason, topic prefix and since; pages with next_cursor; newest first")
     func list() async throws {
-        var settings = RelaySettings()
-        settings.operators = ["ops"]
-        try await withRelay(settings: settings) { relay in
+        try await withRelay(settings: .operators(["ops"])) { relay in
             let console = try await FleetConsole.open(relay)
             for (index, (topic, payload, _)) in Self.rejected.enumerated() {
                 try await console.client.publishAndWait(topic: topic, payload: Array(payload.utf8))

@@ -13,9 +13,7 @@ struct PlantBurstTests {
         var settings = RelaySettings.losslessPlants
         settings.spamLimit = 1_000
         try await withRelay(settings: settings) { relay in
-            let phone = try await relay.connect()
-            let inbox = await MessageCollector.collecting(phone)
-            try await phone.subscribe("rpi/fromrpi")
+            let (phone, inbox) = try await relay.connectCollecting("rpi/fromrpi")
             let count = 90
             var addsBefore: [Int: Int] = [:]
             var adds = 0

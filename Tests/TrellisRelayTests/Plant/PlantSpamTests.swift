@@ -6,12 +6,17 @@ import TrellisTestSupport
 
 @Suite("Plant tracker spam limit through a real broker", .serialized)
 struct PlantSpamTests {
+    /// The lossless plant topics, with a limit of `limit` messages a minute from each sender.
+    static func limited(to limit: Int) -> RelaySettings {
+        var settings = RelaySettings.losslessPlants
+        settings.spamLimit = limit
+        settings.spamWindow = 60
+        return settings
+    }
+
     @Test("over the limit: ERR_kickedForSpam once, then muted messages are dead-lettered only", arguments: PlantTopics.allCases)
     func kickedThenMuted(_ topics: PlantTopics) async throws {
-        var settings = RelaySettings.losslessPlants
-        settings.spamLimit = 3
-        settings.spamWindow = 60
-        try await withRelay(settings: settings) { relay in
+        try await withRelay(settings: Self.limited(to: 3)) { relay in
             let bob = try await PlantClient.connect(relay, topics: topics)
             for id in 1...3 {
                 let reply = try await bob.ask(bob.request("\(id)", "REQ_numPlants"))
@@ -45,10 +50,7 @@ struct PlantSpamTests {
 
     @Test("malformed messages count against their sender too", arguments: PlantTopics.allCases)
     func malformedCount(_ topics: PlantTopics) async throws {
-        var settings = RelaySettings.losslessPlants
-        settings.spamLimit = 2
-        settings.spamWindow = 60
-        try await withRelay(settings: settings) { relay in
+        try await withRelay(settings: Self.limited(to: 2)) { relay in
             let bob = try await PlantClient.connect(relay, topics: topics)
             let bad = "ID:1;sender:Bob's iPhone;receiver:Host-RPI3B+;payload:x"
             #expect(try await bob.ask(bad) == Wire.error("1", to: bob.name, "ERR_hashLength", offending: bad))
@@ -59,10 +61,7 @@ struct PlantSpamTests {
 
     @Test("incoming ERR_ messages are not counted, so they never earn a kick", arguments: PlantTopics.allCases)
     func errorsNotCounted(_ topics: PlantTopics) async throws {
-        var settings = RelaySettings.losslessPlants
-        settings.spamLimit = 2
-        settings.spamWindow = 60
-        try await withRelay(settings: settings) { relay in
+        try await withRelay(settings: Self.limited(to: 2)) { relay in
             let bob = try await PlantClient.connect(relay, topics: topics)
             for id in 1...5 {
                 try await bob.send(bob.request("e\(id)", "ERR_invalidOpTag", payload: "whatever"))

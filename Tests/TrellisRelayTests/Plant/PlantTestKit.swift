@@ -50,6 +50,16 @@ enum Wire {
     }
 }
 
+/// Adds `plant` on `sensors` as `sender` over the shared topics (`rpi/torpi`), and waits for the
+/// host's answer in `inbox`, which collects `client`'s messages and is subscribed to `rpi/fromrpi`:
+/// the plant that tests of what comes after (readings, species links, alerts, browsing) start from.
+func addPlant(_ plant: String, sensors: [String], as sender: String,
+              from client: MQTTClient, answeredIn inbox: MessageCollector) async throws {
+    let request = Wire.request("1", from: sender, "REQ_addNewPlant", payload: ([plant] + sensors).joined(separator: ","))
+    try await client.publishAndWait(topic: "rpi/torpi", payload: Array(request.utf8))
+    try await inbox.messages(on: "rpi/fromrpi")
+}
+
 /// One record of `trellis/deadletter`.
 struct DeadLetterRecord: Decodable, Sendable {
     var reason: String
@@ -80,10 +90,7 @@ struct PlantClient: Sendable {
     static func connect(_ relay: RelayHarness, name: String = "Bob's iPhone", topics: PlantTopics,
                         extraFilters: [String] = []) async throws -> PlantClient {
         let client = try await relay.connect()
-        let inbox = await MessageCollector.collecting(client)
-        for filter in ["rpi/fromrpi/#", deadLetterTopic] + extraFilters {
-            try await client.subscribe(filter)
-        }
+        let inbox = try await MessageCollector.collecting(client, subscribedTo: ["rpi/fromrpi/#", deadLetterTopic] + extraFilters)
         return PlantClient(name: name, topics: topics, client: client, inbox: inbox)
     }
 
@@ -135,6 +142,14 @@ struct PlantClient: Sendable {
         let reply = try await ask(request(id, "REQ_numPlants"))
         #expect(reply == Wire.reply(id, to: name, "RES_numPlants", payload: String(plants)))
         return reply
+    }
+
+    /// Sends each of `messages` in order, then the marker (so every one of them has been handled),
+    /// and returns the dead letters once at least `count` have come.
+    func deadLetters(after messages: [String], count: Int = 1) async throws -> [DeadLetterRecord] {
+        for message in messages { try await send(message) }
+        try await sendMarker()
+        return try await deadLetters(count: count)
     }
 }
 

@@ -13,9 +13,7 @@ struct PlantTrackerAppSessionTests {
     @Test("a whole session: nothing Trellis sends is rejected by the app, crashes it, or is an operation it does not know")
     func session() async throws {
         try await withRelay { relay in
-            let observer = try await relay.connect()
-            let wire = await MessageCollector.collecting(observer)
-            try await observer.subscribe("rpi/fromrpi")
+            let (_, wire) = try await relay.connectCollecting("rpi/fromrpi")
             let sensors = try await relay.connect()
             let session = AppSession(host: relay.broker.host, port: relay.broker.port, strict: true) { topic, payload in
                 try await sensors.publishAndWait(topic: topic, payload: Array(payload.utf8))

@@ -17,11 +17,9 @@ struct PlantUnansweredTests {
     func senderMismatch(_ message: String) async throws {
         try await withRelay(settings: .losslessPlants) { relay in
             let alice = try await PlantClient.connect(relay, name: "Alice", topics: .perClient)
-            try await alice.send(message)
-            try await alice.sendMarker()
+            let letters = try await alice.deadLetters(after: [message])
 
             #expect(await alice.allReplies() == [Wire.reply("marker", to: "Alice", "RES_numPlants", payload: "0")])
-            let letters = try await alice.deadLetters(count: 1)
             #expect(letters.count == 1)
             #expect(letters.first?.reason == "sender_mismatch")
             #expect(letters.first?.topic == "rpi/torpi/Alice")
@@ -41,11 +39,9 @@ struct PlantUnansweredTests {
         let (message, reason) = rejected
         try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await PlantClient.connect(relay, topics: topics)
-            try await phone.send(message)
-            try await phone.sendMarker()
+            let letters = try await phone.deadLetters(after: [message])
 
             #expect(await phone.allReplies().count == 1)
-            let letters = try await phone.deadLetters(count: 1)
             #expect(letters.map(\.reason) == [reason])
             #expect(letters.first?.payload == message)
             #expect(letters.first?.topic == phone.requestTopic)
@@ -75,15 +71,15 @@ struct PlantUnansweredTests {
     func ownMessages(_ topics: PlantTopics) async throws {
         try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await PlantClient.connect(relay, topics: topics)
-            try await phone.send(Wire.request("1", from: plantHost, "REQ_numPlants"))
-            try await phone.send(Wire.reply("2", to: "Bob's iPhone", "RES_numPlants", payload: "0"))
-            try await phone.send(Wire.reply("3", to: "Bob's iPhone", "ERR_hashLength", payload: "x"))
             let malformed = "ID:4;sender:Host-RPI3B+;receiver:Bob's iPhone;payload:x"
-            try await phone.send(malformed)
-            try await phone.sendMarker()
+            let letters = try await phone.deadLetters(after: [
+                Wire.request("1", from: plantHost, "REQ_numPlants"),
+                Wire.reply("2", to: "Bob's iPhone", "RES_numPlants", payload: "0"),
+                Wire.reply("3", to: "Bob's iPhone", "ERR_hashLength", payload: "x"),
+                malformed,
+            ])
 
             #expect(await phone.allReplies().count == 1)
-            let letters = try await phone.deadLetters(count: 1)
             #expect(letters.map(\.reason) == ["ERR_hashLength"])
             #expect(letters.first?.payload == malformed)
         }
@@ -95,14 +91,10 @@ struct PlantUnansweredTests {
             let phone = try await PlantClient.connect(relay, topics: topics)
             // What a client might send back after receiving one of Trellis's errors.
             let bounced = phone.request("7", "ERR_invalidOpTag", payload: Wire.escape(Wire.reply("7", to: "Bob's iPhone", "RES_x", payload: "")))
-            try await phone.send(bounced)
-            try await phone.send(phone.request("8", "ERR_somethingNew", payload: "a%3Bb"))
             let malformed = "ID:9;sender:Bob's iPhone;payload:a;operation:ERR_hashLength"
-            try await phone.send(malformed)
-            try await phone.sendMarker()
+            let letters = try await phone.deadLetters(after: [bounced, phone.request("8", "ERR_somethingNew", payload: "a%3Bb"), malformed])
 
             #expect(await phone.allReplies().count == 1)
-            let letters = try await phone.deadLetters(count: 1)
             #expect(letters.map(\.reason) == ["ERR_hashLength"])
             #expect(letters.first?.payload == malformed)
         }
