@@ -7,7 +7,7 @@ APT_PACKAGES := mosquitto mosquitto-clients libmosquitto-dev libsqlite3-dev libs
 	tcpdump tshark iproute2 ethtool
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test postgres build deps ha-deps ha-check deb deb-deps deb-check bench bench-stores soak fuzz install uninstall clean embed
+.PHONY: run test postgres build deps ha-deps ha-check deb deb-deps deb-check bench bench-stores bench-scaling soak fuzz install uninstall clean embed
 
 ## deps: install Mosquitto, its client tools, the C libraries, the openssl tool (the TLS tests make
 ## their certificates with it), PostgreSQL (the tests start a throwaway cluster of their own) and Prometheus
@@ -139,6 +139,15 @@ bench-stores: deps
 	@pg=$$(mktemp -d) && trap 'Tests/Postgres/cluster.sh stop "$$pg"' EXIT && trap 'exit 130' INT TERM && \
 	url=$$(Tests/Postgres/cluster.sh start "$$pg") && \
 	"$$($(SWIFT) build -c release --show-bin-path)/trellis-bench" --stores "$$url" $(ARGS)
+
+## bench-scaling: how a request's cost grows with the state (1×, 10×, 100× of the bench's state), on SQLite and on a
+## throwaway PostgreSQL cluster (release build; `make bench-scaling ARGS=--quick` for a short run, ARGS=--scales=1,10 to stop earlier).
+bench-scaling: deps
+	$(SWIFT) build -c release --product trellis
+	$(SWIFT) build -c release --product trellis-bench
+	@pg=$$(mktemp -d) && trap 'Tests/Postgres/cluster.sh stop "$$pg"' EXIT && trap 'exit 130' INT TERM && \
+	url=$$(Tests/Postgres/cluster.sh start "$$pg") && \
+	"$$($(SWIFT) build -c release --show-bin-path)/trellis-bench" --scaling --stores "$$url" $(ARGS)
 
 ## soak: the long fault tests (20 SIGKILLs during bursts of 10,000 QoS 1 presses, ...).
 soak: deps

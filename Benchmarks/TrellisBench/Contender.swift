@@ -37,6 +37,8 @@ struct Contender {
     let buttonPrefix: String
     /// How every reply of this contender to a plant request ends.
     let replySuffix: String
+    /// From starting the relay until it printed its ready line (polled every 20 ms).
+    var startup: Duration = .zero
 
     /// Compiles one of the C programs kept beside the benchmark (`Benchmarks/baseline/NAME.c`) into `work`.
     static func compile(_ name: String, work: String) throws -> String {
@@ -86,11 +88,16 @@ struct Contender {
         case sqlite
         /// `relays` relays on the PostgreSQL database at `url`, in one share group when more than one.
         case postgres(url: String, relays: Int)
+        /// One relay on a state written beforehand: the SQLite directory `state-<name>` in the work
+        /// directory, or the PostgreSQL database at the URL.
+        case prepared(postgresURL: String?)
     }
 
     /// Like ``trellis(port:work:species:)``, with the state in `setup`, on the prefixes given, named `name`.
+    /// `readyLine` is the log line the relay is waited for before its traffic starts (at most `readyTimeout`).
     static func trellis(port: Int, work: String, species: Int, setup: StoreSetup, name: String = "trellis",
-                        prefixes: (plant: String, buttons: String) = ("trl", "t2o"), spamWindow: String = "0.1") async throws -> Contender {
+                        prefixes: (plant: String, buttons: String) = ("trl", "t2o"), spamWindow: String = "0.1",
+                        readyLine: String = "connected to the broker", readyTimeout: Duration = .seconds(30)) async throws -> Contender {
         let state = work + "/state-\(name)"
         var storeArguments: [String] = []
         var relayCount = 1
@@ -110,6 +117,8 @@ struct Contender {
             try await store.close()
             storeArguments = ["--store", url]
             relayCount = relays
+        case let .prepared(url):
+            if let url { storeArguments = ["--store", url] }
         }
         let sensors = (0..<7).map { "0x\(String(0x30 + $0, radix: 16))" }
         let plantsFile = work + "/plants-\(name).txt"
@@ -130,9 +139,11 @@ struct Contender {
             Watchdog.adopt(process.pid)
             return process
         }
+        let spawned = ContinuousClock.now
         var contender = Contender(name: name, process: try relay(0), output: work + "/\(name)-0.log",
                                   plantPrefix: plant, buttonPrefix: buttons, replySuffix: "operation:RES_plantSensorData")
-        try await contender.waitFor("connected to the broker")
+        try await contender.waitFor(readyLine, timeout: readyTimeout)
+        contender.startup = ContinuousClock.now - spawned
         for index in 1..<relayCount {
             let companion = try relay(index)
             contender.companions.append(companion)
@@ -172,10 +183,11 @@ struct Contender {
         return contender
     }
 
-    func waitFor(_ text: String) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
+    func waitFor(_ text: String, timeout: Duration = .seconds(30)) async throws {
+        let deadline = ContinuousClock.now + timeout
         while !Self.read(output).contains(text) {
             guard ContinuousClock.now < deadline, process.isRunning else { throw BenchError("never printed '\(text)': \(Self.read(output))") }
+            Watchdog.tick()  // a long start is progress of its own
             try await Task.sleep(for: .milliseconds(20))
         }
     }
@@ -187,6 +199,19 @@ struct Contender {
     }
 
     func residentKiB() -> Int { Self.statusField("VmRSS", of: process.pid) }
+
+    /// The CPU time the relay has used, user and system, over all its threads (those ended too), in
+    /// nanoseconds: `/proc/<pid>/stat`'s utime and stime, counted in clock ticks (10 ms on most
+    /// systems), so a figure wants enough operations to span many ticks.
+    func cpuNanoseconds() -> Int {
+        let stat = Self.read("/proc/\(process.pid)/stat")
+        // The fields after the command name, which is in parentheses and may hold spaces.
+        guard let close = stat.lastIndex(of: ")") else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return 0 }
+        return (user + system) * (1_000_000_000 / sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     func peakKiB() -> Int { Self.statusField("VmHWM", of: process.pid) }
 
     func stop() {

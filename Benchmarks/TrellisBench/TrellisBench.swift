@@ -53,6 +53,12 @@ struct TrellisBench: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Instead of the C relay comparison: compare one relay on SQLite, one on PostgreSQL and two on PostgreSQL in a $share group (QoS 1 round trips and throughput, press fan-out), with databases created on this PostgreSQL server and dropped after (`make bench-stores` starts a throwaway one).", valueName: "postgres-url"))
     var stores: String?
 
+    @Flag(help: ArgumentHelp("Instead of the C relay comparison: how a request's cost grows with the state. At each of --scales, a relay on the bench's state grown that many times (buttons, clients, listeners of a button, devices with full logs, species, dead letters): its start until announced to Home Assistant and its peak memory, then the closed-loop p50 and CPU per operation of a plant request, a press and a device log line; at the first scale, a press against 10 to 10,000 listeners. SQLite, and PostgreSQL too with --stores URL (`make bench-scaling` starts a throwaway server)."))
+    var scaling = false
+
+    @Option(help: ArgumentHelp("With --scaling: the scales, comma-separated.", valueName: "list"))
+    var scales = "1,10,100"
+
     enum GeneratorKind: String, ExpressibleByArgument { case c, swift }
 
     mutating func run() async throws {
@@ -76,6 +82,15 @@ struct TrellisBench: AsyncParsableCommand {
         defer { broker.kill() }
         if let pid = broker.pid { Watchdog.adopt(pid) }
         let port = broker.address.port
+        if scaling {
+            let list = scales.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            guard !list.isEmpty, list.allSatisfy({ $0 >= 1 }) else { throw ValidationError("--scales takes whole numbers from 1, e.g. 1,10,100") }
+            let run = ScalingRun(port: port, scales: quick ? [1, 2] : list, requests: quick ? 50 : closedLoop / 2,
+                                 postgres: try stores.map { try PostgresURL($0) })
+            print(try await run.run(work: work))
+            print(Machine.describe())
+            return
+        }
         if let stores {
             let comparison = StoreComparison(port: port, loadgen: loadgen, closedLoop: closedLoop, pipelined: pipelined,
                                              presses: presses, rounds: rounds, server: try PostgresURL(stores))
