@@ -22,9 +22,10 @@ struct ScalingRun {
     /// One measured figure: p50 in µs and CPU µs per operation.
     struct Cost { var p50: Double; var cpu: Double }
 
-    func run(work: String) async throws -> String {
-        var lines = ["How the cost grows with the state (closed loop, one operation at a time; p50 in µs, CPU µs per operation;",
-                     "ratios to the same store at 1×)", ""]
+    /// Measures and prints the table, line by line.
+    func run(work: String) async throws {
+        let lines = Printed(["How the cost grows with the state (closed loop, one operation at a time; p50 in µs, CPU µs per operation;",
+                     "ratios to the same store at 1×)", ""])
         var listenerLines: [String] = []
         for store in postgres == nil ? ["SQLite"] : ["SQLite", "PostgreSQL"] {
             var base: [String: Cost] = [:]
@@ -49,13 +50,27 @@ struct ScalingRun {
             }
             lines.append("")
         }
-        return (lines + listenerLines).joined(separator: "\n")
+        for line in listenerLines { lines.append(line) }
+    }
+
+    /// Lines printed as they are added, so that a run cut short keeps what it measured.
+    private struct Printed {
+        init(_ lines: [String]) { for line in lines { append(line) } }
+        func append(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
     }
 
     /// One relay on `state`: its start, then every figure.
     private func measure(_ state: ScalingState, store: String, work: String, listenersToo: Bool)
         async throws -> (name: String, started: Double, peakKiB: Int, costs: [String: Cost]) {
         let name = "scale-\(store.lowercased())-\(state.scale)"
+        // Writing the 100× state is one long transaction: progress of its own for the watchdog.
+        let ticker = Task {
+            while !Task.isCancelled {
+                Watchdog.tick()
+                try? await Task.sleep(for: .seconds(5))
+            }
+        }
+        defer { ticker.cancel() }
         let dump = try await state.dump()
         var database: PostgresURL?
         if store == "PostgreSQL", let server = postgres {
