@@ -30,4 +30,25 @@ struct BenchQuickTests {
         #expect(paired.allSatisfy { ($0["baselineRounds"] as? [Double])?.count == 2 && ($0["trellisRounds"] as? [Double])?.count == 2 })
         #expect(binary.output.contains("medians of 2 rounds"))
     }
+
+    @Test("trellis-bench --scaling --quick measures every figure at both scales and the listener series")
+    func scalingQuick() async throws {
+        let bench = URL(fileURLWithPath: TrellisBinary.path).deletingLastPathComponent().appendingPathComponent("trellis-bench").path
+        let binary = try TrellisBinary.start(["--scaling", "--quick"], executable: bench)
+        #expect(try await binary.waitForExit(timeout: .seconds(600)) == 0, "\(binary.output)")
+        let rows = binary.output.split(separator: "\n").filter { $0.hasPrefix("1× |") || $0.hasPrefix("2× |") }
+        #expect(rows.count == 2, "\(binary.output)")
+        for row in rows {
+            // scale, things, start, peak RSS, then a p50 / CPU pair for each of the three operations
+            let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            #expect(cells.count == 7, "\(row)")
+            for cell in cells.dropFirst(4) {
+                let numbers = cell.split(whereSeparator: { !"0123456789.".contains($0) }).compactMap { Double($0) }
+                #expect(numbers.count >= 2 && numbers[0] > 0, "no p50 in \(cell)")
+            }
+        }
+        #expect(rows.first.map { $0.contains("| 10061 |") } == true, "the 1× state announces 7 plants, 10,004 buttons and 50 devices")
+        let series = binary.output.split(separator: "\n").first { $0.hasPrefix("SQLite, press against its listeners") }
+        #expect(series.map { line in ["10:", "100:", "1000:", "10000:"].allSatisfy { line.contains($0) } } == true, "\(binary.output)")
+    }
 }
