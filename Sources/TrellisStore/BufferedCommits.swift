@@ -26,7 +26,9 @@ package final class BufferedCommits: Sendable {
     package let reachability: (@Sendable () async -> (any Error)?)?
     /// How long an operation may take before ``reachability`` is asked, and then how often.
     package static let slowAfter: Duration = .seconds(2)
-
+    /// Watches the direct operations in flight when there is a ``reachability`` to ask: an
+    /// operation slower than ``slowAfter`` makes an unreachable server a reported failure.
+    private let inFlight: InFlightWatch?
 
     package init(health: StoreWriteHealth, patience: Duration, reachability: (@Sendable () async -> (any Error)?)? = nil,
          sink: @escaping WriteBehindBuffer<BufferedWrite>.Sink) {
@@ -35,18 +37,25 @@ package final class BufferedCommits: Sendable {
         self.reachability = reachability
         guard let reachability else {
             self.buffer = WriteBehindBuffer(health: health, sink: sink)
+            self.inFlight = nil
             return
         }
         // A batch commit stalled while the server is away is an outage of the write-behind path,
         // reported as such (the commit goes on, and the buffer logs the recovery when it lands).
         let outstanding = Outstanding()
+        let batches = InFlightWatch(slowAfter: Self.slowAfter, reachability: reachability) { failure, _ in
+            health.failed(failure, on: .writeBehind, unwritten: outstanding.count(), waiting: false)
+        }
         self.buffer = WriteBehindBuffer(health: health) { batch in
-            let watch = Self.watch(reachability, health: health, path: .writeBehind, unwritten: { outstanding.count() }, waiting: false)
-            defer { watch.cancel() }
+            let ticket = batches.begin(waiting: false)
+            defer { _ = batches.end(ticket) }
             try await sink(batch)
         }
         let buffer = self.buffer
         outstanding.count = { buffer.outstanding }
+        self.inFlight = InFlightWatch(slowAfter: Self.slowAfter, reachability: reachability) { failure, waiting in
+            health.failed(failure, on: .direct, unwritten: buffer.outstanding, waiting: waiting)
+        }
     }
 
     /// How many changes wait behind, for a log line of the write-behind's watch.
@@ -99,16 +108,15 @@ package final class BufferedCommits: Sendable {
         var failures = 0
         while true {
             do {
-                let watch = watchReachability()
+                let ticket = inFlight?.begin(waiting: waitsOutOutages)
                 let result: T
                 do {
                     result = try await attempt()
                 } catch {
-                    watch?.cancel()
+                    if let ticket { _ = inFlight?.end(ticket) }
                     throw error
                 }
-                watch?.cancel()
-                let wasUnreachable = await watch?.value ?? false
+                let wasUnreachable = ticket.map { inFlight?.end($0) ?? false } ?? false
                 if reportsEveryOutcome || failures > 0 || wasUnreachable { health.succeeded(on: .direct) }
                 return result
             } catch {
@@ -121,31 +129,6 @@ package final class BufferedCommits: Sendable {
                 failures += 1
                 try? await Task.sleep(for: retry.delay(afterFailures: failures))
             }
-        }
-    }
-
-    /// While an attempt runs: after ``slowAfter``, and as often again, asks ``reachability`` and
-    /// reports an unreachable server as a failure of the direct path. Its value tells whether it
-    /// reported one (so the attempt's success is a recovery).
-    private func watchReachability() -> Task<Bool, Never>? {
-        guard let reachability else { return nil }
-        let buffer = self.buffer
-        return Self.watch(reachability, health: health, path: .direct, unwritten: { buffer.outstanding }, waiting: waitsOutOutages)
-    }
-
-    /// A task that, after ``slowAfter`` and as often again until cancelled, asks `reachability`
-    /// and reports an unreachable server as a failure on `path`; its value tells whether it did.
-    private static func watch(_ reachability: @escaping @Sendable () async -> (any Error)?, health: StoreWriteHealth,
-                              path: StoreWriteHealth.Path, unwritten: @escaping @Sendable () -> Int,
-                              waiting: Bool) -> Task<Bool, Never> {
-        Task {
-            var reported = false
-            while (try? await Task.sleep(for: slowAfter)) != nil {
-                guard let failure = await reachability(), !Task.isCancelled else { continue }
-                health.failed(failure, on: path, unwritten: unwritten(), waiting: waiting)
-                reported = true
-            }
-            return reported
         }
     }
 
