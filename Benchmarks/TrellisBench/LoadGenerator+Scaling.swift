@@ -14,7 +14,7 @@ extension LoadGenerator {
             let start = clock.now
             try client.publish(topic: "devices/\(device)/log", payload: Array(#"{"type":"Device","message":"probe \#(index)"}"#.utf8),
                                qos: .atLeastOnce)
-            while try await !next().payload.contains(marker) {}
+            while try await next().payload.firstRange(of: marker) == nil {}
             samples.append(Self.microseconds(clock.now - start))
         }
         return samples
@@ -40,13 +40,5 @@ extension LoadGenerator {
 
     static func microseconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) * 1e6 + Double(duration.components.attoseconds) / 1e12
-    }
-}
-
-extension Array where Element == UInt8 {
-    /// Whether `needle` occurs in these bytes.
-    func contains(_ needle: [UInt8]) -> Bool {
-        guard !needle.isEmpty, count >= needle.count else { return needle.isEmpty }
-        return (0...(count - needle.count)).contains { start in self[start..<(start + needle.count)].elementsEqual(needle) }
     }
 }

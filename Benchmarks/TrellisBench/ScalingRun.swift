@@ -32,7 +32,7 @@ struct ScalingRun {
             lines.append("\(store) | things announced | start to announced (s) | peak RSS (MB) | plant request p50 / CPU | press p50 / CPU (listeners) | log line p50 / CPU")
             for scale in scales {
                 let state = ScalingState(scale: scale)
-                let (_, started, peak, costs) = try await measure(state, store: store, work: work, listenersToo: scale == scales.first)
+                let (started, peak, costs) = try await measure(state, store: store, work: work, listenersToo: scale == scales.first)
                 if scale == scales.first { base = costs }
                 func cell(_ key: String) -> String {
                     guard let cost = costs[key] else { return "-" }
@@ -61,7 +61,7 @@ struct ScalingRun {
 
     /// One relay on `state`: its start, then every figure.
     private func measure(_ state: ScalingState, store: String, work: String, listenersToo: Bool)
-        async throws -> (name: String, started: Double, peakKiB: Int, costs: [String: Cost]) {
+        async throws -> (started: Double, peakKiB: Int, costs: [String: Cost]) {
         let name = "scale-\(store.lowercased())-\(state.scale)"
         // Writing the 100× state is one long transaction: progress of its own for the watchdog.
         let ticker = Task {
@@ -96,9 +96,9 @@ struct ScalingRun {
 
     /// The relay's start and figures on the state already written.
     private func measure(_ state: ScalingState, name: String, work: String, database: PostgresURL?, listenersToo: Bool)
-        async throws -> (name: String, started: Double, peakKiB: Int, costs: [String: Cost]) {
+        async throws -> (started: Double, peakKiB: Int, costs: [String: Cost]) {
         let relay = try await Contender.trellis(port: port, work: work, species: 0,
-                                                setup: .prepared(postgresURL: database.map(Self.withPassword)), name: name,
+                                                setup: .prepared(postgresURL: database.map(\.withPassword)), name: name,
                                                 readyLine: "swept the retained topics", readyTimeout: .seconds(900))
         defer { relay.stop() }
         let started = seconds(relay.startup)
@@ -126,7 +126,7 @@ struct ScalingRun {
             }
         }
         await load.client.shutdown()
-        return (name, started, peak, costs)
+        return (started, peak, costs)
     }
 
     /// Presses per figure: enough for a steady median, fewer where each reaches thousands.
@@ -144,9 +144,11 @@ struct ScalingRun {
     private func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
+}
 
-    /// The URL with its password, for the relay's `--store`.
-    private static func withPassword(_ url: PostgresURL) -> String {
-        "postgres://\(url.user)\(url.password.map { ":" + $0 } ?? "")@\(url.host):\(url.port)/\(url.database)"
+extension PostgresURL {
+    /// The URL with its password (its description hides it), for a benchmarked relay's `--store`.
+    var withPassword: String {
+        "postgres://\(user)\(password.map { ":" + $0 } ?? "")@\(host):\(port)/\(database)"
     }
 }

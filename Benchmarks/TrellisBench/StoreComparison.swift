@@ -37,16 +37,13 @@ struct StoreComparison {
     }
 
     private func measure(one: PostgresURL, two: PostgresURL, work: String) async throws -> String {
-        let secret = { (url: PostgresURL) in
-            "postgres://\(url.user)\(url.password.map { ":" + $0 } ?? "")@\(url.host):\(url.port)/\(url.database)"
-        }
         let baseline = try await Contender.baseline(port: port, work: work)
         let setups = [
             try await Contender.trellis(port: port, work: work, species: 0, setup: .sqlite, name: "sqlite",
                                         prefixes: ("sq1", "sq2"), spamWindow: "0.001"),
-            try await Contender.trellis(port: port, work: work, species: 0, setup: .postgres(url: secret(one), relays: 1),
+            try await Contender.trellis(port: port, work: work, species: 0, setup: .postgres(url: one.withPassword, relays: 1),
                                         name: "pg-one", prefixes: ("pg1", "pq1"), spamWindow: "0.001"),
-            try await Contender.trellis(port: port, work: work, species: 0, setup: .postgres(url: secret(two), relays: 2),
+            try await Contender.trellis(port: port, work: work, species: 0, setup: .postgres(url: two.withPassword, relays: 2),
                                         name: "pg-two", prefixes: ("pg2", "pq2"), spamWindow: "0.001"),
         ]
         let all = [baseline] + setups

@@ -14,8 +14,9 @@ public struct RetainedSweepPlan: Sendable, Hashable {
     /// What a retained topic is, for the sweep.
     public enum Subject: Sendable, Hashable {
         /// One of Trellis's discovery configs: `current` when it is under today's prefix; its node id,
-        /// and its entity as `<component>/<object>`.
-        case discoveryConfig(current: Bool, node: String, entity: String)
+        /// the kind of thing the node stands for (``RetainedSweepPlan/nodeKind(_:)``), and its entity as
+        /// `<component>/<object>`.
+        case discoveryConfig(current: Bool, node: String, kind: String, entity: String)
         /// `devices/<id>/info`.
         case device(String)
         /// `<trellis>/models/<id>/info`.
@@ -68,27 +69,25 @@ public struct RetainedSweepPlan: Sendable, Hashable {
     private func discoveryConfig(_ topic: String) -> Subject? {
         let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
         guard levels.count >= 5, levels.last == "config" else { return nil }
-        let node = levels[levels.count - 3]
-        guard isTrellisNode(node) else { return nil }
+        let node = String(levels[levels.count - 3])
+        guard let kind = nodeKind(node) else { return nil }
         let prefix = levels.dropLast(4).joined(separator: "/")
         guard prefix.isEmpty == false else { return nil }
         let entity = "\(levels[levels.count - 4])/\(levels[levels.count - 2])"
-        if prefix == discoveryPrefix { return .discoveryConfig(current: true, node: String(node), entity: entity) }
+        if prefix == discoveryPrefix { return .discoveryConfig(current: true, node: node, kind: kind, entity: entity) }
         // Under another prefix: one level (any earlier prefix) or one named as earlier.
         guard levels.count == 5 || earlierPrefixes.contains(prefix) else { return nil }
-        return .discoveryConfig(current: false, node: String(node), entity: entity)
+        return .discoveryConfig(current: false, node: node, kind: kind, entity: entity)
     }
 
-    /// The kind of thing a node id of Trellis's stands for: `trellis`, `plant`, `button` or `device`.
+    /// The kind of thing a node id of Trellis's stands for: `trellis`, `plant`, `button` or `device`;
+    /// nil for a node id Trellis does not make (``HomeAssistantDiscovery/plantNode(id:)`` and its siblings).
     public func nodeKind(_ node: String) -> String? {
         if node == nodeBase { return "trellis" }
         return ["plant", "button", "device"].first { kind in
             node.hasPrefix("\(nodeBase)_\(kind)_") && node.count > nodeBase.count + kind.count + 2
         }
     }
-
-    /// Whether `node` is a node id Trellis makes (``HomeAssistantDiscovery/plantNode(id:)`` and its siblings).
-    func isTrellisNode(_ node: Substring) -> Bool { nodeKind(String(node)) != nil }
 
     /// The one topic level of `topic` between `head` and `tail`, nil when it is not of that form.
     private func level(of topic: String, between head: String, and tail: String) -> String? {
@@ -109,12 +108,9 @@ public struct RetainedSweepFacts: Sendable {
     public var deviceIDs: Set<String>
     public var modelIDs: Set<String>
     public var plantIDs: Set<Int64>
-    /// Turns a node id back into its kind, for ``entities``.
-    let plan: RetainedSweepPlan
 
-    public init(plan: RetainedSweepPlan, nodes: Set<String>, entities: [String: Set<String>], deviceIDs: Set<String>,
+    public init(nodes: Set<String>, entities: [String: Set<String>], deviceIDs: Set<String>,
                 modelIDs: Set<String>, plantIDs: Set<Int64>) {
-        self.plan = plan
         self.nodes = nodes
         self.entities = entities
         self.deviceIDs = deviceIDs
@@ -122,12 +118,12 @@ public struct RetainedSweepFacts: Sendable {
         self.plantIDs = plantIDs
     }
 
-    /// Whether the retained `topic`, which is `subject`, describes nothing that exists now.
+    /// Whether a retained topic that is `subject` describes nothing that exists now.
     public func isStale(_ subject: RetainedSweepPlan.Subject) -> Bool {
         switch subject {
-        case .discoveryConfig(current: false, _, _): true
-        case let .discoveryConfig(current: true, node, entity):
-            !(nodes.contains(node) && plan.nodeKind(node).flatMap { entities[$0] }?.contains(entity) == true)
+        case .discoveryConfig(current: false, _, _, _): true
+        case let .discoveryConfig(current: true, node, kind, entity):
+            !(nodes.contains(node) && entities[kind]?.contains(entity) == true)
         case let .device(id): !deviceIDs.contains(id)
         case let .model(id): !modelIDs.contains(id)
         case let .plant(id): !plantIDs.contains(id)

@@ -25,7 +25,7 @@ extension HomeAssistantService {
         ]
         return samples.mapValues { configs in
             Set(configs.compactMap { config in
-                guard case let .discoveryConfig(_, _, entity)? = plan.subject(of: config.topic) else { return nil }
+                guard case let .discoveryConfig(_, _, _, entity)? = plan.subject(of: config.topic) else { return nil }
                 return entity
             })
         }

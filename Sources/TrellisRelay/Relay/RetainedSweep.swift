@@ -102,7 +102,7 @@ struct RetainedSweep: Sendable {
             nodes = try await homeAssistant.nodes(store: store, plants: plants, deviceIDs: deviceIDs)
             entities = homeAssistant.entities(plan: plan)
         }
-        return RetainedSweepFacts(plan: plan, nodes: nodes, entities: entities, deviceIDs: deviceIDs,
+        return RetainedSweepFacts(nodes: nodes, entities: entities, deviceIDs: deviceIDs,
                                   modelIDs: Set(try await store.models().map(\.id)), plantIDs: Set(plants.map(\.id)))
     }
 }

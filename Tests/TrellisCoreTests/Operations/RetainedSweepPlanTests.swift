@@ -11,15 +11,15 @@ struct RetainedSweepPlanTests {
 
     @Test("topics and what they are", arguments: [
         ("homeassistant/sensor/trellis_plant_3/moisture/config",
-         Subject.discoveryConfig(current: true, node: "trellis_plant_3", entity: "sensor/moisture")),
+         Subject.discoveryConfig(current: true, node: "trellis_plant_3", kind: "plant", entity: "sensor/moisture")),
         ("homeassistant/binary_sensor/trellis/connectivity/config",
-         .discoveryConfig(current: true, node: "trellis", entity: "binary_sensor/connectivity")),
+         .discoveryConfig(current: true, node: "trellis", kind: "trellis", entity: "binary_sensor/connectivity")),
         ("homeassistant/event/trellis_button_hall/press/config",
-         .discoveryConfig(current: true, node: "trellis_button_hall", entity: "event/press")),
+         .discoveryConfig(current: true, node: "trellis_button_hall", kind: "button", entity: "event/press")),
         ("homeassistant/sensor/trellis_device_pump-1/model/config",
-         .discoveryConfig(current: true, node: "trellis_device_pump-1", entity: "sensor/model")),
-        ("ha-old/sensor/trellis_plant_3/moisture/config", .discoveryConfig(current: false, node: "trellis_plant_3", entity: "sensor/moisture")),
-        ("site/ha/event/trellis_button_hall/press/config", .discoveryConfig(current: false, node: "trellis_button_hall", entity: "event/press")),
+         .discoveryConfig(current: true, node: "trellis_device_pump-1", kind: "device", entity: "sensor/model")),
+        ("ha-old/sensor/trellis_plant_3/moisture/config", .discoveryConfig(current: false, node: "trellis_plant_3", kind: "plant", entity: "sensor/moisture")),
+        ("site/ha/event/trellis_button_hall/press/config", .discoveryConfig(current: false, node: "trellis_button_hall", kind: "button", entity: "event/press")),
         ("devices/pump-1/info", .device("pump-1")),
         ("trellis/models/m1/info", .model("m1")),
         ("trellis/plants/12/state", .plant(12)),
@@ -53,12 +53,12 @@ struct RetainedSweepPlanTests {
         let off = RetainedSweepPlan(discoveryPrefix: nil, earlierPrefixes: ["homeassistant"], nodeBase: "trellis", trellisPrefix: "trellis")
         #expect(off.filters == ["+/+/+/+/config", "devices/+/info", "trellis/models/+/info", "trellis/plants/+/state"])
         #expect(off.subject(of: "homeassistant/sensor/trellis_plant_3/moisture/config")
-                == .discoveryConfig(current: false, node: "trellis_plant_3", entity: "sensor/moisture"))
+                == .discoveryConfig(current: false, node: "trellis_plant_3", kind: "plant", entity: "sensor/moisture"))
     }
 
     @Test("stale: a node the state no longer has, an entity its kind does not have, a config under another prefix")
     func stale() {
-        let facts = RetainedSweepFacts(plan: Self.plan, nodes: ["trellis", "trellis_plant_3"],
+        let facts = RetainedSweepFacts(nodes: ["trellis", "trellis_plant_3"],
                                        entities: ["plant": ["sensor/moisture"], "trellis": ["binary_sensor/connectivity"]],
                                        deviceIDs: ["pump-1"], modelIDs: ["m1"], plantIDs: [3])
         let cases: [(String, Bool)] = [
