@@ -1,44 +1,53 @@
 import Synchronization
+import TrellisCore
 
-/// The discovery configs this run of Trellis has published, per thing (`plant:3`, `button:hall`,
-/// `device:pump-1`, `trellis`): what they were built from and their topics. It keeps an unchanged
-/// config from being published again on every reading or press, tells which topics to clear when a
-/// thing is deleted, and which to clear all at once when discovery is turned off or moved to
-/// another prefix. Shared by the engines a configuration reload makes.
+/// The discovery configs this run of Trellis has published: per discovery (prefix, node base,
+/// status topics) the things published under it and what their configs were built from. It keeps
+/// an unchanged config from being published again on every reading or press, tells which topics to
+/// clear when a thing is deleted, and which to clear all at once when discovery is turned off or
+/// moved to another prefix. Shared by the engines a configuration reload makes.
+///
+/// It keeps no topics: they follow from the thing and the discovery it was published under
+/// (``HomeAssistantDiscovery/topics(of:)``). A button costs the ledger its id and an empty
+/// signature, about 50 bytes with the table's share, where keeping its two topics cost about 300.
 public final class DiscoveryLedger: Sendable {
-    struct Entry: Sendable {
-        /// What the configs were built from (names, model), so a rename rebuilds them.
-        var signature: String
-        var topics: [String]
-    }
-
-    private let entries = Mutex<[String: Entry]>([:])
+    /// By the discovery the configs were published under: normally one, for a moment two while a
+    /// reload moves discovery and a message handled under the old settings still records.
+    private let published = Mutex<[HomeAssistantDiscovery: [DiscoveryThing: String]]>([:])
 
     public init() {}
 
-    /// Whether `key`'s configs must be (re)built: never published, or built from something else.
-    func needs(_ key: String, signature: String) -> Bool {
-        entries.withLock { $0[key]?.signature != signature }
+    /// Whether `thing`'s configs under `discovery` must be (re)built: never published there, or
+    /// built from something else (`signature`: the names and model they show).
+    func needs(_ thing: DiscoveryThing, signature: String, under discovery: HomeAssistantDiscovery) -> Bool {
+        published.withLock { $0[discovery]?[thing] != signature }
     }
 
-    /// Notes that `key`'s configs, built from `signature`, were published on `topics`.
-    func record(_ key: String, signature: String, topics: [String]) {
-        entries.withLock { $0[key] = Entry(signature: signature, topics: topics) }
+    /// Notes that `thing`'s configs, built from `signature`, were published under `discovery`.
+    func record(_ thing: DiscoveryThing, signature: String, under discovery: HomeAssistantDiscovery) {
+        published.withLock { $0[discovery, default: [:]][thing] = signature }
     }
 
-    /// Forgets `key`, returning the topics it had.
-    func remove(_ key: String) -> [String]? {
-        entries.withLock { $0.removeValue(forKey: key)?.topics }
+    /// Forgets `thing` under `discovery`; whether it was there.
+    func remove(_ thing: DiscoveryThing, under discovery: HomeAssistantDiscovery) -> Bool {
+        published.withLock { $0[discovery]?.removeValue(forKey: thing) != nil }
     }
 
-    /// Forgets everything, returning every topic published, sorted.
+    /// Forgets everything, so that every config is published again (Home Assistant restarted, the
+    /// broker may have lost its retained messages, the relays of the group changed).
+    func forgetAll() {
+        published.withLock { $0.removeAll() }
+    }
+
+    /// Forgets everything, returning the topics of every config published, sorted, to clear them.
     func removeAll() -> [String] {
-        entries.withLock { entries in
-            defer { entries.removeAll() }
-            return entries.values.flatMap(\.topics).sorted()
+        let taken = published.withLock { published in
+            defer { published.removeAll() }
+            return published
         }
+        return taken.flatMap { discovery, things in things.keys.flatMap(discovery.topics(of:)) }.sorted()
     }
 
     /// How many things have configs published.
-    public var count: Int { entries.withLock { $0.count } }
+    public var count: Int { published.withLock { $0.values.reduce(0) { $0 + $1.count } } }
 }

@@ -5,7 +5,7 @@ extension HomeAssistantService {
     /// The node ids of every thing today's state has (Trellis, each plant, button and device, the
     /// plants and devices as the caller read them), read from the store, so that a thing another relay of the share group created counts as well as
     /// this relay's. The sweep keeps a config under the current prefix only when its node is one of
-    /// these and its entity one its kind has (``entities(plan:)``).
+    /// these and its entity one its kind has (``entities()``).
     func nodes(store: any TrellisStore, plants: [StoredPlant], deviceIDs: Set<String>) async throws -> Set<String> {
         var nodes: Set<String> = [discovery.base]
         for plant in plants { nodes.insert(discovery.plantNode(id: plant.id)) }
@@ -14,20 +14,10 @@ extension HomeAssistantService {
         return nodes
     }
 
-    /// The entities (`<component>/<object>`) of each kind of node, read off the configs of one
-    /// thing of each kind: what they are does not depend on the thing.
-    func entities(plan: RetainedSweepPlan) -> [String: Set<String>] {
-        let samples: [String: [DiscoveryConfig]] = [
-            "trellis": discovery.trellis(statsTopic: settings.statsTopic),
-            "plant": plantConfigs(id: 1, name: "sample"),
-            "button": discovery.button(id: "sample", stateTopic: "\(buttonsPrefix)sample/state"),
-            "device": deviceConfigs(id: "sample", name: nil, model: nil),
-        ]
-        return samples.mapValues { configs in
-            Set(configs.compactMap { config in
-                guard case let .discoveryConfig(_, _, _, entity)? = plan.subject(of: config.topic) else { return nil }
-                return entity
-            })
-        }
+    /// The entities (`<component>/<object>`) of each kind of node, by the kind's name.
+    func entities() -> [String: Set<String>] {
+        Dictionary(uniqueKeysWithValues: DiscoveryThing.Kind.allCases.map { kind in
+            (kind.rawValue, Set(HomeAssistantDiscovery.entities(of: kind).map { "\($0.component)/\($0.object)" }))
+        })
     }
 }

@@ -34,7 +34,7 @@ public struct HomeAssistantService: Sendable {
             Route(discovery.birthTopic, service: "homeassistant", handler: ClosureHandler { message, context in
                 guard message.payload == Array("online".utf8) else { return .none }
                 context.logger.info("Home Assistant is online; publishing discovery configs")
-                _ = context.discovery.removeAll()
+                context.discovery.forgetAll()
                 return HandlerOutput(announcesDiscovery: true)
             }),
         ]
@@ -55,23 +55,23 @@ public struct HomeAssistantService: Sendable {
             if topic.hasSuffix("/state"), topic.hasPrefix(buttonsPrefix) {
                 let id = String(topic.dropFirst(buttonsPrefix.count).dropLast("/state".count))
                 guard !message.payload.isEmpty, !id.contains("/") else { continue }
-                out += publish("button:\(id)", signature: "", ledger: ledger) {
+                out += publish(.button(id), signature: "", ledger: ledger) {
                     discovery.button(id: id, stateTopic: topic)
                 }
             } else if topic.hasSuffix("/info"), topic.hasPrefix("devices/") {
                 let id = String(topic.dropFirst("devices/".count).dropLast("/info".count))
                 guard !id.contains("/") else { continue }
                 if message.payload.isEmpty {
-                    out += withdraw("device:\(id)", ledger: ledger) { deviceConfigs(id: id, name: nil, model: nil) }
+                    out += withdraw(.device(id), ledger: ledger)
                 } else if let info = try? JSONDecoder().decode(DeviceInfo.self, from: Data(message.payload)) {
                     out += await device(id: id, name: info.name, modelID: info.modelID, store: store, ledger: ledger)
                 }
             } else if topic.hasSuffix("/state"), topic.hasPrefix(plantsPrefix) {
                 guard let id = Int64(topic.dropFirst(plantsPrefix.count).dropLast("/state".count)) else { continue }
                 if message.payload.isEmpty {
-                    out += withdraw("plant:\(id)", ledger: ledger) { plantConfigs(id: id, name: "") }
+                    out += withdraw(.plant(id), ledger: ledger)
                 } else if let state = try? JSONDecoder().decode(PlantInfo.self, from: Data(message.payload)) {
-                    out += publish("plant:\(id)", signature: state.name, ledger: ledger) { plantConfigs(id: id, name: state.name) }
+                    out += publish(.plant(id), signature: state.name, ledger: ledger) { plantConfigs(id: id, name: state.name) }
                 }
             }
         }
@@ -94,11 +94,11 @@ public struct HomeAssistantService: Sendable {
     /// Stops, leaving the rest, once the calling task is cancelled.
     public func announce(store: any TrellisStore, ledger: DiscoveryLedger, logger: Logger,
                          emit: ([MQTTMessage]) async -> Void) async {
-        await emit(publish("trellis", signature: "", ledger: ledger) { discovery.trellis(statsTopic: settings.statsTopic) })
+        await emit(publish(.trellis, signature: "", ledger: ledger) { discovery.trellis(statsTopic: settings.statsTopic) })
         do {
             for plant in try await store.plants() {
                 try Task.checkCancellation()
-                var messages = publish("plant:\(plant.id)", signature: plant.name, ledger: ledger) {
+                var messages = publish(.plant(plant.id), signature: plant.name, ledger: ledger) {
                     plantConfigs(id: plant.id, name: plant.name)
                 }
                 messages.append(try await plantState(plant, store: store))
@@ -106,7 +106,7 @@ public struct HomeAssistantService: Sendable {
             }
             for id in try await store.buttonIDs() {
                 try Task.checkCancellation()
-                await emit(publish("button:\(id)", signature: "", ledger: ledger) {
+                await emit(publish(.button(id), signature: "", ledger: ledger) {
                     discovery.button(id: id, stateTopic: "\(buttonsPrefix)\(id)/state")
                 })
             }
@@ -153,26 +153,25 @@ public struct HomeAssistantService: Sendable {
     private func device(id: String, name: String?, modelID: String?, store: any TrellisStore,
                         ledger: DiscoveryLedger) async -> [MQTTMessage] {
         let signature = "\(name ?? "")\u{0}\(modelID ?? "")"
-        guard ledger.needs("device:\(id)", signature: signature) else { return [] }
+        guard ledger.needs(.device(id), signature: signature, under: discovery) else { return [] }
         var model = modelID
         if let modelID, let record = try? await store.model(id: modelID) { model = record.name }
-        return publish("device:\(id)", signature: signature, ledger: ledger) { deviceConfigs(id: id, name: name, model: model) }
+        return publish(.device(id), signature: signature, ledger: ledger) { deviceConfigs(id: id, name: name, model: model) }
     }
 
-    /// `key`'s configs, unless the ledger says they are published already as they are.
-    private func publish(_ key: String, signature: String, ledger: DiscoveryLedger,
+    /// `thing`'s configs, unless the ledger says they are published already as they are.
+    private func publish(_ thing: DiscoveryThing, signature: String, ledger: DiscoveryLedger,
                          _ configs: () -> [DiscoveryConfig]) -> [MQTTMessage] {
-        guard ledger.needs(key, signature: signature) else { return [] }
-        let built = configs()
-        ledger.record(key, signature: signature, topics: built.map(\.topic))
-        return built.map { MQTTMessage(topic: $0.topic, payload: $0.payload, qos: .atLeastOnce, retain: true) }
+        guard ledger.needs(thing, signature: signature, under: discovery) else { return [] }
+        ledger.record(thing, signature: signature, under: discovery)
+        return configs().map { MQTTMessage(topic: $0.topic, payload: $0.payload, qos: .atLeastOnce, retain: true) }
     }
 
-    /// Empty retained configs for `key` (the ledger's topics, or those `configs` would have, for a
-    /// thing deleted before this run published it).
-    private func withdraw(_ key: String, ledger: DiscoveryLedger, _ configs: () -> [DiscoveryConfig]) -> [MQTTMessage] {
-        let topics = ledger.remove(key) ?? configs().map(\.topic)
-        return topics.map { MQTTMessage(topic: $0, payload: [], qos: .atLeastOnce, retain: true) }
+    /// Empty retained configs for `thing`, whether or not this run published them (a thing deleted
+    /// while Trellis was stopped still has the configs an earlier run left).
+    private func withdraw(_ thing: DiscoveryThing, ledger: DiscoveryLedger) -> [MQTTMessage] {
+        _ = ledger.remove(thing, under: discovery)
+        return discovery.topics(of: thing).map { MQTTMessage(topic: $0, payload: [], qos: .atLeastOnce, retain: true) }
     }
 
     private struct DeviceInfo: Decodable {

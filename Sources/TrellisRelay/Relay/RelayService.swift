@@ -78,7 +78,7 @@ public final class RelayService: Service, Sendable {
         if old.settings.homeAssistant?.withStatusTopics([]) == settings.homeAssistant?.withStatusTopics([]),
            old.settings.homeAssistant != settings.homeAssistant {
             // Only the relays of the group changed: the same configs again, with every relay's status topic.
-            _ = new.discovery.removeAll()
+            new.discovery.forgetAll()
             announceToHomeAssistant()
         } else if old.settings.homeAssistant != settings.homeAssistant {
             // Off, or another prefix: the configs published so far go; under a new prefix they come back.
@@ -169,7 +169,7 @@ public final class RelayService: Service, Sendable {
                     logger.error("could not publish online status: \(error)")
                 }
                 // The broker may have lost retained messages since: publish every config again.
-                _ = engine.discovery.removeAll()
+                engine.discovery.forgetAll()
                 announceToHomeAssistant()
             case let .disconnected(reason):
                 logger.warning("lost the broker connection; reconnecting", metadata: ["reason": "\(reason)"])

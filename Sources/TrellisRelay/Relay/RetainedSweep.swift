@@ -100,7 +100,7 @@ struct RetainedSweep: Sendable {
         var entities: [String: Set<String>] = [:]
         if let homeAssistant = engine.homeAssistant {
             nodes = try await homeAssistant.nodes(store: store, plants: plants, deviceIDs: deviceIDs)
-            entities = homeAssistant.entities(plan: plan)
+            entities = homeAssistant.entities()
         }
         return RetainedSweepFacts(nodes: nodes, entities: entities, deviceIDs: deviceIDs,
                                   modelIDs: Set(try await store.models().map(\.id)), plantIDs: Set(plants.map(\.id)))
