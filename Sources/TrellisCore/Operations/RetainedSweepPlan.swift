@@ -13,10 +13,10 @@
 public struct RetainedSweepPlan: Sendable, Hashable {
     /// What a retained topic is, for the sweep.
     public enum Subject: Sendable, Hashable {
-        /// One of Trellis's discovery configs: `current` when it is under today's prefix; its node id,
-        /// the kind of thing the node stands for (``RetainedSweepPlan/nodeKind(_:)``), and its entity as
-        /// `<component>/<object>`.
-        case discoveryConfig(current: Bool, node: String, kind: String, entity: String)
+        /// One of Trellis's discovery configs: `current` when it is under today's prefix; the thing its
+        /// node id stands for (nil for a node id of Trellis's form that no thing has: an id
+        /// ``DiscoveryID`` would not write), and its entity as `<component>/<object>`.
+        case discoveryConfig(current: Bool, thing: DiscoveryThing?, entity: String)
         /// `devices/<id>/info`.
         case device(String)
         /// `<trellis>/models/<id>/info`.
@@ -69,23 +69,36 @@ public struct RetainedSweepPlan: Sendable, Hashable {
     private func discoveryConfig(_ topic: String) -> Subject? {
         let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
         guard levels.count >= 5, levels.last == "config" else { return nil }
-        let node = String(levels[levels.count - 3])
+        let node = levels[levels.count - 3]
         guard let kind = nodeKind(node) else { return nil }
+        let thing = thing(of: node, kind: kind)
         let prefix = levels.dropLast(4).joined(separator: "/")
         guard prefix.isEmpty == false else { return nil }
         let entity = "\(levels[levels.count - 4])/\(levels[levels.count - 2])"
-        if prefix == discoveryPrefix { return .discoveryConfig(current: true, node: node, kind: kind, entity: entity) }
+        if prefix == discoveryPrefix { return .discoveryConfig(current: true, thing: thing, entity: entity) }
         // Under another prefix: one level (any earlier prefix) or one named as earlier.
         guard levels.count == 5 || earlierPrefixes.contains(prefix) else { return nil }
-        return .discoveryConfig(current: false, node: node, kind: kind, entity: entity)
+        return .discoveryConfig(current: false, thing: thing, entity: entity)
     }
 
-    /// The kind of thing a node id of Trellis's stands for: `trellis`, `plant`, `button` or `device`;
-    /// nil for a node id Trellis does not make (``HomeAssistantDiscovery/plantNode(id:)`` and its siblings).
-    public func nodeKind(_ node: String) -> String? {
-        if node == nodeBase { return "trellis" }
-        return ["plant", "button", "device"].first { kind in
-            node.hasPrefix("\(nodeBase)_\(kind)_") && node.count > nodeBase.count + kind.count + 2
+    /// The thing `node` (of `kind`) stands for: the id after `<base>_<kind>_`, decoded.
+    private func thing(of node: Substring, kind: DiscoveryThing.Kind) -> DiscoveryThing? {
+        guard kind != .trellis else { return .trellis }
+        let id = node.dropFirst(nodeBase.count + kind.rawValue.count + 2)
+        switch kind {
+        case .trellis: return .trellis
+        case .plant: return Int64(id).flatMap { String($0) == id ? .plant($0) : nil }
+        case .button: return DiscoveryID.decode(id).map(DiscoveryThing.button)
+        case .device: return DiscoveryID.decode(id).map(DiscoveryThing.device)
+        }
+    }
+
+    /// The kind of thing a node id of Trellis's stands for; nil for a node id not of the forms Trellis
+    /// makes (``HomeAssistantDiscovery/plantNode(id:)`` and its siblings).
+    public func nodeKind(_ node: Substring) -> DiscoveryThing.Kind? {
+        if node == nodeBase { return .trellis }
+        return [DiscoveryThing.Kind.plant, .button, .device].first { kind in
+            node.hasPrefix("\(nodeBase)_\(kind.rawValue)_") && node.count > nodeBase.count + kind.rawValue.count + 2
         }
     }
 
@@ -97,21 +110,20 @@ public struct RetainedSweepPlan: Sendable, Hashable {
     }
 }
 
-/// What exists now, as the sweep judges retained topics by it: the node ids today's state calls for
-/// (Trellis itself, each plant, button and device), the entities (`<component>/<object>`) each kind
-/// of node has, and the devices, models and plants. Node ids rather than config topics: with 10,000
-/// buttons that is 10,000 short strings, not 20,000 topics.
+/// What exists now, as the sweep judges retained topics by it: the buttons, devices, models and
+/// plants, and the entities (`<component>/<object>`) each kind of thing has in Home Assistant (none
+/// while discovery is off). Ids rather than config topics or node ids: with 10,000 buttons that is
+/// 10,000 button ids (most of which fit in a `String` without an allocation), not 20,000 topics.
 public struct RetainedSweepFacts: Sendable {
-    public var nodes: Set<String>
-    /// By node kind (``RetainedSweepPlan/nodeKind(_:)``).
-    public var entities: [String: Set<String>]
+    public var buttonIDs: Set<String>
+    public var entities: [DiscoveryThing.Kind: Set<String>]
     public var deviceIDs: Set<String>
     public var modelIDs: Set<String>
     public var plantIDs: Set<Int64>
 
-    public init(nodes: Set<String>, entities: [String: Set<String>], deviceIDs: Set<String>,
+    public init(buttonIDs: Set<String>, entities: [DiscoveryThing.Kind: Set<String>], deviceIDs: Set<String>,
                 modelIDs: Set<String>, plantIDs: Set<Int64>) {
-        self.nodes = nodes
+        self.buttonIDs = buttonIDs
         self.entities = entities
         self.deviceIDs = deviceIDs
         self.modelIDs = modelIDs
@@ -121,12 +133,22 @@ public struct RetainedSweepFacts: Sendable {
     /// Whether a retained topic that is `subject` describes nothing that exists now.
     public func isStale(_ subject: RetainedSweepPlan.Subject) -> Bool {
         switch subject {
-        case .discoveryConfig(current: false, _, _, _): true
-        case let .discoveryConfig(current: true, node, kind, entity):
-            !(nodes.contains(node) && entities[kind]?.contains(entity) == true)
+        case .discoveryConfig(current: false, _, _): true
+        case let .discoveryConfig(current: true, thing, entity):
+            thing.map { !(exists($0) && entities[$0.kind]?.contains(entity) == true) } ?? true
         case let .device(id): !deviceIDs.contains(id)
         case let .model(id): !modelIDs.contains(id)
         case let .plant(id): !plantIDs.contains(id)
+        }
+    }
+
+    /// Whether today's state has `thing`.
+    func exists(_ thing: DiscoveryThing) -> Bool {
+        switch thing {
+        case .trellis: true
+        case let .plant(id): plantIDs.contains(id)
+        case let .button(id): buttonIDs.contains(id)
+        case let .device(id): deviceIDs.contains(id)
         }
     }
 }

@@ -91,18 +91,16 @@ struct RetainedSweep: Sendable {
         }
     }
 
-    /// What exists now, read from the store (for discovery: the node ids and each kind's entities).
+    /// What exists now, read from the store, so that a thing another relay of the share group
+    /// created counts as well as this relay's (for discovery, also each kind's entities).
     private func facts() async throws -> RetainedSweepFacts {
         let store = engine.store
-        let plants = try await store.plants()
-        let deviceIDs = Set(try await store.devices(modelID: nil, powerstate: nil).map(\.id))
-        var nodes: Set<String> = []
-        var entities: [String: Set<String>] = [:]
-        if let homeAssistant = engine.homeAssistant {
-            nodes = try await homeAssistant.nodes(store: store, plants: plants, deviceIDs: deviceIDs)
-            entities = homeAssistant.entities()
-        }
-        return RetainedSweepFacts(nodes: nodes, entities: entities, deviceIDs: deviceIDs,
-                                  modelIDs: Set(try await store.models().map(\.id)), plantIDs: Set(plants.map(\.id)))
+        let discovery = engine.homeAssistant != nil
+        return RetainedSweepFacts(
+            buttonIDs: discovery ? Set(try await store.buttonIDs()) : [],
+            entities: discovery ? HomeAssistantService.entities() : [:],
+            deviceIDs: Set(try await store.devices(modelID: nil, powerstate: nil).map(\.id)),
+            modelIDs: Set(try await store.models().map(\.id)),
+            plantIDs: Set(try await store.plants().map(\.id)))
     }
 }

@@ -26,6 +26,16 @@ struct DiscoveryThingTests {
         #expect(discovery.topics(of: thing).allSatisfy { $0.hasPrefix("\(discovery.prefix)/") && $0.contains("/\(discovery.node(of: thing))/") })
     }
 
+    @Test(arguments: ["hall", "pump-1", "front door", "a_b", "ü/ñ+✓", "_", "A-Z09", "x\u{0}y"])
+    func decodingUndoesEncoding(id: String) {
+        #expect(DiscoveryID.decode(Substring(DiscoveryID.encode(id))) == id)
+    }
+
+    @Test(arguments: ["_41", "a_4", "a_", "_zz", "_2F", "a b", "_ff", "é"])
+    func decodingRefusesWhatEncodingNeverWrites(text: String) {
+        #expect(DiscoveryID.decode(Substring(text)) == nil)
+    }
+
     @Test func everyKindHasItsOwnEntities() {
         for kind in DiscoveryThing.Kind.allCases {
             let entities = HomeAssistantDiscovery.entities(of: kind).map { "\($0.component)/\($0.object)" }
