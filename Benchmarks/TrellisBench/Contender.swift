@@ -204,12 +204,19 @@ struct Contender {
     /// nanoseconds: `/proc/<pid>/stat`'s utime and stime, counted in clock ticks (10 ms on most
     /// systems), so a figure wants enough operations to span many ticks.
     func cpuNanoseconds() -> Int {
+        let (user, system) = cpuTime()
+        return user + system
+    }
+
+    /// The user and the system CPU time the relay has used, apart, in nanoseconds (see ``cpuNanoseconds()``).
+    func cpuTime() -> (user: Int, system: Int) {
         let stat = Self.read("/proc/\(process.pid)/stat")
         // The fields after the command name, which is in parentheses and may hold spaces.
-        guard let close = stat.lastIndex(of: ")") else { return 0 }
+        guard let close = stat.lastIndex(of: ")") else { return (0, 0) }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
-        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return 0 }
-        return (user + system) * (1_000_000_000 / sysconf(Int32(_SC_CLK_TCK)))
+        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return (0, 0) }
+        let tick = 1_000_000_000 / sysconf(Int32(_SC_CLK_TCK))
+        return (user * tick, system * tick)
     }
 
     func peakKiB() -> Int { Self.statusField("VmHWM", of: process.pid) }

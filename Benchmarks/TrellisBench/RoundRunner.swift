@@ -12,6 +12,9 @@ struct RoundRunner {
     /// Whether a pipelined measurement also reports its p50 (C load generator only): the store
     /// comparison's latency target reads it; the main table has no target for it.
     var pipelinedLatency = false
+    /// Whether the closed loop and the pipelined run with 64 in flight also report the relay's CPU
+    /// per request (the main table; not the store comparison, whose share group is several processes).
+    var cpuFigures = true
 
     /// What one measurement drives.
     enum Measurement {
@@ -48,36 +51,48 @@ struct RoundRunner {
         case let .closedLoop(qos):
             let name = "QoS \(qos.rawValue)"
             let (p50, p99, max): (Double, Double, Double)
+            var cpu = contender.cpuTime()
             switch kind {
             case .swift:
                 var load = try await LoadGenerator.connect(port: port, id: "bench-closed", replyFilters: ["\(contender.plantPrefix)/fromrpi"])
                 _ = try await load.closedLoop(count: min(200, closedLoop), qos: qos, topic: requestTopic, suffix: Array(suffix.utf8))
+                cpu = contender.cpuTime()
                 let samples = try await load.closedLoop(count: closedLoop, qos: qos, topic: requestTopic, suffix: Array(suffix.utf8))
                 await load.client.shutdown()
                 (p50, p99, max) = (samples.percentile(0.5), samples.percentile(0.99), samples.max() ?? 0)
             case .c:
                 _ = try await loadgen.run(["\(port)", "req", "\(qos.rawValue)", "\(min(200, closedLoop))", "1", contender.plantPrefix, suffix])
+                cpu = contender.cpuTime()
                 let closed = try await loadgen.run(["\(port)", "req", "\(qos.rawValue)", "\(closedLoop)", "1", contender.plantPrefix, suffix])
                 (p50, p99, max) = (closed["p50"] ?? 0, closed["p99"] ?? 0, closed["max"] ?? 0)
             }
-            return ["\(name) latency p50 (µs)": p50, "\(name) latency p99 (µs)": p99, "\(name) latency max (µs)": max]
+            var figures = ["\(name) latency p50 (µs)": p50, "\(name) latency p99 (µs)": p99, "\(name) latency max (µs)": max]
+            if cpuFigures {
+                figures.merge(Self.cpuPerRequest(of: contender, since: cpu, requests: closedLoop, label: "\(name) closed loop")) { $1 }
+            }
+            return figures
 
         case let .pipelined(qos, window):
             let name = "QoS \(qos.rawValue) pipelined \(window)"
+            let cpu = contender.cpuTime()
+            var figures: Figures
             switch kind {
             case .swift:
                 var load = try await LoadGenerator.connect(port: port, id: "bench-pipelined", replyFilters: ["\(contender.plantPrefix)/fromrpi"])
                 let rate = try await load.pipelined(count: pipelined, window: window, qos: qos, topic: requestTopic, suffix: Array(suffix.utf8))
                 await load.client.shutdown()
-                return ["\(name) (req/s)": rate]
+                figures = ["\(name) (req/s)": rate]
             case .c:
                 // The C load generator also times each request under load: its median is the
                 // pipelined p50 (mostly the time spent queued behind the others in flight).
                 let run = try await loadgen.run(["\(port)", "req", "\(qos.rawValue)", "\(pipelined)", "\(window)", contender.plantPrefix, suffix])
-                var figures = ["\(name) (req/s)": run["rate"] ?? 0]
+                figures = ["\(name) (req/s)": run["rate"] ?? 0]
                 if pipelinedLatency { figures["\(name) latency p50 (µs)"] = run["p50"] ?? 0 }
-                return figures
             }
+            if window == 64 && cpuFigures {
+                figures.merge(Self.cpuPerRequest(of: contender, since: cpu, requests: pipelined, label: name)) { $1 }
+            }
+            return figures
 
         case .fanOut:
             let pressesPerSecond: Double
@@ -91,5 +106,15 @@ struct RoundRunner {
             }
             return ["fan-out presses/s": pressesPerSecond, "fan-out deliveries/s": pressesPerSecond * 100]
         }
+    }
+
+    /// The relay's CPU time per request since `start`, user and user + system, in µs (`/proc/<pid>/stat`,
+    /// counted in clock ticks: over a few thousand requests a C relay's few µs of user time are a tick or two).
+    static func cpuPerRequest(of contender: Contender, since start: (user: Int, system: Int), requests: Int,
+                              label: String) -> Figures {
+        let end = contender.cpuTime()
+        let user = Double(end.user - start.user) / 1_000 / Double(max(1, requests))
+        let system = Double(end.system - start.system) / 1_000 / Double(max(1, requests))
+        return ["\(label) CPU per request, user (µs)": user, "\(label) CPU per request, user + system (µs)": user + system]
     }
 }

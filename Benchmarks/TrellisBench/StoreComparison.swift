@@ -48,7 +48,7 @@ struct StoreComparison {
         ]
         let all = [baseline] + setups
         let runner = RoundRunner(port: port, loadgen: loadgen, kind: .c, closedLoop: closedLoop, pipelined: pipelined, presses: presses,
-                                 pipelinedLatency: true)
+                                 pipelinedLatency: true, cpuFigures: false)
         var figures: [String: [Figures]] = [:]
         for round in 0..<rounds {
             for measurement in Self.measurements {

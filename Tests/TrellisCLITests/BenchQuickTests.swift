@@ -16,17 +16,28 @@ struct BenchQuickTests {
                        "QoS 1 latency p50", "QoS 1 latency p99", "QoS 1 latency max", "QoS 1 pipelined 64", "QoS 1 pipelined 512",
                        "fan-out presses/s", "fan-out deliveries/s", "Trellis peak RSS", "Trellis RSS before", "Trellis RSS after",
                        "RSS growth", "load generator check", "Machine: nproc", "log ingest", "catalog/search round trip p50",
-                       "catalog/search round trip p99"] {
+                       "catalog/search round trip p99", "QoS 0 closed loop CPU per request, user (µs)",
+                       "QoS 1 pipelined 64 CPU per request, user + system (µs)"] {
             #expect(binary.output.contains(figure), "missing \(figure)")
         }
         let document = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any]
-        #expect((document?["rows"] as? [Any])?.count == 19)
+        #expect((document?["rows"] as? [Any])?.count == 27)
         #expect((document?["loadGeneratorCheck"] as? [Any])?.count == 2)
         // The quick mode measures in two rounds, both relays in each: every paired figure keeps both values.
         #expect(document?["rounds"] as? Int == 2)
         let rows = document?["rows"] as? [[String: Any]] ?? []
-        let paired = rows.filter { ($0["figure"] as? String)?.contains("pipelined") == true }
+        let paired = rows.filter { ($0["figure"] as? String)?.contains("(req/s)") == true }
         #expect(paired.count == 4)
+        // CPU per request, read from /proc in clock ticks (a quick run's few requests may span none):
+        // for each relay and each of the four measurements, user time within user + system.
+        let values = Dictionary(rows.compactMap { row in (row["figure"] as? String).map { ($0, row) } }) { first, _ in first }
+        for measurement in ["QoS 0 closed loop", "QoS 1 closed loop", "QoS 0 pipelined 64", "QoS 1 pipelined 64"] {
+            let user = values["\(measurement) CPU per request, user (µs)"], total = values["\(measurement) CPU per request, user + system (µs)"]
+            for relay in ["baseline", "trellis"] {
+                let (u, t) = (user?[relay] as? Double ?? -1, total?[relay] as? Double ?? -1)
+                #expect(u >= 0 && u <= t, "\(measurement), \(relay): user \(u), user + system \(t)")
+            }
+        }
         #expect(paired.allSatisfy { ($0["baselineRounds"] as? [Double])?.count == 2 && ($0["trellisRounds"] as? [Double])?.count == 2 })
         #expect(binary.output.contains("medians of 2 rounds"))
     }
