@@ -83,7 +83,6 @@ public struct RetainedSweepPlan: Sendable, Hashable {
 
     /// The thing `node` (of `kind`) stands for: the id after `<base>_<kind>_`, decoded.
     private func thing(of node: Substring, kind: DiscoveryThing.Kind) -> DiscoveryThing? {
-        guard kind != .trellis else { return .trellis }
         let id = node.dropFirst(nodeBase.count + kind.rawValue.count + 2)
         switch kind {
         case .trellis: return .trellis
