@@ -36,13 +36,20 @@ deps:
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(APT_PACKAGES); \
 	fi
 
+## The release build, one for every target here: the Swift runtime and Foundation linked in statically, so the
+## binary needs only C libraries (the Debian package's) and starts with fewer pages to touch (docs/benchmark.md).
+## Building them all one way keeps SwiftPM from rebuilding every module when one target asks for the other.
+RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib
+RELEASE_BIN = "$$($(SWIFT) build -c release --show-bin-path)"
+
 ## build: compile the release binary.
 build: deps
-	$(SWIFT) build -c release --product trellis
+	$(RELEASE_BUILD) --product trellis
 
 ## run: start Mosquitto from broker.conf and the relay; Ctrl-C stops both.
 run: deps
-	$(SWIFT) run -c release trellis run
+	$(RELEASE_BUILD) --product trellis
+	$(RELEASE_BIN)/trellis run
 
 ## test: unit tests and integration tests against real Mosquitto brokers on free loopback ports (and real
 ## python-socketio clients, from virtual environments under ~/.cache/trellis, and the official socket.io 1.x and
@@ -113,9 +120,9 @@ deb-deps:
 ## deb: the Debian package trellis_<version>_<arch>.deb in this directory: a release build with the Swift
 ## runtime linked in statically (the binary needs only C libraries), packaged by packaging/build-deb.sh with
 ## debhelper (docs/packaging.md). Install it with `sudo apt-get install ./trellis_<version>_<arch>.deb`.
-DEB_BINARY = "$$($(SWIFT) build -c release --show-bin-path)/trellis"
+DEB_BINARY = $(RELEASE_BIN)/trellis
 deb: deps deb-deps
-	$(SWIFT) build -c release --product trellis --static-swift-stdlib
+	$(RELEASE_BUILD) --product trellis
 	packaging/build-deb.sh $(DEB_BINARY) .
 
 ## deb-check: the package on a clean Debian 12 (Tests/Debian/check-package.sh, as root: through sudo for other
@@ -123,31 +130,32 @@ deb: deps deb-deps
 ## Trellis as the units run them, a plant answer and a button state, an upgrade that keeps the state and the
 ## edited configuration and migrates the state, remove and purge.
 deb-check: deps deb-deps
-	$(SWIFT) build -c release --product trellis --static-swift-stdlib
+	$(RELEASE_BUILD) --product trellis
 	$(SUDO) Tests/Debian/check-package.sh $(DEB_BINARY)
 
 ## bench: Trellis against the minimal C relay, in release mode (`make bench ARGS=--quick` for a short run).
 bench: deps
-	$(SWIFT) build -c release --product trellis
-	$(SWIFT) run -c release trellis-bench $(ARGS)
+	$(RELEASE_BUILD) --product trellis
+	$(RELEASE_BUILD) --product trellis-bench
+	$(RELEASE_BIN)/trellis-bench $(ARGS)
 
 ## bench-stores: one relay on SQLite, one on PostgreSQL and two on PostgreSQL with $share, beside the C relay, on a
 ## throwaway PostgreSQL cluster (release build; `make bench-stores ARGS=--quick` for a short run).
 bench-stores: deps
-	$(SWIFT) build -c release --product trellis
-	$(SWIFT) build -c release --product trellis-bench
+	$(RELEASE_BUILD) --product trellis
+	$(RELEASE_BUILD) --product trellis-bench
 	@pg=$$(mktemp -d) && trap 'Tests/Postgres/cluster.sh stop "$$pg"' EXIT && trap 'exit 130' INT TERM && \
 	url=$$(Tests/Postgres/cluster.sh start "$$pg") && \
-	"$$($(SWIFT) build -c release --show-bin-path)/trellis-bench" --stores "$$url" $(ARGS)
+	$(RELEASE_BIN)/trellis-bench --stores "$$url" $(ARGS)
 
 ## bench-scaling: how a request's cost grows with the state (1×, 10×, 100× of the bench's state), on SQLite and on a
 ## throwaway PostgreSQL cluster (release build; `make bench-scaling ARGS=--quick` for a short run, ARGS=--scales=1,10 to stop earlier).
 bench-scaling: deps
-	$(SWIFT) build -c release --product trellis
-	$(SWIFT) build -c release --product trellis-bench
+	$(RELEASE_BUILD) --product trellis
+	$(RELEASE_BUILD) --product trellis-bench
 	@pg=$$(mktemp -d) && trap 'Tests/Postgres/cluster.sh stop "$$pg"' EXIT && trap 'exit 130' INT TERM && \
 	url=$$(Tests/Postgres/cluster.sh start "$$pg") && \
-	"$$($(SWIFT) build -c release --show-bin-path)/trellis-bench" --scaling --stores "$$url" $(ARGS)
+	$(RELEASE_BIN)/trellis-bench --scaling --stores "$$url" $(ARGS)
 
 ## soak: the long fault tests (20 SIGKILLs during bursts of 10,000 QoS 1 presses, ...).
 soak: deps
@@ -161,7 +169,7 @@ fuzz:
 ## install: the release binary, the systemd units (trellis.service; trellis@.service, N relays sharing a
 ## PostgreSQL store, with /etc/trellis/trellis.env.example) and the example configuration (PREFIX, DESTDIR).
 install: build
-	install -D -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/trellis" "$(DESTDIR)$(PREFIX)/bin/trellis"
+	install -D -m 0755 $(RELEASE_BIN)/trellis "$(DESTDIR)$(PREFIX)/bin/trellis"
 	install -D -m 0644 deploy/trellis.service "$(DESTDIR)/etc/systemd/system/trellis.service"
 	install -D -m 0644 deploy/trellis@.service "$(DESTDIR)/etc/systemd/system/trellis@.service"
 	sed -i 's|/usr/local/bin/trellis|$(PREFIX)/bin/trellis|' "$(DESTDIR)/etc/systemd/system/trellis.service" "$(DESTDIR)/etc/systemd/system/trellis@.service"

@@ -3,7 +3,7 @@
 # Starts a Mosquitto and a relay on free loopback ports, grows the state (device log lines), then
 # times plant requests one at a time (mosquitto_rr) twice: alone, and while backups run back to back.
 # Prints the round-trip percentiles of each run and the backups' own times. Release build expected:
-#   swift build -c release --product trellis && Benchmarks/backup-pause.sh [REQUESTS] [LOG_LINES]
+#   swift build -c release --static-swift-stdlib --product trellis && Benchmarks/backup-pause.sh [REQUESTS] [LOG_LINES]
 set -euo pipefail
 requests=${1:-500}
 lines=${2:-20000}

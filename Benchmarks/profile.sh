@@ -3,7 +3,7 @@
 # a time (the closed loop of `make bench`), with Linux perf's cpu-clock sampling (no hardware counters
 # needed), and its CPU per request read from /proc. Starts its own Mosquitto and Trellis on free
 # loopback ports. Release build expected:
-#   swift build -c release --product trellis && Benchmarks/profile.sh [REQUESTS] [QOS] [TRELLIS FLAGS…]
+#   swift build -c release --static-swift-stdlib --product trellis && Benchmarks/profile.sh [REQUESTS] [QOS] [TRELLIS FLAGS…]
 # e.g. `Benchmarks/profile.sh 20000 0 --socketio 0` or with `TRELLIS_HOMEASSISTANT_ENABLED=false` in the
 # environment, to see what one feature costs. Prints the load generator's figures and the user and system
 # microseconds per request of Trellis and, measured right after on the same broker, of the C relay of

@@ -14,12 +14,13 @@ struct DynamicSecurityFixture {
     /// The options every `trellis users` command gets: the broker and the administration password.
     var connection: [String] {
         // A generous wait for each answer: on a loaded machine the broker answers late, never wrongly.
-        ["--broker", broker.address, "--admin-password-file", adminPasswordFile, "--timeout", "60"]
+        ["--broker", broker.address, "--admin-password-file", adminPasswordFile, "--timeout", "20"]
     }
 
-    /// Runs `trellis users ARGUMENTS` against this broker.
+    /// Runs `trellis users ARGUMENTS` against this broker. The process gets longer than its login
+    /// and several answers could take, so a command that gives up says why before it is stopped.
     func users(_ arguments: [String]) async throws -> (status: Int32, output: String) {
-        try await TrellisBinary.run(["users"] + arguments + connection, in: directory)
+        try await TrellisBinary.run(["users"] + arguments + connection, in: directory, timeout: .seconds(150))
     }
 
     /// Adds an account and expects success.

@@ -23,9 +23,11 @@ public final class DiscoveryLedger: Sendable {
         published.withLock { $0[discovery]?[thing] != signature }
     }
 
-    /// Notes that `thing`'s configs, built from `signature`, were published under `discovery`.
-    func record(_ thing: DiscoveryThing, signature: String, under discovery: HomeAssistantDiscovery) {
-        published.withLock { $0[discovery, default: [:]][thing] = signature }
+    /// Claims the publishing of `thing`'s configs under `discovery`: true, and noted as published
+    /// from `signature`, when ``needs(_:signature:under:)`` would be true. One lock and one lookup,
+    /// since a retained state published on every press or reading asks each time.
+    func claim(_ thing: DiscoveryThing, signature: String, under discovery: HomeAssistantDiscovery) -> Bool {
+        published.withLock { $0[discovery, default: [:]].updateValue(signature, forKey: thing) != signature }
     }
 
     /// Forgets `thing` under `discovery`; whether it was there.

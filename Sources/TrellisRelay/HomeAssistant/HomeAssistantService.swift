@@ -162,8 +162,7 @@ public struct HomeAssistantService: Sendable {
     /// `thing`'s configs, unless the ledger says they are published already as they are.
     private func publish(_ thing: DiscoveryThing, signature: String, ledger: DiscoveryLedger,
                          _ configs: () -> [DiscoveryConfig]) -> [MQTTMessage] {
-        guard ledger.needs(thing, signature: signature, under: discovery) else { return [] }
-        ledger.record(thing, signature: signature, under: discovery)
+        guard ledger.claim(thing, signature: signature, under: discovery) else { return [] }
         return configs().map { MQTTMessage(topic: $0.topic, payload: $0.payload, qos: .atLeastOnce, retain: true) }
     }
 

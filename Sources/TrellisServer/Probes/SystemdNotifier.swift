@@ -65,7 +65,7 @@ struct SystemdService: Service {
 
     func run() async throws {
         // Everything below is cancelled when shutdown begins; then systemd hears STOPPING=1.
-        try? await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
                     while !Task.isCancelled {

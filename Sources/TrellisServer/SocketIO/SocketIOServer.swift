@@ -143,7 +143,8 @@ public struct SocketIOServer: Sendable {
         case let .success(packets):
             connection.update { $0.heard(now: sessions.now) }
             for packet in packets {
-                await sessions.receive(packet, via: .polling, on: connection)
+                // Direct answers (`3probe`) come only over a WebSocket: a POST has none.
+                _ = await sessions.receive(packet, via: .polling, on: connection)
             }
             return response(request, .ok, "ok", contentType: "text/html")
         }

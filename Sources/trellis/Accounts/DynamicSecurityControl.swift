@@ -97,13 +97,7 @@ struct DynamicSecurityControl {
             var commands = steps.map(\.command)
             for index in commands.indices { commands[index].correlationData = "\(id)-\(index)" }
             let payload = try JSONEncoder().encode(["commands": commands])
-            do {
-                try await client.publishAndWait(topic: DynamicSecurityCommand.topic, payload: Array(payload))
-            } catch {
-                throw fail("the broker refused the request of \(control.admin) (\(describe(error))): "
-                    + "\(control.admin) may administer the dynamic security plugin only with its admin role")
-            }
-            let answers = try await answer(to: "\(id)-0")
+            let answers = try await send(payload, correlation: "\(id)-0")
             guard answers.count == steps.count else {
                 throw fail("the dynamic security plugin answered \(answers.count) of \(steps.count) commands")
             }
@@ -115,11 +109,22 @@ struct DynamicSecurityControl {
             return answers
         }
 
-        /// The answer whose first command carries `correlation`, or a failure after the timeout.
-        private func answer(to correlation: String) async throws -> [DynamicSecurityResponse.Answer] {
-            let client = self.client, timeout = control.timeout
+        /// Publishes `payload` and returns the answer whose first command carries `correlation`; one
+        /// timeout covers both the broker's acknowledgement and the plugin's answer, so a lost
+        /// acknowledgement ends the command with a sentence rather than a wait without end. An
+        /// answer that comes before the acknowledgement is queued by the client until it is read.
+        private func send(_ payload: Data, correlation: String) async throws -> [DynamicSecurityResponse.Answer] {
+            let client = self.client, control = self.control, timeout = control.timeout
             return try await withThrowingTaskGroup(of: [DynamicSecurityResponse.Answer].self) { group in
                 group.addTask {
+                    do {
+                        try await client.publishAndWait(topic: DynamicSecurityCommand.topic, payload: Array(payload))
+                    } catch is CancellationError {
+                        throw CancellationError()
+                    } catch {
+                        throw fail("the broker refused the request of \(control.admin) (\(describe(error))): "
+                            + "\(control.admin) may administer the dynamic security plugin only with its admin role")
+                    }
                     for await message in client.messages where message.topic == DynamicSecurityCommand.responseTopic {
                         guard let response = try? JSONDecoder().decode(DynamicSecurityResponse.self, from: Data(message.payload)),
                               response.responses.first?.correlationData == correlation else { continue }
@@ -129,8 +134,8 @@ struct DynamicSecurityControl {
                 }
                 group.addTask {
                     try await Task.sleep(for: timeout)
-                    throw fail("no answer on \(DynamicSecurityCommand.responseTopic) within \(timeout): is the dynamic "
-                        + "security plugin loaded (broker.dynsec.conf)?")
+                    throw fail("no answer on \(DynamicSecurityCommand.responseTopic) within \(timeout) (--timeout): is the "
+                        + "dynamic security plugin loaded (broker.dynsec.conf)?")
                 }
                 let first = try await group.next()!
                 group.cancelAll()
