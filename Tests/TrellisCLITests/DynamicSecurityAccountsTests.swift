@@ -85,6 +85,9 @@ struct DynamicSecurityAccountsTests {
             try await fixture.add("pi1", password: "pw2", ["--sensor", "0x40"])
             let relisted = try await fixture.users(["list"])
             #expect(relisted.output.contains("pi1\tsensor 0x40\n"), "\(relisted.output)")
+            // Nothing is left of the role replaced: the plugin keeps a deleted role in the lists of
+            // the clients holding it (eclipse-mosquitto/mosquitto#2660), so pi1 lets go of it first.
+            #expect(try fixture.savedRoles(of: "pi1") == ["sensor", "user/pi1"])
             let pi1 = try await fixture.login("pi1", password: "pw2")
             try await pi1.publishAndWait(topic: "rpi/sensors/0x40", payload: [])
             await #expect(throws: MQTTError.self) { try await pi1.publishAndWait(topic: "rpi/sensors/0x36", payload: []) }

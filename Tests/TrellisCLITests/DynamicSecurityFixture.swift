@@ -30,6 +30,20 @@ struct DynamicSecurityFixture {
         guard result.status == 0 else { throw TimeoutError(message: "users add \(name) failed: \(result.output)") }
     }
 
+    /// The roles of the account `name` in the configuration the plugin saves after every change.
+    func savedRoles(of name: String) throws -> [String] {
+        struct Saved: Decodable {
+            struct Client: Decodable {
+                struct Role: Decodable { var rolename: String }
+                var username: String
+                var roles: [Role]?
+            }
+            var clients: [Client]
+        }
+        let saved = try JSONDecoder().decode(Saved.self, from: Data(contentsOf: URL(fileURLWithPath: config)))
+        return saved.clients.first { $0.username == name }?.roles?.map(\.rolename) ?? []
+    }
+
     /// A connected client logged in as `name`.
     func login(_ name: String, password: String) async throws -> MQTTClient {
         try await TestClients.connect(to: broker, id: name) { $0.username = name; $0.password = password }

@@ -73,6 +73,7 @@ struct DynamicSecurityControl {
                         continue
                     }
                 }
+                try Task.checkCancellation()
                 throw fail("the connection to the broker at \(address) ended before it was made")
             }
             group.addTask {
@@ -130,6 +131,8 @@ struct DynamicSecurityControl {
                               response.responses.first?.correlationData == correlation else { continue }
                         return response.responses
                     }
+                    // `fail` prints its sentence: a wait cut short by the timeout's own failure says nothing.
+                    try Task.checkCancellation()
                     throw fail("the connection to the broker ended before the dynamic security plugin answered")
                 }
                 group.addTask {
