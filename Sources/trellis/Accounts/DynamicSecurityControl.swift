@@ -127,8 +127,12 @@ struct DynamicSecurityControl {
                             + "\(control.admin) may administer the dynamic security plugin only with its admin role")
                     }
                     for await message in client.messages where message.topic == DynamicSecurityCommand.responseTopic {
-                        guard let response = try? JSONDecoder().decode(DynamicSecurityResponse.self, from: Data(message.payload)),
-                              response.responses.first?.correlationData == correlation else { continue }
+                        // An answer that cannot be read is the plugin's trouble, not another client's answer.
+                        guard let response = try? JSONDecoder().decode(DynamicSecurityResponse.self, from: Data(message.payload)) else {
+                            throw fail("the dynamic security plugin answered with \(message.payload.count) bytes that are not its JSON; "
+                                + "its state may be damaged: restart the broker")
+                        }
+                        guard response.responses.first?.correlationData == correlation else { continue }
                         return response.responses
                     }
                     // `fail` prints its sentence: a wait cut short by the timeout's own failure says nothing.
