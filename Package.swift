@@ -18,8 +18,8 @@ let httpStack: [Target.Dependency] = [
     .product(name: "NIOCore", package: "swift-nio"),
 ]
 
-/// How the release `trellis` binary is linked, for a smaller resident footprint (docs/benchmark.md, "Where the
-/// 40 MB go"): LLVM's lld (shipped with the toolchain) packs the 144,000 relative relocations into a few
+/// How the release `trellis` binary is linked, for a smaller resident footprint (docs/benchmark.md, "the release
+/// binary's link"): LLVM's lld (shipped with the toolchain) packs the 144,000 relative relocations into a few
 /// kilobytes of DT_RELR bitmaps (glibc 2.36, Debian 12) instead of 3.4 MB of tables the loader reads at every
 /// start, and `--no-export-dynamic` keeps the dependencies' symbols out of the dynamic symbol table that
 /// `--static-swift-stdlib` fills (2.2 MB more touched at start). Nothing looks symbols up in the executable.
