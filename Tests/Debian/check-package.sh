@@ -86,6 +86,10 @@ for library in libmosquitto1 libsqlite3-0 libssl3 libc6; do
     grep -q "$library" <<<"$depends" || fail "Depends lacks $library: $depends"
 done
 ! grep -qi swift <<<"$depends" || fail "Depends names Swift: $depends"
+# Packed relative relocations need glibc 2.36's loader, which dpkg-shlibdeps cannot tell from the binary.
+if readelf -V "$binary" | grep -q GLIBC_ABI_DT_RELR; then
+    grep -q "libc6 (>= 2.36)" <<<"$depends" || fail "the binary packs its relocations (DT_RELR) but Depends allows a glibc before 2.36: $depends"
+fi
 [ "$(dpkg-deb -f "$deb" Recommends)" = mosquitto ] || fail "the package does not recommend mosquitto"
 conffiles=$(dpkg-deb --ctrl-tarfile "$deb" | tar -xOf - ./conffiles)
 for file in /etc/trellis/trellis.yaml /etc/mosquitto/conf.d/trellis.conf; do
