@@ -77,6 +77,22 @@ measure() {
 # loop of the same length, for Trellis and then the C relay. The probes are removed on exit.
 probed=(libc:malloc libc:free libc:pthread_mutex_lock libswiftCore:swift_allocObject libswiftCore:swift_retain
         libswiftCore:swift_release libswift_Concurrency:swift_task_switch libswift_Concurrency:swift_task_enqueueGlobal)
+# The offset in FILE of the function FN: its address (nm) less its loadable segment's address, plus that
+# segment's offset in the file (readelf -l).
+file_offset() {
+    python3 - "$1" "$2" <<'PY'
+import subprocess, sys
+path, fn = sys.argv[1], sys.argv[2]
+symbols = subprocess.run(["nm", "--defined-only", path], capture_output=True, text=True).stdout.splitlines()
+address = next(int(line.split()[0], 16) for line in symbols if line.split()[2:] == [fn])
+for line in subprocess.run(["readelf", "-lW", path], capture_output=True, text=True).stdout.splitlines():
+    field = line.split()
+    if field[:1] == ["LOAD"]:
+        offset, vaddr, size = int(field[1], 16), int(field[2], 16), int(field[4], 16)
+        if vaddr <= address < vaddr + size:
+            print(hex(address - vaddr + offset))
+PY
+}
 count_calls() {
     local pid=$1 suffix=$2 spec lib fn path events=""
     for spec in "${probed[@]}"; do
@@ -88,7 +104,11 @@ count_calls() {
             { nm -D --defined-only "$path" 2>/dev/null || true; nm --defined-only "$path" 2>/dev/null || true; } \
                 | awk '{ print $NF }' | sed 's/@.*//' | sort -u > "$work/symbols.$(basename "$path")"
         grep -qx "$fn" "$work/symbols.$(basename "$path")" || continue
-        perf probe -q -x "$path" -a "trellisprofile:$fn=$fn" 2>>"$work/probe.log" || { echo "  (no probe on $fn in $path: $(tail -1 "$work/probe.log"))" >&2; continue; }
+        # A runtime linked in statically has no debug information, where perf looks a name up first: then the
+        # probe goes on the function's offset in the file.
+        perf probe -q -x "$path" -a "trellisprofile:$fn=$fn" 2>>"$work/probe.log" ||
+            perf probe -q -x "$path" -a "trellisprofile:$fn=$(file_offset "$path" "$fn")" 2>>"$work/probe.log" ||
+            { echo "  (no probe on $fn in $path: $(tail -1 "$work/probe.log"))" >&2; continue; }
         events+="${events:+,}trellisprofile:$fn"
     done
     events+="${events:+,}raw_syscalls:sys_enter,context-switches"

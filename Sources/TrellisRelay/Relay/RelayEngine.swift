@@ -149,10 +149,14 @@ public final class RelayEngine: Sendable {
         return Output(publishes: publishes, announcesDiscovery: output.announcesDiscovery)
     }
 
+    private static let plantMessageStart = Array("ID:".utf8)
+    private static let operationMarker = Array(";operation:".utf8)
+
     /// The `operation:` tag of a plant tracker message (`RES_numPlants`, `ERR_hashLength`), if it is one.
+    /// Asked of every reply: the bytes it looks for are made once, not on every call.
     static func operationTag(of payload: [UInt8]) -> String? {
-        guard payload.starts(with: Array("ID:".utf8)) else { return nil }
-        let marker = Array(";operation:".utf8)
+        guard payload.starts(with: plantMessageStart) else { return nil }
+        let marker = operationMarker
         guard payload.count > marker.count else { return nil }
         var index = payload.count - marker.count
         while index >= 0 {
