@@ -12,9 +12,12 @@
 # malloc, free, pthread_mutex_lock, the Swift runtime's object allocation, retain, release, task switch and
 # global enqueue, the system calls and the context switches, for both relays. With TLS=1 Trellis connects to
 # the broker over TLS (a throwaway CA and a second listener); the load generator and the C relay do not.
-# With COUNT=1 CALLERS=FUNCTION (one of the counted functions) it also lists who calls that function.
+# With COUNT=1 CALLERS=FUNCTION (one of the counted functions) it also lists who calls that function. With
+# INFLIGHT=N the measured runs keep N requests in flight instead of one.
 set -euo pipefail
 requests=${1:-20000}
+# INFLIGHT=N: requests in flight in the measured runs (1, the closed loop, unless set; 64 is the bench's pipelined run).
+inflight=${INFLIGHT:-1}
 qos=${2:-0}
 shift $(( $# > 2 ? 2 : $# ))
 trellis=${TRELLIS:-$(swift build -c release --show-bin-path)/trellis}
@@ -67,7 +70,7 @@ measure() {
         perf=$!
         sleep 0.5
     fi
-    echo "load:   $("$work/loadgen" "$port" req "$qos" "$count" 1 rpi "$suffix")" >&2
+    echo "load:   $("$work/loadgen" "$port" req "$qos" "$count" "$inflight" rpi "$suffix")" >&2
     if [ -n "$perf" ]; then kill -INT "$perf"; wait "$perf" 2>/dev/null || true; fi
     read -r user1 system1 < <(awk '{ print $14, $15 }' "/proc/$pid/stat")
     awk -v u=$((user1 - user0)) -v s=$((system1 - system0)) -v n="$count" -v t="$(getconf CLK_TCK)" \
@@ -115,7 +118,7 @@ count_calls() {
     perf stat -x, -e "$events" -p "$pid" -o "$work/counts" &
     local stat=$!
     sleep 0.5
-    "$work/loadgen" "$port" req "$qos" "$requests" 1 rpi "$suffix" >/dev/null
+    "$work/loadgen" "$port" req "$qos" "$requests" "$inflight" rpi "$suffix" >/dev/null
     kill -INT "$stat"; wait "$stat" 2>/dev/null || true
     awk -F, -v n="$requests" '$1 ~ /^[0-9]/ { sub(/^trellisprofile:/, "", $3); printf "  %-28s %8.1f per request\n", $3, $1 / n }' "$work/counts"
     if [ -n "${CALLERS:-}" ] && [[ ",$events," == *",trellisprofile:$CALLERS,"* ]]; then

@@ -38,6 +38,8 @@ public final class PostgresStore: BufferedCommitsStore {
     let logger: Logger
     /// The plant tracker's answers, kept while the plant tables do not change.
     let readCache: PostgresReadCache
+    /// Every read is a round trip to the server: read requests handled side by side overlap them.
+    public var readsWaitOnServer: Bool { true }
     /// The spam admissions of the messages in hand, sent together.
     let admissions: PostgresAdmissions
 

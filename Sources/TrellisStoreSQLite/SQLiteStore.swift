@@ -35,6 +35,8 @@ public final class SQLiteStore: TrellisStore, BufferedCommitsStore {
     let caches = StoreReadCaches()
     /// The spam limit's windows: this store belongs to one relay, so they live in its memory.
     let spam = LocalSpamLedger()
+    /// The database is in this process: a read request is handled fastest on its own.
+    public var readsWaitOnServer: Bool { false }
 
     /// Opens (creating if needed) the store in `directory`, in the file ``fileName``.
     ///

@@ -22,10 +22,12 @@ extension RelayService {
     /// the store stops retrying (a shutdown while it cannot commit), the messages held stay
     /// unacknowledged and the broker sends them again.
     ///
-    /// A run of queued messages that only read (``RelayEngine/onlyReads(_:)``) is handled at once,
-    /// so their store round trips overlap (a shared store sends their spam admissions in one call);
-    /// their answers are published in the order the requests came. A read request that comes alone
-    /// is handled like any other message: a task to overlap it with nothing would only add latency.
+    /// On a store whose reads wait on a server (``StoreLifecycle/readsWaitOnServer``), a run of
+    /// queued messages that only read (``RelayEngine/onlyReads(_:)``) is handled at once, so their
+    /// round trips overlap (a shared store sends their spam admissions in one call); their answers
+    /// are published in the order the requests came. A read request that comes alone is handled
+    /// like any other message: a task to overlap it with nothing would only add latency. So is
+    /// every read on a store in this process, which has no wait to overlap.
     /// Any other message is handled alone: after every message before it is done and before any
     /// after it starts, so a change is seen by every message after it, as if all were handled one
     /// by one. So is the first message of a new session, whose handling may first forget the marks
@@ -39,6 +41,7 @@ extension RelayService {
         var connection: Int?
         for await message in messages {
             let engine = self.engine
+            let overlapsReads = engine.store.readsWaitOnServer
             let newSession = message.delivery.map { $0.connection != connection } ?? false
             if let delivery = message.delivery { connection = delivery.connection }
             // What a retained sweep's subscriptions bring, and its markers, are the sweep's, not the routes'.
@@ -46,7 +49,7 @@ extension RelayService {
             let peer = swept ? nil : engine.settings.peer(ofStatusTopic: message.topic)
             // A read request alone (none in hand, none queued: one request at a time) is handled
             // below, without a task of its own to start and wait for.
-            if !swept, peer == nil, !newSession, !(inHand.isEmpty && !messages.hasQueued), engine.onlyReads(message) {
+            if overlapsReads, !swept, peer == nil, !newSession, !(inHand.isEmpty && !messages.hasQueued), engine.onlyReads(message) {
                 let received = Date()
                 inHand.append(InHand(started: clock.now, engine: engine, handling: Task(executorPreference: client.taskExecutor) {
                     await engine.handle(message, at: received)
