@@ -17,9 +17,9 @@ struct DynamicSecurityAccounts: AccountStore {
             var steps: [DynamicSecurityControl.Step] = [
                 .init(command: .createRole(shared, acls: DynamicSecurityRoles.sharedACLs(of: role)), tolerated: ["Role already exists"]),
             ]
-            // An account lets go of its roles before its own is deleted: the plugin (Mosquitto 2.0.11
-            // to at least 2.0.18, eclipse-mosquitto/mosquitto#2660) leaves a deleted role in the
-            // lists of the clients that hold it, freed, so a later listing reads garbage and a
+            // An account lets go of its roles before its own is deleted: the plugin (Mosquitto 2.0.11,
+            // Debian 12's, and 2.0.15 in eclipse-mosquitto/mosquitto#2660) leaves a deleted role in
+            // the lists of the clients that hold it, freed, so a later listing reads garbage and a
             // later deletion of the client may crash the broker.
             if exists { steps.append(.init(command: .modifyClient(name, password: nil, roles: []))) }
             steps.append(.init(command: .deleteRole(personal), tolerated: ["Role not found"]))
