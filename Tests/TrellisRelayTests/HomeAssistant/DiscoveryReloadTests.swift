@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TrellisMQTT
 import TrellisRelay
@@ -8,24 +9,46 @@ import TrellisTestSupport
 /// that turns it off or moves it does to the retained configs on the broker.
 @Suite("Home Assistant discovery on a live relay")
 struct DiscoveryReloadTests {
-    /// Topics whose latest message in `messages` is a config (non-empty), under `prefix`.
-    static func live(_ messages: [MQTTMessage], under prefix: String) -> Set<String> {
-        var latest: [String: Bool] = [:]
-        for message in messages where message.topic.hasPrefix(prefix + "/") && message.topic.hasSuffix("/config") {
-            latest[message.topic] = !message.payload.isEmpty
+    /// The configs live under each prefix (a topic whose latest message is a non-empty config),
+    /// kept up to date from the messages not read before. A collector's wait asks again at every
+    /// message; counting over every message each time made a wait for thousands of configs cost
+    /// the square of their number, which on a loaded machine outlasted the wait.
+    final class LiveConfigs: Sendable {
+        private struct State {
+            var read = 0
+            var latest: [String: Bool] = [:]
+            var live: [Substring: Int] = [:]
         }
-        return Set(latest.filter(\.value).keys)
+
+        private let state = Mutex(State())
+
+        /// How many configs are live under `prefix` (one topic level) in `messages`, a later state of
+        /// the messages given before.
+        func count(_ messages: [MQTTMessage], under prefix: String) -> Int {
+            state.withLock { state in
+                // A collector's messages only grow: those past `read` are the new ones.
+                for message in messages.dropFirst(state.read) where message.topic.hasSuffix("/config") {
+                    let isLive = !message.payload.isEmpty
+                    let wasLive = state.latest.updateValue(isLive, forKey: message.topic) ?? false
+                    if isLive != wasLive {
+                        state.live[message.topic.prefix { $0 != "/" }, default: 0] += isLive ? 1 : -1
+                    }
+                }
+                state.read = max(state.read, messages.count)
+                return state.live[Substring(prefix)] ?? 0
+            }
+        }
     }
 
     /// Presses `count` buttons once each and waits until Trellis's 3 configs and the 2 of every
     /// button are live under `homeassistant/`; returns how many configs that is.
-    static func press(_ count: Int, from watcher: MQTTClient, until inbox: MessageCollector) async throws -> Int {
+    static func press(_ count: Int, from watcher: MQTTClient, until inbox: MessageCollector, configs: LiveConfigs) async throws -> Int {
         for index in 0..<count {
             try watcher.publish(topic: "p2o/buttons/b\(index)/press", payload: [], qos: .atLeastOnce)
         }
         let all = 3 + 2 * count
         try await inbox.wait(timeout: .seconds(60), "every button's configs") { messages in
-            live(messages, under: "homeassistant").count == all
+            configs.count(messages, under: "homeassistant") == all
         }
         return all
     }
@@ -34,12 +57,13 @@ struct DiscoveryReloadTests {
     func reload() async throws {
         try await withRelay { relay in
             let (watcher, inbox) = try await relay.connectCollecting("homeassistant/#", "ha2/#")
+            let configs = LiveConfigs()
             try await inbox.wait(timeout: .seconds(30), "Trellis's own configs, retained") { messages in
-                Self.live(messages, under: "homeassistant").count == 3
+                configs.count(messages, under: "homeassistant") == 3
             }
             try await watcher.publishAndWait(topic: "p2o/buttons/hall/press", payload: [])
             try await inbox.wait(timeout: .seconds(30), "the button's configs") { messages in
-                Self.live(messages, under: "homeassistant").count == 5
+                configs.count(messages, under: "homeassistant") == 5
             }
 
             var settings = relay.settings
@@ -47,13 +71,13 @@ struct DiscoveryReloadTests {
             let service = try #require(relay.service)
             try await service.apply(settings)
             try await inbox.wait(timeout: .seconds(30), "every config moved from homeassistant/ to ha2/") { messages in
-                Self.live(messages, under: "homeassistant").isEmpty && Self.live(messages, under: "ha2").count == 5
+                configs.count(messages, under: "homeassistant") == 0 && configs.count(messages, under: "ha2") == 5
             }
 
             settings.homeAssistantEnabled = false
             try await service.apply(settings)
             try await inbox.wait(timeout: .seconds(30), "every config cleared") { messages in
-                Self.live(messages, under: "ha2").isEmpty
+                configs.count(messages, under: "ha2") == 0
             }
             #expect(service.engine.discovery.count == 0)
         }
@@ -66,8 +90,9 @@ struct DiscoveryReloadTests {
     func largeAnnouncement() async throws {
         try await withRelay { relay in
             let (watcher, inbox) = try await relay.connectCollecting("homeassistant/#", "ha2/#", "ha3/#")
+            let configs = LiveConfigs()
             let buttons = 600
-            let all = try await Self.press(buttons, from: watcher, until: inbox)
+            let all = try await Self.press(buttons, from: watcher, until: inbox, configs: configs)
 
             var settings = relay.settings
             let service = try #require(relay.service)
@@ -76,8 +101,8 @@ struct DiscoveryReloadTests {
             settings.discoveryPrefix = "ha3"
             try await service.apply(settings)
             try await inbox.wait(timeout: .seconds(60), "every config under ha3/ and none elsewhere") { messages in
-                Self.live(messages, under: "homeassistant").isEmpty && Self.live(messages, under: "ha2").isEmpty
-                    && Self.live(messages, under: "ha3").count == all
+                configs.count(messages, under: "homeassistant") == 0 && configs.count(messages, under: "ha2") == 0
+                    && configs.count(messages, under: "ha3") == all
             }
         }
     }
@@ -89,7 +114,7 @@ struct DiscoveryReloadTests {
         try await withRelay { relay in
             let (watcher, inbox) = try await relay.connectCollecting("homeassistant/#", "p2o/buttons/+/state")
             let buttons = 300
-            let all = try await Self.press(buttons, from: watcher, until: inbox)
+            let all = try await Self.press(buttons, from: watcher, until: inbox, configs: LiveConfigs())
 
             let before = await inbox.messages.count
             try await watcher.publishAndWait(topic: "homeassistant/status", payload: Array("online".utf8))
