@@ -56,7 +56,7 @@ struct UsersCommand: AsyncParsableCommand {
         @Option(name: .long, help: ArgumentHelp("The broker running the dynamic security plugin, as HOST:PORT.", valueName: "address"))
         var broker = "127.0.0.1:1883"
 
-        @Option(name: .long, help: ArgumentHelp("Seconds to wait for the broker's login and each of its answers.", valueName: "seconds"))
+        @Option(name: .long, help: ArgumentHelp("Seconds to wait for the broker's login, and for each request's acknowledgement and answer.", valueName: "seconds"))
         var timeout = 10.0
 
         @OptionGroup var admin: Admin
