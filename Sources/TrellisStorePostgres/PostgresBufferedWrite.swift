@@ -20,9 +20,13 @@ enum PostgresBufferedWrite {
             try await PostgresDeviceLog.trim(device: device, keeping: limit, on: connection, logger: logger)
         }
         if trimDeadLetters {
+            // Keeps the letters numbered within `deadLetterLimit` of the newest, found on the primary
+            // key at both ends: the trim costs the rows it deletes, not the 10,000 it keeps. That is
+            // the newest `deadLetterLimit`, or fewer after an insert that rolled back and left its
+            // number unused (an identity does not take numbers back).
             try await connection.query("""
                 DELETE FROM dead_letter
-                WHERE id <= (SELECT id FROM dead_letter ORDER BY id DESC LIMIT 1 OFFSET \(deadLetterLimit))
+                WHERE id <= (SELECT max(id) FROM dead_letter) - \(deadLetterLimit)
                 """, logger: logger)
         }
     }

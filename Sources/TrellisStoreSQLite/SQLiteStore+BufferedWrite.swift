@@ -25,10 +25,14 @@ extension BufferedWrite {
         INSERT INTO dead_letter (reason, topic, payload, received_at) VALUES (?, ?, ?, ?)
         """
 
-    /// Deletes every dead letter older than the newest `?`.
+    /// Deletes every dead letter but the newest `?`: those numbered `?` or more below the newest.
+    /// `AUTOINCREMENT` numbers the letters without gaps (a rolled-back insert takes its number
+    /// back) and only this trim deletes any, so the range holds exactly the newest `?`. Both ends
+    /// are found on the primary key, so the trim costs the rows it deletes, where counting the
+    /// kept ones off (`ORDER BY id DESC LIMIT 1 OFFSET ?`) read all 10,000 at every commit.
     static let trimDeadLettersSQL = """
         DELETE FROM dead_letter
-        WHERE id <= (SELECT id FROM dead_letter ORDER BY id DESC LIMIT 1 OFFSET ?)
+        WHERE id <= (SELECT max(id) FROM dead_letter) - ?
         """
 
     /// Writes a batch inside the caller's transaction, trimming dead letters and device logs once at the end.

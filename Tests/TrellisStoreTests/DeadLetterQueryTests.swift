@@ -91,4 +91,17 @@ struct DeadLetterQueryTests {
             #expect(!plans.joined().contains("SCAN dead_letter "), "\(plans)")
         }
     }
+
+    @Test("SQLite trims dead letters on the primary key, never reading the letters it keeps")
+    func sqliteTrimPlan() async throws {
+        try await withSQLiteStore(.inMemory) { store async throws in
+            let plan = try await store.writer.read { db in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + BufferedWrite.trimDeadLettersSQL, arguments: [10_000])
+                    .map { $0["detail"] as String }
+            }
+            // The delete finds its rows by a rowid range, the newest id by the key's end: neither walks the table.
+            #expect(plan.contains("SEARCH dead_letter USING INTEGER PRIMARY KEY (rowid<?)"), "\(plan)")
+            #expect(!plan.contains { $0.hasPrefix("SCAN") }, "\(plan)")
+        }
+    }
 }

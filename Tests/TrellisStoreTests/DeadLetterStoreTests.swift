@@ -4,7 +4,7 @@ import TrellisCore
 import TrellisTestSupport
 @testable import TrellisStore
 
-@Suite("DeadLetterStore on SQLite")
+@Suite("DeadLetterStore")
 struct DeadLetterStoreTests {
     @Test("dead letters come back newest first with payloads intact", arguments: StoreKind.allCases)
     func roundTrip(_ kind: StoreKind) async throws {
@@ -23,9 +23,11 @@ struct DeadLetterStoreTests {
         }
     }
 
-    @Test("only the newest letters up to the cap are kept", arguments: [(5, 12), (300, 1_000)])
-    func trim(limit: Int, written: Int) async throws {
-        try await withStore(.directory, deadLetterLimit: limit) { store async throws in
+    @Test("only the newest letters up to the cap are kept",
+          arguments: StoreKind.allCases, [(5, 12), (300, 1_000), (1, 3)])
+    func trim(_ kind: StoreKind, sizes: (limit: Int, written: Int)) async throws {
+        let (limit, written) = sizes
+        try await withStore(kind, deadLetterLimit: limit) { store async throws in
             for index in 0..<written {
                 try await store.recordDeadLetter(reason: "r\(index)", topic: "t", payload: [UInt8(index % 256)], at: instant(Double(index)))
             }
