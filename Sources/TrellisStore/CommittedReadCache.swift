@@ -9,6 +9,11 @@ import TrellisCore
 /// A read remembers the generation it started at and keeps its result only if no write committed
 /// in between, so the cache never holds data older than the database. It holds at most
 /// `capacity` answers and starts over when full, so hostile keys cannot grow it.
+///
+/// The SQLite store's two caches, read on every plant request and device message, get copies of
+/// `lookup` and `keep` specialized for their types (`@_specialize`): the stores are other modules,
+/// which otherwise call the generic code, whose dictionary lookups ask the runtime for type
+/// metadata at every call (about 3% of a plant request's CPU).
 package final class CommittedReadCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct State {
         var generation: UInt64 = 0
@@ -24,11 +29,22 @@ package final class CommittedReadCache<Key: Hashable & Sendable, Value: Sendable
 
     /// The answer kept for `key` (nil when it must be read) and the generation a read made now
     /// belongs to.
+    @_specialize(exported: true, where Key == String?, Value == [PlantSensorRecord]?)
+    @_specialize(exported: true, where Key == String, Value == DeviceRecord)
     package func lookup(_ key: Key) -> (generation: UInt64, answer: Value?) {
-        state.withLock { ($0.generation, $0.answers[key]) }
+        // The lock's closure returns a concrete type: unspecialized, a tuple holding a generic
+        // answer made the runtime look its metadata up at every call.
+        var answer: Value?
+        let generation = state.withLock { state in
+            answer = state.answers[key]
+            return state.generation
+        }
+        return (generation, answer)
     }
 
     /// Keeps `answer` for `key`, read at `generation`, unless a write committed since.
+    @_specialize(exported: true, where Key == String?, Value == [PlantSensorRecord]?)
+    @_specialize(exported: true, where Key == String, Value == DeviceRecord)
     package func keep(_ answer: Value, for key: Key, readAt generation: UInt64) {
         state.withLock { state in
             guard state.generation == generation else { return }
