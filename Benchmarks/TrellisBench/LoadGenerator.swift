@@ -26,6 +26,12 @@ struct LoadGenerator {
         Array("ID:\(id);sender:bench;receiver:Host-RPI3B+;payload:all;operation:REQ_plantSensorData".utf8)
     }
 
+    /// A well-formed request with an operation the plant tracker does not have: answered with
+    /// `ERR_invalidOpTag` and kept as a dead letter.
+    static func rejectedRequest(_ id: Int) -> [UInt8] {
+        Array("ID:\(id);sender:bench;receiver:Host-RPI3B+;payload:all;operation:REQ_noSuchOperation".utf8)
+    }
+
     /// The next message; the watchdog ends the run when none comes.
     mutating func next() async throws -> MQTTMessage {
         guard let message = await replies.next() else { throw BenchError("the reply stream ended") }
@@ -35,13 +41,14 @@ struct LoadGenerator {
 
     /// One request in flight at a time on `topic`; returns each round trip in microseconds. Every
     /// reply must carry the request's ID and end with `suffix`.
-    mutating func closedLoop(count: Int, qos: QoS, topic: String, suffix: [UInt8]) async throws -> [Double] {
+    mutating func closedLoop(count: Int, qos: QoS, topic: String, suffix: [UInt8],
+                             request: (Int) -> [UInt8] = LoadGenerator.request) async throws -> [Double] {
         var samples: [Double] = []
         samples.reserveCapacity(count)
         let clock = ContinuousClock()
         for id in 0..<count {
             let start = clock.now
-            try client.publish(topic: topic, payload: Self.request(id), qos: qos)
+            try client.publish(topic: topic, payload: request(id), qos: qos)
             let reply = try await next()
             let elapsed = clock.now - start
             guard reply.payload.starts(with: Array("ID:\(id);".utf8)), reply.payload.ends(with: suffix) else {

@@ -8,7 +8,9 @@ import TrellisStoreSQLite
 /// scale of ``ScalingState``, a fresh relay on that state: the time from its start until its Home
 /// Assistant announcement and retained sweep are done and its peak memory then; then the closed-loop
 /// p50 and the CPU time per request (all of the relay's threads, from `/proc`) of a plant request,
-/// a press of `b0` (until every listener has it) and a device log line (until it is streamed back).
+/// a press of `b0` (until every listener has it), a device log line (until it is streamed back) and
+/// a rejected plant request (until its `ERR_` reply; it is kept as a dead letter, so it measures
+/// the trim of the capped dead letters too).
 /// At 1×, also a press against its number of listeners. Ratios are to the same figure at 1× in the
 /// same run, so the machine's speed cancels out.
 struct ScalingRun {
@@ -29,7 +31,7 @@ struct ScalingRun {
         var listenerLines: [String] = []
         for store in postgres == nil ? ["SQLite"] : ["SQLite", "PostgreSQL"] {
             var base: [String: Cost] = [:]
-            lines.append("\(store) | things announced | start to announced (s) | peak RSS (MB) | plant request p50 / CPU | press p50 / CPU (listeners) | log line p50 / CPU")
+            lines.append("\(store) | things announced | start to announced (s) | peak RSS (MB) | plant request p50 / CPU | press p50 / CPU (listeners) | log line p50 / CPU | rejected request p50 / CPU")
             for scale in scales {
                 let state = ScalingState(scale: scale)
                 let (started, peak, costs) = try await measure(state, store: store, work: work, listenersToo: scale == scales.first)
@@ -40,7 +42,7 @@ struct ScalingRun {
                     return String(format: "%.0f / %.0f", cost.p50, cost.cpu) + ratio
                 }
                 lines.append("\(scale)× | \(state.things) | " + String(format: "%.1f | %.1f", started, Double(peak) / 1024)
-                             + " | \(cell("plant")) | \(cell("press")) (\(state.listeners)) | \(cell("log"))")
+                             + " | \(cell("plant")) | \(cell("press")) (\(state.listeners)) | \(cell("log")) | \(cell("rejected"))")
                 if scale == scales.first {
                     listenerLines.append("\(store), press against its listeners (state \(scale)×) | "
                         + ScalingState.listenerSeries.map { count in
@@ -113,6 +115,10 @@ struct ScalingRun {
                                       suffix: Array(relay.replySuffix.utf8))
         }
         costs["log"] = try await cost(of: relay, count: requests) { try await load.logLines(count: requests, device: "d0") }
+        costs["rejected"] = try await cost(of: relay, count: requests) {
+            try await load.closedLoop(count: requests, qos: .atLeastOnce, topic: "\(relay.plantPrefix)/torpi",
+                                      suffix: Array("operation:ERR_invalidOpTag".utf8), request: LoadGenerator.rejectedRequest)
+        }
         let presses = Self.presses(listeners: state.listeners)
         costs["press"] = try await cost(of: relay, count: presses) {
             try await load.presses(count: presses, button: "b0", listeners: state.listeners, prefix: relay.buttonPrefix)
