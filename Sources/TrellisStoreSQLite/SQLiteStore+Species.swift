@@ -74,6 +74,12 @@ extension SQLiteStore {
     /// The search as SQL: only the filters given become conditions, so the planner can use the
     /// index that fits; the seed's order is `shuffle XOR mask` (`(a | b) - (a & b)`, as SQLite has
     /// no XOR operator), with the symbol breaking ties.
+    ///
+    /// With a filter, two steps: the inner query picks the page's symbols from an index alone (each
+    /// filter's index holds `shuffle` and `search_name` too,
+    /// ``StoreSchema/createCatalogCoveringIndexes(_:)``), and only the page's rows are read from the
+    /// table. Reading every match's row to sort them was four fifths of a search with all filters
+    /// over 50,000 species.
     static func searchSQL(_ search: CatalogSearch) -> (String, StatementArguments) {
         var conditions: [String] = []
         var arguments: [String: (any DatabaseValueConvertible)?] = [
@@ -107,13 +113,28 @@ extension SQLiteStore {
             arguments["after_key"] = after.key
             arguments["after_symbol"] = after.symbol
         }
+        guard !conditions.isEmpty else {
+            // No filter: every row is a match, and one pass over the table sorts them as fast.
+            let sql = """
+                SELECT * FROM (
+                    SELECT \(Species.storedColumns()), (shuffle | :mask) - (shuffle & :mask) AS sort_key FROM species
+                ) AS matches
+                \(outer)
+                ORDER BY sort_key, symbol LIMIT :limit
+                """
+            return (sql, StatementArguments(arguments))
+        }
         let sql = """
-            SELECT * FROM (
-                SELECT \(Species.storedColumns()), (shuffle | :mask) - (shuffle & :mask) AS sort_key FROM species
-                \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
-            ) AS matches
-            \(outer)
-            ORDER BY sort_key, symbol LIMIT :limit
+            SELECT \(Species.storedColumns("species")), page.sort_key FROM (
+                SELECT symbol, sort_key FROM (
+                    SELECT symbol, (shuffle | :mask) - (shuffle & :mask) AS sort_key FROM species
+                    WHERE \(conditions.joined(separator: " AND "))
+                ) AS matches
+                \(outer)
+                ORDER BY sort_key, symbol LIMIT :limit
+            ) AS page
+            JOIN species ON species.symbol = page.symbol
+            ORDER BY page.sort_key, page.symbol
             """
         return (sql, StatementArguments(arguments))
     }
@@ -143,4 +164,22 @@ extension SQLiteStore {
 /// A species as a `Sendable` value for a write transaction.
 private struct SpeciesRow: Sendable {
     var species: Species
+}
+
+extension StoreSchema {
+    /// The catalog's filter indexes, each extended with `shuffle` and `search_name`: a search finds
+    /// its page's symbols, sorted by the seed's order, in the index alone
+    /// (``SQLiteStore/searchSQL(_:)``), and reads from the table only the rows it returns.
+    static func createCatalogCoveringIndexes(_ db: Database) throws {
+        try db.execute(sql: """
+            DROP INDEX species_by_needs;
+            CREATE INDEX species_by_needs ON species(moisture_use, shade_tolerance, min_temp_f, shuffle, search_name);
+            DROP INDEX species_by_shade;
+            CREATE INDEX species_by_shade ON species(shade_tolerance, min_temp_f, shuffle, search_name);
+            DROP INDEX species_by_min_temp;
+            CREATE INDEX species_by_min_temp ON species(min_temp_f, shuffle, search_name);
+            DROP INDEX species_by_search_name;
+            CREATE INDEX species_by_search_name ON species(search_name, shuffle);
+            """)
+    }
 }

@@ -19,6 +19,7 @@ enum StoreSchema {
         migrator.registerMigration("deliveries", migrate: createDeliveries)
         migrator.registerMigration("probe", migrate: createProbe)
         migrator.registerMigration("dead-letter-index", migrate: createDeadLetterIndexes)
+        migrator.registerMigration("catalog-covering-indexes", migrate: createCatalogCoveringIndexes)
         return migrator
     }
 
