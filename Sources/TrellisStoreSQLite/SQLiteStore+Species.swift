@@ -4,7 +4,7 @@ import TrellisCore
 import TrellisStore
 
 /// The species of ``CatalogStore`` over SQLite: they are upserted in one write transaction,
-/// and a search is one indexed query.
+/// and a search reads its page from one index (see `searchSQL`).
 extension SQLiteStore {
     @discardableResult
     public func upsertSpecies(_ species: [Species]) async throws -> Int {
