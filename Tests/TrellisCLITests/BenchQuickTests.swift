@@ -50,9 +50,10 @@ struct BenchQuickTests {
         let rows = binary.output.split(separator: "\n").filter { $0.hasPrefix("1× |") || $0.hasPrefix("2× |") }
         #expect(rows.count == 2, "\(binary.output)")
         for row in rows {
-            // scale, things, start, peak RSS, then a p50 / CPU pair for each of the three operations
+            // scale, things, start, peak RSS, then a p50 / CPU pair for each of the four operations (a plant
+            // request, a press, a log line, a rejected request)
             let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
-            #expect(cells.count == 7, "\(row)")
+            #expect(cells.count == 8, "\(row)")
             for cell in cells.dropFirst(4) {
                 let numbers = cell.split(whereSeparator: { !"0123456789.".contains($0) }).compactMap { Double($0) }
                 #expect(numbers.count >= 2 && numbers[0] > 0, "no p50 in \(cell)")
