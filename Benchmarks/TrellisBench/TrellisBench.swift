@@ -55,7 +55,7 @@ struct TrellisBench: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Instead of the C relay comparison: compare one relay on SQLite, one on PostgreSQL and two on PostgreSQL in a $share group (QoS 1 round trips and throughput, press fan-out), with databases created on this PostgreSQL server and dropped after (`make bench-stores` starts a throwaway one).", valueName: "postgres-url"))
     var stores: String?
 
-    @Flag(help: ArgumentHelp("Instead of the C relay comparison: how a request's cost grows with the state. At each of --scales, a relay on the bench's state grown that many times (buttons, clients, listeners of a button, devices with full logs, species, dead letters): its start until announced to Home Assistant and its peak memory, then the closed-loop p50 and CPU per operation of a plant request, a press and a device log line; at the first scale, a press against 10 to 10,000 listeners. SQLite, and PostgreSQL too with --stores URL (`make bench-scaling` starts a throwaway server)."))
+    @Flag(help: ArgumentHelp("Instead of the C relay comparison: how a request's cost grows with the state. At each of --scales, a relay on the bench's state grown that many times (buttons, clients, listeners of a button, devices with full logs, species, dead letters): its start until announced to Home Assistant and its peak memory, then the closed-loop p50 and CPU per operation of a plant request, a press, a device log line and a rejected plant request (kept as a dead letter); at the first scale, a press against 10 to 10,000 listeners. SQLite, and PostgreSQL too with --stores URL (`make bench-scaling` starts a throwaway server)."))
     var scaling = false
 
     @Option(help: ArgumentHelp("With --scaling: the scales, comma-separated.", valueName: "list"))

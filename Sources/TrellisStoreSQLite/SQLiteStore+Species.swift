@@ -113,26 +113,19 @@ extension SQLiteStore {
             arguments["after_key"] = after.key
             arguments["after_symbol"] = after.symbol
         }
-        guard !conditions.isEmpty else {
-            // No filter: every row is a match, and one pass over the table sorts them as fast.
-            let sql = """
-                SELECT * FROM (
-                    SELECT \(Species.storedColumns()), (shuffle | :mask) - (shuffle & :mask) AS sort_key FROM species
-                ) AS matches
-                \(outer)
-                ORDER BY sort_key, symbol LIMIT :limit
-                """
-            return (sql, StatementArguments(arguments))
+        let sortKey = "(shuffle | :mask) - (shuffle & :mask) AS sort_key"
+        // The page: sort keys of the matches, then the first `limit` of them after the cursor.
+        func page(of columns: String, _ filter: String) -> String {
+            """
+            SELECT * FROM (SELECT \(columns), \(sortKey) FROM species \(filter)) AS matches
+            \(outer)
+            ORDER BY sort_key, symbol LIMIT :limit
+            """
         }
-        let sql = """
-            SELECT \(Species.storedColumns("species")), page.sort_key FROM (
-                SELECT symbol, sort_key FROM (
-                    SELECT symbol, (shuffle | :mask) - (shuffle & :mask) AS sort_key FROM species
-                    WHERE \(conditions.joined(separator: " AND "))
-                ) AS matches
-                \(outer)
-                ORDER BY sort_key, symbol LIMIT :limit
-            ) AS page
+        // No filter: every row is a match, and one pass over the table sorts them as fast.
+        let sql = conditions.isEmpty ? page(of: Species.storedColumns(), "") : """
+            SELECT \(Species.storedColumns("species")), page.sort_key
+            FROM (\(page(of: "symbol", "WHERE " + conditions.joined(separator: " AND ")))) AS page
             JOIN species ON species.symbol = page.symbol
             ORDER BY page.sort_key, page.symbol
             """
