@@ -112,9 +112,8 @@ public final class MQTTClient: Sendable {
 
     /// Notes that the network loop went round.
     func beat() {
-        let elapsed = ContinuousClock.now - heartbeatOrigin
-        heartbeat.store(max(1, elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000),
-                        ordering: .relaxed)
+        let (seconds, attoseconds) = (ContinuousClock.now - heartbeatOrigin).components
+        heartbeat.store(max(1, seconds * 1_000_000_000 + attoseconds / 1_000_000_000), ordering: .relaxed)
     }
 
     /// Suspends until the client is connected and subscribed (see ``isConnected``), or throws `timedOut`.

@@ -25,15 +25,14 @@ public struct UserProperty: Sendable, Hashable {
 ///
 /// Response topic and correlation data make request/response work (`mosquitto_rr`);
 /// user properties and content type are carried through unchanged.
+///
+/// Most messages carry none, and a message is copied several times on its way through the relay
+/// (into the stream, each handler, each reply): the four values live in one shared box, made only
+/// when one is set and copied only when a shared one is changed, so that copying a message costs
+/// one reference count for its properties instead of four.
 public struct MQTTProperties: Sendable, Hashable {
-    /// Where the requester expects its reply.
-    public var responseTopic: String?
-    /// Opaque bytes the requester uses to match a reply with its request.
-    public var correlationData: [UInt8]?
-    /// Name/value pairs in the order they were sent.
-    public var userProperties: [UserProperty]
-    /// The MIME type of the payload, when the publisher set one.
-    public var contentType: String?
+    /// The four values; nil while none is set.
+    private var box: Box?
 
     public init(
         responseTopic: String? = nil,
@@ -41,15 +40,75 @@ public struct MQTTProperties: Sendable, Hashable {
         userProperties: [UserProperty] = [],
         contentType: String? = nil
     ) {
-        self.responseTopic = responseTopic
-        self.correlationData = correlationData
-        self.userProperties = userProperties
-        self.contentType = contentType
+        let values = Values(responseTopic: responseTopic, correlationData: correlationData,
+                            userProperties: userProperties, contentType: contentType)
+        box = values.isEmpty ? nil : Box(values)
+    }
+
+    /// Where the requester expects its reply.
+    public var responseTopic: String? {
+        get { box?.values.responseTopic }
+        set { change { $0.responseTopic = newValue } }
+    }
+
+    /// Opaque bytes the requester uses to match a reply with its request.
+    public var correlationData: [UInt8]? {
+        get { box?.values.correlationData }
+        set { change { $0.correlationData = newValue } }
+    }
+
+    /// Name/value pairs in the order they were sent.
+    public var userProperties: [UserProperty] {
+        get { box?.values.userProperties ?? [] }
+        set { change { $0.userProperties = newValue } }
+    }
+
+    /// The MIME type of the payload, when the publisher set one.
+    public var contentType: String? {
+        get { box?.values.contentType }
+        set { change { $0.contentType = newValue } }
     }
 
     /// True when no property is set, so nothing needs to go on the wire.
-    public var isEmpty: Bool {
-        responseTopic == nil && correlationData == nil && userProperties.isEmpty && contentType == nil
+    public var isEmpty: Bool { box == nil }
+
+    public static func == (lhs: MQTTProperties, rhs: MQTTProperties) -> Bool {
+        lhs.box === rhs.box || (lhs.box?.values ?? Values()) == (rhs.box?.values ?? Values())
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(box?.values ?? Values())
+    }
+
+    /// Applies `body` to the values, copying a box another copy shares first; drops the box
+    /// once nothing is set, so that an emptied value equals and costs like a new one.
+    private mutating func change(_ body: (inout Values) -> Void) {
+        var values = box?.values ?? Values()
+        body(&values)
+        if values.isEmpty {
+            box = nil
+        } else if isKnownUniquelyReferenced(&box) {
+            box?.values = values
+        } else {
+            box = Box(values)
+        }
+    }
+
+    private struct Values: Hashable {
+        var responseTopic: String?
+        var correlationData: [UInt8]?
+        var userProperties: [UserProperty] = []
+        var contentType: String?
+
+        var isEmpty: Bool {
+            responseTopic == nil && correlationData == nil && userProperties.isEmpty && contentType == nil
+        }
+    }
+
+    /// Changed only through ``change(_:)``, and only while no other copy holds it.
+    private final class Box: @unchecked Sendable {
+        var values: Values
+        init(_ values: Values) { self.values = values }
     }
 }
 

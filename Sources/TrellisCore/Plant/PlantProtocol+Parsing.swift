@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 extension PlantProtocol {
     /// The five keys every message must carry, case-sensitive, in the order of ``PlantMessage``'s fields.
     static let requiredKeys = ["ID", "sender", "receiver", "payload", "operation"]
@@ -67,29 +73,49 @@ enum PlantFields {
     static func cut(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<[String], Failure> {
         var values: [Range<Int>?] = [nil, nil, nil, nil, nil]
         var otherKeys: Set<String> = []
-        var failure: Failure?
-        forEachPiece(of: bytes) { start, stop in
-            guard let colon = firstColon(bytes, start, stop) else {
-                failure = .missingValue
-                return false
+        // Each piece's end and its colons are found with memchr, which scans many bytes at a time.
+        if let base = bytes.baseAddress, let last = bytes.last {
+            let end = last == semicolon ? bytes.count - 1 : bytes.count
+            var start = 0
+            while true {
+                let stop = offset(of: semicolon, in: base, from: start, to: end) ?? end
+                guard let colon = offset(of: Self.colon, in: base, from: start, to: stop) else { return .failure(.missingValue) }
+                guard offset(of: Self.colon, in: base, from: colon + 1, to: stop) == nil else { return .failure(.tooManyColons) }
+                let key = UnsafeBufferPointer(rebasing: bytes[start..<colon])
+                if let position = keyPosition(key) {
+                    values[position] = (colon + 1)..<stop
+                } else {
+                    otherKeys.insert(String(decoding: key, as: UTF8.self))
+                }
+                guard stop < end else { break }
+                start = stop + 1
             }
-            if firstColon(bytes, colon + 1, stop) != nil {
-                failure = .tooManyColons
-                return false
-            }
-            let key = UnsafeBufferPointer(rebasing: bytes[start..<colon])
-            if let position = keys.firstIndex(where: { $0.elementsEqual(key) }) {
-                values[position] = (colon + 1)..<stop
-            } else {
-                otherKeys.insert(String(decoding: key, as: UTF8.self))
-            }
-            return true
         }
-        if let failure { return .failure(failure) }
         let distinct = values.count(where: { $0 != nil }) + otherKeys.count
         guard distinct == 5 else { return .failure(.keyCount) }
         guard otherKeys.isEmpty else { return .failure(.unknownKey) }
         return .success(values.map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0!]), as: UTF8.self) })
+    }
+
+    /// The offset of the first `byte` in `base[from..<to]`, if there is one.
+    private static func offset(of byte: UInt8, in base: UnsafePointer<UInt8>, from: Int, to: Int) -> Int? {
+        guard from < to, let found = memchr(base + from, Int32(byte), to - from) else { return nil }
+        return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
+    }
+
+    /// The position of `key` in ``PlantProtocol/requiredKeys``, if it is one: told apart by length
+    /// first, as the five have five lengths.
+    private static func keyPosition(_ key: UnsafeBufferPointer<UInt8>) -> Int? {
+        let position = switch key.count {
+        case 2: 0   // ID
+        case 6: 1   // sender
+        case 8: 2   // receiver
+        case 7: 3   // payload
+        case 9: 4   // operation
+        default: -1
+        }
+        guard position >= 0 else { return nil }
+        return keys[position].withUnsafeBufferPointer { memcmp($0.baseAddress!, key.baseAddress!, key.count) == 0 } ? position : nil
     }
 
     /// The value of the first piece whose key is `key`, if that piece has exactly one `:` and a

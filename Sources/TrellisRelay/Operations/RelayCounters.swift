@@ -40,6 +40,16 @@ public final class RelayCounters: Sendable {
             }
         }
 
+        /// Its place in ``State/recent``.
+        var slot: Int {
+            switch self {
+            case .received: 0
+            case .published: 1
+            case .reply: 2
+            case .deadLetter: 3
+            }
+        }
+
         var dimension: String {
             switch self {
             case .received, .published: "service"
@@ -70,15 +80,27 @@ public final class RelayCounters: Sendable {
         var latencies = [Int](repeating: 0, count: 1024)
         var latencyCount = 0
 
+        /// Per figure, where its last bumped value is in `tallies`: one message after another
+        /// names the same service and operation, and comparing one string costs a fraction of
+        /// hashing it. Cleared whenever a value is added, which may move every entry.
+        var recent: [Dictionary<CounterKey, Tally>.Index?] = [nil, nil, nil, nil]
+
         /// Adds one to `figure` for `value`, and returns its swift-metrics counter to increment.
         mutating func bump(_ figure: Figure, _ value: String) -> Counter {
+            let slot = figure.slot
+            if let index = recent[slot], tallies.keys[index].value == value {
+                tallies.values[index].count += 1
+                return tallies.values[index].counter
+            }
             let key = CounterKey(figure: figure, value: value)
             if let index = tallies.index(forKey: key) {
+                recent[slot] = index
                 tallies.values[index].count += 1
                 return tallies.values[index].counter
             }
             let counter = Counter(label: figure.label, dimensions: [(figure.dimension, value)])
             tallies[key] = Tally(count: 1, counter: counter)
+            recent = [nil, nil, nil, nil]
             return counter
         }
 
@@ -137,8 +159,9 @@ public final class RelayCounters: Sendable {
 
     /// One handler run took `duration`.
     public func handled(in duration: Duration) {
-        handlerTimer.recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
-        let micros = Int(duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000)
+        let (seconds, attoseconds) = duration.components   // worked out once: each reading divides 128-bit numbers
+        handlerTimer.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        let micros = Int(seconds * 1_000_000 + attoseconds / 1_000_000_000_000)
         state.withLock { state in
             state.latencies[state.latencyCount % state.latencies.count] = micros
             state.latencyCount += 1

@@ -26,6 +26,30 @@ struct RelayCountersTests {
         #expect(snapshot.reconnects == 0 && snapshot.redeliveries == 0)
     }
 
+    @Test("counts stay right when values alternate, repeat, and new ones grow the table between them",
+          arguments: [1, 2, 50])
+    func repeatsAndGrowth(distinct: Int) {
+        let counters = RelayCounters()
+        var received: [String: Int] = [:]
+        var replies: [String: Int] = [:]
+        for _ in 0..<3 {
+            for index in 0..<distinct {
+                for _ in 0...(index % 3) {
+                    counters.received(service: "s\(index)")
+                    received["s\(index)", default: 0] += 1
+                }
+                counters.received(service: "plant")
+                received["plant", default: 0] += 1
+                counters.published(service: "plant", reply: index.isMultiple(of: 2) ? "RES_x" : "ERR_y\(index)")
+                replies[index.isMultiple(of: 2) ? "RES_x" : "ERR_y\(index)", default: 0] += 1
+            }
+        }
+        let snapshot = counters.snapshot()
+        #expect(snapshot.received == received)
+        #expect(snapshot.replies == replies)
+        #expect(snapshot.published == ["plant": 3 * distinct])
+    }
+
     @Test("reconnects and redeliveries are plain counts")
     func plainCounts() {
         let counters = RelayCounters()

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Instructions per request, counted rather than timed: a release `trellis run` and the C relay of `make bench`
+# (Benchmarks/baseline/relay.c) each answer plant requests one at a time under valgrind's callgrind, which counts
+# every instruction the process executes while the measured requests run (none of the warm-up). Unlike a CPU
+# time, the count does not move with what else the shared machine runs: two runs of the same build agree to a
+# fraction of a percent, so a change of a few hundred instructions per request shows. It leaves out what the
+# instructions cost (cache misses, the kernel's system calls), which a timed run (`make bench`, profile.sh) shows.
+#   swift build -c release --static-swift-stdlib --product trellis && Benchmarks/instructions.sh [REQUESTS] [QOS] [TRELLIS FLAGS…]
+# Needs valgrind (Debian's `valgrind` package). Prints both counts and their ratio, then Trellis's own cost per
+# request grouped by what it is (reference counting, the concurrency runtime, …) and its costliest functions.
+# With TRELLIS=PATH it measures another build; with KEEP=DIR it leaves callgrind's files in DIR for
+# callgrind_annotate. The callgrind run is slow (about 50× a plain run): 2,000 requests take a minute or two.
+set -euo pipefail
+requests=${1:-2000}
+qos=${2:-0}
+shift $(( $# > 2 ? 2 : $# ))
+trellis=${TRELLIS:-$(swift build -c release --show-bin-path)/trellis}
+root=$(cd "$(dirname "$0")/.." && pwd)
+command -v valgrind >/dev/null || { echo "instructions.sh: needs valgrind (apt-get install valgrind)" >&2; exit 1; }
+work=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
+cc -O2 -o "$work/loadgen" "$root/Benchmarks/baseline/loadgen.c" -lmosquitto
+cc -O2 -o "$work/relay" "$root/Benchmarks/baseline/relay.c" -lmosquitto
+# valgrind cannot read the DWARF 5 debug information of a Swift build; the symbol table is enough.
+objcopy --strip-debug "$trellis" "$work/trellis"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+sed -e "s/^listener .*/listener $port 127.0.0.1/" -e '/^persistence/d' "$root/broker.conf" > "$work/mosquitto.conf"
+grep -q "^listener $port" "$work/mosquitto.conf" || echo "listener $port 127.0.0.1" >> "$work/mosquitto.conf"
+mosquitto -c "$work/mosquitto.conf" >"$work/broker.log" 2>&1 &
+until mosquitto_pub -h 127.0.0.1 -p "$port" -t ping -n 2>/dev/null; do sleep 0.1; done
+printf 'Plant%s,0x%s\n' 1 31 2 32 3 33 4 34 5 35 6 36 7 37 > "$work/plants"
+
+# Runs the closed loop against the relay PID under callgrind (output in $work/$NAME.*): warm-up uncounted,
+# then REQUESTS counted; prints the instructions per request.
+count() {
+    local pid=$1 name=$2 suffix=$3 file total
+    "$work/loadgen" "$port" req "$qos" 500 1 rpi "$suffix" >/dev/null
+    callgrind_control -i on "$pid" >/dev/null 2>&1
+    echo "load:   $("$work/loadgen" "$port" req "$qos" "$requests" 1 rpi "$suffix")" >&2
+    callgrind_control -i off "$pid" >/dev/null 2>&1
+    callgrind_control -d "$pid" >/dev/null 2>&1
+    file=$(ls -t "$work/$name".out.* 2>/dev/null | head -1)
+    until [ -n "$file" ] && grep -q '^totals:' "$file" 2>/dev/null; do
+        sleep 0.2; file=$(ls -t "$work/$name".out.* 2>/dev/null | head -1)
+    done
+    total=$(awk '/^totals:/ { print $2 }' "$file")
+    echo "$((total / requests))"
+}
+valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$work/trellis.out" "$work/trellis" run \
+    --broker "127.0.0.1:$port" --state "$work/state" --spam-limit 100000000 --plants-file "$work/plants" \
+    --plant-dialect lossless --stats-interval 3600 "$@" >"$work/trellis.log" 2>&1 &
+relay=$!
+until grep -q "connected to the broker" "$work/trellis.log"; do
+    kill -0 "$relay" 2>/dev/null || { cat "$work/trellis.log" >&2; exit 1; }
+    sleep 0.2
+done
+for sensor in 31 32 33 34 35 36 37; do
+    mosquitto_pub -h 127.0.0.1 -p "$port" -q 1 -t "rpi/sensors/0x$sensor" -m '{"moisture":5,"temperature":70.5}'
+done
+mine=$(count "$relay" trellis operation:RES_plantSensorData)
+kill -INT "$relay"; wait "$relay" 2>/dev/null || true
+valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$work/baseline.out" "$work/relay" "$port" 100 \
+    >"$work/relay.log" 2>&1 &
+baseline=$!
+# Subscribed once it answers a request.
+until mosquitto_rr -h 127.0.0.1 -p "$port" -t rpi/torpi -e rpi/fromrpi -W 2 \
+    -m 'ID:1;sender:probe;receiver:rpi;payload:;operation:REQ_plantSensorData' >/dev/null 2>&1; do
+    kill -0 "$baseline" 2>/dev/null || { cat "$work/relay.log" >&2; exit 1; }
+done
+theirs=$(count "$baseline" baseline operation:REQ_plantSensorData)
+kill "$baseline"; wait "$baseline" 2>/dev/null || true
+echo "Trellis:  $mine instructions per request"
+echo "C relay:  $theirs instructions per request"
+awk -v a="$mine" -v b="$theirs" 'BEGIN { printf "Trellis/C relay: %.2f×\n\n", a / b }'
+file=$(ls -t "$work"/trellis.out.* | head -1)
+callgrind_annotate --threshold=100 "$file" 2>/dev/null | swift demangle --simplified \
+    | python3 "$root/Benchmarks/instructions-groups.py" "$requests" "${TOP:-25}"
+if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp "$work"/*.out.* "$KEEP"/; fi
