@@ -219,9 +219,13 @@ final class MosquittoHandle: @unchecked Sendable {
     func publish(topic: String, payload: [UInt8], qos: QoS, retain: Bool, properties: MQTTProperties) throws -> (Int32, Int32) {
         try MosquittoProperties.withPublishProperties(properties) { list in
             var mid: Int32 = 0
-            let rc = payload.withUnsafeBytes { buffer in
-                mosquitto_publish_v5(pointer, &mid, topic, Int32(buffer.count), buffer.baseAddress,
-                                     Int32(qos.rawValue), retain, list)
+            // withCString: a short topic, kept inside the String itself, goes through a stack buffer,
+            // where passing the String as the C argument would copy it to the heap.
+            let rc = topic.withCString { topic in
+                payload.withUnsafeBytes { buffer in
+                    mosquitto_publish_v5(pointer, &mid, topic, Int32(buffer.count), buffer.baseAddress,
+                                         Int32(qos.rawValue), retain, list)
+                }
             }
             return (rc, mid)
         }

@@ -24,6 +24,8 @@ final class NetworkThreadExecutor: TaskExecutor, @unchecked Sendable {
     }
 
     private let queue = Mutex(Queue())
+    /// The empty buffer ``runJobs()`` swaps in for the queued jobs; only the network thread uses it.
+    nonisolated(unsafe) private var spare: [UnownedJob] = []
     /// The network thread's identity, once it runs (0 before); jobs enqueued from it need no wake-up.
     private let thread = Atomic<UInt>(0)
     /// Read end (polled by the loop) and write end of the wake-up pipe.
@@ -94,13 +96,18 @@ final class NetworkThreadExecutor: TaskExecutor, @unchecked Sendable {
 
     /// Runs the jobs queued so far (not those they enqueue).
     func runJobs() {
-        let jobs = queue.withLock { queue -> [UnownedJob] in
+        // The queued jobs change places with the empty batch buffer of the last run: neither list
+        // is copied, and no buffer is made per run.
+        var jobs = spare
+        spare = []
+        queue.withLock { queue in
             queue.wakePending = false
-            defer { queue.jobs.removeAll(keepingCapacity: true) }
-            return queue.jobs
+            swap(&queue.jobs, &jobs)
         }
         let executor = asUnownedTaskExecutor()
         for job in jobs { job.runSynchronously(on: executor) }
+        jobs.removeAll(keepingCapacity: true)
+        spare = jobs
     }
 
     /// The loop has ended: run what is left and send later jobs elsewhere.

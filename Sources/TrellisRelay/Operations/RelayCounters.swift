@@ -104,6 +104,24 @@ public final class RelayCounters: Sendable {
             return counter
         }
 
+        /// ``bump(_:_:)`` for a value given as UTF-8 bytes, compared with the last value bumped as
+        /// they are; a string is made of them only when they differ.
+        mutating func bump(_ figure: Figure, utf8 value: ArraySlice<UInt8>) -> Counter {
+            if let index = recent[figure.slot] {
+                var last = tallies.keys[index].value
+                let same = last.withUTF8 { last in
+                    value.withUnsafeBufferPointer { bytes in
+                        last.count == bytes.count && (bytes.isEmpty || memcmp(last.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
+                    }
+                }
+                if same {
+                    tallies.values[index].count += 1
+                    return tallies.values[index].counter
+                }
+            }
+            return bump(figure, String(decoding: value, as: UTF8.self))
+        }
+
         /// The counted figures, per label value.
         var counts: Snapshot {
             var snapshot = Snapshot(reconnects: reconnects, redeliveries: redeliveries)
@@ -135,6 +153,16 @@ public final class RelayCounters: Sendable {
     public func published(service: String, reply: String?) {
         let (published, replied) = state.withLock { state in
             (state.bump(.published, service), reply.map { state.bump(.reply, $0) })
+        }
+        published.increment()
+        replied?.increment()
+    }
+
+    /// ``published(service:reply:)`` with the tag as the UTF-8 bytes of a reply: the relay counts
+    /// every reply, and a tag seen before is found without making a string of it.
+    public func published(service: String, replyUTF8 reply: ArraySlice<UInt8>?) {
+        let (published, replied) = state.withLock { state in
+            (state.bump(.published, service), reply.map { state.bump(.reply, utf8: $0) })
         }
         published.increment()
         replied?.increment()

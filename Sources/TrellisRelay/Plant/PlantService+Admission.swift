@@ -42,7 +42,7 @@ extension PlantService {
             var output = HandlerOutput()
             output.deadLetters.append(DeadLetter(reason: PlantErrorTag.kickedForSpam.rawValue, topic: message.topic,
                                                  payload: message.payload, receivedAt: now))
-            output.publishes += reply.messages { parsed.kickMessage(hostName: settings.hostName, dialect: $0) }
+            output.publish(contentsOf: reply.messages { parsed.kickMessage(hostName: settings.hostName, dialect: $0) })
             return output
         case .muted:
             return .reject(message, reason: "spam_muted", at: now)

@@ -76,7 +76,7 @@ public final class PlantService: Sendable {
             var output = HandlerOutput()
             output.deadLetters.append(DeadLetter(reason: rejection.tag?.rawValue ?? rejection.reason, topic: message.topic,
                                                  payload: message.payload, receivedAt: context.now))
-            output.publishes += reply.messages { $0.error(for: rejection, hostName: settings.hostName) }
+            output.publish(contentsOf: reply.messages { $0.error(for: rejection, hostName: settings.hostName) })
             return output
         case let .request(request, operation):
             return await answer(request, operation: operation, message: message, reply: reply, client: client, context: context)
@@ -113,7 +113,7 @@ public final class PlantService: Sendable {
             output.deadLetters.append(DeadLetter(reason: error.rawValue, topic: message.topic, payload: message.payload,
                                                  receivedAt: context.now))
         }
-        output.publishes += reply.messages(wires, lossless: self.wires(of: answer, to: request, operation: operation, in: .lossless).wires)
+        output.publish(contentsOf: reply.messages(wires, lossless: self.wires(of: answer, to: request, operation: operation, in: .lossless).wires))
         if let change { output.merge(await followUps(of: change, context: context)) }
         return output
     }

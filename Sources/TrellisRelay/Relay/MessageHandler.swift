@@ -56,12 +56,22 @@ public struct HandlerOutput: Sendable {
     }
 
     public mutating func publish(_ message: MQTTMessage) { publishes.append(message) }
+
+    /// Adds `messages` to publish: taken as they are while there is nothing yet, where appending
+    /// would copy them into a new buffer.
+    public mutating func publish(contentsOf messages: [MQTTMessage]) {
+        if publishes.isEmpty {
+            publishes = messages
+        } else {
+            publishes += messages
+        }
+    }
     public mutating func merge(_ other: HandlerOutput) {
         if publishes.isEmpty && deadLetters.isEmpty && !announcesDiscovery {
             self = other
             return
         }
-        publishes += other.publishes
+        publish(contentsOf: other.publishes)
         deadLetters += other.deadLetters
         announcesDiscovery = announcesDiscovery || other.announcesDiscovery
     }

@@ -113,7 +113,7 @@ public final class RelayEngine: Sendable {
             let result = await route.handler.handle(message, context: context)
             counters.received(service: route.service)
             for publish in result.publishes {
-                counters.published(service: route.service, reply: Self.operationTag(of: publish.payload))
+                counters.published(service: route.service, replyUTF8: Self.operationTag(of: publish.payload))
             }
             output.merge(result)
         }
@@ -152,16 +152,18 @@ public final class RelayEngine: Sendable {
     private static let plantMessageStart = Array("ID:".utf8)
     private static let operationMarker = Array(";operation:".utf8)
 
-    /// The `operation:` tag of a plant tracker message (`RES_numPlants`, `ERR_hashLength`), if it is one.
-    /// Asked of every reply: the bytes it looks for are made once, not on every call.
-    static func operationTag(of payload: [UInt8]) -> String? {
+    /// The UTF-8 bytes of the `operation:` tag of a plant tracker message (`RES_numPlants`,
+    /// `ERR_hashLength`), if it is one. Asked of every reply, so it makes nothing: the bytes it looks
+    /// for are made once, and the tag is a slice of the payload (the counters make a string of it only
+    /// the first time they see it).
+    static func operationTag(of payload: [UInt8]) -> ArraySlice<UInt8>? {
         guard payload.starts(with: plantMessageStart) else { return nil }
         let marker = operationMarker
         guard payload.count > marker.count else { return nil }
         var index = payload.count - marker.count
         while index >= 0 {
             if payload[index] == 0x3B, payload[index..<(index + marker.count)].elementsEqual(marker) {
-                return String(decoding: payload[(index + marker.count)...], as: UTF8.self)
+                return payload[(index + marker.count)...]
             }
             index -= 1
         }

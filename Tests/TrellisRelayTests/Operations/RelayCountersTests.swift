@@ -50,6 +50,21 @@ struct RelayCountersTests {
         #expect(snapshot.published == ["plant": 3 * distinct])
     }
 
+    @Test("a reply's tag given as UTF-8 bytes counts with the same tag given as a string")
+    func replyTagBytes() {
+        let counters = RelayCounters()
+        let wire = Array("xxRES_x".utf8)
+        counters.published(service: "plant", replyUTF8: wire[2...])
+        counters.published(service: "plant", reply: "RES_x")
+        counters.published(service: "plant", replyUTF8: Array("ERR_y".utf8)[...])
+        counters.published(service: "plant", replyUTF8: wire[2...])
+        counters.published(service: "plant", replyUTF8: wire[3...])
+        counters.published(service: "buttons", replyUTF8: nil)
+        let snapshot = counters.snapshot()
+        #expect(snapshot.replies == ["RES_x": 3, "ERR_y": 1, "ES_x": 1])
+        #expect(snapshot.published == ["plant": 5, "buttons": 1])
+    }
+
     @Test("reconnects and redeliveries are plain counts")
     func plainCounts() {
         let counters = RelayCounters()
