@@ -110,7 +110,7 @@ public final class RelayEngine: Sendable {
         let matches = routes.routes(for: message.topic)
         for (route, captures) in matches {
             let context = HandlerContext(captures: captures, now: time, engine: self)
-            let result = await route.handler.handle(message, context: context)
+            let result = await route.run(message, context)
             counters.received(service: route.service)
             for publish in result.publishes {
                 counters.published(service: route.service, replyUTF8: Self.operationTag(of: publish.payload))

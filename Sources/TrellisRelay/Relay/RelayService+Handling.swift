@@ -58,8 +58,10 @@ extension RelayService {
                 guard let finished = await finish(&inHand, clock: clock) else { break }
                 held += finished
             } else {
-                guard let finished = await finish(&inHand, clock: clock) else { break }
-                held += finished
+                if !inHand.isEmpty {
+                    guard let finished = await finish(&inHand, clock: clock) else { break }
+                    held += finished
+                }
                 let started = clock.now
                 if swept {
                     // Read by the sweep already: nothing to handle, only to acknowledge in turn.

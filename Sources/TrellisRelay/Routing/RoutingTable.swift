@@ -11,7 +11,12 @@ import TrellisMQTTTypes
 public struct Route: Sendable {
     public var filter: TopicFilter
     public var qos: QoS
-    public var handler: any MessageHandler
+    public var handler: any MessageHandler {
+        didSet { run = Self.runner(of: handler) }
+    }
+    /// How the relay calls ``handler``: a closure handler's closure itself, which spares every
+    /// message a protocol witness and its async frame between the table and the service's code.
+    private(set) var run: @Sendable (MQTTMessage, HandlerContext) async -> HandlerOutput
     /// The service the route belongs to, for statistics (`plant`, `buttons`, …).
     public var service: String
     /// A fallback route gets only the messages no other route matches (a JSON service's
@@ -27,9 +32,15 @@ public struct Route: Sendable {
         self.filter = TopicFilter(filter)
         self.qos = qos
         self.handler = handler
+        self.run = Self.runner(of: handler)
         self.service = service ?? String(filter.prefix { $0 != "/" })
         self.fallback = fallback
         self.onlyReads = onlyReads
+    }
+
+    private static func runner(of handler: any MessageHandler) -> @Sendable (MQTTMessage, HandlerContext) async -> HandlerOutput {
+        if let closure = handler as? ClosureHandler { return closure.body }
+        return { message, context in await handler.handle(message, context: context) }
     }
 }
 
