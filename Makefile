@@ -7,7 +7,7 @@ APT_PACKAGES := mosquitto mosquitto-clients libmosquitto-dev libsqlite3-dev libs
 	tcpdump tshark iproute2 ethtool
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test postgres build deps ha-deps ha-check deb deb-deps deb-check bench bench-stores bench-scaling soak fuzz install uninstall clean embed
+.PHONY: run test postgres build deps ha-deps ha-check deb deb-deps deb-check bench bench-stores bench-scaling bench-instructions soak fuzz install uninstall clean embed
 
 ## deps: install Mosquitto, its client tools, the C libraries, the openssl tool (the TLS tests make
 ## their certificates with it), PostgreSQL (the tests start a throwaway cluster of their own) and Prometheus
@@ -156,6 +156,13 @@ bench-scaling: deps
 	@pg=$$(mktemp -d) && trap 'Tests/Postgres/cluster.sh stop "$$pg"' EXIT && trap 'exit 130' INT TERM && \
 	url=$$(Tests/Postgres/cluster.sh start "$$pg") && \
 	$(RELEASE_BIN)/trellis-bench --scaling --stores "$$url" $(ARGS)
+
+## bench-instructions: instructions per plant request, counted under valgrind's callgrind, for Trellis and the C relay
+## (Benchmarks/instructions.sh; steady where timings are not: docs/benchmark.md). ARGS: [REQUESTS] [QOS] [TRELLIS FLAGS…].
+bench-instructions: deps
+	@command -v valgrind >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq valgrind; }
+	$(RELEASE_BUILD) --product trellis
+	TRELLIS=$(RELEASE_BIN)/trellis Benchmarks/instructions.sh $(ARGS)
 
 ## soak: the long fault tests (20 SIGKILLs during bursts of 10,000 QoS 1 presses, ...).
 soak: deps

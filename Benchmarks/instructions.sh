@@ -9,10 +9,12 @@
 # Needs valgrind (Debian's `valgrind` package). Prints both counts and their ratio, then Trellis's own cost per
 # request grouped by what it is (reference counting, the concurrency runtime, …) and its costliest functions.
 # With TRELLIS=PATH it measures another build; with KEEP=DIR it leaves callgrind's files in DIR for
-# callgrind_annotate. The callgrind run is slow (about 50× a plain run): 2,000 requests take a minute or two.
+# callgrind_annotate; with INFLIGHT=N the counted requests keep N in flight instead of one (the pipelined runs of
+# `make bench`; under valgrind the relay is the slowest party, so its window stays full). The callgrind run is slow (about 50× a plain run): 2,000 requests take a minute or two.
 set -euo pipefail
 requests=${1:-2000}
 qos=${2:-0}
+inflight=${INFLIGHT:-1}
 shift $(( $# > 2 ? 2 : $# ))
 trellis=${TRELLIS:-$(swift build -c release --show-bin-path)/trellis}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,7 +38,7 @@ count() {
     local pid=$1 name=$2 suffix=$3 file total
     "$work/loadgen" "$port" req "$qos" 500 1 rpi "$suffix" >/dev/null
     callgrind_control -i on "$pid" >/dev/null 2>&1
-    echo "load:   $("$work/loadgen" "$port" req "$qos" "$requests" 1 rpi "$suffix")" >&2
+    echo "load:   $("$work/loadgen" "$port" req "$qos" "$requests" "$inflight" rpi "$suffix")" >&2
     callgrind_control -i off "$pid" >/dev/null 2>&1
     callgrind_control -d "$pid" >/dev/null 2>&1
     file=$(ls -t "$work/$name".out.* 2>/dev/null | head -1)
