@@ -44,17 +44,24 @@ public struct PlantMessage: Sendable, Equatable, Hashable {
     ) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(64 + id.utf8.count + sender.utf8.count + receiver.utf8.count + payloadSize + operation.utf8.count)
-        out.append(contentsOf: "ID:".utf8)
-        out.append(contentsOf: id.utf8)
-        out.append(contentsOf: ";sender:".utf8)
-        out.append(contentsOf: sender.utf8)
-        out.append(contentsOf: ";receiver:".utf8)
-        out.append(contentsOf: receiver.utf8)
-        out.append(contentsOf: ";payload:".utf8)
+        append("ID:", to: &out)
+        append(id, to: &out)
+        append(";sender:", to: &out)
+        append(sender, to: &out)
+        append(";receiver:", to: &out)
+        append(receiver, to: &out)
+        append(";payload:", to: &out)
         appendPayload(&out)
-        out.append(contentsOf: ";operation:".utf8)
-        out.append(contentsOf: operation.utf8)
+        append(";operation:", to: &out)
+        append(operation, to: &out)
         return out
+    }
+
+    /// Appends the UTF-8 bytes of `text` as one copy of its buffer, where appending its UTF-8 view
+    /// goes through the generic path for any sequence.
+    private static func append(_ text: String, to out: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { out.append(contentsOf: $0) }
     }
 
     /// The wire form with the payload shortened to `limit` characters (plus `…`), for log lines:

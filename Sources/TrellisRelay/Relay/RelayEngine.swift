@@ -127,7 +127,9 @@ public final class RelayEngine: Sendable {
             return Output(handled: false)
         }
         var publishes = output.publishes
-        if let homeAssistant, !publishes.isEmpty {
+        // Only retained publishes (a thing's state or info) call for discovery configs: a plant reply
+        // goes out without the service's copy or its async call.
+        if publishes.contains(where: \.retain), let homeAssistant {
             // Removals go first: Home Assistant must drop an entity before its state topic is
             // cleared, or it tries to read the empty payload. New configs follow the states.
             let discovered = await homeAssistant.follow(publishes, store: store, ledger: discovery)
@@ -160,13 +162,18 @@ public final class RelayEngine: Sendable {
         guard payload.starts(with: plantMessageStart) else { return nil }
         let marker = operationMarker
         guard payload.count > marker.count else { return nil }
-        var index = payload.count - marker.count
-        while index >= 0 {
-            if payload[index] == 0x3B, payload[index..<(index + marker.count)].elementsEqual(marker) {
-                return payload[(index + marker.count)...]
+        // The tag ends the message: the last `;` that starts the marker, looked for from the end.
+        let start = payload.withUnsafeBufferPointer { bytes -> Int? in
+            guard let base = bytes.baseAddress else { return nil }
+            var index = bytes.count - marker.count
+            while index >= 0 {
+                if bytes[index] == 0x3B, marker.withUnsafeBufferPointer({ memcmp(base + index, $0.baseAddress!, marker.count) == 0 }) {
+                    return index + marker.count
+                }
+                index -= 1
             }
-            index -= 1
+            return nil
         }
-        return nil
+        return start.map { payload[$0...] }
     }
 }
