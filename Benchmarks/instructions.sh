@@ -14,10 +14,11 @@
 set -euo pipefail
 requests=${1:-2000}
 qos=${2:-0}
+[[ "$requests" =~ ^[0-9]+$ && "$qos" =~ ^[012]$ ]] || { echo "usage: instructions.sh [REQUESTS] [QOS 0-2] [TRELLIS FLAGS…]" >&2; exit 2; }
 inflight=${INFLIGHT:-1}
 shift $(( $# > 2 ? 2 : $# ))
-trellis=${TRELLIS:-$(swift build -c release --show-bin-path)/trellis}
 root=$(cd "$(dirname "$0")/.." && pwd)
+trellis=${TRELLIS:-$(swift build --package-path "$root" -c release --show-bin-path)/trellis}
 command -v valgrind >/dev/null || { echo "instructions.sh: needs valgrind (apt-get install valgrind)" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
@@ -29,7 +30,11 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); pr
 sed -e "s/^listener .*/listener $port 127.0.0.1/" -e '/^persistence/d' "$root/broker.conf" > "$work/mosquitto.conf"
 grep -q "^listener $port" "$work/mosquitto.conf" || echo "listener $port 127.0.0.1" >> "$work/mosquitto.conf"
 mosquitto -c "$work/mosquitto.conf" >"$work/broker.log" 2>&1 &
-until mosquitto_pub -h 127.0.0.1 -p "$port" -t ping -n 2>/dev/null; do sleep 0.1; done
+broker=$!
+until mosquitto_pub -h 127.0.0.1 -p "$port" -t ping -n 2>/dev/null; do
+    kill -0 "$broker" 2>/dev/null || { cat "$work/broker.log" >&2; exit 1; }
+    sleep 0.1
+done
 printf 'Plant%s,0x%s\n' 1 31 2 32 3 33 4 34 5 35 6 36 7 37 > "$work/plants"
 
 # Runs the closed loop against the relay PID under callgrind (output in $work/$NAME.*): warm-up uncounted,
@@ -40,9 +45,12 @@ count() {
     callgrind_control -i on "$pid" >/dev/null 2>&1
     echo "load:   $("$work/loadgen" "$port" req "$qos" "$requests" "$inflight" rpi "$suffix")" >&2
     callgrind_control -i off "$pid" >/dev/null 2>&1
-    callgrind_control -d "$pid" >/dev/null 2>&1
+    callgrind_control -d "$pid" >/dev/null 2>&1 || { echo "instructions.sh: callgrind_control could not reach $pid" >&2; exit 1; }
     file=$(ls -t "$work/$name".out.* 2>/dev/null | head -1)
+    local tries=0
     until [ -n "$file" ] && grep -q '^totals:' "$file" 2>/dev/null; do
+        tries=$((tries + 1))
+        [ "$tries" -lt 300 ] && kill -0 "$pid" 2>/dev/null || { echo "instructions.sh: no callgrind dump from $pid" >&2; exit 1; }
         sleep 0.2; file=$(ls -t "$work/$name".out.* 2>/dev/null | head -1)
     done
     total=$(awk '/^totals:/ { print $2 }' "$file")

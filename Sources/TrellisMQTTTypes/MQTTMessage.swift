@@ -49,24 +49,44 @@ public struct MQTTProperties: Sendable, Hashable {
     public var responseTopic: String? {
         get { box?.values.responseTopic }
         set { change { $0.responseTopic = newValue } }
+        _modify {
+            makeUnique()
+            defer { dropIfEmpty() }
+            yield &box!.values.responseTopic
+        }
     }
 
     /// Opaque bytes the requester uses to match a reply with its request.
     public var correlationData: [UInt8]? {
         get { box?.values.correlationData }
         set { change { $0.correlationData = newValue } }
+        _modify {
+            makeUnique()
+            defer { dropIfEmpty() }
+            yield &box!.values.correlationData
+        }
     }
 
     /// Name/value pairs in the order they were sent.
     public var userProperties: [UserProperty] {
         get { box?.values.userProperties ?? [] }
         set { change { $0.userProperties = newValue } }
+        _modify {
+            makeUnique()
+            defer { dropIfEmpty() }
+            yield &box!.values.userProperties
+        }
     }
 
     /// The MIME type of the payload, when the publisher set one.
     public var contentType: String? {
         get { box?.values.contentType }
         set { change { $0.contentType = newValue } }
+        _modify {
+            makeUnique()
+            defer { dropIfEmpty() }
+            yield &box!.values.contentType
+        }
     }
 
     /// True when no property is set, so nothing needs to go on the wire.
@@ -78,6 +98,22 @@ public struct MQTTProperties: Sendable, Hashable {
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(box?.values ?? Values())
+    }
+
+    /// Makes the box this value's own (a new one when there is none or another copy shares it), so
+    /// that a change in place (`properties.userProperties.append(…)`) changes the values where they
+    /// are: through a getter and a setter, each append would copy the whole list.
+    private mutating func makeUnique() {
+        if box == nil {
+            box = Box(Values())
+        } else if !isKnownUniquelyReferenced(&box) {
+            box = Box(box!.values)
+        }
+    }
+
+    /// Drops the box once nothing is set, so that an emptied value equals and costs like a new one.
+    private mutating func dropIfEmpty() {
+        if box?.values.isEmpty ?? false { box = nil }
     }
 
     /// Applies `body` to the values, copying a box another copy shares first; drops the box

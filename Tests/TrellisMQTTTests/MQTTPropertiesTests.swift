@@ -43,6 +43,27 @@ struct MQTTPropertiesTests {
         #expect(stepwise.userProperties == [UserProperty("k", "v")])
     }
 
+    @Test("changes in place (appending user properties one by one) leave other copies as they were")
+    func changesInPlace() {
+        var properties = MQTTProperties()
+        var expected: [UserProperty] = []
+        var kept: [MQTTProperties] = []
+        for index in 0..<1_000 {
+            properties.userProperties.append(UserProperty("k\(index)", "v"))
+            expected.append(UserProperty("k\(index)", "v"))
+            if index.isMultiple(of: 250) { kept.append(properties) }
+        }
+        #expect(properties == MQTTProperties(userProperties: expected))
+        #expect(kept.map(\.userProperties.count) == [1, 251, 501, 751], "each copy keeps what it had when it was taken")
+        var shared = properties
+        shared.correlationData?.append(1)
+        shared.userProperties[0].value = "changed"
+        #expect(properties.userProperties[0].value == "v" && shared.userProperties[0].value == "changed")
+        shared.userProperties.removeAll()
+        #expect(shared.isEmpty && shared == MQTTProperties() && shared.hashValue == MQTTProperties().hashValue)
+        #expect(properties.userProperties.count == 1_000)
+    }
+
     @Test("clearing every value gives back the empty value")
     func clearedIsEmpty() {
         var properties = MQTTProperties(responseTopic: "r", contentType: "c")

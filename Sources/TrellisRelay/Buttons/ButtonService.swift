@@ -19,16 +19,16 @@ public struct ButtonService: Sendable {
     /// This service's entries of the routing table.
     public var routes: [Route] {
         [
-            Route("\(buttons)/+/press", service: "buttons", handler: ClosureHandler { [self] message, context in
+            Route("\(buttons)/+/press", service: "buttons", handler: ClosureHandler { message, context in
                 await press(message, button: context.captures[0], context: context)
             }),
-            Route("\(clients)/+/status", service: "buttons", handler: ClosureHandler { [self] message, context in
+            Route("\(clients)/+/status", service: "buttons", handler: ClosureHandler { message, context in
                 await status(message, client: context.captures[0], context: context)
             }),
-            Route("\(clients)/+/register", service: "buttons", handler: ClosureHandler { [self] message, context in
+            Route("\(clients)/+/register", service: "buttons", handler: ClosureHandler { message, context in
                 await register(message, client: context.captures[0], context: context)
             }),
-            Route("\(clients)/+/unregister", service: "buttons", handler: ClosureHandler { [self] message, context in
+            Route("\(clients)/+/unregister", service: "buttons", handler: ClosureHandler { message, context in
                 await unregister(message, client: context.captures[0], context: context)
             }),
         ]

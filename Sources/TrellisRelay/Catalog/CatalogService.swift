@@ -30,8 +30,8 @@ public final class CatalogService: Sendable {
     /// This service's entries of the routing table.
     public var routes: [Route] {
         [
-            Route("\(settings.plantPrefix)/sensors/+", service: "catalog", handler: ClosureHandler { [self] message, context in
-                await handleReading(message, sensor: context.captures[0], context: context)
+            Route("\(settings.plantPrefix)/sensors/+", service: "catalog", handler: ClosureHandler { message, context in
+                await self.handleReading(message, sensor: context.captures[0], context: context)
             }),
         ]
     }

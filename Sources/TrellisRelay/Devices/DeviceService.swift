@@ -17,13 +17,13 @@ public struct DeviceService: Sendable {
     /// This service's entries of the routing table.
     public var routes: [Route] {
         var routes = [
-            Route("devices/+/status", service: "devices", handler: ClosureHandler { [self] message, context in
+            Route("devices/+/status", service: "devices", handler: ClosureHandler { message, context in
                 await status(message, device: context.captures[0], context: context)
             }),
-            Route("devices/+/telemetry", service: "devices", handler: ClosureHandler { [self] message, context in
+            Route("devices/+/telemetry", service: "devices", handler: ClosureHandler { message, context in
                 await telemetry(message, device: context.captures[0], context: context)
             }),
-            Route("devices/+/log", service: "devices", handler: ClosureHandler { [self] message, context in
+            Route("devices/+/log", service: "devices", handler: ClosureHandler { message, context in
                 await log(message, device: context.captures[0], context: context)
             }),
         ]

@@ -87,22 +87,22 @@ public struct JSONService: Sendable {
         var routes: [Route] = []
         for action in actions {
             routes.append(Route(topics.request(service: name, action: action.name), service: name,
-                                handler: ClosureHandler { [self] message, context in
+                                handler: ClosureHandler { message, context in
                 await handle(message, action: action.name, client: nil, context: context)
             }))
             routes.append(Route(topics.request(service: name, action: action.name, client: "+"), service: name,
-                                handler: ClosureHandler { [self] message, context in
+                                handler: ClosureHandler { message, context in
                 await handle(message, action: action.name, client: context.captures[0], context: context)
             }))
         }
         // A service whose only action is unnamed lives on `…/request/<service>` itself.
         if actions.count == 1, actions[0].name.isEmpty { return routes }
         routes.append(Route(topics.request(service: name, action: "+"), service: name, fallback: true,
-                            handler: ClosureHandler { [self] message, context in
+                            handler: ClosureHandler { message, context in
             await handle(message, action: context.captures[0], client: nil, context: context)
         }))
         routes.append(Route(topics.request(service: name, action: "+", client: "+"), service: name, fallback: true,
-                            handler: ClosureHandler { [self] message, context in
+                            handler: ClosureHandler { message, context in
             await handle(message, action: context.captures[1], client: context.captures[0], context: context)
         }))
         return routes

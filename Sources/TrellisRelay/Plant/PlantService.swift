@@ -30,15 +30,15 @@ public final class PlantService: Sendable {
     public var routes: [Route] {
         [
             Route(requestTopic, service: "plant", onlyReads: { [self] in onlyReads($0) },
-                  handler: ClosureHandler { [self] message, context in
-                await handleRequest(message, client: nil, context: context)
+                  handler: ClosureHandler { message, context in
+                await self.handleRequest(message, client: nil, context: context)
             }),
             Route("\(requestTopic)/+", service: "plant", onlyReads: { [self] in onlyReads($0) },
-                  handler: ClosureHandler { [self] message, context in
-                await handleRequest(message, client: context.captures[0], context: context)
+                  handler: ClosureHandler { message, context in
+                await self.handleRequest(message, client: context.captures[0], context: context)
             }),
-            Route("\(settings.plantPrefix)/sensors/+", service: "plant", handler: ClosureHandler { [self] message, context in
-                await handleReading(message, sensor: context.captures[0], context: context)
+            Route("\(settings.plantPrefix)/sensors/+", service: "plant", handler: ClosureHandler { message, context in
+                await self.handleReading(message, sensor: context.captures[0], context: context)
             }),
         ]
     }

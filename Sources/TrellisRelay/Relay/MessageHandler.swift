@@ -84,6 +84,11 @@ public protocol MessageHandler: Sendable {
 }
 
 /// A handler made from a closure.
+///
+/// Write the closure without a capture list (`{ message, context in await self.handle(…) }`): with
+/// one, Swift 6.3 infers the closure `@concurrent` even in a module where async functions run on their
+/// caller's executor, and each message then pays a conversion thunk, an async frame and a hop to the
+/// executor it was already on.
 public struct ClosureHandler: MessageHandler {
     let body: @Sendable (MQTTMessage, HandlerContext) async -> HandlerOutput
 
