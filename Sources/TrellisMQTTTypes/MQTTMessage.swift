@@ -48,45 +48,29 @@ public struct MQTTProperties: Sendable, Hashable {
     /// Where the requester expects its reply.
     public var responseTopic: String? {
         get { box?.values.responseTopic }
-        set { change { $0.responseTopic = newValue } }
-        _modify {
-            makeUnique()
-            defer { dropIfEmpty() }
-            yield &box!.values.responseTopic
-        }
+        set { self[inPlace: \.responseTopic] = newValue }
+        _modify { yield &self[inPlace: \.responseTopic] }
     }
 
     /// Opaque bytes the requester uses to match a reply with its request.
     public var correlationData: [UInt8]? {
         get { box?.values.correlationData }
-        set { change { $0.correlationData = newValue } }
-        _modify {
-            makeUnique()
-            defer { dropIfEmpty() }
-            yield &box!.values.correlationData
-        }
+        set { self[inPlace: \.correlationData] = newValue }
+        _modify { yield &self[inPlace: \.correlationData] }
     }
 
     /// Name/value pairs in the order they were sent.
     public var userProperties: [UserProperty] {
         get { box?.values.userProperties ?? [] }
-        set { change { $0.userProperties = newValue } }
-        _modify {
-            makeUnique()
-            defer { dropIfEmpty() }
-            yield &box!.values.userProperties
-        }
+        set { self[inPlace: \.userProperties] = newValue }
+        _modify { yield &self[inPlace: \.userProperties] }
     }
 
     /// The MIME type of the payload, when the publisher set one.
     public var contentType: String? {
         get { box?.values.contentType }
-        set { change { $0.contentType = newValue } }
-        _modify {
-            makeUnique()
-            defer { dropIfEmpty() }
-            yield &box!.values.contentType
-        }
+        set { self[inPlace: \.contentType] = newValue }
+        _modify { yield &self[inPlace: \.contentType] }
     }
 
     /// True when no property is set, so nothing needs to go on the wire.
@@ -100,33 +84,20 @@ public struct MQTTProperties: Sendable, Hashable {
         hasher.combine(box?.values ?? Values())
     }
 
-    /// Makes the box this value's own (a new one when there is none or another copy shares it), so
-    /// that a change in place (`properties.userProperties.append(…)`) changes the values where they
-    /// are: through a getter and a setter, each append would copy the whole list.
-    private mutating func makeUnique() {
-        if box == nil {
-            box = Box(Values())
-        } else if !isKnownUniquelyReferenced(&box) {
-            box = Box(box!.values)
-        }
-    }
-
-    /// Drops the box once nothing is set, so that an emptied value equals and costs like a new one.
-    private mutating func dropIfEmpty() {
-        if box?.values.isEmpty ?? false { box = nil }
-    }
-
-    /// Applies `body` to the values, copying a box another copy shares first; drops the box
-    /// once nothing is set, so that an emptied value equals and costs like a new one.
-    private mutating func change(_ body: (inout Values) -> Void) {
-        var values = box?.values ?? Values()
-        body(&values)
-        if values.isEmpty {
-            box = nil
-        } else if isKnownUniquelyReferenced(&box) {
-            box?.values = values
-        } else {
-            box = Box(values)
+    /// One of the values, changed where it is: the box is made this value's own first (a new one
+    /// when there is none or another copy shares it), so that `properties.userProperties.append(…)`
+    /// appends in place, where a getter and a setter would copy the whole list on every append; and
+    /// dropped once nothing is set, so that an emptied value equals and costs like a new one.
+    private subscript<Value>(inPlace path: WritableKeyPath<Values, Value>) -> Value {
+        get { (box?.values ?? Values())[keyPath: path] }
+        _modify {
+            if box == nil {
+                box = Box(Values())
+            } else if !isKnownUniquelyReferenced(&box) {
+                box = Box(box!.values)
+            }
+            defer { if box!.values.isEmpty { box = nil } }
+            yield &box!.values[keyPath: path]
         }
     }
 
@@ -141,7 +112,7 @@ public struct MQTTProperties: Sendable, Hashable {
         }
     }
 
-    /// Changed only through ``change(_:)``, and only while no other copy holds it.
+    /// Changed only through ``subscript(inPlace:)``, and only while no other copy holds it.
     private final class Box: @unchecked Sendable {
         var values: Values
         init(_ values: Values) { self.values = values }
