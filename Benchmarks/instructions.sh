@@ -22,20 +22,14 @@ trellis=${TRELLIS:-$(swift build --package-path "$root" -c release --show-bin-pa
 command -v valgrind >/dev/null || { echo "instructions.sh: needs valgrind (apt-get install valgrind)" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
-cc -O2 -o "$work/loadgen" "$root/Benchmarks/baseline/loadgen.c" -lmosquitto
-cc -O2 -o "$work/relay" "$root/Benchmarks/baseline/relay.c" -lmosquitto
+# shellcheck source=Benchmarks/relays.sh
+. "$root/Benchmarks/relays.sh"
+bench_compile
 # valgrind cannot read the DWARF 5 debug information of a Swift build; the symbol table is enough.
 objcopy --strip-debug "$trellis" "$work/trellis"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-sed -e "s/^listener .*/listener $port 127.0.0.1/" -e '/^persistence/d' "$root/broker.conf" > "$work/mosquitto.conf"
-grep -q "^listener $port" "$work/mosquitto.conf" || echo "listener $port 127.0.0.1" >> "$work/mosquitto.conf"
-mosquitto -c "$work/mosquitto.conf" >"$work/broker.log" 2>&1 &
-broker=$!
-until mosquitto_pub -h 127.0.0.1 -p "$port" -t ping -n 2>/dev/null; do
-    kill -0 "$broker" 2>/dev/null || { cat "$work/broker.log" >&2; exit 1; }
-    sleep 0.1
-done
-printf 'Plant%s,0x%s\n' 1 31 2 32 3 33 4 34 5 35 6 36 7 37 > "$work/plants"
+bench_broker_config
+bench_start_broker
+bench_plants_file
 
 # Runs the closed loop against the relay PID under callgrind (output in $work/$NAME.*): warm-up uncounted,
 # then REQUESTS counted; prints the instructions per request.
@@ -64,9 +58,7 @@ until grep -q "connected to the broker" "$work/trellis.log"; do
     kill -0 "$relay" 2>/dev/null || { cat "$work/trellis.log" >&2; exit 1; }
     sleep 0.2
 done
-for sensor in 31 32 33 34 35 36 37; do
-    mosquitto_pub -h 127.0.0.1 -p "$port" -q 1 -t "rpi/sensors/0x$sensor" -m '{"moisture":5,"temperature":70.5}'
-done
+bench_seed_readings rpi
 mine=$(count "$relay" trellis operation:RES_plantSensorData)
 kill -INT "$relay"; wait "$relay" 2>/dev/null || true
 valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$work/baseline.out" "$work/relay" "$port" 100 \

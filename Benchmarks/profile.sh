@@ -24,11 +24,10 @@ trellis=${TRELLIS:-$(swift build -c release --show-bin-path)/trellis}
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
-cc -O2 -o "$work/loadgen" "$root/Benchmarks/baseline/loadgen.c" -lmosquitto
-cc -O2 -o "$work/relay" "$root/Benchmarks/baseline/relay.c" -lmosquitto
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-sed -e "s/^listener .*/listener $port 127.0.0.1/" -e '/^persistence/d' "$root/broker.conf" > "$work/mosquitto.conf"
-grep -q "^listener $port" "$work/mosquitto.conf" || echo "listener $port 127.0.0.1" >> "$work/mosquitto.conf"
+# shellcheck source=Benchmarks/relays.sh
+. "$root/Benchmarks/relays.sh"
+bench_compile
+bench_broker_config
 broker="127.0.0.1:$port"
 if [ "${TLS:-}" = 1 ]; then
     # TLS=1: Trellis connects over TLS (a second listener, a throwaway CA and server certificate for 127.0.0.1),
@@ -46,18 +45,15 @@ if [ "${TLS:-}" = 1 ]; then
     grep -q '^per_listener_settings true' "$work/mosquitto.conf" && { echo "profile.sh: TLS=1 needs per_listener_settings false" >&2; exit 1; }
     broker="mqtts://127.0.0.1:$tls_port --tls-ca $work/ca.crt"
 fi
-mosquitto -c "$work/mosquitto.conf" >"$work/broker.log" 2>&1 &
-until mosquitto_pub -h 127.0.0.1 -p "$port" -t ping -n 2>/dev/null; do sleep 0.1; done
-printf 'Plant%s,0x%s\n' 1 31 2 32 3 33 4 34 5 35 6 36 7 37 > "$work/plants"
+bench_start_broker
+bench_plants_file
 # shellcheck disable=SC2086 # $broker holds the TLS options too
 "$trellis" run --broker $broker --state "$work/state" --spam-limit 100000000 --plants-file "$work/plants" \
     --plant-dialect lossless --stats-interval 3600 "$@" \
     >"$work/trellis.log" 2>&1 &
 relay=$!
 until grep -q "connected to the broker" "$work/trellis.log"; do sleep 0.1; done
-for sensor in 31 32 33 34 35 36 37; do
-    mosquitto_pub -h 127.0.0.1 -p "$port" -q 1 -t "rpi/sensors/0x$sensor" -m '{"moisture":5,"temperature":70.5}'
-done
+bench_seed_readings rpi
 "$work/loadgen" "$port" req "$qos" 2000 1 rpi operation:RES_plantSensorData >/dev/null   # warm up
 
 # Prints "USER SYSTEM" microseconds per request of process $1 over $2 closed-loop requests whose

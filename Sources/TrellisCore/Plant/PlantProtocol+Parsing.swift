@@ -115,7 +115,7 @@ enum PlantFields {
         default: -1
         }
         guard position >= 0 else { return nil }
-        return keys[position].withUnsafeBufferPointer { memcmp($0.baseAddress!, key.baseAddress!, key.count) == 0 } ? position : nil
+        return keys[position].withUnsafeBufferPointer { $0.sameBytes(as: key) } ? position : nil
     }
 
     /// The value of the first piece whose key is `key`, if that piece has exactly one `:` and a

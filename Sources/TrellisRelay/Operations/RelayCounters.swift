@@ -1,6 +1,7 @@
 import Foundation
 import Metrics
 import Synchronization
+import TrellisCore
 
 /// The relay's running figures: what it received and published per service, its replies by
 /// operation or error tag, dead letters by reason, reconnects and handler latency. They feed
@@ -108,13 +109,7 @@ public final class RelayCounters: Sendable {
         /// they are; a string is made of them only when they differ.
         mutating func bump(_ figure: Figure, utf8 value: ArraySlice<UInt8>) -> Counter {
             if let index = recent[figure.slot] {
-                var last = tallies.keys[index].value
-                let same = last.withUTF8 { last in
-                    value.withUnsafeBufferPointer { bytes in
-                        last.count == bytes.count && (bytes.isEmpty || memcmp(last.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
-                    }
-                }
-                if same {
+                if value.withUnsafeBufferPointer({ tallies.keys[index].value.hasSameUTF8(as: $0) }) {
                     tallies.values[index].count += 1
                     return tallies.values[index].counter
                 }
@@ -151,11 +146,7 @@ public final class RelayCounters: Sendable {
 
     /// Trellis published a message for `service`; `reply` names a plant operation or error tag.
     public func published(service: String, reply: String?) {
-        let (published, replied) = state.withLock { state in
-            (state.bump(.published, service), reply.map { state.bump(.reply, $0) })
-        }
-        published.increment()
-        replied?.increment()
+        published(service: service, replyUTF8: reply.map { ArraySlice($0.utf8) })
     }
 
     /// ``published(service:reply:)`` with the tag as the UTF-8 bytes of a reply: the relay counts

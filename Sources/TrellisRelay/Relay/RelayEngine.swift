@@ -163,16 +163,17 @@ public final class RelayEngine: Sendable {
         let marker = operationMarker
         guard payload.count > marker.count else { return nil }
         // The tag ends the message: the last `;` that starts the marker, looked for from the end.
-        let start = payload.withUnsafeBufferPointer { bytes -> Int? in
-            guard let base = bytes.baseAddress else { return nil }
-            var index = bytes.count - marker.count
-            while index >= 0 {
-                if bytes[index] == 0x3B, marker.withUnsafeBufferPointer({ memcmp(base + index, $0.baseAddress!, marker.count) == 0 }) {
-                    return index + marker.count
+        let start = payload.withUnsafeBufferPointer { bytes in
+            marker.withUnsafeBufferPointer { marker -> Int? in
+                var index = bytes.count - marker.count
+                while index >= 0 {
+                    if bytes[index] == 0x3B, UnsafeBufferPointer(rebasing: bytes[index..<(index + marker.count)]).sameBytes(as: marker) {
+                        return index + marker.count
+                    }
+                    index -= 1
                 }
-                index -= 1
+                return nil
             }
-            return nil
         }
         return start.map { payload[$0...] }
     }

@@ -1,9 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
+import TrellisCore
 import TrellisMQTTTypes
 
 /// One entry of the routing table: a topic filter, the QoS to subscribe with, and the handler
@@ -11,12 +6,10 @@ import TrellisMQTTTypes
 public struct Route: Sendable {
     public var filter: TopicFilter
     public var qos: QoS
-    public var handler: any MessageHandler {
-        didSet { run = Self.runner(of: handler) }
-    }
+    public let handler: any MessageHandler
     /// How the relay calls ``handler``: a closure handler's closure itself, which spares every
     /// message a protocol witness and its async frame between the table and the service's code.
-    private(set) var run: @Sendable (MQTTMessage, HandlerContext) async -> HandlerOutput
+    let run: @Sendable (MQTTMessage, HandlerContext) async -> HandlerOutput
     /// The service the route belongs to, for statistics (`plant`, `buttons`, …).
     public var service: String
     /// A fallback route gets only the messages no other route matches (a JSON service's
@@ -110,14 +103,10 @@ public struct RoutingTable: Sendable {
         return resolved(topic)
     }
 
-    /// Whether `a` and `b` are spelled with the same bytes (`==` compares by canonical equivalence):
-    /// compared with `memcmp`, where comparing the UTF-8 views element by element costs many times more.
+    /// Whether `a` and `b` are spelled with the same bytes (`==` compares by canonical equivalence).
     private static func sameBytes(_ a: String, _ b: String) -> Bool {
-        let count = a.utf8.count
-        guard count == b.utf8.count else { return false }
-        guard count > 0 else { return true }
-        var a = a, b = b
-        return a.withUTF8 { x in b.withUTF8 { y in memcmp(x.baseAddress!, y.baseAddress!, count) == 0 } }
+        var b = b
+        return b.withUTF8 { a.hasSameUTF8(as: $0) }
     }
 
     /// ``routes(for:)`` worked out by matching `topic` against the table.
