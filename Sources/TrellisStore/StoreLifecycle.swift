@@ -25,6 +25,11 @@ public protocol StoreLifecycle: Sendable {
     /// database in this process (SQLite), where a task per request to overlap nothing costs more
     /// than it saves (a quarter of the relay's CPU per request with 64 in flight).
     var readsWaitOnServer: Bool { get }
+    /// Whether the store's reads consult ``ObservedVersions/current``, so that the relay binds a
+    /// fresh value for each message it handles. False for a store no other relay writes (SQLite):
+    /// its cache is right until its own next write, and a binding per message would cost the
+    /// request path a task-local value and an executor hop for nothing.
+    var readsObservedVersions: Bool { get }
     /// The position of the newest change queued behind (0 before any).
     var queuedPosition: UInt64 { get }
     /// True when every change up to `position` is committed.

@@ -40,6 +40,7 @@ public final class PostgresStore: BufferedCommitsStore {
     let readCache: PostgresReadCache
     /// Every read is a round trip to the server: read requests handled side by side overlap them.
     public var readsWaitOnServer: Bool { true }
+    public var readsObservedVersions: Bool { true }
     /// The spam admissions of the messages in hand, sent together.
     let admissions: PostgresAdmissions
 

@@ -37,6 +37,7 @@ public final class SQLiteStore: TrellisStore, BufferedCommitsStore {
     let spam = LocalSpamLedger()
     /// The database is in this process: a read request is handled fastest on its own.
     public var readsWaitOnServer: Bool { false }
+    public var readsObservedVersions: Bool { false }
 
     /// Opens (creating if needed) the store in `directory`, in the file ``fileName``.
     ///

@@ -17,6 +17,15 @@ public enum PlantOperation: String, Sendable, CaseIterable {
     /// Renames a plant; payload `<old>,<new>`. The plant keeps its sensors, links and alerts.
     case editPlant = "REQ_editPlant"
 
+    /// The operation whose request tag is spelled with exactly `utf8`, if any: the parser reads the
+    /// tag where it lies in the message, without making a string of it first.
+    init?(utf8: UnsafeBufferPointer<UInt8>) {
+        guard let found = Self.tags.first(where: { $0.tag.withUnsafeBufferPointer { $0.sameBytes(as: utf8) } }) else { return nil }
+        self = found.operation
+    }
+
+    private static let tags = allCases.map { (tag: Array($0.rawValue.utf8), operation: $0) }
+
     /// The request's wire tag, e.g. `REQ_numPlants`.
     public var requestTag: String { rawValue }
 

@@ -8,37 +8,40 @@ extension PlantProtocol {
     /// The five keys every message must carry, case-sensitive, in the order of ``PlantMessage``'s fields.
     static let requiredKeys = ["ID", "sender", "receiver", "payload", "operation"]
 
-    /// Runs validation steps 1–6 on text already known to be UTF-8.
+    /// Runs validation steps 1–6 on bytes already known to be UTF-8.
     ///
-    /// The message is cut on its UTF-8 bytes in place (``PlantFields``): only the five values
-    /// become strings, and a rejection recovers its sender, ID and operation from the same pieces.
-    static func plantValidate(_ text: String, hostName: String) -> PlantParseResult {
-        var text = text
-        let values: [String]
-        switch text.withUTF8({ PlantFields.cut($0) }) {
-        case let .failure(reason): return rejection(of: text, hostName: hostName, reason)
-        case let .success(found): values = found
+    /// The message is cut in place (``PlantFields``). Steps 4 to 6 read the sender and the
+    /// operation as bytes, so only the five values of a message that is kept become strings, and a
+    /// rejection recovers its sender, ID and operation from the same bytes.
+    static func plantValidate(_ bytes: UnsafeBufferPointer<UInt8>, hostName: String) -> PlantParseResult {
+        let fields: PlantFields
+        switch PlantFields.cut(bytes) {
+        case let .failure(reason): return rejection(of: bytes, hostName: hostName, reason)
+        case let .success(found): fields = found
         }
-        var message = PlantMessage(id: values[0], sender: values[1], receiver: values[2], payload: values[3], operation: values[4])
-        if message.sender == hostName { return .ownMessage }
+        if hostName.hasSameUTF8(as: fields.sender) { return .ownMessage }
+        let operation = fields.operation
+        if operation.hasPrefix("ERR_") {
+            var message = fields.message()
+            message.payload = PlantPercentEncoding.decode(message.payload)
+            return .incomingError(message)
+        }
+        guard let request = PlantOperation(utf8: operation) else {
+            return rejection(of: bytes, hostName: hostName, .unknownOperation)
+        }
+        var message = fields.message()
         message.payload = PlantPercentEncoding.decode(message.payload)
-        if message.isError { return .incomingError(message) }
-        guard let operation = PlantOperation(rawValue: message.operation) else {
-            return rejection(of: text, hostName: hostName, .unknownOperation)
-        }
-        return .request(message, operation)
+        return .request(message, request)
     }
 
-    /// The rejection of `text` for `reason`, with what can be recovered of its sender, ID and operation.
-    private static func rejection(of text: String, hostName: String, _ reason: PlantFields.Failure) -> PlantParseResult {
-        var text = text
-        let (sender, id, operation) = text.withUTF8 { bytes in
-            (PlantFields.recover("sender", in: bytes), PlantFields.recover("ID", in: bytes), PlantFields.recover("operation", in: bytes))
-        }
+    /// The rejection of `bytes` for `reason`, with what can be recovered of its sender, ID and operation.
+    private static func rejection(of bytes: UnsafeBufferPointer<UInt8>, hostName: String, _ reason: PlantFields.Failure) -> PlantParseResult {
+        let sender = PlantFields.recover("sender", in: bytes)
         return .rejected(PlantRejection(
             tag: reason.tag, reason: reason.rawValue,
             sender: sender == hostName ? nil : sender,
-            id: id, operation: operation, original: text
+            id: PlantFields.recover("ID", in: bytes), operation: PlantFields.recover("operation", in: bytes),
+            original: String(decoding: bytes, as: UTF8.self)
         ))
     }
 }
@@ -49,7 +52,24 @@ extension PlantProtocol {
 /// accepted like `…;operation:REQ_x`) and each piece on the byte `:`, as the original host split
 /// its strings. Both are ASCII, so every cut of valid UTF-8 falls between two scalars and each
 /// value decodes to exactly the scalars between its separators.
-enum PlantFields {
+struct PlantFields {
+    /// The message's bytes, and where each of the five values lies in them.
+    let bytes: UnsafeBufferPointer<UInt8>
+    let values: (id: Range<Int>, sender: Range<Int>, receiver: Range<Int>, payload: Range<Int>, operation: Range<Int>)
+
+    var sender: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: bytes[values.sender]) }
+    var operation: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: bytes[values.operation]) }
+
+    /// The message of the five values, its payload as it came (still percent-encoded).
+    func message() -> PlantMessage {
+        PlantMessage(id: text(values.id), sender: text(values.sender), receiver: text(values.receiver),
+                     payload: text(values.payload), operation: text(values.operation))
+    }
+
+    private func text(_ range: Range<Int>) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+    }
+
     /// Why the fields could not be cut, in the order the rules are checked.
     enum Failure: String, Error {
         case tooManyColons = "too_many_colons"
@@ -68,10 +88,10 @@ enum PlantFields {
         }
     }
 
-    /// The values of the five required keys, in the order of ``PlantProtocol/requiredKeys``; the
-    /// first piece with no `:` or with more than one decides the failure.
-    static func cut(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<[String], Failure> {
-        var values: [Range<Int>?] = [nil, nil, nil, nil, nil]
+    /// Where the values of the five required keys lie; the first piece with no `:` or with more
+    /// than one decides the failure. A repeated key's last value wins.
+    static func cut(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<PlantFields, Failure> {
+        var id, sender, receiver, payload, operation: Range<Int>?
         var otherKeys: Set<String> = []
         // Each piece's end and its colons are found with memchr, which scans many bytes at a time.
         if let base = bytes.baseAddress, let last = bytes.last {
@@ -82,19 +102,25 @@ enum PlantFields {
                 guard let colon = offset(of: Self.colon, in: base, from: start, to: stop) else { return .failure(.missingValue) }
                 guard offset(of: Self.colon, in: base, from: colon + 1, to: stop) == nil else { return .failure(.tooManyColons) }
                 let key = UnsafeBufferPointer(rebasing: bytes[start..<colon])
-                if let position = keyPosition(key) {
-                    values[position] = (colon + 1)..<stop
-                } else {
-                    otherKeys.insert(String(decoding: key, as: UTF8.self))
+                let value = (colon + 1)..<stop
+                switch keyPosition(key) {
+                case 0: id = value
+                case 1: sender = value
+                case 2: receiver = value
+                case 3: payload = value
+                case 4: operation = value
+                default: otherKeys.insert(String(decoding: key, as: UTF8.self))
                 }
                 guard stop < end else { break }
                 start = stop + 1
             }
         }
-        let distinct = values.count(where: { $0 != nil }) + otherKeys.count
-        guard distinct == 5 else { return .failure(.keyCount) }
-        guard otherKeys.isEmpty else { return .failure(.unknownKey) }
-        return .success(values.map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0!]), as: UTF8.self) })
+        guard let id, let sender, let receiver, let payload, let operation, otherKeys.isEmpty else {
+            let known = [id, sender, receiver, payload, operation] as [Range<Int>?]
+            let distinct = known.count(where: { $0 != nil }) + otherKeys.count
+            return .failure(distinct == 5 ? .unknownKey : .keyCount)
+        }
+        return .success(PlantFields(bytes: bytes, values: (id, sender, receiver, payload, operation)))
     }
 
     /// The offset of the first `byte` in `base[from..<to]`, if there is one.
@@ -103,9 +129,9 @@ enum PlantFields {
         return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
     }
 
-    /// The position of `key` in ``PlantProtocol/requiredKeys``, if it is one: told apart by length
-    /// first, as the five have five lengths.
-    private static func keyPosition(_ key: UnsafeBufferPointer<UInt8>) -> Int? {
+    /// The position of `key` in ``PlantProtocol/requiredKeys``, or -1 when it is none of them: told
+    /// apart by length first, as the five have five lengths.
+    private static func keyPosition(_ key: UnsafeBufferPointer<UInt8>) -> Int {
         let position = switch key.count {
         case 2: 0   // ID
         case 6: 1   // sender
@@ -114,8 +140,8 @@ enum PlantFields {
         case 9: 4   // operation
         default: -1
         }
-        guard position >= 0 else { return nil }
-        return keys[position].withUnsafeBufferPointer { $0.sameBytes(as: key) } ? position : nil
+        guard position >= 0 else { return -1 }
+        return keys[position].withUnsafeBufferPointer { $0.sameBytes(as: key) } ? position : -1
     }
 
     /// The value of the first piece whose key is `key`, if that piece has exactly one `:` and a

@@ -35,16 +35,22 @@
 /// Keys and values are taken verbatim (no trimming); only the payload is percent-decoded.
 public enum PlantProtocol {
     /// Parses one incoming MQTT payload, as received on the request topic.
+    ///
+    /// The bytes are cut where they are: a message in ASCII (every message the released clients
+    /// send) needs no decoding check, and only the five values become strings.
     public static func parse(_ payload: [UInt8], hostName: String) -> PlantParseResult {
-        guard let text = String(validating: payload, as: UTF8.self) else {
-            return .rejected(PlantRejection(tag: nil, reason: "invalid_utf8"))
+        payload.withUnsafeBufferPointer { bytes in
+            guard bytes.isASCII || String(validating: bytes, as: UTF8.self) != nil else {
+                return .rejected(PlantRejection(tag: nil, reason: "invalid_utf8"))
+            }
+            return plantValidate(bytes, hostName: hostName)
         }
-        return plantValidate(text, hostName: hostName)
     }
 
     /// Parses one incoming message already held as text.
     public static func parse(_ text: String, hostName: String) -> PlantParseResult {
-        plantValidate(text, hostName: hostName)
+        var text = text
+        return text.withUTF8 { plantValidate($0, hostName: hostName) }
     }
 
     /// Builds the response to `request`: same ID, from the host to the requester, tagged

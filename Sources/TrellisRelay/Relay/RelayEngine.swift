@@ -97,10 +97,12 @@ public final class RelayEngine: Sendable {
         return !matches.isEmpty && matches.allSatisfy { $0.route.onlyReads?(message) ?? false }
     }
 
-    /// Runs every matching route's handler on `message`, with a fresh ``ObservedVersions`` bound:
-    /// what one message's handling saw of a shared store says nothing about the next message's.
+    /// Runs every matching route's handler on `message`, with a fresh ``ObservedVersions`` bound
+    /// when the store reads it (``StoreLifecycle/readsObservedVersions``): what one message's
+    /// handling saw of a shared store says nothing about the next message's.
     private func dispatch(_ message: MQTTMessage, at time: Date) async -> Output {
-        await ObservedVersions.$current.withValue(ObservedVersions()) {
+        guard store.readsObservedVersions else { return await dispatchObserved(message, at: time) }
+        return await ObservedVersions.$current.withValue(ObservedVersions()) {
             await dispatchObserved(message, at: time)
         }
     }
