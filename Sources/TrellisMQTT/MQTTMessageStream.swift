@@ -60,6 +60,22 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
         queue.finish()
     }
 
+    /// Runs `consume`, in which the calling task reads this stream, with the task's cancellation
+    /// watched once for the whole of it instead of at every `next()`: cancelling the task ends the
+    /// stream just as it ends for a cancelled consumer (what is queued is still handed out, then
+    /// nil). A consumer that runs for the client's lifetime saves, per message, a cancellation
+    /// handler and the executor switches around its closure. Other tasks must not read the stream
+    /// meanwhile (a stream has a single consumer anyway).
+    public func withCancellationWatched<R>(_ consume: () async throws -> R) async rethrows -> R {
+        queue.state.withLock { $0.watched += 1 }
+        defer { queue.state.withLock { $0.watched -= 1 } }
+        return try await withTaskCancellationHandler {
+            try await consume()
+        } onCancel: {
+            queue.finish()
+        }
+    }
+
     /// The queue and the consumer waiting on it, shared by the stream, its iterator and the client.
     final class Queue: Sendable {
         struct State {
@@ -67,11 +83,47 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
             /// The consumer, suspended in `next()` until a message comes or the stream ends.
             var waiter: UnsafeContinuation<MQTTMessage?, Never>?
             var finished = false
+            /// Scopes of ``MQTTMessageStream/withCancellationWatched(_:)`` open now: while one is,
+            /// `next()` leaves cancellation to it.
+            var watched = 0
+        }
+
+        /// What `next()` does, decided under the lock.
+        private enum Step {
+            case ready(MQTTMessage?)
+            case wait
+            case watchCancellation
         }
 
         let state = Mutex(State())
 
         func next() async -> MQTTMessage? {
+            let step = state.withLock { state -> Step in
+                guard state.watched > 0 else { return .watchCancellation }
+                return state.take().map(Step.ready) ?? .wait
+            }
+            switch step {
+            case let .ready(message): return message
+            case .wait: return await withUnsafeContinuation { park($0) }
+            case .watchCancellation: return await nextWatchingCancellation()
+            }
+        }
+
+        /// Hands `continuation` what came since the lock was last held, or keeps it until
+        /// ``MQTTMessageStream/yield(_:)`` or ``finish()``.
+        private func park(_ continuation: UnsafeContinuation<MQTTMessage?, Never>) {
+            let ready = state.withLock { state -> MQTTMessage?? in
+                if let ready = state.take() { return ready }
+                precondition(state.waiter == nil, "MQTTMessageStream has a single consumer; two tasks awaited next() at once")
+                state.waiter = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+
+        /// `next()` for a consumer outside ``MQTTMessageStream/withCancellationWatched(_:)``: its
+        /// cancellation is watched while it waits.
+        private func nextWatchingCancellation() async -> MQTTMessage? {
             let cancelled = Task.isCancelled
             let ready = state.withLock { state -> MQTTMessage?? in
                 // A cancelled consumer ends the stream: what is queued is still handed out, nothing more is taken.

@@ -67,6 +67,59 @@ struct MQTTMessageStreamTests {
         #expect(await consumer.value == ["t/0", "t/1", "t/2"])
     }
 
+    /// A consumer inside `withCancellationWatched`: its cancellation is watched by the scope, once,
+    /// and ends the stream as it does for a consumer whose `next()` watches it.
+    private func watchedConsumer(of stream: MQTTMessageStream, cancelFirst: Bool = false,
+                                 whileReading: @escaping @Sendable () -> Void = {}) -> Task<[String], Never> {
+        Task {
+            await stream.withCancellationWatched {
+                if cancelFirst { withUnsafeCurrentTask { $0?.cancel() } }
+                var topics: [String] = []
+                for await message in stream {
+                    topics.append(message.topic)
+                    whileReading()
+                }
+                return topics
+            }
+        }
+    }
+
+    @Test("inside withCancellationWatched, cancelling a waiting consumer ends the stream; later messages are dropped")
+    func watchedCancellation() async {
+        let stream = MQTTMessageStream()
+        let consumer = watchedConsumer(of: stream)
+        consumer.cancel()
+        #expect(await consumer.value == [])
+        stream.yield(message(1))
+        var iterator = stream.makeAsyncIterator()
+        #expect(await iterator.next() == nil)
+    }
+
+    @Test("inside withCancellationWatched, a cancelled consumer still gets what was queued, then nil, while messages keep coming")
+    func watchedCancellationWithBacklog() async {
+        let stream = MQTTMessageStream()
+        for index in 0..<3 { stream.yield(message(index)) }
+        let extra = message(99)
+        let consumer = watchedConsumer(of: stream, cancelFirst: true) { stream.yield(extra) }
+        #expect(await consumer.value == ["t/0", "t/1", "t/2"])
+    }
+
+    @Test("after withCancellationWatched returns, next() watches cancellation again")
+    func watchingEndsWithTheScope() async {
+        let stream = MQTTMessageStream()
+        stream.yield(message(0))
+        let topic = await stream.withCancellationWatched {
+            var iterator = stream.makeAsyncIterator()
+            return await iterator.next()?.topic
+        }
+        #expect(topic == "t/0")
+        #expect(stream.queue.state.withLock { $0.watched } == 0)
+        let consumer = firstTopic(of: stream)
+        while stream.queue.state.withLock({ $0.waiter == nil }) { await Task.yield() }
+        consumer.cancel()
+        #expect(await consumer.value == nil)
+    }
+
     @Test("a second task awaiting next() while one waits is a programming error, and traps")
     func secondConsumerTraps() async {
         await #expect(processExitsWith: .failure) {

@@ -39,49 +39,52 @@ extension RelayService {
         var held = 0
         var inHand: [InHand] = []
         var connection: Int?
-        for await message in messages {
-            let engine = self.engine
-            let overlapsReads = engine.store.readsWaitOnServer
-            let newSession = message.delivery.map { $0.connection != connection } ?? false
-            if let delivery = message.delivery { connection = delivery.connection }
-            // What a retained sweep's subscriptions bring, and its markers, are the sweep's, not the routes'.
-            let swept = sweepInbox.withLock { $0 }?.offer(message) ?? false
-            let peer = swept ? nil : engine.settings.peer(ofStatusTopic: message.topic)
-            // A read request alone (none in hand, none queued: one request at a time) is handled
-            // below, without a task of its own to start and wait for.
-            if overlapsReads, !swept, peer == nil, !newSession, !(inHand.isEmpty && !messages.hasQueued), engine.onlyReads(message) {
-                let received = Date()
-                inHand.append(InHand(started: clock.now, engine: engine, handling: Task(executorPreference: client.taskExecutor) {
-                    await engine.handle(message, at: received)
-                }))
-                if messages.hasQueued, inHand.count < Self.readsInHand { continue }
-                guard let finished = await finish(&inHand, clock: clock) else { break }
-                held += finished
-            } else {
-                if !inHand.isEmpty {
+        // Cancellation is watched once for the whole loop (it ends the stream), not at every message.
+        await messages.withCancellationWatched {
+            for await message in messages {
+                let engine = self.engine
+                let overlapsReads = engine.store.readsWaitOnServer
+                let newSession = message.delivery.map { $0.connection != connection } ?? false
+                if let delivery = message.delivery { connection = delivery.connection }
+                // What a retained sweep's subscriptions bring, and its markers, are the sweep's, not the routes'.
+                let swept = sweepInbox.withLock { $0 }?.offer(message) ?? false
+                let peer = swept ? nil : engine.settings.peer(ofStatusTopic: message.topic)
+                // A read request alone (none in hand, none queued: one request at a time) is handled
+                // below, without a task of its own to start and wait for.
+                if overlapsReads, !swept, peer == nil, !newSession, !(inHand.isEmpty && !messages.hasQueued), engine.onlyReads(message) {
+                    let received = Date()
+                    inHand.append(InHand(started: clock.now, engine: engine, handling: Task(executorPreference: client.taskExecutor) {
+                        await engine.handle(message, at: received)
+                    }))
+                    if messages.hasQueued, inHand.count < Self.readsInHand { continue }
                     guard let finished = await finish(&inHand, clock: clock) else { break }
                     held += finished
-                }
-                let started = clock.now
-                if swept {
-                    // Read by the sweep already: nothing to handle, only to acknowledge in turn.
-                } else if let peer {
-                    await notePeer(peer, present: !message.payload.isEmpty, online: message.payload == Array("online".utf8))
                 } else {
-                    let output = await engine.handle(message, at: Date())
-                    guard output.handled else { break }
-                    send(output, engine: engine)
+                    if !inHand.isEmpty {
+                        guard let finished = await finish(&inHand, clock: clock) else { break }
+                        held += finished
+                    }
+                    let started = clock.now
+                    if swept {
+                        // Read by the sweep already: nothing to handle, only to acknowledge in turn.
+                    } else if let peer {
+                        await notePeer(peer, present: !message.payload.isEmpty, online: message.payload == Array("online".utf8))
+                    } else {
+                        let output = await engine.handle(message, at: Date())
+                        guard output.handled else { break }
+                        send(output, engine: engine)
+                    }
+                    if !swept { engine.counters.handled(in: clock.now - started) }
+                    held += 1
                 }
-                if !swept { engine.counters.handled(in: clock.now - started) }
-                held += 1
+                let position = engine.store.queuedPosition
+                if !engine.store.isCommitted(through: position) {
+                    if messages.hasQueued { continue }
+                    guard await engine.store.waitUntilCommitted(through: position) else { break }
+                }
+                for _ in 0..<held { client.messageHandled() }
+                held = 0
             }
-            let position = engine.store.queuedPosition
-            if !engine.store.isCommitted(through: position) {
-                if messages.hasQueued { continue }
-                guard await engine.store.waitUntilCommitted(through: position) else { break }
-            }
-            for _ in 0..<held { client.messageHandled() }
-            held = 0
         }
         held += await finish(&inHand, clock: clock) ?? 0
         if held > 0 {
