@@ -20,9 +20,8 @@ public final class MQTTClient: Sendable {
     let handle: MosquittoHandle
     let acks = AckTable()
     let state: Mutex<ClientState>
-    /// When the network loop last went round, in nanoseconds after ``heartbeatOrigin`` (0: not yet).
-    let heartbeat = Atomic<Int64>(0)
-    let heartbeatOrigin = ContinuousClock.now
+    /// When the network loop last went round, a monotonic clock's reading in nanoseconds (0: not yet).
+    let heartbeat = Atomic<UInt64>(0)
     let executor = NetworkThreadExecutor()
     private let eventSink: AsyncStream<MQTTConnectionEvent>.Continuation
 
@@ -105,15 +104,14 @@ public final class MQTTClient: Sendable {
     public var secondsSinceNetworkLoopRan: Double? {
         let beat = heartbeat.load(ordering: .relaxed)
         guard beat > 0 else { return nil }
-        let elapsed = ContinuousClock.now - heartbeatOrigin
-        let now = elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
-        return Double(max(0, now - beat)) / 1e9
+        let now = DispatchTime.now().uptimeNanoseconds
+        return Double(now > beat ? now - beat : 0) / 1e9
     }
 
-    /// Notes that the network loop went round.
+    /// Notes that the network loop went round. Read as plain nanoseconds: the loop goes round for
+    /// every message, and a `ContinuousClock` duration divides 128-bit numbers to give them.
     func beat() {
-        let (seconds, attoseconds) = (ContinuousClock.now - heartbeatOrigin).components
-        heartbeat.store(max(1, seconds * 1_000_000_000 + attoseconds / 1_000_000_000), ordering: .relaxed)
+        heartbeat.store(max(1, DispatchTime.now().uptimeNanoseconds), ordering: .relaxed)
     }
 
     /// Suspends until the client is connected and subscribed (see ``isConnected``), or throws `timedOut`.

@@ -17,14 +17,21 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         public typealias Failure = Never
-        let queue: Queue
+        @usableFromInline let queue: Queue
+
+        init(queue: Queue) {
+            self.queue = queue
+        }
 
         public mutating func next() async -> MQTTMessage? {
             await queue.next()
         }
 
         /// The next message, waited for on the caller's executor: `for await` calls this, so a
-        /// consumer that prefers the network thread stays on it between messages.
+        /// consumer that prefers the network thread stays on it between messages. Inlined into the
+        /// consumer, which then calls the queue itself: one async frame and executor check fewer
+        /// per message.
+        @inlinable
         public mutating func next(isolation actor: isolated (any Actor)?) async -> MQTTMessage? {
             await queue.next()
         }
@@ -77,6 +84,7 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
     }
 
     /// The queue and the consumer waiting on it, shared by the stream, its iterator and the client.
+    @usableFromInline
     final class Queue: Sendable {
         struct State {
             var pending: Deque<MQTTMessage> = []
@@ -97,6 +105,7 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
 
         let state = Mutex(State())
 
+        @usableFromInline
         func next() async -> MQTTMessage? {
             let step = state.withLock { state -> Step in
                 guard state.watched > 0 else { return .watchCancellation }

@@ -178,9 +178,16 @@ public final class RelayCounters: Sendable {
 
     /// One handler run took `duration`.
     public func handled(in duration: Duration) {
-        let (seconds, attoseconds) = duration.components   // worked out once: each reading divides 128-bit numbers
-        handlerTimer.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-        let micros = Int(seconds * 1_000_000 + attoseconds / 1_000_000_000_000)
+        let (seconds, attoseconds) = duration.components
+        handled(nanoseconds: UInt64(max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000)))
+    }
+
+    /// One handler run took `nanoseconds`: the form the message loop uses, with two readings of a
+    /// monotonic clock, where a `Duration` costs 128-bit arithmetic per message.
+    public func handled(nanoseconds: UInt64) {
+        let nanoseconds = Int64(clamping: nanoseconds)
+        handlerTimer.recordNanoseconds(nanoseconds)
+        let micros = Int(nanoseconds / 1_000)
         state.withLock { state in
             state.latencies[state.latencyCount % state.latencies.count] = micros
             state.latencyCount += 1

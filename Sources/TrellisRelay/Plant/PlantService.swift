@@ -16,15 +16,17 @@ public final class PlantService: Sendable {
     /// The catalog's live side, told when a plant is renamed so its retained alerts follow the name.
     let catalog: CatalogService?
 
+    /// The request topic shared by every client.
+    public let requestTopic: String
+    /// The reply topic shared by every client; made once, as every answer is addressed to it.
+    public let replyTopic: String
+
     public init(settings: RelaySettings, catalog: CatalogService? = nil) {
         self.settings = settings
         self.catalog = catalog
+        requestTopic = "\(settings.plantPrefix)/torpi"
+        replyTopic = "\(settings.plantPrefix)/fromrpi"
     }
-
-    /// The request topic shared by every client.
-    public var requestTopic: String { "\(settings.plantPrefix)/torpi" }
-    /// The reply topic shared by every client.
-    public var replyTopic: String { "\(settings.plantPrefix)/fromrpi" }
 
     /// This service's entries of the routing table.
     public var routes: [Route] {

@@ -7,9 +7,14 @@ extension RelayService {
     /// The most read requests handled at once (see ``handleMessages()``).
     static let readsInHand = 256
 
+    /// A monotonic clock's reading in nanoseconds, for how long a message's handling took: cheaper
+    /// than `ContinuousClock`, whose `Duration`s divide 128-bit numbers to give nanoseconds.
+    static var now: UInt64 { DispatchTime.now().uptimeNanoseconds }
+
     /// A read request being handled beside others.
     struct InHand {
-        var started: ContinuousClock.Instant
+        /// When its handling started (``RelayService/now``).
+        var started: UInt64
         var engine: RelayEngine
         var handling: Task<RelayEngine.Output, Never>
     }
@@ -33,7 +38,6 @@ extension RelayService {
     /// by one. So is the first message of a new session, whose handling may first forget the marks
     /// of the last one.
     func handleMessages() async {
-        let clock = ContinuousClock()
         let client = self.client
         let messages = client.messages
         var held = 0
@@ -53,18 +57,18 @@ extension RelayService {
                 // below, without a task of its own to start and wait for.
                 if overlapsReads, !swept, peer == nil, !newSession, !(inHand.isEmpty && !messages.hasQueued), engine.onlyReads(message) {
                     let received = Date()
-                    inHand.append(InHand(started: clock.now, engine: engine, handling: Task(executorPreference: client.taskExecutor) {
+                    inHand.append(InHand(started: Self.now, engine: engine, handling: Task(executorPreference: client.taskExecutor) {
                         await engine.handle(message, at: received)
                     }))
                     if messages.hasQueued, inHand.count < Self.readsInHand { continue }
-                    guard let finished = await finish(&inHand, clock: clock) else { break }
+                    guard let finished = await finish(&inHand) else { break }
                     held += finished
                 } else {
                     if !inHand.isEmpty {
-                        guard let finished = await finish(&inHand, clock: clock) else { break }
+                        guard let finished = await finish(&inHand) else { break }
                         held += finished
                     }
-                    let started = clock.now
+                    let started = Self.now
                     if swept {
                         // Read by the sweep already: nothing to handle, only to acknowledge in turn.
                     } else if let peer {
@@ -74,7 +78,7 @@ extension RelayService {
                         guard output.handled else { break }
                         send(output, engine: engine)
                     }
-                    if !swept { engine.counters.handled(in: clock.now - started) }
+                    if !swept { engine.counters.handled(nanoseconds: Self.now &- started) }
                     held += 1
                 }
                 let position = engine.store.queuedPosition
@@ -86,7 +90,7 @@ extension RelayService {
                 held = 0
             }
         }
-        held += await finish(&inHand, clock: clock) ?? 0
+        held += await finish(&inHand) ?? 0
         if held > 0 {
             let store = engine.store
             if store.isCommitted(through: store.queuedPosition) {
@@ -102,14 +106,14 @@ extension RelayService {
     /// Waits for the read requests in hand, in the order they came, and publishes their answers;
     /// returns how many there were, or nil when one was not handled (``RelayEngine/Output/handled``),
     /// which ends the loop with it and those after it unacknowledged.
-    private func finish(_ inHand: inout [InHand], clock: ContinuousClock) async -> Int? {
+    private func finish(_ inHand: inout [InHand]) async -> Int? {
         defer { inHand.removeAll(keepingCapacity: true) }
         var count = 0
         for entry in inHand {
             let output = await entry.handling.value
             guard output.handled else { return nil }
             send(output, engine: entry.engine)
-            entry.engine.counters.handled(in: clock.now - entry.started)
+            entry.engine.counters.handled(nanoseconds: Self.now &- entry.started)
             count += 1
         }
         return count
