@@ -214,6 +214,11 @@ extension SQLiteStore {
         spam.admit(sender: sender, at: at, limit: limit, window: window, usingAllowance: usingAllowance)
     }
 
+    public func admitMessageAtOnce(sender: String, at: Date, limit: Int, window: TimeInterval,
+                                   usingAllowance: Bool) -> SpamVerdict? {
+        spam.admit(sender: sender, at: at, limit: limit, window: window, usingAllowance: usingAllowance)
+    }
+
     public func grantAllowance(sender: String, count: Int) async throws {
         spam.grant(sender: sender, count: count)
     }

@@ -27,8 +27,10 @@ struct SpamLedgerTests {
         return steps
     }()
 
-    @Test("a script of floods, windows and grants gets SpamGuard's verdicts", arguments: StoreKind.bothStores)
-    func sameAsSpamGuard(kind: StoreKind) async throws {
+    /// With `atOnce`, each admission is asked at once first and of the ledger only when that gives
+    /// nothing, as the relay asks: a ledger in memory (SQLite's) must give the same verdicts either way.
+    @Test("a script of floods, windows and grants gets SpamGuard's verdicts", arguments: StoreKind.bothStores, [false, true])
+    func sameAsSpamGuard(kind: StoreKind, atOnce: Bool) async throws {
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         var oracle = SpamGuard(limit: 5, window: 1)
         var expected: [SpamVerdict] = []
@@ -46,12 +48,19 @@ struct SpamLedgerTests {
             for step in Self.script {
                 switch step {
                 case let .admit(sender, offset, allowance):
-                    verdicts.append(try await store.admitMessage(sender: sender, at: start.addingTimeInterval(Double(offset) / 1000),
-                                                                 limit: 5, window: 1, usingAllowance: allowance))
+                    let at = start.addingTimeInterval(Double(offset) / 1000)
+                    if atOnce, let verdict = store.admitMessageAtOnce(sender: sender, at: at, limit: 5, window: 1, usingAllowance: allowance) {
+                        verdicts.append(verdict)
+                    } else {
+                        verdicts.append(try await store.admitMessage(sender: sender, at: at, limit: 5, window: 1, usingAllowance: allowance))
+                    }
                 case let .grant(sender, count): try await store.grantAllowance(sender: sender, count: count)
                 }
             }
             #expect(verdicts == expected)
+            // Only the shared ledger (PostgreSQL's) must be asked.
+            let probe = store.admitMessageAtOnce(sender: "probe", at: start, limit: 5, window: 1, usingAllowance: false)
+            #expect((probe == nil) == (kind == .postgres))
         }
     }
 

@@ -43,7 +43,10 @@ extension PlantService {
                 case .all: nil
                 case let .plant(name): name
                 }
-                guard let records = try await store.sensorRecords(plant: name), !records.isEmpty else {
+                // Held in memory (a store in this process): taken without suspending.
+                var found = store.sensorRecordsAtOnce(plant: name)
+                if found == nil { found = .some(try await store.sensorRecords(plant: name)) }
+                guard let records = found ?? nil, !records.isEmpty else {
                     return (.error(.noPlantDataToRequest), nil)
                 }
                 return (.sensorRecords(records), nil)
