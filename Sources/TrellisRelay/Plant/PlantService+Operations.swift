@@ -111,8 +111,18 @@ extension PlantService {
 /// request's v5 Response Topic with its Correlation Data when it has one, always lossless.
 struct ReplyRoute {
     let service: PlantService
-    let request: MQTTMessage
+    /// The request's QoS and properties (its Response Topic and Correlation Data): all a reply
+    /// needs of it, kept rather than a copy of the whole request.
+    let requestQoS: QoS
+    let requestProperties: MQTTProperties
     let client: String?
+
+    init(service: PlantService, request: MQTTMessage, client: String?) {
+        self.service = service
+        requestQoS = request.qos
+        requestProperties = request.properties
+        self.client = client
+    }
 
     /// The dialect of this route's reply topic: the setting on the shared topics, lossless per client.
     var dialect: PlantDialect { client == nil ? service.settings.plantDialect : .lossless }
@@ -127,14 +137,14 @@ struct ReplyRoute {
     /// The reply messages: `inDialect` (wire forms in ``dialect``) on the reply topic; on a Response
     /// Topic the lossless forms, computed only when there is one.
     func messages(_ inDialect: [[UInt8]], lossless: @autoclosure () -> [[UInt8]]) -> [MQTTMessage] {
-        let qos = min(request.qos, .atLeastOnce)
+        let qos = min(requestQoS, .atLeastOnce)
         let topic = client.map { "\(service.replyTopic)/\($0)" } ?? service.replyTopic
-        guard let responseTopic = request.properties.responseTopic,
+        guard let responseTopic = requestProperties.responseTopic,
               service.settings.allowsResponseTopic(responseTopic, client: client, ownReplyTopic: topic)
         else {
             return inDialect.map { MQTTMessage(topic: topic, payload: $0, qos: qos) }
         }
-        let correlated = MQTTProperties(correlationData: request.properties.correlationData)
+        let correlated = MQTTProperties(correlationData: requestProperties.correlationData)
         if responseTopic == topic {
             // One message each, but they must still carry the Correlation Data the requester matches on.
             return inDialect.map { MQTTMessage(topic: topic, payload: $0, qos: qos, properties: correlated) }
