@@ -57,6 +57,24 @@ public struct PlantMessage: Sendable, Equatable, Hashable {
         return out
     }
 
+    /// The wire form of a message whose payload is bytes ready to send (a reply's rendered payload):
+    /// one buffer of the exact size, each piece copied into place, where appending piece by piece
+    /// checks the array's room and uniqueness at every piece.
+    static func wire(id: String, sender: String, receiver: String, operation: String, payload: [UInt8]) -> [UInt8] {
+        let fixed: [StaticString] = ["ID:", ";sender:", ";receiver:", ";payload:", ";operation:"]
+        let size = fixed.reduce(0) { $0 + $1.utf8CodeUnitCount }
+            + id.utf8.count + sender.utf8.count + receiver.utf8.count + payload.count + operation.utf8.count
+        return [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            var out = WireWriter(base: buffer.baseAddress!)
+            out.put(fixed[0]); out.put(id)
+            out.put(fixed[1]); out.put(sender)
+            out.put(fixed[2]); out.put(receiver)
+            out.put(fixed[3]); payload.withUnsafeBufferPointer { out.put($0) }
+            out.put(fixed[4]); out.put(operation)
+            count = out.offset
+        }
+    }
+
     /// Appends the UTF-8 bytes of `text` as one copy of its buffer, where appending its UTF-8 view
     /// goes through the generic path for any sequence.
     private static func append(_ text: String, to out: inout [UInt8]) {
@@ -87,4 +105,25 @@ public struct PlantMessage: Sendable, Equatable, Hashable {
 extension PlantMessage: CustomStringConvertible {
     /// The wire form, so messages read naturally in logs and test failures.
     public var description: String { encoded() }
+}
+
+/// Copies a message's pieces one after another into a buffer of the right size (``PlantMessage/wire(id:sender:receiver:operation:payload:)``).
+private struct WireWriter {
+    let base: UnsafeMutablePointer<UInt8>
+    var offset = 0
+
+    mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let start = bytes.baseAddress, !bytes.isEmpty else { return }
+        (base + offset).update(from: start, count: bytes.count)
+        offset += bytes.count
+    }
+
+    mutating func put(_ text: StaticString) {
+        put(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    mutating func put(_ text: String) {
+        var text = text
+        text.withUTF8 { put($0) }
+    }
 }

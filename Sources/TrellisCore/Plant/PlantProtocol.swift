@@ -69,7 +69,7 @@ public enum PlantProtocol {
         to request: PlantMessage, operation: PlantOperation, payload: EncodedPlantPayload, hostName: String
     ) -> [UInt8] {
         PlantMessage.wire(id: request.id, sender: hostName, receiver: request.sender, operation: operation.responseTag,
-                          payloadSize: payload.wire.count) { $0.append(contentsOf: payload.wire) }
+                          payload: payload.wire)
     }
 
     /// Builds the error reply for a rejected message using the rejection's own tag, or `nil`
