@@ -20,7 +20,7 @@ public final class MQTTClient: Sendable {
     let handle: MosquittoHandle
     let acks = AckTable()
     let state: Mutex<ClientState>
-    /// When the network loop last went round, a monotonic clock's reading in nanoseconds (0: not yet).
+    /// When the network loop last went round, ``BootClock/nanoseconds`` (0: not yet).
     let heartbeat = Atomic<UInt64>(0)
     let executor = NetworkThreadExecutor()
     private let eventSink: AsyncStream<MQTTConnectionEvent>.Continuation
@@ -104,14 +104,13 @@ public final class MQTTClient: Sendable {
     public var secondsSinceNetworkLoopRan: Double? {
         let beat = heartbeat.load(ordering: .relaxed)
         guard beat > 0 else { return nil }
-        let now = DispatchTime.now().uptimeNanoseconds
+        let now = BootClock.nanoseconds
         return Double(now > beat ? now - beat : 0) / 1e9
     }
 
-    /// Notes that the network loop went round. Read as plain nanoseconds: the loop goes round for
-    /// every message, and a `ContinuousClock` duration divides 128-bit numbers to give them.
+    /// Notes that the network loop went round (``BootClock``: the loop goes round for every message).
     func beat() {
-        heartbeat.store(max(1, DispatchTime.now().uptimeNanoseconds), ordering: .relaxed)
+        heartbeat.store(max(1, BootClock.nanoseconds), ordering: .relaxed)
     }
 
     /// Suspends until the client is connected and subscribed (see ``isConnected``), or throws `timedOut`.

@@ -79,7 +79,7 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
         return try await withTaskCancellationHandler {
             try await consume()
         } onCancel: {
-            queue.finish()
+            queue.cancel()
         }
     }
 
@@ -94,6 +94,9 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
             /// Scopes of ``MQTTMessageStream/withCancellationWatched(_:)`` open now: while one is,
             /// `next()` leaves cancellation to it.
             var watched = 0
+            /// The watched consumer was cancelled while it was not waiting: its next `next()` ends
+            /// the stream, after what was queued by then, as a consumer's own check would.
+            var cancelled = false
         }
 
         /// What `next()` does, decided under the lock.
@@ -109,6 +112,7 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
         func next() async -> MQTTMessage? {
             let step = state.withLock { state -> Step in
                 guard state.watched > 0 else { return .watchCancellation }
+                if state.cancelled { state.finished = true }
                 return state.take().map(Step.ready) ?? .wait
             }
             switch step {
@@ -122,6 +126,7 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
         /// ``MQTTMessageStream/yield(_:)`` or ``finish()``.
         private func park(_ continuation: UnsafeContinuation<MQTTMessage?, Never>) {
             let ready = state.withLock { state -> MQTTMessage?? in
+                if state.cancelled { state.finished = true }
                 if let ready = state.take() { return ready }
                 precondition(state.waiter == nil, "MQTTMessageStream has a single consumer; two tasks awaited next() at once")
                 state.waiter = continuation
@@ -157,6 +162,19 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
             } onCancel: {
                 finish()
             }
+        }
+
+        /// The watched consumer's task was cancelled: a consumer waiting now gets nil at once; one
+        /// busy with a message ends the stream at its next `next()`, still getting what came before it.
+        func cancel() {
+            let waiter = state.withLock { state -> UnsafeContinuation<MQTTMessage?, Never>? in
+                state.cancelled = true
+                guard let waiter = state.waiter else { return nil }
+                state.finished = true
+                state.waiter = nil
+                return waiter
+            }
+            waiter?.resume(returning: nil)
         }
 
         /// Marks the stream finished and ends the wait of a consumer (who waits only when nothing is queued).

@@ -88,6 +88,7 @@ struct MQTTMessageStreamTests {
     func watchedCancellation() async {
         let stream = MQTTMessageStream()
         let consumer = watchedConsumer(of: stream)
+        while stream.queue.state.withLock({ $0.waiter == nil }) { await Task.yield() }
         consumer.cancel()
         #expect(await consumer.value == [])
         stream.yield(message(1))
@@ -104,6 +105,28 @@ struct MQTTMessageStreamTests {
         #expect(await consumer.value == ["t/0", "t/1", "t/2"])
     }
 
+    @Test("inside withCancellationWatched, a consumer cancelled while busy still gets what came before its next next()")
+    func watchedCancellationWhileBusy() async {
+        let stream = MQTTMessageStream()
+        stream.yield(message(1))
+        let consumer = Task {
+            await stream.withCancellationWatched {
+                var iterator = stream.makeAsyncIterator()
+                var topics: [String] = []
+                if let first = await iterator.next() { topics.append(first.topic) }
+                // Cancelled while handling the first; the second arrives before the next `next()`.
+                withUnsafeCurrentTask { $0?.cancel() }
+                stream.yield(message(2))
+                while let message = await iterator.next() { topics.append(message.topic) }
+                return topics
+            }
+        }
+        #expect(await consumer.value == ["t/1", "t/2"])
+        stream.yield(message(3))
+        var iterator = stream.makeAsyncIterator()
+        #expect(await iterator.next() == nil)
+    }
+
     @Test("after withCancellationWatched returns, next() watches cancellation again")
     func watchingEndsWithTheScope() async {
         let stream = MQTTMessageStream()
@@ -118,6 +141,23 @@ struct MQTTMessageStreamTests {
         while stream.queue.state.withLock({ $0.waiter == nil }) { await Task.yield() }
         consumer.cancel()
         #expect(await consumer.value == nil)
+    }
+
+    @Test("inside withCancellationWatched too, a second task awaiting next() while one waits traps")
+    func secondWatchedConsumerTraps() async {
+        await #expect(processExitsWith: .failure) {
+            let stream = MQTTMessageStream()
+            let first = Task {
+                await stream.withCancellationWatched {
+                    var iterator = stream.makeAsyncIterator()
+                    return await iterator.next()
+                }
+            }
+            while stream.queue.state.withLock({ $0.waiter == nil }) { await Task.yield() }
+            var second = stream.makeAsyncIterator()
+            _ = await second.next()
+            _ = await first.value
+        }
     }
 
     @Test("a second task awaiting next() while one waits is a programming error, and traps")

@@ -106,7 +106,16 @@ struct PlantStoreTests {
             if let atOnce = store.sensorRecordsAtOnce(plant: "Fern") {
                 #expect(atOnce?.first?.moisture == 9)
             }
+            try await store.flush()
+            if let atOnce = store.sensorRecordsAtOnce(plant: "Fern") {
+                #expect(atOnce?.first?.moisture == 9)
+            }
             #expect(try await store.sensorRecords(plant: "Fern")?.first?.moisture == 9)
+            // Read again once the reading is committed, the answer is held anew.
+            #expect((store.sensorRecordsAtOnce(plant: "Fern") == nil) == (kind == .postgres))
+            if let atOnce = store.sensorRecordsAtOnce(plant: "Fern") {
+                #expect(atOnce?.first?.moisture == 9)
+            }
         }
     }
 

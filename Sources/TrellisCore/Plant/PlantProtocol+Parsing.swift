@@ -19,14 +19,13 @@ extension PlantProtocol {
         case let .failure(reason): return rejection(of: bytes, hostName: hostName, reason)
         case let .success(found): fields = found
         }
-        if hostName.hasSameUTF8(as: fields.sender) { return .ownMessage }
-        let operation = fields.operation
-        if operation.hasPrefix("ERR_") {
+        if fields.isFromHost(hostName) { return .ownMessage }
+        if fields.isError {
             var message = fields.message()
             message.payload = PlantPercentEncoding.decode(message.payload)
             return .incomingError(message)
         }
-        guard let request = PlantOperation(utf8: operation) else {
+        guard let request = PlantOperation(utf8: fields.operation) else {
             return rejection(of: bytes, hostName: hostName, .unknownOperation)
         }
         var message = fields.message()
@@ -59,6 +58,26 @@ struct PlantFields {
 
     var sender: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: bytes[values.sender]) }
     var operation: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: bytes[values.operation]) }
+
+    /// Whether the sender is `hostName`, equal as strings are (by canonical equivalence), as the
+    /// rest of the protocol compares names. Equal bytes are equal strings; two ASCII spellings that
+    /// differ are different strings; only other text needs the strings' comparison.
+    func isFromHost(_ hostName: String) -> Bool {
+        let sender = self.sender
+        if hostName.hasSameUTF8(as: sender) { return true }
+        if sender.isASCII && hostName.utf8.allSatisfy({ $0 < 0x80 }) { return false }
+        return text(values.sender) == hostName
+    }
+
+    /// Whether the operation is an `ERR_` tag, by characters as ``PlantMessage/isError`` tells it:
+    /// the four bytes begin it unless a combining mark after `_` makes `_` part of another character,
+    /// which can follow only as a byte of 0x80 or more.
+    var isError: Bool {
+        let operation = self.operation
+        guard operation.hasPrefix("ERR_") else { return false }
+        if operation.count == 4 || operation[4] < 0x80 { return true }
+        return text(values.operation).hasPrefix("ERR_")
+    }
 
     /// The message of the five values, its payload as it came (still percent-encoded).
     func message() -> PlantMessage {

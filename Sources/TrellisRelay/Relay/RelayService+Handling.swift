@@ -1,4 +1,5 @@
 import Foundation
+import TrellisMQTT
 import TrellisMQTTTypes
 
 /// The relay's message loop: handling, publishing answers, and acknowledging under the
@@ -7,9 +8,9 @@ extension RelayService {
     /// The most read requests handled at once (see ``handleMessages()``).
     static let readsInHand = 256
 
-    /// A monotonic clock's reading in nanoseconds, for how long a message's handling took: cheaper
-    /// than `ContinuousClock`, whose `Duration`s divide 128-bit numbers to give nanoseconds.
-    static var now: UInt64 { DispatchTime.now().uptimeNanoseconds }
+    /// The time in nanoseconds, for how long a message's handling took (``BootClock``: cheaper than
+    /// `ContinuousClock`, whose `Duration`s divide 128-bit numbers to give nanoseconds).
+    static var now: UInt64 { BootClock.nanoseconds }
 
     /// A read request being handled beside others.
     struct InHand {

@@ -242,4 +242,41 @@ struct PlantSeparatorTests {
         #expect(rejection.sender?.unicodeScalars.elementsEqual("\u{301}Bob".unicodeScalars) == true)
         #expect(rejection.id == "7")
     }
+
+    /// The parser reads the sender and the operation as bytes; names and tags still compare as
+    /// strings do (by canonical equivalence, by characters), as the rest of the protocol compares them.
+    struct TextRule: Sendable, CustomTestStringConvertible {
+        var label: String
+        var hostName: String
+        var message: String
+        var expected: String
+
+        var testDescription: String { label }
+    }
+
+    static let textRules: [TextRule] = [
+        TextRule(label: "a Kelvin sign for the host name's K is the host", hostName: "KitchenPi",
+                 message: "ID:1;sender:\u{212A}itchenPi;receiver:x;payload:y;operation:REQ_numPlants", expected: "own"),
+        TextRule(label: "a decomposed é for the host name's composed one is the host", hostName: "Caf\u{E9}",
+                 message: "ID:1;sender:Cafe\u{301};receiver:x;payload:y;operation:REQ_numPlants", expected: "own"),
+        TextRule(label: "another ASCII name is not the host", hostName: "KitchenPi",
+                 message: "ID:1;sender:KitchenPI;receiver:x;payload:y;operation:REQ_numPlants", expected: "request"),
+        TextRule(label: "a combining mark after ERR_ makes it no ERR_ tag", hostName: host,
+                 message: "ID:1;sender:alice;receiver:h;payload:x;operation:ERR_\u{301}x", expected: "unknown_operation"),
+        TextRule(label: "ERR_ followed by a letter outside ASCII is an ERR_ tag", hostName: host,
+                 message: "ID:1;sender:alice;receiver:h;payload:x;operation:ERR_\u{E9}", expected: "incoming error"),
+        TextRule(label: "ERR_ alone is an ERR_ tag", hostName: host,
+                 message: "ID:1;sender:alice;receiver:h;payload:x;operation:ERR_", expected: "incoming error"),
+    ]
+
+    @Test("the sender and the operation compare as text", arguments: textRules)
+    func textRule(_ rule: TextRule) {
+        let outcome = switch PlantProtocol.parse(Array(rule.message.utf8), hostName: rule.hostName) {
+        case .ownMessage: "own"
+        case .request: "request"
+        case .incomingError: "incoming error"
+        case let .rejected(rejection): rejection.reason
+        }
+        #expect(outcome == rule.expected)
+    }
 }
