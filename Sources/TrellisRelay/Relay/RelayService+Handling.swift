@@ -1,5 +1,4 @@
 import Foundation
-import TrellisMQTT
 import TrellisMQTTTypes
 
 /// The relay's message loop: handling, publishing answers, and acknowledging under the
@@ -7,10 +6,6 @@ import TrellisMQTTTypes
 extension RelayService {
     /// The most read requests handled at once (see ``handleMessages()``).
     static let readsInHand = 256
-
-    /// The time in nanoseconds, for how long a message's handling took (``BootClock``: cheaper than
-    /// `ContinuousClock`, whose `Duration`s divide 128-bit numbers to give nanoseconds).
-    static var now: UInt64 { BootClock.nanoseconds }
 
     /// A read request being handled beside others.
     struct InHand {

@@ -12,6 +12,11 @@ import TrellisStore
 /// disconnects cleanly (so the will is not needed).
 public final class RelayService: Service, Sendable {
     public let client: MQTTClient
+
+    /// The time in nanoseconds, for how long a message's handling took (``BootClock``: cheaper than
+    /// `ContinuousClock`, whose `Duration`s divide 128-bit numbers to give nanoseconds).
+    static var now: UInt64 { BootClock.nanoseconds }
+
     /// Button-service clients that are not on MQTT (Socket.IO sessions); answers addressed to
     /// them are handed to them instead of the broker.
     public let localClients = LocalButtonClients()
