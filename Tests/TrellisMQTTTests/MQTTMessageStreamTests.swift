@@ -39,40 +39,12 @@ struct MQTTMessageStreamTests {
         #expect(await consumer.value == nil)
     }
 
-    @Test("cancelling the consumer ends the stream: it gets nil, and later messages are dropped")
-    func cancellation() async {
-        let stream = MQTTMessageStream()
-        let consumer = firstTopic(of: stream)
-        consumer.cancel()
-        #expect(await consumer.value == nil)
-        stream.yield(message(1))
-        var iterator = stream.makeAsyncIterator()
-        #expect(await iterator.next() == nil)
-    }
-
-    @Test("a cancelled consumer still gets what was queued, then nil, even while messages keep coming")
-    func cancelledWithBacklog() async {
-        let stream = MQTTMessageStream()
-        for index in 0..<3 { stream.yield(message(index)) }
-        let consumer = Task {
-            withUnsafeCurrentTask { $0?.cancel() }
-            var topics: [String] = []
-            var iterator = stream.makeAsyncIterator()
-            while let message = await iterator.next() {
-                topics.append(message.topic)
-                stream.yield(self.message(99))
-            }
-            return topics
-        }
-        #expect(await consumer.value == ["t/0", "t/1", "t/2"])
-    }
-
-    /// A consumer inside `withCancellationWatched`: its cancellation is watched by the scope, once,
-    /// and ends the stream as it does for a consumer whose `next()` watches it.
-    private func watchedConsumer(of stream: MQTTMessageStream, cancelFirst: Bool = false,
-                                 whileReading: @escaping @Sendable () -> Void = {}) -> Task<[String], Never> {
+    /// A consumer reading every message, inside `withCancellationWatched` or not: its cancellation
+    /// must end the stream the same way either way.
+    private func consumer(of stream: MQTTMessageStream, watched: Bool, cancelFirst: Bool = false,
+                          whileReading: @escaping @Sendable () -> Void = {}) -> Task<[String], Never> {
         Task {
-            await stream.withCancellationWatched {
+            func read() async -> [String] {
                 if cancelFirst { withUnsafeCurrentTask { $0?.cancel() } }
                 var topics: [String] = []
                 for await message in stream {
@@ -81,13 +53,15 @@ struct MQTTMessageStreamTests {
                 }
                 return topics
             }
+            return watched ? await stream.withCancellationWatched { await read() } : await read()
         }
     }
 
-    @Test("inside withCancellationWatched, cancelling a waiting consumer ends the stream; later messages are dropped")
-    func watchedCancellation() async {
+    @Test("cancelling a waiting consumer ends the stream: it gets nil, and later messages are dropped",
+          arguments: [false, true])
+    func cancellation(watched: Bool) async {
         let stream = MQTTMessageStream()
-        let consumer = watchedConsumer(of: stream)
+        let consumer = consumer(of: stream, watched: watched)
         while stream.queue.state.withLock({ $0.waiter == nil }) { await Task.yield() }
         consumer.cancel()
         #expect(await consumer.value == [])
@@ -96,30 +70,25 @@ struct MQTTMessageStreamTests {
         #expect(await iterator.next() == nil)
     }
 
-    @Test("inside withCancellationWatched, a cancelled consumer still gets what was queued, then nil, while messages keep coming")
-    func watchedCancellationWithBacklog() async {
+    @Test("a cancelled consumer still gets what was queued, then nil, even while messages keep coming",
+          arguments: [false, true])
+    func cancelledWithBacklog(watched: Bool) async {
         let stream = MQTTMessageStream()
         for index in 0..<3 { stream.yield(message(index)) }
         let extra = message(99)
-        let consumer = watchedConsumer(of: stream, cancelFirst: true) { stream.yield(extra) }
+        let consumer = consumer(of: stream, watched: watched, cancelFirst: true) { stream.yield(extra) }
         #expect(await consumer.value == ["t/0", "t/1", "t/2"])
     }
 
-    @Test("inside withCancellationWatched, a consumer cancelled while busy still gets what came before its next next()")
-    func watchedCancellationWhileBusy() async {
+    @Test("a consumer cancelled while busy still gets what came before its next next()", arguments: [false, true])
+    func cancelledWhileBusy(watched: Bool) async {
         let stream = MQTTMessageStream()
         stream.yield(message(1))
-        let consumer = Task {
-            await stream.withCancellationWatched {
-                var iterator = stream.makeAsyncIterator()
-                var topics: [String] = []
-                if let first = await iterator.next() { topics.append(first.topic) }
-                // Cancelled while handling the first; the second arrives before the next `next()`.
-                withUnsafeCurrentTask { $0?.cancel() }
-                stream.yield(message(2))
-                while let message = await iterator.next() { topics.append(message.topic) }
-                return topics
-            }
+        let second = message(2)
+        let consumer = consumer(of: stream, watched: watched) {
+            // Cancelled while handling the first; the second arrives before the next `next()`.
+            withUnsafeCurrentTask { $0?.cancel() }
+            stream.yield(second)
         }
         #expect(await consumer.value == ["t/1", "t/2"])
         stream.yield(message(3))
