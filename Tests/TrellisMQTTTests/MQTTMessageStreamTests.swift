@@ -112,30 +112,17 @@ struct MQTTMessageStreamTests {
         #expect(await consumer.value == nil)
     }
 
-    @Test("inside withCancellationWatched too, a second task awaiting next() while one waits traps")
-    func secondWatchedConsumerTraps() async {
-        await #expect(processExitsWith: .failure) {
+    @Test("a second task awaiting next() while one waits is a programming error, and traps, watched or not",
+          arguments: [false, true])
+    func secondConsumerTraps(watched: Bool) async {
+        await #expect(processExitsWith: .failure) { [watched] in
             let stream = MQTTMessageStream()
             let first = Task {
-                await stream.withCancellationWatched {
+                func read() async -> MQTTMessage? {
                     var iterator = stream.makeAsyncIterator()
                     return await iterator.next()
                 }
-            }
-            while stream.queue.state.withLock({ $0.waiter == nil }) { await Task.yield() }
-            var second = stream.makeAsyncIterator()
-            _ = await second.next()
-            _ = await first.value
-        }
-    }
-
-    @Test("a second task awaiting next() while one waits is a programming error, and traps")
-    func secondConsumerTraps() async {
-        await #expect(processExitsWith: .failure) {
-            let stream = MQTTMessageStream()
-            let first = Task {
-                var iterator = stream.makeAsyncIterator()
-                return await iterator.next()
+                return watched ? await stream.withCancellationWatched { await read() } : await read()
             }
             while stream.queue.state.withLock({ $0.waiter == nil }) { await Task.yield() }
             var second = stream.makeAsyncIterator()
