@@ -65,7 +65,7 @@ struct PlantFields {
     func isFromHost(_ hostName: String) -> Bool {
         let sender = self.sender
         if hostName.hasSameUTF8(as: sender) { return true }
-        if sender.isASCII && hostName.utf8.allSatisfy({ $0 < 0x80 }) { return false }
+        if sender.isASCII && hostName.isASCII { return false }
         return text(values.sender) == hostName
     }
 

@@ -67,7 +67,7 @@ public final class PlantService: Sendable {
         if let refusal = await admit(message, parsed: parsed, reply: reply, client: client, context: context) {
             return refusal
         }
-        switch parsed {
+        switch consume parsed {
         case .ownMessage:
             return .none
         case let .incomingError(error):

@@ -131,14 +131,9 @@ public final class RelayEngine: Sendable {
         }
         var publishes = output.publishes
         // Only retained publishes (a thing's state or info) call for discovery configs: a plant reply
-        // goes out without the service's copy or its async call.
-        if publishes.contains(where: \.retain), let homeAssistant {
-            // Removals go first: Home Assistant must drop an entity before its state topic is
-            // cleared, or it tries to read the empty payload. New configs follow the states.
-            let discovered = await homeAssistant.follow(publishes, store: store, ledger: discovery)
-            if !discovered.isEmpty {
-                publishes = discovered.filter(\.payload.isEmpty) + publishes + discovered.filter { !$0.payload.isEmpty }
-            }
+        // goes out without the service's async call.
+        if publishes.contains(where: \.retain) {
+            publishes = await withDiscovery(publishes)
         }
         guard !output.deadLetters.isEmpty else { return Output(publishes: publishes, announcesDiscovery: output.announcesDiscovery) }
         for letter in output.deadLetters {
@@ -152,6 +147,20 @@ public final class RelayEngine: Sendable {
             publishes.append(MQTTMessage(topic: settings.deadLetterTopic, payload: letter.json(), qos: .atLeastOnce))
         }
         return Output(publishes: publishes, announcesDiscovery: output.announcesDiscovery)
+    }
+
+    /// `publishes` with the Home Assistant discovery configs they call for. Removals go first: Home
+    /// Assistant must drop an entity before its state topic is cleared, or it tries to read the
+    /// empty payload. New configs follow the states.
+    ///
+    /// Never inlined: the service is a struct holding every setting, and a caller that reads it
+    /// copies it (a retain of each string) on every message, whether or not it calls for discovery.
+    @inline(never)
+    private func withDiscovery(_ publishes: [MQTTMessage]) async -> [MQTTMessage] {
+        guard let homeAssistant else { return publishes }
+        let discovered = await homeAssistant.follow(publishes, store: store, ledger: discovery)
+        guard !discovered.isEmpty else { return publishes }
+        return discovered.filter(\.payload.isEmpty) + publishes + discovered.filter { !$0.payload.isEmpty }
     }
 
     private static let plantMessageStart = Array("ID:".utf8)
