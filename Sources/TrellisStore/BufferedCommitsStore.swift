@@ -33,6 +33,11 @@ extension BufferedCommitsStore {
     public var stoppedWaiting: Bool { commits.stoppedWaiting }
     public var queuedPosition: UInt64 { commits.buffer.queued.load(ordering: .acquiring) }
     public func isCommitted(through position: UInt64) -> Bool { commits.buffer.isCommitted(through: position) }
+    public var uncommittedPosition: UInt64? {
+        let buffer = commits.buffer
+        let position = buffer.queued.load(ordering: .acquiring)
+        return buffer.isCommitted(through: position) ? nil : position
+    }
     public func waitUntilCommitted(through position: UInt64) async -> Bool {
         await commits.buffer.waitUntilCommitted(through: position)
     }

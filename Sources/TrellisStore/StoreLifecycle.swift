@@ -34,6 +34,9 @@ public protocol StoreLifecycle: Sendable {
     var queuedPosition: UInt64 { get }
     /// True when every change up to `position` is committed.
     func isCommitted(through position: UInt64) -> Bool
+    /// ``queuedPosition`` while a change up to it is not committed yet, nil when every queued change
+    /// is: the relay asks it after every message, and one call reads both positions.
+    var uncommittedPosition: UInt64? { get }
     /// Waits until every change up to `position` is committed, however long its commit keeps
     /// failing. False when the store gave up (closing) or the calling task was cancelled.
     func waitUntilCommitted(through position: UInt64) async -> Bool

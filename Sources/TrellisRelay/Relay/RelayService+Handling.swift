@@ -77,8 +77,7 @@ extension RelayService {
                     if !swept { engine.counters.handled(nanoseconds: Self.now &- started) }
                     held += 1
                 }
-                let position = engine.store.queuedPosition
-                if !engine.store.isCommitted(through: position) {
+                if let position = engine.store.uncommittedPosition {
                     if messages.hasQueued { continue }
                     guard await engine.store.waitUntilCommitted(through: position) else { break }
                 }
@@ -89,7 +88,7 @@ extension RelayService {
         held += await finish(&inHand) ?? 0
         if held > 0 {
             let store = engine.store
-            if store.isCommitted(through: store.queuedPosition) {
+            if store.uncommittedPosition == nil {
                 for _ in 0..<held { client.messageHandled() }
                 return
             }
