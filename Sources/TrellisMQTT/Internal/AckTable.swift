@@ -17,10 +17,23 @@ final class AckTable: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Registrations in progress plus tasks waiting, kept in step under the lock: zero lets
+    /// ``complete(_:with:)`` drop an ack without taking the lock, as it does for every QoS 0
+    /// publish. A registration is counted before its packet is queued, so its ack, read later on
+    /// the network thread, finds the count raised.
+    private let interest = Atomic<Int>(0)
+
+    /// Stores the count ``interest`` reads; called under the lock after each change.
+    private func noteInterest(_ state: borrowing State) {
+        interest.store(state.registering + state.waiting.count, ordering: .releasing)
+    }
 
     /// Announces that a caller is about to queue a packet it will wait for.
     func beginRegistration() {
-        state.withLock { $0.registering += 1 }
+        state.withLock { state in
+            state.registering += 1
+            noteInterest(state)
+        }
     }
 
     /// Cancels an announced registration whose packet could not be queued.
@@ -28,6 +41,7 @@ final class AckTable: Sendable {
         state.withLock { state in
             state.registering -= 1
             if state.registering == 0 { state.early.removeAll() }
+            noteInterest(state)
         }
     }
 
@@ -36,7 +50,10 @@ final class AckTable: Sendable {
         try await withTaskCancellationHandler {
             try await suspend(for: mid)
         } onCancel: {
-            let waiting = state.withLock { $0.waiting.removeValue(forKey: mid) }
+            let waiting = state.withLock { state in
+                defer { noteInterest(state) }
+                return state.waiting.removeValue(forKey: mid)
+            }
             waiting?.resume(throwing: CancellationError())
         }
     }
@@ -45,7 +62,10 @@ final class AckTable: Sendable {
         try await withCheckedThrowingContinuation { continuation in
             let ready: Outcome? = state.withLock { state in
                 state.registering -= 1
-                defer { if state.registering == 0 { state.early.removeAll() } }
+                defer {
+                    if state.registering == 0 { state.early.removeAll() }
+                    noteInterest(state)
+                }
                 if state.closed { return .failure(MQTTError(kind: .shutDown, message: "the MQTT client was shut down")) }
                 if Task.isCancelled { return .failure(MQTTError(kind: .timedOut, message: "stopped waiting for the broker's acknowledgement")) }
                 if let outcome = state.early.removeValue(forKey: mid) { return outcome }
@@ -59,8 +79,12 @@ final class AckTable: Sendable {
     /// Delivers an ack from the network thread. `outcome` is made only when someone waits for it
     /// or may yet register: most acks (every QoS 0 publish's) belong to fire-and-forget publishes.
     func complete(_ mid: Int32, with outcome: @autoclosure () -> Outcome) {
+        guard interest.load(ordering: .acquiring) > 0 else { return }
         let continuation = state.withLock { state -> CheckedContinuation<[Int32], any Error>? in
-            if !state.waiting.isEmpty, let waiting = state.waiting.removeValue(forKey: mid) { return waiting }
+            if !state.waiting.isEmpty, let waiting = state.waiting.removeValue(forKey: mid) {
+                noteInterest(state)
+                return waiting
+            }
             if state.registering > 0 { state.early[mid] = outcome() }
             return nil
         }
@@ -71,7 +95,10 @@ final class AckTable: Sendable {
     func failAll(_ error: MQTTError) {
         let all = state.withLock { state -> [CheckedContinuation<[Int32], any Error>] in
             state.closed = true
-            defer { state.waiting.removeAll() }
+            defer {
+                state.waiting.removeAll()
+                noteInterest(state)
+            }
             return Array(state.waiting.values)
         }
         for continuation in all { continuation.resume(throwing: error) }
