@@ -21,16 +21,12 @@ extension PlantProtocol {
         }
         if fields.isFromHost(hostName) { return .ownMessage }
         if fields.isError {
-            var message = fields.message()
-            message.payload = PlantPercentEncoding.decode(message.payload)
-            return .incomingError(message)
+            return .incomingError(fields.message())
         }
         guard let request = PlantOperation(utf8: fields.operation) else {
             return rejection(of: bytes, hostName: hostName, .unknownOperation)
         }
-        var message = fields.message()
-        message.payload = PlantPercentEncoding.decode(message.payload)
-        return .request(message, request)
+        return .request(fields.message(), request)
     }
 
     /// The rejection of `bytes` for `reason`, with what can be recovered of its sender, ID and operation.
@@ -79,10 +75,14 @@ struct PlantFields {
         return text(values.operation).hasPrefix("ERR_")
     }
 
-    /// The message of the five values, its payload as it came (still percent-encoded).
+    /// The message of the five values, its payload percent-decoded (``PlantPercentEncoding``). Made
+    /// in one go rather than changed after: a message changed after it is made is copied first.
     func message() -> PlantMessage {
-        PlantMessage(id: text(values.id), sender: text(values.sender), receiver: text(values.receiver),
-                     payload: text(values.payload), operation: text(values.operation))
+        let payload = text(values.payload)
+        let escaped = bytes.baseAddress.map { Self.offset(of: Self.percent, in: $0, from: values.payload.lowerBound,
+                                                          to: values.payload.upperBound) != nil } ?? false
+        return PlantMessage(id: text(values.id), sender: text(values.sender), receiver: text(values.receiver),
+                            payload: escaped ? PlantPercentEncoding.decode(payload) : payload, operation: text(values.operation))
     }
 
     private func text(_ range: Range<Int>) -> String {
@@ -195,6 +195,7 @@ struct PlantFields {
 
     private static let semicolon: UInt8 = 0x3B
     private static let colon: UInt8 = 0x3A
+    private static let percent: UInt8 = 0x25
     private static let keys: [[UInt8]] = PlantProtocol.requiredKeys.map { Array($0.utf8) }
 
     private static func firstColon(_ bytes: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> Int? {
