@@ -87,8 +87,9 @@ public final class PlantService: Sendable {
 
     /// Answers a valid request in the reply topic's dialect, then adds the follow-ups of the change it
     /// made, computed from what the store's operation returned (never from reading the plants before and
-    /// after, which races when relays share a store).
-    func answer(_ request: PlantMessage, operation: PlantOperation, message: MQTTMessage, reply: ReplyRoute,
+    /// after, which races when relays share a store). The request is taken, not borrowed: the
+    /// closure that renders the lossless answer then holds it without a copy of its five strings.
+    func answer(_ request: consuming PlantMessage, operation: PlantOperation, message: MQTTMessage, reply: ReplyRoute,
                 client: String?, context: HandlerContext) async -> HandlerOutput {
         var output = HandlerOutput()
         let dialect = reply.dialect
