@@ -26,7 +26,7 @@ extension PlantProtocol {
         guard let request = PlantOperation(utf8: fields.operation) else {
             return rejection(of: bytes, hostName: hostName, .unknownOperation)
         }
-        return .request(fields.message(), request)
+        return .request(fields.message(operation: request.requestTag), request)
     }
 
     /// The rejection of `bytes` for `reason`, with what can be recovered of its sender, ID and operation.
@@ -77,12 +77,15 @@ struct PlantFields {
 
     /// The message of the five values, its payload percent-decoded (``PlantPercentEncoding``). Made
     /// in one go rather than changed after: a message changed after it is made is copied first.
-    func message() -> PlantMessage {
+    /// `operation`, when given, is the operation's own spelling (a request's tag, equal to the bytes):
+    /// a constant, where a string of the bytes would be allocated for every tag over 15 bytes.
+    func message(operation: String? = nil) -> PlantMessage {
         let payload = text(values.payload)
         let escaped = bytes.baseAddress.map { Self.offset(of: Self.percent, in: $0, from: values.payload.lowerBound,
                                                           to: values.payload.upperBound) != nil } ?? false
         return PlantMessage(id: text(values.id), sender: text(values.sender), receiver: text(values.receiver),
-                            payload: escaped ? PlantPercentEncoding.decode(payload) : payload, operation: text(values.operation))
+                            payload: escaped ? PlantPercentEncoding.decode(payload) : payload,
+                            operation: operation ?? text(values.operation))
     }
 
     private func text(_ range: Range<Int>) -> String {
