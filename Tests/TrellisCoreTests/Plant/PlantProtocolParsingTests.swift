@@ -176,6 +176,10 @@ struct PlantProtocolParsingTests {
         let unknownError = parse("ID:0;sender:Bob;receiver:Host-RPI3B+;payload:;operation:ERR_madeUp")
         #expect(unknownError == .incomingError(PlantMessage(
             id: "0", sender: "Bob", receiver: "Host-RPI3B+", payload: "", operation: "ERR_madeUp")))
+        // An incoming error's payload is percent-decoded like a request's.
+        let escaped = parse("ID:0;sender:Bob;receiver:Host-RPI3B+;payload:a%3Bb%3Ac 100%25;operation:ERR_hashLength")
+        #expect(escaped == .incomingError(PlantMessage(
+            id: "0", sender: "Bob", receiver: "Host-RPI3B+", payload: "a;b:c 100%", operation: "ERR_hashLength")))
     }
 
     @Test("a malformed ERR_ message is rejected but never answered nor counted")

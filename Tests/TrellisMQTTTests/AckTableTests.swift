@@ -1,0 +1,75 @@
+import Testing
+@testable import TrellisMQTT
+
+/// ``AckTable`` drops an ack without its lock while no task waits for one or may yet register:
+/// these check that nothing an announced registration or a waiting task is owed is dropped.
+@Suite("The acknowledgement table", .timeLimit(.minutes(1)))
+struct AckTableTests {
+    /// The orders in which an announced waiter and its ack can meet.
+    enum Order: String, CaseIterable, CustomTestStringConvertible {
+        /// The ack comes while the registration is announced, before the task waits: it is parked.
+        case ackBeforeWait
+        /// The task waits first (or the ack is parked while it is about to): either way it gets it.
+        case waitBeforeAck
+
+        var testDescription: String { rawValue }
+    }
+
+    @Test("an announced waiter gets its ack, in either order", arguments: Order.allCases)
+    func announcedWaiterGetsItsAck(_ order: Order) async throws {
+        let table = AckTable()
+        table.beginRegistration()
+        switch order {
+        case .ackBeforeWait:
+            table.complete(7, with: .success([1]))
+            #expect(try await table.wait(for: 7) == [1])
+        case .waitBeforeAck:
+            let waiting = Task { try await table.wait(for: 7) }
+            table.complete(7, with: .success([2]))
+            #expect(try await waiting.value == [2])
+        }
+    }
+
+    @Test("an ack no task announced is dropped, not kept for a later registration of the same id")
+    func unannouncedAckIsDropped() async throws {
+        let table = AckTable()
+        table.complete(9, with: .success([1]))
+        table.beginRegistration()
+        let waiting = Task { try await table.wait(for: 9) }
+        table.complete(9, with: .success([2]))
+        #expect(try await waiting.value == [2], "the first ack came before anyone registered and must not be handed out")
+    }
+
+    @Test("once every waiter has its ack, later acks are dropped and a new waiter still gets its own")
+    func afterWaitersAreServed() async throws {
+        let table = AckTable()
+        for mid in Int32(1)...3 {
+            table.beginRegistration()
+            let waiting = Task { try await table.wait(for: mid) }
+            table.complete(mid, with: .success([mid]))
+            #expect(try await waiting.value == [mid])
+            table.complete(mid + 100, with: .success([0]))   // no one's: dropped without the lock
+        }
+    }
+
+    @Test("a registration abandoned before its packet was queued leaves later acks dropped")
+    func abandonedRegistration() async throws {
+        let table = AckTable()
+        table.beginRegistration()
+        table.complete(4, with: .success([1]))   // parked while the registration is announced
+        table.abandonRegistration()              // the parked ack goes with it
+        table.beginRegistration()
+        let waiting = Task { try await table.wait(for: 4) }
+        table.complete(4, with: .success([2]))
+        #expect(try await waiting.value == [2])
+    }
+
+    @Test("shutting down fails a task that waits")
+    func failAllFailsWaiters() async throws {
+        let table = AckTable()
+        table.beginRegistration()
+        let waiting = Task { try await table.wait(for: 5) }
+        table.failAll(MQTTError(kind: .shutDown, message: "the MQTT client was shut down"))
+        await #expect(throws: MQTTError.self) { try await waiting.value }
+    }
+}
