@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Logging
 import Testing
 import TrellisRelay
+import TrellisSocketIO
 import TrellisTestSupport
 @testable import TrellisServer
 
@@ -118,6 +119,39 @@ struct SocketIORoutesTests {
                     statuses.append(try await Self.request(client, "/socket.io/?EIO=4&transport=polling").status)
                 }
                 #expect(statuses == [.ok, .ok, .tooManyRequests])
+            }
+        }
+    }
+
+    @Test("while an upgrade is under way, a poll that finds nothing queued is answered with a noop at once")
+    func pollDuringUpgrade() async throws {
+        try await withRelay { harness in
+            let (app, sessions) = try Self.routes(harness, SocketIOSettings())
+            try await app.test(.router) { client in
+                let handshake = try await Self.request(client, "/socket.io/?transport=polling&b64=1")
+                let sid = try #require(handshake.body.firstMatch(of: /"sid":"([^"]+)"/)?.1).description
+                let poll = "/socket.io/?transport=polling&b64=1&sid=\(sid)"
+                // The probe, as the WebSocket handler hands it over: `3probe` goes back on the
+                // WebSocket, and a noop is queued for the poll the client has open.
+                let connection = try #require(sessions.find(sid))
+                let direct = await sessions.receive(EngineIOPacket(.ping, "probe"), via: .websocket, on: connection)
+                #expect(direct == [EngineIOPacket(.pong, "probe")])
+                #expect(try await Self.request(client, poll).body == "1:6")
+                // The client's next poll finds nothing queued (its answer came before `3probe`). It must
+                // still complete soon, or the client never pauses polling to send `5`. Outside an
+                // upgrade it would wait 55 s; this waits at most 20 for it.
+                let answered = try await withThrowingTaskGroup(of: String?.self) { group in
+                    group.addTask { try await Self.request(client, poll).body }
+                    group.addTask {
+                        try await Task.sleep(for: .seconds(20))
+                        return nil
+                    }
+                    defer { group.cancelAll() }
+                    return try await group.next() ?? nil
+                }
+                #expect(answered == "1:6")
+                _ = await sessions.receive(EngineIOPacket(.upgrade), via: .websocket, on: connection)
+                #expect(connection.transport == .websocket)
             }
         }
     }

@@ -105,13 +105,17 @@ struct EngineIOSessionTests {
     func upgrade() {
         var (session, _) = open(.v3)
         _ = session.drain()
+        let idleWait = session.limits.pingInterval + session.limits.pingTimeout / 2
+        #expect(session.longPollWait == idleWait, "an idle poll waits half a ping timeout past the ping interval")
         let probe = session.receive(EngineIOPacket(.ping, "probe"), via: .websocket, now: 1)
         #expect(probe.direct == [EngineIOPacket(.pong, "probe")])
         #expect(session.drain() == [EngineIOPacket(.noop)])
         #expect(session.upgrading)
+        #expect(session.longPollWait == EngineIOSession.upgradePollWait, "a poll during the upgrade is answered soon")
         _ = session.receive(EngineIOPacket(.upgrade), via: .websocket, now: 1)
         #expect(session.transport == .websocket)
         #expect(!session.upgrading)
+        #expect(session.longPollWait == idleWait)
     }
 
     @Test("a probe over polling is refused")

@@ -36,6 +36,8 @@ final class SocketIOConnection: Sendable {
     var isClosed: Bool { state.withLock { $0.session.isClosed } }
     var closeReason: EngineIOSession.CloseReason? { state.withLock { $0.session.closeReason } }
     var connectAuth: JSONValue? { state.withLock { $0.session.connectAuth } }
+    /// How long a poll may wait for packets now (``EngineIOSession/longPollWait``).
+    var longPollWait: Double { state.withLock { $0.session.longPollWait } }
 
     /// Changes the session and wakes every waiting transport when packets or a close resulted.
     func update<T>(_ body: (inout EngineIOSession) -> T) -> T {

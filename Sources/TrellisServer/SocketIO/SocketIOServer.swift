@@ -107,8 +107,7 @@ public struct SocketIOServer: Sendable {
 
     /// Answers a poll with the packets waiting, waiting for some first when asked to.
     private func respondWithOutgoing(_ request: Request, _ connection: SocketIOConnection, wait: Bool) async -> Response {
-        let limits = connection.limits
-        if wait { await connection.waitForOutgoing(timeout: .seconds(limits.pingInterval + limits.pingTimeout / 2)) }
+        if wait { await connection.waitForOutgoing(timeout: .seconds(connection.longPollWait)) }
         var packets = connection.update { $0.drain() }
         if packets.isEmpty { packets = [EngineIOPacket(.noop)] }
         let framing = EngineIOFraming(version: connection.version, base64: request.uri.queryParameters.get("b64"))
