@@ -15,18 +15,25 @@ struct AckTableTests {
         var testDescription: String { rawValue }
     }
 
+    /// Announces a registration for `mid`, waits for it in a task, delivers `ack`, and returns what
+    /// the task got: `ack` itself unless an earlier ack was (wrongly) kept for it.
+    static func announceWaitAndAck(_ table: AckTable, _ mid: Int32, _ ack: [Int32]) async throws -> [Int32] {
+        table.beginRegistration()
+        let waiting = Task { try await table.wait(for: mid) }
+        table.complete(mid, with: .success(ack))
+        return try await waiting.value
+    }
+
     @Test("an announced waiter gets its ack, in either order", arguments: Order.allCases)
     func announcedWaiterGetsItsAck(_ order: Order) async throws {
         let table = AckTable()
-        table.beginRegistration()
         switch order {
         case .ackBeforeWait:
+            table.beginRegistration()
             table.complete(7, with: .success([1]))
             #expect(try await table.wait(for: 7) == [1])
         case .waitBeforeAck:
-            let waiting = Task { try await table.wait(for: 7) }
-            table.complete(7, with: .success([2]))
-            #expect(try await waiting.value == [2])
+            #expect(try await Self.announceWaitAndAck(table, 7, [2]) == [2])
         }
     }
 
@@ -34,20 +41,15 @@ struct AckTableTests {
     func unannouncedAckIsDropped() async throws {
         let table = AckTable()
         table.complete(9, with: .success([1]))
-        table.beginRegistration()
-        let waiting = Task { try await table.wait(for: 9) }
-        table.complete(9, with: .success([2]))
-        #expect(try await waiting.value == [2], "the first ack came before anyone registered and must not be handed out")
+        #expect(try await Self.announceWaitAndAck(table, 9, [2]) == [2],
+                "the first ack came before anyone registered and must not be handed out")
     }
 
     @Test("once every waiter has its ack, later acks are dropped and a new waiter still gets its own")
     func afterWaitersAreServed() async throws {
         let table = AckTable()
         for mid in Int32(1)...3 {
-            table.beginRegistration()
-            let waiting = Task { try await table.wait(for: mid) }
-            table.complete(mid, with: .success([mid]))
-            #expect(try await waiting.value == [mid])
+            #expect(try await Self.announceWaitAndAck(table, mid, [mid]) == [mid])
             table.complete(mid + 100, with: .success([0]))   // no one's: dropped without the lock
         }
     }
@@ -58,10 +60,7 @@ struct AckTableTests {
         table.beginRegistration()
         table.complete(4, with: .success([1]))   // parked while the registration is announced
         table.abandonRegistration()              // the parked ack goes with it
-        table.beginRegistration()
-        let waiting = Task { try await table.wait(for: 4) }
-        table.complete(4, with: .success([2]))
-        #expect(try await waiting.value == [2])
+        #expect(try await Self.announceWaitAndAck(table, 4, [2]) == [2])
     }
 
     @Test("shutting down fails a task that waits")
