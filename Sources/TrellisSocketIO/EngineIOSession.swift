@@ -208,7 +208,9 @@ public struct EngineIOSession: Sendable {
         switch packet.type {
         case .ping:
             if packet.text == "probe" {
-                guard via == .websocket, transport == .polling else {
+                // One probe per upgrade: a repeated one would restart the upgrade's grace, and keep
+                // the session's polls answered at once (``longPollWait``), for as long as it came.
+                guard via == .websocket, transport == .polling, !upgrading else {
                     reaction.inputs.append(.malformed(reason: "unexpected_probe"))
                     return reaction
                 }

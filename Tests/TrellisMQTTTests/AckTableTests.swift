@@ -15,13 +15,24 @@ struct AckTableTests {
         var testDescription: String { rawValue }
     }
 
-    /// Announces a registration for `mid`, waits for it in a task, delivers `ack`, and returns what
-    /// the task got: `ack` itself unless an earlier ack was (wrongly) kept for it.
+    /// Announces a registration for `mid`, waits for it in a task, delivers `ack` once the task
+    /// waits (so the ack finds a waiter, not a registration), and returns what the task got: `ack`
+    /// itself unless an earlier ack was (wrongly) kept for it. Nothing is left counted after.
     static func announceWaitAndAck(_ table: AckTable, _ mid: Int32, _ ack: [Int32]) async throws -> [Int32] {
+        let waiting = try await startWaiting(table, mid)
+        table.complete(mid, with: .success(ack))
+        let got = try await waiting.value
+        #expect(table.interestCount == 0)
+        return got
+    }
+
+    /// Announces a registration for `mid` and returns the task waiting for it, once it waits.
+    static func startWaiting(_ table: AckTable, _ mid: Int32) async throws -> Task<[Int32], any Error> {
+        let before = table.waitingCount
         table.beginRegistration()
         let waiting = Task { try await table.wait(for: mid) }
-        table.complete(mid, with: .success(ack))
-        return try await waiting.value
+        while table.waitingCount == before { await Task.yield() }
+        return waiting
     }
 
     @Test("an announced waiter gets its ack, in either order", arguments: Order.allCases)
@@ -60,15 +71,27 @@ struct AckTableTests {
         table.beginRegistration()
         table.complete(4, with: .success([1]))   // parked while the registration is announced
         table.abandonRegistration()              // the parked ack goes with it
+        #expect(table.interestCount == 0)
         #expect(try await Self.announceWaitAndAck(table, 4, [2]) == [2])
     }
 
-    @Test("shutting down fails a task that waits")
+    @Test("shutting down fails a task that waits, and leaves nothing counted")
     func failAllFailsWaiters() async throws {
         let table = AckTable()
-        table.beginRegistration()
-        let waiting = Task { try await table.wait(for: 5) }
+        let waiting = try await Self.startWaiting(table, 5)
         table.failAll(MQTTError(kind: .shutDown, message: "the MQTT client was shut down"))
         await #expect(throws: MQTTError.self) { try await waiting.value }
+        #expect(table.interestCount == 0)
+    }
+
+    @Test("a waiter cancelled is counted no more, and its late ack is dropped")
+    func cancelledWaiter() async throws {
+        let table = AckTable()
+        let waiting = try await Self.startWaiting(table, 6)
+        waiting.cancel()
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+        #expect(table.interestCount == 0)
+        table.complete(6, with: .success([1]))
+        #expect(try await Self.announceWaitAndAck(table, 6, [2]) == [2])
     }
 }

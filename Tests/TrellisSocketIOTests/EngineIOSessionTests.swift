@@ -118,6 +118,16 @@ struct EngineIOSessionTests {
         #expect(session.longPollWait == idleWait)
     }
 
+    @Test("a second probe during an upgrade is refused and does not restart its grace")
+    func repeatedProbe() {
+        var (session, _) = open(.v3)
+        _ = session.receive(EngineIOPacket(.ping, "probe"), via: .websocket, now: 1)
+        let again = session.receive(EngineIOPacket(.ping, "probe"), via: .websocket, now: 5)
+        #expect(again.inputs == [.malformed(reason: "unexpected_probe")])
+        #expect(again.direct.isEmpty)
+        #expect(session.nextDeadline <= 1 + session.limits.handshakeGrace)
+    }
+
     @Test("a probe over polling is refused")
     func probeOverPolling() {
         var (session, _) = open(.v3)

@@ -28,6 +28,11 @@ final class AckTable: Sendable {
         interest.store(state.registering + state.waiting.count, ordering: .releasing)
     }
 
+    /// Tasks waiting now, and the count ``complete(_:with:)`` reads: for the tests, which must know
+    /// that a task waits before they deliver its ack, and that nothing is left counted after.
+    var waitingCount: Int { state.withLock { $0.waiting.count } }
+    var interestCount: Int { interest.load(ordering: .acquiring) }
+
     /// Announces that a caller is about to queue a packet it will wait for.
     func beginRegistration() {
         state.withLock { state in
