@@ -129,6 +129,7 @@ struct SQLiteStoreLifecycleTests {
         try await store.writer.write { db in try db.execute(sql: "ALTER TABLE dead_letter_away RENAME TO dead_letter") }
         // The retry commits it, however long the backoff has grown meanwhile.
         #expect(await store.waitUntilCommitted(through: store.queuedPosition))
+        #expect(store.uncommittedPosition == nil)
         #expect(try await store.deadLetters(limit: 5).map(\.reason) == ["r"])
         #expect(await store.writeStatus().writable)
         try await store.close()

@@ -119,6 +119,7 @@ struct StoreExhaustionTests {
         let error = await #expect(throws: StoreError.self) { try await store.close() }
         #expect(error?.message.contains("could not be committed") == true)
         #expect(!store.isCommitted(through: position))
+        #expect(store.uncommittedPosition == position)
         #expect(await store.waitUntilCommitted(through: position) == false)
     }
 

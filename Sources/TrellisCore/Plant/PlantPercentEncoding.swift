@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Percent-encoding of plant-tracker payloads.
 ///
 /// The wire format separates fields with `;` and keys from values with `:`, so a payload
@@ -42,7 +48,10 @@ public enum PlantPercentEncoding {
     /// `%C3%A9` become `é`; an escaped byte that is not part of a valid UTF-8 sequence keeps
     /// its original `%XX` spelling.
     public static func decode(_ text: String) -> String {
-        guard text.utf8.contains(0x25) else { return text }
+        // Every plant message's payload comes through here, most with no escape: its UTF-8 is
+        // searched at once (`memchr`), not byte by byte through the string's view.
+        var contiguous = text
+        guard contiguous.withUTF8({ $0.count > 0 && memchr($0.baseAddress!, 0x25, $0.count) != nil }) else { return text }
         let bytes = Array(text.utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)

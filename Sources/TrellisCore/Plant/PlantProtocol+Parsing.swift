@@ -80,12 +80,8 @@ struct PlantFields {
     /// `operation`, when given, is the operation's own spelling (a request's tag, equal to the bytes):
     /// a constant, where a string of the bytes would be allocated for every tag over 15 bytes.
     func message(operation: String? = nil) -> PlantMessage {
-        let payload = text(values.payload)
-        let escaped = bytes.baseAddress.map { Self.offset(of: Self.percent, in: $0, from: values.payload.lowerBound,
-                                                          to: values.payload.upperBound) != nil } ?? false
-        return PlantMessage(id: text(values.id), sender: text(values.sender), receiver: text(values.receiver),
-                            payload: escaped ? PlantPercentEncoding.decode(payload) : payload,
-                            operation: operation ?? text(values.operation))
+        PlantMessage(id: text(values.id), sender: text(values.sender), receiver: text(values.receiver),
+                     payload: PlantPercentEncoding.decode(text(values.payload)), operation: operation ?? text(values.operation))
     }
 
     private func text(_ range: Range<Int>) -> String {
@@ -198,7 +194,6 @@ struct PlantFields {
 
     private static let semicolon: UInt8 = 0x3B
     private static let colon: UInt8 = 0x3A
-    private static let percent: UInt8 = 0x25
     private static let keys: [[UInt8]] = PlantProtocol.requiredKeys.map { Array($0.utf8) }
 
     private static func firstColon(_ bytes: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> Int? {
