@@ -82,6 +82,14 @@ public enum PlantSensorQuery: Sendable, Equatable {
         let trimmed = payload.trimmingPlantWhitespace()
         self = trimmed.isEmpty || trimmed == "all" ? .all : .plant(trimmed)
     }
+
+    /// The plant asked for; nil for every plant.
+    public var plantName: String? {
+        switch self {
+        case .all: nil
+        case let .plant(name): name
+        }
+    }
 }
 
 extension StringProtocol {

@@ -9,6 +9,11 @@ public enum PlantParseResult: Sendable, Equatable {
     /// A message that failed validation; see ``PlantRejection`` for the tag, reason and reply address.
     case rejected(PlantRejection)
 
+    /// The operation of a well-formed request; nil for any other message.
+    public var requestOperation: PlantOperation? {
+        if case let .request(_, operation) = self { operation } else { nil }
+    }
+
     /// The sender this message should be counted against by ``SpamGuard``, or `nil` when it must
     /// not be counted: the host's own messages, incoming errors (well-formed or not), and messages
     /// with no recoverable sender.

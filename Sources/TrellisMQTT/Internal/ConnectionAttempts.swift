@@ -52,7 +52,10 @@ struct ConnectionAttempts {
         self.handshakeLimit = handshakeLimit
     }
 
-    var isOpen: Bool { socket != .closed }
+    /// Matched rather than compared: the derived `==` copies both sockets, on every pass of the loop.
+    var isOpen: Bool {
+        if case .closed = socket { false } else { true }
+    }
 
     /// Whether the loop must read the connection count after a pass (only until the CONNACK, so
     /// the busy path of a connection takes no lock for it).

@@ -2,6 +2,7 @@ import Foundation
 import Metrics
 import Synchronization
 import TrellisCore
+import TrellisMQTTTypes
 
 /// The relay's running figures: what it received and published per service, its replies by
 /// operation or error tag, dead letters by reason, reconnects and handler latency. They feed
@@ -157,6 +158,22 @@ public final class RelayCounters: Sendable {
         }
         published.increment()
         replied?.increment()
+    }
+
+    /// A route of `service` took a message and its handler returned `publishes`: one received,
+    /// one published per message, and each plant reply under its operation tag
+    /// (``RelayEngine/operationTag(of:)``). One lock for all of them: the relay counts every message.
+    public func routed(service: String, publishes: [MQTTMessage]) {
+        state.withLock { state in
+            state.bump(.received, service).increment()
+            // Only each payload is read: a `for … in` over the messages would copy each whole message.
+            for index in publishes.indices {
+                state.bump(.published, service).increment()
+                if let tag = RelayEngine.operationTag(of: publishes[index].payload) {
+                    state.bump(.reply, utf8: tag).increment()
+                }
+            }
+        }
     }
 
     /// A message was rejected for `reason`.

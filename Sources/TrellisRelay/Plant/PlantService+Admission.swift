@@ -1,3 +1,4 @@
+import Foundation
 import TrellisCore
 import TrellisMQTTTypes
 import TrellisStore
@@ -13,14 +14,9 @@ extension PlantService {
     func admit(_ message: MQTTMessage, parsed: PlantParseResult, reply: ReplyRoute, client: String?,
                context: HandlerContext) async -> HandlerOutput? {
         let now = context.now
-        if message.retain {
-            return .reject(message, reason: "retained_request", at: now)
-        }
-        if let client, let sender = parsed.claimedSender, sender != client {
-            return .reject(message, reason: "sender_mismatch", at: now)
-        }
-        if reply.dialect == .original, case let .request(request, _) = parsed, request.sender.isEmpty {
-            return .reject(message, reason: "empty_sender", at: now)
+        if let refusal = refusalBeforeCounting(message, claimedSender: parsed.claimedSender, isRequest: parsed.requestOperation != nil,
+                                               reply: reply, client: client, now: now) {
+            return refusal
         }
         guard let sender = parsed.accountableSender else { return nil }
         var indexRead = false
@@ -41,6 +37,31 @@ extension PlantService {
                 context.logger.error("state store failed while counting a message against the spam limit: \(error)")
             }
         }
+        return refusal(of: verdict, message: message, parsed: parsed, reply: reply, now: now)
+    }
+
+    /// The refusals decided from the message alone, before its sender is counted: a retained
+    /// request, a sender (`claimedSender`, well formed or not) that does not match its per-client
+    /// topic, an empty sender of a well-formed request in the released app's dialect. Nil when none
+    /// applies.
+    func refusalBeforeCounting(_ message: MQTTMessage, claimedSender: String?, isRequest: Bool, reply: ReplyRoute,
+                               client: String?, now: Date) -> HandlerOutput? {
+        if message.retain {
+            return .reject(message, reason: "retained_request", at: now)
+        }
+        if let client, let claimedSender, claimedSender != client {
+            return .reject(message, reason: "sender_mismatch", at: now)
+        }
+        if reply.dialect == .original, isRequest, claimedSender?.isEmpty == true {
+            return .reject(message, reason: "empty_sender", at: now)
+        }
+        return nil
+    }
+
+    /// What the spam ledger's `verdict` calls for: nil to go on; the `ERR_kickedForSpam` answer
+    /// (and its dead letter) the first time over the limit; a dead letter alone while muted.
+    func refusal(of verdict: SpamVerdict, message: MQTTMessage, parsed: PlantParseResult, reply: ReplyRoute,
+                 now: Date) -> HandlerOutput? {
         switch verdict {
         case .allowed:
             return nil

@@ -39,17 +39,10 @@ extension PlantService {
                 return (.result(.plants(chosen.map { PlantSummary(name: $0.name, sensors: $0.sensors) })), nil)
 
             case let .sensorData(query):
-                let name: String? = switch query {
-                case .all: nil
-                case let .plant(name): name
-                }
                 // Held in memory (a store in this process): taken without suspending.
-                var found = store.sensorRecordsAtOnce(plant: name)
-                if found == nil { found = .some(try await store.sensorRecords(plant: name)) }
-                guard let records = found ?? nil, !records.isEmpty else {
-                    return (.error(.noPlantDataToRequest), nil)
-                }
-                return (.sensorRecords(records), nil)
+                var found = store.sensorRecordsAtOnce(plant: query.plantName)
+                if found == nil { found = .some(try await store.sensorRecords(plant: query.plantName)) }
+                return (sensorAnswer(found ?? nil), nil)
 
             case .numPlants:
                 return (.result(.count(try await store.plants().count)), nil)
@@ -77,6 +70,12 @@ extension PlantService {
         } catch {
             return (.failed(error), nil)
         }
+    }
+
+    /// `REQ_plantSensorData`'s answer to the records the store gave: nil when the named plant does not exist.
+    func sensorAnswer(_ records: [PlantSensorRecord]?) -> PlantAnswer {
+        guard let records, !records.isEmpty else { return .error(.noPlantDataToRequest) }
+        return .sensorRecords(records)
     }
 
     /// The wire messages of `answer` in `dialect`, and the error they carry if the answer is one.

@@ -32,10 +32,12 @@ public final class PlantService: Sendable {
     public var routes: [Route] {
         [
             Route(requestTopic, service: "plant", onlyReads: { [self] in onlyReads($0) },
+                  answerAtOnce: { [self] in answerAtOnce($0, client: nil, context: $1) },
                   handler: ClosureHandler { message, context in
                 await self.handleRequest(message, client: nil, context: context)
             }),
             Route("\(requestTopic)/+", service: "plant", onlyReads: { [self] in onlyReads($0) },
+                  answerAtOnce: { [self] in answerAtOnce($0, client: $1.captures[0], context: $1) },
                   handler: ClosureHandler { message, context in
                 await self.handleRequest(message, client: context.captures[0], context: context)
             }),
@@ -91,7 +93,6 @@ public final class PlantService: Sendable {
     /// closure that renders the lossless answer then holds it without a copy of its five strings.
     func answer(_ request: consuming PlantMessage, operation: PlantOperation, message: MQTTMessage, reply: ReplyRoute,
                 client: String?, context: HandlerContext) async -> HandlerOutput {
-        var output = HandlerOutput()
         let dialect = reply.dialect
         let read = dialect.read(operation, payload: request.payload, maximumNameLength: settings.maxPlantNameLength)
         let (answer, change): (PlantAnswer, PlantChange?) = switch read {
@@ -100,9 +101,7 @@ public final class PlantService: Sendable {
         }
         if case let .failed(error) = answer {
             context.logger.error("state store failed while answering \(operation.rawValue): \(error)")
-            output.deadLetters.append(DeadLetter(reason: "store_error", topic: message.topic, payload: message.payload,
-                                                 receivedAt: context.now))
-            return output
+            return .reject(message, reason: "store_error", at: context.now)
         }
         if dialect == .original, case let .result(.count(count)) = answer {
             do {
@@ -111,13 +110,22 @@ public final class PlantService: Sendable {
                 context.logger.error("state store failed while granting a refresh's index reads: \(error)")
             }
         }
-        let (wires, error) = wires(of: answer, to: request, operation: operation, in: dialect)
+        var output = rendered(answer, to: request, operation: operation, message: message, reply: reply, now: context.now)
+        if let change { output.merge(await followUps(of: change, context: context)) }
+        return output
+    }
+
+    /// The reply messages of `answer` in the reply topic's dialect (and, on a Response Topic, the
+    /// lossless one), with the dead letter of the error it carries, if it is one.
+    func rendered(_ answer: PlantAnswer, to request: PlantMessage, operation: PlantOperation, message: MQTTMessage,
+                  reply: ReplyRoute, now: Date) -> HandlerOutput {
+        var output = HandlerOutput()
+        let (wires, error) = wires(of: answer, to: request, operation: operation, in: reply.dialect)
         if let error {
             output.deadLetters.append(DeadLetter(reason: error.rawValue, topic: message.topic, payload: message.payload,
-                                                 receivedAt: context.now))
+                                                 receivedAt: now))
         }
         output.publish(contentsOf: reply.messages(wires, lossless: self.wires(of: answer, to: request, operation: operation, in: .lossless).wires))
-        if let change { output.merge(await followUps(of: change, context: context)) }
         return output
     }
 

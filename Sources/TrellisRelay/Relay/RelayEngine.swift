@@ -62,12 +62,22 @@ public final class RelayEngine: Sendable {
     }
 
     /// Hands `message` to the handler of every matching route and returns what to publish, and
-    /// whether the whole Home Assistant announcement is to follow.
+    /// whether the whole Home Assistant announcement is to follow: without suspending when its route
+    /// can answer at once (``handleAtOnce(_:at:)``), else by ``handleSuspending(_:at:)``.
+    public func handle(_ message: MQTTMessage, at time: Date) async -> Output {
+        switch handleAtOnce(message, at: time) {
+        case let .answered(output)?: output
+        case let .toConclude(output)?: await conclude(output, of: message, at: time)
+        case nil: await handleSuspending(message, at: time)
+        }
+    }
+
+    /// Hands `message` to the handler of every matching route, each of which may suspend.
     ///
     /// A QoS 1 or 2 message is first checked against the handled deliveries: a redelivery of one
     /// already handled is dropped; a new one is handled with its mark bound to
     /// `HandledDelivery.current`, so the store commits the mark with each state change it causes.
-    public func handle(_ message: MQTTMessage, at time: Date) async -> Output {
+    func handleSuspending(_ message: MQTTMessage, at time: Date) async -> Output {
         switch deliveries.admit(message) {
         case nil:
             return await dispatch(message, at: time)
@@ -113,17 +123,21 @@ public final class RelayEngine: Sendable {
         for (route, captures) in matches {
             let context = HandlerContext(captures: captures, now: time, engine: self)
             let result = await route.run(message, context)
-            counters.received(service: route.service)
-            // Only each payload is read: a `for … in` over the messages would copy each whole message.
-            for index in result.publishes.indices {
-                counters.published(service: route.service, replyUTF8: Self.operationTag(of: result.publishes[index].payload))
-            }
+            counters.routed(service: route.service, publishes: result.publishes)
             output.merge(result)
         }
         if matches.isEmpty {
             counters.received(service: "unknown")
             output = .reject(message, reason: "unknown_topic", at: time)
         }
+        return await conclude(output, of: message, at: time)
+    }
+
+    /// What the handlers' `output` for `message` calls for: its publishes, with the Home Assistant
+    /// discovery configs they call for, and its dead letters, each stored, counted and published.
+    /// Nothing is handled when a store error's dead letter comes after the store stopped waiting
+    /// (``Output/handled``).
+    public func conclude(_ output: HandlerOutput, of message: MQTTMessage, at time: Date) async -> Output {
         if store.stoppedWaiting, output.deadLetters.contains(where: { $0.reason == "store_error" }) {
             logger.warning("left unacknowledged: the state store was still away when the relay stopped waiting for it",
                            metadata: ["topic": "\(message.topic)"])

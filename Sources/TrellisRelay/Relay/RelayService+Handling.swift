@@ -70,7 +70,13 @@ extension RelayService {
                     } else if let peer {
                         await notePeer(peer, present: !message.payload.isEmpty, online: message.payload == Array("online".utf8))
                     } else {
-                        let output = await engine.handle(message, at: Date())
+                        // As `engine.handle` does, without its async frame when the message is answered at once.
+                        let received = Date()
+                        let output: RelayEngine.Output = switch engine.handleAtOnce(message, at: received) {
+                        case let .answered(output)?: output
+                        case let .toConclude(output)?: await engine.conclude(output, of: message, at: received)
+                        case nil: await engine.handleSuspending(message, at: received)
+                        }
                         guard output.handled else { break }
                         send(output, engine: engine)
                     }

@@ -3,25 +3,34 @@ import TrellisMQTTTypes
 
 /// One entry of the routing table: a topic filter, the QoS to subscribe with, and the handler
 /// that owns every message matching it.
-public struct Route: Sendable {
-    public var filter: TopicFilter
-    public var qos: QoS
+///
+/// A class, immutable: the table hands a message's routes out by reference, one retain each,
+/// where a struct of closures and strings would be copied field by field on every message.
+public final class Route: Sendable {
+    public let filter: TopicFilter
+    public let qos: QoS
     public let handler: any MessageHandler
     /// How the relay calls ``handler``: a closure handler's closure itself, which spares every
     /// message a protocol witness and its async frame between the table and the service's code.
     let run: @Sendable (MQTTMessage, HandlerContext) async -> HandlerOutput
     /// The service the route belongs to, for statistics (`plant`, `buttons`, …).
-    public var service: String
+    public let service: String
     /// A fallback route gets only the messages no other route matches (a JSON service's
     /// `unknown_action` answer, under the filters of its actions).
-    public var fallback: Bool
+    public let fallback: Bool
     /// Whether the handler only reads for `message` (nil: never): it changes nothing but its
     /// sender's spam count, so a run of such messages may be handled at once, each answered as it
     /// would be alone (see ``RelayEngine/onlyReads(_:)``).
-    public var onlyReads: (@Sendable (MQTTMessage) -> Bool)?
+    public let onlyReads: (@Sendable (MQTTMessage) -> Bool)?
+    /// The handler's answer given without suspending, when all it needs is held in this process
+    /// (nil: never). It returns nil, having changed nothing, when it would have to wait; then
+    /// ``handler`` handles the message. Whatever it returns is what ``handler`` would have returned.
+    /// See ``RelayEngine/handleAtOnce(_:at:)``.
+    public let answerAtOnce: (@Sendable (MQTTMessage, HandlerContext) -> HandlerOutput?)?
 
     public init(_ filter: String, qos: QoS = .atLeastOnce, service: String? = nil, fallback: Bool = false,
-                onlyReads: (@Sendable (MQTTMessage) -> Bool)? = nil, handler: any MessageHandler) {
+                onlyReads: (@Sendable (MQTTMessage) -> Bool)? = nil,
+                answerAtOnce: (@Sendable (MQTTMessage, HandlerContext) -> HandlerOutput?)? = nil, handler: any MessageHandler) {
         self.filter = TopicFilter(filter)
         self.qos = qos
         self.handler = handler
@@ -29,6 +38,7 @@ public struct Route: Sendable {
         self.service = service ?? String(filter.prefix { $0 != "/" })
         self.fallback = fallback
         self.onlyReads = onlyReads
+        self.answerAtOnce = answerAtOnce
     }
 
     private static func runner(of handler: any MessageHandler) -> @Sendable (MQTTMessage, HandlerContext) async -> HandlerOutput {
