@@ -151,6 +151,12 @@ public final class MQTTClient: Sendable {
         eventSink.yield(event)
     }
     func deliver(_ message: MQTTMessage, packetID: Int32) {
+        if message.qos == .atMostOnce, let handler = messages.idleConsumerHandler(), handler(message) {
+            // Handled before the consumer would have been woken for it: nothing is outstanding in the
+            // window, and the burst goes on as after any message handed over.
+            state.withLock { $0.delivered += 1 }
+            return
+        }
         var message = message
         let (connection, resumed) = state.withLock { state in
             state.window.delivered(size: message.payload.count)
@@ -161,6 +167,21 @@ public final class MQTTClient: Sendable {
             message.delivery = MQTTDelivery(packetID: Int(packetID), connection: connection, sessionResumed: resumed)
         }
         messages.yield(message)
+    }
+
+    /// Lets the consumer of ``messages`` handle a QoS 0 message on the network thread, in
+    /// libmosquitto's message callback, instead of being woken for it: `handler` is called only
+    /// while the consumer waits in `next()` with nothing queued, so every message before it has
+    /// been taken and the message is handled in its turn. It returns true when it handled the
+    /// message, which then never enters the stream and takes no room in the read-ahead window (it
+    /// has nothing to acknowledge); false to have it queued as usual.
+    ///
+    /// It runs while the network thread reads: it must not block or wait (brief locks only), and
+    /// what it publishes is written once the read ends. A consumer that answers from memory (a
+    /// relay whose state is held in this process) then pays for no task switch per message. Nil
+    /// removes it; set it only while consuming the stream.
+    public func setImmediateHandler(_ handler: (@Sendable (MQTTMessage) -> Bool)?) {
+        messages.setImmediateHandler(handler)
     }
 
     /// Tells the client that the oldest message from `messages` not yet reported has been fully

@@ -47,6 +47,18 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
         queue.state.withLock { !$0.pending.isEmpty }
     }
 
+    /// The consumer's immediate handler (``MQTTClient/setImmediateHandler(_:)``) when the consumer
+    /// waits in `next()` with nothing queued, so that a message handled now comes in its turn; nil
+    /// otherwise. Only the network thread yields, so the consumer stays waiting until it does.
+    func idleConsumerHandler() -> (@Sendable (MQTTMessage) -> Bool)? {
+        queue.state.withLock { $0.waiter == nil ? nil : $0.immediate }
+    }
+
+    /// Sets the handler ``idleConsumerHandler()`` hands out.
+    func setImmediateHandler(_ handler: (@Sendable (MQTTMessage) -> Bool)?) {
+        queue.state.withLock { $0.immediate = handler }
+    }
+
     /// Queues `message` for the consumer, or hands it straight to a consumer waiting for one.
     /// Dropped once the stream has finished.
     func yield(_ message: MQTTMessage) {
@@ -97,6 +109,8 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
             /// The watched consumer was cancelled while it was not waiting: its next `next()` ends
             /// the stream, after what was queued by then, as a consumer's own check would.
             var cancelled = false
+            /// The consumer's handler of messages on the network thread, if it set one.
+            var immediate: (@Sendable (MQTTMessage) -> Bool)?
         }
 
         /// What `next()` does, decided under the lock.

@@ -39,6 +39,9 @@ extension RelayService {
         var held = 0
         var inHand: [InHand] = []
         var connection: Int?
+        // A request answered at once is answered in the client's callback while this loop waits.
+        client.setImmediateHandler { [self] in handleImmediately($0) }
+        defer { client.setImmediateHandler(nil) }
         // Cancellation is watched once for the whole loop (it ends the stream), not at every message.
         await messages.withCancellationWatched {
             for await message in messages {
@@ -46,12 +49,15 @@ extension RelayService {
                 let overlapsReads = engine.store.readsWaitOnServer
                 let newSession = message.delivery.map { $0.connection != connection } ?? false
                 if let delivery = message.delivery { connection = delivery.connection }
+                // Handled at once already, with dead letters left to store: nothing else takes it.
+                let handledAtOnce = takeConcluding(of: message)
                 // What a retained sweep's subscriptions bring, and its markers, are the sweep's, not the routes'.
-                let swept = sweepInbox.withLock { $0 }?.offer(message) ?? false
-                let peer = swept ? nil : engine.settings.peer(ofStatusTopic: message.topic)
+                let swept = handledAtOnce == nil && (sweepInbox.withLock { $0 }?.offer(message) ?? false)
+                let peer = swept || handledAtOnce != nil ? nil : engine.settings.peer(ofStatusTopic: message.topic)
                 // A read request alone (none in hand, none queued: one request at a time) is handled
                 // below, without a task of its own to start and wait for.
-                if overlapsReads, !swept, peer == nil, !newSession, !(inHand.isEmpty && !messages.hasQueued), engine.onlyReads(message) {
+                if overlapsReads, handledAtOnce == nil, !swept, peer == nil, !newSession, !(inHand.isEmpty && !messages.hasQueued),
+                   engine.onlyReads(message) {
                     let received = Date()
                     inHand.append(InHand(started: Self.now, engine: engine, handling: Task(executorPreference: client.taskExecutor) {
                         await engine.handle(message, at: received)
@@ -72,10 +78,15 @@ extension RelayService {
                     } else {
                         // As `engine.handle` does, without its async frame when the message is answered at once.
                         let received = Date()
-                        let output: RelayEngine.Output = switch engine.handleAtOnce(message, at: received) {
-                        case let .answered(output)?: output
-                        case let .toConclude(output)?: await engine.conclude(output, of: message, at: received)
-                        case nil: await engine.handleSuspending(message, at: received)
+                        let output: RelayEngine.Output
+                        if let handledAtOnce {
+                            output = await engine.conclude(handledAtOnce.output, of: message, at: handledAtOnce.received)
+                        } else {
+                            output = switch engine.handleAtOnce(message, at: received) {
+                            case let .answered(output)?: output
+                            case let .toConclude(output)?: await engine.conclude(output, of: message, at: received)
+                            case nil: await engine.handleSuspending(message, at: received)
+                            }
                         }
                         guard output.handled else { break }
                         send(output, engine: engine)
@@ -123,7 +134,7 @@ extension RelayService {
     /// Publishes a message's answers (or hands them to the local client they are for), and starts
     /// the Home Assistant announcement its handling asked for, which goes out from a task of its
     /// own at the broker's pace (``announceToHomeAssistant()``).
-    private func send(_ output: RelayEngine.Output, engine: RelayEngine) {
+    func send(_ output: RelayEngine.Output, engine: RelayEngine) {
         if output.announcesDiscovery { announceToHomeAssistant() }
         for reply in output.publishes where !localClients.deliver(reply, buttonPrefix: engine.settings.buttonPrefix) {
             do {

@@ -5,8 +5,9 @@ import Synchronization
 import TrellisMQTT
 import TrellisStore
 
-/// The running relay: subscribes to every route, feeds each message to the engine off the
-/// network thread, publishes the answers, and keeps `trellis/status` true.
+/// The running relay: subscribes to every route, feeds each message to the engine (on the
+/// network thread, as a task that prefers it or, for a request answered at once, in the client's
+/// message callback), publishes the answers, and keeps `trellis/status` true.
 ///
 /// On graceful shutdown it stops reading, publishes `offline`, flushes the store and
 /// disconnects cleanly (so the will is not needed).
@@ -33,6 +34,10 @@ public final class RelayService: Service, Sendable {
     /// The retained sweep reading on this connection, if one is: the message loop hands it the
     /// messages of its subscriptions (see ``RetainedSweep``).
     let sweepInbox = Mutex<SweepInbox?>(nil)
+    /// What handling a message at once on the network thread left for the message loop to finish
+    /// (its dead letters, its discovery configs), with its time of receipt: the message follows it
+    /// into the stream (see ``handleImmediately(_:)``).
+    let concluding = Mutex<(output: HandlerOutput, received: Date)?>(nil)
     /// The other relays of the share group whose status topic last said `online`.
     private let onlinePeers = Mutex<Set<String>>([])
 

@@ -103,6 +103,36 @@ struct PlantAtOnceTests {
         }
     }
 
+    @Test("through a real broker, a burst of QoS 0 requests gets every answer, in order", arguments: PlantTopics.allCases)
+    func liveBurst(_ topics: PlantTopics) async throws {
+        var settings = RelaySettings.losslessPlants
+        settings.spamLimit = 1000
+        try await withRelay(settings: settings) { relay in
+            let bob = try await PlantClient.connect(relay, name: "Bob", topics: topics)
+            try await addPlant("Fern", sensors: ["0x36"], as: "Bob", from: bob.client, answeredIn: bob.inbox)
+            let before = await bob.inbox.received(on: bob.replyTopic).count
+            // Most are answered at once; every seventh is another operation, every tenth names an
+            // unknown plant (an error answer whose dead letter the relay's loop stores).
+            let requests = (0..<40).map { index in
+                index % 7 == 3 ? bob.request("\(index)", "REQ_numPlants")
+                    : bob.request("\(index)", "REQ_plantSensorData", payload: index % 10 == 5 ? "Cactus" : "all")
+            }
+            for request in requests {
+                try bob.client.publish(topic: bob.requestTopic, payload: Array(request.utf8), qos: .atMostOnce)
+            }
+            let replies = try await bob.inbox.messages(on: bob.replyTopic, count: before + requests.count)
+                .dropFirst(before).map { $0.text ?? "" }
+            #expect(replies.map { String($0.prefix { $0 != ";" }) } == (0..<40).map { "ID:\($0)" })
+            for (index, reply) in replies.enumerated() {
+                let tag = index % 7 == 3 ? "RES_numPlants" : index % 10 == 5 ? "ERR_noPlantDataToRequest" : "RES_plantSensorData"
+                #expect(reply.hasSuffix(";operation:\(tag)"), "\(reply)")
+            }
+            let letters = try await bob.deadLetters(count: 4)
+            #expect(letters.map(\.reason) == Array(repeating: "ERR_noPlantDataToRequest", count: 4))
+            #expect(letters.compactMap(\.payload) == [5, 15, 25, 35].map { requests[$0] })
+        }
+    }
+
     /// A relay over `store` with one plant, Fern on sensor 0x36, its reading stored, and its
     /// records read once, so that a store in this process holds them.
     static func engine(on store: any TrellisStore, settings: RelaySettings) async throws -> RelayEngine {
