@@ -61,16 +61,19 @@ public struct PlantMessage: Sendable, Equatable, Hashable {
     /// one buffer of the exact size, each piece copied into place, where appending piece by piece
     /// checks the array's room and uniqueness at every piece.
     static func wire(id: String, sender: String, receiver: String, operation: String, payload: [UInt8]) -> [UInt8] {
-        let fixed: [StaticString] = ["ID:", ";sender:", ";receiver:", ";payload:", ";operation:"]
-        let size = fixed.reduce(0) { $0 + $1.utf8CodeUnitCount }
+        // The keys are literals, not an array of them: an array would be allocated on every reply.
+        let keys: (StaticString, StaticString, StaticString, StaticString, StaticString) =
+            ("ID:", ";sender:", ";receiver:", ";payload:", ";operation:")
+        let size = keys.0.utf8CodeUnitCount + keys.1.utf8CodeUnitCount + keys.2.utf8CodeUnitCount
+            + keys.3.utf8CodeUnitCount + keys.4.utf8CodeUnitCount
             + id.utf8.count + sender.utf8.count + receiver.utf8.count + payload.count + operation.utf8.count
         return [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
             var out = WireWriter(base: buffer.baseAddress!)
-            out.put(fixed[0]); out.put(id)
-            out.put(fixed[1]); out.put(sender)
-            out.put(fixed[2]); out.put(receiver)
-            out.put(fixed[3]); payload.withUnsafeBufferPointer { out.put($0) }
-            out.put(fixed[4]); out.put(operation)
+            out.put(keys.0); out.put(id)
+            out.put(keys.1); out.put(sender)
+            out.put(keys.2); out.put(receiver)
+            out.put(keys.3); payload.withUnsafeBufferPointer { out.put($0) }
+            out.put(keys.4); out.put(operation)
             count = out.offset
         }
     }
@@ -123,7 +126,10 @@ private struct WireWriter {
     }
 
     mutating func put(_ text: String) {
-        var text = text
-        text.withUTF8 { put($0) }
+        // A native string lends its bytes without a copy; only a bridged one is copied first.
+        if text.utf8.withContiguousStorageIfAvailable({ put($0) }) == nil {
+            var text = text
+            text.withUTF8 { put($0) }
+        }
     }
 }
