@@ -114,10 +114,16 @@ extension MQTTClient {
     /// would cut a burst into messages handled one at a time, and a consumer whose store batches
     /// its round trips (a shared store's spam admissions) would make one round trip per message.
     /// A burst reads at most 256 packets, so writes and keepalives still get their turn.
+    ///
+    /// After a burst of one message (requests that come one at a time), the answer a message's
+    /// first read brought about in the callback (``setImmediateHandler(_:)``) is written before the
+    /// burst reads on, rather than after a read that finds nothing: the request is answered as soon as
+    /// it is read. After a longer burst (requests in flight together) the answers stay together.
     private func readBurst() -> Int32 {
-        let first = state.withLock { $0.delivered }
+        let (first, lastBurst) = state.withLock { ($0.delivered, $0.lastBurst) }
         var seen = first
         var reads = 0
+        defer { state.withLock { $0.lastBurst = $0.delivered - first } }
         while true {
             let rc = handle.loopRead()
             guard rc == Mosquitto.success else { return rc }
@@ -128,6 +134,10 @@ extension MQTTClient {
                         state.delivered > seen)
             }
             guard more, reads < Self.burstPacketLimit else { return rc }
+            if delivered && reads == 1 && lastBurst == 1 && handle.wantsWrite() && !writesHeld {
+                let written = handle.loopWrite()
+                guard written == Mosquitto.success else { return written }
+            }
             if !delivered && !socketReadable() { return rc }
         }
     }

@@ -51,6 +51,8 @@ public final class MQTTClient: Sendable {
         var window: ReadAheadWindow
         /// Messages handed to the consumer since the client started.
         var delivered = 0
+        /// How many messages the last burst of reads handed over (see `readBurst()`).
+        var lastBurst = 0
         /// `stopReceiving()` was called: read nothing more and end `messages` once drained.
         var receiveStopped = false
         var streamFinished = false
