@@ -7,7 +7,8 @@ import Synchronization
 ///
 /// One dedicated thread runs libmosquitto's network loop: it connects, reconnects with backoff,
 /// resubscribes everything in `subscriptions` after each reconnect, and copies each incoming
-/// message into `messages`. Every other method may be called from any thread or task.
+/// message into `messages`, unless the consumer's immediate handler takes it
+/// (``setImmediateHandler(_:)``). Every other method may be called from any thread or task.
 public final class MQTTClient: Sendable {
     /// Incoming messages, in arrival order. Single consumer; buffered without limit so the network
     /// thread never blocks and nothing is dropped.
@@ -178,8 +179,12 @@ public final class MQTTClient: Sendable {
     /// message, which then never enters the stream and takes no room in the read-ahead window (it
     /// has nothing to acknowledge); false to have it queued as usual.
     ///
-    /// It runs while the network thread reads: it must not block or wait (brief locks only), and
-    /// what it publishes is written once the read ends. A consumer that answers from memory (a
+    /// It runs while the network thread reads: it must not block or wait (brief locks only). What it
+    /// publishes is queued by libmosquitto and written by the network loop's next pass (at once after
+    /// a burst of one message), and only while the consumer holds no message: a QoS 1 message read
+    /// later in the same burst holds it back until that message is handled. The consumer must wait
+    /// in `next()` only once it has handled every message it took, or a message handled here would
+    /// overtake one it still holds. A consumer that answers from memory (a
     /// relay whose state is held in this process) then pays for no task switch per message. Nil
     /// removes it; set it only while consuming the stream.
     public func setImmediateHandler(_ handler: (@Sendable (MQTTMessage) -> Bool)?) {

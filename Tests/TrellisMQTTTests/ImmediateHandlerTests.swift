@@ -22,6 +22,7 @@ struct ImmediateHandlerTests {
                 guard message.topic.hasPrefix("im/take/") else { return false }
                 #expect(message.qos == .atMostOnce && message.delivery == nil)
                 seen.taken.withLock { $0.append(message.topic) }
+                seen.handled.withLock { $0.append(message.topic) }
                 return true
             }
             // Sent in this order: every third on a topic the handler declines, every fifth at QoS 1
@@ -38,6 +39,7 @@ struct ImmediateHandlerTests {
                         for await message in consumer.messages {
                             seen.busy.store(true, ordering: .sequentiallyConsistent)
                             streamed.append(message.topic)
+                            seen.handled.withLock { $0.append(message.topic) }
                             await Task.yield()   // the network thread reads meanwhile
                             consumer.messageHandled()
                             seen.busy.store(false, ordering: .sequentiallyConsistent)
@@ -63,6 +65,10 @@ struct ImmediateHandlerTests {
             #expect(takenTopics.first == "im/take/0")
             #expect(Set(takenTopics).isDisjoint(with: streamed))
             #expect((takenTopics + streamed).sorted() == sent.map(\.topic).sorted())
+            // Handled in the order sent: no QoS 0 message taken by the handler passed one still queued
+            // for, or held by, the consumer (QoS 1 ones may be passed by the broker itself).
+            let handledQoS0 = seen.handled.withLock { $0 }.map { order[$0]! }.filter { sent[$0].qos == .atMostOnce }
+            #expect(handledQoS0 == handledQoS0.sorted())
             // In the order sent: what the handler took, and what reached the stream at each QoS.
             let takenPositions = takenTopics.map { order[$0]! }
             #expect(takenPositions == takenPositions.sorted())
@@ -86,4 +92,7 @@ private final class Seen: Sendable {
     let takenWhileBusy = Atomic<Int>(0)
     /// The topics the handler took, in order.
     let taken = Mutex<[String]>([])
+    /// Every topic as it was handled, by the handler or by the consumer as it took it (both on the
+    /// network thread, so in the order of their handling).
+    let handled = Mutex<[String]>([])
 }

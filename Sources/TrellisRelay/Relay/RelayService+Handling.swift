@@ -39,9 +39,13 @@ extension RelayService {
         var held = 0
         var inHand: [InHand] = []
         var connection: Int?
-        // A request answered at once is answered in the client's callback while this loop waits.
-        client.setImmediateHandler { [self] in handleImmediately($0) }
-        defer { client.setImmediateHandler(nil) }
+        // A request answered at once is answered in the client's callback while this loop waits; a
+        // store on a server never answers so, and its messages are not offered.
+        if !engine.store.readsWaitOnServer { client.setImmediateHandler { [self] in handleImmediately($0) } }
+        defer {
+            client.setImmediateHandler(nil)
+            concluding.withLock { $0 = nil }
+        }
         // Cancellation is watched once for the whole loop (it ends the stream), not at every message.
         await messages.withCancellationWatched {
             for await message in messages {
@@ -80,7 +84,7 @@ extension RelayService {
                         let received = Date()
                         let output: RelayEngine.Output
                         if let handledAtOnce {
-                            output = await engine.conclude(handledAtOnce.output, of: message, at: handledAtOnce.received)
+                            output = await handledAtOnce.engine.conclude(handledAtOnce.output, of: message, at: handledAtOnce.received)
                         } else {
                             output = switch engine.handleAtOnce(message, at: received) {
                             case let .answered(output)?: output

@@ -42,6 +42,13 @@ final class SweepInbox: Sendable {
         self.filters = plan.filters.map(TopicFilter.init)
     }
 
+    /// Whether a message on `topic` may be the sweep's (its marker, an earlier sweep's marker, a
+    /// topic its subscriptions cover), asked without changing anything: a request answered at once in
+    /// the client's callback must not be one (``RelayService/handleImmediately(_:)``).
+    func claims(_ topic: String) -> Bool {
+        topic == marker || topic.hasPrefix("\(plan.trellisPrefix)/sweep/") || filters.contains { $0.match(topic) != nil }
+    }
+
     /// Takes `message` when the sweep's subscriptions brought it (returns true: the loop routes it
     /// no further), counting a retained message of Trellis's and keeping
     /// it when it is a candidate.
