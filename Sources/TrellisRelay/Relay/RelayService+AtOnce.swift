@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TrellisMQTTTypes
 
 extension RelayService {
@@ -27,12 +26,10 @@ extension RelayService {
             return false
         case let .toConclude(output)?:
             concluding.withLock { $0 = (output, received, engine) }
-            concludedImmediately.add(1, ordering: .relaxed)
             return false
         case let .answered(output)?:
             send(output, engine: engine)
             engine.counters.handled(nanoseconds: Self.now &- started)
-            answeredImmediately.add(1, ordering: .relaxed)
             return true
         }
     }

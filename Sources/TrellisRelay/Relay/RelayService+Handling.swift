@@ -80,17 +80,10 @@ extension RelayService {
                     } else if let peer {
                         await notePeer(peer, present: !message.payload.isEmpty, online: message.payload == Array("online".utf8))
                     } else {
-                        // As `engine.handle` does, without its async frame when the message is answered at once.
-                        let received = Date()
-                        let output: RelayEngine.Output
-                        if let handledAtOnce {
-                            output = await handledAtOnce.engine.conclude(handledAtOnce.output, of: message, at: handledAtOnce.received)
+                        let output = if let handledAtOnce {
+                            await handledAtOnce.engine.conclude(handledAtOnce.output, of: message, at: handledAtOnce.received)
                         } else {
-                            output = switch engine.handleAtOnce(message, at: received) {
-                            case let .answered(output)?: output
-                            case let .toConclude(output)?: await engine.conclude(output, of: message, at: received)
-                            case nil: await engine.handleSuspending(message, at: received)
-                            }
+                            await engine.handle(message, at: Date())
                         }
                         guard output.handled else { break }
                         send(output, engine: engine)

@@ -38,9 +38,6 @@ public final class RelayService: Service, Sendable {
     /// (its dead letters, its discovery configs), with its time of receipt: the message follows it
     /// into the stream (see ``handleImmediately(_:)``).
     let concluding = Mutex<(output: HandlerOutput, received: Date, engine: RelayEngine)?>(nil)
-    /// Messages answered in the client's callback: all there, and those finished by the loop.
-    let answeredImmediately = Atomic<Int>(0)
-    let concludedImmediately = Atomic<Int>(0)
     /// The other relays of the share group whose status topic last said `online`.
     private let onlinePeers = Mutex<Set<String>>([])
 
