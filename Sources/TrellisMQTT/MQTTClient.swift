@@ -154,7 +154,7 @@ public final class MQTTClient: Sendable {
         eventSink.yield(event)
     }
     func deliver(_ message: MQTTMessage, packetID: Int32) {
-        if message.qos == .atMostOnce, let handler = messages.idleConsumerHandler(), handler(message) {
+        if message.qos == .atMostOnce, let handler = messages.idleConsumerHandler(), handler.handle(message) {
             // Handled before the consumer would have been woken for it: nothing is outstanding in the
             // window, and the burst goes on as after any message handed over.
             state.withLock { $0.delivered += 1 }

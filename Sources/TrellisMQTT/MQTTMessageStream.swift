@@ -50,13 +50,25 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
     /// The consumer's immediate handler (``MQTTClient/setImmediateHandler(_:)``) when the consumer
     /// waits in `next()` with nothing queued, so that a message handled now comes in its turn; nil
     /// otherwise. Only the network thread yields, so the consumer stays waiting until it does.
-    func idleConsumerHandler() -> (@Sendable (MQTTMessage) -> Bool)? {
+    func idleConsumerHandler() -> ImmediateHandler? {
         queue.state.withLock { $0.waiter == nil ? nil : $0.immediate }
     }
 
     /// Sets the handler ``idleConsumerHandler()`` hands out.
     func setImmediateHandler(_ handler: (@Sendable (MQTTMessage) -> Bool)?) {
-        queue.state.withLock { $0.immediate = handler }
+        let boxed = handler.map(ImmediateHandler.init)
+        queue.state.withLock { $0.immediate = boxed }
+    }
+
+    /// The consumer's immediate handler, in a class: a closure returned through the lock's generic
+    /// result is converted to the generic form and back, a context allocated and freed per message;
+    /// a class reference passes through as it is.
+    final class ImmediateHandler: Sendable {
+        let handle: @Sendable (MQTTMessage) -> Bool
+
+        init(_ handle: @escaping @Sendable (MQTTMessage) -> Bool) {
+            self.handle = handle
+        }
     }
 
     /// Queues `message` for the consumer, or hands it straight to a consumer waiting for one.
@@ -110,7 +122,7 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
             /// the stream, after what was queued by then, as a consumer's own check would.
             var cancelled = false
             /// The consumer's handler of messages on the network thread, if it set one.
-            var immediate: (@Sendable (MQTTMessage) -> Bool)?
+            var immediate: ImmediateHandler?
         }
 
         /// What `next()` does, decided under the lock.
