@@ -67,14 +67,17 @@ public struct PlantMessage: Sendable, Equatable, Hashable {
         let size = keys.0.utf8CodeUnitCount + keys.1.utf8CodeUnitCount + keys.2.utf8CodeUnitCount
             + keys.3.utf8CodeUnitCount + keys.4.utf8CodeUnitCount
             + id.utf8.count + sender.utf8.count + receiver.utf8.count + payload.count + operation.utf8.count
-        return [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+        // Written in a scratch buffer and copied once: the array made from a buffer is allocated by
+        // code specialized for bytes, where `init(unsafeUninitializedCapacity:)` goes through the
+        // standard library's generic path and looks up the storage's type metadata on every reply.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: size) { buffer in
             var out = WireWriter(base: buffer.baseAddress!)
             out.put(keys.0); out.put(id)
             out.put(keys.1); out.put(sender)
             out.put(keys.2); out.put(receiver)
             out.put(keys.3); payload.withUnsafeBufferPointer { out.put($0) }
             out.put(keys.4); out.put(operation)
-            count = out.offset
+            return [UInt8](UnsafeBufferPointer(rebasing: buffer[..<out.offset]))
         }
     }
 
