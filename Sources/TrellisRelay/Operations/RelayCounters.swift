@@ -66,10 +66,26 @@ public final class RelayCounters: Sendable {
         let value: String
     }
 
-    /// One figure's count for one label value, with its swift-metrics counter.
-    private struct Tally {
-        var count: Int
+    /// One figure's count for one label value, with its swift-metrics counter. A class, so the
+    /// last one bumped per figure can be kept at hand (``State/recent``) and counted again without
+    /// a lookup; its count changes only under the counters' lock.
+    private final class Tally {
+        let value: String
+        /// `value`'s UTF-8 bytes, which a reply's tag is compared with.
+        let utf8: [UInt8]
+        var count = 0
         let counter: Counter
+
+        init(figure: Figure, value: String) {
+            self.value = value
+            utf8 = Array(value.utf8)
+            counter = Counter(label: figure.label, dimensions: [(figure.dimension, value)])
+        }
+
+        func bump() {
+            count += 1
+            counter.increment()
+        }
     }
 
     private struct State {
@@ -82,40 +98,48 @@ public final class RelayCounters: Sendable {
         var latencies = [Int](repeating: 0, count: 1024)
         var latencyCount = 0
 
-        /// Per figure, where its last bumped value is in `tallies`: one message after another
-        /// names the same service and operation, and comparing one string costs a fraction of
-        /// hashing it. Cleared whenever a value is added, which may move every entry.
-        var recent: [Dictionary<CounterKey, Tally>.Index?] = [nil, nil, nil, nil]
+        /// Per figure, the tally bumped last: one message after another names the same service
+        /// and operation, and comparing one string costs a fraction of hashing it.
+        var recent: (received: Tally?, published: Tally?, reply: Tally?, deadLetter: Tally?)
 
-        /// Adds one to `figure` for `value`, and returns its swift-metrics counter to increment.
-        mutating func bump(_ figure: Figure, _ value: String) -> Counter {
-            let slot = figure.slot
-            if let index = recent[slot], tallies.keys[index].value == value {
-                tallies.values[index].count += 1
-                return tallies.values[index].counter
-            }
+        /// The tally of `figure` for `value`, made on first use.
+        mutating func tally(_ figure: Figure, _ value: String) -> Tally {
             let key = CounterKey(figure: figure, value: value)
-            if let index = tallies.index(forKey: key) {
-                recent[slot] = index
-                tallies.values[index].count += 1
-                return tallies.values[index].counter
-            }
-            let counter = Counter(label: figure.label, dimensions: [(figure.dimension, value)])
-            tallies[key] = Tally(count: 1, counter: counter)
-            recent = [nil, nil, nil, nil]
-            return counter
+            if let tally = tallies[key] { return tally }
+            let tally = Tally(figure: figure, value: value)
+            tallies[key] = tally
+            return tally
         }
 
-        /// ``bump(_:_:)`` for a value given as UTF-8 bytes, compared with the last value bumped as
-        /// they are; a string is made of them only when they differ.
-        mutating func bump(_ figure: Figure, utf8 value: ArraySlice<UInt8>) -> Counter {
-            if let index = recent[figure.slot] {
-                if value.withUnsafeBufferPointer({ tallies.keys[index].value.hasSameUTF8(as: $0) }) {
-                    tallies.values[index].count += 1
-                    return tallies.values[index].counter
-                }
+        /// Adds one to `figure` for `value`, and to its swift-metrics counter.
+        mutating func bump(_ figure: Figure, _ value: String) {
+            switch figure {
+            case .received:
+                if let last = recent.received, last.value == value { return last.bump() }
+                recent.received = tally(figure, value)
+                recent.received?.bump()
+            case .published:
+                if let last = recent.published, last.value == value { return last.bump() }
+                recent.published = tally(figure, value)
+                recent.published?.bump()
+            case .reply:
+                if let last = recent.reply, last.value == value { return last.bump() }
+                recent.reply = tally(figure, value)
+                recent.reply?.bump()
+            case .deadLetter:
+                if let last = recent.deadLetter, last.value == value { return last.bump() }
+                recent.deadLetter = tally(figure, value)
+                recent.deadLetter?.bump()
             }
-            return bump(figure, String(decoding: value, as: UTF8.self))
+        }
+
+        /// ``bump(_:_:)`` of a reply tag given as UTF-8 bytes, compared with the last tag bumped as
+        /// they are; a string is made of them only when they differ.
+        mutating func bumpReply(utf8 value: ArraySlice<UInt8>) {
+            if let last = recent.reply, value.withUnsafeBufferPointer({ tag in last.utf8.withUnsafeBufferPointer { $0.sameBytes(as: tag) } }) {
+                return last.bump()
+            }
+            bump(.reply, String(decoding: value, as: UTF8.self))
         }
 
         /// The counted figures, per label value.
@@ -142,7 +166,7 @@ public final class RelayCounters: Sendable {
 
     /// A message arrived for `service`.
     public func received(service: String) {
-        state.withLock { $0.bump(.received, service) }.increment()
+        state.withLock { $0.bump(.received, service) }
     }
 
     /// Trellis published a message for `service`; `reply` names a plant operation or error tag.
@@ -153,11 +177,10 @@ public final class RelayCounters: Sendable {
     /// ``published(service:reply:)`` with the tag as the UTF-8 bytes of a reply: the relay counts
     /// every reply, and a tag seen before is found without making a string of it.
     public func published(service: String, replyUTF8 reply: ArraySlice<UInt8>?) {
-        let (published, replied) = state.withLock { state in
-            (state.bump(.published, service), reply.map { state.bump(.reply, utf8: $0) })
+        state.withLock { state in
+            state.bump(.published, service)
+            if let reply { state.bumpReply(utf8: reply) }
         }
-        published.increment()
-        replied?.increment()
     }
 
     /// A route of `service` took a message and its handler returned `publishes`: one received,
@@ -165,20 +188,18 @@ public final class RelayCounters: Sendable {
     /// (``RelayEngine/operationTag(of:)``). One lock for all of them: the relay counts every message.
     public func routed(service: String, publishes: [MQTTMessage]) {
         state.withLock { state in
-            state.bump(.received, service).increment()
+            state.bump(.received, service)
             // Only each payload is read: a `for … in` over the messages would copy each whole message.
             for index in publishes.indices {
-                state.bump(.published, service).increment()
-                if let tag = RelayEngine.operationTag(of: publishes[index].payload) {
-                    state.bump(.reply, utf8: tag).increment()
-                }
+                state.bump(.published, service)
+                if let tag = RelayEngine.operationTag(of: publishes[index].payload) { state.bumpReply(utf8: tag) }
             }
         }
     }
 
     /// A message was rejected for `reason`.
     public func deadLetter(reason: String) {
-        state.withLock { $0.bump(.deadLetter, reason) }.increment()
+        state.withLock { $0.bump(.deadLetter, reason) }
     }
 
     /// The broker connection came back after a loss.
