@@ -97,8 +97,10 @@ extension StringProtocol {
     func trimmingPlantWhitespace() -> String {
         // Text that starts and ends with a visible ASCII character has nothing to trim: every other
         // whitespace character lies outside ASCII.
+        // Its ends are read from its bytes in place: the view's generic `last` walks back through an index.
         let text = String(self)
-        if let first = text.utf8.first, let last = text.utf8.last, Self.isVisibleASCII(first), Self.isVisibleASCII(last) {
+        let ends = text.utf8.withContiguousStorageIfAvailable { ($0.first, $0.last) } ?? (text.utf8.first, text.utf8.last)
+        if let first = ends.0, let last = ends.1, Self.isVisibleASCII(first), Self.isVisibleASCII(last) {
             return text
         }
         let scalars = unicodeScalars

@@ -125,7 +125,13 @@ public final class PlantService: Sendable {
             output.deadLetters.append(DeadLetter(reason: error.rawValue, topic: message.topic, payload: message.payload,
                                                  receivedAt: now))
         }
-        output.publish(contentsOf: reply.messages(wires, lossless: self.wires(of: answer, to: request, operation: operation, in: .lossless).wires))
+        // In the lossless dialect the wires are the lossless ones: a closure over them alone spares
+        // a copy of the request and the answer, which a closure that renders again would capture.
+        if reply.dialect == .lossless {
+            output.publish(contentsOf: reply.messages(wires, lossless: wires))
+        } else {
+            output.publish(contentsOf: reply.messages(wires, lossless: self.wires(of: answer, to: request, operation: operation, in: .lossless).wires))
+        }
         return output
     }
 
