@@ -25,7 +25,9 @@ public final class Route: Sendable {
     /// The handler's answer given without suspending, when all it needs is held in this process
     /// (nil: never). It returns nil, having changed nothing, when it would have to wait; then
     /// ``handler`` handles the message. Whatever it returns is what ``handler`` would have returned.
-    /// See ``RelayEngine/handleAtOnce(_:at:)``.
+    /// It writes nothing to the store (a sender's spam count, held in memory, is all it may
+    /// change): a QoS 1 message answered so has no delivery mark bound. See
+    /// ``RelayEngine/answerAtOnce(_:at:)``.
     public let answerAtOnce: (@Sendable (MQTTMessage, HandlerContext) -> HandlerOutput?)?
 
     public init(_ filter: String, qos: QoS = .atLeastOnce, service: String? = nil, fallback: Bool = false,

@@ -103,6 +103,49 @@ struct PlantAtOnceTests {
         }
     }
 
+    /// `message` as the broker delivers it at QoS 1: packet `packetID` of connection `connection`.
+    static func delivered(_ message: MQTTMessage, packetID: Int, connection: Int = 1, resumed: Bool = false) -> MQTTMessage {
+        var message = message
+        message.qos = .atLeastOnce
+        message.delivery = MQTTDelivery(packetID: packetID, connection: connection, sessionResumed: resumed)
+        return message
+    }
+
+    @Test("QoS 1: every output matches, redeliveries included, through handle(_:at:)", arguments: StoreKind.allCases, PlantDialect.allCases)
+    func sameAnswersAtLeastOnce(_ kind: StoreKind, _ dialect: PlantDialect) async throws {
+        var settings = RelaySettings()
+        settings.plantDialect = dialect
+        settings.spamLimit = 7
+        settings.spamWindow = 60
+        // The script at QoS 1 on one connection, its first message starting a new session; then a
+        // redelivery of packet 3 (dropped) and one of packet 5 (an error answer, dropped too), and
+        // a message of a resumed session's next connection, answered.
+        var script = Self.script.enumerated().map { Self.delivered($1.message, packetID: $0 + 1) }
+        script += [script[2], script[4], Self.delivered(Self.request("14"), packetID: 40, connection: 2, resumed: true)]
+        try await withStore(kind) { suspendingStore in
+            try await withStore(kind) { atOnceStore in
+                let suspending = try await Self.engine(on: suspendingStore, settings: settings)
+                let atOnce = try await Self.engine(on: atOnceStore, settings: settings)
+                for (index, message) in script.enumerated() {
+                    let time = Self.start.addingTimeInterval(Double(index))
+                    let expected = await suspending.handleSuspending(message, at: time)
+                    let output = await atOnce.handle(message, at: time)
+                    #expect(output.publishes == expected.publishes, "\(message.text ?? "")")
+                    #expect(output.handled == expected.handled && output.announcesDiscovery == expected.announcesDiscovery)
+                    for store in [suspendingStore, atOnceStore] {
+                        if let position = store.uncommittedPosition { #expect(await store.waitUntilCommitted(through: position)) }
+                    }
+                }
+                let counts = atOnce.counters.snapshot()
+                #expect(counts == suspending.counters.snapshot())
+                #expect(counts.redeliveries == 2)
+                // The route answers a fresh QoS 1 sensor request at once, where the store is in this process.
+                let fresh = Self.delivered(Self.request("15", from: "Carol"), packetID: 41, connection: 2, resumed: true)
+                #expect((atOnce.answerAtOnce(fresh, at: Self.start.addingTimeInterval(100)) != nil) == (kind != .postgres))
+            }
+        }
+    }
+
     @Test("through a real broker, a burst of QoS 0 requests gets every answer, in order", arguments: PlantTopics.allCases)
     func liveBurst(_ topics: PlantTopics) async throws {
         var settings = RelaySettings.losslessPlants
