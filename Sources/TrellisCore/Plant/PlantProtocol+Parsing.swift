@@ -84,8 +84,12 @@ struct PlantFields {
                      payload: PlantPercentEncoding.decode(text(values.payload)), operation: operation ?? text(values.operation))
     }
 
+    /// The value in `range` as a string. The bytes are valid UTF-8 (checked before the cut, and
+    /// every cut falls between two scalars), so none needs repairing: copied into the string's own
+    /// storage, they are only checked, where decoding checks and would repair.
     private func text(_ range: Range<Int>) -> String {
-        String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        let value = UnsafeBufferPointer(rebasing: bytes[range])
+        return String(unsafeUninitializedCapacity: value.count) { $0.initialize(fromContentsOf: value) }
     }
 
     /// Why the fields could not be cut, in the order the rules are checked.
