@@ -27,6 +27,11 @@ final class MosquittoHandle: @unchecked Sendable {
     private let pointer: OpaquePointer
     private let callbacks: MosquittoCallbacks
     private let configuration: MQTTConfiguration
+    /// The topic of the last message received, as a string: one message after another mostly
+    /// comes on the same topic, and comparing its bytes costs less than making and checking a
+    /// string of them (and, for a topic over 15 bytes, allocating one). Used only in the message
+    /// callback, on the network thread.
+    private var lastTopic = ""
     /// libmosquitto's error lines since the last `takeErrors()` (OpenSSL's reasons among them).
     private let errors = Mutex<[String]>([])
 
@@ -137,6 +142,17 @@ final class MosquittoHandle: @unchecked Sendable {
         }
     }
 
+    /// `cString` as a string, the last topic's when the bytes are the same (``lastTopic``).
+    private func topic(_ cString: UnsafePointer<CChar>) -> String {
+        let length = strlen(cString)
+        let same = lastTopic.utf8.withContiguousStorageIfAvailable { last in
+            last.count == length && (length == 0 || memcmp(last.baseAddress!, cString, length) == 0)
+        }
+        if same == true { return lastTopic }
+        lastTopic = String(cString: cString)
+        return lastTopic
+    }
+
     private func installCallbacks() {
         keepLibraryLog(true)
         mosquitto_message_v5_callback_set(pointer) { _, context, message, properties in
@@ -147,7 +163,7 @@ final class MosquittoHandle: @unchecked Sendable {
                 ? Array(UnsafeRawBufferPointer(start: m.payload, count: Int(m.payloadlen)))
                 : []
             let copied = MQTTMessage(
-                topic: m.topic.map { String(cString: $0) } ?? "",
+                topic: m.topic.map { handle.topic($0) } ?? "",
                 payload: payload,
                 qos: QoS(rawValue: Int(m.qos)) ?? .atMostOnce,
                 retain: m.retain,
