@@ -154,30 +154,39 @@ public final class MQTTClient: Sendable {
         eventSink.yield(event)
     }
     func deliver(_ message: MQTTMessage, packetID: Int32) {
-        if message.qos == .atMostOnce, let handler = messages.idleConsumerHandler(), handler.handle(message) {
+        guard message.qos > .atMostOnce, packetID > 0 else { return offer(message) }
+        var message = message
+        let (connection, resumed) = state.withLock { ($0.connections, $0.sessionResumed) }
+        message.delivery = MQTTDelivery(packetID: Int(packetID), connection: connection, sessionResumed: resumed)
+        offer(message)
+    }
+
+    /// Hands `message` to the immediate handler when it may take it, else to the stream.
+    private func offer(_ message: MQTTMessage) {
+        if message.qos <= .atLeastOnce, let handler = messages.idleConsumerHandler(), handler.handle(message) {
             // Handled before the consumer would have been woken for it: nothing is outstanding in the
             // window, and the burst goes on as after any message handed over.
             state.withLock { $0.delivered += 1 }
             return
         }
-        var message = message
-        let (connection, resumed) = state.withLock { state in
+        state.withLock { state in
             state.window.delivered(size: message.payload.count)
             state.delivered += 1
-            return (state.connections, state.sessionResumed)
-        }
-        if message.qos > .atMostOnce, packetID > 0 {
-            message.delivery = MQTTDelivery(packetID: Int(packetID), connection: connection, sessionResumed: resumed)
         }
         messages.yield(message)
     }
 
-    /// Lets the consumer of ``messages`` handle a QoS 0 message on the network thread, in
+    /// Lets the consumer of ``messages`` handle a QoS 0 or QoS 1 message on the network thread, in
     /// libmosquitto's message callback, instead of being woken for it: `handler` is called only
     /// while the consumer waits in `next()` with nothing queued, so every message before it has
     /// been taken and the message is handled in its turn. It returns true when it handled the
-    /// message, which then never enters the stream and takes no room in the read-ahead window (it
-    /// has nothing to acknowledge); false to have it queued as usual.
+    /// message, which then never enters the stream and takes no room in the read-ahead window;
+    /// false to have it queued as usual.
+    ///
+    /// A QoS 1 message it takes (with its ``MQTTMessage/delivery``) is acknowledged with the next
+    /// write, so the handler takes one only when it has fully handled it: nothing of its handling
+    /// is left to commit. libmosquitto has queued the acknowledgement before the callback, and a
+    /// consumer that waits has every message before it acknowledged.
     ///
     /// It runs while the network thread reads: it must not block or wait (brief locks only). What it
     /// publishes is queued by libmosquitto and written by the network loop's next pass (at once after

@@ -4,10 +4,10 @@ import Testing
 @testable import TrellisMQTT
 import TrellisTestSupport
 
-/// A consumer's immediate handler (``MQTTClient/setImmediateHandler(_:)``) takes QoS 0 messages on
-/// the network thread only while the consumer waits with nothing queued, so it never runs beside the
-/// consumer's handling of a message and never passes one still queued; what it declines, and every
-/// QoS 1 message, reaches the stream. Through a real Mosquitto.
+/// A consumer's immediate handler (``MQTTClient/setImmediateHandler(_:)``) takes QoS 0 and QoS 1
+/// messages on the network thread only while the consumer waits with nothing queued, so it never
+/// runs beside the consumer's handling of a message and never passes one still queued; what it
+/// declines reaches the stream, and a QoS 1 message it takes is acknowledged. Through a real Mosquitto.
 @Suite("Messages handled on the network thread while the consumer waits")
 struct ImmediateHandlerTests {
     @Test("taken only while the consumer waits; each message once, in order, between the handler and the stream")
@@ -20,17 +20,17 @@ struct ImmediateHandlerTests {
             consumer.setImmediateHandler { message in
                 if seen.busy.load(ordering: .sequentiallyConsistent) { seen.takenWhileBusy.add(1, ordering: .sequentiallyConsistent) }
                 guard message.topic.hasPrefix("im/take/") else { return false }
-                #expect(message.qos == .atMostOnce && message.delivery == nil)
+                #expect((message.qos == .atMostOnce) == (message.delivery == nil))
                 seen.taken.withLock { $0.append(message.topic) }
                 seen.handled.withLock { $0.append(message.topic) }
                 return true
             }
-            // Sent in this order: every third on a topic the handler declines, every fifth at QoS 1
-            // (never offered to it), the last a marker at QoS 1 that ends the consumer's loop. The
-            // broker keeps the order within each QoS; a QoS 0 message may pass QoS 1 ones waiting
-            // for room in flight.
+            // Sent in this order: every third on a topic the handler declines, every fourth at QoS 1,
+            // the last a marker at QoS 1 that ends the consumer's loop. The broker keeps the order
+            // within each QoS; a QoS 0 message may pass QoS 1 ones waiting for room in flight. The
+            // acknowledgement of a QoS 1 message the handler takes is checked by the next test.
             let sent = (0..<120).map { index in
-                (topic: index % 3 == 1 ? "im/keep/\(index)" : "im/take/\(index)", qos: index % 5 == 4 ? QoS.atLeastOnce : .atMostOnce)
+                (topic: index % 3 == 1 ? "im/keep/\(index)" : "im/take/\(index)", qos: index % 4 == 3 ? QoS.atLeastOnce : .atMostOnce)
             } + [(topic: "im/keep/end", qos: QoS.atLeastOnce)]
             let streamed = try await withTaskExecutorPreference(consumer.taskExecutor) {
                 try await withThrowingTaskGroup(of: [String].self) { group in
@@ -65,21 +65,64 @@ struct ImmediateHandlerTests {
             #expect(takenTopics.first == "im/take/0")
             #expect(Set(takenTopics).isDisjoint(with: streamed))
             #expect((takenTopics + streamed).sorted() == sent.map(\.topic).sorted())
-            // Handled in the order sent: no QoS 0 message taken by the handler passed one still queued
-            // for, or held by, the consumer (QoS 1 ones may be passed by the broker itself).
-            let handledQoS0 = seen.handled.withLock { $0 }.map { order[$0]! }.filter { sent[$0].qos == .atMostOnce }
-            #expect(handledQoS0 == handledQoS0.sorted())
-            // In the order sent: what the handler took, and what reached the stream at each QoS.
-            let takenPositions = takenTopics.map { order[$0]! }
-            #expect(takenPositions == takenPositions.sorted())
+            // Handled in the order sent, at each QoS: no message taken by the handler passed one of its
+            // QoS still queued for, or held by, the consumer (the broker itself may let a QoS 0
+            // message pass QoS 1 ones). So are what the handler took and what reached the stream.
+            let handled = seen.handled.withLock { $0 }.map { order[$0]! }
             for qos in [QoS.atMostOnce, .atLeastOnce] {
-                let streamedPositions = streamed.map { order[$0]! }.filter { sent[$0].qos == qos }
-                #expect(streamedPositions == streamedPositions.sorted())
+                for positions in [handled, takenTopics.map { order[$0]! }, streamed.map { order[$0]! }] {
+                    let ofQoS = positions.filter { sent[$0].qos == qos }
+                    #expect(ofQoS == ofQoS.sorted())
+                }
             }
-            for topic in takenTopics { #expect(sent[order[topic]!].qos == .atMostOnce && topic.hasPrefix("im/take/")) }
-            for (topic, qos) in sent where qos == .atLeastOnce || topic.hasPrefix("im/keep/") { #expect(streamed.contains(topic)) }
+            for topic in takenTopics { #expect(topic.hasPrefix("im/take/")) }
+            for (topic, _) in sent where topic.hasPrefix("im/keep/") { #expect(streamed.contains(topic)) }
             await producer.shutdown()
             await consumer.shutdown()
+        }
+    }
+}
+
+extension ImmediateHandlerTests {
+    @Test("a QoS 1 message the handler takes is acknowledged: 40 come through a receive maximum of 16")
+    func takenAtLeastOnceAcknowledged() async throws {
+        try await withTestBroker { broker in
+            let consumer = try await TestClients.connect(to: broker) { $0.maxUnhandledMessages = 16 }
+            let producer = try await TestClients.connect(to: broker)
+            try await consumer.subscribe("ack/#", qos: .atLeastOnce)
+            let taken = Mutex<[MQTTDelivery?]>([])
+            consumer.setImmediateHandler { message in
+                taken.withLock { $0.append(message.delivery) }
+                return true
+            }
+            // The broker sends at most 16 QoS 1 messages unacknowledged (the receive maximum the
+            // window announces). The consumer waits throughout, so the handler takes every one: had
+            // it not acknowledged them, the 17th would never come.
+            let streamed = try await withTaskExecutorPreference(consumer.taskExecutor) {
+                try await withThrowingTaskGroup(of: Int.self) { group in
+                    group.addTask {
+                        var streamed = 0
+                        for await _ in consumer.messages {
+                            streamed += 1
+                            consumer.messageHandled()
+                        }
+                        return streamed
+                    }
+                    let deadline = ContinuousClock.now + .seconds(20)
+                    while consumer.messages.idleConsumerHandler() == nil, ContinuousClock.now < deadline { await Task.yield() }
+                    for index in 0..<40 {
+                        try producer.publish(topic: "ack/\(index)", payload: [], qos: .atLeastOnce)
+                    }
+                    while taken.withLock({ $0.count }) < 40, ContinuousClock.now < deadline { await Task.yield() }
+                    consumer.setImmediateHandler(nil)
+                    await consumer.shutdown()
+                    return try await group.next() ?? 0
+                }
+            }
+            let deliveries = taken.withLock { $0 }
+            #expect(deliveries.count == 40 && streamed == 0)
+            #expect(deliveries.allSatisfy { $0 != nil })
+            await producer.shutdown()
         }
     }
 }

@@ -62,76 +62,25 @@ public final class RelayEngine: Sendable {
     }
 
     /// Hands `message` to the handler of every matching route and returns what to publish, and
-    /// whether the whole Home Assistant announcement is to follow: without suspending when its route
-    /// can answer at once (``answerAtOnce(_:at:)``), else by ``dispatch(_:at:)``. A QoS 1 or 2
-    /// message is first checked against the handled deliveries (``admitted(_:at:)``); a fresh one
-    /// may be answered at once too, since an answer at once writes nothing its mark would go with.
+    /// whether the whole Home Assistant announcement is to follow: as far as it goes without
+    /// suspending (``handleAtOnce(_:at:)``), then the rest (``finish(_:of:at:)``).
     public func handle(_ message: MQTTMessage, at time: Date) async -> Output {
-        guard message.delivery != nil else {
-            switch answerAtOnce(message, at: time) {
-            case let .answered(output)?: return output
-            case let .toConclude(output)?: return await conclude(output, of: message, at: time)
-            case nil: return await dispatch(message, at: time)
-            }
-        }
-        switch admitted(message, at: time) {
-        case let .handled(output):
-            return output
-        case let .fresh(mark, forgetStored: false):
-            switch answerAtOnce(message, at: time) {
-            case let .answered(output)?:
-                return output
-            case let .toConclude(output)?:
-                // Its dead letters are stored with the mark, as the suspending path stores them.
-                return await HandledDelivery.$current.withValue(mark) { await conclude(output, of: message, at: time) }
-            case nil:
-                return await HandledDelivery.$current.withValue(mark) { await dispatch(message, at: time) }
-            }
-        case let .fresh(mark, forgetStored: true):
-            return await handleFresh(message, mark: mark, at: time)
-        }
+        await finish(handleAtOnce(message, at: time), of: message, at: time)
     }
 
-    /// Hands `message` to the handler of every matching route, each of which may suspend.
+    /// Hands `message` to the handler of every matching route, each of which may suspend: what
+    /// ``handle(_:at:)`` does when nothing is answered at once.
     ///
     /// A QoS 1 or 2 message is first checked against the handled deliveries: a redelivery of one
     /// already handled is dropped; a new one is handled with its mark bound to
     /// `HandledDelivery.current`, so the store commits the mark with each state change it causes.
     func handleSuspending(_ message: MQTTMessage, at time: Date) async -> Output {
-        guard message.delivery != nil else { return await dispatch(message, at: time) }
-        switch admitted(message, at: time) {
-        case let .handled(output): return output
-        case let .fresh(mark, forgetStored): return await handleFresh(message, mark: mark, forgetStored: forgetStored, at: time)
-        }
-    }
-
-    /// What the handled deliveries say of a QoS 1 or 2 `message`.
-    private enum Admission {
-        /// Not to be handled: a redelivery of a message already handled, dropped, and its output.
-        case handled(Output)
-        /// To be handled with `mark` bound; `forgetStored` for the first message of a session.
-        case fresh(DeliveryMark, forgetStored: Bool)
-    }
-
-    /// Admits `message` to the handled deliveries (once: a second admission would call it a
-    /// redelivery), dropping a redelivery there.
-    private func admitted(_ message: MQTTMessage, at time: Date) -> Admission {
-        switch deliveries.admit(message) {
-        case let .fresh(mark, forgetStored)?:
-            return .fresh(mark, forgetStored: forgetStored)
-        case .redelivery?:
-            counters.redelivered()
-            logger.debug("dropped a redelivery of a message already handled",
-                         metadata: ["topic": "\(message.topic)", "packet_id": "\(message.delivery?.packetID ?? 0)"])
-            return .handled(Output())
-        case nil:
-            preconditionFailure("admitted(_:at:) is asked only of a message with a delivery")
-        }
+        await finish(admitted(message), of: message, at: time)
     }
 
     /// Handles a fresh delivery with `mark` bound to `HandledDelivery.current`, forgetting the
     /// stored marks of the previous session first when asked.
-    private func handleFresh(_ message: MQTTMessage, mark: DeliveryMark, forgetStored: Bool = true, at time: Date) async -> Output {
+    func handleFresh(_ message: MQTTMessage, mark: DeliveryMark, forgetStored: Bool, at time: Date) async -> Output {
         if forgetStored {
             // Not skipped on failure: a stale mark could drop a new message as a redelivery.
             let store = self.store

@@ -2,16 +2,19 @@ import Foundation
 import TrellisMQTTTypes
 
 extension RelayService {
-    /// Handles a QoS 0 message in the client's message callback, on the network thread, while the
-    /// message loop waits with nothing queued (``MQTTClient/setImmediateHandler(_:)``): a request the
-    /// engine answers at once (``RelayEngine/handleAtOnce(_:at:)``) is published without waking the
-    /// loop, a task switch and a stream hand-over fewer per request. True when it was handled.
+    /// Handles a QoS 0 or QoS 1 message in the client's message callback, on the network thread,
+    /// while the message loop waits with nothing queued (``MQTTClient/setImmediateHandler(_:)``): a
+    /// request the engine answers at once (``RelayEngine/handleAtOnce(_:at:)``) is published without
+    /// waking the loop, a task switch and a stream hand-over fewer per request, and a redelivery is
+    /// dropped. True when it was handled; a QoS 1 message so handled wrote nothing to the store, so
+    /// it may be acknowledged at once.
     ///
     /// False, to have the message queued for the loop as usual, when the engine cannot answer it at
-    /// once or the retained sweep reading now may claim it. An answer that still has dead letters to
-    /// store (a refusal, an unknown plant) is kept in ``concluding``, with the engine that made it, for
-    /// the loop, which finishes it when the message reaches it: the message is the next the loop
-    /// takes, since it waits with nothing queued.
+    /// once or the retained sweep reading now may claim it. What the engine did leave of it (the
+    /// dead letters of an answer, a delivery already admitted to the handled deliveries, which must
+    /// not be admitted again) is kept in ``concluding``, with the engine, for the loop, which
+    /// finishes it when the message reaches it: the message is the next the loop takes, since it
+    /// waits with nothing queued.
     ///
     /// This holds because the loop waits for the next message only once every message before it is
     /// handled and acknowledged (``handleMessages()`` takes the next one without waiting while any is
@@ -19,26 +22,28 @@ extension RelayService {
     func handleImmediately(_ message: MQTTMessage) -> Bool {
         if let sweep = sweepInbox.withLock({ $0 }), sweep.claims(message.topic) { return false }
         let engine = self.engine
+        // A share group peer's status is the loop's to note, not a route's.
+        if engine.settings.shareGroup != nil, engine.settings.peer(ofStatusTopic: message.topic) != nil { return false }
         let started = Self.now
         let received = Date()
         switch engine.handleAtOnce(message, at: received) {
-        case nil:
-            return false
-        case let .toConclude(output)?:
-            concluding.withLock { $0 = (output, received, engine) }
-            return false
-        case let .answered(output)?:
+        case let .answered(output):
             send(output, engine: engine)
             engine.counters.handled(nanoseconds: Self.now &- started)
             return true
+        case .toHandle(nil, _):
+            // Nothing taken up: the loop handles it from the start.
+            return false
+        case let left:
+            concluding.withLock { $0 = (left, received, engine) }
+            return false
         }
     }
 
     /// What ``handleImmediately(_:)`` left for `message` to finish, taken; nil for a message it did
-    /// not handle. Only a QoS 0 message may have been.
-    func takeConcluding(of message: MQTTMessage) -> (output: HandlerOutput, received: Date, engine: RelayEngine)? {
-        guard message.delivery == nil else { return nil }
-        return concluding.withLock { kept in
+    /// not take up.
+    func takeConcluding(of message: MQTTMessage) -> (left: RelayEngine.AtOnce, received: Date, engine: RelayEngine)? {
+        concluding.withLock { kept in
             defer { kept = nil }
             return kept
         }

@@ -53,7 +53,8 @@ extension RelayService {
                 let overlapsReads = engine.store.readsWaitOnServer
                 let newSession = message.delivery.map { $0.connection != connection } ?? false
                 if let delivery = message.delivery { connection = delivery.connection }
-                // Handled at once already, with dead letters left to store: nothing else takes it.
+                // Taken up on the network thread already (answered with dead letters left to store, or
+                // admitted to the handled deliveries): nothing else takes it.
                 let handledAtOnce = takeConcluding(of: message)
                 // What a retained sweep's subscriptions bring, and its markers, are the sweep's, not the routes'.
                 let swept = handledAtOnce == nil && (sweepInbox.withLock { $0 }?.offer(message) ?? false)
@@ -81,7 +82,7 @@ extension RelayService {
                         await notePeer(peer, present: !message.payload.isEmpty, online: message.payload == Array("online".utf8))
                     } else {
                         let output = if let handledAtOnce {
-                            await handledAtOnce.engine.conclude(handledAtOnce.output, of: message, at: handledAtOnce.received)
+                            await handledAtOnce.engine.finish(handledAtOnce.left, of: message, at: handledAtOnce.received)
                         } else {
                             await engine.handle(message, at: Date())
                         }

@@ -34,10 +34,11 @@ public final class RelayService: Service, Sendable {
     /// The retained sweep reading on this connection, if one is: the message loop hands it the
     /// messages of its subscriptions (see ``RetainedSweep``).
     let sweepInbox = Mutex<SweepInbox?>(nil)
-    /// What handling a message at once on the network thread left for the message loop to finish
-    /// (its dead letters, its discovery configs), with its time of receipt: the message follows it
-    /// into the stream (see ``handleImmediately(_:)``).
-    let concluding = Mutex<(output: HandlerOutput, received: Date, engine: RelayEngine)?>(nil)
+    /// What handling a message on the network thread left for the message loop to finish (its
+    /// dead letters to store, or all of its handling, with its delivery's admission), with its time
+    /// of receipt and the engine that took it: the message follows it into the stream (see
+    /// ``handleImmediately(_:)``).
+    let concluding = Mutex<(left: RelayEngine.AtOnce, received: Date, engine: RelayEngine)?>(nil)
     /// The other relays of the share group whose status topic last said `online`.
     private let onlinePeers = Mutex<Set<String>>([])
 

@@ -27,7 +27,7 @@ public final class Route: Sendable {
     /// ``handler`` handles the message. Whatever it returns is what ``handler`` would have returned.
     /// It writes nothing to the store (a sender's spam count, held in memory, is all it may
     /// change): a QoS 1 message answered so has no delivery mark bound. See
-    /// ``RelayEngine/answerAtOnce(_:at:)``.
+    /// ``RelayEngine/handleAtOnce(_:at:)``.
     public let answerAtOnce: (@Sendable (MQTTMessage, HandlerContext) -> HandlerOutput?)?
 
     public init(_ filter: String, qos: QoS = .atLeastOnce, service: String? = nil, fallback: Bool = false,
