@@ -185,8 +185,10 @@ public final class MQTTClient: Sendable {
     ///
     /// A QoS 1 message it takes (with its ``MQTTMessage/delivery``) is acknowledged with the next
     /// write, so the handler takes one only when it has fully handled it: nothing of its handling
-    /// is left to commit. libmosquitto has queued the acknowledgement before the callback, and a
-    /// consumer that waits has every message before it acknowledged.
+    /// is left to commit. Whenever libmosquitto queues the acknowledgement (before the callback, in
+    /// 2.0), nothing is written before the callback returns: a message declined enters the read-ahead
+    /// window first, which holds the writes, and a consumer that waits has every message before
+    /// it acknowledged.
     ///
     /// It runs while the network thread reads: it must not block or wait (brief locks only). What it
     /// publishes is queued by libmosquitto and written by the network loop's next pass (at once after

@@ -10,7 +10,7 @@ extension RelayService {
     /// it may be acknowledged at once.
     ///
     /// False, to have the message queued for the loop as usual, when the engine cannot answer it at
-    /// once or the retained sweep reading now may claim it. What the engine did leave of it (the
+    /// once, the retained sweep reading now may claim it, or it is a share group peer's status. What the engine did leave of it (the
     /// dead letters of an answer, a delivery already admitted to the handled deliveries, which must
     /// not be admitted again) is kept in ``concluding``, with the engine, for the loop, which
     /// finishes it when the message reaches it: the message is the next the loop takes, since it
@@ -35,17 +35,25 @@ extension RelayService {
             // Nothing taken up: the loop handles it from the start.
             return false
         case let left:
-            concluding.withLock { $0 = (left, received, engine) }
+            let kept = Concluding(left: left, received: received, engine: engine, topic: message.topic, delivery: message.delivery)
+            concluding.withLock { $0 = kept }
             return false
         }
     }
 
     /// What ``handleImmediately(_:)`` left for `message` to finish, taken; nil for a message it did
-    /// not take up.
-    func takeConcluding(of message: MQTTMessage) -> (left: RelayEngine.AtOnce, received: Date, engine: RelayEngine)? {
-        concluding.withLock { kept in
+    /// not take up. What was kept is always for the next message the loop takes (see above); one
+    /// kept for another message would be a broken invariant, which is logged and finishes nothing.
+    func takeConcluding(of message: MQTTMessage) -> Concluding? {
+        guard let kept = concluding.withLock({ kept in
             defer { kept = nil }
             return kept
+        }) else { return nil }
+        guard kept.delivery == message.delivery, kept.topic == message.topic else {
+            logger.error("a message taken up on the network thread was not the next the loop took; handled from the start",
+                         metadata: ["topic": "\(message.topic)", "kept_for": "\(kept.topic)"])
+            return nil
         }
+        return kept
     }
 }

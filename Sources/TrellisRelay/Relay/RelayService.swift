@@ -38,7 +38,17 @@ public final class RelayService: Service, Sendable {
     /// dead letters to store, or all of its handling, with its delivery's admission), with its time
     /// of receipt and the engine that took it: the message follows it into the stream (see
     /// ``handleImmediately(_:)``).
-    let concluding = Mutex<(left: RelayEngine.AtOnce, received: Date, engine: RelayEngine)?>(nil)
+    let concluding = Mutex<Concluding?>(nil)
+
+    /// What ``concluding`` keeps: what is left of a message, and which message it was (its topic
+    /// and delivery), checked when the loop takes it.
+    struct Concluding {
+        var left: RelayEngine.AtOnce
+        var received: Date
+        var engine: RelayEngine
+        var topic: String
+        var delivery: MQTTDelivery?
+    }
     /// The other relays of the share group whose status topic last said `online`.
     private let onlinePeers = Mutex<Set<String>>([])
 

@@ -155,12 +155,17 @@ struct PlantAtOnceTests {
                 let counts = atOnce.counters.snapshot()
                 #expect(counts == suspending.counters.snapshot())
                 #expect(counts.redeliveries == 2)
+                // Every dead letter was stored with its delivery's mark, on both paths: the same marks.
+                let marks = Set(try await atOnceStore.recentDeliveries(limit: 100))
+                #expect(marks == Set(try await suspendingStore.recentDeliveries(limit: 100)))
+                #expect(marks.count >= 4, "the error answer, the refusals and the spam verdicts each stored a mark")
             }
         }
     }
 
-    @Test("through a real broker, a burst of QoS 0 requests gets every answer, in order", arguments: PlantTopics.allCases)
-    func liveBurst(_ topics: PlantTopics) async throws {
+    @Test("through a real broker, a burst of requests gets every answer once, in order, with its dead letters",
+          arguments: PlantTopics.allCases, [QoS.atMostOnce, .atLeastOnce])
+    func liveBurst(_ topics: PlantTopics, _ qos: QoS) async throws {
         var settings = RelaySettings.losslessPlants
         settings.spamLimit = 1000
         try await withRelay(settings: settings) { relay in
@@ -174,7 +179,7 @@ struct PlantAtOnceTests {
                     : bob.request("\(index)", "REQ_plantSensorData", payload: index % 10 == 5 ? "Cactus" : "all")
             }
             for request in requests {
-                try bob.client.publish(topic: bob.requestTopic, payload: Array(request.utf8), qos: .atMostOnce)
+                try bob.client.publish(topic: bob.requestTopic, payload: Array(request.utf8), qos: qos)
             }
             let replies = try await bob.inbox.messages(on: bob.replyTopic, count: before + requests.count)
                 .dropFirst(before).map { $0.text ?? "" }
@@ -186,6 +191,9 @@ struct PlantAtOnceTests {
             let letters = try await bob.deadLetters(count: 4)
             #expect(letters.map(\.reason) == Array(repeating: "ERR_noPlantDataToRequest", count: 4))
             #expect(letters.compactMap(\.payload) == [5, 15, 25, 35].map { requests[$0] })
+            // Answered once: nothing came twice (a QoS 1 request taken for a redelivery would not be
+            // answered at all, one admitted twice would be missing above).
+            #expect(await bob.inbox.received(on: bob.replyTopic).count == before + requests.count)
         }
     }
 
