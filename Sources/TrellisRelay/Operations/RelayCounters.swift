@@ -113,23 +113,28 @@ public final class RelayCounters: Sendable {
 
         /// Adds one to `figure` for `value`, and to its swift-metrics counter.
         mutating func bump(_ figure: Figure, _ value: String) {
+            if let last = recent(figure), last.value == value { return last.bump() }
+            let tally = tally(figure, value)
+            setRecent(figure, tally)
+            tally.bump()
+        }
+
+        /// The tally of `figure` bumped last.
+        private func recent(_ figure: Figure) -> Tally? {
             switch figure {
-            case .received:
-                if let last = recent.received, last.value == value { return last.bump() }
-                recent.received = tally(figure, value)
-                recent.received?.bump()
-            case .published:
-                if let last = recent.published, last.value == value { return last.bump() }
-                recent.published = tally(figure, value)
-                recent.published?.bump()
-            case .reply:
-                if let last = recent.reply, last.value == value { return last.bump() }
-                recent.reply = tally(figure, value)
-                recent.reply?.bump()
-            case .deadLetter:
-                if let last = recent.deadLetter, last.value == value { return last.bump() }
-                recent.deadLetter = tally(figure, value)
-                recent.deadLetter?.bump()
+            case .received: recent.received
+            case .published: recent.published
+            case .reply: recent.reply
+            case .deadLetter: recent.deadLetter
+            }
+        }
+
+        private mutating func setRecent(_ figure: Figure, _ tally: Tally) {
+            switch figure {
+            case .received: recent.received = tally
+            case .published: recent.published = tally
+            case .reply: recent.reply = tally
+            case .deadLetter: recent.deadLetter = tally
             }
         }
 
