@@ -13,9 +13,7 @@ struct ImmediateHandlerTests {
     @Test("taken only while the consumer waits; each message once, in order, between the handler and the stream")
     func takenWhileWaiting() async throws {
         try await withTestBroker { broker in
-            let consumer = try await TestClients.connect(to: broker) { $0.maxUnhandledMessages = 16 }
-            let producer = try await TestClients.connect(to: broker)
-            try await consumer.subscribe("im/#", qos: .atLeastOnce)
+            let (consumer, producer) = try await Self.clients(of: broker, consuming: "im/#")
             let seen = Seen()
             consumer.setImmediateHandler { message in
                 if seen.busy.load(ordering: .sequentiallyConsistent) { seen.takenWhileBusy.add(1, ordering: .sequentiallyConsistent) }
@@ -84,12 +82,19 @@ struct ImmediateHandlerTests {
 }
 
 extension ImmediateHandlerTests {
+    /// A consumer reading `filter` at QoS 1 with a read-ahead window of 16 (its receive maximum),
+    /// and a producer, both connected to `broker`.
+    static func clients(of broker: TestBroker, consuming filter: String) async throws -> (consumer: MQTTClient, producer: MQTTClient) {
+        let consumer = try await TestClients.connect(to: broker) { $0.maxUnhandledMessages = 16 }
+        let producer = try await TestClients.connect(to: broker)
+        try await consumer.subscribe(filter, qos: .atLeastOnce)
+        return (consumer, producer)
+    }
+
     @Test("a QoS 1 message the handler takes is acknowledged: 40 come through a receive maximum of 16")
     func takenAtLeastOnceAcknowledged() async throws {
         try await withTestBroker { broker in
-            let consumer = try await TestClients.connect(to: broker) { $0.maxUnhandledMessages = 16 }
-            let producer = try await TestClients.connect(to: broker)
-            try await consumer.subscribe("ack/#", qos: .atLeastOnce)
+            let (consumer, producer) = try await Self.clients(of: broker, consuming: "ack/#")
             let taken = Mutex<[MQTTDelivery?]>([])
             consumer.setImmediateHandler { message in
                 taken.withLock { $0.append(message.delivery) }
