@@ -211,8 +211,8 @@ extension PostgresAdmissions {
     }
 }
 
-/// The one statement of ``PostgresAdmissions``, prepared once per connection: the server plans it
-/// once instead of parsing it again for every burst.
+/// The statement of ``PostgresAdmissions`` for two admissions or more (``AdmitOne`` for one),
+/// prepared once per connection: the server plans it once instead of parsing it again for every burst.
 private struct AdmitBatch: PostgresPreparedStatement {
     static let name = "trellis_admit_batch"
     static let sql = """
