@@ -84,7 +84,8 @@ struct ImmediateHandlerTests {
 extension ImmediateHandlerTests {
     /// A consumer reading `filter` at QoS 1 with a read-ahead window of 16 (its receive maximum),
     /// and a producer, both connected to `broker`.
-    static func clients(of broker: TestBroker, consuming filter: String) async throws -> (consumer: MQTTClient, producer: MQTTClient) {
+    static func clients(of broker: TestBroker,
+                        consuming filter: String) async throws -> (consumer: MQTTClient, producer: MQTTClient) {
         let consumer = try await TestClients.connect(to: broker) { $0.maxUnhandledMessages = 16 }
         let producer = try await TestClients.connect(to: broker)
         try await consumer.subscribe(filter, qos: .atLeastOnce)

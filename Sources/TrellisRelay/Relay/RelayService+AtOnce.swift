@@ -10,11 +10,11 @@ extension RelayService {
     /// it may be acknowledged at once.
     ///
     /// False, to have the message queued for the loop as usual, when the engine cannot answer it at
-    /// once, the retained sweep reading now may claim it, or it is a share group peer's status. What the engine did leave of it (the
-    /// dead letters of an answer, a delivery already admitted to the handled deliveries, which must
-    /// not be admitted again) is kept in ``concluding``, with the engine, for the loop, which
-    /// finishes it when the message reaches it: the message is the next the loop takes, since it
-    /// waits with nothing queued.
+    /// once, the retained sweep reading now may claim it, or it is a share group peer's status. What
+    /// the engine did leave of it (the dead letters of an answer, a delivery already admitted to the
+    /// handled deliveries, which must not be admitted again) is kept in ``concluding``, with the
+    /// engine, for the loop, which finishes it when the message reaches it: the message is the next
+    /// the loop takes, since it waits with nothing queued.
     ///
     /// This holds because the loop waits for the next message only once every message before it is
     /// handled and acknowledged (``handleMessages()`` takes the next one without waiting while any is
@@ -35,7 +35,8 @@ extension RelayService {
             // Nothing taken up: the loop handles it from the start.
             return false
         case let left:
-            let kept = Concluding(left: left, received: received, engine: engine, topic: message.topic, delivery: message.delivery)
+            let kept = Concluding(left: left, received: received, engine: engine,
+                                  topic: message.topic, delivery: message.delivery)
             concluding.withLock { $0 = kept }
             return false
         }
@@ -50,7 +51,8 @@ extension RelayService {
             return kept
         }) else { return nil }
         guard kept.delivery == message.delivery, kept.topic == message.topic else {
-            logger.error("a message taken up on the network thread was not the next the loop took; handled from the start",
+            // What was kept for the other message is dropped with it; this one is handled from the start.
+            logger.error("a message taken up on the network thread was not the next the loop took",
                          metadata: ["topic": "\(message.topic)", "kept_for": "\(kept.topic)"])
             return nil
         }
