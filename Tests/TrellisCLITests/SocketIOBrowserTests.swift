@@ -38,7 +38,10 @@ struct SocketIOBrowserTests {
         try await Self.setup.value
         try await withTestBroker { broker in
             let (trellis, ports) = try await TrellisBinary.startListening({ ports in
-                ["run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])"]
+                // At debug level the relay logs each Socket.IO upgrade, queued event and refused packet,
+                // which a failure prints beside the page's events.
+                ["run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])",
+                 "--log-level", "debug"]
             }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] })
             try await trellis.waitForOutput("connected to the broker")
             let button = "Tür-🌱-\(UUID().uuidString.prefix(6))"

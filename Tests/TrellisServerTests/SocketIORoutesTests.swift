@@ -155,4 +155,32 @@ struct SocketIORoutesTests {
             }
         }
     }
+
+    @Test("an event queued after the upgrade completes goes to the WebSocket, not to a poll still open")
+    func pollOpenAcrossUpgrade() async throws {
+        try await withRelay { harness in
+            let (app, sessions) = try Self.routes(harness, SocketIOSettings())
+            try await app.test(.router) { client in
+                let handshake = try await Self.request(client, "/socket.io/?transport=polling&b64=1")
+                let sid = try #require(handshake.body.firstMatch(of: /"sid":"([^"]+)"/)?.1).description
+                let poll = "/socket.io/?transport=polling&b64=1&sid=\(sid)"
+                let connection = try #require(sessions.find(sid))
+                _ = await sessions.receive(EngineIOPacket(.ping, "probe"), via: .websocket, on: connection)
+                #expect(try await Self.request(client, poll).body == "1:6")
+                // A poll open while the upgrade completes (a client that sent `5` without pausing
+                // polling first), then an event for the client.
+                let open = Task { try await Self.request(client, poll) }
+                let deadline = ContinuousClock.now + .seconds(20)
+                while !connection.pollInProgress, ContinuousClock.now < deadline { await Task.yield() }
+                _ = await sessions.receive(EngineIOPacket(.upgrade), via: .websocket, on: connection)
+                #expect(connection.transport == .websocket)
+                #expect(connection.update { $0.emit("button-press", argumentsJSON: [#""b1""#]) })
+                let answer = try await open.value
+                #expect(!answer.body.contains("button-press"), "\(answer.body)")
+                // The event waits for the WebSocket's writer.
+                let waiting = connection.update { $0.drain() }
+                #expect(waiting.contains { $0.type == .message && ($0.text ?? "").contains("button-press") }, "\(waiting)")
+            }
+        }
+    }
 }

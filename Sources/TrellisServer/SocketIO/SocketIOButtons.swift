@@ -28,12 +28,14 @@ struct SocketIOButtons: Sendable {
         let clients = relay.localClients
         switch input {
         case .connected:
-            await clients.attach(client: client, sink: { [weak connection] event, payload in
+            await clients.attach(client: client, sink: { [weak connection, logger] event, payload in
                 guard let connection else { return }
                 // `button-press` carries the bare id; the other answers are JSON already.
                 let argument = event == "button-press" ? JSONText.string(String(decoding: payload, as: UTF8.self))
                     : String(decoding: payload, as: UTF8.self)
-                connection.update { _ = $0.emit(event, argumentsJSON: [argument]) }
+                let queued = connection.update { $0.emit(event, argumentsJSON: [argument]) }
+                logger.debug(queued ? "Socket.IO event queued" : "Socket.IO event dropped: the session is closed or has left",
+                             metadata: ["client": "\(client)", "event": "\(event)"])
             }, relay: relay)
         case .disconnected:
             await clients.detach(client: client, forget: true, relay: relay)

@@ -61,6 +61,9 @@ final class SocketIOConnection: Sendable {
         }
     }
 
+    /// Whether a long poll is open now.
+    var pollInProgress: Bool { state.withLock { $0.pollInProgress } }
+
     func endPoll() {
         state.withLock { $0.pollInProgress = false }
     }

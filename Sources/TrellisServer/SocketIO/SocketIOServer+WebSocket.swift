@@ -67,6 +67,7 @@ extension SocketIOServer {
                     }
                     if !writing, connection.transport == .websocket {
                         writing = true
+                        logger.debug("Socket.IO session upgraded to the WebSocket", metadata: ["sid": "\(connection.id)"])
                         group.addTask { await self.write(connection, to: outbound) }
                     }
                     if connection.isClosed { break }
@@ -91,6 +92,7 @@ extension SocketIOServer {
                 do {
                     try await outbound.write(.text(packet.encodedText(version)))
                 } catch {
+                    logger.debug("Socket.IO WebSocket write failed", metadata: ["sid": "\(connection.id)", "error": "\(error)"])
                     return
                 }
             }

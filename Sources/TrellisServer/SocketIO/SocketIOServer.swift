@@ -108,7 +108,10 @@ public struct SocketIOServer: Sendable {
     /// Answers a poll with the packets waiting, waiting for some first when asked to.
     private func respondWithOutgoing(_ request: Request, _ connection: SocketIOConnection, wait: Bool) async -> Response {
         if wait { await connection.waitForOutgoing(timeout: .seconds(connection.longPollWait)) }
-        var packets = connection.update { $0.drain() }
+        // Drained only while polling is still the transport, checked under the same lock: once an
+        // upgrade completed during the wait, what waits is the WebSocket's, and a client that
+        // sent `5` no longer reads this answer.
+        var packets = connection.update { $0.transport == .polling ? $0.drain() : [] }
         if packets.isEmpty { packets = [EngineIOPacket(.noop)] }
         let framing = EngineIOFraming(version: connection.version, base64: request.uri.queryParameters.get("b64"))
         return response(request, .ok, ByteBuffer(bytes: EngineIOPayload.encode(packets, framing)), contentType: framing.contentType)

@@ -128,7 +128,10 @@ final class SocketIOSessions: Service, Sendable {
 
     private func handle(_ inputs: [EngineIOSession.Input], on connection: SocketIOConnection) async {
         for input in inputs {
-            if case let .malformed(reason) = input { metrics.malformed(reason) }
+            if case let .malformed(reason) = input {
+                metrics.malformed(reason)
+                logger.debug("Socket.IO packet not understood", metadata: ["sid": "\(connection.id)", "reason": "\(reason)"])
+            }
             await buttons.handle(input, on: connection)
         }
     }
