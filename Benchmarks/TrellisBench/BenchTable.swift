@@ -58,6 +58,13 @@ struct BenchTable {
         rows.append(Row(figure: "catalog/search round trip p99 (µs)", baseline: nil, trellis: p99, ratio: nil, target: "", met: true))
     }
 
+    /// How long Trellis took from its start until its Home Assistant announcement and retained sweep
+    /// were done, before which no traffic is measured.
+    mutating func start(seconds: Double) {
+        rows.append(Row(figure: "Trellis start until announced and swept (s)", baseline: nil, trellis: seconds, ratio: nil,
+                        target: "", met: true))
+    }
+
     mutating func memory(peakKiB: Int, beforeKiB: Int, afterKiB: Int, requests: Int) {
         rows.append(Row(figure: "Trellis peak RSS (MB)", baseline: nil, trellis: Double(peakKiB) / 1024, ratio: nil,
                         target: "≤ 40 MB", met: peakKiB <= 40 * 1024))

@@ -32,6 +32,12 @@ struct RoundRunner {
     func round(baseline: Contender, trellis: Contender, baselineFirst: Bool) async throws -> (baseline: Figures, trellis: Figures) {
         var base: Figures = [:], other: Figures = [:]
         for measurement in Self.measurements {
+            if case let .closedLoop(qos) = measurement {
+                let figures = try await closedLoop(qos, on: baselineFirst ? [baseline, trellis] : [trellis, baseline])
+                base.merge(figures[baselineFirst ? 0 : 1]) { $1 }
+                other.merge(figures[baselineFirst ? 1 : 0]) { $1 }
+                continue
+            }
             for contender in baselineFirst ? [baseline, trellis] : [trellis, baseline] {
                 let figures = try await measure(measurement, on: contender)
                 if contender.name == baseline.name {
@@ -44,33 +50,14 @@ struct RoundRunner {
         return (base, other)
     }
 
-    /// One measurement on one relay, by the load generator chosen for the main table.
+    /// One measurement on one relay, by the load generator chosen for the main table. A round's
+    /// closed loops interleave the relays instead (``closedLoop(_:on:)``).
     func measure(_ measurement: Measurement, on contender: Contender) async throws -> Figures {
         let requestTopic = "\(contender.plantPrefix)/torpi", suffix = contender.replySuffix
         switch measurement {
         case let .closedLoop(qos):
-            let name = "QoS \(qos.rawValue)"
-            let (p50, p99, max): (Double, Double, Double)
-            var cpu = contender.cpuTime()
-            switch kind {
-            case .swift:
-                var load = try await LoadGenerator.connect(port: port, id: "bench-closed", replyFilters: ["\(contender.plantPrefix)/fromrpi"])
-                _ = try await load.closedLoop(count: min(200, closedLoop), qos: qos, topic: requestTopic, suffix: Array(suffix.utf8))
-                cpu = contender.cpuTime()
-                let samples = try await load.closedLoop(count: closedLoop, qos: qos, topic: requestTopic, suffix: Array(suffix.utf8))
-                await load.client.shutdown()
-                (p50, p99, max) = (samples.percentile(0.5), samples.percentile(0.99), samples.max() ?? 0)
-            case .c:
-                _ = try await loadgen.run(["\(port)", "req", "\(qos.rawValue)", "\(min(200, closedLoop))", "1", contender.plantPrefix, suffix])
-                cpu = contender.cpuTime()
-                let closed = try await loadgen.run(["\(port)", "req", "\(qos.rawValue)", "\(closedLoop)", "1", contender.plantPrefix, suffix])
-                (p50, p99, max) = (closed["p50"] ?? 0, closed["p99"] ?? 0, closed["max"] ?? 0)
-            }
-            var figures = ["\(name) latency p50 (µs)": p50, "\(name) latency p99 (µs)": p99, "\(name) latency max (µs)": max]
-            if cpuFigures {
-                figures.merge(Self.cpuPerRequest(of: contender, since: cpu, requests: closedLoop, label: "\(name) closed loop")) { $1 }
-            }
-            return figures
+            // Interleaved with itself alone: the same slices and warm-ups as beside another relay.
+            return try await closedLoop(qos, on: [contender])[0]
 
         case let .pipelined(qos, window):
             let name = "QoS \(qos.rawValue) pipelined \(window)"

@@ -53,6 +53,13 @@ struct StoreComparison {
         for round in 0..<rounds {
             for measurement in Self.measurements {
                 let order = all.indices.map { all[($0 + round) % all.count] }
+                if case let .closedLoop(qos) = measurement {
+                    for (contender, measured) in zip(order, try await runner.closedLoop(qos, on: order)) {
+                        if figures[contender.name, default: []].count <= round { figures[contender.name, default: []].append([:]) }
+                        figures[contender.name]![round].merge(measured) { $1 }
+                    }
+                    continue
+                }
                 for contender in order {
                     let measured = try await runner.measure(measurement, on: contender)
                     if figures[contender.name, default: []].count <= round { figures[contender.name, default: []].append([:]) }

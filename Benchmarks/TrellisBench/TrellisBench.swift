@@ -16,9 +16,11 @@ struct TrellisBench: AsyncParsableCommand {
             Starts its own Mosquitto (broker.conf's settings on a free loopback port), builds and runs \
             Benchmarks/baseline/relay.c (which echoes rpi/torpi to rpi/fromrpi and fans presses on p2o/buttons/+/press \
             out to 100 clients) and, beside it on the same broker, Trellis (`trellis run --broker` on the prefixes trl \
-            and t2o, 7 plants with readings, 10,000 buttons and 1,000 clients in its state). Each figure is measured \
+            and t2o, 7 plants with readings, 10,000 buttons and 1,000 clients in its state), whose traffic starts once \
+            its start's Home Assistant announcement and retained sweep are done. Each figure is measured \
             --rounds times, the two relays one right after the other and the order swapped every round, so a shared \
-            machine's drift falls on both alike. It prints the medians for both, the median of the per-round ratios \
+            machine's drift falls on both alike; the closed loop alternates within a round too, in 10 slices per relay \
+            (each opened by 20 requests not counted), its percentiles those of all the slices' requests. It prints the medians for both, the median of the per-round ratios \
             Trellis/baseline and their range; timings depend on the machine, so only ratios from one run compare. \
             Each relay's CPU time per request (user, and user + system, from /proc/<pid>/stat) is measured over the \
             closed loop and the pipelined run with 64 in flight.
@@ -28,7 +30,7 @@ struct TrellisBench: AsyncParsableCommand {
     @Flag(help: "A seconds-long run with small counts, to check that everything works.")
     var quick = false
 
-    @Option(help: "Closed-loop requests per QoS (latency).")
+    @Option(help: "Closed-loop requests per QoS and relay (latency), counted in 10 interleaved slices.")
     var closedLoop = 5_000
 
     @Option(help: "Pipelined requests per QoS and window (throughput).")
@@ -137,6 +139,7 @@ struct TrellisBench: AsyncParsableCommand {
         table.add("log ingest, QoS 1, 512 in flight (lines/s; baseline: its QoS 1 receive rate)",
                   baseline: [baseRounds.map { $0["QoS 1 pipelined 512 (req/s)"] ?? 0 }.median], trellis: [ingest])
         table.catalogSearch(samples: searches, species: species)
+        table.start(seconds: Double(trellis.startup.components.seconds) + Double(trellis.startup.components.attoseconds) / 1e18)
         table.memory(peakKiB: peak, beforeKiB: before, afterKiB: after, requests: requests)
         print(table.render(machine: Machine.describe()))
         if let json { try table.json(machine: Machine.describe()).write(toFile: json, atomically: true, encoding: .utf8) }

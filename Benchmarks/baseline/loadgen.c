@@ -2,10 +2,11 @@
  * The benchmark's C load generator, used to check whether the Swift client limits the figures, and to
  * drive both relays when it does. One thread, one connection, libmosquitto's own loop.
  *
- *   loadgen PORT MODE QOS COUNT WINDOW PREFIX [SUFFIX]
+ *   loadgen PORT MODE QOS COUNT WINDOW PREFIX [SUFFIX [SAMPLES]]
  *     MODE req: COUNT requests on PREFIX/torpi, WINDOW in flight, replies read on PREFIX/fromrpi; a reply
  *               must end with SUFFIX (e.g. operation:RES_plantSensorData). Prints
- *               `rate=<req/s> p50=<µs> p99=<µs> max=<µs> bad=<n>` (latencies of each round trip).
+ *               `rate=<req/s> p50=<µs> p99=<µs> max=<µs> bad=<n>` (latencies of each round trip) and, with
+ *               SAMPLES, writes each round trip to that file in µs, one per line, in the order the replies came.
  *     MODE fan: COUNT presses of PREFIX/buttons/b0/press, WINDOW presses unanswered, each delivered to 100
  *               clients on PREFIX/clients/+/button-press. Prints `rate=<presses/s> deliveries=<n>`.
  * Stops by itself: exits 3 when nothing arrives for 30 s.
@@ -18,7 +19,7 @@
 #include <time.h>
 
 static int qos, count, window, fan, sent, received, bad, good, subscribed;
-static const char *suffix = "";
+static const char *suffix = "", *samples_path;
 static char request_topic[64], reply_filter[64];
 static double *latency, *start_of, begin, last_progress;
 
@@ -81,12 +82,13 @@ static int compare(const void *a, const void *b) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 7) { fprintf(stderr, "usage: loadgen PORT req|fan QOS COUNT WINDOW PREFIX [SUFFIX]\n"); return 2; }
+    if (argc < 7) { fprintf(stderr, "usage: loadgen PORT req|fan QOS COUNT WINDOW PREFIX [SUFFIX [SAMPLES]]\n"); return 2; }
     fan = strcmp(argv[2], "fan") == 0;
     qos = atoi(argv[3]); count = atoi(argv[4]); window = atoi(argv[5]);
     snprintf(request_topic, sizeof request_topic, fan ? "%s/buttons/b0/press" : "%s/torpi", argv[6]);
     snprintf(reply_filter, sizeof reply_filter, fan ? "%s/clients/+/button-press" : "%s/fromrpi", argv[6]);
     if (argc > 7) suffix = argv[7];
+    if (argc > 8) samples_path = argv[8];
     latency = calloc(count + 1, sizeof *latency);
     start_of = calloc(count + 1, sizeof *start_of);
     int expected = fan ? count * 100 : count;
@@ -113,6 +115,12 @@ int main(int argc, char **argv) {
     if (fan) {
         printf("rate=%.1f deliveries=%d\n", count / seconds, received);
     } else {
+        if (samples_path) {
+            FILE *out = fopen(samples_path, "w");
+            if (!out) { fprintf(stderr, "loadgen: cannot write %s\n", samples_path); return 1; }
+            for (int i = 0; i < good; i++) fprintf(out, "%.1f\n", latency[i]);
+            fclose(out);
+        }
         qsort(latency, good, sizeof *latency, compare);
         double p50 = good ? latency[(int)(good * 0.5)] : 0, p99 = good ? latency[(int)(good * 0.99)] : 0;
         printf("rate=%.1f p50=%.1f p99=%.1f max=%.1f bad=%d\n", count / seconds, p50, p99, good ? latency[good - 1] : 0, bad);

@@ -1,0 +1,74 @@
+import Foundation
+import TrellisMQTT
+
+/// The closed loop, interleaved: one request at a time to each relay, in slices that alternate.
+///
+/// A closed-loop p50 is the figure a shared machine moves most: a burst of other work that lasts a
+/// fraction of a second lands on whichever relay is measured at that moment. Measured whole, one
+/// relay's 5,000 requests right after the other's, such a burst moved a round's ratio from 0.35× to
+/// 2.39×. So each relay's requests are cut into ``slices`` slices that take turns (the order rotated
+/// every slice), every slice begins with ``sliceWarmUp`` requests that are not counted (the caches the
+/// other relay cooled), and each relay's percentiles are those of all its slices' requests together.
+extension RoundRunner {
+    /// Slices per relay and measurement.
+    static let slices = 10
+    /// Requests a slice sends before those it counts.
+    static let sliceWarmUp = 20
+
+    /// `closedLoop` requests one at a time to each of `contenders`, interleaved; their figures, in
+    /// the order given (which also goes first in the first slice).
+    func closedLoop(_ qos: QoS, on contenders: [Contender]) async throws -> [Figures] {
+        let name = "QoS \(qos.rawValue)"
+        let perSlice = max(1, closedLoop / Self.slices)
+        var samples = Array(repeating: [Double](), count: contenders.count)
+        var cpu = Array(repeating: (user: 0, system: 0), count: contenders.count)
+        for index in contenders.indices {
+            _ = try await requests(min(200, closedLoop), qos: qos, on: contenders[index])
+        }
+        for slice in 0..<Self.slices {
+            for turn in contenders.indices {
+                let index = (turn + slice) % contenders.count
+                let before = contenders[index].cpuTime()
+                let measured = try await requests(Self.sliceWarmUp + perSlice, qos: qos, on: contenders[index])
+                let after = contenders[index].cpuTime()
+                samples[index] += measured.dropFirst(Self.sliceWarmUp)
+                cpu[index].user += after.user - before.user
+                cpu[index].system += after.system - before.system
+            }
+        }
+        let counted = Self.slices * (Self.sliceWarmUp + perSlice)
+        return contenders.indices.map { index in
+            let all = samples[index]
+            var figures = ["\(name) latency p50 (µs)": all.percentile(0.5), "\(name) latency p99 (µs)": all.percentile(0.99),
+                           "\(name) latency max (µs)": all.max() ?? 0]
+            if cpuFigures {
+                let label = "\(name) closed loop"
+                let user = Double(cpu[index].user) / 1_000 / Double(counted)
+                let system = Double(cpu[index].system) / 1_000 / Double(counted)
+                figures["\(label) CPU per request, user (µs)"] = user
+                figures["\(label) CPU per request, user + system (µs)"] = user + system
+            }
+            return figures
+        }
+    }
+
+    /// `count` requests one at a time to `contender` by the chosen load generator; each round trip in µs.
+    private func requests(_ count: Int, qos: QoS, on contender: Contender) async throws -> [Double] {
+        let topic = "\(contender.plantPrefix)/torpi", suffix = contender.replySuffix
+        switch kind {
+        case .swift:
+            var load = try await LoadGenerator.connect(port: port, id: "bench-closed", replyFilters: ["\(contender.plantPrefix)/fromrpi"])
+            let samples = try await load.closedLoop(count: count, qos: qos, topic: topic, suffix: Array(suffix.utf8))
+            await load.client.shutdown()
+            return samples
+        case .c:
+            let file = loadgen.work + "/samples-\(UUID().uuidString)"
+            defer { unlink(file) }
+            _ = try await loadgen.run(["\(port)", "req", "\(qos.rawValue)", "\(count)", "1", contender.plantPrefix, suffix, file])
+            let text = try String(contentsOfFile: file, encoding: .utf8)
+            let samples = text.split(separator: "\n").compactMap { Double($0) }
+            guard samples.count == count else { throw BenchError("loadgen wrote \(samples.count) of \(count) round trips to \(file)") }
+            return samples
+        }
+    }
+}
