@@ -75,9 +75,12 @@ struct Contender {
     /// thousands of retained configs published and read back, a cost of the start and not of a
     /// request (the scaling table times the start).
     static func trellis(port: Int, work: String, species: Int) async throws -> Contender {
-        try await trellis(port: port, work: work, species: species, setup: .sqlite,
-                          readyLine: "swept the retained topics", readyTimeout: .seconds(300))
+        try await trellis(port: port, work: work, species: species, setup: .sqlite, readyLine: announced, readyTimeout: .seconds(300))
     }
+
+    /// What a relay logs once its start's Home Assistant announcement and retained sweep are done.
+    static let announced = "swept the retained topics"
+
 
     /// 1,000 clients online, 10,000 buttons pressed once, and `species` catalog species.
     static func seed(_ store: SQLiteStore, species: Int) async throws {
@@ -99,7 +102,7 @@ struct Contender {
     }
 
     /// Like ``trellis(port:work:species:)``, with the state in `setup`, on the prefixes given, named `name`.
-    /// `readyLine` is the log line the relay is waited for before its traffic starts (at most `readyTimeout`).
+    /// `readyLine` is the log line each relay is waited for before its traffic starts (at most `readyTimeout`).
     static func trellis(port: Int, work: String, species: Int, setup: StoreSetup, name: String = "trellis",
                         prefixes: (plant: String, buttons: String) = ("trl", "t2o"), spamWindow: String = "0.1",
                         readyLine: String = "connected to the broker", readyTimeout: Duration = .seconds(30)) async throws -> Contender {
@@ -153,9 +156,9 @@ struct Contender {
             let companion = try relay(index)
             contender.companions.append(companion)
             let log = work + "/\(name)-\(index).log"
-            let deadline = ContinuousClock.now + .seconds(30)
-            while !read(log).contains("connected to the broker") {
-                guard ContinuousClock.now < deadline, companion.isRunning else { throw BenchError("relay \(index) never connected: \(read(log))") }
+            let deadline = ContinuousClock.now + readyTimeout
+            while !read(log).contains(readyLine) {
+                guard ContinuousClock.now < deadline, companion.isRunning else { throw BenchError("relay \(index) never printed '\(readyLine)': \(read(log))") }
                 try await Task.sleep(for: .milliseconds(20))
             }
         }

@@ -101,7 +101,7 @@ struct ScalingRun {
         async throws -> (started: Double, peakKiB: Int, costs: [String: Cost]) {
         let relay = try await Contender.trellis(port: port, work: work, species: 0,
                                                 setup: .prepared(postgresURL: database.map(\.withPassword)), name: name,
-                                                readyLine: "swept the retained topics", readyTimeout: .seconds(900))
+                                                readyLine: Contender.announced, readyTimeout: .seconds(900))
         defer { relay.stop() }
         let started = seconds(relay.startup)
         let peak = relay.peakKiB()

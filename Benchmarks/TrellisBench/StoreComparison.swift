@@ -40,11 +40,14 @@ struct StoreComparison {
         let baseline = try await Contender.baseline(port: port, work: work)
         let setups = [
             try await Contender.trellis(port: port, work: work, species: 0, setup: .sqlite, name: "sqlite",
-                                        prefixes: ("sq1", "sq2"), spamWindow: "0.001"),
+                                        prefixes: ("sq1", "sq2"), spamWindow: "0.001",
+                                        readyLine: Contender.announced, readyTimeout: .seconds(300)),
             try await Contender.trellis(port: port, work: work, species: 0, setup: .postgres(url: one.withPassword, relays: 1),
-                                        name: "pg-one", prefixes: ("pg1", "pq1"), spamWindow: "0.001"),
+                                        name: "pg-one", prefixes: ("pg1", "pq1"), spamWindow: "0.001",
+                                        readyLine: Contender.announced, readyTimeout: .seconds(300)),
             try await Contender.trellis(port: port, work: work, species: 0, setup: .postgres(url: two.withPassword, relays: 2),
-                                        name: "pg-two", prefixes: ("pg2", "pq2"), spamWindow: "0.001"),
+                                        name: "pg-two", prefixes: ("pg2", "pq2"), spamWindow: "0.001",
+                                        readyLine: Contender.announced, readyTimeout: .seconds(300)),
         ]
         let all = [baseline] + setups
         let runner = RoundRunner(port: port, loadgen: loadgen, kind: .c, closedLoop: closedLoop, pipelined: pipelined, presses: presses,
