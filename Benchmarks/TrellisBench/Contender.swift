@@ -70,16 +70,18 @@ struct Contender {
     /// by traffic. The catalog gets
     /// `species` generated species. The spam guard is opened up for the single load sender (a limit
     /// it never reaches, over a window of 0.1 s, so the guard keeps few timestamps for that sender).
-    /// Its traffic starts once the start's Home Assistant announcement and retained sweep are done
-    /// (11,000 things): measured during them, a request shares the relay and the broker with
-    /// thousands of retained configs published and read back, a cost of the start and not of a
-    /// request (the scaling table times the start).
+    /// Its traffic starts once the start's Home Assistant announcement and retained sweep are done:
+    /// measured during them, a request shares the relay and the broker with some 20,000 retained
+    /// configs (two per button) published and read back, a cost of the start and not of a request
+    /// (the table gives its time; the scaling table times it against the state).
     static func trellis(port: Int, work: String, species: Int) async throws -> Contender {
         try await trellis(port: port, work: work, species: species, setup: .sqlite, readyLine: announced, readyTimeout: .seconds(300))
     }
 
     /// What a relay logs once its start's Home Assistant announcement and retained sweep are done.
     static let announced = "swept the retained topics"
+    /// What a relay logs instead when that sweep fails.
+    static let sweepFailed = "could not sweep stale retained topics"
 
 
     /// 1,000 clients online, 10,000 buttons pressed once, and `species` catalog species.
@@ -155,12 +157,7 @@ struct Contender {
         for index in 1..<relayCount {
             let companion = try relay(index)
             contender.companions.append(companion)
-            let log = work + "/\(name)-\(index).log"
-            let deadline = ContinuousClock.now + readyTimeout
-            while !read(log).contains(readyLine) {
-                guard ContinuousClock.now < deadline, companion.isRunning else { throw BenchError("relay \(index) never printed '\(readyLine)': \(read(log))") }
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            try await Self.waitFor(readyLine, in: work + "/\(name)-\(index).log", of: companion, timeout: readyTimeout)
         }
 
         var setup = try await LoadGenerator.connect(port: port, id: "bench-setup",
@@ -192,9 +189,19 @@ struct Contender {
     }
 
     func waitFor(_ text: String, timeout: Duration = .seconds(30)) async throws {
+        try await Self.waitFor(text, in: output, of: process, timeout: timeout)
+    }
+
+    /// Waits until the log at `path` of `process` holds `text`; fails when the process ends, the
+    /// time is up, or the log says the start's sweep failed (after which it never logs ``announced``).
+    static func waitFor(_ text: String, in path: String, of process: ChildProcess, timeout: Duration) async throws {
         let deadline = ContinuousClock.now + timeout
-        while !Self.read(output).contains(text) {
-            guard ContinuousClock.now < deadline, process.isRunning else { throw BenchError("never printed '\(text)': \(Self.read(output))") }
+        while true {
+            let log = read(path)
+            if log.contains(text) { return }
+            guard ContinuousClock.now < deadline, process.isRunning, !log.contains(sweepFailed) else {
+                throw BenchError("never printed '\(text)': \(log)")
+            }
             Watchdog.tick()  // a long start is progress of its own
             try await Task.sleep(for: .milliseconds(20))
         }

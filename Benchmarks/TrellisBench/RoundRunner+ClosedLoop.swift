@@ -5,10 +5,11 @@ import TrellisMQTT
 ///
 /// A closed-loop p50 is the figure a shared machine moves most: a burst of other work that lasts a
 /// fraction of a second lands on whichever relay is measured at that moment. Measured whole, one
-/// relay's 5,000 requests right after the other's, such a burst moved a round's ratio from 0.35× to
-/// 2.39×. So each relay's requests are cut into ``slices`` slices that take turns (the order rotated
-/// every slice), every slice begins with ``sliceWarmUp`` requests that are not counted (the caches the
-/// other relay cooled), and each relay's percentiles are those of all its slices' requests together.
+/// relay's 5,000 requests right after the other's, a burst lands on one relay's whole measurement.
+/// So each relay's requests are cut into ``slices`` slices that take turns (the order rotated every
+/// slice), every slice begins with ``sliceWarmUp`` requests that are not counted (the caches the
+/// other relay cooled), and each relay's percentiles are those of all its slices' requests together:
+/// a burst longer than a slice (some 40 ms) lands on both, a shorter one on one slice of ten.
 extension RoundRunner {
     /// Slices per relay and measurement.
     static let slices = 10
@@ -19,32 +20,32 @@ extension RoundRunner {
     /// the order given (which also goes first in the first slice).
     func closedLoop(_ qos: QoS, on contenders: [Contender]) async throws -> [Figures] {
         let name = "QoS \(qos.rawValue)"
-        let perSlice = max(1, closedLoop / Self.slices)
+        // `closedLoop` counted requests per relay, the remainder of the division spread over the first slices.
+        let sizes = (0..<Self.slices).map { closedLoop / Self.slices + ($0 < closedLoop % Self.slices ? 1 : 0) }.filter { $0 > 0 }
         var samples = Array(repeating: [Double](), count: contenders.count)
-        var cpu = Array(repeating: (user: 0, system: 0), count: contenders.count)
         for index in contenders.indices {
             _ = try await requests(min(200, closedLoop), qos: qos, on: contenders[index])
         }
-        for slice in 0..<Self.slices {
+        // CPU time over the whole interleaving: a relay idles while the others take their turns, and
+        // one reading over all its slices has one clock tick of rounding, not one per slice.
+        let before = contenders.map { $0.cpuTime() }
+        for (slice, size) in sizes.enumerated() {
             for turn in contenders.indices {
                 let index = (turn + slice) % contenders.count
-                let before = contenders[index].cpuTime()
-                let measured = try await requests(Self.sliceWarmUp + perSlice, qos: qos, on: contenders[index])
-                let after = contenders[index].cpuTime()
-                samples[index] += measured.dropFirst(Self.sliceWarmUp)
-                cpu[index].user += after.user - before.user
-                cpu[index].system += after.system - before.system
+                samples[index] += try await requests(Self.sliceWarmUp + size, qos: qos, on: contenders[index]).dropFirst(Self.sliceWarmUp)
             }
         }
-        let counted = Self.slices * (Self.sliceWarmUp + perSlice)
+        let after = contenders.map { $0.cpuTime() }
+        let sent = sizes.count * Self.sliceWarmUp + sizes.reduce(0, +)
         return contenders.indices.map { index in
             let all = samples[index]
             var figures = ["\(name) latency p50 (µs)": all.percentile(0.5), "\(name) latency p99 (µs)": all.percentile(0.99),
                            "\(name) latency max (µs)": all.max() ?? 0]
             if cpuFigures {
+                // Every request sent in the interleaving, the slices' warm-ups included.
                 let label = "\(name) closed loop"
-                let user = Double(cpu[index].user) / 1_000 / Double(counted)
-                let system = Double(cpu[index].system) / 1_000 / Double(counted)
+                let user = Double(after[index].user - before[index].user) / 1_000 / Double(sent)
+                let system = Double(after[index].system - before[index].system) / 1_000 / Double(sent)
                 figures["\(label) CPU per request, user (µs)"] = user
                 figures["\(label) CPU per request, user + system (µs)"] = user + system
             }

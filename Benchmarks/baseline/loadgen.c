@@ -119,7 +119,7 @@ int main(int argc, char **argv) {
             FILE *out = fopen(samples_path, "w");
             if (!out) { fprintf(stderr, "loadgen: cannot write %s\n", samples_path); return 1; }
             for (int i = 0; i < good; i++) fprintf(out, "%.1f\n", latency[i]);
-            fclose(out);
+            if (ferror(out) | fclose(out)) { fprintf(stderr, "loadgen: cannot write %s\n", samples_path); return 1; }
         }
         qsort(latency, good, sizeof *latency, compare);
         double p50 = good ? latency[(int)(good * 0.5)] : 0, p99 = good ? latency[(int)(good * 0.99)] : 0;

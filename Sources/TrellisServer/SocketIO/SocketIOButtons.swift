@@ -34,8 +34,13 @@ struct SocketIOButtons: Sendable {
                 let argument = event == "button-press" ? JSONText.string(String(decoding: payload, as: UTF8.self))
                     : String(decoding: payload, as: UTF8.self)
                 let queued = connection.update { $0.emit(event, argumentsJSON: [argument]) }
-                logger.debug(queued ? "Socket.IO event queued" : "Socket.IO event dropped: the session is closed or has left",
-                             metadata: ["client": "\(client)", "event": "\(event)"])
+                if queued {
+                    logger.debug("Socket.IO event queued", metadata: ["client": "\(client)", "event": "\(event)"])
+                } else {
+                    logger.debug("Socket.IO event dropped: the session is closed or has left the namespace", metadata: [
+                        "client": "\(client)", "event": "\(event)", "closed": "\(connection.closeReason?.rawValue ?? "no")",
+                    ])
+                }
             }, relay: relay)
         case .disconnected:
             await clients.detach(client: client, forget: true, relay: relay)

@@ -60,6 +60,7 @@ extension SocketIOServer {
                     switch decoded {
                     case let .failure(error):
                         sessions.metrics.malformed(error.rawValue)
+                        logger.debug("malformed Socket.IO WebSocket frame", metadata: ["sid": "\(connection.id)", "reason": "\(error.rawValue)"])
                     case let .success(packet):
                         for answer in await sessions.receive(packet, via: .websocket, on: connection) {
                             try await outbound.write(.text(answer.encodedText(version)))

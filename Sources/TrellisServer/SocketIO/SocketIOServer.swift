@@ -133,6 +133,7 @@ public struct SocketIOServer: Sendable {
             body = try await request.collectBody(upTo: limit)
         } catch {
             sessions.metrics.malformed(EngineIOError.payloadTooLarge.rawValue)
+            logger.debug("Socket.IO POST body over the limit", metadata: ["sid": "\(sid)", "limit": "\(limit)"])
             await sessions.close(connection, .transportError)
             return response(request, .contentTooLarge, #"{"code":3,"message":"Bad request"}"#, contentType: "application/json")
         }
