@@ -5,7 +5,10 @@ import TrellisCore
 extension RelayService {
     /// Runs the sweep if one is due; called by the announcement task once it has published. A
     /// sweep that fails is logged and not retried until the next prefix change or start: what it
-    /// would clear does no harm beyond the ghost entities it leaves.
+    /// would clear does no harm beyond the ghost entities it leaves. A sweep cancelled because
+    /// another announcement replaced this one (a thing created meanwhile) stays due, for the
+    /// announcement that follows: otherwise a start whose first seconds brought a new button
+    /// would never sweep.
     func sweepIfDue() async {
         guard let earlier = dueSweep.withLock({ due -> [String]? in
             defer { due = nil }
@@ -16,6 +19,9 @@ extension RelayService {
             let sweep = RetainedSweep(plan: sweepPlan(earlier: earlier), engine: engine, logger: logger)
             let outcome = try await sweep.run(on: client, inbox: sweepInbox)
             logger.info("swept the retained topics", metadata: ["read": "\(outcome.read)", "cleared": "\(outcome.cleared.count)"])
+        } catch where error is CancellationError || Task.isCancelled {
+            dueSweep.withLock { $0 = earlier + ($0 ?? []) }
+            logger.debug("retained sweep cancelled; it runs after the next announcement")
         } catch {
             logger.warning("could not sweep stale retained topics; they stay until the next start",
                            metadata: ["error": "\(error)"])

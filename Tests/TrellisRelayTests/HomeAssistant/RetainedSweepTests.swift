@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TrellisMQTT
-import TrellisRelay
+@testable import TrellisRelay
 import TrellisStoreSQLite
 import TrellisTestSupport
 
@@ -64,6 +64,36 @@ struct RetainedSweepTests {
                 Set(messages.filter { $0.payload.isEmpty }.map(\.topic)) == Set(stale)
             }
             #expect(try await Self.retained(stale + kept, in: relay) == Set(kept))
+        }
+    }
+
+    @Test("a sweep cancelled by the next announcement stays due and runs after it")
+    func cancelledSweepStaysDue() async throws {
+        try await withRelayHarness { relay in
+            let first = "homeassistant/event/trellis_button_gone/press/config"
+            let seeder = try await relay.connect()
+            try await Self.retain([first], with: seeder)
+            let watcher = try await relay.connect()
+            let inbox = try await MessageCollector.collecting(watcher, subscribedTo: [first])
+            try await relay.startRelay()
+            // The start's own sweep, done once it cleared what it found.
+            try await inbox.wait(timeout: .seconds(60), "the start's sweep") { messages in
+                messages.contains { $0.topic == first && $0.payload.isEmpty }
+            }
+            let service = try #require(relay.service)
+            let second = "homeassistant/event/trellis_button_left/press/config"
+            try await Self.retain([second], with: seeder)
+            // A sweep due again (as after a prefix change), cancelled before the broker answers it:
+            // what an announcement that replaces the one under way does to it.
+            service.dueSweep.withLock { $0 = [] }
+            let cancelled = Task { await service.sweepIfDue() }
+            cancelled.cancel()
+            await cancelled.value
+            #expect(service.dueSweep.withLock { $0 } != nil, "the cancelled sweep is no longer due")
+            #expect(try await Self.retained([second], in: relay) == [second])
+            // The next announcement's sweep runs it.
+            await service.sweepIfDue()
+            #expect(try await Self.retained([second], in: relay).isEmpty)
         }
     }
 
