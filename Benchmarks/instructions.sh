@@ -54,21 +54,14 @@ valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$work/trellis
     --broker "127.0.0.1:$port" --state "$work/state" --spam-limit 100000000 --plants-file "$work/plants" \
     --plant-dialect lossless --stats-interval 3600 "$@" >"$work/trellis.log" 2>&1 &
 relay=$!
-until grep -q "connected to the broker" "$work/trellis.log"; do
-    kill -0 "$relay" 2>/dev/null || { cat "$work/trellis.log" >&2; exit 1; }
-    sleep 0.2
-done
+bench_wait_trellis "$relay" "$work/trellis.log"
 bench_seed_readings rpi
 mine=$(count "$relay" trellis operation:RES_plantSensorData)
 kill -INT "$relay"; wait "$relay" 2>/dev/null || true
 valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$work/baseline.out" "$work/relay" "$port" 100 \
     >"$work/relay.log" 2>&1 &
 baseline=$!
-# Subscribed once it answers a request.
-until mosquitto_rr -h 127.0.0.1 -p "$port" -t rpi/torpi -e rpi/fromrpi -W 2 \
-    -m 'ID:1;sender:probe;receiver:rpi;payload:;operation:REQ_plantSensorData' >/dev/null 2>&1; do
-    kill -0 "$baseline" 2>/dev/null || { cat "$work/relay.log" >&2; exit 1; }
-done
+bench_wait_baseline "$baseline"
 theirs=$(count "$baseline" baseline operation:REQ_plantSensorData)
 kill "$baseline"; wait "$baseline" 2>/dev/null || true
 echo "Trellis:  $mine instructions per request"

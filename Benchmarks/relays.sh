@@ -1,4 +1,4 @@
-# The setup profile.sh and instructions.sh share, sourced with $root (the repository) and $work (a scratch
+# The setup profile.sh, instructions.sh and syscalls.sh share, sourced with $root (the repository) and $work (a scratch
 # directory) set: the C load generator and relay of `make bench`, a Mosquitto with broker.conf's settings on a free
 # loopback port, and the bench's seven plants with a reading each.
 
@@ -36,5 +36,22 @@ bench_plants_file() {
 bench_seed_readings() {
     for sensor in 31 32 33 34 35 36 37; do
         mosquitto_pub -h 127.0.0.1 -p "$port" -q 1 -t "$1/sensors/0x$sensor" -m '{"moisture":5,"temperature":70.5}'
+    done
+}
+
+# Returns once the Trellis of PID $1 logged that it connected, in the file $2; fails with that log when it stops first.
+bench_wait_trellis() {
+    until grep -q "connected to the broker" "$2"; do
+        kill -0 "$1" 2>/dev/null || { cat "$2" >&2; return 1; }
+        sleep 0.2
+    done
+}
+
+# Returns once the C relay of PID $1 (logging to $work/relay.log) answers a request on rpi/torpi: it has subscribed.
+# Fails with its log when it stops first.
+bench_wait_baseline() {
+    until mosquitto_rr -h 127.0.0.1 -p "$port" -t rpi/torpi -e rpi/fromrpi -W 2 \
+        -m 'ID:1;sender:probe;receiver:rpi;payload:;operation:REQ_plantSensorData' >/dev/null 2>&1; do
+        kill -0 "$1" 2>/dev/null || { cat "$work/relay.log" >&2; return 1; }
     done
 }

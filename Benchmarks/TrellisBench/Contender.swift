@@ -83,7 +83,6 @@ struct Contender {
     /// What a relay logs instead when that sweep fails.
     static let sweepFailed = "could not sweep stale retained topics"
 
-
     /// 1,000 clients online, 10,000 buttons pressed once, and `species` catalog species.
     static func seed(_ store: SQLiteStore, species: Int) async throws {
         let now = Date()

@@ -35,19 +35,15 @@ extension RoundRunner {
                 samples[index] += try await requests(Self.sliceWarmUp + size, qos: qos, on: contenders[index]).dropFirst(Self.sliceWarmUp)
             }
         }
-        let after = contenders.map { $0.cpuTime() }
+        // Every request sent in the interleaving, the slices' warm-ups included.
         let sent = sizes.count * Self.sliceWarmUp + sizes.reduce(0, +)
         return contenders.indices.map { index in
             let all = samples[index]
             var figures = ["\(name) latency p50 (µs)": all.percentile(0.5), "\(name) latency p99 (µs)": all.percentile(0.99),
                            "\(name) latency max (µs)": all.max() ?? 0]
             if cpuFigures {
-                // Every request sent in the interleaving, the slices' warm-ups included.
-                let label = "\(name) closed loop"
-                let user = Double(after[index].user - before[index].user) / 1_000 / Double(sent)
-                let system = Double(after[index].system - before[index].system) / 1_000 / Double(sent)
-                figures["\(label) CPU per request, user (µs)"] = user
-                figures["\(label) CPU per request, user + system (µs)"] = user + system
+                figures.merge(Self.cpuPerRequest(of: contenders[index], since: before[index], requests: sent,
+                                                 label: "\(name) closed loop")) { $1 }
             }
             return figures
         }

@@ -83,6 +83,9 @@ struct SocketIOBrowserTests {
             let transport = flow.transports == "default" ? "websocket" : "polling"
             #expect(presses.allSatisfy { $0["transport"] as? String == transport }, "\(page.output)")
             #expect(events.contains { $0["event"] as? String == "upgrade" } == (flow.transports == "default"), "\(page.output)")
+            // The relay's side at debug level: the upgrade when there was one, and each event it queued.
+            #expect(trellis.output.contains("Socket.IO session upgraded to the WebSocket") == (flow.transports == "default"))
+            #expect(trellis.output.contains("Socket.IO event queued"), "\(trellis.output)")
 
             trellis.process.signal(SIGTERM)
             #expect(try await trellis.waitForExit() == 0)
