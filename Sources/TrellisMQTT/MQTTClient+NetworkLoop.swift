@@ -62,7 +62,7 @@ extension MQTTClient {
         let socket = handle.socket
         guard socket >= 0 else { return Mosquitto.noConnection }
         if !writesHeld && handle.wantsWrite() {
-            let rc = handle.loopWrite()
+            let rc = writeQueued()
             if rc != Mosquitto.success { return rc }
         }
         let pending = handle.wantsWrite()
@@ -85,7 +85,7 @@ extension MQTTClient {
             return Int32(MOSQ_ERR_CONN_LOST.rawValue)
         }
         if returned & Int16(POLLOUT) != 0 && !writesHeld {
-            let rc = handle.loopWrite()
+            let rc = writeQueued()
             if rc != Mosquitto.success { return rc }
         }
         return handle.loopMisc()
@@ -116,8 +116,8 @@ extension MQTTClient {
     /// A burst reads at most 256 packets, so writes and keepalives still get their turn.
     ///
     /// After a burst of one message (requests that come one at a time), the answer a message's
-    /// first read brought about in the callback (``setImmediateHandler(_:)``) is written before the
-    /// burst reads on, rather than after a read that finds nothing: the request is answered as soon as
+    /// first read brought about in the callback (``setImmediateHandler(_:written:)``) is written before
+    /// the burst reads on, rather than after a read that finds nothing: the request is answered as soon as
     /// it is read. After a longer burst (requests in flight together) the answers stay together.
     private func readBurst() -> Int32 {
         let (first, lastBurst) = state.withLock { ($0.delivered, $0.lastBurst) }
@@ -135,7 +135,7 @@ extension MQTTClient {
             }
             guard more, reads < Self.burstPacketLimit else { return rc }
             if delivered && reads == 1 && lastBurst == 1 && handle.wantsWrite() && !writesHeld {
-                let written = handle.loopWrite()
+                let written = writeQueued()
                 guard written == Mosquitto.success else { return written }
             }
             if !delivered && !socketReadable() { return rc }

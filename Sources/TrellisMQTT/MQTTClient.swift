@@ -8,7 +8,7 @@ import Synchronization
 /// One dedicated thread runs libmosquitto's network loop: it connects, reconnects with backoff,
 /// resubscribes everything in `subscriptions` after each reconnect, and copies each incoming
 /// message into `messages`, unless the consumer's immediate handler takes it
-/// (``setImmediateHandler(_:)``). Every other method may be called from any thread or task.
+/// (``setImmediateHandler(_:written:)``). Every other method may be called from any thread or task.
 public final class MQTTClient: Sendable {
     /// Incoming messages, in arrival order. Single consumer; buffered without limit so the network
     /// thread never blocks and nothing is dropped.
@@ -57,6 +57,9 @@ public final class MQTTClient: Sendable {
         /// `stopReceiving()` was called: read nothing more and end `messages` once drained.
         var receiveStopped = false
         var streamFinished = false
+        /// The immediate handler that took a message since the last write, when it asked to be
+        /// told of the write (``setImmediateHandler(_:written:)``).
+        var answeredAtOnce: MQTTMessageStream.ImmediateHandler?
     }
 
     /// Creates a client; nothing touches the network until `start()`.
@@ -166,7 +169,10 @@ public final class MQTTClient: Sendable {
         if message.qos <= .atLeastOnce, let handler = messages.idleConsumerHandler(), handler.handle(message) {
             // Handled before the consumer would have been woken for it: nothing is outstanding in the
             // window, and the burst goes on as after any message handed over.
-            state.withLock { $0.delivered += 1 }
+            state.withLock { state in
+                state.delivered += 1
+                if handler.written != nil { state.answeredAtOnce = handler }
+            }
             return
         }
         state.withLock { state in
@@ -198,8 +204,26 @@ public final class MQTTClient: Sendable {
     /// overtake one it still holds. A consumer that answers from memory (a
     /// relay whose state is held in this process) then pays for no task switch per message. Nil
     /// removes it; set it only while consuming the stream.
-    public func setImmediateHandler(_ handler: (@Sendable (MQTTMessage) -> Bool)?) {
-        messages.setImmediateHandler(handler)
+    ///
+    /// `written`, when given, is called on the network thread after the loop has written what
+    /// messages taken since the last call brought about. A handler may keep there what it would
+    /// otherwise release before returning (its answer, its copy of the message), so that freeing
+    /// them is work done after the answer leaves rather than before.
+    public func setImmediateHandler(_ handler: (@Sendable (MQTTMessage) -> Bool)?, written: (@Sendable () -> Void)? = nil) {
+        messages.setImmediateHandler(handler, written: written)
+    }
+
+    /// Writes what libmosquitto has queued, then tells the immediate handler whose answers it
+    /// wrote (see ``setImmediateHandler(_:written:)``).
+    func writeQueued() -> Int32 {
+        let rc = handle.loopWrite()
+        if let handler = state.withLock({ state in
+            defer { state.answeredAtOnce = nil }
+            return state.answeredAtOnce
+        }) {
+            handler.written?()
+        }
+        return rc
     }
 
     /// Tells the client that the oldest message from `messages` not yet reported has been fully

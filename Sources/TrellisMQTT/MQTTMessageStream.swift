@@ -47,7 +47,7 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
         queue.state.withLock { !$0.pending.isEmpty }
     }
 
-    /// The consumer's immediate handler (``MQTTClient/setImmediateHandler(_:)``) when the consumer
+    /// The consumer's immediate handler (``MQTTClient/setImmediateHandler(_:written:)``) when the consumer
     /// waits in `next()` with nothing queued, so that a message handled now comes in its turn; nil
     /// otherwise. Only the network thread yields, so the consumer stays waiting until it does.
     func idleConsumerHandler() -> ImmediateHandler? {
@@ -55,8 +55,8 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
     }
 
     /// Sets the handler ``idleConsumerHandler()`` hands out.
-    func setImmediateHandler(_ handler: (@Sendable (MQTTMessage) -> Bool)?) {
-        let boxed = handler.map(ImmediateHandler.init)
+    func setImmediateHandler(_ handler: (@Sendable (MQTTMessage) -> Bool)?, written: (@Sendable () -> Void)? = nil) {
+        let boxed = handler.map { ImmediateHandler($0, written: written) }
         queue.state.withLock { $0.immediate = boxed }
     }
 
@@ -65,9 +65,12 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
     /// a class reference passes through as it is.
     final class ImmediateHandler: Sendable {
         let handle: @Sendable (MQTTMessage) -> Bool
+        /// Called after the loop wrote what the messages it took brought about.
+        let written: (@Sendable () -> Void)?
 
-        init(_ handle: @escaping @Sendable (MQTTMessage) -> Bool) {
+        init(_ handle: @escaping @Sendable (MQTTMessage) -> Bool, written: (@Sendable () -> Void)?) {
             self.handle = handle
+            self.written = written
         }
     }
 

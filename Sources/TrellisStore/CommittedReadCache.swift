@@ -18,6 +18,9 @@ package final class CommittedReadCache<Key: Hashable & Sendable, Value: Sendable
     private struct State {
         var generation: UInt64 = 0
         var answers: [Key: Value] = [:]
+        /// The answer found or kept last, with its key: the same request usually follows itself,
+        /// and comparing a key costs a fraction of hashing it. Always one of `answers`.
+        var last: (key: Key, answer: Value)?
     }
 
     private let state = Mutex(State())
@@ -36,7 +39,12 @@ package final class CommittedReadCache<Key: Hashable & Sendable, Value: Sendable
         // answer made the runtime look its metadata up at every call.
         var answer: Value?
         let generation = state.withLock { state in
-            answer = state.answers[key]
+            if let last = state.last, last.key == key {
+                answer = last.answer
+            } else {
+                answer = state.answers[key]
+                if let answer { state.last = (key, answer) }
+            }
             return state.generation
         }
         return (generation, answer)
@@ -50,6 +58,7 @@ package final class CommittedReadCache<Key: Hashable & Sendable, Value: Sendable
             guard state.generation == generation else { return }
             if state.answers.count >= capacity, state.answers[key] == nil { state.answers.removeAll(keepingCapacity: true) }
             state.answers[key] = answer
+            state.last = (key, answer)
         }
     }
 
@@ -58,6 +67,7 @@ package final class CommittedReadCache<Key: Hashable & Sendable, Value: Sendable
         state.withLock { state in
             state.generation &+= 1
             state.answers.removeAll(keepingCapacity: true)
+            state.last = nil
         }
     }
 }

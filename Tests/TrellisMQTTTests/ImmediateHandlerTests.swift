@@ -4,7 +4,7 @@ import Testing
 @testable import TrellisMQTT
 import TrellisTestSupport
 
-/// A consumer's immediate handler (``MQTTClient/setImmediateHandler(_:)``) takes QoS 0 and QoS 1
+/// A consumer's immediate handler (``MQTTClient/setImmediateHandler(_:written:)``) takes QoS 0 and QoS 1
 /// messages on the network thread only while the consumer waits with nothing queued, so it never
 /// runs beside the consumer's handling of a message and never passes one still queued; what it
 /// declines reaches the stream, and a QoS 1 message it takes is acknowledged. Through a real Mosquitto.
@@ -129,6 +129,69 @@ extension ImmediateHandlerTests {
             #expect(deliveries.count == 40 && streamed == 0)
             #expect(deliveries.allSatisfy { $0 != nil })
             await producer.shutdown()
+        }
+    }
+}
+
+extension ImmediateHandlerTests {
+    @Test("`written` is called once the answers of the messages taken have been written, and only then")
+    func writtenAfterTheAnswers() async throws {
+        try await withTestBroker { broker in
+            let (consumer, producer) = try await Self.clients(of: broker, consuming: "wr/request/#")
+            let replies = await MessageCollector.collecting(producer)
+            try await producer.subscribe("wr/reply/#", qos: .atMostOnce)
+            let answered = Atomic<Int>(0)
+            // Per call of `written`: the answers given by then, and whether libmosquitto still had
+            // anything queued to write.
+            let calls = Mutex<[(answered: Int, queued: Bool)]>([])
+            consumer.setImmediateHandler({ message in
+                guard message.topic.hasPrefix("wr/request/take/") else { return false }
+                let name = message.topic.dropFirst("wr/request/take/".count)
+                try? consumer.publish(topic: "wr/reply/\(name)", payload: Array("answer".utf8), qos: .atMostOnce)
+                answered.add(1, ordering: .sequentiallyConsistent)
+                return true
+            }, written: {
+                let queued = consumer.handle.wantsWrite()
+                calls.withLock { $0.append((answered.load(ordering: .sequentiallyConsistent), queued)) }
+            })
+            try await withTaskExecutorPreference(consumer.taskExecutor) {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for await message in consumer.messages {
+                            // Answered by the consumer, not at once: no call of `written` for it.
+                            if message.topic == "wr/request/keep" {
+                                try consumer.publish(topic: "wr/reply/kept", payload: [], qos: .atMostOnce)
+                            }
+                            consumer.messageHandled()
+                            if message.topic == "wr/request/end" { break }
+                        }
+                    }
+                    let deadline = ContinuousClock.now + .seconds(20)
+                    while consumer.messages.idleConsumerHandler() == nil, ContinuousClock.now < deadline { await Task.yield() }
+                    // One at a time: each request is sent once the last answer has arrived, so each
+                    // is read, answered and written on its own. One declined between them, which the
+                    // consumer answers, must not be reported.
+                    for index in 0..<10 {
+                        try producer.publish(topic: "wr/request/take/\(index)", payload: [], qos: .atMostOnce)
+                        try await replies.messages(on: "wr/reply/\(index)")
+                        if index == 4 {
+                            try producer.publish(topic: "wr/request/keep", payload: [], qos: .atLeastOnce)
+                            try await replies.messages(on: "wr/reply/kept")
+                        }
+                    }
+                    try producer.publish(topic: "wr/request/end", payload: [], qos: .atLeastOnce)
+                    try await group.next()
+                }
+            }
+            consumer.setImmediateHandler(nil)
+            let seen = calls.withLock { $0 }
+            // Called once per answer, each time with nothing left to write. The network thread calls
+            // `written` right after the write, before it reads again, so the tenth call came before
+            // the end marker was read.
+            #expect(seen.map(\.answered) == Array(1...10))
+            #expect(seen.allSatisfy { !$0.queued })
+            await producer.shutdown()
+            await consumer.shutdown()
         }
     }
 }

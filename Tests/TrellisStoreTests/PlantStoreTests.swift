@@ -234,6 +234,13 @@ struct CommittedReadCacheTests {
         cache.keep(3, for: "c", readAt: now)
         #expect(cache.lookup("a").answer == nil)
         #expect(cache.lookup("c").answer == 3)
+        // The answer looked up last is the one a repeated lookup finds, until it is replaced or a
+        // write drops it.
+        cache.keep(4, for: "c", readAt: now)
+        #expect(cache.lookup("c").answer == 4)
+        #expect(cache.lookup("c").answer == 4)
+        cache.invalidate()
+        #expect(cache.lookup("c").answer == nil)
     }
 }
 

@@ -79,6 +79,11 @@ public enum PlantSensorQuery: Sendable, Equatable {
 
     /// Interprets a request payload; `all` is matched exactly after trimming.
     public init(payload: String) {
+        // The usual payloads, told at once: two small strings compare as two words.
+        if payload == "all" || payload.isEmpty {
+            self = .all
+            return
+        }
         let trimmed = payload.trimmingPlantWhitespace()
         self = trimmed.isEmpty || trimmed == "all" ? .all : .plant(trimmed)
     }

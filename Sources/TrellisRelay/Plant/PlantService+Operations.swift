@@ -141,6 +141,9 @@ struct ReplyRoute {
         guard let responseTopic = requestProperties.responseTopic,
               service.settings.allowsResponseTopic(responseTopic, client: client, ownReplyTopic: topic)
         else {
+            // One reply, the usual case, as a literal: `map` reserves its array through the
+            // standard library's general path for growing one.
+            if inDialect.count == 1 { return [MQTTMessage(topic: topic, payload: inDialect[0], qos: qos)] }
             return inDialect.map { MQTTMessage(topic: topic, payload: $0, qos: qos) }
         }
         let correlated = MQTTProperties(correlationData: requestProperties.correlationData)

@@ -3,7 +3,7 @@ import TrellisMQTTTypes
 
 extension RelayService {
     /// Handles a QoS 0 or QoS 1 message in the client's message callback, on the network thread,
-    /// while the message loop waits with nothing queued (``MQTTClient/setImmediateHandler(_:)``): a
+    /// while the message loop waits with nothing queued (``MQTTClient/setImmediateHandler(_:written:)``): a
     /// request the engine answers at once (``RelayEngine/handleAtOnce(_:at:)``) is published without
     /// waking the loop, a task switch and a stream hand-over fewer per request, and a redelivery is
     /// dropped. True when it was handled; a QoS 1 message so handled wrote nothing to the store, so
@@ -18,7 +18,7 @@ extension RelayService {
     ///
     /// This holds because the loop waits for the next message only once every message before it is
     /// handled and acknowledged (``handleMessages()`` takes the next one without waiting while any is
-    /// held or in hand), which is what ``MQTTClient/setImmediateHandler(_:)`` asks of its consumer.
+    /// held or in hand), which is what ``MQTTClient/setImmediateHandler(_:written:)`` asks of its consumer.
     func handleImmediately(_ message: MQTTMessage) -> Bool {
         if let sweep = sweepInbox.withLock({ $0 }), sweep.claims(message.topic) { return false }
         let engine = self.engine
@@ -30,6 +30,12 @@ extension RelayService {
         case let .answered(output):
             send(output, engine: engine)
             engine.counters.handled(nanoseconds: Self.now &- started)
+            // Kept until the answer is written; what was kept before is freed now only if the
+            // client has not written since (the answers of a burst go out together).
+            _ = answeredAtOnce.withLock { kept in
+                defer { kept = AnsweredAtOnce(output: output, message: message) }
+                return kept
+            }
             return true
         case .toHandle(nil, _):
             // Nothing taken up: the loop handles it from the start.
@@ -39,6 +45,14 @@ extension RelayService {
                                   topic: message.topic, delivery: message.delivery)
             concluding.withLock { $0 = kept }
             return false
+        }
+    }
+
+    /// Frees the answer ``handleImmediately(_:)`` kept, once the client has written it.
+    func releaseAnswered() {
+        _ = answeredAtOnce.withLock { kept in
+            defer { kept = nil }
+            return kept
         }
     }
 

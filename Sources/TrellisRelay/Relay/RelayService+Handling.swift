@@ -41,10 +41,13 @@ extension RelayService {
         var connection: Int?
         // A request answered at once is answered in the client's callback while this loop waits; a
         // store on a server never answers so, and its messages are not offered.
-        if !engine.store.readsWaitOnServer { client.setImmediateHandler { [self] in handleImmediately($0) } }
+        if !engine.store.readsWaitOnServer {
+            client.setImmediateHandler({ [self] in handleImmediately($0) }, written: { [self] in releaseAnswered() })
+        }
         defer {
             client.setImmediateHandler(nil)
             concluding.withLock { $0 = nil }
+            releaseAnswered()
         }
         // Cancellation is watched once for the whole loop (it ends the stream), not at every message.
         await messages.withCancellationWatched {
@@ -134,12 +137,15 @@ extension RelayService {
     /// own at the broker's pace (``announceToHomeAssistant()``).
     func send(_ output: RelayEngine.Output, engine: RelayEngine) {
         if output.announcesDiscovery { announceToHomeAssistant() }
-        for reply in output.publishes where !localClients.deliver(reply, buttonPrefix: engine.settings.buttonPrefix) {
+        // Each reply read in place: a `for … in` over the messages would copy each whole message.
+        for index in output.publishes.indices
+        where !localClients.deliver(output.publishes[index], buttonPrefix: engine.settings.buttonPrefix) {
             do {
-                try client.publish(reply)
-                reconciler?.published(reply, engine: engine)
+                try client.publish(output.publishes[index])
+                reconciler?.published(output.publishes[index], engine: engine)
             } catch {
-                logger.error("could not publish a reply", metadata: ["topic": "\(reply.topic)", "error": "\(error)"])
+                logger.error("could not publish a reply",
+                             metadata: ["topic": "\(output.publishes[index].topic)", "error": "\(error)"])
             }
         }
     }

@@ -39,6 +39,16 @@ public final class RelayService: Service, Sendable {
     /// of receipt and the engine that took it: the message follows it into the stream (see
     /// ``handleImmediately(_:)``).
     let concluding = Mutex<Concluding?>(nil)
+    /// The last answer given at once and its message, kept until the client has written the answer
+    /// (``MQTTClient/setImmediateHandler(_:written:)``): freeing them then is work the answer does not
+    /// wait for.
+    let answeredAtOnce = Mutex<AnsweredAtOnce?>(nil)
+
+    /// What ``answeredAtOnce`` keeps.
+    struct AnsweredAtOnce {
+        var output: RelayEngine.Output
+        var message: MQTTMessage
+    }
 
     /// What ``concluding`` keeps: what is left of a message, and which message it was (its topic
     /// and delivery), checked when the loop takes it.

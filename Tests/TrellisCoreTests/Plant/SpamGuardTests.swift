@@ -104,6 +104,26 @@ struct SpamGuardTests {
         #expect(guardian.trackedSenders == 3)
     }
 
+    @Test("interleaved senders, added and pruned between them, each get the verdicts they would get alone")
+    func interleavedSendersAsAlone() {
+        // 60 senders, so the table grows (and moves every state) several times while one sender is
+        // the last admitted; a pause of more than a window prunes the idle ones midway.
+        var shared = SpamGuard(limit: 4, window: 15)
+        var alone: [String: SpamGuard] = [:]
+        var generator = SystemRandomNumberGenerator()
+        var time = 0.0
+        var sender = "sender 0"
+        for step in 0..<3000 {
+            time += step == 1500 ? 20 : Double(Int.random(in: 0...3, using: &generator)) / 10
+            // Runs of one sender, as one client's requests come, between switches to another.
+            if Int.random(in: 0..<4, using: &generator) == 0 { sender = "sender \(Int.random(in: 0..<60, using: &generator))" }
+            let verdict = shared.admit(sender: sender, at: at(time))
+            #expect(verdict == alone[sender, default: SpamGuard(limit: 4, window: 15)].admit(sender: sender, at: at(time)),
+                    "step \(step), \(sender)")
+        }
+        #expect(shared.trackedSenders <= 60)
+    }
+
     @Test("memory is bounded: idle senders are pruned")
     func pruning() {
         var guardian = SpamGuard()
