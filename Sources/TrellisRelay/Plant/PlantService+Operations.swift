@@ -80,28 +80,29 @@ extension PlantService {
 
     /// The wire messages of `answer` in `dialect`, and the error they carry if the answer is one.
     func wires(of answer: PlantAnswer, to request: PlantMessage, operation: PlantOperation,
-               in dialect: PlantDialect) -> (wires: [[UInt8]], error: PlantErrorTag?) {
+               in dialect: PlantDialect) -> (wires: PlantWires, error: PlantErrorTag?) {
         let rendering: PlantRendering
         switch answer {
         case let .result(result):
             rendering = dialect.render(result)
         case let .sensorRecords(records) where dialect == .lossless:
-            return ([PlantProtocol.replyBytes(to: request, operation: operation, payload: sensorData(records),
-                                              hostName: settings.hostName)], nil)
+            return (PlantWires(PlantProtocol.replyBytes(to: request, operation: operation, payload: sensorData(records),
+                                                        hostName: settings.hostName)), nil)
         case let .sensorRecords(records):
             rendering = dialect.render(.sensorRecords(records))
         case let .error(tag):
             rendering = .error(tag)
         case .failed:
-            return ([], nil)
+            return (PlantWires(), nil)
         }
         switch rendering {
         case let .payloads(payloads):
-            return (payloads.compactMap {
+            return (PlantWires(payloads.compactMap {
                 dialect.wire(dialect.reply(to: request, operation: operation, payload: $0, hostName: settings.hostName))
-            }, nil)
+            }), nil)
         case let .error(tag):
-            return (dialect.wire(dialect.error(tag, for: request, hostName: settings.hostName)).map { [$0] } ?? [], tag)
+            let wire = dialect.wire(dialect.error(tag, for: request, hostName: settings.hostName))
+            return (wire.map(PlantWires.init) ?? PlantWires(), tag)
         }
     }
 }
@@ -129,21 +130,20 @@ struct ReplyRoute {
     /// The messages of one error (or other single message) made for each dialect by `make`;
     /// a dialect that cannot carry it sends nothing.
     func messages(_ make: (PlantDialect) -> PlantMessage?) -> [MQTTMessage] {
-        func wires(_ dialect: PlantDialect) -> [[UInt8]] { make(dialect).flatMap(dialect.wire).map { [$0] } ?? [] }
+        func wires(_ dialect: PlantDialect) -> PlantWires {
+            make(dialect).flatMap(dialect.wire).map(PlantWires.init) ?? PlantWires()
+        }
         return messages(wires(dialect), lossless: wires(.lossless))
     }
 
     /// The reply messages: `inDialect` (wire forms in ``dialect``) on the reply topic; on a Response
     /// Topic the lossless forms, computed only when there is one.
-    func messages(_ inDialect: [[UInt8]], lossless: @autoclosure () -> [[UInt8]]) -> [MQTTMessage] {
+    func messages(_ inDialect: PlantWires, lossless: @autoclosure () -> PlantWires) -> [MQTTMessage] {
         let qos = min(requestQoS, .atLeastOnce)
         let topic = client.map { "\(service.replyTopic)/\($0)" } ?? service.replyTopic
         guard let responseTopic = requestProperties.responseTopic,
               service.settings.allowsResponseTopic(responseTopic, client: client, ownReplyTopic: topic)
         else {
-            // One reply, the usual case, as a literal: `map` reserves its array through the
-            // standard library's general path for growing one.
-            if inDialect.count == 1 { return [MQTTMessage(topic: topic, payload: inDialect[0], qos: qos)] }
             return inDialect.map { MQTTMessage(topic: topic, payload: $0, qos: qos) }
         }
         let correlated = MQTTProperties(correlationData: requestProperties.correlationData)

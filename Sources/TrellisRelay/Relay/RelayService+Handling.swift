@@ -137,15 +137,12 @@ extension RelayService {
     /// own at the broker's pace (``announceToHomeAssistant()``).
     func send(_ output: RelayEngine.Output, engine: RelayEngine) {
         if output.announcesDiscovery { announceToHomeAssistant() }
-        // Each reply read in place: a `for … in` over the messages would copy each whole message.
-        for index in output.publishes.indices
-        where !localClients.deliver(output.publishes[index], buttonPrefix: engine.settings.buttonPrefix) {
+        for reply in output.publishes where !localClients.deliver(reply, buttonPrefix: engine.settings.buttonPrefix) {
             do {
-                try client.publish(output.publishes[index])
-                reconciler?.published(output.publishes[index], engine: engine)
+                try client.publish(reply)
+                reconciler?.published(reply, engine: engine)
             } catch {
-                logger.error("could not publish a reply",
-                             metadata: ["topic": "\(output.publishes[index].topic)", "error": "\(error)"])
+                logger.error("could not publish a reply", metadata: ["topic": "\(reply.topic)", "error": "\(error)"])
             }
         }
     }
