@@ -73,13 +73,27 @@ public final class RelayCounters: Sendable {
         let value: String
         /// `value`'s UTF-8 bytes, which a reply's tag is compared with.
         let utf8: [UInt8]
+        /// How a plant message tagged `value` ends (`;operation:` and the tag), when the tag has no
+        /// `;`: a reply that ends so has this tag, as ``RelayEngine/operationTag(of:)`` finds it.
+        let plantMessageEnd: [UInt8]?
         var count = 0
         let counter: Counter
 
         init(figure: Figure, value: String) {
             self.value = value
             utf8 = Array(value.utf8)
+            plantMessageEnd = figure == .reply && !utf8.contains(0x3B) ? RelayEngine.operationMarker + utf8 : nil
             counter = Counter(label: figure.label, dimensions: [(figure.dimension, value)])
+        }
+
+        /// Whether `payload` is a plant message tagged `value`, told by its last bytes alone.
+        func tags(_ payload: [UInt8]) -> Bool {
+            guard let end = plantMessageEnd, payload.count >= end.count + 3,
+                  payload[0] == 0x49, payload[1] == 0x44, payload[2] == 0x3A  // "ID:"
+            else { return false }
+            return payload.withUnsafeBufferPointer { bytes in
+                end.withUnsafeBufferPointer { UnsafeBufferPointer(rebasing: bytes[(bytes.count - end.count)...]).sameBytes(as: $0) }
+            }
         }
 
         func bump() {
@@ -147,6 +161,14 @@ public final class RelayCounters: Sendable {
             bump(.reply, String(decoding: value, as: UTF8.self))
         }
 
+        /// ``bumpReply(utf8:)`` of `payload`'s operation tag, if it is a plant message: its end is
+        /// compared with the tag counted last first, where finding the tag reads back from the end
+        /// to the marker.
+        mutating func bumpReply(of payload: [UInt8]) {
+            if let last = recent.reply, last.tags(payload) { return last.bump() }
+            if let tag = RelayEngine.operationTag(of: payload) { bumpReply(utf8: tag) }
+        }
+
         /// The counted figures, per label value.
         var counts: Snapshot {
             var snapshot = Snapshot(reconnects: reconnects, redeliveries: redeliveries)
@@ -197,7 +219,7 @@ public final class RelayCounters: Sendable {
             // Only each payload is read: a `for … in` over the messages would copy each whole message.
             for index in publishes.indices {
                 state.bump(.published, service)
-                if let tag = RelayEngine.operationTag(of: publishes[index].payload) { state.bumpReply(utf8: tag) }
+                state.bumpReply(of: publishes[index].payload)
             }
         }
     }

@@ -171,7 +171,7 @@ public final class RelayEngine: Sendable {
     }
 
     private static let plantMessageStart = Array("ID:".utf8)
-    private static let operationMarker = Array(";operation:".utf8)
+    static let operationMarker = Array(";operation:".utf8)
 
     /// The UTF-8 bytes of the `operation:` tag of a plant tracker message (`RES_numPlants`,
     /// `ERR_hashLength`), if it is one. Asked of every reply, so it makes nothing: the bytes it looks

@@ -1,5 +1,6 @@
 import Testing
 @testable import TrellisRelay
+import TrellisMQTTTypes
 
 /// The operation tag the counters file each reply under (`trellis_replies_total{operation}`), read
 /// from the reply's wire form: the value after the last `;operation:`, or none.
@@ -11,6 +12,8 @@ struct OperationTagTests {
         ("ID:1;sender:Host;receiver:phone;payload:a%3Boperation%3Ax;operation:RES_getPlantName", "RES_getPlantName"),
         ("ID:1;sender:Host;receiver:phone;payload:x;operation:", ""),
         ("ID:;operation:RES_x;operation:RES_y", "RES_y"),
+        ("ID:1;operation:RES_x;y", "RES_x;y"),
+        ("ID:1;operation:RES_x;y;operation:RES_y", "RES_y"),
         (";operation:RES_x", nil),
         ("ID:1;sender:Host;receiver:phone;payload:7", nil),
         ("{\"id\":1}", nil),
@@ -23,5 +26,21 @@ struct OperationTagTests {
         let (wire, expected) = Self.cases[index]
         let tag = RelayEngine.operationTag(of: Array(wire.utf8)).map { String(decoding: $0, as: UTF8.self) }
         #expect(tag == expected, "\(wire)")
+    }
+
+    @Test("the counters file each reply under that tag, whichever reply came before it", arguments: cases.indices)
+    func counted(index: Int) {
+        // Every other case before and after this one: the counters compare a reply's end with the
+        // tag they counted last before they look for its tag.
+        for other in Self.cases.indices {
+            let counters = RelayCounters()
+            let wires = [Self.cases[other].wire, Self.cases[index].wire, Self.cases[index].wire, Self.cases[other].wire]
+            counters.routed(service: "plant", publishes: wires.map { MQTTMessage(topic: "t", payload: Array($0.utf8), qos: .atMostOnce) })
+            var expected: [String: Int] = [:]
+            for wire in wires {
+                if let tag = Self.cases.first(where: { $0.wire == wire })?.tag { expected[tag, default: 0] += 1 }
+            }
+            #expect(counters.snapshot().replies == expected, "\(Self.cases[other].wire) around \(Self.cases[index].wire)")
+        }
     }
 }
