@@ -30,12 +30,9 @@ extension RelayService {
         case let .answered(output):
             send(output, engine: engine)
             engine.counters.handled(nanoseconds: Self.now &- started)
-            // Kept until the answer is written; what was kept before is freed now only if the
+            // Kept until the answer is written. What was kept before is freed now only when the
             // client has not written since (the answers of a burst go out together).
-            _ = answeredAtOnce.withLock { kept in
-                defer { kept = AnsweredAtOnce(output: output, message: message) }
-                return kept
-            }
+            answeredAtOnce.withLock { $0 = AnsweredAtOnce(output: output, message: message) }
             return true
         case .toHandle(nil, _):
             // Nothing taken up: the loop handles it from the start.
