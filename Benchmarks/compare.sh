@@ -11,7 +11,7 @@ set -euo pipefail
 builds=("$1" "$2")
 rounds=${3:-21}
 qos=${4:-0}
-[[ "$rounds" =~ ^[0-9]+$ && "$qos" =~ ^[012]$ ]] || { echo "usage: compare.sh BUILD_A BUILD_B [ROUNDS] [QOS 0-2]" >&2; exit 2; }
+[[ "$rounds" =~ ^[1-9][0-9]*$ && "$qos" =~ ^[012]$ ]] || { echo "usage: compare.sh BUILD_A BUILD_B [ROUNDS ≥ 1] [QOS 0-2]" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
@@ -24,16 +24,20 @@ bench_plants_file
 "$work/relay" "$port" 100 >"$work/relay.log" 2>&1 &
 bench_wait_baseline $!
 prefixes=(rpi a b)
+labels=("C relay" "build A" "build B")
 suffixes=(operation:REQ_plantSensorData operation:RES_plantSensorData operation:RES_plantSensorData)
 for i in 1 2; do
     "${builds[$((i - 1))]}" run --broker "127.0.0.1:$port" --state "$work/state$i" --spam-limit 100000000 \
         --plants-file "$work/plants" --plant-dialect lossless --stats-interval 3600 --plant-prefix "${prefixes[$i]}" \
         --client-id "bench-compare-$i" >"$work/trellis$i.log" 2>&1 &
     relay=$!
-    bench_wait_trellis "$relay" "$work/trellis$i.log"
+    bench_wait_trellis "$relay" "$work/trellis$i.log" || { echo "compare.sh: ${labels[$i]} stopped before it connected" >&2; exit 1; }
     # Measured once its start's Home Assistant announcement and retained sweep are done, as `make bench` waits.
+    waited=0
     until grep -q "swept the retained topics" "$work/trellis$i.log"; do
-        kill -0 "$relay" 2>/dev/null || { cat "$work/trellis$i.log" >&2; exit 1; }
+        kill -0 "$relay" 2>/dev/null || { echo "compare.sh: ${labels[$i]} stopped:" >&2; cat "$work/trellis$i.log" >&2; exit 1; }
+        waited=$((waited + 1))
+        [ "$waited" -lt 300 ] || { echo "compare.sh: ${labels[$i]} did not log its retained sweep within 60 s" >&2; exit 1; }
         sleep 0.2
     done
     bench_seed_readings "${prefixes[$i]}"
@@ -43,15 +47,19 @@ for round in $(seq 1 "$rounds"); do
     for slice in $(seq 0 9); do
         for k in 0 1 2; do
             j=$(( (k + slice) % 3 ))
-            "$work/loadgen" "$port" req "$qos" 520 1 "${prefixes[$j]}" "${suffixes[$j]}" "$work/slice" >/dev/null
+            # Every request must be answered, and answered right (loadgen counts the replies it cannot match).
+            if ! result=$("$work/loadgen" "$port" req "$qos" 520 1 "${prefixes[$j]}" "${suffixes[$j]}" "$work/slice"); then
+                echo "compare.sh: the ${labels[$j]} stopped answering in round $round" >&2; exit 1
+            fi
+            [[ "$result" == *" bad=0"* ]] || { echo "compare.sh: the ${labels[$j]} answered wrongly: $result" >&2; exit 1; }
             tail -n +21 "$work/slice" >> "$work/samples-$j"
         done
     done
     python3 - "$work" "$round" <<'PY' | tee -a "$work/rounds"
 import statistics, sys
-work, round = sys.argv[1], sys.argv[2]
+work, number = sys.argv[1], sys.argv[2]
 p50 = [statistics.median(float(line) for line in open(f"{work}/samples-{j}")) for j in range(3)]
-print(f"round {round}: C relay {p50[0]:.1f} µs, A {p50[1]:.1f} µs ({p50[1] / p50[0]:.3f}×), "
+print(f"round {number}: C relay {p50[0]:.1f} µs, A {p50[1]:.1f} µs ({p50[1] / p50[0]:.3f}×), "
       f"B {p50[2]:.1f} µs ({p50[2] / p50[0]:.3f}×), B/A {p50[2] / p50[1]:.3f}")
 PY
 done

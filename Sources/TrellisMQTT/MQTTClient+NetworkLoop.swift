@@ -39,7 +39,7 @@ extension MQTTClient {
             if state.withLock({ $0.connected }) { _ = handle.disconnect() }
             var writes = 0
             while handle.wantsWrite() && writes < 100 {
-                if handle.loopWrite() != Mosquitto.success { break }
+                if writeQueued() != Mosquitto.success { break }
                 writes += 1
             }
         }

@@ -205,16 +205,21 @@ public final class MQTTClient: Sendable {
     /// relay whose state is held in this process) then pays for no task switch per message. Nil
     /// removes it; set it only while consuming the stream.
     ///
-    /// `written`, when given, is called on the network thread after the loop has written what
-    /// messages taken since the last call brought about. A handler may keep there what it would
-    /// otherwise release before returning (its answer, its copy of the message), so that freeing
-    /// them is work done after the answer leaves rather than before.
+    /// `written`, when given, is called on the network thread after the loop's next write once
+    /// `handler` has taken a message: by then what the messages taken since the last call brought
+    /// about has been handed to the socket (or the write has failed, or a large packet is partly
+    /// written; libmosquitto holds its own copy either way). A handler may keep until then what it
+    /// would otherwise free before returning (its answer, its copy of the message), so that the
+    /// freeing is work done after the answer leaves rather than before. A message that brought
+    /// nothing to write is reported with the next write.
     public func setImmediateHandler(_ handler: (@Sendable (MQTTMessage) -> Bool)?, written: (@Sendable () -> Void)? = nil) {
         messages.setImmediateHandler(handler, written: written)
+        // A handler replaced is not called back: what it kept is its own to free.
+        state.withLock { $0.answeredAtOnce = nil }
     }
 
-    /// Writes what libmosquitto has queued, then tells the immediate handler whose answers it
-    /// wrote (see ``setImmediateHandler(_:written:)``).
+    /// Writes what libmosquitto has queued, then calls back the immediate handler that took a
+    /// message since the last write (see ``setImmediateHandler(_:written:)``).
     func writeQueued() -> Int32 {
         let rc = handle.loopWrite()
         if let handler = state.withLock({ state in

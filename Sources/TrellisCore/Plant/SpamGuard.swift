@@ -59,8 +59,10 @@ public struct SpamGuard: Sendable {
     private var senders: [String: SenderState] = [:]
     private var lastSweep: Date?
     /// The sender admitted last and where its state lies in ``senders``: one sender's messages
-    /// usually follow each other, and comparing a name costs a fraction of hashing it. Cleared
-    /// whenever a sender is added or removed, the only changes that move a state.
+    /// usually follow each other, and comparing a name costs a fraction of hashing it. Set anew
+    /// after a sender is added and cleared when senders are removed; nothing else here may change
+    /// the table's layout (a write through the subscript for a missing key may grow it, so
+    /// ``grant(sender:count:)`` looks its sender up first).
     private var recent: (sender: String, index: [String: SenderState].Index)?
 
     /// Creates a guard allowing `limit` messages per `window` seconds per sender.
@@ -99,7 +101,8 @@ public struct SpamGuard: Sendable {
     /// app sends after it does not, so a refresh costs one message whatever the number of plants.
     /// A grant lives as long as the sender's other state (at most one window without messages).
     public mutating func grant(sender: String, count: Int) {
-        senders[sender]?.allowance = max(0, count)
+        guard let index = senders.index(forKey: sender) else { return }
+        senders.values[index].allowance = max(0, count)
     }
 
     /// Updates one sender's state in place (no copy of its times).

@@ -110,18 +110,36 @@ struct SpamGuardTests {
         // the last admitted; a pause of more than a window prunes the idle ones midway.
         var shared = SpamGuard(limit: 4, window: 15)
         var alone: [String: SpamGuard] = [:]
-        var generator = SystemRandomNumberGenerator()
+        // A fixed sequence (a linear congruential generator), so a failure can be run again.
+        var state: UInt64 = 2026
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(state >> 33) % bound
+        }
         var time = 0.0
         var sender = "sender 0"
         for step in 0..<3000 {
-            time += step == 1500 ? 20 : Double(Int.random(in: 0...3, using: &generator)) / 10
+            time += step == 1500 ? 20 : Double(next(4)) / 10
             // Runs of one sender, as one client's requests come, between switches to another.
-            if Int.random(in: 0..<4, using: &generator) == 0 { sender = "sender \(Int.random(in: 0..<60, using: &generator))" }
+            if next(4) == 0 { sender = "sender \(next(60))" }
+            // Now and then a grant of none to a sender that may be unknown: it must not move a state.
+            if step % 97 == 0 { shared.grant(sender: "sender \(next(120))", count: 0) }
             let verdict = shared.admit(sender: sender, at: at(time))
             #expect(verdict == alone[sender, default: SpamGuard(limit: 4, window: 15)].admit(sender: sender, at: at(time)),
                     "step \(step), \(sender)")
         }
         #expect(shared.trackedSenders <= 60)
+    }
+
+    @Test("a grant to a sender not tracked changes nothing for the sender admitted last")
+    func grantToUnknownSender() {
+        var guardian = SpamGuard(limit: 2, window: 15)
+        for sender in ["x", "y", "z"] { #expect(guardian.admit(sender: sender, at: at(0)) == .allowed) }
+        guardian.grant(sender: "nobody", count: 5)
+        #expect(guardian.trackedSenders == 3)
+        #expect(guardian.admit(sender: "z", at: at(1)) == .allowed)
+        #expect(guardian.admit(sender: "z", at: at(2)) == .kicked)
+        #expect(guardian.admit(sender: "x", at: at(2)) == .allowed)
     }
 
     @Test("memory is bounded: idle senders are pruned")
@@ -151,3 +169,4 @@ struct SpamGuardTests {
         #expect(verdicts.filter { $0 == .muted }.count == 9_994)
     }
 }
+

@@ -15,6 +15,8 @@ struct OperationTagTests {
         ("ID:1;operation:RES_x;y", "RES_x;y"),
         ("ID:1;operation:RES_x;y;operation:RES_y", "RES_y"),
         (";operation:RES_x", nil),
+        ("x;operation:RES_numPlants", nil),
+        ("ID;operation:RES_numPlants", nil),
         ("ID:1;sender:Host;receiver:phone;payload:7", nil),
         ("{\"id\":1}", nil),
         ("ID:", nil),
