@@ -13,14 +13,9 @@ rounds=${3:-21}
 qos=${4:-0}
 [[ "$rounds" =~ ^[1-9][0-9]*$ && "$qos" =~ ^[012]$ ]] || { echo "usage: compare.sh BUILD_A BUILD_B [ROUNDS ≥ 1] [QOS 0-2]" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
 # shellcheck source=Benchmarks/relays.sh
 . "$root/Benchmarks/relays.sh"
-bench_compile
-bench_broker_config
-bench_start_broker
-bench_plants_file
+bench_setup
 "$work/relay" "$port" 100 >"$work/relay.log" 2>&1 &
 bench_wait_baseline $!
 prefixes=(rpi a b)

@@ -20,16 +20,11 @@ shift $(( $# > 2 ? 2 : $# ))
 root=$(cd "$(dirname "$0")/.." && pwd)
 trellis=${TRELLIS:-$(swift build --package-path "$root" -c release --show-bin-path)/trellis}
 command -v valgrind >/dev/null || { echo "instructions.sh: needs valgrind (apt-get install valgrind)" >&2; exit 1; }
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
 # shellcheck source=Benchmarks/relays.sh
 . "$root/Benchmarks/relays.sh"
-bench_compile
+bench_setup
 # valgrind cannot read the DWARF 5 debug information of a Swift build; the symbol table is enough.
 objcopy --strip-debug "$trellis" "$work/trellis"
-bench_broker_config
-bench_start_broker
-bench_plants_file
 
 # Runs the closed loop against the relay PID under callgrind (output in $work/$NAME.*): warm-up uncounted,
 # then REQUESTS counted; prints the instructions per request.

@@ -22,10 +22,9 @@ qos=${2:-0}
 shift $(( $# > 2 ? 2 : $# ))
 trellis=${TRELLIS:-$(swift build -c release --show-bin-path)/trellis}
 root=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
 # shellcheck source=Benchmarks/relays.sh
 . "$root/Benchmarks/relays.sh"
+bench_scratch
 bench_compile
 bench_broker_config
 broker="127.0.0.1:$port"

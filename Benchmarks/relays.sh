@@ -1,6 +1,21 @@
-# The setup profile.sh, instructions.sh and syscalls.sh share, sourced with $root (the repository) and $work (a scratch
-# directory) set: the C load generator and relay of `make bench`, a Mosquitto with broker.conf's settings on a free
-# loopback port, and the bench's seven plants with a reading each.
+# The setup profile.sh, instructions.sh, syscalls.sh and compare.sh share, sourced with $root (the repository) set:
+# a scratch directory, the C load generator and relay of `make bench`, a Mosquitto with broker.conf's settings on a
+# free loopback port, and the bench's seven plants with a reading each.
+
+# Makes the scratch directory $work; at exit every background job is stopped and the directory removed.
+bench_scratch() {
+    work=$(mktemp -d)
+    trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
+}
+
+# The whole setup in a fresh scratch directory: the C programs, the broker on its port ($port) and the plants file.
+bench_setup() {
+    bench_scratch
+    bench_compile
+    bench_broker_config
+    bench_start_broker
+    bench_plants_file
+}
 
 # Compiles Benchmarks/baseline/loadgen.c and relay.c into $work.
 bench_compile() {

@@ -11,14 +11,9 @@ qos=${2:-0}
 root=$(cd "$(dirname "$0")/.." && pwd)
 trellis=${TRELLIS:-$(swift build --package-path "$root" -c release --show-bin-path)/trellis}
 command -v strace >/dev/null || { echo "syscalls.sh: needs strace (apt-get install strace)" >&2; exit 1; }
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
 # shellcheck source=Benchmarks/relays.sh
 . "$root/Benchmarks/relays.sh"
-bench_compile
-bench_broker_config
-bench_start_broker
-bench_plants_file
+bench_setup
 "$work/relay" "$port" 100 >"$work/relay.log" 2>&1 &
 baseline=$!
 "$trellis" run --broker "127.0.0.1:$port" --state "$work/state" --spam-limit 100000000 --plants-file "$work/plants" \
