@@ -9,6 +9,11 @@
 #   cluster.sh halt DIR    stops the server as an operator would (fast shutdown: sessions get SQLSTATE
 #                          57P01) and keeps DIR, so `start DIR` brings the same cluster back: for the
 #                          tests of a store that goes away and comes back.
+#   cluster.sh crash DIR   stops the server as a crash would (immediate shutdown: no checkpoint, sessions
+#                          cut without a word, recovery from the WAL at the next start) and keeps DIR, so
+#                          `start DIR` brings the same cluster back: for the fault matrix (Tests/Faults).
+#   cluster.sh restart DIR restarts the running server (fast shutdown, then a start with the same options
+#                          on the same port), as `systemctl restart postgresql` would.
 #   cluster.sh stop DIR    stops the server (immediate shutdown: nothing in it is worth keeping) and
 #                          removes DIR; quiet and successful when it is already stopped or gone.
 #
@@ -20,6 +25,10 @@
 #
 # PG_BINDIR, when set, names the directory of initdb, pg_ctl and psql; otherwise the newest
 # /usr/lib/postgresql/<version>/bin is used.
+# PG_EXTRA_LISTEN, when set at the first start, is a comma-separated list of further addresses the server
+# listens on besides 127.0.0.1 (addresses of network namespaces the caller made, such as 10.231.1.1), and
+# PG_EXTRA_HBA a network (10.231.0.0/16) from which the role `trellis` may then log in; both are kept for
+# later starts of the same DIR. The URL printed names 127.0.0.1 still.
 set -euo pipefail
 
 MARKER=.trellis-test-cluster
@@ -34,7 +43,7 @@ die() {
 }
 
 usage() {
-    echo "usage: cluster.sh start DIR | cluster.sh halt DIR | cluster.sh stop DIR" >&2
+    echo "usage: cluster.sh start DIR | cluster.sh halt DIR | cluster.sh crash DIR | cluster.sh restart DIR | cluster.sh stop DIR" >&2
     exit 2
 }
 
@@ -82,6 +91,11 @@ running() {
     [[ -f "$DIR/data/postmaster.pid" ]] && as_owner "$BIN/pg_ctl" -D "$DIR/data" status >/dev/null 2>&1
 }
 
+# The further listen addresses kept in DIR (PG_EXTRA_LISTEN of the first start), each after a comma.
+extra_listen() {
+    if [[ -s "$DIR/extra-listen" ]]; then printf ',%s' "$(cat "$DIR/extra-listen")"; fi
+}
+
 # Starts the server on a free port, first on $1 when given (the port a halted cluster had); retries on
 # a new port when the chosen one was taken in the meantime.
 start_server() {
@@ -89,7 +103,7 @@ start_server() {
     for attempt in 1 2 3 4 5; do
         if [[ $attempt == 1 && -n "$preferred" ]]; then PORT=$preferred; else PORT=$(free_port); fi
         if as_owner "$BIN/pg_ctl" -w -t 30 -D "$DIR/data" -l "$DIR/log" start -o \
-            "-c listen_addresses=127.0.0.1 -p $PORT -k $DIR -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=600" \
+            "-c listen_addresses=127.0.0.1$(extra_listen) -p $PORT -k $DIR -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=600" \
             >>"$DIR/pg_ctl.out" 2>&1; then
             STARTED=1
             return 0
@@ -155,6 +169,12 @@ start() {
         cat "$DIR/initdb.out" >&2
         die "initdb failed in $DIR/data"
     fi
+    if [[ -n "${PG_EXTRA_LISTEN:-}" ]]; then
+        as_owner sh -c "printf '%s' '$PG_EXTRA_LISTEN' > extra-listen"
+    fi
+    if [[ -n "${PG_EXTRA_HBA:-}" ]]; then
+        as_owner sh -c "echo 'host trellis trellis $PG_EXTRA_HBA scram-sha-256' >> data/pg_hba.conf"
+    fi
 
     start_server
 
@@ -183,6 +203,24 @@ halt() {
     fi
 }
 
+crash() {
+    [[ -f "$DIR/$MARKER" ]] || die "$DIR holds no cluster made by cluster.sh"
+    DIR=$(cd "$DIR" && pwd -P)
+    BIN=$(find_bindir)
+    if running; then
+        as_owner "$BIN/pg_ctl" -D "$DIR/data" -m immediate -w -t 30 stop >/dev/null || die "the server in $DIR/data did not stop"
+    fi
+}
+
+restart() {
+    [[ -f "$DIR/$MARKER" ]] || die "$DIR holds no cluster made by cluster.sh"
+    DIR=$(cd "$DIR" && pwd -P)
+    BIN=$(find_bindir)
+    running || die "the server in $DIR/data is not running"
+    as_owner "$BIN/pg_ctl" -D "$DIR/data" -l "$DIR/log" -m fast -w -t 30 restart >>"$DIR/pg_ctl.out" 2>&1 \
+        || { show_log; die "the server in $DIR/data did not restart"; }
+}
+
 stop() {
     [[ -d "$DIR" ]] || return 0
     DIR=$(cd "$DIR" && pwd -P)
@@ -209,6 +247,8 @@ DIR=$2
 case "$1" in
     start) start ;;
     halt) halt ;;
+    crash) crash ;;
+    restart) restart ;;
     stop) stop ;;
     *) usage ;;
 esac

@@ -1,0 +1,236 @@
+"""The checker of one fault-matrix run: what the relays made of the load, read back through the relays
+themselves (the retained button states, the `logs/get` JSON service, `REQ_plantInfoOnStartup`), and what
+they logged about the fault.
+
+Each check returns a list of failure reasons (empty: passed). The rules:
+
+- presses: each button's retained `total` lies in [acknowledged, acknowledged + uncertain] (exactly the
+  acknowledged count when no publisher lost its connection); the Socket.IO button's in [acknowledged, sent];
+- requests: every acknowledged request answered, and answered once unless uncertain, and each answer is
+  `RES_numPlants` with the plant count; no answer to a request never sent;
+- log lines: every acknowledged line stored, once unless uncertain;
+- plants: the plants added before the load are all there;
+- the relay logs: see `log_expectations`.
+"""
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+import uuid
+
+from load import HOST_NAME, PLANTS, Load, TrackedClient
+
+STORE_DOWN = "the state store cannot commit"
+STORE_UP = "the state store commits again"
+BROKER_DOWN = "lost the broker connection"
+BROKER_UP = "connected to the broker"
+
+
+class Reader:
+    """A clean-session MQTT client that reads retained states and asks the relays' read services."""
+
+    def __init__(self, port: int, tag: str) -> None:
+        self.messages: dict[str, list[str]] = {}
+        self.cond = threading.Condition()
+        self.tag = tag
+        self.client = TrackedClient(f"{tag}-check-{uuid.uuid4().hex[:6]}", port,
+                                    ("trellis/response/logs/get", f"rpi/fromrpi/{tag}chk"), self._on_message, clean=True)
+
+    def _on_message(self, client, userdata, message) -> None:
+        with self.cond:
+            self.messages.setdefault(message.topic, []).append(message.payload.decode(errors="replace"))
+            self.cond.notify_all()
+
+    def wait_for(self, predicate, timeout: float):
+        """Waits until predicate(messages) returns something other than None; returns it (or None)."""
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                value = predicate(self.messages)
+                if value is not None or time.monotonic() >= deadline:
+                    return value
+                self.cond.wait(min(0.5, max(0.01, deadline - time.monotonic())))
+
+    def retained_totals(self, buttons: list[str], timeout: float = 10) -> dict[str, int | None]:
+        """The retained state of each button, read by a fresh subscription (what the broker holds now)."""
+        topic_of = {b: f"p2o/buttons/{b}/state" for b in buttons}
+        with self.cond:
+            for topic in topic_of.values():
+                self.messages.pop(topic, None)
+        for topic in topic_of.values():
+            self.client.client.subscribe(topic, qos=1)
+        found = self.wait_for(lambda m: m if all(t in m for t in topic_of.values()) else None, timeout) or self.messages
+        for topic in topic_of.values():
+            self.client.client.unsubscribe(topic)
+        return {b: json.loads(found[t][-1]).get("total") if t in found else None for b, t in topic_of.items()}
+
+    def ask(self, key: str, topic: str, payload: str, reply_topic: str, match, timeout: float = 15):
+        """Publishes a request and returns the first reply on reply_topic that `match` accepts."""
+        self.client.publish(key, topic, payload)
+        return self.wait_for(lambda m: next((r for r in m.get(reply_topic, []) if match(r)), None), timeout)
+
+    def device_log(self, device: str) -> list[str] | None:
+        transaction = uuid.uuid4().hex
+        reply = self.ask(transaction, "trellis/request/logs/get",
+                         json.dumps({"device": device, "limit": 200, "transaction": transaction}),
+                         "trellis/response/logs/get", lambda r: transaction in r)
+        if reply is None:
+            return None
+        body = json.loads(reply)
+        if body.get("status") != "ok":
+            return [f"error: {reply}"]
+        return [e["message"] for e in body["data"]["entries"] if e.get("type") == "Device"]
+
+    def plants(self) -> str | None:
+        sender = f"{self.tag}chk"
+        ident = f"c{uuid.uuid4().hex[:8]}"
+        return self.ask(ident, f"rpi/torpi/{sender}",
+                        f"ID:{ident};sender:{sender};receiver:{HOST_NAME};payload:;operation:REQ_plantInfoOnStartup",
+                        f"rpi/fromrpi/{sender}", lambda r: r.startswith(f"ID:{ident};"))
+
+    def stop(self) -> None:
+        self.client.stop()
+
+
+def check_presses(load: Load, reader: Reader, settle: float) -> tuple[list[str], dict]:
+    """Waits (at most `settle` s) for every button's total to reach what was acknowledged, and then for the
+    retained states to be quiet, then compares."""
+    failures: list[str] = []
+    acked = load.presses.acked()
+    uncertain = load.presses.uncertain
+    expected = {b: (0, 0) for b in load.buttons}
+    for key in load.presses.sent:
+        button = load.press_button(key)
+        low, high = expected[button]
+        expected[button] = (low + (key in acked), high + (key in acked or key in uncertain))
+    buttons = [*load.buttons, load.sio_button]
+    deadline = time.monotonic() + settle
+    totals: dict = {}
+    while time.monotonic() < deadline:
+        totals = reader.retained_totals(buttons, timeout=min(5, max(0.5, deadline - time.monotonic())))
+        if all((totals[b] or 0) >= expected[b][0] for b in load.buttons) \
+                and (totals[load.sio_button] or 0) >= load.sio.acked:
+            break
+        time.sleep(0.5)
+    time.sleep(1.5)  # a late double count, or the share group's reconciling republish, would show now
+    totals = reader.retained_totals(buttons)
+    for b in load.buttons:
+        low, high = expected[b]
+        if totals[b] is None or not low <= totals[b] <= high:
+            failures.append(f"button {b}: total {totals[b]}, expected {low}" + (f"..{high}" if high != low else "")
+                            + f" (acknowledged presses{'' if high == low else ' .. + uncertain'})")
+    sio_total = totals[load.sio_button] or 0
+    if not load.sio.acked <= sio_total <= load.sio.sent:
+        failures.append(f"Socket.IO button: total {sio_total}, expected {load.sio.acked}..{load.sio.sent} "
+                        f"(acknowledged .. sent)")
+    figures = {"presses_acked": len(acked), "presses_uncertain": len(uncertain & set(load.presses.sent)),
+               "sio_sent": load.sio.sent, "sio_acked": load.sio.acked, "totals": totals}
+    return failures, figures
+
+
+def check_requests(load: Load, settle: float) -> list[str]:
+    acked = {k for k in load.requests.acked() if k.startswith("q")}
+    deadline = time.monotonic() + settle
+    while time.monotonic() < deadline:
+        with load.reply_lock:
+            if all(k in load.replies for k in acked):
+                break
+        time.sleep(0.1)
+    time.sleep(1.0)  # a late second answer would show now
+    failures = []
+    with load.reply_lock:
+        replies = {k: list(v) for k, v in load.replies.items()}
+    missing = sorted(k for k in acked if k not in replies)
+    if missing:
+        failures.append(f"{len(missing)} of {len(acked)} acknowledged requests unanswered: {', '.join(missing[:10])}")
+    twice = sorted(k for k, v in replies.items() if k.startswith("q") and len(v) > 1 and k not in load.requests.uncertain)
+    if twice:
+        failures.append(f"{len(twice)} requests answered more than once: {', '.join(f'{k}×{len(replies[k])}' for k in twice[:10])}")
+    unknown = sorted(k for k in replies if not (k in load.requests.sent))
+    if unknown:
+        failures.append(f"answers to requests never sent: {', '.join(unknown[:10])}")
+    wrong = sorted(k for k, v in replies.items() if k.startswith("q")
+                   and any(not r.endswith(f";payload:{len(PLANTS)};operation:RES_numPlants") for r in v))
+    if wrong:
+        failures.append(f"{len(wrong)} wrong answers, e.g. {replies[wrong[0]][0]}")
+    return failures
+
+
+def check_logs(load: Load, reader: Reader) -> list[str]:
+    acked = load.logs.acked()
+    failures = []
+    for device in load.devices:
+        stored = reader.device_log(device)
+        if stored is None:
+            failures.append(f"logs/get for {device} unanswered")
+            continue
+        if stored and stored[0].startswith("error:"):
+            failures.append(f"logs/get for {device}: {stored[0]}")
+            continue
+        mine = {k for k in load.logs.sent if load.log_device(k) == device}
+        lost = sorted(k for k in mine & acked if k not in stored)
+        twice = sorted({m for m in stored if stored.count(m) > 1 and m not in load.logs.uncertain})
+        if lost:
+            failures.append(f"{device}: {len(lost)} acknowledged log lines lost: {', '.join(lost[:10])}")
+        if twice:
+            failures.append(f"{device}: log lines stored twice: {', '.join(twice[:10])}")
+    return failures
+
+
+def check_plants(reader: Reader) -> list[str]:
+    answer = reader.plants()
+    if answer is None:
+        return ["REQ_plantInfoOnStartup unanswered"]
+    missing = [p for p in PLANTS if f'"name"%3A"{p}"' not in answer]
+    return [f"plants lost: {missing} (answer {answer})"] if missing else []
+
+
+def count(text: str, phrase: str) -> int:
+    return sum(1 for line in text.splitlines() if phrase in line)
+
+
+def store_causes(text: str) -> list[str]:
+    return [m.group(1) for m in re.finditer(r"cause=(\S+)", "\n".join(l for l in text.splitlines() if STORE_DOWN in l))]
+
+
+def check_relay_logs(kind: str, texts: dict[str, str], targets: set[str], must_see: bool) -> list[str]:
+    """`texts`: each relay's log from the fault's start on. `kind`: which lines the fault should cause.
+
+    - store: a relay that logged "cannot commit" logs "commits again" exactly once, and no cause twice;
+      with `must_see`, at least one relay saw the outage.
+    - broker: each target relay logs "lost the broker connection" once and "connected to the broker" once;
+      the others neither.
+    - restart: each target relay (started again) logs "connected to the broker" once; the others nothing
+      of the broker.
+    - none: no relay logs a store outage or a lost broker connection."""
+    failures = []
+    seen = 0
+    for name, text in texts.items():
+        down, up = count(text, STORE_DOWN), count(text, STORE_UP)
+        lost, connected = count(text, BROKER_DOWN), count(text, BROKER_UP)
+        if kind == "store":
+            if down:
+                seen += 1
+                causes = store_causes(text)
+                if up != 1:
+                    failures.append(f"{name}: '{STORE_UP}' logged {up} times after the outage (expected once)")
+                if len(causes) != len(set(causes)):
+                    failures.append(f"{name}: an outage cause logged more than once: {causes}")
+            elif up:
+                failures.append(f"{name}: '{STORE_UP}' logged without an outage")
+        elif kind == "broker":
+            want = (1, 1) if name in targets else (0, 0)
+            if (lost, connected) != want:
+                failures.append(f"{name}: '{BROKER_DOWN}' ×{lost}, '{BROKER_UP}' ×{connected}, expected ×{want[0]} each")
+        elif kind == "restart":
+            want = 1 if name in targets else 0
+            if connected != want or lost:
+                failures.append(f"{name}: '{BROKER_UP}' ×{connected} (expected ×{want}), '{BROKER_DOWN}' ×{lost} (expected none)")
+        elif kind == "none":
+            if down or lost:
+                failures.append(f"{name}: '{STORE_DOWN}' ×{down}, '{BROKER_DOWN}' ×{lost}: expected neither")
+    if kind == "store" and must_see and not seen:
+        failures.append(f"no relay logged '{STORE_DOWN}': the fault was not seen")
+    return failures

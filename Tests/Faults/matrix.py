@@ -1,0 +1,309 @@
+"""The fault matrix: fault × store × relays, each scenario run N times, every run from scratch.
+
+One run starts its own Mosquitto (a free loopback port, a config of its own in a temporary directory under
+/dev/shm, anonymous, persistence on), its own PostgreSQL cluster when the store is postgres
+(Tests/Postgres/cluster.sh), and 1 or 2 relays (`trellis run --broker … --share g` with two), waits for
+their /readyz, adds three plants, then puts a steady, bounded load on them (load.py) and injects ONE fault
+(faults.py) at a random moment of it, ends it after a random time, lets the load finish and checks
+(checks.py) that every acknowledged press is counted once, every acknowledged request answered once,
+every acknowledged log line and every plant kept, that each relay is ready again within RECOVERY_BOUND s
+of the fault's end, and that each relay logged the fault and its end once.
+
+  setup-venv.sh prints the Python to run it with (paho-mqtt 2, python-socketio 5):
+  TRELLIS=.build/debug/trellis "$(Tests/Faults/setup-venv.sh)" Tests/Faults/matrix.py --short
+  … matrix.py --faults pg-fast --stores postgres --relays 2 --runs 3 --seed 7
+
+Prints a Markdown table at the end; each failure's reason and the relays' log tails go to the results
+directory. Exits 1 when any run failed. Needs root (namespaces, mounts); everything it made is removed at
+the end, on Ctrl-C too.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import checks
+import infra
+from faults import FAULTS, SHORT, Fault, NotInjectable
+from load import Load
+
+RECOVERY_BOUND = 30.0  # seconds from the fault's end until every relay answers /readyz 200
+LOAD_SECONDS = 15.0
+FAKETIME_LIBRARY = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
+
+
+@dataclass
+class Outcome:
+    failures: list[str] = field(default_factory=list)
+    skipped: str | None = None
+    recovery: float | None = None
+    figures: dict = field(default_factory=dict)
+
+
+class Run:
+    """One run of one scenario: its broker, store, relays and whatever its fault needs; `ctx` of faults.py."""
+
+    def __init__(self, binary: str, fault: Fault, store: str, relays: int, tag: str, base: Path,
+                 cleanup: infra.Cleanup) -> None:
+        self.fault, self.store, self.tag, self.base = fault, store, tag, base
+        self.namespaces = [infra.Namespace(infra.free_namespace_number(), cleanup)
+                           for _ in range(relays)] if "netns" in fault.needs else []
+        (base / "broker").mkdir()
+        self.broker = infra.Broker(base / "broker", cleanup, [n.host_m for n in self.namespaces])
+        self.broker.start()
+        self.cluster = self.proxy = self.tmpfs = None
+        if store == "postgres":
+            self.cluster = infra.Cluster(base / "pg", cleanup, [n.host_p for n in self.namespaces])
+            self.cluster.start()
+            if "proxy" in fault.needs:
+                self.proxy = infra.DelayProxy("127.0.0.1", ("127.0.0.1", self.cluster.port), cleanup)
+        if "tmpfs" in fault.needs:
+            self.tmpfs = infra.Tmpfs(base / "tmpfs", 32, cleanup)
+        self.clock_file = base / "clock"
+        self.clock_file.write_text("+0\n")
+        self.token = os.urandom(12).hex()
+        (base / "token").write_text(self.token + "\n")
+        self.relays = [self._relay(binary, i, relays, cleanup) for i in range(relays)]
+
+    def _relay(self, binary: str, i: int, count: int, cleanup: infra.Cleanup) -> infra.Relay:
+        namespace = self.namespaces[i] if self.namespaces else None
+        host = namespace.inside_m if namespace else "127.0.0.1"
+        broker_host = namespace.host_m if namespace else "127.0.0.1"
+        state = (self.tmpfs.path if self.tmpfs else self.base) / f"state-r{i + 1}"
+        health = f"{host}:{infra.free_port() if not namespace else 20000 + i * 2}"
+        sio = f"{host}:{infra.free_port() if not namespace else 20001 + i * 2}"
+        args = ["--broker", f"mqtt://{broker_host}:{self.broker.port}", "--state", str(state),
+                "--client-id", f"r{i + 1}", "--health", health, "--socketio", sio,
+                "--socketio-press-token-file", str(self.base / "token"), "--spam-limit", "1000000"]
+        if self.cluster:
+            url = self.cluster.url
+            if namespace:
+                url = self.cluster.url_via(namespace.host_p)
+            elif self.proxy:
+                url = self.cluster.url_via("127.0.0.1", self.proxy.port)
+            args += ["--store", url]
+        if count > 1:
+            args += ["--share", "g"]
+        env = None
+        if "clock" in self.fault.needs:
+            env = {"LD_PRELOAD": FAKETIME_LIBRARY, "FAKETIME_TIMESTAMP_FILE": str(self.clock_file),
+                   "FAKETIME_CACHE_DURATION": "1", "DONT_FAKE_MONOTONIC": "1"}
+        return infra.Relay(binary, f"r{i + 1}", args, self.base / f"r{i + 1}.log", health, sio, cleanup,
+                           namespace, env)
+
+
+def measure_recovery(relays: list[infra.Relay], since: float, timeout: float) -> dict[str, float | None]:
+    """Seconds from `since` until each relay first answers /readyz 200 (None: not within `timeout`)."""
+    recovered: dict[str, float | None] = {r.name: None for r in relays}
+    deadline = since + timeout
+    while time.monotonic() < deadline and any(v is None for v in recovered.values()):
+        for relay in relays:
+            if recovered[relay.name] is None and relay.ready():
+                recovered[relay.name] = time.monotonic() - since
+        time.sleep(0.1)
+    return recovered
+
+
+def one_run(binary: str, fault: Fault, store: str, relays: int, rng: random.Random, tag: str,
+            load_seconds: float) -> tuple[Outcome, Run | None, infra.Cleanup, Path]:
+    """Runs one scenario once; the caller saves what failed, then runs the returned cleanup."""
+    outcome = Outcome()
+    cleanup = infra.Cleanup()
+    root = Path("/dev/shm") if os.access("/dev/shm", os.W_OK) else Path(tempfile.gettempdir())
+    base = Path(tempfile.mkdtemp(prefix="trellis-faults-", dir=root))
+    base.chmod(0o755)  # the cluster's owner (postgres) must reach base/pg
+    cleanup.push("the run's directory", lambda: shutil.rmtree(base, ignore_errors=True))
+    ctx = None
+    load = reader = None
+    stop = threading.Event()
+    try:
+        ctx = Run(binary, fault, store, relays, tag, base, cleanup)
+        for relay in ctx.relays:
+            relay.start()
+        for relay in ctx.relays:
+            if not relay.wait_ready(90):
+                outcome.failures.append(f"{relay.name} not ready within 90 s of its start")
+                return outcome, ctx, cleanup, base
+        load = Load(tag, ctx.broker.port, ctx.relays[0].socketio, ctx.token)
+        cleanup.push("the load's clients", load.stop)
+        load.add_plants()
+        load.start_socketio()
+        reader = checks.Reader(ctx.broker.port, tag)
+        cleanup.push("the checker's client", reader.stop)
+
+        at = rng.uniform(0.15, 0.6) * load_seconds
+        duration = rng.uniform(*fault.duration)
+        loader = threading.Thread(target=load.run, args=(load_seconds, stop), daemon=True)
+        loader.start()
+        stop.wait(at)
+        offsets = {r.name: r.log_size() for r in ctx.relays}
+        try:
+            fault.inject(ctx)
+        except NotInjectable as reason:
+            outcome.skipped = str(reason)
+            return outcome, ctx, cleanup, base
+        time.sleep(duration)  # the fault's random length, not an outcome
+        fault.end(ctx)
+        ended = time.monotonic()
+        recovered = measure_recovery(ctx.relays, ended, 3 * RECOVERY_BOUND)
+        known = [v for v in recovered.values() if v is not None]
+        outcome.recovery = max(known) if known else None
+        for name, seconds in recovered.items():
+            if seconds is None or seconds > RECOVERY_BOUND:
+                outcome.failures.append(f"{name} not ready within {RECOVERY_BOUND:.0f} s of the fault's end "
+                                        f"({'never, in ' + str(3 * RECOVERY_BOUND) + ' s' if seconds is None else f'{seconds:.1f} s'}; "
+                                        f"/readyz: {infra.readyz(next(r.health for r in ctx.relays if r.name == name))[1][:300]})")
+        loader.join(load_seconds + 5)
+        if not load.wait_acknowledged(60):
+            outcome.failures.append("the broker did not acknowledge every publish within 60 s of the load's end")
+        presses, figures = checks.check_presses(load, reader, settle=45)
+        outcome.failures += presses
+        outcome.failures += checks.check_requests(load, settle=30)
+        outcome.failures += checks.check_logs(load, reader)
+        outcome.failures += checks.check_plants(reader)
+        for relay in ctx.relays:
+            if relay.process.poll() is not None:
+                outcome.failures.append(f"{relay.name} exited ({relay.process.returncode})")
+        targets = {ctx.relays[0].name} if fault.targets == "first" else {r.name for r in ctx.relays}
+        texts = {r.name: r.log_since(offsets[r.name]) for r in ctx.relays}
+        outcome.failures += checks.check_relay_logs(fault.logs, texts, targets, fault.must_see)
+        outcome.figures = {**figures, **load.counts, "fault_at_s": round(at, 1), "fault_s": round(duration, 1),
+                           "recovery_s": {k: None if v is None else round(v, 1) for k, v in recovered.items()},
+                           "publisher_disconnects": load.presses.disconnects + load.requests.disconnects + load.logs.disconnects}
+    except Exception as error:  # noqa: BLE001 - a run that breaks is a failed run, reported with its trace
+        outcome.failures.append(f"the run broke: {error!r}\n{traceback.format_exc()}")
+    finally:
+        stop.set()
+    return outcome, ctx, cleanup, base
+
+
+def save_failure(results: Path, label: str, outcome: Outcome, ctx: Run | None, base: Path) -> Path:
+    """The reason and the last lines of every log of a failed run, under results/<label>/."""
+    directory = results / label
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "reason.txt").write_text("\n".join(outcome.failures) + "\n\n" + repr(outcome.figures) + "\n")
+    for log in [*base.glob("r*.log"), base / "broker" / "mosquitto.log", base / "pg" / "log"]:
+        if log.exists():
+            lines = log.read_text(errors="replace").splitlines()
+            (directory / f"{log.parent.name if log.name == 'log' else ''}{log.name}.tail").write_text("\n".join(lines[-200:]) + "\n")
+    return directory
+
+
+def scenarios(args) -> list[tuple[str, str, int]]:
+    faults = args.faults.split(",") if args.faults else None
+    stores = args.stores.split(",") if args.stores else None
+    relays = [int(r) for r in args.relays.split(",")] if args.relays else None
+    for name in faults or []:
+        if name not in FAULTS:
+            sys.exit(f"unknown fault {name}; the faults are {', '.join(FAULTS)}")
+    if args.short:
+        chosen = SHORT
+    else:
+        chosen = [(f.name, s, r) for f in FAULTS.values() for s in f.stores for r in ((1,) if s == "sqlite" else (1, 2))]
+    return [(f, s, r) for f, s, r in chosen
+            if (faults is None or f in faults) and (stores is None or s in stores) and (relays is None or r in relays)]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, help="runs of each scenario (default 20, or 2 with --short)")
+    parser.add_argument("--faults", help=f"comma-separated faults (default all): {', '.join(FAULTS)}")
+    parser.add_argument("--stores", help="sqlite,postgres (default both)")
+    parser.add_argument("--relays", help="1,2 (default both; sqlite runs 1 only)")
+    parser.add_argument("--seed", type=int, help="random seed of fault moments and lengths (default: from the clock)")
+    parser.add_argument("--short", action="store_true", help="the short list of faults.SHORT (make faults-short)")
+    parser.add_argument("--load-seconds", type=float, default=LOAD_SECONDS)
+    parser.add_argument("--results", help="directory for failures' reasons and logs (default .build/faults/<time>)")
+    parser.add_argument("--verbose", action="store_true", help="print each run's figures, and keep the logs of passing runs too")
+    parser.add_argument("--list", action="store_true", help="print the scenarios and the faults, then exit")
+    args = parser.parse_args()
+    chosen = scenarios(args)
+    if args.list:
+        for name, fault in FAULTS.items():
+            print(f"{name:17} {fault.what}")
+        print(*(f"{f} {s} {r}" for f, s, r in chosen), sep="\n")
+        return 0
+    binary = os.environ.get("TRELLIS") or next((str(p) for p in (infra.REPO / ".build/release/trellis",
+                                                                   infra.REPO / ".build/debug/trellis") if p.exists()), "")
+    if not binary or not os.access(binary, os.X_OK):
+        sys.exit("no trellis binary: set TRELLIS or build one (swift build --product trellis)")
+    if os.geteuid() != 0:
+        sys.exit("the fault matrix needs root (network namespaces, mounts)")
+    runs = args.runs or (2 if args.short else 20)
+    seed = args.seed if args.seed is not None else int(time.time())
+    rng = random.Random(seed)
+    results = Path(args.results) if args.results else infra.REPO / ".build" / "faults" / time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    print(f"fault matrix: {len(chosen)} scenarios × {runs} runs, seed {seed}, binary {binary}, results {results}", flush=True)
+
+    table: dict[tuple[str, str, int], dict] = {}
+    failed_runs: list[tuple[str, Path, list[str]]] = []
+    started = time.monotonic()
+    interrupted = False
+    try:
+        for number in range(runs):
+            for name, store, relays in chosen:
+                key = (name, store, relays)
+                row = table.setdefault(key, {"runs": 0, "failures": 0, "worst": None, "skipped": None})
+                label = f"{name}-{store}-{relays}-run{number + 1}"
+                tag = f"f{number}{rng.randrange(1000):03d}"
+                t0 = time.monotonic()
+                outcome, ctx, cleanup, base = one_run(binary, FAULTS[name], store, relays, rng, tag, args.load_seconds)
+                try:
+                    if outcome.skipped:
+                        row["skipped"] = outcome.skipped
+                        print(f"{label}: skipped: {outcome.skipped}", flush=True)
+                        continue
+                    row["runs"] += 1
+                    if outcome.recovery is not None:
+                        row["worst"] = max(row["worst"] or 0, outcome.recovery)
+                    status = "ok" if not outcome.failures else "FAILED"
+                    print(f"{label}: {status} in {time.monotonic() - t0:.0f} s, recovery {outcome.recovery if outcome.recovery is None else round(outcome.recovery, 1)} s, "
+                          f"{outcome.figures.get('presses_acked')} presses, {outcome.figures.get('sio_acked')} Socket.IO", flush=True)
+                    if args.verbose:
+                        print(f"    {outcome.figures}", flush=True)
+                        if not outcome.failures:
+                            save_failure(results, label, outcome, ctx, base)
+                    if outcome.failures:
+                        row["failures"] += 1
+                        directory = save_failure(results, label, outcome, ctx, base)
+                        failed_runs.append((label, directory, outcome.failures))
+                        for reason in outcome.failures:
+                            print(f"    {reason.splitlines()[0]}", flush=True)
+                finally:
+                    cleanup.run()
+    except KeyboardInterrupt:
+        interrupted = True
+        print("\ninterrupted: cleaned up; the table holds the runs that finished")
+
+    print(f"\n## Fault matrix (seed {seed}, {time.monotonic() - started:.0f} s)\n")
+    print("| fault | store | relays | runs | failures | worst recovery s |")
+    print("|---|---|---|---|---|---|")
+    for (name, store, relays), row in table.items():
+        if row["skipped"] and not row["runs"]:
+            print(f"| {name} | {store} | {relays} | 0 | skipped | — |")
+            continue
+        worst = "—" if row["worst"] is None else f"{row['worst']:.1f}"
+        print(f"| {name} | {store} | {relays} | {row['runs']} | {row['failures']} | {worst} |")
+    for (name, store, relays), row in table.items():
+        if row["skipped"]:
+            print(f"\n{name} ({store}, {relays}): skipped: {row['skipped']}")
+    for label, directory, reasons in failed_runs:
+        print(f"\n{label} ({directory}):")
+        for reason in reasons:
+            print(f"  - {reason.splitlines()[0]}")
+    return 1 if failed_runs or interrupted else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
