@@ -19,6 +19,9 @@ extension MQTTClient {
             executor.runJobs()
             finishStreamIfStopped()
             if !attempts.isOpen {
+                // What the consumer still holds came on a connection that is gone: the new one must
+                // connect, read and write without waiting for it (``ReadAheadWindow/connectionClosed()``).
+                state.withLock { $0.window.connectionClosed() }
                 carryOut(attempts.attempting())
                 let rc = attempts.isFirstAttempt ? handle.connect() : handle.reconnect()
                 let connections = state.withLock { $0.connections }

@@ -52,6 +52,8 @@ public final class MQTTClient: Sendable {
         var window: ReadAheadWindow
         /// Messages handed to the consumer since the client started.
         var delivered = 0
+        /// Messages the consumer reported handled (``messageHandled()``) since the client started.
+        var handled = 0
         /// How many messages the last burst of reads handed over (see `readBurst()`).
         var lastBurst = 0
         /// `stopReceiving()` was called: read nothing more and end `messages` once drained.
@@ -236,8 +238,18 @@ public final class MQTTClient: Sendable {
     /// thread may read more. Required, once per message and in order, when
     /// `maxUnhandledMessages` is set; ignored otherwise.
     public func messageHandled() {
-        let wake = state.withLock { $0.window.handled() }
+        let wake = state.withLock { state in
+            state.handled &+= 1
+            return state.window.handled()
+        }
         if wake { wakeNetworkThread() }
+    }
+
+    /// How far the consumer has got: the messages it holds now (of every connection) and how many it
+    /// has reported handled so far. Two readings with the same `handled` while it held messages at
+    /// both mean it handled nothing in between: what a watch for a stuck consumer samples.
+    public var consumerProgress: (held: Int, handled: Int) {
+        state.withLock { ($0.window.count, $0.handled) }
     }
 
     /// What the network loop may do now: write (the consumer holds no message) and read (the

@@ -54,7 +54,7 @@ public enum RelayServices {
             announcements.append(("serving /livez and /readyz", address))
         }
         if servers.systemd, let notifier = SystemdNotifier() {
-            services.append(SystemdService(notifier: notifier, relay: relay, watchdog: SystemdNotifier.watchdogPeriod(),
+            services.append(SystemdService(notifier: notifier, relay: relay, probes: probes, watchdog: SystemdNotifier.watchdogPeriod(),
                                            logger: Logger(label: "trellis.systemd")))
         }
         if let address = servers.socketIO {

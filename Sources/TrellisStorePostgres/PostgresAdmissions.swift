@@ -151,21 +151,22 @@ final class PostgresAdmissions: Sendable {
             attempt += 1
             do {
                 let (verdicts, version) = try await withTaskExecutorPreference(executor) {
-                    let connection = try await self.open()
-                    // One message, the usual call when requests come one at a time: its values are bound as
-                    // themselves, which postgres-nio encodes for a fraction of the cost of five arrays.
-                    if let admission = admissions.first, admissions.count == 1 {
-                        let statement = AdmitOne(admission)
-                        for try await (verdict, version) in try await connection.execute(statement, logger: logger) {
-                            return ([verdict], version)
+                    try await BoundedStatements.run(on: try await self.open(), executor: self.executor) { connection in
+                        // One message, the usual call when requests come one at a time: its values are bound as
+                        // themselves, which postgres-nio encodes for a fraction of the cost of five arrays.
+                        if let admission = admissions.first, admissions.count == 1 {
+                            let statement = AdmitOne(admission)
+                            for try await (verdict, version) in try await connection.execute(statement, logger: logger) {
+                                return ([verdict], version)
+                            }
+                        } else {
+                            let statement = AdmitBatch(senders: admissions.map(\.sender), times: admissions.map(\.at),
+                                                       limits: admissions.map(\.limit), windows: admissions.map(\.window),
+                                                       allowances: admissions.map(\.usingAllowance))
+                            for try await row in try await connection.execute(statement, logger: logger) { return row }
                         }
-                    } else {
-                        let statement = AdmitBatch(senders: admissions.map(\.sender), times: admissions.map(\.at),
-                                                   limits: admissions.map(\.limit), windows: admissions.map(\.window),
-                                                   allowances: admissions.map(\.usingAllowance))
-                        for try await row in try await connection.execute(statement, logger: logger) { return row }
+                        throw StoreError(code: .operationFailed, message: "trellis_admit_batch returned no row")
                     }
-                    throw StoreError(code: .operationFailed, message: "trellis_admit_batch returned no row")
                 }
                 guard verdicts.count == admissions.count else {
                     throw StoreError(code: .operationFailed,
@@ -186,9 +187,11 @@ final class PostgresAdmissions: Sendable {
                 // Two relays lock senders in the same order, so a deadlock should not happen; a
                 // serialization failure or deadlock is retried all the same, like every transaction.
                 if attempt < 5, PostgresFailure.isRetryable(error) { continue }
-                // A connection lost mid-call is opened again for the next call; this one fails (the
+                // The connection is given up after any other failure: one lost mid-call (or abandoned by
+                // ``BoundedStatements``) is opened again for the next call, and one the server closed a
+                // moment ago is never used again before its close is seen. This call fails (the
                 // admission may or may not have been counted).
-                if connection.withLock({ $0?.isClosed ?? false }) { connection.withLock { $0 = nil } }
+                if let failed = connection.withLock({ state in defer { state = nil }; return state }) { _ = failed.close() as EventLoopFuture<Void> }
                 let failure = PostgresFailure.wrap(error, operation: "admitting \(admissions.count) messages against the spam limit")
                 return Array(repeating: .failure(failure), count: admissions.count)
             }

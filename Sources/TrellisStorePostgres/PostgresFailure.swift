@@ -33,9 +33,12 @@ enum PostgresFailure {
     /// Not our own closing of the pool or connection.
     static func isTransient(_ error: any Error) -> Bool {
         if let pool = error as? ConnectionPoolError { return pool == .connectionCreationCircuitBreakerTripped }
+        if error is StatementAbandoned { return true }
         guard let error = error as? PSQLError else { return false }
         if let state = error.serverInfo?[.sqlState] { return state.hasPrefix("08") || transientStates.contains(state) }
-        return [.connectionError, .serverClosedConnection, .uncleanShutdown].contains(error.code)
+        // A connection closed by the client is one the pool closed after its server went away (an idle
+        // connection told 57P01): the store's own closing is checked before any retry.
+        return [.connectionError, .serverClosedConnection, .uncleanShutdown, .clientClosedConnection].contains(error.code)
     }
 
     /// `error` as a ``StoreError`` for `operation`, whose underlying error is a ``PostgresProblem``.
@@ -49,7 +52,7 @@ enum PostgresFailure {
     /// A short name for the kind of failure, for the metrics' and health's `kind`:
     /// `SQLSTATE_<code>` for a refused statement, `POSTGRES_CONNECTION` for a connection problem.
     static func kind(of error: any Error) -> String {
-        if error is ConnectionPoolError { return "POSTGRES_CONNECTION" }
+        if error is ConnectionPoolError || error is StatementAbandoned { return "POSTGRES_CONNECTION" }
         guard let error = error as? PSQLError else { return "other" }
         if let state = error.serverInfo?[.sqlState] { return "SQLSTATE_\(state)" }
         return "POSTGRES_CONNECTION"
@@ -76,8 +79,10 @@ enum PostgresFailure {
             return "the server does not offer TLS (sslmode=require or verify-full asks for it)"
         case .authMechanismRequiresPassword:
             return "the server asks for a password and the store URL has none"
-        case .poolClosed, .clientClosedConnection:
+        case .poolClosed:
             return "the store is closed"
+        case .clientClosedConnection:
+            return "the connection was closed"
         case .queryCancelled:
             return "the statement was cancelled"
         default:

@@ -104,7 +104,8 @@ extension PostgresStore: SharedLocking {
     public func withSharedLock<T: Sendable>(_ name: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         let logger = self.logger
         try commits.checkOpen("withSharedLock(\(name))")
-        return try await Self.transaction(client, logger: logger, operation: "withSharedLock(\(name))") { connection in
+        // The body may wait for the broker's acknowledgement (up to 10 s) while the lock is held.
+        return try await Self.transaction(client, logger: logger, operation: "withSharedLock(\(name))", within: .seconds(30)) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(hashtext('trellis'), hashtext(\(name)))", logger: logger)
             return try await body()
         }

@@ -186,7 +186,7 @@ public final class PostgresStore: BufferedCommitsStore {
         return try await commits.direct(reportsEveryOutcome: false) {
             try commits.checkOpen(operation)
             do {
-                return try await client.withConnection { connection in try await body(connection) }
+                return try await client.withConnection { connection in try await BoundedStatements.run(on: connection, body) }
             } catch {
                 throw PostgresFailure.wrap(error, operation: operation)
             }
@@ -194,9 +194,10 @@ public final class PostgresStore: BufferedCommitsStore {
     }
 
     /// Runs `body` in a transaction, retrying it whole (up to 5 times) when PostgreSQL chose it as
-    /// the victim of a deadlock or a serialization failure.
+    /// the victim of a deadlock or a serialization failure. The transaction is bounded by `limit`
+    /// and by its connection's life (``BoundedStatements``).
     static func transaction<T: Sendable>(
-        _ client: PostgresClient, logger: Logger, operation: String,
+        _ client: PostgresClient, logger: Logger, operation: String, within limit: Duration = BoundedStatements.limit,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         var attempt = 0
@@ -204,14 +205,16 @@ public final class PostgresStore: BufferedCommitsStore {
             attempt += 1
             do {
                 return try await client.withConnection { connection in
-                    try await connection.query("BEGIN", logger: logger)
-                    do {
-                        let result = try await body(connection)
-                        try await connection.query("COMMIT", logger: logger)
-                        return result
-                    } catch {
-                        _ = try? await connection.query("ROLLBACK", logger: logger)
-                        throw error
+                    try await BoundedStatements.run(on: connection, within: limit) { connection in
+                        try await connection.query("BEGIN", logger: logger)
+                        do {
+                            let result = try await body(connection)
+                            try await connection.query("COMMIT", logger: logger)
+                            return result
+                        } catch {
+                            _ = try? await connection.query("ROLLBACK", logger: logger)
+                            throw error
+                        }
                     }
                 }
             } catch {

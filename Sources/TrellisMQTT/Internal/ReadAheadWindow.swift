@@ -10,6 +10,12 @@
 ///   the consumer, so memory stays bounded under a flood; one message is always allowed. Nothing
 ///   more is read while writes wait, so however fast messages come the window drains and
 ///   acknowledgements, answers and keepalives leave.
+/// - A new connection: the messages of a connection that closed no longer hold anything back
+///   (``connectionClosed()``). libmosquitto drops their queued acknowledgements when it reconnects
+///   and the broker sends them again on the new connection, so the new connection's CONNECT,
+///   keepalives and reads must not wait for a consumer that is still handling them (one waiting
+///   for its store, say): otherwise a relay holding a message across a lost connection could never
+///   connect again. They are still reported handled, in order, and those reports change nothing.
 ///
 /// Without a limit the window counts nothing and never holds reads or writes back.
 struct ReadAheadWindow: Sendable {
@@ -20,7 +26,9 @@ struct ReadAheadWindow: Sendable {
     /// Payload sizes of the messages held, oldest first (the consumer handles them in order).
     private var sizes: [Int] = []
     private var head = 0
-    /// Payload bytes held.
+    /// How many of the oldest messages held came on a connection that closed since.
+    private(set) var stale = 0
+    /// Payload bytes held of the current connection's messages.
     private(set) var bytes = 0
 
     init(limit: Int?, byteLimit: Int = 8 << 20) {
@@ -28,8 +36,18 @@ struct ReadAheadWindow: Sendable {
         self.byteLimit = max(1, byteLimit)
     }
 
-    /// Messages held.
+    /// Messages held, of every connection.
     var count: Int { sizes.count - head }
+
+    /// Messages held that came on the current connection: only these hold reads and writes back.
+    var live: Int { count - stale }
+
+    /// The connection closed: the messages held now came on it, and their acknowledgements will
+    /// never be written, so they hold nothing back any more.
+    mutating func connectionClosed() {
+        stale = count
+        bytes = 0
+    }
 
     /// A message of `size` payload bytes was handed to the consumer.
     mutating func delivered(size: Int) {
@@ -43,13 +61,17 @@ struct ReadAheadWindow: Sendable {
     mutating func handled() -> Bool {
         guard limit != nil, count > 0 else { return false }
         let couldRead = hasRoom
-        bytes -= sizes[head]
+        if stale > 0 {
+            stale -= 1
+        } else {
+            bytes -= sizes[head]
+        }
         head += 1
         if head == sizes.count {
             sizes.removeAll(keepingCapacity: true)
             head = 0
         }
-        return count == 0 || (!couldRead && hasRoom)
+        return live == 0 || (!couldRead && hasRoom)
     }
 
     /// The loop may read another message, given whether packets wait to be written.
@@ -65,15 +87,15 @@ struct ReadAheadWindow: Sendable {
     /// bursts: one read per pass of the loop, as libmosquitto's own loop does.
     func mayContinueBurst(read: Int) -> Bool {
         guard let limit else { return false }
-        return read < limit && count < limit && bytes < byteLimit
+        return read < limit && live < limit && bytes < byteLimit
     }
 
-    /// The loop may write: the consumer holds no message whose acknowledgement is queued.
-    var mayWrite: Bool { limit == nil || count == 0 }
+    /// The loop may write: the consumer holds no message of this connection whose acknowledgement is queued.
+    var mayWrite: Bool { limit == nil || live == 0 }
 
     /// Another message fits in the window.
     private var hasRoom: Bool {
         guard let limit else { return true }
-        return count == 0 || (count < limit && bytes < byteLimit)
+        return live == 0 || (live < limit && bytes < byteLimit)
     }
 }

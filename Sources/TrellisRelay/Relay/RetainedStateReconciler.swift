@@ -40,7 +40,9 @@ actor RetainedStateReconciler {
     /// Notes that `message` was published; a retained state topic is reconciled once quiet.
     nonisolated func published(_ message: MQTTMessage, engine: RelayEngine) {
         guard message.retain, RetainedState.kind(of: message.topic, settings: engine.settings) != nil else { return }
-        Task { await self.note(message.topic, engine: engine) }
+        // Not inheriting the handling's outage waiting: a reconcile holds its lock's transaction while it
+        // reads, and fails rather than waits out an outage (the next change reconciles the topic again).
+        Task { await OutageWaiting.$enabled.withValue(false) { await self.note(message.topic, engine: engine) } }
     }
 
     private func note(_ topic: String, engine: RelayEngine) {

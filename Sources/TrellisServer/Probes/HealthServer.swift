@@ -10,7 +10,7 @@ enum HealthServer {
     /// Adds the probe routes to `router`.
     static func addRoutes<Context: RequestContext>(to router: Router<Context>, probes: Probes) {
         router.get("/livez") { _, _ -> Response in
-            respond(probes.liveness())
+            respond(await probes.liveness())
         }
         router.get("/readyz") { _, _ -> Response in
             respond(await probes.readiness())

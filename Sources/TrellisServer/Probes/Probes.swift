@@ -6,9 +6,13 @@ import TrellisStore
 /// The answers of `/livez` and `/readyz`, which a service manager, a container runtime or a load
 /// balancer asks every few seconds. Neither may hang, and neither writes:
 ///
-/// - liveness: the process answers and its MQTT network loop (which also runs the message
-///   handling) went round within ``loopStallLimit``. Never asks the store or the broker: a relay
-///   waiting out a store or broker outage is alive, and restarting it would not help.
+/// - liveness: the process answers, its MQTT network loop (which also runs the message
+///   handling) went round within ``loopStallLimit``, and the message handling is not stuck: it has
+///   not held a message without handling one for longer than ``handlingStallLimit`` while the store
+///   answers (``HandlingWatch``). A relay waiting out a store or broker outage is alive, and
+///   restarting it would not help; one still stuck once its store is back needs a restart, which a
+///   failing `/livez` and the missing systemd watchdog pings get it. The store is asked only
+///   once the handling has stalled that long.
 /// - readiness: the broker is connected, the store is writable and reachable, and the
 ///   write-behind backlog is under its bounds. The store is asked at most every
 ///   ``storeCheckInterval``, one check shared by every probe (``StoreCheck``); a check that has not
@@ -16,8 +20,11 @@ import TrellisStore
 struct Probes: Sendable {
     let relay: RelayService
     let storeCheck = StoreCheck()
+    let handlingWatch = HandlingWatch()
 
     static let loopStallLimit = 10.0
+    /// Seconds the handling may hold a message without handling one while the store answers.
+    static let handlingStallLimit = 60.0
     static let storeCheckInterval: Duration = .seconds(5)
     static let storeCheckTimeout: Duration = .seconds(1)
     /// Changes written behind and not yet committed beyond which Trellis is not ready.
@@ -59,7 +66,7 @@ struct Probes: Sendable {
         }
     }
 
-    func liveness() -> Answer {
+    func liveness() async -> Answer {
         var loop = Check(ok: true)
         if let idle = relay.client.secondsSinceNetworkLoopRan {
             loop.detail["seconds_since_run"] = (idle * 1000).rounded() / 1000
@@ -68,7 +75,17 @@ struct Probes: Sendable {
                 loop.error = "the MQTT network loop has not run for \(Int(idle)) s"
             }
         }
-        let answer = Answer(status: "alive", checks: ["loop": loop])
+        let progress = relay.client.consumerProgress
+        let stalled = handlingWatch.secondsStalled(held: progress.held, handled: progress.handled)
+        var handling = Check(ok: true, detail: ["held": progress.held, "seconds_without_progress": (stalled * 10).rounded() / 10])
+        if stalled > Self.handlingStallLimit {
+            let reached = await storeCheck.result(of: relay.engine.store, every: Self.storeCheckInterval, timeout: Self.storeCheckTimeout)
+            if reached.error == nil {
+                handling.ok = false
+                handling.error = "the message handling has made no progress for \(Int(stalled)) s while the state store answers"
+            }
+        }
+        let answer = Answer(status: "alive", checks: ["loop": loop, "handling": handling])
         return answer.healthy ? answer : Answer(status: "stalled", checks: answer.checks)
     }
 

@@ -60,6 +60,8 @@ struct SystemdNotifier: Sendable {
 struct SystemdService: Service {
     let notifier: SystemdNotifier
     let relay: RelayService
+    /// The liveness the watchdog pings stand for.
+    let probes: Probes
     let watchdog: Duration?
     let logger: Logger
 
@@ -78,7 +80,13 @@ struct SystemdService: Service {
                 if let watchdog {
                     group.addTask(executorPreference: relay.client.taskExecutor) {
                         while (try? await Task.sleep(for: watchdog)) != nil {
-                            notifier.notify("WATCHDOG=1")
+                            // A relay whose handling is stuck while its store answers stops the pings too.
+                            let liveness = await probes.liveness()
+                            if liveness.healthy {
+                                notifier.notify("WATCHDOG=1")
+                            } else {
+                                logger.error("not alive, so systemd's watchdog is not told otherwise: \(liveness.line)")
+                            }
                         }
                     }
                 }

@@ -1,0 +1,169 @@
+import NIOCore
+import PostgresNIO
+import Synchronization
+
+/// Statements on one connection that cannot wait forever: the work ends with an error when the
+/// connection closes under it, or when it runs past its limit.
+///
+/// Why: postgres-nio 1.33 writes each statement to its channel without a promise, so a statement
+/// sent on a connection the server has just closed (a fast shutdown's 57P01 lands between a
+/// transaction's statements, or the pool hands out a connection whose close it has not seen yet)
+/// is dropped without its caller ever hearing back. That left a relay's message handling waiting
+/// forever after PostgreSQL came back. And a connection cut off by the network (no FIN, no RST)
+/// keeps a statement waiting for TCP's retransmissions to give up, many minutes later.
+///
+/// The work runs in a task of its own, raced against the connection's close and a timer on its
+/// event loop. A close is given a short grace, so that work whose answer had already arrived
+/// finishes with it (a COMMIT that succeeded is not reported failed). Past the limit the
+/// connection is closed, so the pool opens a new one and nothing else is sent on it. Both
+/// outcomes are ``StatementAbandoned``, a failure that passes: the store's retries take over. A
+/// task whose statement was dropped stays suspended; one is left behind per such loss. The cost
+/// per statement is one task, one timer and two uncontended locks.
+enum BoundedStatements {
+    /// How long a statement's work may run on one connection before it is abandoned.
+    static let limit: Duration = .seconds(10)
+    /// How long work may still finish after its connection closed.
+    static let closeGrace: TimeAmount = .milliseconds(500)
+
+    /// Runs `body` on `connection`, throwing ``StatementAbandoned`` when the connection closes
+    /// under it (after ``closeGrace``) or it runs longer than `limit`. The work runs in a task of its
+    /// own, which prefers `executor` when given.
+    static func run<T: Sendable>(
+        on connection: PostgresConnection, within limit: Duration = limit, executor: (any TaskExecutor)? = nil,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        let outcome = Outcome<T>()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                outcome.wait(continuation)
+                let eventLoop = connection.eventLoop
+                let timer = eventLoop.scheduleTask(in: .nanoseconds(Int64(limit / .nanoseconds(1)))) {
+                    if outcome.finish(.failure(StatementAbandoned(reason: .timedOut(limit)))) { _ = connection.close() as EventLoopFuture<Void> }
+                }
+                let watched = CloseWatch.shared.add(connection) {
+                    eventLoop.scheduleTask(in: closeGrace) {
+                        _ = outcome.finish(.failure(StatementAbandoned(reason: .connectionClosed)))
+                    }
+                }
+                outcome.started(Task(executorPreference: executor) {
+                    let result: Result<T, any Error>
+                    do {
+                        result = .success(try await body(connection))
+                    } catch {
+                        result = .failure(error)
+                    }
+                    timer.cancel()
+                    CloseWatch.shared.remove(watched, of: connection)
+                    _ = outcome.finish(result)
+                })
+            }
+        } onCancel: {
+            outcome.cancel()
+        }
+    }
+
+    /// The one outcome of a bounded run: the first of the work, the close and the timer.
+    private final class Outcome<T: Sendable>: Sendable {
+        private struct State {
+            var continuation: CheckedContinuation<T, any Error>?
+            var work: Task<Void, Never>?
+            var cancelled = false
+            var finished = false
+        }
+
+        private let state = Mutex(State())
+
+        func wait(_ continuation: CheckedContinuation<T, any Error>) {
+            state.withLock { $0.continuation = continuation }
+        }
+
+        /// The task doing the work, cancelled with the caller.
+        func started(_ work: Task<Void, Never>) {
+            let cancelled = state.withLock { state in
+                state.work = work
+                return state.cancelled
+            }
+            if cancelled { work.cancel() }
+        }
+
+        func cancel() {
+            let work = state.withLock { state in
+                state.cancelled = true
+                return state.work
+            }
+            work?.cancel()
+        }
+
+        /// Resumes the caller with `result` unless another outcome came first; true when this one did.
+        func finish(_ result: Result<T, any Error>) -> Bool {
+            let continuation = state.withLock { state -> CheckedContinuation<T, any Error>? in
+                guard !state.finished else { return nil }
+                state.finished = true
+                defer {
+                    state.continuation = nil
+                    state.work = nil
+                }
+                return state.continuation
+            }
+            continuation?.resume(with: result)
+            return continuation != nil
+        }
+    }
+}
+
+/// The bounded runs in flight on each connection, told when it closes: one callback on each
+/// connection's close rather than one per statement, which a long-lived connection would pile up.
+private final class CloseWatch: Sendable {
+    static let shared = CloseWatch()
+
+    private struct Watched {
+        var next = 0
+        var waiting: [Int: @Sendable () -> Void] = [:]
+    }
+
+    private let state = Mutex<[ObjectIdentifier: Watched]>([:])
+
+    /// Calls `closed` once `connection` closes (soon, when it has closed already), unless
+    /// ``remove(_:of:)`` comes first; returns the ticket for that.
+    func add(_ connection: PostgresConnection, _ closed: @escaping @Sendable () -> Void) -> Int {
+        let key = ObjectIdentifier(connection)
+        let (ticket, first) = state.withLock { all -> (Int, Bool) in
+            let first = all[key] == nil
+            var watched = all[key] ?? Watched()
+            let ticket = watched.next
+            watched.next += 1
+            watched.waiting[ticket] = closed
+            all[key] = watched
+            return (ticket, first)
+        }
+        if first {
+            connection.closeFuture.whenComplete { _ in
+                let waiting = self.state.withLock { all in all.removeValue(forKey: key).map { Array($0.waiting.values) } ?? [] }
+                for closed in waiting { closed() }
+            }
+        }
+        return ticket
+    }
+
+    func remove(_ ticket: Int, of connection: PostgresConnection) {
+        _ = state.withLock { all in all[ObjectIdentifier(connection)]?.waiting.removeValue(forKey: ticket) }
+    }
+}
+
+/// A statement given up on: its connection closed under it, or it ran past its limit. Whether it
+/// took effect is unknown only in the second case (the connection is then closed).
+struct StatementAbandoned: Error, CustomStringConvertible {
+    enum Reason: Sendable {
+        case connectionClosed
+        case timedOut(Duration)
+    }
+
+    let reason: Reason
+
+    var description: String {
+        switch reason {
+        case .connectionClosed: "the connection to the server closed under a statement"
+        case let .timedOut(limit): "no answer from the server within \(limit); the connection was closed"
+        }
+    }
+}
