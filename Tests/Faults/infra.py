@@ -143,6 +143,7 @@ class Cluster:
 
     def start(self) -> str:
         env = dict(os.environ)
+        env["PG_DURABLE_COMMITS"] = "1"  # the matrix asserts that nothing committed is lost in a crash
         if self.extra:
             env["PG_EXTRA_LISTEN"] = ",".join(self.extra)
             env["PG_EXTRA_HBA"] = "10.231.0.0/16"
@@ -194,9 +195,10 @@ class Namespace:
         run("ip", "netns", "exec", self.name, "nft", "delete", "table", "inet", "faults", check=False)
         if percent is None:
             return
-        rules = (f"table inet faults {{ chain o {{ type filter hook output priority 0; oifname \"p0\" "
-                 f"numgen random mod 100 < {percent} drop; }} chain i {{ type filter hook input priority 0; "
-                 f"iifname \"p0\" numgen random mod 100 < {percent} drop; }} }}")
+        rules = (f"table inet faults {{\n"
+                 f"  chain o {{ type filter hook output priority 0; oifname \"p0\" numgen random mod 100 < {percent} drop; }}\n"
+                 f"  chain i {{ type filter hook input priority 0; iifname \"p0\" numgen random mod 100 < {percent} drop; }}\n"
+                 f"}}\n")
         subprocess.run(["ip", "netns", "exec", self.name, "nft", "-f", "-"], input=rules, text=True, check=True)
 
     def remove(self) -> None:

@@ -29,6 +29,9 @@
 # listens on besides 127.0.0.1 (addresses of network namespaces the caller made, such as 10.231.1.1), and
 # PG_EXTRA_HBA a network (10.231.0.0/16) from which the role `trellis` may then log in; both are kept for
 # later starts of the same DIR. The URL printed names 127.0.0.1 still.
+# PG_DURABLE_COMMITS=1 at the first start turns synchronous_commit on (for later starts of DIR too): a
+# commit is then written to the WAL before it is acknowledged, so `crash` loses no committed transaction
+# (fsync stays off: the machine does not crash, only the server).
 set -euo pipefail
 
 MARKER=.trellis-test-cluster
@@ -96,6 +99,11 @@ extra_listen() {
     if [[ -s "$DIR/extra-listen" ]]; then printf ',%s' "$(cat "$DIR/extra-listen")"; fi
 }
 
+# off, unless PG_DURABLE_COMMITS=1 was given at the first start of DIR.
+synchronous_commit() {
+    if [[ -f "$DIR/durable-commits" ]]; then echo on; else echo off; fi
+}
+
 # Starts the server on a free port, first on $1 when given (the port a halted cluster had); retries on
 # a new port when the chosen one was taken in the meantime.
 start_server() {
@@ -103,7 +111,7 @@ start_server() {
     for attempt in 1 2 3 4 5; do
         if [[ $attempt == 1 && -n "$preferred" ]]; then PORT=$preferred; else PORT=$(free_port); fi
         if as_owner "$BIN/pg_ctl" -w -t 30 -D "$DIR/data" -l "$DIR/log" start -o \
-            "-c listen_addresses=127.0.0.1$(extra_listen) -p $PORT -k $DIR -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=600" \
+            "-c listen_addresses=127.0.0.1$(extra_listen) -p $PORT -k $DIR -c fsync=off -c synchronous_commit=$(synchronous_commit) -c full_page_writes=off -c max_connections=600" \
             >>"$DIR/pg_ctl.out" 2>&1; then
             STARTED=1
             return 0
@@ -171,6 +179,9 @@ start() {
     fi
     if [[ -n "${PG_EXTRA_LISTEN:-}" ]]; then
         as_owner sh -c "printf '%s' '$PG_EXTRA_LISTEN' > extra-listen"
+    fi
+    if [[ "${PG_DURABLE_COMMITS:-}" == 1 ]]; then
+        as_owner touch durable-commits
     fi
     if [[ -n "${PG_EXTRA_HBA:-}" ]]; then
         as_owner sh -c "echo 'host trellis trellis $PG_EXTRA_HBA scram-sha-256' >> data/pg_hba.conf"
