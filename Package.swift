@@ -213,6 +213,7 @@ let package = Package(
         .testTarget(name: "TrellisStoreTests", dependencies: [
             "TrellisStore", "TrellisStoreSQLite", "TrellisStorePostgres", "TrellisTestSupport",
             .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
         ]),
         .testTarget(

@@ -1,0 +1,63 @@
+import Foundation
+import PostgresNIO
+import Testing
+@testable import TrellisStorePostgres
+import TrellisTestSupport
+
+/// Work on a PostgreSQL connection ends, whatever happens to the connection: past its limit, or
+/// when the server closes the connection under it or before it. postgres-nio alone drops a
+/// statement written to a connection whose close it has finished, and its caller waits forever.
+@Suite("Statements bounded by their connection's life and a limit", .timeLimit(.minutes(1)))
+struct BoundedStatementsTests {
+    static func connect(_ url: PostgresURL) async throws -> PostgresConnection {
+        try await PostgresConnection.connect(configuration: PostgresStore.connectionConfiguration(url), id: 7, logger: PostgresStore.silent)
+    }
+
+    @Test("a statement past its limit is abandoned, a failure that passes, and its connection closed",
+          .enabled(if: PostgresTestServer.isRequired))
+    func limit() async throws {
+        try await PostgresTestServer.withDatabase { url in
+            let connection = try await Self.connect(url)
+            let error = await #expect(throws: StatementAbandoned.self) {
+                try await BoundedStatements.run(on: connection, within: .milliseconds(300)) { connection in
+                    try await connection.query("SELECT pg_sleep(30)", logger: PostgresStore.silent).collect().count
+                }
+            }
+            #expect(error.map(PostgresFailure.isTransient) == true)
+            try await connection.closeFuture.get()
+            #expect(connection.isClosed)
+        }
+    }
+
+    @Test("the server ending the session: the statement in flight fails, and one sent after the close fails too instead of waiting",
+          .enabled(if: PostgresTestServer.isRequired))
+    func serverClosed() async throws {
+        try await PostgresTestServer.withDatabase { url in
+            let victim = try await Self.connect(url)
+            let killer = try await Self.connect(url)
+            let pid = try await victim.values("SELECT pg_backend_pid()", as: Int32.self, logger: PostgresStore.silent)[0]
+            let sleeping = Task {
+                try await BoundedStatements.run(on: victim) { connection in
+                    try await connection.query("SELECT pg_sleep(30)", logger: PostgresStore.silent).collect().count
+                }
+            }
+            try await eventually("the statement runs") {
+                try await killer.values("SELECT count(*)::int FROM pg_stat_activity WHERE pid = \(pid) AND query LIKE '%pg_sleep%'",
+                                        as: Int32.self, logger: PostgresStore.silent) == [1]
+            }
+            _ = try await killer.query("SELECT pg_terminate_backend(\(pid))", logger: PostgresStore.silent)
+            let inFlight = await sleeping.result
+            #expect(throws: (any Error).self) { try inFlight.get() }
+            if case let .failure(error) = inFlight { #expect(PostgresFailure.isTransient(error), "\(error)") }
+
+            try await victim.closeFuture.get()
+            let after = await #expect(throws: StatementAbandoned.self) {
+                try await BoundedStatements.run(on: victim) { connection in
+                    try await connection.query("SELECT 1", logger: PostgresStore.silent).collect().count
+                }
+            }
+            #expect(after.map(PostgresFailure.isTransient) == true)
+            try await killer.close()
+        }
+    }
+}
