@@ -5,11 +5,13 @@ they logged about the fault.
 Each check returns a list of failure reasons (empty: passed). The rules:
 
 - presses: each button's retained `total` lies in [acknowledged, acknowledged + uncertain] (exactly the
-  acknowledged count when no publisher lost its connection); the Socket.IO button's in [acknowledged, sent];
+  acknowledged count when no publisher lost its connection); the Socket.IO button's in [acknowledged, sent],
+  and no Socket.IO press refused (a store outage is to be waited out, as for MQTT presses);
 - requests: every acknowledged request answered, and answered once unless uncertain, and each answer is
   `RES_numPlants` with the plant count; no answer to a request never sent;
 - log lines: every acknowledged line stored, once unless uncertain;
 - plants: the plants added before the load are all there;
+- dead letters: none (the load is valid, so a dead letter is a refused message);
 - the relay logs: see `log_expectations`.
 """
 from __future__ import annotations
@@ -36,7 +38,8 @@ class Reader:
         self.cond = threading.Condition()
         self.tag = tag
         self.client = TrackedClient(f"{tag}-check-{uuid.uuid4().hex[:6]}", port,
-                                    ("trellis/response/logs/get", f"rpi/fromrpi/{tag}chk"), self._on_message, clean=True)
+                                    ("trellis/response/logs/get", f"rpi/fromrpi/{tag}chk", "trellis/deadletter"),
+                                    self._on_message)
 
     def _on_message(self, client, userdata, message) -> None:
         with self.cond:
@@ -81,7 +84,7 @@ class Reader:
         body = json.loads(reply)
         if body.get("status") != "ok":
             return [f"error: {reply}"]
-        return [e["message"] for e in body["data"]["entries"] if e.get("type") == "Device"]
+        return [e["message"].split(" ", 1)[0] for e in body["data"]["entries"] if e.get("type") == "Device"]
 
     def plants(self) -> str | None:
         sender = f"{self.tag}chk"
@@ -125,6 +128,8 @@ def check_presses(load: Load, reader: Reader, settle: float) -> tuple[list[str],
     if not load.sio.acked <= sio_total <= load.sio.sent:
         failures.append(f"Socket.IO button: total {sio_total}, expected {load.sio.acked}..{load.sio.sent} "
                         f"(acknowledged .. sent)")
+    if load.sio.refused:
+        failures.append(f"{len(load.sio.refused)} Socket.IO presses refused (press-response), e.g. {load.sio.refused[0]}")
     figures = {"presses_acked": len(acked), "presses_uncertain": len(uncertain & set(load.presses.sent)),
                "sio_sent": load.sio.sent, "sio_acked": load.sio.acked, "totals": totals}
     return failures, figures
@@ -177,6 +182,24 @@ def check_logs(load: Load, reader: Reader) -> list[str]:
         if twice:
             failures.append(f"{device}: log lines stored twice: {', '.join(twice[:10])}")
     return failures
+
+
+def check_dead_letters(reader: Reader) -> list[str]:
+    """The load sends only valid messages: any dead letter is a message refused, e.g. a Socket.IO press
+    refused with `store_error` during a store outage that should have been waited out."""
+    with reader.cond:
+        letters = list(reader.messages.get("trellis/deadletter", []))
+    if not letters:
+        return []
+    reasons: dict[str, int] = {}
+    for letter in letters:
+        try:
+            record = json.loads(letter)
+            key = f"{record.get('reason')} on {re.sub(r'/f[0-9]+-', '/…-', record.get('topic', '?'))}"
+        except ValueError:
+            key = "unreadable"
+        reasons[key] = reasons.get(key, 0) + 1
+    return [f"{len(letters)} messages dead-lettered (refused): " + ", ".join(f"{n}× {k}" for k, n in reasons.items())]
 
 
 def check_plants(reader: Reader) -> list[str]:

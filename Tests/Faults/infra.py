@@ -229,20 +229,16 @@ class Tmpfs:
         self.filler = path / "filler"
 
     def fill(self) -> None:
-        with open(self.filler, "wb") as f:
-            block = b"\0" * (1 << 20)
-            try:
-                while True:
-                    f.write(block)
-            except OSError:
-                pass
-        with open(self.filler, "ab") as f:  # the last partial block too
-            try:
-                while True:
-                    f.write(b"\0" * 4096)
-                    f.flush()
-            except OSError:
-                pass
+        fd = os.open(self.filler, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            for size in (1 << 20, 4096, 512):  # big blocks, then the last small pieces of room
+                try:
+                    while True:
+                        os.write(fd, b"\0" * size)
+                except OSError:
+                    pass
+        finally:
+            os.close(fd)
 
     def free(self) -> None:
         self.filler.unlink(missing_ok=True)

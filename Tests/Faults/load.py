@@ -31,6 +31,13 @@ HOST_NAME = "Host-RPI3B+"
 PLANTS = ["Fern", "Basil", "Mint"]
 
 
+def published(info: mqtt.MQTTMessageInfo) -> bool:
+    """Whether the broker acknowledged this QoS 1 publish. Not `info.is_published()`, which raises for a
+    message published while disconnected, though paho queues it and sends it after the reconnect."""
+    with info._condition:  # noqa: SLF001 - paho keeps the flag private
+        return info._published  # noqa: SLF001
+
+
 class TrackedClient:
     """A paho-mqtt 2 client with a persistent session that reconnects by itself, keeps every QoS 1 publish's
     MQTTMessageInfo under a key, and notes which were unacknowledged at each disconnect."""
@@ -66,7 +73,7 @@ class TrackedClient:
         self.connected.clear()
         with self.lock:
             self.disconnects += 1
-            self.uncertain.update(key for key, info in self.sent.items() if not info.is_published())
+            self.uncertain.update(key for key, info in self.sent.items() if not published(info))
 
     def publish(self, key: str, topic: str, payload: str) -> None:
         info = self.client.publish(topic, payload, qos=1)
@@ -75,11 +82,11 @@ class TrackedClient:
 
     def acked(self) -> set[str]:
         with self.lock:
-            return {key for key, info in self.sent.items() if info.is_published()}
+            return {key for key, info in self.sent.items() if published(info)}
 
     def unacked(self) -> int:
         with self.lock:
-            return sum(1 for info in self.sent.values() if not info.is_published())
+            return sum(1 for info in self.sent.values() if not published(info))
 
     def stop(self) -> None:
         self.client.loop_stop()
@@ -94,12 +101,14 @@ class SocketIOPresser:
         self.button = button
         self.sent = 0
         self.acked = 0
+        self.refused: list[str] = []  # press-response errors: a press the relay refused
         self.registered = threading.Event()
         self.sio = socketio.Client(reconnection=True, reconnection_delay=0.5, reconnection_delay_max=2)
         self.sio.on("connect", lambda: self.sio.emit("register", button))
         self.sio.on("disconnect", lambda *_: self.registered.clear())
         self.sio.on("register-response", lambda data: self.registered.set())
         self.sio.on("button-press", self._on_press)
+        self.sio.on("press-response", lambda data: self.refused.append(str(data)))
         self.sio.connect(f"http://{address}", auth={"token": token}, transports=["websocket"], wait_timeout=10)
         if not self.registered.wait(10):
             raise RuntimeError("the Socket.IO session got no register-response")
