@@ -7,7 +7,7 @@ APT_PACKAGES := mosquitto mosquitto-clients libmosquitto-dev libsqlite3-dev libs
 	tcpdump tshark iproute2 ethtool
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test postgres build deps ha-deps ha-check deb deb-deps deb-check bench bench-stores bench-scaling bench-instructions soak fuzz install uninstall clean embed
+.PHONY: run test postgres build deps ha-deps ha-check deb deb-deps deb-check faults faults-short faults-deps bench bench-stores bench-scaling bench-instructions soak fuzz install uninstall clean embed
 
 ## deps: install Mosquitto, its client tools, the C libraries, the openssl tool (the TLS tests make
 ## their certificates with it), PostgreSQL (the tests start a throwaway cluster of their own) and Prometheus
@@ -54,9 +54,10 @@ run: deps
 ## test: unit tests and integration tests against real Mosquitto brokers on free loopback ports (and real
 ## python-socketio clients, from virtual environments under ~/.cache/trellis, and the official socket.io 1.x and
 ## 2.x browser clients in Debian's headless Chromium, Tests/SocketIO/browser), then MQTT discovery against a
-## real Home Assistant (ha-check). The PostgreSQL tests use a throwaway cluster (Tests/Postgres/cluster.sh)
-## in a temporary directory on a free loopback port, named by TRELLIS_TEST_POSTGRES_URL and stopped and
-## removed at the end whatever the outcome.
+## real Home Assistant (ha-check), the Debian package (deb-check) and the fault matrix's short form
+## (faults-short). The PostgreSQL tests use a throwaway cluster (Tests/Postgres/cluster.sh) in a temporary
+## directory on a free loopback port, named by TRELLIS_TEST_POSTGRES_URL and stopped and removed at the end
+## whatever the outcome.
 ## Everything the tests write (brokers' persistence, state directories, the cluster) goes to a directory in
 ## memory (under TEST_TMP_ROOT: /dev/shm when it is writable), removed at the end: each test broker saves its
 ## state every second, and on a shared virtual disk one flush can stall for a minute, freezing the broker
@@ -77,13 +78,15 @@ test: deps
 	echo "PostgreSQL for the tests: $${TRELLIS_TEST_POSTGRES_URL##*@} (cluster in $$pg)" && \
 	echo "$(SWIFT) test" && $(SWIFT) test && \
 	echo "$(HA_CHECK)" && $(HA_CHECK) && \
-	echo "$(DEB_CHECK)" && $(DEB_CHECK)
+	echo "$(DEB_CHECK)" && $(DEB_CHECK) && \
+	echo "$(FAULTS_CHECK)" && $(FAULTS_CHECK)
 
-# ha-check and deb-check from within test's shell, which holds the PostgreSQL cluster; named through variables
-# so that `make -n test` prints these lines instead of running them (make runs lines that name $(MAKE) even
-# with -n).
+# ha-check, deb-check and faults-short from within test's shell, which holds the PostgreSQL cluster; named
+# through variables so that `make -n test` prints these lines instead of running them (make runs lines that
+# name $(MAKE) even with -n). faults-short starts clusters of its own.
 HA_CHECK = $(MAKE) --no-print-directory ha-check
 DEB_CHECK = $(MAKE) --no-print-directory deb-check
+FAULTS_CHECK = $(MAKE) --no-print-directory faults-short
 
 ## postgres: start a throwaway PostgreSQL cluster like the one of `make test` and print its URL and the
 ## command that stops it, to run the PostgreSQL tests by hand:
@@ -132,6 +135,30 @@ deb: deps deb-deps
 deb-check: deps deb-deps
 	$(RELEASE_BUILD) --product trellis
 	$(SUDO) Tests/Debian/check-package.sh $(DEB_BINARY)
+
+## faults-deps: what the fault matrix needs besides deps: nftables (packet loss, as this kind of kernel may lack
+## netem), a C compiler (Tests/Faults/clockshift.c steps a relay's clock), and its Python environment
+## (Tests/Faults/setup-venv.sh: paho-mqtt 2, python-socketio 5, in ~/.cache/trellis/faults), when missing.
+faults-deps: deps
+	@if ! command -v nft >/dev/null 2>&1 && [ ! -x /usr/sbin/nft ] || ! command -v cc >/dev/null 2>&1; then \
+		echo "installing nftables gcc"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq nftables gcc; \
+	fi
+	@Tests/Faults/setup-venv.sh >/dev/null
+
+## faults: the fault matrix (Tests/Faults/matrix.py, docs/reliability.md#the-fault-matrix), the long form: every
+## fault × store × relays at least 20 times, each run with its own broker, cluster and relays under a steady load,
+## on the release build; as root (namespaces, mounts). ARGS passes options: ARGS='--faults pg-fast --runs 3'.
+## Failures' reasons and relay logs go to .build/faults/<time>/.
+faults: faults-deps
+	$(RELEASE_BUILD) --product trellis
+	$(SUDO) env TRELLIS=$(RELEASE_BIN)/trellis "$$(Tests/Faults/setup-venv.sh)" Tests/Faults/matrix.py --runs 20 $(ARGS)
+
+## faults-short: the short form, in make test: each fault of the short list (Tests/Faults/faults.py SHORT) twice,
+## on the debug build, in about five minutes.
+faults-short: faults-deps
+	$(SWIFT) build --product trellis
+	$(SUDO) env TRELLIS="$$($(SWIFT) build --show-bin-path)/trellis" "$$(Tests/Faults/setup-venv.sh)" Tests/Faults/matrix.py --short $(ARGS)
 
 ## bench: Trellis against the minimal C relay, in release mode (`make bench ARGS=--quick` for a short run).
 bench: deps
