@@ -19,6 +19,7 @@ twice. Everything else must be exactly once.
 from __future__ import annotations
 
 import json
+import logging
 import re
 import threading
 import time
@@ -26,6 +27,11 @@ from dataclasses import dataclass, field
 
 import paho.mqtt.client as mqtt
 import socketio
+
+# The Socket.IO client's own complaints when a fault cuts its session ("packet queue is empty, aborting")
+# are expected: the checks count what it missed.
+for _name in ("engineio.client", "socketio.client"):
+    logging.getLogger(_name).setLevel(logging.CRITICAL)
 
 HOST_NAME = "Host-RPI3B+"
 PLANTS = ["Fern", "Basil", "Mint"]

@@ -106,14 +106,24 @@ class Run:
                            namespace, env)
 
 
-def measure_recovery(relays: list[infra.Relay], since: float, timeout: float) -> dict[str, float | None]:
-    """Seconds from `since` until each relay first answers /readyz 200 (None: not within `timeout`)."""
+def measure_recovery(relays: list[infra.Relay], since: float, timeout: float, steady: float = 2.0) -> dict[str, float | None]:
+    """Seconds from `since` until each relay answers /readyz 200 for good: the start of a stretch of `steady`
+    seconds of 200s (a relay just resumed may answer 200 before it notices its connection is gone).
+    None: no such stretch within `timeout`."""
+    ready_since: dict[str, float | None] = {r.name: None for r in relays}
     recovered: dict[str, float | None] = {r.name: None for r in relays}
     deadline = since + timeout
     while time.monotonic() < deadline and any(v is None for v in recovered.values()):
         for relay in relays:
-            if recovered[relay.name] is None and relay.ready():
-                recovered[relay.name] = time.monotonic() - since
+            if recovered[relay.name] is not None:
+                continue
+            now = time.monotonic()
+            if not relay.ready():
+                ready_since[relay.name] = None
+            elif ready_since[relay.name] is None:
+                ready_since[relay.name] = now
+            elif now - ready_since[relay.name] >= steady:
+                recovered[relay.name] = ready_since[relay.name] - since
         time.sleep(0.1)
     return recovered
 
