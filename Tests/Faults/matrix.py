@@ -129,10 +129,10 @@ def measure_recovery(relays: list[infra.Relay], since: float, timeout: float, st
 
 
 def one_run(binary: str, fault: Fault, store: str, relays: int, rng: random.Random, tag: str,
-            load_seconds: float) -> tuple[Outcome, Run | None, infra.Cleanup, Path]:
-    """Runs one scenario once; the caller saves what failed, then runs the returned cleanup."""
+            load_seconds: float, cleanup: infra.Cleanup) -> tuple[Outcome, Run | None, Path]:
+    """Runs one scenario once, registering everything it makes with `cleanup`, which the caller runs (after
+    saving what failed) whatever happened, Ctrl-C included."""
     outcome = Outcome()
-    cleanup = infra.Cleanup()
     root = Path("/dev/shm") if os.access("/dev/shm", os.W_OK) else Path(tempfile.gettempdir())
     base = Path(tempfile.mkdtemp(prefix="trellis-faults-", dir=root))
     base.chmod(0o755)  # the cluster's owner (postgres) must reach base/pg
@@ -145,13 +145,13 @@ def one_run(binary: str, fault: Fault, store: str, relays: int, rng: random.Rand
             ctx = Run(binary, fault, store, relays, tag, base, cleanup)
         except NotInjectable as reason:
             outcome.skipped = str(reason)
-            return outcome, ctx, cleanup, base
+            return outcome, ctx, base
         for relay in ctx.relays:
             relay.start()
         for relay in ctx.relays:
             if not relay.wait_ready(90):
                 outcome.failures.append(f"{relay.name} not ready within 90 s of its start")
-                return outcome, ctx, cleanup, base
+                return outcome, ctx, base
         load = ctx.load = Load(tag, ctx.broker.port, ctx.relays[0].socketio, ctx.token)
         cleanup.push("the load's clients", load.stop)
         load.add_plants()
@@ -169,7 +169,7 @@ def one_run(binary: str, fault: Fault, store: str, relays: int, rng: random.Rand
             fault.inject(ctx)
         except NotInjectable as reason:
             outcome.skipped = str(reason)
-            return outcome, ctx, cleanup, base
+            return outcome, ctx, base
         time.sleep(duration)  # the fault's random length, not an outcome
         fault.end(ctx)
         ended = time.monotonic()
@@ -203,7 +203,7 @@ def one_run(binary: str, fault: Fault, store: str, relays: int, rng: random.Rand
         outcome.failures.append(f"the run broke: {error!r}\n{traceback.format_exc()}")
     finally:
         stop.set()
-    return outcome, ctx, cleanup, base
+    return outcome, ctx, base
 
 
 def save_failure(results: Path, label: str, outcome: Outcome, ctx: Run | None, base: Path) -> Path:
@@ -263,8 +263,14 @@ def main() -> int:
     rng = random.Random(seed)
     results = Path(args.results) if args.results else infra.REPO / ".build" / "faults" / time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
-    print(f"fault matrix: {len(chosen)} scenarios × {runs} runs, seed {seed}, binary {binary}, results {results}", flush=True)
+    version = infra.run(binary, "--version", check=False).stdout.strip()
+    print(f"fault matrix: {len(chosen)} scenarios × {runs} runs, seed {seed}, binary {binary} ({version}), results {results}", flush=True)
 
+    # One binary for the whole matrix, even if a build replaces TRELLIS meanwhile (a relay started again by a
+    # fault would otherwise run another build than its peer).
+    pinned = Path(tempfile.mkdtemp(prefix="trellis-faults-bin-", dir="/dev/shm" if os.access("/dev/shm", os.W_OK) else None))
+    shutil.copy2(binary, pinned / "trellis")
+    binary = str(pinned / "trellis")
     table: dict[tuple[str, str, int], dict] = {}
     failed_runs: list[tuple[str, Path, list[str]]] = []
     started = time.monotonic()
@@ -277,8 +283,9 @@ def main() -> int:
                 label = f"{name}-{store}-{relays}-run{number + 1}"
                 tag = f"f{number}{rng.randrange(1000):03d}"
                 t0 = time.monotonic()
-                outcome, ctx, cleanup, base = one_run(binary, FAULTS[name], store, relays, rng, tag, args.load_seconds)
+                cleanup = infra.Cleanup()
                 try:
+                    outcome, ctx, base = one_run(binary, FAULTS[name], store, relays, rng, tag, args.load_seconds, cleanup)
                     if outcome.skipped:
                         row["skipped"] = outcome.skipped
                         print(f"{label}: skipped: {outcome.skipped}", flush=True)
@@ -304,6 +311,8 @@ def main() -> int:
     except KeyboardInterrupt:
         interrupted = True
         print("\ninterrupted: cleaned up; the table holds the runs that finished")
+    finally:
+        shutil.rmtree(pinned, ignore_errors=True)
 
     print(f"\n## Fault matrix (seed {seed}, {time.monotonic() - started:.0f} s)\n")
     print("| fault | store | relays | runs | failures | worst recovery s |")
