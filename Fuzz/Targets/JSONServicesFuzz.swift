@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+@testable import TrellisCore
 
 /// libFuzzer entry: every decoder of the JSON services and the device fleet — the request envelope,
 /// each fleet, catalog and browse action's members, browse PERM_IDs and REFCONs, device log lines,

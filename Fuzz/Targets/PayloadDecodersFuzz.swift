@@ -1,3 +1,5 @@
+@testable import TrellisCore
+
 /// libFuzzer entry: every payload decoder Trellis runs on untrusted bytes — sensor reports,
 /// press times, client statuses, button and client ids — and the dead-letter record.
 @_cdecl("LLVMFuzzerTestOneInput")

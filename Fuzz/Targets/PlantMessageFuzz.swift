@@ -1,3 +1,5 @@
+@testable import TrellisCore
+
 /// libFuzzer entry: the plant tracker parser, and the replies built from what it returns.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzPlantMessage(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {

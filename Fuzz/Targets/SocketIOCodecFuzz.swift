@@ -1,6 +1,5 @@
-// fuzz-module: TrellisSocketIO
-// fuzz-depends: TrellisCore
-import TrellisCore
+@testable import TrellisCore
+@testable import TrellisSocketIO
 
 /// libFuzzer entry: the Socket.IO endpoint's decoders on untrusted bytes — polling bodies in the
 /// three framings, single packets, Socket.IO packets and event data — and a session fed with

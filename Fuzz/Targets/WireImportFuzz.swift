@@ -1,6 +1,5 @@
-// fuzz-module: TrellisWire
-// fuzz-depends: TrellisCore
-import TrellisCore
+@testable import TrellisCore
+@testable import TrellisWire
 
 /// libFuzzer entry: the pcap / pcapng reader, the link, IP and TCP layers and the MQTT reader on
 /// untrusted bytes, fed whole and in small chunks (which must give the same events), and the MQTT
