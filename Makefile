@@ -54,8 +54,10 @@ run: deps
 ## test: unit tests and integration tests against real Mosquitto brokers on free loopback ports (and real
 ## python-socketio clients, from virtual environments under ~/.cache/trellis, and the official socket.io 1.x and
 ## 2.x browser clients in Debian's headless Chromium, Tests/SocketIO/browser), then MQTT discovery against a
-## real Home Assistant (ha-check), the Debian package (deb-check) and the fault matrix's short form
-## (faults-short). The PostgreSQL tests use a throwaway cluster (Tests/Postgres/cluster.sh) in a temporary
+## real Home Assistant (ha-check), the Debian package (deb-check), the fault matrix's short form
+## (faults-short) and every fuzz target briefly (FUZZ_CHECK, Fuzz/run.sh --brief: 20,000 inputs or 10 seconds
+## each from the committed corpus, under a minute, after about two minutes building the targets the first
+## time). The PostgreSQL tests use a throwaway cluster (Tests/Postgres/cluster.sh) in a temporary
 ## directory on a free loopback port, named by TRELLIS_TEST_POSTGRES_URL and stopped and removed at the end
 ## whatever the outcome.
 ## Everything the tests write (brokers' persistence, state directories, the cluster) goes to a directory in
@@ -79,14 +81,16 @@ test: deps
 	echo "$(SWIFT) test" && $(SWIFT) test && \
 	echo "$(HA_CHECK)" && $(HA_CHECK) && \
 	echo "$(DEB_CHECK)" && $(DEB_CHECK) && \
-	echo "$(FAULTS_CHECK)" && $(FAULTS_CHECK)
+	echo "$(FAULTS_CHECK)" && $(FAULTS_CHECK) && \
+	echo "$(FUZZ_CHECK)" && $(FUZZ_CHECK)
 
-# ha-check, deb-check and faults-short from within test's shell, which holds the PostgreSQL cluster; named
-# through variables so that `make -n test` prints these lines instead of running them (make runs lines that
-# name $(MAKE) even with -n). faults-short starts clusters of its own.
+# ha-check, deb-check, faults-short and the brief fuzz run from within test's shell, which holds the PostgreSQL
+# cluster; named through variables so that `make -n test` prints these lines instead of running them (make runs
+# lines that name $(MAKE) even with -n). faults-short starts clusters of its own.
 HA_CHECK = $(MAKE) --no-print-directory ha-check
 DEB_CHECK = $(MAKE) --no-print-directory deb-check
 FAULTS_CHECK = $(MAKE) --no-print-directory faults-short
+FUZZ_CHECK = Fuzz/run.sh --brief
 
 ## postgres: start a throwaway PostgreSQL cluster like the one of `make test` and print its URL and the
 ## command that stops it, to run the PostgreSQL tests by hand:
@@ -195,8 +199,12 @@ bench-instructions: deps
 soak: deps
 	TRELLIS_SOAK=1 $(SWIFT) test --filter KillRecovery
 
-## fuzz: 1,000,000 inputs through the plant parser, every payload decoder, the Socket.IO codec and the pcap/pcapng and
-## MQTT readers of `trellis capture import` (libFuzzer + ASan).
+## fuzz: 1,000,000 inputs through each fuzz target (libFuzzer + ASan; Fuzz/Targets): the plant protocol parser, every
+## MQTT payload decoder (sensor readings, presses, registrations, device messages), the Socket.IO endpoint's
+## decoders (polling bodies, WebSocket frames, Socket.IO packets), every JSON service's request reader, the readers
+## of `trellis plants import-host` (host.py's userdata), `trellis catalog import` (USDA CSV) and `trellis capture
+## import` (capture lines; pcap/pcapng and MQTT). What they find that adds coverage joins Fuzz/corpus/<target>/;
+## a crash leaves its input in Fuzz/crashes/. One target: `Fuzz/run.sh 1000000 PlantMessageFuzz`.
 fuzz:
 	Fuzz/run.sh 1000000
 

@@ -1,3 +1,5 @@
+@testable import TrellisCore
+
 /// libFuzzer entry: the capture-line reader (Trellis's own lines and `mosquitto_sub -F '%j'`
 /// lines); every line it accepts must survive a write and a second read unchanged.
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -3,13 +3,15 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+@testable import TrellisCore
 
-/// libFuzzer entry: every decoder of the JSON services and the device fleet — the request envelope,
-/// each fleet, catalog and browse action's members, browse PERM_IDs and REFCONs, device log lines,
-/// telemetry and status — and the hand-written renderers their answers go through.
+/// libFuzzer entry: every reader of the JSON services' requests — the request envelope, each fleet,
+/// catalog, browse and dead-letter action's members, `since` times, catalog cursors, browse
+/// PERM_IDs and REFCONs — and the hand-written renderers their answers go through.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJSONServices(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    let now = Date(timeIntervalSince1970: 1_780_000_000)
     if case let .success(request) = JSONRequest.parse(bytes) {
         for (service, actions) in FleetRequest.actions {
             for action in actions { _ = FleetRequest.parse(service: service, action: action, request) }
@@ -23,17 +25,22 @@ public func fuzzJSONServices(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32
         if case let .success(.drill(targets)) = BrowseRequest.parse(request) {
             for target in targets { _ = target.resolve() }
         }
+        _ = DeadLetterQuery.read(request, now: now)
     }
     let text = String(decoding: bytes, as: UTF8.self)
+    if let value = JSONValue.parse(text) {
+        _ = LogSince.parse(value)
+    }
+    _ = LogSince.parse(.string(text))
+    _ = DeadLetterSince.parse(text, now: now)
     if let ref = EntityRef(permID: text) {
         precondition(ref.refconProblem(ref.refcon) == nil)
         precondition(EntityRef(permID: ref.permID) == ref)
     }
-    if case let .success(entry) = DeviceLogEntry.parse(bytes, receivedAt: Date(timeIntervalSince1970: 0)) {
-        _ = DevicePayloads.logEntry(entry)
+    if let cursor = CatalogCursor(encoded: text) {
+        precondition(CatalogCursor(encoded: cursor.encoded) == cursor, "a catalog cursor does not round-trip")
     }
-    _ = DeviceTelemetry.parse(bytes)
-    _ = Powerstate(payload: bytes)
+    precondition(Base64URL.decode(Base64URL.encode(bytes)) == bytes, "base64url does not round-trip")
     _ = PlantPayloads.sensorData([PlantSensorRecord(plant: text, sensor: text, moisture: size, temperature: Double(size) / 7)])
     return 0
 }

@@ -1,7 +1,18 @@
-/// libFuzzer entry: the plant tracker parser, and the replies built from what it returns.
+@testable import TrellisCore
+
+/// libFuzzer entry: the plant tracker parser, and the replies built from what it returns; the
+/// plant names' percent-encoding and a new plant's `name,sensor[,sensor…]` text (also the lines of
+/// `trellis run --plants-file`).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzPlantMessage(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    let text = String(decoding: bytes, as: UTF8.self)
+    if case let .success(plant) = NewPlantRequest.parse(text) {
+        precondition(!plant.sensors.isEmpty)
+    }
+    // Decoding whatever a phone sent never fails, and what Trellis encodes decodes back.
+    _ = PlantPercentEncoding.decode(text)
+    precondition(PlantPercentEncoding.decode(PlantPercentEncoding.encode(text)) == text, "percent-encoding does not round-trip")
     switch PlantProtocol.parse(bytes, hostName: "Host-RPI3B+") {
     case let .request(message, operation):
         // Both dialects read the payload; the original dialect's answers and errors stay five fields.
@@ -28,9 +39,6 @@ public func fuzzPlantMessage(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32
         _ = PlantProtocol.error(for: rejection, hostName: "Host-RPI3B+")
     case .incomingError, .ownMessage:
         break
-    }
-    if case let .success(plant) = NewPlantRequest.parse(String(decoding: bytes, as: UTF8.self)) {
-        precondition(!plant.sensors.isEmpty)
     }
     return 0
 }

@@ -1,11 +1,10 @@
-// fuzz-module: TrellisWire
-// fuzz-depends: TrellisCore
-import TrellisCore
+@testable import TrellisCore
+@testable import TrellisWire
 
-/// libFuzzer entry: the pcap / pcapng reader, the link, IP and TCP layers and the MQTT reader on
-/// untrusted bytes, fed whole and in small chunks (which must give the same events), and the MQTT
-/// framer and packet decoder on the bytes as one stream. Every record read must survive a write
-/// and a second read as a capture line.
+/// libFuzzer entry: `trellis capture import`'s pcap / pcapng reader, the link, IP and TCP layers and
+/// the MQTT reader on untrusted bytes, fed whole and in small chunks (which must give the same
+/// events), and the MQTT framer and packet decoder on the bytes as one stream. Every record read
+/// must survive a write and a second read as a capture line.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzWireImport(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
