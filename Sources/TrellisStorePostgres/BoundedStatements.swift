@@ -38,7 +38,9 @@ enum BoundedStatements {
                 outcome.wait(continuation)
                 let eventLoop = connection.eventLoop
                 let timer = eventLoop.scheduleTask(in: .nanoseconds(Int64(limit / .nanoseconds(1)))) {
-                    if outcome.finish(.failure(StatementAbandoned(reason: .timedOut(limit)))) { _ = connection.close() as EventLoopFuture<Void> }
+                    guard outcome.finish(.failure(StatementAbandoned(reason: .timedOut(limit)))) else { return }
+                    // Kept until closed: a connection must not be released before its close is done.
+                    (connection.close() as EventLoopFuture<Void>).whenComplete { _ in withExtendedLifetime(connection) {} }
                 }
                 let watched = CloseWatch.shared.add(connection) {
                     eventLoop.scheduleTask(in: closeGrace) {

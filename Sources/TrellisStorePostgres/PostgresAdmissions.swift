@@ -191,7 +191,7 @@ final class PostgresAdmissions: Sendable {
                 // ``BoundedStatements``) is opened again for the next call, and one the server closed a
                 // moment ago is never used again before its close is seen. This call fails (the
                 // admission may or may not have been counted).
-                if let failed = connection.withLock({ state in defer { state = nil }; return state }) { _ = failed.close() as EventLoopFuture<Void> }
+                if let failed = connection.withLock({ state in defer { state = nil }; return state }) { try? await failed.close() }
                 let failure = PostgresFailure.wrap(error, operation: "admitting \(admissions.count) messages against the spam limit")
                 return Array(repeating: .failure(failure), count: admissions.count)
             }

@@ -60,4 +60,30 @@ struct BoundedStatementsTests {
             try await killer.close()
         }
     }
+
+    @Test("the spam admissions, the pool's transactions and reads all recover after the server ends every session",
+          .enabled(if: PostgresTestServer.isRequired))
+    func sessionsEnded() async throws {
+        try await PostgresTestServer.withDatabase { url in
+            let store = try await PostgresStore.connect(url, owner: "relay")
+            let killer = try await Self.connect(url)
+            #expect(try await store.admitMessage(sender: "a", at: Date(), limit: 100, window: 60, usingAllowance: false) == .allowed)
+            _ = try await store.recordPress(button: "door", at: Date(), historyLimit: 20)
+            for round in 1...3 {
+                _ = try await killer.query("""
+                    SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                    WHERE datname = current_database() AND pid <> pg_backend_pid()
+                    """, logger: PostgresStore.silent)
+                // The first use of each dead connection may fail (a failure that passes); a later one succeeds.
+                try await eventually("admitted again after round \(round)", timeout: .seconds(20)) {
+                    (try? await store.admitMessage(sender: "a", at: Date(), limit: 100, window: 60, usingAllowance: false)) == .allowed
+                }
+                try await eventually("pressed again after round \(round)", timeout: .seconds(20)) {
+                    (try? await store.recordPress(button: "door", at: Date(), historyLimit: 20)) != nil
+                }
+            }
+            try await killer.close()
+            try await store.close()
+        }
+    }
 }
