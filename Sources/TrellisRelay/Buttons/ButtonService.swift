@@ -46,7 +46,12 @@ public struct ButtonService: Sendable {
         let time: Date
         switch PressPayload.parse(message.payload) {
         case let .failure(rejection): return .reject(message, reason: rejection.rawValue, at: context.now)
-        case let .success(stated): time = stated ?? context.now
+        case let .success(stated):
+            // A press dated ahead of the clock would stay the newest in the history for ever.
+            guard settings.futureTimes.admits(stated, now: context.now) else {
+                return .reject(message, reason: FutureTimeLimit.reason, at: context.now)
+            }
+            time = stated ?? context.now
         }
         do {
             let outcome = try await context.store.recordPress(button: button, at: time, historyLimit: settings.historyLimit)

@@ -54,7 +54,8 @@ public final class CatalogService: Sendable {
         await ensureStarterCatalog(context)
         guard let sensor = SensorAddress.normalize(rawSensor),
               case let .success(report) = SensorReport.decode(message.payload),
-              !(message.retain && report.at == nil) else { return .none }
+              !(message.retain && report.at == nil),
+              settings.futureTimes.admits(report.at, now: context.now) else { return .none }
         do {
             var output = HandlerOutput()
             for linked in try await context.store.linkedPlants(sensor: sensor) {

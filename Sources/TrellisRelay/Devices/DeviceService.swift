@@ -91,6 +91,10 @@ public struct DeviceService: Sendable {
         case let .failure(rejection): return .reject(message, reason: rejection.rawValue, at: context.now)
         case let .success(parsed): entry = parsed
         }
+        // A line dated ahead of the clock would stay the newest of the device's log for ever.
+        guard settings.futureTimes.admits(entry.timestamp, now: context.now) else {
+            return .reject(message, reason: FutureTimeLimit.reason, at: context.now)
+        }
         do {
             var output = HandlerOutput()
             if try await context.store.device(id: id) == nil {

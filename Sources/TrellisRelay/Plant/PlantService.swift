@@ -150,6 +150,10 @@ public final class PlantService: Sendable {
             if message.retain && report.at == nil {
                 return .reject(message, reason: "retained_reading_without_at", at: context.now)
             }
+            // A reading dated ahead of the clock would stay the sensor's latest for ever.
+            guard settings.futureTimes.admits(report.at, now: context.now) else {
+                return .reject(message, reason: FutureTimeLimit.reason, at: context.now)
+            }
             do {
                 try await context.store.recordReading(sensor: sensor, moisture: report.moisture,
                                                       temperature: report.temperature, at: report.at ?? context.now)

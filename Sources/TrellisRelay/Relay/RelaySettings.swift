@@ -26,6 +26,9 @@ public struct RelaySettings: Sendable, Hashable {
     public var historyLimit = 20
     /// Seconds between two publications of `trellis/stats`.
     public var statsInterval = 10.0
+    /// Seconds a message's own time (a press, a reading's `at`, a log line's `timestamp`) may lie
+    /// ahead of the relay's clock; later ones are dead-lettered as `future_time` (``futureTimes``).
+    public var maxFutureSkew: Double = FutureTimeLimit.defaultMaxSkew
 
     /// Where backups of an SQLite state go, on the schedule and when an operator asks
     /// (`trellis/request/store/backup`); empty: none are taken.
@@ -81,6 +84,9 @@ public struct RelaySettings: Sendable, Hashable {
     }
 
     public init() {}
+
+    /// The bound on the times messages state (``maxFutureSkew``).
+    public var futureTimes: FutureTimeLimit { FutureTimeLimit(maxSkew: maxFutureSkew) }
 
     /// Whether a reply may go to `responseTopic` for a request from `client` (nil: the shared form),
     /// whose own replies go to `ownReplyTopic`.

@@ -196,6 +196,7 @@ struct EffectiveConfiguration: Sendable {
         }
         settings.backupInterval = double("state.backup.interval")
         settings.backupKeep = int("state.backup.keep")
+        settings.maxFutureSkew = double("clock.max_future_skew")
         settings.homeAssistantEnabled = bool("homeassistant.enabled")
         settings.discoveryPrefix = string("homeassistant.discovery_prefix")
         let group = string("broker.share_group")

@@ -219,6 +219,8 @@ extension SettingKey {
                        }),
             SettingKey(key: "security.restrict_response_topics", flag: "secure", kind: .bool, defaultValue: .bool(false),
                        help: "Secure profile: honour a v5 Response Topic only inside the requester's own reply topics.", reloadable: true),
+            SettingKey(key: "clock.max_future_skew", kind: .double, defaultValue: .double(relay.maxFutureSkew),
+                       help: "Seconds a message's own time (a press, a reading's at, a log line's timestamp) may lie ahead of Trellis's clock; a later one is dead-lettered as future_time, as it would stay the newest for ever.", reloadable: true, check: nonNegative),
             SettingKey(key: "stats.interval", flag: "stats-interval", kind: .double, defaultValue: .double(relay.statsInterval),
                        help: "Seconds between two publications of the retained trellis/stats.", reloadable: true, check: positive),
             SettingKey(key: "homeassistant.enabled", kind: .bool, defaultValue: .bool(relay.homeAssistantEnabled),

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrellisCore
 import TrellisMQTT
 import TrellisTestSupport
 
@@ -115,12 +116,13 @@ struct PlantSensorReadingTests {
             #expect(letters.first?.payload == reading)
 
             // A retained reading that carries its time is used: the store keeps the newest one.
-            let dated = #"{"moisture":2,"temperature":60,"at":"2030-01-01T00:00:00Z"}"#
+            let at = ISO8601Time.format(Date().addingTimeInterval(60))
+            let dated = #"{"moisture":2,"temperature":60,"at":"\#(at)"}"#
             try await phone.client.publishAndWait(topic: "rpi/sensors/0x36", payload: Array(dated.utf8), retain: true)
             try await relay.stopRelay()
             try await relay.startRelay()
             #expect(try await Self.sensorData(phone, id: "3") == Self.expectedData("3", to: phone,
-                #"[{"at":"2030-01-01T00:00:00.000Z","moisture":2,"plant":"Fern","sensor":"0x36","temperature":60}]"#))
+                #"[{"at":"\#(at)","moisture":2,"plant":"Fern","sensor":"0x36","temperature":60}]"#))
         }
     }
 
