@@ -4,9 +4,35 @@ import Foundation
 /// keeping the newest few: the SQLite store (its online backup API). A PostgreSQL store is not one;
 /// its database is backed up with `pg_dump` (docs/operations.md).
 public protocol StoreBackingUp: Sendable {
-    /// Writes a backup named for `time` into `directory` (created when missing), then removes the
-    /// oldest backups there beyond the newest `keep`. Never blocks the store's writer.
-    func backup(into directory: String, keep: Int, at time: Date) async throws -> BackupFile
+    /// Writes a backup of `kind` named for `time` into `directory` (created when missing), then
+    /// removes the oldest backups of that kind there beyond the newest `keep`; backups of the other
+    /// kind are left alone. Never blocks the store's writer.
+    func backup(into directory: String, keep: Int, kind: BackupKind, at time: Date) async throws -> BackupFile
+}
+
+extension StoreBackingUp {
+    /// A scheduled backup (``BackupKind/scheduled``).
+    public func backup(into directory: String, keep: Int, at time: Date) async throws -> BackupFile {
+        try await backup(into: directory, keep: keep, kind: .scheduled, at: time)
+    }
+}
+
+/// Why a backup was taken, which names it and decides the rotation it belongs to: the scheduled
+/// (daily) backups are the ones to restore from after a loss, so backups an operator asks for are
+/// named apart and rotated apart, and asking many times cannot push a scheduled one out.
+public enum BackupKind: String, Sendable, CaseIterable {
+    /// Taken every `state.backup.interval` seconds: `trellis-<time>.sqlite`.
+    case scheduled
+    /// Asked for on `trellis/request/store/backup`: `trellis-requested-<time>.sqlite`.
+    case requested
+
+    /// The start of the file names of this kind.
+    public var prefix: String {
+        switch self {
+        case .scheduled: BackupNaming.prefix
+        case .requested: BackupNaming.prefix + "requested-"
+        }
+    }
 }
 
 /// One backup written: its file, size and time.
@@ -49,16 +75,24 @@ public enum BackupNaming {
             .timeSeparator(.colon).timeZone(separator: .omitted))
     }
 
-    /// The file name of a backup taken at `time`.
-    public static func name(at time: Date) -> String {
+    /// The file name of a backup of `kind` taken at `time`.
+    public static func name(at time: Date, kind: BackupKind = .scheduled) -> String {
         let compact = time.formatted(.iso8601.year().month().day().dateSeparator(.omitted)
             .time(includingFractionalSeconds: true).timeSeparator(.omitted).timeZone(separator: .omitted))
-        return prefix + compact + suffix
+        return kind.prefix + compact + suffix
     }
 
-    /// The backups among `names` (other files are left alone) beyond the newest `keep`, oldest first.
-    public static func expired(_ names: [String], keep: Int) -> [String] {
-        let backups = names.filter { $0.hasPrefix(prefix) && $0.hasSuffix(suffix) }.sorted()
+    /// The kind of backup `name` is, nil for any other file.
+    public static func kind(of name: String) -> BackupKind? {
+        guard name.hasSuffix(suffix) else { return nil }
+        if name.hasPrefix(BackupKind.requested.prefix) { return .requested }
+        return name.hasPrefix(BackupKind.scheduled.prefix) ? .scheduled : nil
+    }
+
+    /// The backups of `kind` among `names` (other files, and backups of the other kind, are left
+    /// alone) beyond the newest `keep`, oldest first.
+    public static func expired(_ names: [String], keep: Int, kind: BackupKind = .scheduled) -> [String] {
+        let backups = names.filter { Self.kind(of: $0) == kind }.sorted()
         return Array(backups.dropLast(max(keep, 1)))
     }
 }

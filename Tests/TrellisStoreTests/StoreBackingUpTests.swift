@@ -20,6 +20,20 @@ struct StoreBackingUpTests {
         #expect(BackupNaming.expired(names, keep: keep) == expired)
     }
 
+    @Test("requested backups are named apart and rotated apart: neither kind's rotation removes the other's")
+    func kinds() {
+        let time = Date(timeIntervalSince1970: 1_795_744_200.5)
+        #expect(BackupNaming.name(at: time, kind: .requested) == "trellis-requested-20261127T015000.500Z.sqlite")
+        #expect(BackupNaming.kind(of: BackupNaming.name(at: time)) == .scheduled)
+        #expect(BackupNaming.kind(of: BackupNaming.name(at: time, kind: .requested)) == .requested)
+        #expect(BackupNaming.kind(of: "notes.txt") == nil)
+        let scheduled = (1...3).map { BackupNaming.name(at: time.addingTimeInterval(Double($0))) }
+        let requested = (1...3).map { BackupNaming.name(at: time.addingTimeInterval(Double($0)), kind: .requested) }
+        #expect(BackupNaming.expired(scheduled + requested, keep: 1, kind: .requested) == Array(requested.prefix(2)))
+        #expect(BackupNaming.expired(scheduled + requested, keep: 3) == [])
+        #expect(BackupNaming.expired(requested + scheduled, keep: 2, kind: .scheduled) == [scheduled[0]])
+    }
+
     @Test("a backup's name carries its UTC time to the millisecond")
     func naming() {
         let time = Date(timeIntervalSince1970: 1_795_744_200.5)

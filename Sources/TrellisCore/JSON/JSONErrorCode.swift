@@ -18,6 +18,11 @@ public enum JSONErrorCode: String, Sendable, CaseIterable {
     case forbidden = "forbidden"
     /// Trellis could not carry out the request (its state store failed); it may be retried.
     case internalError = "internal_error"
+    /// The same work is under way (a backup being written); ask again once it is done.
+    case busy = "busy"
+    /// Asked again too soon (a backup within `state.backup.request_interval`); the sentence says
+    /// when the next may be asked for.
+    case rateLimited = "rate_limited"
 }
 
 /// A refused request: a stable code and one clear sentence.

@@ -29,6 +29,8 @@ public struct HandlerContext: Sendable {
     public var logger: Logger { engine.logger }
     /// The Home Assistant discovery configs published so far.
     public var discovery: DiscoveryLedger { engine.discovery }
+    /// The backup being written and the last one asked for.
+    public var backups: BackupLedger { engine.backups }
 }
 
 /// What a handler asks the relay to do: messages to publish and messages to reject.

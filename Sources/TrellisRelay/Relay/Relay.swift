@@ -23,8 +23,9 @@ public enum Relay {
     public static func engine(store: any TrellisStore, settings: RelaySettings, logger: Logger,
                               counters: RelayCounters = RelayCounters(),
                               deliveries: DeliveryLedger = DeliveryLedger(),
-                              discovery: DiscoveryLedger = DiscoveryLedger()) -> RelayEngine {
+                              discovery: DiscoveryLedger = DiscoveryLedger(),
+                              backups: BackupLedger = BackupLedger()) -> RelayEngine {
         RelayEngine(routes: routingTable(settings: settings), store: store, settings: settings, logger: logger,
-                    counters: counters, deliveries: deliveries, discovery: discovery)
+                    counters: counters, deliveries: deliveries, discovery: discovery, backups: backups)
     }
 }

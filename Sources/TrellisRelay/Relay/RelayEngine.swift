@@ -23,10 +23,12 @@ public final class RelayEngine: Sendable {
     public let discovery: DiscoveryLedger
     /// Home Assistant discovery, nil while it is off.
     public let homeAssistant: HomeAssistantService?
+    /// The backup being written and the last one asked for (kept across reloads).
+    public let backups: BackupLedger
 
     public init(routes: RoutingTable, store: any TrellisStore, settings: RelaySettings, logger: Logger,
                 counters: RelayCounters = RelayCounters(), deliveries: DeliveryLedger = DeliveryLedger(),
-                discovery: DiscoveryLedger = DiscoveryLedger()) {
+                discovery: DiscoveryLedger = DiscoveryLedger(), backups: BackupLedger = BackupLedger()) {
         self.routes = routes
         self.store = store
         self.settings = settings
@@ -35,6 +37,7 @@ public final class RelayEngine: Sendable {
         self.counters = counters
         self.deliveries = deliveries
         self.discovery = discovery
+        self.backups = backups
         self.homeAssistant = HomeAssistantService(settings: settings)
     }
 

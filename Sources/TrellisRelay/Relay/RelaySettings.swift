@@ -35,8 +35,14 @@ public struct RelaySettings: Sendable, Hashable {
     public var backupDirectory = ""
     /// Seconds between two scheduled backups; 0: only when asked.
     public var backupInterval = 86_400.0
-    /// Backups kept in ``backupDirectory``; older ones are removed after each new one.
+    /// Scheduled backups kept in ``backupDirectory``; older ones are removed after each new one.
     public var backupKeep = 7
+    /// Seconds an operator waits between two backups asked for on `trellis/request/store/backup`,
+    /// so requests cannot wear out the backup disk or crowd out the relay.
+    public var backupRequestInterval = 60.0
+    /// Backups asked for that are kept, apart from the scheduled ones: their own rotation, so
+    /// requests never remove a scheduled backup.
+    public var backupRequestKeep = 3
 
     /// Log entries kept per device (older ones are dropped), and the most `logs/get` returns.
     public var deviceLogLimit = 200

@@ -13,7 +13,7 @@ enum MetricHelp {
         "trellis_replies_total": "Answers published, by plant operation (RES_...) or error tag (ERR_...).",
         "trellis_dead_letters_total": "Messages rejected and recorded as dead letters, by reason.",
         "trellis_retained_swept_total": "Stale retained topics cleared by the sweep at start or after a discovery prefix change, by kind (discovery, device, model, plant).",
-        "trellis_backups_total": "Backups of an SQLite state, by trigger (schedule, request) and outcome (written, failed).",
+        "trellis_backups_total": "Backups of an SQLite state, by trigger (schedule, request) and outcome (written, failed; busy or rate_limited: a request refused).",
         "trellis_handler_duration_seconds": "Time Trellis took to handle one message and hand over its answers, the state store's reads and writes included.",
         "trellis_broker_reconnects_total": "Times the broker connection came back after a loss.",
         "trellis_redeliveries_dropped_total": "Messages the broker sent again after Trellis had handled them, dropped.",

@@ -196,6 +196,8 @@ struct EffectiveConfiguration: Sendable {
         }
         settings.backupInterval = double("state.backup.interval")
         settings.backupKeep = int("state.backup.keep")
+        settings.backupRequestInterval = double("state.backup.request_interval")
+        settings.backupRequestKeep = int("state.backup.request_keep")
         settings.maxFutureSkew = double("clock.max_future_skew")
         settings.homeAssistantEnabled = bool("homeassistant.enabled")
         settings.discoveryPrefix = string("homeassistant.discovery_prefix")

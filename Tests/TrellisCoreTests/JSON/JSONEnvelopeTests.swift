@@ -74,7 +74,7 @@ struct JSONEnvelopeTests {
     func codes() {
         #expect(JSONErrorCode.allCases.map(\.rawValue) == [
             "invalid_json", "invalid_request", "not_found", "conflict", "not_editable", "too_large",
-            "unknown_action", "forbidden", "internal_error",
+            "unknown_action", "forbidden", "internal_error", "busy", "rate_limited",
         ])
     }
 

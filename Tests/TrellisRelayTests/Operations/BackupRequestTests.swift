@@ -19,6 +19,7 @@ struct BackupRequestTests {
         settings.operators = ["ops"]
         settings.backupDirectory = backups
         settings.backupInterval = 0
+        settings.backupRequestInterval = 0
         try await withRelay(settings: settings) { relay in
             let console = try await FleetConsole.open(relay)
             #expect(try await console.request("devices", "list", "{}").contains(#""status":"ok""#))
@@ -29,7 +30,7 @@ struct BackupRequestTests {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any], "\(reply)")
             let data = try #require(object["data"] as? [String: Any], "\(reply)")
             let file = try #require(data["file"] as? String)
-            #expect(file.hasPrefix("trellis-") && file.hasSuffix(".sqlite"))
+            #expect(file.hasPrefix("trellis-requested-") && file.hasSuffix(".sqlite"))
             #expect((data["bytes"] as? Int ?? 0) > 0)
             #expect((data["taken_at"] as? String).flatMap(ISO8601Time.parse) != nil, "\(reply)")
             let path = (backups as NSString).appendingPathComponent(file)
@@ -50,6 +51,70 @@ struct BackupRequestTests {
             #expect(try await console.errorCode("store", "backup", "{}", client: "alice") == "forbidden")
             #expect(try await console.errorCode("store", "backup", #"{"to":"/tmp"}"#) == "invalid_request")
             #expect(try await console.request("store", "backup", "{}", client: "ops").contains(#""status":"ok""#))
+        }
+    }
+
+    @Test("eight requests in a row: one backup is taken, seven refused with when to ask again, the scheduled backups untouched")
+    func requestsBounded() async throws {
+        let backups = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: backups) }
+        try FileManager.default.createDirectory(atPath: backups, withIntermediateDirectories: true)
+        // A week of daily backups, as many as `state.backup.keep` keeps.
+        let daily = (1...7).map { BackupNaming.name(at: Date().addingTimeInterval(-86_400 * Double($0))) }
+        for name in daily {
+            try Data("daily \(name)".utf8).write(to: URL(fileURLWithPath: (backups as NSString).appendingPathComponent(name)))
+        }
+        var settings = RelaySettings()
+        settings.backupDirectory = backups
+        settings.backupInterval = 0
+        settings.backupKeep = 7
+        try await withRelay(settings: settings) { relay in
+            let console = try await FleetConsole.open(relay)
+            let topics = JSONTopics(prefix: "trellis")
+            for _ in 1...8 {
+                try await console.client.publishAndWait(topic: topics.request(service: "store", action: "backup"), payload: Array("{}".utf8))
+            }
+            let replies = try await console.inbox.messages(on: topics.response(service: "store", action: "backup"), count: 8,
+                                                           timeout: .seconds(30))
+            let objects = try replies.map { try #require(try JSONSerialization.jsonObject(with: Data($0.payload)) as? [String: Any]) }
+            #expect(objects.count == 8)
+            #expect(objects.filter { $0["status"] as? String == "ok" }.count == 1, "\(replies.map(\.text))")
+            let data = try #require(objects.first?["data"] as? [String: Any], "the first is taken: \(replies.map(\.text))")
+            let taken = try #require((data["taken_at"] as? String).flatMap(ISO8601Time.parse))
+            for refused in objects.dropFirst() {
+                #expect(refused["status"] as? String == "error")
+                #expect(refused["code"] as? String == "rate_limited", "\(refused)")
+                // The answer names when the next request is allowed: a minute after the one taken.
+                let sentence = try #require(refused["error"] as? String)
+                let next = try #require(sentence.components(separatedBy: "the next may be asked for from ").last.flatMap(ISO8601Time.parse),
+                                        "\(sentence)")
+                #expect(abs(next.timeIntervalSince(taken) - 60) < 5, "\(sentence)")
+            }
+
+            let present = try FileManager.default.contentsOfDirectory(atPath: backups).sorted()
+            let requested = present.filter { $0.hasPrefix("trellis-requested-") }
+            #expect(requested == [data["file"] as? String], "\(present)")
+            #expect(present.filter { !$0.hasPrefix("trellis-requested-") } == daily.sorted(), "the daily backups are all kept")
+            for name in daily {
+                let text = try String(contentsOfFile: (backups as NSString).appendingPathComponent(name), encoding: .utf8)
+                #expect(text == "daily \(name)")
+            }
+        }
+    }
+
+    @Test("a request while a backup is being written is answered busy at once, and takes none")
+    func busy() async throws {
+        var settings = RelaySettings()
+        settings.backupDirectory = temporaryDirectory()
+        settings.backupRequestInterval = 0
+        try await withEngine(.inMemory, settings: settings) { harness in
+            let now = Date()
+            #expect(harness.engine.backups.begin(.schedule, at: now, requestInterval: 0) == .start)
+            let reply = await harness.send("{}", on: "trellis/request/store/backup", at: now.addingTimeInterval(1))
+            let answer = try #require(reply.first { $0.topic == "trellis/response/store/backup" }?.text)
+            #expect(answer == #"{"code":"busy","error":"a scheduled backup is being written since \#(ISO8601Time.format(now)); ask again once it is done","status":"error"}"#)
+            #expect(!FileManager.default.fileExists(atPath: settings.backupDirectory))
+            harness.engine.backups.finish()
         }
     }
 
