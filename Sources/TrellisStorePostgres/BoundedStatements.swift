@@ -32,6 +32,8 @@ enum BoundedStatements {
         on connection: PostgresConnection, within limit: Duration = limit, executor: (any TaskExecutor)? = nil,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
+        // A connection known closed fails at once, without a task or the close's grace.
+        if connection.isClosed { throw StatementAbandoned(reason: .connectionClosed) }
         let outcome = Outcome<T>()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in

@@ -187,6 +187,12 @@ final class PostgresAdmissions: Sendable {
                 // Two relays lock senders in the same order, so a deadlock should not happen; a
                 // serialization failure or deadlock is retried all the same, like every transaction.
                 if attempt < 5, PostgresFailure.isRetryable(error) { continue }
+                // A connection the server closed (restarted since, say) is opened again at once: a stale
+                // connection is not an outage, and a server really away fails to connect.
+                if attempt < 5, PostgresFailure.isConnectionLoss(error) {
+                    if let failed = connection.withLock({ state in defer { state = nil }; return state }) { try? await failed.close() }
+                    continue
+                }
                 // The connection is given up after any other failure: one lost mid-call (or abandoned by
                 // ``BoundedStatements``) is opened again for the next call, and one the server closed a
                 // moment ago is never used again before its close is seen. This call fails (the

@@ -21,6 +21,16 @@ enum PostgresFailure {
         return retryableStates.contains(state)
     }
 
+    /// True when `error` says that the connection a statement used has closed (the server ended the
+    /// session, or the connection was found closed), as opposed to a server that cannot be reached:
+    /// worth trying again at once on another connection.
+    static func isConnectionLoss(_ error: any Error) -> Bool {
+        if let abandoned = error as? StatementAbandoned, case .connectionClosed = abandoned.reason { return true }
+        guard let error = error as? PSQLError else { return false }
+        if let state = error.serverInfo?[.sqlState] { return state == "57P01" || state == "57P02" }
+        return [.serverClosedConnection, .clientClosedConnection, .uncleanShutdown].contains(error.code)
+    }
+
     /// SQLSTATEs of a server that is going away or not there yet, or out of resources for a
     /// moment: class 08 (connection exceptions) is matched by its prefix besides these.
     /// 57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now (starting up),

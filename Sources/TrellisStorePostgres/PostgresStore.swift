@@ -185,17 +185,28 @@ public final class PostgresStore: BufferedCommitsStore {
         let client = self.client
         return try await commits.direct(reportsEveryOutcome: false) {
             try commits.checkOpen(operation)
-            do {
-                return try await client.withConnection { connection in try await BoundedStatements.run(on: connection, body) }
-            } catch {
-                throw PostgresFailure.wrap(error, operation: operation)
+            var attempt = 0
+            while true {
+                attempt += 1
+                do {
+                    return try await client.withConnection { connection in try await BoundedStatements.run(on: connection, body) }
+                } catch {
+                    if attempt < Self.attempts, PostgresFailure.isConnectionLoss(error) { continue }
+                    throw PostgresFailure.wrap(error, operation: operation)
+                }
             }
         }
     }
 
-    /// Runs `body` in a transaction, retrying it whole (up to 5 times) when PostgreSQL chose it as
-    /// the victim of a deadlock or a serialization failure. The transaction is bounded by `limit`
-    /// and by its connection's life (``BoundedStatements``).
+    /// How many times a transaction or read is tried at once before its failure is reported.
+    static let attempts = 5
+
+    /// Runs `body` in a transaction, retrying it whole (up to ``attempts`` times) when PostgreSQL chose
+    /// it as the victim of a deadlock or a serialization failure, or its connection turned out to be
+    /// closed (``PostgresFailure/isConnectionLoss(_:)``): after a server restart the pool may still
+    /// hold connections of the old server, and a stale connection is not an outage; the next one is
+    /// tried at once, and a server that is really away fails to connect and is reported. The
+    /// transaction is bounded by `limit` and by its connection's life (``BoundedStatements``).
     static func transaction<T: Sendable>(
         _ client: PostgresClient, logger: Logger, operation: String, within limit: Duration = BoundedStatements.limit,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> T
@@ -218,7 +229,7 @@ public final class PostgresStore: BufferedCommitsStore {
                     }
                 }
             } catch {
-                if attempt < 5, PostgresFailure.isRetryable(error) { continue }
+                if attempt < Self.attempts, PostgresFailure.isRetryable(error) || PostgresFailure.isConnectionLoss(error) { continue }
                 throw PostgresFailure.wrap(error, operation: operation)
             }
         }

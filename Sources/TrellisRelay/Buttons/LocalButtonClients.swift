@@ -92,10 +92,13 @@ public final class LocalButtonClients: Sendable {
     }
 
     /// Runs a message through the relay's engine, as if received from the broker now, and sends
-    /// the answers on: to local clients, or to the broker.
+    /// the answers on: to local clients, or to the broker. Like a message from the broker, it waits
+    /// out a store outage (``OutageWaiting``) and is handled once the store is back, rather than
+    /// refused: a Socket.IO press has no broker to send it again.
     private func submit(topic: String, payload: [UInt8], relay: RelayService) async {
         let engine = relay.engine
-        let replies = await engine.process(MQTTMessage(topic: topic, payload: payload, qos: .atLeastOnce), at: Date())
+        let message = MQTTMessage(topic: topic, payload: payload, qos: .atLeastOnce)
+        let replies = await OutageWaiting.$enabled.withValue(true) { await engine.process(message, at: Date()) }
         for reply in replies where !deliver(reply, buttonPrefix: engine.settings.buttonPrefix) {
             do {
                 try relay.client.publish(reply)
