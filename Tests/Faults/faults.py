@@ -118,6 +118,15 @@ FAULTS = {f.name: f for f in [
           ANY, _clock("-3600"), _clock("0"), "none", needs={"clock"}),
 ]}
 
+# Scenarios a fault cannot be survived in, for a reason outside Trellis, documented in docs/reliability.md
+# ("Faults that cannot be survived"): their runs are still made, checked and reported (the table's "known"
+# column), but they do not fail the matrix. Keyed by (fault, store, relays).
+KNOWN = {
+    (fault, "postgres", 2): "Mosquitto 2.0 does not restore $share subscriptions from its persistence file: "
+                            "what publishers send before the relays resubscribe is acknowledged and dropped"
+    for fault in ("broker-restart", "broker-kill")
+}
+
 # The short form's list (make faults-short, inside make test): (fault, store, relays), each run --runs times.
 SHORT = [
     ("pg-fast", "postgres", 2),
