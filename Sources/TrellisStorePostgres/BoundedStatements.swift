@@ -27,10 +27,11 @@ enum BoundedStatements {
 
     /// Runs `body` on `connection`, throwing ``StatementAbandoned`` when the connection closes
     /// under it (after ``closeGrace``) or it runs longer than `limit`. The work runs in a task of its
-    /// own, which prefers `executor` when given.
+    /// own, which prefers `executor` when given. Once `commit` has begun, a close no longer abandons
+    /// the work (only the limit does).
     static func run<T: Sendable>(
         on connection: PostgresConnection, within limit: Duration = limit, executor: (any TaskExecutor)? = nil,
-        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+        commit: CommitPhase? = nil, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         // A connection known closed fails at once, without a task or the close's grace.
         if connection.isClosed { throw StatementAbandoned(reason: .connectionClosed) }
@@ -46,6 +47,9 @@ enum BoundedStatements {
                 }
                 let watched = CloseWatch.shared.add(connection) {
                     eventLoop.scheduleTask(in: closeGrace) {
+                        // A COMMIT written while the connection was open is answered or failed by postgres-nio
+                        // itself; abandoning it here would make a commit that took effect look failed.
+                        guard commit?.began != true else { return }
                         _ = outcome.finish(.failure(StatementAbandoned(reason: .connectionClosed)))
                     }
                 }
@@ -121,6 +125,8 @@ private final class CloseWatch: Sendable {
     static let shared = CloseWatch()
 
     private struct Watched {
+        /// Held until it closes, so that its address is not taken by another connection meanwhile.
+        let connection: PostgresConnection
         var next = 0
         var waiting: [Int: @Sendable () -> Void] = [:]
     }
@@ -133,7 +139,7 @@ private final class CloseWatch: Sendable {
         let key = ObjectIdentifier(connection)
         let (ticket, first) = state.withLock { all -> (Int, Bool) in
             let first = all[key] == nil
-            var watched = all[key] ?? Watched()
+            var watched = all[key] ?? Watched(connection: connection)
             let ticket = watched.next
             watched.next += 1
             watched.waiting[ticket] = closed
@@ -154,8 +160,9 @@ private final class CloseWatch: Sendable {
     }
 }
 
-/// A statement given up on: its connection closed under it, or it ran past its limit. Whether it
-/// took effect is unknown only in the second case (the connection is then closed).
+/// A statement given up on: its connection closed under it, or it ran past its limit (the connection
+/// is then closed). In a transaction, either before its COMMIT: nothing took effect. A failure during the
+/// COMMIT is ``CommitOutcomeUnknown`` instead.
 struct StatementAbandoned: Error, CustomStringConvertible {
     enum Reason: Sendable {
         case connectionClosed
@@ -170,4 +177,31 @@ struct StatementAbandoned: Error, CustomStringConvertible {
         case let .timedOut(limit): "no answer from the server within \(limit); the connection was closed"
         }
     }
+}
+
+/// Whether a transaction has sent its COMMIT: past that point a lost connection leaves its outcome unknown.
+final class CommitPhase: Sendable {
+    private let sent = Atomic<Bool>(false)
+
+    var began: Bool { sent.load(ordering: .acquiring) }
+
+    func begin() { sent.store(true, ordering: .releasing) }
+
+    /// What a COMMIT's failure means: a refusal from the server (a deferred constraint, a serialization
+    /// failure) is definite, nothing was committed; a lost connection or a COMMIT past its limit leaves the
+    /// outcome unknown.
+    static func outcome(of error: any Error) -> any Error {
+        if let error = error as? PSQLError, let state = error.serverInfo?[.sqlState], !state.hasPrefix("57P"), !state.hasPrefix("08") {
+            return error
+        }
+        return CommitOutcomeUnknown(underlying: error)
+    }
+}
+
+/// A transaction's COMMIT was sent and its answer lost with the connection: it may or may not have taken
+/// effect. A failure that passes, retried as any other by the handling, never at once on another connection.
+struct CommitOutcomeUnknown: Error, CustomStringConvertible {
+    let underlying: any Error
+
+    var description: String { "the connection was lost during a COMMIT, whose outcome is unknown (\(underlying))" }
 }

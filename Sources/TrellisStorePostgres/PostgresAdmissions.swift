@@ -187,17 +187,13 @@ final class PostgresAdmissions: Sendable {
                 // Two relays lock senders in the same order, so a deadlock should not happen; a
                 // serialization failure or deadlock is retried all the same, like every transaction.
                 if attempt < 5, PostgresFailure.isRetryable(error) { continue }
-                // A connection the server closed (restarted since, say) is opened again at once: a stale
-                // connection is not an outage, and a server really away fails to connect.
-                if attempt < 5, PostgresFailure.isConnectionLoss(error) {
-                    if let failed = connection.withLock({ state in defer { state = nil }; return state }) { try? await failed.close() }
-                    continue
-                }
-                // The connection is given up after any other failure: one lost mid-call (or abandoned by
-                // ``BoundedStatements``) is opened again for the next call, and one the server closed a
-                // moment ago is never used again before its close is seen. This call fails (the
-                // admission may or may not have been counted).
+                // The connection is given up after any other failure: one the server closed (restarted since,
+                // say) or ``BoundedStatements`` abandoned is opened again, at once when the connection was
+                // simply found closed (a stale connection is not an outage; a server really away then fails
+                // to connect), and for the next call otherwise. An admission counted by a call whose answer
+                // was lost is counted again: it only brings its sender nearer the limit.
                 if let failed = connection.withLock({ state in defer { state = nil }; return state }) { try? await failed.close() }
+                if attempt < 5, PostgresFailure.isConnectionLoss(error) { continue }
                 let failure = PostgresFailure.wrap(error, operation: "admitting \(admissions.count) messages against the spam limit")
                 return Array(repeating: .failure(failure), count: admissions.count)
             }

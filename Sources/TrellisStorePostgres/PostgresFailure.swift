@@ -27,7 +27,7 @@ enum PostgresFailure {
     static func isConnectionLoss(_ error: any Error) -> Bool {
         if let abandoned = error as? StatementAbandoned, case .connectionClosed = abandoned.reason { return true }
         guard let error = error as? PSQLError else { return false }
-        if let state = error.serverInfo?[.sqlState] { return state == "57P01" || state == "57P02" }
+        if let state = error.serverInfo?[.sqlState] { return state == "57P01" }
         return [.serverClosedConnection, .clientClosedConnection, .uncleanShutdown].contains(error.code)
     }
 
@@ -43,7 +43,7 @@ enum PostgresFailure {
     /// Not our own closing of the pool or connection.
     static func isTransient(_ error: any Error) -> Bool {
         if let pool = error as? ConnectionPoolError { return pool == .connectionCreationCircuitBreakerTripped }
-        if error is StatementAbandoned { return true }
+        if error is StatementAbandoned || error is CommitOutcomeUnknown { return true }
         guard let error = error as? PSQLError else { return false }
         if let state = error.serverInfo?[.sqlState] { return state.hasPrefix("08") || transientStates.contains(state) }
         // A connection closed by the client is one the pool closed after its server went away (an idle
@@ -62,7 +62,7 @@ enum PostgresFailure {
     /// A short name for the kind of failure, for the metrics' and health's `kind`:
     /// `SQLSTATE_<code>` for a refused statement, `POSTGRES_CONNECTION` for a connection problem.
     static func kind(of error: any Error) -> String {
-        if error is ConnectionPoolError || error is StatementAbandoned { return "POSTGRES_CONNECTION" }
+        if error is ConnectionPoolError || error is StatementAbandoned || error is CommitOutcomeUnknown { return "POSTGRES_CONNECTION" }
         guard let error = error as? PSQLError else { return "other" }
         if let state = error.serverInfo?[.sqlState] { return "SQLSTATE_\(state)" }
         return "POSTGRES_CONNECTION"

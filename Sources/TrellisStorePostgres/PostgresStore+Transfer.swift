@@ -12,7 +12,7 @@ extension PostgresStore: StateImporting {
     public func exportState() async throws -> StateDump {
         try await flush()
         let logger = self.logger
-        return try await Self.transaction(client, logger: logger, operation: "exportState()") { connection in
+        return try await Self.transaction(client, logger: logger, operation: "exportState()", within: Self.transferLimit) { connection in
             try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
             var tables: [StateDump.Table] = []
             for name in StateDump.tables {
@@ -42,7 +42,7 @@ extension PostgresStore: StateImporting {
 
     public func importState(_ dump: StateDump, replacing: Bool) async throws {
         let logger = self.logger
-        try await write("importState(\(dump.tables.count) tables)") { connection in
+        try await write("importState(\(dump.tables.count) tables)", within: Self.transferLimit) { connection in
             if replacing {
                 let all = StateDump.tables.joined(separator: ", ")
                 try await connection.query(PostgresQuery(unsafeSQL: "TRUNCATE \(all) RESTART IDENTITY"), logger: logger)
@@ -125,4 +125,9 @@ extension PostgresStore: StateImporting {
         default: return .text(try cell.decode(String.self))
         }
     }
+}
+
+extension PostgresStore {
+    /// How long copying the whole state out or in may take: far longer than a statement of the handling.
+    static let transferLimit: Duration = .seconds(3600)
 }

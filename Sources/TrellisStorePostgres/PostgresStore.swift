@@ -158,7 +158,7 @@ public final class PostgresStore: BufferedCommitsStore {
 
     /// Runs `body` in one transaction on a pooled connection, with the delivery bound to
     /// ``HandledDelivery/current`` recorded in it, wrapping failures as ``StoreError``.
-    func write<T: Sendable>(_ operation: @autoclosure () -> String,
+    func write<T: Sendable>(_ operation: @autoclosure () -> String, within limit: Duration = BoundedStatements.limit,
                             _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let operation = operation()
         let mark = HandledDelivery.current
@@ -169,7 +169,7 @@ public final class PostgresStore: BufferedCommitsStore {
         defer { readCache.invalidate() }
         return try await commits.direct(reportsEveryOutcome: true) {
             try commits.checkOpen(operation)
-            return try await Self.transaction(client, logger: logger, operation: operation) { connection in
+            return try await Self.transaction(client, logger: logger, operation: operation, within: limit) { connection in
                 let result = try await body(connection)
                 if let mark { try await PostgresBufferedWrite.record(mark, owner: owner, on: connection, logger: logger) }
                 return result
@@ -214,21 +214,32 @@ public final class PostgresStore: BufferedCommitsStore {
         var attempt = 0
         while true {
             attempt += 1
+            let commit = CommitPhase()
             do {
                 return try await client.withConnection { connection in
-                    try await BoundedStatements.run(on: connection, within: limit) { connection in
+                    try await BoundedStatements.run(on: connection, within: limit, commit: commit) { connection in
                         try await connection.query("BEGIN", logger: logger)
+                        let result: T
                         do {
-                            let result = try await body(connection)
-                            try await connection.query("COMMIT", logger: logger)
-                            return result
+                            result = try await body(connection)
+                            // Nothing is committed yet: a connection found closed here is a clean failure.
+                            if connection.isClosed { throw StatementAbandoned(reason: .connectionClosed) }
                         } catch {
                             _ = try? await connection.query("ROLLBACK", logger: logger)
                             throw error
                         }
+                        commit.begin()
+                        do {
+                            try await connection.query("COMMIT", logger: logger)
+                        } catch {
+                            throw CommitPhase.outcome(of: error)
+                        }
+                        return result
                     }
                 }
             } catch {
+                // Abandoned once its COMMIT was sent (past the limit), the transaction may have taken effect.
+                let error = commit.began && error is StatementAbandoned ? CommitOutcomeUnknown(underlying: error) : error
                 if attempt < Self.attempts, PostgresFailure.isRetryable(error) || PostgresFailure.isConnectionLoss(error) { continue }
                 throw PostgresFailure.wrap(error, operation: operation)
             }

@@ -15,7 +15,9 @@
 ///   and the broker sends them again on the new connection, so the new connection's CONNECT,
 ///   keepalives and reads must not wait for a consumer that is still handling them (one waiting
 ///   for its store, say): otherwise a relay holding a message across a lost connection could never
-///   connect again. They are still reported handled, in order, and those reports change nothing.
+///   connect again. They still take room in the window (past the limit, one message of the new
+///   connection is read, as always), so repeated reconnections during a long wait cannot pile up
+///   more than that; they are reported handled, in order, and those reports let nothing more through.
 ///
 /// Without a limit the window counts nothing and never holds reads or writes back.
 struct ReadAheadWindow: Sendable {
@@ -28,7 +30,7 @@ struct ReadAheadWindow: Sendable {
     private var head = 0
     /// How many of the oldest messages held came on a connection that closed since.
     private(set) var stale = 0
-    /// Payload bytes held of the current connection's messages.
+    /// Payload bytes held.
     private(set) var bytes = 0
 
     init(limit: Int?, byteLimit: Int = 8 << 20) {
@@ -46,7 +48,6 @@ struct ReadAheadWindow: Sendable {
     /// never be written, so they hold nothing back any more.
     mutating func connectionClosed() {
         stale = count
-        bytes = 0
     }
 
     /// A message of `size` payload bytes was handed to the consumer.
@@ -61,11 +62,8 @@ struct ReadAheadWindow: Sendable {
     mutating func handled() -> Bool {
         guard limit != nil, count > 0 else { return false }
         let couldRead = hasRoom
-        if stale > 0 {
-            stale -= 1
-        } else {
-            bytes -= sizes[head]
-        }
+        if stale > 0 { stale -= 1 }
+        bytes -= sizes[head]
         head += 1
         if head == sizes.count {
             sizes.removeAll(keepingCapacity: true)
@@ -87,7 +85,7 @@ struct ReadAheadWindow: Sendable {
     /// bursts: one read per pass of the loop, as libmosquitto's own loop does.
     func mayContinueBurst(read: Int) -> Bool {
         guard let limit else { return false }
-        return read < limit && live < limit && bytes < byteLimit
+        return read < limit && count < limit && bytes < byteLimit
     }
 
     /// The loop may write: the consumer holds no message of this connection whose acknowledgement is queued.
@@ -96,6 +94,6 @@ struct ReadAheadWindow: Sendable {
     /// Another message fits in the window.
     private var hasRoom: Bool {
         guard let limit else { return true }
-        return live == 0 || (live < limit && bytes < byteLimit)
+        return live == 0 || (count < limit && bytes < byteLimit)
     }
 }

@@ -52,12 +52,12 @@ public final class LocalButtonClients: Sendable {
 
     /// Registers the client for a button; the service answers on `register-response`.
     public func register(client: String, button: [UInt8], relay: RelayService) async {
-        await submit(topic: clientTopic(client, "register", relay), payload: button, relay: relay)
+        await submit(topic: clientTopic(client, "register", relay), payload: button, relay: relay, waitingOutOutages: true)
     }
 
     /// Removes a registration; the service answers on `unregister-response`.
     public func unregister(client: String, button: [UInt8], relay: RelayService) async {
-        await submit(topic: clientTopic(client, "unregister", relay), payload: button, relay: relay)
+        await submit(topic: clientTopic(client, "unregister", relay), payload: button, relay: relay, waitingOutOutages: true)
     }
 
     /// A press of `button`, at `time` (empty: now). An id that cannot be a topic level is refused
@@ -67,7 +67,7 @@ public final class LocalButtonClients: Sendable {
         case let .failure(error): return .failure(error)
         case let .success(id):
             let topic = "\(relay.engine.settings.buttonPrefix)/buttons/\(id)/press"
-            await submit(topic: topic, payload: time, relay: relay)
+            await submit(topic: topic, payload: time, relay: relay, waitingOutOutages: true)
             return .success(())
         }
     }
@@ -92,13 +92,15 @@ public final class LocalButtonClients: Sendable {
     }
 
     /// Runs a message through the relay's engine, as if received from the broker now, and sends
-    /// the answers on: to local clients, or to the broker. Like a message from the broker, it waits
-    /// out a store outage (``OutageWaiting``) and is handled once the store is back, rather than
-    /// refused: a Socket.IO press has no broker to send it again.
-    private func submit(topic: String, payload: [UInt8], relay: RelayService) async {
+    /// the answers on: to local clients, or to the broker. A press or a registration
+    /// (`waitingOutOutages`) waits out a store outage like a message from the broker
+    /// (``OutageWaiting``) and is handled once the store is back, rather than refused: a Socket.IO
+    /// client has no broker to send it again. A client's status does not: it is sent from the
+    /// sessions' shared tick and their shutdown, which must not wait for the store.
+    private func submit(topic: String, payload: [UInt8], relay: RelayService, waitingOutOutages: Bool = false) async {
         let engine = relay.engine
         let message = MQTTMessage(topic: topic, payload: payload, qos: .atLeastOnce)
-        let replies = await OutageWaiting.$enabled.withValue(true) { await engine.process(message, at: Date()) }
+        let replies = await OutageWaiting.$enabled.withValue(waitingOutOutages) { await engine.process(message, at: Date()) }
         for reply in replies where !deliver(reply, buttonPrefix: engine.settings.buttonPrefix) {
             do {
                 try relay.client.publish(reply)

@@ -9,10 +9,10 @@ import TrellisStore
 /// - liveness: the process answers, its MQTT network loop (which also runs the message
 ///   handling) went round within ``loopStallLimit``, and the message handling is not stuck: it has
 ///   not held a message without handling one for longer than ``handlingStallLimit`` while the store
-///   answers (``HandlingWatch``). A relay waiting out a store or broker outage is alive, and
-///   restarting it would not help; one still stuck once its store is back needs a restart, which a
-///   failing `/livez` and the missing systemd watchdog pings get it. The store is asked only
-///   once the handling has stalled that long.
+///   takes writes (``HandlingWatch``) and no backup is being written. A relay waiting out a store or
+///   broker outage is alive, and restarting it would not help; one still stuck once its store is
+///   back needs a restart, which a failing `/livez` and the missing systemd watchdog pings get it.
+///   The store is asked (and a probe change committed) only once the handling has stalled that long.
 /// - readiness: the broker is connected, the store is writable and reachable, and the
 ///   write-behind backlog is under its bounds. The store is asked at most every
 ///   ``storeCheckInterval``, one check shared by every probe (``StoreCheck``); a check that has not
@@ -78,15 +78,23 @@ struct Probes: Sendable {
         let progress = relay.client.consumerProgress
         let stalled = handlingWatch.secondsStalled(held: progress.held, handled: progress.handled)
         var handling = Check(ok: true, detail: ["held": progress.held, "seconds_without_progress": (stalled * 10).rounded() / 10])
-        if stalled > Self.handlingStallLimit {
-            let reached = await storeCheck.result(of: relay.engine.store, every: Self.storeCheckInterval, timeout: Self.storeCheckTimeout)
-            if reached.error == nil {
-                handling.ok = false
-                handling.error = "the message handling has made no progress for \(Int(stalled)) s while the state store answers"
-            }
+        if stalled > Self.handlingStallLimit, relay.engine.backups.running == nil, await storeTakesWrites() {
+            handling.ok = false
+            handling.error = "the message handling has made no progress for \(Int(stalled)) s while the state store takes writes"
         }
         let answer = Answer(status: "alive", checks: ["loop": loop, "handling": handling])
         return answer.healthy ? answer : Answer(status: "stalled", checks: answer.checks)
+    }
+
+    /// Whether the store answers and commits a change now: a probe change through the write-behind,
+    /// the path every change takes (asked only of a handling stalled past ``handlingStallLimit``, so
+    /// a store that is full, locked or away, which the handling is rightly waiting out, keeps the
+    /// relay alive).
+    private func storeTakesWrites() async -> Bool {
+        let store = relay.engine.store
+        let reached = await storeCheck.result(of: store, every: Self.storeCheckInterval, timeout: Self.storeCheckTimeout)
+        guard reached.error == nil else { return false }
+        return (try? await store.checkWritable()) != nil
     }
 
     func readiness() async -> Answer {
