@@ -218,6 +218,11 @@ def store_causes(text: str) -> list[str]:
     return [m.group(1) for m in re.finditer(r"cause=(\S+)", "\n".join(l for l in text.splitlines() if STORE_DOWN in l))]
 
 
+# Seconds a store fault must last for the relays to be required to log it: the relay's slow-operation threshold
+# (BufferedCommits.slowAfter, 2 s), its watch's tick (0.5 s) and the server's start.
+STORE_SEEN_AFTER = 3.0
+
+
 def check_relay_logs(kind: str, texts: dict[str, str], targets: set[str], must_see: bool) -> list[str]:
     """`texts`: each relay's log from the fault's start on. `kind`: which lines the fault should cause.
 
