@@ -205,23 +205,19 @@ SQL
     cat "$DIR/url"
 }
 
-halt() {
+# Stops the server with pg_ctl's shutdown mode $1 (fast: as an operator would; immediate: a crash), keeping DIR.
+stop_server() {
     [[ -f "$DIR/$MARKER" ]] || die "$DIR holds no cluster made by cluster.sh"
     DIR=$(cd "$DIR" && pwd -P)
     BIN=$(find_bindir)
     if running; then
-        as_owner "$BIN/pg_ctl" -D "$DIR/data" -m fast -w -t 30 stop >/dev/null || die "the server in $DIR/data did not stop"
+        as_owner "$BIN/pg_ctl" -D "$DIR/data" -m "$1" -w -t 30 stop >/dev/null || die "the server in $DIR/data did not stop"
     fi
 }
 
-crash() {
-    [[ -f "$DIR/$MARKER" ]] || die "$DIR holds no cluster made by cluster.sh"
-    DIR=$(cd "$DIR" && pwd -P)
-    BIN=$(find_bindir)
-    if running; then
-        as_owner "$BIN/pg_ctl" -D "$DIR/data" -m immediate -w -t 30 stop >/dev/null || die "the server in $DIR/data did not stop"
-    fi
-}
+halt() { stop_server fast; }
+
+crash() { stop_server immediate; }
 
 restart() {
     [[ -f "$DIR/$MARKER" ]] || die "$DIR holds no cluster made by cluster.sh"
