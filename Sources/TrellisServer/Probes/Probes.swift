@@ -4,7 +4,8 @@ import TrellisRelay
 import TrellisStore
 
 /// The answers of `/livez` and `/readyz`, which a service manager, a container runtime or a load
-/// balancer asks every few seconds. Neither may hang, and neither writes:
+/// balancer asks every few seconds. Neither may hang, and neither writes, but for the one probe
+/// change of a liveness check after the handling stalled (below):
 ///
 /// - liveness: the process answers, its MQTT network loop (which also runs the message
 ///   handling) went round within ``loopStallLimit``, and the message handling is not stuck: it has
@@ -23,7 +24,7 @@ struct Probes: Sendable {
     let handlingWatch = HandlingWatch()
 
     static let loopStallLimit = 10.0
-    /// Seconds the handling may hold a message without handling one while the store answers.
+    /// Seconds the handling may hold a message without handling one while the store takes writes.
     static let handlingStallLimit = 60.0
     static let storeCheckInterval: Duration = .seconds(5)
     static let storeCheckTimeout: Duration = .seconds(1)
