@@ -77,6 +77,7 @@ let package = Package(
         .target(
             name: "TrellisBroker",
             dependencies: [
+                "TrellisCore",
                 logging,
                 lifecycle,
             ]

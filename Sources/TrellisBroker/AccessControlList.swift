@@ -1,19 +1,25 @@
-/// The Mosquitto ACL file of the secure profile: shared `%u` patterns that give every user its
-/// own request and reply topics, plus one section per account with rights beyond those.
+import TrellisCore
+
+/// The Mosquitto ACL file of the deployment: the rights of clients without an account first (the
+/// file's lines before any `user` line, which Mosquitto applies to anonymous clients), then one
+/// section per account with exactly its role's rights, all taken from ``TopicAccessTable``.
 public struct AccessControlList: Sendable, Equatable {
-    /// What an account is for, which decides its extra rights.
+    /// The topic prefixes the rights are written with.
+    public typealias Topics = TopicPrefixes
+
+    /// What an account is for, which decides its rights (``accessRole``'s row of the table).
     public enum Role: String, Sendable, CaseIterable {
-        /// An app or client: only the `%u` patterns.
+        /// An app or client: its own request and reply topics.
         case client
-        /// A button: may also press `p2o/buttons/<name>/press`.
+        /// A button: its own presses, `p2o/buttons/<name>/press`.
         case button
-        /// A device: may also publish its own `devices/<name>/status`, `/telemetry` and `/log`, and
-        /// read its `devices/<name>/info` and `/command` (which Trellis alone writes).
+        /// A device: its own `devices/<name>/status`, `/telemetry` and `/log`, and reads its
+        /// `devices/<name>/info` and `/command` (which Trellis alone writes).
         case device
-        /// A sensor node: may also publish the readings of its own sensors, `rpi/sensors/<address>`
-        /// for each address it was given, and nothing else.
+        /// A sensor node: the readings of its own sensors, `rpi/sensors/<address>` for each
+        /// address it was given, and nothing else.
         case sensor
-        /// An operator: may also use the shared JSON request topics.
+        /// An operator: every request and event, every topic to read.
         case `operator`
         /// Trellis itself: reads every request and event, writes every reply.
         case trellis
@@ -53,25 +59,21 @@ public struct AccessControlList: Sendable, Equatable {
         ([role.rawValue] + (sensorAddresses[name] ?? [])).joined(separator: " ")
     }
 
-    /// The `pattern` lines every user has, on its own topics only (`%u`), and the common reads.
-    static func patterns(_ topics: Topics) -> [String] {
-        ["# Every user: its own request and reply topics, Trellis's availability and the buttons' public state."]
-            + (personalRights(of: "%u", topics: topics) + commonRights(topics: topics)).map { "pattern \($0.access.rawValue) \($0.topic)" }
-    }
-
     /// The file's text.
     public func render(topics: Topics = Topics()) -> String {
         var lines = [
-            "# Mosquitto ACL of the Trellis secure profile. `trellis users` rewrites this whole file from the",
-            "# account lines below: manage accounts with it rather than by hand. %u is the connecting user.",
+            "# Mosquitto ACL of Trellis's accounts. `trellis users` rewrites this whole file from the account",
+            "# lines below: manage accounts with it rather than by hand. Every right comes from Trellis's topic",
+            "# table (docs/security.md).",
             "",
-        ] + Self.patterns(topics)
+            "# Clients without an account, where the broker lets them in: the released app's shared topics.",
+        ] + Self.anonymousRights(topics: topics).map { "topic \($0.access.rawValue) \($0.topic)" }
         for (name, role) in accounts {
             lines.append("")
             lines.append("# account: \(name) (\(roleText(of: name, role: role)))")
             lines.append("user \(name)")
-            let rights = role.namedRights(of: name, sensors: sensorAddresses[name] ?? [], topics: topics) + role.roleRights(topics: topics)
-            lines += rights.map { "topic \($0.access.rawValue) \($0.topic)" }
+            lines += Self.rights(of: name, role: role, sensors: sensorAddresses[name] ?? [], topics: topics)
+                .map { "topic \($0.access.rawValue) \($0.topic)" }
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -84,22 +86,6 @@ public struct AccessControlList: Sendable, Equatable {
             let words = rest[rest.index(after: open)..<rest.index(before: rest.endIndex)].split(separator: " ").map(String.init)
             guard let first = words.first, let role = Role(rawValue: first) else { continue }
             set(String(rest[..<open].dropLast()), role: role, sensors: Array(words.dropFirst()))
-        }
-    }
-}
-
-extension AccessControlList {
-    /// The topic prefixes the ACL's patterns are written with: the relay's `plant.prefix`,
-    /// `buttons.prefix` and its own, at their defaults unless given.
-    public struct Topics: Sendable, Equatable {
-        public var plant: String
-        public var buttons: String
-        public var trellis: String
-
-        public init(plant: String = "rpi", buttons: String = "p2o", trellis: String = "trellis") {
-            self.plant = plant
-            self.buttons = buttons
-            self.trellis = trellis
         }
     }
 }

@@ -1,3 +1,4 @@
+import TrellisCore
 import Foundation
 
 /// The dynamic security plugin's configuration file (`plugin_opt_config_file`), as Mosquitto 2.0
@@ -23,6 +24,17 @@ public struct DynamicSecurityConfig: Codable, Sendable {
         public var acls: [DynamicSecurityACL]
     }
 
+    /// A group: the plugin's way to give clients without an account (``anonymousGroup``) a role.
+    public struct Group: Codable, Sendable {
+        public var groupname: String
+        public var roles: [DynamicSecurityRoleReference]
+        public var clients: [Member]
+
+        public struct Member: Codable, Sendable {
+            public var username: String
+        }
+    }
+
     public struct DefaultAccess: Codable, Sendable {
         public var publishClientSend = false
         public var publishClientReceive = false
@@ -32,6 +44,9 @@ public struct DynamicSecurityConfig: Codable, Sendable {
 
     public var clients: [Client]
     public var roles: [Role]
+    public var groups: [Group]?
+    /// The group of clients without an account, where the broker lets them in.
+    public var anonymousGroup: String?
     public var defaultACLAccess: DefaultAccess
 
     /// The profile with its administration account (`adminHash` is its `$7$` password hash) and
@@ -44,6 +59,10 @@ public struct DynamicSecurityConfig: Codable, Sendable {
             + AccessControlList.Role.allCases.map {
                 Role(rolename: DynamicSecurityRoles.sharedRole(of: $0), acls: DynamicSecurityRoles.sharedACLs(of: $0, topics: topics))
             }
+            + [Role(rolename: DynamicSecurityRoles.anonymousGroup, acls: DynamicSecurityRoles.anonymousACLs(topics: topics))]
+        groups = [Group(groupname: DynamicSecurityRoles.anonymousGroup,
+                        roles: [DynamicSecurityRoleReference(DynamicSecurityRoles.anonymousGroup)], clients: [])]
+        anonymousGroup = DynamicSecurityRoles.anonymousGroup
         defaultACLAccess = DefaultAccess()
     }
 

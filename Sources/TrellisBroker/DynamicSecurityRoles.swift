@@ -1,16 +1,22 @@
-/// How the secure profile's roles live in Mosquitto's dynamic security plugin.
+import TrellisCore
+
+/// How the deployment's roles live in Mosquitto's dynamic security plugin.
 ///
 /// The plugin of Mosquitto 2.0 takes `%u` in an ACL topic literally, so the ACL file's patterns
 /// cannot be shared: every account gets a role of its own, `user/NAME` (a name no account can take,
 /// as names have no `/`), with its personal topics and those that name it (a button's press, a
 /// device's topics, a sensor node's readings). Besides, it has the shared role of its kind, `app`
 /// (a client), `button`, `device`, `sensor`, `operator` or `trellis`, with what every account of
-/// that kind may do. The rights are `AccessControlList`'s, so both backends grant the same.
+/// that kind may do. Clients without an account, where the broker lets them in, are in the
+/// anonymous group, whose role `anonymous` has the released app's shared topics. The rights are
+/// ``TopicAccessTable``'s, as in the ACL file, so both backends grant the same.
 public enum DynamicSecurityRoles {
     /// The account the plugin's administration is done with, unless another is named.
     public static let defaultAdmin = "trellis-admin"
     /// The role of the administration account: the plugin's control topics only.
     public static let adminRole = "admin"
+    /// The group (and its one role) of clients without an account.
+    public static let anonymousGroup = "anonymous"
 
     /// The shared role of a kind of account.
     public static func sharedRole(of role: AccessControlList.Role) -> String {
@@ -34,13 +40,18 @@ public enum DynamicSecurityRoles {
 
     /// The ACLs of a kind's shared role.
     public static func sharedACLs(of role: AccessControlList.Role, topics: AccessControlList.Topics = .init()) -> [DynamicSecurityACL] {
-        acls(for: (role == .trellis ? [] : AccessControlList.commonRights(topics: topics)) + role.roleRights(topics: topics))
+        acls(for: AccessControlList.sharedRights(of: role, topics: topics))
     }
 
     /// The ACLs of an account's own role.
     public static func personalACLs(of name: String, role: AccessControlList.Role, sensors: [String],
                                     topics: AccessControlList.Topics = .init()) -> [DynamicSecurityACL] {
-        acls(for: AccessControlList.personalRights(of: name, topics: topics) + role.namedRights(of: name, sensors: sensors, topics: topics))
+        acls(for: AccessControlList.personalRights(of: name, role: role, sensors: sensors, topics: topics))
+    }
+
+    /// The ACLs of the anonymous group's role.
+    public static func anonymousACLs(topics: AccessControlList.Topics = .init()) -> [DynamicSecurityACL] {
+        acls(for: AccessControlList.anonymousRights(topics: topics))
     }
 
     /// The ACLs of the administration role: sending commands to the plugin and reading its answers.

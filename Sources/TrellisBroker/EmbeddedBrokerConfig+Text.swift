@@ -5,14 +5,24 @@ extension EmbeddedBrokerConfig {
 # Trellis runs `mosquitto -c broker.conf` from its working directory, waits for the listener below,
 # and stops the broker when it stops. Pass another file with `trellis run --broker-config FILE`.
 
-# Settings apply to every listener alike; there is one listener.
+# Settings apply to every listener alike (accounts and ACL included); there is one listener.
 per_listener_settings false
 
 # Listen on IPv4 loopback only, on the standard MQTT port: nothing off this machine can connect.
 listener 1883 127.0.0.1
 
-# Anonymous clients are allowed, which is safe only because the one listener is loopback-only.
+# Clients without an account may connect, but the ACL below gives them only what the released
+# Plant-Tracker app needs (publish rpi/torpi, read rpi/fromrpi): no operator action, no other client's
+# topics, no `#`. So the listener may be opened to the LAN for the household's phones
+# (docs/security.md says how). Everything else needs an account.
 allow_anonymous true
+
+# Accounts and their rights. `trellis run` keeps two here: its own (trellis, password in
+# trellis-state/trellis.password) and the local operator's (operator, password in
+# trellis-state/operator.password, mode 0600), and writes the ACL from its topic table at every
+# start; add more with `trellis users add` (docs/security.md).
+password_file trellis-state/passwd
+acl_file trellis-state/acl
 
 # Send small packets at once (no Nagle delay): requests and replies are a few hundred bytes.
 set_tcp_nodelay true
@@ -58,6 +68,5 @@ log_type warning
 log_type notice
 connection_messages true
 log_timestamp true
-
 """#
 }

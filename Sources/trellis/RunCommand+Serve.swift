@@ -37,10 +37,20 @@ extension RunCommand {
 
         var services: [any Service] = []
         let address: BrokerURL
+        var localLogin: (username: String, password: String)?
         if let joined {
             address = joined
         } else {
-            let process = try MosquittoProcess(configPath: try resolveBrokerConfig(configuration, logger: logger),
+            let brokerConfig = try resolveBrokerConfig(configuration, logger: logger)
+            // A broker with accounts, started here, and no account named: Trellis keeps its own and the operator's.
+            if configuration.string("broker.username").isEmpty,
+               let accounts = LocalAccounts(brokerConfig: brokerConfig, state: state) {
+                let password = try await accounts.ensure(prefixes: configuration.relaySettings.topicPrefixes)
+                localLogin = (LocalAccounts.trellisAccount, password)
+                logger.info("logging in to the broker it starts as \(LocalAccounts.trellisAccount); the operator's password is in \(accounts.passwordPath(of: LocalAccounts.operatorAccount))",
+                            metadata: ["mosquitto_clients": "XDG_CONFIG_HOME=\(accounts.clientOptionsDirectory)"])
+            }
+            let process = try MosquittoProcess(configPath: brokerConfig,
                                                logPath: (state as NSString).appendingPathComponent("mosquitto.log"),
                                                logger: Logger(label: "trellis.broker"))
             try await process.start()
@@ -51,10 +61,13 @@ extension RunCommand {
 
         let settings = configuration.relaySettings
         let named = configuration.string("broker.username")
-        let username = named.isEmpty ? address.username : named
+        let username = localLogin?.username ?? (named.isEmpty ? address.username : named)
+        if let problem = ResponseTopicPolicy.check(restricting: settings.restrictResponseTopics, username: username) {
+            throw CredentialsError(description: problem)
+        }
         let mqtt = MQTTConfiguration(
             host: address.host, port: address.port, clientID: clientID,
-            username: username, password: try password(configuration, url: address),
+            username: username, password: try localLogin?.password ?? password(configuration, url: address),
             will: RelayService.will(for: settings),
             cleanStart: false, sessionExpiry: 7 * 24 * 3600,
             maxUnhandledMessages: configuration.int("broker.max_unhandled"),

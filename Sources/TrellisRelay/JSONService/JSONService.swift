@@ -139,6 +139,9 @@ public struct JSONService: Sendable {
         var output = HandlerOutput()
         output.publishes = replies(to: message, action: name, client: client, payload: payload)
         output.merge(result.output)
+        if let refused = ResponseTopicPolicy.refusal(of: message, settings: settings, at: context.now) {
+            output.deadLetters.append(refused)
+        }
         return output
     }
 
@@ -148,8 +151,7 @@ public struct JSONService: Sendable {
         let qos = min(request.qos, .atLeastOnce)
         let topic = topics.response(service: name, action: action, client: client)
         guard let responseTopic = request.properties.responseTopic,
-              settings.allowsResponseTopic(responseTopic, client: client,
-                                           ownReplyTopic: client.map { "\(settings.trellisPrefix)/clients/\($0)/response" } ?? topic)
+              settings.allowsResponseTopic(responseTopic, forRequest: request.topic)
         else {
             return [MQTTMessage(topic: topic, payload: payload, qos: qos)]
         }

@@ -41,6 +41,8 @@ extension PlantService {
         }
         let now = context.now
         let reply = ReplyRoute(service: self, request: message, client: client)
+        // A refused Response Topic leaves a dead letter, which the handler writes.
+        if reply.refusesResponseTopic { return nil }
         if let refusal = refusalBeforeCounting(message, claimedSender: request.sender, isRequest: true, reply: reply,
                                                client: client, now: now) {
             return refusal

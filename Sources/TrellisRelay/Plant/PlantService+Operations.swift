@@ -151,13 +151,21 @@ struct ReplyRoute {
     /// needs of it, kept rather than a copy of the whole request.
     let requestQoS: QoS
     let requestProperties: MQTTProperties
+    let requestTopic: String
     let client: String?
 
     init(service: PlantService, request: MQTTMessage, client: String?) {
         self.service = service
         requestQoS = request.qos
         requestProperties = request.properties
+        requestTopic = request.topic
         self.client = client
+    }
+
+    /// Whether the request names a Response Topic outside its own reply space.
+    var refusesResponseTopic: Bool {
+        guard let responseTopic = requestProperties.responseTopic else { return false }
+        return !service.settings.allowsResponseTopic(responseTopic, forRequest: requestTopic)
     }
 
     /// The dialect of this route's reply topic: the setting on the shared topics, lossless per client.
@@ -178,7 +186,7 @@ struct ReplyRoute {
         let qos = min(requestQoS, .atLeastOnce)
         let topic = client.map { "\(service.replyTopic)/\($0)" } ?? service.replyTopic
         guard let responseTopic = requestProperties.responseTopic,
-              service.settings.allowsResponseTopic(responseTopic, client: client, ownReplyTopic: topic)
+              service.settings.allowsResponseTopic(responseTopic, forRequest: requestTopic)
         else {
             return inDialect.map { MQTTMessage(topic: topic, payload: $0, qos: qos) }
         }

@@ -64,6 +64,15 @@ public final class PlantService: Sendable {
     /// (``admit(_:parsed:reply:client:context:)``), the answer (``answer(_:operation:message:reply:client:context:)``),
     /// and the follow-ups of what the answer changed (``followUps(of:context:)``).
     func handleRequest(_ message: MQTTMessage, client: String?, context: HandlerContext) async -> HandlerOutput {
+        var output = await handleAdmittedRequest(message, client: client, context: context)
+        if let refused = ResponseTopicPolicy.refusal(of: message, settings: settings, at: context.now) {
+            output.deadLetters.append(refused)
+        }
+        return output
+    }
+
+    /// ``handleRequest(_:client:context:)`` but for the record of a refused Response Topic.
+    private func handleAdmittedRequest(_ message: MQTTMessage, client: String?, context: HandlerContext) async -> HandlerOutput {
         let parsed = PlantProtocol.parse(message.payload, hostName: settings.hostName)
         let reply = ReplyRoute(service: self, request: message, client: client)
         if let refusal = await admit(message, parsed: parsed, reply: reply, client: client, context: context) {

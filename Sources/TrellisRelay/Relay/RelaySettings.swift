@@ -54,9 +54,10 @@ public struct RelaySettings: Sendable, Hashable {
     /// (`trellis/clients/<client>/request/…`); the shared topics are the operator's anyway.
     public var operators: Set<String> = []
 
-    /// The secure profile: a v5 Response Topic is honoured only inside the requester's own reply
-    /// namespace (named by its request topic), so no one can make Trellis publish elsewhere.
-    public var restrictResponseTopics = false
+    /// A v5 Response Topic is honoured only inside the requester's own reply space, as
+    /// ``TopicAccessTable`` declares it for the request's topic, so no one can make Trellis publish
+    /// where they may not. Off only where the broker has no accounts (``ResponseTopicPolicy``).
+    public var restrictResponseTopics = true
 
     /// Home Assistant MQTT discovery: plants, buttons, fleet devices and Trellis itself appear in
     /// Home Assistant by themselves. Turning it off removes the configs this run published.
@@ -94,12 +95,15 @@ public struct RelaySettings: Sendable, Hashable {
     /// The bound on the times messages state (``maxFutureSkew``).
     public var futureTimes: FutureTimeLimit { FutureTimeLimit(maxSkew: maxFutureSkew) }
 
-    /// Whether a reply may go to `responseTopic` for a request from `client` (nil: the shared form),
-    /// whose own replies go to `ownReplyTopic`.
-    public func allowsResponseTopic(_ responseTopic: String, client: String?, ownReplyTopic: String) -> Bool {
+    /// The topic prefixes, as the topic table writes them.
+    public var topicPrefixes: TopicPrefixes {
+        TopicPrefixes(plant: plantPrefix, buttons: buttonPrefix, trellis: trellisPrefix)
+    }
+
+    /// Whether a reply to a request on `requestTopic` may go to its Response Topic `responseTopic`.
+    public func allowsResponseTopic(_ responseTopic: String, forRequest requestTopic: String) -> Bool {
         guard restrictResponseTopics else { return true }
-        guard client != nil else { return false }
-        return responseTopic == ownReplyTopic || responseTopic.hasPrefix(ownReplyTopic + "/")
+        return TopicAccessTable.allowsResponseTopic(responseTopic, forRequest: requestTopic, prefixes: topicPrefixes)
     }
 
     /// Retained availability: `online` while Trellis runs, `offline` (its will) otherwise. A relay

@@ -9,16 +9,18 @@ struct AccessControlTopicsTests {
     @Test("the ACL's default prefixes are the relay's defaults")
     func defaults() {
         let settings = RelaySettings()
-        #expect(AccessControlList.Topics() == AccessControlList.Topics(
-            plant: settings.plantPrefix, buttons: settings.buttonPrefix, trellis: settings.trellisPrefix))
+        #expect(AccessControlList.Topics() == settings.topicPrefixes)
     }
 
     @Test("the patterns follow the prefixes given")
     func prefixes() {
-        let text = AccessControlList().render(topics: .init(plant: "garden", buttons: "bell", trellis: "relay"))
-        #expect(text.contains("pattern write garden/torpi/%u"))
-        #expect(text.contains("pattern write bell/clients/%u/status"))
-        #expect(text.contains("pattern read relay/status"))
-        #expect(!text.contains(" rpi/") && !text.contains(" p2o/"))
+        var acl = AccessControlList()
+        acl.set("alice", role: .client)
+        let text = acl.render(topics: .init(plant: "garden", buttons: "bell", trellis: "relay"))
+        #expect(text.contains("topic write garden/torpi\n"), "the anonymous app's request topic")
+        #expect(text.contains("topic write garden/torpi/alice"))
+        #expect(text.contains("topic write bell/clients/alice/status"))
+        #expect(text.contains("topic read relay/status"))
+        #expect(!text.contains(" rpi/") && !text.contains(" p2o/") && !text.contains(" trellis/"))
     }
 }

@@ -1,0 +1,76 @@
+import Foundation
+import TrellisBroker
+import TrellisCore
+
+/// The accounts `trellis run` keeps for the broker it starts itself, when that broker's
+/// configuration names a `password_file` and an `acl_file` (broker.conf and broker.secure.conf do):
+/// Trellis's own account, which it logs in with, and `operator`, the local operator's, whose
+/// password stays on this machine in a file of the state directory's owner alone.
+///
+/// Every start writes the ACL anew from the topic table, so the rights follow the running version,
+/// and makes a missing account with a random password; accounts added with `trellis users` stay.
+/// The operator's password is also written as option files of Mosquitto's clients
+/// (`STATE/mosquitto-clients/mosquitto_{pub,sub,rr}`, read when `XDG_CONFIG_HOME` names that
+/// directory), so `mosquitto_pub` and its kin log in as the operator with no password in an argument list.
+struct LocalAccounts {
+    static let trellisAccount = "trellis"
+    static let operatorAccount = "operator"
+
+    var passwordFile: String
+    var aclFile: String
+    var state: String
+
+    /// The accounts of the broker configuration at `configPath`, or nil when it names no
+    /// password file and ACL (a broker without accounts: nothing to keep). Relative paths are
+    /// taken from the working directory, as Mosquitto, started from it, takes them.
+    init?(brokerConfig configPath: String, state: String) {
+        guard let text = try? String(contentsOfFile: configPath, encoding: .utf8) else { return nil }
+        func value(_ key: String) -> String? {
+            text.split(separator: "\n").lazy.map { $0.trimmingCharacters(in: .whitespaces) }
+                .first { $0.hasPrefix(key + " ") }
+                .map { String($0.dropFirst(key.count + 1)).trimmingCharacters(in: .whitespaces) }
+        }
+        guard let passwd = value("password_file"), let acl = value("acl_file") else { return nil }
+        passwordFile = passwd
+        aclFile = acl
+        self.state = state
+    }
+
+    func passwordPath(of account: String) -> String { (state as NSString).appendingPathComponent("\(account).password") }
+
+    /// Where the Mosquitto clients' option files go (`XDG_CONFIG_HOME` for them).
+    var clientOptionsDirectory: String { (state as NSString).appendingPathComponent("mosquitto-clients") }
+
+    /// Makes the missing accounts, writes the ACL from the table and returns Trellis's password.
+    func ensure(prefixes: TopicPrefixes) async throws -> String {
+        let files = FileAccounts(passwordFile: passwordFile, aclFile: aclFile)
+        let hashed = (try? String(contentsOfFile: passwordFile, encoding: .utf8)).map(MosquittoPasswordEntry.parse) ?? []
+        var passwords: [String: String] = [:]
+        for (name, role) in [(Self.trellisAccount, AccessControlList.Role.trellis), (Self.operatorAccount, .operator)] {
+            let path = passwordPath(of: name)
+            let kept = (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+            let listed = files.readACL().accounts.contains { $0.name == name && $0.role == role }
+            if let kept, !kept.isEmpty, listed, hashed.contains(where: { $0.username == name }) {
+                passwords[name] = kept
+                continue
+            }
+            let password = kept.flatMap { $0.isEmpty ? nil : $0 } ?? randomPassword()
+            try await files.set(name, role: role, sensors: [], password: password)
+            try writeSecret(password, to: path)
+            passwords[name] = password
+        }
+        try files.readACL().render(topics: prefixes).write(toFile: aclFile, atomically: true, encoding: .utf8)
+        try writeClientOptions(password: passwords[Self.operatorAccount]!)
+        return passwords[Self.trellisAccount]!
+    }
+
+    /// The operator's login for `mosquitto_pub`, `mosquitto_sub` and `mosquitto_rr`, mode 0600.
+    private func writeClientOptions(password: String) throws {
+        try FileManager.default.createDirectory(atPath: clientOptionsDirectory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        for client in ["mosquitto_pub", "mosquitto_sub", "mosquitto_rr"] {
+            try writeSecret("-u \(Self.operatorAccount)\n-P \(password)",
+                            to: (clientOptionsDirectory as NSString).appendingPathComponent(client))
+        }
+    }
+}
