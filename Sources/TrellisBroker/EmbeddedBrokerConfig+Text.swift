@@ -68,5 +68,6 @@ log_type warning
 log_type notice
 connection_messages true
 log_timestamp true
+
 """#
 }

@@ -34,7 +34,10 @@ struct ReadmeTourTests {
         var failure: (any Error)?
         do {
             try await trellis.waitForOutput("connected to the broker", timeout: .seconds(60))
-            try await run(tour, port: port)
+            // As the README has the reader do first: Mosquitto's clients log in as the local operator.
+            let readme = try MarkdownDocument(path: "README.md").text
+            #expect(readme.contains("export XDG_CONFIG_HOME=$PWD/trellis-state/mosquitto-clients"))
+            try await run(tour, port: port, login: "export XDG_CONFIG_HOME=\(directory)/state/mosquitto-clients; ")
         } catch {
             failure = error
         }
@@ -45,15 +48,15 @@ struct ReadmeTourTests {
 
     /// Runs every step of `tour` against the broker on `port`, with the tour's second terminal
     /// watching everything that crosses it.
-    private func run(_ tour: ReadmeTour, port: Int) async throws {
-        let watcher = try TrellisBinary.start(["-c", "exec mosquitto_sub -h 127.0.0.1 -p \(port) -t '#' -v"], executable: "/bin/sh")
+    private func run(_ tour: ReadmeTour, port: Int, login: String) async throws {
+        let watcher = try TrellisBinary.start(["-c", login + "exec mosquitto_sub -h 127.0.0.1 -p \(port) -t '#' -v"], executable: "/bin/sh")
         defer { watcher.process.signal(SIGKILL) }
         // The retained status arrives as soon as the watcher is subscribed.
         try await watcher.waitForOutput("trellis/status online", timeout: .seconds(30))
 
         for step in tour.steps {
             let command = step.command(port: port, timeoutSeconds: Self.commandTimeout)
-            let shell = try TrellisBinary.start(["-c", command], executable: "/bin/sh")
+            let shell = try TrellisBinary.start(["-c", login + command], executable: "/bin/sh")
             let status = try await shell.waitForExit(timeout: .seconds(Self.commandTimeout + 20))
             #expect(status == 0, "\(step.command) exited with \(status): \(shell.output)")
             #expect(step.matches(shell.output),

@@ -158,3 +158,16 @@ struct TopicAccessMatrixTests {
         }
     }
 }
+
+/// docs/security.md shows the topic table as the code declares it.
+@Suite("The security page's topic table")
+struct SecurityDocsTests {
+    @Test("docs/security.md holds TopicAccessTable.markdown() between its markers")
+    func tableMatches() throws {
+        let page = try MarkdownDocument(path: "docs/security.md").text
+        let start = try #require(page.range(of: "<!-- topic-table -->\n"))
+        let end = try #require(page.range(of: "\n<!-- end:topic-table -->", range: start.upperBound..<page.endIndex))
+        let shown = String(page[start.upperBound..<end.lowerBound])
+        #expect(shown == TopicAccessTable.markdown(), "docs/security.md's table is stale; it should read:\n\(TopicAccessTable.markdown())")
+    }
+}

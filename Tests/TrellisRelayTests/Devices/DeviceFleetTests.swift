@@ -201,8 +201,8 @@ struct DeviceFleetTests {
     func responseTopic() async throws {
         try await withRelay { relay in
             let console = try await FleetConsole.open(relay)
-            let properties = MQTTProperties(responseTopic: "replies/rr", correlationData: Array("corr-1".utf8))
-            let reply = try await console.send("trellis/request/models/list", [], replyOn: "replies/rr", properties: properties)
+            let properties = MQTTProperties(responseTopic: "trellis/response/models/list/rr", correlationData: Array("corr-1".utf8))
+            let reply = try await console.send("trellis/request/models/list", [], replyOn: "trellis/response/models/list/rr", properties: properties)
             #expect(reply.text == #"{"data":{"models":[]},"status":"ok"}"#)
             #expect(reply.properties.correlationData == Array("corr-1".utf8))
             // The shared reply topic gets it too.

@@ -36,7 +36,9 @@ struct PlantAtOnceTests {
             Step(message: request("1"), atOnce: true),
             Step(message: request("2", topic: "rpi/torpi/Bob"), atOnce: true),
             Step(message: request("3", payload: "Fern"), atOnce: true),
-            Step(message: request("4", properties: MQTTProperties(responseTopic: "bob/inbox", correlationData: [1, 2])), atOnce: true),
+            Step(message: request("4", topic: "rpi/torpi/Bob", properties: MQTTProperties(responseTopic: "rpi/fromrpi/Bob/inbox", correlationData: [1, 2])), atOnce: true),
+            // A Response Topic outside the requester's reply space: dead-lettered, so not at once.
+            Step(message: request("4b", properties: MQTTProperties(responseTopic: "bob/inbox", correlationData: [1, 2])), atOnce: false),
             // No plant of that name: ERR_noPlantDataToRequest and its dead letter.
             Step(message: request("5", payload: "Cactus"), atOnce: nil),
             // Refused before counting: a sender not matching its topic, a retained request.

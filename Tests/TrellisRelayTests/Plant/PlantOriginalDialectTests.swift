@@ -56,9 +56,9 @@ struct PlantOriginalDialectTests {
         }
     }
 
-    @Test("a Response Topic on the shared topic gets the lossless answer, also where rpi/fromrpi gets none")
+    @Test("a Response Topic on the shared topic gets the lossless answer, also where rpi/fromrpi gets none (a broker without accounts)")
     func responseTopicIsLossless() async throws {
-        try await withRelay { relay in
+        try await withRelay(settings: RelaySettings().openResponseTopics) { relay in
             let phone = try await PlantClient.connect(relay, name: "Bob", topics: .shared, extraFilters: ["replies/bob"])
             let properties = MQTTProperties(responseTopic: "replies/bob", correlationData: Array("c1".utf8))
             try await phone.send(phone.request("7", "REQ_addNewPlant", payload: "Fern,0x36"), properties: properties)

@@ -162,4 +162,12 @@ extension RelaySettings {
         settings.plantDialect = .lossless
         return settings
     }
+
+    /// These settings with v5 Response Topics honoured wherever they point, as a relay may where the
+    /// broker has no accounts (`security.restrict_response_topics: false`).
+    var openResponseTopics: RelaySettings {
+        var settings = self
+        settings.restrictResponseTopics = false
+        return settings
+    }
 }
