@@ -65,11 +65,11 @@ struct ReadmeTourTests {
 
         // What the README says the second terminal shows: the answers on their reply topics too,
         // the rejected request as a dead letter, and the press fanned out to the online phone.
-        for line in ["rpi/fromrpi ID:0;sender:Host-RPI3B+;receiver:me;payload:{'moisture'-- 7, 'temperature'-- 72, 'plant'-- 'Fern', 'sensor'-- '0x36'};operation:RES_plantSensorData",
-                     "trellis/deadletter {\"payload\":\"ID:3;sender:me;",
+        for line in ["rpi/fromrpi/operator ID:2;sender:Host-RPI3B+;receiver:operator;payload:[{\"at\"%3A",
+                     "trellis/deadletter {\"payload\":\"ID:3;sender:operator;",
                      "\"reason\":\"ERR_missingKeys\"",
-                     "p2o/clients/phone/register-response {\"status\":\"success\"}",
-                     "p2o/clients/phone/button-press door",
+                     "p2o/clients/operator/register-response {\"status\":\"success\"}",
+                     "p2o/clients/operator/button-press door",
                      "trellis/response/devices/get {\"data\":{",
                      "trellis/response/catalog/get {\"data\":{"] {
             try await watcher.waitForOutput(line, timeout: .seconds(10))

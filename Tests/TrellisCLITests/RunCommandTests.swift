@@ -55,7 +55,12 @@ struct RunCommandTests {
         let pids = mosquittoPIDs(config: config)
         #expect(pids.count == 1)
 
-        let watcher = try MQTTClient(configuration: MQTTConfiguration(host: "127.0.0.1", port: port, clientID: "w-\(port)"))
+        // The broker has accounts: the watcher logs in as the local operator `trellis run` made.
+        let state = (config as NSString).deletingLastPathComponent + "/state"
+        let password = try String(contentsOfFile: state + "/operator.password", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let watcher = try MQTTClient(configuration: MQTTConfiguration(host: "127.0.0.1", port: port, clientID: "w-\(port)",
+                                                                      username: "operator", password: password))
         watcher.start()
         try await watcher.waitUntilConnected()
         let inbox = await MessageCollector.collecting(watcher)
