@@ -61,9 +61,8 @@ extension SocketIOServer {
 
     /// The press token in the handshake's headers (`X-Trellis-Press-Token`, `Authorization: Bearer`).
     static func headerToken(_ request: Request) -> String? {
-        SocketIOPressPolicy.headerToken(pressToken: request.headers[pressTokenHeader],
-                                        authorization: request.headers[.authorization])
+        let name = SocketIOPressPolicy.headerName.lowercased()
+        return SocketIOPressPolicy.headerToken(pressToken: request.headers.first { $0.name.canonicalName == name }?.value,
+                                               authorization: request.headers[.authorization])
     }
-
-    static let pressTokenHeader = HTTPField.Name(SocketIOPressPolicy.headerName)!
 }

@@ -201,7 +201,7 @@ extension SettingKey {
                            return "a whole number of at least 0"
                        }),
             SettingKey(key: "buttons.socketio_press_token_file", flag: "socketio-press-token-file", kind: .string, defaultValue: .string(""),
-                       help: "File holding the token a Socket.IO client must present (?token= on the handshake, or auth {token} in Socket.IO 5) to press buttons; empty: presses over Socket.IO are refused.",
+                       help: "File holding the token a Socket.IO client must present (?token= or an X-Trellis-Press-Token or Authorization: Bearer header on the handshake, or auth {token} in Socket.IO 5) to press buttons; empty: presses over Socket.IO are refused.",
                        reloadable: false),
             SettingKey(key: "buttons.socketio_allowed_origins", flag: "socketio-allowed-origins", kind: .string, defaultValue: .string(""),
                        help: "Web pages (origins, comma-separated: http://HOST[:PORT] or https://HOST[:PORT]; * for any) that may use the Socket.IO endpoint besides its own origin; a browser request from another is refused with 403 (requests without an Origin, from apps and scripts, are not affected).",
