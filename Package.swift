@@ -14,8 +14,10 @@ let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package
 let httpStack: [Target.Dependency] = [
     .product(name: "Prometheus", package: "swift-prometheus"),
     .product(name: "Hummingbird", package: "hummingbird"),
+    .product(name: "HummingbirdCore", package: "hummingbird"),
     .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
     .product(name: "NIOCore", package: "swift-nio"),
+    .product(name: "NIOHTTP1", package: "swift-nio"),
 ]
 
 /// How the release `trellis` binary is linked, for a smaller resident footprint (docs/benchmark.md, "the release

@@ -12,16 +12,21 @@ public struct ServerSettings: Sendable {
     /// The button service for Socket.IO clients (`buttons.socketio_address`).
     public var socketIO: ListenAddress?
     public var socketIOSessions: SocketIOSettings
+    /// The limits of the probes' and the metrics' connections (each server its own cap); the
+    /// Socket.IO endpoint's are in ``socketIOSessions``.
+    public var probeConnections: ConnectionLimits
     /// Tells systemd that Trellis is ready and alive (`Type=notify`, `WatchdogSec=`), when it runs
     /// under a unit that asks for it (`NOTIFY_SOCKET`).
     public var systemd: Bool
 
     public init(metrics: ListenAddress? = nil, health: ListenAddress? = nil, socketIO: ListenAddress? = nil,
-                socketIOSessions: SocketIOSettings = SocketIOSettings(), systemd: Bool = false) {
+                socketIOSessions: SocketIOSettings = SocketIOSettings(), probeConnections: ConnectionLimits = .probes,
+                systemd: Bool = false) {
         self.metrics = metrics
         self.health = health
         self.socketIO = socketIO
         self.socketIOSessions = socketIOSessions
+        self.probeConnections = probeConnections
         self.systemd = systemd
     }
 }
@@ -46,11 +51,11 @@ public enum RelayServices {
         let probes = Probes(relay: relay)
         let http = Logger(label: "trellis.http")
         if let address = servers.metrics {
-            services.append(MetricsServer.service(address: address, relay: relay, probes: probes, logger: http))
+            services.append(MetricsServer.service(address: address, relay: relay, probes: probes, limits: servers.probeConnections, logger: http))
             announcements.append(("serving /metrics, /livez and /readyz", address))
         }
         if let address = servers.health {
-            services.append(HealthServer.service(address: address, probes: probes, logger: http))
+            services.append(HealthServer.service(address: address, probes: probes, limits: servers.probeConnections, logger: http))
             announcements.append(("serving /livez and /readyz", address))
         }
         if servers.systemd, let notifier = SystemdNotifier() {

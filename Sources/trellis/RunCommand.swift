@@ -113,6 +113,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .long, help: .setting("buttons.socketio_press_token_file", valueName: "file"))
     var socketioPressTokenFile: String?
 
+    @Option(name: .long, help: .setting("buttons.socketio_allowed_origins", valueName: "origins"))
+    var socketioAllowedOrigins: String?
+
     @Option(name: .long, help: .setting("spam.limit"))
     var spamLimit: Int?
 

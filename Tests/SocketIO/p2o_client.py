@@ -4,8 +4,10 @@ Works with python-socketio 4 (Engine.IO 3) and 5 (Engine.IO 4). Prints one JSON 
   connect, connection-response -> emits register; register-response; button-press ...
 After --presses presses it emits register again (the button now exists), prints that answer and
 exits 0. With --press it emits one press of the button itself once registered, presenting --token
-(in the handshake's query string with python-socketio 4, in the CONNECT's auth with 5). Exits 2 on
-timeout.
+(in the handshake's query string with python-socketio 4, in the CONNECT's auth with 5; with
+--token-header in a header of every request instead: X-Trellis-Press-Token, or Authorization:
+Bearer). --origin sends that Origin header with every request, as a browser page would. Exits 2 on
+timeout, 3 when the connection is refused.
 """
 import argparse
 import json
@@ -21,6 +23,8 @@ parser.add_argument("--button", required=True)
 parser.add_argument("--presses", type=int, default=1)
 parser.add_argument("--press", action="store_true", help="press the button once over Socket.IO")
 parser.add_argument("--token", help="the press token to present")
+parser.add_argument("--token-header", choices=["x-trellis", "bearer"], help="present --token in this header instead")
+parser.add_argument("--origin", help="the Origin header to send")
 parser.add_argument("--transports", default="polling,websocket")
 parser.add_argument("--timeout", type=float, default=60)
 args = parser.parse_args()
@@ -93,13 +97,25 @@ def button_press(data):
         sio.emit("register", args.button)
 
 
-if args.token is None:
-    sio.connect(args.url, transports=args.transports.split(","))
-elif getattr(socketio, "__version__", "").startswith("4."):
-    # Engine.IO 3 clients have only the query string.
-    sio.connect(f"{args.url}?token={args.token}", transports=args.transports.split(","))
-else:
-    sio.connect(args.url, transports=args.transports.split(","), auth={"token": args.token})
+headers = {}
+if args.origin is not None:
+    headers["Origin"] = args.origin
+transports = args.transports.split(",")
+try:
+    if args.token is None:
+        sio.connect(args.url, transports=transports, headers=headers)
+    elif args.token_header == "x-trellis":
+        sio.connect(args.url, transports=transports, headers={**headers, "X-Trellis-Press-Token": args.token})
+    elif args.token_header == "bearer":
+        sio.connect(args.url, transports=transports, headers={**headers, "Authorization": f"Bearer {args.token}"})
+    elif getattr(socketio, "__version__", "").startswith("4."):
+        # Engine.IO 3 clients have only the query string.
+        sio.connect(f"{args.url}?token={args.token}", transports=transports, headers=headers)
+    else:
+        sio.connect(args.url, transports=transports, headers=headers, auth={"token": args.token})
+except socketio.exceptions.ConnectionError as error:
+    say("refused", str(error))
+    sys.exit(3)
 if not done.wait(args.timeout):
     say("timeout", state)
     sio.disconnect()

@@ -11,7 +11,9 @@ import TrellisTestSupport
 /// client with its default transports (polling, then the WebSocket upgrade) and with polling alone,
 /// with a button id that is not ASCII, which the 1.x clients mangle unless a poll is answered in
 /// the binary framing (and whose POSTs are UTF-8 encoded twice). `Tests/SocketIO/browser/` has the
-/// harness; its setup fetches the bundles and Chromium.
+/// harness; its setup fetches the bundles and Chromium. The page's origin is allowed in
+/// `buttons.socketio_allowed_origins`, as a deployment of the web app must; a page of an origin that
+/// is not allowed gets nowhere.
 @Suite("Socket.IO: the P2O web app in a real browser", .serialized)
 struct SocketIOBrowserTests {
     static let root = SocketIOClientTests.root
@@ -37,11 +39,12 @@ struct SocketIOBrowserTests {
     func webApp(_ flow: Case) async throws {
         try await Self.setup.value
         try await withTestBroker { broker in
-            let (trellis, ports) = try await TrellisBinary.startListening({ ports in
+            // The second port is the page's: its origin is the one allowed.
+            let (trellis, ports) = try await TrellisBinary.startListening(ports: 2, { ports in
                 // At debug level the relay logs each Socket.IO upgrade, queued event and refused packet,
                 // which a failure prints beside the page's events.
                 ["run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])",
-                 "--log-level", "debug"]
+                 "--log-level", "debug", "--socketio-allowed-origins", "http://127.0.0.1:\(ports[1])"]
             }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] })
             try await trellis.waitForOutput("connected to the broker")
             let button = "Tür-🌱-\(UUID().uuidString.prefix(6))"
@@ -53,7 +56,8 @@ struct SocketIOBrowserTests {
             let script = Self.root.appendingPathComponent("Tests/SocketIO/browser/p2o_browser.py").path
             let page = try TrellisBinary.start([script, "--url", "http://127.0.0.1:\(ports[0])", "--bundle", flow.bundle,
                                                 "--button", button, "--transports", flow.transports,
-                                                "--presses", "2", "--timeout", "60"], executable: "/usr/bin/python3")
+                                                "--presses", "2", "--timeout", "60", "--page-port", "\(ports[1])"],
+                                               executable: "/usr/bin/python3")
             try await page.waitForOutput(#""event": "registered""#, timeout: .seconds(60))
             if flow.transports == "default" {
                 // The presses are checked to arrive over the upgraded transport: on a busy machine the
@@ -90,6 +94,30 @@ struct SocketIOBrowserTests {
             trellis.process.signal(SIGTERM)
             #expect(try await trellis.waitForExit() == 0)
             await presser.shutdown()
+        }
+    }
+
+    @Test("a page of an origin that is not allowed never connects")
+    func foreignPage() async throws {
+        try await Self.setup.value
+        try await withTestBroker { broker in
+            let (trellis, ports) = try await TrellisBinary.startListening(ports: 2, { ports in
+                ["run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])"]
+            }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] })
+            try await trellis.waitForOutput("connected to the broker")
+            let script = Self.root.appendingPathComponent("Tests/SocketIO/browser/p2o_browser.py").path
+            let page = try TrellisBinary.start([script, "--url", "http://127.0.0.1:\(ports[0])", "--bundle", "2.x",
+                                                "--button", "door", "--presses", "1", "--timeout", "15",
+                                                "--page-port", "\(ports[1])"], executable: "/usr/bin/python3")
+            // The page times out: no handshake completed, nothing registered.
+            #expect(try await page.waitForExit(timeout: .seconds(90)) == 2, "\(page.output)")
+            let events = Self.events(page.output)
+            #expect(!events.contains { ["open", "connect", "registered"].contains($0["event"] as? String ?? "") }, "\(page.output)")
+            try await trellis.waitForOutput("Socket.IO requests from a foreign origin refused")
+            #expect(trellis.output.contains("origin=http://127.0.0.1:\(ports[1])"), "\(trellis.output)")
+
+            trellis.process.signal(SIGTERM)
+            #expect(try await trellis.waitForExit() == 0)
         }
     }
 

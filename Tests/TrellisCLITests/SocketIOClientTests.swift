@@ -7,8 +7,10 @@ import TrellisTestSupport
 /// The P2O flow with real python-socketio clients against `trellis run --socketio` on a real
 /// Mosquitto: python-socketio 4.6.1 / python-engineio 3.14.2 (Engine.IO 3, polling then the
 /// WebSocket upgrade, or polling alone with binary-framed POSTs) and python-socketio 5 (Engine.IO 4).
-/// Presses over Socket.IO need the configured token: in the query string (Engine.IO 3) or the
-/// CONNECT's auth (Engine.IO 4); without it, or with a wrong one, a press is refused and not applied.
+/// Presses over Socket.IO need the configured token: in the query string (Engine.IO 3), the
+/// CONNECT's auth (Engine.IO 4), or a header of the handshake (`X-Trellis-Press-Token`,
+/// `Authorization: Bearer`, both generations); without it, or with a wrong one, a press is refused
+/// and not applied.
 @Suite("Socket.IO: real python-socketio clients", .serialized)
 struct SocketIOClientTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -28,6 +30,11 @@ struct SocketIOClientTests {
     /// The token the client presents with its press.
     enum Token: String, Sendable {
         case valid, wrong, none
+        /// In `X-Trellis-Press-Token`, in `Authorization: Bearer`, and a wrong one in the former.
+        case header, bearer, wrongHeader = "wrong-header"
+
+        var isValid: Bool { self == .valid || self == .header || self == .bearer }
+        var isWrong: Bool { self == .wrong || self == .wrongHeader }
     }
 
     struct Case: Sendable, CustomTestStringConvertible {
@@ -48,6 +55,9 @@ struct SocketIOClientTests {
         Case(environment: "sio3", transports: "polling", finalTransport: "polling", token: .wrong),
         Case(environment: "sio5", transports: "websocket", finalTransport: "websocket", token: .none),
         Case(environment: "sio5", transports: "polling,websocket", finalTransport: "websocket", pressesOn: false),
+        Case(environment: "sio3", transports: "polling,websocket", finalTransport: "websocket", token: .header),
+        Case(environment: "sio5", transports: "websocket", finalTransport: "websocket", token: .bearer),
+        Case(environment: "sio3", transports: "polling", finalTransport: "polling", token: .wrongHeader),
     ])
     func p2oFlow(_ flow: Case) async throws {
         let python = try await Self.environments.value + "/\(flow.environment)/bin/python"
@@ -70,7 +80,7 @@ struct SocketIOClientTests {
             try await inbox.messages(on: "p2o/clients/watcher/register-response")
 
             let script = Self.root.appendingPathComponent("Tests/SocketIO/p2o_client.py").path
-            let applied = flow.token == .valid && flow.pressesOn
+            let applied = flow.token.isValid && flow.pressesOn
             let pressed = applied ? 3 : 2
             var arguments = [script, "--url", "http://127.0.0.1:\(port)", "--button", button, "--presses", "\(pressed)", "--press",
                              "--transports", flow.transports, "--timeout", "60"]
@@ -78,6 +88,9 @@ struct SocketIOClientTests {
             case .valid: arguments += ["--token", token]
             case .wrong: arguments += ["--token", token + "x"]
             case .none: break
+            case .header: arguments += ["--token", token, "--token-header", "x-trellis"]
+            case .bearer: arguments += ["--token", token, "--token-header", "bearer"]
+            case .wrongHeader: arguments += ["--token", token + "x", "--token-header", "x-trellis"]
             }
             let client = try TrellisBinary.start(arguments, executable: python)
             try await client.waitForOutput(#""event": "registered""#, timeout: .seconds(60))
@@ -111,7 +124,7 @@ struct SocketIOClientTests {
                 #expect(refusals.count == 1)
                 #expect((refusals.first?.data as? [String: String])?["status"] == "failed", "\(client.output)")
                 let (_, metrics) = try await MetricsTests.get("http://127.0.0.1:\(ports[1])/metrics")
-                let reason = !flow.pressesOn ? "presses_off" : flow.token == .wrong ? "wrong_token" : "missing_token"
+                let reason = !flow.pressesOn ? "presses_off" : flow.token.isWrong ? "wrong_token" : "missing_token"
                 #expect(metrics.contains(#"trellis_socketio_presses_refused_total{reason="\#(reason)"} 1"#), "\(metrics)")
             }
 

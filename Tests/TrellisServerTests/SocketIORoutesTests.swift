@@ -36,10 +36,12 @@ struct SocketIORoutesTests {
     }
 
     /// The Socket.IO routes, with `settings`, of the relay running in `harness`, and their sessions.
+    /// The routes with `settings`; the origin the requests come from (``origin``) is allowed.
     static func routes(_ harness: RelayHarness, _ settings: SocketIOSettings) throws -> (app: some ApplicationProtocol, sessions: SocketIOSessions) {
         let logger = Logger(label: "trellis.test.socketio")
         let sessions = SocketIOSessions(relay: try #require(harness.service), settings: settings, logger: logger)
-        return (Application(router: SocketIOServer(sessions: sessions, logger: logger).router()), sessions)
+        let origins = SocketIOOrigins(policy: try OriginPolicy.parse(origin).get(), logger: logger)
+        return (Application(router: SocketIOServer(sessions: sessions, origins: origins, logger: logger).router()), sessions)
     }
 
     static let origin = "http://p2o.example:3000"
@@ -84,6 +86,14 @@ struct SocketIORoutesTests {
                 #expect(preflight.status == .noContent)
                 #expect(preflight.headers[.accessControlAllowOrigin] == Self.origin)
                 #expect(preflight.headers[.accessControlAllowHeaders] == "content-type")
+
+                // A page of another origin: refused on every method, its origin never echoed.
+                for method in [HTTPRequest.Method.get, .post, .options] {
+                    let foreign = try await Self.request(client, session, method: method, headers: [.origin: "http://evil.example"])
+                    #expect(foreign.status == .forbidden, "\(method)")
+                    #expect(foreign.headers[.accessControlAllowOrigin] == nil)
+                    #expect(foreign.body.contains("origin may not use the endpoint"))
+                }
 
                 // Errors, answered with Engine.IO's codes.
                 let unsupported = try await Self.request(client, "\(base)?EIO=5&transport=polling")

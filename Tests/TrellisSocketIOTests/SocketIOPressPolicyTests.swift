@@ -29,6 +29,33 @@ struct SocketIOPressPolicyTests {
         #expect(SocketIOPressPolicy.presentedToken(auth: auth, query: query) == token)
     }
 
+    @Test("the token presented: auth first, then a header of the handshake, then its query", arguments: [
+        (JSONValue.object(["token": .string("a")]), "h", "q", "a"),
+        (nil, "h", "q", "h"),
+        (nil, nil, "q", "q"),
+        (.object(["other": .string("a")]), "h", nil, "h"),
+    ] as [(JSONValue?, String?, String?, String?)])
+    func presentedWithHeader(auth: JSONValue?, header: String?, query: String?, token: String?) {
+        #expect(SocketIOPressPolicy.presentedToken(auth: auth, header: header, query: query) == token)
+    }
+
+    @Test("the token of the headers: X-Trellis-Press-Token, else Authorization: Bearer", arguments: [
+        ("s3cret", nil, "s3cret"),
+        ("  s3cret\t", "Bearer other", "s3cret"),
+        ("", "Bearer other", "other"),
+        (nil, "Bearer s3cret", "s3cret"),
+        (nil, "bearer   s3cret ", "s3cret"),
+        (nil, "BEARER s3cret", "s3cret"),
+        (nil, "Basic dXNlcjpwYXNz", nil),
+        (nil, "Bearer", nil),
+        (nil, "Bearer   ", nil),
+        (nil, "", nil),
+        (nil, nil, nil),
+    ] as [(String?, String?, String?)])
+    func headerToken(pressToken: String?, authorization: String?, token: String?) {
+        #expect(SocketIOPressPolicy.headerToken(pressToken: pressToken, authorization: authorization) == token)
+    }
+
     @Test("refusals are reported at once, then once per address and interval with the count held back")
     func refusalReport() {
         var report = RefusalReport(interval: 60)

@@ -38,8 +38,9 @@ public enum MetricsServer {
     }
 
     /// The HTTP service.
-    static func service(address: ListenAddress, relay: RelayService, probes: Probes, logger: Logger) -> some Service {
-        Application(router: router(relay: relay, probes: probes),
+    static func service(address: ListenAddress, relay: RelayService, probes: Probes, limits: ConnectionLimits,
+                        logger: Logger) -> some Service {
+        Application(router: router(relay: relay, probes: probes), server: .http1(server: "metrics", limits: limits, logger: logger),
                     configuration: .init(address: .hostname(address.host, port: address.port), serverName: "trellis"),
                     logger: logger)
     }

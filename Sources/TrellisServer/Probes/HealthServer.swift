@@ -21,10 +21,10 @@ enum HealthServer {
     }
 
     /// The probes alone, at `address`.
-    static func service(address: ListenAddress, probes: Probes, logger: Logger) -> some Service {
+    static func service(address: ListenAddress, probes: Probes, limits: ConnectionLimits, logger: Logger) -> some Service {
         let router = Router()
         addRoutes(to: router, probes: probes)
-        return Application(router: router,
+        return Application(router: router, server: .http1(server: "health", limits: limits, logger: logger),
                            configuration: .init(address: .hostname(address.host, port: address.port), serverName: "trellis"),
                            logger: logger)
     }

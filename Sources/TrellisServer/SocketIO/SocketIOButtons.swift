@@ -66,7 +66,8 @@ struct SocketIOButtons: Sendable {
                 await clients.unregister(client: client, button: Array(id.utf8), relay: relay)
             }
         case "press", "button-press":
-            let decision = presses.decide(SocketIOPressPolicy.presentedToken(auth: connection.connectAuth, query: connection.queryToken))
+            let decision = presses.decide(SocketIOPressPolicy.presentedToken(
+                auth: connection.connectAuth, header: connection.headerToken, query: connection.queryToken))
             guard decision == .allowed else {
                 metrics.refusedPress(decision.rawValue)
                 logger.debug("Socket.IO press refused", metadata: ["client": "\(client)", "reason": "\(decision.rawValue)"])

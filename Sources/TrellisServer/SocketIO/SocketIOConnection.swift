@@ -12,6 +12,8 @@ final class SocketIOConnection: Sendable {
     let address: String
     /// The handshake's `token` query parameter, for the press policy.
     let queryToken: String?
+    /// The press token of the handshake's headers (`X-Trellis-Press-Token`, `Authorization: Bearer`).
+    let headerToken: String?
     private let state: Mutex<State>
 
     private struct State {
@@ -22,10 +24,11 @@ final class SocketIOConnection: Sendable {
         var webSocketAttached = false
     }
 
-    init(session: EngineIOSession, address: String, queryToken: String?) {
+    init(session: EngineIOSession, address: String, queryToken: String?, headerToken: String? = nil) {
         self.clientID = "socketio-" + session.id
         self.address = address
         self.queryToken = queryToken
+        self.headerToken = headerToken
         self.state = Mutex(State(session: session))
     }
 

@@ -6,7 +6,9 @@ import TrellisSocketIO
 
 extension SocketIOServer {
     /// Upgrades `transport=websocket` requests: a new session, or the upgrade of a polling one.
+    /// A page from a foreign origin is not upgraded (Hummingbird answers a refused upgrade with 400).
     func shouldUpgrade(_ request: Request, from address: String) -> RouterShouldUpgrade {
+        if origins.refuses(request, metrics: sessions.metrics, now: sessions.now) { return .dontUpgrade }
         let query = request.uri.queryParameters
         guard EngineIOVersion(query: query.get("EIO")) != nil, query.get("transport") == "websocket" else {
             sessions.metrics.refused("bad_websocket_request")
@@ -35,7 +37,8 @@ extension SocketIOServer {
             guard let found = sessions.find(sid), found.attachWebSocket() else { return }
             connection = found
         } else {
-            switch await sessions.open(version: version, transport: .websocket, address: address, token: query.get("token")) {
+            switch await sessions.open(version: version, transport: .websocket, address: address,
+                                       token: query.get("token"), headerToken: Self.headerToken(request)) {
             case let .failure(refusal):
                 sessions.metrics.refused(refusal.label)
                 return

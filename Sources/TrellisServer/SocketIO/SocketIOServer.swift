@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -16,6 +17,7 @@ import TrellisSocketIO
 /// does both. A sweeper ticks every session's heartbeat once a second.
 public struct SocketIOServer: Sendable {
     let sessions: SocketIOSessions
+    let origins: SocketIOOrigins
     let logger: Logger
 
     /// The path every request of the protocol goes to.
@@ -42,7 +44,7 @@ public struct SocketIOServer: Sendable {
     /// The HTTP service, with the sweeper running beside it.
     static func service(address: ListenAddress, relay: RelayService, settings: SocketIOSettings, logger: Logger) -> ServiceGroup {
         let sessions = SocketIOSessions(relay: relay, settings: settings, logger: logger)
-        let server = SocketIOServer(sessions: sessions, logger: logger)
+        let server = SocketIOServer(sessions: sessions, origins: SocketIOOrigins(policy: settings.origins, logger: logger), logger: logger)
         let router = server.router()
         let webSocketRouter = Router(context: SocketIORequestContext.self)
         webSocketRouter.ws(RouterPath(path)) { request, context in
@@ -51,12 +53,18 @@ public struct SocketIOServer: Sendable {
             await server.webSocket(inbound: inbound, outbound: outbound, request: context.request,
                                    from: context.requestContext.address)
         }
+        let gate = ConnectionGate(server: "socketio", limits: settings.connections, logger: logger)
+        let webSocketResponder = webSocketRouter.buildResponder()
+        let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: .init(idleTimeout: gate.limits.idleTimeoutAmount),
+            ws: .init(maxFrameSize: EngineIOLimits.defaults(.v4).maximumPayloadBytes, autoPing: .disabled))
         let application = Application(
             router: router,
-            server: .http1WebSocketUpgrade(
-                webSocketRouter: webSocketRouter,
-                configuration: .init(http1: .init(), ws: .init(maxFrameSize: EngineIOLimits.defaults(.v4).maximumPayloadBytes,
-                                                                autoPing: .disabled))),
+            server: HTTPServerBuilder { responder in
+                GuardedChannel(inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder,
+                                                                   configuration: configuration),
+                               gate: gate)
+            },
             configuration: .init(address: .hostname(address.host, port: address.port), serverName: "trellis"),
             logger: logger)
         // A group shuts its services down in reverse order: the sessions first, which answers every
@@ -69,9 +77,18 @@ public struct SocketIOServer: Sendable {
     /// preflights (OPTIONS). The WebSocket upgrade is the server's own (``service(address:relay:settings:logger:)``).
     func router() -> Router<SocketIORequestContext> {
         let router = Router(context: SocketIORequestContext.self)
-        router.get(RouterPath(Self.path)) { request, context in await self.poll(request, from: context.address) }
-        router.post(RouterPath(Self.path)) { request, _ in await self.post(request) }
-        router.on(RouterPath(Self.path), method: .options) { request, _ in self.preflight(request) }
+        router.get(RouterPath(Self.path)) { request, context in
+            if origins.refuses(request, metrics: sessions.metrics, now: sessions.now) { return forbidden() }
+            return await self.poll(request, from: context.address)
+        }
+        router.post(RouterPath(Self.path)) { request, _ in
+            if origins.refuses(request, metrics: sessions.metrics, now: sessions.now) { return forbidden() }
+            return await self.post(request)
+        }
+        router.on(RouterPath(Self.path), method: .options) { request, _ in
+            if origins.refuses(request, metrics: sessions.metrics, now: sessions.now) { return forbidden() }
+            return self.preflight(request)
+        }
         return router
     }
 
@@ -86,7 +103,8 @@ public struct SocketIOServer: Sendable {
         // JSONP polling (`j=`), for browsers without XHR, is not served.
         guard query.get("transport") == "polling", query.get("j") == nil else { return refuse(request, .unknownTransport) }
         guard let sid = query.get("sid") else {
-            switch await sessions.open(version: version, transport: .polling, address: address, token: query.get("token")) {
+            switch await sessions.open(version: version, transport: .polling, address: address,
+                                       token: query.get("token"), headerToken: Self.headerToken(request)) {
             case let .failure(refusal): return refuse(request, refusal)
             case let .success(connection): return await respondWithOutgoing(request, connection, wait: false)
             }
@@ -214,8 +232,7 @@ public struct SocketIOServer: Sendable {
                         #"{"code":\#(refusal.code),"message":"\#(refusal.message)"}"#, contentType: "application/json")
     }
 
-    /// A response with engine.io's CORS headers: the request's origin echoed with credentials
-    /// allowed (the web app polls from another origin with credentials), else any origin.
+    /// A response with engine.io's CORS headers, for allowed origins only (``corsHeaders(_:into:)``).
     func response(_ request: Request, _ status: HTTPResponse.Status, _ body: String, contentType: String?) -> Response {
         response(request, status, ByteBuffer(string: body), contentType: contentType)
     }
@@ -223,12 +240,7 @@ public struct SocketIOServer: Sendable {
     func response(_ request: Request, _ status: HTTPResponse.Status, _ body: ByteBuffer, contentType: String?) -> Response {
         var headers = HTTPFields()
         if let contentType { headers[.contentType] = contentType }
-        if let origin = request.headers[.origin] {
-            headers[.accessControlAllowOrigin] = origin
-            headers[.accessControlAllowCredentials] = "true"
-        } else {
-            headers[.accessControlAllowOrigin] = "*"
-        }
+        corsHeaders(request, into: &headers)
         return Response(status: status, headers: headers, body: .init(byteBuffer: body))
     }
 }

@@ -5,18 +5,25 @@ import Synchronization
 import TrellisRelay
 import TrellisSocketIO
 
-/// What the endpoint allows: how many sessions, how many from one address, and who may press.
+/// What the endpoint allows: how many sessions, how many from one address, who may press, which
+/// web pages may connect, and how many connections and for how long.
 public struct SocketIOSettings: Sendable {
     public var maximumSessions = 10_000
     /// Sessions one remote address may hold at once, so that one page or host cannot take the
     /// whole table; 0: no limit (behind a reverse proxy every client has the proxy's address).
     public var maximumSessionsPerAddress = 100
     public var presses = SocketIOPressPolicy.off
+    /// The pages that may connect (`buttons.socketio_allowed_origins`).
+    public var origins = OriginPolicy.ownOnly
+    public var connections = ConnectionLimits.socketIO
 
-    public init(maximumSessions: Int = 10_000, maximumSessionsPerAddress: Int = 100, presses: SocketIOPressPolicy = .off) {
+    public init(maximumSessions: Int = 10_000, maximumSessionsPerAddress: Int = 100, presses: SocketIOPressPolicy = .off,
+                origins: OriginPolicy = .ownOnly, connections: ConnectionLimits = .socketIO) {
         self.maximumSessions = maximumSessions
         self.maximumSessionsPerAddress = maximumSessionsPerAddress
         self.presses = presses
+        self.origins = origins
+        self.connections = connections
     }
 }
 
@@ -76,12 +83,12 @@ final class SocketIOSessions: Service, Sendable {
     /// Opens a session for a handshake from `address` (refused when the table or the address is
     /// full) and, in Engine.IO 3, joins it to the button service before the handshake is answered,
     /// so `connection-response` follows the open packet. `token` is the handshake's `token` query
-    /// parameter.
+    /// parameter, `headerToken` the press token of its headers.
     func open(version: EngineIOVersion, transport: EngineIOSession.Transport, address: String,
-              token: String?) async -> Result<SocketIOConnection, SocketIOServer.Refusal> {
+              token: String?, headerToken: String? = nil) async -> Result<SocketIOConnection, SocketIOServer.Refusal> {
         let (session, inputs) = EngineIOSession.open(id: Self.newID(), socketID: Self.newID(), version: version,
                                                      transport: transport, limits: .defaults(version), now: now)
-        let connection = SocketIOConnection(session: session, address: address, queryToken: token)
+        let connection = SocketIOConnection(session: session, address: address, queryToken: token, headerToken: headerToken)
         let (refusal, count) = table.withLock { table -> (SocketIOServer.Refusal?, Int) in
             if let refusal = Self.admission(for: address, in: table, settings) { return (refusal, table.connections.count) }
             table.connections[session.id] = connection

@@ -1,20 +1,28 @@
 import TrellisServer
+import TrellisSocketIO
 
 extension EffectiveConfiguration {
-    /// The servers beside the relay, from `metrics.address`, `health.address` and the `buttons.socketio_*`
-    /// settings (their forms were checked when the configuration was loaded). Throws when the Socket.IO
+    /// The servers beside the relay, from `metrics.address`, `health.address`, the `http.*` limits and the
+    /// `buttons.socketio_*` settings (their forms were checked when the configuration was loaded). Throws when the Socket.IO
     /// press token file cannot be read.
     var serverSettings: ServerSettings {
         get throws {
+            let header = double("http.header_timeout"), idle = double("http.idle_timeout")
             var settings = ServerSettings(metrics: ListenAddress(string("metrics.address")),
                                           health: ListenAddress(string("health.address")),
                                           socketIO: ListenAddress(string("buttons.socketio_address")),
+                                          probeConnections: ConnectionLimits(headerTimeout: header, idleTimeout: idle,
+                                                                             maximumConnections: int("http.max_connections")),
                                           systemd: true)
             if settings.socketIO != nil {
                 settings.socketIOSessions = SocketIOSettings(
                     maximumSessions: int("buttons.socketio_max_sessions"),
                     maximumSessionsPerAddress: int("buttons.socketio_max_sessions_per_address"),
-                    presses: try SocketIOServer.pressPolicy(tokenFile: string("buttons.socketio_press_token_file")))
+                    presses: try SocketIOServer.pressPolicy(tokenFile: string("buttons.socketio_press_token_file")),
+                    // The list's form was checked when the configuration was loaded.
+                    origins: (try? OriginPolicy.parse(string("buttons.socketio_allowed_origins")).get()) ?? .ownOnly,
+                    connections: ConnectionLimits(headerTimeout: header, idleTimeout: idle,
+                                                  maximumConnections: int("buttons.socketio_max_connections")))
             }
             return settings
         }

@@ -7,6 +7,7 @@ import TrellisRelay
 import TrellisServer
 import TrellisStore
 import TrellisStorePostgres
+import TrellisSocketIO
 
 /// One setting of `trellis run`: its key in the YAML file (nested by concern), its environment
 /// variable, its type, default and allowed values. The table `SettingKey.all` is the single
@@ -200,8 +201,16 @@ extension SettingKey {
                            return "a whole number of at least 0"
                        }),
             SettingKey(key: "buttons.socketio_press_token_file", flag: "socketio-press-token-file", kind: .string, defaultValue: .string(""),
-                       help: "File holding the token a Socket.IO client must present (?token= on the handshake, or auth {token} in Socket.IO 5) to press buttons; empty: presses over Socket.IO are refused.",
+                       help: "File holding the token a Socket.IO client must present (?token= or an X-Trellis-Press-Token or Authorization: Bearer header on the handshake, or auth {token} in Socket.IO 5) to press buttons; empty: presses over Socket.IO are refused.",
                        reloadable: false),
+            SettingKey(key: "buttons.socketio_allowed_origins", flag: "socketio-allowed-origins", kind: .string, defaultValue: .string(""),
+                       help: "Web pages (origins, comma-separated: http://HOST[:PORT] or https://HOST[:PORT]; * for any) that may use the Socket.IO endpoint besides its own origin; a browser request from another is refused with 403 (requests without an Origin, from apps and scripts, are not affected).",
+                       reloadable: false, check: { content in
+                           guard case let .string(value) = content, case let .failure(error) = OriginPolicy.parse(value) else { return nil }
+                           return "origins separated by commas (\(error))"
+                       }),
+            SettingKey(key: "buttons.socketio_max_connections", kind: .int, defaultValue: .int(ConnectionLimits.socketIO.maximumConnections),
+                       help: "Most connections to the Socket.IO endpoint at once; beyond, a new one replaces the one waiting longest for its first request, or is closed at once.", reloadable: false, check: positive),
             SettingKey(key: "spam.limit", flag: "spam-limit", kind: .int, defaultValue: .int(relay.spamLimit),
                        help: "Most plant tracker messages one sender may send within spam.window (ERR_kickedForSpam beyond).", reloadable: true, check: positive),
             SettingKey(key: "spam.window", flag: "spam-window", kind: .double, defaultValue: .double(relay.spamWindow),
@@ -244,6 +253,12 @@ extension SettingKey {
                            guard case let .string(value) = content, !value.isEmpty, ListenAddress(value) == nil else { return nil }
                            return ListenAddress.expected + ", or empty"
                        }),
+            SettingKey(key: "http.header_timeout", kind: .double, defaultValue: .double(ConnectionLimits.probes.headerTimeout),
+                       help: "Seconds a new connection to any of the HTTP servers (metrics, health, Socket.IO) may take to send its first request head; then it is closed.", reloadable: false, check: positive),
+            SettingKey(key: "http.idle_timeout", kind: .double, defaultValue: .double(ConnectionLimits.probes.idleTimeout),
+                       help: "Seconds a kept-alive HTTP connection may wait between requests before it is closed; a request in progress (a long poll) and a WebSocket are never cut by it.", reloadable: false, check: positive),
+            SettingKey(key: "http.max_connections", kind: .int, defaultValue: .int(ConnectionLimits.probes.maximumConnections),
+                       help: "Most connections at once to the metrics server, and to the health server, each; beyond, a new one replaces the one waiting longest for its first request, or is closed at once.", reloadable: false, check: positive),
             SettingKey(key: "log.level", flag: "log-level", kind: .string, defaultValue: .string("info"),
                        help: "Least severe log level: trace, debug, info, notice, warning, error or critical.", reloadable: true,
                        check: oneOf(["trace", "debug", "info", "notice", "warning", "error", "critical"])),

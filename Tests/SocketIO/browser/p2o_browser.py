@@ -2,8 +2,8 @@
 """The P2O web app's socket flow in headless Chromium, with an official socket.io client bundle.
 
 Serves p2o.html (+ p2o_hooks.js, p2o_app.js and the chosen bundle as /socket.io.js) from its own
-origin, a free port on 127.0.0.1, so the client talks to --url cross-origin, with credentials, like
-the app. Drives Debian's chromium through Debian's chromedriver with Selenium, and prints one JSON
+origin, a free port on 127.0.0.1 (or --page-port), so the client talks to --url cross-origin, with
+credentials, like the app; Trellis must allow that origin (buttons.socketio_allowed_origins). Drives Debian's chromium through Debian's chromedriver with Selenium, and prints one JSON
 line per event to stdout as it happens (UTF-8, non-ASCII kept as it is):
   start, page, action, open, connect, upgrade, handshakes, http, websocket-close,
   connection-response, register-response, registered (the app's state), button-press
@@ -53,7 +53,7 @@ def say(event):
     sys.stdout.flush()
 
 
-def serve_page(bundle_path):
+def serve_page(bundle_path, port=0):
     """The page's own origin: a small HTTP server on a free loopback port, in a thread."""
     routes = {
         "/": (os.path.join(HERE, "p2o.html"), "text/html; charset=utf-8"),
@@ -82,7 +82,7 @@ def serve_page(bundle_path):
         def log_message(self, *_):
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 
@@ -127,6 +127,8 @@ def main():
                         help="default: the client's own (polling, then the WebSocket upgrade); polling: polling only")
     parser.add_argument("--presses", type=int, default=0, help="exit 0 after this many button-press events (0: no limit)")
     parser.add_argument("--timeout", type=float, default=60)
+    parser.add_argument("--page-port", type=int, default=0,
+                        help="serve the page on this port of 127.0.0.1 (0: a free one), so its origin is known beforehand")
     parser.add_argument("--contain-reducer-errors", action="store_true",
                         help="only report a reducer error instead of rethrowing it into the client, as the app does")
     args = parser.parse_args()
@@ -138,7 +140,7 @@ def main():
         sys.exit(f"p2o_browser: {bundle_path} is missing; run Tests/SocketIO/browser/setup.sh first")
 
     deadline = time.monotonic() + args.timeout
-    server = serve_page(bundle_path)
+    server = serve_page(bundle_path, args.page_port)
     driver = None
     code, presses = 2, 0
     try:

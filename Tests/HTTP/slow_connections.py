@@ -1,0 +1,99 @@
+"""Opens many connections to an HTTP server from 127.0.0.1 and watches the server close them, for
+the tests of the servers' connection limits. Uses only the standard library (asyncio).
+
+--mode slow: each connection sends one byte of a request head ("G") and then nothing, the way a
+  client holds a descriptor with a byte now and then.
+--mode keepalive: each connection sends one whole `GET --path` request, reads the answer, and then
+  stays open and silent (an idle kept-alive connection).
+
+Connections are opened one after another (at most --count, each connect bounded by 10 s). Prints:
+  {"event": "opened", "open": N, "answered": A}  once every connection was tried and --settle
+      seconds passed: how many the server still holds open, and (keepalive) how many were answered;
+  {"event": "done", ...}  when every connection is closed or --timeout passed, with the lifetimes
+      (seconds from connecting to the server's close) split at --early into "early" (closed at
+      once: evicted or refused) and "late" (closed by a timeout), the late ones' min and max, and
+      how many are still open.
+"""
+import argparse
+import asyncio
+import json
+import sys
+import time
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--port", type=int, required=True)
+parser.add_argument("--count", type=int, default=2000)
+parser.add_argument("--mode", choices=["slow", "keepalive"], default="slow")
+parser.add_argument("--path", default="/livez")
+parser.add_argument("--settle", type=float, default=0.5)
+parser.add_argument("--early", type=float, default=1.0, help="lifetimes below this many seconds count as closed at once")
+parser.add_argument("--timeout", type=float, default=120)
+args = parser.parse_args()
+
+
+def say(event, **fields):
+    sys.stdout.write(json.dumps({"event": event, **fields}) + "\n")
+    sys.stdout.flush()
+
+
+class Connection:
+    def __init__(self):
+        self.opened = None
+        self.closed = None
+        self.answered = False
+        self.failed = None
+
+
+async def watch(connection, reader, writer):
+    """Sends what the mode sends, then reads until the server closes the connection."""
+    try:
+        if args.mode == "slow":
+            writer.write(b"G")
+        else:
+            writer.write(f"GET {args.path} HTTP/1.1\r\nHost: 127.0.0.1:{args.port}\r\n\r\n".encode())
+        await writer.drain()
+        received = b""
+        while True:
+            chunk = await reader.read(65536)
+            if not chunk:
+                break
+            received += chunk
+            if received.startswith(b"HTTP/1.1 200"):
+                connection.answered = True
+    except (ConnectionError, OSError):
+        pass
+    connection.closed = time.monotonic()
+    writer.close()
+
+
+async def main():
+    connections = []
+    tasks = []
+    for _ in range(args.count):
+        connection = Connection()
+        connections.append(connection)
+        try:
+            reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", args.port), 10)
+        except (OSError, asyncio.TimeoutError) as error:
+            connection.failed = str(error)
+            continue
+        connection.opened = time.monotonic()
+        tasks.append(asyncio.ensure_future(watch(connection, reader, writer)))
+    await asyncio.sleep(args.settle)
+    opened = [c for c in connections if c.opened is not None]
+    say("opened", open=sum(1 for c in opened if c.closed is None), answered=sum(1 for c in opened if c.answered),
+        connect_failures=sum(1 for c in connections if c.failed))
+    deadline = time.monotonic() + args.timeout
+    while any(c.closed is None for c in opened) and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
+    lifetimes = [c.closed - c.opened for c in opened if c.closed is not None]
+    late = [t for t in lifetimes if t >= args.early]
+    say("done", count=args.count, connect_failures=sum(1 for c in connections if c.failed),
+        early=sum(1 for t in lifetimes if t < args.early), late=len(late),
+        late_min=round(min(late), 3) if late else None, late_max=round(max(late), 3) if late else None,
+        still_open=sum(1 for c in opened if c.closed is None), answered=sum(1 for c in opened if c.answered))
+    for task in tasks:
+        task.cancel()
+
+
+asyncio.run(main())

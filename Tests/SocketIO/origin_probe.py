@@ -1,0 +1,76 @@
+"""Asks a Socket.IO endpoint what a page of --origin may do, with plain HTTP requests as a browser
+sends them, for the tests of the allowed origins. Uses only the standard library.
+
+Prints one JSON line: for each request, its status and the Access-Control-Allow-Origin it got:
+  handshake  GET  /socket.io/?EIO=4&transport=polling              (with Origin)
+  poll       GET  ...&sid=S                                         (with Origin; S from a handshake
+                                                                     without Origin)
+  post       POST ...&sid=S  body "40"                              (with Origin)
+  preflight  OPTIONS /socket.io/?EIO=4&transport=polling            (with Origin)
+  websocket  GET  /socket.io/?EIO=4&transport=websocket, Upgrade    (with Origin; 101 when upgraded)
+and the body of the handshake's answer. Without --origin no Origin header is sent.
+"""
+import argparse
+import base64
+import http.client
+import json
+import os
+import socket
+from urllib.parse import urlsplit
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--url", required=True, help="the endpoint, e.g. http://127.0.0.1:3001")
+parser.add_argument("--origin")
+args = parser.parse_args()
+
+target = urlsplit(args.url)
+origin = {"Origin": args.origin} if args.origin is not None else {}
+
+
+def request(method, path, body=None, headers=None):
+    connection = http.client.HTTPConnection(target.hostname, target.port, timeout=10)
+    connection.request(method, path, body=body, headers={**origin, **(headers or {})})
+    response = connection.getresponse()
+    data = response.read().decode("utf-8", "replace")
+    connection.close()
+    return {"status": response.status, "acao": response.getheader("Access-Control-Allow-Origin"),
+            "credentials": response.getheader("Access-Control-Allow-Credentials")}, data
+
+
+def sid():
+    connection = http.client.HTTPConnection(target.hostname, target.port, timeout=10)
+    connection.request("GET", "/socket.io/?EIO=4&transport=polling")
+    body = connection.getresponse().read().decode()
+    connection.close()
+    return json.loads(body[1:body.index("}") + 1])["sid"]
+
+
+def websocket():
+    key = base64.b64encode(os.urandom(16)).decode()
+    lines = [f"GET /socket.io/?EIO=4&transport=websocket HTTP/1.1", f"Host: {target.netloc}", "Upgrade: websocket",
+             "Connection: Upgrade", f"Sec-WebSocket-Key: {key}", "Sec-WebSocket-Version: 13"]
+    if args.origin is not None:
+        lines.append(f"Origin: {args.origin}")
+    with socket.create_connection((target.hostname, target.port), timeout=10) as connection:
+        connection.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+        answer = b""
+        while b"\r\n" not in answer:
+            chunk = connection.recv(4096)
+            if not chunk:
+                break
+            answer += chunk
+    status = answer.split(b"\r\n", 1)[0].split(b" ")
+    return {"status": int(status[1]) if len(status) > 1 else 0}
+
+
+result = {}
+result["handshake"], handshake_body = request("GET", "/socket.io/?EIO=4&transport=polling")
+result["handshake_body"] = handshake_body
+session = sid()
+result["poll"], _ = request("GET", f"/socket.io/?EIO=4&transport=polling&sid={session}")
+result["post"], _ = request("POST", f"/socket.io/?EIO=4&transport=polling&sid={session}", body="40",
+                            headers={"Content-Type": "text/plain;charset=UTF-8"})
+result["preflight"], _ = request("OPTIONS", "/socket.io/?EIO=4&transport=polling",
+                                 headers={"Access-Control-Request-Method": "POST"})
+result["websocket"] = websocket()
+print(json.dumps(result))

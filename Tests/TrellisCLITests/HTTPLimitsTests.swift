@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+import TrellisBroker
+import TrellisMQTT
+import TrellisTestSupport
+
+/// The HTTP servers' connection limits on a running `trellis run` (Socket.IO, health and metrics):
+/// 2,000 connections that send one header byte and stall, against the Socket.IO endpoint and the
+/// health server at once, hold no more than each cap and are gone after the header timeout, while
+/// `/readyz` answers and a real python-socketio client connects, registers and hears a press; and
+/// kept-alive connections that did send a request fill the cap, so a new one is closed at once,
+/// until the idle timeout closes them. `Tests/HTTP/slow_connections.py` opens the connections.
+@Suite("HTTP servers: slow and idle connections are bounded", .serialized)
+struct HTTPLimitsTests {
+    static let script = SocketIOClientTests.root.appendingPathComponent("Tests/HTTP/slow_connections.py").path
+
+    @Test("2,000 stalled connections on the Socket.IO and health servers while /readyz and a Socket.IO client work")
+    func slowConnections() async throws {
+        let python = try await SocketIOClientTests.environments.value + "/sio5/bin/python"
+        try await withTestBroker { broker in
+            let (trellis, ports) = try await TrellisBinary.startListening(ports: 3, { ports in
+                ["run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])",
+                 "--health", "\(ports[1])", "--metrics", "\(ports[2])"]
+            }, ready: { ports in ports.map { "Server started and listening on 127.0.0.1:\($0)" } })
+            try await trellis.waitForOutput("connected to the broker")
+            let metricsURL = "http://127.0.0.1:\(ports[2])/metrics"
+
+            // The defaults: header timeout 10 s, 512 connections for Socket.IO, 64 for the probes.
+            let floods = try [(ports[0], 512), (ports[1], 64)].map { port, cap in
+                (try TrellisBinary.start([Self.script, "--port", "\(port)", "--count", "2000", "--mode", "slow"],
+                                         executable: "/usr/bin/python3"), cap)
+            }
+            for (flood, cap) in floods {
+                try await flood.waitForOutput(#""event": "opened""#, timeout: .seconds(60))
+                let opened = try #require(Self.event("opened", flood.output))
+                #expect(opened["connect_failures"] as? Int == 0, "\(flood.output)")
+                // The server holds exactly its cap of them; every other one was closed at once.
+                #expect(opened["open"] as? Int == cap, "\(flood.output)")
+            }
+
+            // Both servers are full of stalled connections: the probe still gets in.
+            let (status, body) = try await MetricsTests.get("http://127.0.0.1:\(ports[1])/readyz")
+            #expect(status == 200, "\(body)")
+
+            // And a real Socket.IO client connects, registers and hears a press.
+            let button = "door-\(UUID().uuidString.prefix(6))"
+            let presser = try await TestClients.connect(to: broker)
+            let clientScript = SocketIOClientTests.root.appendingPathComponent("Tests/SocketIO/p2o_client.py").path
+            let client = try TrellisBinary.start([clientScript, "--url", "http://127.0.0.1:\(ports[0])", "--button", button,
+                                                  "--presses", "1", "--transports", "polling,websocket", "--timeout", "60"],
+                                                 executable: python)
+            try await client.waitForOutput(#""event": "registered""#, timeout: .seconds(60))
+            // Still within the stall: both servers at (or, as the client's and the probe's connections
+            // close, just below) their caps.
+            let (_, during) = try await MetricsTests.get(metricsURL)
+            #expect((Self.value(#"trellis_http_connections{server="socketio"}"#, during) ?? 0) >= 500, "\(during)")
+            #expect((Self.value(#"trellis_http_connections{server="health"}"#, during) ?? 0) >= 60, "\(during)")
+            try await presser.publishAndWait(topic: "p2o/buttons/\(button)/press", payload: [])
+            #expect(try await client.waitForExit(timeout: .seconds(60)) == 0, "\(client.output)")
+            #expect(SocketIOClientTests.events(client.output).filter { $0.name == "button-press" }.count == 1)
+
+            for (flood, _) in floods {
+                #expect(try await flood.waitForExit(timeout: .seconds(120)) == 0, "\(flood.output)")
+                let done = try #require(Self.event("done", flood.output), "\(flood.output)")
+                #expect(done["still_open"] as? Int == 0, "\(flood.output)")
+                #expect((done["early"] as? Int ?? 0) + (done["late"] as? Int ?? 0) == 2000, "\(flood.output)")
+                // The held ones were closed by the header timeout (10 s), not before, not much later.
+                #expect((done["late"] as? Int ?? 0) > 0, "\(flood.output)")
+                #expect((done["late_min"] as? Double ?? 0) >= 9.5, "\(flood.output)")
+                #expect((done["late_max"] as? Double ?? 99) <= 14, "\(flood.output)")
+                print("slow connections: \(done)")
+            }
+
+            // The server closed all 2,000 of each flood, each counted under why.
+            let (_, after) = try await MetricsTests.get(metricsURL)
+            for (server, cap) in [("socketio", 512), ("health", 64)] {
+                let evicted = Self.value(#"trellis_http_connections_closed_total{server="\#(server)",reason="evicted"}"#, after) ?? 0
+                let timedOut = Self.value(#"trellis_http_connections_closed_total{server="\#(server)",reason="header_timeout"}"#, after) ?? 0
+                #expect(evicted + timedOut == 2000, "\(server): \(after)")
+                #expect(timedOut > 0 && evicted >= 2000 - cap, "\(server): \(after)")
+            }
+            // Logged at most once a minute per server and reason, not once per connection.
+            let logged = trellis.output.components(separatedBy: "HTTP connections closed by the server's limits").count - 1
+            #expect(logged >= 2 && logged <= 4, "\(logged) lines")
+
+            trellis.process.signal(SIGTERM)
+            #expect(try await trellis.waitForExit() == 0)
+            await presser.shutdown()
+        }
+    }
+
+    @Test("kept-alive connections fill the cap: the excess is closed at once, the idle timeout frees them")
+    func idleConnections() async throws {
+        try await withTestBroker { broker in
+            var environment = ProcessInfo.processInfo.environment
+            environment["TRELLIS_HTTP_IDLE_TIMEOUT"] = "3"
+            environment["TRELLIS_HTTP_MAX_CONNECTIONS"] = "16"
+            let (trellis, ports) = try await TrellisBinary.startListening(ports: 2, { ports in
+                ["run", "--broker", broker.address, "--state", temporaryDirectory(), "--health", "\(ports[0])",
+                 "--metrics", "\(ports[1])"]
+            }, ready: { ports in ports.map { "Server started and listening on 127.0.0.1:\($0)" } }, environment: environment)
+            try await trellis.waitForOutput("connected to the broker")
+
+            let flood = try TrellisBinary.start([Self.script, "--port", "\(ports[0])", "--count", "40", "--mode", "keepalive",
+                                                 "--path", "/livez", "--early", "1.5"], executable: "/usr/bin/python3")
+            try await flood.waitForOutput(#""event": "opened""#, timeout: .seconds(60))
+            let opened = try #require(Self.event("opened", flood.output))
+            // Sixteen answered and held; each of the other 24 was closed before any answer.
+            #expect(opened["open"] as? Int == 16, "\(flood.output)")
+            #expect(opened["answered"] as? Int == 16, "\(flood.output)")
+
+            #expect(try await flood.waitForExit(timeout: .seconds(60)) == 0, "\(flood.output)")
+            let done = try #require(Self.event("done", flood.output))
+            #expect(done["early"] as? Int == 24 && done["late"] as? Int == 16, "\(flood.output)")
+            #expect((done["late_min"] as? Double ?? 0) >= 2.9 && (done["late_max"] as? Double ?? 99) <= 6, "\(flood.output)")
+
+            let (_, metrics) = try await MetricsTests.get("http://127.0.0.1:\(ports[1])/metrics")
+            #expect(Self.value(#"trellis_http_connections_closed_total{server="health",reason="over_capacity"}"#, metrics) == 24, "\(metrics)")
+            // Room again: the probe answers.
+            let (status, _) = try await MetricsTests.get("http://127.0.0.1:\(ports[0])/readyz")
+            #expect(status == 200)
+
+            trellis.process.signal(SIGTERM)
+            #expect(try await trellis.waitForExit() == 0)
+        }
+    }
+
+    /// The last JSON line of `output` whose `event` is `name`.
+    static func event(_ name: String, _ output: String) -> [String: Any]? {
+        SocketIOBrowserTests.events(output).last { $0["event"] as? String == name }
+    }
+
+    /// The value of the series `series` (name and labels as exported) in a Prometheus text.
+    static func value(_ series: String, _ text: String) -> Int? {
+        for line in text.split(separator: "\n") where line.hasPrefix(series + " ") {
+            return Double(line.dropFirst(series.count + 1).trimmingCharacters(in: .whitespaces)).map { Int($0) }
+        }
+        return nil
+    }
+}
