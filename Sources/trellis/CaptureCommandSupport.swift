@@ -9,7 +9,7 @@ struct BrokerLogin: ParsableArguments {
     @Option(name: .long, help: "MQTT client id (default trellis-<command>-<process id>).")
     var clientId: String?
 
-    @Option(name: .long, help: "User name to log in to the broker with (default: the address's user info).")
+    @Option(name: .long, help: "User name to log in to the broker with (default: the address's user info; else, on a loopback broker, the local operator that `trellis run` keeps in the state directory, TRELLIS_STATE_DIR or trellis-state, when its password file is there).")
     var username: String?
 
     @Option(name: .long, help: ArgumentHelp("File whose first line is the broker password (else the address's user info, else TRELLIS_PASSWORD).", valueName: "file"))
@@ -54,12 +54,26 @@ struct BrokerLogin: ParsableArguments {
             }
             password = String(contents.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
         }
-        let user = username ?? url.username
+        var user = username ?? url.username
+        if user == nil, passwordFile == nil, let local = Self.localOperator(host: url.host) {
+            (user, password) = (local.username, local.password)
+        }
         return MQTTConfiguration(
             host: url.host, port: url.port,
             clientID: clientId ?? "trellis-\(command)-\(ProcessInfo.processInfo.processIdentifier)",
             username: user, password: user == nil ? nil : password,
             reconnectDelay: 0.1...2, tls: tls)
+    }
+
+    /// The local operator's login that `trellis run` keeps (``LocalAccounts``), for a broker on this
+    /// machine: read from the state directory's `operator.password`, never from an argument.
+    static func localOperator(host: String) -> (username: String, password: String)? {
+        guard ["127.0.0.1", "localhost", "::1"].contains(host) || host.hasPrefix("127.") else { return nil }
+        let state = ProcessInfo.processInfo.environment["TRELLIS_STATE_DIR"] ?? "trellis-state"
+        let path = (state as NSString).appendingPathComponent("\(LocalAccounts.operatorAccount).password")
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+        let password = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return password.isEmpty ? nil : (LocalAccounts.operatorAccount, password)
     }
 
     /// A started client connected to the broker at `text`, or a reported error.
