@@ -31,7 +31,6 @@ struct SecureProfileTests {
             "password_file \(directory)/passwd", "acl_file \(directory)/acl", "use_username_as_clientid true",
         ]) { broker in
             var settings = RelaySettings()
-            settings.restrictResponseTopics = true
             settings.operators = ["ops"]
             let relay = try RelayHarness(broker: broker, settings: settings)
             relay.credentials = ("trellis", "pw-trellis")

@@ -15,6 +15,23 @@ struct PlantTrackerAppSessionTests {
         try await withRelay { relay in
             let (_, wire) = try await relay.connectCollecting("rpi/fromrpi")
             let sensors = try await relay.connect()
+            try await Self.checkSession(relay, wire: wire, sensors: sensors)
+        }
+    }
+
+    @Test("the same session in the default LAN profile: the app, anonymous, has only rpi/torpi and rpi/fromrpi, and gets every answer")
+    func sessionInLANProfile() async throws {
+        try await withLANProfileRelay { relay in
+            let (_, wire) = try await relay.connectCollecting("rpi/fromrpi")
+            // The readings come from an account; the app and the wire watcher are anonymous.
+            let sensors = try await relay.connect(id: "ops") { $0.username = "ops"; $0.password = "pw-ops" }
+            try await Self.checkSession(relay, wire: wire, sensors: sensors)
+        }
+    }
+
+    /// Runs the app's whole session against `relay` and checks what it saw and what crossed the wire.
+    static func checkSession(_ relay: RelayHarness, wire: MessageCollector, sensors: MQTTClient) async throws {
+        do {
             let session = AppSession(host: relay.broker.host, port: relay.broker.port, strict: true) { topic, payload in
                 try await sensors.publishAndWait(topic: topic, payload: Array(payload.utf8))
             }
