@@ -20,6 +20,14 @@ struct RunCommand: AsyncParsableCommand {
             connections, and stops it on shutdown. With --broker it uses that broker and starts none; an unreachable \
             broker is retried with backoff.
 
+            When the broker it starts has a password_file and an acl_file (the shipped broker.conf does) and no \
+            --username is given, Trellis keeps two accounts there: its own, trellis, which it logs in with, and the \
+            local operator's, operator; their passwords are in the state directory (trellis.password, \
+            operator.password, mode 0600), and the operator's also as Mosquitto's client option files in \
+            STATE/mosquitto-clients (export XDG_CONFIG_HOME to it and mosquitto_pub, mosquitto_sub and mosquitto_rr \
+            log in as the operator). It writes the ACL anew from its topic table at every start: clients without \
+            an account get the released plant-tracker app's rpi/torpi and rpi/fromrpi alone (docs/security.md).
+
             Broker addresses: mqtt://HOST[:PORT] (port 1883), mqtts://HOST[:PORT] (TLS, port 8883), or HOST:PORT; \
             an IPv6 address goes in brackets (mqtts://[::1]:8883). mqtts:// always verifies the broker's certificate \
             and host name, against the system's CAs or --tls-ca, and speaks TLS 1.2 or later; --tls-cert and \
