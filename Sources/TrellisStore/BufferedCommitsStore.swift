@@ -66,9 +66,9 @@ extension BufferedCommitsStore {
             limit: max(0, limit)))
     }
 
-    public func recordDeadLetter(reason: String, topic: String, payload: [UInt8], at: Date) async throws {
+    public func recordDeadLetter(reason: String, topic: String, payload: [UInt8], at: Date, client: String, quota: Int) async throws {
         try await enqueue(
             "recordDeadLetter(reason: \(reason))",
-            .deadLetter(reason: reason, topic: topic, payload: payload, at: at.storeMilliseconds))
+            .deadLetter(reason: reason, topic: topic, payload: payload, at: at.storeMilliseconds, client: client, quota: max(1, quota)))
     }
 }

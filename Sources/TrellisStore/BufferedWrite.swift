@@ -4,8 +4,8 @@ import TrellisCore
 package indirect enum BufferedWrite: Sendable {
     /// A sensor's reading, kept unless a newer one is stored.
     case reading(sensor: String, moisture: Int, temperature: Double, at: Int64)
-    /// A dead letter.
-    case deadLetter(reason: String, topic: String, payload: [UInt8], at: Int64)
+    /// A dead letter, counted against `client`, of whose letters the newest `quota` are kept.
+    case deadLetter(reason: String, topic: String, payload: [UInt8], at: Int64, client: String, quota: Int)
     /// A write made while handling a delivery, committed in the same batch as the delivery's mark.
     case marked(BufferedWrite, DeliveryMark)
     /// A device's log entry, keeping the newest `limit` of that device.

@@ -8,12 +8,15 @@ public protocol ButtonStore: Sendable {
     /// Records whether a client is online (a plain upsert: the latest call wins).
     func setClientStatus(client: String, online: Bool, at: Date) async throws
 
-    /// Registers `client` for `button`, or renews its registration.
+    /// Registers `client` for `button`, or renews its registration, unless the client already
+    /// holds `maximumPerClient` registrations of other buttons: then nothing changes and the
+    /// answer is nil. The count and the insert are one transaction that holds the client's row,
+    /// so concurrent registrations of one client, through any relay, never pass the cap.
     ///
     /// Returns the presses the client missed while offline since it last registered (0 the first
     /// time) and resets that count to 0 in the same transaction, together with the button's
     /// current state. A client with no status yet is marked online.
-    func register(client: String, button: String, at: Date) async throws -> Registration
+    func register(client: String, button: String, at: Date, maximumPerClient: Int) async throws -> Registration?
 
     /// Removes a registration.
     /// - Returns: `false` when the client was not registered for the button.
@@ -39,8 +42,15 @@ public protocol ButtonStore: Sendable {
     func client(id: String) async throws -> ClientRecord?
 }
 
+extension ButtonStore {
+    /// Registers `client` for `button` with no cap on its registrations (imports, tests).
+    public func register(client: String, button: String, at: Date) async throws -> Registration {
+        // No count reaches Int.max, so the capped call always registers.
+        try await register(client: client, button: button, at: at, maximumPerClient: .max) ?? Registration(missed: 0, button: nil)
+    }
+}
 
-/// What ``ButtonStore/register(client:button:at:)`` returns.
+/// What ``ButtonStore/register(client:button:at:maximumPerClient:)`` returns.
 public struct Registration: Sendable, Equatable {
     /// Presses the client missed while offline since it last registered for the button.
     public var missed: Int

@@ -3,11 +3,13 @@ import TrellisCore
 
 /// Messages the relay could not handle, kept for inspection and capped in size.
 public protocol DeadLetterStore: Sendable {
-    /// Keeps a dead letter; only the newest ones (the store's cap) are kept.
+    /// Keeps a dead letter counted against `client` (``DeadLetterOwner``): of that client's letters
+    /// only the newest `quota` are kept, so one client's flood evicts only its own letters, and of
+    /// all letters only the newest ones (the store's cap).
     ///
     /// Written behind: the call returns once the letter is queued. Write failures are reported by
     /// the next `flush()`.
-    func recordDeadLetter(reason: String, topic: String, payload: [UInt8], at: Date) async throws
+    func recordDeadLetter(reason: String, topic: String, payload: [UInt8], at: Date, client: String, quota: Int) async throws
 
     /// The newest `limit` dead letters, newest first.
     func deadLetters(limit: Int) async throws -> [StoredDeadLetter]
@@ -15,6 +17,13 @@ public protocol DeadLetterStore: Sendable {
     /// The dead letters `query` selects (reason, topic prefix, since, below an id), newest first,
     /// letters still queued behind included. Served by the indexes on `(reason, id)` and `(topic, id)`.
     func deadLetters(matching query: DeadLetterQuery) async throws -> [StoredDeadLetter]
+}
+
+extension DeadLetterStore {
+    /// Keeps a dead letter of no client, under the store's cap alone.
+    public func recordDeadLetter(reason: String, topic: String, payload: [UInt8], at: Date) async throws {
+        try await recordDeadLetter(reason: reason, topic: topic, payload: payload, at: at, client: "", quota: .max)
+    }
 }
 
 /// What every backend keeps unless told otherwise.

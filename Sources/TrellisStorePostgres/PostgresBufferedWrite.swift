@@ -12,27 +12,40 @@ enum PostgresBufferedWrite {
                       on connection: PostgresConnection, logger: Logger) async throws {
         var trimDeadLetters = false
         var deviceLogLimits: [String: Int] = [:]
+        var deadLetterQuotas: [String: Int] = [:]
         for item in batch {
-            try await write(item, owner: owner, on: connection, logger: logger,
-                            trimDeadLetters: &trimDeadLetters, deviceLogLimits: &deviceLogLimits)
+            try await write(item, owner: owner, on: connection, logger: logger, trimDeadLetters: &trimDeadLetters,
+                            deadLetterQuotas: &deadLetterQuotas, deviceLogLimits: &deviceLogLimits)
         }
         for (device, limit) in deviceLogLimits.sorted(by: { $0.key < $1.key }) {
             try await PostgresDeviceLog.trim(device: device, keeping: limit, on: connection, logger: logger)
         }
-        if trimDeadLetters {
-            // Keeps the letters numbered within `deadLetterLimit` of the newest, found on the primary
-            // key at both ends: the trim costs the rows it deletes, not the 10,000 it keeps. That is
-            // the newest `deadLetterLimit`, or fewer after an insert that rolled back and left its
-            // number unused (an identity does not take numbers back).
+        // One client's letters beyond its quota, found on `dead_letter_by_client`: a client's flood
+        // evicts its own letters, never another's.
+        for (client, quota) in deadLetterQuotas.sorted(by: { $0.key < $1.key }) where quota < deadLetterLimit {
+            let offset = Int64(quota)
             try await connection.query("""
                 DELETE FROM dead_letter
-                WHERE id <= (SELECT max(id) FROM dead_letter) - \(deadLetterLimit)
+                WHERE client_key = \(client) AND id <= (
+                    SELECT id FROM dead_letter WHERE client_key = \(client) ORDER BY id DESC LIMIT 1 OFFSET \(offset))
+                """, logger: logger)
+        }
+        if trimDeadLetters {
+            // The oldest letters beyond the newest `deadLetterLimit`, counted rather than told from the
+            // numbers: the per-client trims leave gaps, and a range below the newest number would let
+            // a flood that moves the numbers on evict other clients' letters after all.
+            let limit = Int64(deadLetterLimit)
+            try await connection.query("""
+                DELETE FROM dead_letter WHERE id IN (
+                    SELECT id FROM dead_letter ORDER BY id
+                    LIMIT greatest(0, (SELECT count(*) FROM dead_letter) - \(limit)))
                 """, logger: logger)
         }
     }
 
     private static func write(_ item: BufferedWrite, owner: String, on connection: PostgresConnection, logger: Logger,
-                              trimDeadLetters: inout Bool, deviceLogLimits: inout [String: Int]) async throws {
+                              trimDeadLetters: inout Bool, deadLetterQuotas: inout [String: Int],
+                              deviceLogLimits: inout [String: Int]) async throws {
         switch item {
         case let .reading(sensor, moisture, temperature, at):
             // The WHERE of the upsert compares times inside PostgreSQL: late or replayed readings never win.
@@ -43,12 +56,13 @@ enum PostgresBufferedWrite {
                     moisture = excluded.moisture, temperature = excluded.temperature, at = excluded.at
                 WHERE excluded.at >= sensor_reading.at
                 """, logger: logger)
-        case let .deadLetter(reason, topic, payload, at):
+        case let .deadLetter(reason, topic, payload, at, client, quota):
             try await connection.query("""
-                INSERT INTO dead_letter (reason, topic, payload, received_at)
-                VALUES (\(reason), \(topic), \(Data(payload)), \(at))
+                INSERT INTO dead_letter (reason, topic, payload, received_at, client_key)
+                VALUES (\(reason), \(topic), \(Data(payload)), \(at), \(client))
                 """, logger: logger)
             trimDeadLetters = true
+            deadLetterQuotas[client] = quota
         case let .deviceLog(device, at, type, message, limit):
             try await PostgresDeviceLog.append(device: device, at: at, type: type, message: message,
                                                on: connection, logger: logger)
@@ -61,8 +75,8 @@ enum PostgresBufferedWrite {
                 ON CONFLICT (owner) DO UPDATE SET at = excluded.at, filler = excluded.filler
                 """, logger: logger)
         case let .marked(inner, mark):
-            try await write(inner, owner: owner, on: connection, logger: logger,
-                            trimDeadLetters: &trimDeadLetters, deviceLogLimits: &deviceLogLimits)
+            try await write(inner, owner: owner, on: connection, logger: logger, trimDeadLetters: &trimDeadLetters,
+                            deadLetterQuotas: &deadLetterQuotas, deviceLogLimits: &deviceLogLimits)
             try await record(mark, owner: owner, on: connection, logger: logger)
         }
     }

@@ -21,6 +21,7 @@ enum PostgresSchema {
         ("batching", batching),
         ("lean-admissions", leanAdmissions),
         ("dead-letter-index", deadLetterIndexes),
+        ("dead-letter-client", deadLetterClient),
     ]
 
     /// The statements of a script whose statements each end with `;` and a line break. (The

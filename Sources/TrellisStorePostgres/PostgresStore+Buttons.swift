@@ -9,7 +9,8 @@ import TrellisStore
 /// until commit: two relays pressing one button run the rest (append, trim to the newest N, count
 /// missed presses, read the history) one after the other, so the history and total always agree.
 /// A registration reads its missed count `FOR UPDATE` before resetting it, so a press committing
-/// in between is either counted in the answer or after the reset, never lost.
+/// in between is either counted in the answer or after the reset, never lost; it holds its
+/// client's row while it counts the client's registrations against the cap.
 extension PostgresStore {
     public func setClientStatus(client: String, online: Bool, at: Date) async throws {
         let at = at.storeMilliseconds
@@ -22,23 +23,33 @@ extension PostgresStore {
         }
     }
 
-    public func register(client: String, button: String, at: Date) async throws -> Registration {
+    public func register(client: String, button: String, at: Date, maximumPerClient: Int) async throws -> Registration? {
         let at = at.storeMilliseconds
+        let cap = Int64(clamping: maximumPerClient)
         let logger = self.logger
         return try await write("register(client: \(client), button: \(button))") { connection in
             try await connection.query("""
                 INSERT INTO client (id, online, status_at) VALUES (\(client), true, \(at))
                 ON CONFLICT (id) DO NOTHING
                 """, logger: logger)
+            // The client's row is held until commit: registrations of one client, on any relay,
+            // count and insert one after the other, so none passes the cap.
+            try await connection.query("SELECT 1 FROM client WHERE id = \(client) FOR UPDATE", logger: logger)
             let missed = try await connection.values("""
                 SELECT missed FROM registration WHERE button_id = \(button) AND client_id = \(client) FOR UPDATE
-                """, as: Int64.self, logger: logger).first ?? 0
+                """, as: Int64.self, logger: logger).first
+            if missed == nil, cap < Int64.max {
+                let held = try await connection.values("""
+                    SELECT count(*) FROM registration WHERE client_id = \(client)
+                    """, as: Int64.self, logger: logger).first ?? 0
+                if held >= cap { return nil }
+            }
             try await connection.query("""
                 INSERT INTO registration (button_id, client_id, missed, registered_at)
                 VALUES (\(button), \(client), 0, \(at))
                 ON CONFLICT (button_id, client_id) DO UPDATE SET missed = 0, registered_at = excluded.registered_at
                 """, logger: logger)
-            return Registration(missed: Int(missed), button: try await Self.snapshot(of: button, on: connection, logger: logger))
+            return Registration(missed: Int(missed ?? 0), button: try await Self.snapshot(of: button, on: connection, logger: logger))
         }
     }
 

@@ -51,4 +51,11 @@ extension PostgresSchema {
         "CREATE INDEX dead_letter_by_reason ON dead_letter(reason, id)",
         "CREATE INDEX dead_letter_by_topic ON dead_letter(topic, id)",
     ]
+
+    /// The client each dead letter counts against, and its index, as in SQLite
+    /// (``StoreSchema/createDeadLetterClient(_:)``).
+    static let deadLetterClient = [
+        "ALTER TABLE dead_letter ADD COLUMN client_key text COLLATE \"C\" NOT NULL DEFAULT ''",
+        "CREATE INDEX dead_letter_by_client ON dead_letter(client_key, id)",
+    ]
 }

@@ -22,17 +22,25 @@ extension BufferedWrite {
 
     /// Appends a dead letter.
     static let insertDeadLetterSQL = """
-        INSERT INTO dead_letter (reason, topic, payload, received_at) VALUES (?, ?, ?, ?)
+        INSERT INTO dead_letter (reason, topic, payload, received_at, client_key) VALUES (?, ?, ?, ?, ?)
         """
 
-    /// Deletes every dead letter but the newest `?`: those numbered `?` or more below the newest.
-    /// `AUTOINCREMENT` numbers the letters without gaps (a rolled-back insert takes its number
-    /// back) and only this trim deletes any, so the range holds exactly the newest `?`. Both ends
-    /// are found on the primary key, so the trim costs the rows it deletes, where counting the
-    /// kept ones off (`ORDER BY id DESC LIMIT 1 OFFSET ?`) read all 10,000 at every commit.
-    static let trimDeadLettersSQL = """
+    /// Deletes one client's letters but its newest `:quota`, found on `dead_letter_by_client`:
+    /// the client's flood evicts its own letters, never another's.
+    static let trimClientDeadLettersSQL = """
         DELETE FROM dead_letter
-        WHERE id <= (SELECT max(id) FROM dead_letter) - ?
+        WHERE client_key = :client AND id <= (
+            SELECT id FROM dead_letter WHERE client_key = :client ORDER BY id DESC LIMIT 1 OFFSET :quota)
+        """
+
+    /// Deletes the oldest letters beyond the newest `?`, counted rather than told from the
+    /// numbers: the per-client trims leave gaps, and a range below the newest number would let a
+    /// flood that moves the numbers on evict other clients' letters after all. Nothing is read
+    /// beyond the count while the letters are within the cap.
+    static let trimDeadLettersSQL = """
+        DELETE FROM dead_letter WHERE id IN (
+            SELECT id FROM dead_letter ORDER BY id
+            LIMIT max(0, (SELECT count(*) FROM dead_letter) - ?))
         """
 
     /// Writes a batch inside the caller's transaction, trimming dead letters and device logs once at the end.
@@ -42,6 +50,9 @@ extension BufferedWrite {
         for (device, limit) in trims.deviceLogLimits {
             try DeviceLogSQL.trim(device: device, keeping: limit, in: db)
         }
+        for (client, quota) in trims.deadLetterQuotas where quota < deadLetterLimit {
+            try db.cachedStatement(sql: trimClientDeadLettersSQL).execute(arguments: ["client": client, "quota": quota])
+        }
         if trims.deadLetters {
             try db.cachedStatement(sql: trimDeadLettersSQL).execute(arguments: [deadLetterLimit])
         }
@@ -50,6 +61,8 @@ extension BufferedWrite {
     /// What a batch must trim after its writes.
     struct Trims {
         var deadLetters = false
+        /// The quota of each client a letter was written for (the latest one asked).
+        var deadLetterQuotas: [String: Int] = [:]
         var deviceLogLimits: [String: Int] = [:]
     }
 
@@ -58,10 +71,11 @@ extension BufferedWrite {
         case let .reading(sensor, moisture, temperature, at):
             try db.cachedStatement(sql: upsertReadingSQL)
                 .execute(arguments: [sensor, moisture, temperature, at])
-        case let .deadLetter(reason, topic, payload, at):
+        case let .deadLetter(reason, topic, payload, at, client, quota):
             try db.cachedStatement(sql: insertDeadLetterSQL)
-                .execute(arguments: [reason, topic, Data(payload), at])
+                .execute(arguments: [reason, topic, Data(payload), at, client])
             trims.deadLetters = true
+            trims.deadLetterQuotas[client] = quota
         case let .deviceLog(device, at, type, message, limit):
             try DeviceLogSQL.append(device: device, at: at, type: type, message: message, in: db)
             trims.deviceLogLimits[device] = limit

@@ -15,7 +15,7 @@ extension SQLiteStore {
         }
     }
 
-    public func register(client: String, button: String, at: Date) async throws -> Registration {
+    public func register(client: String, button: String, at: Date, maximumPerClient: Int) async throws -> Registration? {
         let at = at.storeMilliseconds
         return try await write("register(client: \(client), button: \(button))") { db in
             let arguments: StatementArguments = ["client": client, "button": button, "at": at]
@@ -27,14 +27,22 @@ extension SQLiteStore {
             // written does not depend on it, so no concurrent press can be lost in between.
             let missed = try Int.fetchOne(db, sql: """
                 SELECT missed FROM registration WHERE button_id = :button AND client_id = :client
-                """, arguments: arguments) ?? 0
+                """, arguments: arguments)
+            // A new registration counts against the cap, a renewal does not. SQLite runs one write
+            // transaction at a time, so nothing registers between this count and the insert.
+            if missed == nil, maximumPerClient < Int.max {
+                let held = try Int.fetchOne(db, sql: """
+                    SELECT count(*) FROM registration WHERE client_id = :client
+                    """, arguments: arguments) ?? 0
+                if held >= maximumPerClient { return nil }
+            }
             try db.execute(sql: """
                 INSERT INTO registration (button_id, client_id, missed, registered_at)
                 VALUES (:button, :client, 0, :at)
                 ON CONFLICT (button_id, client_id) DO UPDATE SET
                     missed = 0, registered_at = excluded.registered_at
                 """, arguments: arguments)
-            return Registration(missed: missed, button: try Self.snapshot(of: button, in: db))
+            return Registration(missed: missed ?? 0, button: try Self.snapshot(of: button, in: db))
         }
     }
 

@@ -60,4 +60,13 @@ extension StoreSchema {
             CREATE INDEX dead_letter_by_topic ON dead_letter(topic, id);
             """)
     }
+
+    /// The client each dead letter counts against (``DeadLetterOwner``; empty for none), and its
+    /// index, on which a client's letters beyond its quota are found and trimmed.
+    static func createDeadLetterClient(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE dead_letter ADD COLUMN client_key TEXT NOT NULL DEFAULT '';
+            CREATE INDEX dead_letter_by_client ON dead_letter(client_key, id);
+            """)
+    }
 }

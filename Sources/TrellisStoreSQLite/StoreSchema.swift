@@ -20,6 +20,7 @@ enum StoreSchema {
         migrator.registerMigration("probe", migrate: createProbe)
         migrator.registerMigration("dead-letter-index", migrate: createDeadLetterIndexes)
         migrator.registerMigration("catalog-covering-indexes", migrate: createCatalogCoveringIndexes)
+        migrator.registerMigration("dead-letter-client", migrate: createDeadLetterClient)
         return migrator
     }
 

@@ -18,7 +18,7 @@ struct DeadLettersCommand: AsyncParsableCommand {
             base64:…). --json prints one JSON object per letter instead, whole: id, reason, topic, payload or \
             payload_base64, received_at, as `trellis/request/deadletters/list` answers. When more letters match \
             than --limit, the command to read the next page is printed on standard error. The store keeps the \
-            newest 10,000 letters. Exits 0 (also when none match), 1 when the state cannot be read.
+            newest 10,000 letters, and of each client's the newest limits.dead_letters_per_client. Exits 0 (also when none match), 1 when the state cannot be read.
 
             Over MQTT, operators ask the same with `trellis/request/deadletters/list` (docs/operations.md).
             """

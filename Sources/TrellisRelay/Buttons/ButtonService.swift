@@ -101,7 +101,16 @@ public struct ButtonService: Sendable {
             return Self.invalidRegistration(message, error, reply: reply, at: context.now)
         case let .success(button):
             do {
-                let registration = try await context.store.register(client: client, button: button, at: context.now)
+                let cap = settings.maxRegistrationsPerClient
+                guard let registration = try await context.store.register(client: client, button: button, at: context.now,
+                                                                          maximumPerClient: cap)
+                else {
+                    context.limits.refused(.registrations, client: client, at: context.now, logger: context.logger,
+                                           detail: "registered for \(cap) buttons already")
+                    return HandlerOutput(publishes: [MQTTMessage(topic: reply, payload: ButtonPayloads.failure(
+                        "\(client) is registered for \(cap) buttons, the most one client may be; unregister one first"),
+                        qos: .atLeastOnce)])
+                }
                 let state = registration.button
                 return HandlerOutput(publishes: [MQTTMessage(
                     topic: reply, payload: ButtonPayloads.registerSuccess(button: state, missed: registration.missed),

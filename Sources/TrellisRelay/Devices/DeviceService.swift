@@ -18,13 +18,16 @@ public struct DeviceService: Sendable {
     public var routes: [Route] {
         var routes = [
             Route("devices/+/status", service: "devices", handler: ClosureHandler { message, context in
-                await status(message, device: context.captures[0], context: context)
+                if let refusal = overRate(message, device: context.captures[0], context: context) { return refusal }
+                return await status(message, device: context.captures[0], context: context)
             }),
             Route("devices/+/telemetry", service: "devices", handler: ClosureHandler { message, context in
-                await telemetry(message, device: context.captures[0], context: context)
+                if let refusal = overRate(message, device: context.captures[0], context: context) { return refusal }
+                return await telemetry(message, device: context.captures[0], context: context)
             }),
             Route("devices/+/log", service: "devices", handler: ClosureHandler { message, context in
-                await log(message, device: context.captures[0], context: context)
+                if let refusal = overRate(message, device: context.captures[0], context: context) { return refusal }
+                return await log(message, device: context.captures[0], context: context)
             }),
         ]
         for service in FleetAction.services {
@@ -41,6 +44,20 @@ public struct DeviceService: Sendable {
     var limits: FleetLimits { FleetLimits(logEntries: settings.deviceLogLimit, codeBytes: settings.maxCodeBytes) }
 
     // MARK: What devices publish
+
+    /// Nil while `device` keeps within ``RelaySettings/deviceMessageRate``; else what its message
+    /// calls for: the first refusal of a run is dead-lettered (`rate_limited`), so an operator
+    /// sees it, and later ones are dropped with nothing written. Each is counted and logged at
+    /// most once a minute per device.
+    func overRate(_ message: MQTTMessage, device: String, context: HandlerContext) -> HandlerOutput? {
+        let rate = settings.deviceMessageRate
+        guard case let .refused(first, _) = context.limits.admitDeviceMessage(device: device, at: context.now, limit: rate) else {
+            return nil
+        }
+        context.limits.refused(.deviceMessages, client: device, at: context.now, logger: context.logger,
+                               detail: "more than \(rate.burst) device messages at once or \(rate.rate) a second")
+        return first ? .reject(message, reason: "rate_limited", at: context.now) : HandlerOutput.none
+    }
 
     /// `online` / `offline`: the powerstate, a `Status` log entry when it changes.
     func status(_ message: MQTTMessage, device id: String, context: HandlerContext) async -> HandlerOutput {

@@ -112,6 +112,9 @@ public struct JSONService: Sendable {
     func handle(_ message: MQTTMessage, action name: String, client: String?, context: HandlerContext) async -> HandlerOutput {
         // A retained request would run again every time Trellis subscribes.
         if message.retain { return .reject(message, reason: "retained_request", at: context.now) }
+        if case let .refused(_, retryAfter) = context.limits.admitRequest(client: client, at: context.now, limit: settings.requestRate) {
+            return rateLimited(message, action: name, client: client, retryAfter: retryAfter, context: context)
+        }
         let request: JSONRequest
         switch JSONRequest.parse(message.payload) {
         case let .failure(error):
@@ -142,6 +145,21 @@ public struct JSONService: Sendable {
         if let refused = ResponseTopicPolicy.refusal(of: message, settings: settings, at: context.now) {
             output.deadLetters.append(refused)
         }
+        return output
+    }
+
+    /// A request over the client's rate (``RelaySettings/requestRate``): answered `rate_limited`
+    /// without being read (its transaction is not echoed), counted and logged; not dead-lettered,
+    /// so a flood writes nothing to the store.
+    func rateLimited(_ message: MQTTMessage, action: String, client: String?, retryAfter: Double,
+                     context: HandlerContext) -> HandlerOutput {
+        let rate = settings.requestRate
+        context.limits.refused(.requests, client: client ?? "", at: context.now, logger: context.logger,
+                               detail: "more than \(rate.burst) JSON requests at once or \(rate.rate) a second")
+        let error = JSONServiceError(.rateLimited, "more than \(rate.rate) requests a second from \(client ?? "the shared topics"); "
+                                     + "try again in \(Int(retryAfter.rounded(.up))) s")
+        var output = HandlerOutput()
+        output.publishes = replies(to: message, action: action, client: client, payload: JSONEnvelope.error(error, transaction: nil))
         return output
     }
 

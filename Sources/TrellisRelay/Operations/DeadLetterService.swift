@@ -35,7 +35,7 @@ public struct DeadLetterService: Sendable {
         }
         do {
             let letters = try await call.context.store.deadLetters(matching: query)
-            return .ok(DeadLetterPage(letters, limit: query.limit))
+            return .ok(DeadLetterPage(letters, limit: query.limit, maximumBytes: call.context.settings.deadLetterPageBytes))
         } catch {
             call.context.logger.error("could not read dead letters: \(error)")
             let topic = JSONTopics(prefix: call.context.settings.trellisPrefix)
@@ -47,24 +47,45 @@ public struct DeadLetterService: Sendable {
 
 /// One page of dead letters: `{"dead_letters":[…],"next_cursor":"…"}`; `next_cursor` (the id of
 /// the page's last letter, as text) is null when the page is the last.
+///
+/// A page is cut by size as well as by count: the letters are taken while their records, as
+/// written (escaped), stay within `maximumBytes`, so an answer always fits the broker's packet
+/// limit however large the payloads (up to 64 KiB each, up to six times that escaped). A page cut
+/// so says `"truncated":true` and carries `next_cursor` for the rest; it holds at least one letter.
 public struct DeadLetterPage: Encodable, Sendable {
     public var deadLetters: [DeadLetterRecord]
     public var nextCursor: String?
+    /// True when letters were left for the next page to keep within the size.
+    public var truncated: Bool
 
-    public init(_ letters: [StoredDeadLetter], limit: Int) {
-        deadLetters = letters.map(DeadLetterRecord.init)
-        nextCursor = letters.count == limit && limit > 0 ? letters.last.map { String($0.id) } : nil
+    public init(_ letters: [StoredDeadLetter], limit: Int, maximumBytes: Int = .max) {
+        var records: [DeadLetterRecord] = []
+        var bytes = 0
+        for letter in letters {
+            let record = DeadLetterRecord(letter)
+            if maximumBytes < .max {
+                bytes += JSONEnvelope.encode(record).count + 1
+                if bytes > maximumBytes, !records.isEmpty { break }
+            }
+            records.append(record)
+        }
+        deadLetters = records
+        truncated = records.count < letters.count
+        let full = truncated || (letters.count == limit && limit > 0)
+        nextCursor = full ? records.last.map { String($0.id) } : nil
     }
 
     enum CodingKeys: String, CodingKey {
         case deadLetters = "dead_letters"
         case nextCursor = "next_cursor"
+        case truncated
     }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(deadLetters, forKey: .deadLetters)
         try container.encode(nextCursor, forKey: .nextCursor)
+        if truncated { try container.encode(true, forKey: .truncated) }
     }
 }
 

@@ -25,19 +25,30 @@ extension PlantService {
         }
         let store = context.store
         var verdict = SpamVerdict.allowed   // a store that fails to count lets the message through, as before
-        if let atOnce = store.admitMessageAtOnce(sender: client ?? sender, at: now, limit: settings.spamLimit,
+        let key = Self.spamKey(client: client, sender: sender)
+        if let atOnce = store.admitMessageAtOnce(sender: key, at: now, limit: settings.spamLimit,
                                                  window: settings.spamWindow, usingAllowance: indexRead) {
             // A ledger in this process's memory: no wait, so nothing to suspend for.
             verdict = atOnce
         } else {
             do {
-                verdict = try await store.admitMessage(sender: client ?? sender, at: now, limit: settings.spamLimit,
+                verdict = try await store.admitMessage(sender: key, at: now, limit: settings.spamLimit,
                                                        window: settings.spamWindow, usingAllowance: indexRead)
             } catch {
                 context.logger.error("state store failed while counting a message against the spam limit: \(error)")
             }
         }
         return refusal(of: verdict, message: message, parsed: parsed, reply: reply, now: now)
+    }
+
+    /// Whom the spam limit counts a message against: on the per-client topic `rpi/torpi/<client>`
+    /// the client, whom the secure profile's ACL alone lets publish there; on the shared topic the
+    /// payload's `sender`. A per-client key ends with `;`, which no sender can hold (the plant
+    /// protocol cuts fields on it), so a shared-topic message naming `sender:bob` never counts
+    /// against the account `bob`.
+    static func spamKey(client: String?, sender: String) -> String {
+        guard let client else { return sender }
+        return client + ";"
     }
 
     /// The refusals decided from the message alone, before its sender is counted: a retained

@@ -50,8 +50,8 @@ extension PlantService {
         guard case let .success(.sensorData(query)) = reply.dialect.read(.plantSensorData, payload: request.payload,
                                                                           maximumNameLength: settings.maxPlantNameLength),
               let records = store.sensorRecordsAtOnce(plant: query.plantName),
-              let verdict = store.admitMessageAtOnce(sender: client ?? request.sender, at: now, limit: settings.spamLimit,
-                                                     window: settings.spamWindow, usingAllowance: false)
+              let verdict = store.admitMessageAtOnce(sender: Self.spamKey(client: client, sender: request.sender), at: now,
+                                                     limit: settings.spamLimit, window: settings.spamWindow, usingAllowance: false)
         else { return nil }
         guard verdict == .allowed else {
             return refusal(of: verdict, message: message, parsed: .request(request, .plantSensorData), reply: reply, now: now)

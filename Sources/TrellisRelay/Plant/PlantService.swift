@@ -114,7 +114,7 @@ public final class PlantService: Sendable {
         }
         if dialect == .original, case let .result(.count(count)) = answer {
             do {
-                try await context.store.grantAllowance(sender: client ?? request.sender, count: count)
+                try await context.store.grantAllowance(sender: Self.spamKey(client: client, sender: request.sender), count: count)
             } catch {
                 context.logger.error("state store failed while granting a refresh's index reads: \(error)")
             }

@@ -31,6 +31,8 @@ public struct HandlerContext: Sendable {
     public var discovery: DiscoveryLedger { engine.discovery }
     /// The backup being written and the last one asked for.
     public var backups: BackupLedger { engine.backups }
+    /// The per-client rates and the refusals of every limit.
+    public var limits: ClientLimits { engine.limits }
 }
 
 /// What a handler asks the relay to do: messages to publish and messages to reject.

@@ -24,8 +24,9 @@ public enum Relay {
                               counters: RelayCounters = RelayCounters(),
                               deliveries: DeliveryLedger = DeliveryLedger(),
                               discovery: DiscoveryLedger = DiscoveryLedger(),
-                              backups: BackupLedger = BackupLedger()) -> RelayEngine {
+                              backups: BackupLedger = BackupLedger(),
+                              limits: ClientLimits = ClientLimits()) -> RelayEngine {
         RelayEngine(routes: routingTable(settings: settings), store: store, settings: settings, logger: logger,
-                    counters: counters, deliveries: deliveries, discovery: discovery, backups: backups)
+                    counters: counters, deliveries: deliveries, discovery: discovery, backups: backups, limits: limits)
     }
 }

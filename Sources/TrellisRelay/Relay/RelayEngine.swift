@@ -25,10 +25,15 @@ public final class RelayEngine: Sendable {
     public let homeAssistant: HomeAssistantService?
     /// The backup being written and the last one asked for (kept across reloads).
     public let backups: BackupLedger
+    /// The per-client rates and the refusals of every limit (kept across reloads).
+    public let limits: ClientLimits
+    /// Whose each dead letter is, for the per-client quota.
+    let owners: DeadLetterOwner
 
     public init(routes: RoutingTable, store: any TrellisStore, settings: RelaySettings, logger: Logger,
                 counters: RelayCounters = RelayCounters(), deliveries: DeliveryLedger = DeliveryLedger(),
-                discovery: DiscoveryLedger = DiscoveryLedger(), backups: BackupLedger = BackupLedger()) {
+                discovery: DiscoveryLedger = DiscoveryLedger(), backups: BackupLedger = BackupLedger(),
+                limits: ClientLimits = ClientLimits()) {
         self.routes = routes
         self.store = store
         self.settings = settings
@@ -38,6 +43,9 @@ public final class RelayEngine: Sendable {
         self.deliveries = deliveries
         self.discovery = discovery
         self.backups = backups
+        self.limits = limits
+        self.owners = DeadLetterOwner(plantPrefix: settings.plantPrefix, buttonPrefix: settings.buttonPrefix,
+                                      trellisPrefix: settings.trellisPrefix)
         self.homeAssistant = HomeAssistantService(settings: settings)
     }
 
@@ -150,7 +158,9 @@ public final class RelayEngine: Sendable {
             counters.deadLetter(reason: letter.reason)
             rejections.record(reason: letter.reason, topic: letter.topic, at: time)
             do {
-                try await store.recordDeadLetter(reason: letter.reason, topic: letter.topic, payload: letter.payload, at: letter.receivedAt)
+                try await store.recordDeadLetter(reason: letter.reason, topic: letter.topic, payload: letter.payload, at: letter.receivedAt,
+                                                 client: owners.owner(topic: letter.topic, payload: letter.payload),
+                                                 quota: settings.deadLettersPerClient)
             } catch {
                 logger.error("could not store a dead letter: \(error)")
             }

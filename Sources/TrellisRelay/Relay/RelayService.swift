@@ -96,7 +96,8 @@ public final class RelayService: Service, Sendable {
         // A configuration reload does not know the share group's relays; they stay as heard.
         if keepingPeers { settings.peerClientIDs = old.settings.peerClientIDs }
         let new = Relay.engine(store: old.store, settings: settings, logger: old.logger, counters: old.counters,
-                               deliveries: old.deliveries, discovery: old.discovery, backups: old.backups)
+                               deliveries: old.deliveries, discovery: old.discovery, backups: old.backups,
+                               limits: old.limits)
         let before = Set(old.routes.subscriptions.map(\.filter))
         let after = Set(new.routes.subscriptions.map(\.filter))
         for subscription in new.routes.subscriptions where !before.contains(subscription.filter) {

@@ -18,6 +18,21 @@ public struct RelaySettings: Sendable, Hashable {
     /// More than `spamLimit` messages within `spamWindow` seconds from one sender is spam.
     public var spamLimit = 15
     public var spamWindow = 15.0
+    /// Most buttons one client may be registered for at once (`p2o/clients/<c>/register`, Socket.IO
+    /// `register`); a registration beyond is answered `failed`. Each is a row in the store.
+    public var maxRegistrationsPerClient = 256
+    /// JSON requests one client may send (`trellis/clients/<c>/request/…`; the shared topics,
+    /// which name no client, share one allowance); beyond, `rate_limited`.
+    public var requestRate = RateLimit(rate: 50, burst: 200)
+    /// Messages one device may publish on `devices/<id>/status|telemetry|log`; beyond, dropped.
+    public var deviceMessageRate = RateLimit(rate: 20, burst: 300)
+    /// Dead letters kept per client (``DeadLetterOwner``); its older ones are evicted first, so one
+    /// client never evicts another's.
+    public var deadLettersPerClient = 1_000
+    /// The most bytes of letters one `deadletters/list` answer carries (escaped), well under the
+    /// broker's packet limit (4 MiB in broker.conf); the rest follows with `next_cursor`.
+    public var deadLetterPageBytes = 1_048_576
+
     /// Most plants the tracker keeps.
     public var maxPlants = 7
     /// Longest plant name, in characters (`ERR_plantNameTooLong` beyond).

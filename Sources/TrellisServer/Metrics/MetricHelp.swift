@@ -12,6 +12,7 @@ enum MetricHelp {
         "trellis_messages_published_total": "Messages Trellis published in answer to the messages it handled (replies, states, events), by service.",
         "trellis_replies_total": "Answers published, by plant operation (RES_...) or error tag (ERR_...).",
         "trellis_dead_letters_total": "Messages rejected and recorded as dead letters, by reason.",
+        "trellis_limit_refusals_total": "Messages refused because their client was over a per-client limit, by limit (registrations, requests, device_messages).",
         "trellis_retained_swept_total": "Stale retained topics cleared by the sweep at start or after a discovery prefix change, by kind (discovery, device, model, plant).",
         "trellis_backups_total": "Backups of an SQLite state, by trigger (schedule, request) and outcome (written, failed; busy or rate_limited: a request refused).",
         "trellis_handler_duration_seconds": "Time Trellis took to handle one message and hand over its answers, the state store's reads and writes included.",

@@ -1,0 +1,128 @@
+import Testing
+@testable import TrellisCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+private let start = Date(timeIntervalSince1970: 1_795_344_065)
+
+private func at(_ seconds: Double) -> Date { start.addingTimeInterval(seconds) }
+
+@Suite("RateLimiter")
+struct RateLimiterTests {
+    @Test("a key may send its burst at once, then is refused until it earns a token back")
+    func burstThenRate() {
+        var limiter = RateLimiter(RateLimit(rate: 2, burst: 3))
+        #expect((0..<3).map { _ in limiter.admit("a", at: at(0)) } == [.allowed, .allowed, .allowed])
+        #expect(limiter.admit("a", at: at(0)) == .refused(first: true, retryAfter: 0.5))
+        #expect(limiter.admit("a", at: at(0.25)) == .refused(first: false, retryAfter: 0.25))
+        // Refusals cost nothing: half a second after the burst one token is back.
+        #expect(limiter.admit("a", at: at(0.5)) == .allowed)
+        #expect(limiter.admit("a", at: at(0.5)) == .refused(first: true, retryAfter: 0.5))
+    }
+
+    @Test("keys are limited apart: one key's flood leaves another's allowance whole")
+    func keysApart() {
+        var limiter = RateLimiter(RateLimit(rate: 1, burst: 2))
+        for _ in 0..<1_000 { _ = limiter.admit("flood", at: at(0)) }
+        #expect(limiter.admit("quiet", at: at(0)) == .allowed)
+        #expect(limiter.admit("quiet", at: at(0)) == .allowed)
+        #expect(limiter.admit("quiet", at: at(0)) != .allowed)
+    }
+
+    @Test("a key that keeps flooding gets its rate and no more")
+    func steadyFlood() {
+        var limiter = RateLimiter(RateLimit(rate: 10, burst: 5))
+        var allowed = 0
+        // 100 messages a second for 10 seconds.
+        for tick in 0..<1_000 where limiter.admit("a", at: at(Double(tick) / 100)) == .allowed { allowed += 1 }
+        #expect(allowed >= 100 && allowed <= 106, "\(allowed)")
+    }
+
+    @Test("a full bucket never grows past the burst, however long the pause")
+    func capped() {
+        var limiter = RateLimiter(RateLimit(rate: 1, burst: 2))
+        _ = limiter.admit("a", at: at(0))
+        let afterPause = (0..<3).map { _ in limiter.admit("a", at: at(3_600)) }
+        #expect(afterPause.prefix(2).allSatisfy { $0 == .allowed })
+        #expect(afterPause[2] != .allowed)
+    }
+
+    @Test("rate 0 turns the limit off")
+    func off() {
+        var limiter = RateLimiter(RateLimit(rate: 0, burst: 1))
+        #expect((0..<10_000).allSatisfy { _ in limiter.admit("a", at: at(0)) == .allowed })
+        #expect(limiter.trackedKeys == 0)
+    }
+
+    @Test("keys whose bucket filled again are forgotten: memory follows the keys active within one refill")
+    func bounded() {
+        var limiter = RateLimiter(RateLimit(rate: 10, burst: 10))
+        for index in 0..<10_000 { _ = limiter.admit("k\(index)", at: at(Double(index) / 1_000)) }
+        // Refill takes 1 s, so at most the last ~2 s of keys (a sweep runs at most once a refill) are held.
+        #expect(limiter.trackedKeys <= 2_000, "\(limiter.trackedKeys)")
+        _ = limiter.admit("late", at: at(100))
+        #expect(limiter.trackedKeys == 1)
+    }
+
+    @Test("a clock that steps back neither refunds nor charges tokens")
+    func clockBack() {
+        var limiter = RateLimiter(RateLimit(rate: 1, burst: 1))
+        #expect(limiter.admit("a", at: at(10)) == .allowed)
+        #expect(limiter.admit("a", at: at(5)) != .allowed)
+        #expect(limiter.admit("a", at: at(11)) == .allowed)
+    }
+}
+
+@Suite("NoticeThrottle")
+struct NoticeThrottleTests {
+    @Test("the first refusal of a key is logged, then at most one a minute with the count passed over")
+    func oncePerMinute() {
+        var throttle = NoticeThrottle()
+        #expect(throttle.notice("a", at: at(0)) == 0)
+        #expect((1..<50).allSatisfy { throttle.notice("a", at: at(Double($0))) == nil })
+        #expect(throttle.notice("b", at: at(30)) == 0)
+        #expect(throttle.notice("a", at: at(60)) == 49)
+        #expect(throttle.notice("a", at: at(61)) == nil)
+    }
+
+    @Test("keys are bounded however many clients are refused")
+    func bounded() {
+        var throttle = NoticeThrottle(interval: 60, maximumKeys: 100)
+        for index in 0..<10_000 { _ = throttle.notice("k\(index)", at: at(Double(index) / 1_000)) }
+        #expect(throttle.trackedKeys <= 100)
+    }
+}
+
+@Suite("DeadLetterOwner")
+struct DeadLetterOwnerTests {
+    let owners = DeadLetterOwner(plantPrefix: "rpi", buttonPrefix: "p2o", trellisPrefix: "trellis")
+
+    @Test("the identity a topic names owns its letter; the plant sender stands in on the shared topic; the rest share one",
+          arguments: [
+              ("rpi/torpi/alice", "ID:1;sender:mallory;receiver:x;payload:;operation:REQ_x", "client:alice"),
+              ("rpi/torpi", "ID:1;sender:bob;receiver:x;payload:;operation:REQ_x", "sender:bob"),
+              ("rpi/torpi", "no fields at all", ""),
+              ("rpi/torpi", "ID:1;sender:;receiver:x", ""),
+              ("p2o/clients/phone/register", "x", "client:phone"),
+              ("p2o/buttons/door/press", "x", "button:door"),
+              ("trellis/clients/ops/request/devices/list", "{}", "client:ops"),
+              ("trellis/request/devices/list", "{}", ""),
+              ("devices/node7/log", "x", "device:node7"),
+              ("some/unknown/topic", "x", ""),
+              ("p2o/clients//register", "x", ""),
+          ])
+    func owner(_ topic: String, _ payload: String, _ expected: String) {
+        #expect(owners.owner(topic: topic, payload: Array(payload.utf8)) == expected)
+    }
+
+    @Test("a plant sender is cut at 64 bytes, so a long one cannot make a long key")
+    func longSender() {
+        let sender = String(repeating: "s", count: 10_000)
+        let owner = owners.owner(topic: "rpi/torpi", payload: Array("ID:1;sender:\(sender);receiver:x".utf8))
+        #expect(owner == "sender:" + String(repeating: "s", count: 64))
+    }
+}
