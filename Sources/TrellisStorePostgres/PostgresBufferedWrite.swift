@@ -33,12 +33,14 @@ enum PostgresBufferedWrite {
         if trimDeadLetters {
             // The oldest letters beyond the newest `deadLetterLimit`, counted rather than told from the
             // numbers: the per-client trims leave gaps, and a range below the newest number would let
-            // a flood that moves the numbers on evict other clients' letters after all.
+            // a flood that moves the numbers on evict other clients' letters after all. The count is
+            // taken only when the ids span more than the cap (both ends found on the primary key).
             let limit = Int64(deadLetterLimit)
             try await connection.query("""
-                DELETE FROM dead_letter WHERE id IN (
-                    SELECT id FROM dead_letter ORDER BY id
-                    LIMIT greatest(0, (SELECT count(*) FROM dead_letter) - \(limit)))
+                DELETE FROM dead_letter
+                WHERE (SELECT max(id) FROM dead_letter) - (SELECT min(id) FROM dead_letter) >= \(limit)
+                  AND id < (SELECT id FROM dead_letter ORDER BY id
+                            OFFSET greatest(0, (SELECT count(*) FROM dead_letter) - \(limit)) LIMIT 1)
                 """, logger: logger)
         }
     }

@@ -33,14 +33,21 @@ extension BufferedWrite {
             SELECT id FROM dead_letter WHERE client_key = :client ORDER BY id DESC LIMIT 1 OFFSET :quota)
         """
 
+    /// How many ids the letters span, newest to oldest, each end found on the primary key: the
+    /// letters cannot be more, so while the span is within the cap the count need not be taken.
+    static let deadLetterSpanSQL = """
+        SELECT (SELECT max(id) FROM dead_letter) - (SELECT min(id) FROM dead_letter) + 1
+        """
+
     /// Deletes the oldest letters beyond the newest `?`, counted rather than told from the
     /// numbers: the per-client trims leave gaps, and a range below the newest number would let a
-    /// flood that moves the numbers on evict other clients' letters after all. Nothing is read
-    /// beyond the count while the letters are within the cap.
+    /// flood that moves the numbers on evict other clients' letters after all. The count reads an
+    /// index, the oldest letters are walked up to the first one kept, and the delete is a rowid
+    /// range; no payload is read. Run only when ``deadLetterSpanSQL`` exceeds the cap.
     static let trimDeadLettersSQL = """
-        DELETE FROM dead_letter WHERE id IN (
+        DELETE FROM dead_letter WHERE id < (
             SELECT id FROM dead_letter ORDER BY id
-            LIMIT max(0, (SELECT count(*) FROM dead_letter) - ?))
+            LIMIT 1 OFFSET max(0, (SELECT count(*) FROM dead_letter) - ?))
         """
 
     /// Writes a batch inside the caller's transaction, trimming dead letters and device logs once at the end.
@@ -53,7 +60,7 @@ extension BufferedWrite {
         for (client, quota) in trims.deadLetterQuotas where quota < deadLetterLimit {
             try db.cachedStatement(sql: trimClientDeadLettersSQL).execute(arguments: ["client": client, "quota": quota])
         }
-        if trims.deadLetters {
+        if trims.deadLetters, try Int.fetchOne(db.cachedStatement(sql: deadLetterSpanSQL)) ?? 0 > deadLetterLimit {
             try db.cachedStatement(sql: trimDeadLettersSQL).execute(arguments: [deadLetterLimit])
         }
     }

@@ -92,16 +92,34 @@ struct DeadLetterQueryTests {
         }
     }
 
-    @Test("SQLite trims dead letters on the primary key, never reading the letters it keeps")
+    @Test("SQLite trims dead letters without reading a payload, and counts them only when their ids span more than the cap")
     func sqliteTrimPlan() async throws {
         try await withSQLiteStore(.inMemory) { store async throws in
-            let plan = try await store.writer.read { db in
-                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + BufferedWrite.trimDeadLettersSQL, arguments: [10_000])
-                    .map { $0["detail"] as String }
+            let (span, trim) = try await store.writer.read { db in
+                let plan = { (sql: String, arguments: StatementArguments) in
+                    try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
+                }
+                return (try plan(BufferedWrite.deadLetterSpanSQL, []), try plan(BufferedWrite.trimDeadLettersSQL, [10_000]))
             }
-            // The delete finds its rows by a rowid range, the newest id by the key's end: neither walks the table.
-            #expect(plan.contains("SEARCH dead_letter USING INTEGER PRIMARY KEY (rowid<?)"), "\(plan)")
-            #expect(!plan.contains { $0.hasPrefix("SCAN") }, "\(plan)")
+            // The span: both ends of the key, nothing walked.
+            #expect(!span.contains { $0.hasPrefix("SCAN dead_letter") }, "\(span)")
+            // The trim: a rowid range; the count on an index; the oldest walked by rowid up to the first kept.
+            #expect(trim.contains("SEARCH dead_letter USING INTEGER PRIMARY KEY (rowid<?)"), "\(trim)")
+            #expect(trim.contains { $0.hasPrefix("SCAN dead_letter USING COVERING INDEX") }, "\(trim)")
+        }
+    }
+
+    @Test("letters with gaps in their ids (a client's trimmed) are trimmed by count to the cap, newest kept",
+          arguments: StoreKind.allCases)
+    func trimByCount(_ kind: StoreKind) async throws {
+        try await withStore(kind, deadLetterLimit: 10) { store async throws in
+            for index in 0..<30 {
+                try await store.recordDeadLetter(reason: "a\(index)", topic: "t", payload: [], at: instant(0), client: "a", quota: 2)
+                try await store.recordDeadLetter(reason: "n\(index)", topic: "t", payload: [], at: instant(0))
+            }
+            let kept = try await store.deadLetters(limit: 100).map(\.reason)
+            #expect(kept.count == 10)
+            #expect(kept == ["n29", "a29", "n28", "a28", "n27", "n26", "n25", "n24", "n23", "n22"])
         }
     }
 }

@@ -67,10 +67,10 @@ struct ClientLimitFloodTests {
             try await letters.wait(for: 1 + total, of: ["letter"], timeout: .seconds(300))
             #expect(try await relay.store.counts().deadLetters == RelaySettings().deadLettersPerClient + 1)
 
-            let (operator, inbox) = try await relay.connectCollecting("trellis/response/deadletters/list")
+            let (console, inbox) = try await relay.connectCollecting("trellis/response/deadletters/list")
             func list(_ request: String) async throws -> MQTTMessage {
                 let before = await inbox.received(on: "trellis/response/deadletters/list").count
-                try await operator.publishAndWait(topic: "trellis/request/deadletters/list", payload: Array(request.utf8))
+                try await console.publishAndWait(topic: "trellis/request/deadletters/list", payload: Array(request.utf8))
                 return try await inbox.messages(on: "trellis/response/deadletters/list", count: before + 1, timeout: .seconds(30))[before]
             }
             let reply = try await list(#"{"limit":100}"#)
