@@ -303,7 +303,7 @@ apt_get install "./$(basename "$deb")"
 expect "trellis --version" "$(in_root trellis --version | cut -d' ' -f1)" "$version"
 cmp -s "$work/trellis.yaml.edited" "$root/etc/trellis/trellis.yaml" || fail "the upgrade changed the edited /etc/trellis/trellis.yaml"
 [ ! -e "$root/etc/trellis/trellis.yaml.dpkg-new" ] || fail "the upgrade left trellis.yaml.dpkg-new"
-expect "the configuration's mode and owners" "$(stat -c '%a %U:%G' "$root/etc/trellis/trellis.yaml")" "640 root:trellis"
+expect "the configuration's mode and owners (root:trellis)" "$(stat -c '%a %u:%g' "$root/etc/trellis/trellis.yaml")" "640 0:$(in_root id -g trellis)"
 # The conffile is gone; postinst wrote the snippet in its place (Mosquitto was untouched), with its checksum line.
 snippet="$root/etc/mosquitto/conf.d/trellis.conf"
 [ -f "$snippet" ] && cmp -s <(sed 1d "$snippet") "$root/usr/share/trellis/mosquitto-trellis.conf" \
@@ -409,7 +409,7 @@ check_accounts_broker "before install"
 apt_get install "./$(basename "$old_deb")"
 [ "$(in_root dpkg-query -W -f '${Version}' trellis)" = "$previous" ] || fail "trellis $previous is not installed"
 check_untouched_message "install"
-expect "the configuration's mode and owners" "$(stat -c '%a %U:%G' "$root/etc/trellis/trellis.yaml")" "640 root:trellis"
+expect "the configuration's mode and owners (root:trellis)" "$(stat -c '%a %u:%g' "$root/etc/trellis/trellis.yaml")" "640 0:$(in_root id -g trellis)"
 check_accounts_broker "after install"
 check_trellis_waits "after install"
 
