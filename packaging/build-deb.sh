@@ -126,7 +126,10 @@ grep -q '^  address: "127.0.0.1:1883"$' "$work/trellis.yaml" && grep -q '^  dir:
 "$binary" config check "$work/trellis.yaml" >/dev/null || fail "the packaged trellis.yaml does not pass trellis config check"
 install -D -m 0644 "$work/trellis.yaml" "$root/etc/trellis/trellis.yaml"
 install -D -m 0644 "$repo/deploy/trellis.env.example" "$root/etc/trellis/trellis.env.example"
-install -D -m 0644 "$repo/deploy/mosquitto-trellis.conf" "$root/etc/mosquitto/conf.d/trellis.conf"
+# What Trellis needs of the system's Mosquitto: not a conffile under /etc/mosquitto, since it would change any
+# broker it lands in. postinst copies it to /etc/mosquitto/conf.d/trellis.conf only while Mosquitto has Debian's
+# untouched configuration, and otherwise prints what to add (docs/packaging.md, "The broker").
+install -D -m 0644 "$repo/deploy/mosquitto-trellis.conf" "$root/usr/share/trellis/mosquitto-trellis.conf"
 
 # The NOTICE files of the Swift packages linked into the binary (Apache-2.0 asks for them with the binary).
 notices="$root/usr/share/doc/trellis/NOTICE.bundled"

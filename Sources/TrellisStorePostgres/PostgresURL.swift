@@ -59,6 +59,31 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         self.port = components.port ?? 5432
         self.database = database.removingPercentEncoding ?? database
         self.sslMode = mode
+        if let refusal = Self.transportRefusal(host: self.host, mode: mode) {
+            throw StoreError(code: .cannotOpen, message: refusal)
+        }
+    }
+
+    /// Why a connection to `host` with `mode` is refused, or nil when it may go ahead. Off this machine
+    /// only `verify-full` (TLS, the server's certificate checked) or an explicit `disable` (plain text,
+    /// chosen knowingly) are accepted: `prefer`, the default, falls back to plain text without a word, and
+    /// `prefer` and `require` take any server's certificate, so the password and the state could go in
+    /// the clear or to whoever answers. A loopback host never leaves the machine and keeps every mode.
+    public static func transportRefusal(host: String, mode: SSLMode) -> String? {
+        guard !isLocal(host), mode != .verifyFull, mode != .disable else { return nil }
+        let given = mode == .prefer ? "without sslmode (libpq's prefer)" : "with sslmode=\(mode.rawValue)"
+        return "the store URL names \(host), off this machine, \(given), which would not verify the server and may "
+            + "send the password and the state in plain text: add ?sslmode=verify-full (TLS, the certificate "
+            + "checked against the system's CAs and the host name), or ?sslmode=disable to accept plain text knowingly"
+    }
+
+    /// True for a host that is this machine: `localhost`, 127.0.0.0/8, `::1`, or a Unix socket's directory.
+    public static func isLocal(_ host: String) -> Bool {
+        let name = host.lowercased()
+        if name == "localhost" || name.hasSuffix(".localhost") || name.hasPrefix("/") { return true }
+        if name == "::1" || name == "0:0:0:0:0:0:0:1" { return true }
+        let octets = name.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
     }
 
     /// True for the URLs this type reads, so a caller can tell a store URL from a directory.

@@ -11,10 +11,15 @@ struct SystemdUnitTests {
 
     /// A shipped unit, the file name it is verified under, and lines it must hold.
     static let units: [(file: String, verifiedAs: String, lines: [String])] = [
-        ("trellis.service", "trellis.service", ["After=network.target mosquitto.service", "Restart=on-failure"]),
+        ("trellis.service", "trellis.service", ["After=network.target mosquitto.service", "Restart=on-failure"] + bounds),
         ("trellis@.service", "trellis@1.service",
-         ["--client-id trellis-%i", "EnvironmentFile=/etc/trellis/trellis.env", "TRELLIS_BROKER_SHARE_GROUP=", "Restart=on-failure"]),
+         ["--client-id trellis-%i", "EnvironmentFile=/etc/trellis/trellis.env", "TRELLIS_BROKER_SHARE_GROUP=", "Restart=on-failure"]
+            + bounds),
     ]
+
+    /// The limits every unit sets: memory, tasks, descriptors (above the HTTP servers' connection caps), and
+    /// other users' processes hidden.
+    static let bounds = ["\nMemoryMax=512M\n", "\nTasksMax=256\n", "\nLimitNOFILE=4096\n", "\nProtectProc=invisible\n"]
 
     @Test("systemd-analyze verify accepts the shipped units (trellis@ as its instance trellis@1)",
           .enabled(if: analyzer != nil, "systemd-analyze is not installed here, so the unit is not verified"),

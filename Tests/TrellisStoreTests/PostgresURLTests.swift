@@ -45,4 +45,44 @@ struct PostgresURLTests {
             #expect(!"\(error)".contains("pw"))
         }
     }
+
+    @Test("off this machine only verify-full or an explicit disable is accepted; the refusal names both", arguments: [
+        "postgres://u:pw@db.lan/db", "postgres://u:pw@192.168.1.20/db?sslmode=prefer",
+        "postgres://u:pw@db.lan/db?sslmode=require", "postgresql://u:pw@[fd00::5]:5433/db",
+        "postgres://u:pw@128.0.0.1/db", "postgres://u:pw@localhost.example.com/db",
+    ])
+    func plainTextOffTheMachine(_ text: String) {
+        do {
+            _ = try PostgresURL(text)
+            Issue.record("\(text) was accepted")
+        } catch {
+            #expect("\(error)".contains("off this machine"), "\(error)")
+            #expect("\(error)".contains("?sslmode=verify-full"))
+            #expect("\(error)".contains("?sslmode=disable to accept plain text knowingly"))
+            #expect(!"\(error)".contains("pw"))
+        }
+    }
+
+    @Test("verify-full and an explicit disable are accepted anywhere; loopback hosts keep every mode", arguments: [
+        "postgres://u:pw@db.lan/db?sslmode=verify-full", "postgres://u:pw@10.0.0.5/db?sslmode=disable",
+        "postgres://u:pw@127.0.0.1/db", "postgres://u:pw@127.1.2.3:5433/db?sslmode=require",
+        "postgres://u:pw@localhost/db?sslmode=prefer", "postgres://u:pw@LOCALHOST/db", "postgres://u:pw@[::1]/db",
+    ])
+    func accepted(_ text: String) throws {
+        _ = try PostgresURL(text)
+    }
+
+    @Test("the rule as a value: loopback names and addresses are local, others are not")
+    func locality() {
+        for host in ["localhost", "127.0.0.1", "127.255.0.9", "::1", "/var/run/postgresql", "db.localhost"] {
+            #expect(PostgresURL.isLocal(host), "\(host)")
+        }
+        for host in ["db.lan", "10.0.0.1", "127.0.0", "127.0.0.1.example.com", "::2", "1270.0.0.1", ""] {
+            #expect(!PostgresURL.isLocal(host), "\(host)")
+        }
+        #expect(PostgresURL.transportRefusal(host: "db.lan", mode: .verifyFull) == nil)
+        #expect(PostgresURL.transportRefusal(host: "db.lan", mode: .disable) == nil)
+        #expect(PostgresURL.transportRefusal(host: "db.lan", mode: .require) != nil)
+        #expect(PostgresURL.transportRefusal(host: "127.0.0.1", mode: .prefer) == nil)
+    }
 }

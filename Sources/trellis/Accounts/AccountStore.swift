@@ -17,8 +17,8 @@ protocol AccountStore {
     var effect: String { get }
 }
 
-/// The file-based profile (broker.secure.conf): the password file, changed through
-/// `mosquitto_passwd`, and the ACL, rewritten whole by `AccessControlList`.
+/// The file-based profile (broker.secure.conf): the password file (`PasswordFile`, hashed by
+/// `mosquitto_passwd` without the password on its command line), and the ACL, rewritten whole by `AccessControlList`.
 struct FileAccounts: AccountStore {
     var passwordFile: String
     var aclFile: String
@@ -61,53 +61,6 @@ struct FileAccounts: AccountStore {
         }
         try await PasswordFile(path: passwordFile).set(name, password: password)
         return role
-    }
-}
-
-/// Mosquitto's password file, changed only through `mosquitto_passwd`, which hashes.
-struct PasswordFile {
-    var path: String
-
-    func set(_ name: String, password: String) async throws {
-        let create = !FileManager.default.fileExists(atPath: path)
-        if create {
-            try createParentDirectory(of: path)
-        }
-        try await run((create ? ["-c"] : []) + ["-b", path, name, password])
-    }
-
-    func remove(_ name: String) async throws {
-        guard FileManager.default.fileExists(atPath: path) else { return }
-        try await run(["-D", path, name])
-    }
-
-    /// The `$7$` hash of `password`, made by `mosquitto_passwd -U` in a file of the owner's alone, so
-    /// the password never shows in a process list.
-    static func hash(_ password: String) async throws -> PBKDF2Hash {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hash-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        try writeSecret("hash:\(password)", to: path)
-        try await PasswordFile(path: path).run(["-U", path])
-        let text = try String(contentsOfFile: path, encoding: .utf8)
-        guard let hash = MosquittoPasswordEntry.parse(text).first?.pbkdf2 else {
-            throw fail("mosquitto_passwd wrote no $7$ hash: Mosquitto 2 is needed")
-        }
-        return hash
-    }
-
-    private func run(_ arguments: [String]) async throws {
-        let candidates = ["/usr/bin/mosquitto_passwd", "/usr/local/bin/mosquitto_passwd", "/usr/sbin/mosquitto_passwd"]
-        guard let binary = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw fail("mosquitto_passwd is not installed: install it with 'apt-get install -y mosquitto'")
-        }
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("passwd-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: output) }
-        let child = try ChildProcess(path: binary, arguments: arguments, outputPath: output)
-        child.waitUntilExit()
-        guard child.terminationStatus == 0 else {
-            let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-            throw fail("mosquitto_passwd failed on \(path): \(text.trimmingCharacters(in: .whitespacesAndNewlines))")
-        }
     }
 }
 

@@ -12,8 +12,8 @@ extension UsersCommand {
                 Without a role flag the account is a client (an app; the plugin's role `app`): it may publish \
                 rpi/torpi/NAME, p2o/clients/NAME/{status,register,unregister} and trellis/clients/NAME/request/…, \
                 and read its own replies, trellis/status and p2o/buttons/+/state. A sensor node (--sensor 0x36 0x37) \
-                may also publish rpi/sensors/0x36 and rpi/sensors/0x37. Without --password a random one is \
-                generated and printed once. With dynamic security the account can log in as soon as this returns.
+                may also publish rpi/sensors/0x36 and rpi/sensors/0x37. Without --password-stdin (or --password) \
+                a random password is generated and printed once. With dynamic security the account can log in as soon as this returns.
                 """
         )
 
@@ -32,8 +32,7 @@ extension UsersCommand {
         @Flag(name: .long, help: "Trellis's own account: reads and writes every topic. Its password is also written to --trellis-password-file.")
         var trellis = false
 
-        @Option(name: .long, help: "The password (default: a random one, printed).")
-        var password: String?
+        @OptionGroup var passwordInput: PasswordInput
 
         @Option(name: .long, help: ArgumentHelp("Where the password of a --trellis account is written, for `trellis run --password-file`.", valueName: "file"))
         var trellisPasswordFile = "trellis-state/trellis.password"
@@ -67,7 +66,7 @@ extension UsersCommand {
         func run() async throws {
             try options.checkNotAdmin(name)
             let addresses = Self.uniqued(sensor.compactMap { SensorAddress.normalize($0) })
-            let secret = password ?? randomPassword()
+            let (secret, generated) = try passwordInput.resolve()
             if trellis {
                 // Before the account exists: a password that cannot be kept must not be set.
                 do {
@@ -80,7 +79,7 @@ extension UsersCommand {
             try await store.set(name, role: role, sensors: addresses, password: secret)
             let text = ([role.rawValue] + addresses).joined(separator: " ")
             let effect = options.usesDynamicSecurity ? ", \(store.effect)" : ""
-            print("added \(name) (\(text))\(effect)" + (password == nil ? "; password: \(secret)" : ""))
+            print("added \(name) (\(text))\(effect)" + (generated ? "; password: \(secret)" : ""))
         }
 
         /// `addresses` without repeats, in their first order.

@@ -130,8 +130,7 @@ struct UsersCommand: AsyncParsableCommand {
         @Argument(help: "The user name.")
         var name: String
 
-        @Option(name: .long, help: "The new password (default: a random one, printed).")
-        var password: String?
+        @OptionGroup var passwordInput: PasswordInput
 
         @Option(name: .long, help: ArgumentHelp("Where the password of Trellis's account is written, for `trellis run --password-file`.", valueName: "file"))
         var trellisPasswordFile = "trellis-state/trellis.password"
@@ -140,7 +139,7 @@ struct UsersCommand: AsyncParsableCommand {
 
         func run() async throws {
             try options.checkNotAdmin(name)
-            let secret = password ?? randomPassword()
+            let (secret, generated) = try passwordInput.resolve()
             let store = options.store()
             let role = try await store.setPassword(name, password: secret)
             if role == .trellis {
@@ -150,7 +149,7 @@ struct UsersCommand: AsyncParsableCommand {
                     throw fail("the password of \(name) changed, but cannot be written to \(trellisPasswordFile): \(describe(error))")
                 }
             }
-            print("changed the password of \(name), \(store.effect)" + (password == nil ? "; password: \(secret)" : ""))
+            print("changed the password of \(name), \(store.effect)" + (generated ? "; password: \(secret)" : ""))
         }
     }
 }
