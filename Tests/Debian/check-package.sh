@@ -91,6 +91,8 @@ old_deb=$("$repo/packaging/build-deb.sh" "$binary" "$work" "$previous" | tail -n
 conffile_packaging=dd43c71
 legacy="$version~conffile"
 git -C "$repo" cat-file -e "$conffile_packaging^{commit}" 2>/dev/null \
+    || { [ "$(git -C "$repo" rev-parse --is-shallow-repository)" = true ] && git -C "$repo" fetch --quiet --unshallow 2>/dev/null \
+         && git -C "$repo" cat-file -e "$conffile_packaging^{commit}" 2>/dev/null; } \
     || fail "commit $conffile_packaging (the packaging with the conffile snippet) is not in this clone: fetch the history"
 mkdir -p "$work/legacy"
 git -C "$repo" archive "$conffile_packaging" packaging deploy CHANGELOG.md | tar -C "$work/legacy" -xf -
