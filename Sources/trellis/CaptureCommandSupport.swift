@@ -9,7 +9,7 @@ struct BrokerLogin: ParsableArguments {
     @Option(name: .long, help: "MQTT client id (default trellis-<command>-<process id>).")
     var clientId: String?
 
-    @Option(name: .long, help: "User name to log in to the broker with (default: the address's user info; else, on a loopback broker, the local operator that `trellis run` keeps in the state directory, TRELLIS_STATE_DIR or trellis-state, when its password file is there).")
+    @Option(name: .long, help: "User name to log in to the broker with (default: the address's user info; else, on a loopback broker, the local operator that `trellis run` keeps in the state directory, TRELLIS_STATE_DIR or trellis-state, or the Debian package in /etc/trellis, when its password file is there).")
     var username: String?
 
     @Option(name: .long, help: ArgumentHelp("File whose first line is the broker password (else the address's user info, else TRELLIS_PASSWORD).", valueName: "file"))
@@ -69,9 +69,12 @@ struct BrokerLogin: ParsableArguments {
     /// machine: read from the state directory's `operator.password`, never from an argument.
     static func localOperator(host: String) -> (username: String, password: String)? {
         guard ["127.0.0.1", "localhost", "::1"].contains(host) || host.hasPrefix("127.") else { return nil }
-        let state = ProcessInfo.processInfo.environment["TRELLIS_STATE_DIR"] ?? "trellis-state"
-        let path = (state as NSString).appendingPathComponent("\(LocalAccounts.operatorAccount).password")
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+        // `trellis run`'s state directory, else where the Debian package keeps the operator's password.
+        let directories = [ProcessInfo.processInfo.environment["TRELLIS_STATE_DIR"] ?? "trellis-state", "/etc/trellis"]
+        guard let text = directories.lazy.compactMap({ directory in
+            try? String(contentsOfFile: (directory as NSString).appendingPathComponent("\(LocalAccounts.operatorAccount).password"),
+                        encoding: .utf8)
+        }).first else { return nil }
         let password = text.trimmingCharacters(in: .whitespacesAndNewlines)
         return password.isEmpty ? nil : (LocalAccounts.operatorAccount, password)
     }

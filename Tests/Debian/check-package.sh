@@ -214,7 +214,13 @@ start_trellis() {
     # systemd would run ExecStart as User= (which postinst created), in WorkingDirectory=, with UMask= and
     # LimitNOFILE= (soft and hard).
     # shellcheck disable=SC2086 # ExecStart is split on spaces as systemd splits it (no quotes in it).
-    ip netns exec "$netns" chroot "$root" "${environment[@]}" setpriv --reuid="$user" --regid="${group:-$user}" --init-groups \
+    # The unit's EnvironmentFile=-/etc/trellis/broker-login.env: the login postinst keeps, where it configured Mosquitto.
+    local login=()
+    if grep -qx 'EnvironmentFile=-/etc/trellis/broker-login.env' "$root/lib/systemd/system/trellis.service" \
+       && [ -f "$root/etc/trellis/broker-login.env" ]; then
+        while IFS= read -r line; do case "$line" in '#'* | '') ;; *) login+=("$line") ;; esac; done < "$root/etc/trellis/broker-login.env"
+    fi
+    ip netns exec "$netns" chroot "$root" "${environment[@]}" "${login[@]}" setpriv --reuid="$user" --regid="${group:-$user}" --init-groups \
         /bin/sh -c 'umask "$1"; [ -z "$2" ] || ulimit -n "$2"; cd "$3" && shift 3 && exec "$@"' sh "${umask:-0022}" "$files" "$directory" $exec_start \
         >>"$work/trellis.out" 2>&1 &
     trellis_pid=$!
@@ -248,7 +254,10 @@ stop() {
 }
 
 # One request on the plant tracker's per-client topics; prints the answer.
-plant() { in_netns mosquitto_rr -h 127.0.0.1 -p 1883 -q 1 -W 20 -t rpi/torpi/deb-check -e rpi/fromrpi/deb-check -m "$1"; }
+# Mosquitto's clients logged in as the local operator, with the options postinst wrote (absent before it kept the
+# accounts: then anonymous, which 0.1.0's open broker lets do anything).
+as_operator() { in_netns /usr/bin/env XDG_CONFIG_HOME=/etc/trellis/mosquitto-clients "$@"; }
+plant() { as_operator mosquitto_rr -h 127.0.0.1 -p 1883 -q 1 -W 20 -t rpi/torpi/operator -e rpi/fromrpi/operator -m "$1"; }
 
 expect() {
     local what=$1 got=$2 want=$3
@@ -259,7 +268,7 @@ expect() {
 # Waits for the retained state of button b1 to count TOTAL presses.
 button_total_is() {
     local state
-    state=$(in_netns mosquitto_sub -h 127.0.0.1 -p 1883 -t p2o/buttons/b1/state -C 1 -W 2) && grep -q "\"total\":$1[,}]" <<<"$state"
+    state=$(as_operator mosquitto_sub -h 127.0.0.1 -p 1883 -t p2o/buttons/b1/state -C 1 -W 2) && grep -q "\"total\":$1[,}]" <<<"$state"
 }
 
 state="$root/var/lib/trellis/trellis.sqlite"
@@ -280,13 +289,13 @@ in_root getent passwd trellis >/dev/null || fail "postinst created no user trell
 
 start_mosquitto
 start_ready_trellis
-expect "a plant added" "$(plant 'ID:1;sender:deb-check;receiver:Host-RPI3B+;payload:Fern,0x36;operation:REQ_addNewPlant')" \
-    "ID:1;sender:Host-RPI3B+;receiver:deb-check;payload:Fern;operation:RES_addNewPlant"
-expect "the plant answer" "$(plant 'ID:2;sender:deb-check;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants')" \
-    "ID:2;sender:Host-RPI3B+;receiver:deb-check;payload:1;operation:RES_numPlants"
-in_netns mosquitto_pub -h 127.0.0.1 -p 1883 -q 1 -t p2o/buttons/b1/press -m 2026-11-22T10:41:05.123Z
+expect "a plant added" "$(plant 'ID:1;sender:operator;receiver:Host-RPI3B+;payload:Fern,0x36;operation:REQ_addNewPlant')" \
+    "ID:1;sender:Host-RPI3B+;receiver:operator;payload:Fern;operation:RES_addNewPlant"
+expect "the plant answer" "$(plant 'ID:2;sender:operator;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants')" \
+    "ID:2;sender:Host-RPI3B+;receiver:operator;payload:1;operation:RES_numPlants"
+as_operator mosquitto_pub -h 127.0.0.1 -p 1883 -q 1 -t p2o/buttons/b1/press -m 2026-11-22T10:41:05.123Z
 wait_for "button state counting 1 press" button_total_is 1
-say "the button state: $(in_netns mosquitto_sub -h 127.0.0.1 -p 1883 -t p2o/buttons/b1/state -C 1 -W 5)"
+say "the button state: $(as_operator mosquitto_sub -h 127.0.0.1 -p 1883 -t p2o/buttons/b1/state -C 1 -W 5)"
 stop "$trellis_pid" "trellis $legacy"
 
 # --- the upgrade -----------------------------------------------------------------------------------------
@@ -323,11 +332,22 @@ start_ready_trellis
     || fail "the new Trellis did not migrate the state"
 say "the state was migrated (the probe migration ran again)"
 expect "the plant answer after the upgrade, from the edited host name" \
-    "$(plant 'ID:3;sender:deb-check;receiver:Greenhouse-Pi;payload:;operation:REQ_numPlants')" \
-    "ID:3;sender:Greenhouse-Pi;receiver:deb-check;payload:1;operation:RES_numPlants"
-in_netns mosquitto_pub -h 127.0.0.1 -p 1883 -q 1 -t p2o/buttons/b1/press -m 2026-11-22T10:42:05.123Z
+    "$(plant 'ID:3;sender:operator;receiver:Greenhouse-Pi;payload:;operation:REQ_numPlants')" \
+    "ID:3;sender:Greenhouse-Pi;receiver:operator;payload:1;operation:RES_numPlants"
+as_operator mosquitto_pub -h 127.0.0.1 -p 1883 -q 1 -t p2o/buttons/b1/press -m 2026-11-22T10:42:05.123Z
 wait_for "button state counting 2 presses (the first kept across the upgrade)" button_total_is 2
-say "the button state: $(in_netns mosquitto_sub -h 127.0.0.1 -p 1883 -t p2o/buttons/b1/state -C 1 -W 5)"
+# The broker postinst configured is safe on a LAN: an anonymous client gets the released app's topics alone.
+expect "an anonymous request on the shared rpi/torpi" \
+    "$(in_netns mosquitto_rr -h 127.0.0.1 -p 1883 -q 1 -W 20 -t rpi/torpi -e rpi/fromrpi -m 'ID:4;sender:phone;receiver:Greenhouse-Pi;payload:;operation:REQ_numPlants')" \
+    "ID:0;sender:Greenhouse-Pi;receiver:phone;payload:1;operation:RES_numPlants"
+anonymous_read=$(in_netns mosquitto_sub -h 127.0.0.1 -p 1883 -t trellis/status -t p2o/buttons/b1/state -C 1 -W 3 2>&1) \
+    && fail "an anonymous client read Trellis's topics: $anonymous_read"
+expect "trellis/status, read by the operator" "$(as_operator mosquitto_sub -h 127.0.0.1 -p 1883 -t trellis/status -C 1 -W 5)" online
+expect "the passwords' modes and owners" \
+    "$(stat -c '%a %u:%g' "$root/etc/trellis/trellis.password" "$root/etc/trellis/operator.password" "$root/etc/mosquitto/trellis/passwd" | tr '\n' ' ')" \
+    "640 0:$(in_root id -g trellis) 600 0:0 640 0:$(in_root id -g mosquitto) "
+say "an anonymous client gets rpi/torpi and rpi/fromrpi alone; the operator reads trellis/status"
+say "the button state: $(as_operator mosquitto_sub -h 127.0.0.1 -p 1883 -t p2o/buttons/b1/state -C 1 -W 5)"
 stop "$trellis_pid" "trellis $version"
 stop "$mosquitto_pid" mosquitto
 mosquitto_pid=
@@ -343,6 +363,8 @@ apt_get purge trellis
 [ ! -e "$root/var/lib/trellis" ] || fail "purging left /var/lib/trellis"
 [ ! -e "$root/etc/trellis/trellis.yaml" ] || fail "purging left /etc/trellis/trellis.yaml"
 [ ! -e "$snippet" ] || fail "purging left the Mosquitto snippet"
+[ ! -e "$root/etc/mosquitto/trellis" ] && [ ! -e "$root/etc/trellis/operator.password" ] && [ ! -e "$root/etc/trellis/broker-login.env" ] \
+    || fail "purging left the accounts: $(ls -A "$root/etc/mosquitto" "$root/etc/trellis" 2>&1 | tr '\n' ' ')"
 [ ! -e "$root/etc/systemd/system/multi-user.target.wants/trellis.service" ] || fail "purging left trellis.service enabled"
 [ "$(ls -A "$root/etc/mosquitto/conf.d")" = README ] || fail "purging left in conf.d: $(ls -A "$root/etc/mosquitto/conf.d")"
 say "purged: the state, the configuration and the snippet are gone"

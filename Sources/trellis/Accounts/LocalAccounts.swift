@@ -18,7 +18,15 @@ struct LocalAccounts {
 
     var passwordFile: String
     var aclFile: String
+    /// Where the passwords and the client option files go: the state directory for `trellis run`,
+    /// /etc/trellis for the Debian package.
     var state: String
+
+    init(passwordFile: String, aclFile: String, state: String) {
+        self.passwordFile = passwordFile
+        self.aclFile = aclFile
+        self.state = state
+    }
 
     /// The accounts of the broker configuration at `configPath`, or nil when it names no
     /// password file and ACL (a broker without accounts: nothing to keep). Relative paths are

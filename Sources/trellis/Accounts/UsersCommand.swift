@@ -22,7 +22,7 @@ struct UsersCommand: AsyncParsableCommand {
             otherwise; --backend chooses. Roles: client (the default; the plugin's role `app`), button, device, \
             sensor, operator and trellis. Described in docs/operations.md in the source tree.
             """,
-        subcommands: [Init.self, Add.self, Remove.self, List.self, Passwd.self, Migrate.self]
+        subcommands: [Init.self, Add.self, Remove.self, List.self, Passwd.self, Migrate.self, Local.self]
     )
 
     /// Where the file-based profile's two files live; the defaults are the paths broker.secure.conf names.
