@@ -9,25 +9,26 @@ extension UsersCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add an account, or change its password and role.",
             discussion: """
-                Without a role flag the account is a client (an app; the plugin's role `app`): it may publish \
-                rpi/torpi/NAME, p2o/clients/NAME/{status,register,unregister} and trellis/clients/NAME/request/…, \
-                and read its own replies, trellis/status and p2o/buttons/+/state. A sensor node (--sensor 0x36 0x37) \
-                may also publish rpi/sensors/0x36 and rpi/sensors/0x37. Without --password-stdin (or --password) \
-                a random password is generated and printed once. With dynamic security the account can log in as soon as this returns.
+                Each account gets exactly its role's row of the topic table (docs/security.md). Without a role flag \
+                the account is a client (an app; the plugin's role `app`): it may publish rpi/torpi/NAME, \
+                p2o/clients/NAME/{status,register,unregister} and trellis/clients/NAME/request/…, and read its own \
+                replies, trellis/status and p2o/buttons/+/state. A button, a device and a sensor node get their own \
+                topics alone. Without --password or --password-stdin a random password is generated and printed \
+                once. With dynamic security the account can log in as soon as this returns.
                 """
         )
 
         @Argument(help: "The user name (also its MQTT client id): 1–64 characters, no '/', '+', '#', ':' or spaces.")
         var name: String
 
-        @Flag(name: .long, help: "A button: may also publish p2o/buttons/NAME/press.")
+        @Flag(name: .long, help: "A button: may publish p2o/buttons/NAME/press and read the buttons' states and trellis/status, nothing else.")
         var button = false
-        @Flag(name: .long, help: "A device: may also publish devices/NAME/{status,telemetry,log} and read devices/NAME/{info,command} (Trellis alone writes those two).")
+        @Flag(name: .long, help: "A device: may publish devices/NAME/{status,telemetry,log} and read devices/NAME/{info,command} (Trellis alone writes those two) and trellis/status, nothing else.")
         var device = false
         @Option(name: .long, parsing: .upToNextOption,
-                help: ArgumentHelp("A sensor node: may publish only the readings of these sensors, rpi/sensors/ADDRESS (I2C addresses such as 0x36, written as 0x and two lowercase hex digits in the topic).", valueName: "address"))
+                help: ArgumentHelp("A sensor node: may publish only the readings of these sensors, rpi/sensors/ADDRESS, and read trellis/status (I2C addresses such as 0x36, written as 0x and two lowercase hex digits in the topic).", valueName: "address"))
         var sensor: [String] = []
-        @Flag(name: .long, help: "An operator: may also use the shared trellis/request/… topics.")
+        @Flag(name: .long, help: "An operator: may send Trellis every request and event (the shared trellis/request/… topics among them) and read every topic, but not publish what Trellis publishes.")
         var `operator` = false
         @Flag(name: .long, help: "Trellis's own account: reads and writes every topic. Its password is also written to --trellis-password-file.")
         var trellis = false
