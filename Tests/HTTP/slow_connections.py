@@ -4,7 +4,8 @@ the tests of the servers' connection limits. Uses only the standard library (asy
 --mode slow: each connection sends one byte of a request head ("G") and then nothing, the way a
   client holds a descriptor with a byte now and then.
 --mode keepalive: each connection sends one whole `GET --path` request, reads the answer, and then
-  stays open and silent (an idle kept-alive connection).
+  stays open and silent (an idle kept-alive connection); the next is opened once the answer (or the
+  server's close) came, so the server sees them one at a time.
 
 Connections are opened one after another (at most --count, each connect bounded by 10 s). Prints:
   {"event": "opened", "open": N, "answered": A}  once every connection was tried and --settle
@@ -42,6 +43,7 @@ class Connection:
         self.closed = None
         self.answered = False
         self.failed = None
+        self.settled = asyncio.Event()  # answered or closed
 
 
 async def watch(connection, reader, writer):
@@ -58,11 +60,13 @@ async def watch(connection, reader, writer):
             if not chunk:
                 break
             received += chunk
-            if received.startswith(b"HTTP/1.1 200"):
+            if received.startswith(b"HTTP/1.1 200") and b"\r\n\r\n" in received:
                 connection.answered = True
+                connection.settled.set()
     except (ConnectionError, OSError):
         pass
     connection.closed = time.monotonic()
+    connection.settled.set()
     writer.close()
 
 
@@ -79,6 +83,11 @@ async def main():
             continue
         connection.opened = time.monotonic()
         tasks.append(asyncio.ensure_future(watch(connection, reader, writer)))
+        if args.mode == "keepalive":
+            try:
+                await asyncio.wait_for(connection.settled.wait(), 10)
+            except asyncio.TimeoutError:
+                pass
     await asyncio.sleep(args.settle)
     opened = [c for c in connections if c.opened is not None]
     say("opened", open=sum(1 for c in opened if c.closed is None), answered=sum(1 for c in opened if c.answered),
