@@ -9,7 +9,8 @@ import TrellisTestSupport
 /// health server at once, hold no more than each cap and are gone after the header timeout, while
 /// `/readyz` answers and a real python-socketio client connects, registers and hears a press; and
 /// kept-alive connections that did send a request fill the cap, so a new one is closed at once,
-/// until the idle timeout closes them. `Tests/HTTP/slow_connections.py` opens the connections.
+/// until the idle timeout closes them; and Socket.IO sessions, which keep Engine.IO's own rules, outlive
+/// an idle timeout far shorter than their silences. `Tests/HTTP/slow_connections.py` opens the connections.
 @Suite("HTTP servers: slow and idle connections are bounded", .serialized)
 struct HTTPLimitsTests {
     static let script = SocketIOClientTests.root.appendingPathComponent("Tests/HTTP/slow_connections.py").path
@@ -38,6 +39,11 @@ struct HTTPLimitsTests {
                 // The server holds exactly its cap of them; every other one was closed at once.
                 #expect(opened["open"] as? Int == cap, "\(flood.output)")
             }
+
+            // 4,000 connections tried; the process holds the caps' worth of descriptors, and a few of its own.
+            let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(trellis.process.pid)/fd").count
+            print("slow connections: trellis holds \(descriptors) descriptors during the stall")
+            #expect(descriptors < 512 + 64 + 100, "\(descriptors) descriptors")
 
             // Both servers are full of stalled connections: the probe still gets in.
             let (status, body) = try await MetricsTests.get("http://127.0.0.1:\(ports[1])/readyz")
@@ -125,6 +131,47 @@ struct HTTPLimitsTests {
 
             trellis.process.signal(SIGTERM)
             #expect(try await trellis.waitForExit() == 0)
+        }
+    }
+
+    @Test("Socket.IO sessions over WebSocket and long-polling outlive a short idle timeout")
+    func sessionsOutliveIdleTimeout() async throws {
+        let python = try await SocketIOClientTests.environments.value + "/sio5/bin/python"
+        try await withTestBroker { broker in
+            var environment = ProcessInfo.processInfo.environment
+            environment["TRELLIS_HTTP_IDLE_TIMEOUT"] = "1"
+            environment["TRELLIS_HTTP_HEADER_TIMEOUT"] = "1"
+            let (trellis, ports) = try await TrellisBinary.startListening(ports: 2, { ports in
+                ["run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])",
+                 "--metrics", "\(ports[1])"]
+            }, ready: { ports in ports.map { "Server started and listening on 127.0.0.1:\($0)" } }, environment: environment)
+            try await trellis.waitForOutput("connected to the broker")
+            let button = "door-\(UUID().uuidString.prefix(6))"
+            let script = SocketIOClientTests.root.appendingPathComponent("Tests/SocketIO/p2o_client.py").path
+            let clients = try ["websocket", "polling"].map { transports in
+                try TrellisBinary.start([script, "--url", "http://127.0.0.1:\(ports[0])", "--button", button, "--presses", "1",
+                                         "--transports", transports, "--timeout", "60"], executable: python)
+            }
+            for client in clients { try await client.waitForOutput(#""event": "registered""#, timeout: .seconds(60)) }
+            // What is under test is time passing: four idle timeouts with nothing to say. A WebSocket
+            // is not HTTP any more, and a long poll is a request in progress: neither is cut.
+            try await Task.sleep(for: .seconds(4))
+            let presser = try await TestClients.connect(to: broker)
+            try await presser.publishAndWait(topic: "p2o/buttons/\(button)/press", payload: [])
+            // Each client (which does not reconnect) heard the press on the session it opened.
+            for client in clients {
+                #expect(try await client.waitForExit(timeout: .seconds(60)) == 0, "\(client.output)")
+                let events = SocketIOClientTests.events(client.output)
+                #expect(events.filter { $0.name == "button-press" }.count == 1, "\(client.output)")
+                #expect(events.filter { $0.name == "connect" }.count == 1, "\(client.output)")
+            }
+            let (_, metrics) = try await MetricsTests.get("http://127.0.0.1:\(ports[1])/metrics")
+            #expect(Self.value(#"trellis_socketio_sessions_opened_total{protocol="eio4"}"#, metrics) == 2, "\(metrics)")
+            #expect(!metrics.contains(#"reason="ping_timeout""#), "\(metrics)")
+
+            trellis.process.signal(SIGTERM)
+            #expect(try await trellis.waitForExit() == 0)
+            await presser.shutdown()
         }
     }
 
