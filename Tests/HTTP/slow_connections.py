@@ -8,8 +8,9 @@ the tests of the servers' connection limits. Uses only the standard library (asy
   server's close) came, so the server sees them one at a time.
 
 Connections are opened one after another (at most --count, each connect bounded by 10 s). Prints:
-  {"event": "opened", "open": N, "answered": A}  once every connection was tried and --settle
-      seconds passed: how many the server still holds open, and (keepalive) how many were answered;
+  {"event": "opened", "open": N, "answered": A}  once every connection was tried and the number
+      open held still for --settle seconds: how many the server holds, and (keepalive) how many
+      were answered;
   {"event": "done", ...}  when every connection is closed or --timeout passed, with the lifetimes
       (seconds from connecting to the server's close) split at --early into "early" (closed at
       once: evicted or refused) and "late" (closed by a timeout), the late ones' min and max, and
@@ -88,8 +89,17 @@ async def main():
                 await asyncio.wait_for(connection.settled.wait(), 10)
             except asyncio.TimeoutError:
                 pass
-    await asyncio.sleep(args.settle)
+    # Connections the server has not accepted yet wait in its backlog, open from here; count once the
+    # number has held still for --settle seconds (at most 5 s).
     opened = [c for c in connections if c.opened is not None]
+    still_since, last, limit = time.monotonic(), None, time.monotonic() + 5
+    while time.monotonic() < limit:
+        now_open = sum(1 for c in opened if c.closed is None)
+        if now_open != last:
+            still_since, last = time.monotonic(), now_open
+        elif time.monotonic() - still_since >= args.settle:
+            break
+        await asyncio.sleep(0.05)
     say("opened", open=sum(1 for c in opened if c.closed is None), answered=sum(1 for c in opened if c.answered),
         connect_failures=sum(1 for c in connections if c.failed))
     deadline = time.monotonic() + args.timeout
