@@ -175,6 +175,28 @@ struct HTTPLimitsTests {
         }
     }
 
+    @Test("a WebSocket upgrade that never sends its probe is closed when its polling session ends")
+    func danglingUpgrade() async throws {
+        try await withTestBroker { broker in
+            let (trellis, ports) = try await TrellisBinary.startListening({ ports in
+                ["run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])"]
+            }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] })
+            try await trellis.waitForOutput("connected to the broker")
+            let script = SocketIOClientTests.root.appendingPathComponent("Tests/SocketIO/dangling_upgrade.py").path
+            let client = try TrellisBinary.start([script, "--url", "http://127.0.0.1:\(ports[0])", "--timeout", "30"],
+                                                 executable: "/usr/bin/python3")
+            #expect(try await client.waitForExit(timeout: .seconds(60)) == 0, "\(client.output)")
+            // The session ends 10 s after its handshake (nothing followed it); its WebSocket with it,
+            // instead of holding a connection the cap counts for ever.
+            let closed = try #require(Self.event("closed", client.output), "\(client.output)")
+            let after = try #require(closed["after"] as? Double)
+            #expect(after >= 8 && after <= 14, "\(client.output)")
+
+            trellis.process.signal(SIGTERM)
+            #expect(try await trellis.waitForExit() == 0)
+        }
+    }
+
     /// The last JSON line of `output` whose `event` is `name`.
     static func event(_ name: String, _ output: String) -> [String: Any]? {
         SocketIOBrowserTests.events(output).last { $0["event"] as? String == name }
