@@ -4,11 +4,13 @@ the tests of the servers' connection limits. Uses only the standard library (asy
 --mode slow: each connection sends one byte of a request head ("G") and then nothing, the way a
   client holds a descriptor with a byte now and then.
 --mode keepalive: each connection sends one whole `GET --path` request, reads the answer, and then
-  stays open and silent (an idle kept-alive connection).
+  stays open and silent (an idle kept-alive connection); the next is opened once the answer (or the
+  server's close) came, so the server sees them one at a time.
 
 Connections are opened one after another (at most --count, each connect bounded by 10 s). Prints:
-  {"event": "opened", "open": N, "answered": A}  once every connection was tried and --settle
-      seconds passed: how many the server still holds open, and (keepalive) how many were answered;
+  {"event": "opened", "open": N, "answered": A}  once every connection was tried and the number
+      open held still for --settle seconds: how many the server holds, and (keepalive) how many
+      were answered;
   {"event": "done", ...}  when every connection is closed or --timeout passed, with the lifetimes
       (seconds from connecting to the server's close) split at --early into "early" (closed at
       once: evicted or refused) and "late" (closed by a timeout), the late ones' min and max, and
@@ -42,6 +44,7 @@ class Connection:
         self.closed = None
         self.answered = False
         self.failed = None
+        self.settled = asyncio.Event()  # answered or closed
 
 
 async def watch(connection, reader, writer):
@@ -58,11 +61,13 @@ async def watch(connection, reader, writer):
             if not chunk:
                 break
             received += chunk
-            if received.startswith(b"HTTP/1.1 200"):
+            if received.startswith(b"HTTP/1.1 200") and b"\r\n\r\n" in received:
                 connection.answered = True
+                connection.settled.set()
     except (ConnectionError, OSError):
         pass
     connection.closed = time.monotonic()
+    connection.settled.set()
     writer.close()
 
 
@@ -79,8 +84,22 @@ async def main():
             continue
         connection.opened = time.monotonic()
         tasks.append(asyncio.ensure_future(watch(connection, reader, writer)))
-    await asyncio.sleep(args.settle)
+        if args.mode == "keepalive":
+            try:
+                await asyncio.wait_for(connection.settled.wait(), 10)
+            except asyncio.TimeoutError:
+                pass
+    # Connections the server has not accepted yet wait in its backlog, open from here; count once the
+    # number has held still for --settle seconds (at most 5 s).
     opened = [c for c in connections if c.opened is not None]
+    still_since, last, limit = time.monotonic(), None, time.monotonic() + 5
+    while time.monotonic() < limit:
+        now_open = sum(1 for c in opened if c.closed is None)
+        if now_open != last:
+            still_since, last = time.monotonic(), now_open
+        elif time.monotonic() - still_since >= args.settle:
+            break
+        await asyncio.sleep(0.05)
     say("opened", open=sum(1 for c in opened if c.closed is None), answered=sum(1 for c in opened if c.answered),
         connect_failures=sum(1 for c in connections if c.failed))
     deadline = time.monotonic() + args.timeout

@@ -3,9 +3,9 @@ sends them, for the tests of the allowed origins. Uses only the standard library
 
 Prints one JSON line: for each request, its status and the Access-Control-Allow-Origin it got:
   handshake  GET  /socket.io/?EIO=4&transport=polling              (with Origin)
-  poll       GET  ...&sid=S                                         (with Origin; S from a handshake
+  post       POST ...&sid=S  body "40"                              (with Origin; S from a handshake
                                                                      without Origin)
-  post       POST ...&sid=S  body "40"                              (with Origin)
+  poll       GET  ...&sid=S                                         (with Origin)
   preflight  OPTIONS /socket.io/?EIO=4&transport=polling            (with Origin)
   websocket  GET  /socket.io/?EIO=4&transport=websocket, Upgrade    (with Origin; 101 when upgraded)
 and the body of the handshake's answer. Without --origin no Origin header is sent.
@@ -67,9 +67,10 @@ result = {}
 result["handshake"], handshake_body = request("GET", "/socket.io/?EIO=4&transport=polling")
 result["handshake_body"] = handshake_body
 session = sid()
-result["poll"], _ = request("GET", f"/socket.io/?EIO=4&transport=polling&sid={session}")
+# The CONNECT first, so that the poll finds its answer waiting instead of waiting for the next ping.
 result["post"], _ = request("POST", f"/socket.io/?EIO=4&transport=polling&sid={session}", body="40",
                             headers={"Content-Type": "text/plain;charset=UTF-8"})
+result["poll"], _ = request("GET", f"/socket.io/?EIO=4&transport=polling&sid={session}")
 result["preflight"], _ = request("OPTIONS", "/socket.io/?EIO=4&transport=polling",
                                  headers={"Access-Control-Request-Method": "POST"})
 result["websocket"] = websocket()

@@ -25,6 +25,8 @@ struct OriginPolicyTests {
         ("null", "trellis.lan:3001", .configured),
         ("file://", "trellis.lan:3001", .foreign),
         ("", "trellis.lan:3001", .foreign),
+        // Two Origin headers, joined: no single origin, so refused.
+        ("http://trellis.lan:3001, http://p2o.lan:3000", "trellis.lan:3001", .foreign),
     ] as [(String?, String?, OriginPolicy.Decision)])
     func decide(origin: String?, host: String?, decision: OriginPolicy.Decision) {
         #expect(Self.configured.decide(origin: origin, host: host) == decision)

@@ -51,7 +51,11 @@ extension SocketIOServer {
             // The writer starts once the WebSocket is the session's transport: at once for a new
             // session, after the client's `5` for an upgrade.
             var writing = connection.transport == .websocket
-            if writing { group.addTask { await self.write(connection, to: outbound) } }
+            if writing {
+                group.addTask { await self.write(connection, to: outbound) }
+            } else {
+                group.addTask { await self.closeIfPollingEnds(connection, outbound) }
+            }
             let version = connection.version
             do {
                 for try await message in inbound.messages(maxSize: connection.limits.maximumPayloadBytes) {
@@ -85,6 +89,22 @@ extension SocketIOServer {
             if !writing { group.cancelAll() }
         }
         try? await outbound.close(.normalClosure, reason: nil)
+    }
+
+    /// The WebSocket of an upgrade that has not completed: closed once its polling session ends
+    /// (a ping or upgrade timeout, a close), so that a client which opens it and sends nothing does
+    /// not hold the connection after its session is gone. Ends when the upgrade completes (the
+    /// writer then closes the WebSocket with the session) or the task is cancelled.
+    private func closeIfPollingEnds(_ connection: SocketIOConnection, _ outbound: WebSocketOutboundWriter) async {
+        // Checked once a second, the sweeper's own period: the session's state changes under its lock
+        // with no wake-up for a transport that is not its own.
+        while !Task.isCancelled, connection.transport == .polling {
+            if connection.isClosed {
+                try? await outbound.close(.goingAway, reason: nil)
+                return
+            }
+            try? await Task.sleep(for: .seconds(1))
+        }
     }
 
     /// Writes the session's packets; ends when the session does, closing the WebSocket.
