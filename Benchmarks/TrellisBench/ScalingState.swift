@@ -68,7 +68,8 @@ struct ScalingState {
         }
         for index in 0..<deadLetters {
             rows.add("dead_letter", ["id": .integer(Int64(index + 1)), "reason": .text("unknown_topic"), "topic": .text("bench/\(index)"),
-                                     "payload": .blob(Array("letter \(index)".utf8)), "received_at": .integer(now)])
+                                     "payload": .blob(Array("letter \(index)".utf8)), "received_at": .integer(now),
+                                     "client_key": .text("")])
         }
         dump = rows.dump
         return dump
