@@ -8,7 +8,7 @@ import TrellisTestSupport
 /// the account `trellis users init` made, and an app added while everything runs is answered at once.
 @Suite("Secure profile with dynamic security (broker.dynsec.conf)")
 struct DynamicSecurityProfileTests {
-    @Test("trellis run with broker.dynsec.conf answers an app added while it runs, with no SIGHUP")
+    @Test("trellis run with broker.dynsec.conf answers an app added while it runs, with no SIGHUP, and refuses a Response Topic at another's replies without a flag")
     func shippedProfile() async throws {
         let shipped = try ShippedProfile.text("broker.dynsec.conf")
         let plugin = try #require(DynamicSecurityPlugin.path)
@@ -26,7 +26,7 @@ struct DynamicSecurityProfileTests {
                 .replacingOccurrences(of: "trellis-state/", with: state + "/")
             try? config.write(toFile: directory + "/broker.dynsec.conf", atomically: true, encoding: .utf8)
             return ["run", "--broker-config", directory + "/broker.dynsec.conf", "--username", "trellis",
-                    "--password-file", state + "/trellis.password", "--secure", "--state", directory + "/relay"]
+                    "--password-file", state + "/trellis.password", "--state", directory + "/relay"]
         }, ready: { _ in ["connected to the broker"] }, in: directory)
         defer { trellis.process.signal(SIGKILL); trellis.process.waitUntilExit() }
 
@@ -37,6 +37,11 @@ struct DynamicSecurityProfileTests {
 
         let answers = try await ShippedProfile.alicesAnswers(port: ports[0])
         #expect(answers[0].text?.hasPrefix("ID:7;") == true)
+
+        // No flag given: a Response Topic at another client's replies is refused.
+        let bob = try await TrellisBinary.run(["users", "add", "bob", "--password", "pw-bob", "--broker", "127.0.0.1:\(ports[0])"], in: directory)
+        #expect(bob.status == 0, "\(bob.output)")
+        try await ShippedProfile.foreignResponseTopicRefused(port: ports[0])
         trellis.process.signal(SIGTERM)
         #expect(try await trellis.waitForExit() == 0)
     }
