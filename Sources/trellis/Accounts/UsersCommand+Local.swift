@@ -28,10 +28,14 @@ extension UsersCommand {
         @Option(name: .long, help: ArgumentHelp("Where the passwords and the client option files go.", valueName: "dir"))
         var dir: String
 
+        @Option(name: .long, help: ArgumentHelp("The configuration `trellis run` reads (default trellis.yaml when present), for the topic prefixes the ACL is written with (plant.prefix, buttons.prefix, trellis.prefix, with TRELLIS_… variables).", valueName: "file"))
+        var config: String?
+
         func run() async throws {
             let accounts = LocalAccounts(passwordFile: passwordFile, aclFile: aclFile, state: dir)
+            let prefixes = try await EffectiveConfiguration.load(file: config).relaySettings.topicPrefixes
             do {
-                _ = try await accounts.ensure(prefixes: TopicPrefixes())
+                _ = try await accounts.ensure(prefixes: prefixes)
             } catch let error as ExitCodeError {
                 throw error
             } catch {
