@@ -9,7 +9,7 @@ struct BrokerLogin: ParsableArguments {
     @Option(name: .long, help: "MQTT client id (default trellis-<command>-<process id>).")
     var clientId: String?
 
-    @Option(name: .long, help: "User name to log in to the broker with (default: the address's user info; else, on a loopback broker, the local operator that `trellis run` keeps in the state directory, TRELLIS_STATE_DIR or trellis-state, or the Debian package in /etc/trellis, when its password file is there).")
+    @Option(name: .long, help: "User name to log in to the broker with (default: the address's user info; else, for `record` on a loopback broker, the local operator that `trellis run` keeps in the state directory, TRELLIS_STATE_DIR or trellis-state, or the Debian package in /etc/trellis, when its password file is there).")
     var username: String?
 
     @Option(name: .long, help: ArgumentHelp("File whose first line is the broker password (else the address's user info, else TRELLIS_PASSWORD).", valueName: "file"))
@@ -55,7 +55,9 @@ struct BrokerLogin: ParsableArguments {
             password = String(contents.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
         }
         var user = username ?? url.username
-        if user == nil, passwordFile == nil, let local = Self.localOperator(host: url.host) {
+        // `record` only reads; `replay` publishes what a capture holds, which as the operator could run any
+        // operator action, so it logs in as the operator only when told to.
+        if command == "record", user == nil, passwordFile == nil, let local = Self.localOperator(host: url.host) {
             (user, password) = (local.username, local.password)
         }
         return MQTTConfiguration(

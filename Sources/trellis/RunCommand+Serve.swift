@@ -43,8 +43,10 @@ extension RunCommand {
         } else {
             let brokerConfig = try resolveBrokerConfig(configuration, logger: logger)
             // A broker with accounts, started here, and no account named: Trellis keeps its own and the operator's.
-            if configuration.string("broker.username").isEmpty,
-               let accounts = LocalAccounts(brokerConfig: brokerConfig, state: state) {
+            if let accounts = LocalAccounts(brokerConfig: brokerConfig, state: state), !configuration.string("broker.username").isEmpty {
+                // Trellis logs in with an account named to it: the accounts are the administrator's, the rights the table's.
+                try accounts.rewriteACL(prefixes: configuration.relaySettings.topicPrefixes)
+            } else if let accounts = LocalAccounts(brokerConfig: brokerConfig, state: state) {
                 let password = try await accounts.ensure(prefixes: configuration.relaySettings.topicPrefixes)
                 localLogin = (LocalAccounts.trellisAccount, password)
                 logger.info("logging in to the broker it starts as \(LocalAccounts.trellisAccount); the operator's password is in \(accounts.passwordPath(of: LocalAccounts.operatorAccount))",

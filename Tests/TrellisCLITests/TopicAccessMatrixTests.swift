@@ -171,3 +171,32 @@ struct SecurityDocsTests {
         #expect(shown == TopicAccessTable.markdown(), "docs/security.md's table is stale; it should read:\n\(TopicAccessTable.markdown())")
     }
 }
+
+extension SecurityDocsTests {
+    /// docs/operations.md's table of the dynamic security plugin's roles, as the code derives them.
+    static func dynamicSecurityRolesTable() -> String {
+        let kinds: [(flag: String, role: AccessControlList.Role)] = [
+            ("(no flag): a client, an app", .client), ("`--button`", .button), ("`--device`", .device),
+            ("`--sensor 0x36 0x37`", .sensor), ("`--operator`", .operator), ("`--trellis`", .trellis),
+        ]
+        func cell(_ rights: [TopicRight]) -> String {
+            rights.isEmpty ? "(none)" : rights.map { "\($0.access.rawValue) `\($0.topic)`" }.joined(separator: ", ")
+        }
+        let rows = kinds.map { kind in
+            "| \(kind.flag) | `\(DynamicSecurityRoles.sharedRole(of: kind.role))` | "
+                + "\(cell(AccessControlList.personalRights(of: "NAME", role: kind.role, sensors: ["0x36", "0x37"]))) | "
+                + "\(cell(AccessControlList.sharedRights(of: kind.role))) |"
+        }
+        return (["| `trellis users add` | shared role | own role `user/NAME` adds | shared role holds |", "|---|---|---|---|"] + rows)
+            .joined(separator: "\n")
+    }
+
+    @Test("docs/operations.md's dynamic security roles are the ones the code makes")
+    func dynamicSecurityRoles() throws {
+        let page = try MarkdownDocument(path: "docs/operations.md").text
+        let start = try #require(page.range(of: "<!-- dynsec-roles -->\n"))
+        let end = try #require(page.range(of: "\n<!-- end:dynsec-roles -->", range: start.upperBound..<page.endIndex))
+        let expected = Self.dynamicSecurityRolesTable()
+        #expect(String(page[start.upperBound..<end.lowerBound]) == expected, "docs/operations.md's roles are stale; they should read:\n\(expected)\nEND")
+    }
+}

@@ -10,8 +10,10 @@ import Foundation
 /// The owner is the identity the topic names where it names one (`<plant>/torpi/<client>`,
 /// `<buttons>/clients/<client>/…`, `<buttons>/buttons/<button>/press`, `<trellis>/clients/<client>/…`,
 /// `devices/<id>/…`): in the secure profile the broker's ACL lets only that account publish there.
-/// On the shared plant topic the payload's `sender` stands in; anything else (an unknown topic, a
-/// shared JSON request) shares one owner, the empty one, so anonymous floods evict only anonymous letters.
+/// The shared plant topic is one owner, `shared:plant`, whatever `sender` its payloads claim (a
+/// client varies that at will, and could otherwise spread a flood over any number of quotas until
+/// the total cap evicted everyone's letters); anything else (an unknown topic, a shared JSON
+/// request) shares the empty owner. So anonymous floods evict only anonymous letters.
 public struct DeadLetterOwner: Sendable, Hashable {
     public var plantPrefix: String
     public var buttonPrefix: String
@@ -23,44 +25,30 @@ public struct DeadLetterOwner: Sendable, Hashable {
         self.trellisPrefix = trellisPrefix
     }
 
-    /// The owner of a letter on `topic` with `payload`: `client:<id>`, `button:<id>`,
-    /// `device:<id>`, `sender:<name>`, or `""` for none.
+    /// The owner of a letter on `topic`: `client:<id>`, `button:<id>`, `device:<id>`,
+    /// `shared:plant`, or `""` for none. Prefixes may have several levels (`home/rpi`).
     public func owner(topic: String, payload: [UInt8]) -> String {
-        let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
-        let prefix = String(levels.first ?? "")
-        guard levels.count >= 2 else { return "" }
-        switch (prefix, levels[1]) {
-        case (plantPrefix, "torpi"):
-            if levels.count == 3, !levels[2].isEmpty { return "client:" + levels[2] }
-            return Self.plantSender(payload).map { "sender:" + $0 } ?? ""
-        case (buttonPrefix, "clients") where levels.count >= 4 && !levels[2].isEmpty,
-             (trellisPrefix, "clients") where levels.count >= 4 && !levels[2].isEmpty:
-            return "client:" + levels[2]
-        case (buttonPrefix, "buttons") where levels.count >= 4 && !levels[2].isEmpty:
-            return "button:" + levels[2]
-        case ("devices", _) where !levels[1].isEmpty && levels.count >= 3:
-            return "device:" + levels[1]
-        default:
-            return ""
+        /// The levels after `prefix`, when the topic starts with it.
+        func levels(after prefix: String) -> [Substring]? {
+            guard topic.utf8.count > prefix.utf8.count, topic.utf8.starts(with: prefix.utf8),
+                  topic.utf8.dropFirst(prefix.utf8.count).first == UInt8(ascii: "/") else { return nil }
+            let rest = topic.utf8.dropFirst(prefix.utf8.count + 1)
+            return Substring(rest).split(separator: "/", omittingEmptySubsequences: false)
         }
-    }
-
-    /// The `sender` of a plant message (`…;sender:<name>;…`), at most 64 bytes of it; nil when none.
-    static func plantSender(_ payload: [UInt8]) -> String? {
-        let key = Array("sender:".utf8)
-        var start: Int?
-        var index = 0
-        while index + key.count <= payload.count {
-            if (index == 0 || payload[index - 1] == 0x3B), payload[index..<(index + key.count)].elementsEqual(key) {
-                start = index + key.count
-                break
-            }
-            guard let next = payload[index...].firstIndex(of: 0x3B) else { return nil }
-            index = next + 1
+        if let rest = levels(after: plantPrefix), rest.first == "torpi" {
+            if rest.count == 1 { return "shared:plant" }
+            return rest.count == 2 && !rest[1].isEmpty ? "client:" + rest[1] : ""
         }
-        guard let start else { return nil }
-        let end = payload[start...].firstIndex(of: 0x3B) ?? payload.count
-        guard end > start else { return nil }
-        return String(decoding: payload[start..<min(end, start + 64)], as: UTF8.self)
+        if let rest = levels(after: buttonPrefix), rest.count >= 3, !rest[1].isEmpty {
+            if rest[0] == "clients" { return "client:" + rest[1] }
+            if rest[0] == "buttons" { return "button:" + rest[1] }
+        }
+        if let rest = levels(after: trellisPrefix), rest.count >= 3, rest[0] == "clients", !rest[1].isEmpty {
+            return "client:" + rest[1]
+        }
+        if let rest = levels(after: "devices"), rest.count >= 2, !rest[0].isEmpty {
+            return "device:" + rest[0]
+        }
+        return ""
     }
 }

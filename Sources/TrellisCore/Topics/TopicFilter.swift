@@ -30,7 +30,9 @@ public struct TopicFilter: Sendable, Hashable, CustomStringConvertible {
             guard let next = topicLevels.popFirst() else { return nil }
             if level == "+" {
                 captures.append(String(next))
-            } else if level != next {
+            } else if !level.utf8.elementsEqual(next.utf8) {
+                // Bytes, as the broker compares them: `==` on strings takes canonically equivalent
+                // spellings (`é` and `e` + U+0301) as one, which would let one account's name match another's.
                 return nil
             }
         }

@@ -29,9 +29,9 @@ struct FileAccounts: AccountStore {
         (try? String(contentsOfFile: aclFile, encoding: .utf8)).map(AccessControlList.init(parsing:)) ?? AccessControlList()
     }
 
-    func write(_ acl: AccessControlList) throws {
+    func write(_ acl: AccessControlList, topics: AccessControlList.Topics = .init()) throws {
         try createParentDirectory(of: aclFile)
-        try acl.render().write(toFile: aclFile, atomically: true, encoding: .utf8)
+        try replaceKeepingMode(aclFile, with: acl.render(topics: topics))
     }
 
     func set(_ name: String, role: AccessControlList.Role, sensors: [String], password: String) async throws {
@@ -68,4 +68,14 @@ struct FileAccounts: AccountStore {
 func createParentDirectory(of path: String) throws {
     let directory = (path as NSString).deletingLastPathComponent
     try FileManager.default.createDirectory(atPath: directory.isEmpty ? "." : directory, withIntermediateDirectories: true)
+}
+
+/// Replaces the file at `path` with `text` at once (a rename), keeping the old file's mode, owner
+/// and group: an ACL that Mosquitto reads as its own group stays readable to it, and no wider.
+func replaceKeepingMode(_ path: String, with text: String) throws {
+    let kept = (try? FileManager.default.attributesOfItem(atPath: path)).map { attributes in
+        attributes.filter { [.posixPermissions, .ownerAccountID, .groupOwnerAccountID].contains($0.key) }
+    }
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    if let kept, !kept.isEmpty { try FileManager.default.setAttributes(kept, ofItemAtPath: path) }
 }

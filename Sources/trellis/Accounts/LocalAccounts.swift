@@ -67,9 +67,18 @@ struct LocalAccounts {
             try writeSecret(password, to: path)
             passwords[name] = password
         }
-        try files.readACL().render(topics: prefixes).write(toFile: aclFile, atomically: true, encoding: .utf8)
+        try files.write(files.readACL(), topics: prefixes)
         try writeClientOptions(password: passwords[Self.operatorAccount]!)
         return passwords[Self.trellisAccount]!
+    }
+
+    /// Writes the ACL anew from the table with the accounts it holds, where Trellis logs in with an
+    /// account of its own (broker.secure.conf): an upgrade brings every account its role's new rights.
+    /// Nothing when there is no ACL yet.
+    func rewriteACL(prefixes: TopicPrefixes) throws {
+        guard FileManager.default.fileExists(atPath: aclFile) else { return }
+        let files = FileAccounts(passwordFile: passwordFile, aclFile: aclFile)
+        try files.write(files.readACL(), topics: prefixes)
     }
 
     /// The operator's login for `mosquitto_pub`, `mosquitto_sub` and `mosquitto_rr`, mode 0600.

@@ -245,7 +245,7 @@ extension SettingKey {
                                ? "client ids separated by commas, none empty and none containing '/', '+' or '#'" : nil
                        }),
             SettingKey(key: "security.restrict_response_topics", flag: "secure", kind: .bool, defaultValue: .bool(relay.restrictResponseTopics),
-                       help: "Honour a v5 Response Topic only inside the requester's own reply topics (docs/security.md); false is refused while Trellis logs in with an account. --secure, once needed, is the default now.", reloadable: true),
+                       help: "Honour a v5 Response Topic only inside the requester's own reply topics (docs/security.md); false is refused while Trellis logs in with an account. --secure, once needed, is the default now.", reloadable: false),
             SettingKey(key: "clock.max_future_skew", kind: .double, defaultValue: .double(relay.maxFutureSkew),
                        help: "Seconds a message's own time (a press, a reading's at, a log line's timestamp) may lie ahead of Trellis's clock; a later one is dead-lettered as future_time, as it would stay the newest for ever.", reloadable: true, check: nonNegative),
             SettingKey(key: "stats.interval", flag: "stats-interval", kind: .double, defaultValue: .double(relay.statsInterval),
