@@ -73,12 +73,8 @@ struct BrokerLogin: ParsableArguments {
         guard ["127.0.0.1", "localhost", "::1"].contains(host) || host.hasPrefix("127.") else { return nil }
         // `trellis run`'s state directory, else where the Debian package keeps the operator's password.
         let directories = [ProcessInfo.processInfo.environment["TRELLIS_STATE_DIR"] ?? "trellis-state", "/etc/trellis"]
-        guard let text = directories.lazy.compactMap({ directory in
-            try? String(contentsOfFile: (directory as NSString).appendingPathComponent("\(LocalAccounts.operatorAccount).password"),
-                        encoding: .utf8)
-        }).first else { return nil }
-        let password = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        return password.isEmpty ? nil : (LocalAccounts.operatorAccount, password)
+        return directories.lazy.compactMap { LocalAccounts.password(at: LocalAccounts.passwordPath(of: LocalAccounts.operatorAccount, in: $0)) }
+            .first.map { (LocalAccounts.operatorAccount, $0) }
     }
 
     /// A started client connected to the broker at `text`, or a reported error.

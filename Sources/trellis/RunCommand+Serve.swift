@@ -35,6 +35,7 @@ extension RunCommand {
             logger.info("seeded plants", metadata: ["file": "\(plantsFile)", "plants": "\(seeded.count)"])
         }
 
+        let settings = configuration.relaySettings
         var services: [any Service] = []
         let address: BrokerURL
         var localLogin: (username: String, password: String)?
@@ -42,15 +43,17 @@ extension RunCommand {
             address = joined
         } else {
             let brokerConfig = try resolveBrokerConfig(configuration, logger: logger)
-            // A broker with accounts, started here, and no account named: Trellis keeps its own and the operator's.
-            if let accounts = LocalAccounts(brokerConfig: brokerConfig, state: state), !configuration.string("broker.username").isEmpty {
-                // Trellis logs in with an account named to it: the accounts are the administrator's, the rights the table's.
-                try accounts.rewriteACL(prefixes: configuration.relaySettings.topicPrefixes)
-            } else if let accounts = LocalAccounts(brokerConfig: brokerConfig, state: state) {
-                let password = try await accounts.ensure(prefixes: configuration.relaySettings.topicPrefixes)
-                localLogin = (LocalAccounts.trellisAccount, password)
-                logger.info("logging in to the broker it starts as \(LocalAccounts.trellisAccount); the operator's password is in \(accounts.passwordPath(of: LocalAccounts.operatorAccount))",
-                            metadata: ["mosquitto_clients": "XDG_CONFIG_HOME=\(accounts.clientOptionsDirectory)"])
+            if let accounts = LocalAccounts(brokerConfig: brokerConfig, state: state) {
+                if !configuration.string("broker.username").isEmpty {
+                    // Trellis logs in with an account named to it: the accounts are the administrator's, the rights the table's.
+                    try accounts.rewriteACL(prefixes: settings.topicPrefixes)
+                } else {
+                    // No account named: Trellis keeps its own and the operator's.
+                    let password = try await accounts.ensure(prefixes: settings.topicPrefixes)
+                    localLogin = (LocalAccounts.trellisAccount, password)
+                    logger.info("logging in to the broker it starts as \(LocalAccounts.trellisAccount); the operator's password is in \(accounts.passwordPath(of: LocalAccounts.operatorAccount))",
+                                metadata: ["mosquitto_clients": "XDG_CONFIG_HOME=\(accounts.clientOptionsDirectory)"])
+                }
             }
             let process = try MosquittoProcess(configPath: brokerConfig,
                                                logPath: (state as NSString).appendingPathComponent("mosquitto.log"),
@@ -61,7 +64,6 @@ extension RunCommand {
             services.append(BrokerService(broker: process, logger: logger))
         }
 
-        let settings = configuration.relaySettings
         let named = configuration.string("broker.username")
         let username = localLogin?.username ?? (named.isEmpty ? address.username : named)
         if let problem = ResponseTopicPolicy.check(restricting: settings.restrictResponseTopics, username: username) {

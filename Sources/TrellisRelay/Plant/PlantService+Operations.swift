@@ -164,8 +164,7 @@ struct ReplyRoute {
 
     /// Whether the request names a Response Topic outside its own reply space.
     var refusesResponseTopic: Bool {
-        guard let responseTopic = requestProperties.responseTopic else { return false }
-        return !service.settings.allowsResponseTopic(responseTopic, forRequest: requestTopic)
+        ResponseTopicPolicy.refuses(requestProperties.responseTopic, forRequest: requestTopic, settings: service.settings)
     }
 
     /// The dialect of this route's reply topic: the setting on the shared topics, lossless per client.

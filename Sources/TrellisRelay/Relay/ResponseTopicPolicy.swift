@@ -18,9 +18,14 @@ public enum ResponseTopicPolicy {
 
     /// The dead letter of `request` when it names a Response Topic the rule refuses; nil otherwise.
     public static func refusal(of request: MQTTMessage, settings: RelaySettings, at time: Date) -> DeadLetter? {
-        guard let responseTopic = request.properties.responseTopic,
-              !settings.allowsResponseTopic(responseTopic, forRequest: request.topic) else { return nil }
+        guard refuses(request.properties.responseTopic, forRequest: request.topic, settings: settings) else { return nil }
         return DeadLetter(reason: refusedReason, topic: request.topic, payload: request.payload, receivedAt: time)
+    }
+
+    /// Whether a request on `requestTopic` names a Response Topic the rule refuses (none: no).
+    static func refuses(_ responseTopic: String?, forRequest requestTopic: String, settings: RelaySettings) -> Bool {
+        guard let responseTopic else { return false }
+        return !settings.allowsResponseTopic(responseTopic, forRequest: requestTopic)
     }
 
     /// Why a configuration would leave the rule open where the broker has accounts; nil when it is

@@ -31,7 +31,7 @@ struct FileAccounts: AccountStore {
 
     func write(_ acl: AccessControlList, topics: AccessControlList.Topics = .init()) throws {
         try createParentDirectory(of: aclFile)
-        try replaceKeepingMode(aclFile, with: acl.render(topics: topics))
+        try replaceFile(aclFile, with: Array(acl.render(topics: topics).utf8), newFileMode: 0o644)
     }
 
     func set(_ name: String, role: AccessControlList.Role, sensors: [String], password: String) async throws {
@@ -68,14 +68,4 @@ struct FileAccounts: AccountStore {
 func createParentDirectory(of path: String) throws {
     let directory = (path as NSString).deletingLastPathComponent
     try FileManager.default.createDirectory(atPath: directory.isEmpty ? "." : directory, withIntermediateDirectories: true)
-}
-
-/// Replaces the file at `path` with `text` at once (a rename), keeping the old file's mode, owner
-/// and group: an ACL that Mosquitto reads as its own group stays readable to it, and no wider.
-func replaceKeepingMode(_ path: String, with text: String) throws {
-    let kept = (try? FileManager.default.attributesOfItem(atPath: path)).map { attributes in
-        attributes.filter { [.posixPermissions, .ownerAccountID, .groupOwnerAccountID].contains($0.key) }
-    }
-    try text.write(toFile: path, atomically: true, encoding: .utf8)
-    if let kept, !kept.isEmpty { try FileManager.default.setAttributes(kept, ofItemAtPath: path) }
 }

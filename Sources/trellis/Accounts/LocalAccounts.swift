@@ -33,10 +33,11 @@ struct LocalAccounts {
     /// taken from the working directory, as Mosquitto, started from it, takes them.
     init?(brokerConfig configPath: String, state: String) {
         guard let text = try? String(contentsOfFile: configPath, encoding: .utf8) else { return nil }
+        /// The value of the first `key value` line, split on spaces and tabs as Mosquitto reads them.
         func value(_ key: String) -> String? {
-            text.split(separator: "\n").lazy.map { $0.trimmingCharacters(in: .whitespaces) }
-                .first { $0.hasPrefix(key + " ") }
-                .map { String($0.dropFirst(key.count + 1)).trimmingCharacters(in: .whitespaces) }
+            text.split(separator: "\n").lazy.map { $0.split(maxSplits: 1, whereSeparator: { $0 == " " || $0 == "\t" }) }
+                .first { $0.count == 2 && $0[0] == key }
+                .map { $0[1].trimmingCharacters(in: .whitespaces) }
         }
         guard let passwd = value("password_file"), let acl = value("acl_file") else { return nil }
         passwordFile = passwd
@@ -44,7 +45,17 @@ struct LocalAccounts {
         self.state = state
     }
 
-    func passwordPath(of account: String) -> String { (state as NSString).appendingPathComponent("\(account).password") }
+    func passwordPath(of account: String) -> String { Self.passwordPath(of: account, in: state) }
+
+    static func passwordPath(of account: String, in directory: String) -> String {
+        (directory as NSString).appendingPathComponent("\(account).password")
+    }
+
+    /// The password kept in `path` (its first line), or nil when there is none.
+    static func password(at path: String) -> String? {
+        let text = (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        return text?.isEmpty == false ? text : nil
+    }
 
     /// Where the Mosquitto clients' option files go (`XDG_CONFIG_HOME` for them).
     var clientOptionsDirectory: String { (state as NSString).appendingPathComponent("mosquitto-clients") }
@@ -53,16 +64,16 @@ struct LocalAccounts {
     func ensure(prefixes: TopicPrefixes) async throws -> String {
         let files = FileAccounts(passwordFile: passwordFile, aclFile: aclFile)
         let hashed = (try? String(contentsOfFile: passwordFile, encoding: .utf8)).map(MosquittoPasswordEntry.parse) ?? []
+        let listed = files.readACL().accounts
         var passwords: [String: String] = [:]
         for (name, role) in [(Self.trellisAccount, AccessControlList.Role.trellis), (Self.operatorAccount, .operator)] {
             let path = passwordPath(of: name)
-            let kept = (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
-            let listed = files.readACL().accounts.contains { $0.name == name && $0.role == role }
-            if let kept, !kept.isEmpty, listed, hashed.contains(where: { $0.username == name }) {
+            let kept = Self.password(at: path)
+            if let kept, listed.contains(where: { $0.name == name && $0.role == role }), hashed.contains(where: { $0.username == name }) {
                 passwords[name] = kept
                 continue
             }
-            let password = kept.flatMap { $0.isEmpty ? nil : $0 } ?? randomPassword()
+            let password = kept ?? randomPassword()
             try await files.set(name, role: role, sensors: [], password: password)
             try writeSecret(password, to: path)
             passwords[name] = password

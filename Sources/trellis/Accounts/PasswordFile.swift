@@ -72,27 +72,11 @@ struct PasswordFile {
         MosquittoPasswordEntry.parse(line).first?.username
     }
 
-    /// Writes `lines` to a new file beside the old one, with the old one's mode and owner (0600 and
-    /// ours for a new file), and renames it over: the broker never reads half a file.
+    /// Writes `lines` in place of the file, keeping its mode and owner (0600 and ours for a new one).
     private func replace(with lines: [String]) throws {
-        try createParentDirectory(of: path)
-        var old = stat()
-        let exists = stat(path, &old) == 0
-        let temporary = path + ".trellis-\(UUID().uuidString)"
         do {
-            let file = try FileDescriptor.open(FilePath(temporary), .writeOnly, options: [.create, .exclusiveCreate],
-                                               permissions: [.ownerReadWrite])
-            try file.closeAfter {
-                guard fchmod(file.rawValue, exists ? old.st_mode & 0o7777 : 0o600) == 0 else { throw Errno(rawValue: errno) }
-                // Another owner (the broker's user, when root runs this) is kept where we may set it.
-                if exists, old.st_uid != geteuid() || old.st_gid != getegid() {
-                    _ = fchown(file.rawValue, old.st_uid, old.st_gid)
-                }
-                _ = try file.writeAll(Array(lines.map { $0 + "\n" }.joined().utf8))
-            }
-            guard rename(temporary, path) == 0 else { throw Errno(rawValue: errno) }
+            try replaceFile(path, with: Array(lines.map { $0 + "\n" }.joined().utf8), newFileMode: 0o600)
         } catch {
-            unlink(temporary)
             throw fail("cannot write the password file \(path): \(describe(error))")
         }
     }
