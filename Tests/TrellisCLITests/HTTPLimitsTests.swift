@@ -156,9 +156,16 @@ struct HTTPLimitsTests {
                                          "--transports", transports, "--timeout", "60"], executable: python)
             }
             for client in clients { try await client.waitForOutput(#""event": "registered""#, timeout: .seconds(60)) }
-            // What is under test is time passing: four idle timeouts with nothing to say. A WebSocket
-            // is not HTTP any more, and a long poll is a request in progress: neither is cut.
-            try await Task.sleep(for: .seconds(4))
+            // Four idle timeouts pass with nothing to say, each seen as the server closing an idle
+            // kept-alive connection of its own. A WebSocket is not HTTP any more, and a long poll is a
+            // request in progress: neither is cut.
+            for _ in 0..<4 {
+                let idle = try TrellisBinary.start([Self.script, "--port", "\(ports[0])", "--count", "1", "--mode", "keepalive",
+                                                    "--path", "/", "--early", "0.5"], executable: "/usr/bin/python3")
+                #expect(try await idle.waitForExit(timeout: .seconds(60)) == 0, "\(idle.output)")
+                let done = try #require(Self.event("done", idle.output), "\(idle.output)")
+                #expect(done["late"] as? Int == 1 && done["still_open"] as? Int == 0, "closed by the idle timeout: \(idle.output)")
+            }
             let presser = try await TestClients.connect(to: broker)
             try await presser.publishAndWait(topic: "p2o/buttons/\(button)/press", payload: [])
             // Each client (which does not reconnect) heard the press on the session it opened.
