@@ -169,7 +169,7 @@ public struct JSONService: Sendable {
         let qos = min(request.qos, .atLeastOnce)
         let topic = topics.response(service: name, action: action, client: client)
         guard let responseTopic = request.properties.responseTopic,
-              settings.allowsResponseTopic(responseTopic, forRequest: request.topic)
+              !ResponseTopicPolicy.refuses(responseTopic, forRequest: request.topic, settings: settings)
         else {
             return [MQTTMessage(topic: topic, payload: payload, qos: qos)]
         }

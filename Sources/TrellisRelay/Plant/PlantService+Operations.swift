@@ -151,20 +151,18 @@ struct ReplyRoute {
     /// needs of it, kept rather than a copy of the whole request.
     let requestQoS: QoS
     let requestProperties: MQTTProperties
-    let requestTopic: String
     let client: String?
+    /// Whether the request names a Response Topic outside its own reply space: decided once, and
+    /// only for a request that names one.
+    let refusesResponseTopic: Bool
 
     init(service: PlantService, request: MQTTMessage, client: String?) {
         self.service = service
         requestQoS = request.qos
         requestProperties = request.properties
-        requestTopic = request.topic
         self.client = client
-    }
-
-    /// Whether the request names a Response Topic outside its own reply space.
-    var refusesResponseTopic: Bool {
-        ResponseTopicPolicy.refuses(requestProperties.responseTopic, forRequest: requestTopic, settings: service.settings)
+        refusesResponseTopic = ResponseTopicPolicy.refuses(request.properties.responseTopic, forRequest: request.topic,
+                                                           settings: service.settings)
     }
 
     /// The dialect of this route's reply topic: the setting on the shared topics, lossless per client.
@@ -184,9 +182,7 @@ struct ReplyRoute {
     func messages(_ inDialect: PlantWires, lossless: @autoclosure () -> PlantWires) -> [MQTTMessage] {
         let qos = min(requestQoS, .atLeastOnce)
         let topic = client.map { "\(service.replyTopic)/\($0)" } ?? service.replyTopic
-        guard let responseTopic = requestProperties.responseTopic,
-              service.settings.allowsResponseTopic(responseTopic, forRequest: requestTopic)
-        else {
+        guard let responseTopic = requestProperties.responseTopic, !refusesResponseTopic else {
             return inDialect.map { MQTTMessage(topic: topic, payload: $0, qos: qos) }
         }
         let correlated = MQTTProperties(correlationData: requestProperties.correlationData)
