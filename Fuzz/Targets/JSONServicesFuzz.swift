@@ -13,14 +13,10 @@ public func fuzzJSONServices(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     let now = Date(timeIntervalSince1970: 1_780_000_000)
     if case let .success(request) = JSONRequest.parse(bytes) {
-        for (service, actions) in FleetRequest.actions {
-            for action in actions { _ = FleetRequest.parse(service: service, action: action, request) }
-        }
-        for (service, actions) in CatalogRequest.actions {
-            for action in actions {
-                _ = CatalogRequest.parse(service: service, action: action, request, perClient: true)
-                _ = CatalogRequest.parse(service: service, action: action, request, perClient: false)
-            }
+        for action in FleetRequest.actions.all { _ = action.parse(request, perClient: false, limits: FleetLimits()) }
+        for action in CatalogRequest.actions.all {
+            _ = action.parse(request, perClient: true, limits: CatalogLimits())
+            _ = action.parse(request, perClient: false, limits: CatalogLimits())
         }
         if case let .success(.drill(targets)) = BrowseRequest.parse(request) {
             for target in targets { _ = target.resolve() }

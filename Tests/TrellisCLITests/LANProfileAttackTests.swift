@@ -64,7 +64,7 @@ struct LANProfileAttackTests {
             let inbox = await MessageCollector.collecting(anonymous)
             try? await anonymous.subscribe("#")
             try await anonymous.subscribe("rpi/fromrpi")
-            let paths = FleetAction.all.map(\.path) + CatalogAction.all.map(\.path) + ["deadletters/list", "store/backup"]
+            let paths = FleetRequest.actions.all.map(\.path) + CatalogRequest.actions.all.map(\.path) + ["deadletters/list", "store/backup"]
             for path in paths {
                 for topic in ["trellis/request/\(path)", "trellis/clients/anon/request/\(path)"] {
                     try? await anonymous.publishAndWait(topic: topic, payload: Array(#"{"id":"node7","model":"m1"}"#.utf8))

@@ -1,23 +1,26 @@
-/// One action of the plant catalog's JSON services (`catalog`, `likes`, `boards`, `plants`), declared
-/// once: its service and name and how its request is read. ``CatalogAction/all`` is the one list the
-/// routes, the `unknown_action` answer and docs/catalog.md's tables (checked by a test) follow; what an
-/// action does is the relay's answer to the ``CatalogRequest`` it returns.
-public struct CatalogAction: Sendable {
-    public let service: String
-    public let name: String
-    let read: @Sendable (CatalogRequestReader, _ perClient: Bool) throws -> CatalogRequest
+/// One action of the plant catalog's JSON services (`catalog`, `likes`, `boards`, `plants`): a
+/// ``JSONActionSpec`` whose request is read into a ``CatalogRequest``. `likes` and `boards` belong
+/// to one client each, so only the per-client form may send them.
+public typealias CatalogAction = JSONActionSpec<CatalogRequest, CatalogLimits>
 
-    init(_ service: String, _ name: String, read: @escaping @Sendable (CatalogRequestReader, _ perClient: Bool) throws -> CatalogRequest) {
-        self.service = service
-        self.name = name
-        self.read = read
+extension JSONActionSpec where Request == CatalogRequest, Limits == CatalogLimits {
+    init(_ service: String, _ name: String,
+         read: @escaping @Sendable (CatalogRequestReader, _ perClient: Bool) throws -> CatalogRequest) {
+        let access: JSONActionAccess = CatalogRequest.perClientServices.contains(service) ? .ownClient : .anyone
+        self.init(service, name, access: access) { input in
+            try read(CatalogRequestReader(request: input.request, limits: input.limits), input.perClient)
+        }
     }
+}
 
-    /// `service/action`, as the topics and the docs name it.
-    public var path: String { "\(service)/\(name)" }
+extension CatalogRequest {
+    /// Services whose actions belong to one client: only the per-client form may use them.
+    static let perClientServices: Set<String> = ["likes", "boards"]
 
-    /// Every action, service by service, in the order `unknown_action` lists them.
-    public static let all: [CatalogAction] = [
+    /// Every action, service by service, in the order docs/catalog.md lists them: the one list the
+    /// routes, the per-client rule, the `unknown_action` answer and the docs table (checked by a
+    /// test) follow; what an action does is the relay's answer to the ``CatalogRequest`` it returns.
+    public static let actions = JSONActionList<CatalogRequest, CatalogLimits>([
         CatalogAction("catalog", "search") { reader, perClient in try reader.search(perClient: perClient) },
         CatalogAction("catalog", "get") { reader, _ in .get(symbol: try reader.only(["symbol"]) { try reader.symbol("symbol") }) },
         CatalogAction("likes", "add") { reader, _ in .addLike(symbol: try reader.only(["symbol"]) { try reader.symbol("symbol") }) },
@@ -50,14 +53,5 @@ public struct CatalogAction: Sendable {
             try reader.only(["plant", "symbol"]) { .link(plant: try reader.plant(), symbol: try reader.symbol("symbol")) }
         },
         CatalogAction("plants", "unlink") { reader, _ in .unlink(plant: try reader.only(["plant"]) { try reader.plant() }) },
-    ]
-
-    /// The services, in the order of ``all``.
-    public static var services: [String] {
-        var seen = Set<String>()
-        return all.map(\.service).filter { seen.insert($0).inserted }
-    }
-
-    /// The actions of `service`, in order.
-    public static func actions(of service: String) -> [CatalogAction] { all.filter { $0.service == service } }
+    ])
 }

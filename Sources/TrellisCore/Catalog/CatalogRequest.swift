@@ -18,35 +18,6 @@ public enum CatalogRequest: Sendable, Equatable {
     /// `plants/link`: ties a plant of the plant tracker to a species.
     case link(plant: String, symbol: String)
     case unlink(plant: String)
-
-    /// The actions of each service, in the order `unknown_action` lists them (from ``CatalogAction/all``).
-    public static var actions: [String: [String]] {
-        Dictionary(grouping: CatalogAction.all, by: \.service).mapValues { $0.map(\.name) }
-    }
-
-    /// Services whose actions belong to one client: only the per-client form may use them.
-    public static let perClientServices: Set<String> = ["likes", "boards"]
-
-    /// Reads the request for `service/action`. `perClient` tells whether it came on the
-    /// per-client form, which `likes`, `boards` and `unseen_only` need.
-    public static func parse(service: String, action: String, _ request: JSONRequest, perClient: Bool,
-                             limits: CatalogLimits = CatalogLimits()) -> Result<CatalogRequest, JSONServiceError> {
-        if perClientServices.contains(service), !perClient {
-            return .failure(JSONServiceError(.invalidRequest,
-                "\(service)/\(action) belongs to one client: send it on trellis/clients/<client>/request/\(service)/\(action)"))
-        }
-        guard let known = CatalogAction.all.first(where: { $0.service == service && $0.name == action }) else {
-            return .failure(JSONServiceError(.unknownAction, "\(service) has no action \"\(action)\""))
-        }
-        let reader = CatalogRequestReader(request: request, limits: limits)
-        do {
-            return .success(try known.read(reader, perClient))
-        } catch let error as JSONServiceError {
-            return .failure(error)
-        } catch {
-            return .failure(JSONServiceError(.invalidRequest, "\(error)"))
-        }
-    }
 }
 
 /// The bounds of catalog requests and of what a client may keep.

@@ -1,34 +1,26 @@
-/// One action of the fleet's JSON services, declared once: its service and name, whether it
-/// changes the fleet (then only operators may send it on the per-client topics), and how its
-/// request is read. ``FleetAction/all`` is the one list: the routes, the operators' rule, the
-/// unknown-action answer and docs/devices.md's tables (checked by a test) all follow from it;
-/// what an action does is the relay's answer to the ``FleetRequest`` it returns.
-public struct FleetAction: Sendable {
-    public let service: String
-    public let name: String
-    /// A write: on the per-client topics only operators may send it.
-    public let changesFleet: Bool
-    let read: @Sendable (FleetRequestReader) throws -> FleetRequest
+/// One action of the fleet's JSON services (`devices`, `models`, `logs`): a ``JSONActionSpec``
+/// whose request is read into a ``FleetRequest``. The ones that change the fleet may be sent on the
+/// per-client topics by operators only.
+public typealias FleetAction = JSONActionSpec<FleetRequest, FleetLimits>
 
+extension JSONActionSpec where Request == FleetRequest, Limits == FleetLimits {
     init(_ service: String, _ name: String, changesFleet: Bool = false,
          read: @escaping @Sendable (FleetRequestReader) throws -> FleetRequest) {
-        self.service = service
-        self.name = name
-        self.changesFleet = changesFleet
-        self.read = read
+        self.init(service, name, access: changesFleet ? .operators(may: "change the fleet") : .anyone) { input in
+            try read(FleetRequestReader(request: input.request, limits: input.limits))
+        }
     }
 
-    /// `service/action`, as the topics and the docs name it.
-    public var path: String { "\(service)/\(name)" }
+    /// A write: on the per-client topics only operators may send it.
+    public var changesFleet: Bool { operatorOnly }
+}
 
-    /// Validates `request` as this action.
-    public func parse(_ request: JSONRequest, limits: FleetLimits = FleetLimits()) -> Result<FleetRequest, JSONServiceError> {
-        Result { try read(FleetRequestReader(request: request, limits: limits)) }
-            .mapError { $0 as? JSONServiceError ?? JSONServiceError(.invalidRequest, "\($0)") }
-    }
+extension FleetRequest {
+    /// Every action of each service, in the order docs/devices.md lists them: the one list the
+    /// routes, the operators' rule, the `unknown_action` answer and the docs table (checked by a
+    /// test) follow; what an action does is the relay's answer to the ``FleetRequest`` it returns.
+    public static let actions = JSONActionList<FleetRequest, FleetLimits>([
 
-    /// Every action of each service, in the order docs/devices.md lists them.
-    public static let all: [FleetAction] = [
         FleetAction("devices", "list") { request in
             try request.only(["model_id", "powerstate"])
             return .listDevices(modelID: try request.optionalString("model_id"), powerstate: try request.powerstate())
@@ -105,14 +97,5 @@ public struct FleetAction: Sendable {
             let limit = try request.request.optionalInteger("limit", in: 1...max(1, request.limits.logEntries)).get()
             return .logs(device: device, since: since, limit: limit ?? request.limits.logEntries)
         },
-    ]
-
-    /// The services, in the order of ``all``.
-    public static var services: [String] {
-        var seen = Set<String>()
-        return all.map(\.service).filter { seen.insert($0).inserted }
-    }
-
-    /// The actions of `service`, in order.
-    public static func actions(of service: String) -> [FleetAction] { all.filter { $0.service == service } }
+    ])
 }

@@ -36,25 +36,6 @@ public enum FleetRequest: Sendable, Hashable {
     case code(model: String, build: Int?)
     case builds(model: String)
     case logs(device: String, since: Date?, limit: Int)
-
-    /// Every action of each service, in the order docs/devices.md lists them (from ``FleetAction/all``).
-    public static var actions: [String: [String]] {
-        Dictionary(grouping: FleetAction.all, by: \.service).mapValues { $0.map(\.name) }
-    }
-
-    /// The actions that change the fleet; on the per-client topics only operators may send them.
-    public static var fleetChanging: Set<String> { Set(FleetAction.all.filter(\.changesFleet).map(\.path)) }
-
-    /// Validates `request` as `service`/`action`.
-    public static func parse(service: String, action: String, _ request: JSONRequest,
-                             limits: FleetLimits = FleetLimits()) -> Result<FleetRequest, JSONServiceError> {
-        guard let known = FleetAction.all.first(where: { $0.service == service && $0.name == action }) else {
-            let names = FleetAction.actions(of: service).map(\.name)
-            let known = names.isEmpty ? "none" : names.joined(separator: ", ")
-            return .failure(JSONServiceError(.unknownAction, "\(service) has no action \"\(action)\"; its actions are \(known)"))
-        }
-        return known.parse(request, limits: limits)
-    }
 }
 
 /// The `since` of `logs/get`: Unix seconds (a number) or an ISO 8601 time.

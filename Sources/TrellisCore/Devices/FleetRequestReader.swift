@@ -1,5 +1,5 @@
 /// Reading one fleet request's members, each with the refusal its action answers: the shared
-/// vocabulary of ``FleetAction/all``'s readers (a device id, a model id, a name, code within the
+/// vocabulary of ``FleetRequest/actions``'s readers (a device id, a model id, a name, code within the
 /// size limit).
 struct FleetRequestReader {
     let request: JSONRequest

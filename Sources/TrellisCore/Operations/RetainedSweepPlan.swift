@@ -33,6 +33,8 @@ public struct RetainedSweepPlan: Sendable, Hashable {
     public var nodeBase: String
     /// Trellis's own topic prefix (`trellis`).
     public var trellisPrefix: String
+    /// The prefixes the sweep's topics are spelled with: only `{trellis}` is used.
+    private var prefixes: TopicPrefixes { TopicPrefixes(trellis: trellisPrefix) }
 
     public init(discoveryPrefix: String?, earlierPrefixes: [String] = [], nodeBase: String, trellisPrefix: String) {
         self.discoveryPrefix = discoveryPrefix
@@ -47,19 +49,16 @@ public struct RetainedSweepPlan: Sendable, Hashable {
         for prefix in [discoveryPrefix].compactMap({ $0 }) + earlierPrefixes where prefix.contains("/") {
             filters.append("\(prefix)/+/+/+/config")
         }
-        filters += ["devices/+/info", "\(trellisPrefix)/models/+/info", "\(trellisPrefix)/plants/+/state"]
+        filters += [TopicPattern.deviceInfo, .modelInfo, .plantState].map { $0.filter(prefixes) }
         var seen = Set<String>()
         return filters.filter { seen.insert($0).inserted }
     }
 
     /// What `topic` is, nil for a topic the sweep leaves alone (not Trellis's).
     public func subject(of topic: String) -> Subject? {
-        if topic.hasPrefix("devices/"), topic.hasSuffix("/info") {
-            let id = topic.dropFirst("devices/".count).dropLast("/info".count)
-            return id.isEmpty || id.contains("/") ? nil : .device(String(id))
-        }
-        if let id = level(of: topic, between: "\(trellisPrefix)/models/", and: "/info") { return .model(id) }
-        if let id = level(of: topic, between: "\(trellisPrefix)/plants/", and: "/state") {
+        if let id = TopicPattern.deviceInfo.name(in: topic, prefixes) { return .device(id) }
+        if let id = TopicPattern.modelInfo.name(in: topic, prefixes) { return .model(id) }
+        if let id = TopicPattern.plantState.name(in: topic, prefixes) {
             return Int64(id).map(Subject.plant)
         }
         return discoveryConfig(topic)
@@ -101,12 +100,6 @@ public struct RetainedSweepPlan: Sendable, Hashable {
         }
     }
 
-    /// The one topic level of `topic` between `head` and `tail`, nil when it is not of that form.
-    private func level(of topic: String, between head: String, and tail: String) -> String? {
-        guard topic.hasPrefix(head), topic.hasSuffix(tail), topic.count > head.count + tail.count else { return nil }
-        let id = topic.dropFirst(head.count).dropLast(tail.count)
-        return id.contains("/") ? nil : String(id)
-    }
 }
 
 /// What exists now, as the sweep judges retained topics by it: the buttons, devices, models and

@@ -84,3 +84,24 @@ extension TopicAccessTable {
         return (["| topic | who publishes | who reads | what it carries |", "|---|---|---|---|"] + lines).joined(separator: "\n")
     }
 }
+
+extension TopicAccessTable {
+    /// The filters of the rows only Trellis publishes (its replies, states, records and commands),
+    /// `{name}` as `+`; the last row, on which Trellis may publish anything, is not among them.
+    public static func trellisOutputs(prefixes: TopicPrefixes = TopicPrefixes()) -> [String] {
+        rows.filter { $0.topic != "#" && $0.publish.allSatisfy { $0.role == .trellis } }.map { $0.filter(prefixes) }
+    }
+
+    /// The filters of the rows someone other than Trellis publishes: requests, readings, presses,
+    /// registrations, device messages, even where they sit under a filter of ``trellisOutputs(prefixes:)``.
+    public static func inputs(prefixes: TopicPrefixes = TopicPrefixes()) -> [String] {
+        rows.filter { $0.publish.contains { $0.role != .trellis } }.map { $0.filter(prefixes) }
+    }
+}
+
+extension TopicAccessTable.Row {
+    /// The row's subscription filter with `prefixes`: `{name}` as `+`.
+    public func filter(_ prefixes: TopicPrefixes) -> String {
+        prefixes.expand(topic).replacingOccurrences(of: "{name}", with: "+")
+    }
+}

@@ -39,6 +39,10 @@ public enum TopicAccessTable {
             self.replies = replies
             self.about = about
         }
+
+        init(_ pattern: TopicPattern, publish: [Grant], read: [Grant], about: String) {
+            self.init(pattern.template, publish: publish, read: read, about: about)
+        }
     }
 
     /// The table. Trellis's own account reads and writes every topic (the last row): it reads every
@@ -59,7 +63,7 @@ public enum TopicAccessTable {
             about: "a sensor's readings (`{name}` is the sensor's address)"),
         Row("{buttons}/buttons/{name}/press", publish: [.own(.button), .any(.operator)], read: [.any(.trellis)],
             about: "a button's presses"),
-        Row("{buttons}/buttons/{name}/state", publish: [.any(.trellis)],
+        Row(.buttonState, publish: [.any(.trellis)],
             read: [.any(.app), .any(.button), .any(.operator)], about: "a button's retained count and history"),
         Row("{buttons}/clients/{name}/status", publish: [.own(.app), .own(.operator)], read: [.any(.trellis)],
             about: "an app's presence for the button service"),
@@ -82,15 +86,15 @@ public enum TopicAccessTable {
             about: "whether Trellis is online (retained)"),
         Row("{trellis}/#", publish: [.any(.trellis)], read: [.any(.operator)],
             about: "statistics, dead letters, plant states, care alerts and the rest of Trellis's own topics"),
-        Row("devices/{name}/status", publish: [.own(.device), .any(.operator)], read: [.any(.trellis)],
+        Row(.deviceStatus, publish: [.own(.device), .any(.operator)], read: [.any(.trellis)],
             about: "a device's status"),
-        Row("devices/{name}/telemetry", publish: [.own(.device), .any(.operator)], read: [.any(.trellis)],
+        Row(.deviceTelemetry, publish: [.own(.device), .any(.operator)], read: [.any(.trellis)],
             about: "a device's telemetry"),
-        Row("devices/{name}/log", publish: [.own(.device), .any(.operator)], read: [.any(.trellis)],
+        Row(.deviceLog, publish: [.own(.device), .any(.operator)], read: [.any(.trellis)],
             about: "a device's log lines"),
-        Row("devices/{name}/info", publish: [.any(.trellis)], read: [.own(.device), .any(.operator)],
+        Row(.deviceInfo, publish: [.any(.trellis)], read: [.own(.device), .any(.operator)],
             about: "a device's record, which Trellis alone writes"),
-        Row("devices/{name}/command", publish: [.any(.trellis)], read: [.own(.device), .any(.operator)],
+        Row(.deviceCommand, publish: [.any(.trellis)], read: [.own(.device), .any(.operator)],
             about: "commands to a device, which Trellis alone sends"),
         Row("homeassistant/status", publish: [.any(.operator)], read: [.any(.trellis)],
             about: "Home Assistant's birth message (Home Assistant logs in as an operator)"),

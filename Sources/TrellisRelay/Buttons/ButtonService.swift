@@ -57,7 +57,7 @@ public struct ButtonService: Sendable {
             let outcome = try await context.store.recordPress(button: button, at: time, historyLimit: settings.historyLimit)
             var output = HandlerOutput()
             let state = outcome.snapshot
-            output.publish(MQTTMessage(topic: "\(buttons)/\(button)/state", payload: ButtonPayloads.state(state),
+            output.publish(MQTTMessage(topic: TopicPattern.buttonState.topic(button, settings.topicPrefixes), payload: ButtonPayloads.state(state),
                                        qos: .atLeastOnce, retain: true))
             let id = Array(button.utf8)
             for client in outcome.onlineClients {

@@ -22,23 +22,14 @@ public struct CatalogActions: Sendable {
 
     /// The entries of the routing table of all four services.
     public var routes: [Route] {
-        CatalogAction.services.sorted().flatMap { service in
-            let actions = CatalogAction.actions(of: service).map { action in
-                JSONAction(action.name) { [self] request, call in await perform(request, call: call) }
-            }
-            return JSONService(service, settings: settings, actions: actions).routes
+        JSONService.routes(of: CatalogRequest.actions, limits: limits, settings: settings) { [self] request, call in
+            await perform(request, call: call)
         }
     }
 
-    /// Validates and carries out one request; a store failure answers `internal_error` and is
-    /// dead-lettered as `store_error`.
-    func perform(_ request: JSONRequest, call: JSONCall) async -> JSONResult {
-        let parsed: CatalogRequest
-        switch CatalogRequest.parse(service: call.service, action: call.action, request,
-                                    perClient: call.client != nil, limits: limits) {
-        case let .failure(error): return JSONResult(.error(error))
-        case let .success(value): parsed = value
-        }
+    /// Carries out one request read by its action; a store failure answers `internal_error` and
+    /// is dead-lettered as `store_error`.
+    func perform(_ parsed: CatalogRequest, call: JSONCall) async -> JSONResult {
         await catalog.ensureStarterCatalog(call.context)
         do {
             return try await perform(parsed, client: call.client, context: call.context)

@@ -7,12 +7,7 @@ import TrellisStore
 extension DeviceService {
     /// Carries out one request as its action read it; a store failure answers `internal_error` and
     /// is dead-lettered as `store_error`.
-    func perform(_ parsed: Result<FleetRequest, JSONServiceError>, call: JSONCall) async -> JSONResult {
-        let fleetRequest: FleetRequest
-        switch parsed {
-        case let .failure(error): return JSONResult(.error(error))
-        case let .success(parsed): fleetRequest = parsed
-        }
+    func perform(_ fleetRequest: FleetRequest, call: JSONCall) async -> JSONResult {
         do {
             return try await perform(fleetRequest, context: call.context)
         } catch {

@@ -16,30 +16,26 @@ public struct DeviceService: Sendable {
 
     /// This service's entries of the routing table.
     public var routes: [Route] {
-        var routes = [
-            Route("devices/+/status", service: "devices", handler: ClosureHandler { message, context in
+        let routes = [
+            Route(TopicPattern.deviceStatus.filter(prefixes), service: "devices", handler: ClosureHandler { message, context in
                 if let refusal = overRate(message, device: context.captures[0], context: context) { return refusal }
                 return await status(message, device: context.captures[0], context: context)
             }),
-            Route("devices/+/telemetry", service: "devices", handler: ClosureHandler { message, context in
+            Route(TopicPattern.deviceTelemetry.filter(prefixes), service: "devices", handler: ClosureHandler { message, context in
                 if let refusal = overRate(message, device: context.captures[0], context: context) { return refusal }
                 return await telemetry(message, device: context.captures[0], context: context)
             }),
-            Route("devices/+/log", service: "devices", handler: ClosureHandler { message, context in
+            Route(TopicPattern.deviceLog.filter(prefixes), service: "devices", handler: ClosureHandler { message, context in
                 if let refusal = overRate(message, device: context.captures[0], context: context) { return refusal }
                 return await log(message, device: context.captures[0], context: context)
             }),
         ]
-        for service in FleetAction.services {
-            let actions = FleetAction.actions(of: service).map { action in
-                JSONAction(action.name, operatorOnly: action.changesFleet) { [self] request, call in
-                    await perform(action.parse(request, limits: limits), call: call)
-                }
-            }
-            routes += JSONService(service, settings: settings, actions: actions).routes
+        return routes + JSONService.routes(of: FleetRequest.actions, limits: limits, settings: settings) { [self] request, call in
+            await perform(request, call: call)
         }
-        return routes
     }
+
+    var prefixes: TopicPrefixes { settings.topicPrefixes }
 
     var limits: FleetLimits { FleetLimits(logEntries: settings.deviceLogLimit, codeBytes: settings.maxCodeBytes) }
 
@@ -131,28 +127,28 @@ public struct DeviceService: Sendable {
 
     /// The retained `devices/<id>/info`.
     func info(_ device: DeviceRecord) -> MQTTMessage {
-        MQTTMessage(topic: "devices/\(device.id)/info", payload: DevicePayloads.info(device), qos: .atLeastOnce, retain: true)
+        MQTTMessage(topic: TopicPattern.deviceInfo.topic(device.id, prefixes), payload: DevicePayloads.info(device), qos: .atLeastOnce, retain: true)
     }
 
     /// Clears a forgotten device's retained info.
     func clearInfo(device id: String) -> MQTTMessage {
-        MQTTMessage(topic: "devices/\(id)/info", payload: [], qos: .atLeastOnce, retain: true)
+        MQTTMessage(topic: TopicPattern.deviceInfo.topic(id, prefixes), payload: [], qos: .atLeastOnce, retain: true)
     }
 
     /// The retained `trellis/models/<id>/info`.
     func modelInfo(_ model: ModelRecord) -> MQTTMessage {
-        MQTTMessage(topic: "\(settings.trellisPrefix)/models/\(model.id)/info", payload: DevicePayloads.modelInfo(model),
+        MQTTMessage(topic: TopicPattern.modelInfo.topic(model.id, prefixes), payload: DevicePayloads.modelInfo(model),
                     qos: .atLeastOnce, retain: true)
     }
 
     /// Clears a deleted model's retained info.
     func clearModelInfo(model id: String) -> MQTTMessage {
-        MQTTMessage(topic: "\(settings.trellisPrefix)/models/\(id)/info", payload: [], qos: .atLeastOnce, retain: true)
+        MQTTMessage(topic: TopicPattern.modelInfo.topic(id, prefixes), payload: [], qos: .atLeastOnce, retain: true)
     }
 
     /// A command on `devices/<id>/command`, QoS 1, never retained.
     func command(_ payload: [UInt8], device id: String) -> MQTTMessage {
-        MQTTMessage(topic: "devices/\(id)/command", payload: payload, qos: .atLeastOnce)
+        MQTTMessage(topic: TopicPattern.deviceCommand.topic(id, prefixes), payload: payload, qos: .atLeastOnce)
     }
 
     /// Stores `entry` and returns its message on `trellis/logs/<id>`.

@@ -41,8 +41,6 @@ public struct HomeAssistantService: Sendable {
     }
 
     var restartTopic: String { "\(settings.trellisPrefix)/request/devices/restart" }
-    var buttonsPrefix: String { "\(settings.buttonPrefix)/buttons/" }
-    var plantsPrefix: String { "\(settings.trellisPrefix)/plants/" }
 
     // MARK: Following what handlers publish
 
@@ -52,22 +50,20 @@ public struct HomeAssistantService: Sendable {
         var out: [MQTTMessage] = []
         for message in publishes where message.retain {
             let topic = message.topic
-            if topic.hasSuffix("/state"), topic.hasPrefix(buttonsPrefix) {
-                let id = String(topic.dropFirst(buttonsPrefix.count).dropLast("/state".count))
-                guard !message.payload.isEmpty, !id.contains("/") else { continue }
+            let prefixes = settings.topicPrefixes
+            if let id = TopicPattern.buttonState.name(in: topic, prefixes) {
+                guard !message.payload.isEmpty else { continue }
                 out += publish(.button(id), signature: "", ledger: ledger) {
                     discovery.button(id: id, stateTopic: topic)
                 }
-            } else if topic.hasSuffix("/info"), topic.hasPrefix("devices/") {
-                let id = String(topic.dropFirst("devices/".count).dropLast("/info".count))
-                guard !id.contains("/") else { continue }
+            } else if let id = TopicPattern.deviceInfo.name(in: topic, prefixes) {
                 if message.payload.isEmpty {
                     out += withdraw(.device(id), ledger: ledger)
                 } else if let info = try? JSONDecoder().decode(DeviceInfo.self, from: Data(message.payload)) {
                     out += await device(id: id, name: info.name, modelID: info.modelID, store: store, ledger: ledger)
                 }
-            } else if topic.hasSuffix("/state"), topic.hasPrefix(plantsPrefix) {
-                guard let id = Int64(topic.dropFirst(plantsPrefix.count).dropLast("/state".count)) else { continue }
+            } else if let name = TopicPattern.plantState.name(in: topic, prefixes) {
+                guard let id = Int64(name) else { continue }
                 if message.payload.isEmpty {
                     out += withdraw(.plant(id), ledger: ledger)
                 } else if let state = try? JSONDecoder().decode(PlantInfo.self, from: Data(message.payload)) {
@@ -107,7 +103,7 @@ public struct HomeAssistantService: Sendable {
             for id in try await store.buttonIDs() {
                 try Task.checkCancellation()
                 await emit(publish(.button(id), signature: "", ledger: ledger) {
-                    discovery.button(id: id, stateTopic: "\(buttonsPrefix)\(id)/state")
+                    discovery.button(id: id, stateTopic: TopicPattern.buttonState.topic(id, settings.topicPrefixes))
                 })
             }
             for device in try await store.devices(modelID: nil, powerstate: nil) {
@@ -146,7 +142,7 @@ public struct HomeAssistantService: Sendable {
     }
 
     func deviceConfigs(id: String, name: String?, model: String?) -> [DiscoveryConfig] {
-        discovery.device(id: id, name: name, model: model, infoTopic: "devices/\(id)/info", restartTopic: restartTopic)
+        discovery.device(id: id, name: name, model: model, infoTopic: TopicPattern.deviceInfo.topic(id, settings.topicPrefixes), restartTopic: restartTopic)
     }
 
     /// A device's configs, its model named as the store names it.

@@ -45,21 +45,30 @@ public struct JSONCall: Sendable {
     public var context: HandlerContext
 }
 
-/// One action of a JSON service.
+/// One action of a JSON service as the relay routes it: its name, who may send it, and what it does.
 public struct JSONAction: Sendable {
     public var name: String
-    /// Changes state others rely on: on the per-client topics only `RelaySettings.operators` may send it.
-    public var operatorOnly: Bool
-    /// What only operators may do, for the `forbidden` answer: "change the fleet".
-    public var operatorsMay: String
+    /// Who may send it beyond the broker's ACL (operators only, the client's own form only).
+    public var access: JSONActionAccess
     public var perform: @Sendable (JSONRequest, JSONCall) async -> JSONResult
 
-    public init(_ name: String, operatorOnly: Bool = false, operatorsMay: String = "change the fleet",
+    public init(_ name: String, access: JSONActionAccess = .anyone,
                 perform: @escaping @Sendable (JSONRequest, JSONCall) async -> JSONResult) {
         self.name = name
-        self.operatorOnly = operatorOnly
-        self.operatorsMay = operatorsMay
+        self.access = access
         self.perform = perform
+    }
+
+    /// The action `spec` declares: its request read as the spec says (a refusal answers the
+    /// reader's error), then `perform`ed with what was read.
+    public init<Request, Limits>(_ spec: JSONActionSpec<Request, Limits>, limits: Limits,
+                                 perform: @escaping @Sendable (Request, JSONCall) async -> JSONResult) {
+        self.init(spec.name, access: spec.access) { request, call in
+            switch spec.parse(request, perClient: call.client != nil, limits: limits) {
+            case let .failure(error): JSONResult(.error(error))
+            case let .success(read): await perform(read, call)
+            }
+        }
     }
 }
 
@@ -81,6 +90,18 @@ public struct JSONService: Sendable {
     }
 
     var topics: JSONTopics { JSONTopics(prefix: settings.trellisPrefix) }
+
+    /// The routes of every service of `list`, each action's request read as its spec says and
+    /// then `perform`ed.
+    public static func routes<Request, Limits>(
+        of list: JSONActionList<Request, Limits>, limits: Limits, settings: RelaySettings,
+        perform: @escaping @Sendable (Request, JSONCall) async -> JSONResult
+    ) -> [Route] {
+        list.services.flatMap { service in
+            JSONService(service, settings: settings,
+                        actions: list.actions(of: service).map { JSONAction($0, limits: limits, perform: perform) }).routes
+        }
+    }
 
     /// This service's entries of the routing table.
     public var routes: [Route] {
@@ -126,14 +147,14 @@ public struct JSONService: Sendable {
         }
         var result: JSONResult
         if let action = actions.first(where: { $0.name == name }) {
-            if action.operatorOnly, let client, !settings.operators.contains(client) {
-                result = .error(.forbidden, "\(client) may not \(name) \(self.name): only operators \(action.operatorsMay)")
+            let isOperator = client.map(settings.operators.contains) ?? false
+            if let refused = action.access.refusal(service: self.name, action: name, client: client, isOperator: isOperator) {
+                result = JSONResult(.error(refused))
             } else {
                 result = await action.perform(request, JSONCall(service: self.name, action: name, client: client, context: context))
             }
         } else {
-            let known = actions.map(\.name).joined(separator: ", ")
-            result = .error(.unknownAction, "\(self.name) has no action \"\(name)\"; its actions are \(known)")
+            result = JSONResult(.error(.unknownAction(name, of: self.name, known: actions.map(\.name))))
         }
         let payload = switch result.answer {
         case let .ok(data): JSONEnvelope.ok(data, transaction: request.transaction)

@@ -84,7 +84,7 @@ public struct BackupService: Service {
     /// per ``RelaySettings/backupRequestInterval``; a refused request is answered at once and
     /// counted (`trellis_backups_total{outcome="busy"|"rate_limited"}`).
     static func routes(settings: RelaySettings) -> [Route] {
-        let backup = JSONAction("backup", operatorOnly: true, operatorsMay: "take backups") { request, call in
+        let backup = JSONAction("backup", access: .operators(may: "take backups")) { request, call in
             if let error = request.requireOnly([]) { return JSONResult(.error(error)) }
             var logger = call.context.logger
             logger[metadataKey: "requested_by"] = "\(call.client ?? "operator")"

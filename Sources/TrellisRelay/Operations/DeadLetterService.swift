@@ -20,7 +20,7 @@ public struct DeadLetterService: Sendable {
 
     /// This service's entries of the routing table.
     public var routes: [Route] {
-        let list = JSONAction("list", operatorOnly: true, operatorsMay: "read dead letters") { request, call in
+        let list = JSONAction("list", access: .operators(may: "read dead letters")) { request, call in
             await Self.list(request, call: call)
         }
         return JSONService("deadletters", settings: settings, actions: [list]).routes

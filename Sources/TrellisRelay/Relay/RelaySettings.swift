@@ -149,7 +149,7 @@ public struct RelaySettings: Sendable, Hashable {
     }
 
     /// A plant's retained state (see `PlantState`), published while Home Assistant discovery is on.
-    public func plantStateTopic(id: Int64) -> String { "\(trellisPrefix)/plants/\(id)/state" }
+    public func plantStateTopic(id: Int64) -> String { TopicPattern.plantState.topic(String(id), topicPrefixes) }
 
     /// Every rejected message, as JSON.
     public var deadLetterTopic: String { "\(trellisPrefix)/deadletter" }

@@ -7,8 +7,8 @@ import TrellisCore
 /// default a replay skips every record on a topic Trellis publishes to, one list derived from
 /// the settings (``trellisPublications(settings:)``), and every record on a topic that an
 /// earlier record named as its v5 Response Topic (the copy of a reply sent to a `mosquitto_rr`).
-/// JSON service requests (`trellis/request/…`, `trellis/clients/<client>/request/…`) live under
-/// Trellis's prefix but are inputs, so they are replayed.
+/// Both lists come from ``TopicAccessTable``: a topic only Trellis publishes is an output, one a
+/// client publishes (a JSON request under `trellis/`, a button registration) an input.
 public struct ReplaySelection: Sendable {
     /// Only records on topics matching one of these filters are replayed; all when empty.
     public var only: [TopicFilter]
@@ -16,7 +16,7 @@ public struct ReplaySelection: Sendable {
     public var includeTrellisPublications: Bool
     /// The topics Trellis publishes to.
     public let publications: [TopicFilter]
-    /// Topics under those that are requests to Trellis, replayed nevertheless.
+    /// Topics under those that others publish (requests to Trellis), replayed nevertheless.
     public let requests: [TopicFilter]
 
     public init(settings: RelaySettings = RelaySettings(), only: [String] = [], includeTrellisPublications: Bool = false) {
@@ -26,28 +26,25 @@ public struct ReplaySelection: Sendable {
         self.requests = Self.trellisRequests(settings: settings).map(TopicFilter.init)
     }
 
-    /// The JSON service request topics, which sit under `trellisPrefix` but are inputs.
+    /// Topics others publish under the filters of ``trellisPublications(settings:)``: the JSON
+    /// requests under `trellis/`, an app's button registrations beside its answers. From
+    /// ``TopicAccessTable/inputs(prefixes:)``.
     public static func trellisRequests(settings: RelaySettings) -> [String] {
-        ["\(settings.trellisPrefix)/request/#", "\(settings.trellisPrefix)/clients/+/request/#"]
+        TopicAccessTable.inputs(prefixes: settings.topicPrefixes)
     }
 
-    /// Every topic filter Trellis publishes to with `settings`: its own `trellis/…` topics, the
-    /// plant tracker's reply topics and the button service's state and client reply topics.
+    /// Every topic filter Trellis publishes to with `settings`: the rows of ``TopicAccessTable``
+    /// only Trellis publishes (its own `trellis/…` topics, the plant tracker's and the button
+    /// service's replies and states, the devices' records and commands) and Home Assistant's
+    /// discovery configs.
     public static func trellisPublications(settings: RelaySettings) -> [String] {
-        let clients = "\(settings.buttonPrefix)/clients/+"
-        return [
-            "\(settings.trellisPrefix)/#",
-            "\(settings.plantPrefix)/fromrpi",
-            "\(settings.plantPrefix)/fromrpi/+",
-            "\(settings.buttonPrefix)/buttons/+/state",
-            "\(clients)/connection-response",
-            "\(clients)/register-response",
-            "\(clients)/unregister-response",
-            "\(clients)/button-press",
-            "devices/+/info",
-            "devices/+/command",
-            "\(settings.discoveryPrefix)/+/+/+/config",
-        ]
+        TopicAccessTable.trellisOutputs(prefixes: settings.topicPrefixes) + ["\(settings.discoveryPrefix)/+/+/+/config"]
+    }
+
+    /// Whether Trellis published `topic`: it matches a filter of ``publications`` and no filter
+    /// of ``requests``.
+    public func isTrellisPublication(_ topic: String) -> Bool {
+        publications.contains { $0.match(topic) != nil } && !requests.contains { $0.match(topic) != nil }
     }
 
     /// Why a record is left out, or nil when it is replayed.
@@ -82,10 +79,7 @@ public struct ReplaySelection: Sendable {
 
     private func skip(_ record: CaptureRecord, responseTopics: Set<String>) -> Skip? {
         if !includeTrellisPublications {
-            if publications.contains(where: { $0.match(record.topic) != nil }),
-               !requests.contains(where: { $0.match(record.topic) != nil }) {
-                return .trellisPublication
-            }
+            if isTrellisPublication(record.topic) { return .trellisPublication }
             if responseTopics.contains(record.topic) { return .responseTopic }
         }
         if !only.isEmpty, !only.contains(where: { $0.match(record.topic) != nil }) { return .notSelected }

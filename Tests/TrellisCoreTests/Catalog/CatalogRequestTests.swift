@@ -7,7 +7,8 @@ struct CatalogRequestTests {
     static func parse(_ service: String, _ action: String, _ json: String, perClient: Bool = true)
         -> Result<CatalogRequest, JSONServiceError> {
         switch JSONRequest.parse(Array(json.utf8)) {
-        case let .success(request): CatalogRequest.parse(service: service, action: action, request, perClient: perClient)
+        case let .success(request): CatalogRequest.actions.parse(service: service, action: action, request, perClient: perClient,
+                                                                                limits: CatalogLimits())
         case let .failure(error): .failure(error)
         }
     }
@@ -72,7 +73,7 @@ struct CatalogRequestTests {
         #expect(error.code == .tooLarge)
     }
 
-    /// docs/catalog.md's table of actions is ``CatalogAction/all``, in order.
+    /// docs/catalog.md's table of actions is ``CatalogRequest/actions``, in order.
     @Test("docs/catalog.md names every action, in order")
     func documented() throws {
         let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -80,8 +81,8 @@ struct CatalogRequestTests {
         let rows = try String(contentsOf: docs, encoding: .utf8).split(separator: "\n").compactMap { line -> String? in
             guard line.hasPrefix("| `"), let end = line.dropFirst(3).firstIndex(of: "`") else { return nil }
             let name = String(line[line.index(line.startIndex, offsetBy: 3)..<end])
-            return CatalogAction.services.contains(where: { name.hasPrefix("\($0)/") }) && !name.contains("<") ? name : nil
+            return CatalogRequest.actions.services.contains(where: { name.hasPrefix("\($0)/") }) && !name.contains("<") ? name : nil
         }
-        #expect(rows == CatalogAction.all.map(\.path))
+        #expect(rows == CatalogRequest.actions.all.map(\.path))
     }
 }

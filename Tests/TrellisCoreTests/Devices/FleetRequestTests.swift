@@ -8,7 +8,8 @@ struct FleetRequestTests {
                       limits: FleetLimits = FleetLimits()) -> Result<FleetRequest, JSONServiceError> {
         switch JSONRequest.parse(Array(text.utf8)) {
         case let .failure(error): .failure(error)
-        case let .success(request): FleetRequest.parse(service: service, action: action, request, limits: limits)
+        case let .success(request): FleetRequest.actions.parse(service: service, action: action, request, perClient: false,
+                                                                                  limits: limits)
         }
     }
 
@@ -88,13 +89,12 @@ struct FleetRequestTests {
 
     @Test("fleet-changing actions are exactly the writes")
     func fleetChanging() {
-        let all = FleetRequest.actions.flatMap { service, actions in actions.map { "\(service)/\($0)" } }
-        let reads = Set(all).subtracting(FleetRequest.fleetChanging)
+        let reads = FleetRequest.actions.all.filter { !$0.changesFleet }.map(\.path)
         #expect(reads == ["devices/list", "devices/get", "models/list", "models/get", "models/code", "models/builds", "logs/get"])
-        #expect(FleetRequest.fleetChanging.isSubset(of: Set(all)))
+        #expect(FleetRequest.actions.all.allSatisfy { $0.changesFleet == ($0.access == .operators(may: "change the fleet")) })
     }
 
-    /// docs/devices.md lists the actions as ``FleetAction/all`` declares them: the table, in order,
+    /// docs/devices.md lists the actions as ``FleetRequest/actions`` declares them: the table, in order,
     /// and the sentence that names the fleet-changing ones.
     @Test("docs/devices.md names every action, in order, and the fleet-changing ones")
     func documented() throws {
@@ -104,11 +104,11 @@ struct FleetRequestTests {
         let rows = text.split(separator: "\n").compactMap { line -> String? in
             guard line.hasPrefix("| `"), let end = line.dropFirst(3).firstIndex(of: "`") else { return nil }
             let name = String(line[line.index(line.startIndex, offsetBy: 3)..<end])
-            return !name.contains("<") && FleetAction.services.contains(where: { name.hasPrefix("\($0)/") }) ? name : nil
+            return !name.contains("<") && FleetRequest.actions.services.contains(where: { name.hasPrefix("\($0)/") }) ? name : nil
         }
-        #expect(rows == FleetAction.all.map(\.path))
-        let writes = FleetAction.services.compactMap { service -> String? in
-            let names = FleetAction.actions(of: service).filter(\.changesFleet).map(\.name)
+        #expect(rows == FleetRequest.actions.all.map(\.path))
+        let writes = FleetRequest.actions.services.compactMap { service -> String? in
+            let names = FleetRequest.actions.actions(of: service).filter(\.changesFleet).map(\.name)
             return names.isEmpty ? nil : "`\(service)/\(names.joined(separator: "|"))`"
         }.joined(separator: ", ")
         #expect(text.replacingOccurrences(of: "\n", with: " ").contains("the fleet (\(writes))"), "\(writes)")
