@@ -9,7 +9,7 @@ struct BrokerLogin: ParsableArguments {
     @Option(name: .long, help: "MQTT client id (default trellis-<command>-<process id>).")
     var clientId: String?
 
-    @Option(name: .long, help: "User name to log in to the broker with (default: the address's user info; else, for `record` on a loopback broker, the local operator that `trellis run` keeps in the state directory, TRELLIS_STATE_DIR or trellis-state, or the Debian package in /etc/trellis, when its password file is there).")
+    @Option(name: .long, help: "User name to log in to the broker with (default: the address's user info; else, for `record` on a loopback broker, the local operator that `trellis run` keeps in its state directory, state.dir of trellis.yaml or TRELLIS_STATE_DIR, else trellis-state, or the Debian package in /etc/trellis, when its password file is there).")
     var username: String?
 
     @Option(name: .long, help: ArgumentHelp("File whose first line is the broker password (else the address's user info, else TRELLIS_PASSWORD).", valueName: "file"))
@@ -28,7 +28,7 @@ struct BrokerLogin: ParsableArguments {
     static let addressHelp = "mqtt://HOST[:PORT], mqtts://HOST[:PORT] (TLS) or HOST:PORT, user:password@ allowed"
 
     /// The client settings for the broker at `text` (see ``BrokerURL``), or a reported error.
-    func configuration(for text: String, as command: String) throws -> MQTTConfiguration {
+    func configuration(for text: String, as command: String) async throws -> MQTTConfiguration {
         let url: BrokerURL
         do {
             url = try BrokerURL(parsing: text)
@@ -57,7 +57,7 @@ struct BrokerLogin: ParsableArguments {
         var user = username ?? url.username
         // `record` only reads; `replay` publishes what a capture holds, which as the operator could run any
         // operator action, so it logs in as the operator only when told to.
-        if command == "record", user == nil, passwordFile == nil, let local = Self.localOperator(host: url.host) {
+        if command == "record", user == nil, passwordFile == nil, let local = try await Self.localOperator(host: url.host) {
             (user, password) = (local.username, local.password)
         }
         return MQTTConfiguration(
@@ -69,17 +69,19 @@ struct BrokerLogin: ParsableArguments {
 
     /// The local operator's login that `trellis run` keeps (``LocalAccounts``), for a broker on this
     /// machine: read from the state directory's `operator.password`, never from an argument.
-    static func localOperator(host: String) -> (username: String, password: String)? {
+    static func localOperator(host: String) async throws -> (username: String, password: String)? {
         guard ["127.0.0.1", "localhost", "::1"].contains(host) || host.hasPrefix("127.") else { return nil }
-        // `trellis run`'s state directory, else where the Debian package keeps the operator's password.
-        let directories = [ProcessInfo.processInfo.environment["TRELLIS_STATE_DIR"] ?? "trellis-state", "/etc/trellis"]
+        // `trellis run`'s state directory (state.dir as it reads it), else where the Debian package keeps the
+        // operator's password.
+        let state = try await EffectiveConfiguration.forCommand(file: nil).string("state.dir")
+        let directories = [state, "/etc/trellis"]
         return directories.lazy.compactMap { LocalAccounts.password(at: LocalAccounts.passwordPath(of: LocalAccounts.operatorAccount, in: $0)) }
             .first.map { (LocalAccounts.operatorAccount, $0) }
     }
 
     /// A started client connected to the broker at `text`, or a reported error.
     func connect(to text: String, as command: String) async throws -> MQTTClient {
-        let configuration = try configuration(for: text, as: command)
+        let configuration = try await configuration(for: text, as: command)
         let client: MQTTClient
         do {
             client = try MQTTClient(configuration: configuration)

@@ -2,9 +2,8 @@ import ArgumentParser
 import Foundation
 import TrellisCore
 import TrellisRelay
+import Logging
 import TrellisStore
-import TrellisStorePostgres
-import TrellisStoreSQLite
 
 /// `trellis catalog`: the plant catalog kept in the state.
 struct CatalogCommand: AsyncParsableCommand {
@@ -26,19 +25,16 @@ struct CatalogCommand: AsyncParsableCommand {
                 Columns are found by their header names: "Symbol", "Scientific Name", "Common Name", "Moisture Use", \
                 "Shade Tolerance" and "Temperature, Minimum (°F)"; other columns are ignored. Species are upserted \
                 by symbol. A row without a symbol, a scientific name, or a value for one of the three requirements \
-                is skipped and reported with its line number. Stop `trellis run` on the same state first, or import \
-                while it runs: each import is one transaction.
+                is skipped and reported with its line number. The state is found as `trellis run` finds it (--state, \
+                --store, state.store, state.dir) and made there when there is none yet. Stop `trellis run` on the \
+                same state first, or import while it runs: each import is one transaction.
                 """
         )
 
         @Argument(help: ArgumentHelp("The CSV file.", valueName: "file"))
         var file: String
 
-        @Option(name: .long, help: ArgumentHelp("Directory of Trellis's SQLite state, created if missing.", valueName: "dir"))
-        var state = "trellis-state"
-
-        @Option(name: .long, help: ArgumentHelp("Import into this PostgreSQL store instead of the SQLite state (default: TRELLIS_STATE_STORE when set).", valueName: "postgres-url"))
-        var store: String?
+        @OptionGroup var location: StateStoreLocation
 
         func run() async throws {
             guard let data = FileManager.default.contents(atPath: file) else {
@@ -53,27 +49,20 @@ struct CatalogCommand: AsyncParsableCommand {
             } catch {
                 throw fail("\(file): \(error)")
             }
-            let target = store ?? ProcessInfo.processInfo.environment["TRELLIS_STATE_STORE"] ?? ""
-            let store: any TrellisStore
+            let place = try await location.resolve().place
+            var logger = Logger(label: "trellis.catalog")
+            logger.logLevel = .warning
+            let total: Int
             do {
-                if target.isEmpty {
-                    store = try SQLiteStore(directory: state)
-                } else {
-                    store = try await PostgresStore.connect(try PostgresURL(target), owner: "trellis-catalog-import")
+                total = try await place.withStore(.changeBesideRelays, owner: "trellis-catalog-import", logger: logger) { store in
+                    try await store.upsertSpecies(parsed.species)
+                    return try await store.speciesCount()
                 }
             } catch {
-                throw fail("\(error)")
+                throw fail("not imported: \(error)")
             }
-            do {
-                try await store.upsertSpecies(parsed.species)
-                let total = try await store.speciesCount()
-                try await store.close()
-                for row in parsed.skipped { print("skipped \(file):\(row.line): \(row.reason)") }
-                print("imported \(parsed.species.count) species, skipped \(parsed.skipped.count) rows; the catalog holds \(total) species")
-            } catch {
-                try? await store.close()
-                throw fail("\(error)")
-            }
+            for row in parsed.skipped { print("skipped \(file):\(row.line): \(row.reason)") }
+            print("imported \(parsed.species.count) species, skipped \(parsed.skipped.count) rows; the catalog holds \(total) species")
         }
     }
 }

@@ -27,12 +27,7 @@ struct ConfigCommand: AsyncParsableCommand {
         var file: String?
 
         func run() async throws {
-            let effective: EffectiveConfiguration
-            do {
-                effective = try await EffectiveConfiguration.load(file: file)
-            } catch {
-                throw fail("the configuration is not valid:\n" + error.problems.map { "  - \($0)" }.joined(separator: "\n"))
-            }
+            let effective = try await EffectiveConfiguration.forCommand(file: file)
             print("# effective configuration" + (effective.file.map { " (file: \($0))" } ?? " (no file)"))
             for setting in SettingKey.all {
                 let value = EffectiveConfiguration.shown(setting.key, effective.values[setting.key]?.content ?? setting.defaultValue)

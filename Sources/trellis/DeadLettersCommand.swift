@@ -18,7 +18,8 @@ struct DeadLettersCommand: AsyncParsableCommand {
             base64:…). --json prints one JSON object per letter instead, whole: id, reason, topic, payload or \
             payload_base64, received_at, as `trellis/request/deadletters/list` answers. When more letters match \
             than --limit, the command to read the next page is printed on standard error. The store keeps the \
-            newest 10,000 letters, and of each client's the newest limits.dead_letters_per_client. Exits 0 (also when none match), 1 when the state cannot be read.
+            newest 10,000 letters, and of each client's the newest limits.dead_letters_per_client. Exits 0 (also when none \
+            match), 1 when the state cannot be read or there is none yet (an SQLite state is never made by reading it).
 
             Over MQTT, operators ask the same with `trellis/request/deadletters/list` (docs/operations.md).
             """
@@ -58,18 +59,14 @@ struct DeadLettersCommand: AsyncParsableCommand {
                                     before: before, limit: limit)
         var logger = Logger(label: "trellis.deadletters")
         logger.logLevel = .warning
+        let place = try await location.resolve().place
         let letters: [StoredDeadLetter]
-        let place: StateStoreLocation.Place
         do {
-            place = try await location.place()
-            let store = try await StateStoreLocation.open(place, owner: "trellis-deadletters", logger: logger)
-            do {
-                letters = try await store.deadLetters(matching: query)
-                try await store.close()
-            } catch {
-                try? await store.close()
-                throw error
+            letters = try await place.withStore(.read, owner: "trellis-deadletters", logger: logger) { store in
+                try await store.deadLetters(matching: query)
             }
+        } catch let error as StateAccessError {
+            throw fail("\(error)")
         } catch {
             throw fail("cannot read the dead letters: \(error)")
         }

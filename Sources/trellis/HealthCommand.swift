@@ -39,7 +39,7 @@ struct HealthCommand: AsyncParsableCommand {
         if let address {
             text = address
         } else {
-            let effective = try await EffectiveConfiguration.load(file: config)
+            let effective = try await EffectiveConfiguration.forCommand(file: config)
             let health = effective.string("health.address"), metrics = effective.string("metrics.address")
             guard let chosen = [health, metrics].first(where: { !$0.isEmpty }) else {
                 throw ValidationError("no address: pass --address, or set health.address (or metrics.address) as `trellis run` reads it")

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import TrellisCore
 import TrellisStore
+import TrellisStoreSQLite
 
 /// `trellis plants`: the household's plants in the state.
 struct PlantsCommand: AsyncParsableCommand {
@@ -27,8 +28,9 @@ struct PlantsCommand: AsyncParsableCommand {
                 Nothing is changed unless everything can be taken, or --partial is given (then what can be added \
                 is). The check and the additions are one transaction.
 
-                The state is found as `trellis run` finds it (--state, --store, state.store, state.dir). An SQLite \
-                state is refused while a relay runs on it: stop it first (its plants are read at start). A \
+                The state is found as `trellis run` finds it (--state, --store, state.store, state.dir), and made \
+                there when there is none yet, as `trellis run` would make it: import first, then start the relay. \
+                An SQLite state is refused while a relay runs on it: stop it first (its plants are read at start). A \
                 PostgreSQL store is changed while relays run, under the lock every add of a plant takes, so it \
                 counts against the plant limit exactly as a phone's add would.
 
@@ -56,28 +58,19 @@ struct PlantsCommand: AsyncParsableCommand {
             var logger = Logger(label: "trellis.plants")
             logger.logLevel = .warning
             let imported = read.plants.map { ImportedPlant(name: $0.name, sensors: $0.sensors) }
-
-            let work: () async throws -> Int32 = {
-                let store = try await StateStoreLocation.open(place, owner: "trellis-plants-import", logger: logger)
-                do {
-                    let status = try await apply(imported, read: read, maxPlants: maxPlants, place: place, store: store)
-                    try await store.close()
-                    return status
-                } catch {
-                    try? await store.close()
-                    throw error
-                }
-            }
+            // An SQLite state is changed alone (a relay reads the plants at start); a PostgreSQL store beside its relays.
+            let use: StateUse = if case .sqlite = place { .changeAlone } else { .changeBesideRelays }
             let status: Int32
             do {
-                switch place {
-                case let .sqlite(directory):
-                    guard let done = try await StateDirectoryLock.whileNoRelayRuns(directory, work) else {
-                        throw fail("not imported: a relay is running on \(directory); stop it first")
+                if dryRun, let file = place.databaseFile, !FileManager.default.fileExists(atPath: file) {
+                    // No state yet: reported against the empty one the import would make, without making it.
+                    let empty = try SQLiteStore.inMemory()
+                    status = try await apply(imported, read: read, maxPlants: maxPlants, place: place, store: empty)
+                    try await empty.close()
+                } else {
+                    status = try await place.withStore(use, owner: "trellis-plants-import", logger: logger) { store in
+                        try await apply(imported, read: read, maxPlants: maxPlants, place: place, store: store)
                     }
-                    status = done
-                case .postgres:
-                    status = try await work()
                 }
             } catch let exit as ExitCodeError {
                 throw exit
@@ -88,7 +81,7 @@ struct PlantsCommand: AsyncParsableCommand {
         }
 
         /// Reports what the import will do, then does it when allowed; returns the exit status.
-        func apply(_ imported: [ImportedPlant], read: HostFiles, maxPlants: Int, place: StateStoreLocation.Place,
+        func apply(_ imported: [ImportedPlant], read: HostFiles, maxPlants: Int, place: StatePlace,
                    store: any TrellisStore) async throws -> Int32 {
             guard let importer = store as? any PlantImportStore else {
                 throw StoreError(code: .operationFailed, message: "this store cannot import plants")

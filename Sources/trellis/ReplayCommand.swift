@@ -21,9 +21,10 @@ struct ReplayCommand: AsyncParsableCommand {
             takes (mqtt://HOST[:PORT], mqtts://HOST[:PORT] with --tls-ca, --tls-cert and --tls-key, or HOST:PORT).
 
             With --offline, no broker is used: each message goes through the relay's logic at the time the \
-            capture gives it, against an in-memory state (or the state in --state DIR), and what Trellis would \
-            publish is printed in the capture format, each line stamped with the time of its input. The same \
-            capture always gives the same output. --expect GOLDEN compares that output with a golden file and \
+            capture gives it, against an in-memory state (or the state in --state DIR), with the settings \
+            `trellis run` would read (--config or trellis.yaml, then TRELLIS_… variables, such as \
+            TRELLIS_PLANT_DIALECT=lossless), and what Trellis would publish is printed in the capture format, each \
+            line stamped with the time of its input. The same capture and settings always give the same output. --expect GOLDEN compares that output with a golden file and \
             exits 1 with a diff when they differ.
 
             Both modes skip what Trellis itself published in the capture (its answers are outputs, not inputs): \
@@ -73,7 +74,7 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("With --offline: use (and update) the SQLite state in this directory instead of an empty in-memory one.", valueName: "dir"))
     var state: String?
 
-    @Option(name: .long, help: ArgumentHelp("With --offline: take host name, prefixes and limits from this YAML configuration (default: the built-in defaults).", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("With --offline: the YAML configuration to take host name, dialect, prefixes and limits from, read with TRELLIS_… variables as `trellis run` reads it (default: trellis.yaml when present).", valueName: "file"))
     var config: String?
 
     @Flag(name: .long, help: "Report malformed lines and go on instead of stopping at the first.")
@@ -107,13 +108,9 @@ struct ReplayCommand: AsyncParsableCommand {
         }
     }
 
+    /// The relay's settings as `trellis run` reads them: the file, then `TRELLIS_…` variables.
     private func settings() async throws -> RelaySettings {
-        guard let config else { return RelaySettings() }
-        do {
-            return try await EffectiveConfiguration.load(file: config, environment: [:]).relaySettings
-        } catch {
-            throw fail("the configuration \(config) is not valid:\n" + error.problems.map { "  - \($0)" }.joined(separator: "\n"))
-        }
+        try await EffectiveConfiguration.forCommand(file: config).relaySettings
     }
 
     private func runLive(_ records: [CaptureRecord], stop: CaptureFileError?) async throws {
@@ -134,25 +131,25 @@ struct ReplayCommand: AsyncParsableCommand {
 
     private func runOffline(_ records: [CaptureRecord], stop: CaptureFileError?) async throws {
         let settings = try await settings()
-        let store: SQLiteStore
-        do {
-            if let state {
-                try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
-                store = try SQLiteStore(directory: state)
-            } else {
-                store = try SQLiteStore.inMemory()
-            }
-        } catch {
-            throw fail("cannot open the state: \(error)")
-        }
         var logger = Logger(label: "trellis.replay")
         logger.logLevel = .error
-        let outcome: OfflineReplay.Outcome
-        do {
-            outcome = try await OfflineReplay.run(
+        let replay = { (store: any TrellisStore) in
+            try await OfflineReplay.run(
                 records, selection: ReplaySelection(settings: settings, only: only, includeTrellisPublications: includeReplies),
                 store: store, settings: settings, logger: logger)
-            try await store.close()
+        }
+        let outcome: OfflineReplay.Outcome
+        do {
+            if let state {
+                // A state named is changed as a relay would change it, alone: none may run on it meanwhile.
+                outcome = try await StatePlace.sqlite(directory: state).withStore(.changeAlone, owner: "trellis-replay", logger: logger, replay)
+            } else {
+                let store = try SQLiteStore.inMemory()
+                outcome = try await replay(store)
+                try await store.close()
+            }
+        } catch let error as StateAccessError {
+            throw fail("cannot replay into the state: \(error)")
         } catch {
             throw fail("offline replay failed: \(error)")
         }

@@ -20,12 +20,12 @@ extension RunCommand {
         }
         if let problem = configuration.shareGroupProblem { throw CredentialsError(description: problem) }
         let state = configuration.string("state.dir")
-        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
-        // While it runs, `trellis store restore` leaves this state alone.
-        StateDirectoryLock.holdShared(state)
+        // Held while it runs (the passwords and the broker's files are here too, also beside a
+        // PostgreSQL store): a command that needs the state alone sees the relay and leaves it be.
+        _ = try StateHold.take(.sqlite(directory: state), for: .changeBesideRelays)
         let clientID = configuration.clientID
-        let store = try await configuration.openStore(owner: clientID, logger: Logger(label: "trellis.store"),
-                                                      stop: { signals.wasSignalled })
+        let store = try await StatePlace(configuration).open(owner: clientID, logger: Logger(label: "trellis.store"),
+                                                             wait: { !signals.wasSignalled })
         let imported = try await StarterCatalog.seedIfEmpty(store)
         if imported > 0 { logger.info("imported the starter plant catalog", metadata: ["species": "\(imported)"]) }
         let plantsFile = configuration.string("plant.plants_file")

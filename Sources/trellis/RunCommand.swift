@@ -170,13 +170,8 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let configuration: EffectiveConfiguration
-        do {
-            configuration = try await EffectiveConfiguration.load(file: config, flags: flagValues)
-        } catch {
-            throw fail("the configuration is not valid, so Trellis does not start:\n" +
-                       error.problems.map { "  - \($0)" }.joined(separator: "\n"))
-        }
+        let configuration = try await EffectiveConfiguration.forCommand(
+            file: config, flags: flagValues, refusal: "the configuration is not valid, so Trellis does not start")
         let logger = TrellisLogging.bootstrap(level: configuration.string("log.level"), format: configuration.string("log.format"))
         if !configuration.string("metrics.address").isEmpty { MetricsServer.bootstrap() }
         do {
@@ -192,6 +187,8 @@ struct RunCommand: AsyncParsableCommand {
         } catch let error as CredentialsError {
             throw fail("\(error)")
         } catch let error as SocketIOServer.PressTokenError {
+            throw fail("\(error)")
+        } catch let error as StateAccessError {
             throw fail("\(error)")
         }
     }

@@ -1,14 +1,14 @@
 import ArgumentParser
+import Configuration
 import Foundation
 import Logging
 import TrellisStore
-import TrellisStoreSQLite
-import TrellisStorePostgres
 
-/// The state a command reads or changes, found as `trellis run` finds it: `--state DIR` (SQLite),
-/// else `--store URL` (PostgreSQL), else the configuration's `state.store` (a `postgres://` URL,
-/// from `--config`, `trellis.yaml` or `TRELLIS_STATE_STORE`), else its `state.dir` (default
-/// `trellis-state`).
+/// The options that name the state a command reads or changes, and the configuration they are
+/// read into: the same file (`--config`, else `trellis.yaml` when present), `TRELLIS_…` variables
+/// and flags in the same order as `trellis run` reads them. `--state DIR` names an SQLite state
+/// (state.dir; a state.store of the file or the environment is then not used), `--store URL` a
+/// PostgreSQL one (state.store); without either, state.store, else state.dir (default trellis-state).
 struct StateStoreLocation: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The SQLite state directory (default: state.store, else state.dir, else trellis-state).", valueName: "dir"))
     var state: String?
@@ -16,48 +16,51 @@ struct StateStoreLocation: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("A PostgreSQL store: postgres://user[:password]@host[:port]/database (default: state.store). A URL with a password is better given in TRELLIS_STATE_STORE.", valueName: "url"))
     var store: String?
 
-    @Option(name: .long, help: ArgumentHelp("The configuration file to find state.store and state.dir in (default: trellis.yaml when present).", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("The configuration file `trellis run` reads (default: trellis.yaml when present).", valueName: "file"))
     var config: String?
 
-    /// Where the state is.
-    enum Place {
-        case sqlite(directory: String)
-        case postgres(PostgresURL)
-
-        var description: String {
-            switch self {
-            case let .sqlite(directory): directory
-            case let .postgres(url): url.description
-            }
+    /// The options as settings given by flags.
+    var flags: [String: ConfigContent] {
+        var flags: [String: ConfigContent] = [:]
+        if let state {
+            flags["state.dir"] = .string(state)
+            flags["state.store"] = .string("")
         }
+        if let store { flags["state.store"] = .string(store) }
+        return flags
     }
 
-    /// The place these options (and the configuration) name.
-    func place() async throws -> Place {
-        try await resolve().place
+    /// The configuration with these options, and the place of the state it names; an invalid
+    /// configuration is reported and exits 1.
+    func resolve() async throws -> (place: StatePlace, configuration: EffectiveConfiguration) {
+        let configuration = try await EffectiveConfiguration.forCommand(file: config, flags: flags)
+        return (try StatePlace(configuration), configuration)
+    }
+}
+
+extension StatePlace {
+    /// Runs `body` holding the place as `use` needs (``StateHold``), and lets go afterwards.
+    func withHold<T>(_ use: StateUse, _ body: () async throws -> T) async throws -> T {
+        let hold = try StateHold.take(self, for: use)
+        defer { hold.release() }
+        return try await body()
     }
 
-    /// The place, and the configuration it was found in (for limits such as `plant.max_plants`).
-    func resolve() async throws -> (place: Place, configuration: EffectiveConfiguration) {
-        let effective = try await EffectiveConfiguration.load(file: config)
-        if let state { return (.sqlite(directory: state), effective) }
-        if let store { return (.postgres(try PostgresURL(store)), effective) }
-        let url = effective.string("state.store")
-        if !url.isEmpty { return (.postgres(try PostgresURL(url)), effective) }
-        return (.sqlite(directory: effective.string("state.dir")), effective)
-    }
-
-    /// Opens the state at `place`; an SQLite directory without a state is refused, never created.
-    static func open(_ place: Place, owner: String, logger: Logger) async throws -> any TrellisStore {
-        switch place {
-        case let .sqlite(directory):
-            let database = (directory as NSString).appendingPathComponent(SQLiteStore.fileName)
-            guard FileManager.default.fileExists(atPath: database) else {
-                throw StoreError(code: .cannotOpen, message: "\(directory) holds no Trellis state (no \(SQLiteStore.fileName))")
+    /// Runs `body` with the store opened for `use` (made and migrated where it is missing and
+    /// `use` changes it); closes it and lets go of the lock whatever happens. A PostgreSQL server
+    /// that does not answer is not waited for: the command says so and exits.
+    func withStore<T>(_ use: StateUse, owner: String, logger: Logger,
+                      _ body: (any TrellisStore) async throws -> T) async throws -> T {
+        try await withHold(use) {
+            let store = try await open(owner: owner, logger: logger)
+            do {
+                let result = try await body(store)
+                try await store.close()
+                return result
+            } catch {
+                try? await store.close()
+                throw error
             }
-            return try SQLiteStore(directory: directory, logger: logger)
-        case let .postgres(url):
-            return try await PostgresStore.connect(url, owner: owner, logger: logger)
         }
     }
 }

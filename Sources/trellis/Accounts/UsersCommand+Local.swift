@@ -33,7 +33,7 @@ extension UsersCommand {
 
         func run() async throws {
             let accounts = LocalAccounts(passwordFile: passwordFile, aclFile: aclFile, state: dir)
-            let prefixes = try await EffectiveConfiguration.load(file: config).relaySettings.topicPrefixes
+            let prefixes = try await EffectiveConfiguration.forCommand(file: config).relaySettings.topicPrefixes
             do {
                 _ = try await accounts.ensure(prefixes: prefixes)
             } catch let error as ExitCodeError {

@@ -4,23 +4,56 @@ import TrellisStore
 import TrellisStorePostgres
 import TrellisStoreSQLite
 
-extension EffectiveConfiguration {
-    /// Opens the state store the configuration names: PostgreSQL when `state.store` is a
-    /// `postgres://` URL (several relays may share it), else SQLite in `state.dir`.
-    ///
-    /// - Parameter owner: the relay's MQTT client id, whose delivery marks a shared store keeps apart.
-    /// - Throws: ``StoreError`` (`.cannotOpen`) naming the store, its password hidden.
-    ///
-    /// A PostgreSQL server that cannot be reached yet (refused, unreachable, starting up) is waited
-    /// for: logged once with its reason and what Trellis waits for, then tried again every few
-    /// seconds (a reminder each minute) until it answers or `stop()` says a signal came. A refused
-    /// login or a missing database ends the start at once.
-    func openStore(owner: String, logger: Logger, stop: @Sendable () -> Bool = { false }) async throws -> any TrellisStore {
-        let url = string("state.store")
-        if url.isEmpty {
-            return try SQLiteStore(directory: string("state.dir"), logger: logger)
+/// Where a state is: an SQLite state directory, or a PostgreSQL database several relays may share.
+/// Every command that reads or changes a state opens it here, as `trellis run` does: the same
+/// store types, so the same migrations on first use.
+enum StatePlace: CustomStringConvertible {
+    case sqlite(directory: String)
+    case postgres(PostgresURL)
+
+    /// The place a configuration names: `state.store` when it is set, else `state.dir`.
+    init(_ configuration: EffectiveConfiguration) throws {
+        self = try Self(store: configuration.string("state.store"), directory: configuration.string("state.dir"))
+    }
+
+    /// A PostgreSQL store when `store` is a URL, else the SQLite state in `directory`.
+    init(store: String, directory: String) throws {
+        self = store.isEmpty ? .sqlite(directory: directory) : .postgres(try PostgresURL(store))
+    }
+
+    /// A place named by one argument (`trellis store copy`): a `postgres://` URL or a directory.
+    init(naming text: String) throws {
+        self = PostgresURL.isPostgres(text) ? .postgres(try PostgresURL(text)) : .sqlite(directory: text)
+    }
+
+    /// The directory, or the URL without its password: what log lines and messages name.
+    var description: String {
+        switch self {
+        case let .sqlite(directory): directory
+        case let .postgres(url): url.description
         }
-        let address = try PostgresURL(url)
+    }
+
+    /// The SQLite database file of the place, nil for PostgreSQL.
+    var databaseFile: String? {
+        guard case let .sqlite(directory) = self else { return nil }
+        return (directory as NSString).appendingPathComponent(SQLiteStore.fileName)
+    }
+
+    /// Opens the store, creating or migrating its schema as every release does at start. A
+    /// PostgreSQL server that cannot be reached yet (refused, unreachable, starting up) is waited
+    /// for while `wait` says so (`trellis run`: until a signal): logged once with its reason, then
+    /// tried again every two seconds with a reminder each minute. A refused login or a missing
+    /// database ends it at once.
+    ///
+    /// - Parameter owner: the client id whose delivery marks a shared store keeps apart.
+    /// - Throws: ``StoreError`` (`.cannotOpen`) naming the store, its password hidden.
+    func open(owner: String, logger: Logger, wait: @Sendable () -> Bool = { false }) async throws -> any TrellisStore {
+        let address: PostgresURL
+        switch self {
+        case let .sqlite(directory): return try SQLiteStore(directory: directory, logger: logger)
+        case let .postgres(url): address = url
+        }
         let started = ContinuousClock.now
         var reminded = started
         var attempts = 0
@@ -32,7 +65,7 @@ extension EffectiveConfiguration {
                         "store": "\(address)", "waited_s": "\(Int((ContinuousClock.now - started).components.seconds))"])
                 }
                 return store
-            } catch let error as StoreError where error.serverUnavailable && !stop() {
+            } catch let error as StoreError where error.serverUnavailable && wait() {
                 attempts += 1
                 if attempts == 1 || ContinuousClock.now - reminded >= .seconds(60) {
                     reminded = .now
@@ -40,16 +73,17 @@ extension EffectiveConfiguration {
                         "store": "\(address)", "waiting_s": "\(Int((ContinuousClock.now - started).components.seconds))"])
                 }
                 try await Task.sleep(for: .seconds(2))
-                if stop() { throw error }
+                if !wait() { throw error }
             }
         }
     }
+}
 
+
+extension EffectiveConfiguration {
     /// Where the state is, for log lines: the directory or the URL without its password.
     var storeDescription: String {
-        let url = string("state.store")
-        if url.isEmpty { return string("state.dir") }
-        return (try? PostgresURL(url))?.description ?? "a PostgreSQL database"
+        (try? StatePlace(self))?.description ?? "a PostgreSQL database"
     }
 
     /// Why the settings cannot run as a relay of a share group, nil when they can: relays of one

@@ -81,6 +81,20 @@ struct EffectiveConfiguration: Sendable {
         return configuration
     }
 
+    /// The configuration every command reads, as `trellis run` reads it: `file` (else
+    /// `trellis.yaml` when present), then `TRELLIS_…` variables, then `flags`. An invalid one is
+    /// reported on standard error, each problem on its line, and ends the command with exit code 1.
+    ///
+    /// - Parameter refusal: what the report begins with.
+    static func forCommand(file: String?, flags: [String: ConfigContent] = [:],
+                           refusal: String = "the configuration is not valid") async throws(ExitCodeError) -> EffectiveConfiguration {
+        do {
+            return try await load(file: file, flags: flags)
+        } catch {
+            throw fail("\(refusal):\n" + error.problems.map { "  - \($0)" }.joined(separator: "\n"))
+        }
+    }
+
     /// Keys of the YAML file that no setting has.
     static func unknownKeys(in path: String) throws -> [String] {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
