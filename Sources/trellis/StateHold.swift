@@ -53,10 +53,8 @@ struct StateHold {
         case .changeBesideRelays: exclusive = false
         case .changeAlone: exclusive = true
         }
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw StateAccessError(description: "cannot make the state directory \(directory): \(Self.reason(error))")
+        if let problem = Self.makeDirectory(directory) {
+            throw StateAccessError(description: "cannot make the state directory \(directory): \(problem)")
         }
         let path = (directory as NSString).appendingPathComponent("trellis.lock")
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
@@ -77,10 +75,20 @@ struct StateHold {
         close(lock)
     }
 
-    /// The system's words for why a file operation failed (`Permission denied`, `Not a directory`).
-    static func reason(_ error: any Error) -> String {
-        let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
-        if let underlying, underlying.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(underlying.code))) }
-        return error.localizedDescription
+    /// Makes `path` and its missing parents (as `mkdir -p`); nil when done, else what stands in the
+    /// way in the system's words (`Permission denied`) or as the file that is not a directory.
+    static func makeDirectory(_ path: String) -> String? {
+        var made = path.hasPrefix("/") ? "/" : ""
+        for component in path.split(separator: "/") {
+            made += component
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: made, isDirectory: &isDirectory) {
+                guard isDirectory.boolValue else { return "\(made) is not a directory" }
+            } else if mkdir(made, 0o777) != 0 && errno != EEXIST {
+                return "\(made): \(String(cString: strerror(errno)))"
+            }
+            made += "/"
+        }
+        return nil
     }
 }

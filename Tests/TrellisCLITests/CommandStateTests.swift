@@ -78,6 +78,17 @@ struct CommandStateTests {
         #expect(!FileManager.default.fileExists(atPath: home + "/trellis-state"))
     }
 
+    @Test("a state directory that cannot be made is named with what stands in the way, not a permission")
+    func unmakeableState() async throws {
+        let userdata = try PlantsImportHostTests.userdata()
+        let home = try Self.emptyWorkingDirectory()
+        try "".write(toFile: home + "/taken", atomically: true, encoding: .utf8)
+        let result = try await TrellisBinary.run(["plants", "import-host", userdata, "--state", "taken/state"], in: home)
+        #expect(result.status == 1, "\(result.output)")
+        #expect(result.output.contains("not imported: cannot make the state directory taken/state: taken is not a directory"),
+                "\(result.output)")
+    }
+
     @Test("catalog import and store restore make the state where trellis run finds it: state.dir of the environment")
     func changingCommandsFollowTheSettings() async throws {
         let home = try Self.emptyWorkingDirectory()
