@@ -1,6 +1,7 @@
 import Logging
 import ServiceLifecycle
 import TrellisRelay
+import TrellisSocketIO
 
 /// What runs beside the relay: the HTTP servers and the service manager's notifications. Each is
 /// off while its address is nil.
@@ -15,18 +16,22 @@ public struct ServerSettings: Sendable {
     /// The limits of the probes' and the metrics' connections (each server its own cap); the
     /// Socket.IO endpoint's are in ``socketIOSessions``.
     public var probeConnections: ConnectionLimits
+    /// The `Host` names a web page may reach the metrics and health servers by (`http.allowed_hosts`);
+    /// the Socket.IO endpoint's are in its ``SocketIOSettings/origins``.
+    public var allowedHosts: HostPolicy
     /// Tells systemd that Trellis is ready and alive (`Type=notify`, `WatchdogSec=`), when it runs
     /// under a unit that asks for it (`NOTIFY_SOCKET`).
     public var systemd: Bool
 
     public init(metrics: ListenAddress? = nil, health: ListenAddress? = nil, socketIO: ListenAddress? = nil,
                 socketIOSessions: SocketIOSettings = SocketIOSettings(), probeConnections: ConnectionLimits = .probes,
-                systemd: Bool = false) {
+                allowedHosts: HostPolicy = .literalsOnly, systemd: Bool = false) {
         self.metrics = metrics
         self.health = health
         self.socketIO = socketIO
         self.socketIOSessions = socketIOSessions
         self.probeConnections = probeConnections
+        self.allowedHosts = allowedHosts
         self.systemd = systemd
     }
 }
@@ -51,11 +56,13 @@ public enum RelayServices {
         let probes = Probes(relay: relay)
         let http = Logger(label: "trellis.http")
         if let address = servers.metrics {
-            services.append(MetricsServer.service(address: address, relay: relay, probes: probes, limits: servers.probeConnections, logger: http))
+            services.append(MetricsServer.service(address: address, relay: relay, probes: probes, limits: servers.probeConnections,
+                                                 hosts: servers.allowedHosts, logger: http))
             announcements.append(("serving /metrics, /livez and /readyz", address))
         }
         if let address = servers.health {
-            services.append(HealthServer.service(address: address, probes: probes, limits: servers.probeConnections, logger: http))
+            services.append(HealthServer.service(address: address, probes: probes, limits: servers.probeConnections,
+                                                 hosts: servers.allowedHosts, logger: http))
             announcements.append(("serving /livez and /readyz", address))
         }
         if servers.systemd, let notifier = SystemdNotifier() {

@@ -2,21 +2,26 @@
 /// `Origin`; without a check, any page a household member opens could register for every button (and
 /// read the presses) with the browser's own network position. Allowed: no `Origin` at all (the iOS,
 /// Android and Python clients send none), the endpoint's own origin (the same host and port as the
-/// request's `Host`), and the configured ones (`buttons.socketio_allowed_origins`). `*` allows every
-/// origin, as engine.io's server does; `null` is the origin of sandboxed and `file:` pages.
+/// request's `Host`) when ``hosts`` trusts that `Host` (else a rebound page passes as its own), and the
+/// configured ones (`buttons.socketio_allowed_origins`). `*` allows every origin, as engine.io's server
+/// does; `null` is the origin of sandboxed and `file:` pages.
 public struct OriginPolicy: Sendable, Equatable {
     /// The configured origins, normalised (``normalised(_:)``).
     public let allowed: Set<String>
     /// Whether `*` was configured.
     public let allowsAny: Bool
+    /// The `Host` names a page may reach the endpoint by (`http.allowed_hosts`).
+    public var hosts = HostPolicy.literalsOnly
 
     public enum Decision: String, Sendable, Equatable {
         /// No `Origin`: not a browser's cross-site request.
         case noOrigin = "no_origin"
         case own, configured
         case foreign = "foreign_origin"
+        /// A page's request for a `Host` name that is not trusted: what a DNS-rebinding page sends.
+        case unknownHost = "unknown_host"
 
-        public var isAllowed: Bool { self != .foreign }
+        public var isAllowed: Bool { self != .foreign && self != .unknownHost }
     }
 
     /// Only the endpoint's own origin (and requests without one).
@@ -47,14 +52,27 @@ public struct OriginPolicy: Sendable, Equatable {
         }
     }
 
-    /// The decision for a request with `origin` (its `Origin` header) sent to `host` (its `Host`).
-    public func decide(origin: String?, host: String?) -> Decision {
-        guard let origin else { return .noOrigin }
-        guard let normal = Self.normalised(origin) else { return .foreign }
-        if let host, let own = Self.authority(of: normal), own == Self.hostAuthority(host, scheme: Self.scheme(of: normal)) {
-            return .own
+    /// This policy with `hosts` as the trusted `Host` names.
+    public func trusting(_ hosts: HostPolicy) -> OriginPolicy {
+        var policy = self
+        policy.hosts = hosts
+        return policy
+    }
+
+    /// The decision for a request with `origin` (its `Origin` header) sent to `host` (its `Host`),
+    /// `fetchSite` its `Sec-Fetch-Site`. A configured origin passes whatever the `Host`; the own
+    /// origin, and a page's request without `Origin` (a browser's same-origin GET), only to a
+    /// trusted `Host`.
+    public func decide(origin: String?, host: String?, fetchSite: String? = nil) -> Decision {
+        guard let origin else {
+            return HostPolicy.isFromPage(origin: nil, fetchSite: fetchSite) && !hosts.trusts(host) ? .unknownHost : .noOrigin
         }
-        return allowsAny || allowed.contains(normal) ? .configured : .foreign
+        guard let normal = Self.normalised(origin) else { return .foreign }
+        if allowsAny || allowed.contains(normal) { return .configured }
+        if let host, let own = Self.authority(of: normal), own == Self.hostAuthority(host, scheme: Self.scheme(of: normal)) {
+            return hosts.trusts(host) ? .own : .unknownHost
+        }
+        return .foreign
     }
 
     /// `scheme://host[:port]` in lower case with the scheme's default port dropped, `null` as such;

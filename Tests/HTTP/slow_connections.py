@@ -3,6 +3,8 @@ the tests of the servers' connection limits. Uses only the standard library (asy
 
 --mode slow: each connection sends one byte of a request head ("G") and then nothing, the way a
   client holds a descriptor with a byte now and then.
+--mode head: each connection sends a whole request head, `POST --path` announcing a body of 100,000
+  bytes (`Content-Length`), and then nothing of the body.
 --mode keepalive: each connection sends one whole `GET --path` request, reads the answer, and then
   stays open and silent (an idle kept-alive connection); the next is opened once the answer (or the
   server's close) came, so the server sees them one at a time.
@@ -25,7 +27,7 @@ import time
 parser = argparse.ArgumentParser()
 parser.add_argument("--port", type=int, required=True)
 parser.add_argument("--count", type=int, default=2000)
-parser.add_argument("--mode", choices=["slow", "keepalive"], default="slow")
+parser.add_argument("--mode", choices=["slow", "keepalive", "head"], default="slow")
 parser.add_argument("--path", default="/livez")
 parser.add_argument("--settle", type=float, default=0.5)
 parser.add_argument("--early", type=float, default=1.0, help="lifetimes below this many seconds count as closed at once")
@@ -52,6 +54,9 @@ async def watch(connection, reader, writer):
     try:
         if args.mode == "slow":
             writer.write(b"G")
+        elif args.mode == "head":
+            writer.write(f"POST {args.path} HTTP/1.1\r\nHost: 127.0.0.1:{args.port}\r\n"
+                         "Content-Type: text/plain\r\nContent-Length: 100000\r\n\r\n".encode())
         else:
             writer.write(f"GET {args.path} HTTP/1.1\r\nHost: 127.0.0.1:{args.port}\r\n\r\n".encode())
         await writer.drain()

@@ -8,7 +8,9 @@ Prints one JSON line: for each request, its status and the Access-Control-Allow-
   poll       GET  ...&sid=S                                         (with Origin)
   preflight  OPTIONS /socket.io/?EIO=4&transport=polling            (with Origin)
   websocket  GET  /socket.io/?EIO=4&transport=websocket, Upgrade    (with Origin; 101 when upgraded)
-and the body of the handshake's answer. Without --origin no Origin header is sent.
+and the body of the handshake's answer. Without --origin no Origin header is sent. --host sends that
+Host header with every request instead of the URL's (what a page reaching the endpoint by another
+name sends: the connection still goes to --url), --fetch-site that Sec-Fetch-Site (a browser's mark).
 """
 import argparse
 import base64
@@ -21,15 +23,20 @@ from urllib.parse import urlsplit
 parser = argparse.ArgumentParser()
 parser.add_argument("--url", required=True, help="the endpoint, e.g. http://127.0.0.1:3001")
 parser.add_argument("--origin")
+parser.add_argument("--host")
+parser.add_argument("--fetch-site")
 args = parser.parse_args()
 
 target = urlsplit(args.url)
 origin = {"Origin": args.origin} if args.origin is not None else {}
+if args.fetch_site is not None:
+    origin["Sec-Fetch-Site"] = args.fetch_site
+host = args.host or target.netloc
 
 
 def request(method, path, body=None, headers=None):
     connection = http.client.HTTPConnection(target.hostname, target.port, timeout=10)
-    connection.request(method, path, body=body, headers={**origin, **(headers or {})})
+    connection.request(method, path, body=body, headers={"Host": host, **origin, **(headers or {})})
     response = connection.getresponse()
     data = response.read().decode("utf-8", "replace")
     connection.close()
@@ -39,7 +46,7 @@ def request(method, path, body=None, headers=None):
 
 def sid():
     connection = http.client.HTTPConnection(target.hostname, target.port, timeout=10)
-    connection.request("GET", "/socket.io/?EIO=4&transport=polling")
+    connection.request("GET", "/socket.io/?EIO=4&transport=polling", headers={"Host": target.netloc})
     body = connection.getresponse().read().decode()
     connection.close()
     return json.loads(body[1:body.index("}") + 1])["sid"]
@@ -47,10 +54,9 @@ def sid():
 
 def websocket():
     key = base64.b64encode(os.urandom(16)).decode()
-    lines = [f"GET /socket.io/?EIO=4&transport=websocket HTTP/1.1", f"Host: {target.netloc}", "Upgrade: websocket",
+    lines = [f"GET /socket.io/?EIO=4&transport=websocket HTTP/1.1", f"Host: {host}", "Upgrade: websocket",
              "Connection: Upgrade", f"Sec-WebSocket-Key: {key}", "Sec-WebSocket-Version: 13"]
-    if args.origin is not None:
-        lines.append(f"Origin: {args.origin}")
+    lines += [f"{name}: {value}" for name, value in origin.items()]
     with socket.create_connection((target.hostname, target.port), timeout=10) as connection:
         connection.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
         answer = b""

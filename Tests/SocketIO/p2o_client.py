@@ -6,7 +6,8 @@ After --presses presses it emits register again (the button now exists), prints 
 exits 0. With --press it emits one press of the button itself once registered, presenting --token
 (in the handshake's query string with python-socketio 4, in the CONNECT's auth with 5; with
 --token-header in a header of every request instead: X-Trellis-Press-Token, or Authorization:
-Bearer). --origin sends that Origin header with every request, as a browser page would. Exits 2 on
+Bearer). --origin sends that Origin header with every request, as a browser page would, and --host
+that Host header (polling only: the connection still goes to --url). Exits 2 on
 timeout, 3 when the connection is refused.
 """
 import argparse
@@ -25,6 +26,7 @@ parser.add_argument("--press", action="store_true", help="press the button once 
 parser.add_argument("--token", help="the press token to present")
 parser.add_argument("--token-header", choices=["x-trellis", "bearer"], help="present --token in this header instead")
 parser.add_argument("--origin", help="the Origin header to send")
+parser.add_argument("--host", help="the Host header to send (polling)")
 parser.add_argument("--transports", default="polling,websocket")
 parser.add_argument("--timeout", type=float, default=60)
 args = parser.parse_args()
@@ -100,6 +102,8 @@ def button_press(data):
 headers = {}
 if args.origin is not None:
     headers["Origin"] = args.origin
+if args.host is not None:
+    headers["Host"] = args.host
 transports = args.transports.split(",")
 try:
     if args.token is None:

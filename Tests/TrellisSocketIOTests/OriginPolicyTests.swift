@@ -1,11 +1,12 @@
 import Testing
 import TrellisSocketIO
 
-/// Which pages may use the endpoint: none given, the endpoint's own origin (its `Host`), the
-/// configured list, and nothing else; how the list is read and origins compared.
+/// Which pages may use the endpoint: none given, the endpoint's own origin (its `Host`) when that
+/// `Host` is trusted, the configured list, and nothing else; how the list is read and origins compared.
 @Suite("Socket.IO: allowed origins")
 struct OriginPolicyTests {
     static let configured = try! OriginPolicy.parse("http://p2o.lan:3000, https://Buttons.Example:443,null").get()
+        .trusting(try! HostPolicy.parse("trellis.lan").get())
 
     @Test("decisions", arguments: [
         (nil, "trellis.lan:3001", OriginPolicy.Decision.noOrigin),
@@ -38,6 +39,28 @@ struct OriginPolicyTests {
         #expect(OriginPolicy.ownOnly.decide(origin: nil, host: "127.0.0.1:3001").isAllowed)
         #expect(OriginPolicy.ownOnly.decide(origin: "null", host: "127.0.0.1:3001") == .foreign)
         #expect(OriginPolicy.ownOnly.decide(origin: "http://127.0.0.1:3000", host: "127.0.0.1:3001") == .foreign)
+        #expect(OriginPolicy.ownOnly.decide(origin: "http://localhost:3001", host: "localhost:3001") == .own)
+        #expect(OriginPolicy.ownOnly.decide(origin: "http://[::1]:3001", host: "[::1]:3001") == .own)
+    }
+
+    @Test("DNS rebinding: the own origin of a name not listed is an unknown host, so is a page's request without Origin")
+    func rebinding() {
+        let page = "http://evil.example:3001", host = "evil.example:3001"
+        #expect(OriginPolicy.ownOnly.decide(origin: page, host: host) == .unknownHost)
+        #expect(!OriginPolicy.ownOnly.decide(origin: page, host: host).isAllowed)
+        #expect(Self.configured.decide(origin: page, host: host) == .unknownHost)
+        // A browser's same-origin GET carries no Origin, but Sec-Fetch-Site.
+        #expect(OriginPolicy.ownOnly.decide(origin: nil, host: host, fetchSite: "same-origin") == .unknownHost)
+        // Typed into the address bar, or an app dialling the name: served.
+        #expect(OriginPolicy.ownOnly.decide(origin: nil, host: host, fetchSite: "none") == .noOrigin)
+        #expect(OriginPolicy.ownOnly.decide(origin: nil, host: host) == .noOrigin)
+        #expect(OriginPolicy.ownOnly.decide(origin: nil, host: "127.0.0.1:3001", fetchSite: "same-origin") == .noOrigin)
+        // A configured origin is trusted whatever name it reaches the endpoint by.
+        #expect(Self.configured.decide(origin: "http://p2o.lan:3000", host: host) == .configured)
+        // A listed name, in any case, and * for any name.
+        #expect(Self.configured.decide(origin: "http://TRELLIS.lan:3001", host: "trellis.LAN:3001") == .own)
+        let any = OriginPolicy.ownOnly.trusting(try! HostPolicy.parse("*").get())
+        #expect(any.decide(origin: page, host: host) == .own)
     }
 
     @Test("* allows any origin")

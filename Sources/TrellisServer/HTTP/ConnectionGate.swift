@@ -8,12 +8,13 @@ import TrellisSocketIO
 /// The open connections of one HTTP server, held to ``ConnectionLimits/maximumConnections``.
 ///
 /// A connection counts from its acceptance until it closes. One that would pass the cap takes the
-/// place of the connection that has waited longest for its first request head: those are the ones a
-/// slow client holds, and a probe, a scrape or an app sends its head at once, so it gets in while
-/// thousands of stalled connections come and go. Only when every open connection has sent a head
-/// (requests in progress, long polls, WebSockets) is the new one closed at once. Each closing is
-/// counted in `trellis_http_connections_closed_total{server,reason}` and logged at most once a
-/// minute per reason.
+/// place of the connection that has waited longest for a request it has begun: its first head, or
+/// the rest of a body announced by a head. Those are the ones a slow client holds, and a probe, a
+/// scrape or an app sends its request at once, so it gets in while thousands of stalled connections
+/// come and go. Only when every open connection has its request whole (requests in progress, long
+/// polls, WebSockets, kept-alive connections) is the new one closed at once. Each closing is counted
+/// in `trellis_http_connections_closed_total{server,reason}` and logged at most once a minute per
+/// reason.
 final class ConnectionGate: Sendable {
     /// The server's name in metrics and logs: `socketio`, `health` or `metrics`.
     let server: String
@@ -28,15 +29,17 @@ final class ConnectionGate: Sendable {
     /// Why the gate closed a connection, the `reason` label.
     enum Closing: String, Sendable {
         case headerTimeout = "header_timeout"
+        case bodyTimeout = "body_timeout"
         case evicted
         case overCapacity = "over_capacity"
     }
 
     private struct Entry {
         let channel: any Channel
-        /// The order of acceptance; the smallest waiting one is evicted first.
-        let sequence: UInt64
-        var headArrived = false
+        /// When the connection began to wait for a request's bytes (its acceptance, or a head whose
+        /// body has not all come), in the order of such events; nil while its request is whole. The
+        /// smallest is evicted first.
+        var waitingSince: UInt64?
     }
 
     private struct Table {
@@ -59,13 +62,14 @@ final class ConnectionGate: Sendable {
         let (admitted, evicted, count) = table.withLock { table -> (Bool, (any Channel)?, Int) in
             var evicted: (any Channel)?
             if table.entries.count >= limits.maximumConnections {
-                guard let oldest = table.entries.filter({ !$0.value.headArrived }).min(by: { $0.value.sequence < $1.value.sequence }) else {
+                let waiting = table.entries.compactMap { key, entry in entry.waitingSince.map { (key, $0) } }
+                guard let oldest = waiting.min(by: { $0.1 < $1.1 }) else {
                     return (false, nil, table.entries.count)
                 }
-                evicted = table.entries.removeValue(forKey: oldest.key)?.channel
+                evicted = table.entries.removeValue(forKey: oldest.0)?.channel
             }
             table.next += 1
-            table.entries[key] = Entry(channel: channel, sequence: table.next)
+            table.entries[key] = Entry(channel: channel, waitingSince: table.next)
             return (true, evicted, table.entries.count)
         }
         open.record(count)
@@ -81,15 +85,20 @@ final class ConnectionGate: Sendable {
         return true
     }
 
-    /// The connection's first request head is complete: it is no longer evicted for a newcomer.
-    func headArrived(_ channel: any Channel) {
-        table.withLock { $0.entries[ObjectIdentifier(channel)]?.headArrived = true }
+    /// The connection waits for the rest of a request (`true`: a head came, its body is still
+    /// coming; it may be evicted for a newcomer) or has its request whole (`false`: it may not).
+    func waiting(_ channel: any Channel, _ waiting: Bool) {
+        table.withLock { table in
+            guard table.entries[ObjectIdentifier(channel)] != nil else { return }
+            if waiting { table.next += 1 }
+            table.entries[ObjectIdentifier(channel)]?.waitingSince = waiting ? table.next : nil
+        }
     }
 
-    /// Closes a connection whose first head did not come within the header timeout.
-    func headerTimedOut(_ channel: any Channel) {
+    /// Closes a connection whose first head (`headerTimeout`) or body (`bodyTimeout`) was late.
+    func timedOut(_ channel: any Channel, _ reason: Closing) {
         channel.close(promise: nil)
-        closed(.headerTimeout)
+        closed(reason)
     }
 
     /// Connections counted now.
@@ -103,6 +112,14 @@ final class ConnectionGate: Sendable {
         open.record(count)
     }
 
+    private func limit(_ reason: Closing) -> String {
+        switch reason {
+        case .headerTimeout: "\(limits.headerTimeout) s"
+        case .bodyTimeout: "\(limits.bodyTimeout) s"
+        case .evicted, .overCapacity: "\(limits.maximumConnections) connections"
+        }
+    }
+
     private func closed(_ reason: Closing) {
         Counter(label: "trellis_http_connections_closed_total", dimensions: [("server", server), ("reason", reason.rawValue)]).increment()
         let elapsed = clock.now - started
@@ -110,7 +127,7 @@ final class ConnectionGate: Sendable {
         guard let times = reports.withLock({ $0.record(reason.rawValue, now: now) }) else { return }
         logger.warning("HTTP connections closed by the server's limits", metadata: [
             "server": "\(server)", "reason": "\(reason.rawValue)", "closed": "\(times)",
-            "limit": "\(reason == .headerTimeout ? "\(limits.headerTimeout) s" : "\(limits.maximumConnections) connections")",
+            "limit": "\(limit(reason))",
         ])
     }
 }

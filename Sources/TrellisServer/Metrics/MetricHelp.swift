@@ -40,13 +40,14 @@ enum MetricHelp {
 
         // Socket.IO (SocketIOMetrics).
         "trellis_http_connections": "Connections open on each HTTP server (socketio, health, metrics).",
-        "trellis_http_connections_closed_total": "HTTP connections the server closed by its limits, by server and reason (header_timeout, evicted, over_capacity).",
+        "trellis_http_connections_closed_total": "HTTP connections the server closed by its limits, by server and reason (header_timeout, body_timeout, evicted, over_capacity).",
+        "trellis_http_requests_refused_total": "Requests the metrics or health server refused, by server and reason (unknown_host: a web page's request for a Host name not trusted).",
         "trellis_socketio_sessions": "Engine.IO sessions open on the Socket.IO endpoint.",
         "trellis_socketio_sessions_opened_total": "Engine.IO sessions opened, by protocol generation (eio3, eio4).",
         "trellis_socketio_sessions_closed_total": "Engine.IO sessions closed, by reason.",
         "trellis_socketio_malformed_total": "Socket.IO packets or Engine.IO payloads that were not understood, by reason.",
         "trellis_socketio_presses_refused_total": "Presses over Socket.IO not applied, by reason (presses_off, missing_token, wrong_token).",
-        "trellis_socketio_refused_total": "Socket.IO requests refused (answered with an Engine.IO error, or from a page of a foreign origin), by reason.",
+        "trellis_socketio_refused_total": "Socket.IO requests refused (answered with an Engine.IO error, from a page of a foreign origin, or from a page for an unknown Host name), by reason.",
 
         // The process (MetricsServer.ProcessSeries, read from /proc at each scrape).
         "trellis_resident_memory_bytes": "Resident memory of the process in bytes (VmRSS); process_resident_memory_bytes is the standard name of the same figure.",

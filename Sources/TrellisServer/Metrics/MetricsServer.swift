@@ -6,6 +6,7 @@ import Prometheus
 import ServiceLifecycle
 import Synchronization
 import TrellisRelay
+import TrellisSocketIO
 import TrellisStore
 
 /// `--metrics`: Prometheus text on `/metrics` (swift-prometheus behind swift-metrics) and the
@@ -39,16 +40,18 @@ public enum MetricsServer {
 
     /// The HTTP service.
     static func service(address: ListenAddress, relay: RelayService, probes: Probes, limits: ConnectionLimits,
-                        logger: Logger) -> some Service {
-        Application(router: router(relay: relay, probes: probes), server: .http1(server: "metrics", limits: limits, logger: logger),
+                        hosts: HostPolicy, logger: Logger) -> some Service {
+        Application(router: router(relay: relay, probes: probes, hosts: hosts, logger: logger), server: .http1(server: "metrics", limits: limits, logger: logger),
                     configuration: .init(address: .hostname(address.host, port: address.port), serverName: "trellis"),
                     logger: logger)
     }
 
-    /// `/metrics` and the probes' routes.
-    static func router(relay: RelayService, probes: Probes) -> Router<BasicRequestContext> {
+    /// `/metrics` and the probes' routes, behind the ``HostGuard``.
+    static func router(relay: RelayService, probes: Probes, hosts: HostPolicy = .literalsOnly,
+                       logger: Logger = Logger(label: "trellis.http")) -> Router<BasicRequestContext> {
         let gauges = StateGauges()
         let router = Router()
+        router.add(middleware: HostGuard(server: "metrics", hosts: hosts, logger: logger))
         router.get("/metrics") { _, _ -> Response in
             let buffer = await exposition(gauges: gauges, relay: relay)
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],

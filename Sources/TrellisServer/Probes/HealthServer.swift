@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import ServiceLifecycle
+import TrellisSocketIO
 
 /// The probes over HTTP: `/livez`, `/readyz`, and `/health` (the readiness of earlier releases,
 /// in its own words). Served by the metrics server when `--metrics` is on, and on their own at
@@ -21,8 +22,10 @@ enum HealthServer {
     }
 
     /// The probes alone, at `address`.
-    static func service(address: ListenAddress, probes: Probes, limits: ConnectionLimits, logger: Logger) -> some Service {
+    static func service(address: ListenAddress, probes: Probes, limits: ConnectionLimits, hosts: HostPolicy,
+                        logger: Logger) -> some Service {
         let router = Router()
+        router.add(middleware: HostGuard(server: "health", hosts: hosts, logger: logger))
         addRoutes(to: router, probes: probes)
         return Application(router: router, server: .http1(server: "health", limits: limits, logger: logger),
                            configuration: .init(address: .hostname(address.host, port: address.port), serverName: "trellis"),

@@ -6,9 +6,9 @@ import TrellisSocketIO
 
 extension SocketIOServer {
     /// Upgrades `transport=websocket` requests: a new session, or the upgrade of a polling one.
-    /// A page from a foreign origin is not upgraded (Hummingbird answers a refused upgrade with 400).
+    /// A refused page (foreign origin, unknown `Host`) is not upgraded (Hummingbird answers a refused upgrade with 400).
     func shouldUpgrade(_ request: Request, from address: String) -> RouterShouldUpgrade {
-        if origins.refuses(request, metrics: sessions.metrics, now: sessions.now) { return .dontUpgrade }
+        if origins.refusal(request, metrics: sessions.metrics, now: sessions.now) != nil { return .dontUpgrade }
         let query = request.uri.queryParameters
         guard EngineIOVersion(query: query.get("EIO")) != nil, query.get("transport") == "websocket" else {
             sessions.metrics.refused("bad_websocket_request")

@@ -63,7 +63,7 @@ public struct SocketIOServer: Sendable {
             server: HTTPServerBuilder { responder in
                 GuardedChannel(inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder,
                                                                    configuration: configuration),
-                               gate: gate)
+                               gate: gate, upgradable: true)
             },
             configuration: .init(address: .hostname(address.host, port: address.port), serverName: "trellis"),
             logger: logger)
@@ -78,15 +78,15 @@ public struct SocketIOServer: Sendable {
     func router() -> Router<SocketIORequestContext> {
         let router = Router(context: SocketIORequestContext.self)
         router.get(RouterPath(Self.path)) { request, context in
-            if origins.refuses(request, metrics: sessions.metrics, now: sessions.now) { return forbidden() }
+            if let refused = origins.refusal(request, metrics: sessions.metrics, now: sessions.now) { return forbidden(refused) }
             return await self.poll(request, from: context.address)
         }
         router.post(RouterPath(Self.path)) { request, _ in
-            if origins.refuses(request, metrics: sessions.metrics, now: sessions.now) { return forbidden() }
+            if let refused = origins.refusal(request, metrics: sessions.metrics, now: sessions.now) { return forbidden(refused) }
             return await self.post(request)
         }
         router.on(RouterPath(Self.path), method: .options) { request, _ in
-            if origins.refuses(request, metrics: sessions.metrics, now: sessions.now) { return forbidden() }
+            if let refused = origins.refusal(request, metrics: sessions.metrics, now: sessions.now) { return forbidden(refused) }
             return self.preflight(request)
         }
         return router

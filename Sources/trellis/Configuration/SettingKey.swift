@@ -269,10 +269,18 @@ extension SettingKey {
                        }),
             SettingKey(key: "http.header_timeout", kind: .double, defaultValue: .double(ConnectionLimits.probes.headerTimeout),
                        help: "Seconds a new connection to any of the HTTP servers (metrics, health, Socket.IO) may take to send its first request head; then it is closed.", reloadable: false, check: positive),
+            SettingKey(key: "http.body_timeout", kind: .double, defaultValue: .double(ConnectionLimits.probes.bodyTimeout),
+                       help: "Seconds an HTTP request may take to send its body, from its head; then the connection is closed.", reloadable: false, check: positive),
             SettingKey(key: "http.idle_timeout", kind: .double, defaultValue: .double(ConnectionLimits.probes.idleTimeout),
                        help: "Seconds a kept-alive HTTP connection may wait between requests before it is closed; a request in progress (a long poll) and a WebSocket are never cut by it.", reloadable: false, check: positive),
             SettingKey(key: "http.max_connections", kind: .int, defaultValue: .int(ConnectionLimits.probes.maximumConnections),
                        help: "Most connections at once to the metrics server, and to the health server, each; beyond, a new one replaces the one waiting longest for its first request, or is closed at once.", reloadable: false, check: positive),
+            SettingKey(key: "http.allowed_hosts", kind: .string, defaultValue: .string(""),
+                       help: "Host names (comma-separated; * for any) web pages may reach the HTTP servers by, besides IP addresses and localhost; a page's request for another Host is refused with 421 (DNS rebinding).",
+                       reloadable: false, check: { content in
+                           guard case let .string(value) = content, case let .failure(error) = HostPolicy.parse(value) else { return nil }
+                           return "host names separated by commas (\(error))"
+                       }),
             SettingKey(key: "log.level", flag: "log-level", kind: .string, defaultValue: .string("info"),
                        help: "Least severe log level: trace, debug, info, notice, warning, error or critical.", reloadable: true,
                        check: oneOf(["trace", "debug", "info", "notice", "warning", "error", "critical"])),

@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+import TrellisBroker
+import TrellisMQTT
+import TrellisTestSupport
+
+/// DNS rebinding against a running `trellis run`: a page at `http://evil.example:PORT` whose name is
+/// made to resolve to the Pi sends `Host` and `Origin` both `evil.example:PORT`. Its Socket.IO
+/// handshake, poll, POST, preflight and WebSocket upgrade are refused (421, the upgrade not made), and
+/// so is its same-origin GET without `Origin`; so are its reads of `/metrics` and `/readyz`; a real
+/// python-socketio client sending what such a page sends is refused, one reaching the endpoint by a
+/// name in `http.allowed_hosts` connects and hears a press. Apps and scripts that dial a name and are
+/// not pages (no `Origin`, no `Sec-Fetch-Site`) are served. Requests are made to 127.0.0.1 with the
+/// `Host` a page would send (`Tests/SocketIO/origin_probe.py`, `Tests/HTTP/host_probe.py`).
+@Suite("HTTP servers: DNS rebinding", .serialized)
+struct SocketIOHostTests {
+    static let probe = SocketIOClientTests.root.appendingPathComponent("Tests/SocketIO/origin_probe.py").path
+    static let hostProbe = SocketIOClientTests.root.appendingPathComponent("Tests/HTTP/host_probe.py").path
+
+    @Test("a rebound page is refused on every route; listed names, IP addresses, localhost and apps are served")
+    func rebinding() async throws {
+        let python = try await SocketIOClientTests.environments.value + "/sio5/bin/python"
+        try await withTestBroker { broker in
+            var environment = ProcessInfo.processInfo.environment
+            environment["TRELLIS_HTTP_ALLOWED_HOSTS"] = "trellis.lan"
+            let (trellis, ports) = try await TrellisBinary.startListening(ports: 3, { ports in
+                ["run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])",
+                 "--metrics", "\(ports[1])", "--health", "\(ports[2])", "--socketio-allowed-origins", "http://p2o.example:3000"]
+            }, ready: { ports in ports.map { "Server started and listening on 127.0.0.1:\($0)" } }, environment: environment)
+            try await trellis.waitForOutput("connected to the broker")
+            let url = "http://127.0.0.1:\(ports[0])", evil = "evil.example:\(ports[0])"
+
+            func ask(host: String, origin: String?, fetchSite: String? = nil) async throws -> [String: Any] {
+                let run = try TrellisBinary.start([Self.probe, "--url", url, "--host", host] + (origin.map { ["--origin", $0] } ?? [])
+                                                  + (fetchSite.map { ["--fetch-site", $0] } ?? []), executable: "/usr/bin/python3")
+                #expect(try await run.waitForExit(timeout: .seconds(30)) == 0, "\(run.output)")
+                return try #require(SocketIOBrowserTests.events(run.output).last, "\(run.output)")
+            }
+            func status(_ answer: [String: Any], _ request: String) -> Int? { (answer[request] as? [String: Any])?["status"] as? Int }
+
+            // The rebound page: every request refused with 421, never a CORS header.
+            let rebound = try await ask(host: evil, origin: "http://\(evil)")
+            for request in ["handshake", "poll", "post", "preflight"] {
+                #expect(status(rebound, request) == 421, "\(request): \(rebound)")
+                #expect((rebound[request] as? [String: Any])?["acao"] as? String == nil, "\(request): \(rebound)")
+            }
+            #expect((rebound["handshake_body"] as? String)?.contains("http.allowed_hosts") == true, "\(rebound)")
+            #expect(status(rebound, "websocket") == 400, "\(rebound)")
+            // Its same-origin GET, which carries no Origin.
+            #expect(status(try await ask(host: evil, origin: nil, fetchSite: "same-origin"), "handshake") == 421)
+
+            // Served: a listed name, localhost, an IP address (each as its own origin), a configured
+            // origin whatever the name, and an app dialling any name (no Origin, no Sec-Fetch-Site).
+            let served: [(String, String?)] = [("trellis.lan:\(ports[0])", "http://trellis.lan:\(ports[0])"),
+                                              ("localhost:\(ports[0])", "http://localhost:\(ports[0])"),
+                                              ("127.0.0.1:\(ports[0])", url), (evil, "http://p2o.example:3000"), (evil, nil)]
+            for (host, origin) in served {
+                let answer = try await ask(host: host, origin: origin)
+                for request in ["handshake", "poll", "post"] {
+                    #expect(status(answer, request) == 200, "\(host) \(origin ?? "none") \(request): \(answer)")
+                }
+                #expect(status(answer, "websocket") == 101, "\(host) \(origin ?? "none"): \(answer)")
+            }
+
+            // The metrics and health servers: a page's read by an unknown name refused; Prometheus
+            // and an address typed into a browser are not pages.
+            for port in [ports[1], ports[2]] {
+                func get(_ host: String, origin: String? = nil, fetchSite: String? = nil) async throws -> Int? {
+                    let run = try TrellisBinary.start([Self.hostProbe, "--port", "\(port)", "--path", "/readyz", "--host", host]
+                                                      + (origin.map { ["--origin", $0] } ?? []) + (fetchSite.map { ["--fetch-site", $0] } ?? []),
+                                                      executable: "/usr/bin/python3")
+                    #expect(try await run.waitForExit(timeout: .seconds(30)) == 0, "\(run.output)")
+                    return SocketIOBrowserTests.events(run.output).last?["status"] as? Int
+                }
+                let name = "evil.example:\(port)"
+                #expect(try await get(name, fetchSite: "same-origin") == 421)
+                #expect(try await get(name, origin: "http://\(name)") == 421)
+                #expect(try await get(name) == 200)
+                #expect(try await get(name, fetchSite: "none") == 200)
+                #expect(try await get("trellis.lan:\(port)", fetchSite: "same-origin") == 200)
+                #expect(try await get("127.0.0.1:\(port)", fetchSite: "same-origin") == 200)
+            }
+
+            // A real client sending what the rebound page sends is refused; by a listed name it is served.
+            let clientScript = SocketIOClientTests.root.appendingPathComponent("Tests/SocketIO/p2o_client.py").path
+            let refused = try TrellisBinary.start([clientScript, "--url", url, "--button", "door", "--transports", "polling",
+                                                   "--host", evil, "--origin", "http://\(evil)", "--timeout", "20"], executable: python)
+            #expect(try await refused.waitForExit(timeout: .seconds(60)) == 3, "\(refused.output)")
+            let button = "door-\(UUID().uuidString.prefix(6))"
+            let presser = try await TestClients.connect(to: broker)
+            let listed = "trellis.lan:\(ports[0])"
+            let client = try TrellisBinary.start([clientScript, "--url", url, "--button", button, "--presses", "1", "--transports", "polling",
+                                                  "--host", listed, "--origin", "http://\(listed)", "--timeout", "60"], executable: python)
+            try await client.waitForOutput(#""event": "registered""#, timeout: .seconds(60))
+            try await presser.publishAndWait(topic: "p2o/buttons/\(button)/press", payload: [])
+            #expect(try await client.waitForExit(timeout: .seconds(60)) == 0, "\(client.output)")
+
+            // Counted; logged once per host name and server, not once per request.
+            let (_, metrics) = try await MetricsTests.get("http://127.0.0.1:\(ports[1])/metrics")
+            #expect((HTTPLimitsTests.value(#"trellis_socketio_refused_total{reason="unknown_host"}"#, metrics) ?? 0) >= 6, "\(metrics)")
+            for server in ["metrics", "health"] {
+                let refusals = HTTPLimitsTests.value(#"trellis_http_requests_refused_total{server="\#(server)",reason="unknown_host"}"#, metrics)
+                #expect(refusals == 2, "\(server): \(metrics)")
+            }
+            let socketIOLines = trellis.output.components(separatedBy: "Socket.IO requests from a web page for an unknown host name refused").count - 1
+            #expect(socketIOLines == 1, "\(trellis.output)")
+            let httpLines = trellis.output.components(separatedBy: "HTTP requests from a web page for an unknown host name refused").count - 1
+            #expect(httpLines == 2, "\(trellis.output)")
+
+            trellis.process.signal(SIGTERM)
+            #expect(try await trellis.waitForExit() == 0)
+            await presser.shutdown()
+        }
+    }
+}
