@@ -221,8 +221,10 @@ let package = Package(
         ]),
         .testTarget(
             name: "TrellisRelayTests",
+            // TrellisServer and TrellisSocketIO: the harness's stored `ServerSettings` holds their types, and a
+            // test target that cannot see them lays the harness's fields out wrongly (its `service` read as nil).
             dependencies: ["TrellisRelay", "TrellisTestSupport", "TrellisMQTT", "TrellisCore", "TrellisStore", "TrellisStoreSQLite",
-                           "TrellisStorePostgres", "TrellisBroker"],
+                           "TrellisStorePostgres", "TrellisBroker", "TrellisServer", "TrellisSocketIO"],
             resources: [.copy("Fixtures")]
         ),
     ],

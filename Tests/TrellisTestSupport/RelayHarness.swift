@@ -13,8 +13,6 @@ public final class RelayHarness: @unchecked Sendable {
     public let broker: TestBroker
     public let stateDirectory: String
     public var settings: RelaySettings
-    /// The servers started beside the relay (none by default), assembled as `trellis run` assembles them.
-    public var servers = ServerSettings()
     /// Credentials of the relay's own account, for brokers that require them.
     public var credentials: (username: String, password: String)?
     /// The relay's MQTT client id; fixed, so its persistent session survives restarts.
@@ -25,6 +23,10 @@ public final class RelayHarness: @unchecked Sendable {
     private var runTask: Task<Void, any Error>?
     private var relayStore: SQLiteStore?
     private var ownClients: [MQTTClient] = []
+    /// The servers started beside the relay (none by default), assembled as `trellis run` assembles them.
+    /// Kept last: a test target that reaches the harness without seeing every module of
+    /// `ServerSettings`'s members (TrellisSocketIO) must not place the fields after it.
+    public var servers = ServerSettings()
 
     public init(broker: TestBroker, settings: RelaySettings = RelaySettings()) throws {
         self.broker = broker
