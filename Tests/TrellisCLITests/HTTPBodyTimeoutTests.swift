@@ -62,8 +62,9 @@ struct HTTPBodyTimeoutTests {
                 let done = try #require(HTTPLimitsTests.event("done", flood.output), "\(flood.output)")
                 #expect(done["still_open"] as? Int == 0, "\(flood.output)")
                 #expect((done["early"] as? Int ?? 0) + (done["late"] as? Int ?? 0) == 1000, "\(flood.output)")
-                // The held ones were closed by the body timeout (10 s from the head), not before.
-                #expect((done["late_min"] as? Double ?? 0) >= 9.5, "\(flood.output)")
+                // Which were closed by the timeout and which evicted the client cannot tell from a
+                // lifetime (under load an eviction may come 9 s in); the server's counts below can, and
+                // the trickle test checks that the timeout never closes a body before its time.
                 summaries.append(done)
                 print("heads without bodies: \(done)")
             }
