@@ -12,9 +12,14 @@ public struct DynamicSecurityCommand: Encodable, Sendable, Equatable {
     public var username: String?
     public var password: String?
     public var rolename: String?
+    public var groupname: String?
     public var textname: String?
     public var roles: [DynamicSecurityRoleReference]?
     public var acls: [DynamicSecurityACL]?
+    /// One ACL of `addRoleACL` and `removeRoleACL`, given in the command itself.
+    public var acltype: String?
+    public var topic: String?
+    public var allow: Bool?
     public var verbose: Bool?
     /// Echoed by the plugin in its answer, so a request's answer is told from another client's.
     public var correlationData: String?
@@ -117,17 +122,40 @@ public struct DynamicSecurityResponse: Decodable, Sendable {
         public var clients: [Client]?
         public var roles: [Role]?
         public var client: Client?
+        /// `listGroups` (verbose) and `getAnonymousGroup`.
+        public var groups: [Group]?
+        public var group: Group?
+    }
+
+    public struct Group: Decodable, Sendable {
+        public var groupname: String
+        public var roles: [DynamicSecurityRoleReference]?
+
+        public init(groupname: String, roles: [DynamicSecurityRoleReference]? = nil) {
+            self.groupname = groupname
+            self.roles = roles
+        }
     }
 
     public struct Client: Decodable, Sendable {
         public var username: String
         public var textname: String?
         public var roles: [DynamicSecurityRoleReference]?
+
+        public init(username: String, roles: [DynamicSecurityRoleReference]? = nil) {
+            self.username = username
+            self.roles = roles
+        }
     }
 
     public struct Role: Decodable, Sendable {
         public var rolename: String
         public var acls: [DynamicSecurityACL]?
+
+        public init(rolename: String, acls: [DynamicSecurityACL]? = nil) {
+            self.rolename = rolename
+            self.acls = acls
+        }
     }
 
     public var responses: [Answer]

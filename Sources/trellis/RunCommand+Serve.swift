@@ -23,7 +23,7 @@ extension RunCommand {
         // Held while it runs (the passwords and the broker's files are here too, also beside a
         // PostgreSQL store): a command that needs the state alone sees the relay and leaves it be.
         _ = try StateHold.take(.sqlite(directory: state), for: .changeBesideRelays)
-        let clientID = configuration.clientID
+        let clientID = try configuration.namedClientID ?? ClientIDFile.ensure(in: state)
         let store = try await StatePlace(configuration).open(owner: clientID, logger: Logger(label: "trellis.store"),
                                                              wait: { !signals.wasSignalled })
         let imported = try await StarterCatalog.seedIfEmpty(store)
@@ -35,7 +35,8 @@ extension RunCommand {
             logger.info("seeded plants", metadata: ["file": "\(plantsFile)", "plants": "\(seeded.count)"])
         }
 
-        let settings = configuration.relaySettings
+        var settings = configuration.relaySettings
+        settings.clientID = clientID
         var services: [any Service] = []
         let address: BrokerURL
         var localLogin: (username: String, password: String)?

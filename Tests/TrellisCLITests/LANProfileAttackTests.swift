@@ -12,6 +12,11 @@ import TrellisTestSupport
 struct LANProfileAttackTests {
     /// Runs `body` with `trellis run` owning its broker on a free port, and the local operator logged in.
     func withDefaultProfile(_ body: (_ port: Int, _ state: String, _ operator: MQTTClient) async throws -> Void) async throws {
+        try await withDefaultProfile { port, state, operatorClient, _ in try await body(port, state, operatorClient) }
+    }
+
+    /// As above, with the running `trellis` too (its output).
+    func withDefaultProfile(_ body: (_ port: Int, _ state: String, _ operator: MQTTClient, _ trellis: TrellisBinary) async throws -> Void) async throws {
         let directory = temporaryDirectory()
         let port = try #require(PortProbe.freeLoopbackPort())
         let config = try brokerConfig(port: port, in: directory)
@@ -24,7 +29,7 @@ struct LANProfileAttackTests {
                 .trimmingCharacters(in: .whitespacesAndNewlines)
             #expect(try FileManager.default.attributesOfItem(atPath: state + "/operator.password")[.posixPermissions] as? Int == 0o600)
             let operatorClient = try await Self.connect(port: port, username: "operator", password: password)
-            try await body(port, state, operatorClient)
+            try await body(port, state, operatorClient, trellis)
             await operatorClient.shutdown()
         } catch {
             failure = error

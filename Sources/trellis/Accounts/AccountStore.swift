@@ -13,8 +13,17 @@ protocol AccountStore {
     func list() async throws -> [(name: String, role: String)]
     /// Gives an existing account a new password and returns its role; fails when there is none.
     func setPassword(_ name: String, password: String) async throws -> AccessControlList.Role?
+    /// Brings every account's rights in line with the topic table (`trellis users sync`); nothing
+    /// changes when they are.
+    func sync() async throws -> SyncReport
     /// Printed after a change: when it takes effect.
     var effect: String { get }
+}
+
+/// What `sync` did: a line per role, group, account or file changed, and the accounts it left alone.
+struct SyncReport {
+    var changes: [String] = []
+    var leftAlone: [String] = []
 }
 
 /// The file-based profile (broker.secure.conf): the password file (`PasswordFile`, hashed by
@@ -22,6 +31,8 @@ protocol AccountStore {
 struct FileAccounts: AccountStore {
     var passwordFile: String
     var aclFile: String
+    /// The topic prefixes the ACL is written with: those of the configuration `trellis run` reads.
+    var topics = AccessControlList.Topics()
 
     var effect: String { "send the broker SIGHUP (or restart `trellis run`) for it to take effect" }
 
@@ -29,7 +40,11 @@ struct FileAccounts: AccountStore {
         (try? String(contentsOfFile: aclFile, encoding: .utf8)).map(AccessControlList.init(parsing:)) ?? AccessControlList()
     }
 
-    func write(_ acl: AccessControlList, topics: AccessControlList.Topics = .init()) throws {
+    func write(_ acl: AccessControlList) throws {
+        try write(acl, topics: topics)
+    }
+
+    func write(_ acl: AccessControlList, topics: AccessControlList.Topics) throws {
         try createParentDirectory(of: aclFile)
         try replaceFile(aclFile, with: Array(acl.render(topics: topics).utf8), newFileMode: 0o644)
     }
@@ -46,6 +61,15 @@ struct FileAccounts: AccountStore {
         guard acl.remove(name) else { throw fail("there is no account \(name) in \(aclFile)") }
         try await PasswordFile(path: passwordFile).remove(name)
         try write(acl)
+    }
+
+    /// The ACL is written whole from the table at every change: writing it again is the sync.
+    func sync() async throws -> SyncReport {
+        let acl = readACL()
+        let before = try? String(contentsOfFile: aclFile, encoding: .utf8)
+        guard before != acl.render(topics: topics) else { return SyncReport() }
+        try write(acl)
+        return SyncReport(changes: ["wrote \(aclFile) anew from the topic table, with its \(acl.accounts.count) accounts"])
     }
 
     func list() async throws -> [(name: String, role: String)] {

@@ -4,6 +4,8 @@ import TrellisBroker
 /// the plugin: in effect as soon as the plugin answered, with neither a SIGHUP nor a restart.
 struct DynamicSecurityAccounts: AccountStore {
     var control: DynamicSecurityControl
+    /// The topic prefixes the roles are written with: those of the configuration `trellis run` reads.
+    var topics = AccessControlList.Topics()
 
     var effect: String { "in effect now" }
 
@@ -15,7 +17,7 @@ struct DynamicSecurityAccounts: AccountStore {
             // The shared role is made when missing (a plugin configured by hand); an old own role
             // is replaced whole, so a change of role or sensors leaves nothing of the old rights.
             var steps: [DynamicSecurityControl.Step] = [
-                .init(command: .createRole(shared, acls: DynamicSecurityRoles.sharedACLs(of: role)), tolerated: ["Role already exists"]),
+                .init(command: .createRole(shared, acls: DynamicSecurityRoles.sharedACLs(of: role, topics: topics)), tolerated: ["Role already exists"]),
             ]
             // An account lets go of its roles before its own is deleted: the plugin (Mosquitto 2.0.11,
             // Debian 12's, and 2.0.15 in eclipse-mosquitto/mosquitto#2660) leaves a deleted role in
@@ -24,7 +26,7 @@ struct DynamicSecurityAccounts: AccountStore {
             if exists { steps.append(.init(command: .modifyClient(name, password: nil, roles: []))) }
             steps.append(.init(command: .deleteRole(personal), tolerated: ["Role not found"]))
             if role != .trellis {
-                steps.append(.init(command: .createRole(personal, acls: DynamicSecurityRoles.personalACLs(of: name, role: role, sensors: sensors))))
+                steps.append(.init(command: .createRole(personal, acls: DynamicSecurityRoles.personalACLs(of: name, role: role, sensors: sensors, topics: topics))))
             }
             let roles = DynamicSecurityRoles.roles(of: name, role: role)
             steps.append(.init(command: exists ? .modifyClient(name, password: password, roles: roles)
@@ -59,6 +61,20 @@ struct DynamicSecurityAccounts: AccountStore {
             guard found.error == nil else { throw fail("there is no account \(name) in the dynamic security plugin") }
             try await connection.run([.init(command: .setClientPassword(name, password: password))])
             return (found.data?.client?.roles ?? []).lazy.compactMap { DynamicSecurityRoles.role(ofShared: $0.rolename) }.first
+        }
+    }
+
+    /// Reads the plugin's clients, roles and groups, and sends what ``DynamicSecuritySync`` works
+    /// out from them as one request.
+    func sync() async throws -> SyncReport {
+        try await run { connection in
+            let answers = try await connection.run([.init(command: .listClients), .init(command: .listRoles),
+                                                    .init(command: .listGroups), .init(command: .getAnonymousGroup)])
+            let plan = DynamicSecuritySync(clients: answers[0].data?.clients ?? [], roles: answers[1].data?.roles ?? [],
+                                           groups: answers[2].data?.groups ?? [], anonymousGroup: answers[3].data?.group?.groupname,
+                                           admin: control.admin, topics: topics)
+            if !plan.commands.isEmpty { try await connection.run(plan.commands.map { .init(command: $0) }) }
+            return SyncReport(changes: plan.changes, leftAlone: plan.leftAlone)
         }
     }
 

@@ -62,7 +62,7 @@ struct LocalAccounts {
 
     /// Makes the missing accounts, writes the ACL from the table and returns Trellis's password.
     func ensure(prefixes: TopicPrefixes) async throws -> String {
-        let files = FileAccounts(passwordFile: passwordFile, aclFile: aclFile)
+        let files = FileAccounts(passwordFile: passwordFile, aclFile: aclFile, topics: prefixes)
         let hashed = (try? String(contentsOfFile: passwordFile, encoding: .utf8)).map(MosquittoPasswordEntry.parse) ?? []
         let listed = files.readACL().accounts
         var passwords: [String: String] = [:]
@@ -78,7 +78,7 @@ struct LocalAccounts {
             try writeSecret(password, to: path)
             passwords[name] = password
         }
-        try files.write(files.readACL(), topics: prefixes)
+        try files.write(files.readACL())
         try writeClientOptions(password: passwords[Self.operatorAccount]!)
         return passwords[Self.trellisAccount]!
     }
@@ -88,8 +88,8 @@ struct LocalAccounts {
     /// Nothing when there is no ACL yet.
     func rewriteACL(prefixes: TopicPrefixes) throws {
         guard FileManager.default.fileExists(atPath: aclFile) else { return }
-        let files = FileAccounts(passwordFile: passwordFile, aclFile: aclFile)
-        try files.write(files.readACL(), topics: prefixes)
+        let files = FileAccounts(passwordFile: passwordFile, aclFile: aclFile, topics: prefixes)
+        try files.write(files.readACL())
     }
 
     /// The operator's login for `mosquitto_pub`, `mosquitto_sub` and `mosquitto_rr`, mode 0600.

@@ -66,6 +66,8 @@ extension UsersCommand {
 
         func run() async throws {
             try options.checkNotAdmin(name)
+            // Before anything is written: a configuration that does not read changes nothing.
+            let topics = try await options.settings.prefixes()
             let addresses = Self.uniqued(sensor.compactMap { SensorAddress.normalize($0) })
             let (secret, generated) = try passwordInput.resolve()
             if trellis {
@@ -76,7 +78,7 @@ extension UsersCommand {
                     throw fail("cannot write Trellis's password to \(trellisPasswordFile): \(describe(error))")
                 }
             }
-            let store = options.store()
+            let store = options.store(topics: topics)
             try await store.set(name, role: role, sensors: addresses, password: secret)
             let text = ([role.rawValue] + addresses).joined(separator: " ")
             let effect = options.usesDynamicSecurity ? ", \(store.effect)" : ""

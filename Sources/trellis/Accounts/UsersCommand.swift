@@ -20,9 +20,9 @@ struct UsersCommand: AsyncParsableCommand {
             mosquitto_passwd) and the ACL (`%u` patterns); after a change send the broker SIGHUP or restart \
             `trellis run`. The backend is dynamic security when --admin-password-file exists, the files \
             otherwise; --backend chooses. Roles: client (the default; the plugin's role `app`), button, device, \
-            sensor, operator and trellis. Described in docs/operations.md in the source tree.
+            sensor, operator and trellis; every role's rights are the topic table's, written with the topic prefixes             of the configuration `trellis run` reads (--config, TRELLIS_… variables, --plant-prefix, --button-prefix).             After an upgrade, `trellis users sync` brings existing accounts to the new table. Described in             docs/operations.md and docs/security.md in the source tree.
             """,
-        subcommands: [Init.self, Add.self, Remove.self, List.self, Passwd.self, Migrate.self, Local.self]
+        subcommands: [Init.self, Add.self, Remove.self, List.self, Passwd.self, Migrate.self, Local.self, Sync.self]
     )
 
     /// Where the file-based profile's two files live; the defaults are the paths broker.secure.conf names.
@@ -61,6 +61,7 @@ struct UsersCommand: AsyncParsableCommand {
 
         @OptionGroup var admin: Admin
         @OptionGroup var files: Files
+        @OptionGroup var settings: RunSettings
 
         func validate() throws {
             guard BrokerAddress(parsing: broker) != nil else {
@@ -73,11 +74,14 @@ struct UsersCommand: AsyncParsableCommand {
             (backend ?? (FileManager.default.fileExists(atPath: admin.adminPasswordFile) ? .dynamicSecurity : .files)) == .dynamicSecurity
         }
 
-        func store() -> any AccountStore {
-            guard usesDynamicSecurity else { return FileAccounts(passwordFile: files.passwordFile, aclFile: files.aclFile) }
+        /// The accounts, their rights written with `topics` (``RunSettings/prefixes()`` where they are written).
+        func store(topics: TopicPrefixes = TopicPrefixes()) -> any AccountStore {
+            guard usesDynamicSecurity else {
+                return FileAccounts(passwordFile: files.passwordFile, aclFile: files.aclFile, topics: topics)
+            }
             return DynamicSecurityAccounts(control: DynamicSecurityControl(
                 address: BrokerAddress(parsing: broker)!, admin: admin.adminUser, passwordFile: admin.adminPasswordFile,
-                timeout: .milliseconds(Int(timeout * 1000))))
+                timeout: .milliseconds(Int(timeout * 1000))), topics: topics)
         }
 
         /// Refuses the administration account's name as an account of the profile.
@@ -101,7 +105,7 @@ struct UsersCommand: AsyncParsableCommand {
 
         func run() async throws {
             try options.checkNotAdmin(name)
-            let store = options.store()
+            let store = options.store(topics: try await options.settings.prefixes())
             try await store.remove(name)
             print("removed \(name), \(store.effect)")
         }

@@ -46,7 +46,10 @@ final class ConfigReloader: Service, Sendable {
         let changes = new.changes(from: old)
         let needRestart = changes.filter { SettingKey.byKey[$0.key]?.reloadable == false }.map(\.key)
         do {
-            let (removed, added) = try await relay.apply(new.relaySettings)
+            var settings = new.relaySettings
+            // Not reloadable: the id the relay connected with stays (``ClientIDFile``'s when none is named).
+            settings.clientID = relay.engine.settings.clientID
+            let (removed, added) = try await relay.apply(settings)
             TrellisLogging.setLevel(new.string("log.level"))
             current.withLock { $0 = new }
             logger.notice("configuration reloaded", metadata: [

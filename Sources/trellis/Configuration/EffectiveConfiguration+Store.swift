@@ -95,7 +95,7 @@ extension EffectiveConfiguration {
             return "broker.share_group needs state.store (a postgres:// URL): the relays of a group must share one state, "
                 + "and each SQLite state belongs to one relay"
         }
-        if source("broker.client_id") == .default && string("broker.username").isEmpty && brokerURL?.username == nil {
+        if namedClientID == nil {
             return "broker.share_group needs broker.client_id (--client-id) set, to a different id on every relay of the group"
         }
         return nil

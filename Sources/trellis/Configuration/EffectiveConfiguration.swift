@@ -177,15 +177,20 @@ struct EffectiveConfiguration: Sendable {
 
     func source(_ key: String) -> Source { values[key]?.source ?? .default }
 
-    /// The relay's settings from this configuration.
-    /// The MQTT client id: the broker user name when one logs in (brokers with an ACL per user
-    /// expect the two to match), else `broker.client_id`.
-    var clientID: String {
-        let named = string("broker.username")
-        let username = named.isEmpty ? brokerURL?.username : named
-        return username ?? string("broker.client_id")
+    /// The MQTT client id the settings name: `broker.client_id`; in a share group without it, the
+    /// broker user name (each relay of a group logging in with its own). Nil when they name none:
+    /// `trellis run` then uses the one kept in the state directory (``ClientIDFile``), as a
+    /// well-known id lets any client that may connect take Trellis's connection.
+    var namedClientID: String? {
+        let named = string("broker.client_id")
+        if !named.isEmpty { return named }
+        guard !string("broker.share_group").isEmpty else { return nil }
+        let username = string("broker.username")
+        return username.isEmpty ? brokerURL?.username : username
     }
 
+    /// The relay's settings from this configuration, with the client id it names (else the
+    /// default's, which `trellis run` replaces with the one it keeps).
     var relaySettings: RelaySettings {
         var settings = RelaySettings()
         settings.hostName = string("plant.host_name")
@@ -222,7 +227,7 @@ struct EffectiveConfiguration: Sendable {
         settings.discoveryPrefix = string("homeassistant.discovery_prefix")
         let group = string("broker.share_group")
         settings.shareGroup = group.isEmpty ? nil : group
-        settings.clientID = clientID
+        if let id = namedClientID { settings.clientID = id }
         return settings
     }
 

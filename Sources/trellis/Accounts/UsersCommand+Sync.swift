@@ -1,0 +1,69 @@
+import ArgumentParser
+import Configuration
+import Foundation
+import TrellisCore
+
+extension UsersCommand {
+    /// The settings `trellis run` reads, for the topic prefixes an account's rights are written
+    /// with: the configuration file, `TRELLIS_…` variables and these flags, as `trellis run` takes
+    /// them, so the ACL and the plugin's roles match the running relay.
+    struct RunSettings: ParsableArguments {
+        @Option(name: .long, help: ArgumentHelp("The configuration `trellis run` reads (default trellis.yaml when present); its topic prefixes (plant.prefix, buttons.prefix, also from TRELLIS_… variables) are the ones the rights are written with.", valueName: "file"))
+        var config: String?
+
+        @Option(name: .customLong("plant-prefix"), help: .setting("plant.prefix", valueName: "prefix"))
+        var plantPrefix: String?
+
+        @Option(name: .customLong("button-prefix"), help: .setting("buttons.prefix", valueName: "prefix"))
+        var buttonPrefix: String?
+
+        /// The flags above, by setting key.
+        var flags: [String: ConfigContent] {
+            var flags: [String: ConfigContent] = [:]
+            if let plantPrefix { flags["plant.prefix"] = .string(plantPrefix) }
+            if let buttonPrefix { flags["buttons.prefix"] = .string(buttonPrefix) }
+            return flags
+        }
+
+        /// The topic prefixes of the configuration; a configuration that does not read is one line on standard error.
+        func prefixes() async throws -> TopicPrefixes {
+            do {
+                return try await EffectiveConfiguration.load(file: config, flags: flags).relaySettings.topicPrefixes
+            } catch {
+                throw fail("the configuration does not read, so the topic prefixes the rights are written with are unknown: "
+                    + error.problems.joined(separator: "; "))
+            }
+        }
+    }
+
+    /// `trellis users sync`: the rights of every existing account brought to the running version's table.
+    struct Sync: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Bring the rights of every existing account in line with the topic table (after an upgrade).",
+            discussion: """
+                The dynamic security plugin keeps the roles and ACLs an account was given, so accounts made by an \
+                older Trellis keep its broader rights until this runs. With dynamic security it re-derives from the \
+                table the shared role of each kind (app, button, device, sensor, operator, trellis), each account's \
+                own role user/NAME (a sensor node keeps its addresses), each account's list of roles, and the group \
+                of clients without an account (anonymous, with its role): ACLs the table does not grant are \
+                removed and missing ones added, in one request, in effect at once, with no account losing the \
+                rights it keeps. Clients of no kind of the profile (made by hand) and the administration account \
+                are left alone and named. With the files it writes the ACL anew from the table (then send the \
+                broker SIGHUP; `trellis run` does the same at every start for the broker it starts). Running it \
+                again changes nothing. The topic prefixes are those `trellis run` reads (--config, TRELLIS_… \
+                variables, --plant-prefix, --button-prefix).
+                """
+        )
+
+        @OptionGroup var options: Options
+
+        func run() async throws {
+            let store = options.store(topics: try await options.settings.prefixes())
+            let report = try await store.sync()
+            for line in report.changes { print(line) }
+            for account in report.leftAlone { print("left alone \(account): no kind of account of the profile") }
+            print(report.changes.isEmpty ? "every account's rights already match the topic table"
+                                         : "\(report.changes.count) changes, \(store.effect)")
+        }
+    }
+}
