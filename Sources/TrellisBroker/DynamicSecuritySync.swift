@@ -18,6 +18,8 @@ public struct DynamicSecuritySync: Sendable {
     public private(set) var changes: [String] = []
     /// The clients of no kind of the profile (made by hand), left as they are.
     public private(set) var leftAlone: [String] = []
+    /// What needs a hand: a sensor node whose addresses cannot be read back from its own role.
+    public private(set) var warnings: [String] = []
 
     public init(clients: [DynamicSecurityResponse.Client], roles: [DynamicSecurityResponse.Role],
                 groups: [DynamicSecurityResponse.Group], anonymousGroup: String?, admin: String,
@@ -34,6 +36,10 @@ public struct DynamicSecuritySync: Sendable {
             guard let kind = account.role else {
                 leftAlone.append("\(account.name) (\(account.roleText))")
                 continue
+            }
+            if kind == .sensor && account.sensors.isEmpty {
+                warnings.append("the sensor node \(account.name) has no sensor addresses in its role user/\(account.name): "
+                    + "give them with `trellis users add \(account.name) --sensor ADDRESS…`")
             }
             if kind != .trellis {
                 bring(DynamicSecurityRoles.personalRole(of: account.name),

@@ -23,7 +23,8 @@ extension LANProfileAttackTests {
         try await withDefaultProfile { port, state, _, trellis in
             let kept = Self.keptClientID(in: state)
             #expect(kept?.wholeMatch(of: /trellis-[A-Za-z0-9]{16,}/) != nil, "a random id is kept in the state directory: \(kept ?? "none")")
-            #expect(try? FileManager.default.attributesOfItem(atPath: state + "/client-id")[.posixPermissions] as? Int == 0o600)
+            let mode = (try? FileManager.default.attributesOfItem(atPath: state + "/client-id"))?[.posixPermissions] as? Int
+            #expect(mode == 0o600)
 
             let app = try await Self.connect(port: port)
             let inbox = await MessageCollector.collecting(app)

@@ -20,10 +20,12 @@ protocol AccountStore {
     var effect: String { get }
 }
 
-/// What `sync` did: a line per role, group, account or file changed, and the accounts it left alone.
+/// What `sync` did: a line per role, group, account or file changed, the accounts it left alone, and
+/// what needs a hand.
 struct SyncReport {
     var changes: [String] = []
     var leftAlone: [String] = []
+    var warnings: [String] = []
 }
 
 /// The file-based profile (broker.secure.conf): the password file (`PasswordFile`, hashed by
@@ -69,7 +71,7 @@ struct FileAccounts: AccountStore {
         let before = try? String(contentsOfFile: aclFile, encoding: .utf8)
         guard before != acl.render(topics: topics) else { return SyncReport() }
         try write(acl)
-        return SyncReport(changes: ["wrote \(aclFile) anew from the topic table, with its \(acl.accounts.count) accounts"])
+        return SyncReport(changes: ["wrote \(aclFile) anew from the topic table, for \(acl.accounts.count) account\(acl.accounts.count == 1 ? "" : "s")"])
     }
 
     func list() async throws -> [(name: String, role: String)] {

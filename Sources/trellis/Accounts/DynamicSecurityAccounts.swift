@@ -74,7 +74,7 @@ struct DynamicSecurityAccounts: AccountStore {
                                            groups: answers[2].data?.groups ?? [], anonymousGroup: answers[3].data?.group?.groupname,
                                            admin: control.admin, topics: topics)
             if !plan.commands.isEmpty { try await connection.run(plan.commands.map { .init(command: $0) }) }
-            return SyncReport(changes: plan.changes, leftAlone: plan.leftAlone)
+            return SyncReport(changes: plan.changes, leftAlone: plan.leftAlone, warnings: plan.warnings)
         }
     }
 

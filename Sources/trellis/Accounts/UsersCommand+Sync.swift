@@ -47,8 +47,8 @@ extension UsersCommand {
                 own role user/NAME (a sensor node keeps its addresses), each account's list of roles, and the group \
                 of clients without an account (anonymous, with its role): ACLs the table does not grant are \
                 removed and missing ones added, in one request, in effect at once, with no account losing the \
-                rights it keeps. Clients of no kind of the profile (made by hand) and the administration account \
-                are left alone and named. With the files it writes the ACL anew from the table (then send the \
+                rights it keeps. Clients of no kind of the profile (made by hand) are left alone and named; the \
+                administration account is left alone. With the files it writes the ACL anew from the table (then send the \
                 broker SIGHUP; `trellis run` does the same at every start for the broker it starts). Running it \
                 again changes nothing. The topic prefixes are those `trellis run` reads (--config, TRELLIS_… \
                 variables, --plant-prefix, --button-prefix).
@@ -62,8 +62,9 @@ extension UsersCommand {
             let report = try await store.sync()
             for line in report.changes { print(line) }
             for account in report.leftAlone { print("left alone \(account): no kind of account of the profile") }
+            for warning in report.warnings { print("warning: \(warning)") }
             print(report.changes.isEmpty ? "every account's rights already match the topic table"
-                                         : "\(report.changes.count) changes, \(store.effect)")
+                                         : "\(report.changes.count) change\(report.changes.count == 1 ? "" : "s"), \(store.effect)")
         }
     }
 }
