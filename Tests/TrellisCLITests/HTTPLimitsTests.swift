@@ -26,6 +26,8 @@ struct HTTPLimitsTests {
             try await trellis.waitForOutput("connected to the broker")
             let metricsURL = "http://127.0.0.1:\(ports[2])/metrics"
 
+            // What the process holds of its own before the flood (broker, store, logs, event loops).
+            let before = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(trellis.process.pid)/fd").count
             // The defaults: header timeout 10 s, 512 connections for Socket.IO, 64 for the probes.
             let floods = try [(ports[0], 512), (ports[1], 64)].map { port, cap in
                 // Lifetimes from 9 s on are the header timeout's; shorter ones were evicted.
@@ -40,10 +42,11 @@ struct HTTPLimitsTests {
                 #expect(opened["open"] as? Int == cap, "\(flood.output)")
             }
 
-            // 4,000 connections tried; the process holds the caps' worth of descriptors, and a few of its own.
+            // 4,000 connections tried; the process holds the caps' worth of descriptors beyond its own,
+            // and a few more of connections being evicted as the snapshot is taken.
             let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(trellis.process.pid)/fd").count
-            print("slow connections: trellis holds \(descriptors) descriptors during the stall")
-            #expect(descriptors < 512 + 64 + 100, "\(descriptors) descriptors")
+            print("slow connections: trellis holds \(descriptors) descriptors during the stall, \(before) before it")
+            #expect(descriptors - before < 512 + 64 + 64, "\(descriptors) descriptors, \(before) before the flood")
 
             // Both servers are full of stalled connections: the probe still gets in.
             let (status, body) = try await MetricsTests.get("http://127.0.0.1:\(ports[1])/readyz")
