@@ -27,7 +27,7 @@ bench_compile() {
 # persistence; a caller may add listeners before bench_start_broker.
 bench_broker_config() {
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-    sed -e "s/^listener .*/listener $port 127.0.0.1/" -e '/^persistence/d' "$root/broker.conf" > "$work/mosquitto.conf"
+    sed -e "s/^listener .*/listener $port 127.0.0.1/" -e '/^persistence/d' -e '/^password_file/d' -e '/^acl_file/d' "$root/broker.conf" > "$work/mosquitto.conf"
     grep -q "^listener $port" "$work/mosquitto.conf" || echo "listener $port 127.0.0.1" >> "$work/mosquitto.conf"
 }
 
