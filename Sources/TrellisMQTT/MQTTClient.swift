@@ -7,8 +7,8 @@ import Synchronization
 ///
 /// One dedicated thread runs libmosquitto's network loop: it connects, reconnects with backoff,
 /// resubscribes everything in `subscriptions` after each reconnect, and copies each incoming
-/// message into `messages`, unless the consumer's immediate handler takes it
-/// (``setImmediateHandler(_:written:)``). Every other method may be called from any thread or task.
+/// message into `messages`, unless the consumer's message callback consumes it
+/// (``setMessageCallback(_:written:)``). Every other method may be called from any thread or task.
 public final class MQTTClient: Sendable {
     /// Incoming messages, in arrival order. Single consumer; buffered without limit so the network
     /// thread never blocks and nothing is dropped.
@@ -59,9 +59,9 @@ public final class MQTTClient: Sendable {
         /// `stopReceiving()` was called: read nothing more and end `messages` once drained.
         var receiveStopped = false
         var streamFinished = false
-        /// The immediate handler that took a message since the last write, when it asked to be
-        /// told of the write (``setImmediateHandler(_:written:)``).
-        var answeredAtOnce: MQTTMessageStream.ImmediateHandler?
+        /// The message callback that consumed a message since the last write, when it asked to be
+        /// told of the write (``setMessageCallback(_:written:)``).
+        var awaitingWrite: MQTTMessageStream.MessageCallback?
     }
 
     /// Creates a client; nothing touches the network until `start()`.
@@ -166,35 +166,44 @@ public final class MQTTClient: Sendable {
         offer(message)
     }
 
-    /// Hands `message` to the immediate handler when it may take it, else to the stream.
+    /// Hands `message` to the message callback when it may take it, else to the stream; a message
+    /// the callback passes on enters the stream with the value it passed it on with.
     private func offer(_ message: MQTTMessage) {
-        if message.qos <= .atLeastOnce, let handler = messages.idleConsumerHandler(), handler.handle(message) {
-            // Handled before the consumer would have been woken for it: nothing is outstanding in the
-            // window, and the burst goes on as after any message handed over.
-            state.withLock { state in
-                state.delivered += 1
-                if handler.written != nil { state.answeredAtOnce = handler }
+        var carried: (any Sendable)?
+        if message.qos <= .atLeastOnce, let callback = messages.idleConsumerCallback() {
+            switch callback.take(message) {
+            case .consumed:
+                // Handled before the consumer would have been woken for it: nothing is outstanding in the
+                // window, and the burst goes on as after any message handed over.
+                state.withLock { state in
+                    state.delivered += 1
+                    if callback.written != nil { state.awaitingWrite = callback }
+                }
+                return
+            case let .passedOn(value):
+                carried = value
             }
-            return
         }
         state.withLock { state in
             state.window.delivered(size: message.payload.count)
             state.delivered += 1
         }
-        messages.yield(message)
+        messages.yield(message, carrying: carried)
     }
 
-    /// Lets the consumer of ``messages`` handle a QoS 0 or QoS 1 message on the network thread, in
-    /// libmosquitto's message callback, instead of being woken for it: `handler` is called only
+    /// Lets the consumer of ``messages`` see a QoS 0 or QoS 1 message on the network thread, in
+    /// libmosquitto's message callback, instead of being woken for it: `callback` is called only
     /// while the consumer waits in `next()` with nothing queued, so every message before it has
-    /// been taken and the message is handled in its turn. It returns true when it handled the
-    /// message, which then never enters the stream and takes no room in the read-ahead window;
-    /// false to have it queued as usual.
+    /// been taken and the message is handled in its turn. It returns ``MQTTMessageDisposition/consumed``
+    /// when it handled the message in full, which then never enters the stream and takes no room in
+    /// the read-ahead window; ``MQTTMessageDisposition/passedOn(carrying:)`` to have it queued as
+    /// usual, with a value of the consumer's that ``MQTTMessageStream/carrying`` hands out with it
+    /// (what the callback began of the message, for the consumer to finish).
     ///
-    /// A QoS 1 message it takes (with its ``MQTTMessage/delivery``) is acknowledged with the next
-    /// write, so the handler takes one only when it has fully handled it: nothing of its handling
+    /// A QoS 1 message it consumes (with its ``MQTTMessage/delivery``) is acknowledged with the next
+    /// write, so the callback consumes one only when it has fully handled it: nothing of its handling
     /// is left to commit. Whenever libmosquitto queues the acknowledgement (before the callback, in
-    /// 2.0), nothing is written before the callback returns: a message declined enters the read-ahead
+    /// 2.0), nothing is written before the callback returns: a message passed on enters the read-ahead
     /// window first, which holds the writes, and a consumer that waits has every message before
     /// it acknowledged.
     ///
@@ -208,27 +217,28 @@ public final class MQTTClient: Sendable {
     /// removes it; set it only while consuming the stream.
     ///
     /// `written`, when given, is called on the network thread after the loop's next write once
-    /// `handler` has taken a message: by then what the messages taken since the last call brought
+    /// `callback` has consumed a message: by then what the messages taken since the last call brought
     /// about has been handed to the socket (or the write has failed, or a large packet is partly
-    /// written; libmosquitto holds its own copy either way). A handler may keep until then what it
+    /// written; libmosquitto holds its own copy either way). The callback may keep until then what it
     /// would otherwise free before returning (its answer, its copy of the message), so that the
     /// freeing is work done after the answer leaves rather than before. A message that brought
     /// nothing to write is reported with the next write.
-    public func setImmediateHandler(_ handler: (@Sendable (MQTTMessage) -> Bool)?, written: (@Sendable () -> Void)? = nil) {
-        messages.setImmediateHandler(handler, written: written)
-        // A handler replaced is not called back: what it kept is its own to free.
-        state.withLock { $0.answeredAtOnce = nil }
+    public func setMessageCallback(_ callback: (@Sendable (MQTTMessage) -> MQTTMessageDisposition)?,
+                                   written: (@Sendable () -> Void)? = nil) {
+        messages.setMessageCallback(callback, written: written)
+        // A callback replaced is not called back: what it kept is its own to free.
+        state.withLock { $0.awaitingWrite = nil }
     }
 
-    /// Writes what libmosquitto has queued, then calls back the immediate handler that took a
-    /// message since the last write (see ``setImmediateHandler(_:written:)``).
+    /// Writes what libmosquitto has queued, then calls back the message callback that consumed a
+    /// message since the last write (see ``setMessageCallback(_:written:)``).
     func writeQueued() -> Int32 {
         let rc = handle.loopWrite()
-        if let handler = state.withLock({ state in
-            defer { state.answeredAtOnce = nil }
-            return state.answeredAtOnce
+        if let callback = state.withLock({ state in
+            defer { state.awaitingWrite = nil }
+            return state.awaitingWrite
         }) {
-            handler.written?()
+            callback.written?()
         }
         return rc
     }

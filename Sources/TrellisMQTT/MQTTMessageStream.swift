@@ -24,7 +24,8 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
         }
 
         public mutating func next() async -> MQTTMessage? {
-            await queue.next()
+            let entry = await queue.next()
+            return entry?.message
         }
 
         /// The next message, waited for on the caller's executor: `for await` calls this, so a
@@ -33,12 +34,44 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
         /// per message.
         @inlinable
         public mutating func next(isolation actor: isolated (any Actor)?) async -> MQTTMessage? {
-            await queue.next()
+            let entry = await queue.next()
+            return entry?.message
         }
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(queue: queue)
+    }
+
+    /// The same messages, each with the value the consumer's message callback passed it on with
+    /// (``MQTTMessageDisposition/passedOn(carrying:)``): what the callback began of a message
+    /// reaches the consumer with the message itself.
+    public var carrying: Carrying { Carrying(queue: queue) }
+
+    /// The stream's messages with what the message callback passed each on with.
+    public struct Carrying: AsyncSequence, Sendable {
+        public typealias Element = MQTTCarriedMessage
+        public typealias Failure = Never
+        let queue: Queue
+
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            public typealias Failure = Never
+            @usableFromInline let queue: Queue
+
+            public mutating func next() async -> MQTTCarriedMessage? {
+                await queue.next()
+            }
+
+            /// Inlined into the consumer, as ``MQTTMessageStream/AsyncIterator/next(isolation:)`` is.
+            @inlinable
+            public mutating func next(isolation actor: isolated (any Actor)?) async -> MQTTCarriedMessage? {
+                await queue.next()
+            }
+        }
+
+        public func makeAsyncIterator() -> AsyncIterator {
+            AsyncIterator(queue: queue)
+        }
     }
 
     /// True when a message is queued for the consumer now, so `next()` would not wait: the burst
@@ -47,46 +80,48 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
         queue.state.withLock { !$0.pending.isEmpty }
     }
 
-    /// The consumer's immediate handler (``MQTTClient/setImmediateHandler(_:written:)``) when the consumer
-    /// waits in `next()` with nothing queued, so that a message handled now comes in its turn; nil
+    /// The consumer's message callback (``MQTTClient/setMessageCallback(_:written:)``) when the consumer
+    /// waits in `next()` with nothing queued, so that a message consumed now comes in its turn; nil
     /// otherwise. Only the network thread yields, so the consumer stays waiting until it does.
-    func idleConsumerHandler() -> ImmediateHandler? {
-        queue.state.withLock { $0.waiter == nil ? nil : $0.immediate }
+    func idleConsumerCallback() -> MessageCallback? {
+        queue.state.withLock { $0.waiter == nil ? nil : $0.callback }
     }
 
-    /// Sets the handler ``idleConsumerHandler()`` hands out.
-    func setImmediateHandler(_ handler: (@Sendable (MQTTMessage) -> Bool)?, written: (@Sendable () -> Void)? = nil) {
-        let boxed = handler.map { ImmediateHandler($0, written: written) }
-        queue.state.withLock { $0.immediate = boxed }
+    /// Sets the callback ``idleConsumerCallback()`` hands out.
+    func setMessageCallback(_ callback: (@Sendable (MQTTMessage) -> MQTTMessageDisposition)?,
+                            written: (@Sendable () -> Void)? = nil) {
+        let boxed = callback.map { MessageCallback($0, written: written) }
+        queue.state.withLock { $0.callback = boxed }
     }
 
-    /// The consumer's immediate handler, in a class: a closure returned through the lock's generic
+    /// The consumer's message callback, in a class: a closure returned through the lock's generic
     /// result is converted to the generic form and back, a context allocated and freed per message;
     /// a class reference passes through as it is.
-    final class ImmediateHandler: Sendable {
-        let handle: @Sendable (MQTTMessage) -> Bool
-        /// Called after the loop wrote what the messages it took brought about.
+    final class MessageCallback: Sendable {
+        let take: @Sendable (MQTTMessage) -> MQTTMessageDisposition
+        /// Called after the loop wrote what the messages it consumed brought about.
         let written: (@Sendable () -> Void)?
 
-        init(_ handle: @escaping @Sendable (MQTTMessage) -> Bool, written: (@Sendable () -> Void)?) {
-            self.handle = handle
+        init(_ take: @escaping @Sendable (MQTTMessage) -> MQTTMessageDisposition, written: (@Sendable () -> Void)?) {
+            self.take = take
             self.written = written
         }
     }
 
-    /// Queues `message` for the consumer, or hands it straight to a consumer waiting for one.
-    /// Dropped once the stream has finished.
-    func yield(_ message: MQTTMessage) {
-        let waiter = queue.state.withLock { state -> UnsafeContinuation<MQTTMessage?, Never>? in
+    /// Queues `message`, with the value the message callback passed it on with, for the consumer, or
+    /// hands it straight to a consumer waiting for one. Dropped once the stream has finished.
+    func yield(_ message: MQTTMessage, carrying carried: (any Sendable)? = nil) {
+        let entry = MQTTCarriedMessage(message: message, carried: carried)
+        let waiter = queue.state.withLock { state -> UnsafeContinuation<MQTTCarriedMessage?, Never>? in
             guard !state.finished else { return nil }
             if let waiter = state.waiter {
                 state.waiter = nil
                 return waiter
             }
-            state.pending.append(message)
+            state.pending.append(entry)
             return nil
         }
-        waiter?.resume(returning: message)
+        waiter?.resume(returning: entry)
     }
 
     /// Ends the stream after the messages already queued.
@@ -114,9 +149,9 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
     @usableFromInline
     final class Queue: Sendable {
         struct State {
-            var pending: Deque<MQTTMessage> = []
+            var pending: Deque<MQTTCarriedMessage> = []
             /// The consumer, suspended in `next()` until a message comes or the stream ends.
-            var waiter: UnsafeContinuation<MQTTMessage?, Never>?
+            var waiter: UnsafeContinuation<MQTTCarriedMessage?, Never>?
             var finished = false
             /// Scopes of ``MQTTMessageStream/withCancellationWatched(_:)`` open now: while one is,
             /// `next()` leaves cancellation to it.
@@ -124,13 +159,13 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
             /// The watched consumer was cancelled while it was not waiting: its next `next()` ends
             /// the stream, after what was queued by then, as a consumer's own check would.
             var cancelled = false
-            /// The consumer's handler of messages on the network thread, if it set one.
-            var immediate: ImmediateHandler?
+            /// The consumer's callback of messages on the network thread, if it set one.
+            var callback: MessageCallback?
         }
 
         /// What `next()` does, decided under the lock.
         private enum Step {
-            case ready(MQTTMessage?)
+            case ready(MQTTCarriedMessage?)
             case wait
             case watchCancellation
         }
@@ -138,7 +173,7 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
         let state = Mutex(State())
 
         @usableFromInline
-        func next() async -> MQTTMessage? {
+        func next() async -> MQTTCarriedMessage? {
             let step = state.withLock { state -> Step in
                 guard state.watched > 0 else { return .watchCancellation }
                 if state.cancelled { state.finished = true }
@@ -153,8 +188,8 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
 
         /// Hands `continuation` what came since the lock was last held, or keeps it until
         /// ``MQTTMessageStream/yield(_:)`` or ``finish()``.
-        private func park(_ continuation: UnsafeContinuation<MQTTMessage?, Never>) {
-            let ready = state.withLock { state -> MQTTMessage?? in
+        private func park(_ continuation: UnsafeContinuation<MQTTCarriedMessage?, Never>) {
+            let ready = state.withLock { state -> MQTTCarriedMessage?? in
                 if state.cancelled { state.finished = true }
                 if let ready = state.take() { return ready }
                 precondition(state.waiter == nil, "MQTTMessageStream has a single consumer; two tasks awaited next() at once")
@@ -166,9 +201,9 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
 
         /// `next()` for a consumer outside ``MQTTMessageStream/withCancellationWatched(_:)``: its
         /// cancellation is watched while it waits.
-        private func nextWatchingCancellation() async -> MQTTMessage? {
+        private func nextWatchingCancellation() async -> MQTTCarriedMessage? {
             let cancelled = Task.isCancelled
-            let ready = state.withLock { state -> MQTTMessage?? in
+            let ready = state.withLock { state -> MQTTCarriedMessage?? in
                 // A cancelled consumer ends the stream: what is queued is still handed out, nothing more is taken.
                 if cancelled { state.finished = true }
                 return state.take()
@@ -176,7 +211,7 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
             if let ready { return ready }
             return await withTaskCancellationHandler {
                 await withUnsafeContinuation { continuation in
-                    let ready = state.withLock { state -> MQTTMessage?? in
+                    let ready = state.withLock { state -> MQTTCarriedMessage?? in
                         if let ready = state.take() { return ready }
                         if Task.isCancelled {
                             state.finished = true
@@ -196,7 +231,7 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
         /// The watched consumer's task was cancelled: a consumer waiting now gets nil at once; one
         /// busy with a message ends the stream at its next `next()`, still getting what came before it.
         func cancel() {
-            let waiter = state.withLock { state -> UnsafeContinuation<MQTTMessage?, Never>? in
+            let waiter = state.withLock { state -> UnsafeContinuation<MQTTCarriedMessage?, Never>? in
                 state.cancelled = true
                 guard let waiter = state.waiter else { return nil }
                 state.finished = true
@@ -208,7 +243,7 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
 
         /// Marks the stream finished and ends the wait of a consumer (who waits only when nothing is queued).
         func finish() {
-            let waiter = state.withLock { state -> UnsafeContinuation<MQTTMessage?, Never>? in
+            let waiter = state.withLock { state -> UnsafeContinuation<MQTTCarriedMessage?, Never>? in
                 state.finished = true
                 defer { state.waiter = nil }
                 return state.waiter
@@ -221,8 +256,29 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
 extension MQTTMessageStream.Queue.State {
     /// The next message, or `.some(nil)` once the stream has finished and is drained; nil when the
     /// consumer must wait.
-    mutating func take() -> MQTTMessage?? {
+    mutating func take() -> MQTTCarriedMessage?? {
         if let message = pending.popFirst() { return .some(message) }
         return finished ? .some(nil) : nil
+    }
+}
+
+/// What the consumer's message callback did with a message (``MQTTClient/setMessageCallback(_:written:)``).
+public enum MQTTMessageDisposition: Sendable {
+    /// Handled in full on the network thread: the message never enters the stream.
+    case consumed
+    /// Queued in the stream as usual, with a value of the consumer's (nil: none) that the stream
+    /// hands out with it (``MQTTMessageStream/carrying``).
+    case passedOn(carrying: (any Sendable)?)
+}
+
+/// A message from ``MQTTMessageStream/carrying``, with the value the message callback passed it on with.
+public struct MQTTCarriedMessage: Sendable {
+    public var message: MQTTMessage
+    /// What the callback passed the message on with; nil when it did not see the message or gave nothing.
+    public var carried: (any Sendable)?
+
+    public init(message: MQTTMessage, carried: (any Sendable)? = nil) {
+        self.message = message
+        self.carried = carried
     }
 }

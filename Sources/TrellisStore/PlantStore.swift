@@ -42,16 +42,6 @@ public protocol PlantStore: Sendable {
     /// by plant then by the sensor order given when the plant was added.
     /// - Returns: `nil` when a plant is named and does not exist.
     func sensorRecords(plant: String?) async throws -> [PlantSensorRecord]?
-    /// The answer of ``sensorRecords(plant:)`` given at once, when the store holds it in memory and
-    /// no write waits ahead of it: the request path then does not suspend for it. Nil when the
-    /// store must be asked (the default); `.some(nil)` when the named plant does not exist.
-    func sensorRecordsAtOnce(plant: String?) -> [PlantSensorRecord]??
-}
-
-extension PlantStore {
-    public func sensorRecordsAtOnce(plant: String?) -> [PlantSensorRecord]?? {
-        nil
-    }
 }
 
 /// What ``PlantStore/addPlant(name:sensors:maxPlants:)`` did.

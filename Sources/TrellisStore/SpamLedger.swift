@@ -15,16 +15,6 @@ public protocol SpamLedger: Sendable {
     /// Lets the sender's next `count` messages admitted with `usingAllowance` pass uncounted
     /// (see ``SpamGuard/grant(sender:count:)``).
     func grantAllowance(sender: String, count: Int) async throws
-    /// The verdict of ``admitMessage(sender:at:limit:window:usingAllowance:)`` given at once, by a
-    /// ledger in this process's memory: the request path then does not suspend for it. Nil when
-    /// the ledger must be asked, as a shared one must (the default).
-    func admitMessageAtOnce(sender: String, at: Date, limit: Int, window: TimeInterval, usingAllowance: Bool) -> SpamVerdict?
-}
-
-extension SpamLedger {
-    public func admitMessageAtOnce(sender: String, at: Date, limit: Int, window: TimeInterval, usingAllowance: Bool) -> SpamVerdict? {
-        nil
-    }
 }
 
 /// A ``SpamLedger`` in this process's memory, for a store only one relay uses. A change of the

@@ -105,11 +105,6 @@ extension SQLiteStore {
         }
     }
 
-    public func sensorRecordsAtOnce(plant: String?) -> [PlantSensorRecord]?? {
-        guard buffer.isIdle else { return nil }
-        return caches.sensors.lookup(plant).answer
-    }
-
     public func sensorRecords(plant: String?) async throws -> [PlantSensorRecord]? {
         if !buffer.isIdle { await buffer.drain() }
         let view = caches.sensors.lookup(plant)

@@ -214,12 +214,26 @@ extension SQLiteStore {
         spam.admit(sender: sender, at: at, limit: limit, window: window, usingAllowance: usingAllowance)
     }
 
-    public func admitMessageAtOnce(sender: String, at: Date, limit: Int, window: TimeInterval,
-                                   usingAllowance: Bool) -> SpamVerdict? {
-        spam.admit(sender: sender, at: at, limit: limit, window: window, usingAllowance: usingAllowance)
-    }
-
     public func grantAllowance(sender: String, count: Int) async throws {
         spam.grant(sender: sender, count: count)
+    }
+}
+
+/// ``StoreOperations`` for a store in this process: the spam ledger is in memory, and the read
+/// cache holds the sensor records while no write waits ahead of them.
+extension SQLiteStore {
+    public func answerNow(_ operation: StoreOperation) -> StoreAnswer? {
+        switch operation {
+        case let .admitMessage(sender, at, limit, window, usingAllowance):
+            return .verdict(spam.admit(sender: sender, at: at, limit: limit, window: window, usingAllowance: usingAllowance))
+        case let .grantAllowance(sender, count):
+            spam.grant(sender: sender, count: count)
+            return .granted
+        case let .sensorRecords(plant):
+            guard buffer.isIdle else { return nil }
+            return caches.sensors.lookup(plant).answer.map(StoreAnswer.sensorRecords)
+        case .plants, .addPlant, .deletePlant, .renamePlant:
+            return nil
+        }
     }
 }

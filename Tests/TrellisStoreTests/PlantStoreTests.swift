@@ -87,34 +87,38 @@ struct PlantStoreTests {
         }
     }
 
-    /// What a store gives at once (from memory, without a wait) is what it reads, and never an
-    /// answer older than a reading it was given.
-    @Test("records given at once are the records read, and never older than a reading", arguments: StoreKind.allCases)
-    func recordsAtOnce(_ kind: StoreKind) async throws {
+    /// What a store answers now (from memory, without a wait: ``StoreOperations/answerNow(_:)``) is
+    /// what it reads, and never an answer older than a reading it was given.
+    @Test("records answered now are the records read, and never older than a reading", arguments: StoreKind.allCases)
+    func recordsAnsweredNow(_ kind: StoreKind) async throws {
+        func now(_ store: any TrellisStore, _ plant: String?) -> [PlantSensorRecord]?? {
+            guard case let .sensorRecords(records)? = store.answerNow(.sensorRecords(plant: plant)) else { return nil }
+            return .some(records)
+        }
         try await withStore(kind) { store async throws in
             _ = try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 5)
             _ = try await store.addPlant(name: "Ivy", sensors: ["0x37", "0x38"], maxPlants: 5)
             try await store.recordReading(sensor: "0x36", moisture: 4, temperature: 21.5, at: instant(1))
             for plant in [nil, "Fern", "Ivy", "Nope"] as [String?] {
                 let read = try await store.sensorRecords(plant: plant)
-                let atOnce = store.sensorRecordsAtOnce(plant: plant)
+                let answered = now(store, plant)
                 // SQLite holds what it just read; PostgreSQL, shared, must always be asked.
-                #expect((atOnce == nil) == (kind == .postgres))
-                if let atOnce { #expect(atOnce == read) }
+                #expect((answered == nil) == (kind == .postgres))
+                if let answered { #expect(answered == read) }
             }
             try await store.recordReading(sensor: "0x36", moisture: 9, temperature: 22, at: instant(2))
-            if let atOnce = store.sensorRecordsAtOnce(plant: "Fern") {
-                #expect(atOnce?.first?.moisture == 9)
+            if let answered = now(store, "Fern") {
+                #expect(answered?.first?.moisture == 9)
             }
             try await store.flush()
-            if let atOnce = store.sensorRecordsAtOnce(plant: "Fern") {
-                #expect(atOnce?.first?.moisture == 9)
+            if let answered = now(store, "Fern") {
+                #expect(answered?.first?.moisture == 9)
             }
             #expect(try await store.sensorRecords(plant: "Fern")?.first?.moisture == 9)
             // Read again once the reading is committed, the answer is held anew.
-            #expect((store.sensorRecordsAtOnce(plant: "Fern") == nil) == (kind == .postgres))
-            if let atOnce = store.sensorRecordsAtOnce(plant: "Fern") {
-                #expect(atOnce?.first?.moisture == 9)
+            #expect((now(store, "Fern") == nil) == (kind == .postgres))
+            if let answered = now(store, "Fern") {
+                #expect(answered?.first?.moisture == 9)
             }
         }
     }

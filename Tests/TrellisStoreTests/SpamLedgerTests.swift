@@ -27,10 +27,11 @@ struct SpamLedgerTests {
         return steps
     }()
 
-    /// With `atOnce`, each admission is asked at once first and of the ledger only when that gives
-    /// nothing, as the relay asks: a ledger in memory (SQLite's) must give the same verdicts either way.
+    /// With `now`, each admission and grant is asked as a ``StoreOperation`` to be answered now first
+    /// and awaited only when that gives nothing, as the relay asks: a ledger in memory (SQLite's)
+    /// must give the same verdicts either way.
     @Test("a script of floods, windows and grants gets SpamGuard's verdicts", arguments: StoreKind.bothStores, [false, true])
-    func sameAsSpamGuard(kind: StoreKind, atOnce: Bool) async throws {
+    func sameAsSpamGuard(kind: StoreKind, now: Bool) async throws {
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         var oracle = SpamGuard(limit: 5, window: 1)
         var expected: [SpamVerdict] = []
@@ -49,17 +50,19 @@ struct SpamLedgerTests {
                 switch step {
                 case let .admit(sender, offset, allowance):
                     let at = start.addingTimeInterval(Double(offset) / 1000)
-                    if atOnce, let verdict = store.admitMessageAtOnce(sender: sender, at: at, limit: 5, window: 1, usingAllowance: allowance) {
-                        verdicts.append(verdict)
-                    } else {
-                        verdicts.append(try await store.admitMessage(sender: sender, at: at, limit: 5, window: 1, usingAllowance: allowance))
-                    }
-                case let .grant(sender, count): try await store.grantAllowance(sender: sender, count: count)
+                    let operation = StoreOperation.admitMessage(sender: sender, at: at, limit: 5, window: 1, usingAllowance: allowance)
+                    var answer = now ? store.answerNow(operation) : nil
+                    if answer == nil { answer = try await store.answer(operation) }
+                    guard case let .verdict(verdict)? = answer else { Issue.record("\(String(describing: answer)) is no verdict"); return }
+                    verdicts.append(verdict)
+                case let .grant(sender, count):
+                    let operation = StoreOperation.grantAllowance(sender: sender, count: count)
+                    if !now || store.answerNow(operation) == nil { _ = try await store.answer(operation) }
                 }
             }
             #expect(verdicts == expected)
             // Only the shared ledger (PostgreSQL's) must be asked.
-            let probe = store.admitMessageAtOnce(sender: "probe", at: start, limit: 5, window: 1, usingAllowance: false)
+            let probe = store.answerNow(.admitMessage(sender: "probe", at: start, limit: 5, window: 1, usingAllowance: false))
             #expect((probe == nil) == (kind == .postgres))
         }
     }

@@ -3,44 +3,14 @@ import TrellisCore
 import TrellisMQTTTypes
 import TrellisStore
 
+/// Whether a request may be answered at all, before it is read: refused are a retained request
+/// (delivered again at every subscription), a sender that does not match the per-client topic it
+/// came on, an empty sender in the released app's dialect (its answer would carry an empty
+/// receiver, which every app on the shared topic rejects), and a sender over the spam limit
+/// (kicked once, then muted). The store keeps the spam count, so a sender spread over several
+/// relays is limited once; a refresh's index reads were paid for by its `REQ_numPlants`
+/// (`SpamGuard.grant`) and use its allowance. The steps that ask are ``PlantRequestSteps``'.
 extension PlantService {
-    /// Whether a request may be answered at all, before it is read: nil to go on, else what to
-    /// answer instead. Refused are a retained request (delivered again at every subscription), a
-    /// sender that does not match the per-client topic it came on, an empty sender in the released
-    /// app's dialect (its answer would carry an empty receiver, which every app on the shared topic
-    /// rejects), and a sender over the spam limit (kicked once, then muted). The store keeps the spam
-    /// count, so a sender spread over several relays is limited once; a refresh's index reads were paid
-    /// for by its `REQ_numPlants` (`SpamGuard.grant`) and use its allowance.
-    func admit(_ message: MQTTMessage, parsed: PlantParseResult, reply: ReplyRoute, client: String?,
-               context: HandlerContext) async -> HandlerOutput? {
-        let now = context.now
-        if let refusal = refusalBeforeCounting(message, claimedSender: parsed.claimedSender, isRequest: parsed.requestOperation != nil,
-                                               reply: reply, client: client, now: now) {
-            return refusal
-        }
-        guard let sender = parsed.accountableSender else { return nil }
-        var indexRead = false
-        if reply.dialect == .original, case let .request(request, .plantInfoOnStartup) = parsed {
-            indexRead = PlantDialect.refreshIndex(request.payload) != nil
-        }
-        let store = context.store
-        var verdict = SpamVerdict.allowed   // a store that fails to count lets the message through, as before
-        let key = Self.spamKey(client: client, sender: sender)
-        if let atOnce = store.admitMessageAtOnce(sender: key, at: now, limit: settings.spamLimit,
-                                                 window: settings.spamWindow, usingAllowance: indexRead) {
-            // A ledger in this process's memory: no wait, so nothing to suspend for.
-            verdict = atOnce
-        } else {
-            do {
-                verdict = try await store.admitMessage(sender: key, at: now, limit: settings.spamLimit,
-                                                       window: settings.spamWindow, usingAllowance: indexRead)
-            } catch {
-                context.logger.error("state store failed while counting a message against the spam limit: \(error)")
-            }
-        }
-        return refusal(of: verdict, message: message, parsed: parsed, reply: reply, now: now)
-    }
-
     /// Whom the spam limit counts a message against: on the per-client topic `rpi/torpi/<client>`
     /// the client, whom the secure profile's ACL alone lets publish there; on the shared topic the
     /// payload's `sender`. A per-client key ends with `;`, which no sender can hold (the plant

@@ -3,7 +3,7 @@ import TrellisMQTTTypes
 import TrellisStore
 
 /// The outcome of one plant operation, before a dialect writes it.
-enum PlantAnswer {
+enum PlantAnswer: Sendable {
     case result(PlantResult)
     /// `REQ_plantSensorData`'s records as the store gave them: the lossless answer of unchanged
     /// records is rendered once and kept (``PlantService/sensorData(_:)``).
@@ -14,61 +14,72 @@ enum PlantAnswer {
 
 /// What a plant request changed, as the store's operation returned it: the follow-ups (the plant's
 /// Home Assistant state, its care alerts) are computed from it.
-enum PlantChange: Equatable {
+enum PlantChange: Sendable, Equatable {
     case added(id: Int64, name: String)
     case deleted(id: Int64)
     case renamed(id: Int64, from: String, to: String)
 }
 
 extension PlantService {
-    /// Carries out a request, read from its payload, against the store, and says what it changed.
-    /// Every change is one store operation that decides atomically (insert-if-absent, conditional
-    /// rename, delete).
-    func perform(_ request: PlantRequest, store: any TrellisStore) async -> (PlantAnswer, PlantChange?) {
-        do {
-            switch request {
-            case let .plantInfo(query):
-                let plants = try await store.plants()
-                let chosen: [StoredPlant]
-                switch query {
-                case .all: chosen = plants
-                case let .plant(name): chosen = plants.filter { $0.name == name }
-                case let .index(index): chosen = index < plants.count ? [plants[index]] : []
-                }
-                if chosen.isEmpty, query != .all { return (.error(.noPlantDataToRequest), nil) }
-                return (.result(.plants(chosen.map { PlantSummary(name: $0.name, sensors: $0.sensors) })), nil)
+    /// The one store operation that carries out `request`: every change is one operation the store
+    /// makes atomic (insert-if-absent, conditional rename, delete). Nil when there is nothing to ask
+    /// (a rename to the same name, which the original host answered without a change).
+    func operation(for request: PlantRequest) -> StoreOperation? {
+        switch request {
+        case .plantInfo, .numPlants: .plants
+        case let .sensorData(query): .sensorRecords(plant: query.plantName)
+        case let .addPlant(plant): .addPlant(name: plant.name, sensors: plant.sensors, maxPlants: settings.maxPlants)
+        case let .deletePlant(name): .deletePlant(name: name)
+        case let .renamePlant(rename) where rename.old == rename.new: nil
+        case let .renamePlant(rename): .renamePlant(from: rename.old, to: rename.new)
+        }
+    }
 
-            case let .sensorData(query):
-                // Held in memory (a store in this process): taken without suspending.
-                var found = store.sensorRecordsAtOnce(plant: query.plantName)
-                if found == nil { found = .some(try await store.sensorRecords(plant: query.plantName)) }
-                return (sensorAnswer(found ?? nil), nil)
-
-            case .numPlants:
-                return (.result(.count(try await store.plants().count)), nil)
-
-            case let .addPlant(plant):
-                return switch try await store.addPlant(name: plant.name, sensors: plant.sensors, maxPlants: settings.maxPlants) {
-                case let .added(id): (.result(.added(plant.name)), .added(id: id, name: plant.name))
-                case .nameTaken: (.error(.plantNameTaken), nil)
-                case .tooManyPlants: (.error(.tooManyPlants), nil)
-                }
-
-            case let .deletePlant(name):
-                guard let id = try await store.deletePlant(name: name) else { return (.error(.cannotDeletePlant), nil) }
-                return (.result(.deleted(name)), .deleted(id: id))
-
-            case let .renamePlant(rename):
-                // Equal names: the original host answered nothing; there is nothing to change.
-                if rename.old == rename.new { return (.result(.renamed(rename.new)), nil) }
-                return switch try await store.renamePlant(from: rename.old, to: rename.new) {
-                case let .renamed(id): (.result(.renamed(rename.new)), .renamed(id: id, from: rename.old, to: rename.new))
-                case .nameTaken: (.error(.plantNameTaken), nil)
-                case .notFound: (.error(.cannotDeletePlant), nil)
-                }
+    /// What `request` comes to, given the store's `answer` to its ``operation(for:)`` (nil when it
+    /// asked none), and what it changed: the follow-ups are computed from the change the store's
+    /// operation returned, never from reading the plants before and after, which races when relays
+    /// share a store.
+    func outcome(of request: PlantRequest, answer: Result<StoreAnswer, any Error>?) -> (PlantAnswer, PlantChange?) {
+        let given: StoreAnswer?
+        switch answer {
+        case let .failure(error)?: return (.failed(error), nil)
+        case let .success(answer)?: given = answer
+        case nil: given = nil
+        }
+        switch (request, given) {
+        case let (.plantInfo(query), .plants(plants)?):
+            let chosen: [StoredPlant]
+            switch query {
+            case .all: chosen = plants
+            case let .plant(name): chosen = plants.filter { $0.name == name }
+            case let .index(index): chosen = index < plants.count ? [plants[index]] : []
             }
-        } catch {
-            return (.failed(error), nil)
+            if chosen.isEmpty, query != .all { return (.error(.noPlantDataToRequest), nil) }
+            return (.result(.plants(chosen.map { PlantSummary(name: $0.name, sensors: $0.sensors) })), nil)
+        case let (.sensorData, .sensorRecords(records)?):
+            return (sensorAnswer(records), nil)
+        case let (.numPlants, .plants(plants)?):
+            return (.result(.count(plants.count)), nil)
+        case let (.addPlant(plant), .added(added)?):
+            return switch added {
+            case let .added(id): (.result(.added(plant.name)), .added(id: id, name: plant.name))
+            case .nameTaken: (.error(.plantNameTaken), nil)
+            case .tooManyPlants: (.error(.tooManyPlants), nil)
+            }
+        case let (.deletePlant(name), .deleted(id)?):
+            guard let id else { return (.error(.cannotDeletePlant), nil) }
+            return (.result(.deleted(name)), .deleted(id: id))
+        case let (.renamePlant(rename), nil) where rename.old == rename.new:
+            // Equal names: the original host answered nothing; there is nothing to change.
+            return (.result(.renamed(rename.new)), nil)
+        case let (.renamePlant(rename), .renamed(renamed)?):
+            return switch renamed {
+            case let .renamed(id): (.result(.renamed(rename.new)), .renamed(id: id, from: rename.old, to: rename.new))
+            case .nameTaken: (.error(.plantNameTaken), nil)
+            case .notFound: (.error(.cannotDeletePlant), nil)
+            }
+        default:
+            return (.failed(UnexpectedStoreAnswer(answer: given)), nil)
         }
     }
 
@@ -145,7 +156,7 @@ struct PlantWires {
 
 /// Where a reply goes: the shared or per-client reply topic, in that topic's dialect, and also the
 /// request's v5 Response Topic with its Correlation Data when it has one, always lossless.
-struct ReplyRoute {
+struct ReplyRoute: Sendable {
     let service: PlantService
     /// The request's QoS and properties (its Response Topic and Correlation Data): all a reply
     /// needs of it, kept rather than a copy of the whole request.
@@ -218,6 +229,13 @@ extension PlantParseResult {
             nil
         }
     }
+}
+
+/// A store's answer of another kind than the operation asked for: a fault of the store, answered
+/// as any store failure is (`store_error`).
+struct UnexpectedStoreAnswer: Error, CustomStringConvertible {
+    let answer: StoreAnswer?
+    var description: String { "the store answered \(answer.map { "\($0)" } ?? "nothing") to another operation" }
 }
 
 extension PlantService {

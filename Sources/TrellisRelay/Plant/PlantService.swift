@@ -32,15 +32,9 @@ public final class PlantService: Sendable {
     public var routes: [Route] {
         [
             Route(requestTopic, service: "plant", onlyReads: { [self] in onlyReads($0) },
-                  answerAtOnce: { [self] in answerAtOnce($0, client: nil, context: $1) },
-                  handler: ClosureHandler { message, context in
-                await self.handleRequest(message, client: nil, context: context)
-            }),
+                  steps: { [self] _ in PlantRequestSteps(service: self, client: nil) }),
             Route("\(requestTopic)/+", service: "plant", onlyReads: { [self] in onlyReads($0) },
-                  answerAtOnce: { [self] in answerAtOnce($0, client: $1.captures[0], context: $1) },
-                  handler: ClosureHandler { message, context in
-                await self.handleRequest(message, client: context.captures[0], context: context)
-            }),
+                  steps: { [self] captures in PlantRequestSteps(service: self, client: captures[0]) }),
             Route("\(settings.plantPrefix)/sensors/+", service: "plant", handler: ClosureHandler { message, context in
                 await self.handleReading(message, sensor: context.captures[0], context: context)
             }),
@@ -55,73 +49,6 @@ public final class PlantService: Sendable {
         guard !message.retain,
               case let .request(_, operation) = PlantProtocol.parse(message.payload, hostName: settings.hostName) else { return false }
         return operation == .plantSensorData || operation == .plantInfoOnStartup
-    }
-
-    /// Validates and answers one request. `client` is the topic's client level on the per-client form.
-    ///
-    /// The message is parsed and validated once (``PlantProtocol``); the dialect of the reply topic
-    /// (``ReplyRoute/dialect``) then reads its payload and writes the answers. Three steps: admission
-    /// (``admit(_:parsed:reply:client:context:)``), the answer (``answer(_:operation:message:reply:client:context:)``),
-    /// and the follow-ups of what the answer changed (``followUps(of:context:)``).
-    func handleRequest(_ message: MQTTMessage, client: String?, context: HandlerContext) async -> HandlerOutput {
-        var output = await handleAdmittedRequest(message, client: client, context: context)
-        if let refused = ResponseTopicPolicy.refusal(of: message, settings: settings, at: context.now) {
-            output.deadLetters.append(refused)
-        }
-        return output
-    }
-
-    /// ``handleRequest(_:client:context:)`` but for the record of a refused Response Topic.
-    private func handleAdmittedRequest(_ message: MQTTMessage, client: String?, context: HandlerContext) async -> HandlerOutput {
-        let parsed = PlantProtocol.parse(message.payload, hostName: settings.hostName)
-        let reply = ReplyRoute(service: self, request: message, client: client)
-        if let refusal = await admit(message, parsed: parsed, reply: reply, client: client, context: context) {
-            return refusal
-        }
-        switch consume parsed {
-        case .ownMessage:
-            return .none
-        case let .incomingError(error):
-            context.logger.info("error tag received; not answered",
-                                metadata: ["operation": "\(error.operation)", "sender": "\(error.sender)"])
-            return .none
-        case let .rejected(rejection):
-            var output = HandlerOutput()
-            output.deadLetters.append(DeadLetter(reason: rejection.tag?.rawValue ?? rejection.reason, topic: message.topic,
-                                                 payload: message.payload, receivedAt: context.now))
-            output.publish(contentsOf: reply.messages { $0.error(for: rejection, hostName: settings.hostName) })
-            return output
-        case let .request(request, operation):
-            return await answer(request, operation: operation, message: message, reply: reply, client: client, context: context)
-        }
-    }
-
-    /// Answers a valid request in the reply topic's dialect, then adds the follow-ups of the change it
-    /// made, computed from what the store's operation returned (never from reading the plants before and
-    /// after, which races when relays share a store). The request is taken, not borrowed: the
-    /// closure that renders the lossless answer then holds it without a copy of its five strings.
-    func answer(_ request: consuming PlantMessage, operation: PlantOperation, message: MQTTMessage, reply: ReplyRoute,
-                client: String?, context: HandlerContext) async -> HandlerOutput {
-        let dialect = reply.dialect
-        let read = dialect.read(operation, payload: request.payload, maximumNameLength: settings.maxPlantNameLength)
-        let (answer, change): (PlantAnswer, PlantChange?) = switch read {
-        case let .failure(tag): (.error(tag), nil)
-        case let .success(read): await perform(read, store: context.store)
-        }
-        if case let .failed(error) = answer {
-            context.logger.error("state store failed while answering \(operation.rawValue): \(error)")
-            return .reject(message, reason: "store_error", at: context.now)
-        }
-        if dialect == .original, case let .result(.count(count)) = answer {
-            do {
-                try await context.store.grantAllowance(sender: Self.spamKey(client: client, sender: request.sender), count: count)
-            } catch {
-                context.logger.error("state store failed while granting a refresh's index reads: \(error)")
-            }
-        }
-        var output = rendered(answer, to: request, operation: operation, message: message, reply: reply, now: context.now)
-        if let change { output.merge(await followUps(of: change, context: context)) }
-        return output
     }
 
     /// The reply messages of `answer` in the reply topic's dialect (and, on a Response Topic, the

@@ -64,44 +64,12 @@ public final class RelayEngine: Sendable {
     /// Hands `message` to the handler of every matching route and returns every message to
     /// publish, dead-letter records included, followed by the whole Home Assistant announcement
     /// when a handler asked for it. A topic no route knows becomes a dead letter itself. Offline
-    /// replay and the tests use it; the live relay uses ``handle(_:at:)``, to publish an
-    /// announcement at the broker's pace.
+    /// replay and the tests use it; the live relay uses ``begin(_:at:)`` and ``finish(_:of:)``, to
+    /// publish an announcement at the broker's pace.
     public func process(_ message: MQTTMessage, at time: Date) async -> [MQTTMessage] {
         let output = await handle(message, at: time)
         guard output.announcesDiscovery, let homeAssistant else { return output.publishes }
         return output.publishes + (await homeAssistant.announceAll(store: store, ledger: discovery, logger: logger))
-    }
-
-    /// Hands `message` to the handler of every matching route and returns what to publish, and
-    /// whether the whole Home Assistant announcement is to follow: as far as it goes without
-    /// suspending (``handleAtOnce(_:at:)``), then the rest (``finish(_:of:at:)``).
-    public func handle(_ message: MQTTMessage, at time: Date) async -> Output {
-        await finish(handleAtOnce(message, at: time), of: message, at: time)
-    }
-
-    /// Hands `message` to the handler of every matching route, each of which may suspend: what
-    /// ``handle(_:at:)`` does when nothing is answered at once.
-    ///
-    /// A QoS 1 or 2 message is first checked against the handled deliveries: a redelivery of one
-    /// already handled is dropped; a new one is handled with its mark bound to
-    /// `HandledDelivery.current`, so the store commits the mark with each state change it causes.
-    func handleSuspending(_ message: MQTTMessage, at time: Date) async -> Output {
-        await finish(admitted(message), of: message, at: time)
-    }
-
-    /// Handles a fresh delivery with `mark` bound to `HandledDelivery.current`, forgetting the
-    /// stored marks of the previous session first when asked.
-    func handleFresh(_ message: MQTTMessage, mark: DeliveryMark, forgetStored: Bool, at time: Date) async -> Output {
-        if forgetStored {
-            // Not skipped on failure: a stale mark could drop a new message as a redelivery.
-            let store = self.store
-            _ = await Persistently.run("forget the deliveries of the previous session", logger: logger) {
-                try await store.forgetDeliveries()
-            }
-        }
-        return await HandledDelivery.$current.withValue(mark) {
-            await dispatch(message, at: time)
-        }
     }
 
     /// Whether `message` may be handled beside the messages before it: some route takes it, and
@@ -109,32 +77,6 @@ public final class RelayEngine: Sendable {
     public func onlyReads(_ message: MQTTMessage) -> Bool {
         let matches = routes.routes(for: message.topic)
         return !matches.isEmpty && matches.allSatisfy { $0.route.onlyReads?(message) ?? false }
-    }
-
-    /// Runs every matching route's handler on `message`, with a fresh ``ObservedVersions`` bound
-    /// when the store reads it (``StoreLifecycle/readsObservedVersions``): what one message's
-    /// handling saw of a shared store says nothing about the next message's.
-    func dispatch(_ message: MQTTMessage, at time: Date) async -> Output {
-        guard store.readsObservedVersions else { return await dispatchObserved(message, at: time) }
-        return await ObservedVersions.$current.withValue(ObservedVersions()) {
-            await dispatchObserved(message, at: time)
-        }
-    }
-
-    private func dispatchObserved(_ message: MQTTMessage, at time: Date) async -> Output {
-        var output = HandlerOutput()
-        let matches = routes.routes(for: message.topic)
-        for (route, captures) in matches {
-            let context = HandlerContext(captures: captures, now: time, engine: self)
-            let result = await route.run(message, context)
-            counters.routed(service: route.service, publishes: result.publishes)
-            output.merge(result)
-        }
-        if matches.isEmpty {
-            counters.received(service: "unknown")
-            output = .reject(message, reason: "unknown_topic", at: time)
-        }
-        return await conclude(output, of: message, at: time)
     }
 
     /// What the handlers' `output` for `message` calls for: its publishes, with the Home Assistant

@@ -33,38 +33,42 @@ extension RelayService {
     /// after it starts, so a change is seen by every message after it, as if all were handled one
     /// by one. So is the first message of a new session, whose handling may first forget the marks
     /// of the last one.
+    ///
+    /// On a store in this process, a message that comes while the loop waits is begun in the
+    /// client's callback (``handleOnNetworkThread(_:)``); one not finished there reaches the loop
+    /// carrying what is left of its handling, which the loop finishes (``RelayEngine/finish(_:of:)``).
     func handleMessages() async {
         let client = self.client
         let messages = client.messages
         var held = 0
         var inHand: [InHand] = []
         var connection: Int?
-        // A request answered at once is answered in the client's callback while this loop waits; a
-        // store on a server never answers so, and its messages are not offered.
+        // A message is begun in the client's callback while this loop waits, and finished here when
+        // something of it waits; a store on a server answers nothing from memory, and its messages
+        // are not offered.
         if !engine.store.readsWaitOnServer {
-            client.setImmediateHandler({ [self] in handleImmediately($0) }, written: { [self] in releaseAnswered() })
+            client.setMessageCallback({ [self] in handleOnNetworkThread($0) }, written: { [self] in releaseConsumed() })
         }
         defer {
-            client.setImmediateHandler(nil)
-            concluding.withLock { $0 = nil }
-            releaseAnswered()
+            client.setMessageCallback(nil)
+            releaseConsumed()
         }
         // Cancellation is watched once for the whole loop (it ends the stream), not at every message.
         await messages.withCancellationWatched {
-            for await message in messages {
+            for await entry in messages.carrying {
+                let message = entry.message
                 let engine = self.engine
                 let overlapsReads = engine.store.readsWaitOnServer
                 let newSession = message.delivery.map { $0.connection != connection } ?? false
                 if let delivery = message.delivery { connection = delivery.connection }
-                // Taken up on the network thread already (answered with dead letters left to store, or
-                // admitted to the handled deliveries): nothing else takes it.
-                let handledAtOnce = takeConcluding(of: message)
+                // Begun on the network thread already, with what is left of it carried along: nothing else takes it.
+                let begun = entry.carried as? MessageHandling
                 // What a retained sweep's subscriptions bring, and its markers, are the sweep's, not the routes'.
-                let swept = handledAtOnce == nil && (sweepInbox.withLock { $0 }?.offer(message) ?? false)
-                let peer = swept || handledAtOnce != nil ? nil : engine.settings.peer(ofStatusTopic: message.topic)
+                let swept = begun == nil && (sweepInbox.withLock { $0 }?.offer(message) ?? false)
+                let peer = swept || begun != nil ? nil : engine.settings.peer(ofStatusTopic: message.topic)
                 // A read request alone (none in hand, none queued: one request at a time) is handled
                 // below, without a task of its own to start and wait for.
-                if overlapsReads, handledAtOnce == nil, !swept, peer == nil, !newSession, !(inHand.isEmpty && !messages.hasQueued),
+                if overlapsReads, begun == nil, !swept, peer == nil, !newSession, !(inHand.isEmpty && !messages.hasQueued),
                    engine.onlyReads(message) {
                     let received = Date()
                     inHand.append(InHand(started: Self.now, engine: engine, handling: Task(executorPreference: client.taskExecutor) {
@@ -84,8 +88,8 @@ extension RelayService {
                     } else if let peer {
                         await notePeer(peer, present: !message.payload.isEmpty, online: message.payload == Array("online".utf8))
                     } else {
-                        let output = if let handledAtOnce {
-                            await handledAtOnce.engine.finish(handledAtOnce.left, of: message, at: handledAtOnce.received)
+                        let output = if let begun {
+                            await begun.engine.finish(begun, of: message)
                         } else {
                             await engine.handle(message, at: Date())
                         }

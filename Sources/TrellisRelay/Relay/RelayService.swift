@@ -6,8 +6,8 @@ import TrellisMQTT
 import TrellisStore
 
 /// The running relay: subscribes to every route, feeds each message to the engine (on the
-/// network thread, as a task that prefers it or, for a request answered at once, in the client's
-/// message callback), publishes the answers, and keeps `trellis/status` true.
+/// network thread: in the client's message callback as far as nothing waits, then in a task that
+/// prefers the thread), publishes the answers, and keeps `trellis/status` true.
 ///
 /// On graceful shutdown it stops reading, publishes `offline`, flushes the store and
 /// disconnects cleanly (so the will is not needed).
@@ -34,30 +34,15 @@ public final class RelayService: Service, Sendable {
     /// The retained sweep reading on this connection, if one is: the message loop hands it the
     /// messages of its subscriptions (see ``RetainedSweep``).
     let sweepInbox = Mutex<SweepInbox?>(nil)
-    /// What handling a message on the network thread left for the message loop to finish (its
-    /// dead letters to store, or all of its handling, with its delivery's admission), with its time
-    /// of receipt and the engine that took it: the message follows it into the stream (see
-    /// ``handleImmediately(_:)``).
-    let concluding = Mutex<Concluding?>(nil)
-    /// The last answer given at once and its message, kept until the client has written the answer
-    /// (``MQTTClient/setImmediateHandler(_:written:)``): freeing them then is work the answer does not
-    /// wait for.
-    let answeredAtOnce = Mutex<AnsweredAtOnce?>(nil)
+    /// The last message consumed in the client's message callback and its answer, kept until the
+    /// client has written the answer (``MQTTClient/setMessageCallback(_:written:)``): freeing them
+    /// then is work the answer does not wait for.
+    let lastConsumed = Mutex<Consumed?>(nil)
 
-    /// What ``answeredAtOnce`` keeps.
-    struct AnsweredAtOnce {
+    /// What ``lastConsumed`` keeps.
+    struct Consumed {
         var output: RelayEngine.Output
         var message: MQTTMessage
-    }
-
-    /// What ``concluding`` keeps: what is left of a message, and which message it was (its topic
-    /// and delivery), checked when the loop takes it.
-    struct Concluding {
-        var left: RelayEngine.AtOnce
-        var received: Date
-        var engine: RelayEngine
-        var topic: String
-        var delivery: MQTTDelivery?
     }
     /// The other relays of the share group whose status topic last said `online`.
     private let onlinePeers = Mutex<Set<String>>([])
@@ -208,6 +193,47 @@ public final class RelayService: Service, Sendable {
             case let .connectFailed(reason, retryIn):
                 logger.warning("\(reason); retrying in \(String(format: "%.1f", retryIn)) s")
             }
+        }
+    }
+
+    /// Begins a QoS 0 or QoS 1 message in the client's message callback, on the network thread,
+    /// while this loop waits with nothing queued (``MQTTClient/setMessageCallback(_:written:)``): the
+    /// engine runs its handling as far as nothing waits (``RelayEngine/begin(_:at:)``). A message so
+    /// finished (a request answered from memory, a redelivery dropped) is consumed: its answer is
+    /// published without waking the loop, a task switch and a stream hand-over fewer per request,
+    /// and a QoS 1 one, which left nothing to commit, may be acknowledged at once.
+    ///
+    /// Any other message is passed on into the stream carrying what is left of its handling (a
+    /// store operation to await, dead letters to store), which the loop finishes when it takes the
+    /// message: the message is the next the loop takes, since it waits with nothing queued. A
+    /// message the retained sweep reading now may claim, or a share group peer's status, is passed
+    /// on untouched: those are the loop's.
+    func handleOnNetworkThread(_ message: MQTTMessage) -> MQTTMessageDisposition {
+        if let sweep = sweepInbox.withLock({ $0 }), sweep.claims(message.topic) { return .passedOn(carrying: nil) }
+        let engine = self.engine
+        if engine.settings.shareGroup != nil, engine.settings.peer(ofStatusTopic: message.topic) != nil {
+            return .passedOn(carrying: nil)
+        }
+        let started = Self.now
+        switch engine.begin(message, at: Date()) {
+        case let .finished(output):
+            send(output, engine: engine)
+            engine.counters.handled(nanoseconds: Self.now &- started)
+            // Kept until the answer is written. What was kept before is freed now only when the
+            // client has not written since (the answers of a burst go out together).
+            lastConsumed.withLock { $0 = Consumed(output: output, message: message) }
+            return .consumed
+        case let .underway(handling):
+            return .passedOn(carrying: handling)
+        }
+    }
+
+    /// Frees what ``handleOnNetworkThread(_:)`` kept of the last message it consumed, once the
+    /// client has written its answer.
+    func releaseConsumed() {
+        _ = lastConsumed.withLock { kept in
+            defer { kept = nil }
+            return kept
         }
     }
 

@@ -43,8 +43,8 @@ final class SweepInbox: Sendable {
     }
 
     /// Whether a message on `topic` may be the sweep's (its marker, an earlier sweep's marker, a
-    /// topic its subscriptions cover), asked without changing anything: a request answered at once in
-    /// the client's callback must not be one (``RelayService/handleImmediately(_:)``).
+    /// topic its subscriptions cover), asked without changing anything: a message begun in the
+    /// client's callback must not be one (``RelayService/handleOnNetworkThread(_:)``).
     func claims(_ topic: String) -> Bool {
         topic == marker || topic.hasPrefix("\(plan.trellisPrefix)/sweep/") || filters.contains { $0.match(topic) != nil }
     }

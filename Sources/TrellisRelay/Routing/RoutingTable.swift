@@ -1,5 +1,6 @@
 import TrellisCore
 import TrellisMQTTTypes
+import TrellisStore
 
 /// One entry of the routing table: a topic filter, the QoS to subscribe with, and the handler
 /// that owns every message matching it.
@@ -9,10 +10,8 @@ import TrellisMQTTTypes
 public final class Route: Sendable {
     public let filter: TopicFilter
     public let qos: QoS
-    public let handler: any MessageHandler
-    /// How the relay calls ``handler``: a closure handler's closure itself, which spares every
-    /// message a protocol witness and its async frame between the table and the service's code.
-    let run: @Sendable (MQTTMessage, HandlerContext) async -> HandlerOutput
+    /// How the relay handles a message of this route.
+    let handling: Handling
     /// The service the route belongs to, for statistics (`plant`, `buttons`, …).
     public let service: String
     /// A fallback route gets only the messages no other route matches (a JSON service's
@@ -22,30 +21,56 @@ public final class Route: Sendable {
     /// sender's spam count, so a run of such messages may be handled at once, each answered as it
     /// would be alone (see ``RelayEngine/onlyReads(_:)``).
     public let onlyReads: (@Sendable (MQTTMessage) -> Bool)?
-    /// The handler's answer given without suspending, when all it needs is held in this process
-    /// (nil: never). It returns nil, having changed nothing, when it would have to wait; then
-    /// ``handler`` handles the message. Whatever it returns is what ``handler`` would have returned.
-    /// It writes nothing to the store (a sender's spam count, held in memory, is all it may
-    /// change): a QoS 1 message answered so has no delivery mark bound. See
-    /// ``RelayEngine/handleAtOnce(_:at:)``.
-    public let answerAtOnce: (@Sendable (MQTTMessage, HandlerContext) -> HandlerOutput?)?
 
-    public init(_ filter: String, qos: QoS = .atLeastOnce, service: String? = nil, fallback: Bool = false,
-                onlyReads: (@Sendable (MQTTMessage) -> Bool)? = nil,
-                answerAtOnce: (@Sendable (MQTTMessage, HandlerContext) -> HandlerOutput?)? = nil, handler: any MessageHandler) {
+    /// A route's handler, in one of two forms.
+    enum Handling: Sendable {
+        /// Steps the engine drives (``HandlerSteps``): made fresh for each message from the route's
+        /// wildcard captures and run while the store given (nil: none) answers each operation now;
+        /// the last step comes back, with the steps when it waits. Steps handled in full stay on the
+        /// stack as a value of their own type; only steps that wait are kept, for the rest.
+        case steps(@Sendable (MQTTMessage, HandlerContext, (any TrellisStore)?) -> (Step, (any HandlerSteps)?))
+        /// An async handler the engine awaits as a whole: a closure handler's closure itself, which
+        /// spares every message a protocol witness and its async frame between the table and the service's code.
+        case handler(@Sendable (MQTTMessage, HandlerContext) async -> HandlerOutput)
+    }
+
+    /// A route whose messages `handler` handles as a whole.
+    public convenience init(_ filter: String, qos: QoS = .atLeastOnce, service: String? = nil, fallback: Bool = false,
+                            onlyReads: (@Sendable (MQTTMessage) -> Bool)? = nil, handler: any MessageHandler) {
+        let run: @Sendable (MQTTMessage, HandlerContext) async -> HandlerOutput
+        if let closure = handler as? ClosureHandler {
+            run = closure.body
+        } else {
+            run = { message, context in await handler.handle(message, context: context) }
+        }
+        self.init(filter, qos: qos, service: service, fallback: fallback, onlyReads: onlyReads, handling: .handler(run))
+    }
+
+    /// A route whose messages go through the steps `steps` makes for each (``HandlerSteps``), from
+    /// the route's wildcard captures.
+    public convenience init<Steps: HandlerSteps>(_ filter: String, qos: QoS = .atLeastOnce, service: String? = nil,
+                                                 fallback: Bool = false, onlyReads: (@Sendable (MQTTMessage) -> Bool)? = nil,
+                                                 steps: @escaping @Sendable (_ captures: [String]) -> Steps) {
+        self.init(filter, qos: qos, service: service, fallback: fallback, onlyReads: onlyReads,
+                  handling: .steps { message, context, store in
+            var made = steps(context.captures)
+            var step = made.start(message, context: context)
+            while case let .store(operation) = step, let store, let answer = store.answerNow(operation) {
+                step = made.resume(.success(answer), message: message, context: context)
+            }
+            if case .done = step { return (step, nil) }
+            return (step, made)
+        })
+    }
+
+    init(_ filter: String, qos: QoS, service: String?, fallback: Bool, onlyReads: (@Sendable (MQTTMessage) -> Bool)?,
+         handling: Handling) {
         self.filter = TopicFilter(filter)
         self.qos = qos
-        self.handler = handler
-        self.run = Self.runner(of: handler)
+        self.handling = handling
         self.service = service ?? String(filter.prefix { $0 != "/" })
         self.fallback = fallback
         self.onlyReads = onlyReads
-        self.answerAtOnce = answerAtOnce
-    }
-
-    private static func runner(of handler: any MessageHandler) -> @Sendable (MQTTMessage, HandlerContext) async -> HandlerOutput {
-        if let closure = handler as? ClosureHandler { return closure.body }
-        return { message, context in await handler.handle(message, context: context) }
     }
 }
 

@@ -44,4 +44,39 @@ struct PlantBurstTests {
             #expect(try await relay.store.plants().count == 6)
         }
     }
+
+    @Test("through a real broker, a burst of requests gets every answer once, in order, with its dead letters",
+          arguments: PlantTopics.allCases, [QoS.atMostOnce, .atLeastOnce])
+    func liveBurst(_ topics: PlantTopics, _ qos: QoS) async throws {
+        var settings = RelaySettings.losslessPlants
+        settings.spamLimit = 1000
+        try await withRelay(settings: settings) { relay in
+            let bob = try await PlantClient.connect(relay, name: "Bob", topics: topics)
+            try await addPlant("Fern", sensors: ["0x36"], as: "Bob", from: bob.client, answeredIn: bob.inbox)
+            let before = await bob.inbox.received(on: bob.replyTopic).count
+            // Most are answered in the client's message callback; every seventh is another operation,
+            // every tenth names an unknown plant (an error answer whose dead letter the relay's loop
+            // stores, finishing what the callback began).
+            let requests = (0..<40).map { index in
+                index % 7 == 3 ? bob.request("\(index)", "REQ_numPlants")
+                    : bob.request("\(index)", "REQ_plantSensorData", payload: index % 10 == 5 ? "Cactus" : "all")
+            }
+            for request in requests {
+                try bob.client.publish(topic: bob.requestTopic, payload: Array(request.utf8), qos: qos)
+            }
+            let replies = try await bob.inbox.messages(on: bob.replyTopic, count: before + requests.count)
+                .dropFirst(before).map { $0.text ?? "" }
+            #expect(replies.map { String($0.prefix { $0 != ";" }) } == (0..<40).map { "ID:\($0)" })
+            for (index, reply) in replies.enumerated() {
+                let tag = index % 7 == 3 ? "RES_numPlants" : index % 10 == 5 ? "ERR_noPlantDataToRequest" : "RES_plantSensorData"
+                #expect(reply.hasSuffix(";operation:\(tag)"), "\(reply)")
+            }
+            let letters = try await bob.deadLetters(count: 4)
+            #expect(letters.map(\.reason) == Array(repeating: "ERR_noPlantDataToRequest", count: 4))
+            #expect(letters.compactMap(\.payload) == [5, 15, 25, 35].map { requests[$0] })
+            // Answered once: nothing came twice (a QoS 1 request taken for a redelivery would not be
+            // answered at all, one admitted twice would be missing above).
+            #expect(await bob.inbox.received(on: bob.replyTopic).count == before + requests.count)
+        }
+    }
 }

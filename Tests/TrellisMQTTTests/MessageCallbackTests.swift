@@ -4,29 +4,30 @@ import Testing
 @testable import TrellisMQTT
 import TrellisTestSupport
 
-/// A consumer's immediate handler (``MQTTClient/setImmediateHandler(_:written:)``) takes QoS 0 and QoS 1
+/// A consumer's message callback (``MQTTClient/setMessageCallback(_:written:)``) sees QoS 0 and QoS 1
 /// messages on the network thread only while the consumer waits with nothing queued, so it never
 /// runs beside the consumer's handling of a message and never passes one still queued; what it
-/// declines reaches the stream, and a QoS 1 message it takes is acknowledged. Through a real Mosquitto.
+/// passes on reaches the stream with the value it passed it on with, and a QoS 1 message it
+/// consumes is acknowledged. Through a real Mosquitto.
 @Suite("Messages handled on the network thread while the consumer waits")
-struct ImmediateHandlerTests {
-    @Test("taken only while the consumer waits; each message once, in order, between the handler and the stream")
+struct MessageCallbackTests {
+    @Test("taken only while the consumer waits; each message once, in order, between the callback and the stream")
     func takenWhileWaiting() async throws {
         try await withTestBroker { broker in
             let (consumer, producer) = try await Self.clients(of: broker, consuming: "im/#")
             let seen = Seen()
-            consumer.setImmediateHandler { message in
+            consumer.setMessageCallback { message in
                 if seen.busy.load(ordering: .sequentiallyConsistent) { seen.takenWhileBusy.add(1, ordering: .sequentiallyConsistent) }
-                guard message.topic.hasPrefix("im/take/") else { return false }
+                guard message.topic.hasPrefix("im/take/") else { return .passedOn(carrying: "seen " + message.topic) }
                 #expect((message.qos == .atMostOnce) == (message.delivery == nil))
                 seen.taken.withLock { $0.append(message.topic) }
                 seen.handled.withLock { $0.append(message.topic) }
-                return true
+                return .consumed
             }
-            // Sent in this order: every third on a topic the handler declines, every fourth at QoS 1,
+            // Sent in this order: every third on a topic the callback passes on, every fourth at QoS 1,
             // the last a marker at QoS 1 that ends the consumer's loop. The broker keeps the order
             // within each QoS; a QoS 0 message may pass QoS 1 ones waiting for room in flight. The
-            // acknowledgement of a QoS 1 message the handler takes is checked by the next test.
+            // acknowledgement of a QoS 1 message the callback consumes is checked by the next test.
             let sent = (0..<120).map { index in
                 (topic: index % 3 == 1 ? "im/keep/\(index)" : "im/take/\(index)", qos: index % 4 == 3 ? QoS.atLeastOnce : .atMostOnce)
             } + [(topic: "im/keep/end", qos: QoS.atLeastOnce)]
@@ -34,8 +35,12 @@ struct ImmediateHandlerTests {
                 try await withThrowingTaskGroup(of: [String].self) { group in
                     group.addTask {
                         var streamed: [String] = []
-                        for await message in consumer.messages {
+                        for await received in consumer.messages.carrying {
+                            let message = received.message
                             seen.busy.store(true, ordering: .sequentiallyConsistent)
+                            // A message the callback saw carries what it passed it on with; one that
+                            // came while the consumer was busy, nothing.
+                            if let carried = received.carried { #expect(carried as? String == "seen " + message.topic) }
                             streamed.append(message.topic)
                             seen.handled.withLock { $0.append(message.topic) }
                             await Task.yield()   // the network thread reads meanwhile
@@ -45,9 +50,9 @@ struct ImmediateHandlerTests {
                         }
                         return streamed
                     }
-                    // The first message comes to a consumer known to wait: the handler takes it.
+                    // The first message comes to a consumer known to wait: the callback consumes it.
                     let deadline = ContinuousClock.now + .seconds(20)
-                    while consumer.messages.idleConsumerHandler() == nil, ContinuousClock.now < deadline { await Task.yield() }
+                    while consumer.messages.idleConsumerCallback() == nil, ContinuousClock.now < deadline { await Task.yield() }
                     for message in sent {
                         try producer.publish(topic: message.topic, payload: [], qos: message.qos)
                     }
@@ -56,16 +61,16 @@ struct ImmediateHandlerTests {
                     return streamed
                 }
             }
-            consumer.setImmediateHandler(nil)
+            consumer.setMessageCallback(nil)
             let takenTopics = seen.taken.withLock { $0 }
             let order = Dictionary(uniqueKeysWithValues: sent.enumerated().map { ($1.topic, $0) })
             #expect(seen.takenWhileBusy.load(ordering: .sequentiallyConsistent) == 0)
             #expect(takenTopics.first == "im/take/0")
             #expect(Set(takenTopics).isDisjoint(with: streamed))
             #expect((takenTopics + streamed).sorted() == sent.map(\.topic).sorted())
-            // Handled in the order sent, at each QoS: no message taken by the handler passed one of its
+            // Handled in the order sent, at each QoS: no message consumed by the callback passed one of its
             // QoS still queued for, or held by, the consumer (the broker itself may let a QoS 0
-            // message pass QoS 1 ones). So are what the handler took and what reached the stream.
+            // message pass QoS 1 ones). So are what the callback consumed and what reached the stream.
             let handled = seen.handled.withLock { $0 }.map { order[$0]! }
             for qos in [QoS.atMostOnce, .atLeastOnce] {
                 for positions in [handled, takenTopics.map { order[$0]! }, streamed.map { order[$0]! }] {
@@ -81,7 +86,7 @@ struct ImmediateHandlerTests {
     }
 }
 
-extension ImmediateHandlerTests {
+extension MessageCallbackTests {
     /// A consumer reading `filter` at QoS 1 with a read-ahead window of 16 (its receive maximum),
     /// and a producer, both connected to `broker`.
     static func clients(of broker: TestBroker,
@@ -92,17 +97,17 @@ extension ImmediateHandlerTests {
         return (consumer, producer)
     }
 
-    @Test("a QoS 1 message the handler takes is acknowledged: 40 come through a receive maximum of 16")
+    @Test("a QoS 1 message the callback consumes is acknowledged: 40 come through a receive maximum of 16")
     func takenAtLeastOnceAcknowledged() async throws {
         try await withTestBroker { broker in
             let (consumer, producer) = try await Self.clients(of: broker, consuming: "ack/#")
             let taken = Mutex<[MQTTDelivery?]>([])
-            consumer.setImmediateHandler { message in
+            consumer.setMessageCallback { message in
                 taken.withLock { $0.append(message.delivery) }
-                return true
+                return .consumed
             }
             // The broker sends at most 16 QoS 1 messages unacknowledged (the receive maximum the
-            // window announces). The consumer waits throughout, so the handler takes every one: had
+            // window announces). The consumer waits throughout, so the callback consumes every one: had
             // it not acknowledged them, the 17th would never come.
             let streamed = try await withTaskExecutorPreference(consumer.taskExecutor) {
                 try await withThrowingTaskGroup(of: Int.self) { group in
@@ -115,12 +120,12 @@ extension ImmediateHandlerTests {
                         return streamed
                     }
                     let deadline = ContinuousClock.now + .seconds(20)
-                    while consumer.messages.idleConsumerHandler() == nil, ContinuousClock.now < deadline { await Task.yield() }
+                    while consumer.messages.idleConsumerCallback() == nil, ContinuousClock.now < deadline { await Task.yield() }
                     for index in 0..<40 {
                         try producer.publish(topic: "ack/\(index)", payload: [], qos: .atLeastOnce)
                     }
                     while taken.withLock({ $0.count }) < 40, ContinuousClock.now < deadline { await Task.yield() }
-                    consumer.setImmediateHandler(nil)
+                    consumer.setMessageCallback(nil)
                     await consumer.shutdown()
                     return try await group.next() ?? 0
                 }
@@ -133,8 +138,8 @@ extension ImmediateHandlerTests {
     }
 }
 
-extension ImmediateHandlerTests {
-    @Test("`written` is called once the answers of the messages taken have been written, and only then")
+extension MessageCallbackTests {
+    @Test("`written` is called once the answers of the messages consumed have been written, and only then; a message passed on carries its value")
     func writtenAfterTheAnswers() async throws {
         try await withTestBroker { broker in
             let (consumer, producer) = try await Self.clients(of: broker, consuming: "wr/request/#")
@@ -144,12 +149,12 @@ extension ImmediateHandlerTests {
             // Per call of `written`: the answers given by then, and whether libmosquitto still had
             // anything queued to write.
             let calls = Mutex<[(answered: Int, queued: Bool)]>([])
-            consumer.setImmediateHandler({ message in
-                guard message.topic.hasPrefix("wr/request/take/") else { return false }
+            consumer.setMessageCallback({ message in
+                guard message.topic.hasPrefix("wr/request/take/") else { return .passedOn(carrying: "begun " + message.topic) }
                 let name = message.topic.dropFirst("wr/request/take/".count)
                 try? consumer.publish(topic: "wr/reply/\(name)", payload: Array("answer".utf8), qos: .atMostOnce)
                 answered.add(1, ordering: .sequentiallyConsistent)
-                return true
+                return .consumed
             }, written: {
                 let queued = consumer.handle.wantsWrite()
                 calls.withLock { $0.append((answered.load(ordering: .sequentiallyConsistent), queued)) }
@@ -157,9 +162,12 @@ extension ImmediateHandlerTests {
             try await withTaskExecutorPreference(consumer.taskExecutor) {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
-                        for await message in consumer.messages {
-                            // Answered by the consumer, not at once: no call of `written` for it.
+                        for await received in consumer.messages.carrying {
+                            let message = received.message
+                            // Answered by the consumer, not consumed by the callback: no call of `written`
+                            // for it. Sent alone while the consumer waits, the callback saw it first.
                             if message.topic == "wr/request/keep" {
+                                #expect(received.carried as? String == "begun wr/request/keep")
                                 try consumer.publish(topic: "wr/reply/kept", payload: [], qos: .atMostOnce)
                             }
                             consumer.messageHandled()
@@ -167,9 +175,9 @@ extension ImmediateHandlerTests {
                         }
                     }
                     let deadline = ContinuousClock.now + .seconds(20)
-                    while consumer.messages.idleConsumerHandler() == nil, ContinuousClock.now < deadline { await Task.yield() }
+                    while consumer.messages.idleConsumerCallback() == nil, ContinuousClock.now < deadline { await Task.yield() }
                     // One at a time: each request is sent once the last answer has arrived, so each
-                    // is read, answered and written on its own. One declined between them, which the
+                    // is read, answered and written on its own. One passed on between them, which the
                     // consumer answers, must not be reported.
                     for index in 0..<10 {
                         try producer.publish(topic: "wr/request/take/\(index)", payload: [], qos: .atMostOnce)
@@ -183,7 +191,7 @@ extension ImmediateHandlerTests {
                     try await group.next()
                 }
             }
-            consumer.setImmediateHandler(nil)
+            consumer.setMessageCallback(nil)
             let seen = calls.withLock { $0 }
             // Called once per answer, each time with nothing left to write. The network thread calls
             // `written` right after the write, before it reads again, so the tenth call came before
@@ -196,15 +204,15 @@ extension ImmediateHandlerTests {
     }
 }
 
-/// What the consumer and the handler saw, shared between the network thread and the test.
+/// What the consumer and the callback saw, shared between the network thread and the test.
 private final class Seen: Sendable {
     /// True while the consumer handles a message it took from the stream.
     let busy = Atomic<Bool>(false)
-    /// Messages the handler was offered while the consumer was busy: must stay 0.
+    /// Messages the callback was offered while the consumer was busy: must stay 0.
     let takenWhileBusy = Atomic<Int>(0)
-    /// The topics the handler took, in order.
+    /// The topics the callback consumed, in order.
     let taken = Mutex<[String]>([])
-    /// Every topic as it was handled, by the handler or by the consumer as it took it (both on the
+    /// Every topic as it was handled, by the callback or by the consumer as it took it (both on the
     /// network thread, so in the order of their handling).
     let handled = Mutex<[String]>([])
 }
