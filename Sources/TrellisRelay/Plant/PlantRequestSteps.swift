@@ -5,23 +5,27 @@ import TrellisStore
 
 /// A plant tracker request's whole path, as steps (``HandlerSteps``), in order:
 ///
-/// 1. ``start(_:context:)``: the payload is parsed and validated once (``PlantProtocol``); a
-///    retained request, a sender not matching its per-client topic, and an empty sender in the
+/// 1. ``start(_:context:answering:)``: the payload is parsed and validated once (``PlantProtocol``);
+///    a retained request, a sender not matching its per-client topic, and an empty sender in the
 ///    released app's dialect are refused; any other message with an accountable sender is counted
-///    against the spam limit: it waits for ``StoreOperation/admitMessage(sender:at:limit:window:usingAllowance:)``.
-/// 2. ``admitted(_:context:)``: a sender over the limit is kicked once, then muted; the host's own
+///    against the spam limit: ``StoreOperation/admitMessage(sender:at:limit:window:usingAllowance:)``.
+/// 2. ``admitted(_:_:_:_:_:_:)``: a sender over the limit is kicked once, then muted; the host's own
 ///    messages and error tags are not answered; a rejected message gets its error reply; a request
-///    is read in the reply topic's dialect and waits for its store operation (``PlantService/operation(for:)``).
-/// 3. ``answered(_:context:)``: the store's answer becomes the plant answer and the change it made
-///    (``PlantService/outcome(of:answer:)``); in the original dialect a plant count grants the
-///    refresh's index reads that follow it: it waits for ``StoreOperation/grantAllowance(sender:count:)``.
-/// 4. ``rendered(_:change:context:)``: the replies in the reply topic's dialect (and, on a Response
+///    is read in the reply topic's dialect and asks its store operation (``PlantService/operation(for:)``).
+/// 3. ``answered(_:_:_:_:_:_:_:_:)``: the store's answer becomes the plant answer and the change it
+///    made (``PlantService/outcome(of:answer:)``); in the original dialect a plant count grants the
+///    refresh's index reads that follow it: ``StoreOperation/grantAllowance(sender:count:)``.
+/// 4. ``rendered(_:_:_:_:_:_:_:)``: the replies in the reply topic's dialect (and, on a Response
 ///    Topic, the lossless one); a change waits for its follow-ups, the service's own work
 ///    (``PlantService/followUps(of:context:)``), in ``work(_:context:)``.
 ///
-/// Every output ends with the dead letter of a refused Response Topic, when the request named one.
+/// Each step that asks the store goes on at once with an answer given now (`store`, when the
+/// driver passes one: SQLite's spam ledger and read cache), and otherwise keeps what the next step
+/// needs (``State``) and returns the operation it waits for; ``resume(_:message:context:answering:)``
+/// picks up from there with the answer. Every output ends with the dead letter of a refused
+/// Response Topic, when the request named one.
 struct PlantRequestSteps: HandlerSteps {
-    /// What the next step needs.
+    /// What the next step needs while an operation is awaited.
     enum State: Sendable {
         case start
         /// Counted against the spam limit: waits for the verdict.
@@ -47,7 +51,7 @@ struct PlantRequestSteps: HandlerSteps {
 
     var settings: RelaySettings { service.settings }
 
-    mutating func start(_ message: MQTTMessage, context: HandlerContext) -> Step {
+    mutating func start(_ message: MQTTMessage, context: HandlerContext, answering store: (any TrellisStore)?) -> Step {
         let parsed = PlantProtocol.parse(message.payload, hostName: settings.hostName)
         let reply = ReplyRoute(service: service, request: message, client: client)
         if let refusal = service.refusalBeforeCounting(message, claimedSender: parsed.claimedSender,
@@ -55,49 +59,33 @@ struct PlantRequestSteps: HandlerSteps {
                                                        client: client, now: context.now) {
             return done(refusal, message, reply, context)
         }
-        guard let sender = parsed.accountableSender else { return admitted(parsed, reply, message, context) }
+        guard let sender = parsed.accountableSender else { return admitted(nil, parsed, reply, message, context, store) }
         var indexRead = false
         if reply.dialect == .original, case let .request(request, .plantInfoOnStartup) = parsed {
             indexRead = PlantDialect.refreshIndex(request.payload) != nil
         }
+        let operation = StoreOperation.admitMessage(sender: PlantService.spamKey(client: client, sender: sender), at: context.now,
+                                                    limit: settings.spamLimit, window: settings.spamWindow,
+                                                    usingAllowance: indexRead)
+        if let answer = store?.answerNow(operation) { return admitted(.success(answer), parsed, reply, message, context, store) }
         state = .admitting(parsed, reply)
-        return .store(.admitMessage(sender: PlantService.spamKey(client: client, sender: sender), at: context.now,
-                                    limit: settings.spamLimit, window: settings.spamWindow, usingAllowance: indexRead))
+        return .store(operation)
     }
 
-    mutating func resume(_ answer: Result<StoreAnswer, any Error>, message: MQTTMessage, context: HandlerContext) -> Step {
-        // Moved out, not copied: what the step needs is taken from the state it leaves.
+    mutating func resume(_ answer: Result<StoreAnswer, any Error>, message: MQTTMessage, context: HandlerContext,
+                         answering store: (any TrellisStore)?) -> Step {
         let current = state
         state = .done
         switch current {
         case let .admitting(parsed, reply):
-            var verdict = SpamVerdict.allowed   // a store that fails to count lets the message through
-            switch answer {
-            case let .success(.verdict(given)): verdict = given
-            case let .failure(error):
-                context.logger.error("state store failed while counting a message against the spam limit: \(error)")
-            case .success: break
-            }
-            if let refusal = service.refusal(of: verdict, message: message, parsed: parsed, reply: reply, now: context.now) {
-                return done(refusal, message, reply, context)
-            }
-            return admitted(parsed, reply, message, context)
+            return admitted(answer, parsed, reply, message, context, store)
         case let .answering(request, operation, read, reply):
-            let (outcome, change) = service.outcome(of: read, answer: answer)
-            if case let .failed(error) = outcome {
-                context.logger.error("state store failed while answering \(operation.rawValue): \(error)")
-                return done(.reject(message, reason: "store_error", at: context.now), message, reply, context)
-            }
-            if reply.dialect == .original, case let .result(.count(count)) = outcome {
-                state = .granting(request, count: count, reply)
-                return .store(.grantAllowance(sender: PlantService.spamKey(client: client, sender: request.sender), count: count))
-            }
-            return rendered(outcome, to: request, operation: operation, change: change, message, reply, context)
+            return answered(answer, request, operation, read, reply, message, context, store)
         case let .granting(request, count, reply):
             if case let .failure(error) = answer {
                 context.logger.error("state store failed while granting a refresh's index reads: \(error)")
             }
-            return rendered(.result(.count(count)), to: request, operation: .numPlants, change: nil, message, reply, context)
+            return rendered(.result(.count(count)), request, .numPlants, nil, reply, message, context)
         case .start, .followingUp, .done:
             return .done(.none)
         }
@@ -112,10 +100,22 @@ struct PlantRequestSteps: HandlerSteps {
         return done(followed, message, reply, context)
     }
 
-    /// After admission: what the parse result calls for.
-    private mutating func admitted(_ parsed: consuming PlantParseResult, _ reply: ReplyRoute, _ message: MQTTMessage,
-                                   _ context: HandlerContext) -> Step {
-        switch consume parsed {
+    /// After the spam count (`verdict`; nil when the message is counted against no one): what the
+    /// verdict, then the parse result, calls for.
+    private mutating func admitted(_ verdict: Result<StoreAnswer, any Error>?, _ parsed: PlantParseResult, _ reply: ReplyRoute,
+                                   _ message: MQTTMessage, _ context: HandlerContext, _ store: (any TrellisStore)?) -> Step {
+        switch verdict {
+        case let .success(.verdict(given))?:
+            if let refusal = service.refusal(of: given, message: message, parsed: parsed, reply: reply, now: context.now) {
+                return done(refusal, message, reply, context)
+            }
+        case let .failure(error)?:
+            // A store that fails to count lets the message through.
+            context.logger.error("state store failed while counting a message against the spam limit: \(error)")
+        case .success?, nil:
+            break
+        }
+        switch parsed {
         case .ownMessage:
             return done(.none, message, reply, context)
         case let .incomingError(error):
@@ -132,12 +132,14 @@ struct PlantRequestSteps: HandlerSteps {
         case let .request(request, operation):
             switch reply.dialect.read(operation, payload: request.payload, maximumNameLength: settings.maxPlantNameLength) {
             case let .failure(tag):
-                return rendered(.error(tag), to: request, operation: operation, change: nil, message, reply, context)
+                return rendered(.error(tag), request, operation, nil, reply, message, context)
             case let .success(read):
+                // Nothing to ask the store for a rename to the same name.
                 guard let storeOperation = service.operation(for: read) else {
-                    // Nothing to ask the store (a rename to the same name).
-                    let (outcome, change) = service.outcome(of: read, answer: nil)
-                    return rendered(outcome, to: request, operation: operation, change: change, message, reply, context)
+                    return answered(nil, request, operation, read, reply, message, context, store)
+                }
+                if let answer = store?.answerNow(storeOperation) {
+                    return answered(.success(answer), request, operation, read, reply, message, context, store)
                 }
                 state = .answering(request, operation, read, reply)
                 return .store(storeOperation)
@@ -145,9 +147,29 @@ struct PlantRequestSteps: HandlerSteps {
         }
     }
 
+    /// After the store answered `read`'s operation (nil: none asked): the answer, with a refresh's
+    /// index reads granted first in the original dialect.
+    private mutating func answered(_ answer: Result<StoreAnswer, any Error>?, _ request: PlantMessage, _ operation: PlantOperation,
+                                   _ read: PlantRequest, _ reply: ReplyRoute, _ message: MQTTMessage, _ context: HandlerContext,
+                                   _ store: (any TrellisStore)?) -> Step {
+        let (outcome, change) = service.outcome(of: read, answer: answer)
+        if case let .failed(error) = outcome {
+            context.logger.error("state store failed while answering \(operation.rawValue): \(error)")
+            return done(.reject(message, reason: "store_error", at: context.now), message, reply, context)
+        }
+        if reply.dialect == .original, case let .result(.count(count)) = outcome {
+            let grant = StoreOperation.grantAllowance(sender: PlantService.spamKey(client: client, sender: request.sender), count: count)
+            if store?.answerNow(grant) == nil {
+                state = .granting(request, count: count, reply)
+                return .store(grant)
+            }
+        }
+        return rendered(outcome, request, operation, change, reply, message, context)
+    }
+
     /// The replies of `answer`; the follow-ups of `change` next, when there is one.
-    private mutating func rendered(_ answer: PlantAnswer, to request: PlantMessage, operation: PlantOperation,
-                                   change: PlantChange?, _ message: MQTTMessage, _ reply: ReplyRoute,
+    private mutating func rendered(_ answer: PlantAnswer, _ request: PlantMessage, _ operation: PlantOperation,
+                                   _ change: PlantChange?, _ reply: ReplyRoute, _ message: MQTTMessage,
                                    _ context: HandlerContext) -> Step {
         let output = service.rendered(answer, to: request, operation: operation, message: message, reply: reply, now: context.now)
         guard let change else { return done(output, message, reply, context) }

@@ -8,7 +8,7 @@ public enum Step: Sendable {
     /// Handled: what to publish and what to dead-letter.
     case done(HandlerOutput)
     /// Waits for the store's answer to `operation`, which the driver feeds to
-    /// ``HandlerSteps/resume(_:message:context:)``.
+    /// ``HandlerSteps/resume(_:message:context:answering:)``.
     case store(StoreOperation)
     /// Waits for work of the service's own that is not one store operation (a plant's Home
     /// Assistant state, the catalog's care alerts moved to a new name): the driver awaits
@@ -23,14 +23,18 @@ public enum Step: Sendable {
 /// back, on the network thread as far as the store answers from memory, in the message loop from
 /// there. The steps' state is the handler's value itself, carried with the message between the two.
 ///
-/// Each function is a step of one list that a reader follows in one file per service; the steps are
-/// tested as plain values, without a broker or a driver (feed a message and the store's answers,
-/// check the output or the next operation).
+/// A step that asks the store takes an answer given now (``StoreOperations/answerNow(_:)``) of
+/// `store`, when the driver passes one, and goes straight on to the next step with it: what one step
+/// hands the next is kept in the steps' state only when the operation is awaited. Each function is
+/// a step of one list that a reader follows in one file per service; the steps are tested as plain
+/// values, without a broker, a store or a driver (no `store`: feed the message and the store's
+/// answers, check the output or the next operation).
 public protocol HandlerSteps: Sendable {
     /// The first step, from the message alone.
-    mutating func start(_ message: MQTTMessage, context: HandlerContext) -> Step
+    mutating func start(_ message: MQTTMessage, context: HandlerContext, answering store: (any TrellisStore)?) -> Step
     /// The step after the store answered the operation the last step waited for (or failed to).
-    mutating func resume(_ answer: Result<StoreAnswer, any Error>, message: MQTTMessage, context: HandlerContext) -> Step
+    mutating func resume(_ answer: Result<StoreAnswer, any Error>, message: MQTTMessage, context: HandlerContext,
+                         answering store: (any TrellisStore)?) -> Step
     /// The step after the service's own work the last step waited for (``Step/work``).
     mutating func work(_ message: MQTTMessage, context: HandlerContext) async -> Step
 }
@@ -112,8 +116,8 @@ public struct MessageHandling: Sendable {
         next = .route
     }
 
-    /// Runs the handling as far as nothing waits: the routes' steps, with the store's answers given
-    /// from memory (``StoreOperations/answerNow(_:)``). Stops at the first wait, or once every
+    /// Runs the handling as far as nothing waits: the routes' steps, which take the store's answers
+    /// given from memory (``StoreOperations/answerNow(_:)``). Stops at the first wait, or once every
     /// handler is done (``Next/conclude``).
     mutating func advance(_ message: MQTTMessage) {
         let store = engine.store
@@ -133,12 +137,7 @@ public struct MessageHandling: Sendable {
                 let (step, waiting) = route(message, context, answersNow ? store : nil)
                 steps = waiting
                 take(step)
-            case let .store(operation):
-                guard answersNow, let answer = store.answerNow(operation), var current = steps.take() else { return }
-                let step = current.resume(.success(answer), message: message, context: context)
-                steps = current
-                take(step)
-            case .forgetStoredDeliveries, .work, .handler, .conclude:
+            case .store, .forgetStoredDeliveries, .work, .handler, .conclude:
                 return
             }
         }

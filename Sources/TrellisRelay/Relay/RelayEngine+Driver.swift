@@ -107,7 +107,8 @@ extension RelayEngine {
                     answer = .failure(error)
                 }
                 guard var steps = handling.steps.take() else { return await concludeBroken(handling, of: message) }
-                let step = steps.resume(answer, message: message, context: handling.context)
+                let step = steps.resume(answer, message: message, context: handling.context,
+                                        answering: store.readsObservedVersions ? nil : store)
                 handling.steps = steps
                 handling.take(step)
             case .work:

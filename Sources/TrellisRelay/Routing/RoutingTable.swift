@@ -54,10 +54,7 @@ public final class Route: Sendable {
         self.init(filter, qos: qos, service: service, fallback: fallback, onlyReads: onlyReads,
                   handling: .steps { message, context, store in
             var made = steps(context.captures)
-            var step = made.start(message, context: context)
-            while case let .store(operation) = step, let store, let answer = store.answerNow(operation) {
-                step = made.resume(.success(answer), message: message, context: context)
-            }
+            let step = made.start(message, context: context, answering: store)
             if case .done = step { return (step, nil) }
             return (step, made)
         })

@@ -48,13 +48,13 @@ struct PlantRequestStepsTests {
     func sensorData() async throws {
         try await Self.withSteps { steps, context in
             let message = Self.request("REQ_plantSensorData", payload: "Fern")
-            guard case let .admitMessage(sender, at, limit, _, usingAllowance)? = Self.operation(steps.start(message, context: context))
+            guard case let .admitMessage(sender, at, limit, _, usingAllowance)? = Self.operation(steps.start(message, context: context, answering: nil))
             else { Issue.record("not counted first"); return }
             #expect(sender == "Bob" && at == Self.now && limit == context.settings.spamLimit && !usingAllowance)
-            guard case let .sensorRecords(plant)? = Self.operation(steps.resume(.success(.verdict(.allowed)), message: message, context: context))
+            guard case let .sensorRecords(plant)? = Self.operation(steps.resume(.success(.verdict(.allowed)), message: message, context: context, answering: nil))
             else { Issue.record("the records not read next"); return }
             #expect(plant == "Fern")
-            let output = Self.output(steps.resume(.success(.sensorRecords([Self.fern])), message: message, context: context))
+            let output = Self.output(steps.resume(.success(.sensorRecords([Self.fern])), message: message, context: context, answering: nil))
             #expect(output?.publishes.map(\.topic) == ["rpi/fromrpi"])
             #expect(output?.publishes.first?.text?.hasSuffix(";operation:RES_plantSensorData") == true)
             #expect(output?.publishes.first?.text?.contains("0x36") == true)
@@ -66,9 +66,9 @@ struct PlantRequestStepsTests {
     func unknownPlant() async throws {
         try await Self.withSteps { steps, context in
             let message = Self.request("REQ_plantSensorData", payload: "Cactus")
-            _ = steps.start(message, context: context)
-            _ = steps.resume(.success(.verdict(.allowed)), message: message, context: context)
-            let output = Self.output(steps.resume(.success(.sensorRecords(nil)), message: message, context: context))
+            _ = steps.start(message, context: context, answering: nil)
+            _ = steps.resume(.success(.verdict(.allowed)), message: message, context: context, answering: nil)
+            let output = Self.output(steps.resume(.success(.sensorRecords(nil)), message: message, context: context, answering: nil))
             #expect(output?.publishes.first?.text?.hasSuffix(";operation:ERR_noPlantDataToRequest") == true)
             #expect(output?.deadLetters.map(\.reason) == ["ERR_noPlantDataToRequest"])
         }
@@ -78,15 +78,15 @@ struct PlantRequestStepsTests {
     func spam() async throws {
         try await Self.withSteps { steps, context in
             let message = Self.request("REQ_plantSensorData", payload: "all")
-            _ = steps.start(message, context: context)
-            let kicked = Self.output(steps.resume(.success(.verdict(.kicked)), message: message, context: context))
+            _ = steps.start(message, context: context, answering: nil)
+            let kicked = Self.output(steps.resume(.success(.verdict(.kicked)), message: message, context: context, answering: nil))
             #expect(kicked?.publishes.first?.text?.hasSuffix(";operation:ERR_kickedForSpam") == true)
             #expect(kicked?.deadLetters.map(\.reason) == ["ERR_kickedForSpam"])
         }
         try await Self.withSteps { steps, context in
             let message = Self.request("REQ_plantSensorData", payload: "all")
-            _ = steps.start(message, context: context)
-            let muted = Self.output(steps.resume(.success(.verdict(.muted)), message: message, context: context))
+            _ = steps.start(message, context: context, answering: nil)
+            let muted = Self.output(steps.resume(.success(.verdict(.muted)), message: message, context: context, answering: nil))
             #expect(muted?.publishes.isEmpty == true && muted?.deadLetters.map(\.reason) == ["spam_muted"])
         }
     }
@@ -94,12 +94,12 @@ struct PlantRequestStepsTests {
     @Test("refused before counting: a retained request, a sender not matching its topic; nothing asked of the store")
     func refusedBeforeCounting() async throws {
         try await Self.withSteps { steps, context in
-            let output = Self.output(steps.start(Self.request("REQ_numPlants", retain: true), context: context))
+            let output = Self.output(steps.start(Self.request("REQ_numPlants", retain: true), context: context, answering: nil))
             #expect(output?.deadLetters.map(\.reason) == ["retained_request"])
         }
         try await Self.withSteps(client: "Bob") { steps, context in
             let message = Self.request("REQ_numPlants", from: "Alice", topic: "rpi/torpi/Bob")
-            #expect(Self.output(steps.start(message, context: context))?.deadLetters.map(\.reason) == ["sender_mismatch"])
+            #expect(Self.output(steps.start(message, context: context, answering: nil))?.deadLetters.map(\.reason) == ["sender_mismatch"])
         }
     }
 
@@ -108,10 +108,10 @@ struct PlantRequestStepsTests {
         struct Down: Error {}
         try await Self.withSteps { steps, context in
             let message = Self.request("REQ_numPlants")
-            _ = steps.start(message, context: context)
-            guard case .plants? = Self.operation(steps.resume(.failure(Down()), message: message, context: context))
+            _ = steps.start(message, context: context, answering: nil)
+            guard case .plants? = Self.operation(steps.resume(.failure(Down()), message: message, context: context, answering: nil))
             else { Issue.record("not answered after a failed count"); return }
-            let output = Self.output(steps.resume(.failure(Down()), message: message, context: context))
+            let output = Self.output(steps.resume(.failure(Down()), message: message, context: context, answering: nil))
             #expect(output?.publishes.isEmpty == true && output?.deadLetters.map(\.reason) == ["store_error"])
         }
     }
@@ -120,14 +120,14 @@ struct PlantRequestStepsTests {
     func numPlantsGrants() async throws {
         try await Self.withSteps(RelaySettings()) { steps, context in
             let message = Self.request("REQ_numPlants")
-            _ = steps.start(message, context: context)
-            _ = steps.resume(.success(.verdict(.allowed)), message: message, context: context)
+            _ = steps.start(message, context: context, answering: nil)
+            _ = steps.resume(.success(.verdict(.allowed)), message: message, context: context, answering: nil)
             let plant = StoredPlant(id: 1, name: "Fern", sensors: ["0x36"], createdAt: Self.now)
             guard case let .grantAllowance(sender, count)? = Self.operation(
-                steps.resume(.success(.plants([plant])), message: message, context: context))
+                steps.resume(.success(.plants([plant])), message: message, context: context, answering: nil))
             else { Issue.record("no grant"); return }
             #expect(sender == "Bob" && count == 1)
-            let output = Self.output(steps.resume(.success(.granted), message: message, context: context))
+            let output = Self.output(steps.resume(.success(.granted), message: message, context: context, answering: nil))
             #expect(output?.publishes.first?.text?.hasSuffix(";operation:RES_numPlants") == true)
         }
     }
@@ -138,11 +138,11 @@ struct PlantRequestStepsTests {
         settings.homeAssistantEnabled = false
         try await Self.withSteps(settings) { steps, context in
             let message = Self.request("REQ_addNewPlant", payload: "Fern,0x36")
-            _ = steps.start(message, context: context)
-            let add = Self.operation(steps.resume(.success(.verdict(.allowed)), message: message, context: context))
+            _ = steps.start(message, context: context, answering: nil)
+            let add = Self.operation(steps.resume(.success(.verdict(.allowed)), message: message, context: context, answering: nil))
             guard case let .addPlant(name, sensors, _)? = add else { Issue.record("not added: \(String(describing: add))"); return }
             #expect(name == "Fern" && sensors == ["0x36"])
-            guard case .work = steps.resume(.success(.added(.added(id: 7))), message: message, context: context)
+            guard case .work = steps.resume(.success(.added(.added(id: 7))), message: message, context: context, answering: nil)
             else { Issue.record("no follow-ups"); return }
             let output = Self.output(await steps.work(message, context: context))
             #expect(output?.publishes.first?.text?.hasSuffix(";operation:RES_addNewPlant") == true)
@@ -154,9 +154,9 @@ struct PlantRequestStepsTests {
         try await Self.withSteps { steps, context in
             let message = Self.request("REQ_plantSensorData", payload: "Fern",
                                        properties: MQTTProperties(responseTopic: "bob/inbox", correlationData: [1]))
-            _ = steps.start(message, context: context)
-            _ = steps.resume(.success(.verdict(.allowed)), message: message, context: context)
-            let output = Self.output(steps.resume(.success(.sensorRecords([Self.fern])), message: message, context: context))
+            _ = steps.start(message, context: context, answering: nil)
+            _ = steps.resume(.success(.verdict(.allowed)), message: message, context: context, answering: nil)
+            let output = Self.output(steps.resume(.success(.sensorRecords([Self.fern])), message: message, context: context, answering: nil))
             #expect(output?.publishes.map(\.topic) == ["rpi/fromrpi"])
             #expect(output?.deadLetters.map(\.reason) == [ResponseTopicPolicy.refusedReason])
         }
