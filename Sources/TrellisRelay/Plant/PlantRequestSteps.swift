@@ -51,7 +51,7 @@ struct PlantRequestSteps: HandlerSteps {
 
     var settings: RelaySettings { service.settings }
 
-    mutating func start(_ message: MQTTMessage, context: HandlerContext, answering store: (any TrellisStore)?) -> Step {
+    mutating func start(_ message: MQTTMessage, context: HandlerContext, answering store: (any StoreOperations)?) -> Step {
         let parsed = PlantProtocol.parse(message.payload, hostName: settings.hostName)
         let reply = ReplyRoute(service: service, request: message, client: client)
         if let refusal = service.refusalBeforeCounting(message, claimedSender: parsed.claimedSender,
@@ -73,7 +73,7 @@ struct PlantRequestSteps: HandlerSteps {
     }
 
     mutating func resume(_ answer: Result<StoreAnswer, any Error>, message: MQTTMessage, context: HandlerContext,
-                         answering store: (any TrellisStore)?) -> Step {
+                         answering store: (any StoreOperations)?) -> Step {
         let current = state
         state = .done
         switch current {
@@ -103,7 +103,7 @@ struct PlantRequestSteps: HandlerSteps {
     /// After the spam count (`verdict`; nil when the message is counted against no one): what the
     /// verdict, then the parse result, calls for.
     private mutating func admitted(_ verdict: Result<StoreAnswer, any Error>?, _ parsed: PlantParseResult, _ reply: ReplyRoute,
-                                   _ message: MQTTMessage, _ context: HandlerContext, _ store: (any TrellisStore)?) -> Step {
+                                   _ message: MQTTMessage, _ context: HandlerContext, _ store: (any StoreOperations)?) -> Step {
         switch verdict {
         case let .success(.verdict(given))?:
             if let refusal = service.refusal(of: given, message: message, parsed: parsed, reply: reply, now: context.now) {
@@ -151,7 +151,7 @@ struct PlantRequestSteps: HandlerSteps {
     /// index reads granted first in the original dialect.
     private mutating func answered(_ answer: Result<StoreAnswer, any Error>?, _ request: PlantMessage, _ operation: PlantOperation,
                                    _ read: PlantRequest, _ reply: ReplyRoute, _ message: MQTTMessage, _ context: HandlerContext,
-                                   _ store: (any TrellisStore)?) -> Step {
+                                   _ store: (any StoreOperations)?) -> Step {
         let (outcome, change) = service.outcome(of: read, answer: answer)
         if case let .failed(error) = outcome {
             context.logger.error("state store failed while answering \(operation.rawValue): \(error)")

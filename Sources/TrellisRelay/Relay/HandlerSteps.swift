@@ -31,10 +31,10 @@ public enum Step: Sendable {
 /// answers, check the output or the next operation).
 public protocol HandlerSteps: Sendable {
     /// The first step, from the message alone.
-    mutating func start(_ message: MQTTMessage, context: HandlerContext, answering store: (any TrellisStore)?) -> Step
+    mutating func start(_ message: MQTTMessage, context: HandlerContext, answering store: (any StoreOperations)?) -> Step
     /// The step after the store answered the operation the last step waited for (or failed to).
     mutating func resume(_ answer: Result<StoreAnswer, any Error>, message: MQTTMessage, context: HandlerContext,
-                         answering store: (any TrellisStore)?) -> Step
+                         answering store: (any StoreOperations)?) -> Step
     /// The step after the service's own work the last step waited for (``Step/work``).
     mutating func work(_ message: MQTTMessage, context: HandlerContext) async -> Step
 }
@@ -134,7 +134,7 @@ public struct MessageHandling: Sendable {
                     next = .handler
                     return
                 }
-                let (step, waiting) = route(message, context, answersNow ? store : nil)
+                let (step, waiting) = route(message, context, answersNow ? store as any StoreOperations : nil)
                 steps = waiting
                 take(step)
             case .store, .forgetStoredDeliveries, .work, .handler, .conclude:

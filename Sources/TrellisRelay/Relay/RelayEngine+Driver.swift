@@ -108,7 +108,7 @@ extension RelayEngine {
                 }
                 guard var steps = handling.steps.take() else { return await concludeBroken(handling, of: message) }
                 let step = steps.resume(answer, message: message, context: handling.context,
-                                        answering: store.readsObservedVersions ? nil : store)
+                                        answering: store.readsObservedVersions ? nil : store as any StoreOperations)
                 handling.steps = steps
                 handling.take(step)
             case .work:

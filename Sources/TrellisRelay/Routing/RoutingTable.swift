@@ -28,7 +28,7 @@ public final class Route: Sendable {
         /// wildcard captures and run while the store given (nil: none) answers each operation now;
         /// the last step comes back, with the steps when it waits. Steps handled in full stay on the
         /// stack as a value of their own type; only steps that wait are kept, for the rest.
-        case steps(@Sendable (MQTTMessage, HandlerContext, (any TrellisStore)?) -> (Step, (any HandlerSteps)?))
+        case steps(@Sendable (MQTTMessage, HandlerContext, (any StoreOperations)?) -> (Step, (any HandlerSteps)?))
         /// An async handler the engine awaits as a whole: a closure handler's closure itself, which
         /// spares every message a protocol witness and its async frame between the table and the service's code.
         case handler(@Sendable (MQTTMessage, HandlerContext) async -> HandlerOutput)

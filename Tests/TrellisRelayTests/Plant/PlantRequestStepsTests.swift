@@ -46,7 +46,7 @@ struct PlantRequestStepsTests {
 
     @Test("REQ_plantSensorData: counted, then the records read, then the answer")
     func sensorData() async throws {
-        try await Self.withSteps { steps, context in
+        try await Self.withSteps { steps, context async throws in
             let message = Self.request("REQ_plantSensorData", payload: "Fern")
             guard case let .admitMessage(sender, at, limit, _, usingAllowance)? = Self.operation(steps.start(message, context: context, answering: nil))
             else { Issue.record("not counted first"); return }
@@ -64,7 +64,7 @@ struct PlantRequestStepsTests {
 
     @Test("an unknown plant: ERR_noPlantDataToRequest and its dead letter")
     func unknownPlant() async throws {
-        try await Self.withSteps { steps, context in
+        try await Self.withSteps { steps, context async throws in
             let message = Self.request("REQ_plantSensorData", payload: "Cactus")
             _ = steps.start(message, context: context, answering: nil)
             _ = steps.resume(.success(.verdict(.allowed)), message: message, context: context, answering: nil)
@@ -76,14 +76,14 @@ struct PlantRequestStepsTests {
 
     @Test("over the spam limit: kicked once with an answer, then muted with a dead letter alone")
     func spam() async throws {
-        try await Self.withSteps { steps, context in
+        try await Self.withSteps { steps, context async throws in
             let message = Self.request("REQ_plantSensorData", payload: "all")
             _ = steps.start(message, context: context, answering: nil)
             let kicked = Self.output(steps.resume(.success(.verdict(.kicked)), message: message, context: context, answering: nil))
             #expect(kicked?.publishes.first?.text?.hasSuffix(";operation:ERR_kickedForSpam") == true)
             #expect(kicked?.deadLetters.map(\.reason) == ["ERR_kickedForSpam"])
         }
-        try await Self.withSteps { steps, context in
+        try await Self.withSteps { steps, context async throws in
             let message = Self.request("REQ_plantSensorData", payload: "all")
             _ = steps.start(message, context: context, answering: nil)
             let muted = Self.output(steps.resume(.success(.verdict(.muted)), message: message, context: context, answering: nil))
@@ -93,11 +93,11 @@ struct PlantRequestStepsTests {
 
     @Test("refused before counting: a retained request, a sender not matching its topic; nothing asked of the store")
     func refusedBeforeCounting() async throws {
-        try await Self.withSteps { steps, context in
+        try await Self.withSteps { steps, context async throws in
             let output = Self.output(steps.start(Self.request("REQ_numPlants", retain: true), context: context, answering: nil))
             #expect(output?.deadLetters.map(\.reason) == ["retained_request"])
         }
-        try await Self.withSteps(client: "Bob") { steps, context in
+        try await Self.withSteps(client: "Bob") { steps, context async throws in
             let message = Self.request("REQ_numPlants", from: "Alice", topic: "rpi/torpi/Bob")
             #expect(Self.output(steps.start(message, context: context, answering: nil))?.deadLetters.map(\.reason) == ["sender_mismatch"])
         }
@@ -106,7 +106,7 @@ struct PlantRequestStepsTests {
     @Test("a store that fails: counting lets the request through; answering dead-letters it as store_error")
     func storeFailures() async throws {
         struct Down: Error {}
-        try await Self.withSteps { steps, context in
+        try await Self.withSteps { steps, context async throws in
             let message = Self.request("REQ_numPlants")
             _ = steps.start(message, context: context, answering: nil)
             guard case .plants? = Self.operation(steps.resume(.failure(Down()), message: message, context: context, answering: nil))
@@ -118,7 +118,7 @@ struct PlantRequestStepsTests {
 
     @Test("REQ_numPlants in the released app's dialect: the count grants the refresh's index reads, then the answer")
     func numPlantsGrants() async throws {
-        try await Self.withSteps(RelaySettings()) { steps, context in
+        try await Self.withSteps(RelaySettings()) { steps, context async throws in
             let message = Self.request("REQ_numPlants")
             _ = steps.start(message, context: context, answering: nil)
             _ = steps.resume(.success(.verdict(.allowed)), message: message, context: context, answering: nil)
@@ -136,7 +136,7 @@ struct PlantRequestStepsTests {
     func addPlant() async throws {
         var settings = RelaySettings.losslessPlants
         settings.homeAssistantEnabled = false
-        try await Self.withSteps(settings) { steps, context in
+        try await Self.withSteps(settings) { steps, context async throws in
             let message = Self.request("REQ_addNewPlant", payload: "Fern,0x36")
             _ = steps.start(message, context: context, answering: nil)
             let add = Self.operation(steps.resume(.success(.verdict(.allowed)), message: message, context: context, answering: nil))
@@ -151,7 +151,7 @@ struct PlantRequestStepsTests {
 
     @Test("a Response Topic outside the requester's reply space: answered on the reply topic, and dead-lettered")
     func refusedResponseTopic() async throws {
-        try await Self.withSteps { steps, context in
+        try await Self.withSteps { steps, context async throws in
             let message = Self.request("REQ_plantSensorData", payload: "Fern",
                                        properties: MQTTProperties(responseTopic: "bob/inbox", correlationData: [1]))
             _ = steps.start(message, context: context, answering: nil)

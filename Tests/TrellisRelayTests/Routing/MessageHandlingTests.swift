@@ -42,7 +42,7 @@ struct MessageHandlingTests {
     @Test("a warm REQ_plantSensorData: answered in begin from memory; on a server it waits for its count",
           arguments: StoreKind.allCases)
     func warmRequest(_ kind: StoreKind) async throws {
-        try await Self.withEngine(kind) { engine in
+        try await Self.withEngine(kind) { engine async throws in
             let message = Self.request("1")
             switch engine.begin(message, at: Self.start) {
             case let .finished(output):
@@ -64,7 +64,7 @@ struct MessageHandlingTests {
     @Test("what begin leaves is finished as handle finishes it: an error answer's dead letter is stored",
           arguments: StoreKind.allCases)
     func leftoverConcluded(_ kind: StoreKind) async throws {
-        try await Self.withEngine(kind) { engine in
+        try await Self.withEngine(kind) { engine async throws in
             let message = Self.request("2", payload: "Cactus")
             guard case let .underway(handling) = engine.begin(message, at: Self.start) else {
                 Issue.record("a dead letter to store was not left for finish"); return
@@ -79,7 +79,7 @@ struct MessageHandlingTests {
     @Test("QoS 1: a new session's first message forgets the stored marks first; a redelivery is dropped in begin",
           arguments: StoreKind.allCases)
     func deliveries(_ kind: StoreKind) async throws {
-        try await Self.withEngine(kind) { engine in
+        try await Self.withEngine(kind) { engine async throws in
             let first = Self.delivered(Self.request("3"), packetID: 1)
             guard case let .underway(handling) = engine.begin(first, at: Self.start),
                   case .forgetStoredDeliveries = handling.next else {
@@ -97,7 +97,7 @@ struct MessageHandlingTests {
 
     @Test("a topic no route knows: its dead letter, stored by finish", arguments: StoreKind.allCases)
     func unknownTopic(_ kind: StoreKind) async throws {
-        try await Self.withEngine(kind) { engine in
+        try await Self.withEngine(kind) { engine async throws in
             let message = MQTTMessage(topic: "nowhere/at/all", text: "hello")
             guard case let .underway(handling) = engine.begin(message, at: Self.start) else {
                 Issue.record("nothing left to store"); return
