@@ -169,7 +169,7 @@ public final class MQTTClient: Sendable {
     /// Hands `message` to the message callback when it may take it, else to the stream; a message
     /// the callback passes on enters the stream with the value it passed it on with.
     private func offer(_ message: MQTTMessage) {
-        var carried: (any Sendable)?
+        var carried: (any AnyObject & Sendable)?
         if message.qos <= .atLeastOnce, let callback = messages.idleConsumerCallback() {
             switch callback.take(message) {
             case .consumed:

@@ -110,7 +110,7 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
 
     /// Queues `message`, with the value the message callback passed it on with, for the consumer, or
     /// hands it straight to a consumer waiting for one. Dropped once the stream has finished.
-    func yield(_ message: MQTTMessage, carrying carried: (any Sendable)? = nil) {
+    func yield(_ message: MQTTMessage, carrying carried: (any AnyObject & Sendable)? = nil) {
         let entry = MQTTCarriedMessage(message: message, carried: carried)
         let waiter = queue.state.withLock { state -> UnsafeContinuation<MQTTCarriedMessage?, Never>? in
             guard !state.finished else { return nil }
@@ -266,18 +266,19 @@ extension MQTTMessageStream.Queue.State {
 public enum MQTTMessageDisposition: Sendable {
     /// Handled in full on the network thread: the message never enters the stream.
     case consumed
-    /// Queued in the stream as usual, with a value of the consumer's (nil: none) that the stream
-    /// hands out with it (``MQTTMessageStream/carrying``).
-    case passedOn(carrying: (any Sendable)?)
+    /// Queued in the stream as usual, with an object of the consumer's (nil: none) that the stream
+    /// hands out with it (``MQTTMessageStream/carrying``). A reference, so that the disposition
+    /// of every message is one word to copy, not a value of any size copied through its type's metadata.
+    case passedOn(carrying: (any AnyObject & Sendable)?)
 }
 
 /// A message from ``MQTTMessageStream/carrying``, with the value the message callback passed it on with.
 public struct MQTTCarriedMessage: Sendable {
     public var message: MQTTMessage
     /// What the callback passed the message on with; nil when it did not see the message or gave nothing.
-    public var carried: (any Sendable)?
+    public var carried: (any AnyObject & Sendable)?
 
-    public init(message: MQTTMessage, carried: (any Sendable)? = nil) {
+    public init(message: MQTTMessage, carried: (any AnyObject & Sendable)? = nil) {
         self.message = message
         self.carried = carried
     }

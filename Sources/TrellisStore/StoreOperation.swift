@@ -38,7 +38,11 @@ public enum StoreAnswer: Sendable, Equatable {
 }
 
 /// How a store answers a ``StoreOperation``: one API for every operation, answered now or awaited.
-public protocol StoreOperations: PlantStore, SpamLedger {
+///
+/// Class-bound: a store is one object shared by every handler, and a reference to it is copied by
+/// one retain, where an existential of any type would be copied through its value witnesses on
+/// every step that passes it on.
+public protocol StoreOperations: AnyObject, PlantStore, SpamLedger {
     /// The answer to `operation` given without waiting, when the store holds it in this process's
     /// memory and nothing written waits ahead of it (SQLite's spam ledger and read cache); nil when
     /// the store must be asked (the default, and always on a store on a server). An operation

@@ -18,7 +18,7 @@ struct MessageCallbackTests {
             let seen = Seen()
             consumer.setMessageCallback { message in
                 if seen.busy.load(ordering: .sequentiallyConsistent) { seen.takenWhileBusy.add(1, ordering: .sequentiallyConsistent) }
-                guard message.topic.hasPrefix("im/take/") else { return .passedOn(carrying: "seen " + message.topic) }
+                guard message.topic.hasPrefix("im/take/") else { return .passedOn(carrying: Note("seen " + message.topic)) }
                 #expect((message.qos == .atMostOnce) == (message.delivery == nil))
                 seen.taken.withLock { $0.append(message.topic) }
                 seen.handled.withLock { $0.append(message.topic) }
@@ -40,7 +40,7 @@ struct MessageCallbackTests {
                             seen.busy.store(true, ordering: .sequentiallyConsistent)
                             // A message the callback saw carries what it passed it on with; one that
                             // came while the consumer was busy, nothing.
-                            if let carried = received.carried { #expect(carried as? String == "seen " + message.topic) }
+                            if let carried = received.carried { #expect((carried as? Note)?.text == "seen " + message.topic) }
                             streamed.append(message.topic)
                             seen.handled.withLock { $0.append(message.topic) }
                             await Task.yield()   // the network thread reads meanwhile
@@ -150,7 +150,7 @@ extension MessageCallbackTests {
             // anything queued to write.
             let calls = Mutex<[(answered: Int, queued: Bool)]>([])
             consumer.setMessageCallback({ message in
-                guard message.topic.hasPrefix("wr/request/take/") else { return .passedOn(carrying: "begun " + message.topic) }
+                guard message.topic.hasPrefix("wr/request/take/") else { return .passedOn(carrying: Note("begun " + message.topic)) }
                 let name = message.topic.dropFirst("wr/request/take/".count)
                 try? consumer.publish(topic: "wr/reply/\(name)", payload: Array("answer".utf8), qos: .atMostOnce)
                 answered.add(1, ordering: .sequentiallyConsistent)
@@ -167,7 +167,7 @@ extension MessageCallbackTests {
                             // Answered by the consumer, not consumed by the callback: no call of `written`
                             // for it. Sent alone while the consumer waits, the callback saw it first.
                             if message.topic == "wr/request/keep" {
-                                #expect(received.carried as? String == "begun wr/request/keep")
+                                #expect((received.carried as? Note)?.text == "begun wr/request/keep")
                                 try consumer.publish(topic: "wr/reply/kept", payload: [], qos: .atMostOnce)
                             }
                             consumer.messageHandled()
@@ -215,4 +215,13 @@ private final class Seen: Sendable {
     /// Every topic as it was handled, by the callback or by the consumer as it took it (both on the
     /// network thread, so in the order of their handling).
     let handled = Mutex<[String]>([])
+}
+
+/// What a test's message callback passes a message on with.
+private final class Note: Sendable {
+    let text: String
+
+    init(_ text: String) {
+        self.text = text
+    }
 }

@@ -67,7 +67,7 @@ struct PlantRequestSteps: HandlerSteps {
         let operation = StoreOperation.admitMessage(sender: PlantService.spamKey(client: client, sender: sender), at: context.now,
                                                     limit: settings.spamLimit, window: settings.spamWindow,
                                                     usingAllowance: indexRead)
-        if let answer = store?.answerNow(operation) { return admitted(.success(answer), parsed, reply, message, context, store) }
+        if let answer = store?.answerNow(operation) { return admitted(consume answer, parsed, reply, message, context, store) }
         state = .admitting(parsed, reply)
         return .store(operation)
     }
@@ -78,9 +78,21 @@ struct PlantRequestSteps: HandlerSteps {
         state = .done
         switch current {
         case let .admitting(parsed, reply):
-            return admitted(answer, parsed, reply, message, context, store)
+            switch answer {
+            case let .success(verdict):
+                return admitted(verdict, parsed, reply, message, context, store)
+            case let .failure(error):
+                // A store that fails to count lets the message through.
+                context.logger.error("state store failed while counting a message against the spam limit: \(error)")
+                return admitted(nil, parsed, reply, message, context, store)
+            }
         case let .answering(request, operation, read, reply):
-            return answered(answer, request, operation, read, reply, message, context, store)
+            switch answer {
+            case let .success(answer):
+                return answered(answer, request, operation, read, reply, message, context, store)
+            case let .failure(error):
+                return failed(error, operation, reply, message, context)
+            }
         case let .granting(request, count, reply):
             if case let .failure(error) = answer {
                 context.logger.error("state store failed while granting a refresh's index reads: \(error)")
@@ -100,22 +112,19 @@ struct PlantRequestSteps: HandlerSteps {
         return done(followed, message, reply, context)
     }
 
-    /// After the spam count (`verdict`; nil when the message is counted against no one): what the
-    /// verdict, then the parse result, calls for.
-    private mutating func admitted(_ verdict: Result<StoreAnswer, any Error>?, _ parsed: PlantParseResult, _ reply: ReplyRoute,
+    /// After the spam count (`verdict`; nil when the message is counted against no one, or the
+    /// store failed to count it): what the verdict, then the parse result, calls for. Answers are
+    /// passed as they are, failures dealt with in ``resume(_:message:context:answering:)``: a
+    /// `Result` of them would be copied and destroyed through its generic value witnesses.
+    @inline(__always)
+    private mutating func admitted(_ verdict: consuming StoreAnswer?, _ parsed: consuming PlantParseResult, _ reply: ReplyRoute,
                                    _ message: MQTTMessage, _ context: HandlerContext, _ store: (any StoreOperations)?) -> Step {
-        switch verdict {
-        case let .success(.verdict(given))?:
-            if let refusal = service.refusal(of: given, message: message, parsed: parsed, reply: reply, now: context.now) {
-                return done(refusal, message, reply, context)
-            }
-        case let .failure(error)?:
-            // A store that fails to count lets the message through.
-            context.logger.error("state store failed while counting a message against the spam limit: \(error)")
-        case .success?, nil:
-            break
+        if case let .verdict(given)? = verdict,
+           let refusal = service.refusal(of: given, message: message, parsed: parsed, reply: reply, now: context.now) {
+            return done(refusal, message, reply, context)
         }
-        switch parsed {
+        // Taken apart by a `switch` that consumes it: the request is moved out, not copied.
+        switch consume parsed {
         case .ownMessage:
             return done(.none, message, reply, context)
         case let .incomingError(error):
@@ -130,7 +139,8 @@ struct PlantRequestSteps: HandlerSteps {
             output.publish(contentsOf: reply.messages { $0.error(for: rejection, hostName: hostName) })
             return done(output, message, reply, context)
         case let .request(request, operation):
-            switch reply.dialect.read(operation, payload: request.payload, maximumNameLength: settings.maxPlantNameLength) {
+            let read = reply.dialect.read(operation, payload: request.payload, maximumNameLength: settings.maxPlantNameLength)
+            switch consume read {
             case let .failure(tag):
                 return rendered(.error(tag), request, operation, nil, reply, message, context)
             case let .success(read):
@@ -139,7 +149,7 @@ struct PlantRequestSteps: HandlerSteps {
                     return answered(nil, request, operation, read, reply, message, context, store)
                 }
                 if let answer = store?.answerNow(storeOperation) {
-                    return answered(.success(answer), request, operation, read, reply, message, context, store)
+                    return answered(consume answer, request, operation, read, reply, message, context, store)
                 }
                 state = .answering(request, operation, read, reply)
                 return .store(storeOperation)
@@ -149,14 +159,12 @@ struct PlantRequestSteps: HandlerSteps {
 
     /// After the store answered `read`'s operation (nil: none asked): the answer, with a refresh's
     /// index reads granted first in the original dialect.
-    private mutating func answered(_ answer: Result<StoreAnswer, any Error>?, _ request: PlantMessage, _ operation: PlantOperation,
+    @inline(__always)
+    private mutating func answered(_ answer: consuming StoreAnswer?, _ request: PlantMessage, _ operation: PlantOperation,
                                    _ read: PlantRequest, _ reply: ReplyRoute, _ message: MQTTMessage, _ context: HandlerContext,
                                    _ store: (any StoreOperations)?) -> Step {
-        let (outcome, change) = service.outcome(of: read, answer: answer)
-        if case let .failed(error) = outcome {
-            context.logger.error("state store failed while answering \(operation.rawValue): \(error)")
-            return done(.reject(message, reason: "store_error", at: context.now), message, reply, context)
-        }
+        let (outcome, change) = service.outcome(of: read, answer: consume answer)
+        if case let .failed(error) = outcome { return failed(error, operation, reply, message, context) }
         if reply.dialect == .original, case let .result(.count(count)) = outcome {
             let grant = StoreOperation.grantAllowance(sender: PlantService.spamKey(client: client, sender: request.sender), count: count)
             if store?.answerNow(grant) == nil {
@@ -167,7 +175,16 @@ struct PlantRequestSteps: HandlerSteps {
         return rendered(outcome, request, operation, change, reply, message, context)
     }
 
+    /// The store failed to answer `operation` (or answered what it does not answer): logged, and
+    /// the request dead-lettered as `store_error`.
+    private mutating func failed(_ error: any Error, _ operation: PlantOperation, _ reply: ReplyRoute, _ message: MQTTMessage,
+                                 _ context: HandlerContext) -> Step {
+        context.logger.error("state store failed while answering \(operation.rawValue): \(error)")
+        return done(.reject(message, reason: "store_error", at: context.now), message, reply, context)
+    }
+
     /// The replies of `answer`; the follow-ups of `change` next, when there is one.
+    @inline(__always)
     private mutating func rendered(_ answer: PlantAnswer, _ request: PlantMessage, _ operation: PlantOperation,
                                    _ change: PlantChange?, _ reply: ReplyRoute, _ message: MQTTMessage,
                                    _ context: HandlerContext) -> Step {
@@ -178,9 +195,10 @@ struct PlantRequestSteps: HandlerSteps {
     }
 
     /// The last step: `output`, with the dead letter of a refused Response Topic.
+    @inline(__always)
     private mutating func done(_ output: HandlerOutput, _ message: MQTTMessage, _ reply: ReplyRoute,
                                _ context: HandlerContext) -> Step {
-        state = .done
+        // The state is left as it is: steps that are done are dropped.
         guard reply.refusesResponseTopic else { return .done(output) }
         var output = output
         output.deadLetters.append(DeadLetter(reason: ResponseTopicPolicy.refusedReason, topic: message.topic,

@@ -39,13 +39,7 @@ extension PlantService {
     /// asked none), and what it changed: the follow-ups are computed from the change the store's
     /// operation returned, never from reading the plants before and after, which races when relays
     /// share a store.
-    func outcome(of request: PlantRequest, answer: Result<StoreAnswer, any Error>?) -> (PlantAnswer, PlantChange?) {
-        let given: StoreAnswer?
-        switch answer {
-        case let .failure(error)?: return (.failed(error), nil)
-        case let .success(answer)?: given = answer
-        case nil: given = nil
-        }
+    func outcome(of request: PlantRequest, answer given: consuming StoreAnswer?) -> (PlantAnswer, PlantChange?) {
         switch (request, given) {
         case let (.plantInfo(query), .plants(plants)?):
             let chosen: [StoredPlant]

@@ -120,9 +120,8 @@ public struct MessageHandling: Sendable {
     /// given from memory (``StoreOperations/answerNow(_:)``). Stops at the first wait, or once every
     /// handler is done (``Next/conclude``).
     mutating func advance(_ message: MQTTMessage) {
-        let store = engine.store
-        // A store that reads what each message observed is asked within the message's binding.
-        let answersNow = !store.readsObservedVersions
+        // A store that reads what each message observed is asked within the message's binding: nil.
+        let answering = engine.answering
         while true {
             switch next {
             case .route:
@@ -134,12 +133,26 @@ public struct MessageHandling: Sendable {
                     next = .handler
                     return
                 }
-                let (step, waiting) = route(message, context, answersNow ? store as any StoreOperations : nil)
-                steps = waiting
-                take(step)
+                switch route(message, context, answering) {
+                case let .done(result):
+                    finishRoute(result)
+                case let .waiting(step, waiting):
+                    steps = waiting.steps
+                    take(step)
+                }
             case .store, .forgetStoredDeliveries, .work, .handler, .conclude:
                 return
             }
         }
+    }
+}
+
+/// A message's handling begun on the network thread, carried with the message into the message
+/// loop (``MQTTMessageDisposition/passedOn(carrying:)`` takes an object).
+final class CarriedHandling: Sendable {
+    let handling: MessageHandling
+
+    init(_ handling: MessageHandling) {
+        self.handling = handling
     }
 }

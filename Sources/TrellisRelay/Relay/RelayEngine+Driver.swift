@@ -40,19 +40,44 @@ extension RelayEngine {
             mark = fresh
             forgetStored = forget
         }
-        var handling = MessageHandling(engine: self, received: time, mark: mark, matches: routes.routes(for: message.topic),
+        let matches = routes.routes(for: message.topic)
+        var handling: MessageHandling
+        if !forgetStored, matches.count == 1, case let .steps(route) = matches[0].route.handling {
+            // The common case, one route's steps, taken first: the handling's bookkeeping is made
+            // only when they wait or leave something to conclude.
+            let begun = route(message, HandlerContext(captures: matches[0].captures, now: time, engine: self), answering)
+            switch consume begun {
+            case let .done(result):
+                if let output = Self.finished(result) {
+                    counters.routed(service: matches[0].route.service, publishes: result.publishes)
+                    return .finished(output)
+                }
+                handling = MessageHandling(engine: self, received: time, mark: mark, matches: matches, next: .route)
+                handling.finishRoute(result)
+            case let .waiting(step, steps):
+                handling = MessageHandling(engine: self, received: time, mark: mark, matches: matches, next: .route)
+                handling.steps = steps.steps
+                handling.take(step)
+            }
+        } else {
+            handling = MessageHandling(engine: self, received: time, mark: mark, matches: matches,
                                        next: forgetStored ? .forgetStoredDeliveries : .route)
-        if handling.matches.isEmpty {
-            counters.received(service: "unknown")
-            handling.output = .reject(message, reason: "unknown_topic", at: time)
-            handling.next = .conclude
+            if matches.isEmpty {
+                counters.received(service: "unknown")
+                handling.output = .reject(message, reason: "unknown_topic", at: time)
+                handling.next = .conclude
+            }
         }
         handling.advance(message)
-        if case .conclude = handling.next, handling.output.deadLetters.isEmpty,
-           !handling.output.publishes.contains(where: \.retain) {
-            return .finished(Output(publishes: handling.output.publishes, announcesDiscovery: handling.output.announcesDiscovery))
-        }
+        if case .conclude = handling.next, let output = Self.finished(handling.output) { return .finished(output) }
         return .underway(handling)
+    }
+
+    /// What to publish for `output` when nothing of it is left to conclude: no dead letter to
+    /// store and no retained message to reconcile.
+    private static func finished(_ output: HandlerOutput) -> Output? {
+        guard output.deadLetters.isEmpty, !output.publishes.contains(where: \.retain) else { return nil }
+        return Output(publishes: output.publishes, announcesDiscovery: output.announcesDiscovery)
     }
 
     /// Finishes what ``begin(_:at:)`` left of `message`: forgets the previous session's marks when
@@ -108,7 +133,7 @@ extension RelayEngine {
                 }
                 guard var steps = handling.steps.take() else { return await concludeBroken(handling, of: message) }
                 let step = steps.resume(answer, message: message, context: handling.context,
-                                        answering: store.readsObservedVersions ? nil : store as any StoreOperations)
+                                        answering: answering)
                 handling.steps = steps
                 handling.take(step)
             case .work:

@@ -11,6 +11,10 @@ import TrellisStore
 public final class RelayEngine: Sendable {
     public let routes: RoutingTable
     public let store: any TrellisStore
+    /// The store that handlers' steps ask for answers given now (``StoreOperations/answerNow(_:)``):
+    /// `store`, unless it reads what each message observed (``StoreLifecycle/readsObservedVersions``),
+    /// which is bound to a message's handling in the message loop. Worked out once, not per message.
+    let answering: (any StoreOperations)?
     public let settings: RelaySettings
     public let logger: Logger
     /// Rejections, logged once per reason and interval.
@@ -36,6 +40,7 @@ public final class RelayEngine: Sendable {
                 limits: ClientLimits = ClientLimits()) {
         self.routes = routes
         self.store = store
+        self.answering = store.readsObservedVersions ? nil : store
         self.settings = settings
         self.logger = logger
         self.rejections = RejectionLog(logger: logger)

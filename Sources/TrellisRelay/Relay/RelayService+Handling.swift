@@ -62,7 +62,7 @@ extension RelayService {
                 let newSession = message.delivery.map { $0.connection != connection } ?? false
                 if let delivery = message.delivery { connection = delivery.connection }
                 // Begun on the network thread already, with what is left of it carried along: nothing else takes it.
-                let begun = entry.carried as? MessageHandling
+                let begun = (entry.carried as? CarriedHandling)?.handling
                 // What a retained sweep's subscriptions bring, and its markers, are the sweep's, not the routes'.
                 let swept = begun == nil && (sweepInbox.withLock { $0 }?.offer(message) ?? false)
                 let peer = swept || begun != nil ? nil : engine.settings.peer(ofStatusTopic: message.topic)

@@ -28,7 +28,7 @@ public final class Route: Sendable {
         /// wildcard captures and run while the store given (nil: none) answers each operation now;
         /// the last step comes back, with the steps when it waits. Steps handled in full stay on the
         /// stack as a value of their own type; only steps that wait are kept, for the rest.
-        case steps(@Sendable (MQTTMessage, HandlerContext, (any StoreOperations)?) -> (Step, (any HandlerSteps)?))
+        case steps(@Sendable (MQTTMessage, HandlerContext, (any StoreOperations)?) -> Begun)
         /// An async handler the engine awaits as a whole: a closure handler's closure itself, which
         /// spares every message a protocol witness and its async frame between the table and the service's code.
         case handler(@Sendable (MQTTMessage, HandlerContext) async -> HandlerOutput)
@@ -54,10 +54,19 @@ public final class Route: Sendable {
         self.init(filter, qos: qos, service: service, fallback: fallback, onlyReads: onlyReads,
                   handling: .steps { message, context, store in
             var made = steps(context.captures)
-            let step = made.start(message, context: context, answering: store)
-            if case .done = step { return (step, nil) }
-            return (step, made)
+            switch made.start(message, context: context, answering: store) {
+            case let .done(output): return .done(output)
+            case let step: return .waiting(step, WaitingSteps(made))
+            }
         })
+    }
+
+    /// How far a route's steps took a message before anything waited.
+    enum Begun: Sendable {
+        /// Handled: the handler's output.
+        case done(HandlerOutput)
+        /// Waits for what `step` asks; `steps` go on from there.
+        case waiting(Step, WaitingSteps)
     }
 
     init(_ filter: String, qos: QoS, service: String?, fallback: Bool, onlyReads: (@Sendable (MQTTMessage) -> Bool)?,
@@ -68,6 +77,16 @@ public final class Route: Sendable {
         self.service = service ?? String(filter.prefix { $0 != "/" })
         self.fallback = fallback
         self.onlyReads = onlyReads
+    }
+}
+
+/// Steps that wait, held by reference: an enum with an existential of any size in it would be
+/// copied and destroyed through value witnesses on every message, the many handled at once included.
+final class WaitingSteps: Sendable {
+    let steps: any HandlerSteps
+
+    init(_ steps: any HandlerSteps) {
+        self.steps = steps
     }
 }
 
