@@ -25,8 +25,9 @@ import TrellisStore
 /// picks up from there with the answer. Every output ends with the dead letter of a refused
 /// Response Topic, when the request named one.
 struct PlantRequestSteps: HandlerSteps {
-    /// What the next step needs while an operation is awaited.
-    enum State: Sendable {
+    /// What the next step needs while an operation is awaited. Indirect: boxed only while
+    /// something is awaited, it is one word to keep and to drop for a request answered at once.
+    indirect enum State: Sendable {
         case start
         /// Counted against the spam limit: waits for the verdict.
         case admitting(PlantParseResult, ReplyRoute)
@@ -145,9 +146,10 @@ struct PlantRequestSteps: HandlerSteps {
                 return rendered(.error(tag), request, operation, nil, reply, message, context)
             case let .success(read):
                 // Nothing to ask the store for a rename to the same name.
-                guard let storeOperation = service.operation(for: read) else {
+                if case let .renamePlant(rename) = read, rename.old == rename.new {
                     return answered(nil, request, operation, read, reply, message, context, store)
                 }
+                let storeOperation = service.operation(for: read)
                 if let answer = store?.answerNow(storeOperation) {
                     return answered(consume answer, request, operation, read, reply, message, context, store)
                 }

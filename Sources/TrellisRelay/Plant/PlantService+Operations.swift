@@ -22,15 +22,14 @@ enum PlantChange: Sendable, Equatable {
 
 extension PlantService {
     /// The one store operation that carries out `request`: every change is one operation the store
-    /// makes atomic (insert-if-absent, conditional rename, delete). Nil when there is nothing to ask
-    /// (a rename to the same name, which the original host answered without a change).
-    func operation(for request: PlantRequest) -> StoreOperation? {
+    /// makes atomic (insert-if-absent, conditional rename, delete). A rename to the same name, which
+    /// the original host answered without a change, is not asked (``PlantRequestSteps``).
+    func operation(for request: PlantRequest) -> StoreOperation {
         switch request {
         case .plantInfo, .numPlants: .plants
         case let .sensorData(query): .sensorRecords(plant: query.plantName)
         case let .addPlant(plant): .addPlant(name: plant.name, sensors: plant.sensors, maxPlants: settings.maxPlants)
         case let .deletePlant(name): .deletePlant(name: name)
-        case let .renamePlant(rename) where rename.old == rename.new: nil
         case let .renamePlant(rename): .renamePlant(from: rename.old, to: rename.new)
         }
     }

@@ -8,8 +8,9 @@ public enum Step: Sendable {
     /// Handled: what to publish and what to dead-letter.
     case done(HandlerOutput)
     /// Waits for the store's answer to `operation`, which the driver feeds to
-    /// ``HandlerSteps/resume(_:message:context:answering:)``.
-    case store(StoreOperation)
+    /// ``HandlerSteps/resume(_:message:context:answering:)``. Boxed, so that a step is no larger
+    /// than an output, which most steps are.
+    indirect case store(StoreOperation)
     /// Waits for work of the service's own that is not one store operation (a plant's Home
     /// Assistant state, the catalog's care alerts moved to a new name): the driver awaits
     /// ``HandlerSteps/work(_:context:)``.
