@@ -7,7 +7,7 @@ APT_PACKAGES := mosquitto mosquitto-clients libmosquitto-dev libsqlite3-dev libs
 	tcpdump tshark iproute2 ethtool
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test postgres build deps ha-deps ha-check deb deb-deps deb-check faults faults-short faults-deps bench bench-stores bench-scaling bench-instructions soak fuzz install uninstall clean embed
+.PHONY: run test postgres build deps ha-deps ha-check deb deb-deps deb-check faults faults-short faults-deps bench bench-stores bench-scaling bench-instructions soak fuzz format format-check install uninstall clean embed
 
 ## deps: install Mosquitto, its client tools, the C libraries, the openssl tool (the TLS tests make
 ## their certificates with it), PostgreSQL (the tests start a throwaway cluster of their own) and Prometheus
@@ -51,7 +51,8 @@ run: deps
 	$(RELEASE_BUILD) --product trellis
 	$(RELEASE_BIN)/trellis run
 
-## test: unit tests and integration tests against real Mosquitto brokers on free loopback ports (and real
+## test: the layout check (format-check), then unit tests and integration tests against real Mosquitto brokers
+## on free loopback ports (and real
 ## python-socketio clients, from virtual environments under ~/.cache/trellis, and the official socket.io 1.x and
 ## 2.x browser clients in Debian's headless Chromium, Tests/SocketIO/browser), then MQTT discovery against a
 ## real Home Assistant (ha-check), the Debian package (deb-check), the fault matrix's short form
@@ -70,7 +71,7 @@ run: deps
 ## seconds of CPU symbolicating its backtrace.
 TEST_WIDTH ?= 8
 TEST_TMP_ROOT := $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm || echo $${TMPDIR:-/tmp})
-test: deps
+test: deps format-check
 	Tests/SocketIO/setup-venvs.sh
 	Tests/SocketIO/browser/setup.sh >/dev/null
 	@TMPDIR=$$(mktemp -d "$(TEST_TMP_ROOT)/trellis-test.XXXXXX") && export TMPDIR && export SWIFT_BACKTRACE=enable=no && \
@@ -91,6 +92,15 @@ HA_CHECK = $(MAKE) --no-print-directory ha-check
 DEB_CHECK = $(MAKE) --no-print-directory deb-check
 FAULTS_CHECK = $(MAKE) --no-print-directory faults-short
 FUZZ_CHECK = Fuzz/run.sh --brief
+
+## format: rewrite every Swift file as swift-format (the toolchain's `swift format`) lays it out by .swift-format:
+## four spaces, lines of at most 120 columns where code can be broken (a long string literal or comment is left as
+## written). format-check, the first step of `make test`, fails on any file `format` would change, naming the line.
+SWIFT_FILES := Package.swift Sources Tests Benchmarks Fuzz Plugins
+format:
+	$(SWIFT) format --in-place --recursive --parallel $(SWIFT_FILES)
+format-check:
+	$(SWIFT) format lint --strict --recursive --parallel $(SWIFT_FILES)
 
 ## postgres: start a throwaway PostgreSQL cluster like the one of `make test` and print its URL and the
 ## command that stops it, to run the PostgreSQL tests by hand:
