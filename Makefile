@@ -52,11 +52,10 @@ run: deps
 	$(RELEASE_BIN)/trellis run
 
 ## test: the layout check (format-check), then unit tests and integration tests against real Mosquitto brokers
-## on free loopback ports (and real
-## python-socketio clients, from virtual environments under ~/.cache/trellis, and the official socket.io 1.x and
-## 2.x browser clients in Debian's headless Chromium, Tests/SocketIO/browser), then MQTT discovery against a
-## real Home Assistant (ha-check), the Debian package (deb-check), the fault matrix's short form
-## (faults-short) and every fuzz target briefly (FUZZ_CHECK, Fuzz/run.sh --brief: 20,000 inputs or 10 seconds
+## on free loopback ports (and real python-socketio clients, from virtual environments under ~/.cache/trellis,
+## and the official socket.io 1.x and 2.x browser clients in Debian's headless Chromium, Tests/SocketIO/browser),
+## then MQTT discovery against a real Home Assistant (ha-check), the Debian package (deb-check), the fault
+## matrix's short form (faults-short) and every fuzz target briefly (FUZZ_CHECK, Fuzz/run.sh --brief: 20,000 inputs or 10 seconds
 ## each from the committed corpus, under a minute, after about two minutes building the targets the first
 ## time). The PostgreSQL tests use a throwaway cluster (Tests/Postgres/cluster.sh) in a temporary
 ## directory on a free loopback port, named by TRELLIS_TEST_POSTGRES_URL and stopped and removed at the end

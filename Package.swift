@@ -17,7 +17,7 @@ let httpStack: [Target.Dependency] = [
     .product(name: "HummingbirdCore", package: "hummingbird"),
     .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
     .product(name: "NIOCore", package: "swift-nio"),
-    .product(name: "NIOHTTP1", package: "swift-nio"),
+    .product(name: "NIOHTTP1", package: "swift-nio")
 ]
 
 /// How the release `trellis` binary is linked, for a smaller resident footprint (docs/benchmark.md, "the release
@@ -29,7 +29,7 @@ let releaseFootprint: [LinkerSetting] = [
     .unsafeFlags(
         ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"],
         .when(platforms: [.linux], configuration: .release)
-    ),
+    )
 ]
 
 let package = Package(
@@ -37,14 +37,16 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "trellis", targets: ["trellis"]),
-        .library(name: "TrellisMQTT", targets: ["TrellisMQTT"]),
+        .library(name: "TrellisMQTT", targets: ["TrellisMQTT"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
-        .package(url: "https://github.com/apple/swift-configuration", from: "1.0.0", traits: [.defaults, "YAML", "Reloading"]),
+        .package(
+            url: "https://github.com/apple/swift-configuration", from: "1.0.0", traits: [.defaults, "YAML", "Reloading"]
+        ),
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
@@ -54,7 +56,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
-        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0")
     ],
     targets: [
         .systemLibrary(
@@ -71,7 +73,7 @@ let package = Package(
                 "TrellisMQTTTypes",
                 .product(name: "DequeModule", package: "swift-collections"),
                 logging,
-                lifecycle,
+                lifecycle
             ],
             swiftSettings: callerIsolatedAsync
         ),
@@ -81,7 +83,7 @@ let package = Package(
             dependencies: [
                 "TrellisCore",
                 logging,
-                lifecycle,
+                lifecycle
             ]
         ),
         // The git commit being built, written by the plugin below (TrellisVersion.commit reads it).
@@ -97,7 +99,7 @@ let package = Package(
             name: "TrellisStore",
             dependencies: [
                 "TrellisCore",
-                logging,
+                logging
             ],
             swiftSettings: callerIsolatedAsync
         ),
@@ -108,7 +110,7 @@ let package = Package(
                 "TrellisStore",
                 "TrellisCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
-                logging,
+                logging
             ],
             swiftSettings: callerIsolatedAsync
         ),
@@ -121,7 +123,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                logging,
+                logging
             ],
             swiftSettings: callerIsolatedAsync
         ),
@@ -134,7 +136,7 @@ let package = Package(
                 "TrellisStore",
                 logging,
                 metrics,
-                lifecycle,
+                lifecycle
             ],
             swiftSettings: callerIsolatedAsync
         ),
@@ -149,7 +151,7 @@ let package = Package(
                 "TrellisSocketIO",
                 metrics,
                 logging,
-                lifecycle,
+                lifecycle
             ] + httpStack
         ),
         .executableTarget(
@@ -172,7 +174,7 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 metrics,
                 logging,
-                lifecycle,
+                lifecycle
             ] + httpStack,
             linkerSettings: releaseFootprint
         ),
@@ -181,7 +183,7 @@ let package = Package(
             dependencies: [
                 "TrellisMQTT", "TrellisBroker", "TrellisCore", "TrellisRelay", "TrellisStore", "TrellisStoreSQLite",
                 "TrellisStorePostgres",
-                argumentParser,
+                argumentParser
             ],
             path: "Benchmarks/TrellisBench"
         ),
@@ -191,42 +193,54 @@ let package = Package(
                 "TrellisMQTT", "TrellisBroker", "TrellisRelay", "TrellisServer", "TrellisStore", "TrellisStoreSQLite",
                 "TrellisStorePostgres",
                 logging,
-                lifecycle,
+                lifecycle
             ],
             path: "Tests/TrellisTestSupport"
         ),
         .testTarget(name: "TrellisMQTTTests", dependencies: ["TrellisMQTT", "TrellisBroker", "TrellisTestSupport"]),
         .testTarget(
             name: "TrellisCLITests",
-            dependencies: ["trellis", "trellis-bench", "TrellisTestSupport", "TrellisBroker", "TrellisCore", "TrellisMQTT", "TrellisRelay", "TrellisServer", "TrellisStore",
-                           "TrellisStoreSQLite", "TrellisStorePostgres", "TrellisWire",
-                           .product(name: "Configuration", package: "swift-configuration")],
+            dependencies: [
+                "trellis", "trellis-bench", "TrellisTestSupport", "TrellisBroker", "TrellisCore", "TrellisMQTT",
+                "TrellisRelay", "TrellisServer", "TrellisStore",
+                "TrellisStoreSQLite", "TrellisStorePostgres", "TrellisWire",
+                .product(name: "Configuration", package: "swift-configuration")
+            ],
             // Read from the source tree by path (the tests run binaries on them), not bundled.
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "TrellisCoreTests", dependencies: ["TrellisCore", "TrellisMQTTTypes"]),
-        .testTarget(name: "TrellisWireTests", dependencies: ["TrellisWire", "TrellisCore", "TrellisMQTTTypes", "TrellisTestSupport"]),
-        .testTarget(name: "TrellisServerTests", dependencies: [
-            "TrellisServer", "TrellisTestSupport", "TrellisRelay", "TrellisStore", "TrellisSocketIO",
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "HummingbirdTesting", package: "hummingbird"),
-            .product(name: "Prometheus", package: "swift-prometheus"),
-        ]),
+        .testTarget(
+            name: "TrellisWireTests",
+            dependencies: ["TrellisWire", "TrellisCore", "TrellisMQTTTypes", "TrellisTestSupport"]),
+        .testTarget(
+            name: "TrellisServerTests",
+            dependencies: [
+                "TrellisServer", "TrellisTestSupport", "TrellisRelay", "TrellisStore", "TrellisSocketIO",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Prometheus", package: "swift-prometheus")
+            ]),
         .testTarget(name: "TrellisSocketIOTests", dependencies: ["TrellisSocketIO", "TrellisCore"]),
-        .testTarget(name: "TrellisStoreTests", dependencies: [
-            "TrellisStore", "TrellisStoreSQLite", "TrellisStorePostgres", "TrellisTestSupport",
-            .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "PostgresNIO", package: "postgres-nio"),
-            .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
-        ]),
+        .testTarget(
+            name: "TrellisStoreTests",
+            dependencies: [
+                "TrellisStore", "TrellisStoreSQLite", "TrellisStorePostgres", "TrellisTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio")
+            ]),
         .testTarget(
             name: "TrellisRelayTests",
             // TrellisServer and TrellisSocketIO: the harness's stored `ServerSettings` holds their types, and a
             // test target that cannot see them lays the harness's fields out wrongly (its `service` read as nil).
-            dependencies: ["TrellisRelay", "TrellisTestSupport", "TrellisMQTT", "TrellisCore", "TrellisStore", "TrellisStoreSQLite",
-                           "TrellisStorePostgres", "TrellisBroker", "TrellisServer", "TrellisSocketIO"],
+            dependencies: [
+                "TrellisRelay", "TrellisTestSupport", "TrellisMQTT", "TrellisCore", "TrellisStore",
+                "TrellisStoreSQLite",
+                "TrellisStorePostgres", "TrellisBroker", "TrellisServer", "TrellisSocketIO"
+            ],
             resources: [.copy("Fixtures")]
-        ),
+        )
     ],
     swiftLanguageModes: [.v6]
 )

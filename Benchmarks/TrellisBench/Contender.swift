@@ -49,20 +49,24 @@ struct Contender {
         let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("baseline/\(name).c").path
         let binary = work + "/" + name
-        let compile = try ChildProcess(path: "/usr/bin/cc", arguments: ["-O2", "-o", binary, source, "-lmosquitto"],
-                                       outputPath: work + "/cc-\(name).log")
+        let compile = try ChildProcess(
+            path: "/usr/bin/cc", arguments: ["-O2", "-o", binary, source, "-lmosquitto"],
+            outputPath: work + "/cc-\(name).log")
         compile.waitUntilExit()
-        guard compile.terminationStatus == 0 else { throw BenchError("cc \(name).c failed: \(read(work + "/cc-\(name).log"))") }
+        guard compile.terminationStatus == 0 else {
+            throw BenchError("cc \(name).c failed: \(read(work + "/cc-\(name).log"))")
+        }
         return binary
     }
 
     /// Builds and starts the C baseline.
     static func baseline(port: Int, work: String) async throws -> Contender {
         let binary = try compile("relay", work: work)
-        let contender = Contender(name: "baseline",
-                                  process: try ChildProcess(path: binary, arguments: ["\(port)", "100"], outputPath: work + "/relay.log"),
-                                  output: work + "/relay.log", plantPrefix: "rpi", buttonPrefix: "p2o",
-                                  replySuffix: "operation:REQ_plantSensorData")
+        let contender = Contender(
+            name: "baseline",
+            process: try ChildProcess(path: binary, arguments: ["\(port)", "100"], outputPath: work + "/relay.log"),
+            output: work + "/relay.log", plantPrefix: "rpi", buttonPrefix: "p2o",
+            replySuffix: "operation:REQ_plantSensorData")
         Watchdog.adopt(contender.process.pid)
         try await contender.waitFor("connected")
         return contender
@@ -80,7 +84,8 @@ struct Contender {
     /// configs (two per button) published and read back, a cost of the start and not of a request
     /// (the table gives its time; the scaling table times it against the state).
     static func trellis(port: Int, work: String, species: Int) async throws -> Contender {
-        try await trellis(port: port, work: work, species: species, setup: .sqlite, readyLine: announced, readyTimeout: .seconds(300))
+        try await trellis(
+            port: port, work: work, species: species, setup: .sqlite, readyLine: announced, readyTimeout: .seconds(300))
     }
 
     /// What a relay logs once its start's Home Assistant announcement and retained sweep are done.
@@ -109,9 +114,11 @@ struct Contender {
 
     /// Like ``trellis(port:work:species:)``, with the state in `setup`, on the prefixes given, named `name`.
     /// `readyLine` is the log line each relay is waited for before its traffic starts (at most `readyTimeout`).
-    static func trellis(port: Int, work: String, species: Int, setup: StoreSetup, name: String = "trellis",
-                        prefixes: (plant: String, buttons: String) = ("trl", "t2o"), spamWindow: String = "0.1",
-                        readyLine: String = "connected to the broker", readyTimeout: Duration = .seconds(30)) async throws -> Contender {
+    static func trellis(
+        port: Int, work: String, species: Int, setup: StoreSetup, name: String = "trellis",
+        prefixes: (plant: String, buttons: String) = ("trl", "t2o"), spamWindow: String = "0.1",
+        readyLine: String = "connected to the broker", readyTimeout: Duration = .seconds(30)
+    ) async throws -> Contender {
         let state = work + "/state-\(name)"
         var storeArguments: [String] = []
         var relayCount = 1
@@ -144,24 +151,32 @@ struct Contender {
         let (plant, buttons) = prefixes
         // The per-client rates are opened up as the spam guard is: the load comes from one client (and
         // its log lines from 100 devices), and each message still pays the limiter's check.
-        for key in ["TRELLIS_LIMITS_REQUESTS_PER_SECOND", "TRELLIS_LIMITS_REQUESTS_BURST",
-                    "TRELLIS_LIMITS_DEVICE_MESSAGES_PER_SECOND", "TRELLIS_LIMITS_DEVICE_MESSAGES_BURST"] {
+        for key in [
+            "TRELLIS_LIMITS_REQUESTS_PER_SECOND", "TRELLIS_LIMITS_REQUESTS_BURST",
+            "TRELLIS_LIMITS_DEVICE_MESSAGES_PER_SECOND", "TRELLIS_LIMITS_DEVICE_MESSAGES_BURST"
+        ] {
             setenv(key, "1000000000", 1)
         }
         func relay(_ index: Int) throws -> ChildProcess {
-            var arguments = ["run", "--broker", "mqtt://127.0.0.1:\(port)", "--state", index == 0 ? state : state + "-\(index)",
-                             "--plants-file", plantsFile,
-                             "--plant-prefix", plant, "--plant-dialect", "lossless", "--button-prefix", buttons,
-                             "--spam-limit", "1000000000", "--spam-window", spamWindow, "--stats-interval", "3600", "--log-level", "info",
-                             "--client-id", "\(name)-\(index)"] + storeArguments
+            var arguments =
+                [
+                    "run", "--broker", "mqtt://127.0.0.1:\(port)", "--state", index == 0 ? state : state + "-\(index)",
+                    "--plants-file", plantsFile,
+                    "--plant-prefix", plant, "--plant-dialect", "lossless", "--button-prefix", buttons,
+                    "--spam-limit", "1000000000", "--spam-window", spamWindow, "--stats-interval", "3600",
+                    "--log-level", "info",
+                    "--client-id", "\(name)-\(index)"
+                ] + storeArguments
             if relayCount > 1 { arguments += ["--share", name] }
-            let process = try ChildProcess(path: binary, arguments: arguments, outputPath: work + "/\(name)-\(index).log")
+            let process = try ChildProcess(
+                path: binary, arguments: arguments, outputPath: work + "/\(name)-\(index).log")
             Watchdog.adopt(process.pid)
             return process
         }
         let spawned = ContinuousClock.now
-        var contender = Contender(name: name, process: try relay(0), output: work + "/\(name)-0.log",
-                                  plantPrefix: plant, buttonPrefix: buttons, replySuffix: "operation:RES_plantSensorData")
+        var contender = Contender(
+            name: name, process: try relay(0), output: work + "/\(name)-0.log",
+            plantPrefix: plant, buttonPrefix: buttons, replySuffix: "operation:RES_plantSensorData")
         try await contender.waitFor(readyLine, timeout: readyTimeout)
         contender.startup = ContinuousClock.now - spawned
         for index in 1..<relayCount {
@@ -170,14 +185,17 @@ struct Contender {
             try await Self.waitFor(readyLine, in: work + "/\(name)-\(index).log", of: companion, timeout: readyTimeout)
         }
 
-        var setup = try await LoadGenerator.connect(port: port, id: "bench-setup",
-                                                    replyFilters: ["\(plant)/fromrpi", "\(buttons)/clients/+/register-response"])
+        var setup = try await LoadGenerator.connect(
+            port: port, id: "bench-setup",
+            replyFilters: ["\(plant)/fromrpi", "\(buttons)/clients/+/register-response"])
         for sensor in sensors {
-            try await setup.client.publishAndWait(topic: "\(plant)/sensors/\(sensor)", payload: Array(#"{"moisture":5,"temperature":70.5}"#.utf8),
-                                                  qos: .atLeastOnce)
+            try await setup.client.publishAndWait(
+                topic: "\(plant)/sensors/\(sensor)", payload: Array(#"{"moisture":5,"temperature":70.5}"#.utf8),
+                qos: .atLeastOnce)
         }
         for attempt in 0..<100 {
-            try setup.client.publish(topic: "\(plant)/torpi", payload: LoadGenerator.request(attempt), qos: .atLeastOnce)
+            try setup.client.publish(
+                topic: "\(plant)/torpi", payload: LoadGenerator.request(attempt), qos: .atLeastOnce)
             var reply: MQTTMessage
             repeat { reply = try await setup.next() } while reply.topic != "\(plant)/fromrpi"
             let text = reply.text ?? ""
@@ -186,8 +204,11 @@ struct Contender {
             try await Task.sleep(for: .milliseconds(50))
         }
         for index in 0..<100 {
-            try setup.client.publish(topic: "\(buttons)/clients/c\(index)/status", payload: Array("online".utf8), qos: .atLeastOnce, retain: true)
-            try setup.client.publish(topic: "\(buttons)/clients/c\(index)/register", payload: Array("b0".utf8), qos: .atLeastOnce)
+            try setup.client.publish(
+                topic: "\(buttons)/clients/c\(index)/status", payload: Array("online".utf8), qos: .atLeastOnce,
+                retain: true)
+            try setup.client.publish(
+                topic: "\(buttons)/clients/c\(index)/register", payload: Array("b0".utf8), qos: .atLeastOnce)
         }
         var registered = Set<String>()
         while registered.count < 100 {
@@ -212,7 +233,7 @@ struct Contender {
             guard ContinuousClock.now < deadline, process.isRunning, !log.contains(sweepFailed) else {
                 throw BenchError("never printed '\(text)': \(log)")
             }
-            Watchdog.tick()  // a long start is progress of its own
+            Watchdog.tick() // a long start is progress of its own
             try await Task.sleep(for: .milliseconds(20))
         }
     }

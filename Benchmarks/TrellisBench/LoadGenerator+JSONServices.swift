@@ -9,11 +9,14 @@ extension LoadGenerator {
         let clock = ContinuousClock()
         for id in 0..<count {
             let start = clock.now
-            try client.publish(topic: "trellis/request/catalog/search",
-                               payload: Array((BenchCatalog.request + #","seed":\#(id),"transaction":\#(id)}"#).utf8), qos: .atMostOnce)
+            try client.publish(
+                topic: "trellis/request/catalog/search",
+                payload: Array((BenchCatalog.request + #","seed":\#(id),"transaction":\#(id)}"#).utf8), qos: .atMostOnce
+            )
             let reply = try await next()
             let elapsed = clock.now - start
-            guard let text = reply.text, text.contains(#""status":"ok""#), text.hasSuffix(#""transaction":\#(id)}"#) else {
+            guard let text = reply.text, text.contains(#""status":"ok""#), text.hasSuffix(#""transaction":\#(id)}"#)
+            else {
                 throw BenchError("unexpected reply to catalog search \(id): \(reply.text ?? "")")
             }
             samples.append(Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12)

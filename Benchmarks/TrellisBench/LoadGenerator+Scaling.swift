@@ -12,8 +12,9 @@ extension LoadGenerator {
         for index in 0..<count {
             let marker = Array(#""message":"probe \#(index)""#.utf8)
             let start = clock.now
-            try client.publish(topic: "devices/\(device)/log", payload: Array(#"{"type":"Device","message":"probe \#(index)"}"#.utf8),
-                               qos: .atLeastOnce)
+            try client.publish(
+                topic: "devices/\(device)/log", payload: Array(#"{"type":"Device","message":"probe \#(index)"}"#.utf8),
+                qos: .atLeastOnce)
             while try await next().payload.firstRange(of: marker) == nil {}
             samples.append(Self.microseconds(clock.now - start))
         }

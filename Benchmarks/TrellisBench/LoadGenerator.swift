@@ -14,8 +14,10 @@ struct LoadGenerator {
 
     /// Connects a load client and subscribes to `replyFilters`.
     static func connect(port: Int, id: String, replyFilters: [String]) async throws -> LoadGenerator {
-        let client = try MQTTClient(configuration: MQTTConfiguration(host: "127.0.0.1", port: port, clientID: id,
-                                                                     inflightMaximum: 65_535))
+        let client = try MQTTClient(
+            configuration: MQTTConfiguration(
+                host: "127.0.0.1", port: port, clientID: id,
+                inflightMaximum: 65_535))
         client.start()
         try await client.waitUntilConnected()
         for filter in replyFilters { try await client.subscribe(filter, qos: .atLeastOnce) }
@@ -41,8 +43,10 @@ struct LoadGenerator {
 
     /// One request in flight at a time on `topic`; returns each round trip in microseconds. Every
     /// reply must carry the request's ID and end with `suffix`.
-    mutating func closedLoop(count: Int, qos: QoS, topic: String, suffix: [UInt8],
-                             request: (Int) -> [UInt8] = LoadGenerator.request) async throws -> [Double] {
+    mutating func closedLoop(
+        count: Int, qos: QoS, topic: String, suffix: [UInt8],
+        request: (Int) -> [UInt8] = LoadGenerator.request
+    ) async throws -> [Double] {
         var samples: [Double] = []
         samples.reserveCapacity(count)
         let clock = ContinuousClock()
@@ -78,7 +82,9 @@ struct LoadGenerator {
             }
         }
         let rate = Double(count) / seconds(clock.now - start)
-        guard bad == 0 else { throw BenchError("\(bad) of \(count) replies did not end with \(String(decoding: suffix, as: UTF8.self))") }
+        guard bad == 0 else {
+            throw BenchError("\(bad) of \(count) replies did not end with \(String(decoding: suffix, as: UTF8.self))")
+        }
         return rate
     }
 
@@ -131,7 +137,9 @@ struct CLoadGenerator {
             let pair = token.split(separator: "=", maxSplits: 1)
             if pair.count == 2, let value = Double(pair[1]) { figures[String(pair[0])] = value }
         }
-        if let bad = figures["bad"], bad > 0 { throw BenchError("loadgen \(arguments): \(Int(bad)) unexpected replies") }
+        if let bad = figures["bad"], bad > 0 {
+            throw BenchError("loadgen \(arguments): \(Int(bad)) unexpected replies")
+        }
         return figures
     }
 }
@@ -185,7 +193,9 @@ struct BenchError: Error, CustomStringConvertible {
 }
 
 extension Array where Element == UInt8 {
-    func ends(with suffix: [UInt8]) -> Bool { count >= suffix.count && self[(count - suffix.count)...].elementsEqual(suffix) }
+    func ends(with suffix: [UInt8]) -> Bool {
+        count >= suffix.count && self[(count - suffix.count)...].elementsEqual(suffix)
+    }
 }
 
 /// Percentiles of latency samples.
@@ -194,7 +204,8 @@ extension Array where Element == Double {
     var median: Double {
         guard !isEmpty else { return 0 }
         let sorted = self.sorted()
-        return sorted.count.isMultiple(of: 2) ? (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2 : sorted[sorted.count / 2]
+        return sorted.count.isMultiple(of: 2)
+            ? (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2 : sorted[sorted.count / 2]
     }
 
     func percentile(_ p: Double) -> Double {

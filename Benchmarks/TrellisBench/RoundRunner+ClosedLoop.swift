@@ -21,7 +21,8 @@ extension RoundRunner {
     func closedLoop(_ qos: QoS, on contenders: [Contender]) async throws -> [Figures] {
         let name = "QoS \(qos.rawValue)"
         // `closedLoop` counted requests per relay, the remainder of the division spread over the first slices.
-        let sizes = (0..<Self.slices).map { closedLoop / Self.slices + ($0 < closedLoop % Self.slices ? 1 : 0) }.filter { $0 > 0 }
+        let sizes = (0..<Self.slices).map { closedLoop / Self.slices + ($0 < closedLoop % Self.slices ? 1 : 0) }.filter
+        { $0 > 0 }
         var samples = Array(repeating: [Double](), count: contenders.count)
         for index in contenders.indices {
             _ = try await requests(min(200, closedLoop), qos: qos, on: contenders[index])
@@ -32,18 +33,24 @@ extension RoundRunner {
         for (slice, size) in sizes.enumerated() {
             for turn in contenders.indices {
                 let index = (turn + slice) % contenders.count
-                samples[index] += try await requests(Self.sliceWarmUp + size, qos: qos, on: contenders[index]).dropFirst(Self.sliceWarmUp)
+                samples[index] += try await requests(Self.sliceWarmUp + size, qos: qos, on: contenders[index])
+                    .dropFirst(Self.sliceWarmUp)
             }
         }
         // Every request sent in the interleaving, the slices' warm-ups included.
         let sent = sizes.count * Self.sliceWarmUp + sizes.reduce(0, +)
         return contenders.indices.map { index in
             let all = samples[index]
-            var figures = ["\(name) latency p50 (µs)": all.percentile(0.5), "\(name) latency p99 (µs)": all.percentile(0.99),
-                           "\(name) latency max (µs)": all.max() ?? 0]
+            var figures = [
+                "\(name) latency p50 (µs)": all.percentile(0.5), "\(name) latency p99 (µs)": all.percentile(0.99),
+                "\(name) latency max (µs)": all.max() ?? 0
+            ]
             if cpuFigures {
-                figures.merge(Self.cpuPerRequest(of: contenders[index], since: before[index], requests: sent,
-                                                 label: "\(name) closed loop")) { $1 }
+                figures.merge(
+                    Self.cpuPerRequest(
+                        of: contenders[index], since: before[index], requests: sent,
+                        label: "\(name) closed loop")
+                ) { $1 }
             }
             return figures
         }
@@ -54,17 +61,22 @@ extension RoundRunner {
         let topic = "\(contender.plantPrefix)/torpi", suffix = contender.replySuffix
         switch kind {
         case .swift:
-            var load = try await LoadGenerator.connect(port: port, id: "bench-closed", replyFilters: ["\(contender.plantPrefix)/fromrpi"])
+            var load = try await LoadGenerator.connect(
+                port: port, id: "bench-closed", replyFilters: ["\(contender.plantPrefix)/fromrpi"])
             let samples = try await load.closedLoop(count: count, qos: qos, topic: topic, suffix: Array(suffix.utf8))
             await load.client.shutdown()
             return samples
         case .c:
             let file = loadgen.work + "/samples-\(UUID().uuidString)"
             defer { unlink(file) }
-            _ = try await loadgen.run(["\(port)", "req", "\(qos.rawValue)", "\(count)", "1", contender.plantPrefix, suffix, file])
+            _ = try await loadgen.run([
+                "\(port)", "req", "\(qos.rawValue)", "\(count)", "1", contender.plantPrefix, suffix, file
+            ])
             let text = try String(contentsOfFile: file, encoding: .utf8)
             let samples = text.split(separator: "\n").compactMap { Double($0) }
-            guard samples.count == count else { throw BenchError("loadgen wrote \(samples.count) of \(count) round trips to \(file)") }
+            guard samples.count == count else {
+                throw BenchError("loadgen wrote \(samples.count) of \(count) round trips to \(file)")
+            }
             return samples
         }
     }

@@ -23,13 +23,16 @@ struct RoundRunner {
         case fanOut
     }
 
-    static let measurements: [Measurement] = [QoS.atMostOnce, .atLeastOnce].flatMap { qos in
-        [.closedLoop(qos), .pipelined(qos, window: 64), .pipelined(qos, window: 512)]
-    } + [.fanOut]
+    static let measurements: [Measurement] =
+        [QoS.atMostOnce, .atLeastOnce].flatMap { qos in
+            [.closedLoop(qos), .pipelined(qos, window: 64), .pipelined(qos, window: 512)]
+        } + [.fanOut]
 
     /// Every figure of one round, for the baseline and for Trellis; `baselineFirst` says which of
     /// the two goes first in each pair of measurements.
-    func round(baseline: Contender, trellis: Contender, baselineFirst: Bool) async throws -> (baseline: Figures, trellis: Figures) {
+    func round(baseline: Contender, trellis: Contender, baselineFirst: Bool) async throws -> (
+        baseline: Figures, trellis: Figures
+    ) {
         var base: Figures = [:], other: Figures = [:]
         for measurement in Self.measurements {
             if case let .closedLoop(qos) = measurement {
@@ -65,14 +68,18 @@ struct RoundRunner {
             var figures: Figures
             switch kind {
             case .swift:
-                var load = try await LoadGenerator.connect(port: port, id: "bench-pipelined", replyFilters: ["\(contender.plantPrefix)/fromrpi"])
-                let rate = try await load.pipelined(count: pipelined, window: window, qos: qos, topic: requestTopic, suffix: Array(suffix.utf8))
+                var load = try await LoadGenerator.connect(
+                    port: port, id: "bench-pipelined", replyFilters: ["\(contender.plantPrefix)/fromrpi"])
+                let rate = try await load.pipelined(
+                    count: pipelined, window: window, qos: qos, topic: requestTopic, suffix: Array(suffix.utf8))
                 await load.client.shutdown()
                 figures = ["\(name) (req/s)": rate]
             case .c:
                 // The C load generator also times each request under load: its median is the
                 // pipelined p50 (mostly the time spent queued behind the others in flight).
-                let run = try await loadgen.run(["\(port)", "req", "\(qos.rawValue)", "\(pipelined)", "\(window)", contender.plantPrefix, suffix])
+                let run = try await loadgen.run([
+                    "\(port)", "req", "\(qos.rawValue)", "\(pipelined)", "\(window)", contender.plantPrefix, suffix
+                ])
                 figures = ["\(name) (req/s)": run["rate"] ?? 0]
                 if pipelinedLatency { figures["\(name) latency p50 (µs)"] = run["p50"] ?? 0 }
             }
@@ -85,11 +92,15 @@ struct RoundRunner {
             let pressesPerSecond: Double
             switch kind {
             case .swift:
-                var fan = try await LoadGenerator.connect(port: port, id: "bench-fan", replyFilters: ["\(contender.buttonPrefix)/clients/+/button-press"])
-                pressesPerSecond = try await fan.fanOut(presses: presses, fanout: 100, window: 4, topic: "\(contender.buttonPrefix)/buttons/b0/press")
+                var fan = try await LoadGenerator.connect(
+                    port: port, id: "bench-fan", replyFilters: ["\(contender.buttonPrefix)/clients/+/button-press"])
+                pressesPerSecond = try await fan.fanOut(
+                    presses: presses, fanout: 100, window: 4, topic: "\(contender.buttonPrefix)/buttons/b0/press")
                 await fan.client.shutdown()
             case .c:
-                pressesPerSecond = try await loadgen.run(["\(port)", "fan", "1", "\(presses)", "4", contender.buttonPrefix])["rate"] ?? 0
+                pressesPerSecond =
+                    try await loadgen.run(["\(port)", "fan", "1", "\(presses)", "4", contender.buttonPrefix])["rate"]
+                    ?? 0
             }
             return ["fan-out presses/s": pressesPerSecond, "fan-out deliveries/s": pressesPerSecond * 100]
         }
@@ -97,11 +108,15 @@ struct RoundRunner {
 
     /// The relay's CPU time per request since `start`, user and user + system, in µs (`/proc/<pid>/stat`,
     /// counted in clock ticks: over a few thousand requests a C relay's few µs of user time are a tick or two).
-    static func cpuPerRequest(of contender: Contender, since start: (user: Int, system: Int), requests: Int,
-                              label: String) -> Figures {
+    static func cpuPerRequest(
+        of contender: Contender, since start: (user: Int, system: Int), requests: Int,
+        label: String
+    ) -> Figures {
         let end = contender.cpuTime()
         let user = Double(end.user - start.user) / 1_000 / Double(max(1, requests))
         let system = Double(end.system - start.system) / 1_000 / Double(max(1, requests))
-        return ["\(label) CPU per request, user (µs)": user, "\(label) CPU per request, user + system (µs)": user + system]
+        return [
+            "\(label) CPU per request, user (µs)": user, "\(label) CPU per request, user + system (µs)": user + system
+        ]
     }
 }

@@ -26,28 +26,39 @@ struct ScalingRun {
 
     /// Measures and prints the table, line by line.
     func run(work: String) async throws {
-        let lines = Printed(["How the cost grows with the state (closed loop, one operation at a time; p50 in µs, CPU µs per operation;",
-                     "ratios to the same store at 1×)", ""])
+        let lines = Printed([
+            "How the cost grows with the state (closed loop, one operation at a time; p50 in µs, CPU µs per operation;",
+            "ratios to the same store at 1×)", ""
+        ])
         var listenerLines: [String] = []
         for store in postgres == nil ? ["SQLite"] : ["SQLite", "PostgreSQL"] {
             var base: [String: Cost] = [:]
-            lines.append("\(store) | things announced | start to announced (s) | peak RSS (MB) | plant request p50 / CPU | press p50 / CPU (listeners) | log line p50 / CPU | rejected request p50 / CPU")
+            lines.append(
+                "\(store) | things announced | start to announced (s) | peak RSS (MB) | plant request p50 / CPU | press p50 / CPU (listeners) | log line p50 / CPU | rejected request p50 / CPU"
+            )
             for scale in scales {
                 let state = ScalingState(scale: scale)
-                let (started, peak, costs) = try await measure(state, store: store, work: work, listenersToo: scale == scales.first)
+                let (started, peak, costs) = try await measure(
+                    state, store: store, work: work, listenersToo: scale == scales.first)
                 if scale == scales.first { base = costs }
                 func cell(_ key: String) -> String {
                     guard let cost = costs[key] else { return "-" }
-                    let ratio = base[key].map { String(format: " (%.2f× / %.2f×)", cost.p50 / $0.p50, cost.cpu / $0.cpu) } ?? ""
+                    let ratio =
+                        base[key].map { String(format: " (%.2f× / %.2f×)", cost.p50 / $0.p50, cost.cpu / $0.cpu) } ?? ""
                     return String(format: "%.0f / %.0f", cost.p50, cost.cpu) + ratio
                 }
-                lines.append("\(scale)× | \(state.things) | " + String(format: "%.1f | %.1f", started, Double(peak) / 1024)
-                             + " | \(cell("plant")) | \(cell("press")) (\(state.listeners)) | \(cell("log")) | \(cell("rejected"))")
+                lines.append(
+                    "\(scale)× | \(state.things) | " + String(format: "%.1f | %.1f", started, Double(peak) / 1024)
+                        + " | \(cell("plant")) | \(cell("press")) (\(state.listeners)) | \(cell("log")) | \(cell("rejected"))"
+                )
                 if scale == scales.first {
-                    listenerLines.append("\(store), press against its listeners (state \(scale)×) | "
-                        + ScalingState.listenerSeries.map { count in
-                            costs["n\(count)"].map { String(format: "%d: %.0f µs / %.0f µs CPU", count, $0.p50, $0.cpu) } ?? "\(count): -"
-                        }.joined(separator: " | "))
+                    listenerLines.append(
+                        "\(store), press against its listeners (state \(scale)×) | "
+                            + ScalingState.listenerSeries.map { count in
+                                costs["n\(count)"].map {
+                                    String(format: "%d: %.0f µs / %.0f µs CPU", count, $0.p50, $0.cpu)
+                                } ?? "\(count): -"
+                            }.joined(separator: " | "))
                 }
             }
             lines.append("")
@@ -63,7 +74,8 @@ struct ScalingRun {
 
     /// One relay on `state`: its start, then every figure.
     private func measure(_ state: ScalingState, store: String, work: String, listenersToo: Bool)
-        async throws -> (started: Double, peakKiB: Int, costs: [String: Cost]) {
+        async throws -> (started: Double, peakKiB: Int, costs: [String: Cost])
+    {
         let name = "scale-\(store.lowercased())-\(state.scale)"
         // Writing the 100× state is one long transaction: progress of its own for the watchdog.
         let ticker = Task {
@@ -87,37 +99,51 @@ struct ScalingRun {
             try await target.close()
         }
         do {
-            let measured = try await measure(state, name: name, work: work, database: database, listenersToo: listenersToo)
-            if let database, let server = postgres { await PostgresServer.dropDatabase(named: database.database, on: server) }
+            let measured = try await measure(
+                state, name: name, work: work, database: database, listenersToo: listenersToo)
+            if let database, let server = postgres {
+                await PostgresServer.dropDatabase(named: database.database, on: server)
+            }
             return measured
         } catch {
-            if let database, let server = postgres { await PostgresServer.dropDatabase(named: database.database, on: server) }
+            if let database, let server = postgres {
+                await PostgresServer.dropDatabase(named: database.database, on: server)
+            }
             throw error
         }
     }
 
     /// The relay's start and figures on the state already written.
     private func measure(_ state: ScalingState, name: String, work: String, database: PostgresURL?, listenersToo: Bool)
-        async throws -> (started: Double, peakKiB: Int, costs: [String: Cost]) {
-        let relay = try await Contender.trellis(port: port, work: work, species: 0,
-                                                setup: .prepared(postgresURL: database.map(\.withPassword)), name: name,
-                                                readyLine: Contender.announced, readyTimeout: .seconds(900))
+        async throws -> (started: Double, peakKiB: Int, costs: [String: Cost])
+    {
+        let relay = try await Contender.trellis(
+            port: port, work: work, species: 0,
+            setup: .prepared(postgresURL: database.map(\.withPassword)), name: name,
+            readyLine: Contender.announced, readyTimeout: .seconds(900))
         defer { relay.stop() }
         let started = seconds(relay.startup)
         let peak = relay.peakKiB()
 
         var costs: [String: Cost] = [:]
-        var load = try await LoadGenerator.connect(port: port, id: "bench-scaling",
-                                                   replyFilters: ["\(relay.plantPrefix)/fromrpi", "trellis/logs/d0",
-                                                                  "\(relay.buttonPrefix)/clients/+/button-press"])
+        var load = try await LoadGenerator.connect(
+            port: port, id: "bench-scaling",
+            replyFilters: [
+                "\(relay.plantPrefix)/fromrpi", "trellis/logs/d0",
+                "\(relay.buttonPrefix)/clients/+/button-press"
+            ])
         costs["plant"] = try await cost(of: relay, count: requests) {
-            try await load.closedLoop(count: requests, qos: .atLeastOnce, topic: "\(relay.plantPrefix)/torpi",
-                                      suffix: Array(relay.replySuffix.utf8))
+            try await load.closedLoop(
+                count: requests, qos: .atLeastOnce, topic: "\(relay.plantPrefix)/torpi",
+                suffix: Array(relay.replySuffix.utf8))
         }
-        costs["log"] = try await cost(of: relay, count: requests) { try await load.logLines(count: requests, device: "d0") }
+        costs["log"] = try await cost(of: relay, count: requests) {
+            try await load.logLines(count: requests, device: "d0")
+        }
         costs["rejected"] = try await cost(of: relay, count: requests) {
-            try await load.closedLoop(count: requests, qos: .atLeastOnce, topic: "\(relay.plantPrefix)/torpi",
-                                      suffix: Array("operation:ERR_invalidOpTag".utf8), request: LoadGenerator.rejectedRequest)
+            try await load.closedLoop(
+                count: requests, qos: .atLeastOnce, topic: "\(relay.plantPrefix)/torpi",
+                suffix: Array("operation:ERR_invalidOpTag".utf8), request: LoadGenerator.rejectedRequest)
         }
         let presses = Self.presses(listeners: state.listeners)
         costs["press"] = try await cost(of: relay, count: presses) {
@@ -127,7 +153,8 @@ struct ScalingRun {
             for count in ScalingState.listenerSeries {
                 let presses = Self.presses(listeners: count)
                 costs["n\(count)"] = try await cost(of: relay, count: presses) {
-                    try await load.presses(count: presses, button: "n\(count)", listeners: count, prefix: relay.buttonPrefix)
+                    try await load.presses(
+                        count: presses, button: "n\(count)", listeners: count, prefix: relay.buttonPrefix)
                 }
             }
         }
@@ -140,7 +167,7 @@ struct ScalingRun {
 
     /// The p50 of `body`'s samples, after a warm-up of a tenth, and the relay's CPU per operation over them.
     private func cost(of relay: Contender, count: Int, _ body: () async throws -> [Double]) async throws -> Cost {
-        _ = try await body()  // warm-up: caches, prepared statements, the allocator
+        _ = try await body() // warm-up: caches, prepared statements, the allocator
         let before = relay.cpuNanoseconds()
         let samples = try await body()
         let cpu = Double(relay.cpuNanoseconds() - before) / 1_000 / Double(count)

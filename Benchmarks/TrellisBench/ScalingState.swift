@@ -38,14 +38,20 @@ struct ScalingState {
         var rows = Rows(dump)
         for index in 0..<buttons {
             rows.add("button", ["id": .text("b\(index)"), "total": .integer(1)])
-            rows.add("button_press", ["id": .integer(Int64(index + 1)), "button_id": .text("b\(index)"), "at": .integer(now)])
+            rows.add(
+                "button_press", ["id": .integer(Int64(index + 1)), "button_id": .text("b\(index)"), "at": .integer(now)]
+            )
         }
         for index in 0..<clients {
             rows.add("client", ["id": .text("c\(index)"), "online": .integer(1), "status_at": .integer(now)])
         }
         for index in 0..<listeners {
-            rows.add("registration", ["button_id": .text("b0"), "client_id": .text("c\(index)"), "missed": .integer(0),
-                                      "registered_at": .integer(now)])
+            rows.add(
+                "registration",
+                [
+                    "button_id": .text("b0"), "client_id": .text("c\(index)"), "missed": .integer(0),
+                    "registered_at": .integer(now)
+                ])
         }
         for index in 0..<(Self.listenerSeries.max() ?? 0) {
             rows.add("client", ["id": .text("l\(index)"), "online": .integer(1), "status_at": .integer(now)])
@@ -53,8 +59,12 @@ struct ScalingState {
         for count in Self.listenerSeries {
             rows.add("button", ["id": .text("n\(count)"), "total": .integer(0)])
             for index in 0..<count {
-                rows.add("registration", ["button_id": .text("n\(count)"), "client_id": .text("l\(index)"),
-                                          "missed": .integer(0), "registered_at": .integer(now)])
+                rows.add(
+                    "registration",
+                    [
+                        "button_id": .text("n\(count)"), "client_id": .text("l\(index)"),
+                        "missed": .integer(0), "registered_at": .integer(now)
+                    ])
             }
         }
         var logID: Int64 = 0
@@ -62,14 +72,24 @@ struct ScalingState {
             rows.add("device", ["id": .text("d\(device)"), "online": .integer(1), "registered_at": .integer(now)])
             for line in 0..<Self.logLines {
                 logID += 1
-                rows.add("device_log", ["id": .integer(logID), "device_id": .text("d\(device)"), "at": .integer(now - 1_000 + Int64(line)),
-                                        "type": .text("Device"), "message": .text("line \(line) of device \(device)")])
+                rows.add(
+                    "device_log",
+                    [
+                        "id": .integer(logID), "device_id": .text("d\(device)"),
+                        "at": .integer(now - 1_000 + Int64(line)),
+                        "type": .text("Device"), "message": .text("line \(line) of device \(device)")
+                    ])
             }
         }
         for index in 0..<deadLetters {
-            rows.add("dead_letter", ["id": .integer(Int64(index + 1)), "reason": .text("unknown_topic"), "topic": .text("bench/\(index)"),
-                                     "payload": .blob(Array("letter \(index)".utf8)), "received_at": .integer(now),
-                                     "client_key": .text("")])
+            rows.add(
+                "dead_letter",
+                [
+                    "id": .integer(Int64(index + 1)), "reason": .text("unknown_topic"),
+                    "topic": .text("bench/\(index)"),
+                    "payload": .blob(Array("letter \(index)".utf8)), "received_at": .integer(now),
+                    "client_key": .text("")
+                ])
         }
         dump = rows.dump
         return dump

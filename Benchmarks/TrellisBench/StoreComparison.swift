@@ -18,7 +18,7 @@ struct StoreComparison {
     let server: PostgresURL
 
     static let measurements: [RoundRunner.Measurement] = [
-        .closedLoop(.atLeastOnce), .pipelined(.atLeastOnce, window: 64), .pipelined(.atLeastOnce, window: 512), .fanOut,
+        .closedLoop(.atLeastOnce), .pipelined(.atLeastOnce, window: 64), .pipelined(.atLeastOnce, window: 512), .fanOut
     ]
 
     func run(work: String) async throws -> String {
@@ -39,33 +39,41 @@ struct StoreComparison {
     private func measure(one: PostgresURL, two: PostgresURL, work: String) async throws -> String {
         let baseline = try await Contender.baseline(port: port, work: work)
         let setups = [
-            try await Contender.trellis(port: port, work: work, species: 0, setup: .sqlite, name: "sqlite",
-                                        prefixes: ("sq1", "sq2"), spamWindow: "0.001",
-                                        readyLine: Contender.announced, readyTimeout: .seconds(300)),
-            try await Contender.trellis(port: port, work: work, species: 0, setup: .postgres(url: one.withPassword, relays: 1),
-                                        name: "pg-one", prefixes: ("pg1", "pq1"), spamWindow: "0.001",
-                                        readyLine: Contender.announced, readyTimeout: .seconds(300)),
-            try await Contender.trellis(port: port, work: work, species: 0, setup: .postgres(url: two.withPassword, relays: 2),
-                                        name: "pg-two", prefixes: ("pg2", "pq2"), spamWindow: "0.001",
-                                        readyLine: Contender.announced, readyTimeout: .seconds(300)),
+            try await Contender.trellis(
+                port: port, work: work, species: 0, setup: .sqlite, name: "sqlite",
+                prefixes: ("sq1", "sq2"), spamWindow: "0.001",
+                readyLine: Contender.announced, readyTimeout: .seconds(300)),
+            try await Contender.trellis(
+                port: port, work: work, species: 0, setup: .postgres(url: one.withPassword, relays: 1),
+                name: "pg-one", prefixes: ("pg1", "pq1"), spamWindow: "0.001",
+                readyLine: Contender.announced, readyTimeout: .seconds(300)),
+            try await Contender.trellis(
+                port: port, work: work, species: 0, setup: .postgres(url: two.withPassword, relays: 2),
+                name: "pg-two", prefixes: ("pg2", "pq2"), spamWindow: "0.001",
+                readyLine: Contender.announced, readyTimeout: .seconds(300))
         ]
         let all = [baseline] + setups
-        let runner = RoundRunner(port: port, loadgen: loadgen, kind: .c, closedLoop: closedLoop, pipelined: pipelined, presses: presses,
-                                 pipelinedLatency: true, cpuFigures: false)
+        let runner = RoundRunner(
+            port: port, loadgen: loadgen, kind: .c, closedLoop: closedLoop, pipelined: pipelined, presses: presses,
+            pipelinedLatency: true, cpuFigures: false)
         var figures: [String: [Figures]] = [:]
         for round in 0..<rounds {
             for measurement in Self.measurements {
                 let order = all.indices.map { all[($0 + round) % all.count] }
                 if case let .closedLoop(qos) = measurement {
                     for (contender, measured) in zip(order, try await runner.closedLoop(qos, on: order)) {
-                        if figures[contender.name, default: []].count <= round { figures[contender.name, default: []].append([:]) }
+                        if figures[contender.name, default: []].count <= round {
+                            figures[contender.name, default: []].append([:])
+                        }
                         figures[contender.name]![round].merge(measured) { $1 }
                     }
                     continue
                 }
                 for contender in order {
                     let measured = try await runner.measure(measurement, on: contender)
-                    if figures[contender.name, default: []].count <= round { figures[contender.name, default: []].append([:]) }
+                    if figures[contender.name, default: []].count <= round {
+                        figures[contender.name, default: []].append([:])
+                    }
                     figures[contender.name]![round].merge(measured) { $1 }
                 }
             }
@@ -76,10 +84,19 @@ struct StoreComparison {
 
     /// The comparison as a text table.
     static func render(_ figures: [String: [Figures]], names: [String], rounds: Int) -> String {
-        let labels = ["baseline": "C relay", "sqlite": "SQLite, 1 relay", "pg-one": "PostgreSQL, 1 relay", "pg-two": "PostgreSQL, 2 relays"]
-        let keys = (figures["sqlite"]?.first?.keys.sorted() ?? []).filter { !$0.contains("latency max") && !$0.contains("deliveries") }
-        var lines = ["Stores compared, \(rounds) rounds, medians (ratios: median of the per-round ratios to SQLite, [lowest–highest])", ""]
-        lines.append("figure | " + names.map { labels[$0] ?? $0 }.joined(separator: " | ") + " | PG 1 / SQLite | PG 2 / SQLite")
+        let labels = [
+            "baseline": "C relay", "sqlite": "SQLite, 1 relay", "pg-one": "PostgreSQL, 1 relay",
+            "pg-two": "PostgreSQL, 2 relays"
+        ]
+        let keys = (figures["sqlite"]?.first?.keys.sorted() ?? []).filter {
+            !$0.contains("latency max") && !$0.contains("deliveries")
+        }
+        var lines = [
+            "Stores compared, \(rounds) rounds, medians (ratios: median of the per-round ratios to SQLite, [lowest–highest])",
+            ""
+        ]
+        lines.append(
+            "figure | " + names.map { labels[$0] ?? $0 }.joined(separator: " | ") + " | PG 1 / SQLite | PG 2 / SQLite")
         for key in keys {
             let values = names.map { name in (figures[name] ?? []).compactMap { $0[key] } }
             let cells = values.map { String(format: "%.0f", $0.median) }
@@ -92,8 +109,12 @@ struct StoreComparison {
             lines.append("\(key) | " + cells.joined(separator: " | ") + " | " + ratios.joined(separator: " | "))
         }
         lines.append("")
-        lines.append("Targets: PostgreSQL with 2 relays ≥ 0.9× SQLite in QoS 1 pipelined throughput (512 in flight), with a p50 ≤ 1.5×")
-        lines.append("SQLite's in that run (`QoS 1 pipelined 512 latency p50`). `QoS 1 latency` is one request at a time (a closed loop).")
+        lines.append(
+            "Targets: PostgreSQL with 2 relays ≥ 0.9× SQLite in QoS 1 pipelined throughput (512 in flight), with a p50 ≤ 1.5×"
+        )
+        lines.append(
+            "SQLite's in that run (`QoS 1 pipelined 512 latency p50`). `QoS 1 latency` is one request at a time (a closed loop)."
+        )
         return lines.joined(separator: "\n")
     }
 

@@ -48,16 +48,25 @@ struct TrellisBench: AsyncParsableCommand {
     @Option(help: "Times each latency, throughput and fan-out figure is measured, the relays in alternation.")
     var rounds = 5
 
-    @Option(help: "Load generator of the main table: c (Benchmarks/baseline/loadgen.c) or swift (TrellisMQTT's MQTTClient). Both are always compared once against each relay.")
+    @Option(
+        help:
+            "Load generator of the main table: c (Benchmarks/baseline/loadgen.c) or swift (TrellisMQTT's MQTTClient). Both are always compared once against each relay."
+    )
     var loadGenerator: GeneratorKind = .c
 
     @Option(help: ArgumentHelp("Also write the table as JSON to this file.", valueName: "file"))
     var json: String?
 
-    @Option(help: ArgumentHelp("Instead of the C relay comparison: compare one relay on SQLite, one on PostgreSQL and two on PostgreSQL in a $share group (QoS 1 round trips and throughput, press fan-out), with databases created on this PostgreSQL server and dropped after (`make bench-stores` starts a throwaway one).", valueName: "postgres-url"))
+    @Option(
+        help: ArgumentHelp(
+            "Instead of the C relay comparison: compare one relay on SQLite, one on PostgreSQL and two on PostgreSQL in a $share group (QoS 1 round trips and throughput, press fan-out), with databases created on this PostgreSQL server and dropped after (`make bench-stores` starts a throwaway one).",
+            valueName: "postgres-url"))
     var stores: String?
 
-    @Flag(help: ArgumentHelp("Instead of the C relay comparison: how a request's cost grows with the state. At each of --scales, a relay on the bench's state grown that many times (buttons, clients, listeners of a button, devices with full logs, species, dead letters): its start until announced to Home Assistant and its peak memory, then the closed-loop p50 and CPU per operation of a plant request, a press, a device log line and a rejected plant request (kept as a dead letter); at the first scale, a press against 10 to 10,000 listeners. SQLite, and PostgreSQL too with --stores URL (`make bench-scaling` starts a throwaway server)."))
+    @Flag(
+        help: ArgumentHelp(
+            "Instead of the C relay comparison: how a request's cost grows with the state. At each of --scales, a relay on the bench's state grown that many times (buttons, clients, listeners of a button, devices with full logs, species, dead letters): its start until announced to Home Assistant and its peak memory, then the closed-loop p50 and CPU per operation of a plant request, a press, a device log line and a rejected plant request (kept as a dead letter); at the first scale, a press against 10 to 10,000 listeners. SQLite, and PostgreSQL too with --stores URL (`make bench-scaling` starts a throwaway server)."
+        ))
     var scaling = false
 
     @Option(help: ArgumentHelp("With --scaling: the scales, comma-separated.", valueName: "list"))
@@ -68,7 +77,8 @@ struct TrellisBench: AsyncParsableCommand {
     mutating func run() async throws {
         if quick { (closedLoop, pipelined, presses, requests, species, rounds) = (50, 500, 5, 1_000, 500, 2) }
         guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-bench-\(UUID().uuidString)").path
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-bench-\(UUID().uuidString)")
+            .path
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }
         Watchdog.start()
@@ -88,16 +98,20 @@ struct TrellisBench: AsyncParsableCommand {
         let port = broker.address.port
         if scaling {
             let list = scales.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-            guard !list.isEmpty, list.allSatisfy({ $0 >= 1 }) else { throw ValidationError("--scales takes whole numbers from 1, e.g. 1,10,100") }
-            let run = ScalingRun(port: port, scales: quick ? [1, 2] : list, requests: quick ? 50 : closedLoop / 2,
-                                 postgres: try stores.map { try PostgresURL($0) })
+            guard !list.isEmpty, list.allSatisfy({ $0 >= 1 }) else {
+                throw ValidationError("--scales takes whole numbers from 1, e.g. 1,10,100")
+            }
+            let run = ScalingRun(
+                port: port, scales: quick ? [1, 2] : list, requests: quick ? 50 : closedLoop / 2,
+                postgres: try stores.map { try PostgresURL($0) })
             try await run.run(work: work)
             print(Machine.describe())
             return
         }
         if let stores {
-            let comparison = StoreComparison(port: port, loadgen: loadgen, closedLoop: closedLoop, pipelined: pipelined,
-                                             presses: presses, rounds: rounds, server: try PostgresURL(stores))
+            let comparison = StoreComparison(
+                port: port, loadgen: loadgen, closedLoop: closedLoop, pipelined: pipelined,
+                presses: presses, rounds: rounds, server: try PostgresURL(stores))
             print(try await comparison.run(work: work))
             print(Machine.describe())
             return
@@ -108,19 +122,23 @@ struct TrellisBench: AsyncParsableCommand {
 
         let baseline = try await Contender.baseline(port: port, work: work)
         let trellis = try await Contender.trellis(port: port, work: work, species: species)
-        let runner = RoundRunner(port: port, loadgen: loadgen, kind: loadGenerator, closedLoop: closedLoop,
-                                 pipelined: pipelined, presses: presses)
+        let runner = RoundRunner(
+            port: port, loadgen: loadgen, kind: loadGenerator, closedLoop: closedLoop,
+            pipelined: pipelined, presses: presses)
         var baseRounds: [Figures] = [], trellisRounds: [Figures] = []
         for round in 0..<rounds {
-            let (base, other) = try await runner.round(baseline: baseline, trellis: trellis, baselineFirst: round.isMultiple(of: 2))
+            let (base, other) = try await runner.round(
+                baseline: baseline, trellis: trellis, baselineFirst: round.isMultiple(of: 2))
             baseRounds.append(base)
             trellisRounds.append(other)
         }
-        table.checks.append(try await loadCheck(port: port, label: "baseline (C relay)", contender: baseline, loadgen: loadgen))
+        table.checks.append(
+            try await loadCheck(port: port, label: "baseline (C relay)", contender: baseline, loadgen: loadgen))
         table.checks.append(try await loadCheck(port: port, label: "Trellis", contender: trellis, loadgen: loadgen))
         baseline.stop()
 
-        var catalog = try await LoadGenerator.connect(port: port, id: "bench-catalog", replyFilters: ["trellis/response/catalog/search"])
+        var catalog = try await LoadGenerator.connect(
+            port: port, id: "bench-catalog", replyFilters: ["trellis/response/catalog/search"])
         _ = try await catalog.catalogSearches(count: 20)
         let searches = try await catalog.catalogSearches(count: min(closedLoop, 1_000))
         await catalog.client.shutdown()
@@ -128,30 +146,43 @@ struct TrellisBench: AsyncParsableCommand {
         let ingest = try await logs.logIngest(count: pipelined, window: 512)
         await logs.client.shutdown()
         let before = trellis.residentKiB()
-        _ = try await loadgen.run(["\(port)", "req", "0", "\(requests)", "64", trellis.plantPrefix, trellis.replySuffix])
+        _ = try await loadgen.run(["\(port)", "req", "0", "\(requests)", "64", trellis.plantPrefix, trellis.replySuffix]
+        )
         let after = trellis.residentKiB()
         let peak = trellis.peakKiB()
         trellis.stop()
 
         for figure in baseRounds[0].keys.sorted() {
-            table.add(figure, baseline: baseRounds.map { $0[figure] ?? 0 }, trellis: trellisRounds.map { $0[figure] ?? 0 })
+            table.add(
+                figure, baseline: baseRounds.map { $0[figure] ?? 0 }, trellis: trellisRounds.map { $0[figure] ?? 0 })
         }
-        table.add("log ingest, QoS 1, 512 in flight (lines/s; baseline: its QoS 1 receive rate)",
-                  baseline: [baseRounds.map { $0["QoS 1 pipelined 512 (req/s)"] ?? 0 }.median], trellis: [ingest])
+        table.add(
+            "log ingest, QoS 1, 512 in flight (lines/s; baseline: its QoS 1 receive rate)",
+            baseline: [baseRounds.map { $0["QoS 1 pipelined 512 (req/s)"] ?? 0 }.median], trellis: [ingest])
         table.catalogSearch(samples: searches, species: species)
-        table.start(seconds: Double(trellis.startup.components.seconds) + Double(trellis.startup.components.attoseconds) / 1e18)
+        table.start(
+            seconds: Double(trellis.startup.components.seconds) + Double(trellis.startup.components.attoseconds) / 1e18)
         table.memory(peakKiB: peak, beforeKiB: before, afterKiB: after, requests: requests)
         print(table.render(machine: Machine.describe()))
-        if let json { try table.json(machine: Machine.describe()).write(toFile: json, atomically: true, encoding: .utf8) }
+        if let json {
+            try table.json(machine: Machine.describe()).write(toFile: json, atomically: true, encoding: .utf8)
+        }
     }
 
     /// QoS 0 with 512 in flight from both load generators against the same relay.
-    func loadCheck(port: Int, label: String, contender: Contender, loadgen: CLoadGenerator) async throws -> BenchTable.LoadCheck {
-        var load = try await LoadGenerator.connect(port: port, id: "bench-check", replyFilters: ["\(contender.plantPrefix)/fromrpi"])
-        let swift = try await load.pipelined(count: pipelined, window: 512, qos: .atMostOnce, topic: "\(contender.plantPrefix)/torpi",
-                                             suffix: Array(contender.replySuffix.utf8))
+    func loadCheck(port: Int, label: String, contender: Contender, loadgen: CLoadGenerator) async throws
+        -> BenchTable.LoadCheck
+    {
+        var load = try await LoadGenerator.connect(
+            port: port, id: "bench-check", replyFilters: ["\(contender.plantPrefix)/fromrpi"])
+        let swift = try await load.pipelined(
+            count: pipelined, window: 512, qos: .atMostOnce, topic: "\(contender.plantPrefix)/torpi",
+            suffix: Array(contender.replySuffix.utf8))
         await load.client.shutdown()
-        let c = try await loadgen.run(["\(port)", "req", "0", "\(pipelined)", "512", contender.plantPrefix, contender.replySuffix])["rate"] ?? 0
+        let c =
+            try await loadgen.run([
+                "\(port)", "req", "0", "\(pipelined)", "512", contender.plantPrefix, contender.replySuffix
+            ])["rate"] ?? 0
         return BenchTable.LoadCheck(contender: label, swiftClient: swift, cLoadgen: c)
     }
 }

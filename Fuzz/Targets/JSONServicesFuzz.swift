@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 @testable import TrellisCore
 
@@ -37,6 +37,8 @@ public func fuzzJSONServices(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32
         precondition(CatalogCursor(encoded: cursor.encoded) == cursor, "a catalog cursor does not round-trip")
     }
     precondition(Base64URL.decode(Base64URL.encode(bytes)) == bytes, "base64url does not round-trip")
-    _ = PlantPayloads.sensorData([PlantSensorRecord(plant: text, sensor: text, moisture: size, temperature: Double(size) / 7)])
+    _ = PlantPayloads.sensorData([
+        PlantSensorRecord(plant: text, sensor: text, moisture: size, temperature: Double(size) / 7)
+    ])
     return 0
 }

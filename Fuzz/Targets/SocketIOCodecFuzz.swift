@@ -20,8 +20,9 @@ public func fuzzSocketIOCodec(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int3
         for base64 in [nil, "1"] {
             _ = EngineIOPayload.encode(packets, EngineIOFraming(version: version, base64: base64))
         }
-        var (session, _) = EngineIOSession.open(id: "fuzz", socketID: "fuzz", version: version, transport: .polling,
-                                                limits: EngineIOLimits(pingInterval: 25, pingTimeout: 20, maximumBufferedPackets: 16), now: 0)
+        var (session, _) = EngineIOSession.open(
+            id: "fuzz", socketID: "fuzz", version: version, transport: .polling,
+            limits: EngineIOLimits(pingInterval: 25, pingTimeout: 20, maximumBufferedPackets: 16), now: 0)
         for (index, packet) in packets.enumerated() {
             _ = session.receive(packet, via: index % 2 == 0 ? .polling : .websocket, now: Double(index))
             _ = session.emit("button-press", argumentsJSON: [JSONText.string("x")])
@@ -32,8 +33,9 @@ public func fuzzSocketIOCodec(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int3
     // WebSocket frames: a text frame, and a binary one.
     for version in EngineIOVersion.allCases {
         if case let .success(packet) = EngineIOPacket.decode(text: text[...], version) {
-            precondition(EngineIOPacket.decode(text: packet.encodedText(version)[...], version) == .success(packet),
-                         "an Engine.IO packet does not round-trip")
+            precondition(
+                EngineIOPacket.decode(text: packet.encodedText(version)[...], version) == .success(packet),
+                "an Engine.IO packet does not round-trip")
         }
     }
     _ = EngineIOPacket.decode(binary: bytes[...])
@@ -47,7 +49,8 @@ public func fuzzSocketIOCodec(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int3
     // Socket.IO packets and their event data.
     if case let .success(packet) = SocketIOPacket.decode(text) {
         _ = packet.event()
-        precondition(SocketIOPacket.decode(packet.encoded) == .success(packet), "a Socket.IO packet does not round-trip")
+        precondition(
+            SocketIOPacket.decode(packet.encoded) == .success(packet), "a Socket.IO packet does not round-trip")
     }
     _ = JSONText.string(text)
     return 0

@@ -17,7 +17,9 @@ struct TrellisBuildInfoPlugin: BuildToolPlugin {
         var inputs: [URL] = []
         if let gitDirectory = Self.git(["rev-parse", "--absolute-git-dir"], in: root) {
             let directory = URL(filePath: gitDirectory)
-            let common = Self.git(["rev-parse", "--path-format=absolute", "--git-common-dir"], in: root).map { URL(filePath: $0) }
+            let common = Self.git(["rev-parse", "--path-format=absolute", "--git-common-dir"], in: root).map {
+                URL(filePath: $0)
+            }
             var candidates = [directory.appending(path: "HEAD"), directory.appending(path: "logs/HEAD")]
             if let common, let ref = Self.git(["symbolic-ref", "-q", "HEAD"], in: root) {
                 candidates.append(common.appending(path: ref))
@@ -38,7 +40,7 @@ struct TrellisBuildInfoPlugin: BuildToolPlugin {
                 arguments: ["-c", script, "sh", root.path, output.path],
                 inputFiles: inputs,
                 outputFiles: [output]
-            ),
+            )
         ]
     }
 

@@ -17,7 +17,9 @@ extension AccessControlList.Role {
 extension AccessControlList {
     /// Every right of the account `name` of `role` (`sensors`: a sensor node's addresses), as
     /// ``TopicAccessTable`` gives it: both account backends grant exactly these.
-    public static func rights(of name: String, role: Role, sensors: [String] = [], topics: Topics = Topics()) -> [TopicRight] {
+    public static func rights(of name: String, role: Role, sensors: [String] = [], topics: Topics = Topics())
+        -> [TopicRight]
+    {
         TopicAccessTable.rights(of: role.accessRole, name: name, sensors: sensors, prefixes: topics)
     }
 
@@ -33,7 +35,9 @@ extension AccessControlList {
     }
 
     /// The rights of the account `name` beyond its kind's shared ones: those naming it.
-    public static func personalRights(of name: String, role: Role, sensors: [String] = [], topics: Topics = Topics()) -> [TopicRight] {
+    public static func personalRights(of name: String, role: Role, sensors: [String] = [], topics: Topics = Topics())
+        -> [TopicRight]
+    {
         let shared = Set(sharedRights(of: role, topics: topics))
         return rights(of: name, role: role, sensors: sensors, topics: topics).filter { !shared.contains($0) }
     }

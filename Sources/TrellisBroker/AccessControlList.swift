@@ -61,13 +61,14 @@ public struct AccessControlList: Sendable, Equatable {
 
     /// The file's text.
     public func render(topics: Topics = Topics()) -> String {
-        var lines = [
-            "# Mosquitto ACL of Trellis's accounts. `trellis users` rewrites this whole file from the account",
-            "# lines below: manage accounts with it rather than by hand. Every right comes from Trellis's topic",
-            "# table (docs/security.md).",
-            "",
-            "# Clients without an account, where the broker lets them in: the released app's shared topics.",
-        ] + Self.anonymousRights(topics: topics).map { "topic \($0.access.rawValue) \($0.topic)" }
+        var lines =
+            [
+                "# Mosquitto ACL of Trellis's accounts. `trellis users` rewrites this whole file from the account",
+                "# lines below: manage accounts with it rather than by hand. Every right comes from Trellis's topic",
+                "# table (docs/security.md).",
+                "",
+                "# Clients without an account, where the broker lets them in: the released app's shared topics."
+            ] + Self.anonymousRights(topics: topics).map { "topic \($0.access.rawValue) \($0.topic)" }
         for (name, role) in accounts {
             lines.append("")
             lines.append("# account: \(name) (\(roleText(of: name, role: role)))")
@@ -83,7 +84,8 @@ public struct AccessControlList: Sendable, Equatable {
         for line in text.split(separator: "\n") where line.hasPrefix("# account: ") {
             let rest = line.dropFirst("# account: ".count)
             guard let open = rest.lastIndex(of: "("), rest.hasSuffix(")") else { continue }
-            let words = rest[rest.index(after: open)..<rest.index(before: rest.endIndex)].split(separator: " ").map(String.init)
+            let words = rest[rest.index(after: open)..<rest.index(before: rest.endIndex)].split(separator: " ").map(
+                String.init)
             guard let first = words.first, let role = Role(rawValue: first) else { continue }
             set(String(rest[..<open].dropLast()), role: role, sensors: Array(words.dropFirst()))
         }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A child process started with `posix_spawn`, with every signal unblocked and reset to its
@@ -19,18 +19,23 @@ public final class ChildProcess: @unchecked Sendable {
     /// directory, which other threads share: `/bin/sh` changes directory and replaces itself with
     /// `path` (keeping the process id), since `posix_spawn`'s own change of directory is a GNU
     /// extension Swift does not import.
-    public convenience init(path: String, arguments: [String], outputPath: String?, environment: [String: String]? = nil,
-                            workingDirectory: String?) throws(SpawnError) {
+    public convenience init(
+        path: String, arguments: [String], outputPath: String?, environment: [String: String]? = nil,
+        workingDirectory: String?
+    ) throws(SpawnError) {
         guard let workingDirectory else {
             try self.init(path: path, arguments: arguments, outputPath: outputPath, environment: environment)
             return
         }
-        try self.init(path: "/bin/sh", arguments: ["-c", #"cd "$0" && exec "$@""#, workingDirectory, path] + arguments,
-                      outputPath: outputPath, environment: environment)
+        try self.init(
+            path: "/bin/sh", arguments: ["-c", #"cd "$0" && exec "$@""#, workingDirectory, path] + arguments,
+            outputPath: outputPath, environment: environment)
     }
 
     /// Spawns `path` with `arguments` in the parent's working directory.
-    public init(path: String, arguments: [String], outputPath: String?, environment: [String: String]? = nil) throws(SpawnError) {
+    public init(path: String, arguments: [String], outputPath: String?, environment: [String: String]? = nil)
+        throws(SpawnError)
+    {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -41,7 +46,8 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawnattr_setsigmask(&attributes, &empty)
         posix_spawnattr_setsigdefault(&attributes, &all)
         posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -54,9 +60,12 @@ public final class ChildProcess: @unchecked Sendable {
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var child: pid_t = 0
-        let envp: [UnsafeMutablePointer<CChar>?]? = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
+        let envp: [UnsafeMutablePointer<CChar>?]? = environment.map {
+            $0.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        }
         defer { envp?.forEach { free($0) } }
-        let rc = envp.map { posix_spawn(&child, path, &actions, &attributes, argv, $0) }
+        let rc =
+            envp.map { posix_spawn(&child, path, &actions, &attributes, argv, $0) }
             ?? posix_spawn(&child, path, &actions, &attributes, argv, environ)
         guard rc == 0 else { throw SpawnError(path: path, code: rc) }
         pid = child

@@ -28,8 +28,10 @@ public struct DynamicSecurityCommand: Encodable, Sendable, Equatable {
         self.command = command
     }
 
-    public static func createClient(_ username: String, password: String?, textname: String? = nil,
-                                    roles: [String]) -> Self {
+    public static func createClient(
+        _ username: String, password: String?, textname: String? = nil,
+        roles: [String]
+    ) -> Self {
         var command = Self("createClient")
         command.username = username
         command.password = password
@@ -39,8 +41,10 @@ public struct DynamicSecurityCommand: Encodable, Sendable, Equatable {
     }
 
     /// Changes an existing client: its password when one is given, and its whole list of roles.
-    public static func modifyClient(_ username: String, password: String?, textname: String? = nil,
-                                    roles: [String]) -> Self {
+    public static func modifyClient(
+        _ username: String, password: String?, textname: String? = nil,
+        roles: [String]
+    ) -> Self {
         var command = createClient(username, password: password, textname: textname, roles: roles)
         command.command = "modifyClient"
         return command
@@ -80,8 +84,12 @@ public struct DynamicSecurityCommand: Encodable, Sendable, Equatable {
     }
 
     /// Every client with its roles (`verbose`), or every role with its ACLs.
-    public static let listClients: Self = { var command = Self("listClients"); command.verbose = true; return command }()
-    public static let listRoles: Self = { var command = Self("listRoles"); command.verbose = true; return command }()
+    public static let listClients: Self = {
+        var command = Self("listClients"); command.verbose = true; return command
+    }()
+    public static let listRoles: Self = {
+        var command = Self("listRoles"); command.verbose = true; return command
+    }()
 }
 
 /// A role given to a client.

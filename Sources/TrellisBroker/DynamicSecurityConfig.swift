@@ -52,32 +52,51 @@ public struct DynamicSecurityConfig: Codable, Sendable {
     /// The profile with its administration account (`adminHash` is its `$7$` password hash) and
     /// the shared role of every kind of account, and no account yet.
     public init(admin: String, adminHash: PBKDF2Hash, topics: AccessControlList.Topics = .init()) {
-        clients = [Client(username: admin, textName: "administers the accounts (trellis users)", password: adminHash.hash,
-                          salt: adminHash.salt, iterations: adminHash.iterations,
-                          roles: [DynamicSecurityRoleReference(DynamicSecurityRoles.adminRole)])]
-        roles = [Role(rolename: DynamicSecurityRoles.adminRole, acls: DynamicSecurityRoles.adminACLs)]
+        clients = [
+            Client(
+                username: admin, textName: "administers the accounts (trellis users)", password: adminHash.hash,
+                salt: adminHash.salt, iterations: adminHash.iterations,
+                roles: [DynamicSecurityRoleReference(DynamicSecurityRoles.adminRole)])
+        ]
+        roles =
+            [Role(rolename: DynamicSecurityRoles.adminRole, acls: DynamicSecurityRoles.adminACLs)]
             + AccessControlList.Role.allCases.map {
-                Role(rolename: DynamicSecurityRoles.sharedRole(of: $0), acls: DynamicSecurityRoles.sharedACLs(of: $0, topics: topics))
+                Role(
+                    rolename: DynamicSecurityRoles.sharedRole(of: $0),
+                    acls: DynamicSecurityRoles.sharedACLs(of: $0, topics: topics))
             }
-            + [Role(rolename: DynamicSecurityRoles.anonymousGroup, acls: DynamicSecurityRoles.anonymousACLs(topics: topics))]
-        groups = [Group(groupname: DynamicSecurityRoles.anonymousGroup,
-                        roles: [DynamicSecurityRoleReference(DynamicSecurityRoles.anonymousGroup)], clients: [])]
+            + [
+                Role(
+                    rolename: DynamicSecurityRoles.anonymousGroup,
+                    acls: DynamicSecurityRoles.anonymousACLs(topics: topics))
+            ]
+        groups = [
+            Group(
+                groupname: DynamicSecurityRoles.anonymousGroup,
+                roles: [DynamicSecurityRoleReference(DynamicSecurityRoles.anonymousGroup)], clients: [])
+        ]
         anonymousGroup = DynamicSecurityRoles.anonymousGroup
         defaultACLAccess = DefaultAccess()
     }
 
     /// Adds an account of `role` with its own role; `hash` nil makes one that cannot log in until
     /// it is given a password.
-    public mutating func add(_ name: String, role: AccessControlList.Role, sensors: [String] = [], hash: PBKDF2Hash?,
-                             topics: AccessControlList.Topics = .init()) {
+    public mutating func add(
+        _ name: String, role: AccessControlList.Role, sensors: [String] = [], hash: PBKDF2Hash?,
+        topics: AccessControlList.Topics = .init()
+    ) {
         clients.removeAll { $0.username == name }
         roles.removeAll { $0.rolename == DynamicSecurityRoles.personalRole(of: name) }
         if role != .trellis {
-            roles.append(Role(rolename: DynamicSecurityRoles.personalRole(of: name),
-                              acls: DynamicSecurityRoles.personalACLs(of: name, role: role, sensors: sensors, topics: topics)))
+            roles.append(
+                Role(
+                    rolename: DynamicSecurityRoles.personalRole(of: name),
+                    acls: DynamicSecurityRoles.personalACLs(of: name, role: role, sensors: sensors, topics: topics)))
         }
-        clients.append(Client(username: name, password: hash?.hash, salt: hash?.salt, iterations: hash?.iterations,
-                              roles: DynamicSecurityRoles.roles(of: name, role: role).map(DynamicSecurityRoleReference.init)))
+        clients.append(
+            Client(
+                username: name, password: hash?.hash, salt: hash?.salt, iterations: hash?.iterations,
+                roles: DynamicSecurityRoles.roles(of: name, role: role).map(DynamicSecurityRoleReference.init)))
     }
 
     /// The file's text: JSON with sorted keys, as the plugin reads it.

@@ -39,13 +39,17 @@ public enum DynamicSecurityRoles {
     }
 
     /// The ACLs of a kind's shared role.
-    public static func sharedACLs(of role: AccessControlList.Role, topics: AccessControlList.Topics = .init()) -> [DynamicSecurityACL] {
+    public static func sharedACLs(of role: AccessControlList.Role, topics: AccessControlList.Topics = .init())
+        -> [DynamicSecurityACL]
+    {
         acls(for: AccessControlList.sharedRights(of: role, topics: topics))
     }
 
     /// The ACLs of an account's own role.
-    public static func personalACLs(of name: String, role: AccessControlList.Role, sensors: [String],
-                                    topics: AccessControlList.Topics = .init()) -> [DynamicSecurityACL] {
+    public static func personalACLs(
+        of name: String, role: AccessControlList.Role, sensors: [String],
+        topics: AccessControlList.Topics = .init()
+    ) -> [DynamicSecurityACL] {
         acls(for: AccessControlList.personalRights(of: name, role: role, sensors: sensors, topics: topics))
     }
 
@@ -58,14 +62,17 @@ public enum DynamicSecurityRoles {
     public static let adminACLs: [DynamicSecurityACL] = [
         DynamicSecurityACL("publishClientSend", "$CONTROL/dynamic-security/#"),
         DynamicSecurityACL("publishClientReceive", "$CONTROL/dynamic-security/#"),
-        DynamicSecurityACL("subscribePattern", "$CONTROL/dynamic-security/#"),
+        DynamicSecurityACL("subscribePattern", "$CONTROL/dynamic-security/#")
     ]
 
     /// A read right is a subscription and the delivery of what matches it (the profile denies both
     /// by default; unsubscribing is always allowed); a write right is a publish.
     public static func acls(for rights: [TopicRight]) -> [DynamicSecurityACL] {
         rights.flatMap { right -> [DynamicSecurityACL] in
-            let read = [DynamicSecurityACL("subscribePattern", right.topic), DynamicSecurityACL("publishClientReceive", right.topic)]
+            let read = [
+                DynamicSecurityACL("subscribePattern", right.topic),
+                DynamicSecurityACL("publishClientReceive", right.topic)
+            ]
             let write = [DynamicSecurityACL("publishClientSend", right.topic)]
             switch right.access {
             case .read: return read
@@ -99,15 +106,18 @@ public struct DynamicSecurityAccount: Sendable, Equatable {
     }
 
     /// The accounts of a `listClients` and a `listRoles` answer, the administration account left out.
-    public static func accounts(clients: [DynamicSecurityResponse.Client], roles: [DynamicSecurityResponse.Role],
-                                admin: String) -> [DynamicSecurityAccount] {
+    public static func accounts(
+        clients: [DynamicSecurityResponse.Client], roles: [DynamicSecurityResponse.Role],
+        admin: String
+    ) -> [DynamicSecurityAccount] {
         let aclsByRole = Dictionary(roles.map { ($0.rolename, $0.acls ?? []) }, uniquingKeysWith: { first, _ in first })
         return clients.filter { $0.username != admin }.map { client in
             let names = (client.roles ?? []).map(\.rolename)
             let role = names.lazy.compactMap(DynamicSecurityRoles.role(ofShared:)).first
             let own = aclsByRole[DynamicSecurityRoles.personalRole(of: client.username)] ?? []
-            return DynamicSecurityAccount(name: client.username, role: role,
-                                          sensors: role == .sensor ? DynamicSecurityRoles.sensors(in: own) : [], roles: names)
+            return DynamicSecurityAccount(
+                name: client.username, role: role,
+                sensors: role == .sensor ? DynamicSecurityRoles.sensors(in: own) : [], roles: names)
         }
     }
 }

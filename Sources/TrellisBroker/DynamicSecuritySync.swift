@@ -21,12 +21,16 @@ public struct DynamicSecuritySync: Sendable {
     /// What needs a hand: a sensor node whose addresses cannot be read back from its own role.
     public private(set) var warnings: [String] = []
 
-    public init(clients: [DynamicSecurityResponse.Client], roles: [DynamicSecurityResponse.Role],
-                groups: [DynamicSecurityResponse.Group], anonymousGroup: String?, admin: String,
-                topics: AccessControlList.Topics = .init()) {
+    public init(
+        clients: [DynamicSecurityResponse.Client], roles: [DynamicSecurityResponse.Role],
+        groups: [DynamicSecurityResponse.Group], anonymousGroup: String?, admin: String,
+        topics: AccessControlList.Topics = .init()
+    ) {
         let held = Dictionary(roles.map { ($0.rolename, $0.acls ?? []) }, uniquingKeysWith: { first, _ in first })
         for kind in AccessControlList.Role.allCases {
-            bring(DynamicSecurityRoles.sharedRole(of: kind), to: DynamicSecurityRoles.sharedACLs(of: kind, topics: topics), held: held)
+            bring(
+                DynamicSecurityRoles.sharedRole(of: kind),
+                to: DynamicSecurityRoles.sharedACLs(of: kind, topics: topics), held: held)
         }
         let anonymous = DynamicSecurityRoles.anonymousGroup
         bring(anonymous, to: DynamicSecurityRoles.anonymousACLs(topics: topics), held: held)
@@ -38,13 +42,16 @@ public struct DynamicSecuritySync: Sendable {
                 continue
             }
             if kind == .sensor && account.sensors.isEmpty {
-                warnings.append("the sensor node \(account.name) has no sensor addresses in its role user/\(account.name): "
-                    + "give them with `trellis users add \(account.name) --sensor ADDRESS…`")
+                warnings.append(
+                    "the sensor node \(account.name) has no sensor addresses in its role user/\(account.name): "
+                        + "give them with `trellis users add \(account.name) --sensor ADDRESS…`")
             }
             if kind != .trellis {
-                bring(DynamicSecurityRoles.personalRole(of: account.name),
-                      to: DynamicSecurityRoles.personalACLs(of: account.name, role: kind, sensors: account.sensors, topics: topics),
-                      held: held)
+                bring(
+                    DynamicSecurityRoles.personalRole(of: account.name),
+                    to: DynamicSecurityRoles.personalACLs(
+                        of: account.name, role: kind, sensors: account.sensors, topics: topics),
+                    held: held)
             }
         }
 
@@ -60,7 +67,8 @@ public struct DynamicSecuritySync: Sendable {
         }
         if anonymousGroup != anonymous {
             commands.append(.setAnonymousGroup(anonymous))
-            changes.append("made \(anonymous) the group of clients without an account (it was \(anonymousGroup ?? "none"))")
+            changes.append(
+                "made \(anonymous) the group of clients without an account (it was \(anonymousGroup ?? "none"))")
         }
 
         for account in accounts {
@@ -86,9 +94,10 @@ public struct DynamicSecuritySync: Sendable {
         let added = wanted.filter { !current.contains($0) }
         guard !removed.isEmpty || !added.isEmpty else { return }
         commands += removed.map { .removeRoleACL(role, $0) } + added.map { .addRoleACL(role, $0) }
-        changes.append("brought the role \(role) to the table: \(removed.count) ACLs removed "
-            + "(\(removed.prefix(3).map { "\($0.acltype) \($0.topic)" }.joined(separator: ", "))\(removed.count > 3 ? ", …" : "")), "
-            + "\(added.count) added")
+        changes.append(
+            "brought the role \(role) to the table: \(removed.count) ACLs removed "
+                + "(\(removed.prefix(3).map { "\($0.acltype) \($0.topic)" }.joined(separator: ", "))\(removed.count > 3 ? ", …" : "")), "
+                + "\(added.count) added")
     }
 
     private static func list(_ names: [String]) -> String {
@@ -144,6 +153,8 @@ extension DynamicSecurityCommand {
     }
 
     /// Every group with its roles, and the group of clients without an account.
-    public static let listGroups: Self = { var command = Self("listGroups"); command.verbose = true; return command }()
+    public static let listGroups: Self = {
+        var command = Self("listGroups"); command.verbose = true; return command
+    }()
     public static let getAnonymousGroup = Self("getAnonymousGroup")
 }

@@ -20,7 +20,8 @@ public struct MosquittoPasswordEntry: Sendable, Equatable {
     public var pbkdf2: PBKDF2Hash? {
         let fields = hash.split(separator: "$", omittingEmptySubsequences: false)
         guard fields.count == 5, fields[0].isEmpty, fields[1] == "7", let iterations = Int(fields[2]), iterations > 0,
-              !fields[3].isEmpty, !fields[4].isEmpty else { return nil }
+            !fields[3].isEmpty, !fields[4].isEmpty
+        else { return nil }
         return PBKDF2Hash(iterations: iterations, salt: String(fields[3]), hash: String(fields[4]))
     }
 
@@ -29,8 +30,9 @@ public struct MosquittoPasswordEntry: Sendable, Equatable {
         text.split(whereSeparator: \.isNewline).compactMap { line in
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             guard !trimmed.isEmpty, !trimmed.hasPrefix("#"), let colon = trimmed.firstIndex(of: ":") else { return nil }
-            return MosquittoPasswordEntry(username: String(trimmed[..<colon]),
-                                          hash: String(trimmed[trimmed.index(after: colon)...]))
+            return MosquittoPasswordEntry(
+                username: String(trimmed[..<colon]),
+                hash: String(trimmed[trimmed.index(after: colon)...]))
         }
     }
 }

@@ -19,18 +19,23 @@ public final class MosquittoProcess: @unchecked Sendable {
         public var description: String {
             switch self {
             case .binaryNotFound:
-                return "mosquitto is not installed (no 'mosquitto' on PATH or in /usr/sbin): install it with 'apt-get install -y mosquitto', or run 'make run'"
+                return
+                    "mosquitto is not installed (no 'mosquitto' on PATH or in /usr/sbin): install it with 'apt-get install -y mosquitto', or run 'make run'"
             case let .chosenBinaryUnusable(path):
-                return "TRELLIS_MOSQUITTO names \(path), which is not an executable file: correct it, or unset it to use the mosquitto on PATH or in /usr/sbin"
+                return
+                    "TRELLIS_MOSQUITTO names \(path), which is not an executable file: correct it, or unset it to use the mosquitto on PATH or in /usr/sbin"
             case let .configUnreadable(path, reason):
-                return "cannot read the broker configuration \(path): \(reason); pass another file with --broker-config FILE"
+                return
+                    "cannot read the broker configuration \(path): \(reason); pass another file with --broker-config FILE"
             case let .portInUse(address):
-                return "\(address) is already in use by another program: stop it, or use the broker there with 'trellis run --broker \(address)'"
+                return
+                    "\(address) is already in use by another program: stop it, or use the broker there with 'trellis run --broker \(address)'"
             case let .exitedEarly(status, output):
                 let detail = output.split(separator: "\n").suffix(3).joined(separator: " | ")
                 return "mosquitto exited at start with status \(status): \(detail.isEmpty ? "no output" : detail)"
             case let .notListening(address):
-                return "mosquitto started but did not accept connections on \(address) within the time allowed; check the listener in its configuration"
+                return
+                    "mosquitto started but did not accept connections on \(address) within the time allowed; check the listener in its configuration"
             }
         }
     }
@@ -50,7 +55,8 @@ public final class MosquittoProcess: @unchecked Sendable {
     /// Prepares a broker for `configPath`; `logPath` receives its output (inherited when nil).
     public init(configPath: String, logPath: String? = nil, logger: Logger = Logger(label: "trellis.broker")) throws {
         guard FileManager.default.isReadableFile(atPath: configPath),
-              let text = try? String(contentsOfFile: configPath, encoding: .utf8) else {
+            let text = try? String(contentsOfFile: configPath, encoding: .utf8)
+        else {
             let reason = FileManager.default.fileExists(atPath: configPath) ? "permission denied" : "no such file"
             throw StartError.configUnreadable(path: configPath, reason: reason)
         }
@@ -89,7 +95,9 @@ public final class MosquittoProcess: @unchecked Sendable {
                 inTCPListener = true
             } else if inTCPListener, keyword == "bind_interface" {
                 found[found.count - 1].boundToInterface = true
-            } else if inTCPListener, keyword == "socket_domain", words.count >= 2, words[1] == "ipv6", found[found.count - 1].everyAddress {
+            } else if inTCPListener, keyword == "socket_domain", words.count >= 2, words[1] == "ipv6",
+                found[found.count - 1].everyAddress
+            {
                 found[found.count - 1].address.host = "::1"
             }
         }
@@ -105,7 +113,8 @@ public final class MosquittoProcess: @unchecked Sendable {
             return FileManager.default.isExecutableFile(atPath: chosen) ? chosen : nil
         }
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        let candidates = path.split(separator: ":").map { "\($0)/mosquitto" } + ["/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto"]
+        let candidates =
+            path.split(separator: ":").map { "\($0)/mosquitto" } + ["/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto"]
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
@@ -155,7 +164,11 @@ public final class MosquittoProcess: @unchecked Sendable {
 
     /// Stops the broker: SIGTERM, then SIGKILL after `grace`. Safe to call twice.
     public func stop(grace: Duration = .seconds(5)) async {
-        guard let child = lock.withLock({ defer { process = nil }; return process }) else { return }
+        guard
+            let child = lock.withLock({
+                defer { process = nil }; return process
+            })
+        else { return }
         guard child.isRunning else { return }
         child.signal(SIGTERM)
         let deadline = ContinuousClock.now + grace
@@ -171,7 +184,11 @@ public final class MosquittoProcess: @unchecked Sendable {
 
     /// Kills the broker at once with SIGKILL, as a crash would (used by fault tests).
     public func kill() {
-        guard let child = lock.withLock({ defer { process = nil }; return process }), child.isRunning else { return }
+        guard
+            let child = lock.withLock({
+                defer { process = nil }; return process
+            }), child.isRunning
+        else { return }
         child.signal(SIGKILL)
         child.waitUntilExit()
     }

@@ -21,7 +21,9 @@ public struct BrokerURL: Sendable, Hashable, CustomStringConvertible {
     public var username: String?
     public var password: String?
 
-    public init(scheme: Scheme = .mqtt, host: String, port: Int? = nil, username: String? = nil, password: String? = nil) {
+    public init(
+        scheme: Scheme = .mqtt, host: String, port: Int? = nil, username: String? = nil, password: String? = nil
+    ) {
         self.scheme = scheme
         self.host = host
         self.port = port ?? scheme.defaultPort
@@ -44,8 +46,8 @@ public struct BrokerURL: Sendable, Hashable, CustomStringConvertible {
 
     /// The forms a broker address may take, for error messages and help texts.
     public static let allowedForms =
-        "mqtt://HOST[:PORT] (port 1883), mqtts://HOST[:PORT] (TLS, port 8883) or HOST[:PORT]; " +
-        "an IPv6 address in brackets, as in mqtts://[::1]:8883; user:password@ before the host is allowed"
+        "mqtt://HOST[:PORT] (port 1883), mqtts://HOST[:PORT] (TLS, port 8883) or HOST[:PORT]; "
+        + "an IPv6 address in brackets, as in mqtts://[::1]:8883; user:password@ before the host is allowed"
 }
 
 /// Why a broker address could not be read. Its text never contains the address's credentials.
@@ -72,7 +74,9 @@ extension BrokerURL {
         if let separator = text.range(of: "://") {
             let name = text[..<separator.lowerBound]
             guard let known = Scheme(rawValue: name.lowercased()) else {
-                throw refuse(name.isEmpty ? "the scheme is missing before ://" : "the scheme \(name):// is not one Trellis speaks")
+                throw refuse(
+                    name.isEmpty
+                        ? "the scheme is missing before ://" : "the scheme \(name):// is not one Trellis speaks")
             }
             scheme = known
             explicitScheme = true
@@ -94,7 +98,8 @@ extension BrokerURL {
             rest = rest[rest.index(after: at)...]
             let parts = info.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
             guard let name = BrokerURL.percentDecoded(parts[0]),
-                  let secret = parts.count > 1 ? BrokerURL.percentDecoded(parts[1]) : "" else {
+                let secret = parts.count > 1 ? BrokerURL.percentDecoded(parts[1]) : ""
+            else {
                 throw refuse("the user info has a bad %-escape")
             }
             guard !name.isEmpty else { throw refuse("the user name before @ is empty") }
@@ -116,7 +121,9 @@ extension BrokerURL {
                 throw refuse("brackets hold an IPv6 address")
             }
         } else {
-            if rest.filter({ $0 == ":" }).count > 1 { throw refuse("an IPv6 address goes in brackets, as in [::1]:1883") }
+            if rest.filter({ $0 == ":" }).count > 1 {
+                throw refuse("an IPv6 address goes in brackets, as in [::1]:1883")
+            }
             if let colon = rest.firstIndex(of: ":") {
                 host = rest[..<colon]
                 portText = rest[rest.index(after: colon)...]
@@ -162,7 +169,8 @@ extension BrokerURL {
                 guard first != utf8.endIndex else { return nil }
                 let second = utf8.index(after: first)
                 guard second != utf8.endIndex,
-                      let high = hexValue(utf8[first]), let low = hexValue(utf8[second]) else { return nil }
+                    let high = hexValue(utf8[first]), let low = hexValue(utf8[second])
+                else { return nil }
                 bytes.append(high << 4 | low)
                 index = utf8.index(after: second)
             } else {

@@ -7,8 +7,10 @@ enum ConnectionFailure {
     /// may end with `[certificate check: …]`, OpenSSL's verdict on the broker's certificate.
     /// `afterOpen` says the TCP connection was made (the failure came while the TLS handshake or
     /// the CONNECT was under way); `clientCertificate` whether one was configured.
-    static func describe(code: Int32, libraryText: String, errors: [String], host: String, tls: Bool,
-                         afterOpen: Bool = false, clientCertificate: Bool = false) -> String {
+    static func describe(
+        code: Int32, libraryText: String, errors: [String], host: String, tls: Bool,
+        afterOpen: Bool = false, clientCertificate: Bool = false
+    ) -> String {
         let openSSL = errors.filter { $0.hasPrefix("OpenSSL Error") }
         let library = errors.filter { !$0.hasPrefix("OpenSSL Error") }
         guard tls else { return libraryText }
@@ -38,11 +40,14 @@ enum ConnectionFailure {
         } else if all.contains("alert certificate required") {
             reason = "the broker requires a client certificate (--tls-cert, --tls-key) and none was sent"
         } else if all.contains("alert unknown ca") || all.contains("alert bad certificate")
-                    || all.contains("alert certificate unknown") || all.contains("alert handshake failure")
-                    || all.contains("alert decrypt error") || all.contains("alert access denied") {
+            || all.contains("alert certificate unknown") || all.contains("alert handshake failure")
+            || all.contains("alert decrypt error") || all.contains("alert access denied")
+        {
             reason = "the broker refused the TLS handshake or the client certificate"
-        } else if all.contains("wrong version number") || all.contains("packet length too long") || all.contains("record layer failure")
-                    || all.contains("unexpected eof") {
+        } else if all.contains("wrong version number") || all.contains("packet length too long")
+            || all.contains("record layer failure")
+            || all.contains("unexpected eof")
+        {
             reason = "the broker closed the connection or answered without TLS: is this port its TLS listener?"
         } else if all.contains("key values mismatch") || all.contains("inconsistent") {
             reason = "the client certificate and key do not belong together"

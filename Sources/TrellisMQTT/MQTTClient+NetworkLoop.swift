@@ -1,9 +1,9 @@
 import CMosquitto
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension MQTTClient {
@@ -25,14 +25,20 @@ extension MQTTClient {
                 carryOut(attempts.attempting())
                 let rc = attempts.isFirstAttempt ? handle.connect() : handle.reconnect()
                 let connections = state.withLock { $0.connections }
-                carryOut(rc == Mosquitto.success ? attempts.opened(at: .now, connections: connections) : attempts.openFailed(code: rc))
+                carryOut(
+                    rc == Mosquitto.success
+                        ? attempts.opened(at: .now, connections: connections) : attempts.openFailed(code: rc))
                 if !attempts.isOpen { continue }
             }
             let rc = servicePass()
             let actions = attempts.serviced(
                 code: rc, at: .now, connections: { state.withLock { $0.connections } },
                 stopping: { state.withLock { $0.stopping } },
-                refusal: { state.withLock { state in defer { state.refusal = nil }; return state.refusal } })
+                refusal: {
+                    state.withLock { state in
+                        defer { state.refusal = nil }; return state.refusal
+                    }
+                })
             if !carryOut(actions) { break }
         }
         if attempts.isOpen && !writesHeld {
@@ -74,7 +80,7 @@ extension MQTTClient {
         if writing && pending { events |= Int16(POLLOUT) }
         var descriptors = [
             pollfd(fd: socket, events: events, revents: 0),
-            pollfd(fd: executor.wakeDescriptor, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: executor.wakeDescriptor, events: Int16(POLLIN), revents: 0)
         ]
         let ready = waitForEvents(&descriptors)
         if ready < 0 && errno != EINTR { return Int32(MOSQ_ERR_ERRNO.rawValue) }
@@ -133,8 +139,10 @@ extension MQTTClient {
             reads += 1
             let (more, delivered) = state.withLock { state -> (Bool, Bool) in
                 defer { seen = state.delivered }
-                return (!state.receiveStopped && state.window.mayContinueBurst(read: state.delivered - first),
-                        state.delivered > seen)
+                return (
+                    !state.receiveStopped && state.window.mayContinueBurst(read: state.delivered - first),
+                    state.delivered > seen
+                )
             }
             guard more, reads < Self.burstPacketLimit else { return rc }
             if delivered && reads == 1 && lastBurst == 1 && handle.wantsWrite() && !writesHeld {
@@ -164,11 +172,13 @@ extension MQTTClient {
     private func failureReason(_ rc: Int32, afterOpen: Bool) -> String {
         let scheme = configuration.tls == nil ? "mqtt" : "mqtts"
         let errors = handle.takeErrors()
-        let detail = rc == Int32(MOSQ_ERR_KEEPALIVE.rawValue)
+        let detail =
+            rc == Int32(MOSQ_ERR_KEEPALIVE.rawValue)
             ? "no answer within \(handshakeLimit) of connecting (\(configuration.tls == nil ? "no CONNACK" : "no TLS handshake or CONNACK"))"
-            : ConnectionFailure.describe(code: rc, libraryText: Mosquitto.describe(rc), errors: errors, host: configuration.host,
-                                         tls: configuration.tls != nil, afterOpen: afterOpen,
-                                         clientCertificate: configuration.tls?.certificate != nil)
+            : ConnectionFailure.describe(
+                code: rc, libraryText: Mosquitto.describe(rc), errors: errors, host: configuration.host,
+                tls: configuration.tls != nil, afterOpen: afterOpen,
+                clientCertificate: configuration.tls?.certificate != nil)
         return "cannot connect to the broker at \(scheme)://\(configuration.address): \(detail)"
     }
 
@@ -279,8 +289,12 @@ extension MQTTClient {
 
     func didPublish(mid: Int32, reason: Int32) {
         if reason >= 0x80 {
-            acks.complete(mid, with: .failure(MQTTError(kind: .library, code: reason,
-                                                        message: "the broker rejected a publish: \(Mosquitto.describeReason(reason))")))
+            acks.complete(
+                mid,
+                with: .failure(
+                    MQTTError(
+                        kind: .library, code: reason,
+                        message: "the broker rejected a publish: \(Mosquitto.describeReason(reason))")))
         } else {
             acks.complete(mid, with: .success([reason]))
         }

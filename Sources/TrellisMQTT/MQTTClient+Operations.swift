@@ -10,15 +10,17 @@ extension MQTTClient {
         retain: Bool = false,
         properties: MQTTProperties = MQTTProperties()
     ) throws {
-        let (rc, _) = try handle.publish(topic: topic, payload: payload, qos: qos, retain: retain, properties: properties)
+        let (rc, _) = try handle.publish(
+            topic: topic, payload: payload, qos: qos, retain: retain, properties: properties)
         wakeNetworkThread()
         try check(rc, qos: qos, topic: topic)
     }
 
     /// Publishes a message value without waiting.
     public func publish(_ message: MQTTMessage) throws {
-        try publish(topic: message.topic, payload: message.payload, qos: message.qos,
-                    retain: message.retain, properties: message.properties)
+        try publish(
+            topic: message.topic, payload: message.payload, qos: message.qos,
+            retain: message.retain, properties: message.properties)
     }
 
     /// Publishes and waits until the broker acknowledged it (QoS 1 and 2) or it was written (QoS 0).
@@ -32,7 +34,8 @@ extension MQTTClient {
         acks.beginRegistration()
         let mid: Int32
         do {
-            let (rc, queued) = try handle.publish(topic: topic, payload: payload, qos: qos, retain: retain, properties: properties)
+            let (rc, queued) = try handle.publish(
+                topic: topic, payload: payload, qos: qos, retain: retain, properties: properties)
             wakeNetworkThread()
             try check(rc, qos: qos, topic: topic)
             mid = queued
@@ -62,8 +65,10 @@ extension MQTTClient {
         let granted = try await acks.wait(for: mid)
         if let code = granted.first, code >= 0x80 {
             state.withLock { _ = $0.subscriptions.removeValue(forKey: subscription.filter) }
-            throw MQTTError(kind: .subscriptionRefused, code: code,
-                            message: "the broker refused the subscription to \(subscription.filter): \(Mosquitto.describeReason(code))")
+            throw MQTTError(
+                kind: .subscriptionRefused, code: code,
+                message:
+                    "the broker refused the subscription to \(subscription.filter): \(Mosquitto.describeReason(code))")
         }
     }
 
@@ -82,7 +87,8 @@ extension MQTTClient {
         let rc = handle.unsubscribe(filter)
         wakeNetworkThread()
         if let error = Mosquitto.error(rc, doing: "unsubscribing from \(filter)"),
-           error.kind != .notConnected {
+            error.kind != .notConnected
+        {
             throw error
         }
     }

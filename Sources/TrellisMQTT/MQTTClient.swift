@@ -68,7 +68,8 @@ public final class MQTTClient: Sendable {
     public init(configuration: MQTTConfiguration, logger: Logger = Logger(label: "trellis.mqtt")) throws {
         self.configuration = configuration
         self.logger = logger
-        (events, eventSink) = AsyncStream.makeStream(of: MQTTConnectionEvent.self, bufferingPolicy: .bufferingNewest(64))
+        (events, eventSink) = AsyncStream.makeStream(
+            of: MQTTConnectionEvent.self, bufferingPolicy: .bufferingNewest(64))
         state = Mutex(ClientState(window: ReadAheadWindow(limit: configuration.maxUnhandledMessages)))
         let box = CallbackBox()
         handle = try MosquittoHandle(configuration: configuration, callbacks: box.callbacks)
@@ -145,9 +146,10 @@ public final class MQTTClient: Sendable {
             group.addTask {
                 try await Task.sleep(for: timeout)
                 let last = self.state.withLock { $0.lastFailure }
-                throw MQTTError(kind: .timedOut,
-                                message: "no connection to \(self.configuration.address) within \(timeout)"
-                                    + (last.map { "; the last attempt: \($0)" } ?? ""))
+                throw MQTTError(
+                    kind: .timedOut,
+                    message: "no connection to \(self.configuration.address) within \(timeout)"
+                        + (last.map { "; the last attempt: \($0)" } ?? ""))
             }
             try await group.next()
             group.cancelAll()
@@ -223,8 +225,10 @@ public final class MQTTClient: Sendable {
     /// would otherwise free before returning (its answer, its copy of the message), so that the
     /// freeing is work done after the answer leaves rather than before. A message that brought
     /// nothing to write is reported with the next write.
-    public func setMessageCallback(_ callback: (@Sendable (MQTTMessage) -> MQTTMessageDisposition)?,
-                                   written: (@Sendable () -> Void)? = nil) {
+    public func setMessageCallback(
+        _ callback: (@Sendable (MQTTMessage) -> MQTTMessageDisposition)?,
+        written: (@Sendable () -> Void)? = nil
+    ) {
         messages.setMessageCallback(callback, written: written)
         // A callback replaced is not called back: what it kept is its own to free.
         state.withLock { $0.awaitingWrite = nil }
@@ -306,7 +310,9 @@ private final class CallbackBox: Sendable {
     var callbacks: MosquittoCallbacks {
         MosquittoCallbacks(
             message: { [self] message, packetID in client.withLock { $0.value }?.deliver(message, packetID: packetID) },
-            connect: { [self] reason, session in client.withLock { $0.value }?.didConnect(reason: reason, sessionPresent: session) },
+            connect: { [self] reason, session in
+                client.withLock { $0.value }?.didConnect(reason: reason, sessionPresent: session)
+            },
             disconnect: { [self] reason in client.withLock { $0.value }?.didDisconnect(reason: reason) },
             publish: { [self] mid, reason in client.withLock { $0.value }?.didPublish(mid: mid, reason: reason) },
             subscribe: { [self] mid, granted in client.withLock { $0.value }?.didSubscribe(mid: mid, granted: granted) }

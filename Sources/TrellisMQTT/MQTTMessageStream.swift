@@ -88,8 +88,10 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
     }
 
     /// Sets the callback ``idleConsumerCallback()`` hands out.
-    func setMessageCallback(_ callback: (@Sendable (MQTTMessage) -> MQTTMessageDisposition)?,
-                            written: (@Sendable () -> Void)? = nil) {
+    func setMessageCallback(
+        _ callback: (@Sendable (MQTTMessage) -> MQTTMessageDisposition)?,
+        written: (@Sendable () -> Void)? = nil
+    ) {
         let boxed = callback.map { MessageCallback($0, written: written) }
         queue.state.withLock { $0.callback = boxed }
     }
@@ -192,7 +194,8 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
             let ready = state.withLock { state -> MQTTCarriedMessage?? in
                 if state.cancelled { state.finished = true }
                 if let ready = state.take() { return ready }
-                precondition(state.waiter == nil, "MQTTMessageStream has a single consumer; two tasks awaited next() at once")
+                precondition(
+                    state.waiter == nil, "MQTTMessageStream has a single consumer; two tasks awaited next() at once")
                 state.waiter = continuation
                 return nil
             }
@@ -217,7 +220,9 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
                             state.finished = true
                             return .some(nil)
                         }
-                        precondition(state.waiter == nil, "MQTTMessageStream has a single consumer; two tasks awaited next() at once")
+                        precondition(
+                            state.waiter == nil,
+                            "MQTTMessageStream has a single consumer; two tasks awaited next() at once")
                         state.waiter = continuation
                         return nil
                     }

@@ -26,20 +26,28 @@ public struct MQTTTLSConfiguration: Sendable, Hashable {
     /// comes with its key; the error names the file and says what is wrong with it.
     public func validate() throws(MQTTError) {
         if (certificate == nil) != (privateKey == nil) {
-            throw MQTTError(kind: .invalidArgument, message: certificate == nil
-                ? "a TLS client key needs its certificate as well (--tls-cert, broker.tls.cert)"
-                : "a TLS client certificate needs its private key as well (--tls-key, broker.tls.key)")
+            throw MQTTError(
+                kind: .invalidArgument,
+                message: certificate == nil
+                    ? "a TLS client key needs its certificate as well (--tls-cert, broker.tls.cert)"
+                    : "a TLS client certificate needs its private key as well (--tls-key, broker.tls.key)")
         }
         if let certificateAuthorities {
             try Self.checkReadable(certificateAuthorities, what: "TLS CA file", directoryAllowed: true)
         }
-        if let certificate { try Self.checkReadable(certificate, what: "TLS client certificate", directoryAllowed: false) }
+        if let certificate {
+            try Self.checkReadable(certificate, what: "TLS client certificate", directoryAllowed: false)
+        }
         if let privateKey {
             try Self.checkReadable(privateKey, what: "TLS client key", directoryAllowed: false)
             if let text = try? String(contentsOfFile: privateKey, encoding: .utf8),
-               text.contains("-----BEGIN ENCRYPTED PRIVATE KEY-----") || text.contains("Proc-Type: 4,ENCRYPTED") {
-                throw MQTTError(kind: .invalidArgument, message: "the TLS client key \(privateKey) is encrypted, and Trellis "
-                                + "runs unattended: give it an unencrypted copy (openssl pkey -in \(privateKey) -out trellis.key), readable by its user alone")
+                text.contains("-----BEGIN ENCRYPTED PRIVATE KEY-----") || text.contains("Proc-Type: 4,ENCRYPTED")
+            {
+                throw MQTTError(
+                    kind: .invalidArgument,
+                    message: "the TLS client key \(privateKey) is encrypted, and Trellis "
+                        + "runs unattended: give it an unencrypted copy (openssl pkey -in \(privateKey) -out trellis.key), readable by its user alone"
+                )
             }
         }
     }
@@ -55,7 +63,9 @@ public struct MQTTTLSConfiguration: Sendable, Hashable {
             reason = "no such file"
         } else if isDirectory.boolValue && !directoryAllowed {
             reason = "it is a directory"
-        } else if !manager.isReadableFile(atPath: path) || (isDirectory.boolValue && (try? manager.contentsOfDirectory(atPath: path)) == nil) {
+        } else if !manager.isReadableFile(atPath: path)
+            || (isDirectory.boolValue && (try? manager.contentsOfDirectory(atPath: path)) == nil)
+        {
             reason = "permission denied"
         } else if !isDirectory.boolValue && FileHandle(forReadingAtPath: path) == nil {
             reason = "it cannot be opened"

@@ -40,8 +40,9 @@ public struct MQTTProperties: Sendable, Hashable {
         userProperties: [UserProperty] = [],
         contentType: String? = nil
     ) {
-        let values = Values(responseTopic: responseTopic, correlationData: correlationData,
-                            userProperties: userProperties, contentType: contentType)
+        let values = Values(
+            responseTopic: responseTopic, correlationData: correlationData,
+            userProperties: userProperties, contentType: contentType)
         box = values.isEmpty ? nil : Box(values)
     }
 
@@ -155,8 +156,10 @@ public struct MQTTMessage: Sendable, Hashable {
     }
 
     /// Convenience for text payloads.
-    public init(topic: String, text: String, qos: QoS = .atMostOnce, retain: Bool = false,
-                properties: MQTTProperties = MQTTProperties()) {
+    public init(
+        topic: String, text: String, qos: QoS = .atMostOnce, retain: Bool = false,
+        properties: MQTTProperties = MQTTProperties()
+    ) {
         self.init(topic: topic, payload: Array(text.utf8), qos: qos, retain: retain, properties: properties)
     }
 

@@ -33,7 +33,8 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
             host = parts[0]
             portText = parts[1]
         }
-        guard !host.isEmpty, !host.contains(where: \.isWhitespace), let port = Int(portText), (1...65535).contains(port) else {
+        guard !host.isEmpty, !host.contains(where: \.isWhitespace), let port = Int(portText), (1...65535).contains(port)
+        else {
             return nil
         }
         self.init(host: String(host), port: port)

@@ -23,9 +23,11 @@ public struct ServerSettings: Sendable {
     /// under a unit that asks for it (`NOTIFY_SOCKET`).
     public var systemd: Bool
 
-    public init(metrics: ListenAddress? = nil, health: ListenAddress? = nil, socketIO: ListenAddress? = nil,
-                socketIOSessions: SocketIOSettings = SocketIOSettings(), probeConnections: ConnectionLimits = .probes,
-                allowedHosts: HostPolicy = .literalsOnly, systemd: Bool = false) {
+    public init(
+        metrics: ListenAddress? = nil, health: ListenAddress? = nil, socketIO: ListenAddress? = nil,
+        socketIOSessions: SocketIOSettings = SocketIOSettings(), probeConnections: ConnectionLimits = .probes,
+        allowedHosts: HostPolicy = .literalsOnly, systemd: Bool = false
+    ) {
         self.metrics = metrics
         self.health = health
         self.socketIO = socketIO
@@ -50,28 +52,38 @@ public enum RelayServices {
 
     /// The relay, `StatsService`, and the servers `servers` turns on.
     public static func make(relay: RelayService, servers: ServerSettings, logger: Logger) -> Started {
-        var services: [any Service] = [relay, StatsService(relay: relay, logger: Logger(label: "trellis.stats")),
-                                       BackupService(relay: relay, logger: Logger(label: "trellis.backup"))]
+        var services: [any Service] = [
+            relay, StatsService(relay: relay, logger: Logger(label: "trellis.stats")),
+            BackupService(relay: relay, logger: Logger(label: "trellis.backup"))
+        ]
         var announcements: [(message: String, address: ListenAddress)] = []
         let probes = Probes(relay: relay)
         let http = Logger(label: "trellis.http")
         if let address = servers.metrics {
-            services.append(MetricsServer.service(address: address, relay: relay, probes: probes, limits: servers.probeConnections,
-                                                 hosts: servers.allowedHosts, logger: http))
+            services.append(
+                MetricsServer.service(
+                    address: address, relay: relay, probes: probes, limits: servers.probeConnections,
+                    hosts: servers.allowedHosts, logger: http))
             announcements.append(("serving /metrics, /livez and /readyz", address))
         }
         if let address = servers.health {
-            services.append(HealthServer.service(address: address, probes: probes, limits: servers.probeConnections,
-                                                 hosts: servers.allowedHosts, logger: http))
+            services.append(
+                HealthServer.service(
+                    address: address, probes: probes, limits: servers.probeConnections,
+                    hosts: servers.allowedHosts, logger: http))
             announcements.append(("serving /livez and /readyz", address))
         }
         if servers.systemd, let notifier = SystemdNotifier() {
-            services.append(SystemdService(notifier: notifier, relay: relay, probes: probes, watchdog: SystemdNotifier.watchdogPeriod(),
-                                           logger: Logger(label: "trellis.systemd")))
+            services.append(
+                SystemdService(
+                    notifier: notifier, relay: relay, probes: probes, watchdog: SystemdNotifier.watchdogPeriod(),
+                    logger: Logger(label: "trellis.systemd")))
         }
         if let address = servers.socketIO {
-            services.append(SocketIOServer.service(address: address, relay: relay, settings: servers.socketIOSessions,
-                                                   logger: Logger(label: "trellis.socketio")))
+            services.append(
+                SocketIOServer.service(
+                    address: address, relay: relay, settings: servers.socketIOSessions,
+                    logger: Logger(label: "trellis.socketio")))
             announcements.append(("serving the button service to Socket.IO clients on /socket.io/", address))
         }
         return Started(services: services, announcements: announcements)

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// The two Engine.IO generations served on one path. Engine.IO 3 goes with Socket.IO 4 (the
@@ -88,7 +88,9 @@ public struct EngineIOPacket: Sendable, Equatable, CustomStringConvertible {
         if first == UInt8(ascii: "b") {
             var type = EngineIOPacketType.message
             if version == .v3 {
-                guard let digit = rest.first, let parsed = packetType(digit) else { return .failure(.unknownPacketType) }
+                guard let digit = rest.first, let parsed = packetType(digit) else {
+                    return .failure(.unknownPacketType)
+                }
                 type = parsed
                 rest = rest.dropFirst()
             }

@@ -59,7 +59,9 @@ public enum EngineIOPayload {
 
     /// Decodes a POST body. Engine.IO 3 bodies starting with a `0` or `1` byte are binary framing,
     /// the others text framing; Engine.IO 4 bodies are separated text.
-    public static func decode(_ body: [UInt8], _ version: EngineIOVersion, maximumPackets: Int = 256) -> Result<[EngineIOPacket], EngineIOError> {
+    public static func decode(_ body: [UInt8], _ version: EngineIOVersion, maximumPackets: Int = 256) -> Result<
+        [EngineIOPacket], EngineIOError
+    > {
         guard !body.isEmpty else { return .failure(.emptyPacket) }
         if version == .v3, body[0] <= 1 { return decodeBinary(body[...], maximumPackets: maximumPackets) }
         guard let text = String(validating: body, as: UTF8.self) else { return .failure(.invalidUTF8) }
@@ -102,7 +104,8 @@ public enum EngineIOPayload {
             // A length that splits a surrogate pair ends inside a scalar: refused. (Grapheme
             // clusters may be split, as JavaScript counts code units.)
             let scalars = text.unicodeScalars
-            guard let lower = String.Index(index, within: scalars), let upper = String.Index(end, within: scalars) else {
+            guard let lower = String.Index(index, within: scalars), let upper = String.Index(end, within: scalars)
+            else {
                 return .failure(.invalidLength)
             }
             let piece = Substring(scalars[lower..<upper])
@@ -116,7 +119,8 @@ public enum EngineIOPayload {
     }
 
     /// Engine.IO 3 binary framing.
-    static func decodeBinary(_ body: ArraySlice<UInt8>, maximumPackets: Int) -> Result<[EngineIOPacket], EngineIOError> {
+    static func decodeBinary(_ body: ArraySlice<UInt8>, maximumPackets: Int) -> Result<[EngineIOPacket], EngineIOError>
+    {
         var rest = body
         var packets = [EngineIOPacket]()
         while let kind = rest.first {

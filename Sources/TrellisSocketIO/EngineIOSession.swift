@@ -17,8 +17,11 @@ public struct EngineIOLimits: Sendable, Equatable {
     /// over a minute.
     public var handshakeGrace: Double
 
-    public init(pingInterval: Double, pingTimeout: Double, maximumBufferedPackets: Int = 256, maximumPayloadBytes: Int = 100_000,
-                handshakeGrace: Double = 10) {
+    public init(
+        pingInterval: Double, pingTimeout: Double, maximumBufferedPackets: Int = 256,
+        maximumPayloadBytes: Int = 100_000,
+        handshakeGrace: Double = 10
+    ) {
         self.pingInterval = pingInterval
         self.pingTimeout = pingTimeout
         self.maximumBufferedPackets = maximumBufferedPackets
@@ -98,9 +101,12 @@ public struct EngineIOSession: Sendable {
     /// Opens a session: the open packet is queued, and in Engine.IO 3 the default namespace's `40`
     /// right behind it (with no payload: the socket.io-client-swift 6 parser breaks on one).
     /// Returns the session and, in Engine.IO 3, the `connected` input.
-    public static func open(id: String, socketID: String, version: EngineIOVersion, transport: Transport,
-                            limits: EngineIOLimits, now: Double) -> (EngineIOSession, [Input]) {
-        var session = EngineIOSession(id: id, socketID: socketID, version: version, transport: transport, limits: limits, now: now)
+    public static func open(
+        id: String, socketID: String, version: EngineIOVersion, transport: Transport,
+        limits: EngineIOLimits, now: Double
+    ) -> (EngineIOSession, [Input]) {
+        var session = EngineIOSession(
+            id: id, socketID: socketID, version: version, transport: transport, limits: limits, now: now)
         session.outbox.append(EngineIOPacket(.open, session.handshake))
         guard version == .v3 else { return (session, []) }
         session.outbox.append(EngineIOPacket(.message, SocketIOPacket(type: .connect).encoded))
@@ -108,7 +114,10 @@ public struct EngineIOSession: Sendable {
         return (session, [.connected])
     }
 
-    private init(id: String, socketID: String, version: EngineIOVersion, transport: Transport, limits: EngineIOLimits, now: Double) {
+    private init(
+        id: String, socketID: String, version: EngineIOVersion, transport: Transport, limits: EngineIOLimits,
+        now: Double
+    ) {
         self.id = id
         self.socketID = socketID
         self.version = version
@@ -123,7 +132,8 @@ public struct EngineIOSession: Sendable {
     /// The open packet's JSON.
     public var handshake: String {
         let upgrades = transport == .polling ? #"["websocket"]"# : "[]"
-        var json = #"{"sid":\#(JSONText.string(id)),"upgrades":\#(upgrades),"pingInterval":\#(Int(limits.pingInterval * 1000)),"pingTimeout":\#(Int(limits.pingTimeout * 1000))"#
+        var json =
+            #"{"sid":\#(JSONText.string(id)),"upgrades":\#(upgrades),"pingInterval":\#(Int(limits.pingInterval * 1000)),"pingTimeout":\#(Int(limits.pingTimeout * 1000))"#
         if version == .v4 { json += #","maxPayload":\#(limits.maximumPayloadBytes)"# }
         return json + "}"
     }
@@ -192,10 +202,11 @@ public struct EngineIOSession: Sendable {
 
     /// The earliest time ``tick(now:)`` has something to do.
     public var nextDeadline: Double {
-        let heartbeat = switch version {
-        case .v3: lastHeard + limits.pingInterval + limits.pingTimeout
-        case .v4: awaitingPongSince.map { $0 + limits.pingTimeout } ?? nextPing
-        }
+        let heartbeat =
+            switch version {
+            case .v3: lastHeard + limits.pingInterval + limits.pingTimeout
+            case .v4: awaitingPongSince.map { $0 + limits.pingTimeout } ?? nextPing
+            }
         let grace = [unconfirmedSince, upgradeSince].compactMap { $0.map { $0 + limits.handshakeGrace } }
         return ([heartbeat] + grace).min() ?? heartbeat
     }
@@ -281,7 +292,8 @@ public struct EngineIOSession: Sendable {
     /// Answers a connect to a namespace the server does not have, in the generation's words.
     private mutating func refuseNamespace(_ namespace: String) -> [Input] {
         let data = version == .v3 ? JSONText.string("Invalid namespace") : #"{"message":"Invalid namespace"}"#
-        return enqueueControl(EngineIOPacket(.message, SocketIOPacket(type: .connectError, namespace: namespace, data: data).encoded))
+        return enqueueControl(
+            EngineIOPacket(.message, SocketIOPacket(type: .connectError, namespace: namespace, data: data).encoded))
     }
 
     /// Queues an answer the protocol owes; a client that floods with requests it never reads the

@@ -29,7 +29,8 @@ public struct HostPolicy: Sendable, Equatable {
             if entry == "*" { any = true; continue }
             let name = entry.lowercased()
             guard name.count <= 253, !name.hasPrefix("."), !name.hasPrefix("-"),
-                  name.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "." || $0 == "-" }) else {
+                name.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "." || $0 == "-" })
+            else {
                 return .failure(HostListError(entry: String(entry)))
             }
             names.insert(name)
@@ -65,7 +66,8 @@ public struct HostPolicy: Sendable, Equatable {
             guard let close = lower.firstIndex(of: "]") else { return nil }
             return String(lower[...close])
         }
-        let name = lower.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        let name =
+            lower.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
         return name.isEmpty ? nil : name
     }
 
@@ -73,11 +75,14 @@ public struct HostPolicy: Sendable, Equatable {
     static func isIPLiteral(_ name: String) -> Bool {
         if name.hasPrefix("[") {
             let inner = name.dropFirst().dropLast()
-            return name.hasSuffix("]") && inner.contains(":") && inner.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
+            return name.hasSuffix("]") && inner.contains(":")
+                && inner.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
         }
         let parts = name.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts.allSatisfy { part in
-            !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isASCII) && part.allSatisfy(\.isNumber) && (Int(part) ?? 256) <= 255
-        }
+        return parts.count == 4
+            && parts.allSatisfy { part in
+                !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isASCII) && part.allSatisfy(\.isNumber)
+                    && (Int(part) ?? 256) <= 255
+            }
     }
 }

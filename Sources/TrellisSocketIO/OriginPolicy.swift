@@ -65,11 +65,14 @@ public struct OriginPolicy: Sendable, Equatable {
     /// trusted `Host`.
     public func decide(origin: String?, host: String?, fetchSite: String? = nil) -> Decision {
         guard let origin else {
-            return HostPolicy.isFromPage(origin: nil, fetchSite: fetchSite) && !hosts.trusts(host) ? .unknownHost : .noOrigin
+            return HostPolicy.isFromPage(origin: nil, fetchSite: fetchSite) && !hosts.trusts(host)
+                ? .unknownHost : .noOrigin
         }
         guard let normal = Self.normalised(origin) else { return .foreign }
         if allowsAny || allowed.contains(normal) { return .configured }
-        if let host, let own = Self.authority(of: normal), own == Self.hostAuthority(host, scheme: Self.scheme(of: normal)) {
+        if let host, let own = Self.authority(of: normal),
+            own == Self.hostAuthority(host, scheme: Self.scheme(of: normal))
+        {
             return hosts.trusts(host) ? .own : .unknownHost
         }
         return .foreign

@@ -20,7 +20,9 @@ public struct SocketIOPacket: Sendable, Equatable {
     /// The JSON text of the data, empty when there is none.
     public var data: String
 
-    public init(type: SocketIOPacketType, namespace: String = "/", ackID: Int? = nil, attachments: Int = 0, data: String = "") {
+    public init(
+        type: SocketIOPacketType, namespace: String = "/", ackID: Int? = nil, attachments: Int = 0, data: String = ""
+    ) {
         self.type = type
         self.namespace = namespace
         self.ackID = ackID
@@ -40,8 +42,9 @@ public struct SocketIOPacket: Sendable, Equatable {
 
     /// An event packet: `2["name",arg…]`, each argument given as JSON text.
     public static func event(_ name: String, argumentsJSON: [String], namespace: String = "/") -> SocketIOPacket {
-        SocketIOPacket(type: .event, namespace: namespace,
-                       data: "[" + ([JSONText.string(name)] + argumentsJSON).joined(separator: ",") + "]")
+        SocketIOPacket(
+            type: .event, namespace: namespace,
+            data: "[" + ([JSONText.string(name)] + argumentsJSON).joined(separator: ",") + "]")
     }
 
     /// Parses the text of an Engine.IO message as a Socket.IO packet. The data is checked to be
@@ -50,13 +53,16 @@ public struct SocketIOPacket: Sendable, Equatable {
         // Read by Unicode scalars: a combining mark after a digit or a comma must not hide it.
         var rest = Substring(text).unicodeScalars
         guard let first = rest.first, first.isASCII, first.value >= 0x30,
-              let type = SocketIOPacketType(rawValue: UInt8(first.value - 0x30)) else {
+            let type = SocketIOPacketType(rawValue: UInt8(first.value - 0x30))
+        else {
             return .failure(.unknownPacketType)
         }
         rest = rest.dropFirst()
         var packet = SocketIOPacket(type: type)
         if type == .binaryEvent || type == .binaryAck {
-            guard let dash = rest.firstIndex(of: "-"), let count = Int(Substring(rest[..<dash])), count >= 0, count <= 1000 else {
+            guard let dash = rest.firstIndex(of: "-"), let count = Int(Substring(rest[..<dash])), count >= 0,
+                count <= 1000
+            else {
                 return .failure(.invalidAttachments)
             }
             packet.attachments = count

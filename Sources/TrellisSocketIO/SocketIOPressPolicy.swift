@@ -58,7 +58,8 @@ public enum SocketIOPressPolicy: Sendable, Equatable {
     /// `text` without the spaces and tabs around it (HTTP's optional white space).
     static func trimmed(_ text: Substring) -> Substring {
         let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = text.firstIndex(where: { !blank($0) }), let last = text.lastIndex(where: { !blank($0) }) else { return "" }
+        guard let first = text.firstIndex(where: { !blank($0) }), let last = text.lastIndex(where: { !blank($0) })
+        else { return "" }
         return text[first...last]
     }
 

@@ -30,8 +30,10 @@ package final class BufferedCommits: Sendable {
     /// operation slower than ``slowAfter`` makes an unreachable server a reported failure.
     private let inFlight: InFlightWatch?
 
-    package init(health: StoreWriteHealth, patience: Duration, reachability: (@Sendable () async -> (any Error)?)? = nil,
-         sink: @escaping WriteBehindBuffer<BufferedWrite>.Sink) {
+    package init(
+        health: StoreWriteHealth, patience: Duration, reachability: (@Sendable () async -> (any Error)?)? = nil,
+        sink: @escaping WriteBehindBuffer<BufferedWrite>.Sink
+    ) {
         self.health = health
         self.patience = patience
         self.reachability = reachability
@@ -160,7 +162,8 @@ package final class BufferedCommits: Sendable {
             if await buffer.waitUntilCommitted(through: target, untilFailure: true) { return }
             if buffer.isCommitted(through: target) { return }
             if await buffer.gaveUp {
-                throw health.writeBehindFailure ?? StoreError(code: .operationFailed, message: "the store stopped retrying its commits")
+                throw health.writeBehindFailure
+                    ?? StoreError(code: .operationFailed, message: "the store stopped retrying its commits")
             }
             let now = ContinuousClock.now
             let limit = deadline ?? now + patience
@@ -184,7 +187,8 @@ package final class BufferedCommits: Sendable {
                 code: .operationFailed,
                 message: "closing with \(unwritten) changes written behind that could not be committed "
                     + "(their messages were not acknowledged)",
-                underlying: (error as? StoreError)?.underlying ?? error, systemReason: (error as? StoreError)?.systemReason)
+                underlying: (error as? StoreError)?.underlying ?? error,
+                systemReason: (error as? StoreError)?.systemReason)
         }
     }
 

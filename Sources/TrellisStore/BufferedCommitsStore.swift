@@ -61,14 +61,20 @@ extension BufferedCommitsStore {
     }
 
     public func appendDeviceLog(device: String, entry: DeviceLogEntry, limit: Int) async throws {
-        try await enqueue("appendDeviceLog(device: \(device))", .deviceLog(
-            device: device, at: entry.timestamp.storeMilliseconds, type: entry.type, message: entry.message,
-            limit: max(0, limit)))
+        try await enqueue(
+            "appendDeviceLog(device: \(device))",
+            .deviceLog(
+                device: device, at: entry.timestamp.storeMilliseconds, type: entry.type, message: entry.message,
+                limit: max(0, limit)))
     }
 
-    public func recordDeadLetter(reason: String, topic: String, payload: [UInt8], at: Date, client: String, quota: Int) async throws {
+    public func recordDeadLetter(reason: String, topic: String, payload: [UInt8], at: Date, client: String, quota: Int)
+        async throws
+    {
         try await enqueue(
             "recordDeadLetter(reason: \(reason))",
-            .deadLetter(reason: reason, topic: topic, payload: payload, at: at.storeMilliseconds, client: client, quota: max(1, quota)))
+            .deadLetter(
+                reason: reason, topic: topic, payload: payload, at: at.storeMilliseconds, client: client,
+                quota: max(1, quota)))
     }
 }

@@ -46,7 +46,8 @@ extension ButtonStore {
     /// Registers `client` for `button` with no cap on its registrations (imports, tests).
     public func register(client: String, button: String, at: Date) async throws -> Registration {
         // No count reaches Int.max, so the capped call always registers.
-        try await register(client: client, button: button, at: at, maximumPerClient: .max) ?? Registration(missed: 0, button: nil)
+        try await register(client: client, button: button, at: at, maximumPerClient: .max)
+            ?? Registration(missed: 0, button: nil)
     }
 }
 

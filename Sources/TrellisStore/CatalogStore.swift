@@ -35,11 +35,15 @@ public protocol CatalogStore: Sendable {
     func likes(client: String) async throws -> [Species]
 
     /// Creates a board unless the client has one of that name, or `maxBoards` already.
-    func createBoard(client: String, name: String, description: String, isPublic: Bool,
-                     maxBoards: Int, at: Date) async throws -> CreateBoardOutcome
+    func createBoard(
+        client: String, name: String, description: String, isPublic: Bool,
+        maxBoards: Int, at: Date
+    ) async throws -> CreateBoardOutcome
     /// Changes the given members of a client's board.
-    func updateBoard(client: String, id: Int64, name: String?, description: String?,
-                     isPublic: Bool?) async throws -> UpdateBoardOutcome
+    func updateBoard(
+        client: String, id: Int64, name: String?, description: String?,
+        isPublic: Bool?
+    ) async throws -> UpdateBoardOutcome
     /// - Returns: `false` when the client has no such board.
     func deleteBoard(client: String, id: Int64) async throws -> Bool
     /// Adds species to a client's board; those on it already are reported, not repeated.
@@ -82,8 +86,10 @@ public struct CatalogSearch: Sendable, Hashable {
     /// Leave out what `client` was shown before.
     public var unseenOnly: Bool
 
-    public init(filter: CatalogFilter, seed: UInt64, after: CatalogCursor? = nil, limit: Int,
-                client: String? = nil, unseenOnly: Bool = false) {
+    public init(
+        filter: CatalogFilter, seed: UInt64, after: CatalogCursor? = nil, limit: Int,
+        client: String? = nil, unseenOnly: Bool = false
+    ) {
         self.filter = filter
         self.seed = seed
         self.after = after
@@ -123,7 +129,9 @@ public struct Board: Sendable, Equatable, Codable {
     public var count: Int
     public var createdAt: Date
 
-    public init(id: Int64, owner: String, name: String, description: String, isPublic: Bool, count: Int, createdAt: Date) {
+    public init(
+        id: Int64, owner: String, name: String, description: String, isPublic: Bool, count: Int, createdAt: Date
+    ) {
         self.id = id
         self.owner = owner
         self.name = name

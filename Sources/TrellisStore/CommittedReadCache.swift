@@ -32,8 +32,8 @@ package final class CommittedReadCache<Key: Hashable & Sendable, Value: Sendable
 
     /// The answer kept for `key` (nil when it must be read) and the generation a read made now
     /// belongs to.
-    @_specialize(exported: true, where Key == String?, Value == [PlantSensorRecord]?)
-    @_specialize(exported: true, where Key == String, Value == DeviceRecord)
+    @_specialize(exported:true,where Key == String?, Value == [PlantSensorRecord]?)
+    @_specialize(exported:true,where Key == String, Value == DeviceRecord)
     package func lookup(_ key: Key) -> (generation: UInt64, answer: Value?) {
         // The lock's closure returns a concrete type: unspecialized, a tuple holding a generic
         // answer made the runtime look its metadata up at every call.
@@ -51,12 +51,14 @@ package final class CommittedReadCache<Key: Hashable & Sendable, Value: Sendable
     }
 
     /// Keeps `answer` for `key`, read at `generation`, unless a write committed since.
-    @_specialize(exported: true, where Key == String?, Value == [PlantSensorRecord]?)
-    @_specialize(exported: true, where Key == String, Value == DeviceRecord)
+    @_specialize(exported:true,where Key == String?, Value == [PlantSensorRecord]?)
+    @_specialize(exported:true,where Key == String, Value == DeviceRecord)
     package func keep(_ answer: Value, for key: Key, readAt generation: UInt64) {
         state.withLock { state in
             guard state.generation == generation else { return }
-            if state.answers.count >= capacity, state.answers[key] == nil { state.answers.removeAll(keepingCapacity: true) }
+            if state.answers.count >= capacity, state.answers[key] == nil {
+                state.answers.removeAll(keepingCapacity: true)
+            }
             state.answers[key] = answer
             state.last = (key, answer)
         }

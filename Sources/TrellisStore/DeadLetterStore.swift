@@ -9,7 +9,8 @@ public protocol DeadLetterStore: Sendable {
     ///
     /// Written behind: the call returns once the letter is queued. Write failures are reported by
     /// the next `flush()`.
-    func recordDeadLetter(reason: String, topic: String, payload: [UInt8], at: Date, client: String, quota: Int) async throws
+    func recordDeadLetter(reason: String, topic: String, payload: [UInt8], at: Date, client: String, quota: Int)
+        async throws
 
     /// The newest `limit` dead letters, newest first.
     func deadLetters(limit: Int) async throws -> [StoredDeadLetter]

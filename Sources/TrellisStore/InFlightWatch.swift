@@ -43,8 +43,10 @@ package final class InFlightWatch: Sendable {
     /// - Parameters:
     ///   - reachability: nil when the server can be reached, else why not.
     ///   - report: reports an unreachable server, with whether a slow operation waits the outage out.
-    package init(slowAfter: Duration, reachability: @escaping @Sendable () async -> (any Error)?,
-                 report: @escaping @Sendable (_ failure: any Error, _ waiting: Bool) -> Void) {
+    package init(
+        slowAfter: Duration, reachability: @escaping @Sendable () async -> (any Error)?,
+        report: @escaping @Sendable (_ failure: any Error, _ waiting: Bool) -> Void
+    ) {
         self.slowAfter = slowAfter
         self.tick = slowAfter / 4
         self.idleLimit = slowAfter * 5

@@ -8,7 +8,8 @@ public protocol PlantImportStore: Sendable {
     /// sensors, in any order), clashes (the name is taken with other sensors), would go over
     /// `maxPlants`, or can be added; then adds the addable ones when `mode` allows (see
     /// ``PlantImportMode``), or nothing. One transaction.
-    func importPlants(_ plants: [ImportedPlant], maxPlants: Int, mode: PlantImportMode) async throws -> PlantImportOutcome
+    func importPlants(_ plants: [ImportedPlant], maxPlants: Int, mode: PlantImportMode) async throws
+        -> PlantImportOutcome
 }
 
 /// A plant to import: a valid name and canonical sensor addresses.
@@ -46,7 +47,9 @@ public enum PlantImportVerdict: Sendable, Equatable {
     /// The verdict on one plant of `sensors`: `existing` are the sensors of the plant of its name in
     /// the state (nil when none has it), `count` the plants the state would hold with the adds judged
     /// so far, which an add raises. Both backends judge with it inside their import transaction.
-    package static func judge(sensors: [String], existing: [String]?, count: inout Int, maxPlants: Int) -> PlantImportVerdict {
+    package static func judge(sensors: [String], existing: [String]?, count: inout Int, maxPlants: Int)
+        -> PlantImportVerdict
+    {
         if let existing { return Set(existing) == Set(sensors) ? .alreadyThere : .nameTaken(existing: existing) }
         guard count < maxPlants else { return .overLimit }
         count += 1

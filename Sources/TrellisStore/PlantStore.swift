@@ -93,4 +93,3 @@ public struct StoredPlant: Sendable, Equatable {
         self.createdAt = createdAt
     }
 }
-

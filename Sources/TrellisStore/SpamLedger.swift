@@ -11,7 +11,8 @@ import TrellisCore
 public protocol SpamLedger: Sendable {
     /// Counts one message of `sender` received `at`, against at most `limit` messages per `window`
     /// seconds, and says how to treat it (see ``SpamGuard/admit(sender:at:usingAllowance:)``).
-    func admitMessage(sender: String, at: Date, limit: Int, window: TimeInterval, usingAllowance: Bool) async throws -> SpamVerdict
+    func admitMessage(sender: String, at: Date, limit: Int, window: TimeInterval, usingAllowance: Bool) async throws
+        -> SpamVerdict
     /// Lets the sender's next `count` messages admitted with `usingAllowance` pass uncounted
     /// (see ``SpamGuard/grant(sender:count:)``).
     func grantAllowance(sender: String, count: Int) async throws
@@ -24,7 +25,8 @@ package final class LocalSpamLedger: Sendable {
 
     package init() {}
 
-    package func admit(sender: String, at: Date, limit: Int, window: TimeInterval, usingAllowance: Bool) -> SpamVerdict {
+    package func admit(sender: String, at: Date, limit: Int, window: TimeInterval, usingAllowance: Bool) -> SpamVerdict
+    {
         guardState.withLock { state in
             if state == nil || state?.limit != max(1, limit) || state?.window != max(0.001, window) {
                 state = SpamGuard(limit: max(1, limit), window: max(0.001, window))

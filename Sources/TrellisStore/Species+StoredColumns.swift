@@ -5,7 +5,7 @@ import TrellisCore
 extension Species {
     /// The `species` table's columns, in the order ``stored(symbol:scientificName:commonName:moistureUse:shadeTolerance:minTempF:imageURL:)`` takes them.
     package static let storedColumnNames = [
-        "symbol", "scientific_name", "common_name", "moisture_use", "shade_tolerance", "min_temp_f", "image_url",
+        "symbol", "scientific_name", "common_name", "moisture_use", "shade_tolerance", "min_temp_f", "image_url"
     ]
 
     /// The columns for a `SELECT`, qualified by `alias` when one is given (`s.symbol, s.scientific_name, …`).
@@ -16,11 +16,14 @@ extension Species {
 
     /// A species from its stored columns. A requirement word the store does not know (a row
     /// written by a newer release) reads as the middle value rather than failing the read.
-    package static func stored(symbol: String, scientificName: String, commonName: String, moistureUse: String,
-                               shadeTolerance: String, minTempF: Double, imageURL: String?) -> Species {
-        Species(symbol: symbol, scientificName: scientificName, commonName: commonName,
-                moistureUse: MoistureUse(rawValue: moistureUse) ?? .medium,
-                shadeTolerance: ShadeTolerance(rawValue: shadeTolerance) ?? .intermediate,
-                minTempF: minTempF, imageURL: imageURL)
+    package static func stored(
+        symbol: String, scientificName: String, commonName: String, moistureUse: String,
+        shadeTolerance: String, minTempF: Double, imageURL: String?
+    ) -> Species {
+        Species(
+            symbol: symbol, scientificName: scientificName, commonName: commonName,
+            moistureUse: MoistureUse(rawValue: moistureUse) ?? .medium,
+            shadeTolerance: ShadeTolerance(rawValue: shadeTolerance) ?? .intermediate,
+            minTempF: minTempF, imageURL: imageURL)
     }
 }

@@ -15,7 +15,7 @@ public struct StateDump: Sendable, Equatable {
         "dead_letter",
         "species", "catalog_seen", "catalog_like", "catalog_board", "catalog_board_item",
         "catalog_plant_link", "catalog_alert",
-        "fleet_model", "device", "model_build", "device_log",
+        "fleet_model", "device", "model_build", "device_log"
     ]
 
     /// Each table's key, which orders its rows in a dump.
@@ -25,11 +25,13 @@ public struct StateDump: Sendable, Equatable {
         "dead_letter": "id",
         "species": "symbol", "catalog_seen": "client, symbol", "catalog_like": "client, symbol", "catalog_board": "id",
         "catalog_board_item": "board_id, symbol", "catalog_plant_link": "plant", "catalog_alert": "plant, sensor, kind",
-        "fleet_model": "id", "device": "id", "model_build": "model_id, build", "device_log": "id",
+        "fleet_model": "id", "device": "id", "model_build": "model_id, build", "device_log": "id"
     ]
 
     /// Tables whose `id` the database assigns; a copy moves their counters past the copied ids.
-    public static let generatedIDs: Set<String> = ["plant", "button_press", "dead_letter", "catalog_board", "fleet_model", "device_log"]
+    public static let generatedIDs: Set<String> = [
+        "plant", "button_press", "dead_letter", "catalog_board", "fleet_model", "device_log"
+    ]
 
     /// One table's rows, each with a value per column, in `columns` order.
     public struct Table: Sendable, Equatable {

@@ -71,14 +71,16 @@ public enum BackupNaming {
 
     /// `2026-11-27T01:30:00.123Z`, the time a backup answer carries.
     public static func timestamp(_ time: Date) -> String {
-        time.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: true)
-            .timeSeparator(.colon).timeZone(separator: .omitted))
+        time.formatted(
+            .iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: true)
+                .timeSeparator(.colon).timeZone(separator: .omitted))
     }
 
     /// The file name of a backup of `kind` taken at `time`.
     public static func name(at time: Date, kind: BackupKind = .scheduled) -> String {
-        let compact = time.formatted(.iso8601.year().month().day().dateSeparator(.omitted)
-            .time(includingFractionalSeconds: true).timeSeparator(.omitted).timeZone(separator: .omitted))
+        let compact = time.formatted(
+            .iso8601.year().month().day().dateSeparator(.omitted)
+                .time(includingFractionalSeconds: true).timeSeparator(.omitted).timeZone(separator: .omitted))
         return kind.prefix + compact + suffix
     }
 

@@ -85,8 +85,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// Wraps `error` as a failure of `operation`, leaving an existing ``StoreError`` untouched.
     package static func wrap(_ error: any Error, operation: String, systemReason: String? = nil) -> StoreError {
         if let storeError = error as? StoreError { return storeError }
-        return StoreError(code: .operationFailed, message: "\(operation) failed", underlying: error,
-                          systemReason: systemReason)
+        return StoreError(
+            code: .operationFailed, message: "\(operation) failed", underlying: error,
+            systemReason: systemReason)
     }
 
     /// A compact rendering of an underlying error: the backend's words when it classified it.

@@ -60,8 +60,10 @@ extension StoreOperations {
     public func answer(_ operation: StoreOperation) async throws -> StoreAnswer {
         switch operation {
         case let .admitMessage(sender, at, limit, window, usingAllowance):
-            return .verdict(try await admitMessage(sender: sender, at: at, limit: limit, window: window,
-                                                   usingAllowance: usingAllowance))
+            return .verdict(
+                try await admitMessage(
+                    sender: sender, at: at, limit: limit, window: window,
+                    usingAllowance: usingAllowance))
         case let .grantAllowance(sender, count):
             try await grantAllowance(sender: sender, count: count)
             return .granted

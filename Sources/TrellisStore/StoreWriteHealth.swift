@@ -71,14 +71,18 @@ public final class StoreWriteHealth: Sendable {
             return state.kindsReported.insert(kind).inserted
         }
         guard firstOfKind else { return }
-        let consequence = switch path {
-        case .writeBehind: "the batch is kept and retried; the messages behind it stay unacknowledged"
-        case .direct where waiting: "the operation is tried again until the store answers; the message being handled waits unacknowledged, reading paused"
-        case .direct: "the operation fails (a message being handled is refused with a store_error dead letter)"
-        }
-        logger.error("the state store cannot commit: \(Self.cause(of: error)); \(consequence)", metadata: [
-            "cause": "\(kind)", "error": "\(error)", "unwritten_changes": "\(unwritten)",
-        ])
+        let consequence =
+            switch path {
+            case .writeBehind: "the batch is kept and retried; the messages behind it stay unacknowledged"
+            case .direct where waiting:
+                "the operation is tried again until the store answers; the message being handled waits unacknowledged, reading paused"
+            case .direct: "the operation fails (a message being handled is refused with a store_error dead letter)"
+            }
+        logger.error(
+            "the state store cannot commit: \(Self.cause(of: error)); \(consequence)",
+            metadata: [
+                "cause": "\(kind)", "error": "\(error)", "unwritten_changes": "\(unwritten)"
+            ])
     }
 
     /// A commit on `path` succeeded.
@@ -92,7 +96,9 @@ public final class StoreWriteHealth: Sendable {
                 guard state.directFailure != nil else { return nil }
                 state.directFailure = nil
             }
-            guard state.writeBehindFailure == nil, state.directFailure == nil, let started = state.spellStarted else { return nil }
+            guard state.writeBehindFailure == nil, state.directFailure == nil, let started = state.spellStarted else {
+                return nil
+            }
             defer {
                 state.spellStarted = nil
                 state.spellFailures = 0
@@ -102,9 +108,11 @@ public final class StoreWriteHealth: Sendable {
         }
         guard let (lasted, failures) = recovery else { return }
         let seconds = Double(lasted.components.seconds) + Double(lasted.components.attoseconds) / 1e18
-        logger.notice("the state store commits again", metadata: [
-            "failed_for_s": "\(String(format: "%.1f", seconds))", "failed_commits": "\(failures)",
-        ])
+        logger.notice(
+            "the state store commits again",
+            metadata: [
+                "failed_for_s": "\(String(format: "%.1f", seconds))", "failed_commits": "\(failures)"
+            ])
     }
 
     /// ``StoreError/kind`` of `error`, or its type's name for other errors.

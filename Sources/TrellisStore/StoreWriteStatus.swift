@@ -13,8 +13,10 @@ public struct StoreWriteStatus: Sendable, Equatable {
     /// Seconds the oldest of them has waited; nil when none waits.
     public var oldestUnwrittenChangeSeconds: Double?
 
-    public init(writable: Bool, error: String? = nil, failedCommits: Int = 0, unwrittenChanges: Int = 0,
-                oldestUnwrittenChangeSeconds: Double? = nil) {
+    public init(
+        writable: Bool, error: String? = nil, failedCommits: Int = 0, unwrittenChanges: Int = 0,
+        oldestUnwrittenChangeSeconds: Double? = nil
+    ) {
         self.writable = writable
         self.error = error
         self.failedCommits = failedCommits
@@ -22,4 +24,3 @@ public struct StoreWriteStatus: Sendable, Equatable {
         self.oldestUnwrittenChangeSeconds = oldestUnwrittenChangeSeconds
     }
 }
-

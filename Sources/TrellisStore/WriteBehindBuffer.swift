@@ -138,7 +138,8 @@ package actor WriteBehindBuffer<Item: Sendable> {
                 if Task.isCancelled {
                     continuation.resume(returning: false)
                 } else {
-                    waiters.append(Waiter(id: id, position: position, untilFailure: untilFailure, continuation: continuation))
+                    waiters.append(
+                        Waiter(id: id, position: position, untilFailure: untilFailure, continuation: continuation))
                 }
             }
         } onCancel: {

@@ -43,7 +43,9 @@ enum BoundedStatements {
                 let timer = eventLoop.scheduleTask(in: .nanoseconds(Int64(limit / .nanoseconds(1)))) {
                     guard outcome.finish(.failure(StatementAbandoned(reason: .timedOut(limit)))) else { return }
                     // Kept until closed: a connection must not be released before its close is done.
-                    (connection.close() as EventLoopFuture<Void>).whenComplete { _ in withExtendedLifetime(connection) {} }
+                    (connection.close() as EventLoopFuture<Void>).whenComplete { _ in
+                        withExtendedLifetime(connection) {}
+                    }
                 }
                 let watched = CloseWatch.shared.add(connection) {
                     eventLoop.scheduleTask(in: closeGrace) {
@@ -53,17 +55,18 @@ enum BoundedStatements {
                         _ = outcome.finish(.failure(StatementAbandoned(reason: .connectionClosed)))
                     }
                 }
-                outcome.started(Task(executorPreference: executor) {
-                    let result: Result<T, any Error>
-                    do {
-                        result = .success(try await body(connection))
-                    } catch {
-                        result = .failure(error)
-                    }
-                    timer.cancel()
-                    CloseWatch.shared.remove(watched, of: connection)
-                    _ = outcome.finish(result)
-                })
+                outcome.started(
+                    Task(executorPreference: executor) {
+                        let result: Result<T, any Error>
+                        do {
+                            result = .success(try await body(connection))
+                        } catch {
+                            result = .failure(error)
+                        }
+                        timer.cancel()
+                        CloseWatch.shared.remove(watched, of: connection)
+                        _ = outcome.finish(result)
+                    })
             }
         } onCancel: {
             outcome.cancel()
@@ -148,7 +151,9 @@ private final class CloseWatch: Sendable {
         }
         if first {
             connection.closeFuture.whenComplete { _ in
-                let waiting = self.state.withLock { all in all.removeValue(forKey: key).map { Array($0.waiting.values) } ?? [] }
+                let waiting = self.state.withLock { all in
+                    all.removeValue(forKey: key).map { Array($0.waiting.values) } ?? []
+                }
                 for closed in waiting { closed() }
             }
         }
@@ -191,7 +196,9 @@ final class CommitPhase: Sendable {
     /// failure) is definite, nothing was committed; a lost connection or a COMMIT past its limit leaves the
     /// outcome unknown.
     static func outcome(of error: any Error) -> any Error {
-        if let error = error as? PSQLError, let state = error.serverInfo?[.sqlState], !state.hasPrefix("57P"), !state.hasPrefix("08") {
+        if let error = error as? PSQLError, let state = error.serverInfo?[.sqlState], !state.hasPrefix("57P"),
+            !state.hasPrefix("08")
+        {
             return error
         }
         return CommitOutcomeUnknown(underlying: error)

@@ -66,16 +66,21 @@ final class PostgresAdmissions: Sendable {
 
     /// Closes the connection; an admission asked later opens another.
     func close() async {
-        guard let open = connection.withLock({ state in defer { state = nil }; return state }) else { return }
+        guard
+            let open = connection.withLock({ state in
+                defer { state = nil }; return state
+            })
+        else { return }
         try? await open.close()
     }
 
     /// The open connection, or a new one.
     private func open() async throws -> PostgresConnection {
         if let open = connection.withLock({ $0 }), !open.isClosed { return open }
-        let opened = try await PostgresConnection.connect(on: executor.eventLoop,
-                                                          configuration: PostgresStore.connectionConfiguration(url),
-                                                          id: 1, logger: PostgresStore.silent)
+        let opened = try await PostgresConnection.connect(
+            on: executor.eventLoop,
+            configuration: PostgresStore.connectionConfiguration(url),
+            id: 1, logger: PostgresStore.silent)
         connection.withLock { $0 = opened }
         return opened
     }
@@ -156,30 +161,36 @@ final class PostgresAdmissions: Sendable {
                         // themselves, which postgres-nio encodes for a fraction of the cost of five arrays.
                         if let admission = admissions.first, admissions.count == 1 {
                             let statement = AdmitOne(admission)
-                            for try await (verdict, version) in try await connection.execute(statement, logger: logger) {
+                            for try await (verdict, version) in try await connection.execute(statement, logger: logger)
+                            {
                                 return ([verdict], version)
                             }
                         } else {
-                            let statement = AdmitBatch(senders: admissions.map(\.sender), times: admissions.map(\.at),
-                                                       limits: admissions.map(\.limit), windows: admissions.map(\.window),
-                                                       allowances: admissions.map(\.usingAllowance))
+                            let statement = AdmitBatch(
+                                senders: admissions.map(\.sender), times: admissions.map(\.at),
+                                limits: admissions.map(\.limit), windows: admissions.map(\.window),
+                                allowances: admissions.map(\.usingAllowance))
                             for try await row in try await connection.execute(statement, logger: logger) { return row }
                         }
                         throw StoreError(code: .operationFailed, message: "trellis_admit_batch returned no row")
                     }
                 }
                 guard verdicts.count == admissions.count else {
-                    throw StoreError(code: .operationFailed,
-                                     message: "trellis_admit_batch returned \(verdicts.count) verdicts for \(admissions.count) messages")
+                    throw StoreError(
+                        code: .operationFailed,
+                        message:
+                            "trellis_admit_batch returned \(verdicts.count) verdicts for \(admissions.count) messages")
                 }
-                var results = [Result<Admitted, any Error>](repeating: .success(Admitted(verdict: .allowed, plantsVersion: version)),
-                                                           count: asked.count)
+                var results = [Result<Admitted, any Error>](
+                    repeating: .success(Admitted(verdict: .allowed, plantsVersion: version)),
+                    count: asked.count)
                 for (position, verdict) in zip(order, verdicts) {
-                    let decided: SpamVerdict = switch verdict {
-                    case "kicked": .kicked
-                    case "muted": .muted
-                    default: .allowed
-                    }
+                    let decided: SpamVerdict =
+                        switch verdict {
+                        case "kicked": .kicked
+                        case "muted": .muted
+                        default: .allowed
+                        }
                     results[position] = .success(Admitted(verdict: decided, plantsVersion: version))
                 }
                 return results
@@ -192,9 +203,14 @@ final class PostgresAdmissions: Sendable {
                 // simply found closed (a stale connection is not an outage; a server really away then fails
                 // to connect), and for the next call otherwise. An admission counted by a call whose answer
                 // was lost is counted again: it only brings its sender nearer the limit.
-                if let failed = connection.withLock({ state in defer { state = nil }; return state }) { try? await failed.close() }
+                if let failed = connection.withLock({ state in
+                    defer { state = nil }; return state
+                }) {
+                    try? await failed.close()
+                }
                 if attempt < 5, PostgresFailure.isConnectionLoss(error) { continue }
-                let failure = PostgresFailure.wrap(error, operation: "admitting \(admissions.count) messages against the spam limit")
+                let failure = PostgresFailure.wrap(
+                    error, operation: "admitting \(admissions.count) messages against the spam limit")
                 return Array(repeating: .failure(failure), count: admissions.count)
             }
         }

@@ -8,14 +8,17 @@ import TrellisStore
 /// and records delivery marks, the SQL twins of the SQLite store's.
 enum PostgresBufferedWrite {
     /// Writes a batch, trimming dead letters and device logs once at the end.
-    static func write(_ batch: [BufferedWrite], owner: String, deadLetterLimit: Int,
-                      on connection: PostgresConnection, logger: Logger) async throws {
+    static func write(
+        _ batch: [BufferedWrite], owner: String, deadLetterLimit: Int,
+        on connection: PostgresConnection, logger: Logger
+    ) async throws {
         var trimDeadLetters = false
         var deviceLogLimits: [String: Int] = [:]
         var deadLetterQuotas: [String: Int] = [:]
         for item in batch {
-            try await write(item, owner: owner, on: connection, logger: logger, trimDeadLetters: &trimDeadLetters,
-                            deadLetterQuotas: &deadLetterQuotas, deviceLogLimits: &deviceLogLimits)
+            try await write(
+                item, owner: owner, on: connection, logger: logger, trimDeadLetters: &trimDeadLetters,
+                deadLetterQuotas: &deadLetterQuotas, deviceLogLimits: &deviceLogLimits)
         }
         for (device, limit) in deviceLogLimits.sorted(by: { $0.key < $1.key }) {
             try await PostgresDeviceLog.trim(device: device, keeping: limit, on: connection, logger: logger)
@@ -24,7 +27,8 @@ enum PostgresBufferedWrite {
         // evicts its own letters, never another's.
         for (client, quota) in deadLetterQuotas.sorted(by: { $0.key < $1.key }) where quota < deadLetterLimit {
             let offset = Int64(quota)
-            try await connection.query("""
+            try await connection.query(
+                """
                 DELETE FROM dead_letter
                 WHERE client_key = \(client) AND id <= (
                     SELECT id FROM dead_letter WHERE client_key = \(client) ORDER BY id DESC LIMIT 1 OFFSET \(offset))
@@ -36,7 +40,8 @@ enum PostgresBufferedWrite {
             // a flood that moves the numbers on evict other clients' letters after all. The count is
             // taken only when the ids span more than the cap (both ends found on the primary key).
             let limit = Int64(deadLetterLimit)
-            try await connection.query("""
+            try await connection.query(
+                """
                 DELETE FROM dead_letter
                 WHERE (SELECT max(id) FROM dead_letter) - (SELECT min(id) FROM dead_letter) >= \(limit)
                   AND id < (SELECT id FROM dead_letter ORDER BY id
@@ -45,13 +50,16 @@ enum PostgresBufferedWrite {
         }
     }
 
-    private static func write(_ item: BufferedWrite, owner: String, on connection: PostgresConnection, logger: Logger,
-                              trimDeadLetters: inout Bool, deadLetterQuotas: inout [String: Int],
-                              deviceLogLimits: inout [String: Int]) async throws {
+    private static func write(
+        _ item: BufferedWrite, owner: String, on connection: PostgresConnection, logger: Logger,
+        trimDeadLetters: inout Bool, deadLetterQuotas: inout [String: Int],
+        deviceLogLimits: inout [String: Int]
+    ) async throws {
         switch item {
         case let .reading(sensor, moisture, temperature, at):
             // The WHERE of the upsert compares times inside PostgreSQL: late or replayed readings never win.
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO sensor_reading (sensor, moisture, temperature, at)
                 VALUES (\(sensor), \(Int64(moisture)), \(temperature), \(at))
                 ON CONFLICT (sensor) DO UPDATE SET
@@ -59,33 +67,40 @@ enum PostgresBufferedWrite {
                 WHERE excluded.at >= sensor_reading.at
                 """, logger: logger)
         case let .deadLetter(reason, topic, payload, at, client, quota):
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO dead_letter (reason, topic, payload, received_at, client_key)
                 VALUES (\(reason), \(topic), \(Data(payload)), \(at), \(client))
                 """, logger: logger)
             trimDeadLetters = true
             deadLetterQuotas[client] = quota
         case let .deviceLog(device, at, type, message, limit):
-            try await PostgresDeviceLog.append(device: device, at: at, type: type, message: message,
-                                               on: connection, logger: logger)
+            try await PostgresDeviceLog.append(
+                device: device, at: at, type: type, message: message,
+                on: connection, logger: logger)
             deviceLogLimits[device] = limit
         case let .probe(at):
             // 4 KiB of fresh bytes per relay, so the probe's commit writes as a real change does.
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO store_probe (owner, at, filler)
                 VALUES (\(owner), \(at), decode(repeat(md5(random()::text), 256), 'hex'))
                 ON CONFLICT (owner) DO UPDATE SET at = excluded.at, filler = excluded.filler
                 """, logger: logger)
         case let .marked(inner, mark):
-            try await write(inner, owner: owner, on: connection, logger: logger, trimDeadLetters: &trimDeadLetters,
-                            deadLetterQuotas: &deadLetterQuotas, deviceLogLimits: &deviceLogLimits)
+            try await write(
+                inner, owner: owner, on: connection, logger: logger, trimDeadLetters: &trimDeadLetters,
+                deadLetterQuotas: &deadLetterQuotas, deviceLogLimits: &deviceLogLimits)
             try await record(mark, owner: owner, on: connection, logger: logger)
         }
     }
 
     /// Records `mark` as `owner`'s latest delivery handled, replacing an older row for its identifier.
-    static func record(_ mark: DeliveryMark, owner: String, on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query("""
+    static func record(_ mark: DeliveryMark, owner: String, on connection: PostgresConnection, logger: Logger)
+        async throws
+    {
+        try await connection.query(
+            """
             INSERT INTO delivery (owner, packet_id, fingerprint, seq)
             VALUES (\(owner), \(Int32(mark.packetID)), \(Int64(bitPattern: mark.fingerprint)), nextval('delivery_seq'))
             ON CONFLICT (owner, packet_id) DO UPDATE SET fingerprint = excluded.fingerprint, seq = excluded.seq

@@ -12,9 +12,12 @@ enum PostgresDeviceLog {
     /// Appends one entry when its device is still registered. The device row is held `FOR KEY
     /// SHARE` until commit, so a racing ``PostgresStore/deleteDevice(id:)`` (which locks the row
     /// first) either removes this line with the rest of the log or makes it be dropped.
-    static func append(device: String, at: Int64, type: String, message: String,
-                       on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query("""
+    static func append(
+        device: String, at: Int64, type: String, message: String,
+        on connection: PostgresConnection, logger: Logger
+    ) async throws {
+        try await connection.query(
+            """
             INSERT INTO device_log (device_id, at, type, message)
             SELECT \(device), \(at), \(type), \(message)
             WHERE EXISTS (SELECT 1 FROM device WHERE id = \(device) FOR KEY SHARE)
@@ -22,9 +25,12 @@ enum PostgresDeviceLog {
     }
 
     /// Deletes a device's entries older than its newest `limit`.
-    static func trim(device: String, keeping limit: Int, on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query("SELECT pg_advisory_xact_lock(hashtext('device_log'), hashtext(\(device)))", logger: logger)
-        try await connection.query("""
+    static func trim(device: String, keeping limit: Int, on connection: PostgresConnection, logger: Logger) async throws
+    {
+        try await connection.query(
+            "SELECT pg_advisory_xact_lock(hashtext('device_log'), hashtext(\(device)))", logger: logger)
+        try await connection.query(
+            """
             DELETE FROM device_log WHERE device_id = \(device) AND id <= (
                 SELECT id FROM device_log WHERE device_id = \(device) ORDER BY id DESC LIMIT 1 OFFSET \(Int64(max(0, limit))))
             """, logger: logger)

@@ -48,21 +48,26 @@ enum PostgresFailure {
         if let state = error.serverInfo?[.sqlState] { return state.hasPrefix("08") || transientStates.contains(state) }
         // A connection closed by the client is one the pool closed after its server went away (an idle
         // connection told 57P01): the store's own closing is checked before any retry.
-        return [.connectionError, .serverClosedConnection, .uncleanShutdown, .clientClosedConnection].contains(error.code)
+        return [.connectionError, .serverClosedConnection, .uncleanShutdown, .clientClosedConnection].contains(
+            error.code)
     }
 
     /// `error` as a ``StoreError`` for `operation`, whose underlying error is a ``PostgresProblem``.
     static func wrap(_ error: any Error, operation: String) -> StoreError {
         if let error = error as? StoreError { return error }
-        return StoreError(code: .operationFailed, message: "\(operation) failed",
-                          underlying: PostgresProblem(kind: kind(of: error), description: describe(error),
-                                                      transient: isTransient(error)))
+        return StoreError(
+            code: .operationFailed, message: "\(operation) failed",
+            underlying: PostgresProblem(
+                kind: kind(of: error), description: describe(error),
+                transient: isTransient(error)))
     }
 
     /// A short name for the kind of failure, for the metrics' and health's `kind`:
     /// `SQLSTATE_<code>` for a refused statement, `POSTGRES_CONNECTION` for a connection problem.
     static func kind(of error: any Error) -> String {
-        if error is ConnectionPoolError || error is StatementAbandoned || error is CommitOutcomeUnknown { return "POSTGRES_CONNECTION" }
+        if error is ConnectionPoolError || error is StatementAbandoned || error is CommitOutcomeUnknown {
+            return "POSTGRES_CONNECTION"
+        }
         guard let error = error as? PSQLError else { return "other" }
         if let state = error.serverInfo?[.sqlState] { return "SQLSTATE_\(state)" }
         return "POSTGRES_CONNECTION"
@@ -120,7 +125,9 @@ struct PostgresProblem: StoreFailureCause, Sendable, CustomStringConvertible {
 
 extension PostgresConnection {
     /// Every value of the first column of `query`'s rows.
-    func values<T: PostgresDecodable & Sendable>(_ query: PostgresQuery, as type: T.Type = T.self, logger: Logger) async throws -> [T] {
+    func values<T: PostgresDecodable & Sendable>(_ query: PostgresQuery, as type: T.Type = T.self, logger: Logger)
+        async throws -> [T]
+    {
         var values: [T] = []
         for try await value in try await self.query(query, logger: logger).decode(T.self) { values.append(value) }
         return values

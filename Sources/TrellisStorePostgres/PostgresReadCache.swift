@@ -35,7 +35,9 @@ struct PostgresReadCache: Sendable {
 
     /// The answer kept for `key`, if the message in hand may take it, and the generation a read
     /// made now belongs to.
-    static func lookup<Key, Value>(_ key: Key, in cache: CommittedReadCache<Key, Tagged<Value>>) -> (generation: UInt64, answer: Value?) {
+    static func lookup<Key, Value>(_ key: Key, in cache: CommittedReadCache<Key, Tagged<Value>>) -> (
+        generation: UInt64, answer: Value?
+    ) {
         let (generation, kept) = cache.lookup(key)
         guard let kept, let seen = ObservedVersions.current?.version(of: plantsVersion), kept.version >= seen else {
             return (generation, nil)

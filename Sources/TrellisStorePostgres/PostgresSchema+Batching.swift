@@ -13,25 +13,27 @@ import TrellisStore
 ///   keeps an answer and gives it again while the count it last saw has not moved (see
 ///   ``PostgresReadCache``).
 extension PostgresSchema {
-    static let batching = [
-        "ALTER TABLE spam_sender SET UNLOGGED",
-        "DROP FUNCTION trellis_admit(text, bigint, integer, bigint, boolean)",
-        admitBatchFunction,
-        "CREATE TABLE trellis_version (name text COLLATE \"C\" PRIMARY KEY, version bigint NOT NULL)",
-        "INSERT INTO trellis_version (name, version) VALUES ('plants', 0)",
-        """
-        CREATE FUNCTION trellis_plants_changed() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN
-            UPDATE trellis_version SET version = version + 1 WHERE name = 'plants';
-            RETURN NULL;
-        END $$
-        """,
-    ] + ["plant", "plant_sensor", "sensor_reading"].map { table in
-        """
-        CREATE TRIGGER \(table)_version AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON \(table)
-        FOR EACH STATEMENT EXECUTE FUNCTION trellis_plants_changed()
-        """
-    }
+    static let batching =
+        [
+            "ALTER TABLE spam_sender SET UNLOGGED",
+            "DROP FUNCTION trellis_admit(text, bigint, integer, bigint, boolean)",
+            admitBatchFunction,
+            "CREATE TABLE trellis_version (name text COLLATE \"C\" PRIMARY KEY, version bigint NOT NULL)",
+            "INSERT INTO trellis_version (name, version) VALUES ('plants', 0)",
+            """
+            CREATE FUNCTION trellis_plants_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                UPDATE trellis_version SET version = version + 1 WHERE name = 'plants';
+                RETURN NULL;
+            END $$
+            """
+        ]
+        + ["plant", "plant_sensor", "sensor_reading"].map { table in
+            """
+            CREATE TRIGGER \(table)_version AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON \(table)
+            FOR EACH STATEMENT EXECUTE FUNCTION trellis_plants_changed()
+            """
+        }
 
     /// Admits the messages `p_senders[i]`, received at `p_nows[i]`, in the order given; returns one
     /// verdict each (`allowed`, `kicked` or `muted`), decided as ``SpamGuard`` decides (the store tests

@@ -23,7 +23,7 @@ import TrellisStore
 extension PostgresSchema {
     static let leanAdmissions = [
         "UPDATE spam_sender SET times = ARRAY(SELECT x FROM unnest(times) AS x ORDER BY x)",
-        leanAdmitBatchFunction,
+        leanAdmitBatchFunction
     ]
 
     /// Admits the messages `p_senders[i]`, received at `p_nows[i]`, in the order given; returns one

@@ -21,13 +21,15 @@ enum PostgresSchema {
         ("batching", batching),
         ("lean-admissions", leanAdmissions),
         ("dead-letter-index", deadLetterIndexes),
-        ("dead-letter-client", deadLetterClient),
+        ("dead-letter-client", deadLetterClient)
     ]
 
     /// The statements of a script whose statements each end with `;` and a line break. (The
     /// extended query protocol takes one statement at a time.)
     static func statements(_ script: String) -> [String] {
-        script.components(separatedBy: ";\n").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+        script.components(separatedBy: ";\n").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter {
+            !$0.isEmpty
+        }
     }
 
     /// The advisory lock key held while migrating (any constant shared by every relay).
@@ -37,21 +39,24 @@ enum PostgresSchema {
     static func migrate(_ client: PostgresClient, logger: Logger) async throws {
         try await client.withTransaction(logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger)
-            try await connection.query("""
+            try await connection.query(
+                """
                 CREATE TABLE IF NOT EXISTS trellis_migration (
                     name text PRIMARY KEY,
                     applied_at timestamptz NOT NULL DEFAULT now())
                 """, logger: logger)
             var applied: Set<String> = []
             for try await name in try await connection.query("SELECT name FROM trellis_migration", logger: logger)
-                .decode(String.self) {
+                .decode(String.self)
+            {
                 applied.insert(name)
             }
             for migration in migrations where !applied.contains(migration.name) {
                 for statement in migration.statements {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
-                try await connection.query("INSERT INTO trellis_migration (name) VALUES (\(migration.name))", logger: logger)
+                try await connection.query(
+                    "INSERT INTO trellis_migration (name) VALUES (\(migration.name))", logger: logger)
                 logger.info("migrated the PostgreSQL store", metadata: ["migration": "\(migration.name)"])
             }
         }

@@ -11,7 +11,8 @@ public enum PostgresServer {
     /// server of `server`, connecting to `server`'s database; returns the new database's URL.
     public static func createDatabase(named name: String, on server: PostgresURL) async throws -> PostgresURL {
         guard isPlainName(name) else {
-            throw StoreError(code: .operationFailed, message: "\(name) is not a plain database name (letters, digits and _)")
+            throw StoreError(
+                code: .operationFailed, message: "\(name) is not a plain database name (letters, digits and _)")
         }
         await dropDatabase(named: name, on: server)
         try await run("CREATE DATABASE \(name)", on: server)
@@ -32,7 +33,8 @@ public enum PostgresServer {
             host: server.host, port: server.port, username: server.user, password: server.password,
             database: server.database, tls: .disable)
         configuration.options.connectTimeout = .seconds(10)
-        let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: PostgresStore.silent)
+        let connection = try await PostgresConnection.connect(
+            configuration: configuration, id: 1, logger: PostgresStore.silent)
         do {
             try await connection.query(PostgresQuery(unsafeSQL: statement), logger: PostgresStore.silent)
         } catch {

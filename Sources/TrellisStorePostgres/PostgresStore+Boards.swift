@@ -18,15 +18,19 @@ extension PostgresStore {
         let at = at.storeMilliseconds
         let logger = self.logger
         return try await write("addLike(client: \(client), symbol: \(symbol))") { connection in
-            let added = try await connection.query("""
+            let added = try await connection.query(
+                """
                 INSERT INTO catalog_like (client, symbol, liked_at)
                 SELECT \(client), \(symbol), \(at) WHERE EXISTS (SELECT 1 FROM species WHERE symbol = \(symbol))
                 ON CONFLICT (client, symbol) DO NOTHING
                 RETURNING 1
-                """, logger: logger).collect()
+                """, logger: logger
+            ).collect()
             if !added.isEmpty { return .added }
-            let known = try await connection.query(
-                "SELECT EXISTS (SELECT 1 FROM species WHERE symbol = \(symbol))", logger: logger)
+            let known =
+                try await connection.query(
+                    "SELECT EXISTS (SELECT 1 FROM species WHERE symbol = \(symbol))", logger: logger
+                )
                 .decode(Bool.self).gathered().first ?? false
             return known ? .alreadyLiked : .unknownSpecies
         }
@@ -36,51 +40,65 @@ extension PostgresStore {
         let logger = self.logger
         return try await write("removeLike(client: \(client), symbol: \(symbol))") { connection in
             try await !connection.query(
-                "DELETE FROM catalog_like WHERE client = \(client) AND symbol = \(symbol) RETURNING 1", logger: logger)
-                .collect().isEmpty
+                "DELETE FROM catalog_like WHERE client = \(client) AND symbol = \(symbol) RETURNING 1", logger: logger
+            )
+            .collect().isEmpty
         }
     }
 
     public func likes(client: String) async throws -> [Species] {
         let logger = self.logger
         return try await read("likes(client: \(client))") { connection in
-            try await Self.species(connection.query("""
-                SELECT \(unescaped: Species.storedColumns("s")) FROM catalog_like l JOIN species s ON s.symbol = l.symbol
-                WHERE l.client = \(client) ORDER BY l.liked_at DESC, l.symbol
-                """, logger: logger))
+            try await Self.species(
+                connection.query(
+                    """
+                    SELECT \(unescaped: Species.storedColumns("s")) FROM catalog_like l JOIN species s ON s.symbol = l.symbol
+                    WHERE l.client = \(client) ORDER BY l.liked_at DESC, l.symbol
+                    """, logger: logger))
         }
     }
 
-    public func createBoard(client: String, name: String, description: String, isPublic: Bool,
-                            maxBoards: Int, at: Date) async throws -> CreateBoardOutcome {
+    public func createBoard(
+        client: String, name: String, description: String, isPublic: Bool,
+        maxBoards: Int, at: Date
+    ) async throws -> CreateBoardOutcome {
         let at = at.storeMilliseconds
         let logger = self.logger
         return try await write("createBoard(client: \(client), name: \(name))") { connection in
             try await Self.lockBoards(of: client, on: connection, logger: logger)
-            let inserted = try await connection.query("""
+            let inserted = try await connection.query(
+                """
                 INSERT INTO catalog_board (client, name, description, public, created_at)
                 SELECT \(client), \(name), \(description), \(isPublic), \(at)
                 WHERE NOT EXISTS (SELECT 1 FROM catalog_board WHERE client = \(client) AND name = \(name))
                   AND (SELECT count(*) FROM catalog_board WHERE client = \(client)) < \(Int64(maxBoards))
                 ON CONFLICT (client, name) DO NOTHING
                 RETURNING id
-                """, logger: logger).decode(Int64.self).gathered()
-            guard let id = inserted.first, let board = try await Self.board(id: id, on: connection, logger: logger) else {
-                let taken = try await connection.query("""
-                    SELECT EXISTS (SELECT 1 FROM catalog_board WHERE client = \(client) AND name = \(name))
-                    """, logger: logger).decode(Bool.self).gathered().first ?? false
+                """, logger: logger
+            ).decode(Int64.self).gathered()
+            guard let id = inserted.first, let board = try await Self.board(id: id, on: connection, logger: logger)
+            else {
+                let taken =
+                    try await connection.query(
+                        """
+                        SELECT EXISTS (SELECT 1 FROM catalog_board WHERE client = \(client) AND name = \(name))
+                        """, logger: logger
+                    ).decode(Bool.self).gathered().first ?? false
                 return taken ? .nameTaken : .tooManyBoards
             }
             return .created(board)
         }
     }
 
-    public func updateBoard(client: String, id: Int64, name: String?, description: String?,
-                            isPublic: Bool?) async throws -> UpdateBoardOutcome {
+    public func updateBoard(
+        client: String, id: Int64, name: String?, description: String?,
+        isPublic: Bool?
+    ) async throws -> UpdateBoardOutcome {
         let logger = self.logger
         return try await write("updateBoard(client: \(client), id: \(id))") { connection in
             if name != nil { try await Self.lockBoards(of: client, on: connection, logger: logger) }
-            let updated = try await connection.query("""
+            let updated = try await connection.query(
+                """
                 UPDATE catalog_board SET
                     name = COALESCE(\(name)::text, name),
                     description = COALESCE(\(description)::text, description),
@@ -89,13 +107,17 @@ extension PostgresStore {
                   AND NOT EXISTS (SELECT 1 FROM catalog_board b
                                   WHERE b.client = \(client) AND b.name = \(name)::text AND b.id <> \(id))
                 RETURNING id
-                """, logger: logger).collect()
+                """, logger: logger
+            ).collect()
             if !updated.isEmpty, let board = try await Self.board(id: id, on: connection, logger: logger) {
                 return .updated(board)
             }
-            let exists = try await connection.query("""
-                SELECT EXISTS (SELECT 1 FROM catalog_board WHERE id = \(id) AND client = \(client))
-                """, logger: logger).decode(Bool.self).gathered().first ?? false
+            let exists =
+                try await connection.query(
+                    """
+                    SELECT EXISTS (SELECT 1 FROM catalog_board WHERE id = \(id) AND client = \(client))
+                    """, logger: logger
+                ).decode(Bool.self).gathered().first ?? false
             return exists ? .nameTaken : .notFound
         }
     }
@@ -104,20 +126,24 @@ extension PostgresStore {
         let logger = self.logger
         return try await write("deleteBoard(client: \(client), id: \(id))") { connection in
             try await !connection.query(
-                "DELETE FROM catalog_board WHERE id = \(id) AND client = \(client) RETURNING 1", logger: logger)
-                .collect().isEmpty
+                "DELETE FROM catalog_board WHERE id = \(id) AND client = \(client) RETURNING 1", logger: logger
+            )
+            .collect().isEmpty
         }
     }
 
     /// Adds the symbols one by one, as SQLite does; when the board fills up before the last new
     /// one, every insert of this call is rolled back to a savepoint and `tooMany` is answered.
-    public func addToBoard(client: String, id: Int64, symbols: [String], maxItems: Int) async throws -> BoardAddOutcome? {
+    public func addToBoard(client: String, id: Int64, symbols: [String], maxItems: Int) async throws -> BoardAddOutcome?
+    {
         let symbols = Self.unique(symbols)
         let logger = self.logger
         return try await write("addToBoard(client: \(client), id: \(id))") { connection -> BoardAddOutcome? in
             guard try await Self.lockBoard(id, of: client, on: connection, logger: logger) else { return nil }
-            let known = Set(try await connection.query(
-                "SELECT symbol FROM species WHERE symbol = ANY(\(symbols)::text[])", logger: logger)
+            let known = Set(
+                try await connection.query(
+                    "SELECT symbol FROM species WHERE symbol = ANY(\(symbols)::text[])", logger: logger
+                )
                 .decode(String.self).gathered())
             let unknown = symbols.filter { !known.contains($0) }
             if !unknown.isEmpty { return BoardAddOutcome(added: [], alreadyPresent: [], unknown: unknown) }
@@ -125,18 +151,22 @@ extension PostgresStore {
             var added: [String] = []
             var present: [String] = []
             for symbol in symbols {
-                let inserted = try await connection.query("""
+                let inserted = try await connection.query(
+                    """
                     INSERT INTO catalog_board_item (board_id, symbol, position)
                     SELECT \(id), \(symbol), COALESCE((SELECT max(position) FROM catalog_board_item WHERE board_id = \(id)), 0) + 1
                     WHERE (SELECT count(*) FROM catalog_board_item WHERE board_id = \(id)) < \(Int64(maxItems))
                     ON CONFLICT (board_id, symbol) DO NOTHING
                     RETURNING 1
-                    """, logger: logger).collect()
+                    """, logger: logger
+                ).collect()
                 if !inserted.isEmpty {
                     added.append(symbol)
-                } else if try await connection.query("""
+                } else if try await connection.query(
+                    """
                     SELECT EXISTS (SELECT 1 FROM catalog_board_item WHERE board_id = \(id) AND symbol = \(symbol))
-                    """, logger: logger).decode(Bool.self).gathered().first == true {
+                    """, logger: logger
+                ).decode(Bool.self).gathered().first == true {
                     present.append(symbol)
                 } else {
                     // The board is full: nothing of this call is kept.
@@ -159,7 +189,8 @@ extension PostgresStore {
             for symbol in symbols {
                 let deleted = try await connection.query(
                     "DELETE FROM catalog_board_item WHERE board_id = \(id) AND symbol = \(symbol) RETURNING 1",
-                    logger: logger).collect()
+                    logger: logger
+                ).collect()
                 if deleted.isEmpty { absent.append(symbol) } else { removed.append(symbol) }
             }
             return BoardRemoveOutcome(removed: removed, notPresent: absent)
@@ -169,23 +200,31 @@ extension PostgresStore {
     public func boards(client: String) async throws -> [Board] {
         let logger = self.logger
         return try await read("boards(client: \(client))") { connection in
-            try await Self.boards(connection.query(
-                "\(unescaped: Self.boardSelect) WHERE b.client = \(client) ORDER BY b.id", logger: logger))
+            try await Self.boards(
+                connection.query(
+                    "\(unescaped: Self.boardSelect) WHERE b.client = \(client) ORDER BY b.id", logger: logger))
         }
     }
 
     public func board(id: Int64, owner: String?, viewer: String) async throws -> BoardDetail? {
         let logger = self.logger
         return try await read("board(id: \(id))") { connection in
-            guard let board = try await Self.boards(connection.query("""
-                \(unescaped: Self.boardSelect)
-                WHERE b.id = \(id) AND (b.client = \(viewer) OR b.public)
-                  AND (\(owner)::text IS NULL OR b.client = \(owner)::text)
-                """, logger: logger)).first else { return nil }
-            let species = try await Self.species(connection.query("""
-                SELECT \(unescaped: Species.storedColumns("s")) FROM catalog_board_item i JOIN species s ON s.symbol = i.symbol
-                WHERE i.board_id = \(id) ORDER BY i.position
-                """, logger: logger))
+            guard
+                let board = try await Self.boards(
+                    connection.query(
+                        """
+                        \(unescaped: Self.boardSelect)
+                        WHERE b.id = \(id) AND (b.client = \(viewer) OR b.public)
+                          AND (\(owner)::text IS NULL OR b.client = \(owner)::text)
+                        """, logger: logger)
+                ).first
+            else { return nil }
+            let species = try await Self.species(
+                connection.query(
+                    """
+                    SELECT \(unescaped: Species.storedColumns("s")) FROM catalog_board_item i JOIN species s ON s.symbol = i.symbol
+                    WHERE i.board_id = \(id) ORDER BY i.position
+                    """, logger: logger))
             return BoardDetail(board: board, species: species)
         }
     }
@@ -200,9 +239,12 @@ extension PostgresStore {
     private static func boards(_ rows: PostgresRowSequence) async throws -> [Board] {
         var boards: [Board] = []
         for try await (id, client, name, description, isPublic, createdAt, count)
-            in rows.decode((Int64, String, String, String, Bool, Int64, Int64).self) {
-            boards.append(Board(id: id, owner: client, name: name, description: description, isPublic: isPublic,
-                                count: Int(count), createdAt: Date(storeMilliseconds: createdAt)))
+            in rows.decode((Int64, String, String, String, Bool, Int64, Int64).self)
+        {
+            boards.append(
+                Board(
+                    id: id, owner: client, name: name, description: description, isPublic: isPublic,
+                    count: Int(count), createdAt: Date(storeMilliseconds: createdAt)))
         }
         return boards
     }
@@ -213,16 +255,20 @@ extension PostgresStore {
 
     /// Takes the advisory lock under which a client's boards are counted and their names checked.
     private static func lockBoards(of client: String, on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query("SELECT pg_advisory_xact_lock(hashtext('boards'), hashtext(\(client)))", logger: logger)
+        try await connection.query(
+            "SELECT pg_advisory_xact_lock(hashtext('boards'), hashtext(\(client)))", logger: logger)
     }
 
     /// Locks a client's board row until commit.
     /// - Returns: `false` when the client has no such board.
-    private static func lockBoard(_ id: Int64, of client: String, on connection: PostgresConnection,
-                                  logger: Logger) async throws -> Bool {
+    private static func lockBoard(
+        _ id: Int64, of client: String, on connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> Bool {
         try await !connection.query(
-            "SELECT 1 FROM catalog_board WHERE id = \(id) AND client = \(client) FOR UPDATE", logger: logger)
-            .collect().isEmpty
+            "SELECT 1 FROM catalog_board WHERE id = \(id) AND client = \(client) FOR UPDATE", logger: logger
+        )
+        .collect().isEmpty
     }
 
     /// `values` without repeats, in first-seen order.

@@ -19,15 +19,18 @@ extension PostgresStore {
         let logger = self.logger
         return try await write("linkPlant(plant: \(plant), symbol: \(symbol))") { connection in
             let plantRows = try await connection.query(
-                "SELECT 1 FROM plant WHERE name = \(plant) FOR SHARE", logger: logger).collect()
+                "SELECT 1 FROM plant WHERE name = \(plant) FOR SHARE", logger: logger
+            ).collect()
             guard !plantRows.isEmpty else { return .unknownPlant }
-            let linked = try await connection.query("""
+            let linked = try await connection.query(
+                """
                 INSERT INTO catalog_plant_link (plant, symbol, linked_at)
                 SELECT \(plant), \(symbol), \(at)
                 WHERE EXISTS (SELECT 1 FROM species WHERE symbol = \(symbol))
                 ON CONFLICT (plant) DO UPDATE SET symbol = excluded.symbol, linked_at = excluded.linked_at
                 RETURNING 1
-                """, logger: logger).collect()
+                """, logger: logger
+            ).collect()
             guard !linked.isEmpty else { return .unknownSpecies }
             // Alerts were judged against the old species; the caller evaluates afresh.
             try await connection.query("DELETE FROM catalog_alert WHERE plant = \(plant)", logger: logger)
@@ -39,7 +42,8 @@ extension PostgresStore {
         let logger = self.logger
         return try await write("unlinkPlant(plant: \(plant))") { connection in
             try await !connection.query(
-                "DELETE FROM catalog_plant_link WHERE plant = \(plant) RETURNING 1", logger: logger).collect().isEmpty
+                "DELETE FROM catalog_plant_link WHERE plant = \(plant) RETURNING 1", logger: logger
+            ).collect().isEmpty
         }
     }
 
@@ -47,12 +51,14 @@ extension PostgresStore {
         await commits.buffer.drain()
         let logger = self.logger
         return try await read("linkedPlants(sensor: \(sensor))") { connection in
-            let names = try await connection.query("""
+            let names = try await connection.query(
+                """
                 SELECT l.plant FROM plant_sensor ps
                 JOIN plant p ON p.id = ps.plant_id
                 JOIN catalog_plant_link l ON l.plant = p.name
                 WHERE ps.sensor = \(sensor) ORDER BY l.plant
-                """, logger: logger).decode(String.self).gathered()
+                """, logger: logger
+            ).decode(String.self).gathered()
             var plants: [LinkedPlant] = []
             for name in names {
                 if let plant = try await Self.linkedPlant(name, on: connection, logger: logger) { plants.append(plant) }
@@ -71,7 +77,9 @@ extension PostgresStore {
 
     public func updateCareAlerts(plant: String, conditions: [CareCondition], at: Date) async throws -> CareAlertUpdate {
         let at = at.storeMilliseconds
-        let conditions = conditions.map { AlertRow(sensor: $0.sensor, kind: $0.kind.rawValue, value: $0.value, limit: $0.limit) }
+        let conditions = conditions.map {
+            AlertRow(sensor: $0.sensor, kind: $0.kind.rawValue, value: $0.value, limit: $0.limit)
+        }
         let logger = self.logger
         return try await write("updateCareAlerts(plant: \(plant))") { connection in
             // The link row is the plant's alert state's lock (see the type's comment).
@@ -79,17 +87,20 @@ extension PostgresStore {
                 "SELECT 1 FROM catalog_plant_link WHERE plant = \(plant) FOR UPDATE", logger: logger)
             var changed = false
             for condition in conditions {
-                let started = try await connection.query("""
+                let started = try await connection.query(
+                    """
                     INSERT INTO catalog_alert (plant, sensor, kind, value, limit_value, since)
                     SELECT \(plant), \(condition.sensor), \(condition.kind), \(condition.value), \(condition.limit), \(at)
                     WHERE EXISTS (SELECT 1 FROM catalog_plant_link WHERE plant = \(plant))
                     ON CONFLICT (plant, sensor, kind) DO NOTHING
                     RETURNING 1
-                    """, logger: logger).collect()
+                    """, logger: logger
+                ).collect()
                 if !started.isEmpty {
                     changed = true
                 } else {
-                    try await connection.query("""
+                    try await connection.query(
+                        """
                         UPDATE catalog_alert SET value = \(condition.value), limit_value = \(condition.limit)
                         WHERE plant = \(plant) AND sensor = \(condition.sensor) AND kind = \(condition.kind)
                         """, logger: logger)
@@ -97,38 +108,55 @@ extension PostgresStore {
             }
             // `kind:sensor` is unambiguous: a kind is one of three words without a colon.
             let keep = conditions.map { $0.kind + ":" + $0.sensor }
-            let cleared = try await connection.query("""
+            let cleared = try await connection.query(
+                """
                 DELETE FROM catalog_alert
                 WHERE plant = \(plant) AND NOT ((kind || ':' || sensor) = ANY(\(keep)::text[]))
                 RETURNING 1
-                """, logger: logger).collect()
+                """, logger: logger
+            ).collect()
             if !cleared.isEmpty { changed = true }
             var alerts: [CareAlert] = []
-            for try await (sensor, kind, value, limit, since) in (try await connection.query("""
-                SELECT sensor, kind, value, limit_value, since FROM catalog_alert WHERE plant = \(plant)
-                ORDER BY sensor, CASE kind WHEN 'dry' THEN 0 WHEN 'wet' THEN 1 ELSE 2 END
-                """, logger: logger)).decode((String, String, Double, Double, Int64).self) {
+            for try await (sensor, kind, value, limit, since)
+                in (try await connection.query(
+                    """
+                    SELECT sensor, kind, value, limit_value, since FROM catalog_alert WHERE plant = \(plant)
+                    ORDER BY sensor, CASE kind WHEN 'dry' THEN 0 WHEN 'wet' THEN 1 ELSE 2 END
+                    """, logger: logger)).decode((String, String, Double, Double, Int64).self)
+            {
                 guard let kind = CareAlertKind(rawValue: kind) else { continue }
-                alerts.append(CareAlert(kind: kind, sensor: sensor, value: value, limit: limit,
-                                        since: Date(storeMilliseconds: since)))
+                alerts.append(
+                    CareAlert(
+                        kind: kind, sensor: sensor, value: value, limit: limit,
+                        since: Date(storeMilliseconds: since)))
             }
             return CareAlertUpdate(alerts: alerts, changed: changed)
         }
     }
 
     /// A linked plant with its species and the latest reading of each of its sensors that reported.
-    private static func linkedPlant(_ plant: String, on connection: PostgresConnection, logger: Logger) async throws -> LinkedPlant? {
-        guard let species = try await species(connection.query("""
-            SELECT \(unescaped: Species.storedColumns("s")) FROM catalog_plant_link l JOIN species s ON s.symbol = l.symbol
-            WHERE l.plant = \(plant)
-            """, logger: logger)).first else { return nil }
+    private static func linkedPlant(_ plant: String, on connection: PostgresConnection, logger: Logger) async throws
+        -> LinkedPlant?
+    {
+        guard
+            let species = try await species(
+                connection.query(
+                    """
+                    SELECT \(unescaped: Species.storedColumns("s")) FROM catalog_plant_link l JOIN species s ON s.symbol = l.symbol
+                    WHERE l.plant = \(plant)
+                    """, logger: logger)
+            ).first
+        else { return nil }
         var readings: [CareReading] = []
-        for try await (sensor, moisture, temperature) in (try await connection.query("""
-            SELECT ps.sensor, r.moisture, r.temperature FROM plant p
-            JOIN plant_sensor ps ON ps.plant_id = p.id
-            JOIN sensor_reading r ON r.sensor = ps.sensor
-            WHERE p.name = \(plant) ORDER BY ps.position
-            """, logger: logger)).decode((String, Int64, Double).self) {
+        for try await (sensor, moisture, temperature)
+            in (try await connection.query(
+                """
+                SELECT ps.sensor, r.moisture, r.temperature FROM plant p
+                JOIN plant_sensor ps ON ps.plant_id = p.id
+                JOIN sensor_reading r ON r.sensor = ps.sensor
+                WHERE p.name = \(plant) ORDER BY ps.position
+                """, logger: logger)).decode((String, Int64, Double).self)
+        {
             readings.append(CareReading(sensor: sensor, moisture: Int(moisture), temperature: temperature))
         }
         return LinkedPlant(plant: plant, species: species, readings: readings)

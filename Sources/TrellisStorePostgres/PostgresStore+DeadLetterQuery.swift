@@ -13,9 +13,12 @@ extension PostgresStore {
         return try await read("deadLetters(matching: \(query))") { connection in
             var letters: [StoredDeadLetter] = []
             for try await (id, reason, topic, payload, at) in (try await connection.query(statement, logger: logger))
-                .decode((Int64, String, String, Data, Int64).self) {
-                letters.append(StoredDeadLetter(id: id, reason: reason, topic: topic, payload: [UInt8](payload),
-                                                receivedAt: Date(storeMilliseconds: at)))
+                .decode((Int64, String, String, Data, Int64).self)
+            {
+                letters.append(
+                    StoredDeadLetter(
+                        id: id, reason: reason, topic: topic, payload: [UInt8](payload),
+                        receivedAt: Date(storeMilliseconds: at)))
             }
             return letters
         }
@@ -49,13 +52,13 @@ extension PostgresSchema {
     /// The indexes of an operator's dead-letter query, as in SQLite (``StoreSchema/createDeadLetterIndexes(_:)``).
     static let deadLetterIndexes = [
         "CREATE INDEX dead_letter_by_reason ON dead_letter(reason, id)",
-        "CREATE INDEX dead_letter_by_topic ON dead_letter(topic, id)",
+        "CREATE INDEX dead_letter_by_topic ON dead_letter(topic, id)"
     ]
 
     /// The client each dead letter counts against, and its index, as in SQLite
     /// (``StoreSchema/createDeadLetterClient(_:)``).
     static let deadLetterClient = [
         "ALTER TABLE dead_letter ADD COLUMN client_key text COLLATE \"C\" NOT NULL DEFAULT ''",
-        "CREATE INDEX dead_letter_by_client ON dead_letter(client_key, id)",
+        "CREATE INDEX dead_letter_by_client ON dead_letter(client_key, id)"
     ]
 }

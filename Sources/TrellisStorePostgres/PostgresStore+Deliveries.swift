@@ -12,9 +12,12 @@ extension PostgresStore {
         let logger = self.logger
         return try await read("recentDeliveries(limit: \(limit))") { connection in
             var marks: [DeliveryMark] = []
-            for try await (packet, fingerprint) in (try await connection.query("""
-                SELECT packet_id, fingerprint FROM delivery WHERE owner = \(owner) ORDER BY seq DESC LIMIT \(Int64(limit))
-                """, logger: logger)).decode((Int32, Int64).self) {
+            for try await (packet, fingerprint)
+                in (try await connection.query(
+                    """
+                    SELECT packet_id, fingerprint FROM delivery WHERE owner = \(owner) ORDER BY seq DESC LIMIT \(Int64(limit))
+                    """, logger: logger)).decode((Int32, Int64).self)
+            {
                 marks.append(DeliveryMark(packetID: Int(packet), fingerprint: UInt64(bitPattern: fingerprint)))
             }
             return marks.reversed()
@@ -35,11 +38,16 @@ extension PostgresStore {
         let logger = self.logger
         return try await read("deadLetters(limit: \(limit))") { connection in
             var letters: [StoredDeadLetter] = []
-            for try await (id, reason, topic, payload, at) in (try await connection.query("""
-                SELECT id, reason, topic, payload, received_at FROM dead_letter ORDER BY id DESC LIMIT \(Int64(max(0, limit)))
-                """, logger: logger)).decode((Int64, String, String, Data, Int64).self) {
-                letters.append(StoredDeadLetter(id: id, reason: reason, topic: topic, payload: [UInt8](payload),
-                                                receivedAt: Date(storeMilliseconds: at)))
+            for try await (id, reason, topic, payload, at)
+                in (try await connection.query(
+                    """
+                    SELECT id, reason, topic, payload, received_at FROM dead_letter ORDER BY id DESC LIMIT \(Int64(max(0, limit)))
+                    """, logger: logger)).decode((Int64, String, String, Data, Int64).self)
+            {
+                letters.append(
+                    StoredDeadLetter(
+                        id: id, reason: reason, topic: topic, payload: [UInt8](payload),
+                        receivedAt: Date(storeMilliseconds: at)))
             }
             return letters
         }
@@ -50,7 +58,8 @@ extension PostgresStore {
         if !commits.buffer.isIdle { await commits.buffer.drain(untilFailure: true) }
         let logger = self.logger
         return try await read("counts()") { connection in
-            let rows = try await connection.query("""
+            let rows = try await connection.query(
+                """
                 SELECT
                     (SELECT count(*) FROM plant), (SELECT count(DISTINCT sensor) FROM plant_sensor),
                     (SELECT count(*) FROM sensor_reading), (SELECT count(*) FROM button),
@@ -59,8 +68,11 @@ extension PostgresStore {
                     (SELECT count(*) FROM device), (SELECT count(*) FROM fleet_model),
                     (SELECT count(*) FROM device_log)
                 """, logger: logger)
-            for try await (plants, sensors, readings, buttons, clients, registrations, letters, species, devices, models, logs)
-                in rows.decode((Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64).self) {
+            for try await (
+                plants, sensors, readings, buttons, clients, registrations, letters, species, devices, models, logs
+            )
+                in rows.decode((Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64).self)
+            {
                 return StoreCounts(
                     plants: Int(plants), sensors: Int(sensors), sensorReadings: Int(readings), buttons: Int(buttons),
                     clients: Int(clients), registrations: Int(registrations), deadLetters: Int(letters),
@@ -76,8 +88,10 @@ extension PostgresStore {
 /// The call also reads the `plants` version, which the message's next read may use
 /// (``ObservedVersions``, ``PostgresReadCache``).
 extension PostgresStore {
-    public func admitMessage(sender: String, at: Date, limit: Int, window: TimeInterval,
-                             usingAllowance: Bool) async throws -> SpamVerdict {
+    public func admitMessage(
+        sender: String, at: Date, limit: Int, window: TimeInterval,
+        usingAllowance: Bool
+    ) async throws -> SpamVerdict {
         let admission = PostgresAdmissions.Admission(
             sender: sender, at: at.storeMilliseconds, limit: Int32(clamping: max(1, limit)),
             window: Int64((window * 1000).rounded()), usingAllowance: usingAllowance)
@@ -101,12 +115,17 @@ extension PostgresStore {
 /// ``SharedLocking`` over PostgreSQL: a transaction-scoped advisory lock on the name's hash,
 /// held on one pooled connection while `body` runs, released by the transaction's end.
 extension PostgresStore: SharedLocking {
-    public func withSharedLock<T: Sendable>(_ name: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    public func withSharedLock<T: Sendable>(_ name: String, _ body: @escaping @Sendable () async throws -> T)
+        async throws -> T
+    {
         let logger = self.logger
         try commits.checkOpen("withSharedLock(\(name))")
         // The body may wait for the broker's acknowledgement (up to 10 s) while the lock is held.
-        return try await Self.transaction(client, logger: logger, operation: "withSharedLock(\(name))", within: .seconds(30)) { connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(hashtext('trellis'), hashtext(\(name)))", logger: logger)
+        return try await Self.transaction(
+            client, logger: logger, operation: "withSharedLock(\(name))", within: .seconds(30)
+        ) { connection in
+            try await connection.query(
+                "SELECT pg_advisory_xact_lock(hashtext('trellis'), hashtext(\(name)))", logger: logger)
             return try await body()
         }
     }

@@ -26,33 +26,42 @@ extension PostgresStore {
         let logger = self.logger
         return try await write("registerDevice(id: \(id))") { connection in
             let existed = try await PostgresDeviceSQL.lockOrLockRegistry(id, on: connection, logger: logger)
-            let inserted = try await PostgresDeviceSQL.insertIfRoom(id, at: at, maxDevices: maxDevices, existed: existed,
-                                                                     on: connection, logger: logger)
-            return try await PostgresDeviceSQL.update(id, existed: existed, changed: inserted,
-                                                      on: connection, logger: logger)
+            let inserted = try await PostgresDeviceSQL.insertIfRoom(
+                id, at: at, maxDevices: maxDevices, existed: existed,
+                on: connection, logger: logger)
+            return try await PostgresDeviceSQL.update(
+                id, existed: existed, changed: inserted,
+                on: connection, logger: logger)
         }
     }
 
-    public func recordDeviceStatus(id: String, powerstate: Powerstate, maxDevices: Int, at: Date) async throws -> DeviceUpdate {
+    public func recordDeviceStatus(id: String, powerstate: Powerstate, maxDevices: Int, at: Date) async throws
+        -> DeviceUpdate
+    {
         let at = at.storeMilliseconds
         let online = powerstate == .online
         let logger = self.logger
         return try await write("recordDeviceStatus(id: \(id))") { connection in
             let existed = try await PostgresDeviceSQL.lockOrLockRegistry(id, on: connection, logger: logger)
-            let changed = try await connection.query("""
+            let changed = try await connection.query(
+                """
                 INSERT INTO device (id, online, registered_at)
                 SELECT \(id), \(online), \(at)
                 WHERE \(existed) OR (SELECT count(*) FROM device) < \(Int64(maxDevices))
                 ON CONFLICT (id) DO UPDATE SET online = excluded.online
                 WHERE device.online IS DISTINCT FROM excluded.online
                 RETURNING 1
-                """, logger: logger).collect()
-            return try await PostgresDeviceSQL.update(id, existed: existed, changed: !changed.isEmpty,
-                                                      on: connection, logger: logger)
+                """, logger: logger
+            ).collect()
+            return try await PostgresDeviceSQL.update(
+                id, existed: existed, changed: !changed.isEmpty,
+                on: connection, logger: logger)
         }
     }
 
-    public func recordTelemetry(id: String, telemetry: DeviceTelemetry, maxDevices: Int, at: Date) async throws -> DeviceUpdate {
+    public func recordTelemetry(id: String, telemetry: DeviceTelemetry, maxDevices: Int, at: Date) async throws
+        -> DeviceUpdate
+    {
         let at = at.storeMilliseconds
         let setRssi = telemetry.rssi != nil
         let rssi = (telemetry.rssi ?? nil).map(Int64.init)
@@ -63,10 +72,12 @@ extension PostgresStore {
         let logger = self.logger
         return try await write("recordTelemetry(id: \(id))") { connection in
             let existed = try await PostgresDeviceSQL.lockOrLockRegistry(id, on: connection, logger: logger)
-            let inserted = try await PostgresDeviceSQL.insertIfRoom(id, at: at, maxDevices: maxDevices, existed: existed,
-                                                                     on: connection, logger: logger)
+            let inserted = try await PostgresDeviceSQL.insertIfRoom(
+                id, at: at, maxDevices: maxDevices, existed: existed,
+                on: connection, logger: logger)
             guard existed || inserted else { return DeviceUpdate(device: nil, registered: false, changed: false) }
-            let updated = try await connection.query("""
+            let updated = try await connection.query(
+                """
                 UPDATE device SET
                     rssi = CASE WHEN \(setRssi) THEN \(rssi)::bigint ELSE rssi END,
                     agent_id = CASE WHEN \(setAgentID) THEN \(agentID)::text ELSE agent_id END,
@@ -76,9 +87,11 @@ extension PostgresStore {
                     OR (\(setAgentID) AND agent_id IS DISTINCT FROM \(agentID)::text)
                     OR (\(setAgentStatus) AND agent_status IS DISTINCT FROM \(agentStatus)::text))
                 RETURNING 1
-                """, logger: logger).collect()
-            return try await PostgresDeviceSQL.update(id, existed: existed, changed: inserted || !updated.isEmpty,
-                                                      on: connection, logger: logger)
+                """, logger: logger
+            ).collect()
+            return try await PostgresDeviceSQL.update(
+                id, existed: existed, changed: inserted || !updated.isEmpty,
+                on: connection, logger: logger)
         }
     }
 
@@ -123,19 +136,26 @@ extension PostgresStore {
             var modelExists = true
             if let number {
                 modelExists = try await !connection.rows(
-                    "SELECT 1 FROM fleet_model WHERE id = \(number) FOR KEY SHARE", logger: logger).isEmpty
+                    "SELECT 1 FROM fleet_model WHERE id = \(number) FOR KEY SHARE", logger: logger
+                ).isEmpty
             }
-            guard let before = try await PostgresDeviceSQL.device(id, lock: "FOR NO KEY UPDATE", on: connection, logger: logger) else {
+            guard
+                let before = try await PostgresDeviceSQL.device(
+                    id, lock: "FOR NO KEY UPDATE", on: connection, logger: logger)
+            else {
                 return .deviceNotFound
             }
             guard modelExists else { return .modelNotFound }
-            try await connection.query("""
+            try await connection.query(
+                """
                 UPDATE device SET
                     name = CASE WHEN \(setName) THEN \(newName)::text ELSE name END,
                     model_id = CASE WHEN \(setModel) THEN \(number)::bigint ELSE model_id END
                 WHERE id = \(id)
                 """, logger: logger)
-            guard let after = try await PostgresDeviceSQL.device(id, on: connection, logger: logger) else { return .deviceNotFound }
+            guard let after = try await PostgresDeviceSQL.device(id, on: connection, logger: logger) else {
+                return .deviceNotFound
+            }
             return .updated(before: before, after: after)
         }
     }
@@ -144,7 +164,9 @@ extension PostgresStore {
         if !commits.buffer.isIdle { await commits.buffer.drain() }
         let logger = self.logger
         return try await write("deleteDevice(id: \(id))") { connection in
-            guard let before = try await PostgresDeviceSQL.device(id, lock: "FOR UPDATE", on: connection, logger: logger) else {
+            guard
+                let before = try await PostgresDeviceSQL.device(id, lock: "FOR UPDATE", on: connection, logger: logger)
+            else {
                 return nil
             }
             try await connection.query("DELETE FROM device_log WHERE device_id = \(id)", logger: logger)
@@ -160,12 +182,15 @@ extension PostgresStore {
         let logger = self.logger
         return try await read("deviceLog(device: \(device))") { connection in
             var entries: [DeviceLogEntry] = []
-            for try await (at, type, message) in (try await connection.query("""
-                SELECT at, type, message FROM (
-                    SELECT id, at, type, message FROM device_log
-                    WHERE device_id = \(device) AND at >= \(since) ORDER BY id DESC LIMIT \(limit)) AS newest
-                ORDER BY id
-                """, logger: logger)).decode((Int64, String, String).self) {
+            for try await (at, type, message)
+                in (try await connection.query(
+                    """
+                    SELECT at, type, message FROM (
+                        SELECT id, at, type, message FROM device_log
+                        WHERE device_id = \(device) AND at >= \(since) ORDER BY id DESC LIMIT \(limit)) AS newest
+                    ORDER BY id
+                    """, logger: logger)).decode((Int64, String, String).self)
+            {
                 entries.append(DeviceLogEntry(timestamp: Date(storeMilliseconds: at), type: type, message: message))
             }
             return entries
@@ -175,8 +200,9 @@ extension PostgresStore {
     public func deviceCount() async throws -> Int {
         let logger = self.logger
         return try await read("deviceCount()") { connection in
-            Int(try await connection.query("SELECT count(*) FROM device", logger: logger)
-                .decode(Int64.self).gathered().first ?? 0)
+            Int(
+                try await connection.query("SELECT count(*) FROM device", logger: logger)
+                    .decode(Int64.self).gathered().first ?? 0)
         }
     }
 }
@@ -185,14 +211,18 @@ extension PostgresStore {
 enum PostgresDeviceSQL {
     /// Registers `id` unless it `existed` or the registry holds `maxDevices` already (the caller
     /// holds the registry lock then); true when it was inserted.
-    static func insertIfRoom(_ id: String, at: Int64, maxDevices: Int, existed: Bool,
-                             on connection: PostgresConnection, logger: Logger) async throws -> Bool {
-        try await !connection.query("""
+    static func insertIfRoom(
+        _ id: String, at: Int64, maxDevices: Int, existed: Bool,
+        on connection: PostgresConnection, logger: Logger
+    ) async throws -> Bool {
+        try await !connection.query(
+            """
             INSERT INTO device (id, registered_at) SELECT \(id), \(at)
             WHERE (SELECT count(*) FROM device) < \(Int64(maxDevices)) AND NOT \(existed)
             ON CONFLICT (id) DO NOTHING
             RETURNING 1
-            """, logger: logger).collect().isEmpty
+            """, logger: logger
+        ).collect().isEmpty
     }
 
     static let selectDevice = "SELECT id, name, online, rssi, agent_id, agent_status, model_id FROM device"
@@ -200,7 +230,8 @@ enum PostgresDeviceSQL {
     /// Locks a known device's row; for an unknown one, takes the registry lock and looks again
     /// (a racing registration of the same device may have committed meanwhile).
     /// - Returns: whether the device is known (its row is then locked).
-    static func lockOrLockRegistry(_ id: String, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
+    static func lockOrLockRegistry(_ id: String, on connection: PostgresConnection, logger: Logger) async throws -> Bool
+    {
         if try await lockRow(id, on: connection, logger: logger) { return true }
         try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresStore.deviceRegistryLock))", logger: logger)
         return try await lockRow(id, on: connection, logger: logger)
@@ -212,34 +243,46 @@ enum PostgresDeviceSQL {
     }
 
     /// A device, optionally locked by `lock` (a row-locking clause).
-    static func device(_ id: String, lock: String = "", on connection: PostgresConnection,
-                       logger: Logger) async throws -> DeviceRecord? {
-        try await records(connection.query(
-            "\(unescaped: selectDevice) WHERE id = \(id) \(unescaped: lock)", logger: logger)).first
+    static func device(
+        _ id: String, lock: String = "", on connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> DeviceRecord? {
+        try await records(
+            connection.query(
+                "\(unescaped: selectDevice) WHERE id = \(id) \(unescaped: lock)", logger: logger)
+        ).first
     }
 
     /// Every row of a query selecting ``selectDevice``'s columns.
     static func records(_ rows: PostgresRowSequence) async throws -> [DeviceRecord] {
         var devices: [DeviceRecord] = []
         for try await (id, name, online, rssi, agentID, agentStatus, model)
-            in rows.decode((String, String?, Bool?, Int64?, String?, String?, Int64?).self) {
-            devices.append(DeviceRecord(id: id, name: name, powerstate: online == true ? .online : .offline,
-                                        rssi: rssi.map(Int.init), agentID: agentID, agentStatus: agentStatus,
-                                        modelID: model.map(ModelIdentifier.text)))
+            in rows.decode((String, String?, Bool?, Int64?, String?, String?, Int64?).self)
+        {
+            devices.append(
+                DeviceRecord(
+                    id: id, name: name, powerstate: online == true ? .online : .offline,
+                    rssi: rssi.map(Int.init), agentID: agentID, agentStatus: agentStatus,
+                    modelID: model.map(ModelIdentifier.text)))
         }
         return devices
     }
 
     /// A model with its devices, `nil` when unknown.
     static func model(_ number: Int64, on connection: PostgresConnection, logger: Logger) async throws -> ModelRecord? {
-        guard let row = try await connection.query(
-            "SELECT name, latest_build FROM fleet_model WHERE id = \(number)", logger: logger)
-            .decode((String, Int64).self).gathered().first else { return nil }
+        guard
+            let row = try await connection.query(
+                "SELECT name, latest_build FROM fleet_model WHERE id = \(number)", logger: logger
+            )
+            .decode((String, Int64).self).gathered().first
+        else { return nil }
         let (name, latest) = row
         let devices = try await connection.query(
-            "SELECT id FROM device WHERE model_id = \(number) ORDER BY id", logger: logger).decode(String.self).gathered()
-        return ModelRecord(id: ModelIdentifier.text(number), name: name, devices: devices,
-                           latestBuild: latest > 0 ? Int(latest) : nil)
+            "SELECT id FROM device WHERE model_id = \(number) ORDER BY id", logger: logger
+        ).decode(String.self).gathered()
+        return ModelRecord(
+            id: ModelIdentifier.text(number), name: name, devices: devices,
+            latestBuild: latest > 0 ? Int(latest) : nil)
     }
 
     static func modelExists(_ number: Int64, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
@@ -247,8 +290,10 @@ enum PostgresDeviceSQL {
             .decode(Bool.self).gathered().first ?? false
     }
 
-    static func update(_ id: String, existed: Bool, changed: Bool, on connection: PostgresConnection,
-                       logger: Logger) async throws -> DeviceUpdate {
+    static func update(
+        _ id: String, existed: Bool, changed: Bool, on connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> DeviceUpdate {
         guard let device = try await device(id, on: connection, logger: logger) else {
             return DeviceUpdate(device: nil, registered: false, changed: false)
         }

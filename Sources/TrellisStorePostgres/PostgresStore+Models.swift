@@ -21,12 +21,16 @@ extension PostgresStore {
         let logger = self.logger
         return try await write("createModel(name: \(name))") { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(Self.modelNamesLock))", logger: logger)
-            guard let number = try await connection.query("""
-                INSERT INTO fleet_model (name, created_at)
-                SELECT \(name), \(at) WHERE NOT EXISTS (SELECT 1 FROM fleet_model WHERE name = \(name))
-                ON CONFLICT (name) DO NOTHING
-                RETURNING id
-                """, logger: logger).decode(Int64.self).gathered().first else { return nil }
+            guard
+                let number = try await connection.query(
+                    """
+                    INSERT INTO fleet_model (name, created_at)
+                    SELECT \(name), \(at) WHERE NOT EXISTS (SELECT 1 FROM fleet_model WHERE name = \(name))
+                    ON CONFLICT (name) DO NOTHING
+                    RETURNING id
+                    """, logger: logger
+                ).decode(Int64.self).gathered().first
+            else { return nil }
             return ModelRecord(id: ModelIdentifier.text(number), name: name)
         }
     }
@@ -43,17 +47,23 @@ extension PostgresStore {
         let logger = self.logger
         return try await read("models()") { connection in
             var devices: [Int64: [String]] = [:]
-            for try await (model, id) in (try await connection.query(
-                "SELECT model_id, id FROM device WHERE model_id IS NOT NULL ORDER BY id", logger: logger))
-                .decode((Int64, String).self) {
+            for try await (model, id)
+                in (try await connection.query(
+                    "SELECT model_id, id FROM device WHERE model_id IS NOT NULL ORDER BY id", logger: logger))
+                .decode((Int64, String).self)
+            {
                 devices[model, default: []].append(id)
             }
             var models: [ModelRecord] = []
-            for try await (number, name, latest) in (try await connection.query(
-                "SELECT id, name, latest_build FROM fleet_model ORDER BY id", logger: logger))
-                .decode((Int64, String, Int64).self) {
-                models.append(ModelRecord(id: ModelIdentifier.text(number), name: name, devices: devices[number] ?? [],
-                                          latestBuild: latest > 0 ? Int(latest) : nil))
+            for try await (number, name, latest)
+                in (try await connection.query(
+                    "SELECT id, name, latest_build FROM fleet_model ORDER BY id", logger: logger))
+                .decode((Int64, String, Int64).self)
+            {
+                models.append(
+                    ModelRecord(
+                        id: ModelIdentifier.text(number), name: name, devices: devices[number] ?? [],
+                        latestBuild: latest > 0 ? Int(latest) : nil))
             }
             return models
         }
@@ -64,15 +74,18 @@ extension PostgresStore {
         let logger = self.logger
         return try await write("renameModel(id: \(id))") { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(Self.modelNamesLock))", logger: logger)
-            let renamed = try await connection.query("""
+            let renamed = try await connection.query(
+                """
                 UPDATE fleet_model SET name = \(name)
                 WHERE id = \(number) AND NOT EXISTS (SELECT 1 FROM fleet_model WHERE name = \(name) AND id <> \(number))
                 RETURNING id
-                """, logger: logger).collect()
+                """, logger: logger
+            ).collect()
             if !renamed.isEmpty, let model = try await PostgresDeviceSQL.model(number, on: connection, logger: logger) {
                 return .renamed(model)
             }
-            return try await PostgresDeviceSQL.modelExists(number, on: connection, logger: logger) ? .nameTaken : .notFound
+            return try await PostgresDeviceSQL.modelExists(number, on: connection, logger: logger)
+                ? .nameTaken : .notFound
         }
     }
 
@@ -80,12 +93,16 @@ extension PostgresStore {
         guard let number = ModelIdentifier.number(id) else { return nil }
         let logger = self.logger
         return try await write("deleteModel(id: \(id))") { connection -> [String]? in
-            guard try await !connection.query(
-                "SELECT 1 FROM fleet_model WHERE id = \(number) FOR UPDATE", logger: logger).collect().isEmpty else {
+            guard
+                try await !connection.query(
+                    "SELECT 1 FROM fleet_model WHERE id = \(number) FOR UPDATE", logger: logger
+                ).collect().isEmpty
+            else {
                 return nil
             }
             let devices = try await connection.query(
-                "SELECT id FROM device WHERE model_id = \(number) ORDER BY id", logger: logger).decode(String.self).gathered()
+                "SELECT id FROM device WHERE model_id = \(number) ORDER BY id", logger: logger
+            ).decode(String.self).gathered()
             try await connection.query("DELETE FROM fleet_model WHERE id = \(number)", logger: logger)
             return devices
         }
@@ -96,10 +113,15 @@ extension PostgresStore {
         let at = at.storeMilliseconds
         let logger = self.logger
         return try await write("addBuild(model: \(model))") { connection -> Int? in
-            guard let build = try await connection.query("""
-                UPDATE fleet_model SET latest_build = latest_build + 1 WHERE id = \(number) RETURNING latest_build
-                """, logger: logger).decode(Int64.self).gathered().first else { return nil }
-            try await connection.query("""
+            guard
+                let build = try await connection.query(
+                    """
+                    UPDATE fleet_model SET latest_build = latest_build + 1 WHERE id = \(number) RETURNING latest_build
+                    """, logger: logger
+                ).decode(Int64.self).gathered().first
+            else { return nil }
+            try await connection.query(
+                """
                 INSERT INTO model_build (model_id, build, device_code, agent_code, created_at)
                 VALUES (\(number), \(build), \(deviceCode), \(agentCode), \(at))
                 """, logger: logger)
@@ -112,20 +134,26 @@ extension PostgresStore {
         let build = build.map(Int64.init)
         let logger = self.logger
         return try await read("codeRevision(model: \(model))") { connection in
-            let rows = if let build {
-                try await connection.query("""
-                    SELECT build, device_code, agent_code, created_at FROM model_build
-                    WHERE model_id = \(number) AND build = \(build)
-                    """, logger: logger)
-            } else {
-                try await connection.query("""
-                    SELECT build, device_code, agent_code, created_at FROM model_build WHERE model_id = \(number)
-                    ORDER BY build DESC LIMIT 1
-                    """, logger: logger)
+            let rows =
+                if let build {
+                    try await connection.query(
+                        """
+                        SELECT build, device_code, agent_code, created_at FROM model_build
+                        WHERE model_id = \(number) AND build = \(build)
+                        """, logger: logger)
+                } else {
+                    try await connection.query(
+                        """
+                        SELECT build, device_code, agent_code, created_at FROM model_build WHERE model_id = \(number)
+                        ORDER BY build DESC LIMIT 1
+                        """, logger: logger)
+                }
+            guard let row = try await rows.decode((Int64, String, String, Int64).self).gathered().first else {
+                return nil
             }
-            guard let row = try await rows.decode((Int64, String, String, Int64).self).gathered().first else { return nil }
-            return CodeRevision(model: model, build: Int(row.0), deviceCode: row.1, agentCode: row.2,
-                                createdAt: Date(storeMilliseconds: row.3))
+            return CodeRevision(
+                model: model, build: Int(row.0), deviceCode: row.1, agentCode: row.2,
+                createdAt: Date(storeMilliseconds: row.3))
         }
     }
 
@@ -135,9 +163,12 @@ extension PostgresStore {
         return try await read("builds(model: \(model))") { connection -> [BuildSummary]? in
             guard try await PostgresDeviceSQL.modelExists(number, on: connection, logger: logger) else { return nil }
             var builds: [BuildSummary] = []
-            for try await (build, createdAt) in (try await connection.query(
-                "SELECT build, created_at FROM model_build WHERE model_id = \(number) ORDER BY build", logger: logger))
-                .decode((Int64, Int64).self) {
+            for try await (build, createdAt)
+                in (try await connection.query(
+                    "SELECT build, created_at FROM model_build WHERE model_id = \(number) ORDER BY build",
+                    logger: logger))
+                .decode((Int64, Int64).self)
+            {
                 builds.append(BuildSummary(build: Int(build), createdAt: Date(storeMilliseconds: createdAt)))
             }
             return builds

@@ -19,7 +19,8 @@ extension PostgresStore {
         let logger = self.logger
         return try await write("addPlant(name: \(name))") { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(Self.plantLimitLock))", logger: logger)
-            let inserted = try await connection.values("""
+            let inserted = try await connection.values(
+                """
                 INSERT INTO plant (name, created_at)
                 SELECT \(name), \(now)
                 WHERE NOT EXISTS (SELECT 1 FROM plant WHERE name = \(name))
@@ -56,7 +57,8 @@ extension PostgresStore {
         let logger = self.logger
         return try await write("renamePlant(from: \(old), to: \(new))") { connection in
             if old == new {
-                let id = try await connection.values("SELECT id FROM plant WHERE name = \(old)", as: Int64.self, logger: logger)
+                let id = try await connection.values(
+                    "SELECT id FROM plant WHERE name = \(old)", as: Int64.self, logger: logger)
                 return id.first.map { .renamed(id: $0) } ?? .notFound
             }
             let taken = try await connection.values(
@@ -74,7 +76,8 @@ extension PostgresStore {
             }
             guard let id = renamed.first else { return .notFound }
             try await connection.query("DELETE FROM catalog_plant_link WHERE plant = \(new)", logger: logger)
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO catalog_plant_link (plant, symbol, linked_at)
                 SELECT \(new), symbol, linked_at FROM catalog_plant_link WHERE plant = \(old)
                 """, logger: logger)
@@ -91,7 +94,8 @@ extension PostgresStore {
         // The version and the rows in one statement (one snapshot): the row of trellis_version
         // LEFT JOIN every plant, so an empty table still gives the version.
         let read = try await read("plants()") { connection in
-            let rows = try await connection.query("""
+            let rows = try await connection.query(
+                """
                 SELECT v.version, p.id, p.name, p.created_at, s.sensor
                 FROM trellis_version v
                 LEFT JOIN (plant p LEFT JOIN plant_sensor s ON s.plant_id = p.id) ON true
@@ -100,11 +104,14 @@ extension PostgresStore {
                 """, logger: logger)
             var version: Int64 = 0
             var plants: [StoredPlant] = []
-            for try await (seen, id, name, createdAt, sensor) in rows.decode((Int64, Int64?, String?, Int64?, String?).self) {
+            for try await (seen, id, name, createdAt, sensor) in rows.decode(
+                (Int64, Int64?, String?, Int64?, String?).self)
+            {
                 version = seen
                 guard let id, let name, let createdAt else { continue }
                 if plants.last?.id != id {
-                    plants.append(StoredPlant(id: id, name: name, sensors: [], createdAt: Date(storeMilliseconds: createdAt)))
+                    plants.append(
+                        StoredPlant(id: id, name: name, sensors: [], createdAt: Date(storeMilliseconds: createdAt)))
                 }
                 if let sensor { plants[plants.count - 1].sensors.append(sensor) }
             }
@@ -122,7 +129,8 @@ extension PostgresStore {
         return try await write("seedPlants(\(seeds.count) plants)") { connection in
             var added = 0
             for seed in seeds {
-                let inserted = try await connection.values("""
+                let inserted = try await connection.values(
+                    """
                     INSERT INTO plant (name, created_at) VALUES (\(seed.name), \(now))
                     ON CONFLICT (name) DO NOTHING
                     RETURNING id
@@ -144,7 +152,8 @@ extension PostgresStore {
         // LEFT JOIN their sensors, so a named plant without sensors still gives a row (it exists)
         // whose sensor is NULL, and no plant at all gives the version alone.
         let read = try await read("sensorRecords(plant: \(plant ?? "all"))") { connection in
-            let rows = try await connection.query("""
+            let rows = try await connection.query(
+                """
                 SELECT v.version, p.name, s.sensor, r.moisture, r.temperature, r.at
                 FROM trellis_version v
                 LEFT JOIN (plant p
@@ -158,13 +167,16 @@ extension PostgresStore {
             var found = false
             var records: [PlantSensorRecord] = []
             for try await (seen, name, sensor, moisture, temperature, at)
-                in rows.decode((Int64, String?, String?, Int64?, Double?, Int64?).self) {
+                in rows.decode((Int64, String?, String?, Int64?, Double?, Int64?).self)
+            {
                 version = seen
                 guard let name else { continue }
                 found = true
                 guard let sensor else { continue }
-                records.append(PlantSensorRecord(plant: name, sensor: sensor, moisture: moisture.map(Int.init),
-                                            temperature: temperature, at: at.map(Date.init(storeMilliseconds:))))
+                records.append(
+                    PlantSensorRecord(
+                        plant: name, sensor: sensor, moisture: moisture.map(Int.init),
+                        temperature: temperature, at: at.map(Date.init(storeMilliseconds:))))
             }
             return PostgresReadCache.Tagged(version: version, value: plant != nil && !found ? nil : records)
         }
@@ -173,9 +185,12 @@ extension PostgresStore {
     }
 
     /// Links `sensors` to a new plant in the order given, keeping a repeated sensor once.
-    static func insertSensors(_ sensors: [String], plant: Int64, on connection: PostgresConnection, logger: Logger) async throws {
+    static func insertSensors(_ sensors: [String], plant: Int64, on connection: PostgresConnection, logger: Logger)
+        async throws
+    {
         for (position, sensor) in sensors.enumerated() {
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO plant_sensor (plant_id, position, sensor) VALUES (\(plant), \(Int32(position)), \(sensor))
                 ON CONFLICT DO NOTHING
                 """, logger: logger)

@@ -8,10 +8,12 @@ extension PostgresStore: SchemaDescribing {
         let logger = self.logger
         return try await read("schemaColumns()") { connection in
             var tables: [String: [String]] = [:]
-            for try await (table, column) in try await connection.query("""
+            for try await (table, column) in try await connection.query(
+                """
                 SELECT table_name::text, column_name::text FROM information_schema.columns
                 WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position
-                """, logger: logger).decode((String, String).self) {
+                """, logger: logger
+            ).decode((String, String).self) {
                 tables[table, default: []].append(column)
             }
             return tables

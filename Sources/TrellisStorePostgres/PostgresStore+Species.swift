@@ -35,7 +35,8 @@ extension PostgresStore {
         let logger = self.logger
         return try await write("seedCatalogIfEmpty(\(count) species)") { connection in
             try await connection.query("LOCK TABLE species IN SHARE ROW EXCLUSIVE MODE", logger: logger)
-            let any = try await connection.query("SELECT EXISTS (SELECT 1 FROM species)", logger: logger)
+            let any =
+                try await connection.query("SELECT EXISTS (SELECT 1 FROM species)", logger: logger)
                 .decode(Bool.self).gathered().first ?? false
             guard !any else { return 0 }
             try await Self.upsert(rows, on: connection, logger: logger)
@@ -46,16 +47,20 @@ extension PostgresStore {
     public func speciesCount() async throws -> Int {
         let logger = self.logger
         return try await read("speciesCount()") { connection in
-            Int(try await connection.query("SELECT count(*) FROM species", logger: logger)
-                .decode(Int64.self).gathered().first ?? 0)
+            Int(
+                try await connection.query("SELECT count(*) FROM species", logger: logger)
+                    .decode(Int64.self).gathered().first ?? 0)
         }
     }
 
     public func species(symbol: String) async throws -> Species? {
         let logger = self.logger
         return try await read("species(symbol: \(symbol))") { connection in
-            try await Self.species(connection.query(
-                "SELECT \(unescaped: Species.storedColumns("s")) FROM species s WHERE s.symbol = \(symbol)", logger: logger)).first
+            try await Self.species(
+                connection.query(
+                    "SELECT \(unescaped: Species.storedColumns("s")) FROM species s WHERE s.symbol = \(symbol)",
+                    logger: logger)
+            ).first
         }
     }
 
@@ -70,14 +75,18 @@ extension PostgresStore {
                     "SELECT pg_advisory_xact_lock(hashtext('catalog_seen'), hashtext(\(client)))", logger: logger)
             }
             var rows: [(species: Species, key: Int64)] = []
-            for try await (symbol, scientific, common, moisture, shade, minTemp, image, key) in (try await connection.query(
-                query, logger: logger)).decode((String, String, String, String, String, Double, String?, Int64).self) {
+            for try await (symbol, scientific, common, moisture, shade, minTemp, image, key)
+                in (try await connection.query(
+                    query, logger: logger)).decode(
+                    (String, String, String, String, String, Double, String?, Int64).self)
+            {
                 rows.append((Self.species(symbol, scientific, common, moisture, shade, minTemp, image), key))
             }
             let shown = rows.prefix(limit)
             let species = shown.map(\.species)
             if let client = search.client, !species.isEmpty {
-                try await connection.query("""
+                try await connection.query(
+                    """
                     INSERT INTO catalog_seen (client, symbol)
                     SELECT \(client), symbol FROM unnest(\(species.map(\.symbol))::text[]) AS shown(symbol)
                     ON CONFLICT DO NOTHING
@@ -96,17 +105,21 @@ extension PostgresStore {
     }
 
     /// A species from its columns, in the order ``Species/storedColumns(_:)`` lists them.
-    static func species(_ symbol: String, _ scientific: String, _ common: String, _ moisture: String, _ shade: String,
-                        _ minTemp: Double, _ image: String?) -> Species {
-        .stored(symbol: symbol, scientificName: scientific, commonName: common, moistureUse: moisture,
-                shadeTolerance: shade, minTempF: minTemp, imageURL: image)
+    static func species(
+        _ symbol: String, _ scientific: String, _ common: String, _ moisture: String, _ shade: String,
+        _ minTemp: Double, _ image: String?
+    ) -> Species {
+        .stored(
+            symbol: symbol, scientificName: scientific, commonName: common, moistureUse: moisture,
+            shadeTolerance: shade, minTempF: minTemp, imageURL: image)
     }
 
     /// Every row of a query selecting ``Species/storedColumns(_:)``.
     static func species(_ rows: PostgresRowSequence) async throws -> [Species] {
         var species: [Species] = []
         for try await (symbol, scientific, common, moisture, shade, minTemp, image)
-            in rows.decode((String, String, String, String, String, Double, String?).self) {
+            in rows.decode((String, String, String, String, String, Double, String?).self)
+        {
             species.append(Self.species(symbol, scientific, common, moisture, shade, minTemp, image))
         }
         return species
@@ -133,13 +146,16 @@ extension PostgresStore {
             conditions.append("shade_tolerance = \(bind(shade.rawValue))")
         }
         if let range = filter.minTemp {
-            conditions.append("min_temp_f >= \(bind(range.lower)) AND min_temp_f \(range.includesUpper ? "<=" : "<") \(bind(range.upper))")
+            conditions.append(
+                "min_temp_f >= \(bind(range.lower)) AND min_temp_f \(range.includesUpper ? "<=" : "<") \(bind(range.upper))"
+            )
         }
         if let name = filter.name {
             conditions.append("strpos(search_name, \(bind(name))) > 0")
         }
         if search.unseenOnly, let client = search.client {
-            conditions.append("""
+            conditions.append(
+                """
                 NOT EXISTS (SELECT 1 FROM catalog_seen c WHERE c.client = \(bind(client)) AND c.symbol = species.symbol)
                 """)
         }
@@ -183,7 +199,8 @@ extension PostgresStore {
         while start < rows.count {
             let batch = rows[start..<min(start + speciesBatchSize, rows.count)]
             start += batch.count
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO species (symbol, scientific_name, common_name, moisture_use, shade_tolerance,
                                      min_temp_f, image_url, search_name, shuffle)
                 SELECT symbol, scientific_name, common_name, moisture_use, shade_tolerance, min_temp_f,

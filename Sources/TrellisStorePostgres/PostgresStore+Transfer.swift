@@ -12,17 +12,23 @@ extension PostgresStore: StateImporting {
     public func exportState() async throws -> StateDump {
         try await flush()
         let logger = self.logger
-        return try await Self.transaction(client, logger: logger, operation: "exportState()", within: Self.transferLimit) { connection in
+        return try await Self.transaction(
+            client, logger: logger, operation: "exportState()", within: Self.transferLimit
+        ) { connection in
             try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
             var tables: [StateDump.Table] = []
             for name in StateDump.tables {
                 let columns = try await Self.columnTypes(of: name, on: connection, logger: logger).map(\.name)
                 let key = StateDump.keys[name] ?? "1"
                 let rows = try await connection.rows(
-                    PostgresQuery(unsafeSQL: "SELECT \(columns.joined(separator: ", ")) FROM \(name) ORDER BY \(key)"), logger: logger)
-                tables.append(StateDump.Table(name: name, columns: columns, rows: try rows.map { row in
-                    try row.map(Self.dumpValue)
-                }))
+                    PostgresQuery(unsafeSQL: "SELECT \(columns.joined(separator: ", ")) FROM \(name) ORDER BY \(key)"),
+                    logger: logger)
+                tables.append(
+                    StateDump.Table(
+                        name: name, columns: columns,
+                        rows: try rows.map { row in
+                            try row.map(Self.dumpValue)
+                        }))
             }
             return StateDump(tables: tables)
         }
@@ -32,8 +38,10 @@ extension PostgresStore: StateImporting {
         let logger = self.logger
         return try await read("nonEmptyTables()") { connection in
             var tables: [String] = []
-            for name in StateDump.tables where try await !connection.rows(
-                PostgresQuery(unsafeSQL: "SELECT 1 FROM \(name) LIMIT 1"), logger: logger).isEmpty {
+            for name in StateDump.tables
+            where try await !connection.rows(
+                PostgresQuery(unsafeSQL: "SELECT 1 FROM \(name) LIMIT 1"), logger: logger
+            ).isEmpty {
                 tables.append(name)
             }
             return tables
@@ -51,29 +59,37 @@ extension PostgresStore: StateImporting {
                 try await Self.insert(table, on: connection, logger: logger)
             }
             for name in StateDump.generatedIDs.sorted() {
-                try await connection.query(PostgresQuery(unsafeSQL: """
-                    SELECT setval(pg_get_serial_sequence('\(name)', 'id'), coalesce((SELECT max(id) FROM \(name)), 0) + 1, false)
-                    """), logger: logger)
+                try await connection.query(
+                    PostgresQuery(
+                        unsafeSQL: """
+                            SELECT setval(pg_get_serial_sequence('\(name)', 'id'), coalesce((SELECT max(id) FROM \(name)), 0) + 1, false)
+                            """), logger: logger)
             }
         }
     }
 
     /// A table's columns and their types, in the table's order.
-    static func columnTypes(of table: String, on connection: PostgresConnection, logger: Logger) async throws -> [(name: String, type: String)] {
+    static func columnTypes(of table: String, on connection: PostgresConnection, logger: Logger) async throws -> [(
+        name: String, type: String
+    )] {
         var columns: [(String, String)] = []
-        for try await (name, type) in try await connection.query("""
+        for try await (name, type) in try await connection.query(
+            """
             SELECT column_name::text, data_type::text FROM information_schema.columns
             WHERE table_schema = current_schema() AND table_name = \(table) ORDER BY ordinal_position
-            """, logger: logger).decode((String, String).self) {
+            """, logger: logger
+        ).decode((String, String).self) {
             columns.append((name, type))
         }
         return columns
     }
 
     /// Inserts `table`'s rows, up to 500 per statement.
-    private static func insert(_ table: StateDump.Table, on connection: PostgresConnection, logger: Logger) async throws {
+    private static func insert(_ table: StateDump.Table, on connection: PostgresConnection, logger: Logger) async throws
+    {
         guard !table.rows.isEmpty else { return }
-        let types = Dictionary(uniqueKeysWithValues: try await columnTypes(of: table.name, on: connection, logger: logger))
+        let types = Dictionary(
+            uniqueKeysWithValues: try await columnTypes(of: table.name, on: connection, logger: logger))
         for column in table.columns where types[column] == nil {
             throw StoreError(code: .operationFailed, message: "the target has no column \(table.name).\(column)")
         }
@@ -91,15 +107,19 @@ extension PostgresStore: StateImporting {
                 }
                 tuples.append("(" + placeholders.joined(separator: ", ") + ")")
             }
-            try await connection.query(PostgresQuery(
-                unsafeSQL: "INSERT INTO \(table.name) (\(columnList)) VALUES \(tuples.joined(separator: ", "))", binds: bindings),
+            try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: "INSERT INTO \(table.name) (\(columnList)) VALUES \(tuples.joined(separator: ", "))",
+                    binds: bindings),
                 logger: logger)
             start += chunk.count
         }
     }
 
     /// Appends `value` converted to the column's `type`.
-    private static func bind(_ value: DumpValue, as type: String, into bindings: inout PostgresBindings, column: String) throws {
+    private static func bind(_ value: DumpValue, as type: String, into bindings: inout PostgresBindings, column: String)
+        throws
+    {
         switch (value, type) {
         case (.null, _): bindings.appendNull()
         case let (.boolean(flag), "boolean"): bindings.append(flag)

@@ -61,10 +61,12 @@ public final class PostgresStore: BufferedCommitsStore {
         do {
             try await probe(url)
         } catch {
-            let problem = PostgresProblem(kind: PostgresFailure.kind(of: error), description: PostgresFailure.describe(error),
-                                          transient: PostgresFailure.isTransient(error))
-            throw StoreError(code: .cannotOpen, message: "cannot open the PostgreSQL store at \(url): \(problem.description)",
-                             underlying: problem)
+            let problem = PostgresProblem(
+                kind: PostgresFailure.kind(of: error), description: PostgresFailure.describe(error),
+                transient: PostgresFailure.isTransient(error))
+            throw StoreError(
+                code: .cannotOpen, message: "cannot open the PostgreSQL store at \(url): \(problem.description)",
+                underlying: problem)
         }
         let quiet = Self.silent
         var configuration = PostgresClient.Configuration(
@@ -73,20 +75,25 @@ public final class PostgresStore: BufferedCommitsStore {
         configuration.options.maximumConnections = max(2, connections)
         configuration.options.connectTimeout = .seconds(5)
         configuration.options.additionalStartupParameters = [("application_name", "trellis \(owner)")]
-        let store = PostgresStore(client: PostgresClient(configuration: configuration, backgroundLogger: quiet),
-                                  url: url, owner: owner, deadLetterLimit: deadLetterLimit, logger: logger,
-                                  patience: patience)
+        let store = PostgresStore(
+            client: PostgresClient(configuration: configuration, backgroundLogger: quiet),
+            url: url, owner: owner, deadLetterLimit: deadLetterLimit, logger: logger,
+            patience: patience)
         do {
             try await PostgresSchema.migrate(store.client, logger: logger)
         } catch {
             store.runner.cancel()
-            throw StoreError(code: .cannotOpen, message: "cannot open the PostgreSQL store at \(url): \(PostgresFailure.describe(error))")
+            throw StoreError(
+                code: .cannotOpen,
+                message: "cannot open the PostgreSQL store at \(url): \(PostgresFailure.describe(error))")
         }
         return store
     }
 
-    private init(client: PostgresClient, url: PostgresURL, owner: String, deadLetterLimit: Int, logger: Logger,
-                 patience: Duration) {
+    private init(
+        client: PostgresClient, url: PostgresURL, owner: String, deadLetterLimit: Int, logger: Logger,
+        patience: Duration
+    ) {
         self.client = client
         self.runner = Task { await client.run() }
         self.url = url
@@ -108,8 +115,10 @@ public final class PostgresStore: BufferedCommitsStore {
         }
         self.commits = BufferedCommits(health: health, patience: patience, reachability: reachability) { batch in
             defer { if batch.contains(where: \.changesCachedReads) { readCache.invalidate() } }
-            return try await Self.transaction(client, logger: logger, operation: "writing \(batch.count) buffered rows") { connection in
-                try await PostgresBufferedWrite.write(batch, owner: owner, deadLetterLimit: limit, on: connection, logger: logger)
+            return try await Self.transaction(client, logger: logger, operation: "writing \(batch.count) buffered rows")
+            { connection in
+                try await PostgresBufferedWrite.write(
+                    batch, owner: owner, deadLetterLimit: limit, on: connection, logger: logger)
             }
         }
     }
@@ -145,21 +154,25 @@ public final class PostgresStore: BufferedCommitsStore {
             tls = .disable
         }
         var configuration = PostgresConnection.Configuration(
-            host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: tls)
+            host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: tls
+        )
         configuration.options.connectTimeout = .seconds(5)
         return configuration
     }
 
     /// Opens and closes one connection to `url`.
     private static func probe(_ url: PostgresURL) async throws {
-        let connection = try await PostgresConnection.connect(configuration: connectionConfiguration(url), id: 0, logger: silent)
+        let connection = try await PostgresConnection.connect(
+            configuration: connectionConfiguration(url), id: 0, logger: silent)
         try await connection.close()
     }
 
     /// Runs `body` in one transaction on a pooled connection, with the delivery bound to
     /// ``HandledDelivery/current`` recorded in it, wrapping failures as ``StoreError``.
-    func write<T: Sendable>(_ operation: @autoclosure () -> String, within limit: Duration = BoundedStatements.limit,
-                            _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+    func write<T: Sendable>(
+        _ operation: @autoclosure () -> String, within limit: Duration = BoundedStatements.limit,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
         let operation = operation()
         let mark = HandledDelivery.current
         let owner = self.owner
@@ -169,9 +182,12 @@ public final class PostgresStore: BufferedCommitsStore {
         defer { readCache.invalidate() }
         return try await commits.direct(reportsEveryOutcome: true) {
             try commits.checkOpen(operation)
-            return try await Self.transaction(client, logger: logger, operation: operation, within: limit) { connection in
+            return try await Self.transaction(client, logger: logger, operation: operation, within: limit) {
+                connection in
                 let result = try await body(connection)
-                if let mark { try await PostgresBufferedWrite.record(mark, owner: owner, on: connection, logger: logger) }
+                if let mark {
+                    try await PostgresBufferedWrite.record(mark, owner: owner, on: connection, logger: logger)
+                }
                 return result
             }
         }
@@ -179,8 +195,10 @@ public final class PostgresStore: BufferedCommitsStore {
 
     /// Runs `body` on a pooled connection outside a transaction (each statement sees what was
     /// committed when it started), wrapping failures as ``StoreError``.
-    func read<T: Sendable>(_ operation: @autoclosure () -> String,
-                           _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+    func read<T: Sendable>(
+        _ operation: @autoclosure () -> String,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
         let operation = operation()
         let client = self.client
         return try await commits.direct(reportsEveryOutcome: false) {
@@ -189,7 +207,9 @@ public final class PostgresStore: BufferedCommitsStore {
             while true {
                 attempt += 1
                 do {
-                    return try await client.withConnection { connection in try await BoundedStatements.run(on: connection, body) }
+                    return try await client.withConnection { connection in
+                        try await BoundedStatements.run(on: connection, body)
+                    }
                 } catch {
                     if attempt < Self.attempts, PostgresFailure.isConnectionLoss(error) { continue }
                     throw PostgresFailure.wrap(error, operation: operation)
@@ -239,8 +259,13 @@ public final class PostgresStore: BufferedCommitsStore {
                 }
             } catch {
                 // Abandoned once its COMMIT was sent (past the limit), the transaction may have taken effect.
-                let error = commit.began && error is StatementAbandoned ? CommitOutcomeUnknown(underlying: error) : error
-                if attempt < Self.attempts, PostgresFailure.isRetryable(error) || PostgresFailure.isConnectionLoss(error) { continue }
+                let error =
+                    commit.began && error is StatementAbandoned ? CommitOutcomeUnknown(underlying: error) : error
+                if attempt < Self.attempts,
+                    PostgresFailure.isRetryable(error) || PostgresFailure.isConnectionLoss(error)
+                {
+                    continue
+                }
                 throw PostgresFailure.wrap(error, operation: operation)
             }
         }

@@ -29,23 +29,31 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
     /// Reads a URL, or throws an error naming what is wrong (the password never appears in it).
     public init(_ text: String) throws {
         guard let components = URLComponents(string: text), let scheme = components.scheme,
-              scheme == "postgres" || scheme == "postgresql" else {
-            throw StoreError(code: .cannotOpen, message: "the store URL must look like postgres://user[:password]@host[:port]/database")
+            scheme == "postgres" || scheme == "postgresql"
+        else {
+            throw StoreError(
+                code: .cannotOpen,
+                message: "the store URL must look like postgres://user[:password]@host[:port]/database")
         }
         guard let host = components.host, !host.isEmpty else {
-            throw StoreError(code: .cannotOpen, message: "the store URL names no host (postgres://user@HOST:port/database)")
+            throw StoreError(
+                code: .cannotOpen, message: "the store URL names no host (postgres://user@HOST:port/database)")
         }
         guard let user = components.percentEncodedUser.flatMap({ $0.removingPercentEncoding }), !user.isEmpty else {
-            throw StoreError(code: .cannotOpen, message: "the store URL names no user (postgres://USER@host:port/database)")
+            throw StoreError(
+                code: .cannotOpen, message: "the store URL names no user (postgres://USER@host:port/database)")
         }
         let database = String(components.path.drop(while: { $0 == "/" }))
         guard !database.isEmpty, !database.contains("/") else {
-            throw StoreError(code: .cannotOpen, message: "the store URL names no database (postgres://user@host:port/DATABASE)")
+            throw StoreError(
+                code: .cannotOpen, message: "the store URL names no database (postgres://user@host:port/DATABASE)")
         }
         var mode = SSLMode.prefer
         for item in components.queryItems ?? [] {
             guard item.name == "sslmode" else {
-                throw StoreError(code: .cannotOpen, message: "the store URL has an unknown option \(item.name) (only sslmode is understood)")
+                throw StoreError(
+                    code: .cannotOpen,
+                    message: "the store URL has an unknown option \(item.name) (only sslmode is understood)")
             }
             guard let value = item.value, let parsed = SSLMode(rawValue: value) else {
                 let known = SSLMode.allCases.map(\.rawValue).joined(separator: ", ")

@@ -74,15 +74,25 @@ public enum SQLiteBackup {
         }
         defer { try? queue.close() }
         let (integrity, applied, superseded) = try queue.read { db -> (String, [String], Bool) in
-            let integrity = (try? String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "; ")) ?? "unreadable"
+            let integrity =
+                (try? String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "; ")) ?? "unreadable"
             let migrator = StoreSchema.migrator
-            return (integrity, (try? migrator.appliedIdentifiers(db).sorted()) ?? [], (try? migrator.hasBeenSuperseded(db)) ?? false)
+            return (
+                integrity, (try? migrator.appliedIdentifiers(db).sorted()) ?? [],
+                (try? migrator.hasBeenSuperseded(db)) ?? false
+            )
         }
-        guard integrity == "ok" else { throw Refusal(description: "\(file) fails SQLite's integrity check: \(integrity)") }
-        guard !applied.isEmpty else { throw Refusal(description: "\(file) holds no Trellis state (no schema version in it)") }
+        guard integrity == "ok" else {
+            throw Refusal(description: "\(file) fails SQLite's integrity check: \(integrity)")
+        }
+        guard !applied.isEmpty else {
+            throw Refusal(description: "\(file) holds no Trellis state (no schema version in it)")
+        }
         guard !superseded else {
-            throw Refusal(description: "\(file) was written by a newer release of Trellis (its schema has versions this one does not know); "
-                + "restore it with that release")
+            throw Refusal(
+                description:
+                    "\(file) was written by a newer release of Trellis (its schema has versions this one does not know); "
+                    + "restore it with that release")
         }
         let bytes = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
         return Summary(path: file, bytes: bytes, migrations: applied)
@@ -91,7 +101,9 @@ public enum SQLiteBackup {
     /// Replaces the state in `directory` with `file`, after ``check(_:)``; the state it replaces
     /// is kept beside it as `trellis.sqlite.before-restore-<time>`, whose path is returned (nil
     /// when there was none). The caller makes sure no relay runs on `directory`.
-    public static func restore(_ file: String, intoStateDirectory directory: String, at time: Date = Date()) throws -> (Summary, String?) {
+    public static func restore(_ file: String, intoStateDirectory directory: String, at time: Date = Date()) throws -> (
+        Summary, String?
+    ) {
         let summary = try check(file)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let target = (directory as NSString).appendingPathComponent(SQLiteStore.fileName)
@@ -107,7 +119,11 @@ public enum SQLiteBackup {
             keptAt = aside
         }
         for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: target + suffix) }
-        let source = try DatabaseQueue(path: file, configuration: { var c = Configuration(); c.readonly = true; return c }())
+        let source = try DatabaseQueue(
+            path: file,
+            configuration: {
+                var c = Configuration(); c.readonly = true; return c
+            }())
         let restored = try DatabaseQueue(path: target)
         try source.backup(to: restored)
         try restored.close()

@@ -13,17 +13,19 @@ extension SQLiteStore: StoreBackingUp {
         let writer = self.writer
         return try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global(qos: .utility).async {
-                continuation.resume(with: Result {
-                    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-                    let name = BackupNaming.name(at: time, kind: kind)
-                    let path = (directory as NSString).appendingPathComponent(name)
-                    let summary = try SQLiteBackup.backup(from: writer, to: path)
-                    let present = try FileManager.default.contentsOfDirectory(atPath: directory)
-                    for old in BackupNaming.expired(present, keep: keep, kind: kind) {
-                        try? FileManager.default.removeItem(atPath: (directory as NSString).appendingPathComponent(old))
-                    }
-                    return BackupFile(name: name, path: path, bytes: summary.bytes, takenAt: time)
-                })
+                continuation.resume(
+                    with: Result {
+                        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                        let name = BackupNaming.name(at: time, kind: kind)
+                        let path = (directory as NSString).appendingPathComponent(name)
+                        let summary = try SQLiteBackup.backup(from: writer, to: path)
+                        let present = try FileManager.default.contentsOfDirectory(atPath: directory)
+                        for old in BackupNaming.expired(present, keep: keep, kind: kind) {
+                            try? FileManager.default.removeItem(
+                                atPath: (directory as NSString).appendingPathComponent(old))
+                        }
+                        return BackupFile(name: name, path: path, bytes: summary.bytes, takenAt: time)
+                    })
             }
         }
     }

@@ -64,8 +64,9 @@ extension SQLiteStore {
             try? pool.close()
             // One line: SQLite's report spans lines and opens with `*** in database main ***`.
             let reasons = problems.flatMap { $0.split(separator: "\n") }.filter { !$0.hasPrefix("***") }
-            throw StoreError(code: .cannotOpen,
-                             message: "the database at \(path) is damaged (PRAGMA quick_check: \(reasons.joined(separator: "; ")))")
+            throw StoreError(
+                code: .cannotOpen,
+                message: "the database at \(path) is damaged (PRAGMA quick_check: \(reasons.joined(separator: "; ")))")
         }
     }
 }

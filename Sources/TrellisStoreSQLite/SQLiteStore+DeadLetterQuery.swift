@@ -47,7 +47,10 @@ extension SQLiteStore {
         }
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         arguments += [query.limit]
-        return ("SELECT id, reason, topic, payload, received_at FROM dead_letter \(filter) ORDER BY id DESC LIMIT ?", arguments)
+        return (
+            "SELECT id, reason, topic, payload, received_at FROM dead_letter \(filter) ORDER BY id DESC LIMIT ?",
+            arguments
+        )
     }
 }
 
@@ -55,18 +58,20 @@ extension StoreSchema {
     /// Indexes that let an operator's dead-letter query (``SQLiteStore/deadLetters(matching:)``)
     /// read only the letters it returns: by reason newest first, and by topic prefix.
     static func createDeadLetterIndexes(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE INDEX dead_letter_by_reason ON dead_letter(reason, id);
-            CREATE INDEX dead_letter_by_topic ON dead_letter(topic, id);
-            """)
+        try db.execute(
+            sql: """
+                CREATE INDEX dead_letter_by_reason ON dead_letter(reason, id);
+                CREATE INDEX dead_letter_by_topic ON dead_letter(topic, id);
+                """)
     }
 
     /// The client each dead letter counts against (``DeadLetterOwner``; empty for none), and its
     /// index, on which a client's letters beyond its quota are found and trimmed.
     static func createDeadLetterClient(_ db: Database) throws {
-        try db.execute(sql: """
-            ALTER TABLE dead_letter ADD COLUMN client_key TEXT NOT NULL DEFAULT '';
-            CREATE INDEX dead_letter_by_client ON dead_letter(client_key, id);
-            """)
+        try db.execute(
+            sql: """
+                ALTER TABLE dead_letter ADD COLUMN client_key TEXT NOT NULL DEFAULT '';
+                CREATE INDEX dead_letter_by_client ON dead_letter(client_key, id);
+                """)
     }
 }

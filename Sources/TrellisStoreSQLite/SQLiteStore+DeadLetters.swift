@@ -8,10 +8,13 @@ extension SQLiteStore {
     public func deadLetters(limit: Int) async throws -> [StoredDeadLetter] {
         if !buffer.isIdle { await buffer.drain() }
         return try await read("deadLetters(limit: \(limit))") { db in
-            try Row.fetchAll(db, sql: """
-                SELECT id, reason, topic, payload, received_at FROM dead_letter
-                ORDER BY id DESC LIMIT ?
-                """, arguments: [max(0, limit)]).map { row in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id, reason, topic, payload, received_at FROM dead_letter
+                    ORDER BY id DESC LIMIT ?
+                    """, arguments: [max(0, limit)]
+            ).map { row in
                 let payload: Data = row["payload"]
                 return StoredDeadLetter(
                     id: row["id"], reason: row["reason"], topic: row["topic"],

@@ -8,9 +8,11 @@ extension SQLiteStore {
     public func recentDeliveries(limit: Int) async throws -> [DeliveryMark] {
         await buffer.drain()
         return try await read("recentDeliveries(limit: \(limit))") { db in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT packet_id, fingerprint FROM delivery ORDER BY seq DESC LIMIT ?
-                """, arguments: [limit])
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT packet_id, fingerprint FROM delivery ORDER BY seq DESC LIMIT ?
+                    """, arguments: [limit])
             return rows.reversed().map { row in
                 DeliveryMark(packetID: row["packet_id"], fingerprint: UInt64(bitPattern: row["fingerprint"]))
             }

@@ -14,45 +14,53 @@ extension SQLiteStore {
         }
     }
 
-    public func recordDeviceStatus(id: String, powerstate: Powerstate, maxDevices: Int, at: Date) async throws -> DeviceUpdate {
+    public func recordDeviceStatus(id: String, powerstate: Powerstate, maxDevices: Int, at: Date) async throws
+        -> DeviceUpdate
+    {
         let arguments: StatementArguments = [
-            "id": id, "max": maxDevices, "at": at.storeMilliseconds, "online": powerstate == .online,
+            "id": id, "max": maxDevices, "at": at.storeMilliseconds, "online": powerstate == .online
         ]
         return try await write("recordDeviceStatus(id: \(id))") { db in
             let existed = try DeviceSQL.exists(id, in: db)
-            try db.cachedStatement(sql: """
-                INSERT INTO device (id, online, registered_at)
-                SELECT :id, :online, :at
-                WHERE \(DeviceSQL.roomFor)
-                ON CONFLICT (id) DO UPDATE SET online = excluded.online
-                WHERE device.online IS NOT excluded.online
-                """).execute(arguments: arguments)
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO device (id, online, registered_at)
+                    SELECT :id, :online, :at
+                    WHERE \(DeviceSQL.roomFor)
+                    ON CONFLICT (id) DO UPDATE SET online = excluded.online
+                    WHERE device.online IS NOT excluded.online
+                    """
+            ).execute(arguments: arguments)
             return try DeviceSQL.update(id, existed: existed, changed: db.changesCount > 0, in: db)
         }
     }
 
-    public func recordTelemetry(id: String, telemetry: DeviceTelemetry, maxDevices: Int, at: Date) async throws -> DeviceUpdate {
+    public func recordTelemetry(id: String, telemetry: DeviceTelemetry, maxDevices: Int, at: Date) async throws
+        -> DeviceUpdate
+    {
         let arguments: StatementArguments = [
             "id": id, "max": maxDevices, "at": at.storeMilliseconds,
             "setRssi": telemetry.rssi != nil, "rssi": telemetry.rssi ?? nil,
             "setAgentID": telemetry.agentID != nil, "agentID": telemetry.agentID ?? nil,
-            "setAgentStatus": telemetry.agentStatus != nil, "agentStatus": telemetry.agentStatus ?? nil,
+            "setAgentStatus": telemetry.agentStatus != nil, "agentStatus": telemetry.agentStatus ?? nil
         ]
         return try await write("recordTelemetry(id: \(id))") { db in
             let existed = try DeviceSQL.exists(id, in: db)
             try db.cachedStatement(sql: DeviceSQL.insertIfAbsentSQL).execute(arguments: arguments)
             let inserted = db.changesCount > 0
             guard existed || inserted else { return DeviceUpdate(device: nil, registered: false, changed: false) }
-            try db.cachedStatement(sql: """
-                UPDATE device SET
-                    rssi = CASE WHEN :setRssi THEN :rssi ELSE rssi END,
-                    agent_id = CASE WHEN :setAgentID THEN :agentID ELSE agent_id END,
-                    agent_status = CASE WHEN :setAgentStatus THEN :agentStatus ELSE agent_status END
-                WHERE id = :id AND (
-                    (:setRssi AND rssi IS NOT :rssi)
-                    OR (:setAgentID AND agent_id IS NOT :agentID)
-                    OR (:setAgentStatus AND agent_status IS NOT :agentStatus))
-                """).execute(arguments: arguments)
+            try db.cachedStatement(
+                sql: """
+                    UPDATE device SET
+                        rssi = CASE WHEN :setRssi THEN :rssi ELSE rssi END,
+                        agent_id = CASE WHEN :setAgentID THEN :agentID ELSE agent_id END,
+                        agent_status = CASE WHEN :setAgentStatus THEN :agentStatus ELSE agent_status END
+                    WHERE id = :id AND (
+                        (:setRssi AND rssi IS NOT :rssi)
+                        OR (:setAgentID AND agent_id IS NOT :agentID)
+                        OR (:setAgentStatus AND agent_status IS NOT :agentStatus))
+                    """
+            ).execute(arguments: arguments)
             return try DeviceSQL.update(id, existed: existed, changed: inserted || db.changesCount > 0, in: db)
         }
     }
@@ -93,17 +101,19 @@ extension SQLiteStore {
         let arguments: StatementArguments = [
             "id": id,
             "setName": name != nil, "name": name ?? nil,
-            "setModel": model.setsModel, "model": number,
+            "setModel": model.setsModel, "model": number
         ]
         return try await write("updateDevice(id: \(id))") { db in
             guard let before = try DeviceSQL.device(id, in: db) else { return .deviceNotFound }
             if let number, try !DeviceSQL.modelExists(number, in: db) { return .modelNotFound }
-            try db.cachedStatement(sql: """
-                UPDATE device SET
-                    name = CASE WHEN :setName THEN :name ELSE name END,
-                    model_id = CASE WHEN :setModel THEN :model ELSE model_id END
-                WHERE id = :id
-                """).execute(arguments: arguments)
+            try db.cachedStatement(
+                sql: """
+                    UPDATE device SET
+                        name = CASE WHEN :setName THEN :name ELSE name END,
+                        model_id = CASE WHEN :setModel THEN :model ELSE model_id END
+                    WHERE id = :id
+                    """
+            ).execute(arguments: arguments)
             return .updated(before: before, after: try DeviceSQL.device(id, in: db)!)
         }
     }
@@ -122,13 +132,17 @@ extension SQLiteStore {
         if !buffer.isIdle { await buffer.drain() }
         let arguments: StatementArguments = [device, since?.storeMilliseconds ?? Int64.min, max(0, limit)]
         return try await read("deviceLog(device: \(device))") { db in
-            try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT at, type, message FROM (
-                    SELECT id, at, type, message FROM device_log
-                    WHERE device_id = ? AND at >= ? ORDER BY id DESC LIMIT ?)
-                ORDER BY id
-                """), arguments: arguments).map { row in
-                DeviceLogEntry(timestamp: Date(storeMilliseconds: row["at"]), type: row["type"], message: row["message"])
+            try Row.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT at, type, message FROM (
+                            SELECT id, at, type, message FROM device_log
+                            WHERE device_id = ? AND at >= ? ORDER BY id DESC LIMIT ?)
+                        ORDER BY id
+                        """), arguments: arguments
+            ).map { row in
+                DeviceLogEntry(
+                    timestamp: Date(storeMilliseconds: row["at"]), type: row["type"], message: row["message"])
             }
         }
     }
@@ -156,11 +170,13 @@ enum DeviceSQL {
     static let selectDevice = "SELECT id, name, online, rssi, agent_id, agent_status, model_id FROM device"
 
     static func exists(_ id: String, in db: Database) throws -> Bool {
-        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM device WHERE id = ?)"), arguments: [id]) ?? false
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM device WHERE id = ?)"), arguments: [id])
+            ?? false
     }
 
     static func modelExists(_ number: Int64, in db: Database) throws -> Bool {
-        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM fleet_model WHERE id = ?)", arguments: [number]) ?? false
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM fleet_model WHERE id = ?)", arguments: [number])
+            ?? false
     }
 
     static func device(_ id: String, in db: Database) throws -> DeviceRecord? {
@@ -170,23 +186,31 @@ enum DeviceSQL {
     static func record(_ row: Row) -> DeviceRecord {
         let online: Bool? = row["online"]
         let model: Int64? = row["model_id"]
-        return DeviceRecord(id: row["id"], name: row["name"], powerstate: online == true ? .online : .offline,
-                            rssi: row["rssi"], agentID: row["agent_id"], agentStatus: row["agent_status"],
-                            modelID: model.map(ModelIdentifier.text))
+        return DeviceRecord(
+            id: row["id"], name: row["name"], powerstate: online == true ? .online : .offline,
+            rssi: row["rssi"], agentID: row["agent_id"], agentStatus: row["agent_status"],
+            modelID: model.map(ModelIdentifier.text))
     }
 
     static func model(_ number: Int64, in db: Database) throws -> ModelRecord? {
-        guard let row = try Row.fetchOne(db, sql: "SELECT name, latest_build FROM fleet_model WHERE id = ?", arguments: [number]) else {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT name, latest_build FROM fleet_model WHERE id = ?", arguments: [number])
+        else {
             return nil
         }
-        let devices = try String.fetchAll(db, sql: "SELECT id FROM device WHERE model_id = ? ORDER BY id", arguments: [number])
+        let devices = try String.fetchAll(
+            db, sql: "SELECT id FROM device WHERE model_id = ? ORDER BY id", arguments: [number])
         let latest: Int = row["latest_build"]
-        return ModelRecord(id: ModelIdentifier.text(number), name: row["name"], devices: devices,
-                           latestBuild: latest > 0 ? latest : nil)
+        return ModelRecord(
+            id: ModelIdentifier.text(number), name: row["name"], devices: devices,
+            latestBuild: latest > 0 ? latest : nil)
     }
 
     static func update(_ id: String, existed: Bool, changed: Bool, in db: Database) throws -> DeviceUpdate {
-        guard let device = try device(id, in: db) else { return DeviceUpdate(device: nil, registered: false, changed: false) }
+        guard let device = try device(id, in: db) else {
+            return DeviceUpdate(device: nil, registered: false, changed: false)
+        }
         return DeviceUpdate(device: device, registered: !existed, changed: changed || !existed)
     }
 }
@@ -195,17 +219,21 @@ enum DeviceSQL {
 enum DeviceLogSQL {
     /// Appends one entry when its device is still registered.
     static func append(device: String, at: Int64, type: String, message: String, in db: Database) throws {
-        try db.cachedStatement(sql: """
-            INSERT INTO device_log (device_id, at, type, message)
-            SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM device WHERE id = ?)
-            """).execute(arguments: [device, at, type, message, device])
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO device_log (device_id, at, type, message)
+                SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM device WHERE id = ?)
+                """
+        ).execute(arguments: [device, at, type, message, device])
     }
 
     /// Deletes a device's entries older than its newest `limit`.
     static func trim(device: String, keeping limit: Int, in db: Database) throws {
-        try db.cachedStatement(sql: """
-            DELETE FROM device_log WHERE device_id = ? AND id <= (
-                SELECT id FROM device_log WHERE device_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)
-            """).execute(arguments: [device, device, limit])
+        try db.cachedStatement(
+            sql: """
+                DELETE FROM device_log WHERE device_id = ? AND id <= (
+                    SELECT id FROM device_log WHERE device_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)
+                """
+        ).execute(arguments: [device, device, limit])
     }
 }

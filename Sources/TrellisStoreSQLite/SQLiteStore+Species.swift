@@ -33,8 +33,10 @@ extension SQLiteStore {
 
     public func species(symbol: String) async throws -> Species? {
         try await read("species(symbol: \(symbol))") { db in
-            try Row.fetchOne(db, sql: "SELECT \(Species.storedColumns()) FROM species WHERE symbol = ?",
-                             arguments: [symbol]).map(Self.species(from:))
+            try Row.fetchOne(
+                db, sql: "SELECT \(Species.storedColumns()) FROM species WHERE symbol = ?",
+                arguments: [symbol]
+            ).map(Self.species(from:))
         }
     }
 
@@ -47,9 +49,10 @@ extension SQLiteStore {
             let shown = rows.prefix(limit)
             let species = shown.map(Self.species(from:))
             if let client = search.client, !species.isEmpty {
-                let remember = try db.cachedStatement(sql: """
-                    INSERT INTO catalog_seen (client, symbol) VALUES (?, ?) ON CONFLICT DO NOTHING
-                    """)
+                let remember = try db.cachedStatement(
+                    sql: """
+                        INSERT INTO catalog_seen (client, symbol) VALUES (?, ?) ON CONFLICT DO NOTHING
+                        """)
                 for item in species { try remember.execute(arguments: [client, item.symbol]) }
             }
             var next: CatalogCursor?
@@ -66,9 +69,10 @@ extension SQLiteStore {
 
     /// The species of a row selecting ``Species/storedColumns(_:)``.
     static func species(from row: Row) -> Species {
-        .stored(symbol: row["symbol"], scientificName: row["scientific_name"], commonName: row["common_name"],
-                moistureUse: row["moisture_use"], shadeTolerance: row["shade_tolerance"],
-                minTempF: row["min_temp_f"], imageURL: row["image_url"])
+        .stored(
+            symbol: row["symbol"], scientificName: row["scientific_name"], commonName: row["common_name"],
+            moistureUse: row["moisture_use"], shadeTolerance: row["shade_tolerance"],
+            minTempF: row["min_temp_f"], imageURL: row["image_url"])
     }
 
     /// The search as SQL: only the filters given become conditions, so the planner can use the
@@ -83,7 +87,7 @@ extension SQLiteStore {
     static func searchSQL(_ search: CatalogSearch) -> (String, StatementArguments) {
         var conditions: [String] = []
         var arguments: [String: (any DatabaseValueConvertible)?] = [
-            "mask": CatalogShuffle.mask(seed: search.seed), "limit": max(0, search.limit) + 1,
+            "mask": CatalogShuffle.mask(seed: search.seed), "limit": max(0, search.limit) + 1
         ]
         let filter = search.filter
         if let moisture = filter.moisture {
@@ -104,7 +108,8 @@ extension SQLiteStore {
             arguments["name"] = name
         }
         if search.unseenOnly, let client = search.client {
-            conditions.append("NOT EXISTS (SELECT 1 FROM catalog_seen c WHERE c.client = :client AND c.symbol = species.symbol)")
+            conditions.append(
+                "NOT EXISTS (SELECT 1 FROM catalog_seen c WHERE c.client = :client AND c.symbol = species.symbol)")
             arguments["client"] = client
         }
         var outer = ""
@@ -123,7 +128,10 @@ extension SQLiteStore {
             """
         }
         // No filter: every row is a match, and one pass over the table sorts them as fast.
-        let sql = conditions.isEmpty ? page(of: Species.storedColumns(), "") : """
+        let sql =
+            conditions.isEmpty
+            ? page(of: Species.storedColumns(), "")
+            : """
             SELECT \(Species.storedColumns("species")), page.sort_key
             FROM (\(page(of: "symbol", "WHERE " + conditions.joined(separator: " AND ")))) AS page
             JOIN species ON species.symbol = page.symbol
@@ -133,22 +141,23 @@ extension SQLiteStore {
     }
 
     private static func upsert(_ rows: [SpeciesRow], in db: Database) throws {
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO species (symbol, scientific_name, common_name, moisture_use, shade_tolerance,
-                                 min_temp_f, image_url, search_name, shuffle)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (symbol) DO UPDATE SET
-                scientific_name = excluded.scientific_name, common_name = excluded.common_name,
-                moisture_use = excluded.moisture_use, shade_tolerance = excluded.shade_tolerance,
-                min_temp_f = excluded.min_temp_f, image_url = COALESCE(excluded.image_url, species.image_url),
-                search_name = excluded.search_name
-            """)
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO species (symbol, scientific_name, common_name, moisture_use, shade_tolerance,
+                                     min_temp_f, image_url, search_name, shuffle)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (symbol) DO UPDATE SET
+                    scientific_name = excluded.scientific_name, common_name = excluded.common_name,
+                    moisture_use = excluded.moisture_use, shade_tolerance = excluded.shade_tolerance,
+                    min_temp_f = excluded.min_temp_f, image_url = COALESCE(excluded.image_url, species.image_url),
+                    search_name = excluded.search_name
+                """)
         for row in rows {
             let species = row.species
             try statement.execute(arguments: [
                 species.symbol, species.scientificName, species.commonName, species.moistureUse.rawValue,
                 species.shadeTolerance.rawValue, species.minTempF, species.imageURL, species.searchName,
-                CatalogShuffle.symbolHash(species.symbol),
+                CatalogShuffle.symbolHash(species.symbol)
             ])
         }
     }
@@ -164,15 +173,16 @@ extension StoreSchema {
     /// its page's symbols, sorted by the seed's order, in the index alone
     /// (``SQLiteStore/searchSQL(_:)``), and reads from the table only the rows it returns.
     static func createCatalogCoveringIndexes(_ db: Database) throws {
-        try db.execute(sql: """
-            DROP INDEX species_by_needs;
-            CREATE INDEX species_by_needs ON species(moisture_use, shade_tolerance, min_temp_f, shuffle, search_name);
-            DROP INDEX species_by_shade;
-            CREATE INDEX species_by_shade ON species(shade_tolerance, min_temp_f, shuffle, search_name);
-            DROP INDEX species_by_min_temp;
-            CREATE INDEX species_by_min_temp ON species(min_temp_f, shuffle, search_name);
-            DROP INDEX species_by_search_name;
-            CREATE INDEX species_by_search_name ON species(search_name, shuffle);
-            """)
+        try db.execute(
+            sql: """
+                DROP INDEX species_by_needs;
+                CREATE INDEX species_by_needs ON species(moisture_use, shade_tolerance, min_temp_f, shuffle, search_name);
+                DROP INDEX species_by_shade;
+                CREATE INDEX species_by_shade ON species(shade_tolerance, min_temp_f, shuffle, search_name);
+                DROP INDEX species_by_min_temp;
+                CREATE INDEX species_by_min_temp ON species(min_temp_f, shuffle, search_name);
+                DROP INDEX species_by_search_name;
+                CREATE INDEX species_by_search_name ON species(search_name, shuffle);
+                """)
     }
 }

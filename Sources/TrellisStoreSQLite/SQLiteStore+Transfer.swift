@@ -9,13 +9,17 @@ extension SQLiteStore: StateExporting {
     public func exportState() async throws -> StateDump {
         try await flush()
         return try await read("exportState()") { db in
-            try StateDump(tables: StateDump.tables.map { name in
-                let rows = try Row.fetchAll(db, sql: "SELECT * FROM \(name) ORDER BY \(StateDump.keys[name] ?? "rowid")")
-                let columns = try rows.first.map { Array($0.columnNames) } ?? db.columns(in: name).map(\.name)
-                return StateDump.Table(name: name, columns: columns, rows: rows.map { row in
-                    columns.map { column in Self.dumpValue(row[column] as DatabaseValue) }
+            try StateDump(
+                tables: StateDump.tables.map { name in
+                    let rows = try Row.fetchAll(
+                        db, sql: "SELECT * FROM \(name) ORDER BY \(StateDump.keys[name] ?? "rowid")")
+                    let columns = try rows.first.map { Array($0.columnNames) } ?? db.columns(in: name).map(\.name)
+                    return StateDump.Table(
+                        name: name, columns: columns,
+                        rows: rows.map { row in
+                            columns.map { column in Self.dumpValue(row[column] as DatabaseValue) }
+                        })
                 })
-            })
         }
     }
 
@@ -38,7 +42,9 @@ extension SQLiteStore: StateImporting {
     public func nonEmptyTables() async throws -> [String] {
         try await flush()
         return try await read("nonEmptyTables()") { db in
-            try StateDump.tables.filter { name in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(name))") ?? false }
+            try StateDump.tables.filter { name in
+                try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(name))") ?? false
+            }
         }
     }
 
@@ -51,11 +57,13 @@ extension SQLiteStore: StateImporting {
             for table in dump.tables where !table.rows.isEmpty {
                 let known = Set(try db.columns(in: table.name).map(\.name))
                 if let missing = table.columns.first(where: { !known.contains($0) }) {
-                    throw StoreError(code: .operationFailed, message: "the target has no column \(table.name).\(missing)")
+                    throw StoreError(
+                        code: .operationFailed, message: "the target has no column \(table.name).\(missing)")
                 }
                 let placeholders = Array(repeating: "?", count: table.columns.count).joined(separator: ", ")
                 let insert = try db.cachedStatement(
-                    sql: "INSERT INTO \(table.name) (\(table.columns.joined(separator: ", "))) VALUES (\(placeholders))")
+                    sql: "INSERT INTO \(table.name) (\(table.columns.joined(separator: ", "))) VALUES (\(placeholders))"
+                )
                 for row in table.rows {
                     try insert.execute(arguments: StatementArguments(row.map(Self.databaseValue)))
                 }

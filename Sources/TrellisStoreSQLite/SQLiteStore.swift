@@ -48,8 +48,10 @@ public final class SQLiteStore: TrellisStore, BufferedCommitsStore {
     /// - Throws: ``StoreError`` with code `.cannotOpen`, naming the path, when the directory cannot
     ///   be created or the database cannot be opened or migrated. An existing file that is not a
     ///   usable database is reported and left as it is, never replaced by a fresh one.
-    public convenience init(directory: String, deadLetterLimit: Int = SQLiteStore.defaultDeadLetterLimit,
-                            logger: Logger = Logger(label: "trellis.store"), patience: Duration = .seconds(4)) throws {
+    public convenience init(
+        directory: String, deadLetterLimit: Int = SQLiteStore.defaultDeadLetterLimit,
+        logger: Logger = Logger(label: "trellis.store"), patience: Duration = .seconds(4)
+    ) throws {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
@@ -68,20 +70,25 @@ public final class SQLiteStore: TrellisStore, BufferedCommitsStore {
     }
 
     /// A store held in memory only, gone when closed.
-    public static func inMemory(deadLetterLimit: Int = SQLiteStore.defaultDeadLetterLimit,
-                                logger: Logger = Logger(label: "trellis.store"),
-                                patience: Duration = .seconds(4)) throws -> SQLiteStore {
+    public static func inMemory(
+        deadLetterLimit: Int = SQLiteStore.defaultDeadLetterLimit,
+        logger: Logger = Logger(label: "trellis.store"),
+        patience: Duration = .seconds(4)
+    ) throws -> SQLiteStore {
         let queue: DatabaseQueue
         do {
             queue = try DatabaseQueue(configuration: configuration())
         } catch {
             throw StoreError.cannotOpen(":memory:", "open the database", underlying: error)
         }
-        return try SQLiteStore(writer: queue, path: ":memory:", deadLetterLimit: deadLetterLimit,
-                               logger: logger, patience: patience)
+        return try SQLiteStore(
+            writer: queue, path: ":memory:", deadLetterLimit: deadLetterLimit,
+            logger: logger, patience: patience)
     }
 
-    private init(writer: any DatabaseWriter, path: String, deadLetterLimit: Int, logger: Logger, patience: Duration) throws {
+    private init(writer: any DatabaseWriter, path: String, deadLetterLimit: Int, logger: Logger, patience: Duration)
+        throws
+    {
         do {
             try StoreSchema.migrate(writer)
         } catch {
@@ -144,20 +151,22 @@ public final class SQLiteStore: TrellisStore, BufferedCommitsStore {
     public func counts() async throws -> StoreCounts {
         if !buffer.isIdle { await buffer.drain(untilFailure: true) }
         return try await read("counts()") { db in
-            let row = try Row.fetchOne(db, sql: """
-                SELECT
-                    (SELECT COUNT(*) FROM plant) AS plants,
-                    (SELECT COUNT(DISTINCT sensor) FROM plant_sensor) AS sensors,
-                    (SELECT COUNT(*) FROM sensor_reading) AS sensorReadings,
-                    (SELECT COUNT(*) FROM button) AS buttons,
-                    (SELECT COUNT(*) FROM client) AS clients,
-                    (SELECT COUNT(*) FROM registration) AS registrations,
-                    (SELECT COUNT(*) FROM dead_letter) AS deadLetters,
-                    (SELECT COUNT(*) FROM species) AS species,
-                    (SELECT COUNT(*) FROM device) AS devices,
-                    (SELECT COUNT(*) FROM fleet_model) AS models,
-                    (SELECT COUNT(*) FROM device_log) AS deviceLogEntries
-                """)!
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT
+                        (SELECT COUNT(*) FROM plant) AS plants,
+                        (SELECT COUNT(DISTINCT sensor) FROM plant_sensor) AS sensors,
+                        (SELECT COUNT(*) FROM sensor_reading) AS sensorReadings,
+                        (SELECT COUNT(*) FROM button) AS buttons,
+                        (SELECT COUNT(*) FROM client) AS clients,
+                        (SELECT COUNT(*) FROM registration) AS registrations,
+                        (SELECT COUNT(*) FROM dead_letter) AS deadLetters,
+                        (SELECT COUNT(*) FROM species) AS species,
+                        (SELECT COUNT(*) FROM device) AS devices,
+                        (SELECT COUNT(*) FROM fleet_model) AS models,
+                        (SELECT COUNT(*) FROM device_log) AS deviceLogEntries
+                    """)!
             return StoreCounts(
                 plants: row["plants"], sensors: row["sensors"], sensorReadings: row["sensorReadings"],
                 buttons: row["buttons"], clients: row["clients"], registrations: row["registrations"],
@@ -168,7 +177,9 @@ public final class SQLiteStore: TrellisStore, BufferedCommitsStore {
 
     /// Runs `body` in one write transaction, wrapping failures as ``StoreError``. The transaction
     /// also records the delivery bound to ``HandledDelivery/current``, if any.
-    func write<T: Sendable>(_ operation: @autoclosure () -> String, _ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
+    func write<T: Sendable>(_ operation: @autoclosure () -> String, _ body: @Sendable @escaping (Database) throws -> T)
+        async throws -> T
+    {
         let operation = operation()
         let mark = HandledDelivery.current
         defer { caches.invalidate() }
@@ -187,7 +198,9 @@ public final class SQLiteStore: TrellisStore, BufferedCommitsStore {
     /// The read runs on GRDB's reader queue, never on the caller's thread: the relay handles
     /// messages on the MQTT network thread, which must not wait for the disk. In WAL mode a read
     /// never waits for the writer.
-    func read<T: Sendable>(_ operation: @autoclosure () -> String, _ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
+    func read<T: Sendable>(_ operation: @autoclosure () -> String, _ body: @Sendable @escaping (Database) throws -> T)
+        async throws -> T
+    {
         // The operation's name is built only when it is needed, for an error: reads are the hot path.
         try await commits.direct(reportsEveryOutcome: false) {
             try checkOpen(operation())
@@ -209,8 +222,10 @@ public final class SQLiteStore: TrellisStore, BufferedCommitsStore {
 
 /// ``SpamLedger`` for the one relay an SQLite store belongs to: in memory.
 extension SQLiteStore {
-    public func admitMessage(sender: String, at: Date, limit: Int, window: TimeInterval,
-                             usingAllowance: Bool) async throws -> SpamVerdict {
+    public func admitMessage(
+        sender: String, at: Date, limit: Int, window: TimeInterval,
+        usingAllowance: Bool
+    ) async throws -> SpamVerdict {
         spam.admit(sender: sender, at: at, limit: limit, window: window, usingAllowance: usingAllowance)
     }
 
@@ -225,7 +240,8 @@ extension SQLiteStore {
     public func answerNow(_ operation: StoreOperation) -> StoreAnswer? {
         switch operation {
         case let .admitMessage(sender, at, limit, window, usingAllowance):
-            return .verdict(spam.admit(sender: sender, at: at, limit: limit, window: window, usingAllowance: usingAllowance))
+            return .verdict(
+                spam.admit(sender: sender, at: at, limit: limit, window: window, usingAllowance: usingAllowance))
         case let .grantAllowance(sender, count):
             spam.grant(sender: sender, count: count)
             return .granted

@@ -69,19 +69,36 @@ struct CaptureImportCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The pcap or pcapng capture (`-` for standard input).", valueName: "file"))
     var file: String
 
-    @Option(name: .long, help: ArgumentHelp("A TCP port of the broker (repeat for several): connections to it are read.", valueName: "n"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("A TCP port of the broker (repeat for several): connections to it are read.", valueName: "n")
+    )
     var port: [UInt16] = []
 
-    @Option(name: [.short, .long], help: ArgumentHelp("The capture file to write (replaced if it exists; default: standard output).", valueName: "capture.jsonl"))
+    @Option(
+        name: [.short, .long],
+        help: ArgumentHelp(
+            "The capture file to write (replaced if it exists; default: standard output).", valueName: "capture.jsonl"))
     var output: String?
 
-    @Option(name: .long, help: ArgumentHelp("Also write what the broker delivered to clients, as the expected output of `trellis replay --offline --expect`.", valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Also write what the broker delivered to clients, as the expected output of `trellis replay --offline --expect`.",
+            valueName: "file"))
     var expected: String?
 
-    @Option(name: .long, help: ArgumentHelp("With --expected: only the deliveries to this client id (a subscriber that saw every answer).", valueName: "id"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "With --expected: only the deliveries to this client id (a subscriber that saw every answer).",
+            valueName: "id"))
     var expectedClient: String?
 
-    @Option(name: .long, help: ArgumentHelp("The MQTT version of connections whose CONNECT was not captured: 3.1, 3.1.1 or 5.", valueName: "version"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The MQTT version of connections whose CONNECT was not captured: 3.1, 3.1.1 or 5.", valueName: "version"))
     var mqttVersion: String?
 
     func validate() throws {
@@ -106,7 +123,8 @@ struct CaptureImportCommand: ParsableCommand {
         }
         let outputs = try LineSink(path: output, name: "capture")
         let answers = try expected.map { try LineSink(path: $0, name: "expected output") }
-        var importer = WireImport(ports: Set(port), assumedVersion: mqttVersion.flatMap(MQTTWireVersion.init(rawValue:)))
+        var importer = WireImport(
+            ports: Set(port), assumedVersion: mqttVersion.flatMap(MQTTWireVersion.init(rawValue:)))
         var copies = DeliveryCopies()
         var counts = (inputs: 0, answers: 0, problems: 0)
         // Offline replay stamps each output with the time of its input: an expected line takes the time
@@ -122,16 +140,21 @@ struct CaptureImportCommand: ParsableCommand {
                     FileHandle.standardError.write(Data("trellis: error: \(file): \(problem)\n".utf8))
                 case let .message(message):
                     if message.redelivered {
-                        warn("\(message.connection): at \(CaptureTime.format(microseconds: message.record.microseconds)): a PUBLISH on \(message.record.topic) carries the DUP flag: a redelivery, kept")
+                        warn(
+                            "\(message.connection): at \(CaptureTime.format(microseconds: message.record.microseconds)): a PUBLISH on \(message.record.topic) carries the DUP flag: a redelivery, kept"
+                        )
                     }
                     if message.direction == .toBroker {
                         counts.inputs += 1
                         try outputs.write(message.record.jsonLine)
                         let topic = message.record.topic
-                        if !responseTopics.contains(topic) && !publications.contains(where: { $0.match(topic) != nil }) {
+                        if !responseTopics.contains(topic) && !publications.contains(where: { $0.match(topic) != nil })
+                        {
                             lastInput = message.record.microseconds
                         }
-                        if let responseTopic = message.record.properties.responseTopic { responseTopics.insert(responseTopic) }
+                        if let responseTopic = message.record.properties.responseTopic {
+                            responseTopics.insert(responseTopic)
+                        }
                     } else if let answers, expectedClient.map({ $0 == message.clientID }) ?? copies.isFirst(message) {
                         counts.answers += 1
                         var record = message.record
@@ -156,13 +179,16 @@ struct CaptureImportCommand: ParsableCommand {
         try outputs.close()
         try answers?.close()
         let statistics = importer.statistics
-        var summary = "imported \(counts.inputs) message(s) from \(statistics.connections) connection(s) in \(statistics.packets) packet(s)"
+        var summary =
+            "imported \(counts.inputs) message(s) from \(statistics.connections) connection(s) in \(statistics.packets) packet(s)"
         if answers != nil { summary += ", \(counts.answers) expected output(s)" }
         if statistics.duplicates > 0 { summary += ", \(statistics.duplicates) duplicate(s) left out" }
         if statistics.redelivered > 0 { summary += ", \(statistics.redelivered) redelivery(ies) kept" }
         if statistics.joinedMidStream > 0 { summary += ", \(statistics.joinedMidStream) connection(s) joined midway" }
         note(summary)
-        if counts.problems > 0 { throw fail("\(counts.problems) problem(s) in \(file); everything readable was written") }
+        if counts.problems > 0 {
+            throw fail("\(counts.problems) problem(s) in \(file); everything readable was written")
+        }
     }
 }
 
@@ -180,7 +206,9 @@ final class LineSink {
             handle = FileHandle.standardOutput
             return
         }
-        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+            let handle = FileHandle(forWritingAtPath: path)
+        else {
             throw fail("cannot write the \(name) \(path)")
         }
         self.handle = handle

@@ -9,19 +9,36 @@ struct BrokerLogin: ParsableArguments {
     @Option(name: .long, help: "MQTT client id (default trellis-<command>-<process id>).")
     var clientId: String?
 
-    @Option(name: .long, help: "User name to log in to the broker with (default: the address's user info; else, for `record` on a loopback broker, the local operator that `trellis run` keeps in its state directory, state.dir of trellis.yaml or TRELLIS_STATE_DIR, else trellis-state, or the Debian package in /etc/trellis, when its password file is there).")
+    @Option(
+        name: .long,
+        help:
+            "User name to log in to the broker with (default: the address's user info; else, for `record` on a loopback broker, the local operator that `trellis run` keeps in its state directory, state.dir of trellis.yaml or TRELLIS_STATE_DIR, else trellis-state, or the Debian package in /etc/trellis, when its password file is there)."
+    )
     var username: String?
 
-    @Option(name: .long, help: ArgumentHelp("File whose first line is the broker password (else the address's user info, else TRELLIS_PASSWORD).", valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "File whose first line is the broker password (else the address's user info, else TRELLIS_PASSWORD).",
+            valueName: "file"))
     var passwordFile: String?
 
-    @Option(name: .long, help: ArgumentHelp("With mqtts://: the CAs (PEM file or hashed directory) that may sign the broker's certificate (default: the system's CAs).", valueName: "file|dir"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "With mqtts://: the CAs (PEM file or hashed directory) that may sign the broker's certificate (default: the system's CAs).",
+            valueName: "file|dir"))
     var tlsCa: String?
 
-    @Option(name: .long, help: ArgumentHelp("With mqtts://: client certificate (PEM) for brokers that require one.", valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("With mqtts://: client certificate (PEM) for brokers that require one.", valueName: "file"))
     var tlsCert: String?
 
-    @Option(name: .long, help: ArgumentHelp("With mqtts://: the client certificate's private key (PEM, unencrypted).", valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("With mqtts://: the client certificate's private key (PEM, unencrypted).", valueName: "file")
+    )
     var tlsKey: String?
 
     /// What `--broker` accepts, for help texts.
@@ -35,7 +52,8 @@ struct BrokerLogin: ParsableArguments {
         } catch {
             throw fail("--broker: \(error)")
         }
-        let tlsFlags = [("--tls-ca", tlsCa), ("--tls-cert", tlsCert), ("--tls-key", tlsKey)].filter { $0.1 != nil }.map(\.0)
+        let tlsFlags = [("--tls-ca", tlsCa), ("--tls-cert", tlsCert), ("--tls-key", tlsKey)].filter { $0.1 != nil }.map(
+            \.0)
         var tls: MQTTTLSConfiguration?
         if url.usesTLS {
             tls = MQTTTLSConfiguration(certificateAuthorities: tlsCa, certificate: tlsCert, privateKey: tlsKey)
@@ -45,7 +63,8 @@ struct BrokerLogin: ParsableArguments {
                 throw fail(error.message)
             }
         } else if !tlsFlags.isEmpty {
-            throw fail("\(tlsFlags.joined(separator: ", ")) need an mqtts:// broker address: write mqtts://\(url.hostAndPort)")
+            throw fail(
+                "\(tlsFlags.joined(separator: ", ")) need an mqtts:// broker address: write mqtts://\(url.hostAndPort)")
         }
         var password = url.password ?? ProcessInfo.processInfo.environment["TRELLIS_PASSWORD"]
         if let passwordFile {
@@ -57,7 +76,9 @@ struct BrokerLogin: ParsableArguments {
         var user = username ?? url.username
         // `record` only reads; `replay` publishes what a capture holds, which as the operator could run any
         // operator action, so it logs in as the operator only when told to.
-        if command == "record", user == nil, passwordFile == nil, let local = try await Self.localOperator(host: url.host) {
+        if command == "record", user == nil, passwordFile == nil,
+            let local = try await Self.localOperator(host: url.host)
+        {
             (user, password) = (local.username, local.password)
         }
         return MQTTConfiguration(
@@ -75,8 +96,10 @@ struct BrokerLogin: ParsableArguments {
         // operator's password.
         let state = try await EffectiveConfiguration.forCommand(file: nil).string("state.dir")
         let directories = [state, "/etc/trellis"]
-        return directories.lazy.compactMap { LocalAccounts.password(at: LocalAccounts.passwordPath(of: LocalAccounts.operatorAccount, in: $0)) }
-            .first.map { (LocalAccounts.operatorAccount, $0) }
+        return directories.lazy.compactMap {
+            LocalAccounts.password(at: LocalAccounts.passwordPath(of: LocalAccounts.operatorAccount, in: $0))
+        }
+        .first.map { (LocalAccounts.operatorAccount, $0) }
     }
 
     /// A started client connected to the broker at `text`, or a reported error.

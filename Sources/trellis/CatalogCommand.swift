@@ -54,7 +54,8 @@ struct CatalogCommand: AsyncParsableCommand {
             logger.logLevel = .warning
             let total: Int
             do {
-                total = try await place.withStore(.changeBesideRelays, owner: "trellis-catalog-import", logger: logger) { store in
+                total = try await place.withStore(.changeBesideRelays, owner: "trellis-catalog-import", logger: logger)
+                { store in
                     try await store.upsertSpecies(parsed.species)
                     return try await store.speciesCount()
                 }
@@ -62,7 +63,9 @@ struct CatalogCommand: AsyncParsableCommand {
                 throw fail("not imported: \(error)")
             }
             for row in parsed.skipped { print("skipped \(file):\(row.line): \(row.reason)") }
-            print("imported \(parsed.species.count) species, skipped \(parsed.skipped.count) rows; the catalog holds \(total) species")
+            print(
+                "imported \(parsed.species.count) species, skipped \(parsed.skipped.count) rows; the catalog holds \(total) species"
+            )
         }
     }
 }

@@ -20,7 +20,8 @@ struct ConfigCommand: AsyncParsableCommand {
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Validate a configuration file and print the effective configuration with each value's source.",
-            discussion: "Exits 1, naming each key and what is allowed, on an unknown key, a wrong type or a value out of range; `trellis run` refuses to start with such a file. Keys that SIGHUP cannot change are marked \"a change needs a restart\" (broker.address, broker.tls.*, …). A password in broker.address is shown as ***."
+            discussion:
+                "Exits 1, naming each key and what is allowed, on an unknown key, a wrong type or a value out of range; `trellis run` refuses to start with such a file. Keys that SIGHUP cannot change are marked \"a change needs a restart\" (broker.address, broker.tls.*, …). A password in broker.address is shown as ***."
         )
 
         @Argument(help: ArgumentHelp("The YAML file (default: trellis.yaml when present).", valueName: "file"))
@@ -30,16 +31,21 @@ struct ConfigCommand: AsyncParsableCommand {
             let effective = try await EffectiveConfiguration.forCommand(file: file)
             print("# effective configuration" + (effective.file.map { " (file: \($0))" } ?? " (no file)"))
             for setting in SettingKey.all {
-                let value = EffectiveConfiguration.shown(setting.key, effective.values[setting.key]?.content ?? setting.defaultValue)
-                let source = EffectiveConfiguration.describe(effective.source(setting.key), setting: setting, file: effective.file)
-                print("\(setting.key) = \(value)    # from \(source)\(setting.reloadable ? "" : "; a change needs a restart")")
+                let value = EffectiveConfiguration.shown(
+                    setting.key, effective.values[setting.key]?.content ?? setting.defaultValue)
+                let source = EffectiveConfiguration.describe(
+                    effective.source(setting.key), setting: setting, file: effective.file)
+                print(
+                    "\(setting.key) = \(value)    # from \(source)\(setting.reloadable ? "" : "; a change needs a restart")"
+                )
             }
         }
     }
 
     struct Example: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print a configuration file with every key at its default, each with one line saying what it does."
+            abstract:
+                "Print a configuration file with every key at its default, each with one line saying what it does."
         )
 
         func run() {
@@ -53,7 +59,7 @@ struct ConfigCommand: AsyncParsableCommand {
             "# trellis.example.yaml: every setting of `trellis run` at its default.",
             "# Copy it to trellis.yaml (read from the working directory) or pass --config FILE.",
             "# Environment variables (TRELLIS_SPAM_LIMIT, …) override the file; flags override both.",
-            "# `trellis config check` validates a file; SIGHUP applies the keys marked reloadable.",
+            "# `trellis config check` validates a file; SIGHUP applies the keys marked reloadable."
         ]
         var open: [Substring] = []
         for setting in SettingKey.all {
@@ -67,10 +73,11 @@ struct ConfigCommand: AsyncParsableCommand {
             }
             open = groups
             let indent = String(repeating: "  ", count: groups.count)
-            let value: String = switch setting.defaultValue {
-            case let .string(text): "\"\(text)\""
-            default: EffectiveConfiguration.render(setting.defaultValue)
-            }
+            let value: String =
+                switch setting.defaultValue {
+                case let .string(text): "\"\(text)\""
+                default: EffectiveConfiguration.render(setting.defaultValue)
+                }
             lines.append("\(indent)# \(setting.help)\(setting.reloadable ? " (reloadable)" : "")")
             lines.append("\(indent)\(parts.last ?? ""): \(value)")
         }

@@ -25,16 +25,28 @@ struct DeadLettersCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .long, help: ArgumentHelp("Only letters of this reason, e.g. invalid_op, spam_muted, unknown_topic.", valueName: "reason"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Only letters of this reason, e.g. invalid_op, spam_muted, unknown_topic.", valueName: "reason"))
     var reason: String?
 
-    @Option(name: .long, help: ArgumentHelp("Only letters whose topic starts with this text, e.g. rpi/ or devices/node7/.", valueName: "text"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Only letters whose topic starts with this text, e.g. rpi/ or devices/node7/.", valueName: "text"))
     var topicPrefix: String?
 
-    @Option(name: .long, help: ArgumentHelp("Only letters received at or after this time: ISO 8601 (2026-05-01T10:00:00Z), Unix seconds, or a span back from now (90m, 24h, 7d).", valueName: "time"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Only letters received at or after this time: ISO 8601 (2026-05-01T10:00:00Z), Unix seconds, or a span back from now (90m, 24h, 7d).",
+            valueName: "time"))
     var since: String?
 
-    @Option(name: .long, help: ArgumentHelp("Only letters older than the one with this id: the next page.", valueName: "id"))
+    @Option(
+        name: .long, help: ArgumentHelp("Only letters older than the one with this id: the next page.", valueName: "id")
+    )
     var before: Int64?
 
     @Option(name: .long, help: "The most letters listed, 1–10000 (default 20).")
@@ -48,15 +60,17 @@ struct DeadLettersCommand: AsyncParsableCommand {
     func validate() throws {
         guard (1...10_000).contains(limit) else { throw ValidationError("--limit must be from 1 to 10000") }
         if let since, DeadLetterSince.parse(since, now: Date()) == nil {
-            throw ValidationError("--since must be an ISO 8601 time (2026-05-01T10:00:00Z), Unix seconds, or a span such as 24h")
+            throw ValidationError(
+                "--since must be an ISO 8601 time (2026-05-01T10:00:00Z), Unix seconds, or a span such as 24h")
         }
         if let before, before <= 0 { throw ValidationError("--before must be a letter's id (a positive number)") }
     }
 
     func run() async throws {
-        let query = DeadLetterQuery(reason: reason, topicPrefix: topicPrefix,
-                                    since: since.flatMap { DeadLetterSince.parse($0, now: Date()) },
-                                    before: before, limit: limit)
+        let query = DeadLetterQuery(
+            reason: reason, topicPrefix: topicPrefix,
+            since: since.flatMap { DeadLetterSince.parse($0, now: Date()) },
+            before: before, limit: limit)
         var logger = Logger(label: "trellis.deadletters")
         logger.logLevel = .warning
         let place = try await location.resolve().place
@@ -71,7 +85,10 @@ struct DeadLettersCommand: AsyncParsableCommand {
             throw fail("cannot read the dead letters: \(error)")
         }
         for letter in letters {
-            print(json ? String(decoding: JSONEnvelope.encode(DeadLetterRecord(letter)), as: UTF8.self) : Self.line(letter))
+            print(
+                json
+                    ? String(decoding: JSONEnvelope.encode(DeadLetterRecord(letter)), as: UTF8.self) : Self.line(letter)
+            )
         }
         // The letters before the note on standard error, also when both go to one pipe.
         fflush(nil)

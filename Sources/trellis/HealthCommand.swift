@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import TrellisServer
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `trellis health`: asks a running Trellis's probes, for scripts and container `HEALTHCHECK`s.
@@ -25,10 +25,15 @@ struct HealthCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Ask /readyz (can it serve) instead of /livez (is it alive).")
     var ready = false
 
-    @Option(name: .long, help: ArgumentHelp("HOST:PORT or a port on 127.0.0.1 where Trellis serves its probes.", valueName: "address"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("HOST:PORT or a port on 127.0.0.1 where Trellis serves its probes.", valueName: "address"))
     var address: String?
 
-    @Option(name: .long, help: ArgumentHelp("The configuration file to find the address in (default: trellis.yaml when present).", valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The configuration file to find the address in (default: trellis.yaml when present).", valueName: "file"))
     var config: String?
 
     @Option(name: .long, help: "Seconds to wait for the answer (default 3).")
@@ -42,7 +47,8 @@ struct HealthCommand: AsyncParsableCommand {
             let effective = try await EffectiveConfiguration.forCommand(file: config)
             let health = effective.string("health.address"), metrics = effective.string("metrics.address")
             guard let chosen = [health, metrics].first(where: { !$0.isEmpty }) else {
-                throw ValidationError("no address: pass --address, or set health.address (or metrics.address) as `trellis run` reads it")
+                throw ValidationError(
+                    "no address: pass --address, or set health.address (or metrics.address) as `trellis run` reads it")
             }
             text = chosen
         }
@@ -64,13 +70,15 @@ struct HealthCommand: AsyncParsableCommand {
     /// body when it is not JSON.
     static func line(status: Int, body: [UInt8]) -> String {
         guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
-              let state = object["status"] as? String else {
+            let state = object["status"] as? String
+        else {
             return "HTTP \(status): \(String(decoding: body.prefix(200), as: UTF8.self))"
         }
         let checks = object["checks"] as? [String: [String: Any]] ?? [:]
         let failing = checks.filter { ($0.value["ok"] as? Bool) == false }.sorted { $0.key < $1.key }
         guard !failing.isEmpty else { return state }
-        return state + ": " + failing.map { "\($0.key): \($0.value["error"] as? String ?? "failing")" }.joined(separator: "; ")
+        return state + ": "
+            + failing.map { "\($0.key): \($0.value["error"] as? String ?? "failing")" }.joined(separator: "; ")
     }
 }
 
@@ -81,7 +89,9 @@ enum HTTPProbe {
         var reason: String
     }
 
-    static func get(host: String, port: Int, path: String, timeout: Double) throws(Failure) -> (status: Int, body: [UInt8]) {
+    static func get(host: String, port: Int, path: String, timeout: Double) throws(Failure) -> (
+        status: Int, body: [UInt8]
+    ) {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var list: UnsafeMutablePointer<addrinfo>?
@@ -107,13 +117,18 @@ enum HTTPProbe {
         while true {
             let count = recv(fd, &chunk, chunk.count, 0)
             if count == 0 { break }
-            guard count > 0 else { throw Failure(reason: errno == EAGAIN ? "no answer within \(timeout) s" : String(cString: strerror(errno))) }
+            guard count > 0 else {
+                throw Failure(
+                    reason: errno == EAGAIN ? "no answer within \(timeout) s" : String(cString: strerror(errno)))
+            }
             response += chunk[0..<count]
             guard response.count < 1_000_000 else { break }
         }
         guard let headerEnd = response.firstRange(of: Array("\r\n\r\n".utf8)),
-              let statusLine = String(bytes: response[..<headerEnd.lowerBound], encoding: .utf8)?.split(separator: "\r\n").first,
-              let status = statusLine.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else {
+            let statusLine = String(bytes: response[..<headerEnd.lowerBound], encoding: .utf8)?.split(separator: "\r\n")
+                .first,
+            let status = statusLine.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+        else {
             throw Failure(reason: "not an HTTP answer")
         }
         return (status, Array(response[headerEnd.upperBound...]))

@@ -24,12 +24,14 @@ public struct JSONLogHandler: LogHandler {
             "time": ISO8601Time.format(Date()),
             "level": event.level.rawValue,
             "label": label,
-            "message": event.message.description,
+            "message": event.message.description
         ]
         for (key, value) in metadata.merging(event.metadata ?? [:], uniquingKeysWith: { $1 }) {
             object[key] = value.description
         }
-        guard var line = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        guard
+            var line = try? JSONSerialization.data(
+                withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
         else { return }
         line.append(0x0A)
         FileHandle.standardError.write(line)

@@ -81,8 +81,10 @@ struct PlantsCommand: AsyncParsableCommand {
         }
 
         /// Reports what the import will do, then does it when allowed; returns the exit status.
-        func apply(_ imported: [ImportedPlant], read: HostFiles, maxPlants: Int, place: StatePlace,
-                   store: any TrellisStore) async throws -> Int32 {
+        func apply(
+            _ imported: [ImportedPlant], read: HostFiles, maxPlants: Int, place: StatePlace,
+            store: any TrellisStore
+        ) async throws -> Int32 {
             guard let importer = store as? any PlantImportStore else {
                 throw StoreError(code: .operationFailed, message: "this store cannot import plants")
             }
@@ -97,7 +99,8 @@ struct PlantsCommand: AsyncParsableCommand {
                 print("nothing changed: \(refused) cannot be taken; give --partial to add the others")
                 return 1
             }
-            let done = try await importer.importPlants(imported, maxPlants: maxPlants, mode: partial ? .partial : .allOrNothing)
+            let done = try await importer.importPlants(
+                imported, maxPlants: maxPlants, mode: partial ? .partial : .allOrNothing)
             if done.verdicts != planned.verdicts {
                 print("the state changed meanwhile; what was done:")
                 print(Self.report(read, verdicts: done.verdicts, maxPlants: maxPlants, into: place.description))
@@ -111,7 +114,8 @@ struct PlantsCommand: AsyncParsableCommand {
         func readDirectory(maximumNameLength: Int) throws -> HostFiles {
             let names: [String]
             do {
-                names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }.sorted()
+                names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }
+                    .sorted()
             } catch {
                 throw fail("cannot read \(directory): \(error.localizedDescription)")
             }
@@ -120,11 +124,16 @@ struct PlantsCommand: AsyncParsableCommand {
             var problems: [HostUserdata.Problem] = []
             for name in names {
                 let phone = String(name.dropLast(".json".count))
-                guard let data = FileManager.default.contents(atPath: (directory as NSString).appendingPathComponent(name)) else {
-                    problems.append(HostUserdata.Problem(subject: name, reason: "unreadable: the file cannot be opened"))
+                guard
+                    let data = FileManager.default.contents(
+                        atPath: (directory as NSString).appendingPathComponent(name))
+                else {
+                    problems.append(
+                        HostUserdata.Problem(subject: name, reason: "unreadable: the file cannot be opened"))
                     continue
                 }
-                let read = HostUserdata.read(phone: phone, contents: [UInt8](data), maximumNameLength: maximumNameLength)
+                let read = HostUserdata.read(
+                    phone: phone, contents: [UInt8](data), maximumNameLength: maximumNameLength)
                 phones.append(read.plants)
                 problems += read.problems
             }

@@ -19,7 +19,8 @@ enum PlantsFile {
             switch NewPlantRequest.parse(String(line)) {
             case let .success(plant): plants.append(plant)
             case let .failure(tag):
-                throw PlantsFileError(description: "\(path):\(index + 1): '\(line)' is not `name,sensor[,sensor…]` (\(tag.rawValue))")
+                throw PlantsFileError(
+                    description: "\(path):\(index + 1): '\(line)' is not `name,sensor[,sensor…]` (\(tag.rawValue))")
             }
         }
         return plants

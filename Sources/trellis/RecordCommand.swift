@@ -33,15 +33,24 @@ struct RecordCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .long, help: ArgumentHelp("The broker's address: \(BrokerLogin.addressHelp) (for example 127.0.0.1:1883 or mqtts://broker.example).", valueName: "url"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The broker's address: \(BrokerLogin.addressHelp) (for example 127.0.0.1:1883 or mqtts://broker.example).",
+            valueName: "url"))
     var broker: String
 
     @OptionGroup var login: BrokerLogin
 
-    @Option(name: .long, help: ArgumentHelp("A topic filter to record; repeat for several (default #).", valueName: "filter"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("A topic filter to record; repeat for several (default #).", valueName: "filter"))
     var topic: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("The capture file to write (replaced if it exists; default: standard output).", valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The capture file to write (replaced if it exists; default: standard output).", valueName: "file"))
     var output: String?
 
     @Option(name: .long, help: ArgumentHelp("Stop after this many messages.", valueName: "n"))
@@ -57,7 +66,7 @@ struct RecordCommand: AsyncParsableCommand {
         let sink: FileHandle
         if let output {
             guard FileManager.default.createFile(atPath: output, contents: nil),
-                  let handle = FileHandle(forWritingAtPath: output)
+                let handle = FileHandle(forWritingAtPath: output)
             else { throw fail("cannot write the capture file \(output)") }
             sink = handle
         } else {
@@ -73,7 +82,9 @@ struct RecordCommand: AsyncParsableCommand {
                 throw fail("cannot subscribe to \(filter): \(error)")
             }
         }
-        note("recording \(filters.joined(separator: " ")) from \(BrokerURL.masked(broker)) to \(output ?? "standard output"); Ctrl-C stops")
+        note(
+            "recording \(filters.joined(separator: " ")) from \(BrokerURL.masked(broker)) to \(output ?? "standard output"); Ctrl-C stops"
+        )
 
         let progress = RecordingProgress()
         let limit = count

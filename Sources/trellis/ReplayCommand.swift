@@ -48,7 +48,10 @@ struct ReplayCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The capture file (`-` for standard input).", valueName: "file"))
     var file: String
 
-    @Option(name: .long, help: ArgumentHelp("The broker to publish to: \(BrokerLogin.addressHelp); required unless --offline.", valueName: "url"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The broker to publish to: \(BrokerLogin.addressHelp); required unless --offline.", valueName: "url"))
     var broker: String?
 
     @OptionGroup var login: BrokerLogin
@@ -59,22 +62,37 @@ struct ReplayCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Publish back to back, without the recorded spacing.")
     var noDelay = false
 
-    @Option(name: .long, help: ArgumentHelp("Replay only topics matching this filter; repeat for several.", valueName: "filter"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Replay only topics matching this filter; repeat for several.", valueName: "filter"))
     var only: [String] = []
 
     @Flag(name: .long, help: "Also replay what Trellis itself published in the capture.")
     var includeReplies = false
 
-    @Flag(name: .long, help: "Run the capture through Trellis's logic without a broker and print what it would publish.")
+    @Flag(
+        name: .long, help: "Run the capture through Trellis's logic without a broker and print what it would publish.")
     var offline = false
 
-    @Option(name: .long, help: ArgumentHelp("With --offline: compare the output with this golden capture; exit 1 with a diff if they differ.", valueName: "golden"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "With --offline: compare the output with this golden capture; exit 1 with a diff if they differ.",
+            valueName: "golden"))
     var expect: String?
 
-    @Option(name: .long, help: ArgumentHelp("With --offline: use (and update) the SQLite state in this directory instead of an empty in-memory one.", valueName: "dir"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "With --offline: use (and update) the SQLite state in this directory instead of an empty in-memory one.",
+            valueName: "dir"))
     var state: String?
 
-    @Option(name: .long, help: ArgumentHelp("With --offline: the YAML configuration to take host name, dialect, prefixes and limits from, read with TRELLIS_… variables as `trellis run` reads it (default: trellis.yaml when present).", valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "With --offline: the YAML configuration to take host name, dialect, prefixes and limits from, read with TRELLIS_… variables as `trellis run` reads it (default: trellis.yaml when present).",
+            valueName: "file"))
     var config: String?
 
     @Flag(name: .long, help: "Report malformed lines and go on instead of stopping at the first.")
@@ -83,12 +101,18 @@ struct ReplayCommand: AsyncParsableCommand {
     func validate() throws {
         if offline {
             if broker != nil { throw ValidationError("--offline and --broker exclude each other") }
-            if speed != nil || noDelay { throw ValidationError("--speed and --no-delay only apply when replaying to a broker") }
+            if speed != nil || noDelay {
+                throw ValidationError("--speed and --no-delay only apply when replaying to a broker")
+            }
             if login.tlsCa != nil || login.tlsCert != nil || login.tlsKey != nil {
                 throw ValidationError("--tls-ca, --tls-cert and --tls-key only apply when replaying to a broker")
             }
         } else {
-            if broker == nil { throw ValidationError("give --broker URL (mqtt://HOST[:PORT], mqtts://HOST[:PORT] or HOST:PORT), or --offline to replay without a broker") }
+            if broker == nil {
+                throw ValidationError(
+                    "give --broker URL (mqtt://HOST[:PORT], mqtts://HOST[:PORT] or HOST:PORT), or --offline to replay without a broker"
+                )
+            }
             if expect != nil || state != nil || config != nil {
                 throw ValidationError("--expect, --state and --config only apply with --offline")
             }
@@ -119,7 +143,8 @@ struct ReplayCommand: AsyncParsableCommand {
         let client = try await login.connect(to: broker ?? "", as: "replay")
         let sent: Int
         do {
-            sent = try await LiveReplay.publish(inputs, through: client, pacing: noDelay ? .noDelay : .original(speed: speed ?? 1))
+            sent = try await LiveReplay.publish(
+                inputs, through: client, pacing: noDelay ? .noDelay : .original(speed: speed ?? 1))
         } catch {
             await client.shutdown()
             throw fail("replay stopped: \(error)")
@@ -135,14 +160,16 @@ struct ReplayCommand: AsyncParsableCommand {
         logger.logLevel = .error
         let replay = { (store: any TrellisStore) in
             try await OfflineReplay.run(
-                records, selection: ReplaySelection(settings: settings, only: only, includeTrellisPublications: includeReplies),
+                records,
+                selection: ReplaySelection(settings: settings, only: only, includeTrellisPublications: includeReplies),
                 store: store, settings: settings, logger: logger)
         }
         let outcome: OfflineReplay.Outcome
         do {
             if let state {
                 // A state named is changed as a relay would change it, alone: none may run on it meanwhile.
-                outcome = try await StatePlace.sqlite(directory: state).withStore(.changeAlone, owner: "trellis-replay", logger: logger, replay)
+                outcome = try await StatePlace.sqlite(directory: state).withStore(
+                    .changeAlone, owner: "trellis-replay", logger: logger, replay)
             } else {
                 let store = try SQLiteStore.inMemory()
                 outcome = try await replay(store)
@@ -153,7 +180,8 @@ struct ReplayCommand: AsyncParsableCommand {
         } catch {
             throw fail("offline replay failed: \(error)")
         }
-        let summary = "processed \(outcome.processed), skipped \(Self.describe(outcome.skipped)), \(outcome.outputs.count) output(s)"
+        let summary =
+            "processed \(outcome.processed), skipped \(Self.describe(outcome.skipped)), \(outcome.outputs.count) output(s)"
         if let stop {
             FileHandle.standardOutput.write(Data(CaptureFile.text(of: outcome.outputs).utf8))
             note(summary)
@@ -174,7 +202,8 @@ struct ReplayCommand: AsyncParsableCommand {
             throw fail("the golden file is not a valid capture: \(error)")
         }
         if let diff = OfflineReplay.compare(outputs: outcome.outputs, golden: expected) {
-            FileHandle.standardError.write(Data("--- \(expect) (expected)\n+++ replay of \(file) (actual)\n\(diff)\n".utf8))
+            FileHandle.standardError.write(
+                Data("--- \(expect) (expected)\n+++ replay of \(file) (actual)\n\(diff)\n".utf8))
             throw fail("the replay of \(file) does not match \(expect) (\(summary))")
         }
         print("matches \(expect): \(summary)")

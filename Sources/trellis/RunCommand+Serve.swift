@@ -24,8 +24,9 @@ extension RunCommand {
         // PostgreSQL store): a command that needs the state alone sees the relay and leaves it be.
         _ = try StateHold.take(.sqlite(directory: state), for: .changeBesideRelays)
         let clientID = try configuration.namedClientID ?? ClientIDFile.ensure(in: state)
-        let store = try await StatePlace(configuration).open(owner: clientID, logger: Logger(label: "trellis.store"),
-                                                             wait: { !signals.wasSignalled })
+        let store = try await StatePlace(configuration).open(
+            owner: clientID, logger: Logger(label: "trellis.store"),
+            wait: { !signals.wasSignalled })
         let imported = try await StarterCatalog.seedIfEmpty(store)
         if imported > 0 { logger.info("imported the starter plant catalog", metadata: ["species": "\(imported)"]) }
         let plantsFile = configuration.string("plant.plants_file")
@@ -52,13 +53,15 @@ extension RunCommand {
                     // No account named: Trellis keeps its own and the operator's.
                     let password = try await accounts.ensure(prefixes: settings.topicPrefixes)
                     localLogin = (LocalAccounts.trellisAccount, password)
-                    logger.info("logging in to the broker it starts as \(LocalAccounts.trellisAccount); the operator's password is in \(accounts.passwordPath(of: LocalAccounts.operatorAccount))",
-                                metadata: ["mosquitto_clients": "XDG_CONFIG_HOME=\(accounts.clientOptionsDirectory)"])
+                    logger.info(
+                        "logging in to the broker it starts as \(LocalAccounts.trellisAccount); the operator's password is in \(accounts.passwordPath(of: LocalAccounts.operatorAccount))",
+                        metadata: ["mosquitto_clients": "XDG_CONFIG_HOME=\(accounts.clientOptionsDirectory)"])
                 }
             }
-            let process = try MosquittoProcess(configPath: brokerConfig,
-                                               logPath: (state as NSString).appendingPathComponent("mosquitto.log"),
-                                               logger: Logger(label: "trellis.broker"))
+            let process = try MosquittoProcess(
+                configPath: brokerConfig,
+                logPath: (state as NSString).appendingPathComponent("mosquitto.log"),
+                logger: Logger(label: "trellis.broker"))
             try await process.start()
             logger.info("broker is accepting connections", metadata: ["address": "\(process.address)"])
             address = BrokerURL(host: process.address.host, port: process.address.port)
@@ -79,31 +82,41 @@ extension RunCommand {
             tls: tls
         )
         let client = try MQTTClient(configuration: mqtt, logger: Logger(label: "trellis.mqtt"))
-        let relay = RelayService(client: client, store: store, settings: settings, logger: Logger(label: "trellis.relay"))
+        let relay = RelayService(
+            client: client, store: store, settings: settings, logger: Logger(label: "trellis.relay"))
         let started = RelayServices.make(relay: relay, servers: try configuration.serverSettings, logger: logger)
         services += started.services
-        for (message, address) in started.announcements { logger.info("\(message)", metadata: ["address": "\(address)"]) }
-        let reloader = ConfigReloader(configuration: configuration, flags: flagValues, relay: relay,
-                                      logger: Logger(label: "trellis.config"))
+        for (message, address) in started.announcements {
+            logger.info("\(message)", metadata: ["address": "\(address)"])
+        }
+        let reloader = ConfigReloader(
+            configuration: configuration, flags: flagValues, relay: relay,
+            logger: Logger(label: "trellis.config"))
         services.append(reloader)
         if watchConfig, let file = configuration.file {
-            services.append(try await ConfigWatcher(file: file, reloader: reloader, logger: Logger(label: "trellis.config")))
+            services.append(
+                try await ConfigWatcher(file: file, reloader: reloader, logger: Logger(label: "trellis.config")))
         }
-        var starting: Logger.Metadata = ["broker": "\(address)", "state": "\(configuration.storeDescription)", "client_id": "\(clientID)"]
+        var starting: Logger.Metadata = [
+            "broker": "\(address)", "state": "\(configuration.storeDescription)", "client_id": "\(clientID)"
+        ]
         if let group = settings.shareGroup { starting["share_group"] = "\(group)" }
         logger.info("relay starting", metadata: starting)
         if let tls {
-            logger.info("connecting over TLS 1.2 or later, verifying the broker's certificate and host name", metadata: [
-                "ca": "\(tls.certificateAuthorities ?? "the system's CAs")",
-                "client_certificate": "\(tls.certificate ?? "none")",
-            ])
+            logger.info(
+                "connecting over TLS 1.2 or later, verifying the broker's certificate and host name",
+                metadata: [
+                    "ca": "\(tls.certificateAuthorities ?? "the system's CAs")",
+                    "client_certificate": "\(tls.certificate ?? "none")"
+                ])
         }
 
-        let group = ServiceGroup(configuration: .init(
-            services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger
-        ))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            ))
         await signals.handOver(to: group)
         try await group.run()
         try await store.close()
@@ -127,7 +140,9 @@ extension RunCommand {
     /// embedded default written into the state directory.
     func resolveBrokerConfig(_ configuration: EffectiveConfiguration, logger: Logger) throws -> String {
         let path = configuration.string("broker.config")
-        if configuration.source("broker.config") != .default || FileManager.default.fileExists(atPath: path) { return path }
+        if configuration.source("broker.config") != .default || FileManager.default.fileExists(atPath: path) {
+            return path
+        }
         let written = try EmbeddedBrokerConfig.write(into: configuration.string("state.dir"))
         logger.info("no broker.conf here; using the embedded default", metadata: ["written_to": "\(written)"])
         return written

@@ -49,7 +49,9 @@ struct RunCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .long, help: ArgumentHelp("YAML configuration file (default: trellis.yaml when present).", valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("YAML configuration file (default: trellis.yaml when present).", valueName: "file"))
     var config: String?
 
     @Flag(name: .long, help: "Also reload when the configuration file changes (checked every second).")
@@ -165,14 +167,16 @@ struct RunCommand: AsyncParsableCommand {
 
     func validate() throws {
         if broker != nil && brokerConfig != nil {
-            throw ValidationError("--broker and --broker-config exclude each other: Trellis either joins a broker or starts one")
+            throw ValidationError(
+                "--broker and --broker-config exclude each other: Trellis either joins a broker or starts one")
         }
     }
 
     func run() async throws {
         let configuration = try await EffectiveConfiguration.forCommand(
             file: config, flags: flagValues, refusal: "the configuration is not valid, so Trellis does not start")
-        let logger = TrellisLogging.bootstrap(level: configuration.string("log.level"), format: configuration.string("log.format"))
+        let logger = TrellisLogging.bootstrap(
+            level: configuration.string("log.level"), format: configuration.string("log.format"))
         if !configuration.string("metrics.address").isEmpty { MetricsServer.bootstrap() }
         do {
             try await serve(configuration, logger: logger)

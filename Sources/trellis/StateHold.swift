@@ -1,7 +1,7 @@
 import Foundation
 import TrellisStoreSQLite
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// How a command uses the state: whether it may create it, and which lock it holds on an SQLite
@@ -25,9 +25,10 @@ struct StateAccessError: Error, CustomStringConvertible {
 
     /// A reading command on a place that holds no state.
     static func noState(_ place: StatePlace) -> StateAccessError {
-        StateAccessError(description: "\(place) holds no Trellis state yet (no \(SQLiteStore.fileName) there): "
-            + "`trellis run` makes one on its first start, as do `trellis plants import-host`, `trellis catalog import` "
-            + "and `trellis store restore`; another state is named with --state, --store or --config")
+        StateAccessError(
+            description: "\(place) holds no Trellis state yet (no \(SQLiteStore.fileName) there): "
+                + "`trellis run` makes one on its first start, as do `trellis plants import-host`, `trellis catalog import` "
+                + "and `trellis store restore`; another state is named with --state, --store or --config")
     }
 
     static func relayRunning(_ directory: String) -> StateAccessError {
@@ -48,7 +49,9 @@ struct StateHold {
         let exclusive: Bool
         switch use {
         case .read:
-            guard let file = place.databaseFile, FileManager.default.fileExists(atPath: file) else { throw StateAccessError.noState(place) }
+            guard let file = place.databaseFile, FileManager.default.fileExists(atPath: file) else {
+                throw StateAccessError.noState(place)
+            }
             return StateHold(place: place, lock: nil)
         case .changeBesideRelays: exclusive = false
         case .changeAlone: exclusive = true
@@ -58,7 +61,9 @@ struct StateHold {
         }
         let path = (directory as NSString).appendingPathComponent("trellis.lock")
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StateAccessError(description: "cannot open \(path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw StateAccessError(description: "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
         guard flock(fd, exclusive ? LOCK_EX | LOCK_NB : LOCK_SH) == 0 else {
             let code = errno
             close(fd)

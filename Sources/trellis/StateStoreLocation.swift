@@ -10,13 +10,23 @@ import TrellisStore
 /// (state.dir; a state.store of the file or the environment is then not used), `--store URL` a
 /// PostgreSQL one (state.store); without either, state.store, else state.dir (default trellis-state).
 struct StateStoreLocation: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The SQLite state directory (default: state.store, else state.dir, else trellis-state).", valueName: "dir"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The SQLite state directory (default: state.store, else state.dir, else trellis-state).", valueName: "dir"))
     var state: String?
 
-    @Option(name: .long, help: ArgumentHelp("A PostgreSQL store: postgres://user[:password]@host[:port]/database (default: state.store). A URL with a password is better given in TRELLIS_STATE_STORE.", valueName: "url"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A PostgreSQL store: postgres://user[:password]@host[:port]/database (default: state.store). A URL with a password is better given in TRELLIS_STATE_STORE.",
+            valueName: "url"))
     var store: String?
 
-    @Option(name: .long, help: ArgumentHelp("The configuration file `trellis run` reads (default: trellis.yaml when present).", valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The configuration file `trellis run` reads (default: trellis.yaml when present).", valueName: "file"))
     var config: String?
 
     /// The options as settings given by flags.
@@ -49,8 +59,10 @@ extension StatePlace {
     /// Runs `body` with the store opened for `use` (made and migrated where it is missing and
     /// `use` changes it); closes it and lets go of the lock whatever happens. A PostgreSQL server
     /// that does not answer is not waited for: the command says so and exits.
-    func withStore<T>(_ use: StateUse, owner: String, logger: Logger,
-                      _ body: (any TrellisStore) async throws -> T) async throws -> T {
+    func withStore<T>(
+        _ use: StateUse, owner: String, logger: Logger,
+        _ body: (any TrellisStore) async throws -> T
+    ) async throws -> T {
         try await withHold(use) {
             let store = try await open(owner: owner, logger: logger)
             do {

@@ -11,8 +11,9 @@ extension StoreCommand {
     static func sqlitePlace(_ location: StateStoreLocation) async throws -> (place: StatePlace, directory: String) {
         let place = try await location.resolve().place
         guard case let .sqlite(directory) = place else {
-            throw fail("\(place) is a PostgreSQL store: back it up with pg_dump (see docs/operations.md), or copy it "
-                + "into an SQLite state with `trellis store copy`")
+            throw fail(
+                "\(place) is a PostgreSQL store: back it up with pg_dump (see docs/operations.md), or copy it "
+                    + "into an SQLite state with `trellis store copy`")
         }
         return (place, directory)
     }
@@ -45,10 +46,13 @@ extension StoreCommand {
             }
             let started = ContinuousClock.now
             do {
-                let summary = try await place.withHold(.read) { try SQLiteBackup.backup(stateDirectory: directory, to: file) }
+                let summary = try await place.withHold(.read) {
+                    try SQLiteBackup.backup(stateDirectory: directory, to: file)
+                }
                 let elapsed = ContinuousClock.now - started
-                print("backed up \(directory) to \(summary.path): \(summary.bytes) bytes, schema \(summary.migrations.joined(separator: ", ")), "
-                    + "in \(elapsed.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow)))")
+                print(
+                    "backed up \(directory) to \(summary.path): \(summary.bytes) bytes, schema \(summary.migrations.joined(separator: ", ")), "
+                        + "in \(elapsed.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow)))")
             } catch let error as StateAccessError {
                 throw fail("\(error)")
             } catch {
@@ -85,8 +89,9 @@ extension StoreCommand {
             } catch {
                 throw fail("not restored: \(error)")
             }
-            print("restored \(summary.path) into \(directory) (schema \(summary.migrations.joined(separator: ", ")))"
-                + (keptAt.map { "; the state it replaced is kept at \($0)" } ?? ""))
+            print(
+                "restored \(summary.path) into \(directory) (schema \(summary.migrations.joined(separator: ", ")))"
+                    + (keptAt.map { "; the state it replaced is kept at \($0)" } ?? ""))
         }
     }
 }

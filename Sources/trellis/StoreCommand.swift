@@ -10,7 +10,8 @@ struct StoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "store",
         abstract: "Back up, restore and move Trellis's state.",
-        discussion: "See docs/scaling-out.md in the source tree for moving from one relay on SQLite to several on PostgreSQL.",
+        discussion:
+            "See docs/scaling-out.md in the source tree for moving from one relay on SQLite to several on PostgreSQL.",
         subcommands: [Backup.self, Restore.self, Copy.self]
     )
 
@@ -31,17 +32,27 @@ struct StoreCommand: AsyncParsableCommand {
                 """
         )
 
-        @Option(name: .long, help: ArgumentHelp("The state to copy: a state directory (SQLite) or a postgres:// URL.", valueName: "dir|url"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "The state to copy: a state directory (SQLite) or a postgres:// URL.", valueName: "dir|url"))
         var from: String
 
-        @Option(name: .long, help: ArgumentHelp("""
-            Where to copy it: a postgres://user[:password]@host[:port]/database[?sslmode=…] URL, or a state \
-            directory (SQLite) (default: state.store of the configuration `trellis run` reads, such as \
-            TRELLIS_STATE_STORE).
-            """, valueName: "url|dir"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                """
+                Where to copy it: a postgres://user[:password]@host[:port]/database[?sslmode=…] URL, or a state \
+                directory (SQLite) (default: state.store of the configuration `trellis run` reads, such as \
+                TRELLIS_STATE_STORE).
+                """, valueName: "url|dir"))
         var to: String?
 
-        @Option(name: .long, help: ArgumentHelp("The configuration file to find state.store in (default: trellis.yaml when present).", valueName: "file"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "The configuration file to find state.store in (default: trellis.yaml when present).", valueName: "file"
+            ))
         var config: String?
 
         @Flag(name: .long, help: "Empty a target that already holds a state before copying (default: refuse it).")
@@ -55,7 +66,9 @@ struct StoreCommand: AsyncParsableCommand {
                 target = try await EffectiveConfiguration.forCommand(file: config).string("state.store")
             }
             guard !target.isEmpty else {
-                throw fail("name the target with --to (a postgres:// URL or a state directory), or set state.store (TRELLIS_STATE_STORE)")
+                throw fail(
+                    "name the target with --to (a postgres:// URL or a state directory), or set state.store (TRELLIS_STATE_STORE)"
+                )
             }
             guard target != from else { throw fail("--from and --to name the same state") }
             let logger = Logger(label: "trellis.store")
@@ -67,8 +80,9 @@ struct StoreCommand: AsyncParsableCommand {
                 // An SQLite target is written alone; a PostgreSQL one is meant to be empty, its relays not started yet.
                 let use: StateUse = if case .sqlite = destination { .changeAlone } else { .changeBesideRelays }
                 try await destination.withStore(use, owner: "trellis-store-copy", logger: logger) { store in
-                    try await Self.write(dump, into: try Self.transferring(store, at: destination), named: destination.description,
-                                         replacing: replace)
+                    try await Self.write(
+                        dump, into: try Self.transferring(store, at: destination), named: destination.description,
+                        replacing: replace)
                 }
                 for (table, rows) in dump.rowCounts { print("\(table): \(rows) rows") }
                 print("copied \(dump.rowCounts.map(\.rows).reduce(0, +)) rows from \(source) to \(destination)")
@@ -89,11 +103,15 @@ struct StoreCommand: AsyncParsableCommand {
 
         /// Writes `dump` into `store` (refused when it holds a state, unless `replacing`) and checks
         /// that it reads back the same.
-        static func write(_ dump: StateDump, into store: any StateImporting, named name: String, replacing: Bool) async throws {
+        static func write(_ dump: StateDump, into store: any StateImporting, named name: String, replacing: Bool)
+            async throws
+        {
             let occupied = try await store.nonEmptyTables()
             if !occupied.isEmpty && !replacing {
-                throw StoreError(code: .operationFailed, message: "\(name) already holds a state (rows in "
-                    + "\(occupied.joined(separator: ", "))); nothing was copied. Give --replace to empty it first")
+                throw StoreError(
+                    code: .operationFailed,
+                    message: "\(name) already holds a state (rows in "
+                        + "\(occupied.joined(separator: ", "))); nothing was copied. Give --replace to empty it first")
             }
             try await store.importState(dump, replacing: replacing)
             let copied = try await store.exportState()
@@ -104,11 +122,15 @@ struct StoreCommand: AsyncParsableCommand {
 
         /// A dump with booleans as 0 and 1 and columns in name order, so dumps of both stores compare.
         static func normalized(_ dump: StateDump) -> [String: [[String: DumpValue]]] {
-            Dictionary(uniqueKeysWithValues: dump.tables.map { table in
-                (table.name, table.rows.map { row in
-                    Dictionary(uniqueKeysWithValues: zip(table.columns, row.map(\.normalized)))
+            Dictionary(
+                uniqueKeysWithValues: dump.tables.map { table in
+                    (
+                        table.name,
+                        table.rows.map { row in
+                            Dictionary(uniqueKeysWithValues: zip(table.columns, row.map(\.normalized)))
+                        }
+                    )
                 })
-            })
         }
     }
 }

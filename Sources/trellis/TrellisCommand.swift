@@ -20,7 +20,11 @@ struct TrellisCommand: AsyncParsableCommand {
             configuration keys (docs/configuration.md), operation and the secure profile (docs/operations.md).
             """,
         version: TrellisVersion.description,
-        subcommands: [RunCommand.self, HealthCommand.self, ConfigCommand.self, UsersCommand.self, RecordCommand.self, ReplayCommand.self, CaptureCommand.self, CatalogCommand.self, StoreCommand.self, DeadLettersCommand.self, PlantsCommand.self],
+        subcommands: [
+            RunCommand.self, HealthCommand.self, ConfigCommand.self, UsersCommand.self, RecordCommand.self,
+            ReplayCommand.self, CaptureCommand.self, CatalogCommand.self, StoreCommand.self, DeadLettersCommand.self,
+            PlantsCommand.self
+        ],
         defaultSubcommand: nil
     )
 }

@@ -13,10 +13,12 @@ struct CaptureCommandTests {
         #expect(missing.output.contains("--broker <url>"), "\(missing.output)")
     }
 
-    @Test("a capture that cannot be read is named, with the reason", arguments: [
-        ("missing.jsonl", "cannot read the capture file missing.jsonl: no such file"),
-        (".", "cannot read the capture file .: it is a directory"),
-    ])
+    @Test(
+        "a capture that cannot be read is named, with the reason",
+        arguments: [
+            ("missing.jsonl", "cannot read the capture file missing.jsonl: no such file"),
+            (".", "cannot read the capture file .: it is a directory")
+        ])
     func unreadableCapture(file: String, expected: String) async throws {
         let result = try await TrellisBinary.run(["replay", file, "--offline"], in: temporaryDirectory())
         #expect(result.status == 1)

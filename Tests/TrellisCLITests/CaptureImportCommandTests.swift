@@ -9,7 +9,10 @@ struct CaptureImportCommandTests {
     @Test("the usage names every option, and --port is required")
     func usage() async throws {
         let help = try await TrellisBinary.run(["capture", "import", "--help"])
-        for option in ["--port <n>", "--output <capture.jsonl>", "--expected <file>", "--expected-client <id>", "--mqtt-version <version>", "docs/record-replay.md"] {
+        for option in [
+            "--port <n>", "--output <capture.jsonl>", "--expected <file>", "--expected-client <id>",
+            "--mqtt-version <version>", "docs/record-replay.md"
+        ] {
             #expect(help.output.contains(option), "\(help.output)")
         }
         let missing = try await TrellisBinary.run(["capture", "import", "x.pcap"])
@@ -20,37 +23,56 @@ struct CaptureImportCommandTests {
     @Test("a file that is not a capture is refused with the reason and exit status 1")
     func notACapture() async throws {
         let directory = temporaryDirectory()
-        try "{\"t\":\"2026-11-22T10:41:05Z\"}\n".write(toFile: directory + "/x.jsonl", atomically: true, encoding: .utf8)
-        let result = try await TrellisBinary.run(["capture", "import", "x.jsonl", "--port", "1883", "-o", "out.jsonl"], in: directory)
+        try "{\"t\":\"2026-11-22T10:41:05Z\"}\n".write(
+            toFile: directory + "/x.jsonl", atomically: true, encoding: .utf8)
+        let result = try await TrellisBinary.run(
+            ["capture", "import", "x.jsonl", "--port", "1883", "-o", "out.jsonl"], in: directory)
         #expect(result.status == 1)
         #expect(result.output.contains("x.jsonl: not a pcap or pcapng capture"), "\(result.output)")
     }
 
-    @Test("Trellis's answers captured on the wire by tcpdump become a golden file its offline replay matches",
-          .enabled(if: CaptureAbility.canCapture, "needs tcpdump and the right to capture (root or CAP_NET_RAW)"))
+    @Test(
+        "Trellis's answers captured on the wire by tcpdump become a golden file its offline replay matches",
+        .enabled(if: CaptureAbility.canCapture, "needs tcpdump and the right to capture (root or CAP_NET_RAW)"))
     func goldenFromTheWire() async throws {
         let directory = temporaryDirectory()
         // Discovery (homeassistant/…) is not among what the watcher subscribed to, and left out it keeps the
         // capture small: on a busy machine a full kernel buffer would drop packets, which the import reports.
-        try "homeassistant: {enabled: false}\n".write(toFile: directory + "/no-ha.yaml", atomically: true, encoding: .utf8)
+        try "homeassistant: {enabled: false}\n".write(
+            toFile: directory + "/no-ha.yaml", atomically: true, encoding: .utf8)
         let brokerPort = try await withTestBroker { broker in
             let port = "\(broker.port)"
-            let tcpdump = try ToolProcess([CaptureAbility.tcpdump!, "-i", "lo", "--immediate-mode", "-U", "-B", "65536", "-s", "0",
-                                           "-w", directory + "/pi.pcap", "tcp port \(port)"])
+            let tcpdump = try ToolProcess([
+                CaptureAbility.tcpdump!, "-i", "lo", "--immediate-mode", "-U", "-B", "65536", "-s", "0",
+                "-w", directory + "/pi.pcap", "tcp port \(port)"
+            ])
             try await tcpdump.waitFor("listening on lo")
-            let status = try ToolProcess(["/usr/bin/stdbuf", "-oL", "/usr/bin/mosquitto_sub", "-h", "127.0.0.1", "-p", port, "-t", "trellis/status", "-C", "1"])
-            let trellis = try TrellisBinary.start(["run", "--broker", broker.address, "--state", directory + "/state",
-                                                   "--config", directory + "/no-ha.yaml"])
+            let status = try ToolProcess([
+                "/usr/bin/stdbuf", "-oL", "/usr/bin/mosquitto_sub", "-h", "127.0.0.1", "-p", port, "-t",
+                "trellis/status", "-C", "1"
+            ])
+            let trellis = try TrellisBinary.start([
+                "run", "--broker", broker.address, "--state", directory + "/state",
+                "--config", directory + "/no-ha.yaml"
+            ])
             try await status.waitFor("online")
-            let watcher = try ToolProcess(["/usr/bin/stdbuf", "-oL", "/usr/bin/mosquitto_sub", "-h", "127.0.0.1", "-p", port, "-V", "5", "-q", "2", "--retain-as-published",
-                                           "-i", "watcher", "-t", "rpi/fromrpi", "-C", "1", "-d"])
+            let watcher = try ToolProcess([
+                "/usr/bin/stdbuf", "-oL", "/usr/bin/mosquitto_sub", "-h", "127.0.0.1", "-p", port, "-V", "5", "-q", "2",
+                "--retain-as-published",
+                "-i", "watcher", "-t", "rpi/fromrpi", "-C", "1", "-d"
+            ])
             try await watcher.waitFor("SUBACK")
             // Two requests that succeed (the app's dialect answers only the second): a dead letter's received_at is
             // the live clock, which a replay cannot repeat.
-            for request in ["ID:0;sender:Bob's iPhone;receiver:Host-RPI3B+;payload:Fern,0x36;operation:REQ_addNewPlant",
-                            "ID:1;sender:Bob's iPhone;receiver:Host-RPI3B+;payload:all;operation:REQ_plantInfoOnStartup"] {
-                _ = try await ToolProcess.run(["/usr/bin/mosquitto_pub", "-h", "127.0.0.1", "-p", port, "-V", "mqttv311", "-q", "1", "-i", "iphone",
-                                               "-t", "rpi/torpi", "-m", request])
+            for request in [
+                "ID:0;sender:Bob's iPhone;receiver:Host-RPI3B+;payload:Fern,0x36;operation:REQ_addNewPlant",
+                "ID:1;sender:Bob's iPhone;receiver:Host-RPI3B+;payload:all;operation:REQ_plantInfoOnStartup"
+            ] {
+                _ = try await ToolProcess.run([
+                    "/usr/bin/mosquitto_pub", "-h", "127.0.0.1", "-p", port, "-V", "mqttv311", "-q", "1", "-i",
+                    "iphone",
+                    "-t", "rpi/torpi", "-m", request
+                ])
             }
             try await watcher.waitForExit()
             trellis.process.signal(SIGTERM)
@@ -61,21 +83,32 @@ struct CaptureImportCommandTests {
                 var importer = WireImport(ports: [UInt16(broker.port)])
                 let events = importer.push(data) + importer.finish()
                 // Segments may reach the file out of order: wait until none is missing (a file cut mid-record is fine).
-                let missing = events.contains { if case let .problem(problem) = $0 { problem.connection != nil } else { false } }
-                return !missing && events.contains { if case let .message(message) = $0 { message.clientID == "watcher" } else { false } }
+                let missing = events.contains {
+                    if case let .problem(problem) = $0 { problem.connection != nil } else { false }
+                }
+                return !missing
+                    && events.contains {
+                        if case let .message(message) = $0 { message.clientID == "watcher" } else { false }
+                    }
             }
             try await tcpdump.stop()
             return broker.port
         }
-        let imported = try await TrellisBinary.run(["capture", "import", "pi.pcap", "--port", "\(brokerPort)", "-o", "capture.jsonl",
-                                                    "--expected", "answers.jsonl", "--expected-client", "watcher"], in: directory)
+        let imported = try await TrellisBinary.run(
+            [
+                "capture", "import", "pi.pcap", "--port", "\(brokerPort)", "-o", "capture.jsonl",
+                "--expected", "answers.jsonl", "--expected-client", "watcher"
+            ], in: directory)
         #expect(imported.status == 0, "\(imported.output)")
         let capture = try String(contentsOfFile: directory + "/capture.jsonl", encoding: .utf8)
         #expect(capture.contains(#""topic":"rpi/torpi""#) && capture.contains(#""client":"iphone""#), "\(capture)")
         let answers = try String(contentsOfFile: directory + "/answers.jsonl", encoding: .utf8)
         #expect(answers.split(separator: "\n").count == 1, "\(answers)")
-        let replay = try await TrellisBinary.run(["replay", "capture.jsonl", "--offline", "--only", "rpi/torpi", "--config", "no-ha.yaml",
-                                                  "--expect", "answers.jsonl"], in: directory)
+        let replay = try await TrellisBinary.run(
+            [
+                "replay", "capture.jsonl", "--offline", "--only", "rpi/torpi", "--config", "no-ha.yaml",
+                "--expect", "answers.jsonl"
+            ], in: directory)
         #expect(replay.status == 0, "\(replay.output)")
         #expect(replay.output.contains("matches answers.jsonl"), "\(replay.output)")
     }

@@ -15,15 +15,19 @@ extension LANProfileAttackTests {
 
     /// The id kept in `state`, nil when there is no file.
     static func keptClientID(in state: String) -> String? {
-        (try? String(contentsOfFile: state + "/client-id", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        (try? String(contentsOfFile: state + "/client-id", encoding: .utf8))?.trimmingCharacters(
+            in: .whitespacesAndNewlines)
     }
 
     @Test("an anonymous client connecting with Trellis's old id or a guess of its new one knocks nothing off")
     func clientIDTakeover() async throws {
         try await withDefaultProfile { port, state, _, trellis in
             let kept = Self.keptClientID(in: state)
-            #expect(kept?.wholeMatch(of: /trellis-[A-Za-z0-9]{16,}/) != nil, "a random id is kept in the state directory: \(kept ?? "none")")
-            let mode = (try? FileManager.default.attributesOfItem(atPath: state + "/client-id"))?[.posixPermissions] as? Int
+            #expect(
+                kept?.wholeMatch(of: /trellis-[A-Za-z0-9]{16,}/) != nil,
+                "a random id is kept in the state directory: \(kept ?? "none")")
+            let mode =
+                (try? FileManager.default.attributesOfItem(atPath: state + "/client-id"))?[.posixPermissions] as? Int
             #expect(mode == 0o600)
 
             let app = try await Self.connect(port: port)
@@ -33,9 +37,10 @@ extension LANProfileAttackTests {
             for (round, guess) in guesses.enumerated() {
                 // The attacker asks for the session too (clean start false, a long expiry), and would
                 // fight back for the id if it lost it.
-                let attacker = try MQTTClient(configuration: MQTTConfiguration(
-                    host: "127.0.0.1", port: port, clientID: guess, cleanStart: false, sessionExpiry: 3600,
-                    reconnectDelay: 0.1...0.2))
+                let attacker = try MQTTClient(
+                    configuration: MQTTConfiguration(
+                        host: "127.0.0.1", port: port, clientID: guess, cleanStart: false, sessionExpiry: 3600,
+                        reconnectDelay: 0.1...0.2))
                 attacker.start()
                 try await attacker.waitUntilConnected(timeout: .seconds(20))
                 try await app.publishAndWait(topic: "rpi/torpi", payload: Self.numPlants(round + 1))
@@ -43,7 +48,8 @@ extension LANProfileAttackTests {
                 #expect(attacker.isConnected, "\(guess) kept its connection: nobody else holds that id")
                 await attacker.shutdown()
             }
-            #expect(!trellis.output.contains("lost the broker connection"), "the relay stayed connected: \(trellis.output)")
+            #expect(
+                !trellis.output.contains("lost the broker connection"), "the relay stayed connected: \(trellis.output)")
             let log = (try? String(contentsOfFile: state + "/mosquitto.log", encoding: .utf8)) ?? ""
             #expect(!log.contains("already connected, closing old connection"), "no connection was taken over: \(log)")
             await app.shutdown()
@@ -58,7 +64,8 @@ extension LANProfileAttackTests {
         let state = directory + "/state"
         var ids: [String?] = []
         for extra in [[], [], ["--client-id", "trellis"]] {
-            let trellis = try TrellisBinary.start(["run", "--broker-config", config, "--state", state] + extra, in: directory)
+            let trellis = try TrellisBinary.start(
+                ["run", "--broker-config", config, "--state", state] + extra, in: directory)
             do {
                 try await trellis.waitForOutput("connected to the broker", timeout: .seconds(60))
             } catch {
@@ -67,7 +74,9 @@ extension LANProfileAttackTests {
             }
             ids.append(Self.keptClientID(in: state))
             if ids.count == 2 {
-                #expect(trellis.output.contains("session_present=true"), "the second start resumes the session: \(trellis.output)")
+                #expect(
+                    trellis.output.contains("session_present=true"),
+                    "the second start resumes the session: \(trellis.output)")
             }
             trellis.process.signal(SIGTERM)
             #expect(try await trellis.waitForExit() == 0)

@@ -35,28 +35,54 @@ struct ConfigurationTests {
 
     @Test("config check accepts the example file as shipped")
     func exampleIsValid() async throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let example = root.appendingPathComponent("trellis.example.yaml").path
         let result = try await TrellisBinary.run(["config", "check", example])
         #expect(result.status == 0, "\(result.output)")
         let printed = try await TrellisBinary.run(["config", "example"])
-        #expect(printed.output == (try String(contentsOfFile: example, encoding: .utf8)), "trellis.example.yaml is stale: run `trellis config example > trellis.example.yaml`")
+        #expect(
+            printed.output == (try String(contentsOfFile: example, encoding: .utf8)),
+            "trellis.example.yaml is stale: run `trellis config example > trellis.example.yaml`")
     }
 
-    @Test("config check names the key and what is allowed", arguments: [
-        ("spam:\n  limt: 3\n", "unknown key spam.limt"),
-        ("spam:\n  limit: lots\n", "spam.limit (from FILE) must be an integer"),
-        ("spam:\n  window: -2\n", "spam.window = -2 (from FILE) is not allowed: use a number greater than 0"),
-        ("log:\n  format: xml\n", "log.format = xml (from FILE) is not allowed: use one of text, json"),
-        ("plant:\n  dialect: modern\n", "plant.dialect = modern (from FILE) is not allowed: use one of original, lossless"),
-        ("broker:\n  max_unhandled: 5000\n", "broker.max_unhandled = 5000 (from FILE) is not allowed: use a whole number from 1 to 1024"),
-        ("devices:\n  log_limit: 0\n", "devices.log_limit = 0 (from FILE) is not allowed: use a whole number of at least 1"),
-        ("devices:\n  operators: \"ops,,bob\"\n", "devices.operators = ops,,bob (from FILE) is not allowed: use client ids separated by commas"),
-        // A listen address needs its port: `localhost` alone once bound the metrics server to 1883.
-        ("metrics:\n  address: localhost\n", "metrics.address = localhost (from FILE) is not allowed: use HOST:PORT such as 127.0.0.1:9464"),
-        ("health:\n  address: \"127.0.0.1\"\n", "health.address = 127.0.0.1 (from FILE) is not allowed: use HOST:PORT"),
-        ("buttons:\n  socketio_address: \"0.0.0.0\"\n", "buttons.socketio_address = 0.0.0.0 (from FILE) is not allowed: use HOST:PORT"),
-    ])
+    @Test(
+        "config check names the key and what is allowed",
+        arguments: [
+            ("spam:\n  limt: 3\n", "unknown key spam.limt"),
+            ("spam:\n  limit: lots\n", "spam.limit (from FILE) must be an integer"),
+            ("spam:\n  window: -2\n", "spam.window = -2 (from FILE) is not allowed: use a number greater than 0"),
+            ("log:\n  format: xml\n", "log.format = xml (from FILE) is not allowed: use one of text, json"),
+            (
+                "plant:\n  dialect: modern\n",
+                "plant.dialect = modern (from FILE) is not allowed: use one of original, lossless"
+            ),
+            (
+                "broker:\n  max_unhandled: 5000\n",
+                "broker.max_unhandled = 5000 (from FILE) is not allowed: use a whole number from 1 to 1024"
+            ),
+            (
+                "devices:\n  log_limit: 0\n",
+                "devices.log_limit = 0 (from FILE) is not allowed: use a whole number of at least 1"
+            ),
+            (
+                "devices:\n  operators: \"ops,,bob\"\n",
+                "devices.operators = ops,,bob (from FILE) is not allowed: use client ids separated by commas"
+            ),
+            // A listen address needs its port: `localhost` alone once bound the metrics server to 1883.
+            (
+                "metrics:\n  address: localhost\n",
+                "metrics.address = localhost (from FILE) is not allowed: use HOST:PORT such as 127.0.0.1:9464"
+            ),
+            (
+                "health:\n  address: \"127.0.0.1\"\n",
+                "health.address = 127.0.0.1 (from FILE) is not allowed: use HOST:PORT"
+            ),
+            (
+                "buttons:\n  socketio_address: \"0.0.0.0\"\n",
+                "buttons.socketio_address = 0.0.0.0 (from FILE) is not allowed: use HOST:PORT"
+            )
+        ])
     func badFiles(text: String, expected: String) async throws {
         let directory = temporaryDirectory()
         let file = try Self.write(text, to: "bad.yaml", in: directory)
@@ -73,9 +99,12 @@ struct ConfigurationTests {
         try await withTestBroker { broker in
             let directory = temporaryDirectory()
             let file = try Self.write("spam:\n  limit: 8\n  window: 600\nstats:\n  interval: 0.2\n", in: directory)
-            let (observer, inbox) = try await TestClients.connectCollecting(to: broker, "rpi/fromrpi/#", "trellis/events", "trellis/stats", "trellis/status")
-            let trellis = try TrellisBinary.start(["run", "--config", file, "--broker", broker.address,
-                                                   "--state", directory + "/state"])
+            let (observer, inbox) = try await TestClients.connectCollecting(
+                to: broker, "rpi/fromrpi/#", "trellis/events", "trellis/stats", "trellis/status")
+            let trellis = try TrellisBinary.start([
+                "run", "--config", file, "--broker", broker.address,
+                "--state", directory + "/state"
+            ])
             try await inbox.wait("online") { $0.last { $0.topic == "trellis/status" }?.text == "online" }
             try await inbox.messages(on: "trellis/stats", timeout: .seconds(30))
 
@@ -98,7 +127,9 @@ struct ConfigurationTests {
             trellis.process.signal(SIGHUP)
             let reloaded = try await inbox.messages(on: "trellis/events")
             #expect(reloaded[0].text?.contains(#""event":"config_reloaded""#) == true)
-            #expect(reloaded[0].text?.contains(#"{"from":"8","key":"spam.limit","to":"3"}"#) == true, "\(reloaded[0].text ?? "")")
+            #expect(
+                reloaded[0].text?.contains(#"{"from":"8","key":"spam.limit","to":"3"}"#) == true,
+                "\(reloaded[0].text ?? "")")
             try await burst("second", 4)
             try await inbox.messages(on: "rpi/fromrpi/second", count: 4)
             #expect(await kickedAt("second") == 4)
@@ -118,14 +149,19 @@ struct ConfigurationTests {
         }
     }
 
-    @Test("the dialect of the shared plant topics is reloaded by SIGHUP: lossless echoes the ID, original answers with ID 0")
+    @Test(
+        "the dialect of the shared plant topics is reloaded by SIGHUP: lossless echoes the ID, original answers with ID 0"
+    )
     func dialectReload() async throws {
         try await withTestBroker { broker in
             let directory = temporaryDirectory()
             let file = try Self.write("plant:\n  dialect: lossless\n", in: directory)
-            let (observer, inbox) = try await TestClients.connectCollecting(to: broker, "rpi/fromrpi", "trellis/events", "trellis/status")
-            let trellis = try TrellisBinary.start(["run", "--config", file, "--broker", broker.address,
-                                                   "--state", directory + "/state"])
+            let (observer, inbox) = try await TestClients.connectCollecting(
+                to: broker, "rpi/fromrpi", "trellis/events", "trellis/status")
+            let trellis = try TrellisBinary.start([
+                "run", "--config", file, "--broker", broker.address,
+                "--state", directory + "/state"
+            ])
             try await inbox.wait("online") { $0.last { $0.topic == "trellis/status" }?.text == "online" }
             let request = "ID:5;sender:phone;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants"
             try await observer.publishAndWait(topic: "rpi/torpi", payload: Array(request.utf8))
@@ -135,7 +171,9 @@ struct ConfigurationTests {
             _ = try Self.write("plant:\n  dialect: original\n", in: directory)
             trellis.process.signal(SIGHUP)
             let reloaded = try await inbox.messages(on: "trellis/events")
-            #expect(reloaded[0].text?.contains(#"{"from":"lossless","key":"plant.dialect","to":"original"}"#) == true, "\(reloaded[0].text ?? "")")
+            #expect(
+                reloaded[0].text?.contains(#"{"from":"lossless","key":"plant.dialect","to":"original"}"#) == true,
+                "\(reloaded[0].text ?? "")")
             try await observer.publishAndWait(topic: "rpi/torpi", payload: Array(request.utf8))
             let original = try await inbox.messages(on: "rpi/fromrpi", count: 2)
             #expect(original[1].text == "ID:0;sender:Host-RPI3B+;receiver:phone;payload:0;operation:RES_numPlants")

@@ -7,7 +7,9 @@ import TrellisTestSupport
 /// The shipped Grafana dashboard and Prometheus rules against a real Prometheus scraping a running
 /// Trellis every second: every query of the dashboard has data, every rule evaluates, and the
 /// store alert fires while the SQLite store cannot commit.
-@Suite("Dashboard and alert rules", .enabled(if: PrometheusServer.isRequired, "Prometheus is not installed here: `make deps` installs it"))
+@Suite(
+    "Dashboard and alert rules",
+    .enabled(if: PrometheusServer.isRequired, "Prometheus is not installed here: `make deps` installs it"))
 struct DashboardAndAlertsTests {
     static let root = MarkdownDocument.repositoryRoot
     static let rulesPath = root.appendingPathComponent("deploy/prometheus/trellis-rules.yml").path
@@ -33,14 +35,18 @@ struct DashboardAndAlertsTests {
             #expect(!targets.isEmpty, "panel \(title) has no query")
             for target in targets {
                 #expect(!(target["expr"] as? String ?? "").isEmpty, "panel \(title)")
-                #expect((target["datasource"] as? [String: Any])?["uid"] as? String == "${datasource}", "panel \(title)")
+                #expect(
+                    (target["datasource"] as? [String: Any])?["uid"] as? String == "${datasource}", "panel \(title)")
             }
         }
     }
 
-    @Test("every dashboard query has data from live traffic; every rule evaluates; the store alert fires while the store is locked")
+    @Test(
+        "every dashboard query has data from live traffic; every rule evaluates; the store alert fires while the store is locked"
+    )
     func dashboardAndAlerts() async throws {
-        let queries = try GrafanaDashboard(path: Self.dashboardPath).queries(job: "trellis", instance: ".*", rateInterval: "1m")
+        let queries = try GrafanaDashboard(path: Self.dashboardPath).queries(
+            job: "trellis", instance: ".*", rateInterval: "1m")
         #expect(queries.count >= 20)
         #expect(queries.allSatisfy { !$0.contains("$") }, "a dashboard variable is left in \(queries)")
         try await withMetricsTraffic { traffic in
@@ -48,7 +54,9 @@ struct DashboardAndAlertsTests {
             // The test's copy of the shipped rules: the same expressions, every `for:` shortened to 1s
             // so that a condition fires within seconds instead of minutes.
             let shipped = try String(contentsOfFile: Self.rulesPath, encoding: .utf8)
-            let rules = shipped.replacing(try Regex(#"(?m)^(\s*)for: \S+$"#)) { "\($0.output[1].substring ?? "")for: 1s" }
+            let rules = shipped.replacing(try Regex(#"(?m)^(\s*)for: \S+$"#)) {
+                "\($0.output[1].substring ?? "")for: 1s"
+            }
             #expect(rules.components(separatedBy: "for: 1s").count - 1 == 5)
             try await withPrometheus(scraping: traffic.metricsPort, rules: rules) { prometheus in
                 // Each round waits for a new scrape, with a plant request before it so rates have traffic.
@@ -56,7 +64,9 @@ struct DashboardAndAlertsTests {
                 var round = 0
                 let deadline = ContinuousClock.now + .seconds(120)
                 while !missing.isEmpty {
-                    guard ContinuousClock.now < deadline else { throw TimeoutError(message: "no data after 120 s for \(missing)") }
+                    guard ContinuousClock.now < deadline else {
+                        throw TimeoutError(message: "no data after 120 s for \(missing)")
+                    }
                     round += 1
                     try await traffic.askNumberOfPlants(id: round)
                     try await prometheus.waitForNextScrape()
@@ -74,12 +84,16 @@ struct DashboardAndAlertsTests {
                     // The press meets SQLITE_BUSY after the busy timeout and waits, unacknowledged.
                     try traffic.client.publish(topic: "p2o/buttons/b1/press", payload: [], qos: .atLeastOnce)
                     try await eventually("TrellisStoreNotWritable fires", timeout: .seconds(90)) {
-                        try await prometheus.alerts().contains { $0.name == "TrellisStoreNotWritable" && $0.state == "firing" }
+                        try await prometheus.alerts().contains {
+                            $0.name == "TrellisStoreNotWritable" && $0.state == "firing"
+                        }
                     }
                 }
                 // Released: the press is answered, the store writable again, and the alert ends.
                 try await traffic.inbox.messages(on: "p2o/buttons/b1/state", count: 2, timeout: .seconds(60))
-                try await eventually("the store is writable on /metrics") { try await traffic.scrape().contains("trellis_store_writable 1") }
+                try await eventually("the store is writable on /metrics") {
+                    try await traffic.scrape().contains("trellis_store_writable 1")
+                }
                 try await eventually("TrellisStoreNotWritable ends", timeout: .seconds(60)) {
                     try await !prometheus.alerts().contains { $0.name == "TrellisStoreNotWritable" }
                 }
@@ -89,7 +103,8 @@ struct DashboardAndAlertsTests {
 
     /// Runs `body` with Prometheus scraping Trellis's `/metrics` on `port` every second as job
     /// `trellis` and evaluating `rules` every second; stops Prometheus whatever the outcome.
-    func withPrometheus(scraping port: Int, rules: String, _ body: (PrometheusServer) async throws -> Void) async throws {
+    func withPrometheus(scraping port: Int, rules: String, _ body: (PrometheusServer) async throws -> Void) async throws
+    {
         let configuration = """
             global:
               scrape_interval: 1s
@@ -140,8 +155,9 @@ struct GrafanaDashboard {
         let top = json["panels"] as? [[String: Any]] ?? []
         panels = top + top.flatMap { $0["panels"] as? [[String: Any]] ?? [] }
         let list = (json["templating"] as? [String: Any])?["list"] as? [[String: Any]] ?? []
-        variables = Dictionary(list.compactMap { variable in (variable["name"] as? String).map { ($0, variable) } },
-                               uniquingKeysWith: { first, _ in first })
+        variables = Dictionary(
+            list.compactMap { variable in (variable["name"] as? String).map { ($0, variable) } },
+            uniquingKeysWith: { first, _ in first })
     }
 
     /// Every panel target's `expr`, and each query variable's `label_values(SELECTOR, LABEL)` as the
@@ -155,9 +171,11 @@ struct GrafanaDashboard {
             guard variable["type"] as? String == "query" else { return nil }
             let query = (variable["query"] as? [String: Any])?["query"] as? String ?? variable["query"] as? String ?? ""
             guard query.hasPrefix("label_values("), query.hasSuffix(")"),
-                  let comma = query.lastIndex(of: ",") else { return nil }
+                let comma = query.lastIndex(of: ",")
+            else { return nil }
             let selector = query[query.index(query.startIndex, offsetBy: "label_values(".count)..<comma]
-            let label = query[query.index(after: comma)..<query.index(before: query.endIndex)].trimmingCharacters(in: .whitespaces)
+            let label = query[query.index(after: comma)..<query.index(before: query.endIndex)].trimmingCharacters(
+                in: .whitespaces)
             return "count by (\(label)) (\(selector))"
         }
         let values = ["__rate_interval": rateInterval, "job": job, "instance": instance]
@@ -165,7 +183,8 @@ struct GrafanaDashboard {
             var text = expression
             // Longest names first, so `$job` does not eat the start of a longer name.
             for (name, value) in values.sorted(by: { $0.key.count > $1.key.count }) {
-                text = text.replacingOccurrences(of: "${\(name)}", with: value).replacingOccurrences(of: "$\(name)", with: value)
+                text = text.replacingOccurrences(of: "${\(name)}", with: value).replacingOccurrences(
+                    of: "$\(name)", with: value)
             }
             return text
         }

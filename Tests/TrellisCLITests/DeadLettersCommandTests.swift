@@ -12,9 +12,12 @@ struct DeadLettersCommandTests {
     /// Records three letters, oldest first, one an hour apart ending now.
     static func record(into store: any TrellisStore) async throws {
         let now = Date()
-        try await store.recordDeadLetter(reason: "invalid_op", topic: "rpi/torpi", payload: Array("ID:1;op\n".utf8), at: now - 7200)
-        try await store.recordDeadLetter(reason: "invalid_utf8", topic: "rpi/sensors/0x36", payload: [0xFF, 0x00], at: now - 3600)
-        try await store.recordDeadLetter(reason: "invalid_status", topic: "devices/node7/status", payload: Array("maybe".utf8), at: now)
+        try await store.recordDeadLetter(
+            reason: "invalid_op", topic: "rpi/torpi", payload: Array("ID:1;op\n".utf8), at: now - 7200)
+        try await store.recordDeadLetter(
+            reason: "invalid_utf8", topic: "rpi/sensors/0x36", payload: [0xFF, 0x00], at: now - 3600)
+        try await store.recordDeadLetter(
+            reason: "invalid_status", topic: "devices/node7/status", payload: Array("maybe".utf8), at: now)
     }
 
     enum Where: String, CaseIterable, CustomTestStringConvertible {
@@ -35,20 +38,29 @@ struct DeadLettersCommandTests {
             #expect(lines[2].contains("invalid_op  rpi/torpi  ID:1;op\\n"), "\(lines)")
 
             let byReason = try await TrellisBinary.run(["deadletters", "--reason", "invalid_op"] + location)
-            #expect(byReason.output.split(separator: "\n").count == 1 && byReason.output.contains("rpi/torpi"), "\(byReason.output)")
+            #expect(
+                byReason.output.split(separator: "\n").count == 1 && byReason.output.contains("rpi/torpi"),
+                "\(byReason.output)")
             let byTopic = try await TrellisBinary.run(["deadletters", "--topic-prefix", "rpi/"] + location)
-            #expect(byTopic.output.split(separator: "\n").count == 2 && !byTopic.output.contains("devices/"), "\(byTopic.output)")
+            #expect(
+                byTopic.output.split(separator: "\n").count == 2 && !byTopic.output.contains("devices/"),
+                "\(byTopic.output)")
             let recent = try await TrellisBinary.run(["deadletters", "--since", "90m"] + location)
-            #expect(recent.output.split(separator: "\n").count == 2 && !recent.output.contains("invalid_op"), "\(recent.output)")
+            #expect(
+                recent.output.split(separator: "\n").count == 2 && !recent.output.contains("invalid_op"),
+                "\(recent.output)")
 
             let firstPage = try await TrellisBinary.run(["deadletters", "--limit", "1", "--json"] + location)
             #expect(firstPage.status == 0, "\(firstPage.output)")
-            let object = try #require(try JSONSerialization.jsonObject(
-                with: Data((firstPage.output.split(separator: "\n").first ?? "").utf8)) as? [String: Any], "\(firstPage.output)")
+            let object = try #require(
+                try JSONSerialization.jsonObject(
+                    with: Data((firstPage.output.split(separator: "\n").first ?? "").utf8)) as? [String: Any],
+                "\(firstPage.output)")
             #expect(object["reason"] as? String == "invalid_status" && object["payload"] as? String == "maybe")
             let id = try #require(object["id"] as? Int)
             #expect(firstPage.output.contains("--before \(id)"), "\(firstPage.output)")
-            let nextPage = try await TrellisBinary.run(["deadletters", "--limit", "1", "--json", "--before", "\(id)"] + location)
+            let nextPage = try await TrellisBinary.run(
+                ["deadletters", "--limit", "1", "--json", "--before", "\(id)"] + location)
             #expect(nextPage.output.contains(#""payload_base64":"/wA=""#), "\(nextPage.output)")
 
             let bad = try await TrellisBinary.run(["deadletters", "--since", "yesterday"] + location)

@@ -55,8 +55,11 @@ struct DocsTests {
         let page = try MarkdownDocument(path: "docs/configuration.md").text
         for key in keys {
             let environment = "TRELLIS_" + key.uppercased().replacingOccurrences(of: ".", with: "_")
-            #expect(page.contains("| `\(key)` | `\(environment)` |"), "docs/configuration.md lacks the table row of \(key)")
-            #expect(page.contains("- `\(key)`") || page.contains(", `\(key)`"), "docs/configuration.md does not describe \(key)")
+            #expect(
+                page.contains("| `\(key)` | `\(environment)` |"), "docs/configuration.md lacks the table row of \(key)")
+            #expect(
+                page.contains("- `\(key)`") || page.contains(", `\(key)`"),
+                "docs/configuration.md does not describe \(key)")
         }
     }
 

@@ -20,7 +20,8 @@ struct DynamicSecurityAccountsTests {
             try await fixture.add("pi1", password: "pw-pi1", ["--sensor", "0x36"])
             let pi1 = try await fixture.login("pi1", password: "pw-pi1")
             let events = pi1.events
-            try await pi1.publishAndWait(topic: "rpi/sensors/0x36", payload: Array(#"{"moisture":5,"temperature":70}"#.utf8))
+            try await pi1.publishAndWait(
+                topic: "rpi/sensors/0x36", payload: Array(#"{"moisture":5,"temperature":70}"#.utf8))
             let readings = try await inbox.messages(on: "rpi/sensors/0x36")
             #expect(readings.count == 1)
             await #expect(throws: MQTTError.self, "another sensor's topic is refused") {
@@ -90,7 +91,9 @@ struct DynamicSecurityAccountsTests {
             #expect(try fixture.savedRoles(of: "pi1") == ["sensor", "user/pi1"])
             let pi1 = try await fixture.login("pi1", password: "pw2")
             try await pi1.publishAndWait(topic: "rpi/sensors/0x40", payload: [])
-            await #expect(throws: MQTTError.self) { try await pi1.publishAndWait(topic: "rpi/sensors/0x36", payload: []) }
+            await #expect(throws: MQTTError.self) {
+                try await pi1.publishAndWait(topic: "rpi/sensors/0x36", payload: [])
+            }
             await pi1.shutdown()
 
             #expect(try await fixture.users(["remove", "nobody"]).output.contains("there is no account nobody"))
@@ -106,11 +109,17 @@ struct DynamicSecurityAccountsTests {
             for path in [fixture.config, fixture.adminPasswordFile] {
                 #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o600)
             }
-            let password = try String(contentsOfFile: fixture.adminPasswordFile, encoding: .utf8).trimmingCharacters(in: .newlines)
+            let password = try String(contentsOfFile: fixture.adminPasswordFile, encoding: .utf8).trimmingCharacters(
+                in: .newlines)
             #expect(password.count == 20)
-            #expect(try !String(contentsOfFile: fixture.config, encoding: .utf8).contains(password), "only its hash is kept")
-            let again = try await TrellisBinary.run(["users", "init", "--config", fixture.config,
-                                                     "--admin-password-file", fixture.directory + "/other"], in: fixture.directory)
+            #expect(
+                try !String(contentsOfFile: fixture.config, encoding: .utf8).contains(password), "only its hash is kept"
+            )
+            let again = try await TrellisBinary.run(
+                [
+                    "users", "init", "--config", fixture.config,
+                    "--admin-password-file", fixture.directory + "/other"
+                ], in: fixture.directory)
             #expect(again.status != 0)
             #expect(again.output.contains("\(fixture.config) exists"))
             // The administration account administers and nothing else.

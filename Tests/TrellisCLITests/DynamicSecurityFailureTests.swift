@@ -17,8 +17,11 @@ struct DynamicSecurityFailureTests {
     }
 
     static func list(_ directory: String, broker: String) async throws -> (status: Int32, output: String) {
-        try await TrellisBinary.run(["users", "list", "--broker", broker, "--timeout", "3",
-                                     "--admin-password-file", "admin.password"], in: directory)
+        try await TrellisBinary.run(
+            [
+                "users", "list", "--broker", broker, "--timeout", "3",
+                "--admin-password-file", "admin.password"
+            ], in: directory)
     }
 
     @Test("no administration password file: dynamic security asked for, the file named")
@@ -26,7 +29,9 @@ struct DynamicSecurityFailureTests {
         let directory = temporaryDirectory()
         let result = try await TrellisBinary.run(["users", "list", "--backend", "dynamic-security"], in: directory)
         #expect(result.status != 0)
-        #expect(result.output.contains("cannot read the password of trellis-admin from trellis-state/admin.password"), "\(result.output)")
+        #expect(
+            result.output.contains("cannot read the password of trellis-admin from trellis-state/admin.password"),
+            "\(result.output)")
     }
 
     @Test("no broker listening")
@@ -62,11 +67,13 @@ struct DynamicSecurityFailureTests {
         }
     }
 
-    @Test("bad options are refused before anything is tried", arguments: [
-        (["--broker", "127.0.0.1:99999"], "is not HOST:PORT"),
-        (["--timeout", "0"], "--timeout must be between"),
-        (["--backend", "ldap"], "ldap"),
-    ])
+    @Test(
+        "bad options are refused before anything is tried",
+        arguments: [
+            (["--broker", "127.0.0.1:99999"], "is not HOST:PORT"),
+            (["--timeout", "0"], "--timeout must be between"),
+            (["--backend", "ldap"], "ldap")
+        ])
     func badOptions(_ options: [String], _ expected: String) async throws {
         let result = try await TrellisBinary.run(["users", "list"] + options, in: temporaryDirectory())
         #expect(result.status != 0)

@@ -25,8 +25,11 @@ struct DynamicSecurityFixture {
 
     /// Adds an account and expects success.
     func add(_ name: String, password: String, _ flags: [String] = []) async throws {
-        let result = try await users(["add", name, "--password", password,
-                                      "--trellis-password-file", directory + "/\(name).password"] + flags)
+        let result = try await users(
+            [
+                "add", name, "--password", password,
+                "--trellis-password-file", directory + "/\(name).password"
+            ] + flags)
         guard result.status == 0 else { throw TimeoutError(message: "users add \(name) failed: \(result.output)") }
     }
 
@@ -46,29 +49,40 @@ struct DynamicSecurityFixture {
 
     /// A connected client logged in as `name`.
     func login(_ name: String, password: String) async throws -> MQTTClient {
-        try await TestClients.connect(to: broker, id: name) { $0.username = name; $0.password = password }
+        try await TestClients.connect(to: broker, id: name) {
+            $0.username = name; $0.password = password
+        }
     }
 
     /// Runs `body` with a broker whose plugin configuration `prepare` wrote into the test's directory
     /// (by default `trellis users init`).
-    static func with(prepare: ((String) async throws -> Void)? = nil,
-                     _ body: (DynamicSecurityFixture) async throws -> Void) async throws {
+    static func with(
+        prepare: ((String) async throws -> Void)? = nil,
+        _ body: (DynamicSecurityFixture) async throws -> Void
+    ) async throws {
         let directory = temporaryDirectory()
         if let prepare {
             try await prepare(directory)
         } else {
-            let result = try await TrellisBinary.run(["users", "init", "--config", directory + "/dynamic-security.json",
-                                                      "--admin-password-file", directory + "/admin.password"], in: directory)
+            let result = try await TrellisBinary.run(
+                [
+                    "users", "init", "--config", directory + "/dynamic-security.json",
+                    "--admin-password-file", directory + "/admin.password"
+                ], in: directory)
             guard result.status == 0 else { throw TimeoutError(message: "users init failed: \(result.output)") }
         }
-        try await withTestBroker(anonymous: false,
-                                 extraConfig: try DynamicSecurityPlugin.configLines(config: directory + "/dynamic-security.json")) { broker in
+        try await withTestBroker(
+            anonymous: false,
+            extraConfig: try DynamicSecurityPlugin.configLines(config: directory + "/dynamic-security.json")
+        ) { broker in
             try await body(DynamicSecurityFixture(directory: directory, broker: broker))
         }
     }
 
     /// Waits until `events` reports the connection lost; throws after `timeout`.
-    static func waitForDisconnection(_ events: AsyncStream<MQTTConnectionEvent>, timeout: Duration = .seconds(20)) async throws {
+    static func waitForDisconnection(_ events: AsyncStream<MQTTConnectionEvent>, timeout: Duration = .seconds(20))
+        async throws
+    {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await event in events {

@@ -11,9 +11,14 @@ struct DynamicSecurityMigrationTests {
     func migrate() async throws {
         var filesListing = ""
         try await DynamicSecurityFixture.with(prepare: { directory in
-            for (name, flags) in [("relay", ["--trellis"]), ("alice", []), ("pi1", ["--sensor", "0x36"]), ("door", ["--button"])] {
-                let added = try await TrellisBinary.run(["users", "add", name, "--password", "old-\(name)",
-                                                         "--trellis-password-file", directory + "/relay.password"] + flags, in: directory)
+            for (name, flags) in [
+                ("relay", ["--trellis"]), ("alice", []), ("pi1", ["--sensor", "0x36"]), ("door", ["--button"])
+            ] {
+                let added = try await TrellisBinary.run(
+                    [
+                        "users", "add", name, "--password", "old-\(name)",
+                        "--trellis-password-file", directory + "/relay.password"
+                    ] + flags, in: directory)
                 #expect(added.status == 0, "\(added.output)")
             }
             // An account of Mosquitto 1's $6$ form, whose hash cannot move.
@@ -21,8 +26,11 @@ struct DynamicSecurityMigrationTests {
             try (try String(contentsOfFile: passwd, encoding: .utf8) + "legacy:$6$c2FsdA==$aGFzaA==\n")
                 .write(toFile: passwd, atomically: true, encoding: .utf8)
             filesListing = try await TrellisBinary.run(["users", "list"], in: directory).output
-            let migrated = try await TrellisBinary.run(["users", "migrate", "--config", directory + "/dynamic-security.json",
-                                                        "--admin-password-file", directory + "/admin.password"], in: directory)
+            let migrated = try await TrellisBinary.run(
+                [
+                    "users", "migrate", "--config", directory + "/dynamic-security.json",
+                    "--admin-password-file", directory + "/admin.password"
+                ], in: directory)
             #expect(migrated.status == 0, "\(migrated.output)")
             #expect(migrated.output.contains("migrated pi1 (sensor 0x36)"))
             #expect(migrated.output.contains("warning: legacy has no password the plugin can read"))
@@ -34,7 +42,9 @@ struct DynamicSecurityMigrationTests {
                 #expect(try await fixture.broker.login(name, password: "wrong") != .accepted, "\(name)")
             }
             let listed = try await fixture.users(["list"]).output
-            #expect(listed.split(separator: "\n").sorted() == (filesListing + "legacy\tclient\n").split(separator: "\n").sorted())
+            #expect(
+                listed.split(separator: "\n").sorted()
+                    == (filesListing + "legacy\tclient\n").split(separator: "\n").sorted())
 
             let relay = try await fixture.login("relay", password: "old-relay")
             let inbox = await MessageCollector.collecting(relay)
@@ -42,7 +52,9 @@ struct DynamicSecurityMigrationTests {
             let pi1 = try await fixture.login("pi1", password: "old-pi1")
             try await pi1.publishAndWait(topic: "rpi/sensors/0x36", payload: Array("{}".utf8))
             try await inbox.messages(on: "rpi/sensors/0x36")
-            await #expect(throws: MQTTError.self) { try await pi1.publishAndWait(topic: "rpi/sensors/0x37", payload: []) }
+            await #expect(throws: MQTTError.self) {
+                try await pi1.publishAndWait(topic: "rpi/sensors/0x37", payload: [])
+            }
             await pi1.shutdown()
             await relay.shutdown()
 

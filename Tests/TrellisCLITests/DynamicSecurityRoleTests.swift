@@ -14,20 +14,24 @@ struct DynamicSecurityRoleTests {
         "p2o/clients/other/status", "p2o/buttons/N/press", "p2o/buttons/other/press", "devices/N/status",
         "devices/N/telemetry", "devices/N/log", "devices/N/info", "devices/N/command", "devices/other/status",
         "rpi/sensors/0x36", "rpi/sensors/0x37", "rpi/sensors/0x40", "trellis/request/devices/list", "trellis/status",
-        "rpi/fromrpi/N", "p2o/buttons/N/state",
+        "rpi/fromrpi/N", "p2o/buttons/N/state"
     ]
     /// Subscriptions tried by every account.
     static let subscribeProbes = [
         "rpi/fromrpi/N", "rpi/fromrpi/N/rr", "p2o/clients/N/button-press", "trellis/clients/N/response/#",
         "trellis/status", "p2o/buttons/+/state", "rpi/fromrpi/other", "rpi/torpi/#", "p2o/clients/other/+",
         "trellis/clients/other/response/#", "devices/N/info", "devices/N/command", "devices/other/info",
-        "trellis/response/#", "trellis/#", "rpi/sensors/#", "#",
+        "trellis/response/#", "trellis/#", "rpi/sensors/#", "#"
     ]
     /// What every account but Trellis's may do.
-    static let ownPublishes = ["rpi/torpi/N", "p2o/clients/N/status", "p2o/clients/N/register", "p2o/clients/N/unregister",
-                               "trellis/clients/N/request/devices/list"]
-    static let ownSubscriptions = ["rpi/fromrpi/N", "rpi/fromrpi/N/rr", "p2o/clients/N/button-press",
-                                   "trellis/clients/N/response/#", "trellis/status", "p2o/buttons/+/state"]
+    static let ownPublishes = [
+        "rpi/torpi/N", "p2o/clients/N/status", "p2o/clients/N/register", "p2o/clients/N/unregister",
+        "trellis/clients/N/request/devices/list"
+    ]
+    static let ownSubscriptions = [
+        "rpi/fromrpi/N", "rpi/fromrpi/N/rr", "p2o/clients/N/button-press",
+        "trellis/clients/N/response/#", "trellis/status", "p2o/buttons/+/state"
+    ]
 
     struct Row: Sendable, CustomTestStringConvertible {
         var name: String
@@ -43,17 +47,24 @@ struct DynamicSecurityRoleTests {
     /// operator every request and event and every topic to read.
     static let rows: [Row] = [
         Row(name: "alice", flags: [], publishes: ownPublishes, subscriptions: ownSubscriptions),
-        Row(name: "door", flags: ["--button"], publishes: ["p2o/buttons/N/press"], subscriptions: ["trellis/status", "p2o/buttons/+/state"]),
-        Row(name: "node1", flags: ["--device"], publishes: ["devices/N/status", "devices/N/telemetry", "devices/N/log"],
+        Row(
+            name: "door", flags: ["--button"], publishes: ["p2o/buttons/N/press"],
+            subscriptions: ["trellis/status", "p2o/buttons/+/state"]),
+        Row(
+            name: "node1", flags: ["--device"], publishes: ["devices/N/status", "devices/N/telemetry", "devices/N/log"],
             subscriptions: ["trellis/status", "devices/N/info", "devices/N/command"]),
-        Row(name: "pi1", flags: ["--sensor", "0x36", "0x37"], publishes: ["rpi/sensors/0x36", "rpi/sensors/0x37"],
+        Row(
+            name: "pi1", flags: ["--sensor", "0x36", "0x37"], publishes: ["rpi/sensors/0x36", "rpi/sensors/0x37"],
             subscriptions: ["trellis/status"]),
-        Row(name: "ops", flags: ["--operator"],
-            publishes: ownPublishes + ["p2o/buttons/N/press", "p2o/buttons/other/press", "devices/N/status", "devices/N/telemetry",
-                                       "devices/N/log", "devices/other/status", "rpi/sensors/0x36", "rpi/sensors/0x37",
-                                       "rpi/sensors/0x40", "trellis/request/devices/list"],
+        Row(
+            name: "ops", flags: ["--operator"],
+            publishes: ownPublishes + [
+                "p2o/buttons/N/press", "p2o/buttons/other/press", "devices/N/status", "devices/N/telemetry",
+                "devices/N/log", "devices/other/status", "rpi/sensors/0x36", "rpi/sensors/0x37",
+                "rpi/sensors/0x40", "trellis/request/devices/list"
+            ],
             subscriptions: subscribeProbes),
-        Row(name: "relay", flags: ["--trellis"], publishes: publishProbes, subscriptions: subscribeProbes),
+        Row(name: "relay", flags: ["--trellis"], publishes: publishProbes, subscriptions: subscribeProbes)
     ]
 
     @Test("each role may do exactly its topics", arguments: rows)
@@ -77,7 +88,9 @@ struct DynamicSecurityRoleTests {
             #expect(subscribed == Self.subscribeProbes.filter(row.subscriptions.contains))
 
             // What it may subscribe to also reaches it: a message on a topic each filter matches.
-            let topics = subscribed.map { own($0).replacingOccurrences(of: "+", with: "x").replacingOccurrences(of: "#", with: "x") }
+            let topics = subscribed.map {
+                own($0).replacingOccurrences(of: "+", with: "x").replacingOccurrences(of: "#", with: "x")
+            }
             for topic in topics { try await writer.publishAndWait(topic: topic, payload: Array("to \(row.name)".utf8)) }
             for topic in topics { try await inbox.messages(on: topic) }
             await client.shutdown()

@@ -14,7 +14,8 @@ struct DynamicSecuritySyncTests {
     /// role may also send operator requests and read everything, alice has no role of her own,
     /// there is no group for clients without an account; and a client made by hand, `gadget`.
     static func ageConfiguration(at path: String) throws {
-        var json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        var json = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
         let everything: [[String: Any]] = ["publishClientSend", "subscribePattern", "publishClientReceive"].map {
             ["acltype": $0, "topic": "#", "allow": true]
         }
@@ -23,11 +24,12 @@ struct DynamicSecuritySyncTests {
             var role = role
             let name = role["rolename"] as? String ?? ""
             if name.hasPrefix("user/") {
-                role["acls"] = (role["acls"] as? [[String: Any]] ?? []) + [
-                    ["acltype": "publishClientSend", "topic": "trellis/request/#", "allow": true],
-                    ["acltype": "subscribePattern", "topic": "#", "allow": true],
-                    ["acltype": "publishClientReceive", "topic": "#", "allow": true],
-                ]
+                role["acls"] =
+                    (role["acls"] as? [[String: Any]] ?? []) + [
+                        ["acltype": "publishClientSend", "topic": "trellis/request/#", "allow": true],
+                        ["acltype": "subscribePattern", "topic": "#", "allow": true],
+                        ["acltype": "publishClientReceive", "topic": "#", "allow": true]
+                    ]
             } else if !["admin", "trellis"].contains(name) {
                 role["acls"] = everything
             }
@@ -55,7 +57,8 @@ struct DynamicSecuritySyncTests {
         try await trellis.subscribe("#")
         var wrong: [String] = []
         for role in roles {
-            let client = try await TopicAccessMatrixTests.connect(broker, as: TopicAccessMatrixTests.account(of: role)?.name)
+            let client = try await TopicAccessMatrixTests.connect(
+                broker, as: TopicAccessMatrixTests.account(of: role)?.name)
             wrong += try await TopicAccessMatrixTests.publishCells(of: role, client: client, watcher: watcher)
             wrong += try await TopicAccessMatrixTests.readCells(of: role, client: client, publisher: trellis)
             await client.shutdown()
@@ -64,7 +67,9 @@ struct DynamicSecuritySyncTests {
         return wrong
     }
 
-    @Test("an older Trellis's broader rights are narrowed to the table, every account still works, a second sync changes nothing")
+    @Test(
+        "an older Trellis's broader rights are narrowed to the table, every account still works, a second sync changes nothing"
+    )
     func narrows() async throws {
         let directory = temporaryDirectory()
         let config = try await TopicAccessMatrixTests.brokerConfig(.dynamicSecurity, in: directory)
@@ -73,35 +78,47 @@ struct DynamicSecuritySyncTests {
         try "pw-ops\n".write(toFile: directory + "/admin.password", atomically: true, encoding: .utf8)
         try await withTestBroker(anonymous: true, extraConfig: config) { broker in
             let before = try await Self.wrongCells(broker, roles: [.sensor])
-            #expect(before.contains { $0.hasPrefix("sensor publish trellis/request/") }, "a sensor node may send operator requests before")
+            #expect(
+                before.contains { $0.hasPrefix("sensor publish trellis/request/") },
+                "a sensor node may send operator requests before")
             #expect(before.contains { $0.hasPrefix("sensor read rpi/fromrpi") }, "and read the apps' replies")
 
-            let sync = ["users", "sync", "--broker", broker.address, "--admin-user", "admin",
-                        "--admin-password-file", directory + "/admin.password", "--timeout", "20"]
+            let sync = [
+                "users", "sync", "--broker", broker.address, "--admin-user", "admin",
+                "--admin-password-file", directory + "/admin.password", "--timeout", "20"
+            ]
             let first = try await TrellisBinary.run(sync, in: directory, timeout: .seconds(150))
             #expect(first.status == 0, "\(first.output)")
-            for line in ["brought the role sensor to the table", "made the role user/alice", "made the role anonymous",
-                         "made the group anonymous", "made anonymous the group of clients without an account",
-                         "gave alice the roles app, user/alice", "left alone gadget"] {
+            for line in [
+                "brought the role sensor to the table", "made the role user/alice", "made the role anonymous",
+                "made the group anonymous", "made anonymous the group of clients without an account",
+                "gave alice the roles app, user/alice", "left alone gadget"
+            ] {
                 #expect(first.output.contains(line), "\(line): \(first.output)")
             }
             #expect(!first.output.contains("brought the role trellis"), "Trellis's role was right already")
             #expect(!first.output.contains("warning:"), "every sensor node keeps its addresses")
 
             let after = try await Self.wrongCells(broker, roles: AccessRole.allCases.filter { $0 != .trellis })
-            #expect(after.isEmpty, "cells the broker decided otherwise than the table after sync:\n\(after.joined(separator: "\n"))")
+            #expect(
+                after.isEmpty,
+                "cells the broker decided otherwise than the table after sync:\n\(after.joined(separator: "\n"))")
 
             let second = try await TrellisBinary.run(sync, in: directory, timeout: .seconds(150))
-            #expect(second.status == 0 && second.output.contains("every account's rights already match the topic table"),
-                    "\(second.output)")
+            #expect(
+                second.status == 0 && second.output.contains("every account's rights already match the topic table"),
+                "\(second.output)")
             #expect(second.output.contains("left alone gadget"))
         }
     }
 
     @Test("the plugin's configuration this version writes needs no change")
     func freshNeedsNothing() {
-        var config = DynamicSecurityConfig(admin: "admin", adminHash: PBKDF2Hash(iterations: 101, salt: "c2FsdA==", hash: "aGFzaA=="))
-        for account in TopicAccessMatrixTests.accounts { config.add(account.name, role: account.role, sensors: account.sensors, hash: nil) }
+        var config = DynamicSecurityConfig(
+            admin: "admin", adminHash: PBKDF2Hash(iterations: 101, salt: "c2FsdA==", hash: "aGFzaA=="))
+        for account in TopicAccessMatrixTests.accounts {
+            config.add(account.name, role: account.role, sensors: account.sensors, hash: nil)
+        }
         let plan = DynamicSecuritySync(
             clients: config.clients.map { .init(username: $0.username, roles: Array($0.roles.reversed())) },
             roles: config.roles.map { .init(rolename: $0.rolename, acls: Array($0.acls.reversed())) },

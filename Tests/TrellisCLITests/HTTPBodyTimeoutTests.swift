@@ -15,22 +15,34 @@ import TrellisTestSupport
 struct HTTPBodyTimeoutTests {
     static let trickle = SocketIOClientTests.root.appendingPathComponent("Tests/HTTP/trickle_body.py").path
 
-    @Test("1,000 heads without their bodies on the Socket.IO and health servers while /readyz and a Socket.IO client work")
+    @Test(
+        "1,000 heads without their bodies on the Socket.IO and health servers while /readyz and a Socket.IO client work"
+    )
     func headsWithoutBodies() async throws {
         let python = try await SocketIOClientTests.environments.value + "/sio5/bin/python"
         try await withTestBroker { broker in
-            let (trellis, ports) = try await TrellisBinary.startListening(ports: 3, { ports in
-                ["run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])",
-                 "--health", "\(ports[1])", "--metrics", "\(ports[2])"]
-            }, ready: { ports in ports.map { "Server started and listening on 127.0.0.1:\($0)" } })
+            let (trellis, ports) = try await TrellisBinary.startListening(
+                ports: 3,
+                { ports in
+                    [
+                        "run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])",
+                        "--health", "\(ports[1])", "--metrics", "\(ports[2])"
+                    ]
+                }, ready: { ports in ports.map { "Server started and listening on 127.0.0.1:\($0)" } })
             try await trellis.waitForOutput("connected to the broker")
             let metricsURL = "http://127.0.0.1:\(ports[2])/metrics"
 
             // The defaults: body timeout 10 s, 512 connections for Socket.IO, 64 for the probes.
-            let floods = try [(ports[0], 512, "/socket.io/?EIO=4&transport=polling"), (ports[1], 64, "/readyz")].map { port, cap, path in
+            let floods = try [(ports[0], 512, "/socket.io/?EIO=4&transport=polling"), (ports[1], 64, "/readyz")].map {
+                port, cap, path in
                 // Lifetimes from 9 s on are the body timeout's; shorter ones were evicted.
-                (try TrellisBinary.start([HTTPLimitsTests.script, "--port", "\(port)", "--count", "1000", "--mode", "head",
-                                          "--path", path, "--early", "9"], executable: "/usr/bin/python3"), cap)
+                (
+                    try TrellisBinary.start(
+                        [
+                            HTTPLimitsTests.script, "--port", "\(port)", "--count", "1000", "--mode", "head",
+                            "--path", path, "--early", "9"
+                        ], executable: "/usr/bin/python3"), cap
+                )
             }
             for (flood, cap) in floods {
                 try await flood.waitForOutput(#""event": "opened""#, timeout: .seconds(60))
@@ -48,9 +60,12 @@ struct HTTPBodyTimeoutTests {
             let button = "door-\(UUID().uuidString.prefix(6))"
             let presser = try await TestClients.connect(to: broker)
             let clientScript = SocketIOClientTests.root.appendingPathComponent("Tests/SocketIO/p2o_client.py").path
-            let client = try TrellisBinary.start([clientScript, "--url", "http://127.0.0.1:\(ports[0])", "--button", button,
-                                                  "--presses", "1", "--transports", "polling", "--timeout", "60"],
-                                                 executable: python)
+            let client = try TrellisBinary.start(
+                [
+                    clientScript, "--url", "http://127.0.0.1:\(ports[0])", "--button", button,
+                    "--presses", "1", "--transports", "polling", "--timeout", "60"
+                ],
+                executable: python)
             try await client.waitForOutput(#""event": "registered""#, timeout: .seconds(60))
             try await presser.publishAndWait(topic: "p2o/buttons/\(button)/press", payload: [])
             #expect(try await client.waitForExit(timeout: .seconds(60)) == 0, "\(client.output)")
@@ -72,13 +87,20 @@ struct HTTPBodyTimeoutTests {
             // Every one closed by the server, counted under why: the body timeout or an eviction.
             let (_, after) = try await MetricsTests.get(metricsURL)
             for ((server, cap), done) in zip([("socketio", 512), ("health", 64)], summaries) {
-                let evicted = HTTPLimitsTests.value(#"trellis_http_connections_closed_total{server="\#(server)",reason="evicted"}"#, after) ?? 0
-                let timedOut = HTTPLimitsTests.value(#"trellis_http_connections_closed_total{server="\#(server)",reason="body_timeout"}"#, after) ?? 0
+                let evicted =
+                    HTTPLimitsTests.value(
+                        #"trellis_http_connections_closed_total{server="\#(server)",reason="evicted"}"#, after) ?? 0
+                let timedOut =
+                    HTTPLimitsTests.value(
+                        #"trellis_http_connections_closed_total{server="\#(server)",reason="body_timeout"}"#, after)
+                    ?? 0
                 let early = done["early"] as? Int ?? -1, late = done["late"] as? Int ?? -1
-                #expect(timedOut + evicted == 1000 && timedOut <= late && evicted >= early, "\(server): \(done) \(after)")
+                #expect(
+                    timedOut + evicted == 1000 && timedOut <= late && evicted >= early, "\(server): \(done) \(after)")
                 #expect(timedOut > 0 && timedOut <= cap && evicted >= 1000 - cap, "\(server): \(after)")
             }
-            let logged = trellis.output.components(separatedBy: "HTTP connections closed by the server's limits").count - 1
+            let logged =
+                trellis.output.components(separatedBy: "HTTP connections closed by the server's limits").count - 1
             #expect(logged >= 2 && logged <= 4, "\(logged) lines")
 
             trellis.process.signal(SIGTERM)
@@ -92,16 +114,26 @@ struct HTTPBodyTimeoutTests {
         try await withTestBroker { broker in
             var environment = ProcessInfo.processInfo.environment
             environment["TRELLIS_HTTP_BODY_TIMEOUT"] = "4"
-            let (trellis, ports) = try await TrellisBinary.startListening(ports: 3, { ports in
-                ["run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])",
-                 "--health", "\(ports[1])", "--metrics", "\(ports[2])"]
-            }, ready: { ports in ports.map { "Server started and listening on 127.0.0.1:\($0)" } }, environment: environment)
+            let (trellis, ports) = try await TrellisBinary.startListening(
+                ports: 3,
+                { ports in
+                    [
+                        "run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])",
+                        "--health", "\(ports[1])", "--metrics", "\(ports[2])"
+                    ]
+                }, ready: { ports in ports.map { "Server started and listening on 127.0.0.1:\($0)" } },
+                environment: environment)
             try await trellis.waitForOutput("connected to the broker")
 
             // A Socket.IO POST to a live session (the server reads its body), and a POST to the health server.
-            let runs = try [["--socketio"], ["--socketio", "--chunked"], ["--path", "/livez"], ["--path", "/livez", "--chunked"]].map {
-                try TrellisBinary.start([Self.trickle, "--port", "\($0.first == "--socketio" ? ports[0] : ports[1])",
-                                         "--length", "100", "--interval", "1", "--timeout", "60"] + $0, executable: "/usr/bin/python3")
+            let runs = try [
+                ["--socketio"], ["--socketio", "--chunked"], ["--path", "/livez"], ["--path", "/livez", "--chunked"]
+            ].map {
+                try TrellisBinary.start(
+                    [
+                        Self.trickle, "--port", "\($0.first == "--socketio" ? ports[0] : ports[1])",
+                        "--length", "100", "--interval", "1", "--timeout", "60"
+                    ] + $0, executable: "/usr/bin/python3")
             }
             for run in runs {
                 #expect(try await run.waitForExit(timeout: .seconds(90)) == 0, "\(run.output)")
@@ -112,8 +144,14 @@ struct HTTPBodyTimeoutTests {
             }
 
             let (_, metrics) = try await MetricsTests.get("http://127.0.0.1:\(ports[2])/metrics")
-            #expect(HTTPLimitsTests.value(#"trellis_http_connections_closed_total{server="socketio",reason="body_timeout"}"#, metrics) == 2, "\(metrics)")
-            #expect(HTTPLimitsTests.value(#"trellis_http_connections_closed_total{server="health",reason="body_timeout"}"#, metrics) == 2, "\(metrics)")
+            #expect(
+                HTTPLimitsTests.value(
+                    #"trellis_http_connections_closed_total{server="socketio",reason="body_timeout"}"#, metrics) == 2,
+                "\(metrics)")
+            #expect(
+                HTTPLimitsTests.value(
+                    #"trellis_http_connections_closed_total{server="health",reason="body_timeout"}"#, metrics) == 2,
+                "\(metrics)")
             #expect(trellis.output.contains("body_timeout"), "\(trellis.output)")
 
             trellis.process.signal(SIGTERM)

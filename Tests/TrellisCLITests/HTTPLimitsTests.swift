@@ -19,10 +19,14 @@ struct HTTPLimitsTests {
     func slowConnections() async throws {
         let python = try await SocketIOClientTests.environments.value + "/sio5/bin/python"
         try await withTestBroker { broker in
-            let (trellis, ports) = try await TrellisBinary.startListening(ports: 3, { ports in
-                ["run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])",
-                 "--health", "\(ports[1])", "--metrics", "\(ports[2])"]
-            }, ready: { ports in ports.map { "Server started and listening on 127.0.0.1:\($0)" } })
+            let (trellis, ports) = try await TrellisBinary.startListening(
+                ports: 3,
+                { ports in
+                    [
+                        "run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])",
+                        "--health", "\(ports[1])", "--metrics", "\(ports[2])"
+                    ]
+                }, ready: { ports in ports.map { "Server started and listening on 127.0.0.1:\($0)" } })
             try await trellis.waitForOutput("connected to the broker")
             let metricsURL = "http://127.0.0.1:\(ports[2])/metrics"
 
@@ -31,8 +35,11 @@ struct HTTPLimitsTests {
             // The defaults: header timeout 10 s, 512 connections for Socket.IO, 64 for the probes.
             let floods = try [(ports[0], 512), (ports[1], 64)].map { port, cap in
                 // Lifetimes from 9 s on are the header timeout's; shorter ones were evicted.
-                (try TrellisBinary.start([Self.script, "--port", "\(port)", "--count", "2000", "--mode", "slow", "--early", "9"],
-                                         executable: "/usr/bin/python3"), cap)
+                (
+                    try TrellisBinary.start(
+                        [Self.script, "--port", "\(port)", "--count", "2000", "--mode", "slow", "--early", "9"],
+                        executable: "/usr/bin/python3"), cap
+                )
             }
             for (flood, cap) in floods {
                 try await flood.waitForOutput(#""event": "opened""#, timeout: .seconds(60))
@@ -45,7 +52,8 @@ struct HTTPLimitsTests {
             // 4,000 connections tried; the process holds the caps' worth of descriptors beyond its own,
             // and some of connections being evicted as they are counted (over a hundred on a loaded
             // machine): bounded by the caps, far from the 4,000 an unbounded server would hold.
-            let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(trellis.process.pid)/fd").count
+            let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(trellis.process.pid)/fd")
+                .count
             print("slow connections: trellis holds \(descriptors) descriptors during the stall, \(before) before it")
             #expect(descriptors - before < 512 + 64 + 256, "\(descriptors) descriptors, \(before) before the flood")
 
@@ -57,9 +65,12 @@ struct HTTPLimitsTests {
             let button = "door-\(UUID().uuidString.prefix(6))"
             let presser = try await TestClients.connect(to: broker)
             let clientScript = SocketIOClientTests.root.appendingPathComponent("Tests/SocketIO/p2o_client.py").path
-            let client = try TrellisBinary.start([clientScript, "--url", "http://127.0.0.1:\(ports[0])", "--button", button,
-                                                  "--presses", "1", "--transports", "polling,websocket", "--timeout", "60"],
-                                                 executable: python)
+            let client = try TrellisBinary.start(
+                [
+                    clientScript, "--url", "http://127.0.0.1:\(ports[0])", "--button", button,
+                    "--presses", "1", "--transports", "polling,websocket", "--timeout", "60"
+                ],
+                executable: python)
             try await client.waitForOutput(#""event": "registered""#, timeout: .seconds(60))
             // Within the stall neither server holds more than its cap (how far below it depends on how soon
             // the header timeout frees the first ones on a loaded machine, so it is not asserted).
@@ -86,16 +97,23 @@ struct HTTPLimitsTests {
             // saw close after 9 s by the header timeout, the others evicted by newcomers.
             let (_, after) = try await MetricsTests.get(metricsURL)
             for ((server, cap), done) in zip([("socketio", 512), ("health", 64)], summaries) {
-                let evicted = Self.value(#"trellis_http_connections_closed_total{server="\#(server)",reason="evicted"}"#, after) ?? 0
-                let timedOut = Self.value(#"trellis_http_connections_closed_total{server="\#(server)",reason="header_timeout"}"#, after) ?? 0
+                let evicted =
+                    Self.value(#"trellis_http_connections_closed_total{server="\#(server)",reason="evicted"}"#, after)
+                    ?? 0
+                let timedOut =
+                    Self.value(
+                        #"trellis_http_connections_closed_total{server="\#(server)",reason="header_timeout"}"#, after)
+                    ?? 0
                 // Every connection the client saw closed early was evicted; one evicted late on a loaded
                 // machine (after 9 s) looks late to the client, so the two agree up to those.
                 let early = done["early"] as? Int ?? -1, late = done["late"] as? Int ?? -1
-                #expect(timedOut + evicted == 2000 && timedOut <= late && evicted >= early, "\(server): \(done) \(after)")
+                #expect(
+                    timedOut + evicted == 2000 && timedOut <= late && evicted >= early, "\(server): \(done) \(after)")
                 #expect(timedOut > 0 && timedOut <= cap && evicted >= 2000 - cap, "\(server): \(after)")
             }
             // Logged at most once a minute per server and reason, not once per connection.
-            let logged = trellis.output.components(separatedBy: "HTTP connections closed by the server's limits").count - 1
+            let logged =
+                trellis.output.components(separatedBy: "HTTP connections closed by the server's limits").count - 1
             #expect(logged >= 2 && logged <= 4, "\(logged) lines")
 
             trellis.process.signal(SIGTERM)
@@ -110,14 +128,22 @@ struct HTTPLimitsTests {
             var environment = ProcessInfo.processInfo.environment
             environment["TRELLIS_HTTP_IDLE_TIMEOUT"] = "3"
             environment["TRELLIS_HTTP_MAX_CONNECTIONS"] = "16"
-            let (trellis, ports) = try await TrellisBinary.startListening(ports: 2, { ports in
-                ["run", "--broker", broker.address, "--state", temporaryDirectory(), "--health", "\(ports[0])",
-                 "--metrics", "\(ports[1])"]
-            }, ready: { ports in ports.map { "Server started and listening on 127.0.0.1:\($0)" } }, environment: environment)
+            let (trellis, ports) = try await TrellisBinary.startListening(
+                ports: 2,
+                { ports in
+                    [
+                        "run", "--broker", broker.address, "--state", temporaryDirectory(), "--health", "\(ports[0])",
+                        "--metrics", "\(ports[1])"
+                    ]
+                }, ready: { ports in ports.map { "Server started and listening on 127.0.0.1:\($0)" } },
+                environment: environment)
             try await trellis.waitForOutput("connected to the broker")
 
-            let flood = try TrellisBinary.start([Self.script, "--port", "\(ports[0])", "--count", "40", "--mode", "keepalive",
-                                                 "--path", "/livez", "--early", "1.5"], executable: "/usr/bin/python3")
+            let flood = try TrellisBinary.start(
+                [
+                    Self.script, "--port", "\(ports[0])", "--count", "40", "--mode", "keepalive",
+                    "--path", "/livez", "--early", "1.5"
+                ], executable: "/usr/bin/python3")
             try await flood.waitForOutput(#""event": "opened""#, timeout: .seconds(60))
             let opened = try #require(Self.event("opened", flood.output))
             // Sixteen answered and held; each of the other 24 was closed before any answer.
@@ -131,7 +157,9 @@ struct HTTPLimitsTests {
             #expect((done["late_min"] as? Double ?? 0) >= 2.9, "\(flood.output)")
 
             let (_, metrics) = try await MetricsTests.get("http://127.0.0.1:\(ports[1])/metrics")
-            #expect(Self.value(#"trellis_http_connections_closed_total{server="health",reason="over_capacity"}"#, metrics) == 24, "\(metrics)")
+            #expect(
+                Self.value(#"trellis_http_connections_closed_total{server="health",reason="over_capacity"}"#, metrics)
+                    == 24, "\(metrics)")
             // Room again: the probe answers.
             let (status, _) = try await MetricsTests.get("http://127.0.0.1:\(ports[0])/readyz")
             #expect(status == 200)
@@ -148,27 +176,40 @@ struct HTTPLimitsTests {
             var environment = ProcessInfo.processInfo.environment
             environment["TRELLIS_HTTP_IDLE_TIMEOUT"] = "1"
             environment["TRELLIS_HTTP_HEADER_TIMEOUT"] = "1"
-            let (trellis, ports) = try await TrellisBinary.startListening(ports: 2, { ports in
-                ["run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])",
-                 "--metrics", "\(ports[1])"]
-            }, ready: { ports in ports.map { "Server started and listening on 127.0.0.1:\($0)" } }, environment: environment)
+            let (trellis, ports) = try await TrellisBinary.startListening(
+                ports: 2,
+                { ports in
+                    [
+                        "run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])",
+                        "--metrics", "\(ports[1])"
+                    ]
+                }, ready: { ports in ports.map { "Server started and listening on 127.0.0.1:\($0)" } },
+                environment: environment)
             try await trellis.waitForOutput("connected to the broker")
             let button = "door-\(UUID().uuidString.prefix(6))"
             let script = SocketIOClientTests.root.appendingPathComponent("Tests/SocketIO/p2o_client.py").path
             let clients = try ["websocket", "polling"].map { transports in
-                try TrellisBinary.start([script, "--url", "http://127.0.0.1:\(ports[0])", "--button", button, "--presses", "1",
-                                         "--transports", transports, "--timeout", "60"], executable: python)
+                try TrellisBinary.start(
+                    [
+                        script, "--url", "http://127.0.0.1:\(ports[0])", "--button", button, "--presses", "1",
+                        "--transports", transports, "--timeout", "60"
+                    ], executable: python)
             }
             for client in clients { try await client.waitForOutput(#""event": "registered""#, timeout: .seconds(60)) }
             // Four idle timeouts pass with nothing to say, each seen as the server closing an idle
             // kept-alive connection of its own. A WebSocket is not HTTP any more, and a long poll is a
             // request in progress: neither is cut.
             for _ in 0..<4 {
-                let idle = try TrellisBinary.start([Self.script, "--port", "\(ports[0])", "--count", "1", "--mode", "keepalive",
-                                                    "--path", "/", "--early", "0.5"], executable: "/usr/bin/python3")
+                let idle = try TrellisBinary.start(
+                    [
+                        Self.script, "--port", "\(ports[0])", "--count", "1", "--mode", "keepalive",
+                        "--path", "/", "--early", "0.5"
+                    ], executable: "/usr/bin/python3")
                 #expect(try await idle.waitForExit(timeout: .seconds(60)) == 0, "\(idle.output)")
                 let done = try #require(Self.event("done", idle.output), "\(idle.output)")
-                #expect(done["late"] as? Int == 1 && done["still_open"] as? Int == 0, "closed by the idle timeout: \(idle.output)")
+                #expect(
+                    done["late"] as? Int == 1 && done["still_open"] as? Int == 0,
+                    "closed by the idle timeout: \(idle.output)")
             }
             let presser = try await TestClients.connect(to: broker)
             try await presser.publishAndWait(topic: "p2o/buttons/\(button)/press", payload: [])
@@ -192,13 +233,15 @@ struct HTTPLimitsTests {
     @Test("a WebSocket upgrade that never sends its probe is closed when its polling session ends")
     func danglingUpgrade() async throws {
         try await withTestBroker { broker in
-            let (trellis, ports) = try await TrellisBinary.startListening({ ports in
-                ["run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])"]
-            }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] })
+            let (trellis, ports) = try await TrellisBinary.startListening(
+                { ports in
+                    ["run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])"]
+                }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] })
             try await trellis.waitForOutput("connected to the broker")
             let script = SocketIOClientTests.root.appendingPathComponent("Tests/SocketIO/dangling_upgrade.py").path
-            let client = try TrellisBinary.start([script, "--url", "http://127.0.0.1:\(ports[0])", "--timeout", "30"],
-                                                 executable: "/usr/bin/python3")
+            let client = try TrellisBinary.start(
+                [script, "--url", "http://127.0.0.1:\(ports[0])", "--timeout", "30"],
+                executable: "/usr/bin/python3")
             #expect(try await client.waitForExit(timeout: .seconds(60)) == 0, "\(client.output)")
             // The session ends 10 s after its handshake (nothing followed it); its WebSocket with it,
             // instead of holding a connection the cap counts for ever.

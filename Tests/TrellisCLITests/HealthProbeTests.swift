@@ -17,9 +17,10 @@ struct HealthProbeTests {
     func brokerOutage() async throws {
         try await withTestBroker { broker in
             let state = temporaryDirectory()
-            let (trellis, ports) = try await TrellisBinary.startListening({ ports in
-                ["run", "--broker", broker.address, "--state", state, "--health", "\(ports[0])"]
-            }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] })
+            let (trellis, ports) = try await TrellisBinary.startListening(
+                { ports in
+                    ["run", "--broker", broker.address, "--state", state, "--health", "\(ports[0])"]
+                }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] })
             try await trellis.waitForOutput("connected to the broker")
             let address = "127.0.0.1:\(ports[0])"
 

@@ -30,13 +30,15 @@ struct HostileInputTests {
 
     static func hostileMessages(count: Int) -> [Hostile] {
         var random = SplitMix(state: 2026)
-        let oddLevels = ["", " ", "..", "ü", "0x", "0xZZ", "a%2Fb", String(repeating: "x", count: 300), "$SYS", "\u{200B}"]
+        let oddLevels = [
+            "", " ", "..", "ü", "0x", "0xZZ", "a%2Fb", String(repeating: "x", count: 300), "$SYS", "\u{200B}"
+        ]
         return (0..<count).map { index in
             let level = oddLevels[index % oddLevels.count]
             let size = index % 500 == 0 ? 1_048_576 : Int.random(in: 1...512, using: &random)
             var bytes = (0..<size).map { _ in UInt8.random(in: 0...255, using: &random) }
-            if index % 3 == 0 { bytes[0] = 0xff }  // never valid UTF-8
-            bytes[bytes.count - 1] = 0x23  // '#': never a valid id, time, status or sensor report
+            if index % 3 == 0 { bytes[0] = 0xff } // never valid UTF-8
+            bytes[bytes.count - 1] = 0x23 // '#': never a valid id, time, status or sensor report
             let topic: String
             switch index % 7 {
             case 0: topic = "rpi/torpi"
@@ -54,15 +56,19 @@ struct HostileInputTests {
     @Test("10,000 hostile messages, then normal traffic")
     func hostileThenNormal() async throws {
         try await withTestBroker { broker in
-            let (observer, seen) = try await TestClients.connectCollecting(to: broker, "trellis/deadletter", "rpi/fromrpi/#", "p2o/clients/+/register-response")
+            let (observer, seen) = try await TestClients.connectCollecting(
+                to: broker, "trellis/deadletter", "rpi/fromrpi/#", "p2o/clients/+/register-response")
 
             let state = temporaryDirectory()
-            let trellis = try TrellisBinary.start(["run", "--broker", broker.address, "--state", state, "--log-level", "error"])
+            let trellis = try TrellisBinary.start([
+                "run", "--broker", broker.address, "--state", state, "--log-level", "error"
+            ])
             let attacker = try await TestClients.connect(to: broker, id: "attacker")
             let hostile = Self.hostileMessages(count: 10_000)
             try await waitUntilOnline(broker)
             for message in hostile {
-                try attacker.publish(topic: message.topic, payload: message.payload, qos: .atLeastOnce, retain: message.retain)
+                try attacker.publish(
+                    topic: message.topic, payload: message.payload, qos: .atLeastOnce, retain: message.retain)
             }
             try await seen.messages(on: "trellis/deadletter", count: hostile.count, timeout: .seconds(300))
             #expect(trellis.process.isRunning)

@@ -25,7 +25,8 @@ struct ImportRulesTests {
                 everywhere = String(allowed[..<range.lowerBound])
                 let rest = allowed[range.upperBound...]
                 let module = String(rest.prefix { $0 != "`" })
-                onlyIn[module] = Set(Self.codeSpans(String(rest.dropFirst(module.count + 1))).filter { $0.hasSuffix(".swift") })
+                onlyIn[module] = Set(
+                    Self.codeSpans(String(rest.dropFirst(module.count + 1))).filter { $0.hasSuffix(".swift") })
             }
             rules[target] = (Set(Self.codeSpans(everywhere)), onlyIn)
         }
@@ -33,7 +34,9 @@ struct ImportRulesTests {
     }
 
     static func codeSpans(_ text: String) -> [String] {
-        text.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+        text.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map {
+            String($0.element)
+        }
     }
 
     @Test("every import of a project module is allowed by docs/architecture.md")
@@ -45,13 +48,17 @@ struct ImportRulesTests {
         for target in targets.sorted() {
             let rule = try #require(rules[target], "docs/architecture.md has no import rule for \(target)")
             let directory = root.appendingPathComponent(target)
-            let files = FileManager.default.enumerator(atPath: directory.path)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
+            let files =
+                FileManager.default.enumerator(atPath: directory.path)?.compactMap { $0 as? String }.filter {
+                    $0.hasSuffix(".swift")
+                } ?? []
             for file in files {
                 let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
                 for line in text.split(separator: "\n") where line.contains("import ") {
                     let words = line.split(separator: " ")
                     guard let index = words.firstIndex(of: "import"), index + 1 < words.count,
-                          words[..<index].allSatisfy({ $0.hasPrefix("@") }) else { continue }
+                        words[..<index].allSatisfy({ $0.hasPrefix("@") })
+                    else { continue }
                     let module = String(words[index + 1])
                     guard targets.contains(module), module != target, !rule.modules.contains("*") else { continue }
                     if rule.modules.contains(module) { continue }
@@ -67,7 +74,11 @@ struct ImportRulesTests {
     func readsTheTable() throws {
         let relay = try #require(try Self.rules()["TrellisRelay"])
         #expect(relay.modules == ["TrellisCore", "TrellisMQTTTypes", "TrellisStore"])
-        #expect(relay.onlyIn["TrellisMQTT"] == ["Relay/RelayService.swift", "Relay/RetainedStateReconciler.swift", "Relay/RetainedSweep.swift", "Replay/LiveReplay.swift"])
+        #expect(
+            relay.onlyIn["TrellisMQTT"] == [
+                "Relay/RelayService.swift", "Relay/RetainedStateReconciler.swift", "Relay/RetainedSweep.swift",
+                "Replay/LiveReplay.swift"
+            ])
         #expect(try Self.rules()["TrellisMQTTTypes"]?.modules.isEmpty == true)
     }
 }

@@ -54,7 +54,9 @@ struct KillRecoveryTests {
                 do {
                     try await answers.messages(on: "rpi/fromrpi/asker", count: round + 1, timeout: .seconds(120))
                 } catch {
-                    Issue.record("no answer after restart \(round + 1); trellis said: \(restarted.output.suffix(2000)); killed one said: \(trellis.output.suffix(1000))")
+                    Issue.record(
+                        "no answer after restart \(round + 1); trellis said: \(restarted.output.suffix(2000)); killed one said: \(trellis.output.suffix(1000))"
+                    )
                     throw error
                 }
                 restarted.process.signal(SIGTERM)

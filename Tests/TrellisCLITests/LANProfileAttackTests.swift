@@ -11,12 +11,16 @@ import TrellisTestSupport
 @Suite("Attacks on the default LAN profile", .serialized)
 struct LANProfileAttackTests {
     /// Runs `body` with `trellis run` owning its broker on a free port, and the local operator logged in.
-    func withDefaultProfile(_ body: (_ port: Int, _ state: String, _ operator: MQTTClient) async throws -> Void) async throws {
+    func withDefaultProfile(_ body: (_ port: Int, _ state: String, _ operator: MQTTClient) async throws -> Void)
+        async throws
+    {
         try await withDefaultProfile { port, state, operatorClient, _ in try await body(port, state, operatorClient) }
     }
 
     /// As above, with the running `trellis` too (its output).
-    func withDefaultProfile(_ body: (_ port: Int, _ state: String, _ operator: MQTTClient, _ trellis: TrellisBinary) async throws -> Void) async throws {
+    func withDefaultProfile(
+        _ body: (_ port: Int, _ state: String, _ operator: MQTTClient, _ trellis: TrellisBinary) async throws -> Void
+    ) async throws {
         let directory = temporaryDirectory()
         let port = try #require(PortProbe.freeLoopbackPort())
         let config = try brokerConfig(port: port, in: directory)
@@ -27,7 +31,9 @@ struct LANProfileAttackTests {
             try await trellis.waitForOutput("connected to the broker", timeout: .seconds(60))
             let password = try String(contentsOfFile: state + "/operator.password", encoding: .utf8)
                 .trimmingCharacters(in: .whitespacesAndNewlines)
-            #expect(try FileManager.default.attributesOfItem(atPath: state + "/operator.password")[.posixPermissions] as? Int == 0o600)
+            #expect(
+                try FileManager.default.attributesOfItem(atPath: state + "/operator.password")[.posixPermissions]
+                    as? Int == 0o600)
             let operatorClient = try await Self.connect(port: port, username: "operator", password: password)
             try await body(port, state, operatorClient, trellis)
             await operatorClient.shutdown()
@@ -40,57 +46,77 @@ struct LANProfileAttackTests {
     }
 
     static func connect(port: Int, username: String? = nil, password: String? = nil) async throws -> MQTTClient {
-        let client = try MQTTClient(configuration: MQTTConfiguration(
-            host: "127.0.0.1", port: port, clientID: username ?? "anon-\(UUID().uuidString.prefix(8))",
-            username: username, password: password, reconnectDelay: 0.2...0.5))
+        let client = try MQTTClient(
+            configuration: MQTTConfiguration(
+                host: "127.0.0.1", port: port, clientID: username ?? "anon-\(UUID().uuidString.prefix(8))",
+                username: username, password: password, reconnectDelay: 0.2...0.5))
         client.start()
         try await client.waitUntilConnected(timeout: .seconds(20))
         return client
     }
 
     /// An operator's request on the shared JSON topics, answered.
-    static func ask(_ client: MQTTClient, _ inbox: MessageCollector, _ path: String, _ body: String) async throws -> String {
+    static func ask(_ client: MQTTClient, _ inbox: MessageCollector, _ path: String, _ body: String) async throws
+        -> String
+    {
         let before = await inbox.received(on: "trellis/response/\(path)").count
         try await client.publishAndWait(topic: "trellis/request/\(path)", payload: Array(body.utf8))
         let answers = try await inbox.messages(on: "trellis/response/\(path)", count: before + 1, timeout: .seconds(20))
         return answers.last?.text ?? ""
     }
 
-    @Test("an anonymous client calls every operator action, reads `#` and publishes as a device, a button and a sensor: nothing happens")
+    @Test(
+        "an anonymous client calls every operator action, reads `#` and publishes as a device, a button and a sensor: nothing happens"
+    )
     func anonymousOperator() async throws {
         try await withDefaultProfile { port, state, operatorClient in
             let watch = await MessageCollector.collecting(operatorClient)
             try await operatorClient.subscribe("#")
             try await operatorClient.publishAndWait(topic: "devices/node7/status", payload: Array("online".utf8))
             try await watch.messages(on: "devices/node7/info", timeout: .seconds(20))
-            #expect(try await Self.ask(operatorClient, watch, "devices/get", #"{"id":"node7"}"#).contains(#""status":"ok""#))
+            #expect(
+                try await Self.ask(operatorClient, watch, "devices/get", #"{"id":"node7"}"#).contains(#""status":"ok""#)
+            )
 
             let anonymous = try await Self.connect(port: port)
             let inbox = await MessageCollector.collecting(anonymous)
             try? await anonymous.subscribe("#")
             try await anonymous.subscribe("rpi/fromrpi")
-            let paths = FleetRequest.actions.all.map(\.path) + CatalogRequest.actions.all.map(\.path) + ["deadletters/list", "store/backup"]
+            let paths =
+                FleetRequest.actions.all.map(\.path) + CatalogRequest.actions.all.map(\.path) + [
+                    "deadletters/list", "store/backup"
+                ]
             for path in paths {
                 for topic in ["trellis/request/\(path)", "trellis/clients/anon/request/\(path)"] {
-                    try? await anonymous.publishAndWait(topic: topic, payload: Array(#"{"id":"node7","model":"m1"}"#.utf8))
+                    try? await anonymous.publishAndWait(
+                        topic: topic, payload: Array(#"{"id":"node7","model":"m1"}"#.utf8))
                 }
             }
-            for (topic, payload) in [("devices/node7/command", "reboot"), ("devices/node7/status", "offline"),
-                                     ("p2o/buttons/door/press", "2026-11-22T10:41:05.123Z"),
-                                     ("rpi/sensors/0x36", #"{"moisture": 1}"#), ("homeassistant/status", "online")] {
+            for (topic, payload) in [
+                ("devices/node7/command", "reboot"), ("devices/node7/status", "offline"),
+                ("p2o/buttons/door/press", "2026-11-22T10:41:05.123Z"),
+                ("rpi/sensors/0x36", #"{"moisture": 1}"#), ("homeassistant/status", "online")
+            ] {
                 try? await anonymous.publishAndWait(topic: topic, payload: Array(payload.utf8))
             }
             // The released app's one request still works, and its answer comes after all of the above.
-            try await anonymous.publishAndWait(topic: "rpi/torpi", payload: Array("ID:1;sender:me;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants".utf8))
+            try await anonymous.publishAndWait(
+                topic: "rpi/torpi",
+                payload: Array("ID:1;sender:me;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants".utf8))
             try await inbox.messages(on: "rpi/fromrpi", timeout: .seconds(20))
-            #expect(try await Self.ask(operatorClient, watch, "devices/get", #"{"id":"node7"}"#).contains(#""powerstate":"online""#),
-                    "node7 is neither deleted nor marked offline")
+            #expect(
+                try await Self.ask(operatorClient, watch, "devices/get", #"{"id":"node7"}"#).contains(
+                    #""powerstate":"online""#),
+                "node7 is neither deleted nor marked offline")
 
             let seen = await watch.all()
-            #expect(seen.filter { $0.topic.hasPrefix("trellis/response/") && $0.topic != "trellis/response/devices/get" }.isEmpty)
+            #expect(
+                seen.filter { $0.topic.hasPrefix("trellis/response/") && $0.topic != "trellis/response/devices/get" }
+                    .isEmpty)
             #expect(!seen.contains { $0.topic.hasPrefix("trellis/clients/anon/") || $0.topic == "trellis/deadletter" })
             #expect(!seen.contains { $0.topic.hasPrefix("p2o/buttons/door/") || $0.topic.hasPrefix("rpi/sensors/") })
-            #expect(Set(await inbox.all().map(\.topic)) == ["rpi/fromrpi"], "an anonymous client reads its replies alone")
+            #expect(
+                Set(await inbox.all().map(\.topic)) == ["rpi/fromrpi"], "an anonymous client reads its replies alone")
             let files = FileManager.default.enumerator(atPath: state)?.compactMap { $0 as? String } ?? []
             #expect(!files.contains { $0.contains("trellis-requested") }, "no backup was taken")
             await anonymous.shutdown()
@@ -105,15 +131,21 @@ struct LANProfileAttackTests {
             let anonymous = try await Self.connect(port: port)
             for target in ["p2o/clients/operator/button-press", "devices/node7/command", "rpi/fromrpi/operator"] {
                 try await anonymous.publishAndWait(
-                    topic: "rpi/torpi", payload: Array("ID:2;sender:me;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants".utf8),
+                    topic: "rpi/torpi",
+                    payload: Array("ID:2;sender:me;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants".utf8),
                     properties: MQTTProperties(responseTopic: target, correlationData: [7]))
             }
             try await watch.wait(timeout: .seconds(20), "three refusals") { messages in
-                messages.filter { $0.topic == "trellis/deadletter" && ($0.text ?? "").contains("response_topic_refused") }.count == 3
+                messages.filter {
+                    $0.topic == "trellis/deadletter" && ($0.text ?? "").contains("response_topic_refused")
+                }.count == 3
             }
             #expect(await watch.received(on: "rpi/fromrpi").count == 3)
             let seen = Set(await watch.all().map(\.topic))
-            #expect(seen.isDisjoint(with: ["p2o/clients/operator/button-press", "devices/node7/command", "rpi/fromrpi/operator"]))
+            #expect(
+                seen.isDisjoint(with: [
+                    "p2o/clients/operator/button-press", "devices/node7/command", "rpi/fromrpi/operator"
+                ]))
             await anonymous.shutdown()
         }
     }

@@ -22,7 +22,9 @@ struct MarkdownDocument: CustomStringConvertible, Sendable {
 
     /// `README.md` and every Markdown page under `docs/`, sorted.
     static func all() -> [String] {
-        let docs = (try? FileManager.default.contentsOfDirectory(atPath: repositoryRoot.appendingPathComponent("docs").path)) ?? []
+        let docs =
+            (try? FileManager.default.contentsOfDirectory(atPath: repositoryRoot.appendingPathComponent("docs").path))
+            ?? []
         return ["README.md"] + docs.filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
     }
 

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import Testing
 import TrellisBroker
@@ -16,8 +16,10 @@ struct MetricsTests {
     }
 
     /// Polls `url` until `condition` holds for its answer, or times out.
-    static func waitFor(_ url: String, timeout: Duration = .seconds(30),
-                        _ condition: (Int, String) -> Bool) async throws -> (Int, String) {
+    static func waitFor(
+        _ url: String, timeout: Duration = .seconds(30),
+        _ condition: (Int, String) -> Bool
+    ) async throws -> (Int, String) {
         let deadline = ContinuousClock.now + timeout
         var last: (Int, String) = (0, "")
         while ContinuousClock.now < deadline {
@@ -34,16 +36,20 @@ struct MetricsTests {
     func scrape() async throws {
         try await withTestBroker { broker in
             let directory = temporaryDirectory()
-            let (trellis, ports) = try await TrellisBinary.startListening({ ports in
-                ["run", "--broker", broker.address, "--state", directory, "--metrics", "127.0.0.1:\(ports[0])",
-                 "--stats-interval", "0.2"]
-            }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] })
+            let (trellis, ports) = try await TrellisBinary.startListening(
+                { ports in
+                    [
+                        "run", "--broker", broker.address, "--state", directory, "--metrics", "127.0.0.1:\(ports[0])",
+                        "--stats-interval", "0.2"
+                    ]
+                }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] })
             let port = ports[0]
             let base = "http://127.0.0.1:\(port)"
             let (_, healthy) = try await Self.waitFor("\(base)/health") { status, _ in status == 200 }
             #expect(healthy.contains(#""store_failed_commits":0"#) && healthy.contains(#""store_writable":true"#))
 
-            let (client, inbox) = try await TestClients.connectCollecting(to: broker, "rpi/fromrpi/metrics", "trellis/stats")
+            let (client, inbox) = try await TestClients.connectCollecting(
+                to: broker, "rpi/fromrpi/metrics", "trellis/stats")
             for id in 0..<3 {
                 let request = "ID:\(id);sender:metrics;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants"
                 try await client.publishAndWait(topic: "rpi/torpi/metrics", payload: Array(request.utf8))
@@ -65,8 +71,11 @@ struct MetricsTests {
             let stats = try await inbox.messages(on: "trellis/stats")
             #expect(stats[0].text?.contains("\"counters\"") == true)
             #expect(stats[0].text?.contains("\"resident_bytes\"") == true)
-            #expect(stats[0].text?.contains(#""store":{"failed_commits":0,"oldest_unwritten_change_s":0,"unwritten_changes":0,"writable":true}"#) == true,
-                    "\(stats[0].text ?? "")")
+            #expect(
+                stats[0].text?.contains(
+                    #""store":{"failed_commits":0,"oldest_unwritten_change_s":0,"unwritten_changes":0,"writable":true}"#
+                ) == true,
+                "\(stats[0].text ?? "")")
             #expect(text.contains("trellis_store_writable 1"))
             #expect(text.contains("trellis_store_unwritten_changes 0"))
 

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import TrellisBroker
 import TrellisMQTT
@@ -23,16 +23,21 @@ struct MetricsTraffic {
     /// Starts Trellis on free loopback ports and connects the client; `stop()` ends both.
     static func start(broker: TestBroker) async throws -> MetricsTraffic {
         let state = temporaryDirectory()
-        let (trellis, ports) = try await TrellisBinary.startListening(ports: 2, { ports in
-            ["run", "--broker", broker.address, "--state", state, "--metrics", "127.0.0.1:\(ports[0])",
-             "--socketio", "127.0.0.1:\(ports[1])"]
-        }, ready: { ports in ports.map { "Server started and listening on 127.0.0.1:\($0)" } })
+        let (trellis, ports) = try await TrellisBinary.startListening(
+            ports: 2,
+            { ports in
+                [
+                    "run", "--broker", broker.address, "--state", state, "--metrics", "127.0.0.1:\(ports[0])",
+                    "--socketio", "127.0.0.1:\(ports[1])"
+                ]
+            }, ready: { ports in ports.map { "Server started and listening on 127.0.0.1:\($0)" } })
         do {
             try await trellis.waitForOutput("connected to the broker")
             let (client, inbox) = try await TestClients.connectCollecting(
                 to: broker, "rpi/fromrpi/+", "trellis/deadletter", "p2o/buttons/b1/state", "trellis/logs/d1")
-            return MetricsTraffic(broker: broker, trellis: trellis, stateDirectory: state, metricsPort: ports[0],
-                                  socketIOPort: ports[1], client: client, inbox: inbox)
+            return MetricsTraffic(
+                broker: broker, trellis: trellis, stateDirectory: state, metricsPort: ports[0],
+                socketIOPort: ports[1], client: client, inbox: inbox)
         } catch {
             trellis.process.signal(SIGKILL)
             trellis.process.waitUntilExit()

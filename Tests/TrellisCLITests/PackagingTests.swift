@@ -8,16 +8,20 @@ struct PackagingTests {
     /// What Trellis needs of a broker, as broker.conf sets it.
     static let brokerKeys = [
         "listener", "allow_anonymous", "set_tcp_nodelay", "persistence", "autosave_interval",
-        "max_queued_messages", "max_queued_bytes", "max_inflight_messages", "max_packet_size",
+        "max_queued_messages", "max_queued_bytes", "max_inflight_messages", "max_packet_size"
     ]
 
-    @Test("the Mosquitto snippet sets what broker.conf sets for Trellis: the loopback listener, queues, in-flight window, persistence")
+    @Test(
+        "the Mosquitto snippet sets what broker.conf sets for Trellis: the loopback listener, queues, in-flight window, persistence"
+    )
     func snippetAgreesWithBrokerConf() throws {
         let snippet = try Self.settings(of: "deploy/mosquitto-trellis.conf")
         let broker = try Self.settings(of: "broker.conf")
         for key in Self.brokerKeys {
             #expect(snippet[key] != nil, "deploy/mosquitto-trellis.conf does not set \(key)")
-            #expect(snippet[key] == broker[key], "\(key): the snippet says \(snippet[key] ?? []), broker.conf \(broker[key] ?? [])")
+            #expect(
+                snippet[key] == broker[key],
+                "\(key): the snippet says \(snippet[key] ?? []), broker.conf \(broker[key] ?? [])")
         }
         #expect(snippet["listener"] == ["1883 127.0.0.1"])
         // Debian's mosquitto.conf sets these; a second persistence_location would stop Mosquitto.
@@ -29,7 +33,8 @@ struct PackagingTests {
     @Test("every Swift package linked into the binary is named in the package's copyright file")
     func copyrightNamesEveryDependency() throws {
         let root = MarkdownDocument.repositoryRoot
-        let copyright = try String(contentsOf: root.appendingPathComponent("packaging/debian/copyright"), encoding: .utf8)
+        let copyright = try String(
+            contentsOf: root.appendingPathComponent("packaging/debian/copyright"), encoding: .utf8)
         let resolved = try String(contentsOf: root.appendingPathComponent("Package.resolved"), encoding: .utf8)
         let identities = resolved.matches(of: #/"identity" : "([^"]+)"/#).map { String($0.1) }
         #expect(identities.count >= 10)

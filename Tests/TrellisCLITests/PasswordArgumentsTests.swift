@@ -25,26 +25,30 @@ struct PasswordArgumentsTests {
             try FileManager.default.createDirectory(atPath: directory + "/bin", withIntermediateDirectories: true)
             let script = "#!/bin/sh\nprintf '%s\\n' \"$0 $*\" >> '\(directory)/argv.log'\nexec '\(tool)' \"$@\"\n"
             try script.write(toFile: directory + "/bin/mosquitto_passwd", atomically: true, encoding: .utf8)
-            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory + "/bin/mosquitto_passwd")
+            try FileManager.default.setAttributes(
+                [.posixPermissions: 0o755], ofItemAtPath: directory + "/bin/mosquitto_passwd")
         }
 
         /// `trellis users ARGUMENTS` with the password on standard input, read from a file of the test's.
         func users(_ arguments: [String], stdin secret: String? = nil) async throws -> (status: Int32, output: String) {
             let files = ["--password-file", directory + "/passwd", "--acl-file", directory + "/acl"]
             guard let secret else {
-                return try await TrellisBinary.run(["users"] + arguments + files, in: directory, environment: environment)
+                return try await TrellisBinary.run(
+                    ["users"] + arguments + files, in: directory, environment: environment)
             }
             let input = directory + "/stdin-\(UUID().uuidString)"
             try (secret + "\n").write(toFile: input, atomically: true, encoding: .utf8)
             return try await TrellisBinary.run(
                 ["-c", #"exec "$0" "$@" < "$TRELLIS_TEST_STDIN""#, TrellisBinary.path, "users"] + arguments + files
                     + ["--password-stdin"],
-                in: directory, environment: environment.merging(["TRELLIS_TEST_STDIN": input]) { $1 }, executable: "/bin/sh")
+                in: directory, environment: environment.merging(["TRELLIS_TEST_STDIN": input]) { $1 },
+                executable: "/bin/sh")
         }
     }
 
-    @Test("add and passwd start mosquitto_passwd without the password; the written entries log in, the old one no more",
-          .enabled(if: realTool != nil, "mosquitto_passwd is not installed"))
+    @Test(
+        "add and passwd start mosquitto_passwd without the password; the written entries log in, the old one no more",
+        .enabled(if: realTool != nil, "mosquitto_passwd is not installed"))
     func noPasswordInArguments() async throws {
         let recorder = try Recorder(tool: try #require(Self.realTool))
         let first = "first-\(UUID().uuidString.prefix(8))"
@@ -54,8 +58,9 @@ struct PasswordArgumentsTests {
         #expect(!added.output.contains(first))
         let generated = try await recorder.users(["add", "bob"])
         #expect(generated.status == 0, "\(generated.output)")
-        let bobPassword = try #require(generated.output.components(separatedBy: "password: ").last?
-            .trimmingCharacters(in: .whitespacesAndNewlines))
+        let bobPassword = try #require(
+            generated.output.components(separatedBy: "password: ").last?
+                .trimmingCharacters(in: .whitespacesAndNewlines))
         let changed = try await recorder.users(["passwd", "alice"], stdin: second)
         #expect(changed.status == 0, "\(changed.output)")
 
@@ -65,15 +70,23 @@ struct PasswordArgumentsTests {
             #expect(!argv.contains(secret), "a password reached mosquitto_passwd's arguments: \(argv)")
         }
         let entries = try String(contentsOfFile: recorder.directory + "/passwd", encoding: .utf8)
-        #expect(entries.split(separator: "\n").map { $0.split(separator: ":").first.map(String.init) } == ["alice", "bob"])
+        #expect(
+            entries.split(separator: "\n").map { $0.split(separator: ":").first.map(String.init) } == ["alice", "bob"])
         #expect(entries.split(separator: "\n").allSatisfy { $0.contains(":$7$") }, "\(entries)")
-        #expect(try FileManager.default.attributesOfItem(atPath: recorder.directory + "/passwd")[.posixPermissions] as? Int == 0o600)
+        #expect(
+            try FileManager.default.attributesOfItem(atPath: recorder.directory + "/passwd")[.posixPermissions] as? Int
+                == 0o600)
 
-        try await withTestBroker(anonymous: false, extraConfig: ["password_file \(recorder.directory)/passwd"]) { broker in
-            for (name, password, accepted) in [("alice", second, true), ("bob", bobPassword, true), ("alice", first, false)] {
-                let client = try MQTTClient(configuration: MQTTConfiguration(
-                    host: broker.host, port: broker.port, clientID: "login-\(name)", username: name, password: password,
-                    reconnectDelay: 0.2...0.2))
+        try await withTestBroker(anonymous: false, extraConfig: ["password_file \(recorder.directory)/passwd"]) {
+            broker in
+            for (name, password, accepted) in [
+                ("alice", second, true), ("bob", bobPassword, true), ("alice", first, false)
+            ] {
+                let client = try MQTTClient(
+                    configuration: MQTTConfiguration(
+                        host: broker.host, port: broker.port, clientID: "login-\(name)", username: name,
+                        password: password,
+                        reconnectDelay: 0.2...0.2))
                 client.start()
                 if accepted {
                     try await client.waitUntilConnected(timeout: .seconds(10))
@@ -85,8 +98,9 @@ struct PasswordArgumentsTests {
         }
     }
 
-    @Test("an existing password file keeps its other lines, its comments and its mode; remove takes one line out",
-          .enabled(if: realTool != nil, "mosquitto_passwd is not installed"))
+    @Test(
+        "an existing password file keeps its other lines, its comments and its mode; remove takes one line out",
+        .enabled(if: realTool != nil, "mosquitto_passwd is not installed"))
     func keepsTheFile() async throws {
         let recorder = try Recorder(tool: try #require(Self.realTool))
         let path = recorder.directory + "/passwd"
@@ -99,14 +113,18 @@ struct PasswordArgumentsTests {
         #expect(try await recorder.users(["remove", "carol"]).status == 0)
         text = try String(contentsOfFile: path, encoding: .utf8)
         #expect(text == "# kept\nother:$7$101$c2FsdA==$aGFzaA==\n")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: recorder.directory).allSatisfy { !$0.contains(".trellis-") })
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: recorder.directory).allSatisfy {
+                !$0.contains(".trellis-")
+            })
     }
 
     @Test("--password and --password-stdin together, an empty standard input and a line break are refused")
     func refusals() async throws {
         let recorder = try Recorder(tool: Self.realTool ?? "/bin/false")
-        let both = try await TrellisBinary.run(["users", "add", "dave", "--password", "x", "--password-stdin"],
-                                               in: recorder.directory)
+        let both = try await TrellisBinary.run(
+            ["users", "add", "dave", "--password", "x", "--password-stdin"],
+            in: recorder.directory)
         #expect(both.status != 0)
         #expect(both.output.contains("give --password or --password-stdin, not both"), "\(both.output)")
         let empty = try await recorder.users(["add", "dave"], stdin: "")

@@ -29,13 +29,14 @@ struct PlantsImportHostTests {
     /// `["0x38"]`; bob added Fern `["37", "0x36"]`, Mint `["0x39", "0x3A"]` and Thé `["3b"]`.
     static let hostPyFiles = [
         "alice": #"[{"Name": "Fern", "Sensors": "[\"0x36\", \"37\"]"}, {"Name": "Basil", "Sensors": "[\"0x38\"]"}]"#,
-        "bob": #"[{"Name": "Fern", "Sensors": "[\"37\", \"0x36\"]"}, {"Name": "Mint", "Sensors": "[\"0x39\", \"0x3A\"]"}, {"Name": "Th\u00e9", "Sensors": "[\"3b\"]"}]"#,
+        "bob":
+            #"[{"Name": "Fern", "Sensors": "[\"37\", \"0x36\"]"}, {"Name": "Mint", "Sensors": "[\"0x39\", \"0x3A\"]"}, {"Name": "Th\u00e9", "Sensors": "[\"3b\"]"}]"#
     ]
 
     /// The phones' adds, as the app sends them: a name and the sensors as typed.
     static let adds: [String: [(String, [String])]] = [
         "alice": [("Fern", ["0x36", "37"]), ("Basil", ["0x38"])],
-        "bob": [("Fern", ["37", "0x36"]), ("Mint", ["0x39", "0x3A"]), ("Thé", ["3b"])],
+        "bob": [("Fern", ["37", "0x36"]), ("Mint", ["0x39", "0x3A"]), ("Thé", ["3b"])]
     ]
 
     /// A phone's file as host.py's `json.dump(plants, outfile)` writes it.
@@ -77,7 +78,9 @@ struct PlantsImportHostTests {
     static func userdata(_ extra: [String: String] = [:]) throws -> String {
         let directory = temporaryDirectory() + "/userdata"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        for (phone, plants) in adds { try hostPyFile(plants).write(toFile: "\(directory)/\(phone).json", atomically: true, encoding: .utf8) }
+        for (phone, plants) in adds {
+            try hostPyFile(plants).write(toFile: "\(directory)/\(phone).json", atomically: true, encoding: .utf8)
+        }
         for (name, text) in extra { try text.write(toFile: "\(directory)/\(name)", atomically: true, encoding: .utf8) }
         return directory
     }
@@ -112,13 +115,17 @@ struct PlantsImportHostTests {
         try await store.plants().map { "\($0.name) \($0.sensors.joined(separator: " "))" }
     }
 
-    @Test("two phones merge into one household; reported before, added once; a second run finds them there", arguments: Where.available)
+    @Test(
+        "two phones merge into one household; reported before, added once; a second run finds them there",
+        arguments: Where.available)
     func merges(_ place: Where) async throws {
         let userdata = try Self.userdata()
         try await withState(place) { store, location in
             let dry = try await TrellisBinary.run(["plants", "import-host", userdata, "--dry-run"] + location)
             #expect(dry.status == 0, "\(dry.output)")
-            #expect(dry.output.contains("will add (3):") && dry.output.contains("already there (1):") && dry.output.contains("cannot take (0):"), "\(dry.output)")
+            #expect(
+                dry.output.contains("will add (3):") && dry.output.contains("already there (1):")
+                    && dry.output.contains("cannot take (0):"), "\(dry.output)")
             #expect(dry.output.contains("Fern  0x36 0x37  (alice, bob)"), "\(dry.output)")
             #expect(try await Self.plants(store) == ["Basil 0x38"])
 
@@ -128,7 +135,9 @@ struct PlantsImportHostTests {
             #expect(try await Self.plants(store) == ["Basil 0x38", "Fern 0x36 0x37", "Mint 0x39 0x3a", "Thé 0x3b"])
 
             let again = try await TrellisBinary.run(["plants", "import-host", userdata] + location)
-            #expect(again.status == 0 && again.output.contains("already there (4):") && again.output.contains("added 0 plants"), "\(again.output)")
+            #expect(
+                again.status == 0 && again.output.contains("already there (4):")
+                    && again.output.contains("added 0 plants"), "\(again.output)")
         }
     }
 
@@ -136,28 +145,37 @@ struct PlantsImportHostTests {
     func refusals(_ place: Where) async throws {
         let userdata = try Self.userdata([
             "carol.json": "{not json",
-            "dave.json": Self.hostPyFile([("A plant name far too long", ["0x40"]), ("Mint", ["0x41"]), ("Sage", ["0x42"]), ("Ivy", ["0x43"])]),
-            "notes.txt": "not a phone's file",
+            "dave.json": Self.hostPyFile([
+                ("A plant name far too long", ["0x40"]), ("Mint", ["0x41"]), ("Sage", ["0x42"]), ("Ivy", ["0x43"])
+            ]),
+            "notes.txt": "not a phone's file"
         ])
         try await withState(place) { store, location in
             var environment = ProcessInfo.processInfo.environment
             environment["TRELLIS_PLANT_MAX_PLANTS"] = "4"
-            let refused = try await TrellisBinary.run(["plants", "import-host", userdata] + location, environment: environment)
+            let refused = try await TrellisBinary.run(
+                ["plants", "import-host", userdata] + location, environment: environment)
             #expect(refused.status == 1, "\(refused.output)")
-            for expected in ["carol.json: unreadable", "dave.json: \"A plant name far too long\": name too long",
-                             "\"Mint\": the phones have it with other sensors", "more plants than plant.max_plants (4)", "nothing changed"] {
+            for expected in [
+                "carol.json: unreadable", "dave.json: \"A plant name far too long\": name too long",
+                "\"Mint\": the phones have it with other sensors", "more plants than plant.max_plants (4)",
+                "nothing changed"
+            ] {
                 #expect(refused.output.contains(expected), "\(expected) in \(refused.output)")
             }
             #expect(try await Self.plants(store) == ["Basil 0x38"])
 
-            let partial = try await TrellisBinary.run(["plants", "import-host", userdata, "--partial"] + location, environment: environment)
+            let partial = try await TrellisBinary.run(
+                ["plants", "import-host", userdata, "--partial"] + location, environment: environment)
             #expect(partial.status == 0, "\(partial.output)")
             #expect(try await Self.plants(store) == ["Basil 0x38", "Fern 0x36 0x37", "Thé 0x3b", "Sage 0x42"])
 
             // Mint taken in the state with other sensors is named as such.
             _ = try await store.addPlant(name: "Ivy", sensors: ["0x50"], maxPlants: 10)
             let taken = try await TrellisBinary.run(["plants", "import-host", userdata, "--dry-run"] + location)
-            #expect(taken.output.contains("Ivy  0x43  (dave): the name is taken in the state with other sensors (0x50)"), "\(taken.output)")
+            #expect(
+                taken.output.contains("Ivy  0x43  (dave): the name is taken in the state with other sensors (0x50)"),
+                "\(taken.output)")
         }
     }
 

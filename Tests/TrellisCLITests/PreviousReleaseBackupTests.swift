@@ -51,8 +51,9 @@ struct PreviousReleaseBackupTests {
             try await phone.publishAndWait(topic: "p2o/clients/phone/register", payload: Array("door".utf8))
             let registered = try await seen.messages(on: "p2o/clients/phone/register-response")
             // The phone was online for the presses (none missed); the history is the release's.
-            #expect(registered[0].text?.hasPrefix(#"{"button":{"count":0,"history":["2026-11-27T03:13:39.810Z","#) == true,
-                    "\(registered[0].text ?? "")")
+            #expect(
+                registered[0].text?.hasPrefix(#"{"button":{"count":0,"history":["2026-11-27T03:13:39.810Z","#) == true,
+                "\(registered[0].text ?? "")")
             relay.process.signal(SIGTERM)
             #expect(try await relay.waitForExit() == 0)
             await phone.shutdown()

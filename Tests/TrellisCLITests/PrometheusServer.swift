@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import TrellisBroker
 import TrellisTestSupport
@@ -15,7 +15,8 @@ struct PrometheusServer {
     /// True when the tests that need Prometheus must run: it is installed, or this is CI (where a
     /// missing package is a failure of the set-up, not a reason to skip).
     static var isRequired: Bool {
-        FileManager.default.isExecutableFile(atPath: prometheus) && FileManager.default.isExecutableFile(atPath: promtool)
+        FileManager.default.isExecutableFile(atPath: prometheus)
+            && FileManager.default.isExecutableFile(atPath: promtool)
             || ProcessInfo.processInfo.environment["CI"] != nil
     }
 
@@ -35,14 +36,19 @@ struct PrometheusServer {
         while true {
             attempt += 1
             guard let port = PortProbe.freeLoopbackPort() else { throw TimeoutError(message: "no free loopback port") }
-            let process = try TrellisBinary.start(["--config.file=\(directory)/prometheus.yml",
-                                                   "--storage.tsdb.path=\(directory)/data",
-                                                   "--web.listen-address=127.0.0.1:\(port)"],
-                                                  in: directory, executable: prometheus)
+            let process = try TrellisBinary.start(
+                [
+                    "--config.file=\(directory)/prometheus.yml",
+                    "--storage.tsdb.path=\(directory)/data",
+                    "--web.listen-address=127.0.0.1:\(port)"
+                ],
+                in: directory, executable: prometheus)
             let server = PrometheusServer(process: process, port: port, directory: directory)
             do {
                 try await eventually("Prometheus is ready on 127.0.0.1:\(port)", timeout: .seconds(60)) {
-                    guard process.process.isRunning else { throw TimeoutError(message: "Prometheus exited: \(process.output)") }
+                    guard process.process.isRunning else {
+                        throw TimeoutError(message: "Prometheus exited: \(process.output)")
+                    }
                     return (try? await MetricsTests.get("http://127.0.0.1:\(port)/-/ready"))?.0 == 200
                 }
                 return server

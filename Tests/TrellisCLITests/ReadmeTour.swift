@@ -44,7 +44,8 @@ struct ReadmeTour {
     /// Reads the tour from `markdown`; throws when it has no tour.
     init(markdown: String) throws {
         guard let start = markdown.range(of: "<!-- tour -->"),
-              let end = markdown.range(of: "<!-- end:tour -->", range: start.upperBound..<markdown.endIndex) else {
+            let end = markdown.range(of: "<!-- end:tour -->", range: start.upperBound..<markdown.endIndex)
+        else {
             throw TourError(message: "the README has no <!-- tour --> … <!-- end:tour --> section")
         }
         var steps: [Step] = []

@@ -29,7 +29,8 @@ struct ReadmeTourTests {
         let directory = temporaryDirectory()
         let port = try #require(PortProbe.freeLoopbackPort())
         let config = try brokerConfig(port: port, in: directory)
-        let trellis = try TrellisBinary.start(["run", "--broker-config", config, "--state", directory + "/state"], in: directory)
+        let trellis = try TrellisBinary.start(
+            ["run", "--broker-config", config, "--state", directory + "/state"], in: directory)
         // Trellis is stopped with SIGTERM whatever happens, so it stops the broker it started.
         var failure: (any Error)?
         do {
@@ -49,7 +50,8 @@ struct ReadmeTourTests {
     /// Runs every step of `tour` against the broker on `port`, with the tour's second terminal
     /// watching everything that crosses it.
     private func run(_ tour: ReadmeTour, port: Int, login: String) async throws {
-        let watcher = try TrellisBinary.start(["-c", login + "exec mosquitto_sub -h 127.0.0.1 -p \(port) -t '#' -v"], executable: "/bin/sh")
+        let watcher = try TrellisBinary.start(
+            ["-c", login + "exec mosquitto_sub -h 127.0.0.1 -p \(port) -t '#' -v"], executable: "/bin/sh")
         defer { watcher.process.signal(SIGKILL) }
         // The retained status arrives as soon as the watcher is subscribed.
         try await watcher.waitForOutput("trellis/status online", timeout: .seconds(30))
@@ -59,19 +61,23 @@ struct ReadmeTourTests {
             let shell = try TrellisBinary.start(["-c", login + command], executable: "/bin/sh")
             let status = try await shell.waitForExit(timeout: .seconds(Self.commandTimeout + 20))
             #expect(status == 0, "\(step.command) exited with \(status): \(shell.output)")
-            #expect(step.matches(shell.output),
-                    "\(step.command)\nprinted:\n\(shell.output)\nthe README says:\n\(step.expected.joined(separator: "\n"))")
+            #expect(
+                step.matches(shell.output),
+                "\(step.command)\nprinted:\n\(shell.output)\nthe README says:\n\(step.expected.joined(separator: "\n"))"
+            )
         }
 
         // What the README says the second terminal shows: the answers on their reply topics too,
         // the rejected request as a dead letter, and the press fanned out to the online phone.
-        for line in ["rpi/fromrpi/operator ID:2;sender:Host-RPI3B+;receiver:operator;payload:[{\"at\"%3A",
-                     "trellis/deadletter {\"payload\":\"ID:3;sender:operator;",
-                     "\"reason\":\"ERR_missingKeys\"",
-                     "p2o/clients/operator/register-response {\"status\":\"success\"}",
-                     "p2o/clients/operator/button-press door",
-                     "trellis/response/devices/get {\"data\":{",
-                     "trellis/response/catalog/get {\"data\":{"] {
+        for line in [
+            "rpi/fromrpi/operator ID:2;sender:Host-RPI3B+;receiver:operator;payload:[{\"at\"%3A",
+            "trellis/deadletter {\"payload\":\"ID:3;sender:operator;",
+            "\"reason\":\"ERR_missingKeys\"",
+            "p2o/clients/operator/register-response {\"status\":\"success\"}",
+            "p2o/clients/operator/button-press door",
+            "trellis/response/devices/get {\"data\":{",
+            "trellis/response/catalog/get {\"data\":{"
+        ] {
             try await watcher.waitForOutput(line, timeout: .seconds(10))
         }
     }

@@ -14,7 +14,9 @@ struct RunCommandTests {
         #expect(top.output.contains("run"))
         let run = try await TrellisBinary.run(["run", "--help"])
         #expect(run.status == 0)
-        for option in ["--broker", "--broker-config", "--state", "--log-level", "--host-name", "--client-id", "--plants-file"] {
+        for option in [
+            "--broker", "--broker-config", "--state", "--log-level", "--host-name", "--client-id", "--plants-file"
+        ] {
             #expect(run.output.contains(option), "run --help lacks \(option)")
         }
     }
@@ -59,8 +61,10 @@ struct RunCommandTests {
         let state = (config as NSString).deletingLastPathComponent + "/state"
         let password = try String(contentsOfFile: state + "/operator.password", encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        let watcher = try MQTTClient(configuration: MQTTConfiguration(host: "127.0.0.1", port: port, clientID: "w-\(port)",
-                                                                      username: "operator", password: password))
+        let watcher = try MQTTClient(
+            configuration: MQTTConfiguration(
+                host: "127.0.0.1", port: port, clientID: "w-\(port)",
+                username: "operator", password: password))
         watcher.start()
         try await watcher.waitUntilConnected()
         let inbox = await MessageCollector.collecting(watcher)
@@ -86,7 +90,8 @@ struct RunCommandTests {
         let directory = temporaryDirectory()
         let port = try #require(PortProbe.freeLoopbackPort())
         let config = try brokerConfig(port: port, in: directory)
-        let trellis = try TrellisBinary.start(["run", "--broker-config", config, "--state", directory + "/state"], in: directory)
+        let trellis = try TrellisBinary.start(
+            ["run", "--broker-config", config, "--state", directory + "/state"], in: directory)
         return (trellis, config, port)
     }
 
@@ -97,12 +102,19 @@ struct RunCommandTests {
         #expect(!PortProbe.isAccepting(host: "127.0.0.1", port: port))
     }
 
-    @Test("start-up problems are one clear line and exit status 1",
-          arguments: [
-            (["--broker-config", "/nonexistent/broker.conf"], [String: String](), "cannot read the broker configuration"),
+    @Test(
+        "start-up problems are one clear line and exit status 1",
+        arguments: [
+            (
+                ["--broker-config", "/nonexistent/broker.conf"], [String: String](),
+                "cannot read the broker configuration"
+            ),
             (["--broker", "not a broker:port"], [:], "mqtts://HOST[:PORT] (TLS, port 8883) or HOST[:PORT]"),
-            (["--broker-config", "CONFIG"], ["TRELLIS_MOSQUITTO": "/nonexistent/mosquitto"], "TRELLIS_MOSQUITTO names /nonexistent/mosquitto, which is not an executable file"),
-          ])
+            (
+                ["--broker-config", "CONFIG"], ["TRELLIS_MOSQUITTO": "/nonexistent/mosquitto"],
+                "TRELLIS_MOSQUITTO names /nonexistent/mosquitto, which is not an executable file"
+            )
+        ])
     func startupErrors(arguments: [String], environment: [String: String], expected: String) async throws {
         let directory = temporaryDirectory()
         let config = try brokerConfig(port: try #require(PortProbe.freeLoopbackPort()), in: directory)
@@ -119,7 +131,8 @@ struct RunCommandTests {
         try await withTestBroker { broker in
             let directory = temporaryDirectory()
             let config = try brokerConfig(port: broker.port, in: directory)
-            let result = try await TrellisBinary.run(["run", "--broker-config", config, "--state", directory + "/state"], in: directory)
+            let result = try await TrellisBinary.run(
+                ["run", "--broker-config", config, "--state", directory + "/state"], in: directory)
             #expect(result.status == 1)
             #expect(result.output.contains("127.0.0.1:\(broker.port) is already in use"), "output: \(result.output)")
         }
@@ -138,10 +151,12 @@ struct RunCommandTests {
                 try handle.seekToEnd()
                 try handle.write(contentsOf: Data("listener \(broker.port) 127.0.0.1\n".utf8))
                 try handle.close()
-                let result = try await TrellisBinary.run(["run", "--broker-config", config, "--state", directory + "/state"], in: directory)
+                let result = try await TrellisBinary.run(
+                    ["run", "--broker-config", config, "--state", directory + "/state"], in: directory)
                 if attempt < 5, result.output.contains("127.0.0.1:\(first) is already in use") { continue }
                 #expect(result.status == 1)
-                #expect(result.output.contains("127.0.0.1:\(broker.port) is already in use"), "output: \(result.output)")
+                #expect(
+                    result.output.contains("127.0.0.1:\(broker.port) is already in use"), "output: \(result.output)")
                 return
             }
         }
@@ -149,7 +164,8 @@ struct RunCommandTests {
 
     @Test("the embedded default broker configuration is broker.conf")
     func embeddedConfig() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let shipped = try String(contentsOf: root.appendingPathComponent("broker.conf"), encoding: .utf8)
         #expect(EmbeddedBrokerConfig.text == shipped)
     }

@@ -14,18 +14,25 @@ import TrellisTestSupport
 @Suite("Scaling out: two relays, $share and PostgreSQL", .enabled(if: PostgresTestServer.isRequired))
 struct ScaleOutTests {
     /// Starts relays with these client ids in share group `g` and waits until each is subscribed.
-    static func startRelays(_ ids: [String], broker: TestBroker, store: PostgresURL, extra: [String] = []) async throws -> [TrellisBinary] {
+    static func startRelays(_ ids: [String], broker: TestBroker, store: PostgresURL, extra: [String] = []) async throws
+        -> [TrellisBinary]
+    {
         var relays: [TrellisBinary] = []
         for id in ids { relays.append(try startRelay(id, broker: broker, store: store, extra: extra)) }
         for relay in relays { try await relay.waitForOutput("connected to the broker") }
         return relays
     }
 
-    static func startRelay(_ id: String, broker: TestBroker, store: PostgresURL, extra: [String] = []) throws -> TrellisBinary {
+    static func startRelay(_ id: String, broker: TestBroker, store: PostgresURL, extra: [String] = []) throws
+        -> TrellisBinary
+    {
         var environment = ProcessInfo.processInfo.environment
         environment["TRELLIS_STATE_STORE"] = store.urlWithPassword
-        return try TrellisBinary.start(["run", "--broker", broker.address, "--share", "g", "--client-id", id,
-                                        "--state", temporaryDirectory()] + extra, environment: environment)
+        return try TrellisBinary.start(
+            [
+                "run", "--broker", broker.address, "--share", "g", "--client-id", id,
+                "--state", temporaryDirectory()
+            ] + extra, environment: environment)
     }
 
     static func stop(_ relays: [TrellisBinary]) async throws {
@@ -46,8 +53,11 @@ struct ScaleOutTests {
                 let seen = await MessageCollector.collecting(phone)
                 try await phone.subscribe("rpi/fromrpi/#", qos: .atLeastOnce)
                 for index in 0..<30 {
-                    try phone.publish(topic: "rpi/torpi/c\(index)", payload: Self.request(index, from: "c\(index)",
-                                      "REQ_addNewPlant", payload: "P\(index),0x\(index + 10)"), qos: .atLeastOnce)
+                    try phone.publish(
+                        topic: "rpi/torpi/c\(index)",
+                        payload: Self.request(
+                            index, from: "c\(index)",
+                            "REQ_addNewPlant", payload: "P\(index),0x\(index + 10)"), qos: .atLeastOnce)
                 }
                 try await seen.wait(timeout: .seconds(60), "30 answers") { $0.count >= 30 }
                 let answers = await seen.all().compactMap(\.text)
@@ -57,8 +67,9 @@ struct ScaleOutTests {
 
                 await seen.reset()
                 for index in 0..<10 {
-                    try phone.publish(topic: "rpi/torpi/r\(index)", payload: Self.request(index, from: "r\(index)", "REQ_numPlants"),
-                                      qos: .atLeastOnce)
+                    try phone.publish(
+                        topic: "rpi/torpi/r\(index)", payload: Self.request(index, from: "r\(index)", "REQ_numPlants"),
+                        qos: .atLeastOnce)
                 }
                 try await seen.wait(timeout: .seconds(30), "10 answers") { $0.count >= 10 }
                 #expect(await seen.all().allSatisfy { $0.text?.contains("payload:7;") == true })
@@ -77,18 +88,26 @@ struct ScaleOutTests {
         try await withTestBroker { broker in
             try await PostgresTestServer.withDatabase { url in
                 let relays = try await Self.startRelays(["r1", "r2"], broker: broker, store: url)
-                let pressers = [try await TestClients.connect(to: broker, id: "p1"), try await TestClients.connect(to: broker, id: "p2")]
+                let pressers = [
+                    try await TestClients.connect(to: broker, id: "p1"),
+                    try await TestClients.connect(to: broker, id: "p2")
+                ]
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for presser in pressers {
                         group.addTask {
-                            for _ in 0..<299 { try presser.publish(topic: "p2o/buttons/race/press", payload: [], qos: .atLeastOnce) }
-                            try await presser.publishAndWait(topic: "p2o/buttons/race/press", payload: [], qos: .atLeastOnce)
+                            for _ in 0..<299 {
+                                try presser.publish(topic: "p2o/buttons/race/press", payload: [], qos: .atLeastOnce)
+                            }
+                            try await presser.publishAndWait(
+                                topic: "p2o/buttons/race/press", payload: [], qos: .atLeastOnce)
                         }
                     }
                     try await group.waitForAll()
                 }
                 let store = try await PostgresStore.connect(url, owner: "checker")
-                try await eventually("600 presses counted", timeout: .seconds(240)) { try await store.button(id: "race")?.total == 600 }
+                try await eventually("600 presses counted", timeout: .seconds(240)) {
+                    try await store.button(id: "race")?.total == 600
+                }
                 let snapshot = try #require(try await store.button(id: "race"))
                 #expect(snapshot.history.count == 20)
                 // The retained state settles on the store's, whichever relay published last.
@@ -113,12 +132,14 @@ struct ScaleOutTests {
                 try await spammer.subscribe("rpi/fromrpi/spammer", qos: .atLeastOnce)
                 try await spammer.subscribe("trellis/deadletter", qos: .atLeastOnce)
                 for index in 0..<30 {
-                    try spammer.publish(topic: "rpi/torpi/spammer", payload: Self.request(index, from: "spammer", "REQ_numPlants"),
-                                        qos: .atLeastOnce)
+                    try spammer.publish(
+                        topic: "rpi/torpi/spammer", payload: Self.request(index, from: "spammer", "REQ_numPlants"),
+                        qos: .atLeastOnce)
                 }
                 // Each message is answered (15), kicked (answer and dead letter) or muted (dead letter).
                 try await seen.wait(timeout: .seconds(60), "every message handled") {
-                    $0.filter { $0.topic == "trellis/deadletter" }.count >= 15 && $0.filter { $0.topic != "trellis/deadletter" }.count >= 16
+                    $0.filter { $0.topic == "trellis/deadletter" }.count >= 15
+                        && $0.filter { $0.topic != "trellis/deadletter" }.count >= 16
                 }
                 let answers = await seen.received(on: "rpi/fromrpi/spammer").compactMap(\.text)
                 #expect(answers.filter { $0.hasSuffix("operation:RES_numPlants") }.count == 15)
@@ -153,15 +174,20 @@ struct ScaleOutTests {
                 try await presser.publishAndWait(topic: "p2o/buttons/kill/press", payload: [], qos: .atLeastOnce)
                 // While r1 is down, r2 answers new requests.
                 for index in 0..<4 {
-                    try await asker.publishAndWait(topic: "rpi/torpi/asker", payload: Self.request(index, from: "asker", "REQ_numPlants"))
+                    try await asker.publishAndWait(
+                        topic: "rpi/torpi/asker", payload: Self.request(index, from: "asker", "REQ_numPlants"))
                 }
                 try await answers.wait(timeout: .seconds(240), "r2 answers while r1 is down") { $0.count >= 1 }
 
                 relays[0] = try Self.startRelay("r1", broker: broker, store: url)
                 try await relays[0].waitForOutput("connected to the broker")
-                try await answers.wait(timeout: .seconds(240), "every request answered once r1 is back") { $0.count >= 4 }
+                try await answers.wait(timeout: .seconds(240), "every request answered once r1 is back") {
+                    $0.count >= 4
+                }
                 let store = try await PostgresStore.connect(url, owner: "checker")
-                try await eventually("1,001 presses counted", timeout: .seconds(240)) { try await store.button(id: "kill")?.total == 1_001 }
+                try await eventually("1,001 presses counted", timeout: .seconds(240)) {
+                    try await store.button(id: "kill")?.total == 1_001
+                }
                 try await Self.stop(relays)
                 #expect(try await store.button(id: "kill")?.total == 1_001, "counted twice after the restart")
                 try await store.close()
@@ -179,7 +205,8 @@ struct ScaleOutTests {
                 #expect(try await Self.retained("trellis/status/r1", broker: broker) == Array("online".utf8))
                 #expect(try await Self.retained("trellis/status/r2", broker: broker) == Array("online".utf8))
                 try await eventually("discovery lists both relays", timeout: .seconds(20)) {
-                    let config = try await Self.retained("homeassistant/sensor/trellis/messages_handled/config", broker: broker)
+                    let config = try await Self.retained(
+                        "homeassistant/sensor/trellis/messages_handled/config", broker: broker)
                     let text = String(decoding: config ?? [], as: UTF8.self)
                     return text.contains("trellis/status/r1") && text.contains("trellis/status/r2")
                         && text.contains(#""availability_mode":"any""#)
@@ -204,7 +231,8 @@ struct ScaleOutTests {
 extension PostgresURL {
     /// The URL with its password, for handing to a relay in its environment.
     var urlWithPassword: String {
-        let secret = password.map { ":" + ($0.addingPercentEncoding(withAllowedCharacters: .urlPasswordAllowed) ?? $0) } ?? ""
+        let secret =
+            password.map { ":" + ($0.addingPercentEncoding(withAllowedCharacters: .urlPasswordAllowed) ?? $0) } ?? ""
         return "postgres://\(user)\(secret)@\(host):\(port)/\(database)"
     }
 }

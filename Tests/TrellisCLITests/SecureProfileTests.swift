@@ -10,41 +10,52 @@ import TrellisTestSupport
 struct SecureProfileTests {
     static let accounts: [(name: String, flags: [String])] = [
         ("trellis", ["--trellis"]), ("alice", []), ("bob", []), ("door", ["--button"]), ("ops", ["--operator"]),
-        ("node1", ["--device"]), ("pi1", ["--sensor", "0x36", "0X37"]),
+        ("node1", ["--device"]), ("pi1", ["--sensor", "0x36", "0X37"])
     ]
 
     /// Runs `body` with a secured broker, the relay logged in, and a client factory per account.
-    func withSecureRelay(_ body: (RelayHarness, (String) async throws -> MQTTClient) async throws -> Void) async throws {
+    func withSecureRelay(_ body: (RelayHarness, (String) async throws -> MQTTClient) async throws -> Void) async throws
+    {
         let directory = temporaryDirectory()
         for account in Self.accounts {
             let result = try await TrellisBinary.run(
-                ["users", "add", account.name, "--password", "pw-\(account.name)",
-                 "--password-file", directory + "/passwd", "--acl-file", directory + "/acl",
-                 "--trellis-password-file", directory + "/trellis.password"] + account.flags)
+                [
+                    "users", "add", account.name, "--password", "pw-\(account.name)",
+                    "--password-file", directory + "/passwd", "--acl-file", directory + "/acl",
+                    "--trellis-password-file", directory + "/trellis.password"
+                ] + account.flags)
             #expect(result.status == 0, "users add \(account.name): \(result.output)")
         }
         let listed = try await TrellisBinary.run(["users", "list", "--acl-file", directory + "/acl"])
         #expect(listed.output.contains("door\tbutton"))
         #expect(listed.output.contains("pi1\tsensor 0x36 0x37"))
 
-        try await withTestBroker(anonymous: false, extraConfig: [
-            "password_file \(directory)/passwd", "acl_file \(directory)/acl", "use_username_as_clientid true",
-        ]) { broker in
+        try await withTestBroker(
+            anonymous: false,
+            extraConfig: [
+                "password_file \(directory)/passwd", "acl_file \(directory)/acl", "use_username_as_clientid true"
+            ]
+        ) { broker in
             var settings = RelaySettings()
             settings.operators = ["ops"]
             let relay = try RelayHarness(broker: broker, settings: settings)
             relay.credentials = ("trellis", "pw-trellis")
-            relay.watcherLogin = { $0.username = "alice"; $0.password = "pw-alice" }
+            relay.watcherLogin = {
+                $0.username = "alice"; $0.password = "pw-alice"
+            }
             try await withTearDown(of: relay, { await $0.shutdown() }) { relay in
                 try await relay.startRelay()
                 try await body(relay) { name in
-                    try await relay.connect(id: name) { $0.username = name; $0.password = "pw-\(name)" }
+                    try await relay.connect(id: name) {
+                        $0.username = name; $0.password = "pw-\(name)"
+                    }
                 }
             }
         }
     }
 
-    static func request(_ id: Int, sender: String, payload: String = "", operation: String = "REQ_numPlants") -> [UInt8] {
+    static func request(_ id: Int, sender: String, payload: String = "", operation: String = "REQ_numPlants") -> [UInt8]
+    {
         Array("ID:\(id);sender:\(sender);receiver:Host-RPI3B+;payload:\(payload);operation:\(operation)".utf8)
     }
 
@@ -52,9 +63,10 @@ struct SecureProfileTests {
     func noAnonymous() async throws {
         try await withSecureRelay { relay, _ in
             for login in [(String?.none, String?.none), ("alice", "wrong")] {
-                let client = try MQTTClient(configuration: MQTTConfiguration(
-                    host: relay.broker.host, port: relay.broker.port, clientID: "intruder",
-                    username: login.0, password: login.1, reconnectDelay: 0.2...0.2))
+                let client = try MQTTClient(
+                    configuration: MQTTConfiguration(
+                        host: relay.broker.host, port: relay.broker.port, clientID: "intruder",
+                        username: login.0, password: login.1, reconnectDelay: 0.2...0.2))
                 client.start()
                 await #expect(throws: MQTTError.self) { try await client.waitUntilConnected(timeout: .seconds(2)) }
                 await client.shutdown()
@@ -126,9 +138,11 @@ struct SecureProfileTests {
             try await alice.subscribe("rpi/fromrpi/alice")
             try await bob.subscribe("rpi/fromrpi/bob")
             let outside = MQTTProperties(responseTopic: "rpi/fromrpi/bob", correlationData: [1])
-            try await alice.publishAndWait(topic: "rpi/torpi/alice", payload: Self.request(1, sender: "alice"), properties: outside)
+            try await alice.publishAndWait(
+                topic: "rpi/torpi/alice", payload: Self.request(1, sender: "alice"), properties: outside)
             let inside = MQTTProperties(responseTopic: "rpi/fromrpi/alice/rr", correlationData: [2])
-            try await alice.publishAndWait(topic: "rpi/torpi/alice", payload: Self.request(2, sender: "alice"), properties: inside)
+            try await alice.publishAndWait(
+                topic: "rpi/torpi/alice", payload: Self.request(2, sender: "alice"), properties: inside)
             let rr = try await inbox.messages(on: "rpi/fromrpi/alice/rr")
             #expect(rr[0].properties.correlationData == [2])
             // Bob's own reply comes after anything Trellis could have sent him before.
@@ -139,7 +153,9 @@ struct SecureProfileTests {
         }
     }
 
-    @Test("JSON services: own per-client topics only, the shared form for operators, fleet changes for operators, devices under their own name")
+    @Test(
+        "JSON services: own per-client topics only, the shared form for operators, fleet changes for operators, devices under their own name"
+    )
     func jsonServices() async throws {
         try await withSecureRelay { _, login in
             let alice = try await login("alice")
@@ -163,11 +179,13 @@ struct SecureProfileTests {
             // Alice may not ask on Bob's topics nor on the operator's shared form.
             try? await alice.publishAndWait(topic: "trellis/clients/bob/request/devices/list", payload: [])
             try? await alice.publishAndWait(topic: "trellis/request/devices/list", payload: [])
-            try await alice.publishAndWait(topic: "trellis/clients/alice/request/models/create", payload: Array(#"{"name":"x"}"#.utf8))
+            try await alice.publishAndWait(
+                topic: "trellis/clients/alice/request/models/create", payload: Array(#"{"name":"x"}"#.utf8))
             let refused = try await aliceInbox.messages(on: "trellis/clients/alice/response/models/create")
             #expect(refused[0].text?.contains(#""code":"forbidden""#) == true)
 
-            try await ops.publishAndWait(topic: "trellis/clients/ops/request/models/create", payload: Array(#"{"name":"x"}"#.utf8))
+            try await ops.publishAndWait(
+                topic: "trellis/clients/ops/request/models/create", payload: Array(#"{"name":"x"}"#.utf8))
             let created = try await opsInbox.messages(on: "trellis/clients/ops/response/models/create")
             #expect(created[0].text?.contains(#""status":"ok""#) == true)
             try await ops.publishAndWait(topic: "trellis/request/devices/list", payload: [])
@@ -210,7 +228,8 @@ struct SecureProfileTests {
             let inbox = await MessageCollector.collecting(node1)
             try await node1.subscribe("devices/node1/info")
             try await node1.subscribe("devices/node1/command")
-            try? await node1.publishAndWait(topic: "devices/node1/info", payload: Array(#"{"forged":true}"#.utf8), retain: true)
+            try? await node1.publishAndWait(
+                topic: "devices/node1/info", payload: Array(#"{"forged":true}"#.utf8), retain: true)
             try? await node1.publishAndWait(topic: "devices/node1/command", payload: Array(#"{"op":"forged"}"#.utf8))
             try await node1.publishAndWait(topic: "devices/node1/status", payload: Array("online".utf8), retain: true)
             let info = try await inbox.messages(on: "devices/node1/info")

@@ -21,12 +21,13 @@ struct SettingFlagsTests {
     @Test("a value given by each flag lands on its setting's key", arguments: SettingKey.all.filter { $0.flag != nil })
     func flagSetsItsKey(setting: SettingKey) throws {
         let flag = "--" + (setting.flag ?? "")
-        let (arguments, expected): ([String], ConfigContent) = switch setting.kind {
-        case .string: ([flag, "x"], .string("x"))
-        case .int: ([flag, "3"], .int(3))
-        case .double: ([flag, "2.5"], .double(2.5))
-        case .bool: ([flag], .bool(true))
-        }
+        let (arguments, expected): ([String], ConfigContent) =
+            switch setting.kind {
+            case .string: ([flag, "x"], .string("x"))
+            case .int: ([flag, "3"], .int(3))
+            case .double: ([flag, "2.5"], .double(2.5))
+            case .bool: ([flag], .bool(true))
+            }
         let command = try RunCommand.parse(arguments)
         #expect(command.flagValues == [setting.key: expected])
     }
@@ -41,7 +42,8 @@ struct SettingFlagsTests {
 
     @Test("docs/configuration.md's table names each setting's flag")
     func documented() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let page = try String(contentsOf: root.appendingPathComponent("docs/configuration.md"), encoding: .utf8)
         for setting in SettingKey.all {
             let flag = setting.flag.map { " `--\($0)` " } ?? " "

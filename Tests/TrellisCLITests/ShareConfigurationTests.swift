@@ -5,14 +5,20 @@ import TrellisTestSupport
 /// The settings of a share group and a PostgreSQL store, refused with a reason before anything starts.
 @Suite("Share group and store settings")
 struct ShareConfigurationTests {
-    @Test("--share needs a shared --store and its own --client-id", arguments: [
-        (["--share", "g"], "broker.share_group needs state.store"),
-        (["--share", "g", "--store", "postgres://u@127.0.0.1:1/db"], "needs broker.client_id"),
-        (["--share", "a/b", "--store", "postgres://u@127.0.0.1:1/db", "--client-id", "r1"], "a name without /, + or #"),
-        (["--store", "mysql://u@127.0.0.1/db"], "empty or postgres://"),
-    ])
+    @Test(
+        "--share needs a shared --store and its own --client-id",
+        arguments: [
+            (["--share", "g"], "broker.share_group needs state.store"),
+            (["--share", "g", "--store", "postgres://u@127.0.0.1:1/db"], "needs broker.client_id"),
+            (
+                ["--share", "a/b", "--store", "postgres://u@127.0.0.1:1/db", "--client-id", "r1"],
+                "a name without /, + or #"
+            ),
+            (["--store", "mysql://u@127.0.0.1/db"], "empty or postgres://")
+        ])
     func refused(_ arguments: [String], _ reason: String) async throws {
-        let result = try await TrellisBinary.run(["run", "--broker", "127.0.0.1:1", "--state", temporaryDirectory()] + arguments)
+        let result = try await TrellisBinary.run(
+            ["run", "--broker", "127.0.0.1:1", "--state", temporaryDirectory()] + arguments)
         #expect(result.status == 1)
         #expect(result.output.contains(reason), "\(result.output)")
     }
@@ -21,7 +27,8 @@ struct ShareConfigurationTests {
     func passwordHidden() async throws {
         let directory = temporaryDirectory()
         let file = directory + "/trellis.yaml"
-        try "state:\n  store: postgres://trellis:hunter2@127.0.0.1:5432/trellis\n".write(toFile: file, atomically: true, encoding: .utf8)
+        try "state:\n  store: postgres://trellis:hunter2@127.0.0.1:5432/trellis\n".write(
+            toFile: file, atomically: true, encoding: .utf8)
         let result = try await TrellisBinary.run(["config", "check", file])
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains("postgres://trellis:***@127.0.0.1:5432/trellis"), "\(result.output)")

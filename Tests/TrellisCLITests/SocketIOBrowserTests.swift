@@ -32,20 +32,26 @@ struct SocketIOBrowserTests {
         var testDescription: String { "socket.io \(bundle) with \(transports) transports" }
     }
 
-    @Test("the web app connects once, registers, and counts presses from MQTT", arguments: [
-        Case(bundle: "1.x", transports: "default"), Case(bundle: "1.x", transports: "polling"),
-        Case(bundle: "2.x", transports: "default"), Case(bundle: "2.x", transports: "polling"),
-    ])
+    @Test(
+        "the web app connects once, registers, and counts presses from MQTT",
+        arguments: [
+            Case(bundle: "1.x", transports: "default"), Case(bundle: "1.x", transports: "polling"),
+            Case(bundle: "2.x", transports: "default"), Case(bundle: "2.x", transports: "polling")
+        ])
     func webApp(_ flow: Case) async throws {
         try await Self.setup.value
         try await withTestBroker { broker in
             // The second port is the page's: its origin is the one allowed.
-            let (trellis, ports) = try await TrellisBinary.startListening(ports: 2, { ports in
-                // At debug level the relay logs each Socket.IO upgrade, queued event and refused packet,
-                // which a failure prints beside the page's events.
-                ["run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])",
-                 "--log-level", "debug", "--socketio-allowed-origins", "http://127.0.0.1:\(ports[1])"]
-            }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] })
+            let (trellis, ports) = try await TrellisBinary.startListening(
+                ports: 2,
+                { ports in
+                    // At debug level the relay logs each Socket.IO upgrade, queued event and refused packet,
+                    // which a failure prints beside the page's events.
+                    [
+                        "run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])",
+                        "--log-level", "debug", "--socketio-allowed-origins", "http://127.0.0.1:\(ports[1])"
+                    ]
+                }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] })
             try await trellis.waitForOutput("connected to the broker")
             let button = "Tür-🌱-\(UUID().uuidString.prefix(6))"
             let presser = try await TestClients.connect(to: broker)
@@ -54,10 +60,13 @@ struct SocketIOBrowserTests {
             try await presser.publishAndWait(topic: "p2o/buttons/\(button)/press", payload: [])
 
             let script = Self.root.appendingPathComponent("Tests/SocketIO/browser/p2o_browser.py").path
-            let page = try TrellisBinary.start([script, "--url", "http://127.0.0.1:\(ports[0])", "--bundle", flow.bundle,
-                                                "--button", button, "--transports", flow.transports,
-                                                "--presses", "2", "--timeout", "60", "--page-port", "\(ports[1])"],
-                                               executable: "/usr/bin/python3")
+            let page = try TrellisBinary.start(
+                [
+                    script, "--url", "http://127.0.0.1:\(ports[0])", "--bundle", flow.bundle,
+                    "--button", button, "--transports", flow.transports,
+                    "--presses", "2", "--timeout", "60", "--page-port", "\(ports[1])"
+                ],
+                executable: "/usr/bin/python3")
             try await page.waitForOutput(#""event": "registered""#, timeout: .seconds(60))
             if flow.transports == "default" {
                 // The presses are checked to arrive over the upgraded transport: on a busy machine the
@@ -74,7 +83,8 @@ struct SocketIOBrowserTests {
             // One handshake: no reconnect loop.
             #expect(events.last { $0["event"] as? String == "handshakes" }?["count"] as? Int == 1, "\(page.output)")
             #expect(!events.contains { $0["event"] as? String == "error" }, "\(page.output)")
-            let registration = try #require(events.first { $0["event"] as? String == "register-response" }?["data"] as? [String: Any])
+            let registration = try #require(
+                events.first { $0["event"] as? String == "register-response" }?["data"] as? [String: Any])
             let state = try #require(registration["button"] as? [String: Any], "\(page.output)")
             #expect(state["id"] as? String == button)
             #expect((state["history"] as? [String])?.count == 1)
@@ -86,9 +96,13 @@ struct SocketIOBrowserTests {
             #expect(presses.map { $0["count"] as? Int } == [1, 2], "\(page.output)")
             let transport = flow.transports == "default" ? "websocket" : "polling"
             #expect(presses.allSatisfy { $0["transport"] as? String == transport }, "\(page.output)")
-            #expect(events.contains { $0["event"] as? String == "upgrade" } == (flow.transports == "default"), "\(page.output)")
+            #expect(
+                events.contains { $0["event"] as? String == "upgrade" } == (flow.transports == "default"),
+                "\(page.output)")
             // The relay's side at debug level: the upgrade when there was one, and each event it queued.
-            #expect(trellis.output.contains("Socket.IO session upgraded to the WebSocket") == (flow.transports == "default"))
+            #expect(
+                trellis.output.contains("Socket.IO session upgraded to the WebSocket") == (flow.transports == "default")
+            )
             #expect(trellis.output.contains("Socket.IO event queued"), "\(trellis.output)")
 
             trellis.process.signal(SIGTERM)
@@ -101,18 +115,25 @@ struct SocketIOBrowserTests {
     func foreignPage() async throws {
         try await Self.setup.value
         try await withTestBroker { broker in
-            let (trellis, ports) = try await TrellisBinary.startListening(ports: 2, { ports in
-                ["run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])"]
-            }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] })
+            let (trellis, ports) = try await TrellisBinary.startListening(
+                ports: 2,
+                { ports in
+                    ["run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])"]
+                }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] })
             try await trellis.waitForOutput("connected to the broker")
             let script = Self.root.appendingPathComponent("Tests/SocketIO/browser/p2o_browser.py").path
-            let page = try TrellisBinary.start([script, "--url", "http://127.0.0.1:\(ports[0])", "--bundle", "2.x",
-                                                "--button", "door", "--presses", "1", "--timeout", "15",
-                                                "--page-port", "\(ports[1])"], executable: "/usr/bin/python3")
+            let page = try TrellisBinary.start(
+                [
+                    script, "--url", "http://127.0.0.1:\(ports[0])", "--bundle", "2.x",
+                    "--button", "door", "--presses", "1", "--timeout", "15",
+                    "--page-port", "\(ports[1])"
+                ], executable: "/usr/bin/python3")
             // The page times out: no handshake completed, nothing registered.
             #expect(try await page.waitForExit(timeout: .seconds(90)) == 2, "\(page.output)")
             let events = Self.events(page.output)
-            #expect(!events.contains { ["open", "connect", "registered"].contains($0["event"] as? String ?? "") }, "\(page.output)")
+            #expect(
+                !events.contains { ["open", "connect", "registered"].contains($0["event"] as? String ?? "") },
+                "\(page.output)")
             try await trellis.waitForOutput("Socket.IO requests from a foreign origin refused")
             #expect(trellis.output.contains("origin=http://127.0.0.1:\(ports[1])"), "\(trellis.output)")
 

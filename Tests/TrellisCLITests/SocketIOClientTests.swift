@@ -13,7 +13,8 @@ import TrellisTestSupport
 /// and not applied.
 @Suite("Socket.IO: real python-socketio clients", .serialized)
 struct SocketIOClientTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     /// Creates the two virtual environments once per test run (`make test` has made them already).
     static let environments: Task<String, any Error> = Task {
@@ -44,21 +45,25 @@ struct SocketIOClientTests {
         var token = Token.valid
         /// Whether Trellis runs with a press token file; without one, presses over Socket.IO are off.
         var pressesOn = true
-        var testDescription: String { "\(environment) over \(transports), token \(token.rawValue)\(pressesOn ? "" : ", presses off")" }
+        var testDescription: String {
+            "\(environment) over \(transports), token \(token.rawValue)\(pressesOn ? "" : ", presses off")"
+        }
     }
 
-    @Test("connection-response, register-response, and button-press for presses from MQTT and from Socket.IO", arguments: [
-        Case(environment: "sio3", transports: "polling,websocket", finalTransport: "websocket"),
-        Case(environment: "sio3", transports: "polling", finalTransport: "polling"),
-        Case(environment: "sio5", transports: "polling,websocket", finalTransport: "websocket"),
-        Case(environment: "sio5", transports: "websocket", finalTransport: "websocket"),
-        Case(environment: "sio3", transports: "polling", finalTransport: "polling", token: .wrong),
-        Case(environment: "sio5", transports: "websocket", finalTransport: "websocket", token: .none),
-        Case(environment: "sio5", transports: "polling,websocket", finalTransport: "websocket", pressesOn: false),
-        Case(environment: "sio3", transports: "polling,websocket", finalTransport: "websocket", token: .header),
-        Case(environment: "sio5", transports: "websocket", finalTransport: "websocket", token: .bearer),
-        Case(environment: "sio3", transports: "polling", finalTransport: "polling", token: .wrongHeader),
-    ])
+    @Test(
+        "connection-response, register-response, and button-press for presses from MQTT and from Socket.IO",
+        arguments: [
+            Case(environment: "sio3", transports: "polling,websocket", finalTransport: "websocket"),
+            Case(environment: "sio3", transports: "polling", finalTransport: "polling"),
+            Case(environment: "sio5", transports: "polling,websocket", finalTransport: "websocket"),
+            Case(environment: "sio5", transports: "websocket", finalTransport: "websocket"),
+            Case(environment: "sio3", transports: "polling", finalTransport: "polling", token: .wrong),
+            Case(environment: "sio5", transports: "websocket", finalTransport: "websocket", token: .none),
+            Case(environment: "sio5", transports: "polling,websocket", finalTransport: "websocket", pressesOn: false),
+            Case(environment: "sio3", transports: "polling,websocket", finalTransport: "websocket", token: .header),
+            Case(environment: "sio5", transports: "websocket", finalTransport: "websocket", token: .bearer),
+            Case(environment: "sio3", transports: "polling", finalTransport: "polling", token: .wrongHeader)
+        ])
     func p2oFlow(_ flow: Case) async throws {
         let python = try await Self.environments.value + "/\(flow.environment)/bin/python"
         try await withTestBroker { broker in
@@ -66,10 +71,14 @@ struct SocketIOClientTests {
             let tokenFile = stateDirectory + "-press-token"
             try "p2o-press-\(UUID().uuidString)\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
             let token = try String(contentsOfFile: tokenFile, encoding: .utf8).trimmingCharacters(in: .newlines)
-            let (trellis, ports) = try await TrellisBinary.startListening(ports: 2, { ports in
-                ["run", "--broker", broker.address, "--state", stateDirectory, "--socketio", "\(ports[0])",
-                 "--metrics", "\(ports[1])"] + (flow.pressesOn ? ["--socketio-press-token-file", tokenFile] : [])
-            }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] })
+            let (trellis, ports) = try await TrellisBinary.startListening(
+                ports: 2,
+                { ports in
+                    [
+                        "run", "--broker", broker.address, "--state", stateDirectory, "--socketio", "\(ports[0])",
+                        "--metrics", "\(ports[1])"
+                    ] + (flow.pressesOn ? ["--socketio-press-token-file", tokenFile] : [])
+                }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] })
             let port = ports[0]
             try await trellis.waitForOutput("connected to the broker")
             let button = "door-\(UUID().uuidString.prefix(6))"
@@ -82,8 +91,10 @@ struct SocketIOClientTests {
             let script = Self.root.appendingPathComponent("Tests/SocketIO/p2o_client.py").path
             let applied = flow.token.isValid && flow.pressesOn
             let pressed = applied ? 3 : 2
-            var arguments = [script, "--url", "http://127.0.0.1:\(port)", "--button", button, "--presses", "\(pressed)", "--press",
-                             "--transports", flow.transports, "--timeout", "60"]
+            var arguments = [
+                script, "--url", "http://127.0.0.1:\(port)", "--button", button, "--presses", "\(pressed)", "--press",
+                "--transports", flow.transports, "--timeout", "60"
+            ]
             switch flow.token {
             case .valid: arguments += ["--token", token]
             case .wrong: arguments += ["--token", token + "x"]
@@ -101,7 +112,9 @@ struct SocketIOClientTests {
             #expect(status == 0, "\(client.output)\n\(trellis.output)")
 
             let events = Self.events(client.output)
-            #expect(events.first { $0.name == "connection-response" }?.data as? [String: String] == ["status": "success"], "\(client.output)")
+            #expect(
+                events.first { $0.name == "connection-response" }?.data as? [String: String] == ["status": "success"],
+                "\(client.output)")
             let registrations = events.filter { $0.name == "register-response" }
             try #require(registrations.count == 2, "\(client.output)\n\(trellis.output)")
             // The first registration: the button was never pressed, so there is no button object.
@@ -125,7 +138,8 @@ struct SocketIOClientTests {
                 #expect((refusals.first?.data as? [String: String])?["status"] == "failed", "\(client.output)")
                 let (_, metrics) = try await MetricsTests.get("http://127.0.0.1:\(ports[1])/metrics")
                 let reason = !flow.pressesOn ? "presses_off" : flow.token.isWrong ? "wrong_token" : "missing_token"
-                #expect(metrics.contains(#"trellis_socketio_presses_refused_total{reason="\#(reason)"} 1"#), "\(metrics)")
+                #expect(
+                    metrics.contains(#"trellis_socketio_presses_refused_total{reason="\#(reason)"} 1"#), "\(metrics)")
             }
 
             // The MQTT client saw every press that was applied, the Socket.IO one included.
@@ -142,8 +156,10 @@ struct SocketIOClientTests {
     /// The JSON lines the client script printed.
     static func events(_ output: String) -> [(name: String, data: Any?, transport: String?)] {
         output.split(separator: "\n").compactMap { line in
-            guard line.hasPrefix("{"), let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  let name = object["event"] as? String else { return nil }
+            guard line.hasPrefix("{"),
+                let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                let name = object["event"] as? String
+            else { return nil }
             return (name, object["data"], object["transport"] as? String)
         }
     }

@@ -16,26 +16,34 @@ struct SocketIOFloodTests {
         let python = try await SocketIOClientTests.environments.value + "/sio3/bin/python"
         try await withTestBroker { broker in
             let perAddress = 100
-            let (trellis, ports) = try await TrellisBinary.startListening(ports: 2, { ports in
-                ["run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])",
-                 "--metrics", "\(ports[1])", "--socketio-max-sessions-per-address", "\(perAddress)"]
-            }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] })
+            let (trellis, ports) = try await TrellisBinary.startListening(
+                ports: 2,
+                { ports in
+                    [
+                        "run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])",
+                        "--metrics", "\(ports[1])", "--socketio-max-sessions-per-address", "\(perAddress)"
+                    ]
+                }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] })
             try await trellis.waitForOutput("connected to the broker")
             let url = "http://127.0.0.1:\(ports[0])"
             let metricsURL = "http://127.0.0.1:\(ports[1])/metrics"
             let before = try Self.residentKiB(trellis.process.pid)
 
             let floodScript = SocketIOClientTests.root.appendingPathComponent("Tests/SocketIO/handshake_flood.py").path
-            let flood = try TrellisBinary.start([floodScript, "--url", url, "--count", "10000", "--source", "127.0.0.2"],
-                                                executable: python)
+            let flood = try TrellisBinary.start(
+                [floodScript, "--url", url, "--count", "10000", "--source", "127.0.0.2"],
+                executable: python)
             try await flood.waitForOutput(#"{"event": "started"}"#)
 
             // The other client connects while the flood runs, and hears every press.
             let button = "door-\(UUID().uuidString.prefix(6))"
             let presser = try await TestClients.connect(to: broker)
             let clientScript = SocketIOClientTests.root.appendingPathComponent("Tests/SocketIO/p2o_client.py").path
-            let client = try TrellisBinary.start([clientScript, "--url", url, "--button", button, "--presses", "3",
-                                                  "--transports", "polling,websocket", "--timeout", "120"], executable: python)
+            let client = try TrellisBinary.start(
+                [
+                    clientScript, "--url", url, "--button", button, "--presses", "3",
+                    "--transports", "polling,websocket", "--timeout", "120"
+                ], executable: python)
             try await client.waitForOutput(#""event": "registered""#, timeout: .seconds(60))
             for _ in 0..<3 {
                 try await presser.publishAndWait(topic: "p2o/buttons/\(button)/press", payload: [])
@@ -45,7 +53,8 @@ struct SocketIOFloodTests {
             #expect(presses.count == 3)
 
             #expect(try await flood.waitForExit(timeout: .seconds(300)) == 0, "\(flood.output)")
-            let summary = try #require(SocketIOBrowserTests.events(flood.output).last { $0["event"] as? String == "done" })
+            let summary = try #require(
+                SocketIOBrowserTests.events(flood.output).last { $0["event"] as? String == "done" })
             let statuses = try #require(summary["statuses"] as? [String: Int], "\(flood.output)")
             let accepted = statuses["200"] ?? 0, refused = statuses["429"] ?? 0
             #expect(accepted + refused == 10_000, "\(statuses)")
@@ -56,7 +65,8 @@ struct SocketIOFloodTests {
             #expect(accepted <= perAddress * (Int(seconds / 10) + 2), "\(statuses) in \(seconds) s")
 
             let (_, metrics) = try await MetricsTests.get(metricsURL)
-            #expect(metrics.contains(#"trellis_socketio_refused_total{reason="address_limit"} \#(refused)"#), "\(metrics)")
+            #expect(
+                metrics.contains(#"trellis_socketio_refused_total{reason="address_limit"} \#(refused)"#), "\(metrics)")
             // Logged once per address and minute, not once per refusal.
             let minutes = Int(seconds / 60) + 1
             let logged = trellis.output.components(separatedBy: "Socket.IO handshakes refused").count - 1
@@ -69,9 +79,12 @@ struct SocketIOFloodTests {
                 return metrics.contains("trellis_socketio_sessions 0")
             }
             let (_, closed) = try await MetricsTests.get(metricsURL)
-            #expect(closed.contains(#"trellis_socketio_sessions_closed_total{reason="handshake_timeout"} \#(accepted)"#), "\(closed)")
+            #expect(
+                closed.contains(#"trellis_socketio_sessions_closed_total{reason="handshake_timeout"} \#(accepted)"#),
+                "\(closed)")
             let after = try Self.residentKiB(trellis.process.pid)
-            print("flood: \(statuses) in \(seconds) s; trellis RSS before the flood \(before) KiB, after it \(after) KiB")
+            print(
+                "flood: \(statuses) in \(seconds) s; trellis RSS before the flood \(before) KiB, after it \(after) KiB")
             #expect(after < before + 16 * 1024, "RSS \(before) KiB before, \(after) KiB after")
 
             trellis.process.signal(SIGTERM)

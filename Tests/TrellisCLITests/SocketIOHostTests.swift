@@ -23,20 +23,29 @@ struct SocketIOHostTests {
         try await withTestBroker { broker in
             var environment = ProcessInfo.processInfo.environment
             environment["TRELLIS_HTTP_ALLOWED_HOSTS"] = "trellis.lan"
-            let (trellis, ports) = try await TrellisBinary.startListening(ports: 3, { ports in
-                ["run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])",
-                 "--metrics", "\(ports[1])", "--health", "\(ports[2])", "--socketio-allowed-origins", "http://p2o.example:3000"]
-            }, ready: { ports in ports.map { "Server started and listening on 127.0.0.1:\($0)" } }, environment: environment)
+            let (trellis, ports) = try await TrellisBinary.startListening(
+                ports: 3,
+                { ports in
+                    [
+                        "run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])",
+                        "--metrics", "\(ports[1])", "--health", "\(ports[2])", "--socketio-allowed-origins",
+                        "http://p2o.example:3000"
+                    ]
+                }, ready: { ports in ports.map { "Server started and listening on 127.0.0.1:\($0)" } },
+                environment: environment)
             try await trellis.waitForOutput("connected to the broker")
             let url = "http://127.0.0.1:\(ports[0])", evil = "evil.example:\(ports[0])"
 
             func ask(host: String, origin: String?, fetchSite: String? = nil) async throws -> [String: Any] {
-                let run = try TrellisBinary.start([Self.probe, "--url", url, "--host", host] + (origin.map { ["--origin", $0] } ?? [])
-                                                  + (fetchSite.map { ["--fetch-site", $0] } ?? []), executable: "/usr/bin/python3")
+                let run = try TrellisBinary.start(
+                    [Self.probe, "--url", url, "--host", host] + (origin.map { ["--origin", $0] } ?? [])
+                        + (fetchSite.map { ["--fetch-site", $0] } ?? []), executable: "/usr/bin/python3")
                 #expect(try await run.waitForExit(timeout: .seconds(30)) == 0, "\(run.output)")
                 return try #require(SocketIOBrowserTests.events(run.output).last, "\(run.output)")
             }
-            func status(_ answer: [String: Any], _ request: String) -> Int? { (answer[request] as? [String: Any])?["status"] as? Int }
+            func status(_ answer: [String: Any], _ request: String) -> Int? {
+                (answer[request] as? [String: Any])?["status"] as? Int
+            }
 
             // The rebound page: every request refused with 421, never a CORS header.
             let rebound = try await ask(host: evil, origin: "http://\(evil)")
@@ -51,9 +60,11 @@ struct SocketIOHostTests {
 
             // Served: a listed name, localhost, an IP address (each as its own origin), a configured
             // origin whatever the name, and an app dialling any name (no Origin, no Sec-Fetch-Site).
-            let served: [(String, String?)] = [("trellis.lan:\(ports[0])", "http://trellis.lan:\(ports[0])"),
-                                              ("localhost:\(ports[0])", "http://localhost:\(ports[0])"),
-                                              ("127.0.0.1:\(ports[0])", url), (evil, "http://p2o.example:3000"), (evil, nil)]
+            let served: [(String, String?)] = [
+                ("trellis.lan:\(ports[0])", "http://trellis.lan:\(ports[0])"),
+                ("localhost:\(ports[0])", "http://localhost:\(ports[0])"),
+                ("127.0.0.1:\(ports[0])", url), (evil, "http://p2o.example:3000"), (evil, nil)
+            ]
             for (host, origin) in served {
                 let answer = try await ask(host: host, origin: origin)
                 for request in ["handshake", "poll", "post"] {
@@ -66,9 +77,10 @@ struct SocketIOHostTests {
             // and an address typed into a browser are not pages.
             for port in [ports[1], ports[2]] {
                 func get(_ host: String, origin: String? = nil, fetchSite: String? = nil) async throws -> Int? {
-                    let run = try TrellisBinary.start([Self.hostProbe, "--port", "\(port)", "--path", "/readyz", "--host", host]
-                                                      + (origin.map { ["--origin", $0] } ?? []) + (fetchSite.map { ["--fetch-site", $0] } ?? []),
-                                                      executable: "/usr/bin/python3")
+                    let run = try TrellisBinary.start(
+                        [Self.hostProbe, "--port", "\(port)", "--path", "/readyz", "--host", host]
+                            + (origin.map { ["--origin", $0] } ?? []) + (fetchSite.map { ["--fetch-site", $0] } ?? []),
+                        executable: "/usr/bin/python3")
                     #expect(try await run.waitForExit(timeout: .seconds(30)) == 0, "\(run.output)")
                     return SocketIOBrowserTests.events(run.output).last?["status"] as? Int
                 }
@@ -83,28 +95,42 @@ struct SocketIOHostTests {
 
             // A real client sending what the rebound page sends is refused; by a listed name it is served.
             let clientScript = SocketIOClientTests.root.appendingPathComponent("Tests/SocketIO/p2o_client.py").path
-            let refused = try TrellisBinary.start([clientScript, "--url", url, "--button", "door", "--transports", "polling",
-                                                   "--host", evil, "--origin", "http://\(evil)", "--timeout", "20"], executable: python)
+            let refused = try TrellisBinary.start(
+                [
+                    clientScript, "--url", url, "--button", "door", "--transports", "polling",
+                    "--host", evil, "--origin", "http://\(evil)", "--timeout", "20"
+                ], executable: python)
             #expect(try await refused.waitForExit(timeout: .seconds(60)) == 3, "\(refused.output)")
             let button = "door-\(UUID().uuidString.prefix(6))"
             let presser = try await TestClients.connect(to: broker)
             let listed = "trellis.lan:\(ports[0])"
-            let client = try TrellisBinary.start([clientScript, "--url", url, "--button", button, "--presses", "1", "--transports", "polling",
-                                                  "--host", listed, "--origin", "http://\(listed)", "--timeout", "60"], executable: python)
+            let client = try TrellisBinary.start(
+                [
+                    clientScript, "--url", url, "--button", button, "--presses", "1", "--transports", "polling",
+                    "--host", listed, "--origin", "http://\(listed)", "--timeout", "60"
+                ], executable: python)
             try await client.waitForOutput(#""event": "registered""#, timeout: .seconds(60))
             try await presser.publishAndWait(topic: "p2o/buttons/\(button)/press", payload: [])
             #expect(try await client.waitForExit(timeout: .seconds(60)) == 0, "\(client.output)")
 
             // Counted; logged once per host name and server, not once per request.
             let (_, metrics) = try await MetricsTests.get("http://127.0.0.1:\(ports[1])/metrics")
-            #expect((HTTPLimitsTests.value(#"trellis_socketio_refused_total{reason="unknown_host"}"#, metrics) ?? 0) >= 6, "\(metrics)")
+            #expect(
+                (HTTPLimitsTests.value(#"trellis_socketio_refused_total{reason="unknown_host"}"#, metrics) ?? 0) >= 6,
+                "\(metrics)")
             for server in ["metrics", "health"] {
-                let refusals = HTTPLimitsTests.value(#"trellis_http_requests_refused_total{server="\#(server)",reason="unknown_host"}"#, metrics)
+                let refusals = HTTPLimitsTests.value(
+                    #"trellis_http_requests_refused_total{server="\#(server)",reason="unknown_host"}"#, metrics)
                 #expect(refusals == 2, "\(server): \(metrics)")
             }
-            let socketIOLines = trellis.output.components(separatedBy: "Socket.IO requests from a web page for an unknown host name refused").count - 1
+            let socketIOLines =
+                trellis.output.components(
+                    separatedBy: "Socket.IO requests from a web page for an unknown host name refused"
+                ).count - 1
             #expect(socketIOLines == 1, "\(trellis.output)")
-            let httpLines = trellis.output.components(separatedBy: "HTTP requests from a web page for an unknown host name refused").count - 1
+            let httpLines =
+                trellis.output.components(separatedBy: "HTTP requests from a web page for an unknown host name refused")
+                .count - 1
             #expect(httpLines == 2, "\(trellis.output)")
 
             trellis.process.signal(SIGTERM)

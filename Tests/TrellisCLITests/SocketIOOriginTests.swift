@@ -17,22 +17,32 @@ struct SocketIOOriginTests {
     func origins() async throws {
         let python = try await SocketIOClientTests.environments.value + "/sio5/bin/python"
         try await withTestBroker { broker in
-            let (trellis, ports) = try await TrellisBinary.startListening(ports: 2, { ports in
-                ["run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])",
-                 "--metrics", "\(ports[1])", "--socketio-allowed-origins", "http://p2o.example:3000, https://Buttons.Example"]
-            }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] })
+            let (trellis, ports) = try await TrellisBinary.startListening(
+                ports: 2,
+                { ports in
+                    [
+                        "run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])",
+                        "--metrics", "\(ports[1])", "--socketio-allowed-origins",
+                        "http://p2o.example:3000, https://Buttons.Example"
+                    ]
+                }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] })
             try await trellis.waitForOutput("connected to the broker")
             let url = "http://127.0.0.1:\(ports[0])"
             let probe = SocketIOClientTests.root.appendingPathComponent("Tests/SocketIO/origin_probe.py").path
 
             func ask(_ origin: String?) async throws -> [String: Any] {
-                let run = try TrellisBinary.start([probe, "--url", url] + (origin.map { ["--origin", $0] } ?? []),
-                                                  executable: "/usr/bin/python3")
+                let run = try TrellisBinary.start(
+                    [probe, "--url", url] + (origin.map { ["--origin", $0] } ?? []),
+                    executable: "/usr/bin/python3")
                 #expect(try await run.waitForExit(timeout: .seconds(30)) == 0, "\(run.output)")
                 return try #require(SocketIOBrowserTests.events(run.output).last, "\(run.output)")
             }
-            func status(_ answer: [String: Any], _ request: String) -> Int? { (answer[request] as? [String: Any])?["status"] as? Int }
-            func allowOrigin(_ answer: [String: Any], _ request: String) -> String? { (answer[request] as? [String: Any])?["acao"] as? String }
+            func status(_ answer: [String: Any], _ request: String) -> Int? {
+                (answer[request] as? [String: Any])?["status"] as? Int
+            }
+            func allowOrigin(_ answer: [String: Any], _ request: String) -> String? {
+                (answer[request] as? [String: Any])?["acao"] as? String
+            }
 
             // Allowed: none, the endpoint's own, and each configured one (case and default port aside).
             for origin in [nil, url, "http://p2o.example:3000", "https://buttons.example:443"] {
@@ -56,22 +66,30 @@ struct SocketIOOriginTests {
                     #expect(status(answer, request) == 403, "\(origin) \(request): \(answer)")
                     #expect(allowOrigin(answer, request) == nil, "\(origin) \(request): \(answer)")
                 }
-                #expect((answer["handshake_body"] as? String)?.contains("origin may not use the endpoint") == true, "\(answer)")
+                #expect(
+                    (answer["handshake_body"] as? String)?.contains("origin may not use the endpoint") == true,
+                    "\(answer)")
                 #expect(status(answer, "websocket") == 400, "\(origin): \(answer)")
             }
 
             // A real client: refused with a foreign Origin, served with a configured one.
             let clientScript = SocketIOClientTests.root.appendingPathComponent("Tests/SocketIO/p2o_client.py").path
-            let refused = try TrellisBinary.start([clientScript, "--url", url, "--button", "door", "--transports", "polling",
-                                                   "--origin", "http://evil.example", "--timeout", "20"], executable: python)
+            let refused = try TrellisBinary.start(
+                [
+                    clientScript, "--url", url, "--button", "door", "--transports", "polling",
+                    "--origin", "http://evil.example", "--timeout", "20"
+                ], executable: python)
             #expect(try await refused.waitForExit(timeout: .seconds(60)) == 3, "\(refused.output)")
             let button = "door-\(UUID().uuidString.prefix(6))"
             let presser = try await TestClients.connect(to: broker)
             // Polling alone: websocket-client adds an Origin of its own beside the one given, and a
             // request naming two origins is refused (the probe above covers the upgrade).
-            let client = try TrellisBinary.start([clientScript, "--url", url, "--button", button, "--presses", "1",
-                                                  "--transports", "polling", "--origin", "http://p2o.example:3000",
-                                                  "--timeout", "60"], executable: python)
+            let client = try TrellisBinary.start(
+                [
+                    clientScript, "--url", url, "--button", button, "--presses", "1",
+                    "--transports", "polling", "--origin", "http://p2o.example:3000",
+                    "--timeout", "60"
+                ], executable: python)
             try await client.waitForOutput(#""event": "registered""#, timeout: .seconds(60))
             try await presser.publishAndWait(topic: "p2o/buttons/\(button)/press", payload: [])
             #expect(try await client.waitForExit(timeout: .seconds(60)) == 0, "\(client.output)")
@@ -79,9 +97,11 @@ struct SocketIOOriginTests {
             // Every foreign request counted (five per probe, one for the refused client's handshake);
             // one log line per origin.
             let (_, metrics) = try await MetricsTests.get("http://127.0.0.1:\(ports[1])/metrics")
-            let refusals = HTTPLimitsTests.value(#"trellis_socketio_refused_total{reason="foreign_origin"}"#, metrics) ?? 0
+            let refusals =
+                HTTPLimitsTests.value(#"trellis_socketio_refused_total{reason="foreign_origin"}"#, metrics) ?? 0
             #expect(refusals >= 5 * foreign.count + 1, "\(metrics)")
-            let logged = trellis.output.components(separatedBy: "Socket.IO requests from a foreign origin refused").count - 1
+            let logged =
+                trellis.output.components(separatedBy: "Socket.IO requests from a foreign origin refused").count - 1
             #expect(logged == foreign.count, "\(trellis.output)")
 
             trellis.process.signal(SIGTERM)

@@ -18,7 +18,9 @@ struct StoreBackupTests {
         return dump
     }
 
-    @Test("backup under a QoS 1 load, restore into new states, compare the dumps; a running relay's state is not replaced")
+    @Test(
+        "backup under a QoS 1 load, restore into new states, compare the dumps; a running relay's state is not replaced"
+    )
     func backupAndRestore() async throws {
         try await withTestBroker { broker in
             let state = temporaryDirectory()
@@ -32,10 +34,13 @@ struct StoreBackupTests {
             let load = Task {
                 for index in 0..<400 {
                     try phone.publish(topic: "p2o/buttons/door/press", payload: [], qos: .atLeastOnce)
-                    try phone.publish(topic: "rpi/torpi/c\(index)", payload: ScaleOutTests.request(index, from: "c\(index)",
-                                      index % 50 == 0 ? "REQ_addNewPlant" : "REQ_numPlants",
-                                      payload: index % 50 == 0 ? "P\(index),0x\(String(index / 50 + 0x30, radix: 16))" : ""),
-                                      qos: .atLeastOnce)
+                    try phone.publish(
+                        topic: "rpi/torpi/c\(index)",
+                        payload: ScaleOutTests.request(
+                            index, from: "c\(index)",
+                            index % 50 == 0 ? "REQ_addNewPlant" : "REQ_numPlants",
+                            payload: index % 50 == 0 ? "P\(index),0x\(String(index / 50 + 0x30, radix: 16))" : ""),
+                        qos: .atLeastOnce)
                     try await Task.sleep(for: .milliseconds(5))
                 }
             }
@@ -74,7 +79,9 @@ struct StoreBackupTests {
             // Restoring over an existing state keeps the one replaced beside it.
             let over = try await TrellisBinary.run(["store", "restore", underLoad, "--state", again])
             #expect(over.status == 0, "\(over.output)")
-            #expect(over.output.contains("the state it replaced is kept at \(again)/trellis.sqlite.before-restore-"), "\(over.output)")
+            #expect(
+                over.output.contains("the state it replaced is kept at \(again)/trellis.sqlite.before-restore-"),
+                "\(over.output)")
             await phone.shutdown()
         }
     }
@@ -99,7 +106,8 @@ struct StoreBackupTests {
         // A schema version this release does not know: a newer release wrote it.
         let newer = temporaryDirectory() + "-newer.sqlite"
         try FileManager.default.copyItem(atPath: good, toPath: newer)
-        let insert = "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+        let insert =
+            "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
             + "c.execute(\"INSERT INTO grdb_migrations (identifier) VALUES ('from-the-future')\"); c.commit()"
         let edit = try await TrellisBinary.run(["-c", insert, newer], executable: "/usr/bin/python3")
         try #require(edit.status == 0, "\(edit.output)")

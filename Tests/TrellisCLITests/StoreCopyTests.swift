@@ -21,14 +21,20 @@ struct StoreCopyTests {
         try await store.recordReading(sensor: "0x36", moisture: 512, temperature: 71.5, at: start)
         _ = try await store.register(client: "phone", button: "door", at: start)
         try await store.setClientStatus(client: "phone", online: false, at: start)
-        for second in 1...3 { _ = try await store.recordPress(button: "door", at: start + Double(second), historyLimit: 20) }
+        for second in 1...3 {
+            _ = try await store.recordPress(button: "door", at: start + Double(second), historyLimit: 20)
+        }
         try await store.recordDeadLetter(reason: "bad_utf8", topic: "rpi/torpi", payload: [0xFF, 0x00], at: start)
-        let species = Species(symbol: "ABC", scientificName: "Abies concolor", commonName: "white fir", moistureUse: .medium,
-                              shadeTolerance: .tolerant, minTempF: -30)
+        let species = Species(
+            symbol: "ABC", scientificName: "Abies concolor", commonName: "white fir", moistureUse: .medium,
+            shadeTolerance: .tolerant, minTempF: -30)
         _ = try await store.upsertSpecies([species])
         #expect(try await store.addLike(client: "phone", symbol: "ABC", at: start) == .added)
-        guard case let .created(board) = try await store.createBoard(client: "phone", name: "Trees", description: "tall",
-                                                                     isPublic: true, maxBoards: 5, at: start) else {
+        guard
+            case let .created(board) = try await store.createBoard(
+                client: "phone", name: "Trees", description: "tall",
+                isPublic: true, maxBoards: 5, at: start)
+        else {
             Issue.record("no board")
             return
         }
@@ -37,11 +43,13 @@ struct StoreCopyTests {
         _ = try await store.registerDevice(id: "dev1", maxDevices: 10, at: start)
         let model = try #require(try await store.createModel(name: "M1", at: start))
         _ = try await store.addBuild(model: model.id, deviceCode: "print(1)", agentCode: "agent()", at: start)
-        try await store.appendDeviceLog(device: "dev1", entry: DeviceLogEntry(timestamp: start, type: "info", message: "up"), limit: 10)
+        try await store.appendDeviceLog(
+            device: "dev1", entry: DeviceLogEntry(timestamp: start, type: "info", message: "up"), limit: 10)
         try await store.close()
     }
 
-    @Test("a state copied from SQLite reads back the same on PostgreSQL, a second copy is refused, and a relay serves it")
+    @Test(
+        "a state copied from SQLite reads back the same on PostgreSQL, a second copy is refused, and a relay serves it")
     func copyAndServe() async throws {
         let state = temporaryDirectory()
         try await Self.makeState(in: state)
@@ -57,7 +65,8 @@ struct StoreCopyTests {
             let again = try await TrellisBinary.run(["store", "copy", "--from", state], environment: environment)
             #expect(again.status == 1)
             #expect(again.output.contains("already holds a state"))
-            let replaced = try await TrellisBinary.run(["store", "copy", "--from", state, "--replace"], environment: environment)
+            let replaced = try await TrellisBinary.run(
+                ["store", "copy", "--from", state, "--replace"], environment: environment)
             #expect(replaced.status == 0, "\(replaced.output)")
 
             let sqlite = try SQLiteStore(directory: state)
@@ -77,8 +86,9 @@ struct StoreCopyTests {
 
             // The relay on the copy answers as the old one did: two plants, three presses missed (`count`).
             try await withTestBroker { broker in
-                let relay = try TrellisBinary.start(["run", "--broker", broker.address, "--state", temporaryDirectory()],
-                                                    environment: environment)
+                let relay = try TrellisBinary.start(
+                    ["run", "--broker", broker.address, "--state", temporaryDirectory()],
+                    environment: environment)
                 try await relay.waitForOutput("connected to the broker")
                 let phone = try await TestClients.connect(to: broker, id: "phone")
                 let seen = await MessageCollector.collecting(phone)
@@ -90,7 +100,9 @@ struct StoreCopyTests {
                 let count = try await seen.messages(on: "rpi/fromrpi/phone")
                 #expect(count[0].text == "ID:1;sender:Host-RPI3B+;receiver:phone;payload:2;operation:RES_numPlants")
                 let registered = try await seen.messages(on: "p2o/clients/phone/register-response")
-                #expect(registered[0].text?.hasPrefix(#"{"button":{"count":3,"history":["#) == true, "\(registered[0].text ?? "")")
+                #expect(
+                    registered[0].text?.hasPrefix(#"{"button":{"count":3,"history":["#) == true,
+                    "\(registered[0].text ?? "")")
                 relay.process.signal(SIGTERM)
                 #expect(try await relay.waitForExit() == 0)
                 await phone.shutdown()
@@ -100,7 +112,8 @@ struct StoreCopyTests {
 
     /// The way back, for a household that leaves a share group for one relay on a Raspberry Pi: the
     /// PostgreSQL state comes into a new SQLite state directory, and reads back as it was made.
-    @Test("back from PostgreSQL into a state directory: the same dump, refused when occupied or while a relay runs on it")
+    @Test(
+        "back from PostgreSQL into a state directory: the same dump, refused when occupied or while a relay runs on it")
     func copyBack() async throws {
         let original = temporaryDirectory()
         try await Self.makeState(in: original)
@@ -128,13 +141,17 @@ struct StoreCopyTests {
             try await withTestBroker { broker in
                 let relay = try TrellisBinary.start(["run", "--broker", broker.address, "--state", back])
                 try await relay.waitForOutput("connected to the broker")
-                let busy = try await TrellisBinary.run(["store", "copy", "--from", url.urlWithPassword, "--to", back, "--replace"])
+                let busy = try await TrellisBinary.run([
+                    "store", "copy", "--from", url.urlWithPassword, "--to", back, "--replace"
+                ])
                 #expect(busy.status == 1)
                 #expect(busy.output.contains("a relay is running on"), "\(busy.output)")
                 relay.process.signal(SIGTERM)
                 #expect(try await relay.waitForExit() == 0)
             }
-            let replaced = try await TrellisBinary.run(["store", "copy", "--from", url.urlWithPassword, "--to", back, "--replace"])
+            let replaced = try await TrellisBinary.run([
+                "store", "copy", "--from", url.urlWithPassword, "--to", back, "--replace"
+            ])
             #expect(replaced.status == 0, "\(replaced.output)")
             let reread = try SQLiteStore(directory: back)
             #expect(try await reread.plants().map(\.name) == ["Fern", "Ivy"])
@@ -145,7 +162,9 @@ struct StoreCopyTests {
     @Test("bad sources and targets are refused with a clear message")
     func refusals() async throws {
         let empty = temporaryDirectory()
-        let noState = try await TrellisBinary.run(["store", "copy", "--from", empty, "--to", "postgres://u@127.0.0.1:1/db"])
+        let noState = try await TrellisBinary.run([
+            "store", "copy", "--from", empty, "--to", "postgres://u@127.0.0.1:1/db"
+        ])
         #expect(noState.status == 1)
         #expect(noState.output.contains("holds no Trellis state"))
         let same = try await TrellisBinary.run(["store", "copy", "--from", empty, "--to", empty])
@@ -153,7 +172,9 @@ struct StoreCopyTests {
         #expect(same.output.contains("--from and --to name the same state"))
         let state = temporaryDirectory()
         try await Self.makeState(in: state)
-        let unreachable = try await TrellisBinary.run(["store", "copy", "--from", state, "--to", "postgres://u:secret@127.0.0.1:1/db"])
+        let unreachable = try await TrellisBinary.run([
+            "store", "copy", "--from", state, "--to", "postgres://u:secret@127.0.0.1:1/db"
+        ])
         #expect(unreachable.status == 1)
         #expect(unreachable.output.contains("cannot connect"))
         #expect(!unreachable.output.contains("secret"))
@@ -161,7 +182,8 @@ struct StoreCopyTests {
 
     @Test("catalog import --store writes the species into PostgreSQL")
     func catalogImport() async throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let csv = root.appendingPathComponent("catalog/usda-starter.csv").path
         try await PostgresTestServer.withDatabase { url in
             let result = try await TrellisBinary.run(["catalog", "import", csv, "--store", url.urlWithPassword])

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import Testing
 import TrellisBroker
@@ -48,21 +48,25 @@ struct StoreExhaustionCLITests {
         await asker.shutdown()
     }
 
-    @Test("3 MB tmpfs, 200 lines of 60 KB at QoS 1: loud while full, all 200 stored after the remount",
-          .enabled(if: Tmpfs.usable, "needs root and mount(8)"))
+    @Test(
+        "3 MB tmpfs, 200 lines of 60 KB at QoS 1: loud while full, all 200 stored after the remount",
+        .enabled(if: Tmpfs.usable, "needs root and mount(8)"))
     func floodRemountWhileRunning() async throws {
         try await withTestBroker { broker in
             let mount = try Tmpfs(megabytes: 3)
             defer { mount.remove() }
-            let (trellis, ports) = try await TrellisBinary.startListening({ ports in
-                ["run", "--broker", broker.address, "--state", mount.path, "--metrics", "127.0.0.1:\(ports[0])"]
-            }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] })
+            let (trellis, ports) = try await TrellisBinary.startListening(
+                { ports in
+                    ["run", "--broker", broker.address, "--state", mount.path, "--metrics", "127.0.0.1:\(ports[0])"]
+                }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] })
             let port = ports[0]
             try await trellis.waitForOutput("connected to the broker")
             try await Self.flood(broker, count: 200)
             try await trellis.waitForOutput("the state store cannot commit", timeout: .seconds(60))
             #expect(trellis.output.contains("SQLITE_FULL"))
-            let (status, body) = try await MetricsTests.waitFor("http://127.0.0.1:\(port)/health") { status, _ in status == 503 }
+            let (status, body) = try await MetricsTests.waitFor("http://127.0.0.1:\(port)/health") { status, _ in
+                status == 503
+            }
             #expect(status == 503)
             #expect(body.contains(#""store_writable":false"#))
             #expect(body.contains("SQLITE_FULL"))
@@ -78,17 +82,21 @@ struct StoreExhaustionCLITests {
             trellis.process.signal(SIGTERM)
             #expect(try await trellis.waitForExit() == 0)
             let output = trellis.output
-            #expect(output.components(separatedBy: "the state store commits again").count == 2, "recovery is logged once")
+            #expect(
+                output.components(separatedBy: "the state store commits again").count == 2, "recovery is logged once")
 
             let numbers = try await Self.storedLines(mount.path)
-            print("tmpfs flood: 200 lines of 60 KB sent at QoS 1 to a 3 MB tmpfs; \(numbers.count) stored after the remount, \(Set(numbers).count) distinct")
+            print(
+                "tmpfs flood: 200 lines of 60 KB sent at QoS 1 to a 3 MB tmpfs; \(numbers.count) stored after the remount, \(Set(numbers).count) distinct"
+            )
             #expect(numbers.count == 200)
             #expect(Set(numbers).count == 200)
         }
     }
 
-    @Test("stopped (SIGKILL, or SIGTERM) while the tmpfs is full, started again with room: every line stored once",
-          .enabled(if: Tmpfs.usable, "needs root and mount(8)"), arguments: [SIGKILL, SIGTERM])
+    @Test(
+        "stopped (SIGKILL, or SIGTERM) while the tmpfs is full, started again with room: every line stored once",
+        .enabled(if: Tmpfs.usable, "needs root and mount(8)"), arguments: [SIGKILL, SIGTERM])
     func stopWhileFull(_ signal: Int32) async throws {
         try await withTestBroker { broker in
             let mount = try Tmpfs(megabytes: 3)
@@ -105,7 +113,8 @@ struct StoreExhaustionCLITests {
             print("tmpfs stop (signal \(signal)): exited \(status) after \(ContinuousClock.now - stopping)")
             if signal == SIGTERM {
                 #expect(status != 0, "unwritten changes make the exit status say so")
-                #expect(trellis.output.contains("stopping with messages unacknowledged"), "\(trellis.output.suffix(2000))")
+                #expect(
+                    trellis.output.contains("stopping with messages unacknowledged"), "\(trellis.output.suffix(2000))")
             }
 
             try mount.remount("size=64m")
@@ -115,14 +124,17 @@ struct StoreExhaustionCLITests {
             restarted.process.signal(SIGTERM)
             #expect(try await restarted.waitForExit() == 0)
             let numbers = try await Self.storedLines(mount.path)
-            print("tmpfs stop (signal \(signal)): 120 lines sent, stopped while full, \(numbers.count) stored after the restart")
+            print(
+                "tmpfs stop (signal \(signal)): 120 lines sent, stopped while full, \(numbers.count) stored after the restart"
+            )
             #expect(numbers.count == 120)
             #expect(Set(numbers).count == 120)
         }
     }
 
-    @Test("a state file that is not a database, or damaged, stops Trellis at start and is left as it was",
-          arguments: ["garbage", "damaged", "directory"])
+    @Test(
+        "a state file that is not a database, or damaged, stops Trellis at start and is left as it was",
+        arguments: ["garbage", "damaged", "directory"])
     func unusableStateFile(_ kind: String) async throws {
         let state = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: state) }
@@ -134,7 +146,8 @@ struct StoreExhaustionCLITests {
         case "damaged":
             let store = try SQLiteStore(directory: state)
             for index in 0..<50 {
-                try await store.recordDeadLetter(reason: "r", topic: "t", payload: Array(repeating: UInt8(index), count: 5000), at: Date())
+                try await store.recordDeadLetter(
+                    reason: "r", topic: "t", payload: Array(repeating: UInt8(index), count: 5000), at: Date())
             }
             try await store.close()
             // Keep the header page, overwrite the pages after it.

@@ -33,7 +33,9 @@ struct StoreOutageTests {
     func outage(_ backend: Backend) async throws {
         if backend == .postgres {
             try await OwnPostgresCluster.with { cluster in
-                try await run(store: cluster.url, outage: Outage(begin: { try await cluster.halt() }, end: { try await cluster.resume() }))
+                try await run(
+                    store: cluster.url,
+                    outage: Outage(begin: { try await cluster.halt() }, end: { try await cluster.resume() }))
             }
         } else {
             try await run(store: nil, outage: nil)
@@ -47,36 +49,49 @@ struct StoreOutageTests {
             let state = temporaryDirectory()
             var environment = ProcessInfo.processInfo.environment
             if let store { environment["TRELLIS_STATE_STORE"] = store.urlWithPassword }
-            let trellis = try TrellisBinary.start(["run", "--broker", broker.address, "--state", state], environment: environment)
+            let trellis = try TrellisBinary.start(
+                ["run", "--broker", broker.address, "--state", state], environment: environment)
             try await trellis.waitForOutput("connected to the broker", timeout: .seconds(60))
             var locker: TrellisBinary?
-            let outage = given ?? Outage(begin: {
-                let script = SocketIOClientTests.root.appendingPathComponent("Tests/Faults/sqlite_lock.py").path
-                let process = try TrellisBinary.start([script, state + "/" + SQLiteStore.fileName], executable: "/usr/bin/python3")
-                try await process.waitForOutput("locked")
-                locker = process
-            }, end: {
-                locker?.process.signal(SIGTERM)
-                _ = try await locker?.waitForExit()
-            })
+            let outage =
+                given
+                ?? Outage(
+                    begin: {
+                        let script = SocketIOClientTests.root.appendingPathComponent("Tests/Faults/sqlite_lock.py").path
+                        let process = try TrellisBinary.start(
+                            [script, state + "/" + SQLiteStore.fileName], executable: "/usr/bin/python3")
+                        try await process.waitForOutput("locked")
+                        locker = process
+                    },
+                    end: {
+                        locker?.process.signal(SIGTERM)
+                        _ = try await locker?.waitForExit()
+                    })
 
             let phone = try await TestClients.connect(to: broker, id: "phones")
             let seen = await MessageCollector.collecting(phone)
             try await phone.subscribe("rpi/fromrpi/#", qos: .atLeastOnce)
             try await phone.subscribe("trellis/deadletter", qos: .atLeastOnce)
             try await phone.subscribe("p2o/buttons/door/state", qos: .atLeastOnce)
-            try await phone.publishAndWait(topic: "rpi/torpi/a0", payload: Self.request(0, from: "a0", "REQ_addNewPlant", payload: "Fern,0x36"))
+            try await phone.publishAndWait(
+                topic: "rpi/torpi/a0", payload: Self.request(0, from: "a0", "REQ_addNewPlant", payload: "Fern,0x36"))
             try await seen.messages(on: "rpi/fromrpi/a0")
 
             // Requests in flight as the store goes, and more while it is away.
             for index in 1...10 {
-                try phone.publish(topic: "rpi/torpi/n\(index)", payload: Self.request(index, from: "n\(index)", "REQ_numPlants"), qos: .atLeastOnce)
+                try phone.publish(
+                    topic: "rpi/torpi/n\(index)", payload: Self.request(index, from: "n\(index)", "REQ_numPlants"),
+                    qos: .atLeastOnce)
             }
             try await outage.begin()
             try phone.publish(topic: "p2o/buttons/door/press", payload: [], qos: .atLeastOnce)
-            try phone.publish(topic: "rpi/torpi/a1", payload: Self.request(1, from: "a1", "REQ_addNewPlant", payload: "Ivy,0x37"), qos: .atLeastOnce)
+            try phone.publish(
+                topic: "rpi/torpi/a1", payload: Self.request(1, from: "a1", "REQ_addNewPlant", payload: "Ivy,0x37"),
+                qos: .atLeastOnce)
             for index in 11...20 {
-                try phone.publish(topic: "rpi/torpi/n\(index)", payload: Self.request(index, from: "n\(index)", "REQ_numPlants"), qos: .atLeastOnce)
+                try phone.publish(
+                    topic: "rpi/torpi/n\(index)", payload: Self.request(index, from: "n\(index)", "REQ_numPlants"),
+                    qos: .atLeastOnce)
             }
             try await trellis.waitForOutput("the state store cannot commit", timeout: .seconds(60))
             #expect(await seen.received(on: "trellis/deadletter").isEmpty, "\(trellis.output)")
@@ -87,9 +102,11 @@ struct StoreOutageTests {
             for index in 1...20 {
                 let answers = try await seen.messages(on: "rpi/fromrpi/n\(index)", timeout: .seconds(60))
                 #expect(answers.count == 1)
-                #expect(answers.first?.text?.hasSuffix("operation:RES_numPlants") == true, "\(answers.first?.text ?? "")")
+                #expect(
+                    answers.first?.text?.hasSuffix("operation:RES_numPlants") == true, "\(answers.first?.text ?? "")")
             }
-            #expect(await seen.received(on: "rpi/fromrpi/a1").first?.text?.hasSuffix("operation:RES_addNewPlant") == true)
+            #expect(
+                await seen.received(on: "rpi/fromrpi/a1").first?.text?.hasSuffix("operation:RES_addNewPlant") == true)
             let states = try await seen.messages(on: "p2o/buttons/door/state", timeout: .seconds(60))
             #expect(states.last?.text?.contains(#""total":1"#) == true, "\(states.map { $0.text ?? "" })")
             let refused = await seen.received(on: "trellis/deadletter").map { $0.text ?? "" }
@@ -107,7 +124,9 @@ struct StoreOutageTests {
         }
     }
 
-    @Test("two relays on a PostgreSQL server stopped and started: loud, unready naming the store, then ready; nothing lost or doubled")
+    @Test(
+        "two relays on a PostgreSQL server stopped and started: loud, unready naming the store, then ready; nothing lost or doubled"
+    )
     func twoRelays() async throws {
         try await OwnPostgresCluster.with { cluster in
             try await withTestBroker { broker in
@@ -115,11 +134,18 @@ struct StoreOutageTests {
                 for id in ["r1", "r2"] {
                     var environment = ProcessInfo.processInfo.environment
                     environment["TRELLIS_STATE_STORE"] = cluster.url.urlWithPassword
-                    let (trellis, ports) = try await TrellisBinary.startListening(ports: 2, { ports in
-                        ["run", "--broker", broker.address, "--share", "g", "--client-id", id, "--state", temporaryDirectory(),
-                         "--health", "\(ports[0])", "--metrics", "\(ports[1])"]
-                    }, ready: { ports in ports.map { "Server started and listening on 127.0.0.1:\($0)" } }, environment: environment)
-                    relays.append((trellis, "http://127.0.0.1:\(ports[0])/readyz", "http://127.0.0.1:\(ports[1])/metrics"))
+                    let (trellis, ports) = try await TrellisBinary.startListening(
+                        ports: 2,
+                        { ports in
+                            [
+                                "run", "--broker", broker.address, "--share", "g", "--client-id", id, "--state",
+                                temporaryDirectory(),
+                                "--health", "\(ports[0])", "--metrics", "\(ports[1])"
+                            ]
+                        }, ready: { ports in ports.map { "Server started and listening on 127.0.0.1:\($0)" } },
+                        environment: environment)
+                    relays.append(
+                        (trellis, "http://127.0.0.1:\(ports[0])/readyz", "http://127.0.0.1:\(ports[1])/metrics"))
                 }
                 for relay in relays { try await relay.trellis.waitForOutput("connected to the broker") }
                 for relay in relays {
@@ -141,11 +167,15 @@ struct StoreOutageTests {
                 for index in 0..<60 {
                     try phone.publish(topic: "p2o/buttons/door/press", payload: [], qos: .atLeastOnce)
                     if index % 2 == 0 {
-                        try phone.publish(topic: "rpi/torpi/q\(index)", payload: Self.request(index, from: "q\(index)", "REQ_numPlants"),
-                                          qos: .atLeastOnce)
+                        try phone.publish(
+                            topic: "rpi/torpi/q\(index)",
+                            payload: Self.request(index, from: "q\(index)", "REQ_numPlants"),
+                            qos: .atLeastOnce)
                     }
                 }
-                for relay in relays { try await relay.trellis.waitForOutput("the state store cannot commit", timeout: .seconds(60)) }
+                for relay in relays {
+                    try await relay.trellis.waitForOutput("the state store cannot commit", timeout: .seconds(60))
+                }
                 // /metrics answers throughout, and says the store is not writable.
                 for relay in relays {
                     try await eventually("trellis_store_writable 0", timeout: .seconds(30)) {
@@ -155,9 +185,13 @@ struct StoreOutageTests {
                 }
                 try await cluster.resume()
                 for relay in relays {
-                    try await eventually("ready again", timeout: .seconds(60)) { try await MetricsTests.get(relay.health).0 == 200 }
+                    try await eventually("ready again", timeout: .seconds(60)) {
+                        try await MetricsTests.get(relay.health).0 == 200
+                    }
                 }
-                try await seen.wait(timeout: .seconds(90), "30 answers") { $0.filter { $0.topic.hasPrefix("rpi/fromrpi/") }.count >= 30 }
+                try await seen.wait(timeout: .seconds(90), "30 answers") {
+                    $0.filter { $0.topic.hasPrefix("rpi/fromrpi/") }.count >= 30
+                }
                 #expect(await seen.received(on: "trellis/deadletter").isEmpty)
 
                 // Every press counted once, whichever relay took it.
@@ -168,13 +202,16 @@ struct StoreOutageTests {
                 for relay in relays {
                     try await relay.trellis.waitForOutput("the state store commits again", timeout: .seconds(30))
                     // Loud once per kind of failure, not once per attempt.
-                    let lines = relay.trellis.output.split(separator: "\n").filter { $0.contains("the state store cannot commit") }
+                    let lines = relay.trellis.output.split(separator: "\n").filter {
+                        $0.contains("the state store cannot commit")
+                    }
                     let kinds = lines.compactMap { line in
                         line.split(separator: " ").first { $0.hasPrefix("cause=") }.map(String.init)
                     }
                     #expect(!lines.isEmpty)
                     #expect(Set(kinds).count == kinds.count, "a kind of failure logged twice: \(lines)")
-                    #expect(relay.trellis.output.components(separatedBy: "the state store commits again").count - 1 == 1)
+                    #expect(
+                        relay.trellis.output.components(separatedBy: "the state store commits again").count - 1 == 1)
                 }
                 for relay in relays { relay.trellis.process.signal(SIGTERM) }
                 for relay in relays { #expect(try await relay.trellis.waitForExit() == 0, "\(relay.trellis.output)") }
@@ -190,9 +227,11 @@ struct StoreOutageTests {
                 try await cluster.halt()
                 var environment = ProcessInfo.processInfo.environment
                 environment["TRELLIS_STATE_STORE"] = cluster.url.urlWithPassword
-                let trellis = try TrellisBinary.start(["run", "--broker", broker.address, "--state", temporaryDirectory()],
-                                                      environment: environment)
-                try await trellis.waitForOutput("waiting for the PostgreSQL store before starting", timeout: .seconds(60))
+                let trellis = try TrellisBinary.start(
+                    ["run", "--broker", broker.address, "--state", temporaryDirectory()],
+                    environment: environment)
+                try await trellis.waitForOutput(
+                    "waiting for the PostgreSQL store before starting", timeout: .seconds(60))
                 #expect(trellis.output.contains("Connection refused"), "\(trellis.output)")
                 #expect(!trellis.output.contains("password"), "no secret in the log")
                 #expect(trellis.process.isRunning)
@@ -212,8 +251,9 @@ struct StoreOutageTests {
             url.password = "not-the-password"
             var environment = ProcessInfo.processInfo.environment
             environment["TRELLIS_STATE_STORE"] = url.urlWithPassword
-            let run = try await TrellisBinary.run(["run", "--broker", "127.0.0.1:1", "--state", temporaryDirectory()],
-                                                  environment: environment, timeout: .seconds(60))
+            let run = try await TrellisBinary.run(
+                ["run", "--broker", "127.0.0.1:1", "--state", temporaryDirectory()],
+                environment: environment, timeout: .seconds(60))
             #expect(run.status != 0)
             #expect(!run.output.contains("waiting for the PostgreSQL store"), "\(run.output)")
             #expect(run.output.contains("cannot open the PostgreSQL store"), "\(run.output)")
@@ -221,4 +261,3 @@ struct StoreOutageTests {
         }
     }
 }
-

@@ -3,7 +3,7 @@ import Testing
 import TrellisBroker
 import TrellisTestSupport
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `Type=notify`: the test plays systemd's side of `NOTIFY_SOCKET` (a unix datagram socket) and
@@ -26,9 +26,13 @@ struct SystemdNotifyTests {
             let bytes = Array(path.utf8)
             withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
             let bound = withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
             }
-            guard fd >= 0, bound == 0 else { throw TimeoutError(message: "cannot bind \(path): \(String(cString: strerror(errno)))") }
+            guard fd >= 0, bound == 0 else {
+                throw TimeoutError(message: "cannot bind \(path): \(String(cString: strerror(errno)))")
+            }
             var interval = timeval(tv_sec: 0, tv_usec: 100_000)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
             Thread.detachNewThread { [self] in
@@ -60,8 +64,9 @@ struct SystemdNotifyTests {
             var environment = ProcessInfo.processInfo.environment
             environment["NOTIFY_SOCKET"] = socket.path
             environment["WATCHDOG_USEC"] = "400000"
-            let trellis = try TrellisBinary.start(["run", "--broker", broker.address, "--state", temporaryDirectory()],
-                                                  environment: environment)
+            let trellis = try TrellisBinary.start(
+                ["run", "--broker", broker.address, "--state", temporaryDirectory()],
+                environment: environment)
             try await eventually("READY=1") { socket.messages.contains { $0.hasPrefix("READY=1") } }
             // READY=1 follows `waitUntilConnected`; the log line of the connection comes from another task,
             // and through a pipe, so it is waited for rather than expected at the same instant.

@@ -16,7 +16,9 @@ struct TLSCommandTests {
         let (client, inbox) = try await TestClients.connectCollecting(to: broker, "rpi/fromrpi")
         try await client.publishAndWait(topic: "rpi/torpi", payload: Self.request(1, sender: sender), qos: .atLeastOnce)
         try await inbox.wait("the answer to \(sender)") { messages in
-            messages.contains { ($0.text ?? "").contains("receiver:\(sender)") && ($0.text ?? "").contains("RES_numPlants") }
+            messages.contains {
+                ($0.text ?? "").contains("receiver:\(sender)") && ($0.text ?? "").contains("RES_numPlants")
+            }
         }
         await client.shutdown()
     }
@@ -29,13 +31,13 @@ struct TLSCommandTests {
             let config = directory + "/trellis.yaml"
             func write(ca: String) throws {
                 try """
-                    broker:
-                      address: "mqtts://relay:hunter2@127.0.0.1:\(listeners.verified)"
-                      tls:
-                        ca: "\(ca)"
-                    state:
-                      dir: "\(directory)/state"
-                    """.write(toFile: config, atomically: true, encoding: .utf8)
+                broker:
+                  address: "mqtts://relay:hunter2@127.0.0.1:\(listeners.verified)"
+                  tls:
+                    ca: "\(ca)"
+                state:
+                  dir: "\(directory)/state"
+                """.write(toFile: config, atomically: true, encoding: .utf8)
             }
             try write(ca: pki.caCertificate)
             let trellis = try TrellisBinary.start(["run", "--config", config])
@@ -47,14 +49,18 @@ struct TLSCommandTests {
             try write(ca: pki.caDirectory)
             trellis.process.signal(SIGHUP)
             try await trellis.waitForOutput("apply only after a restart")
-            #expect(trellis.output.contains("broker.tls.ca: \(pki.caCertificate) → \(pki.caDirectory)"), "\(trellis.output)")
+            #expect(
+                trellis.output.contains("broker.tls.ca: \(pki.caCertificate) → \(pki.caDirectory)"), "\(trellis.output)"
+            )
             trellis.process.signal(SIGTERM)
             #expect(try await trellis.waitForExit() == 0)
             #expect(!trellis.output.contains("hunter2"))
         }
     }
 
-    @Test("--help of run, record and replay lists the URL forms and the TLS flags", arguments: ["run", "record", "replay"])
+    @Test(
+        "--help of run, record and replay lists the URL forms and the TLS flags", arguments: ["run", "record", "replay"]
+    )
     func help(command: String) async throws {
         let help = try await TrellisBinary.run([command, "--help"])
         #expect(help.status == 0)
@@ -67,21 +73,22 @@ struct TLSCommandTests {
     func identityAsUsername() async throws {
         // Anonymous clients may only send requests and read answers; `trellis` may do anything.
         let acl = temporaryDirectory() + "/acl"
-        try FileManager.default.createDirectory(atPath: (acl as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: (acl as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try """
-            topic write rpi/torpi
-            topic read rpi/fromrpi
-            topic read trellis/status
+        topic write rpi/torpi
+        topic read rpi/fromrpi
+        topic read trellis/status
 
-            user trellis
-            topic readwrite #
+        user trellis
+        topic readwrite #
 
-            """.write(toFile: acl, atomically: true, encoding: .utf8)
+        """.write(toFile: acl, atomically: true, encoding: .utf8)
         try await withTLSTestBroker(extraConfig: ["acl_file \(acl)"]) { broker, pki, listeners in
             let (watcher, status) = try await TestClients.connectCollecting(to: broker, "trellis/status")
             let trellis = try TrellisBinary.start([
                 "run", "--broker", "mqtts://localhost:\(listeners.clientCertificate)", "--tls-ca", pki.caCertificate,
-                "--tls-cert", pki.clientCertificate, "--tls-key", pki.clientKey, "--state", temporaryDirectory(),
+                "--tls-cert", pki.clientCertificate, "--tls-key", pki.clientKey, "--state", temporaryDirectory()
             ])
             // Only the user `trellis` may publish trellis/status: seeing `online` proves the login.
             try await status.wait("online") { $0.last?.text == "online" }
@@ -97,8 +104,9 @@ struct TLSCommandTests {
     func untrustedIsRetried() async throws {
         try await withTLSTestBroker { _, pki, listeners in
             let trellis = try TrellisBinary.start([
-                "run", "--broker", "mqtts://trellis:hunter2@127.0.0.1:\(listeners.untrusted)", "--tls-ca", pki.caCertificate,
-                "--state", temporaryDirectory(),
+                "run", "--broker", "mqtts://trellis:hunter2@127.0.0.1:\(listeners.untrusted)", "--tls-ca",
+                pki.caCertificate,
+                "--state", temporaryDirectory()
             ])
             try await trellis.waitForOutput("not signed by a trusted CA")
             try await trellis.waitForOutput("retrying in")
@@ -109,7 +117,9 @@ struct TLSCommandTests {
         }
     }
 
-    @Test("a TLS file that cannot be read stops run at once with one line naming it", arguments: ["--tls-ca", "--tls-cert", "--tls-key"])
+    @Test(
+        "a TLS file that cannot be read stops run at once with one line naming it",
+        arguments: ["--tls-ca", "--tls-cert", "--tls-key"])
     func missingFile(flag: String) async throws {
         let directory = temporaryDirectory()
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -126,12 +136,16 @@ struct TLSCommandTests {
         #expect(result.status != 0)
         let errors = result.output.split(separator: "\n").filter { $0.contains("error") }
         #expect(errors.count == 1, "\(result.output)")
-        #expect(errors.first?.contains("cannot read the TLS") == true && errors.first?.contains(missing) == true, "\(result.output)")
+        #expect(
+            errors.first?.contains("cannot read the TLS") == true && errors.first?.contains(missing) == true,
+            "\(result.output)")
     }
 
-    @Test("bad addresses are refused with what is allowed, and never echo a password", arguments: [
-        "mqtt:/x", "mqtt://127.0.0.1:70000", "ws://127.0.0.1", "mqtts://trellis:hunter2@:8883",
-    ])
+    @Test(
+        "bad addresses are refused with what is allowed, and never echo a password",
+        arguments: [
+            "mqtt:/x", "mqtt://127.0.0.1:70000", "ws://127.0.0.1", "mqtts://trellis:hunter2@:8883"
+        ])
     func badAddress(address: String) async throws {
         let run = try await TrellisBinary.run(["run", "--broker", address, "--state", temporaryDirectory()])
         #expect(run.status != 0)
@@ -149,29 +163,39 @@ struct TLSCommandTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let good = directory + "/tls.yaml"
         try """
-            broker:
-              address: "mqtts://trellis:hunter2@broker.example"
-              tls:
-                ca: /etc/trellis/ca.crt
-                cert: /etc/trellis/trellis.crt
-                key: /etc/trellis/trellis.key
-            """.write(toFile: good, atomically: true, encoding: .utf8)
+        broker:
+          address: "mqtts://trellis:hunter2@broker.example"
+          tls:
+            ca: /etc/trellis/ca.crt
+            cert: /etc/trellis/trellis.crt
+            key: /etc/trellis/trellis.key
+        """.write(toFile: good, atomically: true, encoding: .utf8)
         let checked = try await TrellisBinary.run(["config", "check", good])
         #expect(checked.status == 0, "\(checked.output)")
-        #expect(checked.output.contains("broker.address = mqtts://***@broker.example    # from \(good); a change needs a restart"))
-        #expect(checked.output.contains("broker.tls.ca = /etc/trellis/ca.crt    # from \(good); a change needs a restart"))
-        #expect(checked.output.contains("broker.tls.key = /etc/trellis/trellis.key    # from \(good); a change needs a restart"))
+        #expect(
+            checked.output.contains(
+                "broker.address = mqtts://***@broker.example    # from \(good); a change needs a restart"))
+        #expect(
+            checked.output.contains("broker.tls.ca = /etc/trellis/ca.crt    # from \(good); a change needs a restart"))
+        #expect(
+            checked.output.contains(
+                "broker.tls.key = /etc/trellis/trellis.key    # from \(good); a change needs a restart"))
         #expect(!checked.output.contains("hunter2"))
 
         let plain = directory + "/plain.yaml"
-        try "broker:\n  address: \"127.0.0.1:1883\"\n  tls:\n    ca: /etc/trellis/ca.crt\n".write(toFile: plain, atomically: true, encoding: .utf8)
+        try "broker:\n  address: \"127.0.0.1:1883\"\n  tls:\n    ca: /etc/trellis/ca.crt\n".write(
+            toFile: plain, atomically: true, encoding: .utf8)
         let refused = try await TrellisBinary.run(["config", "check", plain])
         #expect(refused.status != 0)
         #expect(refused.output.contains("broker.tls.ca"), "\(refused.output)")
-        #expect(refused.output.contains("broker.tls.ca (from \(plain)) needs an mqtts:// broker.address, and it is 127.0.0.1:1883"), "\(refused.output)")
+        #expect(
+            refused.output.contains(
+                "broker.tls.ca (from \(plain)) needs an mqtts:// broker.address, and it is 127.0.0.1:1883"),
+            "\(refused.output)")
 
         let bad = directory + "/bad.yaml"
-        try "broker:\n  address: \"mqtts://trellis:hunter2@broker.example:0\"\n".write(toFile: bad, atomically: true, encoding: .utf8)
+        try "broker:\n  address: \"mqtts://trellis:hunter2@broker.example:0\"\n".write(
+            toFile: bad, atomically: true, encoding: .utf8)
         let badCheck = try await TrellisBinary.run(["config", "check", bad])
         #expect(badCheck.status != 0)
         #expect(badCheck.output.contains("out of range"), "\(badCheck.output)")
@@ -183,8 +207,9 @@ struct TLSCommandTests {
         try await withTLSTestBroker { broker, pki, listeners in
             let output = temporaryDirectory() + ".jsonl"
             let record = try TrellisBinary.start([
-                "record", "--broker", "mqtts://rec:hunter2@[::1]:\(listeners.verifiedIPv6)", "--tls-ca", pki.caCertificate,
-                "--topic", "tls/record", "--count", "1", "--output", output,
+                "record", "--broker", "mqtts://rec:hunter2@[::1]:\(listeners.verifiedIPv6)", "--tls-ca",
+                pki.caCertificate,
+                "--topic", "tls/record", "--count", "1", "--output", output
             ])
             try await record.waitForOutput("recording")
             let publisher = try await TestClients.connect(to: broker)
@@ -199,11 +224,14 @@ struct TLSCommandTests {
             let inbox = await MessageCollector.collecting(publisher)
             try await publisher.subscribe("tls/record")
             let replay = try await TrellisBinary.run([
-                "replay", output, "--broker", "mqtts://localhost:\(listeners.verified)", "--tls-ca", pki.caCertificate, "--no-delay",
+                "replay", output, "--broker", "mqtts://localhost:\(listeners.verified)", "--tls-ca", pki.caCertificate,
+                "--no-delay"
             ])
             #expect(replay.status == 0, "\(replay.output)")
             #expect(replay.output.contains("sent 1"), "\(replay.output)")
-            try await inbox.wait("the replayed message") { $0.contains { $0.topic == "tls/record" && $0.text == "hello" } }
+            try await inbox.wait("the replayed message") {
+                $0.contains { $0.topic == "tls/record" && $0.text == "hello" }
+            }
             await publisher.shutdown()
         }
     }

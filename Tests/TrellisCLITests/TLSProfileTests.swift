@@ -18,15 +18,19 @@ struct TLSProfileTests {
         let state = directory + "/state"
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
         for (name, flag) in [("trellis", ["--trellis"]), ("alice", [])] {
-            let added = try await TrellisBinary.run(["users", "add", name, "--password", "pw-\(name)",
-                                                     "--password-file", state + "/passwd", "--acl-file", state + "/acl",
-                                                     "--trellis-password-file", state + "/trellis.password"] + flag)
+            let added = try await TrellisBinary.run(
+                [
+                    "users", "add", name, "--password", "pw-\(name)",
+                    "--password-file", state + "/passwd", "--acl-file", state + "/acl",
+                    "--trellis-password-file", state + "/trellis.password"
+                ] + flag)
             #expect(added.status == 0, "\(added.output)")
         }
         let plain = try #require(PortProbe.freeLoopbackPort())
         var tls = try #require(PortProbe.freeLoopbackPort())
         while tls == plain { tls = try #require(PortProbe.freeLoopbackPort()) }
-        let config = shipped
+        let config =
+            shipped
             .replacingOccurrences(of: "listener 1883 127.0.0.1", with: "listener \(plain) 127.0.0.1")
             .replacingOccurrences(of: "listener 8883\n", with: "listener \(tls) 127.0.0.1\n")
             .replacingOccurrences(of: "trellis-state/", with: state + "/")
@@ -45,7 +49,8 @@ struct TLSProfileTests {
 
         let trellis = try TrellisBinary.start([
             "run", "--broker", "mqtts://localhost:\(tls)", "--tls-ca", pki.caCertificate,
-            "--tls-cert", pki.clientCertificate, "--tls-key", pki.clientKey, "--secure", "--state", directory + "/trellis",
+            "--tls-cert", pki.clientCertificate, "--tls-key", pki.clientKey, "--secure", "--state",
+            directory + "/trellis"
         ])
         try await trellis.waitForOutput("connected to the broker")
 
@@ -56,7 +61,8 @@ struct TLSProfileTests {
 
         // Without a certificate the TLS listener turns Trellis away, and says why.
         let refused = try TrellisBinary.start([
-            "run", "--broker", "mqtts://localhost:\(tls)", "--tls-ca", pki.caCertificate, "--state", directory + "/second",
+            "run", "--broker", "mqtts://localhost:\(tls)", "--tls-ca", pki.caCertificate, "--state",
+            directory + "/second"
         ])
         try await refused.waitForOutput("requires a client certificate")
         refused.process.signal(SIGTERM)

@@ -14,7 +14,7 @@ struct TopicAccessMatrixTests {
     /// One account per role (anonymous has none); a sensor node owns the sensor 0x36.
     static let accounts: [(name: String, role: AccessControlList.Role, sensors: [String])] = [
         ("trellis", .trellis, []), ("alice", .client, []), ("door", .button, []), ("node1", .device, []),
-        ("pi1", .sensor, ["0x36"]), ("ops", .operator, []),
+        ("pi1", .sensor, ["0x36"]), ("ops", .operator, [])
     ]
 
     static func account(of role: AccessRole) -> (name: String, role: AccessControlList.Role, sensors: [String])? {
@@ -32,10 +32,14 @@ struct TopicAccessMatrixTests {
     static func topics(of row: TopicAccessTable.Row) -> [String] {
         let template = TopicPrefixes().expand(row.topic)
         let names = template.contains("{name}") ? AccessRole.allCases.compactMap(ownName(of:)) + ["stranger"] : ["-"]
-        return Set(names.map { name in
-            template.replacingOccurrences(of: "{name}", with: name).split(separator: "/", omittingEmptySubsequences: false)
+        return Set(
+            names.map { name in
+                template.replacingOccurrences(of: "{name}", with: name).split(
+                    separator: "/", omittingEmptySubsequences: false
+                )
                 .map { $0 == "+" ? "x" : $0 == "#" ? "x/y" : String($0) }.joined(separator: "/")
-        }).sorted()
+            }
+        ).sorted()
     }
 
     static let cells: [String] = Set(TopicAccessTable.rows.flatMap(topics(of:)) + ["some/other/topic"]).sorted()
@@ -71,12 +75,16 @@ struct TopicAccessMatrixTests {
                 await client.shutdown()
             }
             await trellis.shutdown()
-            #expect(wrong.isEmpty, "\(backend): cells the broker decided otherwise than the table:\n\(wrong.joined(separator: "\n"))")
+            #expect(
+                wrong.isEmpty,
+                "\(backend): cells the broker decided otherwise than the table:\n\(wrong.joined(separator: "\n"))")
         }
     }
 
     /// Publishes every cell as `role` and reports those whose delivery differs from the table.
-    static func publishCells(of role: AccessRole, client: MQTTClient, watcher: MessageCollector) async throws -> [String] {
+    static func publishCells(of role: AccessRole, client: MQTTClient, watcher: MessageCollector) async throws
+        -> [String]
+    {
         await watcher.reset()
         for topic in cells { try? await client.publishAndWait(topic: topic, payload: Array("\(role)".utf8)) }
         let sentinel = try #require(cells.first { allowed(role, $0, publish: true) }, "\(role) may publish nothing")
@@ -85,7 +93,8 @@ struct TopicAccessMatrixTests {
         try await watcher.wait(timeout: .seconds(20), end) { $0.contains { $0.text == end } }
         let delivered = Set(await watcher.all().filter { $0.text == "\(role)" }.map(\.topic))
         return cells.compactMap { topic in
-            allowed(role, topic, publish: true) == delivered.contains(topic) ? nil
+            allowed(role, topic, publish: true) == delivered.contains(topic)
+                ? nil
                 : "\(role) publish \(topic): table \(allowed(role, topic, publish: true)), broker \(delivered.contains(topic))"
         }
     }
@@ -102,7 +111,8 @@ struct TopicAccessMatrixTests {
         try await inbox.wait(timeout: .seconds(20), end) { $0.contains { $0.text == end } }
         let delivered = Set(await inbox.all().filter { $0.text == "read" }.map(\.topic))
         return cells.compactMap { topic in
-            allowed(role, topic, publish: false) == delivered.contains(topic) ? nil
+            allowed(role, topic, publish: false) == delivered.contains(topic)
+                ? nil
                 : "\(role) read \(topic): table \(allowed(role, topic, publish: false)), broker \(delivered.contains(topic))"
         }
     }
@@ -113,7 +123,9 @@ struct TopicAccessMatrixTests {
         #expect(!Self.allowed(.anonymous, "trellis/request/store/backup", publish: true))
         #expect(!Self.allowed(.anonymous, "trellis/deadletter", publish: false))
         #expect(!Self.allowed(.anonymous, "some/other/topic", publish: false))
-        #expect(Self.allowed(.anonymous, "rpi/torpi", publish: true) && Self.allowed(.anonymous, "rpi/fromrpi", publish: false))
+        #expect(
+            Self.allowed(.anonymous, "rpi/torpi", publish: true)
+                && Self.allowed(.anonymous, "rpi/fromrpi", publish: false))
         #expect(!Self.allowed(.sensor, "rpi/torpi/pi1", publish: true), "a sensor node sends no plant request")
         #expect(!Self.allowed(.sensor, "trellis/clients/pi1/request/models/code", publish: true))
         #expect(!Self.allowed(.sensor, "rpi/sensors/0x37", publish: true), "only its own sensors")
@@ -125,9 +137,10 @@ struct TopicAccessMatrixTests {
 
     /// Logs in as `name` (anonymous when nil) with the password every account has here.
     static func connect(_ broker: TestBroker, as name: String?) async throws -> MQTTClient {
-        let client = try MQTTClient(configuration: MQTTConfiguration(
-            host: broker.host, port: broker.port, clientID: name ?? "anonymous-\(UUID().uuidString.prefix(8))",
-            username: name, password: name.map { "pw-\($0)" }, reconnectDelay: 0.2...0.5))
+        let client = try MQTTClient(
+            configuration: MQTTConfiguration(
+                host: broker.host, port: broker.port, clientID: name ?? "anonymous-\(UUID().uuidString.prefix(8))",
+                username: name, password: name.map { "pw-\($0)" }, reconnectDelay: 0.2...0.5))
         client.start()
         try await client.waitUntilConnected(timeout: .seconds(20))
         return client
@@ -148,10 +161,14 @@ struct TopicAccessMatrixTests {
             try acl.render().write(toFile: directory + "/acl", atomically: true, encoding: .utf8)
             return ["password_file \(passwd)", "acl_file \(directory)/acl"]
         case .dynamicSecurity:
-            let hashes = Dictionary(uniqueKeysWithValues: MosquittoPasswordEntry.parse(try String(contentsOfFile: passwd, encoding: .utf8))
-                .map { ($0.username, $0.pbkdf2) })
+            let hashes = Dictionary(
+                uniqueKeysWithValues: MosquittoPasswordEntry.parse(try String(contentsOfFile: passwd, encoding: .utf8))
+                    .map { ($0.username, $0.pbkdf2) })
             var config = DynamicSecurityConfig(admin: "admin", adminHash: try #require(hashes["ops"] ?? nil))
-            for account in accounts { config.add(account.name, role: account.role, sensors: account.sensors, hash: hashes[account.name] ?? nil) }
+            for account in accounts {
+                config.add(
+                    account.name, role: account.role, sensors: account.sensors, hash: hashes[account.name] ?? nil)
+            }
             try config.render().write(toFile: directory + "/dynsec.json", atomically: true, encoding: .utf8)
             let plugin = try #require(DynamicSecurityPlugin.path, "mosquitto_dynamic_security.so is not installed")
             return ["plugin \(plugin)", "plugin_opt_config_file \(directory)/dynsec.json"]
@@ -168,7 +185,9 @@ struct SecurityDocsTests {
         let start = try #require(page.range(of: "<!-- topic-table -->\n"))
         let end = try #require(page.range(of: "\n<!-- end:topic-table -->", range: start.upperBound..<page.endIndex))
         let shown = String(page[start.upperBound..<end.lowerBound])
-        #expect(shown == TopicAccessTable.markdown(), "docs/security.md's table is stale; it should read:\n\(TopicAccessTable.markdown())")
+        #expect(
+            shown == TopicAccessTable.markdown(),
+            "docs/security.md's table is stale; it should read:\n\(TopicAccessTable.markdown())")
     }
 }
 
@@ -177,7 +196,7 @@ extension SecurityDocsTests {
     static func dynamicSecurityRolesTable() -> String {
         let kinds: [(flag: String, role: AccessControlList.Role)] = [
             ("(no flag): a client, an app", .client), ("`--button`", .button), ("`--device`", .device),
-            ("`--sensor 0x36 0x37`", .sensor), ("`--operator`", .operator), ("`--trellis`", .trellis),
+            ("`--sensor 0x36 0x37`", .sensor), ("`--operator`", .operator), ("`--trellis`", .trellis)
         ]
         func cell(_ rights: [TopicRight]) -> String {
             rights.isEmpty ? "(none)" : rights.map { "\($0.access.rawValue) `\($0.topic)`" }.joined(separator: ", ")
@@ -187,7 +206,11 @@ extension SecurityDocsTests {
                 + "\(cell(AccessControlList.personalRights(of: "NAME", role: kind.role, sensors: ["0x36", "0x37"]))) | "
                 + "\(cell(AccessControlList.sharedRights(of: kind.role))) |"
         }
-        return (["| `trellis users add` | shared role | own role `user/NAME` adds | shared role holds |", "|---|---|---|---|"] + rows)
+        return
+            ([
+                "| `trellis users add` | shared role | own role `user/NAME` adds | shared role holds |",
+                "|---|---|---|---|"
+            ] + rows)
             .joined(separator: "\n")
     }
 
@@ -197,6 +220,8 @@ extension SecurityDocsTests {
         let start = try #require(page.range(of: "<!-- dynsec-roles -->\n"))
         let end = try #require(page.range(of: "\n<!-- end:dynsec-roles -->", range: start.upperBound..<page.endIndex))
         let expected = Self.dynamicSecurityRolesTable()
-        #expect(String(page[start.upperBound..<end.lowerBound]) == expected, "docs/operations.md's roles are stale; they should read:\n\(expected)\nEND")
+        #expect(
+            String(page[start.upperBound..<end.lowerBound]) == expected,
+            "docs/operations.md's roles are stale; they should read:\n\(expected)\nEND")
     }
 }

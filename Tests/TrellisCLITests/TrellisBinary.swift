@@ -20,13 +20,18 @@ struct TrellisBinary {
     let outputPath: String
 
     /// Starts `trellis` with `arguments` in `directory`.
-    static func start(_ arguments: [String], in directory: String? = nil,
-                      environment: [String: String]? = nil, executable: String = path) throws -> TrellisBinary {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-out-\(UUID().uuidString).log").path
+    static func start(
+        _ arguments: [String], in directory: String? = nil,
+        environment: [String: String]? = nil, executable: String = path
+    ) throws -> TrellisBinary {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "trellis-out-\(UUID().uuidString).log"
+        ).path
         var env = environment ?? ProcessInfo.processInfo.environment
         env["NO_COLOR"] = "1"
-        let process = try ChildProcess(path: executable, arguments: arguments, outputPath: output, environment: env,
-                                       workingDirectory: directory)
+        let process = try ChildProcess(
+            path: executable, arguments: arguments, outputPath: output, environment: env,
+            workingDirectory: directory)
         return TrellisBinary(process: process, outputPath: output)
     }
 
@@ -34,15 +39,19 @@ struct TrellisBinary {
     /// until it printed every line of `ready(ports)`. Another process may take a port between the probe and
     /// trellis's bind (the suites run in parallel); a start that fails with "Address already in use" is
     /// tried again on other ports, up to 5 times.
-    static func startListening(ports count: Int = 1, _ arguments: ([Int]) -> [String], ready: ([Int]) -> [String],
-                               in directory: String? = nil,
-                               environment: [String: String]? = nil) async throws -> (trellis: TrellisBinary, ports: [Int]) {
+    static func startListening(
+        ports count: Int = 1, _ arguments: ([Int]) -> [String], ready: ([Int]) -> [String],
+        in directory: String? = nil,
+        environment: [String: String]? = nil
+    ) async throws -> (trellis: TrellisBinary, ports: [Int]) {
         var attempt = 0
         while true {
             attempt += 1
             var ports: [Int] = []
             while ports.count < count {
-                guard let port = PortProbe.freeLoopbackPort() else { throw TimeoutError(message: "no free loopback port") }
+                guard let port = PortProbe.freeLoopbackPort() else {
+                    throw TimeoutError(message: "no free loopback port")
+                }
                 if !ports.contains(port) { ports.append(port) }
             }
             let trellis = try start(arguments(ports), in: directory, environment: environment)
@@ -58,8 +67,10 @@ struct TrellisBinary {
     }
 
     /// Runs `trellis` to completion and returns its exit status and output.
-    static func run(_ arguments: [String], in directory: String? = nil, environment: [String: String]? = nil,
-                    timeout: Duration = .seconds(60), executable: String = path) async throws -> (status: Int32, output: String) {
+    static func run(
+        _ arguments: [String], in directory: String? = nil, environment: [String: String]? = nil,
+        timeout: Duration = .seconds(60), executable: String = path
+    ) async throws -> (status: Int32, output: String) {
         let binary = try start(arguments, in: directory, environment: environment, executable: executable)
         let status = try await binary.waitForExit(timeout: timeout)
         return (status, binary.output)

@@ -11,8 +11,9 @@ struct UsersCommandTests {
         let result = try await TrellisBinary.run(
             ["users", "add", "relay", "--trellis", "--trellis-password-file", "relay.password"], in: directory)
         #expect(result.status == 0, "\(result.output)")
-        let printed = try #require(result.output.components(separatedBy: "password: ").last?
-            .trimmingCharacters(in: .whitespacesAndNewlines))
+        let printed = try #require(
+            result.output.components(separatedBy: "password: ").last?
+                .trimmingCharacters(in: .whitespacesAndNewlines))
         let path = directory + "/relay.password"
         #expect(try String(contentsOfFile: path, encoding: .utf8) == printed + "\n")
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
@@ -28,7 +29,8 @@ struct UsersCommandTests {
         try "old\n".write(toFile: path, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
         let result = try await TrellisBinary.run(
-            ["users", "add", "relay", "--trellis", "--password", "s3cret", "--trellis-password-file", path], in: directory)
+            ["users", "add", "relay", "--trellis", "--password", "s3cret", "--trellis-password-file", path],
+            in: directory)
         #expect(result.status == 0, "\(result.output)")
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "s3cret\n")
         #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o600)
@@ -51,22 +53,27 @@ struct UsersCommandTests {
 /// `trellis users add --sensor`: the account may publish its own sensors' topics only.
 @Suite("users add --sensor")
 struct SensorAccountTests {
-    @Test("an address out of range or misspelled is refused with a clear line and no account is made",
-          arguments: ["0x99", "36", "0x1", "0x36/x"])
+    @Test(
+        "an address out of range or misspelled is refused with a clear line and no account is made",
+        arguments: ["0x99", "36", "0x1", "0x36/x"])
     func badAddress(_ address: String) async throws {
         let directory = temporaryDirectory()
-        let result = try await TrellisBinary.run(["users", "add", "pi1", "--password", "pw", "--sensor", "0x36", address],
-                                                 in: directory)
+        let result = try await TrellisBinary.run(
+            ["users", "add", "pi1", "--password", "pw", "--sensor", "0x36", address],
+            in: directory)
         #expect(result.status != 0)
         #expect(result.output.contains("'\(address)' is not a sensor address"), "\(result.output)")
         #expect(!FileManager.default.fileExists(atPath: directory + "/trellis-state/acl"))
     }
 
-    @Test("the ACL grants exactly rpi/sensors/<address> for each address, in its canonical spelling, and nothing of a device's")
+    @Test(
+        "the ACL grants exactly rpi/sensors/<address> for each address, in its canonical spelling, and nothing of a device's"
+    )
     func aclLines() async throws {
         let directory = temporaryDirectory()
-        let result = try await TrellisBinary.run(["users", "add", "pi1", "--password", "pw", "--sensor", "0X36", "0x5", "0x36"],
-                                                 in: directory)
+        let result = try await TrellisBinary.run(
+            ["users", "add", "pi1", "--password", "pw", "--sensor", "0X36", "0x5", "0x36"],
+            in: directory)
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains("added pi1 (sensor 0x36 0x05)"))
         let acl = try String(contentsOfFile: directory + "/trellis-state/acl", encoding: .utf8)

@@ -27,33 +27,43 @@ struct UsersPrefixesTests {
         var environment = ProcessInfo.processInfo.environment
         environment = environment.filter { !$0.key.hasPrefix("TRELLIS_") }
 
-        let added = try await TrellisBinary.run(["users", "add", "alice", "--password", "pw"], in: directory, environment: environment)
+        let added = try await TrellisBinary.run(
+            ["users", "add", "alice", "--password", "pw"], in: directory, environment: environment)
         #expect(added.status == 0, "\(added.output)")
         let written = try Self.acl(in: directory)
         #expect(written == Self.expected([("alice", .client)], plant: "home/plants", buttons: "home/p2o"))
         #expect(written.contains("home/plants/torpi") && !written.contains(" rpi/"), "\(written)")
 
         environment["TRELLIS_PLANT_PREFIX"] = "env/plants"
-        let button = try await TrellisBinary.run(["users", "add", "door", "--button", "--password", "pw"],
-                                                 in: directory, environment: environment)
+        let button = try await TrellisBinary.run(
+            ["users", "add", "door", "--button", "--password", "pw"],
+            in: directory, environment: environment)
         #expect(button.status == 0, "\(button.output)")
-        #expect(try Self.acl(in: directory) == Self.expected([("alice", .client), ("door", .button)],
-                                                             plant: "env/plants", buttons: "home/p2o"))
+        #expect(
+            try Self.acl(in: directory)
+                == Self.expected(
+                    [("alice", .client), ("door", .button)],
+                    plant: "env/plants", buttons: "home/p2o"))
 
-        let removed = try await TrellisBinary.run(["users", "remove", "door", "--plant-prefix", "flag/plants", "--button-prefix", "flag/p2o"],
-                                                  in: directory, environment: environment)
+        let removed = try await TrellisBinary.run(
+            ["users", "remove", "door", "--plant-prefix", "flag/plants", "--button-prefix", "flag/p2o"],
+            in: directory, environment: environment)
         #expect(removed.status == 0, "\(removed.output)")
-        #expect(try Self.acl(in: directory) == Self.expected([("alice", .client)], plant: "flag/plants", buttons: "flag/p2o"))
+        #expect(
+            try Self.acl(in: directory)
+                == Self.expected([("alice", .client)], plant: "flag/plants", buttons: "flag/p2o"))
 
         // `--config` names another file, read instead of trellis.yaml.
         try "plant:\n  prefix: other\n".write(toFile: directory + "/other.yaml", atomically: true, encoding: .utf8)
-        let synced = try await TrellisBinary.run(["users", "sync", "--config", "other.yaml"], in: directory,
-                                                 environment: environment.filter { $0.key != "TRELLIS_PLANT_PREFIX" })
+        let synced = try await TrellisBinary.run(
+            ["users", "sync", "--config", "other.yaml"], in: directory,
+            environment: environment.filter { $0.key != "TRELLIS_PLANT_PREFIX" })
         #expect(synced.status == 0, "\(synced.output)")
         #expect(synced.output.contains("wrote trellis-state/acl anew"), "\(synced.output)")
         #expect(try Self.acl(in: directory) == Self.expected([("alice", .client)], plant: "other", buttons: "p2o"))
-        let again = try await TrellisBinary.run(["users", "sync", "--config", "other.yaml"], in: directory,
-                                                environment: environment.filter { $0.key != "TRELLIS_PLANT_PREFIX" })
+        let again = try await TrellisBinary.run(
+            ["users", "sync", "--config", "other.yaml"], in: directory,
+            environment: environment.filter { $0.key != "TRELLIS_PLANT_PREFIX" })
         #expect(again.output.contains("already match"), "\(again.output)")
     }
 
@@ -61,10 +71,13 @@ struct UsersPrefixesTests {
     func unreadableConfiguration() async throws {
         let directory = temporaryDirectory()
         try "plant:\n  prefix: a/#\n".write(toFile: directory + "/trellis.yaml", atomically: true, encoding: .utf8)
-        let result = try await TrellisBinary.run(["users", "add", "alice", "--password", "pw"], in: directory,
-                                                 environment: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("TRELLIS_") })
+        let result = try await TrellisBinary.run(
+            ["users", "add", "alice", "--password", "pw"], in: directory,
+            environment: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("TRELLIS_") })
         #expect(result.status != 0)
-        #expect(result.output.contains("the configuration does not read") && result.output.contains("plant.prefix"), "\(result.output)")
+        #expect(
+            result.output.contains("the configuration does not read") && result.output.contains("plant.prefix"),
+            "\(result.output)")
         #expect(!FileManager.default.fileExists(atPath: directory + "/trellis-state/passwd"))
     }
 }

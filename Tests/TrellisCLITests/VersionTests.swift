@@ -23,11 +23,15 @@ struct VersionTests {
         }
     }
 
-    @Test("CHANGELOG.md's first entry after `## Unreleased` is this version, in the form `## VERSION (YYYY-MM-DD)` packaging reads")
+    @Test(
+        "CHANGELOG.md's first entry after `## Unreleased` is this version, in the form `## VERSION (YYYY-MM-DD)` packaging reads"
+    )
     func changelogNamesTheVersion() throws {
-        let changelog = try String(contentsOf: MarkdownDocument.repositoryRoot.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
+        let changelog = try String(
+            contentsOf: MarkdownDocument.repositoryRoot.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
         // `## Unreleased` gathers the changes since; packaging skips it, as this does.
-        let first = try #require(changelog.split(separator: "\n").first { $0.hasPrefix("## ") && $0 != "## Unreleased" })
+        let first = try #require(
+            changelog.split(separator: "\n").first { $0.hasPrefix("## ") && $0 != "## Unreleased" })
         let pattern = #/^## (\S+) \(\d{4}-\d{2}-\d{2}\)$/#
         let match = try #require(String(first).wholeMatch(of: pattern), "CHANGELOG.md's first entry reads \(first)")
         #expect(String(match.1) == TrellisVersion.current)

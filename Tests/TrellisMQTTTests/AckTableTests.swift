@@ -52,8 +52,9 @@ struct AckTableTests {
     func unannouncedAckIsDropped() async throws {
         let table = AckTable()
         table.complete(9, with: .success([1]))
-        #expect(try await Self.announceWaitAndAck(table, 9, [2]) == [2],
-                "the first ack came before anyone registered and must not be handed out")
+        #expect(
+            try await Self.announceWaitAndAck(table, 9, [2]) == [2],
+            "the first ack came before anyone registered and must not be handed out")
     }
 
     @Test("once every waiter has its ack, later acks are dropped and a new waiter still gets its own")
@@ -61,7 +62,7 @@ struct AckTableTests {
         let table = AckTable()
         for mid in Int32(1)...3 {
             #expect(try await Self.announceWaitAndAck(table, mid, [mid]) == [mid])
-            table.complete(mid + 100, with: .success([0]))   // no one's: dropped without the lock
+            table.complete(mid + 100, with: .success([0])) // no one's: dropped without the lock
         }
     }
 
@@ -69,8 +70,8 @@ struct AckTableTests {
     func abandonedRegistration() async throws {
         let table = AckTable()
         table.beginRegistration()
-        table.complete(4, with: .success([1]))   // parked while the registration is announced
-        table.abandonRegistration()              // the parked ack goes with it
+        table.complete(4, with: .success([1])) // parked while the registration is announced
+        table.abandonRegistration() // the parked ack goes with it
         #expect(table.interestCount == 0)
         #expect(try await Self.announceWaitAndAck(table, 4, [2]) == [2])
     }

@@ -16,23 +16,37 @@ struct BrokerURLTests {
 
     static let good: [Good] = [
         Good(text: "127.0.0.1:1883", scheme: .mqtt, host: "127.0.0.1", port: 1883, shown: "mqtt://127.0.0.1:1883"),
-        Good(text: "broker.example", scheme: .mqtt, host: "broker.example", port: 1883, shown: "mqtt://broker.example:1883"),
+        Good(
+            text: "broker.example", scheme: .mqtt, host: "broker.example", port: 1883,
+            shown: "mqtt://broker.example:1883"),
         Good(text: "mqtt://127.0.0.1", scheme: .mqtt, host: "127.0.0.1", port: 1883, shown: "mqtt://127.0.0.1:1883"),
-        Good(text: "mqtt://127.0.0.1:1884", scheme: .mqtt, host: "127.0.0.1", port: 1884, shown: "mqtt://127.0.0.1:1884"),
-        Good(text: "mqtts://broker.example", scheme: .mqtts, host: "broker.example", port: 8883, shown: "mqtts://broker.example:8883"),
-        Good(text: "MQTTS://pi-4.local:18883/", scheme: .mqtts, host: "pi-4.local", port: 18883, shown: "mqtts://pi-4.local:18883"),
+        Good(
+            text: "mqtt://127.0.0.1:1884", scheme: .mqtt, host: "127.0.0.1", port: 1884, shown: "mqtt://127.0.0.1:1884"),
+        Good(
+            text: "mqtts://broker.example", scheme: .mqtts, host: "broker.example", port: 8883,
+            shown: "mqtts://broker.example:8883"),
+        Good(
+            text: "MQTTS://pi-4.local:18883/", scheme: .mqtts, host: "pi-4.local", port: 18883,
+            shown: "mqtts://pi-4.local:18883"),
         Good(text: "mqtts://[::1]:8883", scheme: .mqtts, host: "::1", port: 8883, shown: "mqtts://[::1]:8883"),
         Good(text: "mqtts://[::1]", scheme: .mqtts, host: "::1", port: 8883, shown: "mqtts://[::1]:8883"),
         Good(text: "[::1]:1883", scheme: .mqtt, host: "::1", port: 1883, shown: "mqtt://[::1]:1883"),
         Good(text: "[fd00::2]", scheme: .mqtt, host: "fd00::2", port: 1883, shown: "mqtt://[fd00::2]:1883"),
-        Good(text: "mqtt://alice@127.0.0.1", scheme: .mqtt, host: "127.0.0.1", port: 1883, username: "alice",
-             shown: "mqtt://127.0.0.1:1883"),
-        Good(text: "mqtts://trellis:s3cret@broker.example:8884", scheme: .mqtts, host: "broker.example", port: 8884,
-             username: "trellis", password: "s3cret", shown: "mqtts://broker.example:8884"),
-        Good(text: "mqtts://a%40b:p%3Aw%2F%25@[::1]", scheme: .mqtts, host: "::1", port: 8883,
-             username: "a@b", password: "p:w/%", shown: "mqtts://[::1]:8883"),
-        Good(text: "mqtt://bob:@h", scheme: .mqtt, host: "h", port: 1883, username: "bob", password: "", shown: "mqtt://h:1883"),
-        Good(text: "mqtt://u:with@at@h:2", scheme: .mqtt, host: "h", port: 2, username: "u", password: "with@at", shown: "mqtt://h:2"),
+        Good(
+            text: "mqtt://alice@127.0.0.1", scheme: .mqtt, host: "127.0.0.1", port: 1883, username: "alice",
+            shown: "mqtt://127.0.0.1:1883"),
+        Good(
+            text: "mqtts://trellis:s3cret@broker.example:8884", scheme: .mqtts, host: "broker.example", port: 8884,
+            username: "trellis", password: "s3cret", shown: "mqtts://broker.example:8884"),
+        Good(
+            text: "mqtts://a%40b:p%3Aw%2F%25@[::1]", scheme: .mqtts, host: "::1", port: 8883,
+            username: "a@b", password: "p:w/%", shown: "mqtts://[::1]:8883"),
+        Good(
+            text: "mqtt://bob:@h", scheme: .mqtt, host: "h", port: 1883, username: "bob", password: "",
+            shown: "mqtt://h:1883"),
+        Good(
+            text: "mqtt://u:with@at@h:2", scheme: .mqtt, host: "h", port: 2, username: "u", password: "with@at",
+            shown: "mqtt://h:2")
     ]
 
     @Test("allowed forms", arguments: good)
@@ -71,7 +85,7 @@ struct BrokerURLTests {
         ("mqtt://bro ker", "only letters, digits"),
         ("user:pw@host:1883", "user info needs the mqtt:// or mqtts:// form"),
         ("mqtt://:pw@host", "the user name before @ is empty"),
-        ("mqtt://u:%zz@host", "bad %-escape"),
+        ("mqtt://u:%zz@host", "bad %-escape")
     ]
 
     @Test("refused forms say what is wrong and what is allowed", arguments: bad)
@@ -80,16 +94,19 @@ struct BrokerURLTests {
             try BrokerURL(parsing: text)
         } throws: { error in
             let message = "\(error)"
-            return message.contains(problem) && message.contains("mqtts://HOST[:PORT]") && message.contains("HOST[:PORT]")
+            return message.contains(problem) && message.contains("mqtts://HOST[:PORT]")
+                && message.contains("HOST[:PORT]")
         }
     }
 
-    @Test("an error never shows the password", arguments: [
-        "mqtts://trellis:hunter2@broker.example:99999",
-        "mqtt://trellis:hunter2@",
-        "trellis:hunter2@broker.example",
-        "http://trellis:hunter2@broker.example",
-    ])
+    @Test(
+        "an error never shows the password",
+        arguments: [
+            "mqtts://trellis:hunter2@broker.example:99999",
+            "mqtt://trellis:hunter2@",
+            "trellis:hunter2@broker.example",
+            "http://trellis:hunter2@broker.example"
+        ])
     func errorsAreMasked(_ text: String) {
         do {
             _ = try BrokerURL(parsing: text)

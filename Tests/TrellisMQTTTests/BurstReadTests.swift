@@ -4,7 +4,7 @@ import TrellisMQTT
 import TrellisTestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A burst of reads takes every message that arrived together, even when packets that are not
@@ -20,14 +20,18 @@ struct BurstReadTests {
     @Test("messages separated by packets that are not messages are read in one burst")
     func burstSpansOtherPackets() async throws {
         let server = try ScriptedServer()
-        let client = try MQTTClient(configuration: MQTTConfiguration(
-            host: "127.0.0.1", port: server.port, clientID: "burst", keepAlive: 30, reconnectDelay: 0.05...0.2,
-            maxUnhandledMessages: 32))
+        let client = try MQTTClient(
+            configuration: MQTTConfiguration(
+                host: "127.0.0.1", port: server.port, clientID: "burst", keepAlive: 30, reconnectDelay: 0.05...0.2,
+                maxUnhandledMessages: 32))
         client.start()
         try await client.waitUntilConnected()
         var stream: [UInt8] = []
         for index in 0..<5 {
-            stream += [0x32, 0x07, 0x00, 0x01, UInt8(ascii: "b"), 0x00, UInt8(index + 1), 0x00, UInt8(ascii: "0") + UInt8(index)]
+            stream += [
+                0x32, 0x07, 0x00, 0x01, UInt8(ascii: "b"), 0x00, UInt8(index + 1), 0x00,
+                UInt8(ascii: "0") + UInt8(index)
+            ]
             if index < 4 { stream += [0xD0, 0x00] }
         }
         server.send(stream)

@@ -15,10 +15,13 @@ struct ConnectionAttemptsTests {
     }
 
     /// One pass over the open socket.
-    private func pass(_ attempts: inout ConnectionAttempts, code: Int32 = Mosquitto.success, after: Duration = .zero,
-                      connections: Int, stopping: Bool = false, refusal: String? = nil) -> [ConnectionAttempts.Action] {
-        attempts.serviced(code: code, at: start + after, connections: { connections },
-                          stopping: { stopping }, refusal: { refusal })
+    private func pass(
+        _ attempts: inout ConnectionAttempts, code: Int32 = Mosquitto.success, after: Duration = .zero,
+        connections: Int, stopping: Bool = false, refusal: String? = nil
+    ) -> [ConnectionAttempts.Action] {
+        attempts.serviced(
+            code: code, at: start + after, connections: { connections },
+            stopping: { stopping }, refusal: { refusal })
     }
 
     @Test("failed opens wait twice as long each time, up to the upper bound")
@@ -27,7 +30,9 @@ struct ConnectionAttemptsTests {
         let delays = (0..<5).map { _ -> Double in
             let actions = attempts.openFailed(code: Int32(MOSQ_ERR_ERRNO.rawValue))
             guard case let .pause(seconds) = actions.last else { Issue.record("no pause in \(actions)"); return -1 }
-            #expect(actions.contains(.reportConnectFailed(code: Int32(MOSQ_ERR_ERRNO.rawValue), afterOpen: false, retryIn: seconds)))
+            #expect(
+                actions.contains(
+                    .reportConnectFailed(code: Int32(MOSQ_ERR_ERRNO.rawValue), afterOpen: false, retryIn: seconds)))
             return seconds
         }
         #expect(delays == [0.5, 1, 2, 3, 3])
@@ -55,7 +60,8 @@ struct ConnectionAttemptsTests {
         #expect(pass(&attempts, connections: 4).isEmpty, "no CONNACK yet, nothing to do")
         #expect(pass(&attempts, connections: 5) == [.keepLibraryLog(false)])
         #expect(!attempts.awaitsConnack && attempts.backoff == 0.5)
-        #expect(pass(&attempts, after: .seconds(60), connections: 5).isEmpty, "a connected socket has no handshake limit")
+        #expect(
+            pass(&attempts, after: .seconds(60), connections: 5).isEmpty, "a connected socket has no handshake limit")
         #expect(pass(&attempts, code: lost, connections: 5) == [.markDisconnected(code: lost), .pause(seconds: 0.5)])
         #expect(!attempts.isOpen)
     }
@@ -66,7 +72,8 @@ struct ConnectionAttemptsTests {
         _ = attempts.opened(at: start, connections: 0)
         #expect(pass(&attempts, after: .seconds(4), connections: 0).isEmpty)
         let keepalive = Int32(MOSQ_ERR_KEEPALIVE.rawValue)
-        #expect(pass(&attempts, after: .seconds(6), connections: 0)
+        #expect(
+            pass(&attempts, after: .seconds(6), connections: 0)
                 == [.reportConnectFailed(code: keepalive, afterOpen: true, retryIn: 0.5), .pause(seconds: 0.5)])
         #expect(!attempts.isOpen && !attempts.isFirstAttempt)
     }
@@ -76,7 +83,10 @@ struct ConnectionAttemptsTests {
         var attempts = attempts()
         _ = attempts.opened(at: start, connections: 0)
         let actions = pass(&attempts, code: refusedCode, connections: 0, refusal: "not authorized")
-        #expect(actions == [.discardLibraryErrors, .reportRefused(reason: "not authorized", retryIn: 0.5), .pause(seconds: 0.5)])
+        #expect(
+            actions == [
+                .discardLibraryErrors, .reportRefused(reason: "not authorized", retryIn: 0.5), .pause(seconds: 0.5)
+            ])
     }
 
     @Test("shutting down ends the loop after marking the connection gone, without a wait")

@@ -40,7 +40,9 @@ struct FlowControlTests {
         }
     }
 
-    @Test("a message still held when the connection is lost does not keep the next connection from connecting and reading")
+    @Test(
+        "a message still held when the connection is lost does not keep the next connection from connecting and reading"
+    )
     func heldAcrossReconnect() async throws {
         try await withTestBroker { broker in
             let consumer = try await TestClients.connect(to: broker, id: "stuck-\(UUID().uuidString.prefix(8))") {
@@ -75,4 +77,3 @@ struct FlowControlTests {
         }
     }
 }
-

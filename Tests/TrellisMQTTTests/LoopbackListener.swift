@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A TCP socket on 127.0.0.1, on a port the kernel picks, for tests that play the broker's side
@@ -22,7 +22,9 @@ struct LoopbackListener {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var size = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) == 0 && getsockname(fd, $0, &size) == 0 }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, size) == 0 && getsockname(fd, $0, &size) == 0
+            }
         }
         guard fd >= 0, bound, backlog.map({ listen(fd, $0) == 0 }) ?? true else {
             if fd >= 0 { close(fd) }

@@ -37,9 +37,10 @@ struct MQTTClientTests {
             let (subscriber, inbox) = try await TestClients.connectCollecting(to: broker, "req")
             let publisher = try await TestClients.connect(to: broker)
 
-            let sent = MQTTProperties(responseTopic: "reply/here", correlationData: [0, 1, 2, 255],
-                                      userProperties: [UserProperty("a", "1"), UserProperty("a", "2"), UserProperty("b", "é")],
-                                      contentType: "application/json")
+            let sent = MQTTProperties(
+                responseTopic: "reply/here", correlationData: [0, 1, 2, 255],
+                userProperties: [UserProperty("a", "1"), UserProperty("a", "2"), UserProperty("b", "é")],
+                contentType: "application/json")
             try await publisher.publishAndWait(topic: "req", payload: [], qos: .atLeastOnce, properties: sent)
             let received = try await inbox.messages(on: "req")
             #expect(received[0].properties == sent)
@@ -90,9 +91,10 @@ struct MQTTClientTests {
     func connectedMeansSubscribed(attempt: Int) async throws {
         try await withTestBroker { broker in
             let publisher = try await TestClients.connect(to: broker)
-            let configuration = MQTTConfiguration(host: broker.host, port: broker.port,
-                                                  clientID: "fresh-\(attempt)-\(UUID().uuidString.prefix(8))",
-                                                  cleanStart: false, sessionExpiry: 600)
+            let configuration = MQTTConfiguration(
+                host: broker.host, port: broker.port,
+                clientID: "fresh-\(attempt)-\(UUID().uuidString.prefix(8))",
+                cleanStart: false, sessionExpiry: 600)
             let subscriber = try MQTTClient(configuration: configuration)
             let inbox = await MessageCollector.collecting(subscriber)
             for index in 0..<100 {
@@ -140,7 +142,8 @@ struct MQTTClientTests {
         try await withTestBroker { broker in
             let (watcher, inbox) = try await TestClients.connectCollecting(to: broker, "clients/doomed/status")
             let doomed = try await TestClients.connect(to: broker, id: "doomed") {
-                $0.will = MQTTWill(topic: "clients/doomed/status", payload: Array("offline".utf8), qos: .atLeastOnce, retain: false)
+                $0.will = MQTTWill(
+                    topic: "clients/doomed/status", payload: Array("offline".utf8), qos: .atLeastOnce, retain: false)
             }
             doomed.dropConnectionUncleanly()
             let wills = try await inbox.messages(on: "clients/doomed/status")
@@ -168,8 +171,10 @@ struct MQTTClientTests {
     @Test("an unreachable broker reports failed attempts and does not crash")
     func unreachable() async throws {
         let port = try #require(PortProbe.freeLoopbackPort())
-        let client = try MQTTClient(configuration: MQTTConfiguration(host: "127.0.0.1", port: port, clientID: "lonely",
-                                                                     reconnectDelay: 0.05...0.2))
+        let client = try MQTTClient(
+            configuration: MQTTConfiguration(
+                host: "127.0.0.1", port: port, clientID: "lonely",
+                reconnectDelay: 0.05...0.2))
         client.start()
         var iterator = client.events.makeAsyncIterator()
         let first = await iterator.next()

@@ -41,8 +41,10 @@ struct MQTTMessageStreamTests {
 
     /// A consumer reading every message, inside `withCancellationWatched` or not: its cancellation
     /// must end the stream the same way either way.
-    private func consumer(of stream: MQTTMessageStream, watched: Bool, cancelFirst: Bool = false,
-                          whileReading: @escaping @Sendable () -> Void = {}) -> Task<[String], Never> {
+    private func consumer(
+        of stream: MQTTMessageStream, watched: Bool, cancelFirst: Bool = false,
+        whileReading: @escaping @Sendable () -> Void = {}
+    ) -> Task<[String], Never> {
         Task {
             func read() async -> [String] {
                 if cancelFirst { withUnsafeCurrentTask { $0?.cancel() } }
@@ -57,8 +59,9 @@ struct MQTTMessageStreamTests {
         }
     }
 
-    @Test("cancelling a waiting consumer ends the stream: it gets nil, and later messages are dropped",
-          arguments: [false, true])
+    @Test(
+        "cancelling a waiting consumer ends the stream: it gets nil, and later messages are dropped",
+        arguments: [false, true])
     func cancellation(watched: Bool) async {
         let stream = MQTTMessageStream()
         let consumer = consumer(of: stream, watched: watched)
@@ -70,8 +73,9 @@ struct MQTTMessageStreamTests {
         #expect(await iterator.next() == nil)
     }
 
-    @Test("a cancelled consumer still gets what was queued, then nil, even while messages keep coming",
-          arguments: [false, true])
+    @Test(
+        "a cancelled consumer still gets what was queued, then nil, even while messages keep coming",
+        arguments: [false, true])
     func cancelledWithBacklog(watched: Bool) async {
         let stream = MQTTMessageStream()
         for index in 0..<3 { stream.yield(message(index)) }
@@ -112,8 +116,9 @@ struct MQTTMessageStreamTests {
         #expect(await consumer.value == nil)
     }
 
-    @Test("a second task awaiting next() while one waits is a programming error, and traps, watched or not",
-          arguments: [false, true])
+    @Test(
+        "a second task awaiting next() while one waits is a programming error, and traps, watched or not",
+        arguments: [false, true])
     func secondConsumerTraps(watched: Bool) async {
         await #expect(processExitsWith: .failure) { [watched] in
             let stream = MQTTMessageStream()

@@ -10,18 +10,22 @@ struct MQTTPropertiesTests {
         ("response topic", { $0.responseTopic = "replies/1" }),
         ("correlation data", { $0.correlationData = [1, 2, 3] }),
         ("user properties", { $0.userProperties = [UserProperty("k", "v")] }),
-        ("content type", { $0.contentType = "text/plain" }),
+        ("content type", { $0.contentType = "text/plain" })
     ]
 
     @Test("a change to one copy leaves the others as they were", arguments: changes.indices)
     func copiesChangeAlone(index: Int) {
-        let original = MQTTProperties(responseTopic: "a", correlationData: [9], userProperties: [UserProperty("x", "y")],
-                                      contentType: "application/json")
+        let original = MQTTProperties(
+            responseTopic: "a", correlationData: [9], userProperties: [UserProperty("x", "y")],
+            contentType: "application/json")
         var copy = original
         Self.changes[index].change(&copy)
         #expect(copy != original, "\(Self.changes[index].name)")
-        #expect(original == MQTTProperties(responseTopic: "a", correlationData: [9], userProperties: [UserProperty("x", "y")],
-                                           contentType: "application/json"))
+        #expect(
+            original
+                == MQTTProperties(
+                    responseTopic: "a", correlationData: [9], userProperties: [UserProperty("x", "y")],
+                    contentType: "application/json"))
         var empty = MQTTProperties()
         Self.changes[index].change(&empty)
         #expect(!empty.isEmpty)
@@ -35,7 +39,8 @@ struct MQTTPropertiesTests {
         stepwise.correlationData = [7]
         stepwise.userProperties.append(UserProperty("k", "v"))
         stepwise.contentType = "c"
-        let whole = MQTTProperties(responseTopic: "r", correlationData: [7], userProperties: [UserProperty("k", "v")], contentType: "c")
+        let whole = MQTTProperties(
+            responseTopic: "r", correlationData: [7], userProperties: [UserProperty("k", "v")], contentType: "c")
         #expect(stepwise == whole)
         #expect(stepwise.hashValue == whole.hashValue)
         #expect(Set([stepwise, whole]).count == 1)

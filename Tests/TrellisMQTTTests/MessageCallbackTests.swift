@@ -17,8 +17,12 @@ struct MessageCallbackTests {
             let (consumer, producer) = try await Self.clients(of: broker, consuming: "im/#")
             let seen = Seen()
             consumer.setMessageCallback { message in
-                if seen.busy.load(ordering: .sequentiallyConsistent) { seen.takenWhileBusy.add(1, ordering: .sequentiallyConsistent) }
-                guard message.topic.hasPrefix("im/take/") else { return .passedOn(carrying: Note("seen " + message.topic)) }
+                if seen.busy.load(ordering: .sequentiallyConsistent) {
+                    seen.takenWhileBusy.add(1, ordering: .sequentiallyConsistent)
+                }
+                guard message.topic.hasPrefix("im/take/") else {
+                    return .passedOn(carrying: Note("seen " + message.topic))
+                }
                 #expect((message.qos == .atMostOnce) == (message.delivery == nil))
                 seen.taken.withLock { $0.append(message.topic) }
                 seen.handled.withLock { $0.append(message.topic) }
@@ -28,9 +32,13 @@ struct MessageCallbackTests {
             // the last a marker at QoS 1 that ends the consumer's loop. The broker keeps the order
             // within each QoS; a QoS 0 message may pass QoS 1 ones waiting for room in flight. The
             // acknowledgement of a QoS 1 message the callback consumes is checked by the next test.
-            let sent = (0..<120).map { index in
-                (topic: index % 3 == 1 ? "im/keep/\(index)" : "im/take/\(index)", qos: index % 4 == 3 ? QoS.atLeastOnce : .atMostOnce)
-            } + [(topic: "im/keep/end", qos: QoS.atLeastOnce)]
+            let sent =
+                (0..<120).map { index in
+                    (
+                        topic: index % 3 == 1 ? "im/keep/\(index)" : "im/take/\(index)",
+                        qos: index % 4 == 3 ? QoS.atLeastOnce : .atMostOnce
+                    )
+                } + [(topic: "im/keep/end", qos: QoS.atLeastOnce)]
             let streamed = try await withTaskExecutorPreference(consumer.taskExecutor) {
                 try await withThrowingTaskGroup(of: [String].self) { group in
                     group.addTask {
@@ -40,10 +48,12 @@ struct MessageCallbackTests {
                             seen.busy.store(true, ordering: .sequentiallyConsistent)
                             // A message the callback saw carries what it passed it on with; one that
                             // came while the consumer was busy, nothing.
-                            if let carried = received.carried { #expect((carried as? Note)?.text == "seen " + message.topic) }
+                            if let carried = received.carried {
+                                #expect((carried as? Note)?.text == "seen " + message.topic)
+                            }
                             streamed.append(message.topic)
                             seen.handled.withLock { $0.append(message.topic) }
-                            await Task.yield()   // the network thread reads meanwhile
+                            await Task.yield() // the network thread reads meanwhile
                             consumer.messageHandled()
                             seen.busy.store(false, ordering: .sequentiallyConsistent)
                             if message.topic == "im/keep/end" { break }
@@ -52,7 +62,9 @@ struct MessageCallbackTests {
                     }
                     // The first message comes to a consumer known to wait: the callback consumes it.
                     let deadline = ContinuousClock.now + .seconds(20)
-                    while consumer.messages.idleConsumerCallback() == nil, ContinuousClock.now < deadline { await Task.yield() }
+                    while consumer.messages.idleConsumerCallback() == nil, ContinuousClock.now < deadline {
+                        await Task.yield()
+                    }
                     for message in sent {
                         try producer.publish(topic: message.topic, payload: [], qos: message.qos)
                     }
@@ -89,8 +101,10 @@ struct MessageCallbackTests {
 extension MessageCallbackTests {
     /// A consumer reading `filter` at QoS 1 with a read-ahead window of 16 (its receive maximum),
     /// and a producer, both connected to `broker`.
-    static func clients(of broker: TestBroker,
-                        consuming filter: String) async throws -> (consumer: MQTTClient, producer: MQTTClient) {
+    static func clients(
+        of broker: TestBroker,
+        consuming filter: String
+    ) async throws -> (consumer: MQTTClient, producer: MQTTClient) {
         let consumer = try await TestClients.connect(to: broker) { $0.maxUnhandledMessages = 16 }
         let producer = try await TestClients.connect(to: broker)
         try await consumer.subscribe(filter, qos: .atLeastOnce)
@@ -120,7 +134,9 @@ extension MessageCallbackTests {
                         return streamed
                     }
                     let deadline = ContinuousClock.now + .seconds(20)
-                    while consumer.messages.idleConsumerCallback() == nil, ContinuousClock.now < deadline { await Task.yield() }
+                    while consumer.messages.idleConsumerCallback() == nil, ContinuousClock.now < deadline {
+                        await Task.yield()
+                    }
                     for index in 0..<40 {
                         try producer.publish(topic: "ack/\(index)", payload: [], qos: .atLeastOnce)
                     }
@@ -139,7 +155,9 @@ extension MessageCallbackTests {
 }
 
 extension MessageCallbackTests {
-    @Test("`written` is called once the answers of the messages consumed have been written, and only then; a message passed on carries its value")
+    @Test(
+        "`written` is called once the answers of the messages consumed have been written, and only then; a message passed on carries its value"
+    )
     func writtenAfterTheAnswers() async throws {
         try await withTestBroker { broker in
             let (consumer, producer) = try await Self.clients(of: broker, consuming: "wr/request/#")
@@ -149,16 +167,20 @@ extension MessageCallbackTests {
             // Per call of `written`: the answers given by then, and whether libmosquitto still had
             // anything queued to write.
             let calls = Mutex<[(answered: Int, queued: Bool)]>([])
-            consumer.setMessageCallback({ message in
-                guard message.topic.hasPrefix("wr/request/take/") else { return .passedOn(carrying: Note("begun " + message.topic)) }
-                let name = message.topic.dropFirst("wr/request/take/".count)
-                try? consumer.publish(topic: "wr/reply/\(name)", payload: Array("answer".utf8), qos: .atMostOnce)
-                answered.add(1, ordering: .sequentiallyConsistent)
-                return .consumed
-            }, written: {
-                let queued = consumer.handle.wantsWrite()
-                calls.withLock { $0.append((answered.load(ordering: .sequentiallyConsistent), queued)) }
-            })
+            consumer.setMessageCallback(
+                { message in
+                    guard message.topic.hasPrefix("wr/request/take/") else {
+                        return .passedOn(carrying: Note("begun " + message.topic))
+                    }
+                    let name = message.topic.dropFirst("wr/request/take/".count)
+                    try? consumer.publish(topic: "wr/reply/\(name)", payload: Array("answer".utf8), qos: .atMostOnce)
+                    answered.add(1, ordering: .sequentiallyConsistent)
+                    return .consumed
+                },
+                written: {
+                    let queued = consumer.handle.wantsWrite()
+                    calls.withLock { $0.append((answered.load(ordering: .sequentiallyConsistent), queued)) }
+                })
             try await withTaskExecutorPreference(consumer.taskExecutor) {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
@@ -175,7 +197,9 @@ extension MessageCallbackTests {
                         }
                     }
                     let deadline = ContinuousClock.now + .seconds(20)
-                    while consumer.messages.idleConsumerCallback() == nil, ContinuousClock.now < deadline { await Task.yield() }
+                    while consumer.messages.idleConsumerCallback() == nil, ContinuousClock.now < deadline {
+                        await Task.yield()
+                    }
                     // One at a time: each request is sent once the last answer has arrived, so each
                     // is read, answered and written on its own. One passed on between them, which the
                     // consumer answers, must not be reported.

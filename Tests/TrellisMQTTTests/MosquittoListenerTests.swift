@@ -6,8 +6,9 @@ import TrellisTestSupport
 /// The listeners a broker configuration opens, which `MosquittoProcess.start` waits for.
 @Suite("Broker configuration listeners")
 struct MosquittoListenerTests {
-    @Test("each TCP listener loopback can probe is found in file order, the first always",
-          arguments: [
+    @Test(
+        "each TCP listener loopback can probe is found in file order, the first always",
+        arguments: [
             ("listener 1883 127.0.0.1", ["127.0.0.1:1883"]),
             ("listener 1883\nlistener 8883 ::1\n", ["127.0.0.1:1883", "[::1]:8883"]),
             ("listener 18830 0.0.0.0\n\tcafile ca.crt\nlistener 18831 ::", ["127.0.0.1:18830", "[::1]:18831"]),
@@ -15,10 +16,16 @@ struct MosquittoListenerTests {
             ("# listener 1\nallow_anonymous true", ["127.0.0.1:1883"]),
             ("listener 1883 127.0.0.1\nlistener 8883 broker.example.lan", ["127.0.0.1:1883"]),
             ("listener 1883 127.0.0.1\nlistener 8883 localhost", ["127.0.0.1:1883", "localhost:8883"]),
-            ("listener 1883 127.0.0.1\nlistener 8883\nbind_interface eth0\nlistener 9001", ["127.0.0.1:1883", "127.0.0.1:9001"]),
-            ("listener 1883\nsocket_domain ipv6\nlistener 8883 127.0.0.1\nsocket_domain ipv6", ["[::1]:1883", "127.0.0.1:8883"]),
-            ("", ["127.0.0.1:1883"]),
-          ])
+            (
+                "listener 1883 127.0.0.1\nlistener 8883\nbind_interface eth0\nlistener 9001",
+                ["127.0.0.1:1883", "127.0.0.1:9001"]
+            ),
+            (
+                "listener 1883\nsocket_domain ipv6\nlistener 8883 127.0.0.1\nsocket_domain ipv6",
+                ["[::1]:1883", "127.0.0.1:8883"]
+            ),
+            ("", ["127.0.0.1:1883"])
+        ])
     func listeners(config: String, expected: [String]) {
         #expect(MosquittoProcess.listeners(in: config).map(\.description) == expected)
     }

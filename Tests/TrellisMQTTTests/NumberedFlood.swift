@@ -23,7 +23,9 @@ struct NumberedFlood {
 
     /// Runs `body` with a flood on a fresh broker, then disconnects both clients and stops the
     /// broker, whatever the outcome.
-    static func with<T>(prefix: String, count: Int, window: Int, _ body: (NumberedFlood) async throws -> T) async throws -> T {
+    static func with<T>(prefix: String, count: Int, window: Int, _ body: (NumberedFlood) async throws -> T) async throws
+        -> T
+    {
         try await withTestBroker { broker in
             let flood = try await start(on: broker, prefix: prefix, count: count, window: window)
             return try await withTearDown(of: flood, { await $0.shutdown() }, body)

@@ -73,7 +73,9 @@ struct ReadAheadWindowTests {
         for read in 1...3 {
             drained.delivered(size: 10)
             _ = drained.handled()
-            #expect(drained.mayContinueBurst(read: read) == (read < 3), "a consumer on another thread making room does not stretch a burst")
+            #expect(
+                drained.mayContinueBurst(read: read) == (read < 3),
+                "a consumer on another thread making room does not stretch a burst")
         }
     }
 
@@ -86,7 +88,9 @@ struct ReadAheadWindowTests {
         #expect(!woke6)
     }
 
-    @Test("messages held across a lost connection hold nothing back on the next one but take its room, and their reports change nothing")
+    @Test(
+        "messages held across a lost connection hold nothing back on the next one but take its room, and their reports change nothing"
+    )
     func connectionClosed() {
         var window = ReadAheadWindow(limit: 2, byteLimit: 100)
         window.delivered(size: 60)
@@ -98,11 +102,15 @@ struct ReadAheadWindowTests {
         #expect(window.count == 2 && window.live == 0)
         window.delivered(size: 60)
         #expect(!window.mayWrite, "a message of the new connection holds its acknowledgement")
-        #expect(!window.mayRead(writesPending: false), "the old messages still take room: reconnections cannot pile messages up")
+        #expect(
+            !window.mayRead(writesPending: false),
+            "the old messages still take room: reconnections cannot pile messages up")
         #expect(!window.mayContinueBurst(read: 1))
         _ = window.handled()
         _ = window.handled()
-        #expect(!window.mayWrite && window.live == 1 && window.bytes == 60, "the old messages' reports leave the new one held")
+        #expect(
+            !window.mayWrite && window.live == 1 && window.bytes == 60,
+            "the old messages' reports leave the new one held")
         let woke = window.handled()
         #expect(woke && window.mayWrite && window.count == 0 && window.bytes == 0)
     }

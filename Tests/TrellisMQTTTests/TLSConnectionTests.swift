@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import TrellisMQTT
 import TrellisTestSupport
@@ -12,8 +12,13 @@ import TrellisTestSupport
 @Suite("MQTT client over TLS")
 struct TLSConnectionTests {
     /// A client for `host:port` over TLS, retrying fast so a test sees several attempts.
-    func client(_ port: Int, host: String = "127.0.0.1", _ tls: MQTTTLSConfiguration, id: String = "tls-\(UUID().uuidString.prefix(6))") throws -> MQTTClient {
-        try MQTTClient(configuration: MQTTConfiguration(host: host, port: port, clientID: id, reconnectDelay: 0.05...0.2, tls: tls))
+    func client(
+        _ port: Int, host: String = "127.0.0.1", _ tls: MQTTTLSConfiguration,
+        id: String = "tls-\(UUID().uuidString.prefix(6))"
+    ) throws -> MQTTClient {
+        try MQTTClient(
+            configuration: MQTTConfiguration(host: host, port: port, clientID: id, reconnectDelay: 0.05...0.2, tls: tls)
+        )
     }
 
     /// The first failed attempt's reason; the client must not connect.
@@ -38,14 +43,17 @@ struct TLSConnectionTests {
     func verifiedRoundTrip() async throws {
         try await withTLSTestBroker { broker, pki, listeners in
             let tls = MQTTTLSConfiguration(certificateAuthorities: pki.caCertificate)
-            for (host, port) in [("127.0.0.1", listeners.verified), ("localhost", listeners.verified), ("::1", listeners.verifiedIPv6)] {
+            for (host, port) in [
+                ("127.0.0.1", listeners.verified), ("localhost", listeners.verified), ("::1", listeners.verifiedIPv6)
+            ] {
                 let subscriber = try client(port, host: host, tls)
                 subscriber.start()
                 try await subscriber.waitUntilConnected()
                 let inbox = await MessageCollector.collecting(subscriber)
                 try await subscriber.subscribe("tls/#")
                 let plain = try await TestClients.connect(to: broker)
-                try await plain.publishAndWait(topic: "tls/\(port)", payload: Array("over \(host)".utf8), qos: .atLeastOnce)
+                try await plain.publishAndWait(
+                    topic: "tls/\(port)", payload: Array("over \(host)".utf8), qos: .atLeastOnce)
                 let received = try await inbox.messages(on: "tls/\(port)")
                 #expect(received.first?.text == "over \(host)")
                 await plain.shutdown()
@@ -69,7 +77,8 @@ struct TLSConnectionTests {
     func untrustedCA() async throws {
         try await withTLSTestBroker { _, pki, listeners in
             // The listener's certificate comes from a CA the client does not trust …
-            let refused = try client(listeners.untrusted, MQTTTLSConfiguration(certificateAuthorities: pki.caCertificate))
+            let refused = try client(
+                listeners.untrusted, MQTTTLSConfiguration(certificateAuthorities: pki.caCertificate))
             let reason = try await firstFailure(of: refused)
             #expect(reason.contains("not signed by a trusted CA"), "\(reason)")
             #expect(reason.contains("certificate verify failed"), "\(reason)")
@@ -94,7 +103,8 @@ struct TLSConnectionTests {
     @Test("a certificate for another host name is refused, naming the host")
     func wrongHost() async throws {
         try await withTLSTestBroker { _, pki, listeners in
-            let refused = try client(listeners.otherHost, MQTTTLSConfiguration(certificateAuthorities: pki.caCertificate))
+            let refused = try client(
+                listeners.otherHost, MQTTTLSConfiguration(certificateAuthorities: pki.caCertificate))
             let reason = try await firstFailure(of: refused)
             #expect(reason.contains("does not name the host 127.0.0.1"), "\(reason)")
             await refused.shutdown()
@@ -119,8 +129,10 @@ struct TLSConnectionTests {
             let verifiedBlock = pki.listener(port: listeners.verified).joined(separator: "\n")
             let config = try String(contentsOfFile: broker.configPath, encoding: .utf8)
             #expect(config.contains(verifiedBlock))
-            let untrustedBlock = pki.listener(port: listeners.verified, certificate: pki.untrustedServerCertificate,
-                                              key: pki.untrustedServerKey).joined(separator: "\n")
+            let untrustedBlock = pki.listener(
+                port: listeners.verified, certificate: pki.untrustedServerCertificate,
+                key: pki.untrustedServerKey
+            ).joined(separator: "\n")
             try config.replacingOccurrences(of: verifiedBlock, with: untrustedBlock)
                 .write(toFile: broker.configPath, atomically: true, encoding: .utf8)
             broker.kill()
@@ -131,7 +143,9 @@ struct TLSConnectionTests {
             let deadline = ContinuousClock.now + .seconds(30)
             var reason: String?
             while reason == nil, ContinuousClock.now < deadline, let event = await events.next() {
-                if case let .connectFailed(failure, _) = event, !failure.hasSuffix("Connection refused") { reason = failure }
+                if case let .connectFailed(failure, _) = event, !failure.hasSuffix("Connection refused") {
+                    reason = failure
+                }
             }
             #expect(reason?.contains("not signed by a trusted CA") == true, "\(reason ?? "the events ended first")")
             await client.shutdown()
@@ -141,10 +155,12 @@ struct TLSConnectionTests {
     @Test("without a client certificate a listener that requires one refuses, saying so")
     func missingClientCertificate() async throws {
         try await withTLSTestBroker { _, pki, listeners in
-            let refused = try client(listeners.clientCertificate, MQTTTLSConfiguration(certificateAuthorities: pki.caCertificate))
+            let refused = try client(
+                listeners.clientCertificate, MQTTTLSConfiguration(certificateAuthorities: pki.caCertificate))
             let reason = try await firstFailure(of: refused)
             // OpenSSL's alert, or (when the alert is lost to the closing) the closing with the likely cause.
-            #expect(reason.contains("requires a client certificate (--tls-cert, --tls-key) and none was sent"), "\(reason)")
+            #expect(
+                reason.contains("requires a client certificate (--tls-cert, --tls-key) and none was sent"), "\(reason)")
             await refused.shutdown()
         }
     }
@@ -152,8 +168,9 @@ struct TLSConnectionTests {
     @Test("with the client certificate it connects, its common name as user name")
     func clientCertificate() async throws {
         try await withTLSTestBroker { broker, pki, listeners in
-            let tls = MQTTTLSConfiguration(certificateAuthorities: pki.caCertificate,
-                                           certificate: pki.clientCertificate, privateKey: pki.clientKey)
+            let tls = MQTTTLSConfiguration(
+                certificateAuthorities: pki.caCertificate,
+                certificate: pki.clientCertificate, privateKey: pki.clientKey)
             let client = try client(listeners.clientCertificate, tls, id: "by-certificate")
             client.start()
             try await client.waitUntilConnected()
@@ -166,8 +183,10 @@ struct TLSConnectionTests {
     @Test("a plain client at a TLS port, and a TLS client at a plain port, fail with a reason")
     func mismatchedTransport() async throws {
         try await withTLSTestBroker { broker, pki, listeners in
-            let plain = try MQTTClient(configuration: MQTTConfiguration(host: "127.0.0.1", port: listeners.verified, clientID: "plain",
-                                                                        reconnectDelay: 0.05...0.2))
+            let plain = try MQTTClient(
+                configuration: MQTTConfiguration(
+                    host: "127.0.0.1", port: listeners.verified, clientID: "plain",
+                    reconnectDelay: 0.05...0.2))
             let plainReason = try await firstFailure(of: plain)
             #expect(!plainReason.isEmpty)
             await plain.shutdown()
@@ -178,16 +197,18 @@ struct TLSConnectionTests {
         }
     }
 
-    @Test("a server that takes the connection and never answers is given up after the keepalive and retried",
-          .timeLimit(.minutes(1)), arguments: [true, false])
+    @Test(
+        "a server that takes the connection and never answers is given up after the keepalive and retried",
+        .timeLimit(.minutes(1)), arguments: [true, false])
     func silentServer(tls: Bool) async throws {
         // A listening socket nobody accepts from: the kernel completes the TCP handshake, then nothing.
         let listening = try LoopbackListener(backlog: 16)
         defer { close(listening.fd) }
         let port = listening.port
-        let client = try MQTTClient(configuration: MQTTConfiguration(
-            host: "127.0.0.1", port: port, clientID: "patient", keepAlive: 5, reconnectDelay: 0.05...0.2,
-            tls: tls ? MQTTTLSConfiguration() : nil))
+        let client = try MQTTClient(
+            configuration: MQTTConfiguration(
+                host: "127.0.0.1", port: port, clientID: "patient", keepAlive: 5, reconnectDelay: 0.05...0.2,
+                tls: tls ? MQTTTLSConfiguration() : nil))
         let reason = try await firstFailure(of: client)
         #expect(reason.contains("no answer within 5"), "\(reason)")
         #expect(reason.contains(tls ? "no TLS handshake or CONNACK" : "no CONNACK"), "\(reason)")
@@ -198,12 +219,15 @@ struct TLSConnectionTests {
     @Test("missing TLS files are refused before any connection, naming the file")
     func missingFiles() throws {
         let missing = "/nonexistent/trellis-\(UUID().uuidString).pem"
-        let present = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-\(UUID().uuidString).pem").path
+        let present = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-\(UUID().uuidString).pem")
+            .path
         try "any text\n".write(toFile: present, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: present) }
-        for tls in [MQTTTLSConfiguration(certificateAuthorities: missing),
-                    MQTTTLSConfiguration(certificate: missing, privateKey: present),
-                    MQTTTLSConfiguration(certificate: present, privateKey: missing)] {
+        for tls in [
+            MQTTTLSConfiguration(certificateAuthorities: missing),
+            MQTTTLSConfiguration(certificate: missing, privateKey: present),
+            MQTTTLSConfiguration(certificate: present, privateKey: missing)
+        ] {
             #expect {
                 _ = try MQTTClient(configuration: MQTTConfiguration(port: 8883, clientID: "x", tls: tls))
             } throws: { error in
@@ -211,7 +235,9 @@ struct TLSConnectionTests {
             }
         }
         #expect(throws: MQTTError.self) {
-            _ = try MQTTClient(configuration: MQTTConfiguration(port: 8883, clientID: "x", tls: MQTTTLSConfiguration(certificate: present)))
+            _ = try MQTTClient(
+                configuration: MQTTConfiguration(
+                    port: 8883, clientID: "x", tls: MQTTTLSConfiguration(certificate: present)))
         }
     }
 
@@ -222,8 +248,12 @@ struct TLSConnectionTests {
         let encrypted = pki.path("client-encrypted.key")
         try await pki.openssl(["pkey", "-in", pki.clientKey, "-out", encrypted, "-aes256", "-passout", "pass:secret"])
         #expect {
-            _ = try MQTTClient(configuration: MQTTConfiguration(port: 8883, clientID: "x", tls: MQTTTLSConfiguration(
-                certificateAuthorities: pki.caCertificate, certificate: pki.clientCertificate, privateKey: encrypted)))
+            _ = try MQTTClient(
+                configuration: MQTTConfiguration(
+                    port: 8883, clientID: "x",
+                    tls: MQTTTLSConfiguration(
+                        certificateAuthorities: pki.caCertificate, certificate: pki.clientCertificate,
+                        privateKey: encrypted)))
         } throws: { error in
             "\(error)".contains(encrypted) && "\(error)".contains("is encrypted")
         }

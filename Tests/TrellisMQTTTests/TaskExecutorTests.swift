@@ -7,7 +7,9 @@ import TrellisTestSupport
 /// resumes from other threads (timers, other tasks) still wakes that thread.
 @Suite("Handling messages on the network thread")
 struct TaskExecutorTests {
-    @Test("a consumer on the network thread gets every message, in order, while awaiting other threads", arguments: [1, 8])
+    @Test(
+        "a consumer on the network thread gets every message, in order, while awaiting other threads", arguments: [1, 8]
+    )
     func consumerOnNetworkThread(window: Int) async throws {
         try await NumberedFlood.with(prefix: "exec", count: 200, window: window) { flood in
             let consumer = flood.consumer

@@ -25,7 +25,8 @@ struct MetricHelpTests {
             for match in text.matches(of: handle) {
                 if let name = match.output[1].substring { names[String(name)] = file }
             }
-            let makesMetrics = text.contains("\nimport Metrics\n") || text.contains("\nimport Prometheus\n")
+            let makesMetrics =
+                text.contains("\nimport Metrics\n") || text.contains("\nimport Prometheus\n")
                 || text.hasPrefix("import Metrics\n") || text.hasPrefix("import Prometheus\n")
             guard makesMetrics || file.hasPrefix("TrellisServer/") else { continue }
             for match in text.matches(of: literal) {
@@ -41,7 +42,9 @@ struct MetricHelpTests {
         #expect(names.count >= 25, "the scan found \(names.count) names: \(names.keys.sorted())")
         for (name, file) in names.sorted(by: { $0.key < $1.key }) {
             let help = MetricHelp.text(for: name)
-            #expect(!help.isEmpty, "\(name) (Sources/\(file)) has no help in Sources/TrellisServer/Metrics/MetricHelp.swift")
+            #expect(
+                !help.isEmpty, "\(name) (Sources/\(file)) has no help in Sources/TrellisServer/Metrics/MetricHelp.swift"
+            )
             #expect(!help.contains("\n") && !help.contains("\\"), "\(name): help must be one line without backslashes")
         }
     }
@@ -58,12 +61,14 @@ struct MetricHelpTests {
     func factoryAttachesHelp() {
         let registry = PrometheusCollectorRegistry()
         let factory = DescribedMetricsFactory(PrometheusMetricsFactory(registry: registry))
-        factory.makeCounter(label: "trellis_dead_letters_total", dimensions: [("reason", "unknown_topic")]).increment(by: 2)
+        factory.makeCounter(label: "trellis_dead_letters_total", dimensions: [("reason", "unknown_topic")]).increment(
+            by: 2)
         factory.makeRecorder(label: "trellis_store_writable", dimensions: [], aggregate: false).record(Int64(1))
         factory.makeTimer(label: "trellis_handler_duration_seconds", dimensions: []).recordNanoseconds(1000)
         factory.makeCounter(label: "undescribed_total", dimensions: []).increment(by: 1)
         let text = registry.emitToString()
-        #expect(text.contains("# HELP trellis_dead_letters_total \(MetricHelp.text(for: "trellis_dead_letters_total"))\n"))
+        #expect(
+            text.contains("# HELP trellis_dead_letters_total \(MetricHelp.text(for: "trellis_dead_letters_total"))\n"))
         #expect(text.contains(#"trellis_dead_letters_total{reason="unknown_topic"} 2"#))
         #expect(text.contains("# HELP trellis_store_writable "))
         #expect(text.contains("# HELP trellis_handler_duration_seconds "))

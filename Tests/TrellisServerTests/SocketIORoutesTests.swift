@@ -22,10 +22,14 @@ struct SocketIORoutesTests {
     }
 
     /// One request through the router.
-    static func request(_ client: some TestClientProtocol, _ uri: String, method: HTTPRequest.Method = .get,
-                        body: String? = nil, headers: HTTPFields = [:]) async throws -> Reply {
-        try await client.execute(uri: uri, method: method, headers: headers,
-                                 body: body.map { ByteBuffer(string: $0) }) { response in
+    static func request(
+        _ client: some TestClientProtocol, _ uri: String, method: HTTPRequest.Method = .get,
+        body: String? = nil, headers: HTTPFields = [:]
+    ) async throws -> Reply {
+        try await client.execute(
+            uri: uri, method: method, headers: headers,
+            body: body.map { ByteBuffer(string: $0) }
+        ) { response in
             Reply(status: response.status, body: String(buffer: response.body), headers: response.headers)
         }
     }
@@ -37,11 +41,15 @@ struct SocketIORoutesTests {
 
     /// The Socket.IO routes, with `settings`, of the relay running in `harness`, and their sessions.
     /// The routes with `settings`; the origin the requests come from (``origin``) is allowed.
-    static func routes(_ harness: RelayHarness, _ settings: SocketIOSettings) throws -> (app: some ApplicationProtocol, sessions: SocketIOSessions) {
+    static func routes(_ harness: RelayHarness, _ settings: SocketIOSettings) throws -> (
+        app: some ApplicationProtocol, sessions: SocketIOSessions
+    ) {
         let logger = Logger(label: "trellis.test.socketio")
         let sessions = SocketIOSessions(relay: try #require(harness.service), settings: settings, logger: logger)
         let origins = SocketIOOrigins(policy: try OriginPolicy.parse(origin).get(), logger: logger)
-        return (Application(router: SocketIOServer(sessions: sessions, origins: origins, logger: logger).router()), sessions)
+        return (
+            Application(router: SocketIOServer(sessions: sessions, origins: origins, logger: logger).router()), sessions
+        )
     }
 
     static let origin = "http://p2o.example:3000"
@@ -55,18 +63,25 @@ struct SocketIORoutesTests {
                 let base = "/socket.io/"
                 // No EIO parameter means Engine.IO 3: the open packet, `40` without payload, then the
                 // service's connection-response, in text framing.
-                let handshake = try await Self.request(client, "\(base)?transport=polling&b64=1", headers: Self.fromOrigin)
+                let handshake = try await Self.request(
+                    client, "\(base)?transport=polling&b64=1", headers: Self.fromOrigin)
                 #expect(handshake.status == .ok)
                 #expect(handshake.headers[.accessControlAllowOrigin] == Self.origin)
                 #expect(handshake.headers[.accessControlAllowCredentials] == "true")
                 let sid = try #require(handshake.body.firstMatch(of: /"sid":"([^"]+)"/)?.1).description
-                #expect(handshake.body.hasPrefix("\(handshake.body.prefix { $0 != ":" }):0{\"sid\":\"\(sid)\",\"upgrades\":[\"websocket\"],\"pingInterval\":25000,\"pingTimeout\":60000}"))
-                #expect(handshake.body.contains(#"2:4046:42["connection-response",{"status":"success"}]"#), "\(handshake.body)")
+                #expect(
+                    handshake.body.hasPrefix(
+                        "\(handshake.body.prefix { $0 != ":" }):0{\"sid\":\"\(sid)\",\"upgrades\":[\"websocket\"],\"pingInterval\":25000,\"pingTimeout\":60000}"
+                    ))
+                #expect(
+                    handshake.body.contains(#"2:4046:42["connection-response",{"status":"success"}]"#),
+                    "\(handshake.body)")
                 #expect(!handshake.body.contains("40{"))
                 let session = "\(base)?transport=polling&b64=1&sid=\(sid)"
 
                 // The client pings; the server answers on the next poll.
-                let ping = try await Self.request(client, session, method: .post, body: Self.framed("2"), headers: Self.fromOrigin)
+                let ping = try await Self.request(
+                    client, session, method: .post, body: Self.framed("2"), headers: Self.fromOrigin)
                 #expect(ping.status == .ok)
                 #expect(ping.body == "ok")
                 #expect(ping.headers[.accessControlAllowOrigin] == Self.origin)
@@ -74,22 +89,28 @@ struct SocketIORoutesTests {
 
                 // Registration, and a press from MQTT through the relay.
                 let button = "bell-\(UUID().uuidString.prefix(6))"
-                _ = try await Self.request(client, session, method: .post, body: Self.framed(#"42["register","\#(button)"]"#))
-                #expect(try await Self.request(client, session).body == Self.framed(#"42["register-response",{"status":"success"}]"#))
+                _ = try await Self.request(
+                    client, session, method: .post, body: Self.framed(#"42["register","\#(button)"]"#))
+                #expect(
+                    try await Self.request(client, session).body
+                        == Self.framed(#"42["register-response",{"status":"success"}]"#))
                 let presser = try await harness.connect()
                 try await presser.publishAndWait(topic: "p2o/buttons/\(button)/press", payload: [])
-                #expect(try await Self.request(client, session).body == Self.framed(#"42["button-press","\#(button)"]"#))
+                #expect(
+                    try await Self.request(client, session).body == Self.framed(#"42["button-press","\#(button)"]"#))
 
                 // The browser's preflight.
-                let preflight = try await Self.request(client, base + "?EIO=3&transport=polling", method: .options,
-                                                       headers: [.origin: Self.origin, .accessControlRequestHeaders: "content-type"])
+                let preflight = try await Self.request(
+                    client, base + "?EIO=3&transport=polling", method: .options,
+                    headers: [.origin: Self.origin, .accessControlRequestHeaders: "content-type"])
                 #expect(preflight.status == .noContent)
                 #expect(preflight.headers[.accessControlAllowOrigin] == Self.origin)
                 #expect(preflight.headers[.accessControlAllowHeaders] == "content-type")
 
                 // A page of another origin: refused on every method, its origin never echoed.
                 for method in [HTTPRequest.Method.get, .post, .options] {
-                    let foreign = try await Self.request(client, session, method: method, headers: [.origin: "http://evil.example"])
+                    let foreign = try await Self.request(
+                        client, session, method: method, headers: [.origin: "http://evil.example"])
                     #expect(foreign.status == .forbidden, "\(method)")
                     #expect(foreign.headers[.accessControlAllowOrigin] == nil)
                     #expect(foreign.body.contains("origin may not use the endpoint"))
@@ -99,8 +120,12 @@ struct SocketIORoutesTests {
                 let unsupported = try await Self.request(client, "\(base)?EIO=5&transport=polling")
                 #expect(unsupported.status == .badRequest)
                 #expect(unsupported.body == #"{"code":5,"message":"Unsupported protocol version"}"#)
-                #expect(try await Self.request(client, "\(base)?EIO=3&transport=flashsocket").body == #"{"code":0,"message":"Transport unknown"}"#)
-                #expect(try await Self.request(client, "\(base)?EIO=3&transport=polling&sid=unknown").body == #"{"code":1,"message":"Session ID unknown"}"#)
+                #expect(
+                    try await Self.request(client, "\(base)?EIO=3&transport=flashsocket").body
+                        == #"{"code":0,"message":"Transport unknown"}"#)
+                #expect(
+                    try await Self.request(client, "\(base)?EIO=3&transport=polling&sid=unknown").body
+                        == #"{"code":1,"message":"Session ID unknown"}"#)
                 let malformed = try await Self.request(client, session, method: .post, body: "12:4")
                 #expect(malformed.status == .badRequest)
                 #expect(malformed.body == #"{"code":3,"message":"Bad request"}"#)
@@ -195,7 +220,9 @@ struct SocketIORoutesTests {
                     #expect(!answer.body.contains("button-press"), "\(answer.body)")
                     // The event waits for the WebSocket's writer.
                     let waiting = connection.update { $0.drain() }
-                    #expect(waiting.contains { $0.type == .message && ($0.text ?? "").contains("button-press") }, "\(waiting)")
+                    #expect(
+                        waiting.contains { $0.type == .message && ($0.text ?? "").contains("button-press") },
+                        "\(waiting)")
                     await sessions.close(connection, .serverShutdown)
                 }
                 #expect(exercised, "the poll had always answered before the event was queued")

@@ -11,27 +11,36 @@ struct StandardSeriesTests {
     @Test("a /proc/<pid>/stat line is read from after the last ')', whatever the command name holds")
     func parsesStat() throws {
         // Fields 14 and 15 (utime, stime) = 250 + 50 ticks, 22 (starttime) = 1000 ticks, 23 (vsize), 24 (rss pages).
-        let stat = "4242 (tr (el) lis) S 1 4242 4242 0 -1 4194560 900 0 0 0 250 50 0 0 20 0 9 0 1000 805138432 13000 "
+        let stat =
+            "4242 (tr (el) lis) S 1 4242 4242 0 -1 4194560 900 0 0 0 250 50 0 0 20 0 9 0 1000 805138432 13000 "
             + "18446744073709551615 1 1 0 0 0 0 0 4096 0 0 0 0 17 1 0 0 0 0 0\n"
-        let series = try #require(MetricsServer.ProcessSeries.parse(stat: stat, bootTime: 1_700_000_000, ticksPerSecond: 100,
-                                                                    pageSize: 4096))
+        let series = try #require(
+            MetricsServer.ProcessSeries.parse(
+                stat: stat, bootTime: 1_700_000_000, ticksPerSecond: 100,
+                pageSize: 4096))
         #expect(series.cpuSeconds == 3)
         #expect(series.startTimeSeconds == 1_700_000_010)
         #expect(series.virtualBytes == 805_138_432)
         #expect(series.residentBytes == 13000 * 4096)
-        #expect(MetricsServer.ProcessSeries.parse(stat: "4242 (short) S 1", bootTime: 0, ticksPerSecond: 100, pageSize: 4096) == nil)
+        #expect(
+            MetricsServer.ProcessSeries.parse(
+                stat: "4242 (short) S 1", bootTime: 0, ticksPerSecond: 100, pageSize: 4096) == nil)
     }
 
     @Test("boot time from /proc/stat and the open-files soft limit from /proc/<pid>/limits")
     func parsesBootTimeAndLimits() {
-        #expect(MetricsServer.ProcessSeries.bootTime(fromProcStat: "cpu  1 2 3\nintr 5\nbtime 1795619965\nprocesses 9\n") == 1_795_619_965)
+        #expect(
+            MetricsServer.ProcessSeries.bootTime(fromProcStat: "cpu  1 2 3\nintr 5\nbtime 1795619965\nprocesses 9\n")
+                == 1_795_619_965)
         let limits = """
             Limit                     Soft Limit           Hard Limit           Units
             Max cpu time              unlimited            unlimited            seconds
             Max open files            1024                 1048576              files
             """
         #expect(MetricsServer.ProcessSeries.maxOpenFiles(fromLimits: limits) == 1024)
-        #expect(MetricsServer.ProcessSeries.maxOpenFiles(fromLimits: "Max open files            unlimited            unlimited            files") == nil)
+        #expect(
+            MetricsServer.ProcessSeries.maxOpenFiles(
+                fromLimits: "Max open files            unlimited            unlimited            files") == nil)
     }
 
     @Test("this process's series: plausible figures, each with help and type")
@@ -43,8 +52,10 @@ struct StandardSeriesTests {
         var buffer = [UInt8]()
         series.emit(into: &buffer)
         let text = String(decoding: buffer, as: UTF8.self)
-        for name in ["process_cpu_seconds_total", "process_resident_memory_bytes", "process_virtual_memory_bytes",
-                     "process_start_time_seconds", "process_open_fds"] {
+        for name in [
+            "process_cpu_seconds_total", "process_resident_memory_bytes", "process_virtual_memory_bytes",
+            "process_start_time_seconds", "process_open_fds"
+        ] {
             #expect(text.contains("# HELP \(name) \(MetricHelp.text(for: name))\n# TYPE \(name) "), "\(text)")
         }
         #expect(text.contains("# TYPE process_cpu_seconds_total counter\n"))

@@ -5,13 +5,15 @@ import Testing
 /// POSTs, whose packets are UTF-8 encoded twice.
 @Suite("Engine.IO framing of polls")
 struct EngineIOFramingTests {
-    @Test("which framing answers a poll", arguments: [
-        (EngineIOVersion.v3, nil, EngineIOFraming.binary, "application/octet-stream"),
-        (.v3, "1", .text, "text/plain; charset=UTF-8"),
-        (.v3, "true", .text, "text/plain; charset=UTF-8"),
-        (.v4, nil, .records, "text/plain; charset=UTF-8"),
-        (.v4, "1", .records, "text/plain; charset=UTF-8"),
-    ] as [(EngineIOVersion, String?, EngineIOFraming, String)])
+    @Test(
+        "which framing answers a poll",
+        arguments: [
+            (EngineIOVersion.v3, nil, EngineIOFraming.binary, "application/octet-stream"),
+            (.v3, "1", .text, "text/plain; charset=UTF-8"),
+            (.v3, "true", .text, "text/plain; charset=UTF-8"),
+            (.v4, nil, .records, "text/plain; charset=UTF-8"),
+            (.v4, "1", .records, "text/plain; charset=UTF-8")
+        ] as [(EngineIOVersion, String?, EngineIOFraming, String)])
     func framing(version: EngineIOVersion, b64: String?, framing: EngineIOFraming, contentType: String) {
         let chosen = EngineIOFraming(version: version, base64: b64)
         #expect(chosen == framing)
@@ -28,9 +30,13 @@ struct EngineIOFramingTests {
         #expect(EngineIOPayload.decode(body, .v3) == .success([packet]))
     }
 
-    @Test("a poll body in each framing reads back as the same packets", arguments: [EngineIOFraming.text, .binary, .records])
+    @Test(
+        "a poll body in each framing reads back as the same packets",
+        arguments: [EngineIOFraming.text, .binary, .records])
     func roundTrip(framing: EngineIOFraming) {
-        let packets = [EngineIOPacket(.open, #"{"sid":"é"}"#), EngineIOPacket(.message, #"2["a","ü😀"]"#), EngineIOPacket(.noop)]
+        let packets = [
+            EngineIOPacket(.open, #"{"sid":"é"}"#), EngineIOPacket(.message, #"2["a","ü😀"]"#), EngineIOPacket(.noop)
+        ]
         let version: EngineIOVersion = framing == .records ? .v4 : .v3
         #expect(EngineIOPayload.decode(EngineIOPayload.encode(packets, framing), version) == .success(packets))
     }
@@ -44,9 +50,11 @@ struct EngineIOFramingTests {
         #expect(EngineIOPayload.decode(body, .v3) == .success([EngineIOPacket(.message, #"2["register","Tür"]"#)]))
     }
 
-    @Test("text that only looks like bytes stays as it is", arguments: [
-        "plain ASCII", "é alone is not UTF-8", "😀 is above 255", "ß and \u{FF}",
-    ])
+    @Test(
+        "text that only looks like bytes stays as it is",
+        arguments: [
+            "plain ASCII", "é alone is not UTF-8", "😀 is above 255", "ß and \u{FF}"
+        ])
     func notDoublyEncoded(text: String) {
         #expect(EngineIOPayload.latin1UTF8Decoded(text[...]) == nil)
         let packet = EngineIOPacket(.message, #"2["x",\#(JSONString(text))]"#)

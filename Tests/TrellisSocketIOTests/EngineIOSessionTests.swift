@@ -5,7 +5,9 @@ import Testing
 struct EngineIOSessionTests {
     let limits = EngineIOLimits(pingInterval: 25, pingTimeout: 20, maximumBufferedPackets: 8)
 
-    func open(_ version: EngineIOVersion, transport: EngineIOSession.Transport = .polling) -> (EngineIOSession, [EngineIOSession.Input]) {
+    func open(_ version: EngineIOVersion, transport: EngineIOSession.Transport = .polling) -> (
+        EngineIOSession, [EngineIOSession.Input]
+    ) {
         EngineIOSession.open(id: "s1", socketID: "k1", version: version, transport: transport, limits: limits, now: 0)
     }
 
@@ -13,9 +15,10 @@ struct EngineIOSessionTests {
     func openV3() {
         var (session, inputs) = open(.v3)
         #expect(inputs == [.connected])
-        #expect(session.drain().map { $0.encodedText(.v3) } == [
-            #"0{"sid":"s1","upgrades":["websocket"],"pingInterval":25000,"pingTimeout":20000}"#, "40",
-        ])
+        #expect(
+            session.drain().map { $0.encodedText(.v3) } == [
+                #"0{"sid":"s1","upgrades":["websocket"],"pingInterval":25000,"pingTimeout":20000}"#, "40"
+            ])
         #expect(session.isConnected)
     }
 
@@ -23,9 +26,10 @@ struct EngineIOSessionTests {
     func openV4() {
         var (session, inputs) = open(.v4, transport: .websocket)
         #expect(inputs.isEmpty)
-        #expect(session.drain().map { $0.encodedText(.v4) } == [
-            #"0{"sid":"s1","upgrades":[],"pingInterval":25000,"pingTimeout":20000,"maxPayload":100000}"#,
-        ])
+        #expect(
+            session.drain().map { $0.encodedText(.v4) } == [
+                #"0{"sid":"s1","upgrades":[],"pingInterval":25000,"pingTimeout":20000,"maxPayload":100000}"#
+            ])
         #expect(session.receive(EngineIOPacket(.message, "0"), via: .websocket, now: 1).inputs == [.connected])
         #expect(session.drain() == [EngineIOPacket(.message, #"0{"sid":"k1"}"#)])
         #expect(session.receive(EngineIOPacket(.message, "0"), via: .websocket, now: 1).inputs.isEmpty)
@@ -45,15 +49,17 @@ struct EngineIOSessionTests {
         #expect(reaction.inputs == [.malformed(reason: "event_before_connect")])
     }
 
-    @Test("malformed messages are reported with their reason", arguments: [
-        (EngineIOPacket(.message, "9"), "unknown_socketio_type"),
-        (EngineIOPacket(.message, "2[1]"), "invalid_event_data"),
-        (EngineIOPacket(.message, #"31["x"]"#), "unsupported_packet"),
-        (EngineIOPacket(.message, #"2/other,["register","x"]"#), "unknown_namespace"),
-        (EngineIOPacket(binaryMessage: [1]), "binary_message"),
-        (EngineIOPacket(.open), "unexpected_open"),
-        (EngineIOPacket(.upgrade), "unexpected_upgrade"),
-    ])
+    @Test(
+        "malformed messages are reported with their reason",
+        arguments: [
+            (EngineIOPacket(.message, "9"), "unknown_socketio_type"),
+            (EngineIOPacket(.message, "2[1]"), "invalid_event_data"),
+            (EngineIOPacket(.message, #"31["x"]"#), "unsupported_packet"),
+            (EngineIOPacket(.message, #"2/other,["register","x"]"#), "unknown_namespace"),
+            (EngineIOPacket(binaryMessage: [1]), "binary_message"),
+            (EngineIOPacket(.open), "unexpected_open"),
+            (EngineIOPacket(.upgrade), "unexpected_upgrade")
+        ])
     func malformed(packet: EngineIOPacket, reason: String) {
         var (session, _) = open(.v3)
         _ = session.drain()
@@ -61,9 +67,11 @@ struct EngineIOSessionTests {
         #expect(!session.isClosed)
     }
 
-    @Test("a connect to another namespace is refused in each generation's words", arguments: [
-        (EngineIOVersion.v3, #"44/admin,"Invalid namespace""#), (.v4, #"44/admin,{"message":"Invalid namespace"}"#),
-    ])
+    @Test(
+        "a connect to another namespace is refused in each generation's words",
+        arguments: [
+            (EngineIOVersion.v3, #"44/admin,"Invalid namespace""#), (.v4, #"44/admin,{"message":"Invalid namespace"}"#)
+        ])
     func otherNamespace(version: EngineIOVersion, answer: String) {
         var (session, _) = open(version)
         _ = session.drain()
@@ -131,7 +139,10 @@ struct EngineIOSessionTests {
     @Test("a probe over polling is refused")
     func probeOverPolling() {
         var (session, _) = open(.v3)
-        #expect(session.receive(EngineIOPacket(.ping, "probe"), via: .polling, now: 1).inputs == [.malformed(reason: "unexpected_probe")])
+        #expect(
+            session.receive(EngineIOPacket(.ping, "probe"), via: .polling, now: 1).inputs == [
+                .malformed(reason: "unexpected_probe")
+            ])
     }
 
     @Test("a client that does not read is closed when its queue is full")

@@ -7,12 +7,15 @@ import TrellisSocketIO
 struct HostPolicyTests {
     static let listed = try! HostPolicy.parse("Trellis.LAN, pi.local").get()
 
-    @Test("trusted hosts", arguments: [
-        ("127.0.0.1:3001", true), ("192.168.1.20", true), ("[::1]:3001", true), ("[fe80::1%25eth0]:80", false),
-        ("[2001:db8::7]", true), ("localhost:3001", true), ("LOCALHOST", true), ("trellis.lan:3001", true),
-        ("pi.local", true), ("evil.example:3001", false), ("localhost.evil.example", false), ("1.2.3.4.evil.example", false),
-        ("256.1.1.1", false), ("1.2.3", false), ("", false), (":3001", false), ("trellis.lan.", false),
-    ] as [(String, Bool)])
+    @Test(
+        "trusted hosts",
+        arguments: [
+            ("127.0.0.1:3001", true), ("192.168.1.20", true), ("[::1]:3001", true), ("[fe80::1%25eth0]:80", false),
+            ("[2001:db8::7]", true), ("localhost:3001", true), ("LOCALHOST", true), ("trellis.lan:3001", true),
+            ("pi.local", true), ("evil.example:3001", false), ("localhost.evil.example", false),
+            ("1.2.3.4.evil.example", false),
+            ("256.1.1.1", false), ("1.2.3", false), ("", false), (":3001", false), ("trellis.lan.", false)
+        ] as [(String, Bool)])
     func trusts(host: String, trusted: Bool) {
         #expect(Self.listed.trusts(host) == trusted, "\(host)")
     }
@@ -24,10 +27,13 @@ struct HostPolicyTests {
         #expect(try HostPolicy.parse(" * ").get().trusts("evil.example:1"))
     }
 
-    @Test("the list: empty entries ignored, anything but a host name refused naming the entry", arguments: [
-        ("", true), (" , ", true), ("a.lan, b-c.local", true), ("*", true), ("a.lan:3000", false), ("http://a.lan", false),
-        ("a lan", false), (".a.lan", false), ("a.lan/x", false),
-    ])
+    @Test(
+        "the list: empty entries ignored, anything but a host name refused naming the entry",
+        arguments: [
+            ("", true), (" , ", true), ("a.lan, b-c.local", true), ("*", true), ("a.lan:3000", false),
+            ("http://a.lan", false),
+            ("a lan", false), (".a.lan", false), ("a.lan/x", false)
+        ])
     func parse(list: String, valid: Bool) {
         switch HostPolicy.parse(list) {
         case .success: #expect(valid, "\(list)")

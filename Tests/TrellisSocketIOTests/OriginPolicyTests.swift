@@ -8,27 +8,29 @@ struct OriginPolicyTests {
     static let configured = try! OriginPolicy.parse("http://p2o.lan:3000, https://Buttons.Example:443,null").get()
         .trusting(try! HostPolicy.parse("trellis.lan").get())
 
-    @Test("decisions", arguments: [
-        (nil, "trellis.lan:3001", OriginPolicy.Decision.noOrigin),
-        ("http://trellis.lan:3001", "trellis.lan:3001", .own),
-        ("HTTP://Trellis.LAN:3001", "trellis.lan:3001", .own),
-        ("http://trellis.lan", "trellis.lan:80", .own),
-        ("https://trellis.lan", "trellis.lan", .own),
-        ("https://trellis.lan:443", "trellis.lan", .own),
-        ("http://trellis.lan:3000", "trellis.lan:3001", .foreign),
-        ("http://evil.example", "trellis.lan:3001", .foreign),
-        ("http://trellis.lan:3001.evil.example", "trellis.lan:3001", .foreign),
-        ("http://trellis.lan:3001/path", "trellis.lan:3001", .foreign),
-        ("http://evil.example", nil, .foreign),
-        ("http://p2o.lan:3000", "trellis.lan:3001", .configured),
-        ("http://p2o.lan", "trellis.lan:3001", .foreign),
-        ("https://buttons.example", "trellis.lan:3001", .configured),
-        ("null", "trellis.lan:3001", .configured),
-        ("file://", "trellis.lan:3001", .foreign),
-        ("", "trellis.lan:3001", .foreign),
-        // Two Origin headers, joined: no single origin, so refused.
-        ("http://trellis.lan:3001, http://p2o.lan:3000", "trellis.lan:3001", .foreign),
-    ] as [(String?, String?, OriginPolicy.Decision)])
+    @Test(
+        "decisions",
+        arguments: [
+            (nil, "trellis.lan:3001", OriginPolicy.Decision.noOrigin),
+            ("http://trellis.lan:3001", "trellis.lan:3001", .own),
+            ("HTTP://Trellis.LAN:3001", "trellis.lan:3001", .own),
+            ("http://trellis.lan", "trellis.lan:80", .own),
+            ("https://trellis.lan", "trellis.lan", .own),
+            ("https://trellis.lan:443", "trellis.lan", .own),
+            ("http://trellis.lan:3000", "trellis.lan:3001", .foreign),
+            ("http://evil.example", "trellis.lan:3001", .foreign),
+            ("http://trellis.lan:3001.evil.example", "trellis.lan:3001", .foreign),
+            ("http://trellis.lan:3001/path", "trellis.lan:3001", .foreign),
+            ("http://evil.example", nil, .foreign),
+            ("http://p2o.lan:3000", "trellis.lan:3001", .configured),
+            ("http://p2o.lan", "trellis.lan:3001", .foreign),
+            ("https://buttons.example", "trellis.lan:3001", .configured),
+            ("null", "trellis.lan:3001", .configured),
+            ("file://", "trellis.lan:3001", .foreign),
+            ("", "trellis.lan:3001", .foreign),
+            // Two Origin headers, joined: no single origin, so refused.
+            ("http://trellis.lan:3001, http://p2o.lan:3000", "trellis.lan:3001", .foreign)
+        ] as [(String?, String?, OriginPolicy.Decision)])
     func decide(origin: String?, host: String?, decision: OriginPolicy.Decision) {
         #expect(Self.configured.decide(origin: origin, host: host) == decision)
     }
@@ -43,7 +45,8 @@ struct OriginPolicyTests {
         #expect(OriginPolicy.ownOnly.decide(origin: "http://[::1]:3001", host: "[::1]:3001") == .own)
     }
 
-    @Test("DNS rebinding: the own origin of a name not listed is an unknown host, so is a page's request without Origin")
+    @Test(
+        "DNS rebinding: the own origin of a name not listed is an unknown host, so is a page's request without Origin")
     func rebinding() {
         let page = "http://evil.example:3001", host = "evil.example:3001"
         #expect(OriginPolicy.ownOnly.decide(origin: page, host: host) == .unknownHost)
@@ -69,11 +72,13 @@ struct OriginPolicyTests {
         #expect(policy.decide(origin: "http://anything.example", host: "trellis.lan:3001") == .configured)
     }
 
-    @Test("the list: empty entries ignored, anything but an origin refused naming the entry", arguments: [
-        ("", true), (" , ,", true), ("http://a.lan:1, https://b.lan", true), ("*", true), ("null", true),
-        ("a.lan:3000", false), ("http://a.lan/", false), ("ftp://a.lan", false), ("http://", false),
-        ("http://user@a.lan", false), ("http://a.lan, b", false),
-    ])
+    @Test(
+        "the list: empty entries ignored, anything but an origin refused naming the entry",
+        arguments: [
+            ("", true), (" , ,", true), ("http://a.lan:1, https://b.lan", true), ("*", true), ("null", true),
+            ("a.lan:3000", false), ("http://a.lan/", false), ("ftp://a.lan", false), ("http://", false),
+            ("http://user@a.lan", false), ("http://a.lan, b", false)
+        ])
     func parse(list: String, valid: Bool) {
         switch OriginPolicy.parse(list) {
         case .success: #expect(valid, "\(list)")

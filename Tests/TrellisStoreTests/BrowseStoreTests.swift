@@ -8,17 +8,19 @@ import TrellisCore
 
 @Suite("BrowseStore on SQLite")
 struct BrowseStoreTests {
-    @Test("10,000 buttons and 1,000 clients: ROOT pages in SQL, each entity once; 100 buttons' facts in one call (prints the time)",
-          .timeLimit(.minutes(5)))
+    @Test(
+        "10,000 buttons and 1,000 clients: ROOT pages in SQL, each entity once; 100 buttons' facts in one call (prints the time)",
+        .timeLimit(.minutes(5)))
     func scale() async throws {
         try await withSQLiteStore(.directory) { store async throws in
             try await store.writer.write { db in
                 let button = try db.makeStatement(sql: "INSERT INTO button (id, total) VALUES (?, 1)")
                 for index in 0..<10_000 { try button.execute(arguments: [String(format: "b%05d", index)]) }
                 let client = try db.makeStatement(sql: "INSERT INTO client (id, online, status_at) VALUES (?, 1, 0)")
-                let registration = try db.makeStatement(sql: """
-                    INSERT INTO registration (button_id, client_id, missed, registered_at) VALUES (?, ?, 0, 0)
-                    """)
+                let registration = try db.makeStatement(
+                    sql: """
+                        INSERT INTO registration (button_id, client_id, missed, registered_at) VALUES (?, ?, 0, 0)
+                        """)
                 for index in 0..<1_000 {
                     let id = String(format: "c%04d", index)
                     try client.execute(arguments: [id])
@@ -48,14 +50,20 @@ struct BrowseStoreTests {
         }
     }
 
-    @Test("entities that do not exist have no facts; a species counts only while a plant is linked to it",
-          arguments: StoreKind.bothStores)
+    @Test(
+        "entities that do not exist have no facts; a species counts only while a plant is linked to it",
+        arguments: StoreKind.bothStores)
     func existence(_ kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in
-            try await store.upsertSpecies([Species(symbol: "NEEX", scientificName: "Nephrolepis exaltata", commonName: "Boston swordfern",
-                                                   moistureUse: .high, shadeTolerance: .tolerant, minTempF: 28)])
-            let refs = [EntityRef(.plant, "1"), EntityRef(.plant, "x"), EntityRef(.sensor, "0x36"), EntityRef(.species, "NEEX"),
-                        EntityRef(.model, "m1"), EntityRef(.model, "1"), EntityRef(.device, "d"), EntityRef(.client, "c")]
+            try await store.upsertSpecies([
+                Species(
+                    symbol: "NEEX", scientificName: "Nephrolepis exaltata", commonName: "Boston swordfern",
+                    moistureUse: .high, shadeTolerance: .tolerant, minTempF: 28)
+            ])
+            let refs = [
+                EntityRef(.plant, "1"), EntityRef(.plant, "x"), EntityRef(.sensor, "0x36"), EntityRef(.species, "NEEX"),
+                EntityRef(.model, "m1"), EntityRef(.model, "1"), EntityRef(.device, "d"), EntityRef(.client, "c")
+            ]
             #expect(try await store.browseFacts(refs, detail: true).isEmpty)
             #expect(try await store.browseRootCount() == 0)
         }

@@ -13,8 +13,9 @@ struct ButtonStoreTests {
             let registration = try await store.register(client: "c1", button: "b1", at: instant(1))
             #expect(registration == Registration(missed: 0, button: nil))
             #expect(try await store.button(id: "b1") == nil)
-            #expect(try await store.client(id: "c1")
-                == ClientRecord(id: "c1", online: true, registrations: [.init(button: "b1", missed: 0)]))
+            #expect(
+                try await store.client(id: "c1")
+                    == ClientRecord(id: "c1", online: true, registrations: [.init(button: "b1", missed: 0)]))
         }
     }
 
@@ -53,8 +54,9 @@ struct ButtonStoreTests {
             let expected = ButtonState(id: "b1", total: 3, history: [instant(1), instant(2.5), instant(4.125)])
             #expect(last == PressOutcome(snapshot: expected, onlineClients: []))
             #expect(try await store.button(id: "b1") == expected)
-            #expect(try await store.register(client: "c1", button: "b1", at: instant(5))
-                == Registration(missed: 0, button: expected))
+            #expect(
+                try await store.register(client: "c1", button: "b1", at: instant(5))
+                    == Registration(missed: 0, button: expected))
         }
     }
 
@@ -78,12 +80,15 @@ struct ButtonStoreTests {
             _ = try await store.register(client: "c1", button: "b2", at: instant(0))
             try await store.setClientStatus(client: "c1", online: false, at: instant(1))
             for press in 1...5 {
-                let outcome = try await store.recordPress(button: "b1", at: instant(Double(press + 1)), historyLimit: 20)
+                let outcome = try await store.recordPress(
+                    button: "b1", at: instant(Double(press + 1)), historyLimit: 20)
                 #expect(outcome.onlineClients.isEmpty)
             }
-            #expect(try await store.client(id: "c1") == ClientRecord(
-                id: "c1", online: false,
-                registrations: [.init(button: "b1", missed: 5), .init(button: "b2", missed: 0)]))
+            #expect(
+                try await store.client(id: "c1")
+                    == ClientRecord(
+                        id: "c1", online: false,
+                        registrations: [.init(button: "b1", missed: 5), .init(button: "b2", missed: 0)]))
 
             try await store.setClientStatus(client: "c1", online: true, at: instant(10))
             let registration = try await store.register(client: "c1", button: "b1", at: instant(11))
@@ -150,7 +155,8 @@ struct ButtonStoreTests {
                         var seen: [Int] = []
                         for press in 0..<100 {
                             let at = instant(Double(task * 100 + press) / 1000)
-                            seen.append(try await store.recordPress(button: "b1", at: at, historyLimit: 20).snapshot.total)
+                            seen.append(
+                                try await store.recordPress(button: "b1", at: at, historyLimit: 20).snapshot.total)
                         }
                         return seen
                     }

@@ -17,7 +17,7 @@ struct DeadLetterQueryTests {
         ("invalid_op", "rpi/torpi/alice"),
         ("invalid_json", "devices/node7/log"),
         ("invalid_op", "rpiz/torpi"),
-        ("unknown_topic", "devices/node70/log"),
+        ("unknown_topic", "devices/node70/log")
     ]
 
     static let cases: [(query: DeadLetterQuery, topics: [String])] = [
@@ -31,15 +31,16 @@ struct DeadLetterQueryTests {
         (DeadLetterQuery(reason: "unknown_topic", since: instant(2.5), limit: 10), ["devices/node70/log"]),
         (DeadLetterQuery(limit: 2), ["devices/node70/log", "rpiz/torpi"]),
         (DeadLetterQuery(reason: "nothing_like_it", limit: 10), []),
-        (DeadLetterQuery(topicPrefix: "\u{10FFFF}", limit: 10), []),
+        (DeadLetterQuery(topicPrefix: "\u{10FFFF}", limit: 10), [])
     ]
 
     @Test("filters apply together, newest first", arguments: StoreKind.allCases)
     func filters(_ kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in
             for (index, letter) in Self.letters.enumerated() {
-                try await store.recordDeadLetter(reason: letter.reason, topic: letter.topic, payload: Array("p\(index)".utf8),
-                                                 at: instant(Double(index + 1)))
+                try await store.recordDeadLetter(
+                    reason: letter.reason, topic: letter.topic, payload: Array("p\(index)".utf8),
+                    at: instant(Double(index + 1)))
             }
             for (query, topics) in Self.cases {
                 let found = try await store.deadLetters(matching: query)
@@ -55,14 +56,16 @@ struct DeadLetterQueryTests {
     func pages(_ kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in
             for index in 0..<7 {
-                try await store.recordDeadLetter(reason: index.isMultiple(of: 2) ? "even" : "odd", topic: "t/\(index)",
-                                                 payload: [], at: instant(Double(index)))
+                try await store.recordDeadLetter(
+                    reason: index.isMultiple(of: 2) ? "even" : "odd", topic: "t/\(index)",
+                    payload: [], at: instant(Double(index)))
             }
             var seen: [String] = []
             var before: Int64?
             var pages = 0
             repeat {
-                let page = try await store.deadLetters(matching: DeadLetterQuery(reason: "even", before: before, limit: 2))
+                let page = try await store.deadLetters(
+                    matching: DeadLetterQuery(reason: "even", before: before, limit: 2))
                 seen += page.map(\.topic)
                 before = page.count == 2 ? page.last?.id : nil
                 pages += 1
@@ -80,10 +83,14 @@ struct DeadLetterQueryTests {
             let plans = try await store.writer.read { db in
                 try [
                     ("reason = ?", ["invalid_op"]),
-                    ("topic >= ? AND topic < ?", ["rpi/", "rpi0"]),
+                    ("topic >= ? AND topic < ?", ["rpi/", "rpi0"])
                 ].map { condition, arguments -> String in
-                    try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT id FROM dead_letter WHERE \(condition) ORDER BY id DESC LIMIT 20",
-                                     arguments: StatementArguments(arguments)).map { $0["detail"] as String }.joined(separator: "; ")
+                    try Row.fetchAll(
+                        db,
+                        sql:
+                            "EXPLAIN QUERY PLAN SELECT id FROM dead_letter WHERE \(condition) ORDER BY id DESC LIMIT 20",
+                        arguments: StatementArguments(arguments)
+                    ).map { $0["detail"] as String }.joined(separator: "; ")
                 }
             }
             #expect(plans[0].contains("dead_letter_by_reason"), "\(plans[0])")
@@ -92,14 +99,20 @@ struct DeadLetterQueryTests {
         }
     }
 
-    @Test("SQLite trims dead letters without reading a payload, and counts them only when their ids span more than the cap")
+    @Test(
+        "SQLite trims dead letters without reading a payload, and counts them only when their ids span more than the cap"
+    )
     func sqliteTrimPlan() async throws {
         try await withSQLiteStore(.inMemory) { store async throws in
             let (span, trim) = try await store.writer.read { db in
                 let plan = { (sql: String, arguments: StatementArguments) in
-                    try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
+                    try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map {
+                        $0["detail"] as String
+                    }
                 }
-                return (try plan(BufferedWrite.deadLetterSpanSQL, []), try plan(BufferedWrite.trimDeadLettersSQL, [10_000]))
+                return (
+                    try plan(BufferedWrite.deadLetterSpanSQL, []), try plan(BufferedWrite.trimDeadLettersSQL, [10_000])
+                )
             }
             // The span: both ends of the key, nothing walked.
             #expect(!span.contains { $0.hasPrefix("SCAN dead_letter") }, "\(span)")
@@ -109,12 +122,14 @@ struct DeadLetterQueryTests {
         }
     }
 
-    @Test("letters with gaps in their ids (a client's trimmed) are trimmed by count to the cap, newest kept",
-          arguments: StoreKind.allCases)
+    @Test(
+        "letters with gaps in their ids (a client's trimmed) are trimmed by count to the cap, newest kept",
+        arguments: StoreKind.allCases)
     func trimByCount(_ kind: StoreKind) async throws {
         try await withStore(kind, deadLetterLimit: 10) { store async throws in
             for index in 0..<30 {
-                try await store.recordDeadLetter(reason: "a\(index)", topic: "t", payload: [], at: instant(0), client: "a", quota: 2)
+                try await store.recordDeadLetter(
+                    reason: "a\(index)", topic: "t", payload: [], at: instant(0), client: "a", quota: 2)
                 try await store.recordDeadLetter(reason: "n\(index)", topic: "t", payload: [], at: instant(0))
             }
             let kept = try await store.deadLetters(limit: 100).map(\.reason)

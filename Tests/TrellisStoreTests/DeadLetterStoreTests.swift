@@ -9,9 +9,11 @@ struct DeadLetterStoreTests {
     @Test("dead letters come back newest first with payloads intact", arguments: StoreKind.allCases)
     func roundTrip(_ kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in
-            try await store.recordDeadLetter(reason: "invalid_op", topic: "rpi/torpi", payload: Array("hi".utf8), at: instant(1.001))
+            try await store.recordDeadLetter(
+                reason: "invalid_op", topic: "rpi/torpi", payload: Array("hi".utf8), at: instant(1.001))
             try await store.recordDeadLetter(reason: "empty", topic: "rpi/torpi", payload: [], at: instant(2))
-            try await store.recordDeadLetter(reason: "invalid_utf8", topic: "rpi/sensors/0x36", payload: [0xFF, 0x00, 0x41], at: instant(3))
+            try await store.recordDeadLetter(
+                reason: "invalid_utf8", topic: "rpi/sensors/0x36", payload: [0xFF, 0x00, 0x41], at: instant(3))
             let letters = try await store.deadLetters(limit: 10)
             #expect(letters.map(\.reason) == ["invalid_utf8", "empty", "invalid_op"])
             #expect(letters.map(\.payload) == [[0xFF, 0x00, 0x41], [], Array("hi".utf8)])
@@ -23,13 +25,15 @@ struct DeadLetterStoreTests {
         }
     }
 
-    @Test("only the newest letters up to the cap are kept",
-          arguments: StoreKind.allCases, [(5, 12), (300, 1_000), (1, 3)])
+    @Test(
+        "only the newest letters up to the cap are kept",
+        arguments: StoreKind.allCases, [(5, 12), (300, 1_000), (1, 3)])
     func trim(_ kind: StoreKind, sizes: (limit: Int, written: Int)) async throws {
         let (limit, written) = sizes
         try await withStore(kind, deadLetterLimit: limit) { store async throws in
             for index in 0..<written {
-                try await store.recordDeadLetter(reason: "r\(index)", topic: "t", payload: [UInt8(index % 256)], at: instant(Double(index)))
+                try await store.recordDeadLetter(
+                    reason: "r\(index)", topic: "t", payload: [UInt8(index % 256)], at: instant(Double(index)))
             }
             let letters = try await store.deadLetters(limit: written)
             #expect(letters.count == limit)

@@ -14,7 +14,8 @@ struct DeliveryStoreTests {
     /// A reading written behind while delivery `id` is in hand.
     static func handle(_ id: Int, in store: any TrellisStore) async throws {
         try await HandledDelivery.$current.withValue(mark(id)) {
-            try await store.recordReading(sensor: "0x36", moisture: id % 10 + 1, temperature: 70, at: instant(Double(id)))
+            try await store.recordReading(
+                sensor: "0x36", moisture: id % 10 + 1, temperature: 70, at: instant(Double(id)))
         }
     }
 
@@ -38,8 +39,9 @@ struct DeliveryStoreTests {
         }
     }
 
-    @Test("marks come back oldest first, the last `limit` only; a repeated identifier moves to the end",
-          arguments: StoreKind.allCases)
+    @Test(
+        "marks come back oldest first, the last `limit` only; a repeated identifier moves to the end",
+        arguments: StoreKind.allCases)
     func recentOrder(_ kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in
             for id in [5, 6, 7, 5, 8] { try await Self.handle(id, in: store) }

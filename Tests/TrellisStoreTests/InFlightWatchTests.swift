@@ -12,7 +12,9 @@ struct InFlightWatchTests {
     /// A report nobody awaits is dropped: the watch repeats it while the operation stays slow.
     private static func watch(slowAfter: Duration) -> (InFlightWatch, AsyncStream<Bool>) {
         let (reports, sink) = AsyncStream.makeStream(of: Bool.self, bufferingPolicy: .bufferingNewest(0))
-        let watch = InFlightWatch(slowAfter: slowAfter, reachability: { Unreachable() }) { _, waiting in sink.yield(waiting) }
+        let watch = InFlightWatch(slowAfter: slowAfter, reachability: { Unreachable() }) { _, waiting in
+            sink.yield(waiting)
+        }
         return (watch, reports)
     }
 

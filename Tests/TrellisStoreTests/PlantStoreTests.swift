@@ -10,8 +10,8 @@ struct PlantStoreTests {
     func addAndList(_ kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in
             let before = Date()
-            #expect(try await store.addPlant(name: "Fern", sensors: ["0x36", "0x10"], maxPlants: 5) .plantID != nil)
-            #expect(try await store.addPlant(name: "Basil", sensors: ["0x20"], maxPlants: 5) .plantID != nil)
+            #expect(try await store.addPlant(name: "Fern", sensors: ["0x36", "0x10"], maxPlants: 5).plantID != nil)
+            #expect(try await store.addPlant(name: "Basil", sensors: ["0x20"], maxPlants: 5).plantID != nil)
             let plants = try await store.plants()
             #expect(plants.map(\.name) == ["Fern", "Basil"])
             #expect(plants.map(\.sensors) == [["0x36", "0x10"], ["0x20"]])
@@ -23,7 +23,8 @@ struct PlantStoreTests {
     @Test("a repeated sensor is kept once, at its first place")
     func repeatedSensor() async throws {
         try await withStore(.inMemory) { store async throws in
-            #expect(try await store.addPlant(name: "Fern", sensors: ["0x36", "0x10", "0x36"], maxPlants: 5) .plantID != nil)
+            #expect(
+                try await store.addPlant(name: "Fern", sensors: ["0x36", "0x10", "0x36"], maxPlants: 5).plantID != nil)
             #expect(try await store.plants().first?.sensors == ["0x36", "0x10"])
         }
     }
@@ -31,9 +32,9 @@ struct PlantStoreTests {
     @Test("a taken name is refused, case-sensitively", arguments: StoreKind.allCases)
     func nameTaken(_ kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in
-            #expect(try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 5) .plantID != nil)
+            #expect(try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 5).plantID != nil)
             #expect(try await store.addPlant(name: "Fern", sensors: ["0x10"], maxPlants: 5) == .nameTaken)
-            #expect(try await store.addPlant(name: "fern", sensors: ["0x10"], maxPlants: 5) .plantID != nil)
+            #expect(try await store.addPlant(name: "fern", sensors: ["0x10"], maxPlants: 5).plantID != nil)
             let plants = try await store.plants()
             #expect(plants.map(\.name) == ["Fern", "fern"])
             #expect(plants[0].sensors == ["0x36"])
@@ -43,11 +44,11 @@ struct PlantStoreTests {
     @Test("the plant limit is enforced; a taken name wins over the limit", arguments: StoreKind.allCases)
     func limit(_ kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in
-            #expect(try await store.addPlant(name: "A", sensors: ["0x03"], maxPlants: 2) .plantID != nil)
-            #expect(try await store.addPlant(name: "B", sensors: ["0x04"], maxPlants: 2) .plantID != nil)
+            #expect(try await store.addPlant(name: "A", sensors: ["0x03"], maxPlants: 2).plantID != nil)
+            #expect(try await store.addPlant(name: "B", sensors: ["0x04"], maxPlants: 2).plantID != nil)
             #expect(try await store.addPlant(name: "C", sensors: ["0x05"], maxPlants: 2) == .tooManyPlants)
             #expect(try await store.addPlant(name: "A", sensors: ["0x05"], maxPlants: 2) == .nameTaken)
-            #expect(try await store.addPlant(name: "C", sensors: ["0x05"], maxPlants: 3) .plantID != nil)
+            #expect(try await store.addPlant(name: "C", sensors: ["0x05"], maxPlants: 3).plantID != nil)
             #expect(try await store.plants().count == 3)
         }
     }
@@ -82,8 +83,11 @@ struct PlantStoreTests {
             #expect(counts.sensorReadings == 1)
 
             _ = try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 5)
-            #expect(try await store.sensorRecords(plant: "Fern")
-                == [PlantSensorRecord(plant: "Fern", sensor: "0x36", moisture: 4, temperature: 21.5, at: instant(1))])
+            #expect(
+                try await store.sensorRecords(plant: "Fern")
+                    == [
+                        PlantSensorRecord(plant: "Fern", sensor: "0x36", moisture: 4, temperature: 21.5, at: instant(1))
+                    ])
         }
     }
 
@@ -142,8 +146,12 @@ struct PlantStoreTests {
             try await store.recordReading(sensor: "0x36", moisture: 3, temperature: 20.25, at: instant(10.123))
             try await store.recordReading(sensor: "0x36", moisture: 7, temperature: 22.5, at: instant(20.456))
             try await store.recordReading(sensor: "0x36", moisture: 1, temperature: -4, at: instant(15))
-            #expect(try await store.sensorRecords(plant: "Fern")
-                == [PlantSensorRecord(plant: "Fern", sensor: "0x36", moisture: 7, temperature: 22.5, at: instant(20.456))])
+            #expect(
+                try await store.sensorRecords(plant: "Fern")
+                    == [
+                        PlantSensorRecord(
+                            plant: "Fern", sensor: "0x36", moisture: 7, temperature: 22.5, at: instant(20.456))
+                    ])
 
             try await store.recordReading(sensor: "0x36", moisture: 9, temperature: 30.75, at: instant(21))
             #expect(try await store.sensorRecords(plant: "Fern")?.first?.moisture == 9)
@@ -158,15 +166,17 @@ struct PlantStoreTests {
             _ = try await store.addPlant(name: "Basil", sensors: ["0x10"], maxPlants: 5)
             try await store.recordReading(sensor: "0x10", moisture: 5, temperature: 19, at: instant(1))
 
-            #expect(try await store.sensorRecords(plant: "Fern") == [
-                PlantSensorRecord(plant: "Fern", sensor: "0x36"),
-                PlantSensorRecord(plant: "Fern", sensor: "0x10", moisture: 5, temperature: 19, at: instant(1)),
-            ])
-            #expect(try await store.sensorRecords(plant: nil) == [
-                PlantSensorRecord(plant: "Fern", sensor: "0x36"),
-                PlantSensorRecord(plant: "Fern", sensor: "0x10", moisture: 5, temperature: 19, at: instant(1)),
-                PlantSensorRecord(plant: "Basil", sensor: "0x10", moisture: 5, temperature: 19, at: instant(1)),
-            ])
+            #expect(
+                try await store.sensorRecords(plant: "Fern") == [
+                    PlantSensorRecord(plant: "Fern", sensor: "0x36"),
+                    PlantSensorRecord(plant: "Fern", sensor: "0x10", moisture: 5, temperature: 19, at: instant(1))
+                ])
+            #expect(
+                try await store.sensorRecords(plant: nil) == [
+                    PlantSensorRecord(plant: "Fern", sensor: "0x36"),
+                    PlantSensorRecord(plant: "Fern", sensor: "0x10", moisture: 5, temperature: 19, at: instant(1)),
+                    PlantSensorRecord(plant: "Basil", sensor: "0x10", moisture: 5, temperature: 19, at: instant(1))
+                ])
             #expect(try await store.sensorRecords(plant: "Rose") == nil)
             #expect(try await store.sensorRecords(plant: "fern") == nil)
         }
@@ -177,7 +187,7 @@ struct PlantStoreTests {
         try await withStore(kind) { store async throws in
             _ = try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 5)
             let added = try await store.seedPlants([
-                (name: "Fern", sensors: ["0x77"]), (name: "Basil", sensors: ["0x10", "0x11"]),
+                (name: "Fern", sensors: ["0x77"]), (name: "Basil", sensors: ["0x10", "0x11"])
             ])
             #expect(added == 1)
             #expect(try await store.seedPlants([(name: "Basil", sensors: ["0x12"])]) == 0)
@@ -190,10 +200,12 @@ struct PlantStoreTests {
 
 @Suite("The store's answers kept until the next write")
 struct CommittedReadCacheTests {
-    @Test("sensor records, for every plant and for one, follow every reading, added plant and deleted plant", arguments: StoreKind.allCases)
+    @Test(
+        "sensor records, for every plant and for one, follow every reading, added plant and deleted plant",
+        arguments: StoreKind.allCases)
     func followsWrites(_ kind: StoreKind) async throws {
         try await withStore(kind) { store async throws in
-            #expect(try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 7) .plantID != nil)
+            #expect(try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 7).plantID != nil)
             #expect(try await store.sensorRecords(plant: nil)?.map(\.moisture) == [nil])
             #expect(try await store.sensorRecords(plant: "Ivy") == nil)
             try await store.recordReading(sensor: "0x36", moisture: 4, temperature: 70, at: instant(1))
@@ -202,7 +214,7 @@ struct CommittedReadCacheTests {
             try await store.recordReading(sensor: "0x36", moisture: 6, temperature: 70, at: instant(2))
             #expect(try await store.sensorRecords(plant: nil)?.map(\.moisture) == [6])
             #expect(try await store.sensorRecords(plant: "Fern")?.map(\.moisture) == [6])
-            #expect(try await store.addPlant(name: "Ivy", sensors: ["0x37"], maxPlants: 7) .plantID != nil)
+            #expect(try await store.addPlant(name: "Ivy", sensors: ["0x37"], maxPlants: 7).plantID != nil)
             #expect(try await store.sensorRecords(plant: nil)?.map(\.plant) == ["Fern", "Ivy"])
             #expect(try await store.sensorRecords(plant: "Ivy")?.map(\.sensor) == ["0x37"])
             #expect(try await store.deletePlant(name: "Fern") != nil)
@@ -253,13 +265,16 @@ struct PlantDeletionLinkTests {
     @Test("a plant deleted and added again under the same name starts unlinked, without alerts")
     func relinkAfterDelete() async throws {
         try await withStore(.inMemory) { store async throws in
-            try await store.upsertSpecies([Species(symbol: "NEEX", scientificName: "Nephrolepis exaltata", commonName: "Boston swordfern",
-                                                   moistureUse: .high, shadeTolerance: .tolerant, minTempF: 28)])
-            #expect(try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 7) .plantID != nil)
+            try await store.upsertSpecies([
+                Species(
+                    symbol: "NEEX", scientificName: "Nephrolepis exaltata", commonName: "Boston swordfern",
+                    moistureUse: .high, shadeTolerance: .tolerant, minTempF: 28)
+            ])
+            #expect(try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 7).plantID != nil)
             #expect(try await store.linkPlant(plant: "Fern", symbol: "NEEX", at: instant(1)) == .linked)
             _ = try await store.updateCareAlerts(plant: "Fern", conditions: [], at: instant(2))
             #expect(try await store.deletePlant(name: "Fern") != nil)
-            #expect(try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 7) .plantID != nil)
+            #expect(try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 7).plantID != nil)
             #expect(try await store.linkedPlant(plant: "Fern") == nil)
             #expect(try await store.unlinkPlant(plant: "Fern") == false)
         }

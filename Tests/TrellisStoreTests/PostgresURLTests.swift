@@ -28,14 +28,16 @@ struct PostgresURLTests {
         #expect(url.description == "postgres://me@[::1]:5432/db")
     }
 
-    @Test("what is wrong is said, without the password", arguments: [
-        ("mysql://u:pw@h/db", "must look like postgres://"),
-        ("postgres://u:pw@/db", "names no host"),
-        ("postgres://h:5432/db", "names no user"),
-        ("postgres://u:pw@h:5432", "names no database"),
-        ("postgres://u:pw@h/db?sslmode=maybe", "sslmode must be one of"),
-        ("postgres://u:pw@h/db?timeout=3", "unknown option timeout"),
-    ])
+    @Test(
+        "what is wrong is said, without the password",
+        arguments: [
+            ("mysql://u:pw@h/db", "must look like postgres://"),
+            ("postgres://u:pw@/db", "names no host"),
+            ("postgres://h:5432/db", "names no user"),
+            ("postgres://u:pw@h:5432", "names no database"),
+            ("postgres://u:pw@h/db?sslmode=maybe", "sslmode must be one of"),
+            ("postgres://u:pw@h/db?timeout=3", "unknown option timeout")
+        ])
     func refused(_ text: String, _ reason: String) {
         do {
             _ = try PostgresURL(text)
@@ -46,11 +48,13 @@ struct PostgresURLTests {
         }
     }
 
-    @Test("off this machine only verify-full or an explicit disable is accepted; the refusal names both", arguments: [
-        "postgres://u:pw@db.lan/db", "postgres://u:pw@192.168.1.20/db?sslmode=prefer",
-        "postgres://u:pw@db.lan/db?sslmode=require", "postgresql://u:pw@[fd00::5]:5433/db",
-        "postgres://u:pw@128.0.0.1/db", "postgres://u:pw@localhost.example.com/db",
-    ])
+    @Test(
+        "off this machine only verify-full or an explicit disable is accepted; the refusal names both",
+        arguments: [
+            "postgres://u:pw@db.lan/db", "postgres://u:pw@192.168.1.20/db?sslmode=prefer",
+            "postgres://u:pw@db.lan/db?sslmode=require", "postgresql://u:pw@[fd00::5]:5433/db",
+            "postgres://u:pw@128.0.0.1/db", "postgres://u:pw@localhost.example.com/db"
+        ])
     func plainTextOffTheMachine(_ text: String) {
         do {
             _ = try PostgresURL(text)
@@ -63,11 +67,13 @@ struct PostgresURLTests {
         }
     }
 
-    @Test("verify-full and an explicit disable are accepted anywhere; loopback hosts keep every mode", arguments: [
-        "postgres://u:pw@db.lan/db?sslmode=verify-full", "postgres://u:pw@10.0.0.5/db?sslmode=disable",
-        "postgres://u:pw@127.0.0.1/db", "postgres://u:pw@127.1.2.3:5433/db?sslmode=require",
-        "postgres://u:pw@localhost/db?sslmode=prefer", "postgres://u:pw@LOCALHOST/db", "postgres://u:pw@[::1]/db",
-    ])
+    @Test(
+        "verify-full and an explicit disable are accepted anywhere; loopback hosts keep every mode",
+        arguments: [
+            "postgres://u:pw@db.lan/db?sslmode=verify-full", "postgres://u:pw@10.0.0.5/db?sslmode=disable",
+            "postgres://u:pw@127.0.0.1/db", "postgres://u:pw@127.1.2.3:5433/db?sslmode=require",
+            "postgres://u:pw@localhost/db?sslmode=prefer", "postgres://u:pw@LOCALHOST/db", "postgres://u:pw@[::1]/db"
+        ])
     func accepted(_ text: String) throws {
         _ = try PostgresURL(text)
     }

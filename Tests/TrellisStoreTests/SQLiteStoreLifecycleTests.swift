@@ -14,7 +14,7 @@ struct SQLiteStoreLifecycleTests {
         defer { directory.remove() }
 
         let first = try SQLiteStore(directory: directory.path)
-        #expect(try await first.addPlant(name: "Fern", sensors: ["0x36", "0x10"], maxPlants: 5) .plantID != nil)
+        #expect(try await first.addPlant(name: "Fern", sensors: ["0x36", "0x10"], maxPlants: 5).plantID != nil)
         try await first.recordReading(sensor: "0x36", moisture: 6, temperature: 23.5, at: instant(1))
         _ = try await first.register(client: "c1", button: "b1", at: instant(1))
         try await first.setClientStatus(client: "c1", online: false, at: instant(2))
@@ -28,16 +28,20 @@ struct SQLiteStoreLifecycleTests {
         #expect(FileManager.default.fileExists(atPath: directory.path + "/trellis.sqlite"))
         let second = try SQLiteStore(directory: directory.path)
         #expect(try await second.plants() == plantsBefore)
-        #expect(try await second.sensorRecords(plant: "Fern") == [
-            PlantSensorRecord(plant: "Fern", sensor: "0x36", moisture: 6, temperature: 23.5, at: instant(1)),
-            PlantSensorRecord(plant: "Fern", sensor: "0x10"),
-        ])
+        #expect(
+            try await second.sensorRecords(plant: "Fern") == [
+                PlantSensorRecord(plant: "Fern", sensor: "0x36", moisture: 6, temperature: 23.5, at: instant(1)),
+                PlantSensorRecord(plant: "Fern", sensor: "0x10")
+            ])
         #expect(try await second.button(id: "b1") == ButtonState(id: "b1", total: 2, history: [instant(3), instant(4)]))
-        #expect(try await second.client(id: "c1")
-            == ClientRecord(id: "c1", online: false, registrations: [.init(button: "b1", missed: 2)]))
+        #expect(
+            try await second.client(id: "c1")
+                == ClientRecord(id: "c1", online: false, registrations: [.init(button: "b1", missed: 2)]))
         #expect(try await second.deadLetters(limit: 5).map(\.reason) == ["empty"])
-        #expect(try await second.counts() == StoreCounts(
-            plants: 1, sensors: 2, sensorReadings: 1, buttons: 1, clients: 1, registrations: 1, deadLetters: 1))
+        #expect(
+            try await second.counts()
+                == StoreCounts(
+                    plants: 1, sensors: 2, sensorReadings: 1, buttons: 1, clients: 1, registrations: 1, deadLetters: 1))
         try await second.close()
     }
 
@@ -45,9 +49,11 @@ struct SQLiteStoreLifecycleTests {
     func pragmas() async throws {
         try await withSQLiteStore(.directory) { store async throws in
             let settings = try await store.writer.read { db in
-                (try String.fetchOne(db, sql: "PRAGMA journal_mode"),
-                 try Int.fetchOne(db, sql: "PRAGMA synchronous"),
-                 try Bool.fetchOne(db, sql: "PRAGMA foreign_keys"))
+                (
+                    try String.fetchOne(db, sql: "PRAGMA journal_mode"),
+                    try Int.fetchOne(db, sql: "PRAGMA synchronous"),
+                    try Bool.fetchOne(db, sql: "PRAGMA foreign_keys")
+                )
             }
             #expect(settings.0 == "wal")
             #expect(settings.1 == 1)
@@ -138,7 +144,8 @@ struct SQLiteStoreLifecycleTests {
     @Test("times are stored as integer milliseconds since 1970")
     func millisecondStorage() async throws {
         try await withSQLiteStore(.inMemory) { store async throws in
-            _ = try await store.recordPress(button: "b1", at: Date(timeIntervalSince1970: 1_795_344_065.123), historyLimit: 20)
+            _ = try await store.recordPress(
+                button: "b1", at: Date(timeIntervalSince1970: 1_795_344_065.123), historyLimit: 20)
             let stored = try await store.writer.read { db in
                 let row = try Row.fetchOne(db, sql: "SELECT at, typeof(at) AS type FROM button_press")
                 return (row?["at"] as Int64?, row?["type"] as String?)

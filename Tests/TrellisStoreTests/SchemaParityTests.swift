@@ -9,19 +9,25 @@ import TrellisTestSupport
 /// apart from the differences named here with their reason; and the table catalog the state dump
 /// and `trellis store copy` use (``StateDump/tables``) names tables both have. A table or column
 /// added to one backend and not the other fails this test.
-@Suite("Schema parity between SQLite and PostgreSQL", .enabled(if: PostgresTestServer.isRequired, "needs TRELLIS_TEST_POSTGRES_URL"))
+@Suite(
+    "Schema parity between SQLite and PostgreSQL",
+    .enabled(if: PostgresTestServer.isRequired, "needs TRELLIS_TEST_POSTGRES_URL"))
 struct SchemaParityTests {
     /// Columns only one backend has, each with why. Keys are `table.column`, or `table` for a
     /// whole table.
     static let onlySQLite: [String: String] = [
-        "store_probe.id": "SQLite's one writer keeps one probe row; PostgreSQL keeps one per relay, keyed by owner",
+        "store_probe.id": "SQLite's one writer keeps one probe row; PostgreSQL keeps one per relay, keyed by owner"
     ]
     static let onlyPostgres: [String: String] = [
-        "delivery.owner": "delivery marks belong to one relay's broker session; relays sharing a database keep theirs apart",
+        "delivery.owner":
+            "delivery marks belong to one relay's broker session; relays sharing a database keep theirs apart",
         "store_probe.owner": "one write-check row per relay sharing the database",
-        "spam_sender": "the spam windows relays sharing a database count together; SQLite's one relay counts in memory (LocalSpamLedger)",
-        "trellis_migration": "PostgreSQL's migration log; SQLite's is GRDB's grdb_migrations, left out of the comparison",
-        "trellis_version": "the change versions the relays' read caches compare (PostgresReadCache); one SQLite relay needs none",
+        "spam_sender":
+            "the spam windows relays sharing a database count together; SQLite's one relay counts in memory (LocalSpamLedger)",
+        "trellis_migration":
+            "PostgreSQL's migration log; SQLite's is GRDB's grdb_migrations, left out of the comparison",
+        "trellis_version":
+            "the change versions the relays' read caches compare (PostgresReadCache); one SQLite relay needs none"
     ]
 
     /// `table` for every table and `table.column` for every column of `schema`.
@@ -56,7 +62,8 @@ struct SchemaParityTests {
         for name in Self.onlySQLite.keys.sorted() { #expect(a.contains(name) && !b.contains(name), "\(name)") }
         for name in Self.onlyPostgres.keys.sorted() { #expect(b.contains(name) && !a.contains(name), "\(name)") }
         for table in StateDump.tables {
-            #expect(sqlite[table] != nil && postgres[table] != nil, "the dump's table \(table) is missing from a backend")
+            #expect(
+                sqlite[table] != nil && postgres[table] != nil, "the dump's table \(table) is missing from a backend")
             #expect(sqlite[table] == postgres[table], "\(table): columns in another order")
         }
     }

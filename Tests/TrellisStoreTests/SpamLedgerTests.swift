@@ -30,7 +30,9 @@ struct SpamLedgerTests {
     /// With `now`, each admission and grant is asked as a ``StoreOperation`` to be answered now first
     /// and awaited only when that gives nothing, as the relay asks: a ledger in memory (SQLite's)
     /// must give the same verdicts either way.
-    @Test("a script of floods, windows and grants gets SpamGuard's verdicts", arguments: StoreKind.bothStores, [false, true])
+    @Test(
+        "a script of floods, windows and grants gets SpamGuard's verdicts", arguments: StoreKind.bothStores,
+        [false, true])
     func sameAsSpamGuard(kind: StoreKind, now: Bool) async throws {
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         var oracle = SpamGuard(limit: 5, window: 1)
@@ -38,8 +40,10 @@ struct SpamLedgerTests {
         for step in Self.script {
             switch step {
             case let .admit(sender, offset, allowance):
-                expected.append(oracle.admit(sender: sender, at: start.addingTimeInterval(Double(offset) / 1000),
-                                             usingAllowance: allowance))
+                expected.append(
+                    oracle.admit(
+                        sender: sender, at: start.addingTimeInterval(Double(offset) / 1000),
+                        usingAllowance: allowance))
             case let .grant(sender, count): oracle.grant(sender: sender, count: count)
             }
         }
@@ -50,10 +54,13 @@ struct SpamLedgerTests {
                 switch step {
                 case let .admit(sender, offset, allowance):
                     let at = start.addingTimeInterval(Double(offset) / 1000)
-                    let operation = StoreOperation.admitMessage(sender: sender, at: at, limit: 5, window: 1, usingAllowance: allowance)
+                    let operation = StoreOperation.admitMessage(
+                        sender: sender, at: at, limit: 5, window: 1, usingAllowance: allowance)
                     var answer = now ? store.answerNow(operation) : nil
                     if answer == nil { answer = try await store.answer(operation) }
-                    guard case let .verdict(verdict)? = answer else { Issue.record("\(String(describing: answer)) is no verdict"); return }
+                    guard case let .verdict(verdict)? = answer else {
+                        Issue.record("\(String(describing: answer)) is no verdict"); return
+                    }
                     verdicts.append(verdict)
                 case let .grant(sender, count):
                     let operation = StoreOperation.grantAllowance(sender: sender, count: count)
@@ -62,13 +69,15 @@ struct SpamLedgerTests {
             }
             #expect(verdicts == expected)
             // Only the shared ledger (PostgreSQL's) must be asked.
-            let probe = store.answerNow(.admitMessage(sender: "probe", at: start, limit: 5, window: 1, usingAllowance: false))
+            let probe = store.answerNow(
+                .admitMessage(sender: "probe", at: start, limit: 5, window: 1, usingAllowance: false))
             #expect((probe == nil) == (kind == .postgres))
         }
     }
 
-    @Test("60 admissions of one sender at once through two relays' stores: 15 allowed, 1 kicked, 44 muted",
-          .enabled(if: PostgresTestServer.isRequired))
+    @Test(
+        "60 admissions of one sender at once through two relays' stores: 15 allowed, 1 kicked, 44 muted",
+        .enabled(if: PostgresTestServer.isRequired))
     func concurrentBurst() async throws {
         try await withTwoRelays { one, two in
             let now = Date()
@@ -81,16 +90,21 @@ struct SpamLedgerTests {
         }
     }
 
-    @Test("40 admissions of one sender at once: 10 allowed, 1 kicked, in fewer calls than messages",
-          .enabled(if: PostgresTestServer.isRequired))
+    @Test(
+        "40 admissions of one sender at once: 10 allowed, 1 kicked, in fewer calls than messages",
+        .enabled(if: PostgresTestServer.isRequired))
     func burstInOrder() async throws {
         try await withTwoRelays { one, _ in
             let now = Date()
             let verdicts = try await withThrowingTaskGroup(of: (Int, SpamVerdict).self) { group in
                 for index in 0..<40 {
                     group.addTask {
-                        (index, try await one.admitMessage(sender: "burst", at: now.addingTimeInterval(Double(index) / 1000),
-                                                           limit: 10, window: 60, usingAllowance: false))
+                        (
+                            index,
+                            try await one.admitMessage(
+                                sender: "burst", at: now.addingTimeInterval(Double(index) / 1000),
+                                limit: 10, window: 60, usingAllowance: false)
+                        )
                     }
                 }
                 return try await group.reduce(into: [Int: SpamVerdict]()) { $0[$1.0] = $1.1 }
@@ -101,19 +115,22 @@ struct SpamLedgerTests {
         }
     }
 
-    @Test("a sender's row keeps only the times in its window, whatever the limit",
-          .enabled(if: PostgresTestServer.isRequired))
+    @Test(
+        "a sender's row keeps only the times in its window, whatever the limit",
+        .enabled(if: PostgresTestServer.isRequired))
     func windowBoundsTheRow() async throws {
         try await withTwoRelays { one, _ in
             let start = Date()
             for index in 0..<300 {
-                let verdict = try await one.admitMessage(sender: "steady", at: start.addingTimeInterval(Double(index) / 100),
-                                                         limit: 1_000_000_000, window: 0.05, usingAllowance: false)
+                let verdict = try await one.admitMessage(
+                    sender: "steady", at: start.addingTimeInterval(Double(index) / 100),
+                    limit: 1_000_000_000, window: 0.05, usingAllowance: false)
                 #expect(verdict == .allowed)
             }
             let kept = try await one.client.withConnection { connection in
-                try await connection.values("SELECT cardinality(times) FROM spam_sender WHERE sender = 'steady'",
-                                            as: Int32.self, logger: one.logger)
+                try await connection.values(
+                    "SELECT cardinality(times) FROM spam_sender WHERE sender = 'steady'",
+                    as: Int32.self, logger: one.logger)
             }
             #expect(kept.count == 1 && kept[0] <= 6, "the row keeps \(kept) times")
         }

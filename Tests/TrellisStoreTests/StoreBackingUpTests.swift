@@ -8,14 +8,19 @@ import TrellisStorePostgres
 /// Backups a running SQLite store writes of itself, their names and their rotation.
 @Suite("Backups of a running store")
 struct StoreBackingUpTests {
-    @Test("names sort as their times, and a rotation keeps the newest backups and leaves other files alone",
-          arguments: [
-            (["trellis-20261127T010000.000Z.sqlite", "trellis-20261126T010000.000Z.sqlite", "notes.txt",
-              "trellis-20261125T010000.000Z.sqlite"], 2, ["trellis-20261125T010000.000Z.sqlite"]),
+    @Test(
+        "names sort as their times, and a rotation keeps the newest backups and leaves other files alone",
+        arguments: [
+            (
+                [
+                    "trellis-20261127T010000.000Z.sqlite", "trellis-20261126T010000.000Z.sqlite", "notes.txt",
+                    "trellis-20261125T010000.000Z.sqlite"
+                ], 2, ["trellis-20261125T010000.000Z.sqlite"]
+            ),
             (["trellis-20261127T010000.000Z.sqlite"], 1, []),
             (["trellis-a.sqlite", "trellis-b.sqlite"], 0, ["trellis-a.sqlite"]),
-            (["other.sqlite", "trellis-x.sqlite.partial"], 1, []),
-          ])
+            (["other.sqlite", "trellis-x.sqlite.partial"], 1, [])
+        ])
     func rotation(_ names: [String], _ keep: Int, _ expired: [String]) {
         #expect(BackupNaming.expired(names, keep: keep) == expired)
     }
@@ -42,7 +47,8 @@ struct StoreBackingUpTests {
         #expect(BackupNaming.name(at: time) < BackupNaming.name(at: time.addingTimeInterval(0.001)))
     }
 
-    @Test("an SQLite store backs itself up into a directory, each copy whole and equal to the state, keeping the newest")
+    @Test(
+        "an SQLite store backs itself up into a directory, each copy whole and equal to the state, keeping the newest")
     func sqliteBacksUp() async throws {
         let state = TemporaryDirectory(), backups = TemporaryDirectory()
         defer { state.remove(); backups.remove() }
@@ -61,8 +67,9 @@ struct StoreBackingUpTests {
         let restored = TemporaryDirectory()
         defer { restored.remove() }
         try FileManager.default.createDirectory(atPath: restored.path, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: try #require(written.last).path,
-                                         toPath: (restored.path as NSString).appendingPathComponent(SQLiteStore.fileName))
+        try FileManager.default.copyItem(
+            atPath: try #require(written.last).path,
+            toPath: (restored.path as NSString).appendingPathComponent(SQLiteStore.fileName))
         let copy = try SQLiteStore(directory: restored.path)
         #expect(try await copy.exportState() == live)
         try await copy.close()

@@ -7,12 +7,14 @@ import Testing
 /// Which failures a message waits out (the store comes back by itself) and which refuse it.
 @Suite("Store errors: transient or not")
 struct StoreErrorTransienceTests {
-    @Test("SQLite result codes", arguments: [
-        (ResultCode.SQLITE_BUSY, true), (.SQLITE_LOCKED, true), (.SQLITE_FULL, true), (.SQLITE_READONLY, true),
-        (.SQLITE_IOERR, true), (.SQLITE_IOERR_WRITE, true), (.SQLITE_BUSY_SNAPSHOT, true),
-        (.SQLITE_CONSTRAINT, false), (.SQLITE_CORRUPT, false), (.SQLITE_ERROR, false), (.SQLITE_MISUSE, false),
-        (.SQLITE_TOOBIG, false),
-    ])
+    @Test(
+        "SQLite result codes",
+        arguments: [
+            (ResultCode.SQLITE_BUSY, true), (.SQLITE_LOCKED, true), (.SQLITE_FULL, true), (.SQLITE_READONLY, true),
+            (.SQLITE_IOERR, true), (.SQLITE_IOERR_WRITE, true), (.SQLITE_BUSY_SNAPSHOT, true),
+            (.SQLITE_CONSTRAINT, false), (.SQLITE_CORRUPT, false), (.SQLITE_ERROR, false), (.SQLITE_MISUSE, false),
+            (.SQLITE_TOOBIG, false)
+        ])
     func sqlite(code: ResultCode, transient: Bool) {
         let error = StoreError.wrap(DatabaseError(resultCode: code, message: "m"), operation: "op")
         #expect(error.isTransient == transient)

@@ -16,7 +16,8 @@ struct Ledger {
     /// noting each change as queued: the load that fills a store.
     mutating func queueLines(_ indices: Range<Int>, of payload: [UInt8], in store: SQLiteStore) async throws {
         for index in indices {
-            try await store.recordDeadLetter(reason: "line \(index)", topic: "t", payload: payload, at: instant(Double(index)))
+            try await store.recordDeadLetter(
+                reason: "line \(index)", topic: "t", payload: payload, at: instant(Double(index)))
             queued(in: store)
         }
     }
@@ -57,13 +58,20 @@ struct StoreExhaustionTests {
         let probe = await #expect(throws: StoreError.self) { try await store.checkWritable() }
         #expect(probe?.kind == "SQLITE_FULL")
         await #expect(throws: StoreError.self) { try await store.flush() }
-        let storedWhileFull = try await store.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM dead_letter")! }
+        let storedWhileFull = try await store.writer.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM dead_letter")!
+        }
         let acknowledgedWhileFull = ledger.acknowledged(by: store)
-        #expect(acknowledgedWhileFull <= storedWhileFull, "acknowledged \(acknowledgedWhileFull), stored \(storedWhileFull)")
+        #expect(
+            acknowledgedWhileFull <= storedWhileFull, "acknowledged \(acknowledgedWhileFull), stored \(storedWhileFull)"
+        )
         #expect(acknowledgedWhileFull < 40)
-        #expect(log.count(.error, containing: "SQLITE_FULL") == 1, "the first failure of a kind is logged, the retries are not")
+        #expect(
+            log.count(.error, containing: "SQLITE_FULL") == 1,
+            "the first failure of a kind is logged, the retries are not")
 
-        try await store.writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA max_page_count = 1073741823") }
+        try await store.writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA max_page_count = 1073741823")
+        }
         #expect(await store.waitUntilCommitted(through: ledger.positions.last!))
         let stored = try await store.deadLetters(limit: 100).count
         #expect(ledger.acknowledged(by: store) == 40)
@@ -72,7 +80,9 @@ struct StoreExhaustionTests {
         #expect(recovered.writable && recovered.unwrittenChanges == 0)
         try await store.checkWritable()
         #expect(log.count(.notice, containing: "commits again") == 1)
-        print("max_page_count: 40 changes queued, \(acknowledgedWhileFull) acknowledged and \(storedWhileFull) stored while full, \(stored) stored after, \(recovered.failedCommits) failed commits")
+        print(
+            "max_page_count: 40 changes queued, \(acknowledgedWhileFull) acknowledged and \(storedWhileFull) stored while full, \(stored) stored after, \(recovered.failedCommits) failed commits"
+        )
         try await store.close()
     }
 
@@ -87,7 +97,8 @@ struct StoreExhaustionTests {
         #expect(sqlite3_exec(other, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK)
         var ledger = Ledger()
         for index in 0..<20 {
-            try await store.recordReading(sensor: "0x\(index + 10)", moisture: 5, temperature: 20, at: instant(Double(index)))
+            try await store.recordReading(
+                sensor: "0x\(index + 10)", moisture: 5, temperature: 20, at: instant(Double(index)))
             ledger.queued(in: store)
         }
         try await eventually("a commit failed", timeout: .seconds(60)) { store.health.failedCommits >= 1 }
@@ -109,7 +120,8 @@ struct StoreExhaustionTests {
     func closeWhileFull() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let store = try SQLiteStore(directory: directory.path, logger: CapturedLog().logger, patience: .milliseconds(200))
+        let store = try SQLiteStore(
+            directory: directory.path, logger: CapturedLog().logger, patience: .milliseconds(200))
         try await store.writer.writeWithoutTransaction { db in
             let pages = try Int.fetchOne(db, sql: "PRAGMA page_count")!
             try db.execute(sql: "PRAGMA max_page_count = \(pages)")
@@ -123,8 +135,9 @@ struct StoreExhaustionTests {
         #expect(await store.waitUntilCommitted(through: position) == false)
     }
 
-    @Test("a small tmpfs fills, is remounted larger, then read-only and writable again: every change is stored",
-          .enabled(if: Tmpfs.usable, "needs root and mount(8)"))
+    @Test(
+        "a small tmpfs fills, is remounted larger, then read-only and writable again: every change is stored",
+        .enabled(if: Tmpfs.usable, "needs root and mount(8)"))
     func tmpfs() async throws {
         let mount = try Tmpfs(megabytes: 3)
         defer { mount.remove() }
@@ -134,13 +147,17 @@ struct StoreExhaustionTests {
         try await ledger.queueLines(0..<80, of: Self.line, in: store)
         try await eventually("the file system is full") { store.health.failedCommits >= 1 }
         let failing = await store.writeStatus()
-        #expect(failing.error?.contains("SQLITE_FULL") == true || failing.error?.contains("No space") == true, "\(failing.error ?? "")")
+        #expect(
+            failing.error?.contains("SQLITE_FULL") == true || failing.error?.contains("No space") == true,
+            "\(failing.error ?? "")")
         let acknowledgedWhileFull = ledger.acknowledged(by: store)
         #expect(acknowledgedWhileFull < 80)
         try mount.remount("size=64m")
         #expect(await store.waitUntilCommitted(through: ledger.positions.last!))
         #expect(try await store.deadLetters(limit: 200).count == 80)
-        print("tmpfs 3 MB: 80 changes of 60 KB queued, \(acknowledgedWhileFull) acknowledged while full, 80 stored after the remount")
+        print(
+            "tmpfs 3 MB: 80 changes of 60 KB queued, \(acknowledgedWhileFull) acknowledged while full, 80 stored after the remount"
+        )
 
         // Remounting read-only is refused while files are open for writing on some kernels.
         if (try? mount.remount("ro")) != nil {

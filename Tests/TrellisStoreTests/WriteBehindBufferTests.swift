@@ -72,7 +72,8 @@ struct WriteBehindBufferTests {
         try await withSQLiteStore(.inMemory) { store async throws in
             let batchesBefore = await store.buffer.batchesFinished
             for index in 0..<1_000 {
-                try await store.recordReading(sensor: "0x\(index % 50)", moisture: index % 10, temperature: 20, at: instant(Double(index)))
+                try await store.recordReading(
+                    sensor: "0x\(index % 50)", moisture: index % 10, temperature: 20, at: instant(Double(index)))
             }
             try await store.flush()
             #expect(try await store.counts().sensorReadings == 50)

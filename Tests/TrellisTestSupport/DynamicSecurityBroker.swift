@@ -16,7 +16,9 @@ public enum DynamicSecurityPlugin {
     /// The broker configuration lines that load the plugin with its configuration file `config`, as
     /// broker.dynsec.conf does.
     public static func configLines(config: String) throws -> [String] {
-        guard let path else { throw TimeoutError(message: "mosquitto_dynamic_security.so is not installed: apt-get install -y mosquitto") }
+        guard let path else {
+            throw TimeoutError(message: "mosquitto_dynamic_security.so is not installed: apt-get install -y mosquitto")
+        }
         return ["plugin \(path)", "plugin_opt_config_file \(config)", "use_username_as_clientid true"]
     }
 }
@@ -30,9 +32,13 @@ public enum LoginOutcome: Sendable, Equatable {
 extension TestBroker {
     /// Tries to log in as `username` and reports the first outcome: the connection, or the first
     /// failed attempt (a refused login is not retried here), within `timeout`.
-    public func login(_ username: String, password: String, timeout: Duration = .seconds(20)) async throws -> LoginOutcome {
-        let client = try MQTTClient(configuration: MQTTConfiguration(
-            host: host, port: port, clientID: username, username: username, password: password, reconnectDelay: 1...1))
+    public func login(_ username: String, password: String, timeout: Duration = .seconds(20)) async throws
+        -> LoginOutcome
+    {
+        let client = try MQTTClient(
+            configuration: MQTTConfiguration(
+                host: host, port: port, clientID: username, username: username, password: password,
+                reconnectDelay: 1...1))
         client.start()
         do {
             let outcome = try await Self.firstOutcome(of: client, username: username, timeout: timeout)
@@ -44,7 +50,9 @@ extension TestBroker {
         }
     }
 
-    private static func firstOutcome(of client: MQTTClient, username: String, timeout: Duration) async throws -> LoginOutcome {
+    private static func firstOutcome(of client: MQTTClient, username: String, timeout: Duration) async throws
+        -> LoginOutcome
+    {
         try await withThrowingTaskGroup(of: LoginOutcome.self) { group in
             group.addTask {
                 for await event in client.events {

@@ -20,14 +20,19 @@ public final class EngineHarness: Sendable {
     }
 
     /// Handles `payload` on `topic` as received at `time`, and returns everything it publishes.
-    public func send(_ payload: [UInt8], on topic: String, qos: QoS = .atLeastOnce,
-                     properties: MQTTProperties = MQTTProperties(), at time: Date = Date()) async -> [MQTTMessage] {
-        await engine.process(MQTTMessage(topic: topic, payload: payload, qos: qos, retain: false, properties: properties), at: time)
+    public func send(
+        _ payload: [UInt8], on topic: String, qos: QoS = .atLeastOnce,
+        properties: MQTTProperties = MQTTProperties(), at time: Date = Date()
+    ) async -> [MQTTMessage] {
+        await engine.process(
+            MQTTMessage(topic: topic, payload: payload, qos: qos, retain: false, properties: properties), at: time)
     }
 
     /// Handles `text` on `topic`; see ``send(_:on:qos:properties:at:)-([UInt8],_,_,_,_)``.
-    public func send(_ text: String, on topic: String, qos: QoS = .atLeastOnce,
-                     properties: MQTTProperties = MQTTProperties(), at time: Date = Date()) async -> [MQTTMessage] {
+    public func send(
+        _ text: String, on topic: String, qos: QoS = .atLeastOnce,
+        properties: MQTTProperties = MQTTProperties(), at time: Date = Date()
+    ) async -> [MQTTMessage] {
         await send(Array(text.utf8), on: topic, qos: qos, properties: properties, at: time)
     }
 }

@@ -38,13 +38,18 @@ public actor MessageCollector {
         if predicate(messages) { return }
         await waiters.suspend(timeout: timeout, until: predicate)
         guard predicate(messages) else {
-            throw TimeoutError(message: "timed out after \(timeout) waiting for \(description); received \(messages.count) messages: \(messages.suffix(5).map { "\($0.topic)=\($0.text ?? "<\($0.payload.count) bytes>")" })")
+            throw TimeoutError(
+                message:
+                    "timed out after \(timeout) waiting for \(description); received \(messages.count) messages: \(messages.suffix(5).map { "\($0.topic)=\($0.text ?? "<\($0.payload.count) bytes>")" })"
+            )
         }
     }
 
     /// Waits for `count` messages on `topic` and returns them.
     @discardableResult
-    public func messages(on topic: String, count: Int = 1, timeout: Duration = .seconds(30)) async throws -> [MQTTMessage] {
+    public func messages(on topic: String, count: Int = 1, timeout: Duration = .seconds(30)) async throws
+        -> [MQTTMessage]
+    {
         try await wait(timeout: timeout, "\(count) message(s) on \(topic)") { all in
             all.filter { $0.topic == topic }.count >= count
         }

@@ -55,7 +55,8 @@ public final class OwnPostgresCluster: Sendable {
 
     /// Runs cluster.sh; returns the last line it printed on standard output.
     private static func run(_ verb: String, _ directory: String) async throws -> String {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("cluster-\(UUID().uuidString).out").path
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("cluster-\(UUID().uuidString).out")
+            .path
         let process = try ChildProcess(path: script, arguments: [verb, directory], outputPath: output)
         try await eventually("cluster.sh \(verb) exits", timeout: .seconds(120)) { !process.isRunning }
         let status = process.terminationStatus

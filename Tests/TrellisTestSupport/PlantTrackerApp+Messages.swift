@@ -6,7 +6,9 @@ import TrellisMQTT
 extension PlantTrackerApp {
     /// `publishOutgoingRequest`: five fields joined as the app joins them, on `rpi/torpi` at QoS 1.
     func publishOutgoingRequest(msgID: String, sender: String, receiver: String, payload: String, operation: String) {
-        let newMsg = "ID:" + msgID + ";sender:" + sender + ";receiver:" + receiver + ";payload:" + payload + ";operation:" + operation
+        let newMsg =
+            "ID:" + msgID + ";sender:" + sender + ";receiver:" + receiver + ";payload:" + payload + ";operation:"
+            + operation
         stateRecord { $0.published.append(newMsg) }
         do {
             try client.publish(topic: rpi_torpi, payload: Array(newMsg.utf8), qos: .atLeastOnce)
@@ -41,14 +43,17 @@ extension PlantTrackerApp {
         }
 
         let responseTags = ["RES_plantSensorData", "RES_numPlants", "RES_plantInfoOnStartup"]
-        let dropErr = ["ERR_hashLength", "ERR_missingVals", "ERR_missingKeys", "ERR_invalidOpTag", "ERR_noPlantDataToRequest",
-                       "ERR_tooManyPlants", "ERR_cannotDeletePlant", "ERR_addPlantSensorNumIssue", "ERR_invalidPlantSensorID",
-                       "ERR_plantNameTaken", "ERR_plantNameTooLong", "ERR_kickedForSpam"]
+        let dropErr = [
+            "ERR_hashLength", "ERR_missingVals", "ERR_missingKeys", "ERR_invalidOpTag", "ERR_noPlantDataToRequest",
+            "ERR_tooManyPlants", "ERR_cannotDeletePlant", "ERR_addPlantSensorNumIssue", "ERR_invalidPlantSensorID",
+            "ERR_plantNameTaken", "ERR_plantNameTooLong", "ERR_kickedForSpam"
+        ]
 
         if msgHash["receiver"] == clientName || msgHash["sender"] == clientName {
             guard let operation = msgHash["operation"] else { return crash("msgHash[\"operation\"]!") }
             // The debug print force-unwraps every field.
-            guard msgHash["payload"] != nil, msgHash["sender"] != nil, msgHash["receiver"] != nil, msgHash["ID"] != nil else {
+            guard msgHash["payload"] != nil, msgHash["sender"] != nil, msgHash["receiver"] != nil, msgHash["ID"] != nil
+            else {
                 return crash("print of msgHash[…]! with a field missing")
             }
             if responseTags.contains(operation) {
@@ -78,40 +83,61 @@ extension PlantTrackerApp {
 
         if sensorJSON.count > 0 {
             for h in 0...sensorJSON.count - 1 {
-                guard let dict = sensorDataAsDict else { return crash("sensorDataAsDict! (RES_plantSensorData payload is not a JSON object)") }
-                guard let plant = dict["plant"] as? String else { return crash("sensorDataAsDict![\"plant\"] as! String") }
-                guard let known = sensorJSON[h]["plant"] as? String else { return crash("sensorJSON[h][\"plant\"] as! String") }
+                guard let dict = sensorDataAsDict else {
+                    return crash("sensorDataAsDict! (RES_plantSensorData payload is not a JSON object)")
+                }
+                guard let plant = dict["plant"] as? String else {
+                    return crash("sensorDataAsDict![\"plant\"] as! String")
+                }
+                guard let known = sensorJSON[h]["plant"] as? String else {
+                    return crash("sensorJSON[h][\"plant\"] as! String")
+                }
                 if plant == known { return }
             }
         }
 
-        guard let dict = sensorDataAsDict else { return crash("sensorJSON.append(sensorDataAsDict!) (payload is not a JSON object)") }
+        guard let dict = sensorDataAsDict else {
+            return crash("sensorJSON.append(sensorDataAsDict!) (payload is not a JSON object)")
+        }
         sensorJSON.append(dict)
 
         if numPlants <= 0 { return }
 
         if numPlants > maxPlants {
-            publishOutgoingRequest(msgID: "0", sender: clientName, receiver: hostName, payload: "", operation: "ERR_tooManyPlants")
+            publishOutgoingRequest(
+                msgID: "0", sender: clientName, receiver: hostName, payload: "", operation: "ERR_tooManyPlants")
             numPlants = maxPlants
         }
 
         for i in 0...numPlants - 1 {
             guard let plantInfo = plantJSON as? [[String: Any]] else { return crash("plantInfo! ([[String:Any]])") }
             var sensorToDisplay = 0
-            guard let sensorsText = plantInfo[i]["Sensors"] as? String else { return crash("plantInfo![i][\"Sensors\"] as! String") }
-            guard let sensorArray = convertStringToArray(text: sensorsText) else { return crash("sensorArray! (Sensors is not a JSON array of strings)") }
+            guard let sensorsText = plantInfo[i]["Sensors"] as? String else {
+                return crash("plantInfo![i][\"Sensors\"] as! String")
+            }
+            guard let sensorArray = convertStringToArray(text: sensorsText) else {
+                return crash("sensorArray! (Sensors is not a JSON array of strings)")
+            }
             let numSensors = sensorArray.count
 
             for j in 0...sensorJSON.count - 1 {
-                guard let name = plantInfo[i]["Name"] as? String else { return crash("plantInfo![i][\"Name\"] as! String") }
-                guard let sensorPlant = sensorJSON[j]["plant"] as? String else { return crash("sensorJSON[j][\"plant\"] as! String") }
+                guard let name = plantInfo[i]["Name"] as? String else {
+                    return crash("plantInfo![i][\"Name\"] as! String")
+                }
+                guard let sensorPlant = sensorJSON[j]["plant"] as? String else {
+                    return crash("sensorJSON[j][\"plant\"] as! String")
+                }
                 if name == sensorPlant {
-                    guard let moisture = sensorJSON[j]["moisture"] as? Int else { return crash("sensorJSON[j][\"moisture\"] as! Int") }
+                    guard let moisture = sensorJSON[j]["moisture"] as? Int else {
+                        return crash("sensorJSON[j][\"moisture\"] as! Int")
+                    }
                     sensorToDisplay += moisture
                 }
             }
 
-            guard numSensors != 0 else { return crash("sensorToDisplay / numSensors with no sensors (division by zero)") }
+            guard numSensors != 0 else {
+                return crash("sensorToDisplay / numSensors with no sensors (division by zero)")
+            }
             sensorToDisplay = sensorToDisplay / numSensors
             let name = plantInfo[i]["Name"] as? String ?? ""
             stateRecord { $0.displayedMoisture[name] = sensorToDisplay }
@@ -120,7 +146,9 @@ extension PlantTrackerApp {
 
     /// `RES_numPlants`: `Int(payload)!`, then one `REQ_plantInfoOnStartup` per index.
     func RES_numPlants(msg: [String: String]) {
-        guard let numPlants = Int(msg["payload"]!) else { return crash("Int(msg[\"payload\"]!)! of \(msg["payload"]!)") }
+        guard let numPlants = Int(msg["payload"]!) else {
+            return crash("Int(msg[\"payload\"]!)! of \(msg["payload"]!)")
+        }
         pendingPlantDataRequests = numPlants
 
         if numPlants <= 0 {
@@ -128,7 +156,9 @@ extension PlantTrackerApp {
         }
 
         for currentPlant in 0...numPlants - 1 {
-            publishOutgoingRequest(msgID: "0", sender: clientName, receiver: hostName, payload: "\(currentPlant)", operation: "REQ_plantInfoOnStartup")
+            publishOutgoingRequest(
+                msgID: "0", sender: clientName, receiver: hostName, payload: "\(currentPlant)",
+                operation: "REQ_plantInfoOnStartup")
         }
     }
 
@@ -156,8 +186,12 @@ extension PlantTrackerApp {
         var taps: [[String: Any]] = []
         for i in 0...numPlants - 1 {
             if let dictionary = plantJSON as? [[String: Any]] {
-                guard let name = dictionary[i]["Name"] as? String else { return crash("dictionary[i][\"Name\"] as! String") }
-                guard let info = plantJSON[i] as? [String: Any] else { return crash("(plantJSON[i] as? [String:Any])!") }
+                guard let name = dictionary[i]["Name"] as? String else {
+                    return crash("dictionary[i][\"Name\"] as! String")
+                }
+                guard let info = plantJSON[i] as? [String: Any] else {
+                    return crash("(plantJSON[i] as? [String:Any])!")
+                }
                 names.append(name)
                 taps.append(info)
             }

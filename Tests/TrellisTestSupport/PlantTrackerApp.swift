@@ -100,12 +100,17 @@ public actor PlantTrackerApp {
     // MARK: Waiting
 
     /// Waits until `predicate` holds for the app's state; throws after `timeout`.
-    public func wait(_ description: String, timeout: Duration = .seconds(30),
-                     until predicate: @escaping @Sendable (State) -> Bool) async throws {
+    public func wait(
+        _ description: String, timeout: Duration = .seconds(30),
+        until predicate: @escaping @Sendable (State) -> Bool
+    ) async throws {
         if predicate(state) { return }
         await waiters.suspend(timeout: timeout, until: predicate)
         guard predicate(state) else {
-            throw TimeoutError(message: "\(clientName.prefix(8)): timed out after \(timeout) waiting for \(description); last received: \(state.received.suffix(4))")
+            throw TimeoutError(
+                message:
+                    "\(clientName.prefix(8)): timed out after \(timeout) waiting for \(description); last received: \(state.received.suffix(4))"
+            )
         }
     }
 
@@ -123,13 +128,15 @@ public actor PlantTrackerApp {
     public func refreshPlantsDisplayed() {
         plantJSON = []
         tapGestureList = []
-        publishOutgoingRequest(msgID: "0", sender: clientName, receiver: hostName, payload: "", operation: "REQ_numPlants")
+        publishOutgoingRequest(
+            msgID: "0", sender: clientName, receiver: hostName, payload: "", operation: "REQ_numPlants")
     }
 
     /// The Update Plant Data button (`requestData`).
     public func requestData() {
         sensorJSON = []
-        publishOutgoingRequest(msgID: "0", sender: clientName, receiver: hostName, payload: "all", operation: "REQ_plantSensorData")
+        publishOutgoingRequest(
+            msgID: "0", sender: clientName, receiver: hostName, payload: "all", operation: "REQ_plantSensorData")
     }
 
     /// The New Plant dialogs (`addPlant`): a name, a number of sensors (1–4), then each sensor's text.
@@ -143,23 +150,27 @@ public actor PlantTrackerApp {
         for i in 0...amount - 1 {
             sensors.append(typed[i])
         }
-        publishOutgoingRequest(msgID: "0", sender: clientName, receiver: hostName, payload: "\(plantName)--\(sensors)", operation: "REQ_addNewPlant")
+        publishOutgoingRequest(
+            msgID: "0", sender: clientName, receiver: hostName, payload: "\(plantName)--\(sensors)",
+            operation: "REQ_addNewPlant")
         refreshPlantsDisplayed()
     }
 
     /// Tapping a plant's box, then Settings, then Save Changes with `newName` (`plantSettings`).
     public func rename(_ plant: String, to newName: String) {
         guard let plantInfo = tappedPlant(plant) else { return }
-        publishOutgoingRequest(msgID: "0", sender: clientName, receiver: hostName,
-                               payload: "\(plantInfo["Name"]!),\(newName)", operation: "REQ_editPlant")
+        publishOutgoingRequest(
+            msgID: "0", sender: clientName, receiver: hostName,
+            payload: "\(plantInfo["Name"]!),\(newName)", operation: "REQ_editPlant")
         refreshPlantsDisplayed()
     }
 
     /// Tapping a plant's box, then Settings, then Delete Plant (`plantSettings`).
     public func delete(_ plant: String) {
         guard let plantInfo = tappedPlant(plant) else { return }
-        publishOutgoingRequest(msgID: "0", sender: clientName, receiver: hostName,
-                               payload: "\(plantInfo["Name"]!)", operation: "REQ_deletePlant")
+        publishOutgoingRequest(
+            msgID: "0", sender: clientName, receiver: hostName,
+            payload: "\(plantInfo["Name"]!)", operation: "REQ_deletePlant")
         refreshPlantsDisplayed()
     }
 
@@ -170,11 +181,17 @@ public actor PlantTrackerApp {
         var sensorDetailMsg = ""
         if sensorJSON.count > 0 {
             for j in 0...sensorJSON.count - 1 {
-                guard let tappedName = plantInfo["Name"] as? String else { crash("i.plantInfo![\"Name\"] as! String"); return nil }
-                guard let sensorPlant = sensorJSON[j]["plant"] as? String else { crash("sensorJSON[j][\"plant\"] as! String"); return nil }
+                guard let tappedName = plantInfo["Name"] as? String else {
+                    crash("i.plantInfo![\"Name\"] as! String"); return nil
+                }
+                guard let sensorPlant = sensorJSON[j]["plant"] as? String else {
+                    crash("sensorJSON[j][\"plant\"] as! String"); return nil
+                }
                 if tappedName == sensorPlant {
                     guard let sensor = sensorJSON[j]["sensor"] else { crash("sensorJSON[j][\"sensor\"]!"); return nil }
-                    sensorDetailMsg.append("\n\(String(describing: sensor)) - Moisture: \(sensorJSON[j]["moisture"] ?? "no value"), Temp: \(sensorJSON[j]["temperature"] ?? "no value")°F")
+                    sensorDetailMsg.append(
+                        "\n\(String(describing: sensor)) - Moisture: \(sensorJSON[j]["moisture"] ?? "no value"), Temp: \(sensorJSON[j]["temperature"] ?? "no value")°F"
+                    )
                 }
             }
         } else {

@@ -22,8 +22,10 @@ public enum PostgresTestServer {
     /// Creates an empty database and returns its URL.
     public static func createDatabase() async throws -> PostgresURL {
         guard let text = url else {
-            throw StoreError(code: .cannotOpen, message: "TRELLIS_TEST_POSTGRES_URL is not set: run the tests with `make test`, "
-                + "or start a server with `make postgres`")
+            throw StoreError(
+                code: .cannotOpen,
+                message: "TRELLIS_TEST_POSTGRES_URL is not set: run the tests with `make test`, "
+                    + "or start a server with `make postgres`")
         }
         let name = "trellis_test_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(20))"
         return try await PostgresServer.createDatabase(named: name, on: try PostgresURL(text))
@@ -31,7 +33,9 @@ public enum PostgresTestServer {
 
     /// Drops a database made by ``createDatabase()``, closing what still uses it.
     public static func dropDatabase(_ database: PostgresURL) async {
-        guard let text = url, let base = try? PostgresURL(text), database.database.hasPrefix("trellis_test_") else { return }
+        guard let text = url, let base = try? PostgresURL(text), database.database.hasPrefix("trellis_test_") else {
+            return
+        }
         await PostgresServer.dropDatabase(named: database.database, on: base)
     }
 

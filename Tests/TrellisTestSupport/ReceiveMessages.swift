@@ -4,8 +4,10 @@ import TrellisMQTT
 /// returns them in order; `handle` runs for each one (it must call `messageHandled()` when the
 /// client has a window). Throws a ``TimeoutError`` when fewer came within `timeout`: the client then
 /// stops receiving, which ends the stream, so a lost message fails the test instead of hanging it.
-public func receive(_ count: Int, from client: MQTTClient, timeout: Duration = .seconds(60),
-                    _ handle: (MQTTMessage) async -> Void) async throws -> [MQTTMessage] {
+public func receive(
+    _ count: Int, from client: MQTTClient, timeout: Duration = .seconds(60),
+    _ handle: (MQTTMessage) async -> Void
+) async throws -> [MQTTMessage] {
     let watchdog = Task {
         try await Task.sleep(for: timeout)
         client.stopReceiving()
@@ -18,7 +20,8 @@ public func receive(_ count: Int, from client: MQTTClient, timeout: Duration = .
         if received.count == count { break }
     }
     guard received.count == count else {
-        throw TimeoutError(message: "timed out after \(timeout) waiting for \(count) messages; received \(received.count)")
+        throw TimeoutError(
+            message: "timed out after \(timeout) waiting for \(count) messages; received \(received.count)")
     }
     return received
 }

@@ -31,7 +31,8 @@ public final class RelayHarness: @unchecked Sendable {
     public init(broker: TestBroker, settings: RelaySettings = RelaySettings()) throws {
         self.broker = broker
         self.settings = settings
-        stateDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-state-\(UUID().uuidString)").path
+        stateDirectory =
+            FileManager.default.temporaryDirectory.appendingPathComponent("trellis-state-\(UUID().uuidString)").path
     }
 
     /// The store of the running relay.
@@ -45,10 +46,11 @@ public final class RelayHarness: @unchecked Sendable {
     /// Starts the relay and waits until it has published `online` (its subscriptions are then in place).
     public func startRelay() async throws {
         let store = try SQLiteStore(directory: stateDirectory)
-        let configuration = MQTTConfiguration(host: broker.host, port: broker.port, clientID: clientID,
-                                              will: RelayService.will(for: settings), cleanStart: false,
-                                              sessionExpiry: 3600, reconnectDelay: 0.05...0.5,
-                                              maxUnhandledMessages: 32)
+        let configuration = MQTTConfiguration(
+            host: broker.host, port: broker.port, clientID: clientID,
+            will: RelayService.will(for: settings), cleanStart: false,
+            sessionExpiry: 3600, reconnectDelay: 0.05...0.5,
+            maxUnhandledMessages: 32)
         var login = configuration
         if let credentials {
             login.username = credentials.username
@@ -91,8 +93,10 @@ public final class RelayHarness: @unchecked Sendable {
     }
 
     /// A connected client for the test; stopped by `shutdown()`.
-    public func connect(id: String = "client-\(UUID().uuidString.prefix(8))",
-                        configure: (inout MQTTConfiguration) -> Void = { _ in }) async throws -> MQTTClient {
+    public func connect(
+        id: String = "client-\(UUID().uuidString.prefix(8))",
+        configure: (inout MQTTConfiguration) -> Void = { _ in }
+    ) async throws -> MQTTClient {
         let client = try await TestClients.connect(to: broker, id: id, configure: configure)
         ownClients.append(client)
         return client

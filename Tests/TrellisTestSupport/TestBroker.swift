@@ -34,21 +34,22 @@ public final class TestBroker: @unchecked Sendable {
         self.port = port
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-broker-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let lines = [
-            "listener \(port) 127.0.0.1",
-            "allow_anonymous \(anonymous)",
-            "user root",  // stay the test's user, so the broker can write its persistence directory
-            "set_tcp_nodelay true",
-            "persistence true",
-            "persistence_location \(directory.path)/",
-            "autosave_interval 1",
-            "max_queued_messages 100000",
-            "max_inflight_messages 0",
-            "log_dest stderr",
-            "log_type error",
-            "log_type warning",
-            "log_type notice",
-        ] + extraConfig
+        let lines =
+            [
+                "listener \(port) 127.0.0.1",
+                "allow_anonymous \(anonymous)",
+                "user root", // stay the test's user, so the broker can write its persistence directory
+                "set_tcp_nodelay true",
+                "persistence true",
+                "persistence_location \(directory.path)/",
+                "autosave_interval 1",
+                "max_queued_messages 100000",
+                "max_inflight_messages 0",
+                "log_dest stderr",
+                "log_type error",
+                "log_type warning",
+                "log_type notice"
+            ] + extraConfig
         try lines.joined(separator: "\n").appending("\n").write(toFile: configPath, atomically: true, encoding: .utf8)
     }
 
@@ -70,7 +71,8 @@ public final class TestBroker: @unchecked Sendable {
                 self.process = process
                 return
             } catch let MosquittoProcess.StartError.exitedEarly(_, output)
-                where output.contains("Address already in use") && ContinuousClock.now < deadline {
+                where output.contains("Address already in use") && ContinuousClock.now < deadline
+            {
                 try await Task.sleep(for: .milliseconds(100))
             }
         }

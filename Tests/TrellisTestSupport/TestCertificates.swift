@@ -32,17 +32,22 @@ public struct TestCertificates: Sendable {
     /// Makes every file; throws with openssl's output when a step fails. Waits for each openssl
     /// run without blocking a thread of the shared concurrency pool, which other tests need.
     public static func make() async throws -> TestCertificates {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-pki-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "trellis-pki-\(UUID().uuidString)"
+        ).path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let pki = TestCertificates(directory: directory)
         try await pki.makeCA("ca", name: "Trellis Test CA")
         try await pki.makeCA("rogue-ca", name: "Someone Else's CA")
-        try await pki.issue("server", by: "ca", subject: "localhost",
-                      extensions: "subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost\nextendedKeyUsage=serverAuth")
-        try await pki.issue("other", by: "ca", subject: "other.example",
-                      extensions: "subjectAltName=DNS:other.example\nextendedKeyUsage=serverAuth")
-        try await pki.issue("rogue-server", by: "rogue-ca", subject: "localhost",
-                      extensions: "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth")
+        try await pki.issue(
+            "server", by: "ca", subject: "localhost",
+            extensions: "subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost\nextendedKeyUsage=serverAuth")
+        try await pki.issue(
+            "other", by: "ca", subject: "other.example",
+            extensions: "subjectAltName=DNS:other.example\nextendedKeyUsage=serverAuth")
+        try await pki.issue(
+            "rogue-server", by: "rogue-ca", subject: "localhost",
+            extensions: "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth")
         try await pki.issue("client", by: "ca", subject: "trellis", extensions: "extendedKeyUsage=clientAuth")
         try FileManager.default.createDirectory(atPath: pki.caDirectory, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: pki.caCertificate, toPath: pki.caDirectory + "/ca.crt")
@@ -56,18 +61,25 @@ public struct TestCertificates: Sendable {
     }
 
     private func makeCA(_ name: String, name subject: String) async throws {
-        try await openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                     "-keyout", path("\(name).key"), "-out", path("\(name).crt"), "-days", "2", "-subj", "/CN=\(subject)",
-                     "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"])
+        try await openssl([
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+            "-keyout", path("\(name).key"), "-out", path("\(name).crt"), "-days", "2", "-subj", "/CN=\(subject)",
+            "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"
+        ])
     }
 
     private func issue(_ name: String, by ca: String, subject: String, extensions: String) async throws {
-        try await openssl(["req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                     "-keyout", path("\(name).key"), "-out", path("\(name).csr"), "-subj", "/CN=\(subject)"])
-        try "basicConstraints=CA:FALSE\n\(extensions)\n".write(toFile: path("\(name).ext"), atomically: true, encoding: .utf8)
-        try await openssl(["x509", "-req", "-in", path("\(name).csr"), "-CA", path("\(ca).crt"), "-CAkey", path("\(ca).key"),
-                     "-set_serial", "\(UInt32.random(in: 1...UInt32.max))", "-days", "2",
-                     "-extfile", path("\(name).ext"), "-out", path("\(name).crt")])
+        try await openssl([
+            "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+            "-keyout", path("\(name).key"), "-out", path("\(name).csr"), "-subj", "/CN=\(subject)"
+        ])
+        try "basicConstraints=CA:FALSE\n\(extensions)\n".write(
+            toFile: path("\(name).ext"), atomically: true, encoding: .utf8)
+        try await openssl([
+            "x509", "-req", "-in", path("\(name).csr"), "-CA", path("\(ca).crt"), "-CAkey", path("\(ca).key"),
+            "-set_serial", "\(UInt32.random(in: 1...UInt32.max))", "-days", "2",
+            "-extfile", path("\(name).ext"), "-out", path("\(name).crt")
+        ])
     }
 
     /// Runs the openssl tool with `arguments` in this directory's log, and waits for it to finish.
@@ -76,8 +88,9 @@ public struct TestCertificates: Sendable {
         let process = try ChildProcess(path: Self.opensslPath, arguments: arguments, outputPath: log)
         while process.isRunning { try await Task.sleep(for: .milliseconds(5)) }
         guard process.terminationStatus == 0 else {
-            throw TimeoutError(message: "openssl \(arguments.joined(separator: " ")) failed: "
-                               + ((try? String(contentsOfFile: log, encoding: .utf8)) ?? ""))
+            throw TimeoutError(
+                message: "openssl \(arguments.joined(separator: " ")) failed: "
+                    + ((try? String(contentsOfFile: log, encoding: .utf8)) ?? ""))
         }
     }
 
@@ -88,14 +101,16 @@ public struct TestCertificates: Sendable {
 
     /// Mosquitto lines for a TLS listener on `port` (127.0.0.1) with this CA, presenting
     /// `certificate` (default: the server certificate), TLS 1.2 at least.
-    public func listener(port: Int, host: String = "127.0.0.1", certificate: String? = nil, key: String? = nil,
-                         requireClientCertificate: Bool = false) -> [String] {
+    public func listener(
+        port: Int, host: String = "127.0.0.1", certificate: String? = nil, key: String? = nil,
+        requireClientCertificate: Bool = false
+    ) -> [String] {
         [
             "listener \(port) \(host)",
             "cafile \(caCertificate)",
             "certfile \(certificate ?? serverCertificate)",
             "keyfile \(key ?? serverKey)",
-            "tls_version tlsv1.2",
+            "tls_version tlsv1.2"
         ] + (requireClientCertificate ? ["require_certificate true", "use_identity_as_username true"] : [])
     }
 }
@@ -129,12 +144,15 @@ public func withTLSTestBroker<T>(
         ports.insert(port)
     }
     let sorted = ports.sorted()
-    let listeners = TLSListeners(verified: sorted[0], verifiedIPv6: sorted[1], otherHost: sorted[2], untrusted: sorted[3],
-                                 clientCertificate: sorted[4])
-    let config = pki.listener(port: listeners.verified)
+    let listeners = TLSListeners(
+        verified: sorted[0], verifiedIPv6: sorted[1], otherHost: sorted[2], untrusted: sorted[3],
+        clientCertificate: sorted[4])
+    let config =
+        pki.listener(port: listeners.verified)
         + pki.listener(port: listeners.verifiedIPv6, host: "::1")
         + pki.listener(port: listeners.otherHost, certificate: pki.otherHostCertificate, key: pki.otherHostKey)
-        + pki.listener(port: listeners.untrusted, certificate: pki.untrustedServerCertificate, key: pki.untrustedServerKey)
+        + pki.listener(
+            port: listeners.untrusted, certificate: pki.untrustedServerCertificate, key: pki.untrustedServerKey)
         + pki.listener(port: listeners.clientCertificate, requireClientCertificate: true)
         + extraConfig
     // The broker is waited for on every listener, the TLS ones included (each opens once its

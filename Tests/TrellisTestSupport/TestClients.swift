@@ -9,8 +9,9 @@ public enum TestClients {
         id: String = "test-\(UUID().uuidString.prefix(8))",
         configure: (inout MQTTConfiguration) -> Void = { _ in }
     ) async throws -> MQTTClient {
-        var configuration = MQTTConfiguration(host: broker.host, port: broker.port, clientID: id,
-                                              reconnectDelay: 0.05...0.5)
+        var configuration = MQTTConfiguration(
+            host: broker.host, port: broker.port, clientID: id,
+            reconnectDelay: 0.05...0.5)
         configure(&configuration)
         let client = try MQTTClient(configuration: configuration)
         client.start()

@@ -16,8 +16,10 @@ public final class ToolProcess: Sendable {
     /// Starts `arguments[0]` (a path) with the rest as its arguments.
     public init(_ arguments: [String]) throws {
         command = arguments.joined(separator: " ")
-        outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-tool-\(UUID().uuidString).log").path
-        child = Mutex(try ChildProcess(path: arguments[0], arguments: Array(arguments.dropFirst()), outputPath: outputPath))
+        outputPath =
+            FileManager.default.temporaryDirectory.appendingPathComponent("trellis-tool-\(UUID().uuidString).log").path
+        child = Mutex(
+            try ChildProcess(path: arguments[0], arguments: Array(arguments.dropFirst()), outputPath: outputPath))
     }
 
     deinit {
@@ -83,5 +85,6 @@ public enum CaptureAbility {
     public static let tcpdump = ToolProcess.find("tcpdump")
     public static let tshark = ToolProcess.find("tshark")
     public static let canCapture = tcpdump != nil && geteuid() == 0
-    public static let canUseNamespaces = canCapture && ToolProcess.find("ip") != nil && ToolProcess.find("ethtool") != nil
+    public static let canUseNamespaces =
+        canCapture && ToolProcess.find("ip") != nil && ToolProcess.find("ethtool") != nil
 }

@@ -25,7 +25,7 @@ enum FrameBuilder {
         var toBroker = true
         var sequence: UInt32
         var acknowledgement: UInt32 = 0
-        var flags: UInt8 = 0x18  // PSH, ACK
+        var flags: UInt8 = 0x18 // PSH, ACK
         var payload: [UInt8] = []
         var ipOptions = false
         var extensionHeaders = false
@@ -34,7 +34,8 @@ enum FrameBuilder {
     static let syn: UInt8 = 0x02, ack: UInt8 = 0x10, fin: UInt8 = 0x01
 
     static func tcp(_ segment: Segment) -> [UInt8] {
-        let (source, destination) = segment.toBroker ? (segment.client, segment.broker) : (segment.broker, segment.client)
+        let (source, destination) =
+            segment.toBroker ? (segment.client, segment.broker) : (segment.broker, segment.client)
         var out = PcapBuilder.u16(source) + PcapBuilder.u16(destination)
         out += PcapBuilder.u32(segment.sequence) + PcapBuilder.u32(segment.acknowledgement)
         out += [0x50, segment.flags] + PcapBuilder.u16(65535) + [0, 0, 0, 0]
@@ -44,18 +45,20 @@ enum FrameBuilder {
     static func ip(_ segment: Segment) -> [UInt8] {
         let tcp = tcp(segment)
         if segment.ipv6 {
-            let clientAddress = [UInt8](repeating: 0, count: 15) + [1], brokerAddress = [UInt8](repeating: 0, count: 15) + [1]
+            let clientAddress = [UInt8](repeating: 0, count: 15) + [1],
+                brokerAddress = [UInt8](repeating: 0, count: 15) + [1]
             var extensions: [UInt8] = []
             var next: UInt8 = 6
             if segment.extensionHeaders {
-                extensions = [60, 0, 1, 4, 0, 0, 0, 0] + [6, 0, 1, 4, 0, 0, 0, 0]  // hop-by-hop → destination options → TCP
+                // hop-by-hop → destination options → TCP
+                extensions = [60, 0, 1, 4, 0, 0, 0, 0] + [6, 0, 1, 4, 0, 0, 0, 0]
                 next = 0
             }
             var out: [UInt8] = [0x60, 0, 0, 0] + PcapBuilder.u16(UInt16(extensions.count + tcp.count)) + [next, 64]
             out += segment.toBroker ? clientAddress + brokerAddress : brokerAddress + clientAddress
             return out + extensions + tcp
         }
-        let options: [UInt8] = segment.ipOptions ? [1, 1, 1, 0] : []  // NOP, NOP, NOP, end of options
+        let options: [UInt8] = segment.ipOptions ? [1, 1, 1, 0] : [] // NOP, NOP, NOP, end of options
         let headerLength = 20 + options.count
         var out: [UInt8] = [0x40 | UInt8(headerLength / 4), 0] + PcapBuilder.u16(UInt16(headerLength + tcp.count))
         out += [0, 1, 0x40, 0, 64, 6, 0, 0]
@@ -70,7 +73,7 @@ enum FrameBuilder {
         switch link {
         case .ethernet: return macs + etherType + ip
         case .vlan: return macs + [0x81, 0x00, 0x00, 0x2A] + etherType + ip
-        case .null: return PcapBuilder.u32(segment.ipv6 ? 30 : 2, false) + ip  // little-endian host, macOS's AF_INET6
+        case .null: return PcapBuilder.u32(segment.ipv6 ? 30 : 2, false) + ip // little-endian host, macOS's AF_INET6
         case .loop: return PcapBuilder.u32(segment.ipv6 ? 24 : 2) + ip
         case .sll: return [0, 0, 3, 4, 0, 6] + [UInt8](repeating: 0, count: 8) + etherType + ip
         case .sll2: return etherType + [0, 0, 0, 0, 0, 1, 3, 4, 0, 6] + [UInt8](repeating: 0, count: 8) + ip

@@ -19,11 +19,14 @@ struct LinkLayerImportTests {
         #expect(result.problems.isEmpty)
         #expect(result.topics == ["sensors/0", "sensors/1", "sensors/2"])
         #expect(result.inputs.allSatisfy { $0.client == "plant-app" })
-        #expect(result.messages.first?.connection == (ipv6 ? "[::1]:50000 → [::1]:1883" : "127.0.0.2:50000 → 127.0.0.1:1883"))
+        #expect(
+            result.messages.first?.connection
+                == (ipv6 ? "[::1]:50000 → [::1]:1883" : "127.0.0.2:50000 → 127.0.0.1:1883"))
     }
 
-    @Test("classic pcap in both byte orders, with microsecond and nanosecond times",
-          arguments: [(false, false), (true, false), (false, true), (true, true)])
+    @Test(
+        "classic pcap in both byte orders, with microsecond and nanosecond times",
+        arguments: [(false, false), (true, false), (false, true), (true, true)])
     func pcapVariants(bigEndian: Bool, nanoseconds: Bool) {
         let connection = clientConnection()
         let file = PcapBuilder.pcap(connection.packets(), linkType: 1, bigEndian: bigEndian, nanoseconds: nanoseconds)
@@ -37,8 +40,12 @@ struct LinkLayerImportTests {
     @Test("pcapng with two interfaces of different link types and time resolutions", arguments: [false, true])
     func pcapngTwoInterfaces(bigEndian: Bool) {
         let first = clientConnection(client: "on-eth")
-        let second = clientConnection(client: "on-any") { $0.client = 50001; $0.time += 500 }
-        let packets = (first.packets(.ethernet, interface: 0) + second.packets(.sll2, interface: 1)).sorted { $0.microseconds < $1.microseconds }
+        let second = clientConnection(client: "on-any") {
+            $0.client = 50001; $0.time += 500
+        }
+        let packets = (first.packets(.ethernet, interface: 0) + second.packets(.sll2, interface: 1)).sorted {
+            $0.microseconds < $1.microseconds
+        }
         let file = PcapBuilder.pcapng(packets, interfaces: [(1, 6), (276, 9)], bigEndian: bigEndian)
         let result = Imported(file, chunk: 13)
         #expect(result.problems.isEmpty)

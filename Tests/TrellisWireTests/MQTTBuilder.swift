@@ -26,8 +26,10 @@ enum MQTTBuilder {
     }
 
     /// A PUBLISH; `properties` is the v5 property bytes (without their length), nil for 3.1.1.
-    static func publish(_ topic: String, _ payload: [UInt8], qos: UInt8 = 0, retain: Bool = false, dup: Bool = false,
-                        packetID: UInt16 = 1, properties: [UInt8]? = nil) -> [UInt8] {
+    static func publish(
+        _ topic: String, _ payload: [UInt8], qos: UInt8 = 0, retain: Bool = false, dup: Bool = false,
+        packetID: UInt16 = 1, properties: [UInt8]? = nil
+    ) -> [UInt8] {
         var body = string(topic)
         if qos > 0 { body += PcapBuilder.u16(packetID) }
         if let properties { body += length(properties.count) + properties }
@@ -58,9 +60,14 @@ struct ConnectionBuilder {
 
     /// The three-way handshake.
     mutating func open() {
-        add(FrameBuilder.Segment(ipv6: ipv6, client: client, broker: broker, toBroker: true, sequence: clientSequence, flags: FrameBuilder.syn))
-        add(FrameBuilder.Segment(ipv6: ipv6, client: client, broker: broker, toBroker: false, sequence: brokerSequence,
-                                 acknowledgement: clientSequence &+ 1, flags: FrameBuilder.syn | FrameBuilder.ack))
+        add(
+            FrameBuilder.Segment(
+                ipv6: ipv6, client: client, broker: broker, toBroker: true, sequence: clientSequence,
+                flags: FrameBuilder.syn))
+        add(
+            FrameBuilder.Segment(
+                ipv6: ipv6, client: client, broker: broker, toBroker: false, sequence: brokerSequence,
+                acknowledgement: clientSequence &+ 1, flags: FrameBuilder.syn | FrameBuilder.ack))
         clientSequence &+= 1
         brokerSequence &+= 1
     }
@@ -69,16 +76,24 @@ struct ConnectionBuilder {
     @discardableResult
     mutating func send(_ bytes: [UInt8], toBroker: Bool = true) -> Int {
         let sequence = toBroker ? clientSequence : brokerSequence
-        add(FrameBuilder.Segment(ipv6: ipv6, client: client, broker: broker, toBroker: toBroker, sequence: sequence,
-                                 acknowledgement: toBroker ? brokerSequence : clientSequence, payload: bytes))
+        add(
+            FrameBuilder.Segment(
+                ipv6: ipv6, client: client, broker: broker, toBroker: toBroker, sequence: sequence,
+                acknowledgement: toBroker ? brokerSequence : clientSequence, payload: bytes))
         if toBroker { clientSequence &+= UInt32(bytes.count) } else { brokerSequence &+= UInt32(bytes.count) }
         return segments.count - 1
     }
 
     /// Both sides' FIN.
     mutating func close() {
-        add(FrameBuilder.Segment(ipv6: ipv6, client: client, broker: broker, toBroker: true, sequence: clientSequence, flags: FrameBuilder.fin | FrameBuilder.ack))
-        add(FrameBuilder.Segment(ipv6: ipv6, client: client, broker: broker, toBroker: false, sequence: brokerSequence, flags: FrameBuilder.fin | FrameBuilder.ack))
+        add(
+            FrameBuilder.Segment(
+                ipv6: ipv6, client: client, broker: broker, toBroker: true, sequence: clientSequence,
+                flags: FrameBuilder.fin | FrameBuilder.ack))
+        add(
+            FrameBuilder.Segment(
+                ipv6: ipv6, client: client, broker: broker, toBroker: false, sequence: brokerSequence,
+                flags: FrameBuilder.fin | FrameBuilder.ack))
     }
 
     mutating func add(_ segment: FrameBuilder.Segment) {
@@ -88,6 +103,9 @@ struct ConnectionBuilder {
 
     /// The segments as packets of `link`.
     func packets(_ link: FrameBuilder.Link = .ethernet, interface: Int = 0) -> [PcapBuilder.Packet] {
-        segments.map { PcapBuilder.Packet(microseconds: $0.microseconds, interface: interface, frame: FrameBuilder.frame($0.segment, link: link)) }
+        segments.map {
+            PcapBuilder.Packet(
+                microseconds: $0.microseconds, interface: interface, frame: FrameBuilder.frame($0.segment, link: link))
+        }
     }
 }

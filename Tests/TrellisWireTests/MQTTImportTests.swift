@@ -12,21 +12,29 @@ struct MQTTImportTests {
         var connection = ConnectionBuilder()
         connection.open()
         connection.send(MQTTBuilder.connect(clientID: "asker", level: 5))
-        let properties = MQTTBuilder.responseTopic("app/replies") + MQTTBuilder.correlationData([1, 2, 0xFF])
-            + MQTTBuilder.userProperty("source", "pi") + MQTTBuilder.userProperty("source", "again") + MQTTBuilder.contentType("text/plain")
+        let properties =
+            MQTTBuilder.responseTopic("app/replies") + MQTTBuilder.correlationData([1, 2, 0xFF])
+            + MQTTBuilder.userProperty("source", "pi") + MQTTBuilder.userProperty("source", "again")
+            + MQTTBuilder.contentType("text/plain")
             + MQTTBuilder.topicAlias(3)
         connection.send(MQTTBuilder.publish("rpi/torpi", Array("status".utf8), qos: 1, properties: properties))
         connection.send(MQTTBuilder.publish("", Array("again".utf8), properties: MQTTBuilder.topicAlias(3)))
         // The broker's alias 3 is its own: it names another topic.
-        connection.send(MQTTBuilder.publish("rpi/fromrpi", Array("ok".utf8), properties: MQTTBuilder.topicAlias(3)), toBroker: false)
-        connection.send(MQTTBuilder.publish("", Array("ok 2".utf8), properties: MQTTBuilder.topicAlias(3)), toBroker: false)
+        connection.send(
+            MQTTBuilder.publish("rpi/fromrpi", Array("ok".utf8), properties: MQTTBuilder.topicAlias(3)), toBroker: false
+        )
+        connection.send(
+            MQTTBuilder.publish("", Array("ok 2".utf8), properties: MQTTBuilder.topicAlias(3)), toBroker: false)
         let result = Imported(PcapBuilder.pcap(connection.packets(), linkType: 1))
         #expect(result.problems.isEmpty)
         #expect(result.topics == ["rpi/torpi", "rpi/torpi"])
         #expect(result.deliveries.map(\.topic) == ["rpi/fromrpi", "rpi/fromrpi"])
         let first = try #require(result.inputs.first)
-        #expect(first.properties == MQTTProperties(responseTopic: "app/replies", correlationData: [1, 2, 0xFF],
-                                                   userProperties: [.init("source", "pi"), .init("source", "again")], contentType: "text/plain"))
+        #expect(
+            first.properties
+                == MQTTProperties(
+                    responseTopic: "app/replies", correlationData: [1, 2, 0xFF],
+                    userProperties: [.init("source", "pi"), .init("source", "again")], contentType: "text/plain"))
         #expect(first.qos == 1)
         #expect(first.jsonLine.contains(#""client":"asker""#))
         #expect(result.deliveries.allSatisfy { $0.client == nil })
@@ -67,7 +75,9 @@ struct MQTTImportTests {
         var connection = ConnectionBuilder()
         connection.open()
         var connect = MQTTBuilder.connect(clientID: "v\(level)", level: level)
-        if level == 3 { connect = MQTTBuilder.packet(0x10, MQTTBuilder.string("MQIsdp") + [3, 2, 0, 60] + MQTTBuilder.string("v3")) }
+        if level == 3 {
+            connect = MQTTBuilder.packet(0x10, MQTTBuilder.string("MQIsdp") + [3, 2, 0, 60] + MQTTBuilder.string("v3"))
+        }
         connection.send(connect)
         connection.send(MQTTBuilder.publish("t", Array("x".utf8), properties: level == 5 ? [] : nil))
         let result = Imported(PcapBuilder.pcap(connection.packets(), linkType: 1))
@@ -75,9 +85,12 @@ struct MQTTImportTests {
         #expect(result.topics == ["t"])
     }
 
-    @Test("TLS and WebSocket on a port are named and refused",
-          arguments: [([0x16, 0x03, 0x01, 0x00, 0x05, 1, 0, 0, 1, 3], "TLS (a ClientHello)"),
-                      (Array("GET /mqtt HTTP/1.1\r\nHost: pi\r\n\r\n".utf8), "MQTT over WebSocket")])
+    @Test(
+        "TLS and WebSocket on a port are named and refused",
+        arguments: [
+            ([0x16, 0x03, 0x01, 0x00, 0x05, 1, 0, 0, 1, 3], "TLS (a ClientHello)"),
+            (Array("GET /mqtt HTTP/1.1\r\nHost: pi\r\n\r\n".utf8), "MQTT over WebSocket")
+        ])
     func refused(first: [UInt8], named: String) {
         var connection = ConnectionBuilder()
         connection.open()
@@ -88,8 +101,9 @@ struct MQTTImportTests {
         #expect(result.problems.first?.message.contains(named) == true)
     }
 
-    @Test("a PUBLISH topic with a wildcard or a NUL is reported, not imported (found by the fuzzer)",
-          arguments: ["a/+/b", "a/#", "a\u{0}b"])
+    @Test(
+        "a PUBLISH topic with a wildcard or a NUL is reported, not imported (found by the fuzzer)",
+        arguments: ["a/+/b", "a/#", "a\u{0}b"])
     func invalidTopic(topic: String) {
         var connection = ConnectionBuilder()
         connection.open()

@@ -12,7 +12,9 @@ enum PcapBuilder {
     }
 
     /// A classic pcap file.
-    static func pcap(_ packets: [Packet], linkType: UInt32, bigEndian: Bool = false, nanoseconds: Bool = false) -> [UInt8] {
+    static func pcap(_ packets: [Packet], linkType: UInt32, bigEndian: Bool = false, nanoseconds: Bool = false)
+        -> [UInt8]
+    {
         var out: [UInt8] = []
         out += u32(nanoseconds ? 0xA1B2_3C4D : 0xA1B2_C3D4, bigEndian)
         out += u16(2, bigEndian) + u16(4, bigEndian) + u32(0, bigEndian) + u32(0, bigEndian)
@@ -20,7 +22,9 @@ enum PcapBuilder {
         for packet in packets {
             let seconds = packet.microseconds / 1_000_000, micros = packet.microseconds % 1_000_000
             out += u32(UInt32(seconds), bigEndian) + u32(UInt32(nanoseconds ? micros * 1000 : micros), bigEndian)
-            out += u32(UInt32(packet.frame.count), bigEndian) + u32(UInt32(packet.originalLength ?? packet.frame.count), bigEndian)
+            out +=
+                u32(UInt32(packet.frame.count), bigEndian)
+                + u32(UInt32(packet.originalLength ?? packet.frame.count), bigEndian)
             out += packet.frame
         }
         return out
@@ -28,22 +32,32 @@ enum PcapBuilder {
 
     /// A pcapng file with one section and one interface per link type given, each with its
     /// time resolution (if_tsresol: 6 for microseconds, 9 for nanoseconds).
-    static func pcapng(_ packets: [Packet], interfaces: [(linkType: UInt16, resolution: UInt8)], bigEndian: Bool = false) -> [UInt8] {
+    static func pcapng(
+        _ packets: [Packet], interfaces: [(linkType: UInt16, resolution: UInt8)], bigEndian: Bool = false
+    ) -> [UInt8] {
         func block(_ type: UInt32, _ body: [UInt8]) -> [UInt8] {
             let padded = body + [UInt8](repeating: 0, count: (4 - body.count % 4) % 4)
             let length = UInt32(12 + padded.count)
             return u32(type, bigEndian) + u32(length, bigEndian) + padded + u32(length, bigEndian)
         }
-        var out = block(0x0A0D_0D0A, u32(0x1A2B_3C4D, bigEndian) + u16(1, bigEndian) + u16(0, bigEndian) + [UInt8](repeating: 0xFF, count: 8))
+        var out = block(
+            0x0A0D_0D0A,
+            u32(0x1A2B_3C4D, bigEndian) + u16(1, bigEndian) + u16(0, bigEndian) + [UInt8](repeating: 0xFF, count: 8))
         for interface in interfaces {
-            let options = u16(9, bigEndian) + u16(1, bigEndian) + [interface.resolution, 0, 0, 0] + u16(0, bigEndian) + u16(0, bigEndian)
+            let options =
+                u16(9, bigEndian) + u16(1, bigEndian) + [interface.resolution, 0, 0, 0] + u16(0, bigEndian)
+                + u16(0, bigEndian)
             out += block(1, u16(interface.linkType, bigEndian) + u16(0, bigEndian) + u32(0, bigEndian) + options)
         }
         for packet in packets {
             var units = UInt64(packet.microseconds)
             for _ in 6..<Int(interfaces[packet.interface].resolution) { units *= 10 }
-            var body = u32(UInt32(packet.interface), bigEndian) + u32(UInt32(units >> 32), bigEndian) + u32(UInt32(units & 0xFFFF_FFFF), bigEndian)
-            body += u32(UInt32(packet.frame.count), bigEndian) + u32(UInt32(packet.originalLength ?? packet.frame.count), bigEndian)
+            var body =
+                u32(UInt32(packet.interface), bigEndian) + u32(UInt32(units >> 32), bigEndian)
+                + u32(UInt32(units & 0xFFFF_FFFF), bigEndian)
+            body +=
+                u32(UInt32(packet.frame.count), bigEndian)
+                + u32(UInt32(packet.originalLength ?? packet.frame.count), bigEndian)
             out += block(6, body + packet.frame)
         }
         return out

@@ -13,9 +13,9 @@ struct TCPReassemblyTests {
         var connection = clientConnection()
         // Handshake 0-1, CONNECT 2, CONNACK 3, publishes 4-6.
         connection.segments.swapAt(4, 6)
-        connection.segments.insert(connection.segments[5], at: 7)  // a retransmission
+        connection.segments.insert(connection.segments[5], at: 7) // a retransmission
         var overlap = connection.segments[4]
-        overlap.segment.sequence &-= 5  // starts five bytes into the previous segment
+        overlap.segment.sequence &-= 5 // starts five bytes into the previous segment
         overlap.segment.payload = Array(connection.segments[5].segment.payload.suffix(5)) + overlap.segment.payload
         connection.segments.insert(overlap, at: 8)
         let result = Imported(PcapBuilder.pcap(connection.packets(), linkType: 1))
@@ -36,7 +36,9 @@ struct TCPReassemblyTests {
         var connection = ConnectionBuilder()
         connection.open()
         let big = MQTTBuilder.publish("photos/1", [UInt8](repeating: 0xAB, count: 3000))
-        var bytes = MQTTBuilder.connect(clientID: "cam") + big + MQTTBuilder.publish("a", Array("x".utf8)) + MQTTBuilder.publish("b", Array("y".utf8))
+        var bytes =
+            MQTTBuilder.connect(clientID: "cam") + big + MQTTBuilder.publish("a", Array("x".utf8))
+            + MQTTBuilder.publish("b", Array("y".utf8))
         let size = (bytes.count + pieces - 1) / pieces
         while !bytes.isEmpty {
             connection.send(Array(bytes.prefix(size)))
@@ -72,7 +74,8 @@ struct TCPReassemblyTests {
         let full = packets[5].frame.count
         packets[5].frame.removeLast(4)
         packets[5].originalLength = full
-        let file = PcapBuilder.pcap(packets + clientConnection(client: "next") { $0.client = 50001 }.packets(), linkType: 1)
+        let file = PcapBuilder.pcap(
+            packets + clientConnection(client: "next") { $0.client = 50001 }.packets(), linkType: 1)
         let result = Imported(file)
         #expect(result.inputs.filter { $0.client == "cut" }.count == 1)
         #expect(result.inputs.filter { $0.client == "next" }.count == 3)
@@ -84,7 +87,9 @@ struct TCPReassemblyTests {
     @Test("a new SYN on the same ports starts a new connection")
     func reusedPort() {
         let first = clientConnection(client: "first")
-        let second = clientConnection(client: "second") { $0.clientSequence = 900_000; $0.time += 1_000_000 }
+        let second = clientConnection(client: "second") {
+            $0.clientSequence = 900_000; $0.time += 1_000_000
+        }
         // The first connection never closes: the second SYN alone ends it.
         let result = Imported(PcapBuilder.pcap(Array(first.packets().dropLast(2)) + second.packets(), linkType: 1))
         #expect(result.problems.isEmpty)
@@ -100,8 +105,10 @@ struct TCPReassemblyTests {
         let publish = MQTTBuilder.publish("sensors/0", Array("first".utf8))
         connection.send(Array(publish.prefix(5)))
         connection.send(Array(publish.dropFirst(5)))
-        connection.send(MQTTBuilder.publish("sensors/1", Array("second".utf8)) + MQTTBuilder.publish("sensors/2", Array("third".utf8)))
-        let packets = Array(connection.packets().dropFirst(4))  // from the middle of the first PUBLISH
+        connection.send(
+            MQTTBuilder.publish("sensors/1", Array("second".utf8))
+                + MQTTBuilder.publish("sensors/2", Array("third".utf8)))
+        let packets = Array(connection.packets().dropFirst(4)) // from the middle of the first PUBLISH
         let withVersion = Imported(PcapBuilder.pcap(packets, linkType: 1), version: .v311)
         #expect(withVersion.problems.isEmpty)
         #expect(withVersion.topics == ["sensors/1", "sensors/2"])

@@ -33,15 +33,18 @@ struct Imported {
 }
 
 /// The traffic of one client: CONNECT, then `count` QoS 0 publishes on sensors/<n>, then close.
-func clientConnection(client: String = "plant-app", count: Int = 3, level: UInt8 = 4, ipv6: Bool = false,
-             configure: (inout ConnectionBuilder) -> Void = { _ in }) -> ConnectionBuilder {
+func clientConnection(
+    client: String = "plant-app", count: Int = 3, level: UInt8 = 4, ipv6: Bool = false,
+    configure: (inout ConnectionBuilder) -> Void = { _ in }
+) -> ConnectionBuilder {
     var connection = ConnectionBuilder(ipv6: ipv6)
     configure(&connection)
     connection.open()
     connection.send(MQTTBuilder.connect(clientID: client, level: level))
     connection.send([0x20, 2, 0, 0], toBroker: false)
     for index in 0..<count {
-        connection.send(MQTTBuilder.publish("sensors/\(index)", Array("reading \(index)".utf8), properties: level == 5 ? [] : nil))
+        connection.send(
+            MQTTBuilder.publish("sensors/\(index)", Array("reading \(index)".utf8), properties: level == 5 ? [] : nil))
     }
     connection.close()
     return connection

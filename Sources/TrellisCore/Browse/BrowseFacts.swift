@@ -32,7 +32,9 @@ public struct BrowseProperty: Sendable, Hashable, Codable {
 /// The table model every browse reply carries: column names and rows of strings.
 public struct BrowseTable: Sendable, Equatable, Encodable {
     public static let navigationColumns = ["PERM_ID", "REFCON", "CATEGORY", "SUMMARY_HEADER", "SUMMARY", "CHILDREN"]
-    public static let detailColumns = ["PERM_ID", "REFCON", "SUMMARY_HEADER", "SUMMARY", "IDENTIFIER", "IMAGE_URL", "PROPERTIES"]
+    public static let detailColumns = [
+        "PERM_ID", "REFCON", "SUMMARY_HEADER", "SUMMARY", "IDENTIFIER", "IMAGE_URL", "PROPERTIES"
+    ]
 
     public var columns: [String]
     public var rows: [[String]]

@@ -43,9 +43,14 @@ public enum BrowseRequest: Sendable, Equatable {
 
     private static func targets(_ value: JSONValue?) -> Result<[BrowseTarget], JSONServiceError> {
         guard let value else { return .failure(.missing("entities")) }
-        guard case let .array(items) = value else { return .failure(.invalid("entities", "a list of {\"PERM_ID\",\"REFCON\"}")) }
+        guard case let .array(items) = value else {
+            return .failure(.invalid("entities", "a list of {\"PERM_ID\",\"REFCON\"}"))
+        }
         guard items.count <= maximumEntities else {
-            return .failure(JSONServiceError(.tooLarge, "the member \"entities\" names \(items.count) entities; at most \(maximumEntities) at once"))
+            return .failure(
+                JSONServiceError(
+                    .tooLarge,
+                    "the member \"entities\" names \(items.count) entities; at most \(maximumEntities) at once"))
         }
         var targets: [BrowseTarget] = []
         for item in items {

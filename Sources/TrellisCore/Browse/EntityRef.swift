@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// The kinds of entity the browse service shows.
@@ -38,7 +38,9 @@ public struct EntityRef: Sendable, Hashable, Comparable {
 
     /// Reads a PERM_ID; nil when the kind is unknown or the key empty.
     public init?(permID: String) {
-        guard let colon = permID.firstIndex(of: ":"), let kind = EntityKind(rawValue: String(permID[..<colon])) else { return nil }
+        guard let colon = permID.firstIndex(of: ":"), let kind = EntityKind(rawValue: String(permID[..<colon])) else {
+            return nil
+        }
         let key = String(permID[permID.index(after: colon)...])
         guard !key.isEmpty, key.utf8.count <= 256 else { return nil }
         self.init(kind, key)
@@ -53,7 +55,8 @@ public struct EntityRef: Sendable, Hashable, Comparable {
 
     /// Why `refcon` does not belong to this entity, or nil when it does.
     public func refconProblem(_ refcon: String) -> String? {
-        guard let data = refcon.data(using: .utf8), let decoded = try? JSONDecoder().decode(Refcon.self, from: data) else {
+        guard let data = refcon.data(using: .utf8), let decoded = try? JSONDecoder().decode(Refcon.self, from: data)
+        else {
             return "the REFCON is not one Trellis handed out"
         }
         guard decoded.kind == kind.rawValue, decoded.key == key else {

@@ -29,10 +29,13 @@ public enum ButtonIdentifier {
             return .failure(IdentifierError(message: "the \(kind) is empty"))
         }
         if text.count > maximumLength {
-            return .failure(IdentifierError(message: "the \(kind) has \(text.count) characters; at most \(maximumLength) are allowed"))
+            return .failure(
+                IdentifierError(
+                    message: "the \(kind) has \(text.count) characters; at most \(maximumLength) are allowed"))
         }
         if let bad = text.unicodeScalars.first(where: { "/+#".unicodeScalars.contains($0) }) {
-            return .failure(IdentifierError(message: "the \(kind) contains '\(bad)', which cannot be part of an MQTT topic level"))
+            return .failure(
+                IdentifierError(message: "the \(kind) contains '\(bad)', which cannot be part of an MQTT topic level"))
         }
         if text.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7f...0x9f).contains($0.value) }) {
             return .failure(IdentifierError(message: "the \(kind) contains a control character"))
@@ -49,7 +52,9 @@ extension String {
     /// `Character`, so it is named as well).
     func trimmingWhitespace() -> String {
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
+            return ""
+        }
         return String(self[first...last])
     }
 }

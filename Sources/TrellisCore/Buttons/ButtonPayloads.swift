@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// A button as clients see it: its id, its total presses and its latest presses, oldest first.
@@ -35,9 +35,12 @@ public enum ButtonPayloads {
     /// `register-response` on success; `button` is left out when the button was never seen, and
     /// `missed` is the number of presses the client missed while offline.
     public static func registerSuccess(button: ButtonState?, missed: Int) -> [UInt8] {
-        encode(Register(status: "success", button: button.map {
-            RegisteredButton(id: $0.id, count: missed, history: $0.history.map(ISO8601Time.format))
-        }))
+        encode(
+            Register(
+                status: "success",
+                button: button.map {
+                    RegisteredButton(id: $0.id, count: missed, history: $0.history.map(ISO8601Time.format))
+                }))
     }
 
     /// The retained `p2o/buttons/<button>/state`: `{"history":[…],"id":…,"total":…}`.

@@ -54,8 +54,12 @@ public enum CaptureDiff {
                     script.append(Edit(kind: .same, text: a[index], expectedLine: index + 1, actualLine: index + 1))
                     continue
                 }
-                if index < a.count { script.append(Edit(kind: .removed, text: a[index], expectedLine: index + 1, actualLine: index + 1)) }
-                if index < b.count { script.append(Edit(kind: .added, text: b[index], expectedLine: index + 1, actualLine: index + 1)) }
+                if index < a.count {
+                    script.append(Edit(kind: .removed, text: a[index], expectedLine: index + 1, actualLine: index + 1))
+                }
+                if index < b.count {
+                    script.append(Edit(kind: .added, text: b[index], expectedLine: index + 1, actualLine: index + 1))
+                }
             }
             return script
         }

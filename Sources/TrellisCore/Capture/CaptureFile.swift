@@ -34,7 +34,8 @@ public enum CaptureFile {
     /// Every record of `contents`; the first bad line is thrown unless `skipBadLines`, in which
     /// case bad lines are left out and returned as `skipped`.
     public static func records(of contents: [UInt8], name: String, skipBadLines: Bool = false)
-        throws(CaptureFileError) -> (records: [CaptureRecord], skipped: [CaptureFileError]) {
+        throws(CaptureFileError) -> (records: [CaptureRecord], skipped: [CaptureFileError])
+    {
         var records: [CaptureRecord] = []
         var skipped: [CaptureFileError] = []
         for line in lines(of: contents, name: name) {

@@ -63,7 +63,9 @@ enum CaptureJSON {
 
         mutating func enter() throws(SyntaxError) {
             depth += 1
-            guard depth <= Self.maximumDepth else { throw error("values are nested more than \(Self.maximumDepth) levels deep") }
+            guard depth <= Self.maximumDepth else {
+                throw error("values are nested more than \(Self.maximumDepth) levels deep")
+            }
         }
 
         mutating func skipSpace() {
@@ -86,7 +88,8 @@ enum CaptureJSON {
 
         mutating func literal(_ word: String) throws(SyntaxError) {
             let expected = Array(word.utf8)
-            guard bytes.count - index >= expected.count, Array(bytes[index..<(index + expected.count)]) == expected else {
+            guard bytes.count - index >= expected.count, Array(bytes[index..<(index + expected.count)]) == expected
+            else {
                 throw error("expected a JSON value, found \(describe(bytes[index]))")
             }
             index += expected.count
@@ -107,7 +110,9 @@ enum CaptureJSON {
             }
             if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
                 index += 1
-                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                    index += 1
+                }
                 guard digits() > 0 else { throw error("a number needs digits in its exponent") }
             }
             return String(decoding: bytes[start..<index], as: UTF8.self)
@@ -138,12 +143,16 @@ enum CaptureJSON {
                     case UInt8(ascii: "u"):
                         var scalar = try hex4()
                         if (0xD800...0xDBFF).contains(scalar) {
-                            guard bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                            guard bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"),
+                                bytes[index + 1] == UInt8(ascii: "u")
+                            else {
                                 throw error("a \\u escape of a high surrogate must be followed by a low surrogate")
                             }
                             index += 2
                             let low = try hex4()
-                            guard (0xDC00...0xDFFF).contains(low) else { throw error("invalid low surrogate in a \\u escape") }
+                            guard (0xDC00...0xDFFF).contains(low) else {
+                                throw error("invalid low surrogate in a \\u escape")
+                            }
                             scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                         } else if (0xDC00...0xDFFF).contains(scalar) {
                             throw error("a lone low surrogate in a \\u escape")
@@ -154,7 +163,9 @@ enum CaptureJSON {
                         throw error("invalid escape \\\(String(decoding: [escape], as: UTF8.self)) in a string")
                     }
                 default:
-                    guard byte >= 0x20 else { throw error("a control character (\(describe(byte))) inside a string must be escaped") }
+                    guard byte >= 0x20 else {
+                        throw error("a control character (\(describe(byte))) inside a string must be escaped")
+                    }
                     out.append(byte)
                     index += 1
                 }
@@ -163,7 +174,7 @@ enum CaptureJSON {
 
         mutating func hex4() throws(SyntaxError) -> UInt32 {
             guard bytes.count - index >= 4,
-                  let value = UInt32(String(decoding: bytes[index..<(index + 4)], as: UTF8.self), radix: 16)
+                let value = UInt32(String(decoding: bytes[index..<(index + 4)], as: UTF8.self), radix: 16)
             else { throw error("a \\u escape needs four hex digits") }
             index += 4
             return value
@@ -203,11 +214,17 @@ enum CaptureJSON {
             while true {
                 skipSpace()
                 guard index < bytes.count else { throw error("the line ends inside an object") }
-                guard bytes[index] == UInt8(ascii: "\"") else { throw error("expected a quoted field name, found \(describe(bytes[index]))") }
+                guard bytes[index] == UInt8(ascii: "\"") else {
+                    throw error("expected a quoted field name, found \(describe(bytes[index]))")
+                }
                 let nameBytes = try string()
-                guard let name = String(validating: nameBytes, as: UTF8.self) else { throw error("a field name is not valid UTF-8") }
+                guard let name = String(validating: nameBytes, as: UTF8.self) else {
+                    throw error("a field name is not valid UTF-8")
+                }
                 skipSpace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected : after the field name \"\(name)\"") }
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                    throw error("expected : after the field name \"\(name)\"")
+                }
                 index += 1
                 skipSpace()
                 let start = index

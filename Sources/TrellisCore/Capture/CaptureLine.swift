@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 import TrellisMQTTTypes
 
@@ -20,7 +20,8 @@ import TrellisMQTTTypes
 extension CaptureRecord {
     /// The record as one capture line, without the line break.
     public var jsonLine: String {
-        var out = "{\"t\":\"" + CaptureTime.format(microseconds: microseconds) + "\",\"topic\":" + JSONText.string(topic)
+        var out =
+            "{\"t\":\"" + CaptureTime.format(microseconds: microseconds) + "\",\"topic\":" + JSONText.string(topic)
         if let text {
             out += ",\"payload\":" + JSONText.string(text)
         } else {
@@ -37,7 +38,9 @@ extension CaptureRecord {
                 fields.append("\"correlation_data_base64\":\"" + Data(correlation).base64EncodedString() + "\"")
             }
             if !properties.userProperties.isEmpty {
-                let pairs = properties.userProperties.map { "[" + JSONText.string($0.name) + "," + JSONText.string($0.value) + "]" }
+                let pairs = properties.userProperties.map {
+                    "[" + JSONText.string($0.name) + "," + JSONText.string($0.value) + "]"
+                }
                 fields.append("\"user_properties\":[" + pairs.joined(separator: ",") + "]")
             }
             if let contentType = properties.contentType {
@@ -119,7 +122,8 @@ private struct Fields {
     func time(_ name: String) throws(CaptureLineError) -> Int64 {
         let text = try text(name, required: true)!
         guard let micros = CaptureTime.parseMicroseconds(text) else {
-            throw CaptureLineError("\"\(name)\" is not an ISO 8601 time such as 2026-11-22T10:41:05.123456Z: \"\(text)\"")
+            throw CaptureLineError(
+                "\"\(name)\" is not an ISO 8601 time such as 2026-11-22T10:41:05.123456Z: \"\(text)\"")
         }
         return micros
     }
@@ -144,11 +148,15 @@ private struct Fields {
 /// Trellis's own capture lines.
 private enum TrellisLine {
     static let known: Set<String> = ["t", "topic", "payload", "payload_base64", "qos", "retain", "client", "properties"]
-    static let knownProperties: Set<String> = ["response_topic", "correlation_data_base64", "user_properties", "content_type"]
+    static let knownProperties: Set<String> = [
+        "response_topic", "correlation_data_base64", "user_properties", "content_type"
+    ]
 
     static func decode(_ members: [CaptureJSON.Member]) throws(CaptureLineError) -> CaptureRecord {
         if let unknown = members.first(where: { !known.contains($0.name) }) {
-            throw CaptureLineError("unknown field \"\(unknown.name)\" (a capture line has t, topic, payload or payload_base64, qos, retain, client, properties)")
+            throw CaptureLineError(
+                "unknown field \"\(unknown.name)\" (a capture line has t, topic, payload or payload_base64, qos, retain, client, properties)"
+            )
         }
         let fields = Fields(members: members)
         let micros = try fields.time("t")
@@ -184,7 +192,9 @@ private enum TrellisLine {
                 throw CaptureLineError("\"properties\" must be an object, not \(value.typeName)")
             }
             if let unknown = members.first(where: { !knownProperties.contains($0.name) }) {
-                throw CaptureLineError("unknown property \"\(unknown.name)\" (properties are response_topic, correlation_data_base64, user_properties, content_type)")
+                throw CaptureLineError(
+                    "unknown property \"\(unknown.name)\" (properties are response_topic, correlation_data_base64, user_properties, content_type)"
+                )
             }
             let inner = Fields(members: members, path: "properties.")
             properties.responseTopic = try inner.text("response_topic")
@@ -197,7 +207,9 @@ private enum TrellisLine {
             }
         }
         let client = try fields.text("client")
-        return CaptureRecord(microseconds: micros, topic: topic, payload: payload, qos: qos, retain: retain, properties: properties, client: client)
+        return CaptureRecord(
+            microseconds: micros, topic: topic, payload: payload, qos: qos, retain: retain, properties: properties,
+            client: client)
     }
 
     static func base64(_ fields: Fields, _ name: String, path: String = "") throws(CaptureLineError) -> [UInt8] {
@@ -216,9 +228,9 @@ private enum TrellisLine {
         var pairs: [UserProperty] = []
         for item in items {
             guard case let .array(pair) = item, pair.count == 2,
-                  case let .string(name) = pair[0], case let .string(value) = pair[1],
-                  let nameText = String(validating: name, as: UTF8.self),
-                  let valueText = String(validating: value, as: UTF8.self)
+                case let .string(name) = pair[0], case let .string(value) = pair[1],
+                let nameText = String(validating: name, as: UTF8.self),
+                let valueText = String(validating: value, as: UTF8.self)
             else { throw CaptureLineError(shape) }
             pairs.append(.init(nameText, valueText))
         }
@@ -245,14 +257,15 @@ private enum MosquittoSubLine {
             switch member.value {
             case .null: payload = []
             case let .string(bytes): payload = bytes
-            default: payload = Array(member.raw)  // %J: a JSON payload embedded as it was
+            default: payload = Array(member.raw) // %J: a JSON payload embedded as it was
             }
         } else {
             payload = []
         }
         if let length = try fields.integer("payloadlen"), length != payload.count {
             throw CaptureLineError(
-                "\"payload\" holds \(payload.count) bytes but \"payloadlen\" says \(length): mosquitto_sub -F '%j' cuts a binary payload at its first NUL byte, so this message cannot be replayed as it was; record it with trellis record")
+                "\"payload\" holds \(payload.count) bytes but \"payloadlen\" says \(length): mosquitto_sub -F '%j' cuts a binary payload at its first NUL byte, so this message cannot be replayed as it was; record it with trellis record"
+            )
         }
         var properties = MQTTProperties()
         if let value = fields.value("properties") {
@@ -268,13 +281,15 @@ private enum MosquittoSubLine {
                     throw CaptureLineError("\"properties.user-properties\" must be an object")
                 }
                 for pair in pairs {
-                    guard case let .string(bytes) = pair.value, let text = String(validating: bytes, as: UTF8.self) else {
+                    guard case let .string(bytes) = pair.value, let text = String(validating: bytes, as: UTF8.self)
+                    else {
                         throw CaptureLineError("user property \"\(pair.name)\" must have a UTF-8 string value")
                     }
                     properties.userProperties.append(.init(pair.name, text))
                 }
             }
         }
-        return CaptureRecord(microseconds: micros, topic: topic, payload: payload, qos: qos, retain: retain, properties: properties)
+        return CaptureRecord(
+            microseconds: micros, topic: topic, payload: payload, qos: qos, retain: retain, properties: properties)
     }
 }

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 import TrellisMQTTTypes
 
@@ -33,8 +33,10 @@ public struct CaptureRecord: Sendable, Hashable {
     /// connection's CONNECT; `trellis record` cannot see it and leaves it nil.
     public var client: String?
 
-    public init(t: Date, topic: String, payload: [UInt8], qos: Int = 0, retain: Bool = false,
-                properties: MQTTProperties = MQTTProperties()) {
+    public init(
+        t: Date, topic: String, payload: [UInt8], qos: Int = 0, retain: Bool = false,
+        properties: MQTTProperties = MQTTProperties()
+    ) {
         self.microseconds = CaptureTime.microseconds(t)
         self.topic = topic
         self.payload = payload
@@ -44,8 +46,10 @@ public struct CaptureRecord: Sendable, Hashable {
     }
 
     /// A record at a time given in microseconds since 1970.
-    public init(microseconds: Int64, topic: String, payload: [UInt8], qos: Int = 0, retain: Bool = false,
-                properties: MQTTProperties = MQTTProperties(), client: String? = nil) {
+    public init(
+        microseconds: Int64, topic: String, payload: [UInt8], qos: Int = 0, retain: Bool = false,
+        properties: MQTTProperties = MQTTProperties(), client: String? = nil
+    ) {
         self.microseconds = microseconds
         self.topic = topic
         self.payload = payload
@@ -56,8 +60,10 @@ public struct CaptureRecord: Sendable, Hashable {
     }
 
     /// Convenience for text payloads.
-    public init(t: Date, topic: String, text: String, qos: Int = 0, retain: Bool = false,
-                properties: MQTTProperties = MQTTProperties()) {
+    public init(
+        t: Date, topic: String, text: String, qos: Int = 0, retain: Bool = false,
+        properties: MQTTProperties = MQTTProperties()
+    ) {
         self.init(t: t, topic: topic, payload: Array(text.utf8), qos: qos, retain: retain, properties: properties)
     }
 

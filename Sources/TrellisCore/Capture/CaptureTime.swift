@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// Times in captures: ISO 8601 UTC with exactly six fractional digits
@@ -26,7 +26,8 @@ public enum CaptureTime {
         let days = (seconds - secondOfDay) / 86_400
         let (year, month, day) = CivilCalendar.date(days: days)
         return CivilCalendar.pad(year, 4) + "-" + CivilCalendar.pad(month, 2) + "-" + CivilCalendar.pad(day, 2) + "T"
-            + CivilCalendar.pad(secondOfDay / 3600, 2) + ":" + CivilCalendar.pad(secondOfDay / 60 % 60, 2) + ":" + CivilCalendar.pad(secondOfDay % 60, 2)
+            + CivilCalendar.pad(secondOfDay / 3600, 2) + ":" + CivilCalendar.pad(secondOfDay / 60 % 60, 2) + ":"
+            + CivilCalendar.pad(secondOfDay % 60, 2)
             + "." + CivilCalendar.pad(micros, 6) + "Z"
     }
 
@@ -69,10 +70,10 @@ public enum CaptureTime {
             return true
         }
         guard let year = number(4), expect(0x2D), let month = number(2), expect(0x2D), let day = number(2),
-              expect(0x54) || expect(0x74) || expect(0x20),
-              let hour = number(2), expect(0x3A), let minute = number(2), expect(0x3A), let second = number(2),
-              (1...12).contains(month), (1...CivilCalendar.daysIn(year: year, month: month)).contains(day),
-              (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second)
+            expect(0x54) || expect(0x74) || expect(0x20),
+            let hour = number(2), expect(0x3A), let minute = number(2), expect(0x3A), let second = number(2),
+            (1...12).contains(month), (1...CivilCalendar.daysIn(year: year, month: month)).contains(day),
+            (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second)
         else { return nil }
 
         var micros: Int64 = 0
@@ -103,12 +104,10 @@ public enum CaptureTime {
         }
         guard bytes.isEmpty else { return nil }
 
-        let seconds = Int64(CivilCalendar.days(year: year, month: month, day: day)) * 86_400
+        let seconds =
+            Int64(CivilCalendar.days(year: year, month: month, day: day)) * 86_400
             + Int64(hour * 3600 + minute * 60 + second - offset)
         return seconds * 1_000_000 + micros
     }
-
-
-
 
 }

@@ -17,8 +17,9 @@ public struct CareAdvice: Sendable, Hashable, Codable {
 
     /// The advice for `species`.
     public init(for species: Species) {
-        self.init(watering: Self.watering(species.moistureUse), light: Self.light(species.shadeTolerance),
-                  cold: Self.cold(minTempF: species.minTempF))
+        self.init(
+            watering: Self.watering(species.moistureUse), light: Self.light(species.shadeTolerance),
+            cold: Self.cold(minTempF: species.minTempF))
     }
 
     /// The watering sentence for a Moisture Use.

@@ -65,20 +65,27 @@ public enum CareAlerts {
     }
 
     /// Every condition the readings show, sorted by sensor then kind (dry, wet, cold).
-    public static func evaluate(_ readings: [CareReading], species: Species, coldMargin: Double = defaultColdMargin) -> [CareCondition] {
+    public static func evaluate(_ readings: [CareReading], species: Species, coldMargin: Double = defaultColdMargin)
+        -> [CareCondition]
+    {
         let comfortable = comfortableMoisture(species.moistureUse)
         let coldLimit = species.minTempF + coldMargin
         var conditions: [CareCondition] = []
         for reading in readings.sorted(by: { $0.sensor < $1.sensor }) {
             if reading.moisture < comfortable.lowerBound {
-                conditions.append(CareCondition(kind: .dry, sensor: reading.sensor, value: Double(reading.moisture),
-                                                limit: Double(comfortable.lowerBound)))
+                conditions.append(
+                    CareCondition(
+                        kind: .dry, sensor: reading.sensor, value: Double(reading.moisture),
+                        limit: Double(comfortable.lowerBound)))
             } else if reading.moisture > comfortable.upperBound {
-                conditions.append(CareCondition(kind: .wet, sensor: reading.sensor, value: Double(reading.moisture),
-                                                limit: Double(comfortable.upperBound)))
+                conditions.append(
+                    CareCondition(
+                        kind: .wet, sensor: reading.sensor, value: Double(reading.moisture),
+                        limit: Double(comfortable.upperBound)))
             }
             if reading.temperature < coldLimit {
-                conditions.append(CareCondition(kind: .cold, sensor: reading.sensor, value: reading.temperature, limit: coldLimit))
+                conditions.append(
+                    CareCondition(kind: .cold, sensor: reading.sensor, value: reading.temperature, limit: coldLimit))
             }
         }
         return conditions
@@ -91,7 +98,9 @@ public enum TopicLevelEncoding {
     public static func encode(_ name: String) -> String {
         var out = ""
         for scalar in name.unicodeScalars {
-            if scalar == "/" || scalar == "+" || scalar == "#" || scalar == "%" || scalar.value < 0x20 || scalar.value == 0x7F {
+            if scalar == "/" || scalar == "+" || scalar == "#" || scalar == "%" || scalar.value < 0x20
+                || scalar.value == 0x7F
+            {
                 for byte in String(scalar).utf8 {
                     out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
                 }

@@ -21,7 +21,7 @@ public struct TemperatureRange: Sendable, Hashable {
     public static let buckets: [(name: String, range: TemperatureRange)] = [
         ("-75..-17", TemperatureRange(lower: -75, upper: -17, includesUpper: false)),
         ("-17..23", TemperatureRange(lower: -17, upper: 23, includesUpper: false)),
-        ("23..100", TemperatureRange(lower: 23, upper: 100, includesUpper: true)),
+        ("23..100", TemperatureRange(lower: 23, upper: 100, includesUpper: true))
     ]
 
     /// The bucket named `name`, or nil.
@@ -46,7 +46,10 @@ public struct CatalogFilter: Sendable, Hashable {
     /// The longest name text accepted, in characters.
     public static let maximumNameLength = 100
 
-    public init(moisture: MoistureUse? = nil, shade: ShadeTolerance? = nil, minTemp: TemperatureRange? = nil, name: String? = nil) {
+    public init(
+        moisture: MoistureUse? = nil, shade: ShadeTolerance? = nil, minTemp: TemperatureRange? = nil,
+        name: String? = nil
+    ) {
         self.moisture = moisture
         self.shade = shade
         self.minTemp = minTemp
@@ -68,7 +71,8 @@ public struct CatalogFilter: Sendable, Hashable {
     public static func shade(_ text: String) -> Result<ShadeTolerance?, FilterError> {
         if text.trimmingWhitespace().lowercased() == "any" { return .success(nil) }
         guard let value = ShadeTolerance(text: text) else {
-            return .failure(FilterError(member: "shade", message: "shade must be Tolerant, Intermediate, Intolerant or any"))
+            return .failure(
+                FilterError(member: "shade", message: "shade must be Tolerant, Intermediate, Intolerant or any"))
         }
         return .success(value)
     }
@@ -77,8 +81,10 @@ public struct CatalogFilter: Sendable, Hashable {
     public static func minTemp(bucket text: String) -> Result<TemperatureRange?, FilterError> {
         if text.trimmingWhitespace().lowercased() == "any" { return .success(nil) }
         guard let range = TemperatureRange.bucket(named: text) else {
-            return .failure(FilterError(member: "min_temp",
-                                        message: "min_temp must be -75..-17, -17..23, 23..100, any or {\"from\":…,\"to\":…}"))
+            return .failure(
+                FilterError(
+                    member: "min_temp",
+                    message: "min_temp must be -75..-17, -17..23, 23..100, any or {\"from\":…,\"to\":…}"))
         }
         return .success(range)
     }
@@ -88,7 +94,8 @@ public struct CatalogFilter: Sendable, Hashable {
         let lower = from ?? -Double.greatestFiniteMagnitude
         let upper = to ?? Double.greatestFiniteMagnitude
         guard lower.isFinite, upper.isFinite else {
-            return .failure(FilterError(member: "min_temp", message: "min_temp.from and min_temp.to must be finite numbers"))
+            return .failure(
+                FilterError(member: "min_temp", message: "min_temp.from and min_temp.to must be finite numbers"))
         }
         guard lower <= upper else {
             return .failure(FilterError(member: "min_temp", message: "min_temp.from must not be above min_temp.to"))
@@ -99,7 +106,10 @@ public struct CatalogFilter: Sendable, Hashable {
     /// Reads a `name` filter.
     public static func name(_ text: String) -> Result<String?, FilterError> {
         guard text.count <= maximumNameLength else {
-            return .failure(FilterError(member: "name", message: "name has \(text.count) characters; at most \(maximumNameLength) are allowed"))
+            return .failure(
+                FilterError(
+                    member: "name",
+                    message: "name has \(text.count) characters; at most \(maximumNameLength) are allowed"))
         }
         let trimmed = text.trimmingWhitespace().lowercased()
         return .success(trimmed.isEmpty ? nil : trimmed)

@@ -29,10 +29,13 @@ struct CatalogRequestReader {
             }
             let unseenOnly = try bool("unseen_only") ?? false
             if unseenOnly, !perClient {
-                throw JSONServiceError(.invalidRequest,
-                    "the member \"unseen_only\" needs the per-client form: Trellis remembers what it showed each client")
+                throw JSONServiceError(
+                    .invalidRequest,
+                    "the member \"unseen_only\" needs the per-client form: Trellis remembers what it showed each client"
+                )
             }
-            return .search(filter: filter, seed: seed ?? cursor?.seed, cursor: cursor, limit: limit, unseenOnly: unseenOnly)
+            return .search(
+                filter: filter, seed: seed ?? cursor?.seed, cursor: cursor, limit: limit, unseenOnly: unseenOnly)
         }
     }
 
@@ -42,16 +45,20 @@ struct CatalogRequestReader {
         case let .string(text)?: return try unwrap(CatalogFilter.minTemp(bucket: text))
         case let .object(members)?:
             if let extra = members.keys.filter({ $0 != "from" && $0 != "to" }).min() {
-                throw JSONServiceError.invalid("min_temp", "a bucket or {\"from\":…,\"to\":…}; \"\(extra)\" is not known")
+                throw JSONServiceError.invalid(
+                    "min_temp", "a bucket or {\"from\":…,\"to\":…}; \"\(extra)\" is not known")
             }
             func end(_ key: String) throws -> Double? {
                 guard let value = members[key] else { return nil }
-                guard let number = value.doubleValue else { throw JSONServiceError.invalid("min_temp", "\(key) as a number of °F") }
+                guard let number = value.doubleValue else {
+                    throw JSONServiceError.invalid("min_temp", "\(key) as a number of °F")
+                }
                 return number
             }
             return try unwrap(CatalogFilter.minTemp(from: try end("from"), to: try end("to")))
         case let other?:
-            throw JSONServiceError.invalid("min_temp", "-75..-17, -17..23, 23..100, any or {\"from\":…,\"to\":…}, not \(other.kindName)")
+            throw JSONServiceError.invalid(
+                "min_temp", "-75..-17, -17..23, 23..100, any or {\"from\":…,\"to\":…}, not \(other.kindName)")
         }
     }
 
@@ -66,7 +73,8 @@ struct CatalogRequestReader {
     func symbol(_ member: String) throws -> String {
         let text = try value(request.string(member))
         guard Species.isValidSymbol(text) else {
-            throw JSONServiceError.invalid(member, "a USDA symbol: 1–\(Species.maximumSymbolLength) upper-case letters and digits")
+            throw JSONServiceError.invalid(
+                member, "a USDA symbol: 1–\(Species.maximumSymbolLength) upper-case letters and digits")
         }
         return text
     }
@@ -77,12 +85,16 @@ struct CatalogRequestReader {
             throw JSONServiceError.invalid("symbols", "a non-empty list of USDA symbols")
         }
         guard items.count <= limits.symbolsPerRequest else {
-            throw JSONServiceError(.tooLarge, "the member \"symbols\" names \(items.count) species; at most \(limits.symbolsPerRequest) at once")
+            throw JSONServiceError(
+                .tooLarge,
+                "the member \"symbols\" names \(items.count) species; at most \(limits.symbolsPerRequest) at once")
         }
         var seen = Set<String>()
         return try items.compactMap { item in
             guard case let .string(text) = item, Species.isValidSymbol(text) else {
-                throw JSONServiceError.invalid("symbols", "a list of USDA symbols (1–\(Species.maximumSymbolLength) upper-case letters and digits)")
+                throw JSONServiceError.invalid(
+                    "symbols", "a list of USDA symbols (1–\(Species.maximumSymbolLength) upper-case letters and digits)"
+                )
             }
             return seen.insert(text).inserted ? text : nil
         }
@@ -90,7 +102,9 @@ struct CatalogRequestReader {
 
     func board() throws -> Int64 {
         guard let value = request.members["board"] else { throw JSONServiceError.missing("board") }
-        guard let id = value.integerValue, id > 0 else { throw JSONServiceError.invalid("board", "a board id from boards/create or boards/list") }
+        guard let id = value.integerValue, id > 0 else {
+            throw JSONServiceError.invalid("board", "a board id from boards/create or boards/list")
+        }
         return id
     }
 
@@ -99,7 +113,8 @@ struct CatalogRequestReader {
         let trimmed = text.trimmingWhitespace()
         guard !trimmed.isEmpty else { throw JSONServiceError.invalid("name", "a board name that is not empty") }
         guard trimmed.count <= limits.boardNameLength else {
-            throw JSONServiceError.invalid("name", "at most \(limits.boardNameLength) characters long; it has \(trimmed.count)")
+            throw JSONServiceError.invalid(
+                "name", "at most \(limits.boardNameLength) characters long; it has \(trimmed.count)")
         }
         guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw JSONServiceError.invalid("name", "a board name without control characters")
@@ -110,7 +125,10 @@ struct CatalogRequestReader {
     func boardDescription() throws -> String? {
         guard let text = try optionalString("description") else { return nil }
         guard text.count <= limits.boardDescriptionLength else {
-            throw JSONServiceError(.tooLarge, "the member \"description\" has \(text.count) characters; at most \(limits.boardDescriptionLength) are allowed")
+            throw JSONServiceError(
+                .tooLarge,
+                "the member \"description\" has \(text.count) characters; at most \(limits.boardDescriptionLength) are allowed"
+            )
         }
         return text
     }
@@ -118,7 +136,8 @@ struct CatalogRequestReader {
     func plant() throws -> String {
         let text = try value(request.string("plant"))
         guard !text.isEmpty, text.count <= limits.plantNameLength else {
-            throw JSONServiceError.invalid("plant", "the name of a plant of the plant tracker, 1–\(limits.plantNameLength) characters")
+            throw JSONServiceError.invalid(
+                "plant", "the name of a plant of the plant tracker, 1–\(limits.plantNameLength) characters")
         }
         return text
     }
@@ -138,7 +157,8 @@ struct CatalogRequestReader {
     func unwrap<T>(_ result: Result<T, FilterError>) throws -> T {
         switch result {
         case let .success(value): return value
-        case let .failure(error): throw JSONServiceError(.invalidRequest, "the member \"\(error.member)\" is wrong: \(error.message)")
+        case let .failure(error):
+            throw JSONServiceError(.invalidRequest, "the member \"\(error.member)\" is wrong: \(error.message)")
         }
     }
 }

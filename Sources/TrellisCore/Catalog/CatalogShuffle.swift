@@ -71,10 +71,12 @@ public struct CatalogCursor: Sendable, Hashable {
     /// Reads a `cursor` member; nil when it is not one Trellis wrote.
     public init?(encoded text: String) {
         guard text.utf8.count <= 128, let bytes = Base64URL.decode(text),
-              let plain = String(validating: bytes, as: UTF8.self) else { return nil }
+            let plain = String(validating: bytes, as: UTF8.self)
+        else { return nil }
         let parts = plain.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 4, parts[0] == "c1", let seed = UInt64(parts[1]), seed <= CatalogShuffle.maximumSeed,
-              let key = Int64(parts[2]), Species.isValidSymbol(String(parts[3])) else { return nil }
+            let key = Int64(parts[2]), Species.isValidSymbol(String(parts[3]))
+        else { return nil }
         self.init(seed: seed, key: key, symbol: String(parts[3]))
     }
 }

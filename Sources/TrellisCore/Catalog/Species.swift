@@ -47,8 +47,10 @@ public struct Species: Sendable, Hashable, Codable {
     public var imageURL: String?
 
     /// Creates a species value.
-    public init(symbol: String, scientificName: String, commonName: String, moistureUse: MoistureUse,
-                shadeTolerance: ShadeTolerance, minTempF: Double, imageURL: String? = nil) {
+    public init(
+        symbol: String, scientificName: String, commonName: String, moistureUse: MoistureUse,
+        shadeTolerance: ShadeTolerance, minTempF: Double, imageURL: String? = nil
+    ) {
         self.symbol = symbol
         self.scientificName = scientificName
         self.commonName = commonName

@@ -10,7 +10,7 @@
 public enum USDACharacteristicsCSV {
     /// The header names the import needs, in the order they are reported.
     public static let requiredColumns = [
-        "Symbol", "Scientific Name", "Common Name", "Moisture Use", "Shade Tolerance", "Temperature, Minimum (°F)",
+        "Symbol", "Scientific Name", "Common Name", "Moisture Use", "Shade Tolerance", "Temperature, Minimum (°F)"
     ]
 
     /// What an import read: the species, and every row it skipped.
@@ -82,8 +82,10 @@ public enum USDACharacteristicsCSV {
                 let index = columns[column]
                 return index < record.fields.count ? record.fields[index].trimmingWhitespace() : ""
             }
-            switch species(symbol: value(0), scientificName: value(1), commonName: value(2),
-                           moisture: value(3), shade: value(4), minTemp: value(5)) {
+            switch species(
+                symbol: value(0), scientificName: value(1), commonName: value(2),
+                moisture: value(3), shade: value(4), minTemp: value(5))
+            {
             case let .success(species): result.species.append(species)
             case let .failure(reason): result.skipped.append(SkippedRow(line: record.line, reason: reason.message))
             }
@@ -92,8 +94,10 @@ public enum USDACharacteristicsCSV {
     }
 
     /// Validates one row's values.
-    static func species(symbol: String, scientificName: String, commonName: String,
-                        moisture: String, shade: String, minTemp: String) -> Swift.Result<Species, RowError> {
+    static func species(
+        symbol: String, scientificName: String, commonName: String,
+        moisture: String, shade: String, minTemp: String
+    ) -> Swift.Result<Species, RowError> {
         if symbol.isEmpty { return .failure(RowError("no Symbol")) }
         guard Species.isValidSymbol(symbol) else {
             return .failure(RowError("Symbol \"\(symbol)\" is not 1–16 upper-case letters and digits"))
@@ -111,8 +115,10 @@ public enum USDACharacteristicsCSV {
         guard let temperature = Double(minTemp), temperature.isFinite, Species.minTempRange.contains(temperature) else {
             return .failure(RowError("Temperature, Minimum (°F) \"\(minTemp)\" is not a number from -100 to 150"))
         }
-        return .success(Species(symbol: symbol, scientificName: scientificName, commonName: commonName,
-                                moistureUse: moistureUse, shadeTolerance: shadeTolerance, minTempF: temperature))
+        return .success(
+            Species(
+                symbol: symbol, scientificName: scientificName, commonName: commonName,
+                moistureUse: moistureUse, shadeTolerance: shadeTolerance, minTempF: temperature))
     }
 
     struct RowError: Error {

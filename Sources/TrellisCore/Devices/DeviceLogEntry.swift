@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// One entry of a device's log, normalized: `{"message","timestamp","type"}`.
@@ -61,7 +61,8 @@ public struct DeviceLogEntry: Sendable, Hashable, Encodable {
         var type = deviceType
         switch fields.type {
         case .success(nil): break
-        case let .success(given?) where !given.isEmpty && given.count <= maximumTypeLength
+        case let .success(given?)
+        where !given.isEmpty && given.count <= maximumTypeLength
             && !given.unicodeScalars.contains(where: { $0.value < 0x20 }):
             type = given
         default: return .failure(.invalidType)
@@ -95,7 +96,9 @@ private struct LogLineFields: Decodable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         func string(_ key: CodingKeys) -> Result<String?, WrongType> {
             // Absent and null are nil; any other type than a string throws.
-            do { return .success(try container.decodeIfPresent(String.self, forKey: key)) } catch { return .failure(WrongType()) }
+            do { return .success(try container.decodeIfPresent(String.self, forKey: key)) } catch {
+                return .failure(WrongType())
+            }
         }
         message = string(.message)
         type = string(.type)

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// Whether a device is connected, from its retained `devices/<id>/status`.
@@ -27,8 +27,10 @@ public struct DeviceRecord: Sendable, Hashable, Encodable {
     public var agentStatus: String?
     public var modelID: String?
 
-    public init(id: String, name: String? = nil, powerstate: Powerstate = .offline, rssi: Int? = nil,
-                agentID: String? = nil, agentStatus: String? = nil, modelID: String? = nil) {
+    public init(
+        id: String, name: String? = nil, powerstate: Powerstate = .offline, rssi: Int? = nil,
+        agentID: String? = nil, agentStatus: String? = nil, modelID: String? = nil
+    ) {
         self.id = id
         self.name = name
         self.powerstate = powerstate

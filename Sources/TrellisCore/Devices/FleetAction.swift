@@ -4,8 +4,10 @@
 public typealias FleetAction = JSONActionSpec<FleetRequest, FleetLimits>
 
 extension JSONActionSpec where Request == FleetRequest, Limits == FleetLimits {
-    init(_ service: String, _ name: String, changesFleet: Bool = false,
-         read: @escaping @Sendable (FleetRequestReader) throws -> FleetRequest) {
+    init(
+        _ service: String, _ name: String, changesFleet: Bool = false,
+        read: @escaping @Sendable (FleetRequestReader) throws -> FleetRequest
+    ) {
         self.init(service, name, access: changesFleet ? .operators(may: "change the fleet") : .anyone) { input in
             try read(FleetRequestReader(request: input.request, limits: input.limits))
         }
@@ -31,8 +33,9 @@ extension FleetRequest {
         },
         FleetAction("devices", "update", changesFleet: true) { request in
             try request.editable(["name", "model_id"], besides: "id")
-            let update = FleetRequest.updateDevice(id: try request.device("id"), name: try request.nullableName("name"),
-                                                   modelID: try request.nullableModelID("model_id"))
+            let update = FleetRequest.updateDevice(
+                id: try request.device("id"), name: try request.nullableName("name"),
+                modelID: try request.nullableModelID("model_id"))
             if case .updateDevice(_, nil, nil) = update {
                 throw JSONServiceError(.invalidRequest, "nothing to change: give \"name\" or \"model_id\"")
             }
@@ -79,12 +82,14 @@ extension FleetRequest {
         FleetAction("models", "upload", changesFleet: true) { request in
             try request.only(["model", "device_code", "agent_code"])
             let model = try request.modelID("model")
-            return .upload(model: model, deviceCode: try request.code("device_code"), agentCode: try request.code("agent_code"))
+            return .upload(
+                model: model, deviceCode: try request.code("device_code"), agentCode: try request.code("agent_code"))
         },
         FleetAction("models", "code") { request in
             try request.only(["model", "build"])
             let model = try request.modelID("model")
-            return .code(model: model, build: try request.request.optionalInteger("build", in: 1...Int(Int32.max)).get())
+            return .code(
+                model: model, build: try request.request.optionalInteger("build", in: 1...Int(Int32.max)).get())
         },
         FleetAction("models", "builds") { request in
             try request.only(["model"])
@@ -96,6 +101,6 @@ extension FleetRequest {
             let since = try LogSince.parse(request.request.members["since"]).get()
             let limit = try request.request.optionalInteger("limit", in: 1...max(1, request.limits.logEntries)).get()
             return .logs(device: device, since: since, limit: limit ?? request.limits.logEntries)
-        },
+        }
     ])
 }

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// The limits a fleet request is checked against.
@@ -41,7 +41,8 @@ public enum FleetRequest: Sendable, Hashable {
 /// The `since` of `logs/get`: Unix seconds (a number) or an ISO 8601 time.
 public enum LogSince {
     public static func parse(_ value: JSONValue?) -> Result<Date?, JSONServiceError> {
-        let refusal = JSONServiceError.invalid("since", "a Unix time in seconds or an ISO 8601 time such as \"2026-05-01T10:00:00Z\"")
+        let refusal = JSONServiceError.invalid(
+            "since", "a Unix time in seconds or an ISO 8601 time such as \"2026-05-01T10:00:00Z\"")
         switch value {
         case nil, .null?:
             return .success(nil)

@@ -14,7 +14,9 @@ struct FleetRequestReader {
     func editable(_ editable: [String], besides key: String) throws {
         guard let member = request.unexpectedMember(allowed: Set(editable + [key])) else { return }
         let names = editable.map { "\"\($0)\"" }
-        let can = names.count == 1 ? "only \(names[0]) can" : "only \(names.dropLast().joined(separator: ", ")) and \(names.last!) can"
+        let can =
+            names.count == 1
+            ? "only \(names[0]) can" : "only \(names.dropLast().joined(separator: ", ")) and \(names.last!) can"
         throw JSONServiceError(.notEditable, "the member \"\(member)\" cannot be changed; \(can)")
     }
 
@@ -35,7 +37,9 @@ struct FleetRequestReader {
     /// `powerstate`, when given: `online` or `offline`.
     func powerstate() throws -> Powerstate? {
         guard let state = try optionalString("powerstate") else { return nil }
-        guard let known = Powerstate(rawValue: state) else { throw JSONServiceError.invalid("powerstate", "\"online\" or \"offline\"") }
+        guard let known = Powerstate(rawValue: state) else {
+            throw JSONServiceError.invalid("powerstate", "\"online\" or \"offline\"")
+        }
         return known
     }
 

@@ -11,7 +11,7 @@ public enum DiscoveryID {
         for byte in id.utf8 {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"):
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"):
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             default:
                 out += "_" + String(byte, radix: 16).leftPadded(to: 2)
@@ -28,13 +28,17 @@ public enum DiscoveryID {
         var input = text.utf8.makeIterator()
         while let byte = input.next() {
             if byte == UInt8(ascii: "_") {
-                guard let high = input.next().flatMap(hexValue), let low = input.next().flatMap(hexValue) else { return nil }
+                guard let high = input.next().flatMap(hexValue), let low = input.next().flatMap(hexValue) else {
+                    return nil
+                }
                 bytes.append(high << 4 | low)
             } else {
                 bytes.append(byte)
             }
         }
-        guard let id = String(validating: bytes, as: UTF8.self), encode(id).utf8.elementsEqual(text.utf8) else { return nil }
+        guard let id = String(validating: bytes, as: UTF8.self), encode(id).utf8.elementsEqual(text.utf8) else {
+            return nil
+        }
         return id
     }
 
@@ -49,12 +53,14 @@ public enum DiscoveryID {
 
     /// Whether `text` is usable as a discovery id as it is.
     public static func isValid(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"): true
-            default: false
+        !text.isEmpty
+            && text.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                    true
+                default: false
+                }
             }
-        }
     }
 }

@@ -37,11 +37,17 @@ extension HomeAssistantDiscovery {
         case .trellis:
             [("binary_sensor", "connectivity"), ("sensor", "messages_handled"), ("sensor", "dead_letters")]
         case .plant:
-            [("sensor", "moisture"), ("sensor", "temperature"), ("sensor", "last_reading"), ("binary_sensor", "needs_care")]
+            [
+                ("sensor", "moisture"), ("sensor", "temperature"), ("sensor", "last_reading"),
+                ("binary_sensor", "needs_care")
+            ]
         case .button:
             [("event", "press"), ("sensor", "total")]
         case .device:
-            [("binary_sensor", "connectivity"), ("sensor", "signal_strength"), ("sensor", "model"), ("button", "restart")]
+            [
+                ("binary_sensor", "connectivity"), ("sensor", "signal_strength"), ("sensor", "model"),
+                ("button", "restart")
+            ]
         }
     }
 

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// One retained discovery message: a config on `<prefix>/<component>/<node_id>/<object_id>/config`.
@@ -38,8 +38,10 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
     /// The version put in `origin` and in Trellis's own `device` block.
     public var version: String
 
-    public init(prefix: String = "homeassistant", trellisPrefix: String = "trellis", statusTopics: [String]? = nil,
-                version: String = TrellisVersion.current) {
+    public init(
+        prefix: String = "homeassistant", trellisPrefix: String = "trellis", statusTopics: [String]? = nil,
+        version: String = TrellisVersion.current
+    ) {
         self.prefix = prefix
         self.base = DiscoveryID.encode(trellisPrefix)
         self.statusTopics = statusTopics ?? ["\(trellisPrefix)/status"]
@@ -67,9 +69,13 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
 
     /// `availability` (and `availability_mode` when there are several relays).
     func availability(into config: inout [String: JSONValue]) {
-        config["availability"] = .array(statusTopics.map {
-            .object(["topic": .string($0), "payload_available": .string("online"), "payload_not_available": .string("offline")])
-        })
+        config["availability"] = .array(
+            statusTopics.map {
+                .object([
+                    "topic": .string($0), "payload_available": .string("online"),
+                    "payload_not_available": .string("offline")
+                ])
+            })
         if statusTopics.count > 1 { config["availability_mode"] = .string("any") }
     }
 
@@ -79,7 +85,7 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
             "identifiers": .array([.string(identifier)]),
             "name": .string(name),
             "manufacturer": .string("Trellis"),
-            "model": .string(model),
+            "model": .string(model)
         ]
         if viaHub { device["via_device"] = .string(hubIdentifier) } else { device["sw_version"] = .string(version) }
         return .object(device)
@@ -87,16 +93,19 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
 
     /// One entity's config message: the common keys (`unique_id`, `name`, `device`, `origin`,
     /// `availability` unless `available` is false) merged with `keys`.
-    func entity(_ component: String, node: String, object: String, name: String?, device: JSONValue,
-                available: Bool = true, _ keys: [String: JSONValue]) -> DiscoveryConfig {
+    func entity(
+        _ component: String, node: String, object: String, name: String?, device: JSONValue,
+        available: Bool = true, _ keys: [String: JSONValue]
+    ) -> DiscoveryConfig {
         var config = keys
         config["unique_id"] = .string("\(node)_\(object)")
         config["name"] = name.map(JSONValue.string) ?? .null
         config["device"] = device
         config["origin"] = origin
         if available { availability(into: &config) }
-        return DiscoveryConfig(topic: "\(prefix)/\(component)/\(node)/\(object)/config",
-                               payload: JSONEnvelope.encode(JSONValue.object(config)))
+        return DiscoveryConfig(
+            topic: "\(prefix)/\(component)/\(node)/\(object)/config",
+            payload: JSONEnvelope.encode(JSONValue.object(config)))
     }
 
     /// The zero-byte retained messages that remove `configs` from Home Assistant.

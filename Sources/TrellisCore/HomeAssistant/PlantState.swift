@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// The retained `trellis/plants/<id>/state` of one plant: what its sensors read, summed up for
@@ -42,11 +42,15 @@ public struct PlantState: Sendable, Equatable {
 
     /// The payload, compact JSON with sorted keys.
     public func payload() -> [UInt8] {
-        JSONEnvelope.encode(Body(
-            id: id, name: name, moisturePercent: moisturePercent, temperatureF: temperatureF,
-            lastReading: lastReading.map(ISO8601Time.format),
-            sensors: sensors.map { Body.Sensor(sensor: $0.sensor, moisture: $0.moisture, temperatureF: $0.temperature,
-                                               at: $0.at.map(ISO8601Time.format)) }))
+        JSONEnvelope.encode(
+            Body(
+                id: id, name: name, moisturePercent: moisturePercent, temperatureF: temperatureF,
+                lastReading: lastReading.map(ISO8601Time.format),
+                sensors: sensors.map {
+                    Body.Sensor(
+                        sensor: $0.sensor, moisture: $0.moisture, temperatureF: $0.temperature,
+                        at: $0.at.map(ISO8601Time.format))
+                }))
     }
 
     static func mean(_ values: [Double]) -> Double? {

@@ -22,7 +22,8 @@ public enum JSONActionAccess: Sendable, Hashable {
             guard client == nil else { return nil }
             return JSONServiceError(
                 .invalidRequest,
-                "\(service)/\(action) belongs to one client: send it on trellis/clients/<client>/request/\(service)/\(action)")
+                "\(service)/\(action) belongs to one client: send it on trellis/clients/<client>/request/\(service)/\(action)"
+            )
         }
     }
 }
@@ -44,8 +45,10 @@ public struct JSONActionSpec<Request: Sendable, Limits: Sendable>: Sendable {
     public let access: JSONActionAccess
     let read: @Sendable (JSONActionInput<Limits>) throws -> Request
 
-    public init(_ service: String, _ name: String, access: JSONActionAccess,
-                read: @escaping @Sendable (JSONActionInput<Limits>) throws -> Request) {
+    public init(
+        _ service: String, _ name: String, access: JSONActionAccess,
+        read: @escaping @Sendable (JSONActionInput<Limits>) throws -> Request
+    ) {
         self.service = service
         self.name = name
         self.access = access
@@ -85,7 +88,9 @@ public struct JSONActionList<Request: Sendable, Limits: Sendable>: Sendable {
     }
 
     /// The actions of `service`, in order.
-    public func actions(of service: String) -> [JSONActionSpec<Request, Limits>] { all.filter { $0.service == service } }
+    public func actions(of service: String) -> [JSONActionSpec<Request, Limits>] {
+        all.filter { $0.service == service }
+    }
 
     /// The action `service/action`, or the `unknown_action` refusal naming the service's actions.
     public func spec(service: String, action: String) -> Result<JSONActionSpec<Request, Limits>, JSONServiceError> {
@@ -95,11 +100,15 @@ public struct JSONActionList<Request: Sendable, Limits: Sendable>: Sendable {
 
     /// Reads `request` as `service/action` sent by an operator (`perClient`) or on the shared
     /// topics: the action looked up, its per-client rule applied, its members read.
-    public func parse(service: String, action: String, _ request: JSONRequest, perClient: Bool,
-                      limits: Limits) -> Result<Request, JSONServiceError> {
+    public func parse(
+        service: String, action: String, _ request: JSONRequest, perClient: Bool,
+        limits: Limits
+    ) -> Result<Request, JSONServiceError> {
         spec(service: service, action: action).flatMap { spec in
-            if let refused = spec.access.refusal(service: service, action: action, client: perClient ? "" : nil,
-                                                 isOperator: true) {
+            if let refused = spec.access.refusal(
+                service: service, action: action, client: perClient ? "" : nil,
+                isOperator: true)
+            {
                 return .failure(refused)
             }
             return spec.parse(request, perClient: perClient, limits: limits)

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// A request to a JSON service: the members of its JSON object and its `transaction`.
@@ -55,7 +55,9 @@ public struct JSONRequest: Sendable, Equatable {
     public func requireOnly(_ allowed: Set<String>) -> JSONServiceError? {
         guard let member = unexpectedMember(allowed: allowed) else { return nil }
         let list = allowed.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
-        return JSONServiceError(.invalidRequest, "the member \"\(member)\" is not known here; this action takes \(list.isEmpty ? "no members" : list)")
+        return JSONServiceError(
+            .invalidRequest,
+            "the member \"\(member)\" is not known here; this action takes \(list.isEmpty ? "no members" : list)")
     }
 
     /// A required string member.
@@ -79,7 +81,8 @@ public struct JSONRequest: Sendable, Equatable {
     /// An optional whole number within `range`.
     public func optionalInteger(_ member: String, in range: ClosedRange<Int>) -> Result<Int?, JSONServiceError> {
         guard let value = members[member] else { return .success(nil) }
-        guard let number = value.integerValue, number >= Int64(range.lowerBound), number <= Int64(range.upperBound) else {
+        guard let number = value.integerValue, number >= Int64(range.lowerBound), number <= Int64(range.upperBound)
+        else {
             return .failure(.invalid(member, "a whole number from \(range.lowerBound) to \(range.upperBound)"))
         }
         return .success(Int(number))

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// Whose a dead letter is, for the per-client quota of dead letters: one client's flood then
@@ -31,7 +31,8 @@ public struct DeadLetterOwner: Sendable, Hashable {
         /// The levels after `prefix`, when the topic starts with it.
         func levels(after prefix: String) -> [Substring]? {
             guard topic.utf8.count > prefix.utf8.count, topic.utf8.starts(with: prefix.utf8),
-                  topic.utf8.dropFirst(prefix.utf8.count).first == UInt8(ascii: "/") else { return nil }
+                topic.utf8.dropFirst(prefix.utf8.count).first == UInt8(ascii: "/")
+            else { return nil }
             let rest = topic.utf8.dropFirst(prefix.utf8.count + 1)
             return Substring(rest).split(separator: "/", omittingEmptySubsequences: false)
         }

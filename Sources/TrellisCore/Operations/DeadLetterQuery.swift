@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// Which dead letters an operator asks for: `trellis/request/deadletters/list` and
@@ -27,8 +27,10 @@ public struct DeadLetterQuery: Sendable, Equatable {
     /// The most letters returned.
     public var limit: Int
 
-    public init(reason: String? = nil, topicPrefix: String? = nil, since: Date? = nil, before: Int64? = nil,
-                limit: Int = DeadLetterQuery.defaultLimit) {
+    public init(
+        reason: String? = nil, topicPrefix: String? = nil, since: Date? = nil, before: Int64? = nil,
+        limit: Int = DeadLetterQuery.defaultLimit
+    ) {
         self.reason = reason.flatMap { $0.isEmpty ? nil : $0 }
         self.topicPrefix = topicPrefix.flatMap { $0.isEmpty ? nil : $0 }
         self.since = since
@@ -46,10 +48,13 @@ public struct DeadLetterQuery: Sendable, Equatable {
         let reason: String?
         let prefix: String?
         let limit: Int?
-        switch (request.optionalString("reason"), request.optionalString("topic_prefix"),
-                request.optionalInteger("limit", in: 1...maximumLimit)) {
+        switch (
+            request.optionalString("reason"), request.optionalString("topic_prefix"),
+            request.optionalInteger("limit", in: 1...maximumLimit)
+        ) {
         case let (.success(r), .success(p), .success(l)): (reason, prefix, limit) = (r, p, l)
-        case let (.failure(error), _, _), let (_, .failure(error), _), let (_, _, .failure(error)): return .failure(error)
+        case let (.failure(error), _, _), let (_, .failure(error), _), let (_, _, .failure(error)):
+            return .failure(error)
         }
         var since: Date?
         switch request.members["since"] {
@@ -73,8 +78,10 @@ public struct DeadLetterQuery: Sendable, Equatable {
             before = id
         case .success(nil): break
         }
-        return .success(DeadLetterQuery(reason: reason, topicPrefix: prefix, since: since, before: before,
-                                        limit: limit ?? defaultLimit))
+        return .success(
+            DeadLetterQuery(
+                reason: reason, topicPrefix: prefix, since: since, before: before,
+                limit: limit ?? defaultLimit))
     }
 }
 
@@ -82,7 +89,8 @@ public struct DeadLetterQuery: Sendable, Equatable {
 /// a span back from now: a whole number and `s`, `m`, `h`, `d` or `w` (`90m`, `24h`, `7d`).
 public enum DeadLetterSince {
     static let refusal = JSONServiceError.invalid(
-        "since", "an ISO 8601 time such as \"2026-05-01T10:00:00Z\", Unix seconds, or a span back from now such as \"24h\"")
+        "since",
+        "an ISO 8601 time such as \"2026-05-01T10:00:00Z\", Unix seconds, or a span back from now such as \"24h\"")
 
     /// The time `text` names, nil when it is none of the three forms.
     public static func parse(_ text: String, now: Date) -> Date? {
@@ -96,7 +104,8 @@ public enum DeadLetterSince {
     /// The seconds of a span such as `24h`, nil when `text` is not one.
     public static func span(_ text: String) -> Double? {
         guard let unit = text.last, let count = Int(text.dropLast()), count >= 0, count <= 100_000,
-              text.first?.isASCII == true, text.first?.isNumber == true else { return nil }
+            text.first?.isASCII == true, text.first?.isNumber == true
+        else { return nil }
         switch unit {
         case "s": return Double(count)
         case "m": return Double(count) * 60

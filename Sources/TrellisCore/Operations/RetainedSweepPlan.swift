@@ -113,8 +113,10 @@ public struct RetainedSweepFacts: Sendable {
     public var modelIDs: Set<String>
     public var plantIDs: Set<Int64>
 
-    public init(buttonIDs: Set<String>, entities: [DiscoveryThing.Kind: Set<String>], deviceIDs: Set<String>,
-                modelIDs: Set<String>, plantIDs: Set<Int64>) {
+    public init(
+        buttonIDs: Set<String>, entities: [DiscoveryThing.Kind: Set<String>], deviceIDs: Set<String>,
+        modelIDs: Set<String>, plantIDs: Set<Int64>
+    ) {
         self.buttonIDs = buttonIDs
         self.entities = entities
         self.deviceIDs = deviceIDs

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// The plants the original plant tracker host (`host.py`) kept: one file per phone,
@@ -45,14 +45,22 @@ public enum HostUserdata {
 
     /// The plants of one phone's file and what of it cannot be taken. A file that is not a JSON
     /// list gives no plants and one problem; a bad entry only its own problem.
-    public static func read(phone: String, contents: [UInt8], maximumNameLength: Int) -> (plants: [Plant], problems: [Problem]) {
+    public static func read(phone: String, contents: [UInt8], maximumNameLength: Int) -> (
+        plants: [Plant], problems: [Problem]
+    ) {
         let file = "\(phone).json"
         guard String(validating: contents, as: UTF8.self) != nil,
-              let value = try? JSONDecoder().decode(JSONValue.self, from: Data(contents)) else {
-            return ([], [Problem(subject: file, reason: "unreadable: not JSON, as host.py's json.load would also find")])
+            let value = try? JSONDecoder().decode(JSONValue.self, from: Data(contents))
+        else {
+            return (
+                [], [Problem(subject: file, reason: "unreadable: not JSON, as host.py's json.load would also find")]
+            )
         }
         guard case let .array(entries) = value else {
-            return ([], [Problem(subject: file, reason: "unreadable: \(value.kindName), not the list of plants host.py writes")])
+            return (
+                [],
+                [Problem(subject: file, reason: "unreadable: \(value.kindName), not the list of plants host.py writes")]
+            )
         }
         var plants: [Plant] = []
         var problems: [Problem] = []
@@ -66,7 +74,10 @@ public enum HostUserdata {
             switch PlantName.validate(rawName, maximumLength: maximumNameLength) {
             case let .success(valid): name = valid
             case .failure(.plantNameTooLong):
-                problems.append(Problem(subject: subject, reason: "name too long: more than \(maximumNameLength) characters (plant.max_name_length)"))
+                problems.append(
+                    Problem(
+                        subject: subject,
+                        reason: "name too long: more than \(maximumNameLength) characters (plant.max_name_length)"))
                 continue
             case .failure:
                 problems.append(Problem(subject: subject, reason: "not a usable name (empty, or with a comma)"))
@@ -83,13 +94,18 @@ public enum HostUserdata {
     /// The `Sensors` text read as host.py read it: `json.loads`, then `int(x, 16)` for each.
     static func sensors(_ value: JSONValue?) -> Result<[String], Unreadable> {
         guard case let .string(text)? = value else { return .failure(Unreadable("unreadable: no \"Sensors\" text")) }
-        guard let list = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)), case let .array(items) = list else {
-            return .failure(Unreadable("unreadable sensors \(text): not a JSON list, which host.py could not read either"))
+        guard let list = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)), case let .array(items) = list
+        else {
+            return .failure(
+                Unreadable("unreadable sensors \(text): not a JSON list, which host.py could not read either"))
         }
         var addresses: [String] = []
         for item in items {
             guard case let .string(typed) = item, let address = SensorAddress.hostRead(typed) else {
-                return .failure(Unreadable("sensor \(JSONEnvelope.encode(item).text) is not an I2C address from 0x03 to 0x77 read as int(x, 16)"))
+                return .failure(
+                    Unreadable(
+                        "sensor \(JSONEnvelope.encode(item).text) is not an I2C address from 0x03 to 0x77 read as int(x, 16)"
+                    ))
             }
             if !addresses.contains(address) { addresses.append(address) }
         }
@@ -108,15 +124,20 @@ public enum HostUserdata {
                 if Set(merged[index].sensors) == Set(plant.sensors) {
                     merged[index].phones += plant.phones.filter { !merged[index].phones.contains($0) }
                 } else {
-                    clashes[plant.name, default: merged[index].phones.map { "\($0): \(merged[index].sensors.joined(separator: " "))" }]
-                        .append(contentsOf: plant.phones.map { "\($0): \(plant.sensors.joined(separator: " "))" })
+                    clashes[
+                        plant.name,
+                        default: merged[index].phones.map { "\($0): \(merged[index].sensors.joined(separator: " "))" }
+                    ]
+                    .append(contentsOf: plant.phones.map { "\($0): \(plant.sensors.joined(separator: " "))" })
                 }
             } else {
                 merged.append(plant)
             }
         }
         let problems = merged.filter { clashes[$0.name] != nil }.map { plant in
-            Problem(subject: "\"\(plant.name)\"", reason: "the phones have it with other sensors (\(clashes[plant.name]!.joined(separator: "; ")))")
+            Problem(
+                subject: "\"\(plant.name)\"",
+                reason: "the phones have it with other sensors (\(clashes[plant.name]!.joined(separator: "; ")))")
         }
         return (merged.filter { clashes[$0.name] == nil }, problems)
     }

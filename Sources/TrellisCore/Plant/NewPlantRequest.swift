@@ -10,7 +10,9 @@ public enum PlantName {
     /// client can fix, rather than a length problem. So is a name with a `,`, which `REQ_editPlant`
     /// uses to separate two names (a comma-separated add can never produce one; the original
     /// app's `name--[…]` add could). More than ``maximumLength`` characters is `ERR_plantNameTooLong`.
-    public static func validate(_ text: some StringProtocol, maximumLength: Int = maximumLength) -> Result<String, PlantErrorTag> {
+    public static func validate(_ text: some StringProtocol, maximumLength: Int = maximumLength) -> Result<
+        String, PlantErrorTag
+    > {
         let name = text.trimmingPlantWhitespace()
         if name.isEmpty || name.utf8.contains(0x2C) { return .failure(.missingVals) }
         if name.count > maximumLength { return .failure(.plantNameTooLong) }
@@ -39,10 +41,13 @@ public struct NewPlantRequest: Sendable, Equatable {
     /// is trimmed and normalized with ``SensorAddress/normalize(_:)``. Errors, first failure wins:
     /// an empty name gives `ERR_missingVals`, a too-long name `ERR_plantNameTooLong`, no sensors or
     /// any invalid or empty sensor entry `ERR_invalidPlantSensorID`. A repeated sensor is kept once.
-    public static func parse(_ payload: String, maximumNameLength: Int = PlantName.maximumLength) -> Result<NewPlantRequest, PlantErrorTag> {
+    public static func parse(_ payload: String, maximumNameLength: Int = PlantName.maximumLength) -> Result<
+        NewPlantRequest, PlantErrorTag
+    > {
         let parts = payload.split(separator: ",", omittingEmptySubsequences: false)
-        return validate(name: parts[0], sensors: parts.dropFirst(), maximumNameLength: maximumNameLength,
-                        address: SensorAddress.normalize)
+        return validate(
+            name: parts[0], sensors: parts.dropFirst(), maximumNameLength: maximumNameLength,
+            address: SensorAddress.normalize)
     }
 
     /// The checks every form of add shares, in their order: the name (``PlantName/validate(_:maximumLength:)``),
@@ -104,13 +109,14 @@ extension StringProtocol {
         // whitespace character lies outside ASCII.
         // Its ends are read from its bytes in place: the view's generic `last` walks back through an index.
         let text = String(self)
-        let ends = text.utf8.withContiguousStorageIfAvailable { ($0.first, $0.last) } ?? (text.utf8.first, text.utf8.last)
+        let ends =
+            text.utf8.withContiguousStorageIfAvailable { ($0.first, $0.last) } ?? (text.utf8.first, text.utf8.last)
         if let first = ends.0, let last = ends.1, Self.isVisibleASCII(first), Self.isVisibleASCII(last) {
             return text
         }
         let scalars = unicodeScalars
         guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-              let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+            let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })
         else { return "" }
         var result = ""
         result.unicodeScalars.append(contentsOf: scalars[start...end])

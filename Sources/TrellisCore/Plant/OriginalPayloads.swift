@@ -23,7 +23,8 @@ public enum OriginalPayloads {
     public static func sensorRecord(_ record: PlantSensorRecord) -> String? {
         guard let moisture = record.moisture, let temperature = record.temperature else { return nil }
         let whole = temperature.isFinite && abs(temperature) < 1e15 ? Int64(temperature.rounded()) : 0
-        return "{'moisture'-- \(moisture), 'temperature'-- \(whole), 'plant'-- \(quoted(record.plant, "'")), 'sensor'-- \(quoted(record.sensor, "'"))}"
+        return
+            "{'moisture'-- \(moisture), 'temperature'-- \(whole), 'plant'-- \(quoted(record.plant, "'")), 'sensor'-- \(quoted(record.sensor, "'"))}"
     }
 
     /// `text` between `quote`s, escaped as described above.

@@ -11,7 +11,9 @@ extension PlantDialect {
     /// | `REQ_addNewPlant` | `<name>,<sensor>[,<sensor>…]`, sensors `0x36` | `<name>--["0x36", "37"]` (cut at the last `--`), or the comma form; sensors read as `int(x, 16)` |
     ///
     /// `REQ_plantSensorData`, `REQ_numPlants`, `REQ_deletePlant` and `REQ_editPlant` read the same in both.
-    public func read(_ operation: PlantOperation, payload: String, maximumNameLength: Int = PlantName.maximumLength) -> Result<PlantRequest, PlantErrorTag> {
+    public func read(_ operation: PlantOperation, payload: String, maximumNameLength: Int = PlantName.maximumLength)
+        -> Result<PlantRequest, PlantErrorTag>
+    {
         switch operation {
         case .plantInfoOnStartup:
             if self == .original, let index = Self.refreshIndex(payload) { return .success(.plantInfo(.index(index))) }
@@ -24,7 +26,8 @@ extension PlantDialect {
         case .numPlants:
             return .success(.numPlants)
         case .addNewPlant:
-            let parsed = self == .original
+            let parsed =
+                self == .original
                 ? Self.readAppAdd(payload, maximumNameLength: maximumNameLength)
                 : NewPlantRequest.parse(payload, maximumNameLength: maximumNameLength)
             return parsed.map { .addPlant($0) }
@@ -42,7 +45,9 @@ extension PlantDialect {
     /// In the original dialect such a `REQ_plantInfoOnStartup` asks for the plant at that index.
     public static func refreshIndex(_ payload: String) -> Int? {
         let text = payload.trimmingPlantWhitespace()
-        guard (1...9).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        guard (1...9).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+            return nil
+        }
         return Int(text)
     }
 
@@ -53,16 +58,18 @@ extension PlantDialect {
     static func readAppAdd(_ payload: String, maximumNameLength: Int) -> Result<NewPlantRequest, PlantErrorTag> {
         guard let cut = payload.ranges(of: "--[").last ?? payload.ranges(of: "--").last else {
             let parts = payload.split(separator: ",", omittingEmptySubsequences: false)
-            return NewPlantRequest.validate(name: parts[0], sensors: parts.dropFirst(), maximumNameLength: maximumNameLength,
-                                            address: SensorAddress.hostRead)
+            return NewPlantRequest.validate(
+                name: parts[0], sensors: parts.dropFirst(), maximumNameLength: maximumNameLength,
+                address: SensorAddress.hostRead)
         }
         let name = payload[..<cut.lowerBound]
         let list = payload[payload.index(cut.lowerBound, offsetBy: 2)...]
         // The name is checked first, whatever the list holds, as in every form of add.
         if case let .failure(tag) = PlantName.validate(name, maximumLength: maximumNameLength) { return .failure(tag) }
         guard let sensors = SwiftArrayDescription.strings(list) else { return .failure(.invalidPlantSensorID) }
-        return NewPlantRequest.validate(name: name, sensors: sensors, maximumNameLength: maximumNameLength,
-                                        address: SensorAddress.hostRead)
+        return NewPlantRequest.validate(
+            name: name, sensors: sensors, maximumNameLength: maximumNameLength,
+            address: SensorAddress.hostRead)
     }
 }
 

@@ -28,7 +28,9 @@ extension PlantDialect {
 
     /// The answer to `request` carrying `payload`: from the host to the requester, tagged
     /// `RES_<name>`; the request's ID in ``lossless``, `0` in ``original`` (as the host sent).
-    public func reply(to request: PlantMessage, operation: PlantOperation, payload: String, hostName: String) -> PlantMessage {
+    public func reply(to request: PlantMessage, operation: PlantOperation, payload: String, hostName: String)
+        -> PlantMessage
+    {
         var reply = PlantProtocol.reply(to: request, operation: operation, payload: payload, hostName: hostName)
         if self == .original { reply.id = "0" }
         return reply
@@ -41,7 +43,9 @@ extension PlantDialect {
         var error = PlantProtocol.error(tag, for: request, hostName: hostName)
         if self == .original {
             error.id = "0"
-            error.payload = Self.hostEscaped("ID:\(request.id);sender:\(request.sender);receiver:\(request.receiver);payload:\(request.payload);operation:\(request.operation)")
+            error.payload = Self.hostEscaped(
+                "ID:\(request.id);sender:\(request.sender);receiver:\(request.receiver);payload:\(request.payload);operation:\(request.operation)"
+            )
         }
         return error
     }
@@ -72,9 +76,13 @@ extension PlantDialect {
             return message.encodedBytes()
         case .original:
             let fields = [message.id, message.sender, message.receiver, message.payload, message.operation]
-            guard fields.allSatisfy({ !$0.isEmpty && !$0.utf8.contains(0x3B) && !$0.utf8.contains(0x3A) }) else { return nil }
-            return PlantMessage.wire(id: message.id, sender: message.sender, receiver: message.receiver, operation: message.operation,
-                                     payloadSize: message.payload.utf8.count) { $0.append(contentsOf: message.payload.utf8) }
+            guard fields.allSatisfy({ !$0.isEmpty && !$0.utf8.contains(0x3B) && !$0.utf8.contains(0x3A) }) else {
+                return nil
+            }
+            return PlantMessage.wire(
+                id: message.id, sender: message.sender, receiver: message.receiver, operation: message.operation,
+                payloadSize: message.payload.utf8.count
+            ) { $0.append(contentsOf: message.payload.utf8) }
         }
     }
 

@@ -32,8 +32,10 @@ public struct PlantMessage: Sendable, Equatable, Hashable {
 
     /// The wire form as UTF-8 bytes, ready to publish, written straight into one buffer.
     public func encodedBytes() -> [UInt8] {
-        Self.wire(id: id, sender: sender, receiver: receiver, operation: operation,
-                  payloadSize: payload.utf8.count) { PlantPercentEncoding.append(payload, to: &$0) }
+        Self.wire(
+            id: id, sender: sender, receiver: receiver, operation: operation,
+            payloadSize: payload.utf8.count
+        ) { PlantPercentEncoding.append(payload, to: &$0) }
     }
 
     /// The wire form of a message from its fields, the payload written by `appendPayload`
@@ -43,7 +45,8 @@ public struct PlantMessage: Sendable, Equatable, Hashable {
         appendPayload: (inout [UInt8]) -> Void
     ) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(64 + id.utf8.count + sender.utf8.count + receiver.utf8.count + payloadSize + operation.utf8.count)
+        out.reserveCapacity(
+            64 + id.utf8.count + sender.utf8.count + receiver.utf8.count + payloadSize + operation.utf8.count)
         append("ID:", to: &out)
         append(id, to: &out)
         append(";sender:", to: &out)
@@ -64,7 +67,8 @@ public struct PlantMessage: Sendable, Equatable, Hashable {
         // The keys are literals, not an array of them: an array would be allocated on every reply.
         let keys: (StaticString, StaticString, StaticString, StaticString, StaticString) =
             ("ID:", ";sender:", ";receiver:", ";payload:", ";operation:")
-        let size = keys.0.utf8CodeUnitCount + keys.1.utf8CodeUnitCount + keys.2.utf8CodeUnitCount
+        let size =
+            keys.0.utf8CodeUnitCount + keys.1.utf8CodeUnitCount + keys.2.utf8CodeUnitCount
             + keys.3.utf8CodeUnitCount + keys.4.utf8CodeUnitCount
             + id.utf8.count + sender.utf8.count + receiver.utf8.count + payload.count + operation.utf8.count
         // Written in a scratch buffer and copied once: the array made from a buffer is allocated by

@@ -20,7 +20,9 @@ public enum PlantOperation: String, Sendable, CaseIterable {
     /// The operation whose request tag is spelled with exactly `utf8`, if any: the parser reads the
     /// tag where it lies in the message, without making a string of it first.
     init?(utf8: UnsafeBufferPointer<UInt8>) {
-        guard let found = Self.tags.first(where: { $0.tag.withUnsafeBufferPointer { $0.sameBytes(as: utf8) } }) else { return nil }
+        guard let found = Self.tags.first(where: { $0.tag.withUnsafeBufferPointer { $0.sameBytes(as: utf8) } }) else {
+            return nil
+        }
         self = found.operation
     }
 

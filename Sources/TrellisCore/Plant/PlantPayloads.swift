@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// A plant as listed in `RES_plantInfoOnStartup`: its name and sensor addresses.
@@ -84,7 +84,11 @@ public enum PlantPayloads {
         for (index, record) in records.enumerated() {
             if index > 0 { out.append(0x2C) }
             out.append(contentsOf: #"{"at":"#.utf8)
-            if let at = record.at { appendString(PlantTimestamp.format(at), to: &out) } else { out.append(contentsOf: "null".utf8) }
+            if let at = record.at {
+                appendString(PlantTimestamp.format(at), to: &out)
+            } else {
+                out.append(contentsOf: "null".utf8)
+            }
             out.append(contentsOf: #","moisture":"#.utf8)
             out.append(contentsOf: (record.moisture.map(String.init) ?? "null").utf8)
             out.append(contentsOf: #","plant":"#.utf8)

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Percent-encoding of plant-tracker payloads.
@@ -51,7 +51,9 @@ public enum PlantPercentEncoding {
         // Every plant message's payload comes through here, most with no escape: its UTF-8 is
         // searched at once (`memchr`), not byte by byte through the string's view.
         var contiguous = text
-        guard contiguous.withUTF8({ $0.count > 0 && memchr($0.baseAddress!, 0x25, $0.count) != nil }) else { return text }
+        guard contiguous.withUTF8({ $0.count > 0 && memchr($0.baseAddress!, 0x25, $0.count) != nil }) else {
+            return text
+        }
         let bytes = Array(text.utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
@@ -78,7 +80,8 @@ public enum PlantPercentEncoding {
         while j < values.count {
             let length = sequenceLength(lead: values[j])
             if length > 0, j + length <= values.count,
-               String(validating: values[j..<(j + length)], as: UTF8.self) != nil {
+                String(validating: values[j..<(j + length)], as: UTF8.self) != nil
+            {
                 out.append(contentsOf: values[j..<(j + length)])
                 j += length
             } else {
@@ -100,7 +103,8 @@ public enum PlantPercentEncoding {
     }
 
     private static func escapedByte(_ bytes: [UInt8], at index: Int) -> UInt8? {
-        guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) else {
+        guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+        else {
             return nil
         }
         return high << 4 | low

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension PlantProtocol {
@@ -30,14 +30,17 @@ extension PlantProtocol {
     }
 
     /// The rejection of `bytes` for `reason`, with what can be recovered of its sender, ID and operation.
-    private static func rejection(of bytes: UnsafeBufferPointer<UInt8>, hostName: String, _ reason: PlantFields.Failure) -> PlantParseResult {
+    private static func rejection(of bytes: UnsafeBufferPointer<UInt8>, hostName: String, _ reason: PlantFields.Failure)
+        -> PlantParseResult
+    {
         let sender = PlantFields.recover("sender", in: bytes)
-        return .rejected(PlantRejection(
-            tag: reason.tag, reason: reason.rawValue,
-            sender: sender == hostName ? nil : sender,
-            id: PlantFields.recover("ID", in: bytes), operation: PlantFields.recover("operation", in: bytes),
-            original: String(decoding: bytes, as: UTF8.self)
-        ))
+        return .rejected(
+            PlantRejection(
+                tag: reason.tag, reason: reason.rawValue,
+                sender: sender == hostName ? nil : sender,
+                id: PlantFields.recover("ID", in: bytes), operation: PlantFields.recover("operation", in: bytes),
+                original: String(decoding: bytes, as: UTF8.self)
+            ))
     }
 }
 
@@ -80,8 +83,9 @@ struct PlantFields {
     /// `operation`, when given, is the operation's own spelling (a request's tag, equal to the bytes):
     /// a constant, where a string of the bytes would be allocated for every tag over 15 bytes.
     func message(operation: String? = nil) -> PlantMessage {
-        PlantMessage(id: text(values.id), sender: text(values.sender), receiver: text(values.receiver),
-                     payload: PlantPercentEncoding.decode(text(values.payload)), operation: operation ?? text(values.operation))
+        PlantMessage(
+            id: text(values.id), sender: text(values.sender), receiver: text(values.receiver),
+            payload: PlantPercentEncoding.decode(text(values.payload)), operation: operation ?? text(values.operation))
     }
 
     /// The value in `range` as a string. The bytes are valid UTF-8 (checked before the cut, and
@@ -121,8 +125,12 @@ struct PlantFields {
             var start = 0
             while true {
                 let stop = offset(of: semicolon, in: base, from: start, to: end) ?? end
-                guard let colon = offset(of: Self.colon, in: base, from: start, to: stop) else { return .failure(.missingValue) }
-                guard offset(of: Self.colon, in: base, from: colon + 1, to: stop) == nil else { return .failure(.tooManyColons) }
+                guard let colon = offset(of: Self.colon, in: base, from: start, to: stop) else {
+                    return .failure(.missingValue)
+                }
+                guard offset(of: Self.colon, in: base, from: colon + 1, to: stop) == nil else {
+                    return .failure(.tooManyColons)
+                }
                 let key = UnsafeBufferPointer(rebasing: bytes[start..<colon])
                 let value = (colon + 1)..<stop
                 switch keyPosition(key) {
@@ -154,14 +162,15 @@ struct PlantFields {
     /// The position of `key` in ``PlantProtocol/requiredKeys``, or -1 when it is none of them: told
     /// apart by length first, as the five have five lengths.
     private static func keyPosition(_ key: UnsafeBufferPointer<UInt8>) -> Int {
-        let position = switch key.count {
-        case 2: 0   // ID
-        case 6: 1   // sender
-        case 8: 2   // receiver
-        case 7: 3   // payload
-        case 9: 4   // operation
-        default: -1
-        }
+        let position =
+            switch key.count {
+            case 2: 0 // ID
+            case 6: 1 // sender
+            case 8: 2 // receiver
+            case 7: 3 // payload
+            case 9: 4 // operation
+            default: -1
+            }
         guard position >= 0 else { return -1 }
         return keys[position].withUnsafeBufferPointer { $0.sameBytes(as: key) } ? position : -1
     }
@@ -172,7 +181,7 @@ struct PlantFields {
         var found: String?
         forEachPiece(of: bytes) { start, stop in
             guard let colon = firstColon(bytes, start, stop),
-                  UnsafeBufferPointer(rebasing: bytes[start..<colon]).elementsEqual(key.utf8)
+                UnsafeBufferPointer(rebasing: bytes[start..<colon]).elementsEqual(key.utf8)
             else { return true }
             if colon + 1 < stop && firstColon(bytes, colon + 1, stop) == nil {
                 found = String(decoding: UnsafeBufferPointer(rebasing: bytes[(colon + 1)..<stop]), as: UTF8.self)

@@ -68,8 +68,9 @@ public enum PlantProtocol {
     public static func replyBytes(
         to request: PlantMessage, operation: PlantOperation, payload: EncodedPlantPayload, hostName: String
     ) -> [UInt8] {
-        PlantMessage.wire(id: request.id, sender: hostName, receiver: request.sender, operation: operation.responseTag,
-                          payload: payload.wire)
+        PlantMessage.wire(
+            id: request.id, sender: hostName, receiver: request.sender, operation: operation.responseTag,
+            payload: payload.wire)
     }
 
     /// Builds the error reply for a rejected message using the rejection's own tag, or `nil`
@@ -85,7 +86,7 @@ public enum PlantProtocol {
     /// is the host, or the message was itself an `ERR_` message.
     public static func error(_ tag: PlantErrorTag, for rejection: PlantRejection, hostName: String) -> PlantMessage? {
         guard let sender = rejection.sender, sender != hostName, let original = rejection.original,
-              !rejection.isIncomingError
+            !rejection.isIncomingError
         else { return nil }
         return PlantMessage(
             id: rejection.id ?? "0", sender: hostName, receiver: sender,

@@ -41,7 +41,9 @@ public struct PlantRename: Sendable, Equatable {
     /// Errors, first failure wins: no `,` gives `ERR_missingVals`; an old name that is empty gives
     /// `ERR_cannotDeletePlant` (no plant has it); the new name is checked like an added plant's
     /// (empty or with a `,`: `ERR_missingVals`, too long: `ERR_plantNameTooLong`).
-    public static func parse(_ payload: String, maximumNameLength: Int = PlantName.maximumLength) -> Result<PlantRename, PlantErrorTag> {
+    public static func parse(_ payload: String, maximumNameLength: Int = PlantName.maximumLength) -> Result<
+        PlantRename, PlantErrorTag
+    > {
         guard let comma = payload.firstIndex(of: ",") else { return .failure(.missingVals) }
         let old = payload[..<comma].trimmingPlantWhitespace()
         guard !old.isEmpty else { return .failure(.cannotDeletePlant) }

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// A small, locale-free ISO 8601 parser and formatter for sensor reports and dead letters.
@@ -14,14 +14,14 @@ enum PlantTimestamp {
     static func parse(_ text: String) -> Date? {
         var scanner = PlantDigitScanner(bytes: Array(text.utf8))
         guard let year = scanner.number(4), scanner.expect(0x2D),
-              let month = scanner.number(2), scanner.expect(0x2D),
-              let day = scanner.number(2), scanner.expect(0x54),
-              let hour = scanner.number(2), scanner.expect(0x3A),
-              let minute = scanner.number(2), scanner.expect(0x3A),
-              let second = scanner.number(2)
+            let month = scanner.number(2), scanner.expect(0x2D),
+            let day = scanner.number(2), scanner.expect(0x54),
+            let hour = scanner.number(2), scanner.expect(0x3A),
+            let minute = scanner.number(2), scanner.expect(0x3A),
+            let second = scanner.number(2)
         else { return nil }
         guard (1...12).contains(month), (1...CivilCalendar.daysIn(year: year, month: month)).contains(day),
-              (0...23).contains(hour), (0...59).contains(minute), (0...59).contains(second)
+            (0...23).contains(hour), (0...59).contains(minute), (0...59).contains(second)
         else { return nil }
 
         var fraction = 0.0
@@ -42,7 +42,7 @@ enum PlantTimestamp {
             offset = 0
         } else if let sign = scanner.next(), sign == 0x2B || sign == 0x2D {
             guard let hours = scanner.number(2), scanner.expect(0x3A), let minutes = scanner.number(2),
-                  hours <= 23, minutes <= 59
+                hours <= 23, minutes <= 59
             else { return nil }
             offset = (hours * 3600 + minutes * 60) * (sign == 0x2D ? -1 : 1)
         } else {
@@ -64,7 +64,8 @@ enum PlantTimestamp {
         let days = (totalSeconds - secondOfDay) / 86_400
         let (year, month, day) = CivilCalendar.date(days: days)
         guard (0...9999).contains(year) else {
-            return CivilCalendar.pad(year, 4) + "-" + CivilCalendar.pad(month, 2) + "-" + CivilCalendar.pad(day, 2) + "T"
+            return CivilCalendar.pad(year, 4) + "-" + CivilCalendar.pad(month, 2) + "-" + CivilCalendar.pad(day, 2)
+                + "T"
                 + CivilCalendar.pad(secondOfDay / 3600, 2) + ":" + CivilCalendar.pad(secondOfDay / 60 % 60, 2) + ":"
                 + CivilCalendar.pad(secondOfDay % 60, 2) + "." + CivilCalendar.pad(millis, 3) + "Z"
         }
@@ -84,7 +85,9 @@ enum PlantTimestamp {
         digits(secondOfDay / 60 % 60, 2, at: 14)
         digits(secondOfDay % 60, 2, at: 17)
         digits(millis, 3, at: 20)
-        for (offset, separator) in [(4, 0x2D), (7, 0x2D), (10, 0x54), (13, 0x3A), (16, 0x3A), (19, 0x2E), (23, 0x5A)] as [(Int, UInt8)] {
+        for (offset, separator) in [(4, 0x2D), (7, 0x2D), (10, 0x54), (13, 0x3A), (16, 0x3A), (19, 0x2E), (23, 0x5A)]
+            as [(Int, UInt8)]
+        {
             bytes[offset] = separator
         }
         return String(decoding: bytes, as: UTF8.self)

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// One reading published by a sensor on `rpi/sensors/<sensor>`.
@@ -45,7 +45,8 @@ public struct SensorReport: Sendable, Equatable {
         guard moistureNumber.isFinite, moistureNumber.rounded() == moistureNumber else {
             return .failure(.moistureNotInteger)
         }
-        guard moistureNumber >= Double(moistureRange.lowerBound), moistureNumber <= Double(moistureRange.upperBound) else {
+        guard moistureNumber >= Double(moistureRange.lowerBound), moistureNumber <= Double(moistureRange.upperBound)
+        else {
             return .failure(.moistureOutOfRange)
         }
 

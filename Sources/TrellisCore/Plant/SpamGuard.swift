@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// What ``SpamGuard`` decided for one message.
@@ -106,8 +106,10 @@ public struct SpamGuard: Sendable {
     }
 
     /// Updates one sender's state in place (no copy of its times).
-    private static func admit(_ state: inout SenderState, at now: Date, limit: Int, window: TimeInterval,
-                              usingAllowance: Bool) -> SpamVerdict {
+    private static func admit(
+        _ state: inout SenderState, at now: Date, limit: Int, window: TimeInterval,
+        usingAllowance: Bool
+    ) -> SpamVerdict {
         state.drop(through: now.addingTimeInterval(-window))
         if usingAllowance, state.allowance > 0, !state.kicked {
             state.allowance -= 1

@@ -5,8 +5,10 @@ extension TopicAccessTable {
     /// Every right of an account of `role` named `name` (nil for the anonymous role), in table
     /// order: its own-name grants with `{name}` as its name (a sensor node's: as each address of
     /// `sensors`), its every-name grants with `+`. A filter it may publish and read is `readwrite`.
-    public static func rights(of role: AccessRole, name: String?, sensors: [String] = [],
-                              prefixes: TopicPrefixes = TopicPrefixes()) -> [TopicRight] {
+    public static func rights(
+        of role: AccessRole, name: String?, sensors: [String] = [],
+        prefixes: TopicPrefixes = TopicPrefixes()
+    ) -> [TopicRight] {
         var order: [String] = []
         var access: [String: (write: Bool, read: Bool)] = [:]
         func grant(_ filters: [String], write: Bool) {
@@ -34,7 +36,9 @@ extension TopicAccessTable {
     }
 
     /// The filters a grant on `topic` stands for.
-    private static func filters(_ topic: String, scope: Grant.Scope, role: AccessRole, name: String?, sensors: [String]) -> [String] {
+    private static func filters(_ topic: String, scope: Grant.Scope, role: AccessRole, name: String?, sensors: [String])
+        -> [String]
+    {
         guard topic.contains("{name}") else { return [topic] }
         switch scope {
         case .any:
@@ -50,7 +54,8 @@ extension TopicAccessTable {
     /// Where the replies to a request on `topic` may go: the filters of the request row `topic`
     /// belongs to, `{name}` being the name the topic gives its sender; nil when `topic` is no
     /// request topic of the table. A v5 Response Topic outside them is refused.
-    public static func replySpace(ofRequest topic: String, prefixes: TopicPrefixes = TopicPrefixes()) -> [TopicFilter]? {
+    public static func replySpace(ofRequest topic: String, prefixes: TopicPrefixes = TopicPrefixes()) -> [TopicFilter]?
+    {
         for row in rows where !row.replies.isEmpty {
             let template = prefixes.expand(row.topic)
             let filter = TopicFilter(template.replacingOccurrences(of: "{name}", with: "+"))
@@ -66,22 +71,27 @@ extension TopicAccessTable {
     }
 
     /// Whether a reply to a request on `requestTopic` may be sent to `responseTopic`.
-    public static func allowsResponseTopic(_ responseTopic: String, forRequest requestTopic: String,
-                                           prefixes: TopicPrefixes = TopicPrefixes()) -> Bool {
+    public static func allowsResponseTopic(
+        _ responseTopic: String, forRequest requestTopic: String,
+        prefixes: TopicPrefixes = TopicPrefixes()
+    ) -> Bool {
         guard !responseTopic.isEmpty, !responseTopic.contains("+"), !responseTopic.contains("#"),
-              let space = replySpace(ofRequest: requestTopic, prefixes: prefixes) else { return false }
+            let space = replySpace(ofRequest: requestTopic, prefixes: prefixes)
+        else { return false }
         return space.contains { $0.match(responseTopic) != nil }
     }
 
     /// The table as docs/security.md shows it: one line per row, the roles of each cell.
     public static func markdown(prefixes: TopicPrefixes = TopicPrefixes()) -> String {
         func cell(_ grants: [Grant]) -> String {
-            grants.map { $0.role.title + ($0.scope == .own && $0.role != .trellis ? " (own)" : "") }.joined(separator: ", ")
+            grants.map { $0.role.title + ($0.scope == .own && $0.role != .trellis ? " (own)" : "") }.joined(
+                separator: ", ")
         }
         let lines = rows.map { row in
             "| `\(prefixes.expand(row.topic))` | \(cell(row.publish)) | \(cell(row.read)) | \(row.about) |"
         }
-        return (["| topic | who publishes | who reads | what it carries |", "|---|---|---|---|"] + lines).joined(separator: "\n")
+        return (["| topic | who publishes | who reads | what it carries |", "|---|---|---|---|"] + lines).joined(
+            separator: "\n")
     }
 }
 

@@ -49,56 +49,83 @@ public enum TopicAccessTable {
     /// row someone publishes for it and writes every reply, and its subscriptions follow the
     /// configuration, so it is not held to the rows above.
     public static let rows: [Row] = [
-        Row("{plant}/torpi", publish: [.any(.anonymous), .any(.operator)], read: [.any(.trellis)],
+        Row(
+            "{plant}/torpi", publish: [.any(.anonymous), .any(.operator)], read: [.any(.trellis)],
             replies: ["{plant}/fromrpi"], about: "plant-tracker requests of the shared form (the released app)"),
-        Row("{plant}/fromrpi", publish: [.any(.trellis)], read: [.any(.anonymous), .any(.operator)],
+        Row(
+            "{plant}/fromrpi", publish: [.any(.trellis)], read: [.any(.anonymous), .any(.operator)],
             about: "plant-tracker replies of the shared form, which every app of the household reads"),
-        Row("{plant}/torpi/{name}", publish: [.own(.app), .own(.operator)], read: [.any(.trellis)],
-            replies: ["{plant}/fromrpi/{name}", "{plant}/fromrpi/{name}/#"], about: "an app's own plant-tracker requests"),
-        Row("{plant}/fromrpi/{name}", publish: [.any(.trellis)], read: [.own(.app), .any(.operator)],
+        Row(
+            "{plant}/torpi/{name}", publish: [.own(.app), .own(.operator)], read: [.any(.trellis)],
+            replies: ["{plant}/fromrpi/{name}", "{plant}/fromrpi/{name}/#"],
+            about: "an app's own plant-tracker requests"),
+        Row(
+            "{plant}/fromrpi/{name}", publish: [.any(.trellis)], read: [.own(.app), .any(.operator)],
             about: "the replies to an app's own requests"),
-        Row("{plant}/fromrpi/{name}/#", publish: [.any(.trellis)], read: [.own(.app), .any(.operator)],
+        Row(
+            "{plant}/fromrpi/{name}/#", publish: [.any(.trellis)], read: [.own(.app), .any(.operator)],
             about: "the replies an app asked for below its own reply topic (v5 Response Topic)"),
-        Row("{plant}/sensors/{name}", publish: [.own(.sensor), .any(.operator)], read: [.any(.trellis)],
+        Row(
+            "{plant}/sensors/{name}", publish: [.own(.sensor), .any(.operator)], read: [.any(.trellis)],
             about: "a sensor's readings (`{name}` is the sensor's address)"),
-        Row("{buttons}/buttons/{name}/press", publish: [.own(.button), .any(.operator)], read: [.any(.trellis)],
+        Row(
+            "{buttons}/buttons/{name}/press", publish: [.own(.button), .any(.operator)], read: [.any(.trellis)],
             about: "a button's presses"),
-        Row(.buttonState, publish: [.any(.trellis)],
+        Row(
+            .buttonState, publish: [.any(.trellis)],
             read: [.any(.app), .any(.button), .any(.operator)], about: "a button's retained count and history"),
-        Row("{buttons}/clients/{name}/status", publish: [.own(.app), .own(.operator)], read: [.any(.trellis)],
+        Row(
+            "{buttons}/clients/{name}/status", publish: [.own(.app), .own(.operator)], read: [.any(.trellis)],
             about: "an app's presence for the button service"),
-        Row("{buttons}/clients/{name}/register", publish: [.own(.app), .own(.operator)], read: [.any(.trellis)],
+        Row(
+            "{buttons}/clients/{name}/register", publish: [.own(.app), .own(.operator)], read: [.any(.trellis)],
             about: "an app's registration for a button"),
-        Row("{buttons}/clients/{name}/unregister", publish: [.own(.app), .own(.operator)], read: [.any(.trellis)],
+        Row(
+            "{buttons}/clients/{name}/unregister", publish: [.own(.app), .own(.operator)], read: [.any(.trellis)],
             about: "an app's registration removed"),
-        Row("{buttons}/clients/{name}/+", publish: [.any(.trellis)], read: [.own(.app), .any(.operator)],
+        Row(
+            "{buttons}/clients/{name}/+", publish: [.any(.trellis)], read: [.own(.app), .any(.operator)],
             about: "the button service's answers and presses for an app (`register-response`, `button-press`, …)"),
-        Row("{trellis}/clients/{name}/request/#", publish: [.own(.app), .own(.operator)], read: [.any(.trellis)],
-            replies: ["{trellis}/clients/{name}/response/#"], about: "an app's own JSON requests (reads; changes for operators)"),
-        Row("{trellis}/clients/{name}/response/#", publish: [.any(.trellis)], read: [.own(.app), .any(.operator)],
+        Row(
+            "{trellis}/clients/{name}/request/#", publish: [.own(.app), .own(.operator)], read: [.any(.trellis)],
+            replies: ["{trellis}/clients/{name}/response/#"],
+            about: "an app's own JSON requests (reads; changes for operators)"),
+        Row(
+            "{trellis}/clients/{name}/response/#", publish: [.any(.trellis)], read: [.own(.app), .any(.operator)],
             about: "the answers to an app's own JSON requests"),
-        Row("{trellis}/request/#", publish: [.any(.operator)], read: [.any(.trellis)],
+        Row(
+            "{trellis}/request/#", publish: [.any(.operator)], read: [.any(.trellis)],
             replies: ["{trellis}/response/#"], about: "JSON requests of the shared form: every operator action"),
-        Row("{trellis}/response/#", publish: [.any(.trellis)], read: [.any(.operator)],
+        Row(
+            "{trellis}/response/#", publish: [.any(.trellis)], read: [.any(.operator)],
             about: "the answers to the shared JSON requests"),
-        Row("{trellis}/status", publish: [.any(.trellis)],
+        Row(
+            "{trellis}/status", publish: [.any(.trellis)],
             read: [.any(.app), .any(.button), .any(.device), .any(.sensor), .any(.operator)],
             about: "whether Trellis is online (retained)"),
-        Row("{trellis}/#", publish: [.any(.trellis)], read: [.any(.operator)],
+        Row(
+            "{trellis}/#", publish: [.any(.trellis)], read: [.any(.operator)],
             about: "statistics, dead letters, plant states, care alerts and the rest of Trellis's own topics"),
-        Row(.deviceStatus, publish: [.own(.device), .any(.operator)], read: [.any(.trellis)],
+        Row(
+            .deviceStatus, publish: [.own(.device), .any(.operator)], read: [.any(.trellis)],
             about: "a device's status"),
-        Row(.deviceTelemetry, publish: [.own(.device), .any(.operator)], read: [.any(.trellis)],
+        Row(
+            .deviceTelemetry, publish: [.own(.device), .any(.operator)], read: [.any(.trellis)],
             about: "a device's telemetry"),
-        Row(.deviceLog, publish: [.own(.device), .any(.operator)], read: [.any(.trellis)],
+        Row(
+            .deviceLog, publish: [.own(.device), .any(.operator)], read: [.any(.trellis)],
             about: "a device's log lines"),
-        Row(.deviceInfo, publish: [.any(.trellis)], read: [.own(.device), .any(.operator)],
+        Row(
+            .deviceInfo, publish: [.any(.trellis)], read: [.own(.device), .any(.operator)],
             about: "a device's record, which Trellis alone writes"),
-        Row(.deviceCommand, publish: [.any(.trellis)], read: [.own(.device), .any(.operator)],
+        Row(
+            .deviceCommand, publish: [.any(.trellis)], read: [.own(.device), .any(.operator)],
             about: "commands to a device, which Trellis alone sends"),
-        Row("homeassistant/status", publish: [.any(.operator)], read: [.any(.trellis)],
+        Row(
+            "homeassistant/status", publish: [.any(.operator)], read: [.any(.trellis)],
             about: "Home Assistant's birth message (Home Assistant logs in as an operator)"),
-        Row("#", publish: [.any(.trellis)], read: [.any(.trellis), .any(.operator)],
-            about: "every other topic: Trellis reads and writes them all, an operator reads them all"),
+        Row(
+            "#", publish: [.any(.trellis)], read: [.any(.trellis), .any(.operator)],
+            about: "every other topic: Trellis reads and writes them all, an operator reads them all")
     ]
 }

@@ -21,7 +21,9 @@ public struct TopicFilter: Sendable, Hashable, CustomStringConvertible {
     public func match(levels topicLevels: [Substring]) -> [String]? {
         var captures: [String] = []
         var topicLevels = topicLevels[...]
-        if topicLevels.first?.hasPrefix("$") == true, let first = levels.first, first == "+" || first == "#" { return nil }
+        if topicLevels.first?.hasPrefix("$") == true, let first = levels.first, first == "+" || first == "#" {
+            return nil
+        }
         for level in levels {
             if level == "#" {
                 captures.append(topicLevels.joined(separator: "/"))

@@ -53,6 +53,6 @@ extension TopicPattern {
 
     /// Every pattern, for the test that checks each lies within a row of the table.
     public static let all: [TopicPattern] = [
-        .deviceStatus, .deviceTelemetry, .deviceLog, .deviceInfo, .deviceCommand, .modelInfo, .plantState, .buttonState,
+        .deviceStatus, .deviceTelemetry, .deviceLog, .deviceInfo, .deviceCommand, .modelInfo, .plantState, .buttonState
     ]
 }

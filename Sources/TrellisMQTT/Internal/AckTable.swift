@@ -71,8 +71,13 @@ final class AckTable: Sendable {
                     if state.registering == 0 { state.early.removeAll() }
                     noteInterest(state)
                 }
-                if state.closed { return .failure(MQTTError(kind: .shutDown, message: "the MQTT client was shut down")) }
-                if Task.isCancelled { return .failure(MQTTError(kind: .timedOut, message: "stopped waiting for the broker's acknowledgement")) }
+                if state.closed {
+                    return .failure(MQTTError(kind: .shutDown, message: "the MQTT client was shut down"))
+                }
+                if Task.isCancelled {
+                    return .failure(
+                        MQTTError(kind: .timedOut, message: "stopped waiting for the broker's acknowledgement"))
+                }
                 if let outcome = state.early.removeValue(forKey: mid) { return outcome }
                 state.waiting[mid] = continuation
                 return nil

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Nanoseconds of the clock `ContinuousClock` reads (on Linux `CLOCK_BOOTTIME`, which goes on
@@ -12,9 +12,9 @@ package enum BootClock {
     package static var nanoseconds: UInt64 {
         var now = timespec()
         #if canImport(Glibc)
-        clock_gettime(CLOCK_BOOTTIME, &now)
+            clock_gettime(CLOCK_BOOTTIME, &now)
         #else
-        clock_gettime(CLOCK_MONOTONIC_RAW, &now)
+            clock_gettime(CLOCK_MONOTONIC_RAW, &now)
         #endif
         return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
     }

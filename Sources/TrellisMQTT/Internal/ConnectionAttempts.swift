@@ -76,7 +76,9 @@ struct ConnectionAttempts {
     /// The socket did not open.
     mutating func openFailed(code: Int32) -> [Action] {
         var actions: [Action] = []
-        if code == Int32(MOSQ_ERR_INVAL.rawValue) && isFirstAttempt { actions.append(.reportInvalidSettings(code: code)) }
+        if code == Int32(MOSQ_ERR_INVAL.rawValue) && isFirstAttempt {
+            actions.append(.reportInvalidSettings(code: code))
+        }
         let delay = nextDelay()
         actions += [.reportConnectFailed(code: code, afterOpen: false, retryIn: delay), .pause(seconds: delay)]
         return actions
@@ -87,8 +89,10 @@ struct ConnectionAttempts {
     ///   - connections: the connection count now (read only while ``awaitsConnack``).
     ///   - stopping: whether the client is shutting down (read only when the pass failed).
     ///   - refusal: the broker's refusal of this attempt's CONNECT, taken once (read only when the pass failed).
-    mutating func serviced(code: Int32, at now: ContinuousClock.Instant, connections: () -> Int,
-                           stopping: () -> Bool, refusal: () -> String?) -> [Action] {
+    mutating func serviced(
+        code: Int32, at now: ContinuousClock.Instant, connections: () -> Int,
+        stopping: () -> Bool, refusal: () -> String?
+    ) -> [Action] {
         guard case let .open(openedAt, before, wasConnected) = socket else { return [] }
         var actions: [Action] = []
         var connected = wasConnected
@@ -100,7 +104,7 @@ struct ConnectionAttempts {
                 backoff = delays.lowerBound
                 actions.append(.keepLibraryLog(false))
             } else if code == Mosquitto.success && openedAt.duration(to: now) > handshakeLimit {
-                code = Int32(MOSQ_ERR_KEEPALIVE.rawValue)  // the next attempt closes this socket first
+                code = Int32(MOSQ_ERR_KEEPALIVE.rawValue) // the next attempt closes this socket first
             }
         }
         guard code != Mosquitto.success else { return actions }

@@ -1,9 +1,9 @@
 import CMosquitto
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Process-wide libmosquitto set-up and the translation of its result codes.
@@ -39,8 +39,8 @@ enum Mosquitto {
         case Int32(MOSQ_ERR_CONN_REFUSED.rawValue), Int32(MOSQ_ERR_AUTH.rawValue):
             kind = .connectionRefused
         case Int32(MOSQ_ERR_INVAL.rawValue), Int32(MOSQ_ERR_PAYLOAD_SIZE.rawValue),
-             Int32(MOSQ_ERR_MALFORMED_UTF8.rawValue), Int32(MOSQ_ERR_OVERSIZE_PACKET.rawValue),
-             Int32(MOSQ_ERR_QOS_NOT_SUPPORTED.rawValue), Int32(MOSQ_ERR_NOT_SUPPORTED.rawValue):
+            Int32(MOSQ_ERR_MALFORMED_UTF8.rawValue), Int32(MOSQ_ERR_OVERSIZE_PACKET.rawValue),
+            Int32(MOSQ_ERR_QOS_NOT_SUPPORTED.rawValue), Int32(MOSQ_ERR_NOT_SUPPORTED.rawValue):
             kind = .invalidArgument
         default:
             kind = .library

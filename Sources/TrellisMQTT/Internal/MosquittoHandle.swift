@@ -3,9 +3,9 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// What the handle reports from libmosquitto's network thread. Each closure must return without
@@ -40,7 +40,8 @@ final class MosquittoHandle: @unchecked Sendable {
         self.configuration = configuration
         self.callbacks = callbacks
         guard let pointer = mosquitto_new(configuration.clientID, configuration.cleanStart, nil) else {
-            throw MQTTError(kind: .invalidArgument, message: "could not create an MQTT client for id '\(configuration.clientID)'")
+            throw MQTTError(
+                kind: .invalidArgument, message: "could not create an MQTT client for id '\(configuration.clientID)'")
         }
         self.pointer = pointer
         mosquitto_user_data_set(pointer, Unmanaged.passUnretained(self).toOpaque())
@@ -55,7 +56,9 @@ final class MosquittoHandle: @unchecked Sendable {
     private func configure() throws {
         let version = MQTT_PROTOCOL_V5
         try check(mosquitto_int_option(pointer, MOSQ_OPT_PROTOCOL_VERSION, version), "selecting MQTT v5")
-        try check(mosquitto_int_option(pointer, MOSQ_OPT_TCP_NODELAY, configuration.tcpNoDelay ? 1 : 0), "setting TCP_NODELAY")
+        try check(
+            mosquitto_int_option(pointer, MOSQ_OPT_TCP_NODELAY, configuration.tcpNoDelay ? 1 : 0), "setting TCP_NODELAY"
+        )
         let inflight = Int32(clamping: max(1, min(configuration.inflightMaximum, 65535)))
         // A read-ahead window also caps what the broker may send unacknowledged (see `maxUnhandledMessages`).
         let receive = min(inflight, Int32(clamping: configuration.maxUnhandledMessages ?? Int(inflight)))
@@ -63,12 +66,15 @@ final class MosquittoHandle: @unchecked Sendable {
         try check(mosquitto_int_option(pointer, MOSQ_OPT_SEND_MAXIMUM, inflight), "setting send maximum")
         try check(mosquitto_threaded_set(pointer, true), "enabling threaded mode")
         if configuration.username != nil || configuration.password != nil {
-            try check(mosquitto_username_pw_set(pointer, configuration.username, configuration.password), "setting credentials")
+            try check(
+                mosquitto_username_pw_set(pointer, configuration.username, configuration.password),
+                "setting credentials")
         }
         if let will = configuration.will {
             let rc = will.payload.withUnsafeBytes { buffer in
-                mosquitto_will_set_v5(pointer, will.topic, Int32(buffer.count), buffer.baseAddress,
-                                      Int32(will.qos.rawValue), will.retain, nil)
+                mosquitto_will_set_v5(
+                    pointer, will.topic, Int32(buffer.count), buffer.baseAddress,
+                    Int32(will.qos.rawValue), will.retain, nil)
             }
             try check(rc, "setting the will message")
         }
@@ -86,15 +92,20 @@ final class MosquittoHandle: @unchecked Sendable {
             _ = FileManager.default.fileExists(atPath: authorities, isDirectory: &isDirectory)
             if isDirectory.boolValue { authorityDirectory = authorities } else { authorityFile = authorities }
         } else {
-            try check(mosquitto_int_option(pointer, MOSQ_OPT_TLS_USE_OS_CERTS, 1), "trusting the system's CA certificates")
+            try check(
+                mosquitto_int_option(pointer, MOSQ_OPT_TLS_USE_OS_CERTS, 1), "trusting the system's CA certificates")
             // `mosquitto_tls_set` wants a CA file or directory: name the system's.
             authorityDirectory = String(cString: trellis_tls_default_ca_directory())
         }
         // An encrypted key is refused by `validate()`; should one slip through, the callback gives
         // OpenSSL no password instead of letting it ask on the terminal, which would block this thread.
-        try check(mosquitto_tls_set(pointer, authorityFile, authorityDirectory, tls.certificate, tls.privateKey) { _, _, _, _ in 0 },
-                  "loading the TLS files")
-        try check(mosquitto_tls_opts_set(pointer, 1 /* SSL_VERIFY_PEER */, "tlsv1.2", nil), "requiring TLS 1.2 or later")
+        try check(
+            mosquitto_tls_set(pointer, authorityFile, authorityDirectory, tls.certificate, tls.privateKey) {
+                _, _, _, _ in 0
+            },
+            "loading the TLS files")
+        try check(
+            mosquitto_tls_opts_set(pointer, 1 /* SSL_VERIFY_PEER */, "tlsv1.2", nil), "requiring TLS 1.2 or later")
         try check(mosquitto_tls_insecure_set(pointer, false), "verifying the broker's host name")
     }
 
@@ -159,7 +170,8 @@ final class MosquittoHandle: @unchecked Sendable {
             guard let context, let message else { return }
             let handle = Unmanaged<MosquittoHandle>.fromOpaque(context).takeUnretainedValue()
             let m = message.pointee
-            let payload: [UInt8] = m.payloadlen > 0 && m.payload != nil
+            let payload: [UInt8] =
+                m.payloadlen > 0 && m.payload != nil
                 ? Array(UnsafeRawBufferPointer(start: m.payload, count: Int(m.payloadlen)))
                 : []
             let copied = MQTTMessage(
@@ -194,8 +206,9 @@ final class MosquittoHandle: @unchecked Sendable {
     /// Opens the TCP connection and sends CONNECT; the CONNACK arrives through the loop.
     func connect() -> Int32 {
         (try? MosquittoProperties.withConnectProperties(sessionExpiry: configuration.sessionExpiry) { properties in
-            mosquitto_connect_bind_v5(pointer, configuration.host, Int32(configuration.port),
-                                      Int32(configuration.keepAlive), nil, properties)
+            mosquitto_connect_bind_v5(
+                pointer, configuration.host, Int32(configuration.port),
+                Int32(configuration.keepAlive), nil, properties)
         }) ?? Int32(MOSQ_ERR_INVAL.rawValue)
     }
 
@@ -233,15 +246,18 @@ final class MosquittoHandle: @unchecked Sendable {
     }
 
     /// Queues a PUBLISH and returns its message id.
-    func publish(topic: String, payload: [UInt8], qos: QoS, retain: Bool, properties: MQTTProperties) throws -> (Int32, Int32) {
+    func publish(topic: String, payload: [UInt8], qos: QoS, retain: Bool, properties: MQTTProperties) throws -> (
+        Int32, Int32
+    ) {
         try MosquittoProperties.withPublishProperties(properties) { list in
             var mid: Int32 = 0
             // withCString: a short topic, kept inside the String itself, goes through a stack buffer,
             // where passing the String as the C argument would copy it to the heap.
             let rc = topic.withCString { topic in
                 payload.withUnsafeBytes { buffer in
-                    mosquitto_publish_v5(pointer, &mid, topic, Int32(buffer.count), buffer.baseAddress,
-                                         Int32(qos.rawValue), retain, list)
+                    mosquitto_publish_v5(
+                        pointer, &mid, topic, Int32(buffer.count), buffer.baseAddress,
+                        Int32(qos.rawValue), retain, list)
                 }
             }
             return (rc, mid)
@@ -252,7 +268,8 @@ final class MosquittoHandle: @unchecked Sendable {
     func subscribe(_ subscription: MQTTSubscription) -> (Int32, Int32) {
         var mid: Int32 = 0
         let options = subscription.noLocal ? Int32(MQTT_SUB_OPT_NO_LOCAL.rawValue) : 0
-        let rc = mosquitto_subscribe_v5(pointer, &mid, subscription.filter, Int32(subscription.qos.rawValue), options, nil)
+        let rc = mosquitto_subscribe_v5(
+            pointer, &mid, subscription.filter, Int32(subscription.qos.rawValue), options, nil)
         return (rc, mid)
     }
 

@@ -1,9 +1,9 @@
 import CMosquitto
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Conversion between `MQTTProperties` and libmosquitto's property lists.
@@ -24,7 +24,8 @@ enum MosquittoProperties {
         var bytes: UnsafeMutableRawPointer?
         var length: UInt16 = 0
         if mosquitto_property_read_binary(list, correlationData, &bytes, &length, false) != nil {
-            properties.correlationData = bytes.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(length))) } ?? []
+            properties.correlationData =
+                bytes.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(length))) } ?? []
             free(bytes)
         }
 
@@ -67,8 +68,9 @@ enum MosquittoProperties {
                 throw MQTTError(kind: .invalidArgument, message: "correlation data is longer than 65535 bytes")
             }
             try data.withUnsafeBytes { buffer in
-                try check(mosquitto_property_add_binary(&list, correlationData, buffer.baseAddress, UInt16(buffer.count)),
-                          "correlation data")
+                try check(
+                    mosquitto_property_add_binary(&list, correlationData, buffer.baseAddress, UInt16(buffer.count)),
+                    "correlation data")
             }
         }
         for pair in properties.userProperties {
@@ -81,7 +83,8 @@ enum MosquittoProperties {
     }
 
     /// Builds the CONNECT property list (session expiry), calls `body`, then frees it.
-    static func withConnectProperties<T>(sessionExpiry expiry: UInt32, _ body: (OpaquePointer?) throws -> T) throws -> T {
+    static func withConnectProperties<T>(sessionExpiry expiry: UInt32, _ body: (OpaquePointer?) throws -> T) throws -> T
+    {
         guard expiry > 0 else { return try body(nil) }
         var list: OpaquePointer?
         defer { mosquitto_property_free_all(&list) }

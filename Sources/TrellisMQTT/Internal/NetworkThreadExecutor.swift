@@ -2,9 +2,9 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A task executor whose jobs run on the client's network thread, between two passes of its
@@ -35,7 +35,9 @@ final class NetworkThreadExecutor: TaskExecutor, @unchecked Sendable {
 
     init() {
         var ends: [Int32] = [-1, -1]
-        precondition(pipe(&ends) == 0, "cannot create the MQTT network thread's wake-up pipe: \(String(cString: strerror(errno)))")
+        precondition(
+            pipe(&ends) == 0,
+            "cannot create the MQTT network thread's wake-up pipe: \(String(cString: strerror(errno)))")
         for end in ends {
             _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
             _ = fcntl(end, F_SETFD, FD_CLOEXEC)
@@ -61,9 +63,9 @@ final class NetworkThreadExecutor: TaskExecutor, @unchecked Sendable {
 
     private static var currentThreadIdentity: UInt {
         #if canImport(Darwin)
-        UInt(bitPattern: pthread_self())
+            UInt(bitPattern: pthread_self())
         #else
-        UInt(pthread_self())
+            UInt(pthread_self())
         #endif
     }
 

@@ -18,9 +18,12 @@ public struct BrowseService: Sendable {
 
     /// The service's entries of the routing table: the shared and the per-client request topic.
     public var routes: [Route] {
-        JSONService("browse", settings: settings, actions: [
-            JSONAction("") { [self] request, call in await perform(request, call: call) },
-        ]).routes
+        JSONService(
+            "browse", settings: settings,
+            actions: [
+                JSONAction("") { [self] request, call in await perform(request, call: call) }
+            ]
+        ).routes
     }
 
     func perform(_ request: JSONRequest, call: JSONCall) async -> JSONResult {
@@ -31,7 +34,8 @@ public struct BrowseService: Sendable {
         }
         do {
             switch parsed {
-            case let .root(offset, limit): return .ok(try await root(offset: offset, limit: limit, store: call.context.store))
+            case let .root(offset, limit):
+                return .ok(try await root(offset: offset, limit: limit, store: call.context.store))
             case let .drill(targets): return .ok(try await drill(targets, store: call.context.store))
             case let .detail(targets): return .ok(try await detail(targets, store: call.context.store))
             }
@@ -46,8 +50,9 @@ public struct BrowseService: Sendable {
         let total = try await store.browseRootCount()
         let refs = try await store.browseRoot(offset: offset, limit: limit)
         let facts = try await store.browseFacts(refs, detail: false)
-        return BrowseTable(columns: BrowseTable.navigationColumns,
-                           rows: refs.compactMap { facts[$0].map(BrowsePresenter.navigationRow) }, total: total)
+        return BrowseTable(
+            columns: BrowseTable.navigationColumns,
+            rows: refs.compactMap { facts[$0].map(BrowsePresenter.navigationRow) }, total: total)
     }
 
     /// The children and grandchildren of the named entities, each row once.
@@ -68,12 +73,14 @@ public struct BrowseService: Sendable {
     /// Every column of the named entities.
     func detail(_ targets: [BrowseTarget], store: any TrellisStore) async throws -> BrowseTable {
         let (facts, missing) = try await existing(targets, detail: true, store: store)
-        return BrowseTable(columns: BrowseTable.detailColumns, rows: facts.map(BrowsePresenter.detailRow), missing: missing)
+        return BrowseTable(
+            columns: BrowseTable.detailColumns, rows: facts.map(BrowsePresenter.detailRow), missing: missing)
     }
 
     /// The facts of the targets that exist, in request order without repeats, and the others with their reason.
     private func existing(_ targets: [BrowseTarget], detail: Bool, store: any TrellisStore)
-        async throws -> ([BrowseFacts], [BrowseMissing]) {
+        async throws -> ([BrowseFacts], [BrowseMissing])
+    {
         var missing: [BrowseMissing] = []
         var refs: [EntityRef] = []
         for target in targets {

@@ -19,18 +19,26 @@ public struct ButtonService: Sendable {
     /// This service's entries of the routing table.
     public var routes: [Route] {
         [
-            Route("\(buttons)/+/press", service: "buttons", handler: ClosureHandler { message, context in
-                await press(message, button: context.captures[0], context: context)
-            }),
-            Route("\(clients)/+/status", service: "buttons", handler: ClosureHandler { message, context in
-                await status(message, client: context.captures[0], context: context)
-            }),
-            Route("\(clients)/+/register", service: "buttons", handler: ClosureHandler { message, context in
-                await register(message, client: context.captures[0], context: context)
-            }),
-            Route("\(clients)/+/unregister", service: "buttons", handler: ClosureHandler { message, context in
-                await unregister(message, client: context.captures[0], context: context)
-            }),
+            Route(
+                "\(buttons)/+/press", service: "buttons",
+                handler: ClosureHandler { message, context in
+                    await press(message, button: context.captures[0], context: context)
+                }),
+            Route(
+                "\(clients)/+/status", service: "buttons",
+                handler: ClosureHandler { message, context in
+                    await status(message, client: context.captures[0], context: context)
+                }),
+            Route(
+                "\(clients)/+/register", service: "buttons",
+                handler: ClosureHandler { message, context in
+                    await register(message, client: context.captures[0], context: context)
+                }),
+            Route(
+                "\(clients)/+/unregister", service: "buttons",
+                handler: ClosureHandler { message, context in
+                    await unregister(message, client: context.captures[0], context: context)
+                })
         ]
     }
 
@@ -54,11 +62,15 @@ public struct ButtonService: Sendable {
             time = stated ?? context.now
         }
         do {
-            let outcome = try await context.store.recordPress(button: button, at: time, historyLimit: settings.historyLimit)
+            let outcome = try await context.store.recordPress(
+                button: button, at: time, historyLimit: settings.historyLimit)
             var output = HandlerOutput()
             let state = outcome.snapshot
-            output.publish(MQTTMessage(topic: TopicPattern.buttonState.topic(button, settings.topicPrefixes), payload: ButtonPayloads.state(state),
-                                       qos: .atLeastOnce, retain: true))
+            output.publish(
+                MQTTMessage(
+                    topic: TopicPattern.buttonState.topic(button, settings.topicPrefixes),
+                    payload: ButtonPayloads.state(state),
+                    qos: .atLeastOnce, retain: true))
             let id = Array(button.utf8)
             for client in outcome.onlineClients {
                 output.publish(MQTTMessage(topic: "\(clients)/\(client)/button-press", payload: id, qos: .atLeastOnce))
@@ -90,7 +102,9 @@ public struct ButtonService: Sendable {
             return .reject(message, reason: "store_error", at: context.now)
         }
         guard status == .online else { return .none }
-        return HandlerOutput(publishes: [MQTTMessage(topic: reply, payload: ButtonPayloads.connectionSuccess(), qos: .atLeastOnce)])
+        return HandlerOutput(publishes: [
+            MQTTMessage(topic: reply, payload: ButtonPayloads.connectionSuccess(), qos: .atLeastOnce)
+        ])
     }
 
     /// A registration: answered with the button's history and what the client missed.
@@ -102,19 +116,30 @@ public struct ButtonService: Sendable {
         case let .success(button):
             do {
                 let cap = settings.maxRegistrationsPerClient
-                guard let registration = try await context.store.register(client: client, button: button, at: context.now,
-                                                                          maximumPerClient: cap)
+                guard
+                    let registration = try await context.store.register(
+                        client: client, button: button, at: context.now,
+                        maximumPerClient: cap)
                 else {
-                    context.limits.refused(.registrations, client: client, at: context.now, logger: context.logger,
-                                           detail: "registered for \(cap) buttons already")
-                    return HandlerOutput(publishes: [MQTTMessage(topic: reply, payload: ButtonPayloads.failure(
-                        "\(client) is registered for \(cap) buttons, the most one client may be; unregister one first"),
-                        qos: .atLeastOnce)])
+                    context.limits.refused(
+                        .registrations, client: client, at: context.now, logger: context.logger,
+                        detail: "registered for \(cap) buttons already")
+                    return HandlerOutput(publishes: [
+                        MQTTMessage(
+                            topic: reply,
+                            payload: ButtonPayloads.failure(
+                                "\(client) is registered for \(cap) buttons, the most one client may be; unregister one first"
+                            ),
+                            qos: .atLeastOnce)
+                    ])
                 }
                 let state = registration.button
-                return HandlerOutput(publishes: [MQTTMessage(
-                    topic: reply, payload: ButtonPayloads.registerSuccess(button: state, missed: registration.missed),
-                    qos: .atLeastOnce)])
+                return HandlerOutput(publishes: [
+                    MQTTMessage(
+                        topic: reply,
+                        payload: ButtonPayloads.registerSuccess(button: state, missed: registration.missed),
+                        qos: .atLeastOnce)
+                ])
             } catch {
                 context.logger.error("could not register \(client) for \(button): \(error)")
                 return .reject(message, reason: "store_error", at: context.now)
@@ -131,7 +156,9 @@ public struct ButtonService: Sendable {
         case let .success(button):
             do {
                 let removed = try await context.store.unregister(client: client, button: button)
-                let payload = removed ? ButtonPayloads.unregisterSuccess()
+                let payload =
+                    removed
+                    ? ButtonPayloads.unregisterSuccess()
                     : ButtonPayloads.failure("\(client) is not registered for button \(button)")
                 return HandlerOutput(publishes: [MQTTMessage(topic: reply, payload: payload, qos: .atLeastOnce)])
             } catch {
@@ -142,8 +169,10 @@ public struct ButtonService: Sendable {
     }
 
     /// A register or unregister request refused: dead-lettered, and answered on `reply` with why.
-    private static func invalidRegistration(_ message: MQTTMessage, _ error: IdentifierError, reply: String,
-                                            at now: Date) -> HandlerOutput {
+    private static func invalidRegistration(
+        _ message: MQTTMessage, _ error: IdentifierError, reply: String,
+        at now: Date
+    ) -> HandlerOutput {
         var output = HandlerOutput.reject(message, reason: "invalid_registration", at: now)
         output.publish(MQTTMessage(topic: reply, payload: ButtonPayloads.failure(error.message), qos: .atLeastOnce))
         return output
@@ -152,7 +181,9 @@ public struct ButtonService: Sendable {
     /// The button id of a register/unregister payload, after checking the client id too.
     private func validated(_ message: MQTTMessage, client: String) -> Result<String, IdentifierError> {
         if message.retain {
-            return .failure(IdentifierError(message: "retained registrations are ignored; publish register without the retain flag"))
+            return .failure(
+                IdentifierError(message: "retained registrations are ignored; publish register without the retain flag")
+            )
         }
         if case let .failure(error) = ButtonIdentifier.validate(client, kind: "client id") { return .failure(error) }
         return ButtonIdentifier.validate(message.payload, kind: "button id")

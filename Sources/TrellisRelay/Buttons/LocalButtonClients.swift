@@ -52,12 +52,14 @@ public final class LocalButtonClients: Sendable {
 
     /// Registers the client for a button; the service answers on `register-response`.
     public func register(client: String, button: [UInt8], relay: RelayService) async {
-        await submit(topic: clientTopic(client, "register", relay), payload: button, relay: relay, waitingOutOutages: true)
+        await submit(
+            topic: clientTopic(client, "register", relay), payload: button, relay: relay, waitingOutOutages: true)
     }
 
     /// Removes a registration; the service answers on `unregister-response`.
     public func unregister(client: String, button: [UInt8], relay: RelayService) async {
-        await submit(topic: clientTopic(client, "unregister", relay), payload: button, relay: relay, waitingOutOutages: true)
+        await submit(
+            topic: clientTopic(client, "unregister", relay), payload: button, relay: relay, waitingOutOutages: true)
     }
 
     /// A press of `button`, at `time` (empty: now). An id that cannot be a topic level is refused
@@ -100,12 +102,15 @@ public final class LocalButtonClients: Sendable {
     private func submit(topic: String, payload: [UInt8], relay: RelayService, waitingOutOutages: Bool = false) async {
         let engine = relay.engine
         let message = MQTTMessage(topic: topic, payload: payload, qos: .atLeastOnce)
-        let replies = await OutageWaiting.$enabled.withValue(waitingOutOutages) { await engine.process(message, at: Date()) }
+        let replies = await OutageWaiting.$enabled.withValue(waitingOutOutages) {
+            await engine.process(message, at: Date())
+        }
         for reply in replies where !deliver(reply, buttonPrefix: engine.settings.buttonPrefix) {
             do {
                 try relay.client.publish(reply)
             } catch {
-                engine.logger.error("could not publish a reply", metadata: ["topic": "\(reply.topic)", "error": "\(error)"])
+                engine.logger.error(
+                    "could not publish a reply", metadata: ["topic": "\(reply.topic)", "error": "\(error)"])
             }
         }
     }

@@ -5,19 +5,26 @@ import TrellisStore
 
 /// Boards (per client) and plant links.
 extension CatalogActions {
-    func performBoardsAndLinks(_ request: CatalogRequest, owner: String, context: HandlerContext) async throws -> JSONResult {
+    func performBoardsAndLinks(_ request: CatalogRequest, owner: String, context: HandlerContext) async throws
+        -> JSONResult
+    {
         let store = context.store
         switch request {
         case let .createBoard(name, description, isPublic):
-            switch try await store.createBoard(client: owner, name: name, description: description, isPublic: isPublic,
-                                               maxBoards: limits.boardsPerClient, at: context.now) {
+            switch try await store.createBoard(
+                client: owner, name: name, description: description, isPublic: isPublic,
+                maxBoards: limits.boardsPerClient, at: context.now)
+            {
             case let .created(board): return .ok(BoardRecord(board))
             case .nameTaken: return .error(.conflict, "\(owner) has a board named \"\(name)\" already")
-            case .tooManyBoards: return .error(.tooLarge, "\(owner) has \(limits.boardsPerClient) boards, the most one client keeps")
+            case .tooManyBoards:
+                return .error(.tooLarge, "\(owner) has \(limits.boardsPerClient) boards, the most one client keeps")
             }
 
         case let .updateBoard(id, name, description, isPublic):
-            switch try await store.updateBoard(client: owner, id: id, name: name, description: description, isPublic: isPublic) {
+            switch try await store.updateBoard(
+                client: owner, id: id, name: name, description: description, isPublic: isPublic)
+            {
             case let .updated(board): return .ok(BoardRecord(board))
             case .notFound: return Self.noBoard(id, owner: owner)
             case .nameTaken: return .error(.conflict, "\(owner) has another board named \"\(name ?? "")\"")
@@ -28,12 +35,17 @@ extension CatalogActions {
             return .ok(DeletedBoard(deleted: id))
 
         case let .addToBoard(id, symbols):
-            guard let outcome = try await store.addToBoard(client: owner, id: id, symbols: symbols,
-                                                           maxItems: limits.speciesPerBoard) else {
+            guard
+                let outcome = try await store.addToBoard(
+                    client: owner, id: id, symbols: symbols,
+                    maxItems: limits.speciesPerBoard)
+            else {
                 return Self.noBoard(id, owner: owner)
             }
             if !outcome.unknown.isEmpty {
-                return .error(.notFound, "the catalog has no species \(outcome.unknown.joined(separator: ", ")); nothing was added")
+                return .error(
+                    .notFound,
+                    "the catalog has no species \(outcome.unknown.joined(separator: ", ")); nothing was added")
             }
             if outcome.tooMany {
                 return .error(.tooLarge, "a board holds at most \(limits.speciesPerBoard) species; nothing was added")
@@ -73,7 +85,8 @@ extension CatalogActions {
             guard try await store.unlinkPlant(plant: plant) else {
                 return .error(.notFound, "the plant \"\(plant)\" is not linked to a species")
             }
-            let cleared = MQTTMessage(topic: catalog.alertTopic(plant: plant), payload: [], qos: .atLeastOnce, retain: true)
+            let cleared = MQTTMessage(
+                topic: catalog.alertTopic(plant: plant), payload: [], qos: .atLeastOnce, retain: true)
             return .ok(UnlinkReply(unlinked: plant), output: HandlerOutput(publishes: [cleared]))
 
         default:

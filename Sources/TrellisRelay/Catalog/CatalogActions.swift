@@ -35,19 +35,23 @@ public struct CatalogActions: Sendable {
             return try await perform(parsed, client: call.client, context: call.context)
         } catch {
             call.context.logger.error("\(call.service)/\(call.action) failed: \(error)")
-            return .storeFailure(topic: "\(settings.trellisPrefix)/request/\(call.service)/\(call.action)", at: call.context.now)
+            return .storeFailure(
+                topic: "\(settings.trellisPrefix)/request/\(call.service)/\(call.action)", at: call.context.now)
         }
     }
 
-    private func perform(_ request: CatalogRequest, client: String?, context: HandlerContext) async throws -> JSONResult {
+    private func perform(_ request: CatalogRequest, client: String?, context: HandlerContext) async throws -> JSONResult
+    {
         let store = context.store
         // `likes` and `boards` only parse on the per-client form, so `owner` is set for them.
         let owner = client ?? ""
         switch request {
         case let .search(filter, seed, cursor, limit, unseenOnly):
             let seed = seed ?? UInt64.random(in: 0...CatalogShuffle.maximumSeed)
-            let page = try await store.searchSpecies(CatalogSearch(filter: filter, seed: seed, after: cursor, limit: limit,
-                                                                   client: client, unseenOnly: unseenOnly))
+            let page = try await store.searchSpecies(
+                CatalogSearch(
+                    filter: filter, seed: seed, after: cursor, limit: limit,
+                    client: client, unseenOnly: unseenOnly))
             return .ok(SearchReply(results: page.species, nextCursor: page.next?.encoded, seed: seed))
 
         case let .get(symbol):

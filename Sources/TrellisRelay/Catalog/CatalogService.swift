@@ -30,9 +30,11 @@ public final class CatalogService: Sendable {
     /// This service's entries of the routing table.
     public var routes: [Route] {
         [
-            Route("\(settings.plantPrefix)/sensors/+", service: "catalog", handler: ClosureHandler { message, context in
-                await self.handleReading(message, sensor: context.captures[0], context: context)
-            }),
+            Route(
+                "\(settings.plantPrefix)/sensors/+", service: "catalog",
+                handler: ClosureHandler { message, context in
+                    await self.handleReading(message, sensor: context.captures[0], context: context)
+                })
         ]
     }
 
@@ -42,7 +44,9 @@ public final class CatalogService: Sendable {
         do {
             let imported = try await StarterCatalog.seedIfEmpty(context.store)
             starterChecked.withLock { $0 = true }
-            if imported > 0 { context.logger.info("imported the starter catalog", metadata: ["species": "\(imported)"]) }
+            if imported > 0 {
+                context.logger.info("imported the starter catalog", metadata: ["species": "\(imported)"])
+            }
         } catch {
             context.logger.error("could not import the starter catalog: \(error)")
         }
@@ -50,12 +54,14 @@ public final class CatalogService: Sendable {
 
     /// Re-judges the care of every linked plant with this sensor. Unusable readings are left to the
     /// plant service, which dead-letters them; nothing is rejected twice.
-    func handleReading(_ message: MQTTMessage, sensor rawSensor: String, context: HandlerContext) async -> HandlerOutput {
+    func handleReading(_ message: MQTTMessage, sensor rawSensor: String, context: HandlerContext) async -> HandlerOutput
+    {
         await ensureStarterCatalog(context)
         guard let sensor = SensorAddress.normalize(rawSensor),
-              case let .success(report) = SensorReport.decode(message.payload),
-              !(message.retain && report.at == nil),
-              settings.futureTimes.admits(report.at, now: context.now) else { return .none }
+            case let .success(report) = SensorReport.decode(message.payload),
+            !(message.retain && report.at == nil),
+            settings.futureTimes.admits(report.at, now: context.now)
+        else { return .none }
         do {
             var output = HandlerOutput()
             for linked in try await context.store.linkedPlants(sensor: sensor) {
@@ -71,9 +77,12 @@ public final class CatalogService: Sendable {
     /// Compares a linked plant's readings with its species and publishes its alerts when they changed.
     func judge(_ linked: LinkedPlant, context: HandlerContext) async throws -> HandlerOutput {
         let conditions = CareAlerts.evaluate(linked.readings, species: linked.species, coldMargin: coldMargin)
-        let update = try await context.store.updateCareAlerts(plant: linked.plant, conditions: conditions, at: context.now)
+        let update = try await context.store.updateCareAlerts(
+            plant: linked.plant, conditions: conditions, at: context.now)
         guard update.changed else { return .none }
-        return HandlerOutput(publishes: [alertMessage(plant: linked.plant, symbol: linked.species.symbol, alerts: update.alerts)])
+        return HandlerOutput(publishes: [
+            alertMessage(plant: linked.plant, symbol: linked.species.symbol, alerts: update.alerts)
+        ])
     }
 
     /// After a plant was renamed (its link and alerts moved with it in the store): when it is
@@ -85,17 +94,21 @@ public final class CatalogService: Sendable {
         let update = try await context.store.updateCareAlerts(plant: new, conditions: conditions, at: context.now)
         return HandlerOutput(publishes: [
             MQTTMessage(topic: alertTopic(plant: old), payload: [], qos: .atLeastOnce, retain: true),
-            alertMessage(plant: new, symbol: linked.species.symbol, alerts: update.alerts),
+            alertMessage(plant: new, symbol: linked.species.symbol, alerts: update.alerts)
         ])
     }
 
     /// The retained `trellis/alerts/<plant>` message.
     func alertMessage(plant: String, symbol: String, alerts: [CareAlert]) -> MQTTMessage {
-        let body = AlertBody(plant: plant, symbol: symbol, ok: alerts.isEmpty, alerts: alerts.map {
-            AlertBody.Item(kind: $0.kind.rawValue, sensor: $0.sensor, value: $0.value, limit: $0.limit,
-                           since: ISO8601Time.format($0.since))
-        })
-        return MQTTMessage(topic: alertTopic(plant: plant), payload: CatalogJSON.render(body), qos: .atLeastOnce, retain: true)
+        let body = AlertBody(
+            plant: plant, symbol: symbol, ok: alerts.isEmpty,
+            alerts: alerts.map {
+                AlertBody.Item(
+                    kind: $0.kind.rawValue, sensor: $0.sensor, value: $0.value, limit: $0.limit,
+                    since: ISO8601Time.format($0.since))
+            })
+        return MQTTMessage(
+            topic: alertTopic(plant: plant), payload: CatalogJSON.render(body), qos: .atLeastOnce, retain: true)
     }
 
     /// The payload of `trellis/alerts/<plant>`.

@@ -12,7 +12,8 @@ extension DeviceService {
             return try await perform(fleetRequest, context: call.context)
         } catch {
             call.context.logger.error("\(call.service)/\(call.action) failed: \(error)")
-            return .storeFailure(topic: "\(settings.trellisPrefix)/request/\(call.service)/\(call.action)", at: call.context.now)
+            return .storeFailure(
+                topic: "\(settings.trellisPrefix)/request/\(call.service)/\(call.action)", at: call.context.now)
         }
     }
 
@@ -69,7 +70,8 @@ extension DeviceService {
             var output = HandlerOutput(publishes: [clearModelInfo(model: id)])
             for device in devices {
                 if let record = try await store.device(id: device) { output.publish(info(record)) }
-                output.publish(try await logStatus("unassigned: model \(id) was deleted", device: device, context: context))
+                output.publish(
+                    try await logStatus("unassigned: model \(id) was deleted", device: device, context: context))
             }
             return .ok(DeletedModel(deleted: id, unassigned: devices), output: output)
 
@@ -78,9 +80,11 @@ extension DeviceService {
             return .ok(Restarted(restarted: model.devices), output: try await restart(model.devices, context: context))
 
         case let .upload(modelID, deviceCode, agentCode):
-            guard let build = try await store.addBuild(model: modelID, deviceCode: deviceCode, agentCode: agentCode,
-                                                       at: context.now),
-                  let model = try await store.model(id: modelID)
+            guard
+                let build = try await store.addBuild(
+                    model: modelID, deviceCode: deviceCode, agentCode: agentCode,
+                    at: context.now),
+                let model = try await store.model(id: modelID)
             else { return Self.noModel(modelID) }
             var output = HandlerOutput(publishes: [modelInfo(model)])
             for device in model.devices {
@@ -91,7 +95,8 @@ extension DeviceService {
         case let .code(modelID, build):
             if let revision = try await store.codeRevision(model: modelID, build: build) { return .ok(revision) }
             guard try await store.model(id: modelID) != nil else { return Self.noModel(modelID) }
-            return .error(.notFound, build.map { "model \(modelID) has no build \($0)" } ?? "model \(modelID) has no build yet")
+            return .error(
+                .notFound, build.map { "model \(modelID) has no build \($0)" } ?? "model \(modelID) has no build yet")
 
         case let .builds(modelID):
             guard let builds = try await store.builds(model: modelID) else { return Self.noModel(modelID) }
@@ -105,7 +110,9 @@ extension DeviceService {
 
     /// A rename and/or (un)assignment: the device's info, both models' info, `Status` entries,
     /// and the `code` command when the new model has a build.
-    private func update(device id: String, name: String??, modelID: String??, context: HandlerContext) async throws -> JSONResult {
+    private func update(device id: String, name: String??, modelID: String??, context: HandlerContext) async throws
+        -> JSONResult
+    {
         let store = context.store
         switch try await store.updateDevice(id: id, name: name, modelID: modelID) {
         case .deviceNotFound:

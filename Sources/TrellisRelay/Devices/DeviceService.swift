@@ -17,22 +17,29 @@ public struct DeviceService: Sendable {
     /// This service's entries of the routing table.
     public var routes: [Route] {
         let routes = [
-            Route(TopicPattern.deviceStatus.filter(prefixes), service: "devices", handler: ClosureHandler { message, context in
-                if let refusal = overRate(message, device: context.captures[0], context: context) { return refusal }
-                return await status(message, device: context.captures[0], context: context)
-            }),
-            Route(TopicPattern.deviceTelemetry.filter(prefixes), service: "devices", handler: ClosureHandler { message, context in
-                if let refusal = overRate(message, device: context.captures[0], context: context) { return refusal }
-                return await telemetry(message, device: context.captures[0], context: context)
-            }),
-            Route(TopicPattern.deviceLog.filter(prefixes), service: "devices", handler: ClosureHandler { message, context in
-                if let refusal = overRate(message, device: context.captures[0], context: context) { return refusal }
-                return await log(message, device: context.captures[0], context: context)
-            }),
+            Route(
+                TopicPattern.deviceStatus.filter(prefixes), service: "devices",
+                handler: ClosureHandler { message, context in
+                    if let refusal = overRate(message, device: context.captures[0], context: context) { return refusal }
+                    return await status(message, device: context.captures[0], context: context)
+                }),
+            Route(
+                TopicPattern.deviceTelemetry.filter(prefixes), service: "devices",
+                handler: ClosureHandler { message, context in
+                    if let refusal = overRate(message, device: context.captures[0], context: context) { return refusal }
+                    return await telemetry(message, device: context.captures[0], context: context)
+                }),
+            Route(
+                TopicPattern.deviceLog.filter(prefixes), service: "devices",
+                handler: ClosureHandler { message, context in
+                    if let refusal = overRate(message, device: context.captures[0], context: context) { return refusal }
+                    return await log(message, device: context.captures[0], context: context)
+                })
         ]
-        return routes + JSONService.routes(of: FleetRequest.actions, limits: limits, settings: settings) { [self] request, call in
-            await perform(request, call: call)
-        }
+        return routes
+            + JSONService.routes(of: FleetRequest.actions, limits: limits, settings: settings) { [self] request, call in
+                await perform(request, call: call)
+            }
     }
 
     var prefixes: TopicPrefixes { settings.topicPrefixes }
@@ -47,24 +54,33 @@ public struct DeviceService: Sendable {
     /// most once a minute per device.
     func overRate(_ message: MQTTMessage, device: String, context: HandlerContext) -> HandlerOutput? {
         let rate = settings.deviceMessageRate
-        guard case let .refused(first, _) = context.limits.admitDeviceMessage(device: device, at: context.now, limit: rate) else {
+        guard
+            case let .refused(first, _) = context.limits.admitDeviceMessage(
+                device: device, at: context.now, limit: rate)
+        else {
             return nil
         }
-        context.limits.refused(.deviceMessages, client: device, at: context.now, logger: context.logger,
-                               detail: "more than \(rate.burst) device messages at once or \(rate.rate) a second")
+        context.limits.refused(
+            .deviceMessages, client: device, at: context.now, logger: context.logger,
+            detail: "more than \(rate.burst) device messages at once or \(rate.rate) a second")
         return first ? .reject(message, reason: "rate_limited", at: context.now) : HandlerOutput.none
     }
 
     /// `online` / `offline`: the powerstate, a `Status` log entry when it changes.
     func status(_ message: MQTTMessage, device id: String, context: HandlerContext) async -> HandlerOutput {
-        guard DeviceIdentifier.isValid(id) else { return .reject(message, reason: "invalid_device_id", at: context.now) }
+        guard DeviceIdentifier.isValid(id) else {
+            return .reject(message, reason: "invalid_device_id", at: context.now)
+        }
         guard let powerstate = Powerstate(payload: message.payload) else {
             return .reject(message, reason: "invalid_status", at: context.now)
         }
         do {
-            let update = try await context.store.recordDeviceStatus(id: id, powerstate: powerstate,
-                                                                    maxDevices: settings.maxDevices, at: context.now)
-            guard let device = update.device else { return .reject(message, reason: "device_limit_reached", at: context.now) }
+            let update = try await context.store.recordDeviceStatus(
+                id: id, powerstate: powerstate,
+                maxDevices: settings.maxDevices, at: context.now)
+            guard let device = update.device else {
+                return .reject(message, reason: "device_limit_reached", at: context.now)
+            }
             guard update.changed else { return .none }
             var output = HandlerOutput(publishes: [info(device)])
             output.publish(try await logStatus(powerstate.rawValue, device: id, context: context))
@@ -77,16 +93,21 @@ public struct DeviceService: Sendable {
 
     /// `rssi`, `agent_id`, `agent_status`.
     func telemetry(_ message: MQTTMessage, device id: String, context: HandlerContext) async -> HandlerOutput {
-        guard DeviceIdentifier.isValid(id) else { return .reject(message, reason: "invalid_device_id", at: context.now) }
+        guard DeviceIdentifier.isValid(id) else {
+            return .reject(message, reason: "invalid_device_id", at: context.now)
+        }
         let telemetry: DeviceTelemetry
         switch DeviceTelemetry.parse(message.payload) {
         case let .failure(rejection): return .reject(message, reason: rejection.rawValue, at: context.now)
         case let .success(parsed): telemetry = parsed
         }
         do {
-            let update = try await context.store.recordTelemetry(id: id, telemetry: telemetry,
-                                                                 maxDevices: settings.maxDevices, at: context.now)
-            guard let device = update.device else { return .reject(message, reason: "device_limit_reached", at: context.now) }
+            let update = try await context.store.recordTelemetry(
+                id: id, telemetry: telemetry,
+                maxDevices: settings.maxDevices, at: context.now)
+            guard let device = update.device else {
+                return .reject(message, reason: "device_limit_reached", at: context.now)
+            }
             return update.changed ? HandlerOutput(publishes: [info(device)]) : .none
         } catch {
             context.logger.error("could not store the telemetry of device \(id): \(error)")
@@ -96,7 +117,9 @@ public struct DeviceService: Sendable {
 
     /// A log line: stored (written behind, the newest `deviceLogLimit` kept) and streamed.
     func log(_ message: MQTTMessage, device id: String, context: HandlerContext) async -> HandlerOutput {
-        guard DeviceIdentifier.isValid(id) else { return .reject(message, reason: "invalid_device_id", at: context.now) }
+        guard DeviceIdentifier.isValid(id) else {
+            return .reject(message, reason: "invalid_device_id", at: context.now)
+        }
         // A retained line would be logged again every time Trellis subscribes.
         if message.retain { return .reject(message, reason: "retained_log", at: context.now) }
         let entry: DeviceLogEntry
@@ -111,8 +134,11 @@ public struct DeviceService: Sendable {
         do {
             var output = HandlerOutput()
             if try await context.store.device(id: id) == nil {
-                let update = try await context.store.registerDevice(id: id, maxDevices: settings.maxDevices, at: context.now)
-                guard let device = update.device else { return .reject(message, reason: "device_limit_reached", at: context.now) }
+                let update = try await context.store.registerDevice(
+                    id: id, maxDevices: settings.maxDevices, at: context.now)
+                guard let device = update.device else {
+                    return .reject(message, reason: "device_limit_reached", at: context.now)
+                }
                 if update.registered { output.publish(info(device)) }
             }
             output.publish(try await append(entry, device: id, context: context))
@@ -127,7 +153,9 @@ public struct DeviceService: Sendable {
 
     /// The retained `devices/<id>/info`.
     func info(_ device: DeviceRecord) -> MQTTMessage {
-        MQTTMessage(topic: TopicPattern.deviceInfo.topic(device.id, prefixes), payload: DevicePayloads.info(device), qos: .atLeastOnce, retain: true)
+        MQTTMessage(
+            topic: TopicPattern.deviceInfo.topic(device.id, prefixes), payload: DevicePayloads.info(device),
+            qos: .atLeastOnce, retain: true)
     }
 
     /// Clears a forgotten device's retained info.
@@ -137,8 +165,9 @@ public struct DeviceService: Sendable {
 
     /// The retained `trellis/models/<id>/info`.
     func modelInfo(_ model: ModelRecord) -> MQTTMessage {
-        MQTTMessage(topic: TopicPattern.modelInfo.topic(model.id, prefixes), payload: DevicePayloads.modelInfo(model),
-                    qos: .atLeastOnce, retain: true)
+        MQTTMessage(
+            topic: TopicPattern.modelInfo.topic(model.id, prefixes), payload: DevicePayloads.modelInfo(model),
+            qos: .atLeastOnce, retain: true)
     }
 
     /// Clears a deleted model's retained info.

@@ -31,12 +31,14 @@ public struct HomeAssistantService: Sendable {
     /// The birth topic, to republish everything when Home Assistant starts.
     public var routes: [Route] {
         [
-            Route(discovery.birthTopic, service: "homeassistant", handler: ClosureHandler { message, context in
-                guard message.payload == Array("online".utf8) else { return .none }
-                context.logger.info("Home Assistant is online; publishing discovery configs")
-                context.discovery.forgetAll()
-                return HandlerOutput(announcesDiscovery: true)
-            }),
+            Route(
+                discovery.birthTopic, service: "homeassistant",
+                handler: ClosureHandler { message, context in
+                    guard message.payload == Array("online".utf8) else { return .none }
+                    context.logger.info("Home Assistant is online; publishing discovery configs")
+                    context.discovery.forgetAll()
+                    return HandlerOutput(announcesDiscovery: true)
+                })
         ]
     }
 
@@ -46,7 +48,9 @@ public struct HomeAssistantService: Sendable {
 
     /// The discovery messages that `publishes` call for: configs of things seen for the first time
     /// (or renamed), removals of things whose state was cleared.
-    public func follow(_ publishes: [MQTTMessage], store: any TrellisStore, ledger: DiscoveryLedger) async -> [MQTTMessage] {
+    public func follow(_ publishes: [MQTTMessage], store: any TrellisStore, ledger: DiscoveryLedger) async
+        -> [MQTTMessage]
+    {
         var out: [MQTTMessage] = []
         for message in publishes where message.retain {
             let topic = message.topic
@@ -67,7 +71,9 @@ public struct HomeAssistantService: Sendable {
                 if message.payload.isEmpty {
                     out += withdraw(.plant(id), ledger: ledger)
                 } else if let state = try? JSONDecoder().decode(PlantInfo.self, from: Data(message.payload)) {
-                    out += publish(.plant(id), signature: state.name, ledger: ledger) { plantConfigs(id: id, name: state.name) }
+                    out += publish(.plant(id), signature: state.name, ledger: ledger) {
+                        plantConfigs(id: id, name: state.name)
+                    }
                 }
             }
         }
@@ -88,9 +94,12 @@ public struct HomeAssistantService: Sendable {
     /// plant's configs with its state, a button's, a device's), so that a caller can publish them
     /// at the pace the broker takes them: with 10,000 buttons the whole list is tens of megabytes.
     /// Stops, leaving the rest, once the calling task is cancelled.
-    public func announce(store: any TrellisStore, ledger: DiscoveryLedger, logger: Logger,
-                         emit: ([MQTTMessage]) async -> Void) async {
-        await emit(publish(.trellis, signature: "", ledger: ledger) { discovery.trellis(statsTopic: settings.statsTopic) })
+    public func announce(
+        store: any TrellisStore, ledger: DiscoveryLedger, logger: Logger,
+        emit: ([MQTTMessage]) async -> Void
+    ) async {
+        await emit(
+            publish(.trellis, signature: "", ledger: ledger) { discovery.trellis(statsTopic: settings.statsTopic) })
         do {
             for plant in try await store.plants() {
                 try Task.checkCancellation()
@@ -102,13 +111,16 @@ public struct HomeAssistantService: Sendable {
             }
             for id in try await store.buttonIDs() {
                 try Task.checkCancellation()
-                await emit(publish(.button(id), signature: "", ledger: ledger) {
-                    discovery.button(id: id, stateTopic: TopicPattern.buttonState.topic(id, settings.topicPrefixes))
-                })
+                await emit(
+                    publish(.button(id), signature: "", ledger: ledger) {
+                        discovery.button(id: id, stateTopic: TopicPattern.buttonState.topic(id, settings.topicPrefixes))
+                    })
             }
             for device in try await store.devices(modelID: nil, powerstate: nil) {
                 try Task.checkCancellation()
-                await emit(await self.device(id: device.id, name: device.name, modelID: device.modelID, store: store, ledger: ledger))
+                await emit(
+                    await self.device(
+                        id: device.id, name: device.name, modelID: device.modelID, store: store, ledger: ledger))
             }
         } catch {
             // A store call cut short by the cancellation throws its own error: nothing to report then.
@@ -131,33 +143,43 @@ public struct HomeAssistantService: Sendable {
     func plantState(id: Int64, name: String, store: any TrellisStore) async throws -> MQTTMessage {
         let records = try await store.sensorRecords(plant: name) ?? []
         let state = PlantState(id: id, name: name, sensors: records)
-        return MQTTMessage(topic: settings.plantStateTopic(id: id), payload: state.payload(), qos: .atLeastOnce, retain: true)
+        return MQTTMessage(
+            topic: settings.plantStateTopic(id: id), payload: state.payload(), qos: .atLeastOnce, retain: true)
     }
 
     // MARK: Helpers
 
     func plantConfigs(id: Int64, name: String) -> [DiscoveryConfig] {
-        discovery.plant(id: id, name: name, stateTopic: settings.plantStateTopic(id: id),
-                        alertTopic: "\(settings.trellisPrefix)/alerts/\(TopicLevelEncoding.encode(name))")
+        discovery.plant(
+            id: id, name: name, stateTopic: settings.plantStateTopic(id: id),
+            alertTopic: "\(settings.trellisPrefix)/alerts/\(TopicLevelEncoding.encode(name))")
     }
 
     func deviceConfigs(id: String, name: String?, model: String?) -> [DiscoveryConfig] {
-        discovery.device(id: id, name: name, model: model, infoTopic: TopicPattern.deviceInfo.topic(id, settings.topicPrefixes), restartTopic: restartTopic)
+        discovery.device(
+            id: id, name: name, model: model, infoTopic: TopicPattern.deviceInfo.topic(id, settings.topicPrefixes),
+            restartTopic: restartTopic)
     }
 
     /// A device's configs, its model named as the store names it.
-    private func device(id: String, name: String?, modelID: String?, store: any TrellisStore,
-                        ledger: DiscoveryLedger) async -> [MQTTMessage] {
+    private func device(
+        id: String, name: String?, modelID: String?, store: any TrellisStore,
+        ledger: DiscoveryLedger
+    ) async -> [MQTTMessage] {
         let signature = "\(name ?? "")\u{0}\(modelID ?? "")"
         guard ledger.needs(.device(id), signature: signature, under: discovery) else { return [] }
         var model = modelID
         if let modelID, let record = try? await store.model(id: modelID) { model = record.name }
-        return publish(.device(id), signature: signature, ledger: ledger) { deviceConfigs(id: id, name: name, model: model) }
+        return publish(.device(id), signature: signature, ledger: ledger) {
+            deviceConfigs(id: id, name: name, model: model)
+        }
     }
 
     /// `thing`'s configs, unless the ledger says they are published already as they are.
-    private func publish(_ thing: DiscoveryThing, signature: String, ledger: DiscoveryLedger,
-                         _ configs: () -> [DiscoveryConfig]) -> [MQTTMessage] {
+    private func publish(
+        _ thing: DiscoveryThing, signature: String, ledger: DiscoveryLedger,
+        _ configs: () -> [DiscoveryConfig]
+    ) -> [MQTTMessage] {
         guard ledger.claim(thing, signature: signature, under: discovery) else { return [] }
         return configs().map { MQTTMessage(topic: $0.topic, payload: $0.payload, qos: .atLeastOnce, retain: true) }
     }

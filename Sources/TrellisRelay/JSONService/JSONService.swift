@@ -52,8 +52,10 @@ public struct JSONAction: Sendable {
     public var access: JSONActionAccess
     public var perform: @Sendable (JSONRequest, JSONCall) async -> JSONResult
 
-    public init(_ name: String, access: JSONActionAccess = .anyone,
-                perform: @escaping @Sendable (JSONRequest, JSONCall) async -> JSONResult) {
+    public init(
+        _ name: String, access: JSONActionAccess = .anyone,
+        perform: @escaping @Sendable (JSONRequest, JSONCall) async -> JSONResult
+    ) {
         self.name = name
         self.access = access
         self.perform = perform
@@ -61,8 +63,10 @@ public struct JSONAction: Sendable {
 
     /// The action `spec` declares: its request read as the spec says (a refusal answers the
     /// reader's error), then `perform`ed with what was read.
-    public init<Request, Limits>(_ spec: JSONActionSpec<Request, Limits>, limits: Limits,
-                                 perform: @escaping @Sendable (Request, JSONCall) async -> JSONResult) {
+    public init<Request, Limits>(
+        _ spec: JSONActionSpec<Request, Limits>, limits: Limits,
+        perform: @escaping @Sendable (Request, JSONCall) async -> JSONResult
+    ) {
         self.init(spec.name, access: spec.access) { request, call in
             switch spec.parse(request, perClient: call.client != nil, limits: limits) {
             case let .failure(error): JSONResult(.error(error))
@@ -98,8 +102,10 @@ public struct JSONService: Sendable {
         perform: @escaping @Sendable (Request, JSONCall) async -> JSONResult
     ) -> [Route] {
         list.services.flatMap { service in
-            JSONService(service, settings: settings,
-                        actions: list.actions(of: service).map { JSONAction($0, limits: limits, perform: perform) }).routes
+            JSONService(
+                service, settings: settings,
+                actions: list.actions(of: service).map { JSONAction($0, limits: limits, perform: perform) }
+            ).routes
         }
     }
 
@@ -107,40 +113,53 @@ public struct JSONService: Sendable {
     public var routes: [Route] {
         var routes: [Route] = []
         for action in actions {
-            routes.append(Route(topics.request(service: name, action: action.name), service: name,
-                                handler: ClosureHandler { message, context in
-                await handle(message, action: action.name, client: nil, context: context)
-            }))
-            routes.append(Route(topics.request(service: name, action: action.name, client: "+"), service: name,
-                                handler: ClosureHandler { message, context in
-                await handle(message, action: action.name, client: context.captures[0], context: context)
-            }))
+            routes.append(
+                Route(
+                    topics.request(service: name, action: action.name), service: name,
+                    handler: ClosureHandler { message, context in
+                        await handle(message, action: action.name, client: nil, context: context)
+                    }))
+            routes.append(
+                Route(
+                    topics.request(service: name, action: action.name, client: "+"), service: name,
+                    handler: ClosureHandler { message, context in
+                        await handle(message, action: action.name, client: context.captures[0], context: context)
+                    }))
         }
         // A service whose only action is unnamed lives on `…/request/<service>` itself.
         if actions.count == 1, actions[0].name.isEmpty { return routes }
-        routes.append(Route(topics.request(service: name, action: "+"), service: name, fallback: true,
-                            handler: ClosureHandler { message, context in
-            await handle(message, action: context.captures[0], client: nil, context: context)
-        }))
-        routes.append(Route(topics.request(service: name, action: "+", client: "+"), service: name, fallback: true,
-                            handler: ClosureHandler { message, context in
-            await handle(message, action: context.captures[1], client: context.captures[0], context: context)
-        }))
+        routes.append(
+            Route(
+                topics.request(service: name, action: "+"), service: name, fallback: true,
+                handler: ClosureHandler { message, context in
+                    await handle(message, action: context.captures[0], client: nil, context: context)
+                }))
+        routes.append(
+            Route(
+                topics.request(service: name, action: "+", client: "+"), service: name, fallback: true,
+                handler: ClosureHandler { message, context in
+                    await handle(message, action: context.captures[1], client: context.captures[0], context: context)
+                }))
         return routes
     }
 
     /// Answers one request.
-    func handle(_ message: MQTTMessage, action name: String, client: String?, context: HandlerContext) async -> HandlerOutput {
+    func handle(_ message: MQTTMessage, action name: String, client: String?, context: HandlerContext) async
+        -> HandlerOutput
+    {
         // A retained request would run again every time Trellis subscribes.
         if message.retain { return .reject(message, reason: "retained_request", at: context.now) }
-        if case let .refused(_, retryAfter) = context.limits.admitRequest(client: client, at: context.now, limit: settings.requestRate) {
+        if case let .refused(_, retryAfter) = context.limits.admitRequest(
+            client: client, at: context.now, limit: settings.requestRate)
+        {
             return rateLimited(message, action: name, client: client, retryAfter: retryAfter, context: context)
         }
         let request: JSONRequest
         switch JSONRequest.parse(message.payload) {
         case let .failure(error):
             var output = HandlerOutput.reject(message, reason: error.code.rawValue, at: context.now)
-            output.publishes = replies(to: message, action: name, client: client, payload: JSONEnvelope.error(error, transaction: nil))
+            output.publishes = replies(
+                to: message, action: name, client: client, payload: JSONEnvelope.error(error, transaction: nil))
             return output
         case let .success(parsed):
             request = parsed
@@ -148,18 +167,22 @@ public struct JSONService: Sendable {
         var result: JSONResult
         if let action = actions.first(where: { $0.name == name }) {
             let isOperator = client.map(settings.operators.contains) ?? false
-            if let refused = action.access.refusal(service: self.name, action: name, client: client, isOperator: isOperator) {
+            if let refused = action.access.refusal(
+                service: self.name, action: name, client: client, isOperator: isOperator)
+            {
                 result = JSONResult(.error(refused))
             } else {
-                result = await action.perform(request, JSONCall(service: self.name, action: name, client: client, context: context))
+                result = await action.perform(
+                    request, JSONCall(service: self.name, action: name, client: client, context: context))
             }
         } else {
             result = JSONResult(.error(.unknownAction(name, of: self.name, known: actions.map(\.name))))
         }
-        let payload = switch result.answer {
-        case let .ok(data): JSONEnvelope.ok(data, transaction: request.transaction)
-        case let .error(error): JSONEnvelope.error(error, transaction: request.transaction)
-        }
+        let payload =
+            switch result.answer {
+            case let .ok(data): JSONEnvelope.ok(data, transaction: request.transaction)
+            case let .error(error): JSONEnvelope.error(error, transaction: request.transaction)
+            }
         var output = HandlerOutput()
         output.publishes = replies(to: message, action: name, client: client, payload: payload)
         output.merge(result.output)
@@ -172,15 +195,21 @@ public struct JSONService: Sendable {
     /// A request over the client's rate (``RelaySettings/requestRate``): answered `rate_limited`
     /// without being read (its transaction is not echoed), counted and logged; not dead-lettered,
     /// so a flood writes nothing to the store.
-    func rateLimited(_ message: MQTTMessage, action: String, client: String?, retryAfter: Double,
-                     context: HandlerContext) -> HandlerOutput {
+    func rateLimited(
+        _ message: MQTTMessage, action: String, client: String?, retryAfter: Double,
+        context: HandlerContext
+    ) -> HandlerOutput {
         let rate = settings.requestRate
-        context.limits.refused(.requests, client: client ?? "", at: context.now, logger: context.logger,
-                               detail: "more than \(rate.burst) JSON requests at once or \(rate.rate) a second")
-        let error = JSONServiceError(.rateLimited, "more than \(rate.rate) requests a second from \(client ?? "the shared topics"); "
-                                     + "try again in \(Int(retryAfter.rounded(.up))) s")
+        context.limits.refused(
+            .requests, client: client ?? "", at: context.now, logger: context.logger,
+            detail: "more than \(rate.burst) JSON requests at once or \(rate.rate) a second")
+        let error = JSONServiceError(
+            .rateLimited,
+            "more than \(rate.rate) requests a second from \(client ?? "the shared topics"); "
+                + "try again in \(Int(retryAfter.rounded(.up))) s")
         var output = HandlerOutput()
-        output.publishes = replies(to: message, action: action, client: client, payload: JSONEnvelope.error(error, transaction: nil))
+        output.publishes = replies(
+            to: message, action: action, client: client, payload: JSONEnvelope.error(error, transaction: nil))
         return output
     }
 
@@ -190,7 +219,7 @@ public struct JSONService: Sendable {
         let qos = min(request.qos, .atLeastOnce)
         let topic = topics.response(service: name, action: action, client: client)
         guard let responseTopic = request.properties.responseTopic,
-              !ResponseTopicPolicy.refuses(responseTopic, forRequest: request.topic, settings: settings)
+            !ResponseTopicPolicy.refuses(responseTopic, forRequest: request.topic, settings: settings)
         else {
             return [MQTTMessage(topic: topic, payload: payload, qos: qos)]
         }
@@ -198,7 +227,9 @@ public struct JSONService: Sendable {
         if responseTopic == topic {
             return [MQTTMessage(topic: topic, payload: payload, qos: qos, properties: correlated)]
         }
-        return [MQTTMessage(topic: topic, payload: payload, qos: qos),
-                MQTTMessage(topic: responseTopic, payload: payload, qos: qos, properties: correlated)]
+        return [
+            MQTTMessage(topic: topic, payload: payload, qos: qos),
+            MQTTMessage(topic: responseTopic, payload: payload, qos: qos, properties: correlated)
+        ]
     }
 }

@@ -13,7 +13,9 @@ public final class BackupLedger: Sendable {
     /// Asks to start a backup for `trigger` at `now`, with requests at most one per
     /// `requestInterval` seconds (the setting as it is now). On `.start` the caller takes the
     /// backup and then calls ``finish()``.
-    public func begin(_ trigger: BackupAdmission.Trigger, at now: Date, requestInterval: TimeInterval) -> BackupAdmissionDecision {
+    public func begin(_ trigger: BackupAdmission.Trigger, at now: Date, requestInterval: TimeInterval)
+        -> BackupAdmissionDecision
+    {
         admission.withLock { admission in
             admission.minimumRequestInterval = max(0, requestInterval)
             return admission.begin(trigger, at: now)

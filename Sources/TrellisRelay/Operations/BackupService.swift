@@ -35,8 +35,11 @@ public struct BackupService: Service {
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .milliseconds(Int(wait * 1000))) }
             var engine = relay.engine
             guard !Task.isShuttingDownGracefully, !Task.isCancelled, engine.settings.backupInterval > 0,
-                  !engine.settings.backupDirectory.isEmpty else { continue }
-            while case .busy = engine.backups.begin(.schedule, at: Date(), requestInterval: engine.settings.backupRequestInterval) {
+                !engine.settings.backupDirectory.isEmpty
+            else { continue }
+            while case .busy = engine.backups.begin(
+                .schedule, at: Date(), requestInterval: engine.settings.backupRequestInterval)
+            {
                 try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(1)) }
                 if Task.isShuttingDownGracefully || Task.isCancelled { return }
                 engine = relay.engine
@@ -48,9 +51,12 @@ public struct BackupService: Service {
 
     /// Takes one backup of `kind`, logs and counts it; the refusal to answer when the store cannot
     /// be backed up this way or it failed.
-    static func take(store: any TrellisStore, settings: RelaySettings, kind: BackupKind,
-                     logger: Logger) async -> Result<BackupFile, JSONServiceError> {
-        let trigger = kind == .scheduled ? BackupAdmission.Trigger.schedule.rawValue : BackupAdmission.Trigger.request.rawValue
+    static func take(
+        store: any TrellisStore, settings: RelaySettings, kind: BackupKind,
+        logger: Logger
+    ) async -> Result<BackupFile, JSONServiceError> {
+        let trigger =
+            kind == .scheduled ? BackupAdmission.Trigger.schedule.rawValue : BackupAdmission.Trigger.request.rawValue
         let target: any StoreBackingUp
         switch backingUp(store, settings: settings) {
         case let .success(backingUp): target = backingUp
@@ -59,20 +65,29 @@ public struct BackupService: Service {
         let keep = kind == .scheduled ? settings.backupKeep : settings.backupRequestKeep
         do {
             let file = try await target.backup(into: settings.backupDirectory, keep: keep, kind: kind, at: Date())
-            Counter(label: "trellis_backups_total", dimensions: [("trigger", trigger), ("outcome", "written")]).increment()
-            logger.info("backed up the state", metadata: ["file": "\(file.path)", "bytes": "\(file.bytes)", "trigger": "\(trigger)"])
+            Counter(label: "trellis_backups_total", dimensions: [("trigger", trigger), ("outcome", "written")])
+                .increment()
+            logger.info(
+                "backed up the state",
+                metadata: ["file": "\(file.path)", "bytes": "\(file.bytes)", "trigger": "\(trigger)"])
             return .success(file)
         } catch {
-            Counter(label: "trellis_backups_total", dimensions: [("trigger", trigger), ("outcome", "failed")]).increment()
-            logger.error("could not back up the state", metadata: ["directory": "\(settings.backupDirectory)", "error": "\(error)"])
+            Counter(label: "trellis_backups_total", dimensions: [("trigger", trigger), ("outcome", "failed")])
+                .increment()
+            logger.error(
+                "could not back up the state",
+                metadata: ["directory": "\(settings.backupDirectory)", "error": "\(error)"])
             return .failure(JSONServiceError(.internalError, "the backup failed: \(error)"))
         }
     }
 
     /// `store` as one that backs itself up into ``RelaySettings/backupDirectory``, or why it cannot.
-    static func backingUp(_ store: any TrellisStore, settings: RelaySettings) -> Result<any StoreBackingUp, JSONServiceError> {
+    static func backingUp(_ store: any TrellisStore, settings: RelaySettings) -> Result<
+        any StoreBackingUp, JSONServiceError
+    > {
         guard let backingUp = store as? any StoreBackingUp else {
-            return .failure(JSONServiceError(.invalidRequest, "this state is kept in PostgreSQL: back it up with pg_dump"))
+            return .failure(
+                JSONServiceError(.invalidRequest, "this state is kept in PostgreSQL: back it up with pg_dump"))
         }
         guard !settings.backupDirectory.isEmpty else {
             return .failure(JSONServiceError(.invalidRequest, "no backup directory is set (state.backup.dir)"))
@@ -90,11 +105,16 @@ public struct BackupService: Service {
             logger[metadataKey: "requested_by"] = "\(call.client ?? "operator")"
             let context = call.context
             // What no backup could answer is answered first, and does not count as asked for.
-            if case let .failure(refusal) = backingUp(context.store, settings: context.settings) { return JSONResult(.error(refusal)) }
-            let decision = context.backups.begin(.request, at: context.now, requestInterval: context.settings.backupRequestInterval)
+            if case let .failure(refusal) = backingUp(context.store, settings: context.settings) {
+                return JSONResult(.error(refusal))
+            }
+            let decision = context.backups.begin(
+                .request, at: context.now, requestInterval: context.settings.backupRequestInterval)
             if let refusal = decision.refusal {
                 let code: JSONErrorCode = if case .busy = decision { .busy } else { .rateLimited }
-                Counter(label: "trellis_backups_total", dimensions: [("trigger", "request"), ("outcome", code.rawValue)]).increment()
+                Counter(
+                    label: "trellis_backups_total", dimensions: [("trigger", "request"), ("outcome", code.rawValue)]
+                ).increment()
                 logger.notice("refused a backup request", metadata: ["reason": "\(code.rawValue)"])
                 return .error(code, refusal)
             }

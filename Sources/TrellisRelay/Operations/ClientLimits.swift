@@ -33,9 +33,10 @@ public final class ClientLimits: Sendable {
     private let refusals: [Limit: Counter]
 
     public init() {
-        refusals = Dictionary(uniqueKeysWithValues: Limit.allCases.map {
-            ($0, Counter(label: "trellis_limit_refusals_total", dimensions: [("limit", $0.rawValue)]))
-        })
+        refusals = Dictionary(
+            uniqueKeysWithValues: Limit.allCases.map {
+                ($0, Counter(label: "trellis_limit_refusals_total", dimensions: [("limit", $0.rawValue)]))
+            })
     }
 
     /// Counts one JSON request of `client` (nil: the shared topics, one allowance for all) against `limit`.
@@ -62,7 +63,9 @@ public final class ClientLimits: Sendable {
         refusals[limit]?.increment()
         let suppressed = state.withLock { $0.notices.notice("\(limit.rawValue) \(client)", at: now) }
         guard let suppressed else { return }
-        var metadata: Logger.Metadata = ["limit": "\(limit.rawValue)", "client": "\(client.isEmpty ? "(shared topics)" : client)"]
+        var metadata: Logger.Metadata = [
+            "limit": "\(limit.rawValue)", "client": "\(client.isEmpty ? "(shared topics)" : client)"
+        ]
         if suppressed > 0 { metadata["refused_since_last"] = "\(suppressed)" }
         logger.notice("client over its limit: \(detail)", metadata: metadata)
     }

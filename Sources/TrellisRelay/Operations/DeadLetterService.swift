@@ -35,7 +35,8 @@ public struct DeadLetterService: Sendable {
         }
         do {
             let letters = try await call.context.store.deadLetters(matching: query)
-            return .ok(DeadLetterPage(letters, limit: query.limit, maximumBytes: call.context.settings.deadLetterPageBytes))
+            return .ok(
+                DeadLetterPage(letters, limit: query.limit, maximumBytes: call.context.settings.deadLetterPageBytes))
         } catch {
             call.context.logger.error("could not read dead letters: \(error)")
             let topic = JSONTopics(prefix: call.context.settings.trellisPrefix)

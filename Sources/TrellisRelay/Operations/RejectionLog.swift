@@ -25,7 +25,9 @@ public final class RejectionLog: Sendable {
             guard var entry = entries[reason], now.timeIntervalSince(entry.windowStart) < interval else {
                 let previous = entries[reason]?.suppressed ?? 0
                 entries[reason] = Entry(windowStart: now, suppressed: 0)
-                if entries.count > 1024 { entries = entries.filter { now.timeIntervalSince($0.value.windowStart) < interval } }
+                if entries.count > 1024 {
+                    entries = entries.filter { now.timeIntervalSince($0.value.windowStart) < interval }
+                }
                 return (true, previous)
             }
             entry.suppressed += 1

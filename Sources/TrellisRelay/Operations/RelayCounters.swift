@@ -89,10 +89,12 @@ public final class RelayCounters: Sendable {
         /// Whether `payload` is a plant message tagged `value`, told by its last bytes alone.
         func tags(_ payload: [UInt8]) -> Bool {
             guard let end = plantMessageEnd, payload.count >= end.count + 3,
-                  payload[0] == 0x49, payload[1] == 0x44, payload[2] == 0x3A  // "ID:"
+                payload[0] == 0x49, payload[1] == 0x44, payload[2] == 0x3A // "ID:"
             else { return false }
             return payload.withUnsafeBufferPointer { bytes in
-                end.withUnsafeBufferPointer { UnsafeBufferPointer(rebasing: bytes[(bytes.count - end.count)...]).sameBytes(as: $0) }
+                end.withUnsafeBufferPointer {
+                    UnsafeBufferPointer(rebasing: bytes[(bytes.count - end.count)...]).sameBytes(as: $0)
+                }
             }
         }
 
@@ -155,7 +157,9 @@ public final class RelayCounters: Sendable {
         /// ``bump(_:_:)`` of a reply tag given as UTF-8 bytes, compared with the last tag bumped as
         /// they are; a string is made of them only when they differ.
         mutating func bumpReply(utf8 value: ArraySlice<UInt8>) {
-            if let last = recent.reply, value.withUnsafeBufferPointer({ tag in last.utf8.withUnsafeBufferPointer { $0.sameBytes(as: tag) } }) {
+            if let last = recent.reply,
+                value.withUnsafeBufferPointer({ tag in last.utf8.withUnsafeBufferPointer { $0.sameBytes(as: tag) } })
+            {
                 return last.bump()
             }
             bump(.reply, String(decoding: value, as: UTF8.self))

@@ -29,8 +29,9 @@ public struct StatsService: Service {
             guard !Task.isShuttingDownGracefully, !Task.isCancelled, client.isConnected else { continue }
             let engine = relay.engine
             do {
-                try client.publish(topic: engine.settings.statsTopic, payload: try await payload(),
-                                   qos: .atLeastOnce, retain: true)
+                try client.publish(
+                    topic: engine.settings.statsTopic, payload: try await payload(),
+                    qos: .atLeastOnce, retain: true)
             } catch {
                 logger.warning("could not publish statistics: \(error)")
             }
@@ -53,9 +54,10 @@ public struct StatsService: Service {
             uptimeSeconds: Int(now.timeIntervalSince(started)),
             residentBytes: ProcessMemory.residentBytes(),
             counters: engine.counters.snapshot(),
-            state: .init(plants: counts.plants, sensors: counts.sensors, buttons: counts.buttons,
-                         clients: counts.clients, deadLetters: counts.deadLetters, species: counts.species,
-                         devices: counts.devices, models: counts.models, deviceLogEntries: counts.deviceLogEntries),
+            state: .init(
+                plants: counts.plants, sensors: counts.sensors, buttons: counts.buttons,
+                clients: counts.clients, deadLetters: counts.deadLetters, species: counts.species,
+                devices: counts.devices, models: counts.models, deviceLogEntries: counts.deviceLogEntries),
             store: .init(writes)
         )
         let encoder = JSONEncoder()

@@ -52,29 +52,40 @@ struct PlantRequestSteps: HandlerSteps {
 
     var settings: RelaySettings { service.settings }
 
-    mutating func start(_ message: MQTTMessage, context: HandlerContext, answering store: (any StoreOperations)?) -> Step {
+    mutating func start(_ message: MQTTMessage, context: HandlerContext, answering store: (any StoreOperations)?)
+        -> Step
+    {
         let parsed = PlantProtocol.parse(message.payload, hostName: settings.hostName)
         let reply = ReplyRoute(service: service, request: message, client: client)
-        if let refusal = service.refusalBeforeCounting(message, claimedSender: parsed.claimedSender,
-                                                       isRequest: parsed.requestOperation != nil, reply: reply,
-                                                       client: client, now: context.now) {
+        if let refusal = service.refusalBeforeCounting(
+            message, claimedSender: parsed.claimedSender,
+            isRequest: parsed.requestOperation != nil, reply: reply,
+            client: client, now: context.now)
+        {
             return done(refusal, message, reply, context)
         }
-        guard let sender = parsed.accountableSender else { return admitted(nil, parsed, reply, message, context, store) }
+        guard let sender = parsed.accountableSender else {
+            return admitted(nil, parsed, reply, message, context, store)
+        }
         var indexRead = false
         if reply.dialect == .original, case let .request(request, .plantInfoOnStartup) = parsed {
             indexRead = PlantDialect.refreshIndex(request.payload) != nil
         }
-        let operation = StoreOperation.admitMessage(sender: PlantService.spamKey(client: client, sender: sender), at: context.now,
-                                                    limit: settings.spamLimit, window: settings.spamWindow,
-                                                    usingAllowance: indexRead)
-        if let answer = store?.answerNow(operation) { return admitted(consume answer, parsed, reply, message, context, store) }
+        let operation = StoreOperation.admitMessage(
+            sender: PlantService.spamKey(client: client, sender: sender), at: context.now,
+            limit: settings.spamLimit, window: settings.spamWindow,
+            usingAllowance: indexRead)
+        if let answer = store?.answerNow(operation) {
+            return admitted(consume answer, parsed, reply, message, context, store)
+        }
         state = .admitting(parsed, reply)
         return .store(operation)
     }
 
-    mutating func resume(_ answer: Result<StoreAnswer, any Error>, message: MQTTMessage, context: HandlerContext,
-                         answering store: (any StoreOperations)?) -> Step {
+    mutating func resume(
+        _ answer: Result<StoreAnswer, any Error>, message: MQTTMessage, context: HandlerContext,
+        answering store: (any StoreOperations)?
+    ) -> Step {
         let current = state
         state = .done
         switch current {
@@ -118,10 +129,13 @@ struct PlantRequestSteps: HandlerSteps {
     /// passed as they are, failures dealt with in ``resume(_:message:context:answering:)``: a
     /// `Result` of them would be copied and destroyed through its generic value witnesses.
     @inline(__always)
-    private mutating func admitted(_ verdict: consuming StoreAnswer?, _ parsed: consuming PlantParseResult, _ reply: ReplyRoute,
-                                   _ message: MQTTMessage, _ context: HandlerContext, _ store: (any StoreOperations)?) -> Step {
+    private mutating func admitted(
+        _ verdict: consuming StoreAnswer?, _ parsed: consuming PlantParseResult, _ reply: ReplyRoute,
+        _ message: MQTTMessage, _ context: HandlerContext, _ store: (any StoreOperations)?
+    ) -> Step {
         if case let .verdict(given)? = verdict,
-           let refusal = service.refusal(of: given, message: message, parsed: parsed, reply: reply, now: context.now) {
+            let refusal = service.refusal(of: given, message: message, parsed: parsed, reply: reply, now: context.now)
+        {
             return done(refusal, message, reply, context)
         }
         // Taken apart by a `switch` that consumes it: the request is moved out, not copied.
@@ -129,18 +143,22 @@ struct PlantRequestSteps: HandlerSteps {
         case .ownMessage:
             return done(.none, message, reply, context)
         case let .incomingError(error):
-            context.logger.info("error tag received; not answered",
-                                metadata: ["operation": "\(error.operation)", "sender": "\(error.sender)"])
+            context.logger.info(
+                "error tag received; not answered",
+                metadata: ["operation": "\(error.operation)", "sender": "\(error.sender)"])
             return done(.none, message, reply, context)
         case let .rejected(rejection):
             var output = HandlerOutput()
-            output.deadLetters.append(DeadLetter(reason: rejection.tag?.rawValue ?? rejection.reason, topic: message.topic,
-                                                 payload: message.payload, receivedAt: context.now))
+            output.deadLetters.append(
+                DeadLetter(
+                    reason: rejection.tag?.rawValue ?? rejection.reason, topic: message.topic,
+                    payload: message.payload, receivedAt: context.now))
             let hostName = settings.hostName
             output.publish(contentsOf: reply.messages { $0.error(for: rejection, hostName: hostName) })
             return done(output, message, reply, context)
         case let .request(request, operation):
-            let read = reply.dialect.read(operation, payload: request.payload, maximumNameLength: settings.maxPlantNameLength)
+            let read = reply.dialect.read(
+                operation, payload: request.payload, maximumNameLength: settings.maxPlantNameLength)
             switch consume read {
             case let .failure(tag):
                 return rendered(.error(tag), request, operation, nil, reply, message, context)
@@ -162,13 +180,16 @@ struct PlantRequestSteps: HandlerSteps {
     /// After the store answered `read`'s operation (nil: none asked): the answer, with a refresh's
     /// index reads granted first in the original dialect.
     @inline(__always)
-    private mutating func answered(_ answer: consuming StoreAnswer?, _ request: PlantMessage, _ operation: PlantOperation,
-                                   _ read: PlantRequest, _ reply: ReplyRoute, _ message: MQTTMessage, _ context: HandlerContext,
-                                   _ store: (any StoreOperations)?) -> Step {
+    private mutating func answered(
+        _ answer: consuming StoreAnswer?, _ request: PlantMessage, _ operation: PlantOperation,
+        _ read: PlantRequest, _ reply: ReplyRoute, _ message: MQTTMessage, _ context: HandlerContext,
+        _ store: (any StoreOperations)?
+    ) -> Step {
         let (outcome, change) = service.outcome(of: read, answer: consume answer)
         if case let .failed(error) = outcome { return failed(error, operation, reply, message, context) }
         if reply.dialect == .original, case let .result(.count(count)) = outcome {
-            let grant = StoreOperation.grantAllowance(sender: PlantService.spamKey(client: client, sender: request.sender), count: count)
+            let grant = StoreOperation.grantAllowance(
+                sender: PlantService.spamKey(client: client, sender: request.sender), count: count)
             if store?.answerNow(grant) == nil {
                 state = .granting(request, count: count, reply)
                 return .store(grant)
@@ -179,18 +200,23 @@ struct PlantRequestSteps: HandlerSteps {
 
     /// The store failed to answer `operation` (or answered what it does not answer): logged, and
     /// the request dead-lettered as `store_error`.
-    private mutating func failed(_ error: any Error, _ operation: PlantOperation, _ reply: ReplyRoute, _ message: MQTTMessage,
-                                 _ context: HandlerContext) -> Step {
+    private mutating func failed(
+        _ error: any Error, _ operation: PlantOperation, _ reply: ReplyRoute, _ message: MQTTMessage,
+        _ context: HandlerContext
+    ) -> Step {
         context.logger.error("state store failed while answering \(operation.rawValue): \(error)")
         return done(.reject(message, reason: "store_error", at: context.now), message, reply, context)
     }
 
     /// The replies of `answer`; the follow-ups of `change` next, when there is one.
     @inline(__always)
-    private mutating func rendered(_ answer: PlantAnswer, _ request: PlantMessage, _ operation: PlantOperation,
-                                   _ change: PlantChange?, _ reply: ReplyRoute, _ message: MQTTMessage,
-                                   _ context: HandlerContext) -> Step {
-        let output = service.rendered(answer, to: request, operation: operation, message: message, reply: reply, now: context.now)
+    private mutating func rendered(
+        _ answer: PlantAnswer, _ request: PlantMessage, _ operation: PlantOperation,
+        _ change: PlantChange?, _ reply: ReplyRoute, _ message: MQTTMessage,
+        _ context: HandlerContext
+    ) -> Step {
+        let output = service.rendered(
+            answer, to: request, operation: operation, message: message, reply: reply, now: context.now)
         guard let change else { return done(output, message, reply, context) }
         state = .followingUp(output, change, reply)
         return .work
@@ -198,13 +224,17 @@ struct PlantRequestSteps: HandlerSteps {
 
     /// The last step: `output`, with the dead letter of a refused Response Topic.
     @inline(__always)
-    private mutating func done(_ output: HandlerOutput, _ message: MQTTMessage, _ reply: ReplyRoute,
-                               _ context: HandlerContext) -> Step {
+    private mutating func done(
+        _ output: HandlerOutput, _ message: MQTTMessage, _ reply: ReplyRoute,
+        _ context: HandlerContext
+    ) -> Step {
         // The state is left as it is: steps that are done are dropped.
         guard reply.refusesResponseTopic else { return .done(output) }
         var output = output
-        output.deadLetters.append(DeadLetter(reason: ResponseTopicPolicy.refusedReason, topic: message.topic,
-                                             payload: message.payload, receivedAt: context.now))
+        output.deadLetters.append(
+            DeadLetter(
+                reason: ResponseTopicPolicy.refusedReason, topic: message.topic,
+                payload: message.payload, receivedAt: context.now))
         return .done(output)
     }
 }

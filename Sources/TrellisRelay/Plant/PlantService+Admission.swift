@@ -25,8 +25,10 @@ extension PlantService {
     /// request, a sender (`claimedSender`, well formed or not) that does not match its per-client
     /// topic, an empty sender of a well-formed request in the released app's dialect. Nil when none
     /// applies.
-    func refusalBeforeCounting(_ message: MQTTMessage, claimedSender: String?, isRequest: Bool, reply: ReplyRoute,
-                               client: String?, now: Date) -> HandlerOutput? {
+    func refusalBeforeCounting(
+        _ message: MQTTMessage, claimedSender: String?, isRequest: Bool, reply: ReplyRoute,
+        client: String?, now: Date
+    ) -> HandlerOutput? {
         if message.retain {
             return .reject(message, reason: "retained_request", at: now)
         }
@@ -41,15 +43,19 @@ extension PlantService {
 
     /// What the spam ledger's `verdict` calls for: nil to go on; the `ERR_kickedForSpam` answer
     /// (and its dead letter) the first time over the limit; a dead letter alone while muted.
-    func refusal(of verdict: SpamVerdict, message: MQTTMessage, parsed: PlantParseResult, reply: ReplyRoute,
-                 now: Date) -> HandlerOutput? {
+    func refusal(
+        of verdict: SpamVerdict, message: MQTTMessage, parsed: PlantParseResult, reply: ReplyRoute,
+        now: Date
+    ) -> HandlerOutput? {
         switch verdict {
         case .allowed:
             return nil
         case .kicked:
             var output = HandlerOutput()
-            output.deadLetters.append(DeadLetter(reason: PlantErrorTag.kickedForSpam.rawValue, topic: message.topic,
-                                                 payload: message.payload, receivedAt: now))
+            output.deadLetters.append(
+                DeadLetter(
+                    reason: PlantErrorTag.kickedForSpam.rawValue, topic: message.topic,
+                    payload: message.payload, receivedAt: now))
             output.publish(contentsOf: reply.messages { parsed.kickMessage(hostName: settings.hostName, dialect: $0) })
             return output
         case .muted:

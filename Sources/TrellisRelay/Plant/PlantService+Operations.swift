@@ -83,15 +83,21 @@ extension PlantService {
     }
 
     /// The wire messages of `answer` in `dialect`, and the error they carry if the answer is one.
-    func wires(of answer: PlantAnswer, to request: PlantMessage, operation: PlantOperation,
-               in dialect: PlantDialect) -> (wires: PlantWires, error: PlantErrorTag?) {
+    func wires(
+        of answer: PlantAnswer, to request: PlantMessage, operation: PlantOperation,
+        in dialect: PlantDialect
+    ) -> (wires: PlantWires, error: PlantErrorTag?) {
         let rendering: PlantRendering
         switch answer {
         case let .result(result):
             rendering = dialect.render(result)
         case let .sensorRecords(records) where dialect == .lossless:
-            return (PlantWires(PlantProtocol.replyBytes(to: request, operation: operation, payload: sensorData(records),
-                                                        hostName: settings.hostName)), nil)
+            return (
+                PlantWires(
+                    PlantProtocol.replyBytes(
+                        to: request, operation: operation, payload: sensorData(records),
+                        hostName: settings.hostName)), nil
+            )
         case let .sensorRecords(records):
             rendering = dialect.render(.sensorRecords(records))
         case let .error(tag):
@@ -101,9 +107,13 @@ extension PlantService {
         }
         switch rendering {
         case let .payloads(payloads):
-            return (PlantWires(payloads.compactMap {
-                dialect.wire(dialect.reply(to: request, operation: operation, payload: $0, hostName: settings.hostName))
-            }), nil)
+            return (
+                PlantWires(
+                    payloads.compactMap {
+                        dialect.wire(
+                            dialect.reply(to: request, operation: operation, payload: $0, hostName: settings.hostName))
+                    }), nil
+            )
         case let .error(tag):
             let wire = dialect.wire(dialect.error(tag, for: request, hostName: settings.hostName))
             return (wire.map(PlantWires.init) ?? PlantWires(), tag)
@@ -165,8 +175,9 @@ struct ReplyRoute: Sendable {
         requestQoS = request.qos
         requestProperties = request.properties
         self.client = client
-        refusesResponseTopic = ResponseTopicPolicy.refuses(request.properties.responseTopic, forRequest: request.topic,
-                                                           settings: service.settings)
+        refusesResponseTopic = ResponseTopicPolicy.refuses(
+            request.properties.responseTopic, forRequest: request.topic,
+            settings: service.settings)
     }
 
     /// The dialect of this route's reply topic: the setting on the shared topics, lossless per client.

@@ -25,7 +25,8 @@ extension PlantService {
         if let homeAssistant = HomeAssistantService(settings: settings) {
             switch change {
             case let .deleted(id):
-                output.publish(MQTTMessage(topic: settings.plantStateTopic(id: id), payload: [], qos: .atLeastOnce, retain: true))
+                output.publish(
+                    MQTTMessage(topic: settings.plantStateTopic(id: id), payload: [], qos: .atLeastOnce, retain: true))
             case let .added(id, name), let .renamed(id, _, name):
                 do {
                     output.publish(try await homeAssistant.plantState(id: id, name: name, store: context.store))

@@ -31,13 +31,17 @@ public final class PlantService: Sendable {
     /// This service's entries of the routing table.
     public var routes: [Route] {
         [
-            Route(requestTopic, service: "plant", onlyReads: { [self] in onlyReads($0) },
-                  steps: { [self] _ in PlantRequestSteps(service: self, client: nil) }),
-            Route("\(requestTopic)/+", service: "plant", onlyReads: { [self] in onlyReads($0) },
-                  steps: { [self] captures in PlantRequestSteps(service: self, client: captures[0]) }),
-            Route("\(settings.plantPrefix)/sensors/+", service: "plant", handler: ClosureHandler { message, context in
-                await self.handleReading(message, sensor: context.captures[0], context: context)
-            }),
+            Route(
+                requestTopic, service: "plant", onlyReads: { [self] in onlyReads($0) },
+                steps: { [self] _ in PlantRequestSteps(service: self, client: nil) }),
+            Route(
+                "\(requestTopic)/+", service: "plant", onlyReads: { [self] in onlyReads($0) },
+                steps: { [self] captures in PlantRequestSteps(service: self, client: captures[0]) }),
+            Route(
+                "\(settings.plantPrefix)/sensors/+", service: "plant",
+                handler: ClosureHandler { message, context in
+                    await self.handleReading(message, sensor: context.captures[0], context: context)
+                })
         ]
     }
 
@@ -47,33 +51,41 @@ public final class PlantService: Sendable {
     /// its answer grants the index reads that follow it.
     func onlyReads(_ message: MQTTMessage) -> Bool {
         guard !message.retain,
-              case let .request(_, operation) = PlantProtocol.parse(message.payload, hostName: settings.hostName) else { return false }
+            case let .request(_, operation) = PlantProtocol.parse(message.payload, hostName: settings.hostName)
+        else { return false }
         return operation == .plantSensorData || operation == .plantInfoOnStartup
     }
 
     /// The reply messages of `answer` in the reply topic's dialect (and, on a Response Topic, the
     /// lossless one), with the dead letter of the error it carries, if it is one.
-    func rendered(_ answer: PlantAnswer, to request: PlantMessage, operation: PlantOperation, message: MQTTMessage,
-                  reply: ReplyRoute, now: Date) -> HandlerOutput {
+    func rendered(
+        _ answer: PlantAnswer, to request: PlantMessage, operation: PlantOperation, message: MQTTMessage,
+        reply: ReplyRoute, now: Date
+    ) -> HandlerOutput {
         var output = HandlerOutput()
         let (wires, error) = wires(of: answer, to: request, operation: operation, in: reply.dialect)
         if let error {
-            output.deadLetters.append(DeadLetter(reason: error.rawValue, topic: message.topic, payload: message.payload,
-                                                 receivedAt: now))
+            output.deadLetters.append(
+                DeadLetter(
+                    reason: error.rawValue, topic: message.topic, payload: message.payload,
+                    receivedAt: now))
         }
         // In the lossless dialect the wires are the lossless ones: a closure over them alone spares
         // a copy of the request and the answer, which a closure that renders again would capture.
         if reply.dialect == .lossless {
             output.publish(contentsOf: reply.messages(wires, lossless: wires))
         } else {
-            output.publish(contentsOf: reply.messages(wires, lossless: self.wires(of: answer, to: request, operation: operation, in: .lossless).wires))
+            output.publish(
+                contentsOf: reply.messages(
+                    wires, lossless: self.wires(of: answer, to: request, operation: operation, in: .lossless).wires))
         }
         return output
     }
 
     /// Stores one sensor reading, or dead-letters it with the reason it is unusable. A retained
     /// reading (delivered when Trellis subscribes) is used only when it says when it was taken.
-    func handleReading(_ message: MQTTMessage, sensor rawSensor: String, context: HandlerContext) async -> HandlerOutput {
+    func handleReading(_ message: MQTTMessage, sensor rawSensor: String, context: HandlerContext) async -> HandlerOutput
+    {
         guard let sensor = SensorAddress.normalize(rawSensor) else {
             return .reject(message, reason: "invalid_sensor_address", at: context.now)
         }
@@ -91,8 +103,9 @@ public final class PlantService: Sendable {
                 return .reject(message, reason: FutureTimeLimit.reason, at: context.now)
             }
             do {
-                try await context.store.recordReading(sensor: sensor, moisture: report.moisture,
-                                                      temperature: report.temperature, at: report.at ?? context.now)
+                try await context.store.recordReading(
+                    sensor: sensor, moisture: report.moisture,
+                    temperature: report.temperature, at: report.at ?? context.now)
                 return HandlerOutput(publishes: try await plantStates(withSensor: sensor, context: context))
             } catch {
                 context.logger.error("could not store a reading of \(sensor): \(error)")

@@ -32,10 +32,13 @@ public enum Step: Sendable {
 /// answers, check the output or the next operation).
 public protocol HandlerSteps: Sendable {
     /// The first step, from the message alone.
-    mutating func start(_ message: MQTTMessage, context: HandlerContext, answering store: (any StoreOperations)?) -> Step
+    mutating func start(_ message: MQTTMessage, context: HandlerContext, answering store: (any StoreOperations)?)
+        -> Step
     /// The step after the store answered the operation the last step waited for (or failed to).
-    mutating func resume(_ answer: Result<StoreAnswer, any Error>, message: MQTTMessage, context: HandlerContext,
-                         answering store: (any StoreOperations)?) -> Step
+    mutating func resume(
+        _ answer: Result<StoreAnswer, any Error>, message: MQTTMessage, context: HandlerContext,
+        answering store: (any StoreOperations)?
+    ) -> Step
     /// The step after the service's own work the last step waited for (``Step/work``).
     mutating func work(_ message: MQTTMessage, context: HandlerContext) async -> Step
 }
@@ -83,7 +86,10 @@ public struct MessageHandling: Sendable {
     /// What the handlers done so far asked for.
     var output = HandlerOutput()
 
-    init(engine: RelayEngine, received: Date, mark: DeliveryMark?, matches: [(route: Route, captures: [String])], next: Next) {
+    init(
+        engine: RelayEngine, received: Date, mark: DeliveryMark?, matches: [(route: Route, captures: [String])],
+        next: Next
+    ) {
         self.engine = engine
         self.received = received
         self.mark = mark

@@ -56,7 +56,9 @@ public struct HandlerOutput: Sendable {
 
     /// A single rejection of `message` for `reason`.
     public static func reject(_ message: MQTTMessage, reason: String, at time: Date) -> HandlerOutput {
-        HandlerOutput(deadLetters: [DeadLetter(reason: reason, topic: message.topic, payload: message.payload, receivedAt: time)])
+        HandlerOutput(deadLetters: [
+            DeadLetter(reason: reason, topic: message.topic, payload: message.payload, receivedAt: time)
+        ])
     }
 
     public mutating func publish(_ message: MQTTMessage) { publishes.append(message) }

@@ -20,13 +20,16 @@ public enum Relay {
     }
 
     /// The engine over that table, ready to process messages.
-    public static func engine(store: any TrellisStore, settings: RelaySettings, logger: Logger,
-                              counters: RelayCounters = RelayCounters(),
-                              deliveries: DeliveryLedger = DeliveryLedger(),
-                              discovery: DiscoveryLedger = DiscoveryLedger(),
-                              backups: BackupLedger = BackupLedger(),
-                              limits: ClientLimits = ClientLimits()) -> RelayEngine {
-        RelayEngine(routes: routingTable(settings: settings), store: store, settings: settings, logger: logger,
-                    counters: counters, deliveries: deliveries, discovery: discovery, backups: backups, limits: limits)
+    public static func engine(
+        store: any TrellisStore, settings: RelaySettings, logger: Logger,
+        counters: RelayCounters = RelayCounters(),
+        deliveries: DeliveryLedger = DeliveryLedger(),
+        discovery: DiscoveryLedger = DiscoveryLedger(),
+        backups: BackupLedger = BackupLedger(),
+        limits: ClientLimits = ClientLimits()
+    ) -> RelayEngine {
+        RelayEngine(
+            routes: routingTable(settings: settings), store: store, settings: settings, logger: logger,
+            counters: counters, deliveries: deliveries, discovery: discovery, backups: backups, limits: limits)
     }
 }

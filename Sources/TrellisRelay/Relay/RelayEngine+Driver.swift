@@ -33,8 +33,9 @@ extension RelayEngine {
             break
         case .redelivery?:
             counters.redelivered()
-            logger.debug("dropped a redelivery of a message already handled",
-                         metadata: ["topic": "\(message.topic)", "packet_id": "\(message.delivery?.packetID ?? 0)"])
+            logger.debug(
+                "dropped a redelivery of a message already handled",
+                metadata: ["topic": "\(message.topic)", "packet_id": "\(message.delivery?.packetID ?? 0)"])
             return .finished(Output())
         case let .fresh(fresh, forget)?:
             mark = fresh
@@ -45,7 +46,8 @@ extension RelayEngine {
         if !forgetStored, matches.count == 1, case let .steps(route) = matches[0].route.handling {
             // The common case, one route's steps, taken first: the handling's bookkeeping is made
             // only when they wait or leave something to conclude.
-            let begun = route(message, HandlerContext(captures: matches[0].captures, now: time, engine: self), answering)
+            let begun = route(
+                message, HandlerContext(captures: matches[0].captures, now: time, engine: self), answering)
             switch consume begun {
             case let .done(result):
                 if let output = Self.finished(result) {
@@ -60,8 +62,9 @@ extension RelayEngine {
                 handling.take(step)
             }
         } else {
-            handling = MessageHandling(engine: self, received: time, mark: mark, matches: matches,
-                                       next: forgetStored ? .forgetStoredDeliveries : .route)
+            handling = MessageHandling(
+                engine: self, received: time, mark: mark, matches: matches,
+                next: forgetStored ? .forgetStoredDeliveries : .route)
             if matches.isEmpty {
                 counters.received(service: "unknown")
                 handling.output = .reject(message, reason: "unknown_topic", at: time)
@@ -132,8 +135,9 @@ extension RelayEngine {
                     answer = .failure(error)
                 }
                 guard var steps = handling.steps.take() else { return await concludeBroken(handling, of: message) }
-                let step = steps.resume(answer, message: message, context: handling.context,
-                                        answering: answering)
+                let step = steps.resume(
+                    answer, message: message, context: handling.context,
+                    answering: answering)
                 handling.steps = steps
                 handling.take(step)
             case .work:
@@ -158,8 +162,9 @@ extension RelayEngine {
     /// What the handlers did before the handling lost its steps, concluded: never reached (a step
     /// that waits always leaves its steps), logged if it is.
     private func concludeBroken(_ handling: MessageHandling, of message: MQTTMessage) async -> Output {
-        logger.error("a message's handling waited without its steps; what was done is concluded",
-                     metadata: ["topic": "\(message.topic)"])
+        logger.error(
+            "a message's handling waited without its steps; what was done is concluded",
+            metadata: ["topic": "\(message.topic)"])
         return await conclude(handling.output, of: message, at: handling.received)
     }
 }

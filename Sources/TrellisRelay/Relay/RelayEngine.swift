@@ -34,10 +34,12 @@ public final class RelayEngine: Sendable {
     /// Whose each dead letter is, for the per-client quota.
     let owners: DeadLetterOwner
 
-    public init(routes: RoutingTable, store: any TrellisStore, settings: RelaySettings, logger: Logger,
-                counters: RelayCounters = RelayCounters(), deliveries: DeliveryLedger = DeliveryLedger(),
-                discovery: DiscoveryLedger = DiscoveryLedger(), backups: BackupLedger = BackupLedger(),
-                limits: ClientLimits = ClientLimits()) {
+    public init(
+        routes: RoutingTable, store: any TrellisStore, settings: RelaySettings, logger: Logger,
+        counters: RelayCounters = RelayCounters(), deliveries: DeliveryLedger = DeliveryLedger(),
+        discovery: DiscoveryLedger = DiscoveryLedger(), backups: BackupLedger = BackupLedger(),
+        limits: ClientLimits = ClientLimits()
+    ) {
         self.routes = routes
         self.store = store
         self.answering = store.readsObservedVersions ? nil : store
@@ -49,8 +51,9 @@ public final class RelayEngine: Sendable {
         self.discovery = discovery
         self.backups = backups
         self.limits = limits
-        self.owners = DeadLetterOwner(plantPrefix: settings.plantPrefix, buttonPrefix: settings.buttonPrefix,
-                                      trellisPrefix: settings.trellisPrefix)
+        self.owners = DeadLetterOwner(
+            plantPrefix: settings.plantPrefix, buttonPrefix: settings.buttonPrefix,
+            trellisPrefix: settings.trellisPrefix)
         self.homeAssistant = HomeAssistantService(settings: settings)
     }
 
@@ -90,8 +93,9 @@ public final class RelayEngine: Sendable {
     /// (``Output/handled``).
     public func conclude(_ output: HandlerOutput, of message: MQTTMessage, at time: Date) async -> Output {
         if store.stoppedWaiting, output.deadLetters.contains(where: { $0.reason == "store_error" }) {
-            logger.warning("left unacknowledged: the state store was still away when the relay stopped waiting for it",
-                           metadata: ["topic": "\(message.topic)"])
+            logger.warning(
+                "left unacknowledged: the state store was still away when the relay stopped waiting for it",
+                metadata: ["topic": "\(message.topic)"])
             return Output(handled: false)
         }
         var publishes = output.publishes
@@ -100,14 +104,17 @@ public final class RelayEngine: Sendable {
         if publishes.contains(where: \.retain) {
             publishes = await withDiscovery(publishes)
         }
-        guard !output.deadLetters.isEmpty else { return Output(publishes: publishes, announcesDiscovery: output.announcesDiscovery) }
+        guard !output.deadLetters.isEmpty else {
+            return Output(publishes: publishes, announcesDiscovery: output.announcesDiscovery)
+        }
         for letter in output.deadLetters {
             counters.deadLetter(reason: letter.reason)
             rejections.record(reason: letter.reason, topic: letter.topic, at: time)
             do {
-                try await store.recordDeadLetter(reason: letter.reason, topic: letter.topic, payload: letter.payload, at: letter.receivedAt,
-                                                 client: owners.owner(topic: letter.topic, payload: letter.payload),
-                                                 quota: settings.deadLettersPerClient)
+                try await store.recordDeadLetter(
+                    reason: letter.reason, topic: letter.topic, payload: letter.payload, at: letter.receivedAt,
+                    client: owners.owner(topic: letter.topic, payload: letter.payload),
+                    quota: settings.deadLettersPerClient)
             } catch {
                 logger.error("could not store a dead letter: \(error)")
             }
@@ -146,7 +153,9 @@ public final class RelayEngine: Sendable {
             marker.withUnsafeBufferPointer { marker -> Int? in
                 var index = bytes.count - marker.count
                 while index >= 0 {
-                    if bytes[index] == 0x3B, UnsafeBufferPointer(rebasing: bytes[index..<(index + marker.count)]).sameBytes(as: marker) {
+                    if bytes[index] == 0x3B,
+                        UnsafeBufferPointer(rebasing: bytes[index..<(index + marker.count)]).sameBytes(as: marker)
+                    {
                         return index + marker.count
                     }
                     index -= 1

@@ -55,12 +55,14 @@ extension RelayService {
                         continue
                     }
                     unawaited = 0
-                    try await client.publishAndWait(topic: message.topic, payload: message.payload, qos: message.qos,
-                                                    retain: message.retain, properties: message.properties)
+                    try await client.publishAndWait(
+                        topic: message.topic, payload: message.payload, qos: message.qos,
+                        retain: message.retain, properties: message.properties)
                 } catch {
                     guard !Task.isCancelled else { return }
-                    logger.error("could not publish Home Assistant discovery configs",
-                                 metadata: ["topic": "\(message.topic)", "error": "\(error)"])
+                    logger.error(
+                        "could not publish Home Assistant discovery configs",
+                        metadata: ["topic": "\(message.topic)", "error": "\(error)"])
                 }
             }
         }

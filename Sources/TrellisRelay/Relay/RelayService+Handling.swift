@@ -68,12 +68,17 @@ extension RelayService {
                 let peer = swept || begun != nil ? nil : engine.settings.peer(ofStatusTopic: message.topic)
                 // A read request alone (none in hand, none queued: one request at a time) is handled
                 // below, without a task of its own to start and wait for.
-                if overlapsReads, begun == nil, !swept, peer == nil, !newSession, !(inHand.isEmpty && !messages.hasQueued),
-                   engine.onlyReads(message) {
+                if overlapsReads, begun == nil, !swept, peer == nil, !newSession,
+                    !(inHand.isEmpty && !messages.hasQueued),
+                    engine.onlyReads(message)
+                {
                     let received = Date()
-                    inHand.append(InHand(started: Self.now, engine: engine, handling: Task(executorPreference: client.taskExecutor) {
-                        await engine.handle(message, at: received)
-                    }))
+                    inHand.append(
+                        InHand(
+                            started: Self.now, engine: engine,
+                            handling: Task(executorPreference: client.taskExecutor) {
+                                await engine.handle(message, at: received)
+                            }))
                     if messages.hasQueued, inHand.count < Self.readsInHand { continue }
                     guard let finished = await finish(&inHand) else { break }
                     held += finished
@@ -86,13 +91,15 @@ extension RelayService {
                     if swept {
                         // Read by the sweep already: nothing to handle, only to acknowledge in turn.
                     } else if let peer {
-                        await notePeer(peer, present: !message.payload.isEmpty, online: message.payload == Array("online".utf8))
+                        await notePeer(
+                            peer, present: !message.payload.isEmpty, online: message.payload == Array("online".utf8))
                     } else {
-                        let output = if let begun {
-                            await begun.engine.finish(begun, of: message)
-                        } else {
-                            await engine.handle(message, at: Date())
-                        }
+                        let output =
+                            if let begun {
+                                await begun.engine.finish(begun, of: message)
+                            } else {
+                                await engine.handle(message, at: Date())
+                            }
                         guard output.handled else { break }
                         send(output, engine: engine)
                     }
@@ -115,8 +122,9 @@ extension RelayService {
                 return
             }
             let status = await store.writeStatus()
-            logger.error("stopping with messages unacknowledged: their changes could not be committed; the broker sends them again",
-                         metadata: ["messages": "\(held)", "cause": "\(status.error ?? "unknown")"])
+            logger.error(
+                "stopping with messages unacknowledged: their changes could not be committed; the broker sends them again",
+                metadata: ["messages": "\(held)", "cause": "\(status.error ?? "unknown")"])
         }
     }
 

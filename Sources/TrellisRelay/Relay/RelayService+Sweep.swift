@@ -10,21 +10,26 @@ extension RelayService {
     /// announcement that follows: otherwise a start whose first seconds brought a new button
     /// would never sweep.
     func sweepIfDue() async {
-        guard let earlier = dueSweep.withLock({ due -> [String]? in
-            defer { due = nil }
-            return due
-        }) else { return }
+        guard
+            let earlier = dueSweep.withLock({ due -> [String]? in
+                defer { due = nil }
+                return due
+            })
+        else { return }
         let engine = self.engine
         do {
             let sweep = RetainedSweep(plan: sweepPlan(earlier: earlier), engine: engine, logger: logger)
             let outcome = try await sweep.run(on: client, inbox: sweepInbox)
-            logger.info("swept the retained topics", metadata: ["read": "\(outcome.read)", "cleared": "\(outcome.cleared.count)"])
-        } catch where error is CancellationError || Task.isCancelled {
+            logger.info(
+                "swept the retained topics",
+                metadata: ["read": "\(outcome.read)", "cleared": "\(outcome.cleared.count)"])
+        } catch  where error is CancellationError || Task.isCancelled {
             dueSweep.withLock { $0 = earlier + ($0 ?? []) }
             logger.debug("retained sweep cancelled; it runs after the next announcement")
         } catch {
-            logger.warning("could not sweep stale retained topics; they stay until the next start",
-                           metadata: ["error": "\(error)"])
+            logger.warning(
+                "could not sweep stale retained topics; they stay until the next start",
+                metadata: ["error": "\(error)"])
         }
     }
 
@@ -34,8 +39,9 @@ extension RelayService {
         let discovery = settings.homeAssistant ?? HomeAssistantDiscovery(trellisPrefix: settings.trellisPrefix)
         // Off, Trellis's configs under the configured prefix are stale too.
         let off = settings.homeAssistant == nil ? [settings.discoveryPrefix] : []
-        return RetainedSweepPlan(discoveryPrefix: settings.homeAssistant?.prefix, earlierPrefixes: earlier + off,
-                                 nodeBase: discovery.base, trellisPrefix: settings.trellisPrefix)
+        return RetainedSweepPlan(
+            discoveryPrefix: settings.homeAssistant?.prefix, earlierPrefixes: earlier + off,
+            nodeBase: discovery.base, trellisPrefix: settings.trellisPrefix)
     }
 
     /// Before the first connection: a relay stopped in the middle of a sweep left its subscriptions

@@ -61,7 +61,8 @@ public final class RelayService: Service, Sendable {
 
     /// Creates the service with every Trellis service's routes over `store`.
     public convenience init(client: MQTTClient, store: any TrellisStore, settings: RelaySettings, logger: Logger) {
-        self.init(client: client, engine: Relay.engine(store: store, settings: settings, logger: logger), logger: logger)
+        self.init(
+            client: client, engine: Relay.engine(store: store, settings: settings, logger: logger), logger: logger)
     }
 
     /// The engine in use: routes, settings and counters.
@@ -75,14 +76,17 @@ public final class RelayService: Service, Sendable {
     /// names apply to the next message; filters that a prefix change removed are unsubscribed
     /// and new ones subscribed. Returns the filters removed and added.
     @discardableResult
-    public func apply(_ settings: RelaySettings, keepingPeers: Bool = true) async throws -> (removed: [String], added: [String]) {
+    public func apply(_ settings: RelaySettings, keepingPeers: Bool = true) async throws -> (
+        removed: [String], added: [String]
+    ) {
         let old = engine
         var settings = settings
         // A configuration reload does not know the share group's relays; they stay as heard.
         if keepingPeers { settings.peerClientIDs = old.settings.peerClientIDs }
-        let new = Relay.engine(store: old.store, settings: settings, logger: old.logger, counters: old.counters,
-                               deliveries: old.deliveries, discovery: old.discovery, backups: old.backups,
-                               limits: old.limits)
+        let new = Relay.engine(
+            store: old.store, settings: settings, logger: old.logger, counters: old.counters,
+            deliveries: old.deliveries, discovery: old.discovery, backups: old.backups,
+            limits: old.limits)
         let before = Set(old.routes.subscriptions.map(\.filter))
         let after = Set(new.routes.subscriptions.map(\.filter))
         for subscription in new.routes.subscriptions where !before.contains(subscription.filter) {
@@ -93,7 +97,8 @@ public final class RelayService: Service, Sendable {
             try client.unsubscribe(old.settings.brokerSubscription(MQTTSubscription(filter)).filter)
         }
         if old.settings.homeAssistant?.withStatusTopics([]) == settings.homeAssistant?.withStatusTopics([]),
-           old.settings.homeAssistant != settings.homeAssistant {
+            old.settings.homeAssistant != settings.homeAssistant
+        {
             // Only the relays of the group changed: the same configs again, with every relay's status topic.
             new.discovery.forgetAll()
             announceToHomeAssistant()
@@ -152,8 +157,9 @@ public final class RelayService: Service, Sendable {
         let store = engine.store
         let status = await store.writeStatus()
         guard !status.writable else { return }
-        logger.error("stopping while the state store cannot commit: its queued changes are dropped and their messages left unacknowledged",
-                     metadata: ["unwritten_changes": "\(status.unwrittenChanges)", "cause": "\(status.error ?? "unknown")"])
+        logger.error(
+            "stopping while the state store cannot commit: its queued changes are dropped and their messages left unacknowledged",
+            metadata: ["unwritten_changes": "\(status.unwrittenChanges)", "cause": "\(status.error ?? "unknown")"])
         await store.stopRetrying()
     }
 
@@ -180,8 +186,9 @@ public final class RelayService: Service, Sendable {
                 connectedBefore = true
                 logger.info("connected to the broker", metadata: ["session_present": "\(sessionPresent)"])
                 do {
-                    try client.publish(topic: engine.settings.statusTopic, payload: Array("online".utf8),
-                                       qos: .atLeastOnce, retain: true)
+                    try client.publish(
+                        topic: engine.settings.statusTopic, payload: Array("online".utf8),
+                        qos: .atLeastOnce, retain: true)
                 } catch {
                     logger.error("could not publish online status: \(error)")
                 }
@@ -247,8 +254,9 @@ public final class RelayService: Service, Sendable {
         }
         guard settings.peerClientIDs.contains(peer) != present else { return }
         if present { settings.peerClientIDs.insert(peer) } else { settings.peerClientIDs.remove(peer) }
-        logger.info(present ? "a relay of the share group is known" : "a relay of the share group is gone",
-                    metadata: ["relay": "\(peer)"])
+        logger.info(
+            present ? "a relay of the share group is known" : "a relay of the share group is gone",
+            metadata: ["relay": "\(peer)"])
         do {
             try await apply(settings, keepingPeers: false)
         } catch {
@@ -273,7 +281,8 @@ public final class RelayService: Service, Sendable {
         await stopAnnouncing()
         await reconciler?.finish()
         do {
-            try client.publish(topic: engine.settings.statusTopic, payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
+            try client.publish(
+                topic: engine.settings.statusTopic, payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
         } catch {
             logger.warning("could not publish offline status before stopping: \(error)")
         }

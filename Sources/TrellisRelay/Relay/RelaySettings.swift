@@ -144,7 +144,8 @@ public struct RelaySettings: Sendable, Hashable {
     /// The discovery configs of the current settings, nil while Home Assistant discovery is off.
     public var homeAssistant: HomeAssistantDiscovery? {
         homeAssistantEnabled
-            ? HomeAssistantDiscovery(prefix: discoveryPrefix, trellisPrefix: trellisPrefix, statusTopics: groupStatusTopics)
+            ? HomeAssistantDiscovery(
+                prefix: discoveryPrefix, trellisPrefix: trellisPrefix, statusTopics: groupStatusTopics)
             : nil
     }
 

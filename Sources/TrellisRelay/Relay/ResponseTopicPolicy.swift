@@ -18,7 +18,9 @@ public enum ResponseTopicPolicy {
 
     /// The dead letter of `request` when it names a Response Topic the rule refuses; nil otherwise.
     public static func refusal(of request: MQTTMessage, settings: RelaySettings, at time: Date) -> DeadLetter? {
-        guard refuses(request.properties.responseTopic, forRequest: request.topic, settings: settings) else { return nil }
+        guard refuses(request.properties.responseTopic, forRequest: request.topic, settings: settings) else {
+            return nil
+        }
         return DeadLetter(reason: refusedReason, topic: request.topic, payload: request.payload, receivedAt: time)
     }
 
@@ -32,7 +34,8 @@ public enum ResponseTopicPolicy {
     /// safe. `username` is the account Trellis logs in with, if any.
     public static func check(restricting: Bool, username: String?) -> String? {
         guard !restricting, let username, !username.isEmpty else { return nil }
-        return "security.restrict_response_topics is false while Trellis logs in as \(username): the broker has accounts, "
+        return
+            "security.restrict_response_topics is false while Trellis logs in as \(username): the broker has accounts, "
             + "and any of them could make Trellis publish on another's topics; remove the setting (or --no-secure)"
     }
 }

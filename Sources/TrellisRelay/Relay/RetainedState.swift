@@ -9,12 +9,14 @@ enum RetainedState {
     /// What `topic` is the state of, nil for any other topic.
     static func kind(of topic: String, settings: RelaySettings) -> Kind? {
         let levels = topic.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        let buttons = settings.buttonPrefix.split(separator: "/", omittingEmptySubsequences: false).map(String.init) + ["buttons"]
+        let buttons =
+            settings.buttonPrefix.split(separator: "/", omittingEmptySubsequences: false).map(String.init) + ["buttons"]
         if levels.count == buttons.count + 2, Array(levels.prefix(buttons.count)) == buttons, levels.last == "state" {
             return .button(levels[buttons.count])
         }
         if levels.count == 3, levels[0] == "devices", levels[2] == "info" { return .device(levels[1]) }
-        let models = settings.trellisPrefix.split(separator: "/", omittingEmptySubsequences: false).map(String.init) + ["models"]
+        let models =
+            settings.trellisPrefix.split(separator: "/", omittingEmptySubsequences: false).map(String.init) + ["models"]
         if levels.count == models.count + 2, Array(levels.prefix(models.count)) == models, levels.last == "info" {
             return .model(levels[models.count])
         }

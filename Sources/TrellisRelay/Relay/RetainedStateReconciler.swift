@@ -67,7 +67,9 @@ actor RetainedStateReconciler {
         let client = self.client
         do {
             try await lock.withSharedLock(topic) {
-                guard let payload = try await RetainedState.current(topic, store: engine.store, settings: engine.settings) else { return }
+                guard
+                    let payload = try await RetainedState.current(topic, store: engine.store, settings: engine.settings)
+                else { return }
                 if awaitingAck {
                     // The acknowledgement may wait behind the relay's own queued publishes (a burst's
                     // states and fan-outs); bounded so a lost one never holds the lock for good.
@@ -79,7 +81,9 @@ actor RetainedStateReconciler {
                 }
             }
         } catch {
-            logger.warning("could not republish a retained state from the store", metadata: ["topic": "\(topic)", "error": "\(error)"])
+            logger.warning(
+                "could not republish a retained state from the store",
+                metadata: ["topic": "\(topic)", "error": "\(error)"])
         }
     }
 

@@ -44,7 +44,8 @@ struct RetainedSweep: Sendable {
         // usually) instead of every retained topic; judged again by what exists after it, so a thing
         // created meanwhile (by another relay of the share group) is kept.
         let before = try await facts()
-        let inbox = SweepInbox(plan: plan, marker: "\(plan.trellisPrefix)/sweep/\(UUID().uuidString)", isStale: before.isStale)
+        let inbox = SweepInbox(
+            plan: plan, marker: "\(plan.trellisPrefix)/sweep/\(UUID().uuidString)", isStale: before.isStale)
         slot.withLock { $0 = inbox }
         let reading: SweepInbox.Reading
         do {

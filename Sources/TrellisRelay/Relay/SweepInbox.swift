@@ -34,8 +34,10 @@ final class SweepInbox: Sendable {
     private let isStale: @Sendable (RetainedSweepPlan.Subject) -> Bool
     private let state = Mutex(State())
 
-    init(plan: RetainedSweepPlan, marker: String,
-         isStale: @escaping @Sendable (RetainedSweepPlan.Subject) -> Bool = { _ in false }) {
+    init(
+        plan: RetainedSweepPlan, marker: String,
+        isStale: @escaping @Sendable (RetainedSweepPlan.Subject) -> Bool = { _ in false }
+    ) {
         self.plan = plan
         self.marker = marker
         self.isStale = isStale
@@ -46,7 +48,8 @@ final class SweepInbox: Sendable {
     /// topic its subscriptions cover), asked without changing anything: a message begun in the
     /// client's callback must not be one (``RelayService/handleOnNetworkThread(_:)``).
     func claims(_ topic: String) -> Bool {
-        topic == marker || topic.hasPrefix("\(plan.trellisPrefix)/sweep/") || filters.contains { $0.match(topic) != nil }
+        topic == marker || topic.hasPrefix("\(plan.trellisPrefix)/sweep/")
+            || filters.contains { $0.match(topic) != nil }
     }
 
     /// Takes `message` when the sweep's subscriptions brought it (returns true: the loop routes it

@@ -2,7 +2,9 @@
 /// broker that never answers cannot hold a lock or a start for good.
 enum TimeLimit {
     /// Runs `body`, cancelling it and throwing ``TimeLimitExceeded`` if it takes longer than `limit`.
-    static func run<Value: Sendable>(within limit: Duration, _ body: @escaping @Sendable () async throws -> Value) async throws -> Value {
+    static func run<Value: Sendable>(within limit: Duration, _ body: @escaping @Sendable () async throws -> Value)
+        async throws -> Value
+    {
         try await withThrowingTaskGroup(of: Value?.self) { group in
             group.addTask { try await body() }
             group.addTask {

@@ -15,8 +15,10 @@ public enum LiveReplay {
     /// Publishes `records` in order through `client` and waits for the broker to acknowledge
     /// each (QoS 1 and 2) or for it to be written (QoS 0). Returns how many were published.
     @discardableResult
-    public static func publish(_ records: [CaptureRecord], through client: MQTTClient, pacing: Pacing,
-                               clock: ContinuousClock = ContinuousClock()) async throws -> Int {
+    public static func publish(
+        _ records: [CaptureRecord], through client: MQTTClient, pacing: Pacing,
+        clock: ContinuousClock = ContinuousClock()
+    ) async throws -> Int {
         guard let first = records.first else { return 0 }
         let start = clock.now
         var sent = 0
@@ -28,8 +30,9 @@ public enum LiveReplay {
             }
             try Task.checkCancellation()
             let message = record.message
-            try await client.publishAndWait(topic: message.topic, payload: message.payload, qos: message.qos,
-                                            retain: message.retain, properties: message.properties)
+            try await client.publishAndWait(
+                topic: message.topic, payload: message.payload, qos: message.qos,
+                retain: message.retain, properties: message.properties)
             sent += 1
         }
         return sent

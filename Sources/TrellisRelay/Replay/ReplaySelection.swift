@@ -19,7 +19,9 @@ public struct ReplaySelection: Sendable {
     /// Topics under those that others publish (requests to Trellis), replayed nevertheless.
     public let requests: [TopicFilter]
 
-    public init(settings: RelaySettings = RelaySettings(), only: [String] = [], includeTrellisPublications: Bool = false) {
+    public init(
+        settings: RelaySettings = RelaySettings(), only: [String] = [], includeTrellisPublications: Bool = false
+    ) {
         self.only = only.map(TopicFilter.init)
         self.includeTrellisPublications = includeTrellisPublications
         self.publications = Self.trellisPublications(settings: settings).map(TopicFilter.init)

@@ -35,8 +35,10 @@ public final class Route: Sendable {
     }
 
     /// A route whose messages `handler` handles as a whole.
-    public convenience init(_ filter: String, qos: QoS = .atLeastOnce, service: String? = nil, fallback: Bool = false,
-                            onlyReads: (@Sendable (MQTTMessage) -> Bool)? = nil, handler: any MessageHandler) {
+    public convenience init(
+        _ filter: String, qos: QoS = .atLeastOnce, service: String? = nil, fallback: Bool = false,
+        onlyReads: (@Sendable (MQTTMessage) -> Bool)? = nil, handler: any MessageHandler
+    ) {
         let run: @Sendable (MQTTMessage, HandlerContext) async -> HandlerOutput
         if let closure = handler as? ClosureHandler {
             run = closure.body
@@ -48,17 +50,20 @@ public final class Route: Sendable {
 
     /// A route whose messages go through the steps `steps` makes for each (``HandlerSteps``), from
     /// the route's wildcard captures.
-    public convenience init<Steps: HandlerSteps>(_ filter: String, qos: QoS = .atLeastOnce, service: String? = nil,
-                                                 fallback: Bool = false, onlyReads: (@Sendable (MQTTMessage) -> Bool)? = nil,
-                                                 steps: @escaping @Sendable (_ captures: [String]) -> Steps) {
-        self.init(filter, qos: qos, service: service, fallback: fallback, onlyReads: onlyReads,
-                  handling: .steps { message, context, store in
-            var made = steps(context.captures)
-            switch made.start(message, context: context, answering: store) {
-            case let .done(output): return .done(output)
-            case let step: return .waiting(step, WaitingSteps(made))
-            }
-        })
+    public convenience init<Steps: HandlerSteps>(
+        _ filter: String, qos: QoS = .atLeastOnce, service: String? = nil,
+        fallback: Bool = false, onlyReads: (@Sendable (MQTTMessage) -> Bool)? = nil,
+        steps: @escaping @Sendable (_ captures: [String]) -> Steps
+    ) {
+        self.init(
+            filter, qos: qos, service: service, fallback: fallback, onlyReads: onlyReads,
+            handling: .steps { message, context, store in
+                var made = steps(context.captures)
+                switch made.start(message, context: context, answering: store) {
+                case let .done(output): return .done(output)
+                case let step: return .waiting(step, WaitingSteps(made))
+                }
+            })
     }
 
     /// How far a route's steps took a message before anything waited.
@@ -69,8 +74,10 @@ public final class Route: Sendable {
         case waiting(Step, WaitingSteps)
     }
 
-    init(_ filter: String, qos: QoS, service: String?, fallback: Bool, onlyReads: (@Sendable (MQTTMessage) -> Bool)?,
-         handling: Handling) {
+    init(
+        _ filter: String, qos: QoS, service: String?, fallback: Bool, onlyReads: (@Sendable (MQTTMessage) -> Bool)?,
+        handling: Handling
+    ) {
         self.filter = TopicFilter(filter)
         self.qos = qos
         self.handling = handling
@@ -129,7 +136,9 @@ public struct RoutingTable: Sendable {
         literalTopics = []
         for route in routes where !route.filter.hasWildcard {
             let bytes = Array(route.filter.text.utf8)
-            if literalTopics.count <= bytes.count { literalTopics += Array(repeating: [], count: bytes.count + 1 - literalTopics.count) }
+            if literalTopics.count <= bytes.count {
+                literalTopics += Array(repeating: [], count: bytes.count + 1 - literalTopics.count)
+            }
             guard !literalTopics[bytes.count].contains(where: { $0.bytes == bytes }) else { continue }
             literalTopics[bytes.count].append(LiteralTopic(bytes: bytes, matches: resolved(route.filter.text)))
         }
@@ -165,7 +174,9 @@ public struct RoutingTable: Sendable {
         var text = topic
         let literal = text.withUTF8 { bytes -> Int? in
             guard bytes.count < literalTopics.count else { return nil }
-            return literalTopics[bytes.count].firstIndex { $0.bytes.withUnsafeBufferPointer { $0.sameBytes(as: bytes) } }
+            return literalTopics[bytes.count].firstIndex {
+                $0.bytes.withUnsafeBufferPointer { $0.sameBytes(as: bytes) }
+            }
         }
         if let literal { return literalTopics[topic.utf8.count][literal].matches }
         return resolved(topic)

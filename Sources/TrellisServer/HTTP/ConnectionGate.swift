@@ -121,13 +121,18 @@ final class ConnectionGate: Sendable {
     }
 
     private func closed(_ reason: Closing) {
-        Counter(label: "trellis_http_connections_closed_total", dimensions: [("server", server), ("reason", reason.rawValue)]).increment()
+        Counter(
+            label: "trellis_http_connections_closed_total",
+            dimensions: [("server", server), ("reason", reason.rawValue)]
+        ).increment()
         let elapsed = clock.now - started
         let now = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
         guard let times = reports.withLock({ $0.record(reason.rawValue, now: now) }) else { return }
-        logger.warning("HTTP connections closed by the server's limits", metadata: [
-            "server": "\(server)", "reason": "\(reason.rawValue)", "closed": "\(times)",
-            "limit": "\(limit(reason))",
-        ])
+        logger.warning(
+            "HTTP connections closed by the server's limits",
+            metadata: [
+                "server": "\(server)", "reason": "\(reason.rawValue)", "closed": "\(times)",
+                "limit": "\(limit(reason))"
+            ])
     }
 }

@@ -21,12 +21,14 @@ public struct ConnectionLimits: Sendable, Equatable {
 
     /// The probes' and the metrics' defaults: a probe or a scrape sends its request at once, and a
     /// few dozen connections are more than a kubelet, a Prometheus and an operator need.
-    public static let probes = ConnectionLimits(headerTimeout: 10, bodyTimeout: 10, idleTimeout: 60, maximumConnections: 64)
+    public static let probes = ConnectionLimits(
+        headerTimeout: 10, bodyTimeout: 10, idleTimeout: 60, maximumConnections: 64)
     /// The Socket.IO endpoint's defaults: each session holds one connection (two during a POST), and
     /// 512 serve a household's apps many times over, while the three servers' caps together (640)
     /// stay inside the usual 1,024 descriptors with room for the broker, the store and the logs. A
     /// POST carries at most 100 kB of packets: 10 s allows 10 kB/s.
-    public static let socketIO = ConnectionLimits(headerTimeout: 10, bodyTimeout: 10, idleTimeout: 60, maximumConnections: 512)
+    public static let socketIO = ConnectionLimits(
+        headerTimeout: 10, bodyTimeout: 10, idleTimeout: 60, maximumConnections: 512)
 
     public init(headerTimeout: Double, bodyTimeout: Double, idleTimeout: Double, maximumConnections: Int) {
         self.headerTimeout = headerTimeout

@@ -138,8 +138,9 @@ extension HTTPServerBuilder {
     static func http1(server: String, limits: ConnectionLimits, logger: Logger) -> HTTPServerBuilder {
         let gate = ConnectionGate(server: server, limits: limits, logger: logger)
         return HTTPServerBuilder { responder in
-            GuardedChannel(inner: HTTP1Channel(responder: responder, configuration: .init(idleTimeout: limits.idleTimeoutAmount)),
-                           gate: gate)
+            GuardedChannel(
+                inner: HTTP1Channel(responder: responder, configuration: .init(idleTimeout: limits.idleTimeoutAmount)),
+                gate: gate)
         }
     }
 }

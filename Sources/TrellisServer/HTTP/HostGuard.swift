@@ -25,27 +25,36 @@ struct HostGuard<Context: RequestContext>: RouterMiddleware {
         self.logger = logger
     }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         let host = request.head.authority
         guard HostPolicy.isFromPage(origin: request.headers[.origin], fetchSite: request.headers[.secFetchSite]),
-              !hosts.trusts(host) else {
+            !hosts.trusts(host)
+        else {
             return try await next(request, context)
         }
-        Counter(label: "trellis_http_requests_refused_total", dimensions: [("server", server), ("reason", "unknown_host")]).increment()
+        Counter(
+            label: "trellis_http_requests_refused_total", dimensions: [("server", server), ("reason", "unknown_host")]
+        ).increment()
         let name = String((host ?? "").prefix(200))
         if let refused = reports.record(name) {
-            logger.warning("HTTP requests from a web page for an unknown host name refused", metadata: [
-                "server": "\(server)", "host": "\(name)", "refused": "\(refused)", "setting": "http.allowed_hosts",
-            ])
+            logger.warning(
+                "HTTP requests from a web page for an unknown host name refused",
+                metadata: [
+                    "server": "\(server)", "host": "\(name)", "refused": "\(refused)", "setting": "http.allowed_hosts"
+                ])
         }
         return Self.misdirected
     }
 
     /// 421 with a body naming the setting.
     static var misdirected: Response {
-        let body = "Misdirected Request: web pages may reach this server by an IP address, localhost or a name in http.allowed_hosts\n"
-        return Response(status: .misdirectedRequest, headers: [.contentType: "text/plain; charset=utf-8"],
-                        body: .init(byteBuffer: ByteBuffer(string: body)))
+        let body =
+            "Misdirected Request: web pages may reach this server by an IP address, localhost or a name in http.allowed_hosts\n"
+        return Response(
+            status: .misdirectedRequest, headers: [.contentType: "text/plain; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: body)))
     }
 
     /// The once-a-minute log lines, shared by the copies of the middleware.

@@ -8,18 +8,25 @@ import Prometheus
 enum MetricHelp {
     static let texts: [String: String] = [
         // Traffic (RelayCounters).
-        "trellis_messages_received_total": "Messages received from the broker, by the Trellis service that handled them (unknown: no route matched).",
-        "trellis_messages_published_total": "Messages Trellis published in answer to the messages it handled (replies, states, events), by service.",
+        "trellis_messages_received_total":
+            "Messages received from the broker, by the Trellis service that handled them (unknown: no route matched).",
+        "trellis_messages_published_total":
+            "Messages Trellis published in answer to the messages it handled (replies, states, events), by service.",
         "trellis_replies_total": "Answers published, by plant operation (RES_...) or error tag (ERR_...).",
         "trellis_dead_letters_total": "Messages rejected and recorded as dead letters, by reason.",
-        "trellis_limit_refusals_total": "Messages refused because their client was over a per-client limit, by limit (registrations, requests, device_messages).",
-        "trellis_retained_swept_total": "Stale retained topics cleared by the sweep at start or after a discovery prefix change, by kind (discovery, device, model, plant).",
-        "trellis_backups_total": "Backups of an SQLite state, by trigger (schedule, request) and outcome (written, failed; busy or rate_limited: a request refused).",
-        "trellis_handler_duration_seconds": "Time Trellis took to handle one message and hand over its answers, the state store's reads and writes included.",
+        "trellis_limit_refusals_total":
+            "Messages refused because their client was over a per-client limit, by limit (registrations, requests, device_messages).",
+        "trellis_retained_swept_total":
+            "Stale retained topics cleared by the sweep at start or after a discovery prefix change, by kind (discovery, device, model, plant).",
+        "trellis_backups_total":
+            "Backups of an SQLite state, by trigger (schedule, request) and outcome (written, failed; busy or rate_limited: a request refused).",
+        "trellis_handler_duration_seconds":
+            "Time Trellis took to handle one message and hand over its answers, the state store's reads and writes included.",
         "trellis_broker_reconnects_total": "Times the broker connection came back after a loss.",
         "trellis_redeliveries_dropped_total": "Messages the broker sent again after Trellis had handled them, dropped.",
         "trellis_broker_connected": "1 while Trellis is connected to the broker, 0 while it is not.",
-        "trellis_share_group_relays": "Relays of this relay's share group whose trellis/status/<client id> last said online, this one included; 1 without a share group.",
+        "trellis_share_group_relays":
+            "Relays of this relay's share group whose trellis/status/<client id> last said online, this one included; 1 without a share group.",
 
         // Sizes of the state (refreshed at each scrape).
         "trellis_state_plants": "Plants in the state store.",
@@ -35,22 +42,30 @@ enum MetricHelp {
         // The store's writes (refreshed at each scrape).
         "trellis_store_writable": "1 while the state store commits, 0 while its latest commit (or write probe) failed.",
         "trellis_store_failed_commits_total": "Commits of the state store that failed, written behind or direct.",
-        "trellis_store_unwritten_changes": "Changes queued behind (readings, log lines, dead letters) and not yet committed.",
-        "trellis_oldest_unwritten_change_seconds": "How long the oldest change queued behind has waited, in seconds; 0 when none waits.",
+        "trellis_store_unwritten_changes":
+            "Changes queued behind (readings, log lines, dead letters) and not yet committed.",
+        "trellis_oldest_unwritten_change_seconds":
+            "How long the oldest change queued behind has waited, in seconds; 0 when none waits.",
 
         // Socket.IO (SocketIOMetrics).
         "trellis_http_connections": "Connections open on each HTTP server (socketio, health, metrics).",
-        "trellis_http_connections_closed_total": "HTTP connections the server closed by its limits, by server and reason (header_timeout, body_timeout, evicted, over_capacity).",
-        "trellis_http_requests_refused_total": "Requests the metrics or health server refused, by server and reason (unknown_host: a web page's request for a Host name not trusted).",
+        "trellis_http_connections_closed_total":
+            "HTTP connections the server closed by its limits, by server and reason (header_timeout, body_timeout, evicted, over_capacity).",
+        "trellis_http_requests_refused_total":
+            "Requests the metrics or health server refused, by server and reason (unknown_host: a web page's request for a Host name not trusted).",
         "trellis_socketio_sessions": "Engine.IO sessions open on the Socket.IO endpoint.",
         "trellis_socketio_sessions_opened_total": "Engine.IO sessions opened, by protocol generation (eio3, eio4).",
         "trellis_socketio_sessions_closed_total": "Engine.IO sessions closed, by reason.",
-        "trellis_socketio_malformed_total": "Socket.IO packets or Engine.IO payloads that were not understood, by reason.",
-        "trellis_socketio_presses_refused_total": "Presses over Socket.IO not applied, by reason (presses_off, missing_token, wrong_token).",
-        "trellis_socketio_refused_total": "Socket.IO requests refused (answered with an Engine.IO error, from a page of a foreign origin, or from a page for an unknown Host name), by reason.",
+        "trellis_socketio_malformed_total":
+            "Socket.IO packets or Engine.IO payloads that were not understood, by reason.",
+        "trellis_socketio_presses_refused_total":
+            "Presses over Socket.IO not applied, by reason (presses_off, missing_token, wrong_token).",
+        "trellis_socketio_refused_total":
+            "Socket.IO requests refused (answered with an Engine.IO error, from a page of a foreign origin, or from a page for an unknown Host name), by reason.",
 
         // The process (MetricsServer.ProcessSeries, read from /proc at each scrape).
-        "trellis_resident_memory_bytes": "Resident memory of the process in bytes (VmRSS); process_resident_memory_bytes is the standard name of the same figure.",
+        "trellis_resident_memory_bytes":
+            "Resident memory of the process in bytes (VmRSS); process_resident_memory_bytes is the standard name of the same figure.",
         "process_cpu_seconds_total": "User and system CPU time the process spent, in seconds.",
         "process_resident_memory_bytes": "Resident memory of the process in bytes.",
         "process_virtual_memory_bytes": "Virtual memory of the process in bytes.",
@@ -59,7 +74,8 @@ enum MetricHelp {
         "process_max_fds": "Most file descriptors the process may open (its soft limit).",
 
         // The build (MetricsServer.BuildInfo).
-        "trellis_build_info": "Always 1; its labels name the running build: version (Trellis's version) and commit (the git commit it was built from, unknown when not known).",
+        "trellis_build_info":
+            "Always 1; its labels name the running build: version (Trellis's version) and commit (the git commit it was built from, unknown when not known)."
     ]
 
     /// The help of `name`, empty when it has none (promtool and a test report that).
@@ -107,7 +123,9 @@ struct DescribedMetricsFactory: MetricsFactory {
     }
 
     func destroyCounter(_ handler: any CounterHandler) { base.destroyCounter(handler) }
-    func destroyFloatingPointCounter(_ handler: any FloatingPointCounterHandler) { base.destroyFloatingPointCounter(handler) }
+    func destroyFloatingPointCounter(_ handler: any FloatingPointCounterHandler) {
+        base.destroyFloatingPointCounter(handler)
+    }
     func destroyRecorder(_ handler: any RecorderHandler) { base.destroyRecorder(handler) }
     func destroyMeter(_ handler: any MeterHandler) { base.destroyMeter(handler) }
     func destroyTimer(_ handler: any TimerHandler) { base.destroyTimer(handler) }

@@ -23,10 +23,12 @@ extension MetricsServer {
         /// The figures now, or nil without /proc.
         static func read() -> ProcessSeries? {
             guard let stat = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
-                  let system = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
-                  let bootTime = bootTime(fromProcStat: system) else { return nil }
-            var series = parse(stat: stat, bootTime: bootTime, ticksPerSecond: sysconf(Int32(_SC_CLK_TCK)),
-                               pageSize: sysconf(Int32(_SC_PAGESIZE)))
+                let system = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+                let bootTime = bootTime(fromProcStat: system)
+            else { return nil }
+            var series = parse(
+                stat: stat, bootTime: bootTime, ticksPerSecond: sysconf(Int32(_SC_CLK_TCK)),
+                pageSize: sysconf(Int32(_SC_PAGESIZE)))
             // Counts the descriptor that lists the directory too, as the Go client's collector does.
             series?.openFDs = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.count
             if let limits = try? String(contentsOfFile: "/proc/self/limits", encoding: .utf8) {
@@ -42,13 +44,16 @@ extension MetricsServer {
             // After the name: field 3 (state) is at index 0, so field N is at index N - 3.
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             func field(_ number: Int) -> Int? {
-                number - 3 < fields.count ? Int(fields[number - 3].trimmingCharacters(in: .whitespacesAndNewlines)) : nil
+                number - 3 < fields.count
+                    ? Int(fields[number - 3].trimmingCharacters(in: .whitespacesAndNewlines)) : nil
             }
             guard let utime = field(14), let stime = field(15), let start = field(22), let vsize = field(23),
-                  let rss = field(24) else { return nil }
+                let rss = field(24)
+            else { return nil }
             let ticks = Double(ticksPerSecond)
-            return ProcessSeries(cpuSeconds: Double(utime + stime) / ticks, residentBytes: rss * pageSize, virtualBytes: vsize,
-                                  startTimeSeconds: Double(bootTime) + Double(start) / ticks)
+            return ProcessSeries(
+                cpuSeconds: Double(utime + stime) / ticks, residentBytes: rss * pageSize, virtualBytes: vsize,
+                startTimeSeconds: Double(bootTime) + Double(start) / ticks)
         }
 
         /// The boot time (`btime`, seconds since the epoch) from `/proc/stat`.
@@ -59,7 +64,9 @@ extension MetricsServer {
 
         /// The soft limit of the `Max open files` line of `/proc/<pid>/limits`; nil when unlimited.
         static func maxOpenFiles(fromLimits text: String) -> Int? {
-            guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Max open files") }) else { return nil }
+            guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Max open files") }) else {
+                return nil
+            }
             return line.dropFirst("Max open files".count).split(separator: " ").first.flatMap { Int($0) }
         }
 
@@ -74,7 +81,9 @@ extension MetricsServer {
         }
 
         private static func append(_ name: String, type: String, value: String, into buffer: inout [UInt8]) {
-            buffer.append(contentsOf: "# HELP \(name) \(MetricHelp.text(for: name))\n# TYPE \(name) \(type)\n\(name) \(value)\n".utf8)
+            buffer.append(
+                contentsOf: "# HELP \(name) \(MetricHelp.text(for: name))\n# TYPE \(name) \(type)\n\(name) \(value)\n"
+                    .utf8)
         }
     }
 

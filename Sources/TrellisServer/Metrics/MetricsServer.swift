@@ -23,7 +23,7 @@ public enum MetricsServer {
         factory.durationHistogramBuckets["trellis_handler_duration_seconds"] = [
             .microseconds(25), .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500),
             .milliseconds(1), .milliseconds(2.5), .milliseconds(5), .milliseconds(10), .milliseconds(25),
-            .milliseconds(100), .seconds(1),
+            .milliseconds(100), .seconds(1)
         ]
         MetricsSystem.bootstrap(DescribedMetricsFactory(factory))
         BuildInfo.register(on: registry)
@@ -39,23 +39,30 @@ public enum MetricsServer {
     }
 
     /// The HTTP service.
-    static func service(address: ListenAddress, relay: RelayService, probes: Probes, limits: ConnectionLimits,
-                        hosts: HostPolicy, logger: Logger) -> some Service {
-        Application(router: router(relay: relay, probes: probes, hosts: hosts, logger: logger), server: .http1(server: "metrics", limits: limits, logger: logger),
-                    configuration: .init(address: .hostname(address.host, port: address.port), serverName: "trellis"),
-                    logger: logger)
+    static func service(
+        address: ListenAddress, relay: RelayService, probes: Probes, limits: ConnectionLimits,
+        hosts: HostPolicy, logger: Logger
+    ) -> some Service {
+        Application(
+            router: router(relay: relay, probes: probes, hosts: hosts, logger: logger),
+            server: .http1(server: "metrics", limits: limits, logger: logger),
+            configuration: .init(address: .hostname(address.host, port: address.port), serverName: "trellis"),
+            logger: logger)
     }
 
     /// `/metrics` and the probes' routes, behind the ``HostGuard``.
-    static func router(relay: RelayService, probes: Probes, hosts: HostPolicy = .literalsOnly,
-                       logger: Logger = Logger(label: "trellis.http")) -> Router<BasicRequestContext> {
+    static func router(
+        relay: RelayService, probes: Probes, hosts: HostPolicy = .literalsOnly,
+        logger: Logger = Logger(label: "trellis.http")
+    ) -> Router<BasicRequestContext> {
         let gauges = StateGauges()
         let router = Router()
         router.add(middleware: HostGuard(server: "metrics", hosts: hosts, logger: logger))
         router.get("/metrics") { _, _ -> Response in
             let buffer = await exposition(gauges: gauges, relay: relay)
-            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                            body: .init(byteBuffer: ByteBuffer(bytes: buffer)))
+            return Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(bytes: buffer)))
         }
         HealthServer.addRoutes(to: router, probes: probes)
         return router

@@ -22,19 +22,23 @@ enum HealthServer {
     }
 
     /// The probes alone, at `address`.
-    static func service(address: ListenAddress, probes: Probes, limits: ConnectionLimits, hosts: HostPolicy,
-                        logger: Logger) -> some Service {
+    static func service(
+        address: ListenAddress, probes: Probes, limits: ConnectionLimits, hosts: HostPolicy,
+        logger: Logger
+    ) -> some Service {
         let router = Router()
         router.add(middleware: HostGuard(server: "health", hosts: hosts, logger: logger))
         addRoutes(to: router, probes: probes)
-        return Application(router: router, server: .http1(server: "health", limits: limits, logger: logger),
-                           configuration: .init(address: .hostname(address.host, port: address.port), serverName: "trellis"),
-                           logger: logger)
+        return Application(
+            router: router, server: .http1(server: "health", limits: limits, logger: logger),
+            configuration: .init(address: .hostname(address.host, port: address.port), serverName: "trellis"),
+            logger: logger)
     }
 
     static func respond(_ answer: Probes.Answer) -> Response {
-        Response(status: answer.healthy ? .ok : .serviceUnavailable, headers: [.contentType: "application/json"],
-                 body: .init(byteBuffer: ByteBuffer(bytes: answer.body)))
+        Response(
+            status: answer.healthy ? .ok : .serviceUnavailable, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: answer.body)))
     }
 
     /// `/health` as earlier releases answered it: `status` `ok` or `unavailable`, with the broker
@@ -47,11 +51,12 @@ enum HealthServer {
             "store_writable": store?.ok ?? false,
             "store_failed_commits": store?.detail["failed_commits"] ?? 0,
             "store_unwritten_changes": backlog?.detail["unwritten_changes"] ?? 0,
-            "oldest_unwritten_change_s": backlog?.detail["oldest_unwritten_change_s"] ?? 0,
+            "oldest_unwritten_change_s": backlog?.detail["oldest_unwritten_change_s"] ?? 0
         ]
         if let error = store?.error { body["store_error"] = error }
         let data = (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data()
-        return Response(status: answer.healthy ? .ok : .serviceUnavailable, headers: [.contentType: "application/json"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(
+            status: answer.healthy ? .ok : .serviceUnavailable, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }

@@ -78,10 +78,12 @@ struct Probes: Sendable {
         }
         let progress = relay.client.consumerProgress
         let stalled = handlingWatch.secondsStalled(held: progress.held, handled: progress.handled)
-        var handling = Check(ok: true, detail: ["held": progress.held, "seconds_without_progress": (stalled * 10).rounded() / 10])
+        var handling = Check(
+            ok: true, detail: ["held": progress.held, "seconds_without_progress": (stalled * 10).rounded() / 10])
         if stalled > Self.handlingStallLimit, relay.engine.backups.running == nil, await storeTakesWrites() {
             handling.ok = false
-            handling.error = "the message handling has made no progress for \(Int(stalled)) s while the state store takes writes"
+            handling.error =
+                "the message handling has made no progress for \(Int(stalled)) s while the state store takes writes"
         }
         let answer = Answer(status: "alive", checks: ["loop": loop, "handling": handling])
         return answer.healthy ? answer : Answer(status: "stalled", checks: answer.checks)
@@ -93,7 +95,8 @@ struct Probes: Sendable {
     /// relay alive).
     private func storeTakesWrites() async -> Bool {
         let store = relay.engine.store
-        let reached = await storeCheck.result(of: store, every: Self.storeCheckInterval, timeout: Self.storeCheckTimeout)
+        let reached = await storeCheck.result(
+            of: store, every: Self.storeCheckInterval, timeout: Self.storeCheckTimeout)
         guard reached.error == nil else { return false }
         return (try? await store.checkWritable()) != nil
     }
@@ -104,19 +107,26 @@ struct Probes: Sendable {
         if !broker.ok { broker.error = "not connected to the broker" }
 
         let writes = await store.writeStatus()
-        let reached = await storeCheck.result(of: store, every: Self.storeCheckInterval, timeout: Self.storeCheckTimeout)
-        var storeCheck = Check(ok: writes.writable && reached.error == nil,
-                               detail: ["failed_commits": writes.failedCommits, "checked_s_ago": reached.age])
+        let reached = await storeCheck.result(
+            of: store, every: Self.storeCheckInterval, timeout: Self.storeCheckTimeout)
+        var storeCheck = Check(
+            ok: writes.writable && reached.error == nil,
+            detail: ["failed_commits": writes.failedCommits, "checked_s_ago": reached.age])
         storeCheck.error = writes.error.map { "the state store cannot commit: \($0)" } ?? reached.error
 
-        var backlog = Check(ok: true, detail: ["unwritten_changes": writes.unwrittenChanges,
-                                               "oldest_unwritten_change_s": writes.oldestUnwrittenChangeSeconds ?? 0])
+        var backlog = Check(
+            ok: true,
+            detail: [
+                "unwritten_changes": writes.unwrittenChanges,
+                "oldest_unwritten_change_s": writes.oldestUnwrittenChangeSeconds ?? 0
+            ])
         if writes.unwrittenChanges > Self.backlogLimit {
             backlog.ok = false
             backlog.error = "\(writes.unwrittenChanges) changes wait to be written (more than \(Self.backlogLimit))"
         } else if let age = writes.oldestUnwrittenChangeSeconds, age > Self.backlogAgeLimit {
             backlog.ok = false
-            backlog.error = "the oldest unwritten change has waited \(Int(age)) s (more than \(Int(Self.backlogAgeLimit)) s)"
+            backlog.error =
+                "the oldest unwritten change has waited \(Int(age)) s (more than \(Int(Self.backlogAgeLimit)) s)"
         }
         let checks = ["broker": broker, "store": storeCheck, "backlog": backlog]
         return Answer(status: checks.values.allSatisfy(\.ok) ? "ready" : "unavailable", checks: checks)

@@ -57,7 +57,8 @@ final class StoreCheck: Sendable {
             let current = ContinuousClock.now
             if let running = state.running, current - running.started >= timeout {
                 let seconds = Self.seconds(current - running.started)
-                return Result(error: "the state store has not answered for \(String(format: "%.1f", seconds)) s", age: seconds)
+                return Result(
+                    error: "the state store has not answered for \(String(format: "%.1f", seconds)) s", age: seconds)
             }
             let age = state.finished.map { Self.seconds(current - $0) } ?? 0
             return Result(error: state.error, age: age)

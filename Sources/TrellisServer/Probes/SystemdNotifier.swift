@@ -3,7 +3,7 @@ import Logging
 import ServiceLifecycle
 import TrellisRelay
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// systemd's notification protocol (`sd_notify(3)`), for `Type=notify` units: one datagram per
@@ -47,7 +47,9 @@ struct SystemdNotifier: Sendable {
     /// Half the watchdog interval systemd asks for (`WATCHDOG_USEC`, for this process when
     /// `WATCHDOG_PID` names another), the period to send `WATCHDOG=1` at; nil without a watchdog.
     static func watchdogPeriod(environment: [String: String] = ProcessInfo.processInfo.environment) -> Duration? {
-        guard let text = environment["WATCHDOG_USEC"], let microseconds = Int64(text), microseconds > 0 else { return nil }
+        guard let text = environment["WATCHDOG_USEC"], let microseconds = Int64(text), microseconds > 0 else {
+            return nil
+        }
         if let pid = environment["WATCHDOG_PID"].flatMap(Int32.init), pid != getpid() { return nil }
         return .microseconds(microseconds / 2)
     }

@@ -28,20 +28,27 @@ struct SocketIOButtons: Sendable {
         let clients = relay.localClients
         switch input {
         case .connected:
-            await clients.attach(client: client, sink: { [weak connection, logger] event, payload in
-                guard let connection else { return }
-                // `button-press` carries the bare id; the other answers are JSON already.
-                let argument = event == "button-press" ? JSONText.string(String(decoding: payload, as: UTF8.self))
-                    : String(decoding: payload, as: UTF8.self)
-                let queued = connection.update { $0.emit(event, argumentsJSON: [argument]) }
-                if queued {
-                    logger.debug("Socket.IO event queued", metadata: ["client": "\(client)", "event": "\(event)"])
-                } else {
-                    logger.debug("Socket.IO event dropped: the session is closed or has left the namespace", metadata: [
-                        "client": "\(client)", "event": "\(event)", "closed": "\(connection.closeReason?.rawValue ?? "no")",
-                    ])
-                }
-            }, relay: relay)
+            await clients.attach(
+                client: client,
+                sink: { [weak connection, logger] event, payload in
+                    guard let connection else { return }
+                    // `button-press` carries the bare id; the other answers are JSON already.
+                    let argument =
+                        event == "button-press"
+                        ? JSONText.string(String(decoding: payload, as: UTF8.self))
+                        : String(decoding: payload, as: UTF8.self)
+                    let queued = connection.update { $0.emit(event, argumentsJSON: [argument]) }
+                    if queued {
+                        logger.debug("Socket.IO event queued", metadata: ["client": "\(client)", "event": "\(event)"])
+                    } else {
+                        logger.debug(
+                            "Socket.IO event dropped: the session is closed or has left the namespace",
+                            metadata: [
+                                "client": "\(client)", "event": "\(event)",
+                                "closed": "\(connection.closeReason?.rawValue ?? "no")"
+                            ])
+                    }
+                }, relay: relay)
         case .disconnected:
             await clients.detach(client: client, forget: true, relay: relay)
         case let .event(name, arguments):
@@ -57,7 +64,9 @@ struct SocketIOButtons: Sendable {
         case "register", "unregister":
             guard let id = Self.identifier(arguments.first) else {
                 let reply = ButtonPayloads.failure("\(name) takes the button id, a string")
-                connection.update { _ = $0.emit("\(name)-response", argumentsJSON: [String(decoding: reply, as: UTF8.self)]) }
+                connection.update {
+                    _ = $0.emit("\(name)-response", argumentsJSON: [String(decoding: reply, as: UTF8.self)])
+                }
                 return
             }
             if name == "register" {
@@ -66,19 +75,26 @@ struct SocketIOButtons: Sendable {
                 await clients.unregister(client: client, button: Array(id.utf8), relay: relay)
             }
         case "press", "button-press":
-            let decision = presses.decide(SocketIOPressPolicy.presentedToken(
-                auth: connection.connectAuth, header: connection.headerToken, query: connection.queryToken))
+            let decision = presses.decide(
+                SocketIOPressPolicy.presentedToken(
+                    auth: connection.connectAuth, header: connection.headerToken, query: connection.queryToken))
             guard decision == .allowed else {
                 metrics.refusedPress(decision.rawValue)
-                logger.debug("Socket.IO press refused", metadata: ["client": "\(client)", "reason": "\(decision.rawValue)"])
-                let reply = ButtonPayloads.failure(decision == .pressesOff ? "presses over Socket.IO are off" : "press refused: a valid token is required")
-                connection.update { _ = $0.emit("press-response", argumentsJSON: [String(decoding: reply, as: UTF8.self)]) }
+                logger.debug(
+                    "Socket.IO press refused", metadata: ["client": "\(client)", "reason": "\(decision.rawValue)"])
+                let reply = ButtonPayloads.failure(
+                    decision == .pressesOff
+                        ? "presses over Socket.IO are off" : "press refused: a valid token is required")
+                connection.update {
+                    _ = $0.emit("press-response", argumentsJSON: [String(decoding: reply, as: UTF8.self)])
+                }
                 return
             }
             var time = [UInt8]()
             if arguments.count > 1, case let .string(text) = arguments[1] { time = Array(text.utf8) }
             guard let id = Self.identifier(arguments.first),
-                  case .success = await clients.press(button: id, time: time, relay: relay) else {
+                case .success = await clients.press(button: id, time: time, relay: relay)
+            else {
                 logger.debug("Socket.IO press refused", metadata: ["client": "\(client)"])
                 return
             }

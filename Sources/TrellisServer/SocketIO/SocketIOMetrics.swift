@@ -6,7 +6,8 @@ struct SocketIOMetrics: Sendable {
     private let sessions = Gauge(label: "trellis_socketio_sessions")
 
     func opened(version: EngineIOVersion, sessions count: Int) {
-        Counter(label: "trellis_socketio_sessions_opened_total", dimensions: [("protocol", "eio\(version.rawValue)")]).increment()
+        Counter(label: "trellis_socketio_sessions_opened_total", dimensions: [("protocol", "eio\(version.rawValue)")])
+            .increment()
         sessions.record(count)
     }
 

@@ -22,8 +22,9 @@ final class SocketIOOrigins: Sendable {
     /// The decision for `request`: its `Origin` and `Sec-Fetch-Site` against its `Host` and the
     /// configured origins and host names.
     func decide(_ request: Request) -> OriginPolicy.Decision {
-        policy.decide(origin: request.headers[.origin], host: request.head.authority,
-                      fetchSite: request.headers[.secFetchSite])
+        policy.decide(
+            origin: request.headers[.origin], host: request.head.authority,
+            fetchSite: request.headers[.secFetchSite])
     }
 
     /// The refusal of `request`, if it is one (`foreign_origin` or `unknown_host`); counts it and
@@ -36,11 +37,14 @@ final class SocketIOOrigins: Sendable {
         let host = String((request.head.authority ?? "").prefix(200))
         let key = decision == .foreign ? "origin " + origin : "host " + host
         if let refused = reports.withLock({ $0.record(key, now: now) }) {
-            logger.warning(decision == .foreign ? "Socket.IO requests from a foreign origin refused"
-                                                : "Socket.IO requests from a web page for an unknown host name refused", metadata: [
-                "origin": "\(origin)", "host": "\(host)", "refused": "\(refused)",
-                "setting": "\(decision == .foreign ? "buttons.socketio_allowed_origins" : "http.allowed_hosts")",
-            ])
+            logger.warning(
+                decision == .foreign
+                    ? "Socket.IO requests from a foreign origin refused"
+                    : "Socket.IO requests from a web page for an unknown host name refused",
+                metadata: [
+                    "origin": "\(origin)", "host": "\(host)", "refused": "\(refused)",
+                    "setting": "\(decision == .foreign ? "buttons.socketio_allowed_origins" : "http.allowed_hosts")"
+                ])
         }
         return decision
     }
@@ -50,11 +54,13 @@ extension SocketIOServer {
     /// The answer to a refused page, without CORS headers: 403 for a foreign origin, 421
     /// (Misdirected Request) for an unknown `Host` name.
     func forbidden(_ decision: OriginPolicy.Decision) -> Response {
-        let body = decision == .unknownHost
+        let body =
+            decision == .unknownHost
             ? #"{"code":4,"message":"Misdirected: web pages may reach the endpoint by an IP address, localhost or a name in http.allowed_hosts"}"#
             : #"{"code":4,"message":"Forbidden: this page's origin may not use the endpoint (buttons.socketio_allowed_origins)"}"#
-        return Response(status: decision == .unknownHost ? .misdirectedRequest : .forbidden,
-                        headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: body)))
+        return Response(
+            status: decision == .unknownHost ? .misdirectedRequest : .forbidden,
+            headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: body)))
     }
 
     /// The CORS headers of an answer: an allowed `Origin` echoed with credentials (the web app polls
@@ -73,7 +79,8 @@ extension SocketIOServer {
     /// The press token in the handshake's headers (`X-Trellis-Press-Token`, `Authorization: Bearer`).
     static func headerToken(_ request: Request) -> String? {
         let name = SocketIOPressPolicy.headerName.lowercased()
-        return SocketIOPressPolicy.headerToken(pressToken: request.headers.first { $0.name.canonicalName == name }?.value,
-                                               authorization: request.headers[.authorization])
+        return SocketIOPressPolicy.headerToken(
+            pressToken: request.headers.first { $0.name.canonicalName == name }?.value,
+            authorization: request.headers[.authorization])
     }
 }

@@ -29,7 +29,9 @@ extension SocketIOServer {
     /// Runs one WebSocket: reads packets into the session and writes what the session has for the
     /// client once the WebSocket is its transport. The session ends with the WebSocket (unless the
     /// WebSocket was only a failed upgrade probe, after which polling goes on).
-    func webSocket(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, request: Request, from address: String) async {
+    func webSocket(
+        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, request: Request, from address: String
+    ) async {
         let query = request.uri.queryParameters
         guard let version = EngineIOVersion(query: query.get("EIO")) else { return }
         let connection: SocketIOConnection
@@ -37,8 +39,10 @@ extension SocketIOServer {
             guard let found = sessions.find(sid), found.attachWebSocket() else { return }
             connection = found
         } else {
-            switch await sessions.open(version: version, transport: .websocket, address: address,
-                                       token: query.get("token"), headerToken: Self.headerToken(request)) {
+            switch await sessions.open(
+                version: version, transport: .websocket, address: address,
+                token: query.get("token"), headerToken: Self.headerToken(request))
+            {
             case let .failure(refusal):
                 sessions.metrics.refused(refusal.label)
                 return
@@ -67,7 +71,9 @@ extension SocketIOServer {
                     switch decoded {
                     case let .failure(error):
                         sessions.metrics.malformed(error.rawValue)
-                        logger.debug("malformed Socket.IO WebSocket frame", metadata: ["sid": "\(connection.id)", "reason": "\(error.rawValue)"])
+                        logger.debug(
+                            "malformed Socket.IO WebSocket frame",
+                            metadata: ["sid": "\(connection.id)", "reason": "\(error.rawValue)"])
                     case let .success(packet):
                         for answer in await sessions.receive(packet, via: .websocket, on: connection) {
                             try await outbound.write(.text(answer.encodedText(version)))
@@ -75,7 +81,8 @@ extension SocketIOServer {
                     }
                     if !writing, connection.transport == .websocket {
                         writing = true
-                        logger.debug("Socket.IO session upgraded to the WebSocket", metadata: ["sid": "\(connection.id)"])
+                        logger.debug(
+                            "Socket.IO session upgraded to the WebSocket", metadata: ["sid": "\(connection.id)"])
                         group.addTask { await self.write(connection, to: outbound) }
                     }
                     if connection.isClosed { break }
@@ -116,7 +123,8 @@ extension SocketIOServer {
                 do {
                     try await outbound.write(.text(packet.encodedText(version)))
                 } catch {
-                    logger.debug("Socket.IO WebSocket write failed", metadata: ["sid": "\(connection.id)", "error": "\(error)"])
+                    logger.debug(
+                        "Socket.IO WebSocket write failed", metadata: ["sid": "\(connection.id)", "error": "\(error)"])
                     return
                 }
             }

@@ -32,7 +32,9 @@ public struct SocketIOServer: Sendable {
             throw PressTokenError(description: "cannot read the Socket.IO press token file \(tokenFile)")
         }
         let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !token.isEmpty else { throw PressTokenError(description: "the Socket.IO press token file \(tokenFile) is empty") }
+        guard !token.isEmpty else {
+            throw PressTokenError(description: "the Socket.IO press token file \(tokenFile) is empty")
+        }
         return .token(token)
     }
 
@@ -42,16 +44,20 @@ public struct SocketIOServer: Sendable {
     }
 
     /// The HTTP service, with the sweeper running beside it.
-    static func service(address: ListenAddress, relay: RelayService, settings: SocketIOSettings, logger: Logger) -> ServiceGroup {
+    static func service(address: ListenAddress, relay: RelayService, settings: SocketIOSettings, logger: Logger)
+        -> ServiceGroup
+    {
         let sessions = SocketIOSessions(relay: relay, settings: settings, logger: logger)
-        let server = SocketIOServer(sessions: sessions, origins: SocketIOOrigins(policy: settings.origins, logger: logger), logger: logger)
+        let server = SocketIOServer(
+            sessions: sessions, origins: SocketIOOrigins(policy: settings.origins, logger: logger), logger: logger)
         let router = server.router()
         let webSocketRouter = Router(context: SocketIORequestContext.self)
         webSocketRouter.ws(RouterPath(path)) { request, context in
             server.shouldUpgrade(request, from: context.address)
         } onUpgrade: { inbound, outbound, context in
-            await server.webSocket(inbound: inbound, outbound: outbound, request: context.request,
-                                   from: context.requestContext.address)
+            await server.webSocket(
+                inbound: inbound, outbound: outbound, request: context.request,
+                from: context.requestContext.address)
         }
         let gate = ConnectionGate(server: "socketio", limits: settings.connections, logger: logger)
         let webSocketResponder = webSocketRouter.buildResponder()
@@ -61,9 +67,11 @@ public struct SocketIOServer: Sendable {
         let application = Application(
             router: router,
             server: HTTPServerBuilder { responder in
-                GuardedChannel(inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder,
-                                                                   configuration: configuration),
-                               gate: gate, upgradable: true)
+                GuardedChannel(
+                    inner: HTTP1WebSocketUpgradeChannel(
+                        responder: responder, webSocketResponder: webSocketResponder,
+                        configuration: configuration),
+                    gate: gate, upgradable: true)
             },
             configuration: .init(address: .hostname(address.host, port: address.port), serverName: "trellis"),
             logger: logger)
@@ -78,15 +86,21 @@ public struct SocketIOServer: Sendable {
     func router() -> Router<SocketIORequestContext> {
         let router = Router(context: SocketIORequestContext.self)
         router.get(RouterPath(Self.path)) { request, context in
-            if let refused = origins.refusal(request, metrics: sessions.metrics, now: sessions.now) { return forbidden(refused) }
+            if let refused = origins.refusal(request, metrics: sessions.metrics, now: sessions.now) {
+                return forbidden(refused)
+            }
             return await self.poll(request, from: context.address)
         }
         router.post(RouterPath(Self.path)) { request, _ in
-            if let refused = origins.refusal(request, metrics: sessions.metrics, now: sessions.now) { return forbidden(refused) }
+            if let refused = origins.refusal(request, metrics: sessions.metrics, now: sessions.now) {
+                return forbidden(refused)
+            }
             return await self.post(request)
         }
         router.on(RouterPath(Self.path), method: .options) { request, _ in
-            if let refused = origins.refusal(request, metrics: sessions.metrics, now: sessions.now) { return forbidden(refused) }
+            if let refused = origins.refusal(request, metrics: sessions.metrics, now: sessions.now) {
+                return forbidden(refused)
+            }
             return self.preflight(request)
         }
         return router
@@ -101,10 +115,14 @@ public struct SocketIOServer: Sendable {
             return refuse(request, .unsupportedVersion)
         }
         // JSONP polling (`j=`), for browsers without XHR, is not served.
-        guard query.get("transport") == "polling", query.get("j") == nil else { return refuse(request, .unknownTransport) }
+        guard query.get("transport") == "polling", query.get("j") == nil else {
+            return refuse(request, .unknownTransport)
+        }
         guard let sid = query.get("sid") else {
-            switch await sessions.open(version: version, transport: .polling, address: address,
-                                       token: query.get("token"), headerToken: Self.headerToken(request)) {
+            switch await sessions.open(
+                version: version, transport: .polling, address: address,
+                token: query.get("token"), headerToken: Self.headerToken(request))
+            {
             case let .failure(refusal): return refuse(request, refusal)
             case let .success(connection): return await respondWithOutgoing(request, connection, wait: false)
             }
@@ -124,7 +142,8 @@ public struct SocketIOServer: Sendable {
     }
 
     /// Answers a poll with the packets waiting, waiting for some first when asked to.
-    private func respondWithOutgoing(_ request: Request, _ connection: SocketIOConnection, wait: Bool) async -> Response {
+    private func respondWithOutgoing(_ request: Request, _ connection: SocketIOConnection, wait: Bool) async -> Response
+    {
         if wait { await connection.waitForOutgoing(timeout: .seconds(connection.longPollWait)) }
         // Drained only while polling is still the transport, checked under the same lock: once an
         // upgrade completed during the wait, what waits is the WebSocket's, and a client that
@@ -132,14 +151,19 @@ public struct SocketIOServer: Sendable {
         var packets = connection.update { $0.transport == .polling ? $0.drain() : [] }
         if packets.isEmpty { packets = [EngineIOPacket(.noop)] }
         let framing = EngineIOFraming(version: connection.version, base64: request.uri.queryParameters.get("b64"))
-        return response(request, .ok, ByteBuffer(bytes: EngineIOPayload.encode(packets, framing)), contentType: framing.contentType)
+        return response(
+            request, .ok, ByteBuffer(bytes: EngineIOPayload.encode(packets, framing)), contentType: framing.contentType)
     }
 
     /// POST: packets from the client, in any of the framings.
     func post(_ request: Request) async -> Response {
         let query = request.uri.queryParameters
-        guard let version = EngineIOVersion(query: query.get("EIO")) else { return refuse(request, .unsupportedVersion) }
-        guard query.get("transport") == "polling", query.get("j") == nil else { return refuse(request, .unknownTransport) }
+        guard let version = EngineIOVersion(query: query.get("EIO")) else {
+            return refuse(request, .unsupportedVersion)
+        }
+        guard query.get("transport") == "polling", query.get("j") == nil else {
+            return refuse(request, .unknownTransport)
+        }
         guard let sid = query.get("sid") else { return refuse(request, .badHandshakeMethod) }
         guard let connection = sessions.find(sid), connection.version == version, !connection.isClosed else {
             return refuse(request, .unknownSession)
@@ -153,7 +177,8 @@ public struct SocketIOServer: Sendable {
             sessions.metrics.malformed(EngineIOError.payloadTooLarge.rawValue)
             logger.debug("Socket.IO POST body over the limit", metadata: ["sid": "\(sid)", "limit": "\(limit)"])
             await sessions.close(connection, .transportError)
-            return response(request, .contentTooLarge, #"{"code":3,"message":"Bad request"}"#, contentType: "application/json")
+            return response(
+                request, .contentTooLarge, #"{"code":3,"message":"Bad request"}"#, contentType: "application/json")
         }
         switch EngineIOPayload.decode(Array(buffer: body), version) {
         case let .failure(error):
@@ -223,13 +248,15 @@ public struct SocketIOServer: Sendable {
 
     func refuse(_ request: Request, _ refusal: Refusal) -> Response {
         sessions.metrics.refused(refusal.label)
-        let status: HTTPResponse.Status = switch refusal {
-        case .full: .serviceUnavailable
-        case .addressLimit: .tooManyRequests
-        default: .badRequest
-        }
-        return response(request, status,
-                        #"{"code":\#(refusal.code),"message":"\#(refusal.message)"}"#, contentType: "application/json")
+        let status: HTTPResponse.Status =
+            switch refusal {
+            case .full: .serviceUnavailable
+            case .addressLimit: .tooManyRequests
+            default: .badRequest
+            }
+        return response(
+            request, status,
+            #"{"code":\#(refusal.code),"message":"\#(refusal.message)"}"#, contentType: "application/json")
     }
 
     /// A response with engine.io's CORS headers, for allowed origins only (``corsHeaders(_:into:)``).
@@ -237,7 +264,9 @@ public struct SocketIOServer: Sendable {
         response(request, status, ByteBuffer(string: body), contentType: contentType)
     }
 
-    func response(_ request: Request, _ status: HTTPResponse.Status, _ body: ByteBuffer, contentType: String?) -> Response {
+    func response(_ request: Request, _ status: HTTPResponse.Status, _ body: ByteBuffer, contentType: String?)
+        -> Response
+    {
         var headers = HTTPFields()
         if let contentType { headers[.contentType] = contentType }
         corsHeaders(request, into: &headers)

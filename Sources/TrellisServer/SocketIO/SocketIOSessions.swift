@@ -17,8 +17,10 @@ public struct SocketIOSettings: Sendable {
     public var origins = OriginPolicy.ownOnly
     public var connections = ConnectionLimits.socketIO
 
-    public init(maximumSessions: Int = 10_000, maximumSessionsPerAddress: Int = 100, presses: SocketIOPressPolicy = .off,
-                origins: OriginPolicy = .ownOnly, connections: ConnectionLimits = .socketIO) {
+    public init(
+        maximumSessions: Int = 10_000, maximumSessionsPerAddress: Int = 100, presses: SocketIOPressPolicy = .off,
+        origins: OriginPolicy = .ownOnly, connections: ConnectionLimits = .socketIO
+    ) {
         self.maximumSessions = maximumSessions
         self.maximumSessionsPerAddress = maximumSessionsPerAddress
         self.presses = presses
@@ -73,7 +75,9 @@ final class SocketIOSessions: Service, Sendable {
         return refusal
     }
 
-    private static func admission(for address: String, in table: Table, _ settings: SocketIOSettings) -> SocketIOServer.Refusal? {
+    private static func admission(for address: String, in table: Table, _ settings: SocketIOSettings) -> SocketIOServer
+        .Refusal?
+    {
         if table.connections.count >= settings.maximumSessions { return .full }
         let limit = settings.maximumSessionsPerAddress
         if limit > 0, table.perAddress[address, default: 0] >= limit { return .addressLimit }
@@ -84,13 +88,19 @@ final class SocketIOSessions: Service, Sendable {
     /// full) and, in Engine.IO 3, joins it to the button service before the handshake is answered,
     /// so `connection-response` follows the open packet. `token` is the handshake's `token` query
     /// parameter, `headerToken` the press token of its headers.
-    func open(version: EngineIOVersion, transport: EngineIOSession.Transport, address: String,
-              token: String?, headerToken: String? = nil) async -> Result<SocketIOConnection, SocketIOServer.Refusal> {
-        let (session, inputs) = EngineIOSession.open(id: Self.newID(), socketID: Self.newID(), version: version,
-                                                     transport: transport, limits: .defaults(version), now: now)
-        let connection = SocketIOConnection(session: session, address: address, queryToken: token, headerToken: headerToken)
+    func open(
+        version: EngineIOVersion, transport: EngineIOSession.Transport, address: String,
+        token: String?, headerToken: String? = nil
+    ) async -> Result<SocketIOConnection, SocketIOServer.Refusal> {
+        let (session, inputs) = EngineIOSession.open(
+            id: Self.newID(), socketID: Self.newID(), version: version,
+            transport: transport, limits: .defaults(version), now: now)
+        let connection = SocketIOConnection(
+            session: session, address: address, queryToken: token, headerToken: headerToken)
         let (refusal, count) = table.withLock { table -> (SocketIOServer.Refusal?, Int) in
-            if let refusal = Self.admission(for: address, in: table, settings) { return (refusal, table.connections.count) }
+            if let refusal = Self.admission(for: address, in: table, settings) {
+                return (refusal, table.connections.count)
+            }
             table.connections[session.id] = connection
             table.perAddress[address, default: 0] += 1
             return (nil, table.connections.count)
@@ -100,13 +110,17 @@ final class SocketIOSessions: Service, Sendable {
             return .failure(refusal)
         }
         metrics.opened(version: version, sessions: count)
-        logger.debug("Socket.IO session opened", metadata: ["sid": "\(session.id)", "protocol": "\(version)", "transport": "\(transport.rawValue)"])
+        logger.debug(
+            "Socket.IO session opened",
+            metadata: ["sid": "\(session.id)", "protocol": "\(version)", "transport": "\(transport.rawValue)"])
         await handle(inputs, on: connection)
         return .success(connection)
     }
 
     /// Feeds one packet to a session and acts on what it leads to; returns the direct answers.
-    func receive(_ packet: EngineIOPacket, via transport: EngineIOSession.Transport, on connection: SocketIOConnection) async -> [EngineIOPacket] {
+    func receive(_ packet: EngineIOPacket, via transport: EngineIOSession.Transport, on connection: SocketIOConnection)
+        async -> [EngineIOPacket]
+    {
         let reaction = connection.update { $0.receive(packet, via: transport, now: now) }
         await handle(reaction.inputs, on: connection)
         if connection.isClosed { remove(connection) }
@@ -137,7 +151,8 @@ final class SocketIOSessions: Service, Sendable {
         for input in inputs {
             if case let .malformed(reason) = input {
                 metrics.malformed(reason)
-                logger.debug("Socket.IO packet not understood", metadata: ["sid": "\(connection.id)", "reason": "\(reason)"])
+                logger.debug(
+                    "Socket.IO packet not understood", metadata: ["sid": "\(connection.id)", "reason": "\(reason)"])
             }
             await buttons.handle(input, on: connection)
         }
@@ -148,10 +163,12 @@ final class SocketIOSessions: Service, Sendable {
         let time = now
         guard let refusals = refusals.withLock({ $0.record(address, now: time) }) else { return }
         let limit = refusal == .full ? settings.maximumSessions : settings.maximumSessionsPerAddress
-        logger.warning("Socket.IO handshakes refused", metadata: [
-            "address": "\(address)", "reason": "\(refusal.label)", "limit": "\(limit)",
-            "refused": "\(refusals)", "sessions": "\(count)",
-        ])
+        logger.warning(
+            "Socket.IO handshakes refused",
+            metadata: [
+                "address": "\(address)", "reason": "\(refusal.label)", "limit": "\(limit)",
+                "refused": "\(refusals)", "sessions": "\(count)"
+            ])
     }
 
     func run() async throws {

@@ -49,7 +49,9 @@ public struct CaptureFileReader: Sendable {
                     } else if let pcap = PcapFormat(magic: magic) {
                         format = .pcap(pcap)
                     } else {
-                        throw WireProblem("not a pcap or pcapng capture (it starts with \(hex(available.prefix(4)))); write it with tcpdump -w or save it from Wireshark as pcap or pcapng")
+                        throw WireProblem(
+                            "not a pcap or pcapng capture (it starts with \(hex(available.prefix(4)))); write it with tcpdump -w or save it from Wireshark as pcap or pcapng"
+                        )
                     }
                 case var .pcap(pcap):
                     let step = try pcap.read(available)
@@ -77,7 +79,9 @@ public struct CaptureFileReader: Sendable {
         let left = buffer.count - position
         if case .undecided = format { return WireProblem("the file is empty or shorter than a capture header") }
         guard left > 0 else { return nil }
-        return WireProblem("the file ends inside a packet record (\(left) bytes left over at byte \(consumed + position)); the capture was cut short, everything before was read")
+        return WireProblem(
+            "the file ends inside a packet record (\(left) bytes left over at byte \(consumed + position)); the capture was cut short, everything before was read"
+        )
     }
 }
 
@@ -120,7 +124,8 @@ struct PcapFormat: Sendable {
     mutating func read(_ bytes: ArraySlice<UInt8>) throws(WireProblem) -> ReadStep? {
         if !headerRead {
             guard bytes.count >= 24, let major = bytes.u16(4, bigEndian: bigEndian),
-                  let network = bytes.u32(20, bigEndian: bigEndian) else { return nil }
+                let network = bytes.u32(20, bigEndian: bigEndian)
+            else { return nil }
             guard major == 2 else { throw WireProblem("pcap version \(major) is not supported (only 2.x)") }
             // The upper bits may carry the FCS length; the link type is the lower 16.
             linkType = network & 0xFFFF
@@ -128,15 +133,16 @@ struct PcapFormat: Sendable {
             return ReadStep(used: 24, packet: nil)
         }
         guard let seconds = bytes.u32(0, bigEndian: bigEndian), let fraction = bytes.u32(4, bigEndian: bigEndian),
-              let captured = bytes.u32(8, bigEndian: bigEndian), let original = bytes.u32(12, bigEndian: bigEndian)
+            let captured = bytes.u32(8, bigEndian: bigEndian), let original = bytes.u32(12, bigEndian: bigEndian)
         else { return nil }
         guard captured <= CaptureFileReader.maximumBlock else {
             throw WireProblem("a packet record claims \(captured) captured bytes: the file is corrupt")
         }
         guard let data = bytes.bytes(16, Int(captured)) else { return nil }
         let nanos = Int64(seconds) * 1_000_000_000 + Int64(fraction) * (nanosecondTimes ? 1 : 1000)
-        let packet = WirePacket(nanoseconds: nanos, linkType: linkType, interface: 0, data: data,
-                                originalLength: max(Int(original), Int(captured)))
+        let packet = WirePacket(
+            nanoseconds: nanos, linkType: linkType, interface: 0, data: data,
+            originalLength: max(Int(original), Int(captured)))
         return ReadStep(used: 16 + Int(captured), packet: packet)
     }
 }

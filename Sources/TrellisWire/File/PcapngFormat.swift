@@ -24,7 +24,10 @@ struct PcapngFormat: Sendable {
             switch magic {
             case 0x1A2B_3C4D: bigEndian = true
             case 0x4D3C_2B1A: bigEndian = false
-            default: throw WireProblem("a pcapng section header has the byte-order magic \(hex(bytes.bytes(8, 4) ?? [])): the file is corrupt")
+            default:
+                throw WireProblem(
+                    "a pcapng section header has the byte-order magic \(hex(bytes.bytes(8, 4) ?? [])): the file is corrupt"
+                )
             }
         } else if !sectionSeen {
             throw WireProblem("a pcapng file must start with a section header block")
@@ -32,7 +35,8 @@ struct PcapngFormat: Sendable {
         let blockType = type == 0x0A0D_0D0A ? type : bytes.u32(0, bigEndian: bigEndian)!
         let length = Int(bytes.u32(4, bigEndian: bigEndian)!)
         guard length >= 12, length % 4 == 0, length <= CaptureFileReader.maximumBlock else {
-            throw WireProblem("a pcapng block of type \(blockType) claims a length of \(length) bytes: the file is corrupt")
+            throw WireProblem(
+                "a pcapng block of type \(blockType) claims a length of \(length) bytes: the file is corrupt")
         }
         guard let block = bytes.bytes(0, length) else { return nil }
         guard block.u32(length - 4, bigEndian: bigEndian) == UInt32(length) else {
@@ -64,7 +68,8 @@ struct PcapngFormat: Sendable {
             if option.code == 9, let value = option.value.u8(0) {
                 interface.resolution = TimeResolution(option: value)
             } else if option.code == 14, let high = option.value.u32(bigEndian ? 0 : 4, bigEndian: bigEndian),
-                      let low = option.value.u32(bigEndian ? 4 : 0, bigEndian: bigEndian) {
+                let low = option.value.u32(bigEndian ? 4 : 0, bigEndian: bigEndian)
+            {
                 interface.offsetSeconds = Int64(bitPattern: UInt64(high) << 32 | UInt64(low))
             }
         }
@@ -72,38 +77,47 @@ struct PcapngFormat: Sendable {
     }
 
     private func packet(_ block: ArraySlice<UInt8>, enhanced: Bool) throws(WireProblem) -> WirePacket {
-        let index = enhanced ? block.u32(8, bigEndian: bigEndian).map(Int.init) : block.u16(8, bigEndian: bigEndian).map(Int.init)
+        let index =
+            enhanced
+            ? block.u32(8, bigEndian: bigEndian).map(Int.init) : block.u16(8, bigEndian: bigEndian).map(Int.init)
         guard let index, let high = block.u32(12, bigEndian: bigEndian), let low = block.u32(16, bigEndian: bigEndian),
-              let captured = block.u32(20, bigEndian: bigEndian), let original = block.u32(24, bigEndian: bigEndian),
-              let data = block.bytes(28, Int(captured)), 28 + Int(captured) <= block.count - 4
+            let captured = block.u32(20, bigEndian: bigEndian), let original = block.u32(24, bigEndian: bigEndian),
+            let data = block.bytes(28, Int(captured)), 28 + Int(captured) <= block.count - 4
         else { throw WireProblem("a pcapng packet block is shorter than the packet it claims") }
         guard index < interfaces.count else {
             throw WireProblem("a pcapng packet names interface \(index), but the section describes \(interfaces.count)")
         }
         let interface = interfaces[index]
-        let nanos = interface.resolution.nanoseconds(UInt64(high) << 32 | UInt64(low))
+        let nanos =
+            interface.resolution.nanoseconds(UInt64(high) << 32 | UInt64(low))
             &+ interface.offsetSeconds &* 1_000_000_000
-        return WirePacket(nanoseconds: nanos, linkType: interface.linkType, interface: index, data: data,
-                          originalLength: max(Int(original), Int(captured)))
+        return WirePacket(
+            nanoseconds: nanos, linkType: interface.linkType, interface: index, data: data,
+            originalLength: max(Int(original), Int(captured)))
     }
 
     private func simplePacket(_ block: ArraySlice<UInt8>) throws(WireProblem) -> WirePacket {
-        guard let original = block.u32(8, bigEndian: bigEndian) else { throw WireProblem("a pcapng simple packet block is too short") }
+        guard let original = block.u32(8, bigEndian: bigEndian) else {
+            throw WireProblem("a pcapng simple packet block is too short")
+        }
         guard let interface = interfaces.first else {
             throw WireProblem("a pcapng simple packet block comes before any interface description")
         }
         var captured = min(Int(original), block.count - 16)
         if interface.snapLength > 0 { captured = min(captured, Int(interface.snapLength)) }
         // A simple packet block has no time stamp: the packet is given time 0.
-        return WirePacket(nanoseconds: 0, linkType: interface.linkType, interface: 0,
-                          data: block.bytes(12, captured) ?? [], originalLength: Int(original))
+        return WirePacket(
+            nanoseconds: 0, linkType: interface.linkType, interface: 0,
+            data: block.bytes(12, captured) ?? [], originalLength: Int(original))
     }
 
     /// The options of a block body: code, length, value padded to four bytes, ending with code 0.
     private func options(_ bytes: ArraySlice<UInt8>) -> [(code: UInt16, value: ArraySlice<UInt8>)] {
         var found: [(code: UInt16, value: ArraySlice<UInt8>)] = []
         var offset = 0
-        while let code = bytes.u16(offset, bigEndian: bigEndian), let length = bytes.u16(offset + 2, bigEndian: bigEndian), code != 0 {
+        while let code = bytes.u16(offset, bigEndian: bigEndian),
+            let length = bytes.u16(offset + 2, bigEndian: bigEndian), code != 0
+        {
             guard let value = bytes.bytes(offset + 4, Int(length)) else { break }
             found.append((code, value))
             offset += 4 + (Int(length) + 3) / 4 * 4

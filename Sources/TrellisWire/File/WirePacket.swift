@@ -75,7 +75,8 @@ extension ArraySlice where Element == UInt8 {
     func be32(_ offset: Int) -> UInt32? {
         guard offset >= 0, offset + 4 <= count else { return nil }
         let base = startIndex + offset
-        return UInt32(self[base]) << 24 | UInt32(self[base + 1]) << 16 | UInt32(self[base + 2]) << 8 | UInt32(self[base + 3])
+        return UInt32(self[base]) << 24 | UInt32(self[base + 1]) << 16 | UInt32(self[base + 2]) << 8
+            | UInt32(self[base + 3])
     }
 
     /// A 16-bit integer at `offset`, least significant byte first.

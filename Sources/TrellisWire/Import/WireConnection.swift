@@ -35,7 +35,6 @@ struct ConnectionKey: Hashable {
     }
 }
 
-
 /// One direction of an MQTT connection: its TCP reassembly, its MQTT framing and the v5 and QoS
 /// state that belongs to one sender (topic aliases, QoS 2 packet ids until PUBREL, QoS 1 packet
 /// ids until PUBACK).

@@ -74,7 +74,10 @@ public struct WireImport: Sendable {
             network = try LinkLayer.network(packet.data, type: packet.linkType)
         } catch {
             if refusedLinks.insert(packet.linkType).inserted {
-                events.append(.problem(WireProblem(microseconds: packet.microseconds, "interface \(packet.interface): \(error.message)")))
+                events.append(
+                    .problem(
+                        WireProblem(
+                            microseconds: packet.microseconds, "interface \(packet.interface): \(error.message)")))
             }
             return
         }
@@ -90,8 +93,12 @@ public struct WireImport: Sendable {
         case .fragment:
             if !reportedFragments {
                 reportedFragments = true
-                events.append(.problem(WireProblem(microseconds: packet.microseconds,
-                    "IP fragments are not reassembled; segments that were fragmented are missing from their connection")))
+                events.append(
+                    .problem(
+                        WireProblem(
+                            microseconds: packet.microseconds,
+                            "IP fragments are not reassembled; segments that were fragmented are missing from their connection"
+                        )))
             }
         }
     }
@@ -101,18 +108,21 @@ public struct WireImport: Sendable {
         let key: ConnectionKey
         if ports.contains(segment.destinationPort) {
             direction = .toBroker
-            key = ConnectionKey(clientAddress: Array(segment.sourceAddress), clientPort: segment.sourcePort,
-                                brokerAddress: Array(segment.destinationAddress), brokerPort: segment.destinationPort)
+            key = ConnectionKey(
+                clientAddress: Array(segment.sourceAddress), clientPort: segment.sourcePort,
+                brokerAddress: Array(segment.destinationAddress), brokerPort: segment.destinationPort)
         } else if ports.contains(segment.sourcePort) {
             direction = .toClient
-            key = ConnectionKey(clientAddress: Array(segment.destinationAddress), clientPort: segment.destinationPort,
-                                brokerAddress: Array(segment.sourceAddress), brokerPort: segment.sourcePort)
+            key = ConnectionKey(
+                clientAddress: Array(segment.destinationAddress), clientPort: segment.destinationPort,
+                brokerAddress: Array(segment.sourceAddress), brokerPort: segment.sourcePort)
         } else {
             return
         }
         // A client's SYN with a new initial sequence number on ports in use starts a new connection.
         if direction == .toBroker, segment.syn, !segment.ack, let existing = connections[key],
-           existing.toBroker.tcp.initialSequence != segment.sequence {
+            existing.toBroker.tcp.initialSequence != segment.sequence
+        {
             close(key)
         }
         if connections[key] == nil {
@@ -123,7 +133,9 @@ public struct WireImport: Sendable {
         var connection = connections.removeValue(forKey: key)!
         receive(segment, direction: direction, at: microseconds, in: &connection)
         if connection.closed && !connection.toBroker.tcp.hasGap && !connection.toClient.tcp.hasGap {
-            if connection.toBroker.tcp.startedMidStream || connection.toClient.tcp.startedMidStream { statistics.joinedMidStream += 1 }
+            if connection.toBroker.tcp.startedMidStream || connection.toClient.tcp.startedMidStream {
+                statistics.joinedMidStream += 1
+            }
         } else {
             connections[key] = connection
         }
@@ -132,12 +144,18 @@ public struct WireImport: Sendable {
     /// Reports what a connection still misses and forgets it.
     mutating func close(_ key: ConnectionKey) {
         guard let connection = connections.removeValue(forKey: key) else { return }
-        if connection.toBroker.tcp.startedMidStream || connection.toClient.tcp.startedMidStream { statistics.joinedMidStream += 1 }
+        if connection.toBroker.tcp.startedMidStream || connection.toClient.tcp.startedMidStream {
+            statistics.joinedMidStream += 1
+        }
         for direction in [WireDirection.toBroker, .toClient] {
             let stream = connection[direction]
             guard !stream.stopped, stream.tcp.hasGap else { continue }
-            events.append(.problem(WireProblem(connection: connection.name + " (\(direction.rawValue))", microseconds: stream.tcp.earliestHeld,
-                "bytes are missing from the capture before this segment (a packet was not captured); the rest of this direction is left out")))
+            events.append(
+                .problem(
+                    WireProblem(
+                        connection: connection.name + " (\(direction.rawValue))", microseconds: stream.tcp.earliestHeld,
+                        "bytes are missing from the capture before this segment (a packet was not captured); the rest of this direction is left out"
+                    )))
         }
     }
 }

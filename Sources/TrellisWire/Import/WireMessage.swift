@@ -50,7 +50,8 @@ public struct DeliveryCopies: Sendable {
 
     /// True when `message` is the first delivery of its publish (keep it), false for a copy.
     public mutating func isFirst(_ message: WireMessage) -> Bool {
-        let key = Key(topic: message.record.topic, payload: message.record.payload, properties: message.record.properties)
+        let key = Key(
+            topic: message.record.topic, payload: message.record.payload, properties: message.record.properties)
         let now = message.record.microseconds
         if var seen = recent[key], now - seen.microseconds <= window, !seen.connections.contains(message.connection) {
             seen.connections.insert(message.connection)

@@ -49,7 +49,9 @@ struct MQTTFramer {
     }
 
     /// The fixed header at the start of `bytes`: nil when incomplete, a problem when invalid.
-    static func header(_ bytes: ArraySlice<UInt8>) throws(WireProblem) -> (type: UInt8, flags: UInt8, length: Int, size: Int)? {
+    static func header(_ bytes: ArraySlice<UInt8>) throws(WireProblem) -> (
+        type: UInt8, flags: UInt8, length: Int, size: Int
+    )? {
         guard let first = bytes.u8(0) else { return nil }
         let type = first >> 4, flags = first & 0x0F
         guard validFlags(type: type, flags: flags) else {
@@ -85,7 +87,7 @@ struct MQTTFramer {
             } catch {
                 return false
             }
-            guard let header = parsed else { return true }  // a header cut by the chunk's end
+            guard let header = parsed else { return true } // a header cut by the chunk's end
             if header.type == 3 && header.length < 2 { return false }
             let size = header.size + header.length
             if size >= rest.count { return true }

@@ -25,8 +25,9 @@ extension MQTTPacket {
             return .connack(assignedClientID: try reader.properties().assignedClientID)
         case 3:
             guard let version else { throw WireProblem("needs the protocol version") }
-            var publish = Publish(topic: try reader.string("the topic"), payload: [], qos: Int((frame.flags >> 1) & 3),
-                                  retain: frame.flags & 1 != 0, dup: frame.flags & 8 != 0)
+            var publish = Publish(
+                topic: try reader.string("the topic"), payload: [], qos: Int((frame.flags >> 1) & 3),
+                retain: frame.flags & 1 != 0, dup: frame.flags & 8 != 0)
             if publish.qos > 0 { publish.packetID = try reader.u16("the packet id") }
             if version == .v5 {
                 let properties = try reader.properties()

@@ -21,7 +21,7 @@ enum LinkType {
             6: "IEEE802_5 (Token Ring)", 9: "PPP", 10: "FDDI", 50: "PPP_HDLC", 51: "PPP_ETHER",
             105: "IEEE802_11 (Wi-Fi)", 119: "IEEE802_11_PRISM", 127: "IEEE802_11_RADIOTAP", 147: "USER0",
             163: "IEEE802_11_AVS", 189: "USB_LINUX", 192: "PPI", 195: "IEEE802_15_4", 201: "BLUETOOTH_HCI_H4_WITH_PHDR",
-            215: "IEEE802_15_4_NOFCS", 220: "USB_LINUX_MMAPPED", 249: "NETLINK", 253: "NFLOG", 254: "NETANALYZER",
+            215: "IEEE802_15_4_NOFCS", 220: "USB_LINUX_MMAPPED", 249: "NETLINK", 253: "NFLOG", 254: "NETANALYZER"
         ]
         return names[type].map { "\(type) (\($0))" } ?? "\(type)"
     }
@@ -65,7 +65,8 @@ enum LinkLayer {
         case LinkType.ipv6:
             return .ipv6(frame)
         default:
-            throw WireProblem("link type \(LinkType.name(type)) is not supported; the importer reads \(LinkType.supported)")
+            throw WireProblem(
+                "link type \(LinkType.name(type)) is not supported; the importer reads \(LinkType.supported)")
         }
     }
 

@@ -66,7 +66,8 @@ struct TCPDirection {
         // Held segments the new bytes reached.
         while !held.isEmpty {
             guard let current = next,
-                  let key = held.keys.first(where: { Self.distance($0, after: current) <= 0 }) else { break }
+                let key = held.keys.first(where: { Self.distance($0, after: current) <= 0 })
+            else { break }
             let waiting = held.removeValue(forKey: key)!
             heldBytes -= waiting.bytes.count
             if let fresh = take(waiting.bytes, at: Self.distance(key, after: current)) { chunks.append(fresh) }
@@ -77,7 +78,7 @@ struct TCPDirection {
     /// The part of `bytes` (starting `offset` ≤ 0 bytes from `next`) not seen before, moving `next`.
     private mutating func take(_ bytes: ArraySlice<UInt8>, at offset: Int64) -> ArraySlice<UInt8>? {
         let skip = Int(-offset)
-        guard skip < bytes.count else { return nil }  // a retransmission of bytes already read
+        guard skip < bytes.count else { return nil } // a retransmission of bytes already read
         let fresh = bytes.dropFirst(skip)
         next = next! &+ UInt32(fresh.count)
         return fresh

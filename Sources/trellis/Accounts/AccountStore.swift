@@ -39,7 +39,8 @@ struct FileAccounts: AccountStore {
     var effect: String { "send the broker SIGHUP (or restart `trellis run`) for it to take effect" }
 
     func readACL() -> AccessControlList {
-        (try? String(contentsOfFile: aclFile, encoding: .utf8)).map(AccessControlList.init(parsing:)) ?? AccessControlList()
+        (try? String(contentsOfFile: aclFile, encoding: .utf8)).map(AccessControlList.init(parsing:))
+            ?? AccessControlList()
     }
 
     func write(_ acl: AccessControlList) throws {
@@ -71,7 +72,9 @@ struct FileAccounts: AccountStore {
         let before = try? String(contentsOfFile: aclFile, encoding: .utf8)
         guard before != acl.render(topics: topics) else { return SyncReport() }
         try write(acl)
-        return SyncReport(changes: ["wrote \(aclFile) anew from the topic table, for \(acl.accounts.count) account\(acl.accounts.count == 1 ? "" : "s")"])
+        return SyncReport(changes: [
+            "wrote \(aclFile) anew from the topic table, for \(acl.accounts.count) account\(acl.accounts.count == 1 ? "" : "s")"
+        ])
     }
 
     func list() async throws -> [(name: String, role: String)] {
@@ -81,7 +84,8 @@ struct FileAccounts: AccountStore {
 
     func setPassword(_ name: String, password: String) async throws -> AccessControlList.Role? {
         let role = readACL().accounts.first { $0.name == name }?.role
-        let hashed = (try? String(contentsOfFile: passwordFile, encoding: .utf8)).map(MosquittoPasswordEntry.parse) ?? []
+        let hashed =
+            (try? String(contentsOfFile: passwordFile, encoding: .utf8)).map(MosquittoPasswordEntry.parse) ?? []
         guard role != nil || hashed.contains(where: { $0.username == name }) else {
             throw fail("there is no account \(name) in \(aclFile) or \(passwordFile)")
         }
@@ -93,5 +97,6 @@ struct FileAccounts: AccountStore {
 /// Creates the directory `path` goes in, with its parents; a bare file name goes in the current one.
 func createParentDirectory(of path: String) throws {
     let directory = (path as NSString).deletingLastPathComponent
-    try FileManager.default.createDirectory(atPath: directory.isEmpty ? "." : directory, withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(
+        atPath: directory.isEmpty ? "." : directory, withIntermediateDirectories: true)
 }

@@ -11,13 +11,17 @@ struct DynamicSecurityAccounts: AccountStore {
 
     func set(_ name: String, role: AccessControlList.Role, sensors: [String], password: String) async throws {
         try await run { connection in
-            let exists = try await connection.run([.init(command: .getClient(name), tolerated: ["Client not found"])])[0].error == nil
+            let exists =
+                try await connection.run([.init(command: .getClient(name), tolerated: ["Client not found"])])[0].error
+                == nil
             let shared = DynamicSecurityRoles.sharedRole(of: role)
             let personal = DynamicSecurityRoles.personalRole(of: name)
             // The shared role is made when missing (a plugin configured by hand); an old own role
             // is replaced whole, so a change of role or sensors leaves nothing of the old rights.
             var steps: [DynamicSecurityControl.Step] = [
-                .init(command: .createRole(shared, acls: DynamicSecurityRoles.sharedACLs(of: role, topics: topics)), tolerated: ["Role already exists"]),
+                .init(
+                    command: .createRole(shared, acls: DynamicSecurityRoles.sharedACLs(of: role, topics: topics)),
+                    tolerated: ["Role already exists"])
             ]
             // An account lets go of its roles before its own is deleted: the plugin (Mosquitto 2.0.11,
             // Debian 12's, and 2.0.15 in eclipse-mosquitto/mosquitto#2660) leaves a deleted role in
@@ -26,11 +30,19 @@ struct DynamicSecurityAccounts: AccountStore {
             if exists { steps.append(.init(command: .modifyClient(name, password: nil, roles: []))) }
             steps.append(.init(command: .deleteRole(personal), tolerated: ["Role not found"]))
             if role != .trellis {
-                steps.append(.init(command: .createRole(personal, acls: DynamicSecurityRoles.personalACLs(of: name, role: role, sensors: sensors, topics: topics))))
+                steps.append(
+                    .init(
+                        command: .createRole(
+                            personal,
+                            acls: DynamicSecurityRoles.personalACLs(
+                                of: name, role: role, sensors: sensors, topics: topics))))
             }
             let roles = DynamicSecurityRoles.roles(of: name, role: role)
-            steps.append(.init(command: exists ? .modifyClient(name, password: password, roles: roles)
-                                               : .createClient(name, password: password, roles: roles)))
+            steps.append(
+                .init(
+                    command: exists
+                        ? .modifyClient(name, password: password, roles: roles)
+                        : .createClient(name, password: password, roles: roles)))
             try await connection.run(steps)
         }
     }
@@ -39,7 +51,7 @@ struct DynamicSecurityAccounts: AccountStore {
         try await run { connection in
             let answers = try await connection.run([
                 .init(command: .deleteClient(name), tolerated: ["Client not found"]),
-                .init(command: .deleteRole(DynamicSecurityRoles.personalRole(of: name)), tolerated: ["Role not found"]),
+                .init(command: .deleteRole(DynamicSecurityRoles.personalRole(of: name)), tolerated: ["Role not found"])
             ])
             if answers[0].error != nil { throw fail("there is no account \(name) in the dynamic security plugin") }
         }
@@ -49,8 +61,9 @@ struct DynamicSecurityAccounts: AccountStore {
     func list() async throws -> [(name: String, role: String)] {
         try await run { connection in
             let answers = try await connection.run([.init(command: .listClients), .init(command: .listRoles)])
-            let accounts = DynamicSecurityAccount.accounts(clients: answers[0].data?.clients ?? [],
-                                                           roles: answers[1].data?.roles ?? [], admin: control.admin)
+            let accounts = DynamicSecurityAccount.accounts(
+                clients: answers[0].data?.clients ?? [],
+                roles: answers[1].data?.roles ?? [], admin: control.admin)
             return accounts.sorted { $0.name < $1.name }.map { ($0.name, $0.roleText) }
         }
     }
@@ -60,7 +73,9 @@ struct DynamicSecurityAccounts: AccountStore {
             let found = try await connection.run([.init(command: .getClient(name), tolerated: ["Client not found"])])[0]
             guard found.error == nil else { throw fail("there is no account \(name) in the dynamic security plugin") }
             try await connection.run([.init(command: .setClientPassword(name, password: password))])
-            return (found.data?.client?.roles ?? []).lazy.compactMap { DynamicSecurityRoles.role(ofShared: $0.rolename) }.first
+            return (found.data?.client?.roles ?? []).lazy.compactMap {
+                DynamicSecurityRoles.role(ofShared: $0.rolename)
+            }.first
         }
     }
 
@@ -68,11 +83,14 @@ struct DynamicSecurityAccounts: AccountStore {
     /// out from them as one request.
     func sync() async throws -> SyncReport {
         try await run { connection in
-            let answers = try await connection.run([.init(command: .listClients), .init(command: .listRoles),
-                                                    .init(command: .listGroups), .init(command: .getAnonymousGroup)])
-            let plan = DynamicSecuritySync(clients: answers[0].data?.clients ?? [], roles: answers[1].data?.roles ?? [],
-                                           groups: answers[2].data?.groups ?? [], anonymousGroup: answers[3].data?.group?.groupname,
-                                           admin: control.admin, topics: topics)
+            let answers = try await connection.run([
+                .init(command: .listClients), .init(command: .listRoles),
+                .init(command: .listGroups), .init(command: .getAnonymousGroup)
+            ])
+            let plan = DynamicSecuritySync(
+                clients: answers[0].data?.clients ?? [], roles: answers[1].data?.roles ?? [],
+                groups: answers[2].data?.groups ?? [], anonymousGroup: answers[3].data?.group?.groupname,
+                admin: control.admin, topics: topics)
             if !plan.commands.isEmpty { try await connection.run(plan.commands.map { .init(command: $0) }) }
             return SyncReport(changes: plan.changes, leftAlone: plan.leftAlone, warnings: plan.warnings)
         }

@@ -22,9 +22,10 @@ struct DynamicSecurityControl {
     /// Logs in, runs `body` with the connection, and disconnects.
     func connected<T>(_ body: (Connection) async throws -> T) async throws -> T {
         let password = try readPassword()
-        var configuration = MQTTConfiguration(host: address.host, port: address.port,
-                                              clientID: "\(admin)-\(UUID().uuidString.prefix(8))",
-                                              username: admin, password: password, reconnectDelay: 0.5...0.5)
+        var configuration = MQTTConfiguration(
+            host: address.host, port: address.port,
+            clientID: "\(admin)-\(UUID().uuidString.prefix(8))",
+            username: admin, password: password, reconnectDelay: 0.5...0.5)
         configuration.keepAlive = 30
         let client = try MQTTClient(configuration: configuration)
         // Kept and sent with the CONNECT's first subscriptions, so `connected` means answers can come.
@@ -45,13 +46,16 @@ struct DynamicSecurityControl {
         do {
             let text = try String(contentsOfFile: passwordFile, encoding: .utf8)
             let password = text.trimmingCharacters(in: .newlines)
-            guard !password.isEmpty else { throw fail("\(passwordFile) is empty: it should hold the password of \(admin)") }
+            guard !password.isEmpty else {
+                throw fail("\(passwordFile) is empty: it should hold the password of \(admin)")
+            }
             return password
         } catch let error as ExitCodeError {
             throw error
         } catch {
-            throw fail("cannot read the password of \(admin) from \(passwordFile): \(describe(error)); "
-                + "`trellis users init` (or `trellis users migrate`) writes it")
+            throw fail(
+                "cannot read the password of \(admin) from \(passwordFile): \(describe(error)); "
+                    + "`trellis users init` (or `trellis users migrate`) writes it")
         }
     }
 
@@ -65,10 +69,13 @@ struct DynamicSecurityControl {
                     case .connected:
                         return
                     case let .connectFailed(reason, _) where reason.lowercased().contains("not authori"):
-                        throw fail("the broker at \(address) refused the login of \(admin) (\(reason)): is it running "
-                            + "the dynamic security profile (broker.dynsec.conf), and is \(admin) its administration account?")
+                        throw fail(
+                            "the broker at \(address) refused the login of \(admin) (\(reason)): is it running "
+                                + "the dynamic security profile (broker.dynsec.conf), and is \(admin) its administration account?"
+                        )
                     case let .connectFailed(reason, _):
-                        throw fail("cannot reach the broker at \(address): \(reason); is it running? (--broker names another)")
+                        throw fail(
+                            "cannot reach the broker at \(address): \(reason); is it running? (--broker names another)")
                     case .disconnected:
                         continue
                     }
@@ -123,14 +130,20 @@ struct DynamicSecurityControl {
                     } catch is CancellationError {
                         throw CancellationError()
                     } catch {
-                        throw fail("the broker refused the request of \(control.admin) (\(describe(error))): "
-                            + "\(control.admin) may administer the dynamic security plugin only with its admin role")
+                        throw fail(
+                            "the broker refused the request of \(control.admin) (\(describe(error))): "
+                                + "\(control.admin) may administer the dynamic security plugin only with its admin role"
+                        )
                     }
                     for await message in client.messages where message.topic == DynamicSecurityCommand.responseTopic {
                         // An answer that cannot be read is the plugin's trouble, not another client's answer.
-                        guard let response = try? JSONDecoder().decode(DynamicSecurityResponse.self, from: Data(message.payload)) else {
-                            throw fail("the dynamic security plugin answered with \(message.payload.count) bytes that are not its JSON; "
-                                + "its state may be damaged: restart the broker")
+                        guard
+                            let response = try? JSONDecoder().decode(
+                                DynamicSecurityResponse.self, from: Data(message.payload))
+                        else {
+                            throw fail(
+                                "the dynamic security plugin answered with \(message.payload.count) bytes that are not its JSON; "
+                                    + "its state may be damaged: restart the broker")
                         }
                         guard response.responses.first?.correlationData == correlation else { continue }
                         return response.responses
@@ -141,8 +154,9 @@ struct DynamicSecurityControl {
                 }
                 group.addTask {
                     try await Task.sleep(for: timeout)
-                    throw fail("no answer on \(DynamicSecurityCommand.responseTopic) within \(timeout) (--timeout): is the "
-                        + "dynamic security plugin loaded (broker.dynsec.conf)?")
+                    throw fail(
+                        "no answer on \(DynamicSecurityCommand.responseTopic) within \(timeout) (--timeout): is the "
+                            + "dynamic security plugin loaded (broker.dynsec.conf)?")
                 }
                 let first = try await group.next()!
                 group.cancelAll()

@@ -11,10 +11,13 @@ func replaceFile(_ path: String, with bytes: [UInt8], newFileMode: mode_t) throw
     let exists = stat(path, &old) == 0
     let temporary = path + ".trellis-\(UUID().uuidString)"
     do {
-        let file = try FileDescriptor.open(FilePath(temporary), .writeOnly, options: [.create, .exclusiveCreate],
-                                           permissions: [.ownerReadWrite])
+        let file = try FileDescriptor.open(
+            FilePath(temporary), .writeOnly, options: [.create, .exclusiveCreate],
+            permissions: [.ownerReadWrite])
         try file.closeAfter {
-            guard fchmod(file.rawValue, exists ? old.st_mode & 0o7777 : newFileMode) == 0 else { throw Errno(rawValue: errno) }
+            guard fchmod(file.rawValue, exists ? old.st_mode & 0o7777 : newFileMode) == 0 else {
+                throw Errno(rawValue: errno)
+            }
             // Another owner (the broker's user, when root runs this) is kept where we may set it.
             if exists, old.st_uid != geteuid() || old.st_gid != getegid() {
                 _ = fchown(file.rawValue, old.st_uid, old.st_gid)

@@ -63,13 +63,16 @@ struct LocalAccounts {
     /// Makes the missing accounts, writes the ACL from the table and returns Trellis's password.
     func ensure(prefixes: TopicPrefixes) async throws -> String {
         let files = FileAccounts(passwordFile: passwordFile, aclFile: aclFile, topics: prefixes)
-        let hashed = (try? String(contentsOfFile: passwordFile, encoding: .utf8)).map(MosquittoPasswordEntry.parse) ?? []
+        let hashed =
+            (try? String(contentsOfFile: passwordFile, encoding: .utf8)).map(MosquittoPasswordEntry.parse) ?? []
         let listed = files.readACL().accounts
         var passwords: [String: String] = [:]
         for (name, role) in [(Self.trellisAccount, AccessControlList.Role.trellis), (Self.operatorAccount, .operator)] {
             let path = passwordPath(of: name)
             let kept = Self.password(at: path)
-            if let kept, listed.contains(where: { $0.name == name && $0.role == role }), hashed.contains(where: { $0.username == name }) {
+            if let kept, listed.contains(where: { $0.name == name && $0.role == role }),
+                hashed.contains(where: { $0.username == name })
+            {
                 passwords[name] = kept
                 continue
             }
@@ -94,11 +97,13 @@ struct LocalAccounts {
 
     /// The operator's login for `mosquitto_pub`, `mosquitto_sub` and `mosquitto_rr`, mode 0600.
     private func writeClientOptions(password: String) throws {
-        try FileManager.default.createDirectory(atPath: clientOptionsDirectory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: clientOptionsDirectory, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
         for client in ["mosquitto_pub", "mosquitto_sub", "mosquitto_rr"] {
-            try writeSecret("-u \(Self.operatorAccount)\n-P \(password)",
-                            to: (clientOptionsDirectory as NSString).appendingPathComponent(client))
+            try writeSecret(
+                "-u \(Self.operatorAccount)\n-P \(password)",
+                to: (clientOptionsDirectory as NSString).appendingPathComponent(client))
         }
     }
 }

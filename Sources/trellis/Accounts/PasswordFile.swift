@@ -48,7 +48,8 @@ struct PasswordFile {
         try writeSecret("\(name):\(password)", to: scratch)
         try run(["-U", scratch])
         let text = try String(contentsOfFile: scratch, encoding: .utf8)
-        guard let entry = MosquittoPasswordEntry.parse(text).first, entry.username == name, entry.hash != password else {
+        guard let entry = MosquittoPasswordEntry.parse(text).first, entry.username == name, entry.hash != password
+        else {
             throw fail("mosquitto_passwd -U did not hash the password")
         }
         return entry
@@ -58,8 +59,10 @@ struct PasswordFile {
     private func lines() throws -> [String] {
         guard FileManager.default.fileExists(atPath: path) else { return [] }
         do {
-            var lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
-                .map(String.init)
+            var lines = try String(contentsOfFile: path, encoding: .utf8).split(
+                separator: "\n", omittingEmptySubsequences: false
+            )
+            .map(String.init)
             while lines.last?.isEmpty == true { lines.removeLast() }
             return lines
         } catch {

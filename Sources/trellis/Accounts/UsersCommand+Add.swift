@@ -21,21 +21,44 @@ extension UsersCommand {
         @Argument(help: "The user name (also its MQTT client id): 1–64 characters, no '/', '+', '#', ':' or spaces.")
         var name: String
 
-        @Flag(name: .long, help: "A button: may publish p2o/buttons/NAME/press and read the buttons' states and trellis/status, nothing else.")
+        @Flag(
+            name: .long,
+            help:
+                "A button: may publish p2o/buttons/NAME/press and read the buttons' states and trellis/status, nothing else."
+        )
         var button = false
-        @Flag(name: .long, help: "A device: may publish devices/NAME/{status,telemetry,log} and read devices/NAME/{info,command} (Trellis alone writes those two) and trellis/status, nothing else.")
+        @Flag(
+            name: .long,
+            help:
+                "A device: may publish devices/NAME/{status,telemetry,log} and read devices/NAME/{info,command} (Trellis alone writes those two) and trellis/status, nothing else."
+        )
         var device = false
-        @Option(name: .long, parsing: .upToNextOption,
-                help: ArgumentHelp("A sensor node: may publish only the readings of these sensors, rpi/sensors/ADDRESS, and read trellis/status (I2C addresses such as 0x36, written as 0x and two lowercase hex digits in the topic).", valueName: "address"))
+        @Option(
+            name: .long, parsing: .upToNextOption,
+            help: ArgumentHelp(
+                "A sensor node: may publish only the readings of these sensors, rpi/sensors/ADDRESS, and read trellis/status (I2C addresses such as 0x36, written as 0x and two lowercase hex digits in the topic).",
+                valueName: "address"))
         var sensor: [String] = []
-        @Flag(name: .long, help: "An operator: may send Trellis every request and event (the shared trellis/request/… topics among them) and read every topic, but not publish what Trellis publishes.")
+        @Flag(
+            name: .long,
+            help:
+                "An operator: may send Trellis every request and event (the shared trellis/request/… topics among them) and read every topic, but not publish what Trellis publishes."
+        )
         var `operator` = false
-        @Flag(name: .long, help: "Trellis's own account: reads and writes every topic. Its password is also written to --trellis-password-file.")
+        @Flag(
+            name: .long,
+            help:
+                "Trellis's own account: reads and writes every topic. Its password is also written to --trellis-password-file."
+        )
         var trellis = false
 
         @OptionGroup var passwordInput: PasswordInput
 
-        @Option(name: .long, help: ArgumentHelp("Where the password of a --trellis account is written, for `trellis run --password-file`.", valueName: "file"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "Where the password of a --trellis account is written, for `trellis run --password-file`.",
+                valueName: "file"))
         var trellisPasswordFile = "trellis-state/trellis.password"
 
         @OptionGroup var options: Options
@@ -45,7 +68,8 @@ extension UsersCommand {
                 throw ValidationError("choose at most one of --button, --device, --sensor, --operator and --trellis")
             }
             for address in sensor where SensorAddress.normalize(address) == nil {
-                throw ValidationError("'\(address)' is not a sensor address: write 0x and one or two hex digits, 0x03 to 0x77")
+                throw ValidationError(
+                    "'\(address)' is not a sensor address: write 0x and one or two hex digits, 0x03 to 0x77")
             }
             try Self.validate(name: name)
         }
@@ -61,7 +85,9 @@ extension UsersCommand {
         }
 
         var role: AccessControlList.Role {
-            button ? .button : device ? .device : !sensor.isEmpty ? .sensor : `operator` ? .operator : trellis ? .trellis : .client
+            button
+                ? .button
+                : device ? .device : !sensor.isEmpty ? .sensor : `operator` ? .operator : trellis ? .trellis : .client
         }
 
         func run() async throws {

@@ -7,7 +7,8 @@ extension UsersCommand {
     /// for the broker it starts, for a broker it does not start (the Debian package's postinst runs it).
     struct Local: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Keep Trellis's own account and the local operator's in a password file and ACL, and write the ACL from the topic table.",
+            abstract:
+                "Keep Trellis's own account and the local operator's in a password file and ACL, and write the ACL from the topic table.",
             discussion: """
                 Makes the accounts trellis (role trellis) and operator (role operator) when they are missing, with \
                 random passwords written to DIR/trellis.password and DIR/operator.password (mode 0600, never \
@@ -25,10 +26,15 @@ extension UsersCommand {
         @Option(name: .long, help: ArgumentHelp("Mosquitto ACL file.", valueName: "file"))
         var aclFile: String
 
-        @Option(name: .long, help: ArgumentHelp("Where the passwords and the client option files go.", valueName: "dir"))
+        @Option(
+            name: .long, help: ArgumentHelp("Where the passwords and the client option files go.", valueName: "dir"))
         var dir: String
 
-        @Option(name: .long, help: ArgumentHelp("The configuration `trellis run` reads (default trellis.yaml when present), for the topic prefixes the ACL is written with (plant.prefix, buttons.prefix, trellis.prefix, with TRELLIS_… variables).", valueName: "file"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "The configuration `trellis run` reads (default trellis.yaml when present), for the topic prefixes the ACL is written with (plant.prefix, buttons.prefix, trellis.prefix, with TRELLIS_… variables).",
+                valueName: "file"))
         var config: String?
 
         func run() async throws {
@@ -41,8 +47,9 @@ extension UsersCommand {
             } catch {
                 throw fail("cannot keep the local accounts in \(passwordFile) and \(aclFile): \(describe(error))")
             }
-            print("kept the accounts \(LocalAccounts.trellisAccount) and \(LocalAccounts.operatorAccount) in \(passwordFile); "
-                + "wrote \(aclFile) from the topic table; passwords in \(dir)")
+            print(
+                "kept the accounts \(LocalAccounts.trellisAccount) and \(LocalAccounts.operatorAccount) in \(passwordFile); "
+                    + "wrote \(aclFile) from the topic table; passwords in \(dir)")
         }
     }
 }

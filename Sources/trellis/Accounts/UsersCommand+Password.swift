@@ -6,15 +6,25 @@ extension UsersCommand {
     /// command line (`--password`, which every user of the machine can read in the process list while
     /// the command runs), or a random one, printed once.
     struct PasswordInput: ParsableArguments {
-        @Option(name: .long, help: "The password, on the command line: other users can see it in the process list while this runs; --password-stdin cannot be seen (default: a random one, printed).")
+        @Option(
+            name: .long,
+            help:
+                "The password, on the command line: other users can see it in the process list while this runs; --password-stdin cannot be seen (default: a random one, printed)."
+        )
         var password: String?
 
-        @Flag(name: .long, help: "Read the password from the first line of standard input (printf '%s\\n' \"$PW\" | trellis users …).")
+        @Flag(
+            name: .long,
+            help: "Read the password from the first line of standard input (printf '%s\\n' \"$PW\" | trellis users …).")
         var passwordStdin = false
 
         func validate() throws {
-            if password != nil && passwordStdin { throw ValidationError("give --password or --password-stdin, not both") }
-            if password?.contains(where: \.isNewline) == true { throw ValidationError("a password may not contain a line break") }
+            if password != nil && passwordStdin {
+                throw ValidationError("give --password or --password-stdin, not both")
+            }
+            if password?.contains(where: \.isNewline) == true {
+                throw ValidationError("a password may not contain a line break")
+            }
         }
 
         /// The password, and whether it was generated (and so is to be printed).

@@ -6,7 +6,8 @@ extension UsersCommand {
     /// `trellis users init`: the dynamic security plugin's first configuration.
     struct Init: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Write the dynamic security plugin's configuration, with its administration account (and Trellis's, with --trellis-account).",
+            abstract:
+                "Write the dynamic security plugin's configuration, with its administration account (and Trellis's, with --trellis-account).",
             discussion: """
                 Writes --config (mode 0600), which broker.dynsec.conf names as plugin_opt_config_file, with the \
                 administration account (--admin-user, a random password written to --admin-password-file, mode \
@@ -19,10 +20,18 @@ extension UsersCommand {
         @Option(name: .long, help: ArgumentHelp("The plugin's configuration file to write.", valueName: "file"))
         var config = "trellis-state/dynamic-security.json"
 
-        @Option(name: .long, help: ArgumentHelp("Also make Trellis's own account (role trellis) with this name and a random password, written to --trellis-password-file, so `trellis run` can log in as soon as the broker starts.", valueName: "name"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "Also make Trellis's own account (role trellis) with this name and a random password, written to --trellis-password-file, so `trellis run` can log in as soon as the broker starts.",
+                valueName: "name"))
         var trellisAccount: String?
 
-        @Option(name: .long, help: ArgumentHelp("Where the password of --trellis-account is written, for `trellis run --password-file`.", valueName: "file"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "Where the password of --trellis-account is written, for `trellis run --password-file`.",
+                valueName: "file"))
         var trellisPasswordFile = "trellis-state/trellis.password"
 
         @OptionGroup var admin: Admin
@@ -49,9 +58,11 @@ extension UsersCommand {
                 }
             }
             try profile.write()
-            print("wrote \(config) with the administration account \(admin.adminUser) (its password is in \(admin.adminPasswordFile))"
-                + (trellisAccount.map { " and Trellis's account \($0) (its password is in \(trellisPasswordFile))" } ?? "")
-                + "; start the broker with broker.dynsec.conf, then add accounts with `trellis users add`")
+            print(
+                "wrote \(config) with the administration account \(admin.adminUser) (its password is in \(admin.adminPasswordFile))"
+                    + (trellisAccount.map { " and Trellis's account \($0) (its password is in \(trellisPasswordFile))" }
+                        ?? "")
+                    + "; start the broker with broker.dynsec.conf, then add accounts with `trellis users add`")
         }
     }
 
@@ -82,17 +93,24 @@ extension UsersCommand {
         func run() async throws {
             let passwords: [MosquittoPasswordEntry]
             do {
-                passwords = MosquittoPasswordEntry.parse(try String(contentsOfFile: files.passwordFile, encoding: .utf8))
+                passwords = MosquittoPasswordEntry.parse(
+                    try String(contentsOfFile: files.passwordFile, encoding: .utf8))
             } catch {
                 throw fail("cannot read the password file \(files.passwordFile): \(describe(error))")
             }
-            let acl = (try? String(contentsOfFile: files.aclFile, encoding: .utf8)).map(AccessControlList.init(parsing:)) ?? AccessControlList()
-            var accounts = acl.accounts.map { (name: $0.name, role: $0.role, sensors: acl.sensorAddresses[$0.name] ?? []) }
+            let acl =
+                (try? String(contentsOfFile: files.aclFile, encoding: .utf8)).map(AccessControlList.init(parsing:))
+                ?? AccessControlList()
+            var accounts = acl.accounts.map {
+                (name: $0.name, role: $0.role, sensors: acl.sensorAddresses[$0.name] ?? [])
+            }
             for entry in passwords where !accounts.contains(where: { $0.name == entry.username }) {
                 accounts.append((name: entry.username, role: AccessControlList.Role.client, sensors: [String]()))
             }
             if accounts.contains(where: { $0.name == admin.adminUser }) {
-                throw fail("\(admin.adminUser) is an account of \(files.passwordFile); name another administration account with --admin-user")
+                throw fail(
+                    "\(admin.adminUser) is an account of \(files.passwordFile); name another administration account with --admin-user"
+                )
             }
             var profile = try await ProfileWriter.make(config: config, admin: admin)
             var withoutPassword: [String] = []
@@ -103,14 +121,17 @@ extension UsersCommand {
             }
             try profile.write()
             for account in accounts {
-                print("migrated \(account.name) (\(([account.role.rawValue] + account.sensors).joined(separator: " ")))")
+                print(
+                    "migrated \(account.name) (\(([account.role.rawValue] + account.sensors).joined(separator: " ")))")
             }
             for name in withoutPassword {
-                print("warning: \(name) has no password the plugin can read (none, or not a $7$ hash): give it one with "
-                    + "`trellis users passwd \(name)` once the broker runs with broker.dynsec.conf")
+                print(
+                    "warning: \(name) has no password the plugin can read (none, or not a $7$ hash): give it one with "
+                        + "`trellis users passwd \(name)` once the broker runs with broker.dynsec.conf")
             }
-            print("wrote \(config) with \(accounts.count) accounts and the administration account \(admin.adminUser) "
-                + "(its password is in \(admin.adminPasswordFile)); restart the broker with broker.dynsec.conf")
+            print(
+                "wrote \(config) with \(accounts.count) accounts and the administration account \(admin.adminUser) "
+                    + "(its password is in \(admin.adminPasswordFile)); restart the broker with broker.dynsec.conf")
         }
     }
 }
@@ -126,12 +147,15 @@ struct ProfileWriter {
     /// hashed by mosquitto_passwd.
     static func make(config path: String, admin: UsersCommand.Admin) async throws -> ProfileWriter {
         guard !FileManager.default.fileExists(atPath: path) else {
-            throw fail("\(path) exists: the broker's dynamic security plugin owns it, change its accounts with `trellis users add|remove|passwd`")
+            throw fail(
+                "\(path) exists: the broker's dynamic security plugin owns it, change its accounts with `trellis users add|remove|passwd`"
+            )
         }
         let password = randomPassword()
         let hash = try await PasswordFile.hash(password)
-        return ProfileWriter(path: path, admin: admin, adminPassword: password,
-                             config: DynamicSecurityConfig(admin: admin.adminUser, adminHash: hash))
+        return ProfileWriter(
+            path: path, admin: admin, adminPassword: password,
+            config: DynamicSecurityConfig(admin: admin.adminUser, adminHash: hash))
     }
 
     /// The configuration, then the password file; both readable by their owner alone. A password

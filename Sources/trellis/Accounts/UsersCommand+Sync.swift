@@ -8,7 +8,11 @@ extension UsersCommand {
     /// with: the configuration file, `TRELLIS_…` variables and these flags, as `trellis run` takes
     /// them, so the ACL and the plugin's roles match the running relay.
     struct RunSettings: ParsableArguments {
-        @Option(name: .long, help: ArgumentHelp("The configuration `trellis run` reads (default trellis.yaml when present); its topic prefixes (plant.prefix, buttons.prefix, also from TRELLIS_… variables) are the ones the rights are written with.", valueName: "file"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "The configuration `trellis run` reads (default trellis.yaml when present); its topic prefixes (plant.prefix, buttons.prefix, also from TRELLIS_… variables) are the ones the rights are written with.",
+                valueName: "file"))
         var config: String?
 
         @Option(name: .customLong("plant-prefix"), help: .setting("plant.prefix", valueName: "prefix"))
@@ -30,8 +34,9 @@ extension UsersCommand {
             do {
                 return try await EffectiveConfiguration.load(file: config, flags: flags).relaySettings.topicPrefixes
             } catch {
-                throw fail("the configuration does not read, so the topic prefixes the rights are written with are unknown: "
-                    + error.problems.joined(separator: "; "))
+                throw fail(
+                    "the configuration does not read, so the topic prefixes the rights are written with are unknown: "
+                        + error.problems.joined(separator: "; "))
             }
         }
     }
@@ -63,8 +68,10 @@ extension UsersCommand {
             for line in report.changes { print(line) }
             for account in report.leftAlone { print("left alone \(account): no kind of account of the profile") }
             for warning in report.warnings { print("warning: \(warning)") }
-            print(report.changes.isEmpty ? "every account's rights already match the topic table"
-                                         : "\(report.changes.count) change\(report.changes.count == 1 ? "" : "s"), \(store.effect)")
+            print(
+                report.changes.isEmpty
+                    ? "every account's rights already match the topic table"
+                    : "\(report.changes.count) change\(report.changes.count == 1 ? "" : "s"), \(store.effect)")
         }
     }
 }

@@ -10,7 +10,8 @@ import TrellisMQTT
 struct UsersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "users",
-        abstract: "Manage the accounts of the secure profile: in Mosquitto's dynamic security plugin, or its password file and ACL.",
+        abstract:
+            "Manage the accounts of the secure profile: in Mosquitto's dynamic security plugin, or its password file and ACL.",
         discussion: """
             Two backends keep the accounts, with the same roles and topic rights. Dynamic security \
             (broker.dynsec.conf): `trellis users init` (or `migrate`) writes the plugin's configuration and an \
@@ -39,7 +40,11 @@ struct UsersCommand: AsyncParsableCommand {
         @Option(name: .long, help: ArgumentHelp("The plugin's administration account.", valueName: "name"))
         var adminUser = DynamicSecurityRoles.defaultAdmin
 
-        @Option(name: .long, help: ArgumentHelp("File holding the administration account's password (mode 0600); its presence selects the dynamic security backend.", valueName: "file"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "File holding the administration account's password (mode 0600); its presence selects the dynamic security backend.",
+                valueName: "file"))
         var adminPasswordFile = "trellis-state/admin.password"
     }
 
@@ -50,13 +55,23 @@ struct UsersCommand: AsyncParsableCommand {
 
     /// Which backend, and how to reach it.
     struct Options: ParsableArguments {
-        @Option(name: .long, help: ArgumentHelp("files or dynamic-security (default: dynamic-security when --admin-password-file exists, files otherwise).", valueName: "backend"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "files or dynamic-security (default: dynamic-security when --admin-password-file exists, files otherwise).",
+                valueName: "backend"))
         var backend: Backend?
 
-        @Option(name: .long, help: ArgumentHelp("The broker running the dynamic security plugin, as HOST:PORT.", valueName: "address"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp("The broker running the dynamic security plugin, as HOST:PORT.", valueName: "address"))
         var broker = "127.0.0.1:1883"
 
-        @Option(name: .long, help: ArgumentHelp("Seconds to wait for the broker's login, and for each request's acknowledgement and answer.", valueName: "seconds"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "Seconds to wait for the broker's login, and for each request's acknowledgement and answer.",
+                valueName: "seconds"))
         var timeout = 10.0
 
         @OptionGroup var admin: Admin
@@ -67,11 +82,14 @@ struct UsersCommand: AsyncParsableCommand {
             guard BrokerAddress(parsing: broker) != nil else {
                 throw ValidationError("--broker '\(broker)' is not HOST:PORT")
             }
-            guard timeout > 0, timeout <= 3600 else { throw ValidationError("--timeout must be between 0 and 3600 seconds") }
+            guard timeout > 0, timeout <= 3600 else {
+                throw ValidationError("--timeout must be between 0 and 3600 seconds")
+            }
         }
 
         var usesDynamicSecurity: Bool {
-            (backend ?? (FileManager.default.fileExists(atPath: admin.adminPasswordFile) ? .dynamicSecurity : .files)) == .dynamicSecurity
+            (backend ?? (FileManager.default.fileExists(atPath: admin.adminPasswordFile) ? .dynamicSecurity : .files))
+                == .dynamicSecurity
         }
 
         /// The accounts, their rights written with `topics` (``RunSettings/prefixes()`` where they are written).
@@ -79,15 +97,18 @@ struct UsersCommand: AsyncParsableCommand {
             guard usesDynamicSecurity else {
                 return FileAccounts(passwordFile: files.passwordFile, aclFile: files.aclFile, topics: topics)
             }
-            return DynamicSecurityAccounts(control: DynamicSecurityControl(
-                address: BrokerAddress(parsing: broker)!, admin: admin.adminUser, passwordFile: admin.adminPasswordFile,
-                timeout: .milliseconds(Int(timeout * 1000))), topics: topics)
+            return DynamicSecurityAccounts(
+                control: DynamicSecurityControl(
+                    address: BrokerAddress(parsing: broker)!, admin: admin.adminUser,
+                    passwordFile: admin.adminPasswordFile,
+                    timeout: .milliseconds(Int(timeout * 1000))), topics: topics)
         }
 
         /// Refuses the administration account's name as an account of the profile.
         func checkNotAdmin(_ name: String) throws {
             if usesDynamicSecurity && name == admin.adminUser {
-                throw fail("\(name) is the dynamic security plugin's administration account, not an account of the profile")
+                throw fail(
+                    "\(name) is the dynamic security plugin's administration account, not an account of the profile")
             }
         }
     }
@@ -95,7 +116,8 @@ struct UsersCommand: AsyncParsableCommand {
     struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Remove an account.",
-            discussion: "With dynamic security the account is disconnected and refused at once; with the files after a SIGHUP."
+            discussion:
+                "With dynamic security the account is disconnected and refused at once; with the files after a SIGHUP."
         )
 
         @Argument(help: "The user name.")
@@ -113,7 +135,9 @@ struct UsersCommand: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List the accounts and their roles, one per line: NAME, a tab, the role (and a sensor node's addresses).")
+            abstract:
+                "List the accounts and their roles, one per line: NAME, a tab, the role (and a sensor node's addresses)."
+        )
 
         @OptionGroup var options: Options
 
@@ -136,7 +160,11 @@ struct UsersCommand: AsyncParsableCommand {
 
         @OptionGroup var passwordInput: PasswordInput
 
-        @Option(name: .long, help: ArgumentHelp("Where the password of Trellis's account is written, for `trellis run --password-file`.", valueName: "file"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "Where the password of Trellis's account is written, for `trellis run --password-file`.",
+                valueName: "file"))
         var trellisPasswordFile = "trellis-state/trellis.password"
 
         @OptionGroup var options: Options
@@ -150,7 +178,9 @@ struct UsersCommand: AsyncParsableCommand {
                 do {
                     try writeSecret(secret, to: trellisPasswordFile)
                 } catch {
-                    throw fail("the password of \(name) changed, but cannot be written to \(trellisPasswordFile): \(describe(error))")
+                    throw fail(
+                        "the password of \(name) changed, but cannot be written to \(trellisPasswordFile): \(describe(error))"
+                    )
                 }
             }
             print("changed the password of \(name), \(store.effect)" + (generated ? "; password: \(secret)" : ""))
@@ -162,7 +192,8 @@ struct UsersCommand: AsyncParsableCommand {
 /// (created with mode 0600, or emptied) and narrowed to 0600 before a byte of it is written.
 func writeSecret(_ secret: String, to path: String, terminator: String = "\n") throws {
     try createParentDirectory(of: path)
-    let file = try FileDescriptor.open(FilePath(path), .writeOnly, options: [.create, .truncate], permissions: [.ownerReadWrite])
+    let file = try FileDescriptor.open(
+        FilePath(path), .writeOnly, options: [.create, .truncate], permissions: [.ownerReadWrite])
     try file.closeAfter {
         guard fchmod(file.rawValue, 0o600) == 0 else { throw Errno(rawValue: errno) }
         _ = try file.writeAll(Array((secret + terminator).utf8))

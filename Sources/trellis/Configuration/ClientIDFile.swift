@@ -48,18 +48,21 @@ enum ClientIDFile {
         }
         let id = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard isValid(id) else {
-            throw CredentialsError(description: "\(path) holds no client id (1–64 letters, digits, '-' or '_'): "
-                + "remove it to have a new one made (the broker's session of the old one is then lost), or set broker.client_id")
+            throw CredentialsError(
+                description: "\(path) holds no client id (1–64 letters, digits, '-' or '_'): "
+                    + "remove it to have a new one made (the broker's session of the old one is then lost), or set broker.client_id"
+            )
         }
         return id
     }
 
     /// An id the file may hold: what Trellis makes, or one written in its place by hand.
     static func isValid(_ id: String) -> Bool {
-        (1...64).contains(id.utf8.count) && id.utf8.allSatisfy { byte in
-            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
-        }
+        (1...64).contains(id.utf8.count)
+            && id.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                    || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+            }
     }
 
     /// Writes `id` to a new file beside `path`, mode 0600 before a byte is written, then links it to
@@ -67,8 +70,9 @@ enum ClientIDFile {
     private static func create(_ path: String, holding id: String) throws {
         let temporary = path + ".trellis-\(UUID().uuidString)"
         defer { unlink(temporary) }
-        let file = try FileDescriptor.open(FilePath(temporary), .writeOnly, options: [.create, .exclusiveCreate],
-                                           permissions: [.ownerReadWrite])
+        let file = try FileDescriptor.open(
+            FilePath(temporary), .writeOnly, options: [.create, .exclusiveCreate],
+            permissions: [.ownerReadWrite])
         try file.closeAfter {
             guard fchmod(file.rawValue, 0o600) == 0 else { throw Errno(rawValue: errno) }
             _ = try file.writeAll(Array((id + "\n").utf8))

@@ -38,8 +38,9 @@ final class ConfigReloader: Service, Sendable {
         do {
             new = try await EffectiveConfiguration.load(file: old.file, flags: flags)
         } catch {
-            logger.error("configuration refused; the running one stays",
-                         metadata: ["reason": "\(reason)", "problems": "\(error.problems.joined(separator: "; "))"])
+            logger.error(
+                "configuration refused; the running one stays",
+                metadata: ["reason": "\(reason)", "problems": "\(error.problems.joined(separator: "; "))"])
             publish(ReloadEvent(event: "config_refused", trigger: reason, problems: error.problems))
             return
         }
@@ -52,17 +53,21 @@ final class ConfigReloader: Service, Sendable {
             let (removed, added) = try await relay.apply(settings)
             TrellisLogging.setLevel(new.string("log.level"))
             current.withLock { $0 = new }
-            logger.notice("configuration reloaded", metadata: [
-                "reason": "\(reason)",
-                "changed": "\(changes.map { "\($0.key): \($0.old) → \($0.new)" }.joined(separator: ", "))",
-                "unsubscribed": "\(removed)", "subscribed": "\(added)",
-            ])
+            logger.notice(
+                "configuration reloaded",
+                metadata: [
+                    "reason": "\(reason)",
+                    "changed": "\(changes.map { "\($0.key): \($0.old) → \($0.new)" }.joined(separator: ", "))",
+                    "unsubscribed": "\(removed)", "subscribed": "\(added)"
+                ])
             if !needRestart.isEmpty {
                 logger.warning("these settings apply only after a restart", metadata: ["keys": "\(needRestart)"])
             }
-            publish(ReloadEvent(event: "config_reloaded", trigger: reason,
-                                changes: changes.map { .init(key: $0.key, from: $0.old, to: $0.new) },
-                                restartNeeded: needRestart))
+            publish(
+                ReloadEvent(
+                    event: "config_reloaded", trigger: reason,
+                    changes: changes.map { .init(key: $0.key, from: $0.old, to: $0.new) },
+                    restartNeeded: needRestart))
         } catch {
             logger.error("could not apply the new configuration: \(error)")
             publish(ReloadEvent(event: "config_refused", trigger: reason, problems: ["\(error)"]))
@@ -108,8 +113,9 @@ struct ConfigWatcher: Service {
     let logger: Logger
 
     init(file: String, reloader: ConfigReloader, logger: Logger) async throws {
-        provider = try await ReloadingFileProvider<YAMLSnapshot>(filePath: .init(file), allowMissing: true,
-                                                                  pollInterval: .seconds(1), logger: logger)
+        provider = try await ReloadingFileProvider<YAMLSnapshot>(
+            filePath: .init(file), allowMissing: true,
+            pollInterval: .seconds(1), logger: logger)
         self.reloader = reloader
         self.logger = logger
     }

@@ -19,8 +19,9 @@ extension EffectiveConfiguration {
             let value = string(key)
             return value.isEmpty ? nil : value
         }
-        return MQTTTLSConfiguration(certificateAuthorities: file("broker.tls.ca"),
-                                    certificate: file("broker.tls.cert"), privateKey: file("broker.tls.key"))
+        return MQTTTLSConfiguration(
+            certificateAuthorities: file("broker.tls.ca"),
+            certificate: file("broker.tls.cert"), privateKey: file("broker.tls.key"))
     }
 
     /// Problems between keys: TLS files without an `mqtts://` address (they would be ignored, and
@@ -30,15 +31,19 @@ extension EffectiveConfiguration {
         var problems: [String] = []
         if !tlsKeys.isEmpty && brokerURL?.usesTLS != true {
             let address = string("broker.address")
-            problems.append("\(tlsKeys.joined(separator: ", ")) (from \(tlsKeys.map(describeSource).joined(separator: ", "))) "
-                + (tlsKeys.count == 1 ? "needs" : "need") + " an mqtts:// broker.address, and it is "
-                + (address.isEmpty ? "empty (Trellis starts its own broker)" : EffectiveConfiguration.shown("broker.address", .string(address)))
-                + ": write mqtts://HOST[:PORT] to connect over TLS")
+            problems.append(
+                "\(tlsKeys.joined(separator: ", ")) (from \(tlsKeys.map(describeSource).joined(separator: ", "))) "
+                    + (tlsKeys.count == 1 ? "needs" : "need") + " an mqtts:// broker.address, and it is "
+                    + (address.isEmpty
+                        ? "empty (Trellis starts its own broker)"
+                        : EffectiveConfiguration.shown("broker.address", .string(address)))
+                    + ": write mqtts://HOST[:PORT] to connect over TLS")
         }
         if string("broker.tls.cert").isEmpty != string("broker.tls.key").isEmpty {
-            problems.append(string("broker.tls.cert").isEmpty
-                ? "broker.tls.key needs broker.tls.cert (--tls-cert), the certificate it belongs to"
-                : "broker.tls.cert needs broker.tls.key (--tls-key), its private key")
+            problems.append(
+                string("broker.tls.cert").isEmpty
+                    ? "broker.tls.key needs broker.tls.cert (--tls-cert), the certificate it belongs to"
+                    : "broker.tls.cert needs broker.tls.key (--tls-key), its private key")
         }
         return problems
     }

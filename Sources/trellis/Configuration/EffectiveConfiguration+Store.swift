@@ -61,16 +61,24 @@ enum StatePlace: CustomStringConvertible {
             do {
                 let store = try await PostgresStore.connect(address, owner: owner, logger: logger)
                 if attempts > 0 {
-                    logger.notice("the PostgreSQL store answers; starting", metadata: [
-                        "store": "\(address)", "waited_s": "\(Int((ContinuousClock.now - started).components.seconds))"])
+                    logger.notice(
+                        "the PostgreSQL store answers; starting",
+                        metadata: [
+                            "store": "\(address)",
+                            "waited_s": "\(Int((ContinuousClock.now - started).components.seconds))"
+                        ])
                 }
                 return store
             } catch let error as StoreError where error.serverUnavailable && wait() {
                 attempts += 1
                 if attempts == 1 || ContinuousClock.now - reminded >= .seconds(60) {
                     reminded = .now
-                    logger.warning("waiting for the PostgreSQL store before starting: \(error.message); retrying every 2 s", metadata: [
-                        "store": "\(address)", "waiting_s": "\(Int((ContinuousClock.now - started).components.seconds))"])
+                    logger.warning(
+                        "waiting for the PostgreSQL store before starting: \(error.message); retrying every 2 s",
+                        metadata: [
+                            "store": "\(address)",
+                            "waiting_s": "\(Int((ContinuousClock.now - started).components.seconds))"
+                        ])
                 }
                 try await Task.sleep(for: .seconds(2))
                 if !wait() { throw error }
@@ -78,7 +86,6 @@ enum StatePlace: CustomStringConvertible {
         }
     }
 }
-
 
 extension EffectiveConfiguration {
     /// Where the state is, for log lines: the directory or the URL without its password.
@@ -92,11 +99,13 @@ extension EffectiveConfiguration {
     var shareGroupProblem: String? {
         guard !string("broker.share_group").isEmpty else { return nil }
         if string("state.store").isEmpty {
-            return "broker.share_group needs state.store (a postgres:// URL): the relays of a group must share one state, "
+            return
+                "broker.share_group needs state.store (a postgres:// URL): the relays of a group must share one state, "
                 + "and each SQLite state belongs to one relay"
         }
         if namedClientID == nil {
-            return "broker.share_group needs broker.client_id (--client-id) set, to a different id on every relay of the group"
+            return
+                "broker.share_group needs broker.client_id (--client-id) set, to a different id on every relay of the group"
         }
         return nil
     }

@@ -47,32 +47,49 @@ struct EffectiveConfiguration: Sendable {
                 problems.append("\(path): \(error)")
             }
         }
-        let stripped = Dictionary(uniqueKeysWithValues: environment.compactMap { name, value in
-            name.hasPrefix("TRELLIS_") ? (String(name.dropFirst("TRELLIS_".count)), value) : nil
-        })
-        let sources: [(any ConfigProvider, Source)] = [
-            (InMemoryProvider(name: "flags", values: Dictionary(uniqueKeysWithValues: flags.map {
-                (AbsoluteConfigKey($0.key.split(separator: ".").map(String.init)), ConfigValue($0.value, isSecret: false))
-            })), .flag),
-            (EnvironmentVariablesProvider(environmentVariables: stripped), .environment),
-        ] + (fileProvider.map { [($0, Source.file)] } ?? [])
+        let stripped = Dictionary(
+            uniqueKeysWithValues: environment.compactMap { name, value in
+                name.hasPrefix("TRELLIS_") ? (String(name.dropFirst("TRELLIS_".count)), value) : nil
+            })
+        let sources: [(any ConfigProvider, Source)] =
+            [
+                (
+                    InMemoryProvider(
+                        name: "flags",
+                        values: Dictionary(
+                            uniqueKeysWithValues: flags.map {
+                                (
+                                    AbsoluteConfigKey($0.key.split(separator: ".").map(String.init)),
+                                    ConfigValue($0.value, isSecret: false)
+                                )
+                            })), .flag
+                ),
+                (EnvironmentVariablesProvider(environmentVariables: stripped), .environment)
+            ] + (fileProvider.map { [($0, Source.file)] } ?? [])
 
         var configuration = EffectiveConfiguration(file: path)
         for setting in SettingKey.all {
             var resolved: (ConfigContent, Source) = (setting.defaultValue, .default)
             for (provider, source) in sources {
                 do {
-                    if let value = try provider.value(forKey: AbsoluteConfigKey(setting.key.split(separator: ".").map(String.init)), type: setting.kind.configType).value {
+                    if let value = try provider.value(
+                        forKey: AbsoluteConfigKey(setting.key.split(separator: ".").map(String.init)),
+                        type: setting.kind.configType
+                    ).value {
                         resolved = (value.content, source)
                         break
                     }
                 } catch {
-                    problems.append("\(setting.key) (from \(describe(source, setting: setting, file: path))) must be \(setting.kind.name)")
+                    problems.append(
+                        "\(setting.key) (from \(describe(source, setting: setting, file: path))) must be \(setting.kind.name)"
+                    )
                     break
                 }
             }
             if let allowed = setting.check(resolved.0) {
-                problems.append("\(setting.key) = \(shown(setting.key, resolved.0)) (from \(describe(resolved.1, setting: setting, file: path))) is not allowed: use \(allowed)")
+                problems.append(
+                    "\(setting.key) = \(shown(setting.key, resolved.0)) (from \(describe(resolved.1, setting: setting, file: path))) is not allowed: use \(allowed)"
+                )
             }
             configuration.values[setting.key] = resolved
         }
@@ -86,8 +103,10 @@ struct EffectiveConfiguration: Sendable {
     /// reported on standard error, each problem on its line, and ends the command with exit code 1.
     ///
     /// - Parameter refusal: what the report begins with.
-    static func forCommand(file: String?, flags: [String: ConfigContent] = [:],
-                           refusal: String = "the configuration is not valid") async throws(ExitCodeError) -> EffectiveConfiguration {
+    static func forCommand(
+        file: String?, flags: [String: ConfigContent] = [:],
+        refusal: String = "the configuration is not valid"
+    ) async throws(ExitCodeError) -> EffectiveConfiguration {
         do {
             return try await load(file: file, flags: flags)
         } catch {
@@ -107,7 +126,9 @@ struct EffectiveConfiguration: Sendable {
             throw Invalid(problems: ["\(path) is not valid YAML: \(error)"])
         }
         guard let node else { return [] }
-        guard case .mapping = node else { throw Invalid(problems: ["\(path) must be a mapping of keys, such as `spam:` with `limit: 15` below it"]) }
+        guard case .mapping = node else {
+            throw Invalid(problems: ["\(path) must be a mapping of keys, such as `spam:` with `limit: 15` below it"])
+        }
         var unknown: [String] = []
         func walk(_ node: Node, _ prefix: String) {
             guard case let .mapping(mapping) = node else {
@@ -119,7 +140,9 @@ struct EffectiveConfiguration: Sendable {
             }
         }
         walk(node, "")
-        return unknown.map { "unknown key \($0) in \(path); every key is listed by `trellis config --help` and in trellis.example.yaml" }
+        return unknown.map {
+            "unknown key \($0) in \(path); every key is listed by `trellis config --help` and in trellis.example.yaml"
+        }
     }
 
     static func describe(_ source: Source, setting: SettingKey, file: String?) -> String {
@@ -203,20 +226,24 @@ struct EffectiveConfiguration: Sendable {
         settings.spamLimit = int("spam.limit")
         settings.spamWindow = double("spam.window")
         settings.maxRegistrationsPerClient = int("limits.registrations_per_client")
-        settings.requestRate = RateLimit(rate: double("limits.requests_per_second"), burst: int("limits.requests_burst"))
-        settings.deviceMessageRate = RateLimit(rate: double("limits.device_messages_per_second"), burst: int("limits.device_messages_burst"))
+        settings.requestRate = RateLimit(
+            rate: double("limits.requests_per_second"), burst: int("limits.requests_burst"))
+        settings.deviceMessageRate = RateLimit(
+            rate: double("limits.device_messages_per_second"), burst: int("limits.device_messages_burst"))
         settings.deadLettersPerClient = int("limits.dead_letters_per_client")
         settings.deadLetterPageBytes = int("limits.dead_letter_page_bytes")
         settings.maxDevices = int("devices.max_devices")
         settings.deviceLogLimit = int("devices.log_limit")
         settings.maxCodeBytes = int("devices.max_code_bytes")
-        settings.operators = Set(string("devices.operators").split(separator: ",")
-            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        settings.operators = Set(
+            string("devices.operators").split(separator: ",")
+                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
         settings.restrictResponseTopics = bool("security.restrict_response_topics")
         settings.statsInterval = double("stats.interval")
         if string("state.store").isEmpty {
             let backups = string("state.backup.dir")
-            settings.backupDirectory = backups.isEmpty ? (string("state.dir") as NSString).appendingPathComponent("backups") : backups
+            settings.backupDirectory =
+                backups.isEmpty ? (string("state.dir") as NSString).appendingPathComponent("backups") : backups
         }
         settings.backupInterval = double("state.backup.interval")
         settings.backupKeep = int("state.backup.keep")
@@ -237,7 +264,10 @@ struct EffectiveConfiguration: Sendable {
             let old = other.values[setting.key]?.content
             let new = values[setting.key]?.content
             guard old.map(Self.render) != new.map(Self.render) else { return nil }
-            return (setting.key, old.map { Self.shown(setting.key, $0) } ?? "", new.map { Self.shown(setting.key, $0) } ?? "")
+            return (
+                setting.key, old.map { Self.shown(setting.key, $0) } ?? "",
+                new.map { Self.shown(setting.key, $0) } ?? ""
+            )
         }
     }
 }

@@ -8,9 +8,10 @@ import Configuration
 /// flag and the table disagree.
 extension SettingKey {
     /// The settings that have a flag, by flag name (`spam-limit`).
-    static let byFlag: [String: SettingKey] = Dictionary(uniqueKeysWithValues: all.compactMap { key in
-        key.flag.map { ($0, key) }
-    })
+    static let byFlag: [String: SettingKey] = Dictionary(
+        uniqueKeysWithValues: all.compactMap { key in
+            key.flag.map { ($0, key) }
+        })
 
     /// The default as the flag's help says it; nil for an empty string (nothing to say).
     var defaultText: String? {
@@ -81,7 +82,9 @@ enum SettingFlags {
     /// Every setting-like flag property of `command`, by flag name.
     static func flags(of command: some ParsableArguments) -> [(name: String, flag: any SettingFlag)] {
         Mirror(reflecting: command).children.compactMap { child in
-            guard let label = child.label, label.hasPrefix("_"), let flag = child.value as? any SettingFlag else { return nil }
+            guard let label = child.label, label.hasPrefix("_"), let flag = child.value as? any SettingFlag else {
+                return nil
+            }
             return (flagName(label.dropFirst()), flag)
         }
     }

@@ -17,38 +17,52 @@ struct ButtonPayloadTests {
         #expect(Self.text(ButtonPayloads.unregisterSuccess()) == #"{"status":"success"}"#)
     }
 
-    @Test("failures carry the sentence, JSON-escaped, slashes and non-ASCII as they are", arguments: [
-        ("no", #"{"error":"no","status":"failed"}"#),
-        ("the button id contains '/', which cannot be part of an MQTT topic level",
-         #"{"error":"the button id contains '/', which cannot be part of an MQTT topic level","status":"failed"}"#),
-        (#"say "hi" \ back"#, #"{"error":"say \"hi\" \\ back","status":"failed"}"#),
-        ("küche\n", #"{"error":"küche\n","status":"failed"}"#),
-        ("", #"{"error":"","status":"failed"}"#),
-    ])
+    @Test(
+        "failures carry the sentence, JSON-escaped, slashes and non-ASCII as they are",
+        arguments: [
+            ("no", #"{"error":"no","status":"failed"}"#),
+            (
+                "the button id contains '/', which cannot be part of an MQTT topic level",
+                #"{"error":"the button id contains '/', which cannot be part of an MQTT topic level","status":"failed"}"#
+            ),
+            (#"say "hi" \ back"#, #"{"error":"say \"hi\" \\ back","status":"failed"}"#),
+            ("küche\n", #"{"error":"küche\n","status":"failed"}"#),
+            ("", #"{"error":"","status":"failed"}"#)
+        ])
     func failures(error: String, json: String) {
         #expect(Self.text(ButtonPayloads.failure(error)) == json)
     }
 
-    @Test("register-response", arguments: [
-        (nil, 0, #"{"status":"success"}"#),
-        (nil, 3, #"{"status":"success"}"#),
-        (door, 5, #"{"button":{"count":5,"history":\#(times),"id":"door"},"status":"success"}"#),
-        (door, 0, #"{"button":{"count":0,"history":\#(times),"id":"door"},"status":"success"}"#),
-        (ButtonState(id: "küche", total: 0, history: []), 0,
-         #"{"button":{"count":0,"history":[],"id":"küche"},"status":"success"}"#),
-        (ButtonState(id: "a\"b", total: 1, history: [Date(timeIntervalSince1970: 0)]), 1,
-         #"{"button":{"count":1,"history":["1970-01-01T00:00:00.000Z"],"id":"a\"b"},"status":"success"}"#),
-    ] as [(ButtonState?, Int, String)])
+    @Test(
+        "register-response",
+        arguments: [
+            (nil, 0, #"{"status":"success"}"#),
+            (nil, 3, #"{"status":"success"}"#),
+            (door, 5, #"{"button":{"count":5,"history":\#(times),"id":"door"},"status":"success"}"#),
+            (door, 0, #"{"button":{"count":0,"history":\#(times),"id":"door"},"status":"success"}"#),
+            (
+                ButtonState(id: "küche", total: 0, history: []), 0,
+                #"{"button":{"count":0,"history":[],"id":"küche"},"status":"success"}"#
+            ),
+            (
+                ButtonState(id: "a\"b", total: 1, history: [Date(timeIntervalSince1970: 0)]), 1,
+                #"{"button":{"count":1,"history":["1970-01-01T00:00:00.000Z"],"id":"a\"b"},"status":"success"}"#
+            )
+        ] as [(ButtonState?, Int, String)])
     func registerResponse(button: ButtonState?, missed: Int, json: String) {
         #expect(Self.text(ButtonPayloads.registerSuccess(button: button, missed: missed)) == json)
     }
 
-    @Test("the retained state", arguments: [
-        (door, #"{"history":\#(times),"id":"door","total":7}"#),
-        (ButtonState(id: "küche", total: 0, history: []), #"{"history":[],"id":"küche","total":0}"#),
-        (ButtonState(id: "b", total: 1_000_000, history: [Date(timeIntervalSince1970: -0.001)]),
-         #"{"history":["1969-12-31T23:59:59.999Z"],"id":"b","total":1000000}"#),
-    ])
+    @Test(
+        "the retained state",
+        arguments: [
+            (door, #"{"history":\#(times),"id":"door","total":7}"#),
+            (ButtonState(id: "küche", total: 0, history: []), #"{"history":[],"id":"küche","total":0}"#),
+            (
+                ButtonState(id: "b", total: 1_000_000, history: [Date(timeIntervalSince1970: -0.001)]),
+                #"{"history":["1969-12-31T23:59:59.999Z"],"id":"b","total":1000000}"#
+            )
+        ])
     func state(button: ButtonState, json: String) {
         #expect(Self.text(ButtonPayloads.state(button)) == json)
     }

@@ -6,7 +6,7 @@ import TrellisCore
 struct DiscoveryThingTests {
     static let discoveries = [
         HomeAssistantDiscovery(),
-        HomeAssistantDiscovery(prefix: "site/ha", trellisPrefix: "greenhouse/relay"),
+        HomeAssistantDiscovery(prefix: "site/ha", trellisPrefix: "greenhouse/relay")
     ]
 
     static func built(_ thing: DiscoveryThing, by discovery: HomeAssistantDiscovery) -> [DiscoveryConfig] {
@@ -18,12 +18,18 @@ struct DiscoveryThingTests {
         }
     }
 
-    @Test(arguments: discoveries, [
-        DiscoveryThing.trellis, .plant(3), .plant(-1), .button("hall"), .button("a b/ü_1"), .device("pump-1"), .device("x+y"),
-    ])
+    @Test(
+        arguments: discoveries,
+        [
+            DiscoveryThing.trellis, .plant(3), .plant(-1), .button("hall"), .button("a b/ü_1"), .device("pump-1"),
+            .device("x+y")
+        ])
     func topicsAreTheBuildersTopics(discovery: HomeAssistantDiscovery, thing: DiscoveryThing) {
         #expect(discovery.topics(of: thing) == Self.built(thing, by: discovery).map(\.topic))
-        #expect(discovery.topics(of: thing).allSatisfy { $0.hasPrefix("\(discovery.prefix)/") && $0.contains("/\(discovery.node(of: thing))/") })
+        #expect(
+            discovery.topics(of: thing).allSatisfy {
+                $0.hasPrefix("\(discovery.prefix)/") && $0.contains("/\(discovery.node(of: thing))/")
+            })
     }
 
     @Test(arguments: ["hall", "pump-1", "front door", "a_b", "ü/ñ+✓", "_", "A-Z09", "x\u{0}y"])

@@ -22,10 +22,12 @@ struct HomeAssistantDiscoveryTests {
         return keys.map { body[$0] as? String }
     }
 
-    @Test("ids keep letters, digits and '-' and write every other byte as _xx, one-to-one", arguments: [
-        ("hall", "hall"), ("pump-1", "pump-1"), ("a_b", "a_5fb"), ("a.b", "a_2eb"), ("a b", "a_20b"),
-        ("küche", "k_c3_bcche"), ("_5f", "_5f5f"),
-    ])
+    @Test(
+        "ids keep letters, digits and '-' and write every other byte as _xx, one-to-one",
+        arguments: [
+            ("hall", "hall"), ("pump-1", "pump-1"), ("a_b", "a_5fb"), ("a.b", "a_2eb"), ("a b", "a_20b"),
+            ("küche", "k_c3_bcche"), ("_5f", "_5f5f")
+        ])
     func ids(_ id: String, _ encoded: String) {
         #expect(DiscoveryID.encode(id) == encoded)
         #expect(DiscoveryID.isValid(encoded))
@@ -38,14 +40,17 @@ struct HomeAssistantDiscoveryTests {
 
     @Test("topics: <prefix>/<component>/<node>/<object>/config, ids from the store id, not the name")
     func plantTopics() throws {
-        let configs = discovery.plant(id: 3, name: "Fern", stateTopic: "trellis/plants/3/state", alertTopic: "trellis/alerts/Fern")
-        #expect(configs.map(\.topic) == [
-            "homeassistant/sensor/trellis_plant_3/moisture/config",
-            "homeassistant/sensor/trellis_plant_3/temperature/config",
-            "homeassistant/sensor/trellis_plant_3/last_reading/config",
-            "homeassistant/binary_sensor/trellis_plant_3/needs_care/config",
-        ])
-        let renamed = discovery.plant(id: 3, name: "Big fern", stateTopic: "trellis/plants/3/state", alertTopic: "trellis/alerts/Big fern")
+        let configs = discovery.plant(
+            id: 3, name: "Fern", stateTopic: "trellis/plants/3/state", alertTopic: "trellis/alerts/Fern")
+        #expect(
+            configs.map(\.topic) == [
+                "homeassistant/sensor/trellis_plant_3/moisture/config",
+                "homeassistant/sensor/trellis_plant_3/temperature/config",
+                "homeassistant/sensor/trellis_plant_3/last_reading/config",
+                "homeassistant/binary_sensor/trellis_plant_3/needs_care/config"
+            ])
+        let renamed = discovery.plant(
+            id: 3, name: "Big fern", stateTopic: "trellis/plants/3/state", alertTopic: "trellis/alerts/Big fern")
         #expect(renamed.map(\.topic) == configs.map(\.topic))
         for (old, new) in zip(configs, renamed) {
             #expect(try object(old)["unique_id"] as? String == (try object(new)["unique_id"] as? String))
@@ -59,7 +64,8 @@ struct HomeAssistantDiscoveryTests {
 
     @Test("every config names its origin, its device, and follows Trellis's availability")
     func common() throws {
-        let all = discovery.trellis(statsTopic: "trellis/stats")
+        let all =
+            discovery.trellis(statsTopic: "trellis/stats")
             + discovery.plant(id: 1, name: "Fern", stateTopic: "s", alertTopic: "a")
             + discovery.button(id: "hall", stateTopic: "p2o/buttons/hall/state")
             + discovery.device(id: "pump-1", name: nil, model: nil, infoTopic: "devices/pump-1/info", restartTopic: "r")
@@ -75,7 +81,10 @@ struct HomeAssistantDiscoveryTests {
                 #expect(body["availability"] == nil, "Trellis's own connectivity reads off, not unavailable")
             } else {
                 let availability = try #require(body["availability"] as? [[String: String]], "\(config.topic)")
-                #expect(availability == [["topic": "trellis/status", "payload_available": "online", "payload_not_available": "offline"]])
+                #expect(
+                    availability == [
+                        ["topic": "trellis/status", "payload_available": "online", "payload_not_available": "offline"]
+                    ])
                 #expect(body["availability_mode"] == nil)
             }
             if (body["device"] as? [String: Any])?["identifiers"] as? [String] != ["trellis"] {
@@ -88,27 +97,38 @@ struct HomeAssistantDiscoveryTests {
     func severalRelays() throws {
         let shared = HomeAssistantDiscovery(statusTopics: ["trellis/status", "trellis-b/status"])
         let body = try object(shared.button(id: "hall", stateTopic: "s")[0])
-        #expect((body["availability"] as? [[String: String]])?.map { $0["topic"] } == ["trellis/status", "trellis-b/status"])
+        #expect(
+            (body["availability"] as? [[String: String]])?.map { $0["topic"] } == ["trellis/status", "trellis-b/status"]
+        )
         #expect(body["availability_mode"] as? String == "any")
     }
 
     @Test("plant entities: moisture in %, temperature in °F, a timestamp, a problem sensor on the alert topic")
     func plantEntities() throws {
-        let configs = discovery.plant(id: 7, name: "Fern", stateTopic: "trellis/plants/7/state", alertTopic: "trellis/alerts/Fern")
-        #expect(try texts(configs, "/moisture/config", "device_class", "unit_of_measurement", "state_class", "state_topic")
-            == ["moisture", "%", "measurement", "trellis/plants/7/state"])
-        #expect(try texts(configs, "/temperature/config", "device_class", "unit_of_measurement") == ["temperature", "°F"])
+        let configs = discovery.plant(
+            id: 7, name: "Fern", stateTopic: "trellis/plants/7/state", alertTopic: "trellis/alerts/Fern")
+        #expect(
+            try texts(configs, "/moisture/config", "device_class", "unit_of_measurement", "state_class", "state_topic")
+                == ["moisture", "%", "measurement", "trellis/plants/7/state"])
+        #expect(
+            try texts(configs, "/temperature/config", "device_class", "unit_of_measurement") == ["temperature", "°F"])
         let last = try config(configs, "/last_reading/config")
         #expect(last["device_class"] as? String == "timestamp")
         #expect(last["unit_of_measurement"] == nil)
-        #expect(try texts(configs, "/needs_care/config", "device_class", "state_topic") == ["problem", "trellis/alerts/Fern"])
+        #expect(
+            try texts(configs, "/needs_care/config", "device_class", "state_topic") == [
+                "problem", "trellis/alerts/Fern"
+            ])
     }
 
     @Test("button entities: an event with event_types [press] and a total")
     func buttonEntities() throws {
         let configs = discovery.button(id: "hall door", stateTopic: "p2o/buttons/hall door/state")
-        #expect(configs.map(\.topic) == ["homeassistant/event/trellis_button_hall_20door/press/config",
-                                         "homeassistant/sensor/trellis_button_hall_20door/total/config"])
+        #expect(
+            configs.map(\.topic) == [
+                "homeassistant/event/trellis_button_hall_20door/press/config",
+                "homeassistant/sensor/trellis_button_hall_20door/total/config"
+            ])
         let event = try config(configs, "/press/config")
         #expect(event["event_types"] as? [String] == ["press"])
         #expect(event["state_topic"] as? String == "p2o/buttons/hall door/state")
@@ -117,20 +137,28 @@ struct HomeAssistantDiscoveryTests {
         #expect(total["state_class"] as? String == "total_increasing")
     }
 
-    @Test("device entities: connectivity, signal strength in dBm, model, and a restart button on the fleet's request topic")
+    @Test(
+        "device entities: connectivity, signal strength in dBm, model, and a restart button on the fleet's request topic"
+    )
     func deviceEntities() throws {
-        let configs = discovery.device(id: "pump.1", name: "Pump", model: "Sprinkler", infoTopic: "devices/pump.1/info",
-                                       restartTopic: "trellis/request/devices/restart")
+        let configs = discovery.device(
+            id: "pump.1", name: "Pump", model: "Sprinkler", infoTopic: "devices/pump.1/info",
+            restartTopic: "trellis/request/devices/restart")
         #expect(try texts(configs, "/connectivity/config", "device_class", "payload_on") == ["connectivity", "online"])
-        #expect(try texts(configs, "/signal_strength/config", "unit_of_measurement", "device_class") == ["dBm", "signal_strength"])
+        #expect(
+            try texts(configs, "/signal_strength/config", "unit_of_measurement", "device_class") == [
+                "dBm", "signal_strength"
+            ])
         #expect(configs.last?.topic == "homeassistant/button/trellis_device_pump_2e1/restart/config")
-        #expect(try texts(configs, "/restart/config", "command_topic", "payload_press", "device_class")
-            == ["trellis/request/devices/restart", #"{"id":"pump.1"}"#, "restart"])
+        #expect(
+            try texts(configs, "/restart/config", "command_topic", "payload_press", "device_class")
+                == ["trellis/request/devices/restart", #"{"id":"pump.1"}"#, "restart"])
         let restart = try config(configs, "/restart/config")
         let device = try #require(restart["device"] as? [String: Any])
         #expect(device["name"] as? String == "Pump")
         #expect(device["model"] as? String == "Sprinkler")
-        let unnamed = try object(discovery.device(id: "n1", name: nil, model: nil, infoTopic: "i", restartTopic: "r")[0])
+        let unnamed = try object(
+            discovery.device(id: "n1", name: nil, model: nil, infoTopic: "i", restartTopic: "r")[0])
         #expect((unnamed["device"] as? [String: Any])?["name"] as? String == "n1")
     }
 
@@ -159,15 +187,20 @@ struct HomeAssistantDiscoveryTests {
     @Test("a plant's state: mean moisture in percent, mean temperature, newest reading; null until a sensor reports")
     func plantState() throws {
         let empty = PlantState(id: 2, name: "Fern", sensors: [PlantSensorRecord(plant: "Fern", sensor: "0x36")])
-        #expect(String(decoding: empty.payload(), as: UTF8.self) == #"{"id":2,"last_reading":null,"moisture_percent":null,"name":"Fern","#
-            + #""sensors":[{"at":null,"moisture":null,"sensor":"0x36","temperature_f":null}],"temperature_f":null}"#)
+        #expect(
+            String(decoding: empty.payload(), as: UTF8.self)
+                == #"{"id":2,"last_reading":null,"moisture_percent":null,"name":"Fern","#
+                + #""sensors":[{"at":null,"moisture":null,"sensor":"0x36","temperature_f":null}],"temperature_f":null}"#
+        )
         let t1 = Date(timeIntervalSince1970: 1_795_344_000)
         let t2 = t1.addingTimeInterval(60)
-        let state = PlantState(id: 2, name: "Fern", sensors: [
-            PlantSensorRecord(plant: "Fern", sensor: "0x36", moisture: 5, temperature: 70, at: t1),
-            PlantSensorRecord(plant: "Fern", sensor: "0x37", moisture: 6, temperature: 71.25, at: t2),
-            PlantSensorRecord(plant: "Fern", sensor: "0x38"),
-        ])
+        let state = PlantState(
+            id: 2, name: "Fern",
+            sensors: [
+                PlantSensorRecord(plant: "Fern", sensor: "0x36", moisture: 5, temperature: 70, at: t1),
+                PlantSensorRecord(plant: "Fern", sensor: "0x37", moisture: 6, temperature: 71.25, at: t2),
+                PlantSensorRecord(plant: "Fern", sensor: "0x38")
+            ])
         #expect(state.moisturePercent == 55)
         #expect(state.temperatureF == 70.6)
         #expect(state.lastReading == t2)

@@ -2,9 +2,9 @@ import Testing
 @testable import TrellisCore
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 private let start = Date(timeIntervalSince1970: 1_795_344_065)
@@ -101,21 +101,22 @@ struct NoticeThrottleTests {
 struct DeadLetterOwnerTests {
     let owners = DeadLetterOwner(plantPrefix: "rpi", buttonPrefix: "p2o", trellisPrefix: "trellis")
 
-    @Test("the identity a topic names owns its letter; the shared plant topic is one owner whatever its senders; the rest share one",
-          arguments: [
-              ("rpi/torpi/alice", "ID:1;sender:mallory;receiver:x;payload:;operation:REQ_x", "client:alice"),
-              ("rpi/torpi", "ID:1;sender:bob;receiver:x;payload:;operation:REQ_x", "shared:plant"),
-              ("rpi/torpi", "ID:1;sender:mallory;receiver:x;payload:;operation:REQ_x", "shared:plant"),
-              ("rpi/torpi", "no fields at all", "shared:plant"),
-              ("rpi/torpi/a/b", "x", ""),
-              ("p2o/clients/phone/register", "x", "client:phone"),
-              ("p2o/buttons/door/press", "x", "button:door"),
-              ("trellis/clients/ops/request/devices/list", "{}", "client:ops"),
-              ("trellis/request/devices/list", "{}", ""),
-              ("devices/node7/log", "x", "device:node7"),
-              ("some/unknown/topic", "x", ""),
-              ("p2o/clients//register", "x", ""),
-          ])
+    @Test(
+        "the identity a topic names owns its letter; the shared plant topic is one owner whatever its senders; the rest share one",
+        arguments: [
+            ("rpi/torpi/alice", "ID:1;sender:mallory;receiver:x;payload:;operation:REQ_x", "client:alice"),
+            ("rpi/torpi", "ID:1;sender:bob;receiver:x;payload:;operation:REQ_x", "shared:plant"),
+            ("rpi/torpi", "ID:1;sender:mallory;receiver:x;payload:;operation:REQ_x", "shared:plant"),
+            ("rpi/torpi", "no fields at all", "shared:plant"),
+            ("rpi/torpi/a/b", "x", ""),
+            ("p2o/clients/phone/register", "x", "client:phone"),
+            ("p2o/buttons/door/press", "x", "button:door"),
+            ("trellis/clients/ops/request/devices/list", "{}", "client:ops"),
+            ("trellis/request/devices/list", "{}", ""),
+            ("devices/node7/log", "x", "device:node7"),
+            ("some/unknown/topic", "x", ""),
+            ("p2o/clients//register", "x", "")
+        ])
     func owner(_ topic: String, _ payload: String, _ expected: String) {
         #expect(owners.owner(topic: topic, payload: Array(payload.utf8)) == expected)
     }

@@ -28,9 +28,13 @@ struct BackupAdmissionTests {
         admission.finish()
         let next = Self.t0.addingTimeInterval(60)
         for seconds in [0.5, 1, 30, 59.999] {
-            #expect(admission.begin(.request, at: Self.t0.addingTimeInterval(seconds)) == .tooSoon(last: Self.t0, next: next))
+            #expect(
+                admission.begin(.request, at: Self.t0.addingTimeInterval(seconds))
+                    == .tooSoon(last: Self.t0, next: next))
         }
-        #expect(admission.begin(.schedule, at: Self.t0.addingTimeInterval(10)) == .start, "the schedule is not rate-limited")
+        #expect(
+            admission.begin(.schedule, at: Self.t0.addingTimeInterval(10)) == .start, "the schedule is not rate-limited"
+        )
         admission.finish()
         #expect(admission.lastRequest == Self.t0)
         #expect(admission.begin(.request, at: next) == .start)
@@ -48,8 +52,10 @@ struct BackupAdmissionTests {
         #expect(BackupAdmissionDecision.start.refusal == nil)
         let busy = try #require(BackupAdmissionDecision.busy(.init(trigger: .schedule, started: Self.t0)).refusal)
         #expect(busy == "a scheduled backup is being written since 2026-11-27T01:50:00.000Z; ask again once it is done")
-        let soon = try #require(BackupAdmissionDecision.tooSoon(last: Self.t0, next: Self.t0.addingTimeInterval(60)).refusal)
-        #expect(soon == "a backup was asked for at 2026-11-27T01:50:00.000Z and at most one is taken every 60 s;"
-            + " the next may be asked for from 2026-11-27T01:51:00.000Z")
+        let soon = try #require(
+            BackupAdmissionDecision.tooSoon(last: Self.t0, next: Self.t0.addingTimeInterval(60)).refusal)
+        #expect(
+            soon == "a backup was asked for at 2026-11-27T01:50:00.000Z and at most one is taken every 60 s;"
+                + " the next may be asked for from 2026-11-27T01:51:00.000Z")
     }
 }

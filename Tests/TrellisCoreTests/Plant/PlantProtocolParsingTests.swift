@@ -29,7 +29,9 @@ struct PlantProtocolParsingTests {
         .init(
             message: "ID:1;sender:Bob;receiver:Host-RPI3B+;payload;operation:REQ_numPlants",
             tag: .missingVals, reason: "missing_value", sender: "Bob", id: "1"),
-        .init(message: "ID:1;payload;sender:Bob;x:y:z", tag: .missingVals, reason: "missing_value", sender: "Bob", id: "1"),
+        .init(
+            message: "ID:1;payload;sender:Bob;x:y:z", tag: .missingVals, reason: "missing_value", sender: "Bob", id: "1"
+        ),
         .init(message: "ID:1;x:y:z;payload", tag: .missingKeys, reason: "too_many_colons", id: "1"),
         .init(
             message: "ID:1;sender:Bob;receiver:Host-RPI3B+;payload:x", tag: .hashLength, reason: "key_count",
@@ -65,14 +67,16 @@ struct PlantProtocolParsingTests {
         .init(
             message: "ID:7;receiver;sender:Zoë 📱;payload:x;operation:REQ_numPlants",
             tag: .missingVals, reason: "missing_value", sender: "Zoë 📱", id: "7"),
-        .init(message: "ID:7;receiver:H;payload;operation:REQ_numPlants", tag: .missingVals, reason: "missing_value", id: "7"),
+        .init(
+            message: "ID:7;receiver:H;payload;operation:REQ_numPlants", tag: .missingVals, reason: "missing_value",
+            id: "7"),
         .init(message: "ID:;sender:Bob;payload", tag: .missingVals, reason: "missing_value", sender: "Bob"),
         .init(message: "ID:1;sender:a:b;payload:x", tag: .missingKeys, reason: "too_many_colons", id: "1"),
         .init(message: "ID:1;sender:;payload", tag: .missingVals, reason: "missing_value", id: "1"),
         .init(message: "ID:1;sender:Host-RPI3B+;payload", tag: .missingVals, reason: "missing_value", id: "1"),
         .init(
             message: "ID:1;sender:Bob;receiver:Host-RPI3B+;payload:x;operation:REQ_numPlants;;",
-            tag: .missingVals, reason: "missing_value", sender: "Bob", id: "1"),
+            tag: .missingVals, reason: "missing_value", sender: "Bob", id: "1")
     ]
 
     @Test("malformed messages are rejected by the first failing rule", arguments: rejections)
@@ -89,24 +93,54 @@ struct PlantProtocolParsingTests {
         #expect(rejection.isAnswerable == (c.sender != nil))
     }
 
-    @Test("well-formed requests are parsed field by field", arguments: [
-        ("ID:0;sender:Bob's iPhone;receiver:Host-RPI3B+;payload:all;operation:REQ_plantSensorData",
-         PlantMessage(id: "0", sender: "Bob's iPhone", receiver: "Host-RPI3B+", payload: "all", operation: "REQ_plantSensorData")),
-        ("ID:0;sender:Bob's iPhone;receiver:Host-RPI3B+;payload:all;operation:REQ_plantSensorData;",
-         PlantMessage(id: "0", sender: "Bob's iPhone", receiver: "Host-RPI3B+", payload: "all", operation: "REQ_plantSensorData")),
-        ("operation:REQ_numPlants;payload:;receiver:;sender:Bob;ID:",
-         PlantMessage(id: "", sender: "Bob", receiver: "", payload: "", operation: "REQ_numPlants")),
-        ("ID:42;sender:Zoë 📱;receiver:Host-RPI3B+;payload:Fougère 🌿,0x36;operation:REQ_addNewPlant",
-         PlantMessage(id: "42", sender: "Zoë 📱", receiver: "Host-RPI3B+", payload: "Fougère 🌿,0x36", operation: "REQ_addNewPlant")),
-        ("ID:1;sender:Bob;receiver:Host-RPI3B+;payload: big fern ;operation:REQ_deletePlant",
-         PlantMessage(id: "1", sender: "Bob", receiver: "Host-RPI3B+", payload: " big fern ", operation: "REQ_deletePlant")),
-        ("ID:1;sender:Bob;receiver:Host-RPI3B+;payload:50%25 off%3B at 10%3A30 100%;operation:REQ_deletePlant",
-         PlantMessage(id: "1", sender: "Bob", receiver: "Host-RPI3B+", payload: "50% off; at 10:30 100%", operation: "REQ_deletePlant")),
-        ("ID:1;ID:2;sender:Bob;receiver:Host-RPI3B+;payload:x;operation:REQ_numPlants",
-         PlantMessage(id: "2", sender: "Bob", receiver: "Host-RPI3B+", payload: "x", operation: "REQ_numPlants")),
-        ("ID:C0FFEE-1;sender:3F2504E0-4F89-11D3-9A0C-0305E82C3301;receiver:Host-RPI3B+;payload:;operation:REQ_plantInfoOnStartup",
-         PlantMessage(id: "C0FFEE-1", sender: "3F2504E0-4F89-11D3-9A0C-0305E82C3301", receiver: "Host-RPI3B+", payload: "", operation: "REQ_plantInfoOnStartup")),
-    ])
+    @Test(
+        "well-formed requests are parsed field by field",
+        arguments: [
+            (
+                "ID:0;sender:Bob's iPhone;receiver:Host-RPI3B+;payload:all;operation:REQ_plantSensorData",
+                PlantMessage(
+                    id: "0", sender: "Bob's iPhone", receiver: "Host-RPI3B+", payload: "all",
+                    operation: "REQ_plantSensorData")
+            ),
+            (
+                "ID:0;sender:Bob's iPhone;receiver:Host-RPI3B+;payload:all;operation:REQ_plantSensorData;",
+                PlantMessage(
+                    id: "0", sender: "Bob's iPhone", receiver: "Host-RPI3B+", payload: "all",
+                    operation: "REQ_plantSensorData")
+            ),
+            (
+                "operation:REQ_numPlants;payload:;receiver:;sender:Bob;ID:",
+                PlantMessage(id: "", sender: "Bob", receiver: "", payload: "", operation: "REQ_numPlants")
+            ),
+            (
+                "ID:42;sender:Zoë 📱;receiver:Host-RPI3B+;payload:Fougère 🌿,0x36;operation:REQ_addNewPlant",
+                PlantMessage(
+                    id: "42", sender: "Zoë 📱", receiver: "Host-RPI3B+", payload: "Fougère 🌿,0x36",
+                    operation: "REQ_addNewPlant")
+            ),
+            (
+                "ID:1;sender:Bob;receiver:Host-RPI3B+;payload: big fern ;operation:REQ_deletePlant",
+                PlantMessage(
+                    id: "1", sender: "Bob", receiver: "Host-RPI3B+", payload: " big fern ", operation: "REQ_deletePlant"
+                )
+            ),
+            (
+                "ID:1;sender:Bob;receiver:Host-RPI3B+;payload:50%25 off%3B at 10%3A30 100%;operation:REQ_deletePlant",
+                PlantMessage(
+                    id: "1", sender: "Bob", receiver: "Host-RPI3B+", payload: "50% off; at 10:30 100%",
+                    operation: "REQ_deletePlant")
+            ),
+            (
+                "ID:1;ID:2;sender:Bob;receiver:Host-RPI3B+;payload:x;operation:REQ_numPlants",
+                PlantMessage(id: "2", sender: "Bob", receiver: "Host-RPI3B+", payload: "x", operation: "REQ_numPlants")
+            ),
+            (
+                "ID:C0FFEE-1;sender:3F2504E0-4F89-11D3-9A0C-0305E82C3301;receiver:Host-RPI3B+;payload:;operation:REQ_plantInfoOnStartup",
+                PlantMessage(
+                    id: "C0FFEE-1", sender: "3F2504E0-4F89-11D3-9A0C-0305E82C3301", receiver: "Host-RPI3B+",
+                    payload: "", operation: "REQ_plantInfoOnStartup")
+            )
+        ])
     func parsesRequests(_ text: String, _ expected: PlantMessage) {
         #expect(parse(text) == .request(expected, PlantOperation(rawValue: expected.operation)!))
     }
@@ -133,11 +167,13 @@ struct PlantProtocolParsingTests {
         #expect(message.payload == big)
     }
 
-    @Test("invalid UTF-8 is rejected without tag, sender or original", arguments: [
-        [0xFF, 0xFE],
-        Array("ID:1;sender:Bob;receiver:H;payload:".utf8) + [0xC3] + Array(";operation:REQ_numPlants".utf8),
-        Array("ID:1;sender:Bob".utf8) + [0xED, 0xA0, 0x80],
-    ] as [[UInt8]])
+    @Test(
+        "invalid UTF-8 is rejected without tag, sender or original",
+        arguments: [
+            [0xFF, 0xFE],
+            Array("ID:1;sender:Bob;receiver:H;payload:".utf8) + [0xC3] + Array(";operation:REQ_numPlants".utf8),
+            Array("ID:1;sender:Bob".utf8) + [0xED, 0xA0, 0x80]
+        ] as [[UInt8]])
     func invalidUTF8(_ bytes: [UInt8]) {
         let expected = PlantRejection(tag: nil, reason: "invalid_utf8")
         #expect(PlantProtocol.parse(bytes, hostName: host) == .rejected(expected))
@@ -145,11 +181,13 @@ struct PlantProtocolParsingTests {
         #expect(PlantProtocol.error(for: expected, hostName: host) == nil)
     }
 
-    @Test("the host's own well-formed messages are ignored, whatever their operation", arguments: [
-        "ID:0;sender:Host-RPI3B+;receiver:Bob;payload:3;operation:RES_numPlants",
-        "ID:0;sender:Host-RPI3B+;receiver:Bob;payload:x;operation:ERR_hashLength",
-        "ID:0;sender:Host-RPI3B+;receiver:Bob;payload:x;operation:REQ_bogus",
-    ])
+    @Test(
+        "the host's own well-formed messages are ignored, whatever their operation",
+        arguments: [
+            "ID:0;sender:Host-RPI3B+;receiver:Bob;payload:3;operation:RES_numPlants",
+            "ID:0;sender:Host-RPI3B+;receiver:Bob;payload:x;operation:ERR_hashLength",
+            "ID:0;sender:Host-RPI3B+;receiver:Bob;payload:x;operation:REQ_bogus"
+        ])
     func ownMessages(_ text: String) {
         #expect(parse(text) == .ownMessage)
         #expect(parse(text).accountableSender == nil)
@@ -174,12 +212,19 @@ struct PlantProtocolParsingTests {
         #expect(parse(text) == .incomingError(expected))
         #expect(parse(text).accountableSender == nil)
         let unknownError = parse("ID:0;sender:Bob;receiver:Host-RPI3B+;payload:;operation:ERR_madeUp")
-        #expect(unknownError == .incomingError(PlantMessage(
-            id: "0", sender: "Bob", receiver: "Host-RPI3B+", payload: "", operation: "ERR_madeUp")))
+        #expect(
+            unknownError
+                == .incomingError(
+                    PlantMessage(
+                        id: "0", sender: "Bob", receiver: "Host-RPI3B+", payload: "", operation: "ERR_madeUp")))
         // An incoming error's payload is percent-decoded like a request's.
         let escaped = parse("ID:0;sender:Bob;receiver:Host-RPI3B+;payload:a%3Bb%3Ac 100%25;operation:ERR_hashLength")
-        #expect(escaped == .incomingError(PlantMessage(
-            id: "0", sender: "Bob", receiver: "Host-RPI3B+", payload: "a;b:c 100%", operation: "ERR_hashLength")))
+        #expect(
+            escaped
+                == .incomingError(
+                    PlantMessage(
+                        id: "0", sender: "Bob", receiver: "Host-RPI3B+", payload: "a;b:c 100%",
+                        operation: "ERR_hashLength")))
     }
 
     @Test("a malformed ERR_ message is rejected but never answered nor counted")
@@ -197,13 +242,15 @@ struct PlantProtocolParsingTests {
         #expect(PlantProtocol.error(for: rejection, hostName: host) == nil)
     }
 
-    @Test("accountable sender per result kind", arguments: [
-        ("ID:1;sender:Bob;receiver:H;payload:x;operation:REQ_numPlants", "Bob"),
-        ("ID:1;sender:Bob;receiver:H;payload:x;operation:REQ_nope", "Bob"),
-        ("ID:1;receiver:H:H;sender:Bob;payload:x;operation:REQ_numPlants", "Bob"),
-        ("ID:1;receiver:H;payload:x;operation:REQ_numPlants", nil),
-        ("ID:1;sender:Host-RPI3B+;receiver:H;payload", nil),
-    ] as [(String, String?)])
+    @Test(
+        "accountable sender per result kind",
+        arguments: [
+            ("ID:1;sender:Bob;receiver:H;payload:x;operation:REQ_numPlants", "Bob"),
+            ("ID:1;sender:Bob;receiver:H;payload:x;operation:REQ_nope", "Bob"),
+            ("ID:1;receiver:H:H;sender:Bob;payload:x;operation:REQ_numPlants", "Bob"),
+            ("ID:1;receiver:H;payload:x;operation:REQ_numPlants", nil),
+            ("ID:1;sender:Host-RPI3B+;receiver:H;payload", nil)
+        ] as [(String, String?)])
     func accountableSender(_ text: String, _ expected: String?) {
         #expect(parse(text).accountableSender == expected)
     }
@@ -225,7 +272,8 @@ struct PlantSeparatorTests {
     func lookalikes() throws {
         // U+037E GREEK QUESTION MARK is canonically equivalent to `;` but is not the byte `;`;
         // U+A789 MODIFIER LETTER COLON only looks like `:`.
-        let result = parse("ID:7;sender:Bob;receiver:Host-RPI3B+;payload:a\u{037E}b\u{A789}c;operation:REQ_plantSensorData")
+        let result = parse(
+            "ID:7;sender:Bob;receiver:Host-RPI3B+;payload:a\u{037E}b\u{A789}c;operation:REQ_plantSensorData")
         guard case let .request(message, operation) = result else { Issue.record("not a request: \(result)"); return }
         #expect(operation == .plantSensorData)
         #expect(message.payload == "a\u{037E}b\u{A789}c")
@@ -259,28 +307,35 @@ struct PlantSeparatorTests {
     }
 
     static let textRules: [TextRule] = [
-        TextRule(label: "a Kelvin sign for the host name's K is the host", hostName: "KitchenPi",
-                 message: "ID:1;sender:\u{212A}itchenPi;receiver:x;payload:y;operation:REQ_numPlants", expected: "own"),
-        TextRule(label: "a decomposed é for the host name's composed one is the host", hostName: "Caf\u{E9}",
-                 message: "ID:1;sender:Cafe\u{301};receiver:x;payload:y;operation:REQ_numPlants", expected: "own"),
-        TextRule(label: "another ASCII name is not the host", hostName: "KitchenPi",
-                 message: "ID:1;sender:KitchenPI;receiver:x;payload:y;operation:REQ_numPlants", expected: "request"),
-        TextRule(label: "a combining mark after ERR_ makes it no ERR_ tag", hostName: host,
-                 message: "ID:1;sender:alice;receiver:h;payload:x;operation:ERR_\u{301}x", expected: "unknown_operation"),
-        TextRule(label: "ERR_ followed by a letter outside ASCII is an ERR_ tag", hostName: host,
-                 message: "ID:1;sender:alice;receiver:h;payload:x;operation:ERR_\u{E9}", expected: "incoming error"),
-        TextRule(label: "ERR_ alone is an ERR_ tag", hostName: host,
-                 message: "ID:1;sender:alice;receiver:h;payload:x;operation:ERR_", expected: "incoming error"),
+        TextRule(
+            label: "a Kelvin sign for the host name's K is the host", hostName: "KitchenPi",
+            message: "ID:1;sender:\u{212A}itchenPi;receiver:x;payload:y;operation:REQ_numPlants", expected: "own"),
+        TextRule(
+            label: "a decomposed é for the host name's composed one is the host", hostName: "Caf\u{E9}",
+            message: "ID:1;sender:Cafe\u{301};receiver:x;payload:y;operation:REQ_numPlants", expected: "own"),
+        TextRule(
+            label: "another ASCII name is not the host", hostName: "KitchenPi",
+            message: "ID:1;sender:KitchenPI;receiver:x;payload:y;operation:REQ_numPlants", expected: "request"),
+        TextRule(
+            label: "a combining mark after ERR_ makes it no ERR_ tag", hostName: host,
+            message: "ID:1;sender:alice;receiver:h;payload:x;operation:ERR_\u{301}x", expected: "unknown_operation"),
+        TextRule(
+            label: "ERR_ followed by a letter outside ASCII is an ERR_ tag", hostName: host,
+            message: "ID:1;sender:alice;receiver:h;payload:x;operation:ERR_\u{E9}", expected: "incoming error"),
+        TextRule(
+            label: "ERR_ alone is an ERR_ tag", hostName: host,
+            message: "ID:1;sender:alice;receiver:h;payload:x;operation:ERR_", expected: "incoming error")
     ]
 
     @Test("the sender and the operation compare as text", arguments: textRules)
     func textRule(_ rule: TextRule) {
-        let outcome = switch PlantProtocol.parse(Array(rule.message.utf8), hostName: rule.hostName) {
-        case .ownMessage: "own"
-        case .request: "request"
-        case .incomingError: "incoming error"
-        case let .rejected(rejection): rejection.reason
-        }
+        let outcome =
+            switch PlantProtocol.parse(Array(rule.message.utf8), hostName: rule.hostName) {
+            case .ownMessage: "own"
+            case .request: "request"
+            case .incomingError: "incoming error"
+            case let .rejected(rejection): rejection.reason
+            }
         #expect(outcome == rule.expected)
     }
 }

@@ -2,9 +2,9 @@ import Testing
 @testable import TrellisCore
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 private let start = Date(timeIntervalSince1970: 1_795_344_065)
@@ -125,8 +125,9 @@ struct SpamGuardTests {
             // Now and then a grant of none to a sender that may be unknown: it must not move a state.
             if step % 97 == 0 { shared.grant(sender: "sender \(next(120))", count: 0) }
             let verdict = shared.admit(sender: sender, at: at(time))
-            #expect(verdict == alone[sender, default: SpamGuard(limit: 4, window: 15)].admit(sender: sender, at: at(time)),
-                    "step \(step), \(sender)")
+            #expect(
+                verdict == alone[sender, default: SpamGuard(limit: 4, window: 15)].admit(sender: sender, at: at(time)),
+                "step \(step), \(sender)")
         }
         #expect(shared.trackedSenders <= 60)
     }
@@ -169,4 +170,3 @@ struct SpamGuardTests {
         #expect(verdicts.filter { $0 == .muted }.count == 9_994)
     }
 }
-

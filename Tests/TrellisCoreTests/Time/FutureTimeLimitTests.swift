@@ -9,15 +9,17 @@ import TrellisCore
 struct FutureTimeLimitTests {
     static let now = Date(timeIntervalSince1970: 1_795_344_000)
 
-    @Test("judged against the time of receipt, with five minutes of skew by default", arguments: [
-        (-86_400.0 * 365, true),
-        (-1, true),
-        (0, true),
-        (60, true),
-        (300, true),
-        (300.001, false),
-        (3_600, false),
-    ])
+    @Test(
+        "judged against the time of receipt, with five minutes of skew by default",
+        arguments: [
+            (-86_400.0 * 365, true),
+            (-1, true),
+            (0, true),
+            (60, true),
+            (300, true),
+            (300.001, false),
+            (3_600, false)
+        ])
     func defaultSkew(offset: TimeInterval, accepted: Bool) {
         let limit = FutureTimeLimit()
         #expect(limit.maxSkew == 300)

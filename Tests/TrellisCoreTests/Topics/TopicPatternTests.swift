@@ -14,9 +14,11 @@ struct TopicPatternTests {
         #expect(TopicPattern.deviceInfo.name(in: "devices/node-1/info", prefixes) == "node-1")
     }
 
-    @Test("topics of another form, an empty level or a deeper one are not the pattern's", arguments: [
-        "devices//info", "devices/a/b/info", "devices/a/info/x", "device/a/info", "trellis/plants/1/state", "",
-    ])
+    @Test(
+        "topics of another form, an empty level or a deeper one are not the pattern's",
+        arguments: [
+            "devices//info", "devices/a/b/info", "devices/a/info/x", "device/a/info", "trellis/plants/1/state", ""
+        ])
     func foreign(_ topic: String) {
         #expect(TopicPattern.deviceInfo.name(in: topic, prefixes) == nil)
         #expect(TopicPattern.plantState.name(in: topic, prefixes) == nil)
@@ -27,7 +29,9 @@ struct TopicPatternTests {
     @Test("every pattern lies within a row of the access table", arguments: TopicPattern.all)
     func covered(_ pattern: TopicPattern) {
         let topic = pattern.topic("x", prefixes)
-        let rows = TopicAccessTable.rows.filter { $0.topic != "#" && TopicFilter($0.filter(prefixes)).match(topic) != nil }
+        let rows = TopicAccessTable.rows.filter {
+            $0.topic != "#" && TopicFilter($0.filter(prefixes)).match(topic) != nil
+        }
         #expect(!rows.isEmpty, "\(pattern) is in no row of the table")
     }
 
@@ -38,12 +42,16 @@ struct TopicPatternTests {
         func isOutput(_ topic: String) -> Bool {
             outputs.contains { $0.match(topic) != nil } && !inputs.contains { $0.match(topic) != nil }
         }
-        for output in ["garden/fromrpi", "relay/deadletter", "devices/n1/info", "b/clients/app/register-response",
-                       "relay/clients/app/response/devices/list"] {
+        for output in [
+            "garden/fromrpi", "relay/deadletter", "devices/n1/info", "b/clients/app/register-response",
+            "relay/clients/app/response/devices/list"
+        ] {
             #expect(isOutput(output), "\(output)")
         }
-        for input in ["garden/torpi", "relay/request/devices/list", "relay/clients/app/request/devices/list",
-                      "b/clients/app/register", "devices/n1/status", "homeassistant/status"] {
+        for input in [
+            "garden/torpi", "relay/request/devices/list", "relay/clients/app/request/devices/list",
+            "b/clients/app/register", "devices/n1/status", "homeassistant/status"
+        ] {
             #expect(!isOutput(input), "\(input)")
         }
     }

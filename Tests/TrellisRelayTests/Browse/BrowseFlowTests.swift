@@ -16,7 +16,8 @@ struct BrowseWorld {
         let console = try await FleetConsole.open(relay)
         let (client, inbox) = try await relay.connectCollecting("rpi/fromrpi", "p2o/clients/ann/#")
         try await addPlant("Fern", sensors: ["0x36", "0x37"], as: "ann", from: client, answeredIn: inbox)
-        try await client.publishAndWait(topic: "rpi/sensors/0x36", payload: Array(#"{"moisture":4,"temperature":70}"#.utf8))
+        try await client.publishAndWait(
+            topic: "rpi/sensors/0x36", payload: Array(#"{"moisture":4,"temperature":70}"#.utf8))
         try await client.publishAndWait(topic: "p2o/clients/ann/status", payload: Array("online".utf8), retain: true)
         try await client.publishAndWait(topic: "p2o/clients/ann/register", payload: Array("door".utf8))
         try await inbox.messages(on: "p2o/clients/ann/register-response")
@@ -53,7 +54,8 @@ struct BrowseWorld {
         let items = permIDs.map { id in
             ["PERM_ID": id, "REFCON": refcons[id] ?? ""]
         }
-        return String(decoding: try! JSONSerialization.data(withJSONObject: items, options: [.sortedKeys]), as: UTF8.self)
+        return String(
+            decoding: try! JSONSerialization.data(withJSONObject: items, options: [.sortedKeys]), as: UTF8.self)
     }
 }
 
@@ -67,32 +69,49 @@ struct BrowseFlowTests {
             #expect(root["columns"] as? [String] == BrowseTable.navigationColumns)
             #expect(root["total"] as? Int == 5)
             let rows = try BrowseWorld.rows(root)
-            #expect(rows.mapValues { $0["CATEGORY"] ?? "" } == ["plant:1": "Plants", "button:door": "Buttons", "client:ann": "Clients",
-                                                               "device:node1": "Devices", "model:m1": "Models"])
+            #expect(
+                rows.mapValues { $0["CATEGORY"] ?? "" } == [
+                    "plant:1": "Plants", "button:door": "Buttons", "client:ann": "Clients",
+                    "device:node1": "Devices", "model:m1": "Models"
+                ])
             #expect(rows["plant:1"]?["SUMMARY_HEADER"] == "Fern")
-            #expect(rows["plant:1"]?["CHILDREN"] == #"["sensor:0x36","sensor:0x37","species:\#(world.species.symbol)"]"#)
+            #expect(
+                rows["plant:1"]?["CHILDREN"] == #"["sensor:0x36","sensor:0x37","species:\#(world.species.symbol)"]"#)
             #expect(rows["button:door"]?["CHILDREN"] == #"["client:ann"]"#)
             #expect(rows["model:m1"]?["CHILDREN"] == #"["device:node1"]"#)
             let refcons = rows.mapValues { $0["REFCON"] ?? "" }
 
-            let drill = try await world.browse(#"{"requestKey":"DRILL","entities":\#(BrowseWorld.entities(["plant:1", "model:m1", "button:door"], refcons: refcons))}"#)
+            let drill = try await world.browse(
+                #"{"requestKey":"DRILL","entities":\#(BrowseWorld.entities(["plant:1", "model:m1", "button:door"], refcons: refcons))}"#
+            )
             let drilled = try BrowseWorld.rows(drill)
-            #expect(Set(drilled.keys) == ["sensor:0x36", "sensor:0x37", "species:\(world.species.symbol)", "device:node1", "client:ann"])
-            #expect(drilled["sensor:0x36"]?["CATEGORY"] == "" && drilled["sensor:0x36"]?["SUMMARY"]?.contains("moisture 4") == true)
+            #expect(
+                Set(drilled.keys) == [
+                    "sensor:0x36", "sensor:0x37", "species:\(world.species.symbol)", "device:node1", "client:ann"
+                ])
+            #expect(
+                drilled["sensor:0x36"]?["CATEGORY"] == ""
+                    && drilled["sensor:0x36"]?["SUMMARY"]?.contains("moisture 4") == true)
             #expect(drilled["sensor:0x37"]?["SUMMARY"] == "no reading yet")
             #expect((drill["missing"] as? [Any])?.isEmpty == true)
 
-            let named = BrowseWorld.entities(["plant:1", "sensor:0x36", "species:" + world.species.symbol], refcons: refcons)
+            let named = BrowseWorld.entities(
+                ["plant:1", "sensor:0x36", "species:" + world.species.symbol], refcons: refcons)
             let detail = try await world.browse(#"{"requestKey":"DETAIL","entities":\#(named)}"#)
             #expect(detail["columns"] as? [String] == BrowseTable.detailColumns)
             let details = try BrowseWorld.rows(detail)
             let plant = try #require(details["plant:1"])
             #expect(plant["IDENTIFIER"] == "Fern")
-            let properties = try #require(try JSONSerialization.jsonObject(with: Data((plant["PROPERTIES"] ?? "").utf8)) as? [[String: String]])
+            let properties = try #require(
+                try JSONSerialization.jsonObject(with: Data((plant["PROPERTIES"] ?? "").utf8)) as? [[String: String]])
             #expect(properties.map { $0["key"] ?? "" } == BrowsePresenter.properties[.plant]?.map(\.key))
             let values = Dictionary(uniqueKeysWithValues: properties.map { ($0["key"] ?? "", $0["value"] ?? "") })
-            #expect(values["sensors"] == "0x36, 0x37" && values["species"] == world.species.symbol && values["alerts"] == "none")
-            #expect(details["sensor:0x36"]?["PROPERTIES"]?.contains(#""key":"moisture","label":"Moisture (1–10)","value":"4""#) == true)
+            #expect(
+                values["sensors"] == "0x36, 0x37" && values["species"] == world.species.symbol
+                    && values["alerts"] == "none")
+            #expect(
+                details["sensor:0x36"]?["PROPERTIES"]?.contains(
+                    #""key":"moisture","label":"Moisture (1–10)","value":"4""#) == true)
             #expect(details["species:\(world.species.symbol)"]?["SUMMARY_HEADER"] == world.species.commonName)
         }
     }
@@ -111,8 +130,9 @@ struct BrowseFlowTests {
             #expect(after["device:node1"]?["SUMMARY_HEADER"] == "Greenhouse")
 
             let forged = before["client:ann"]?["REFCON"] ?? ""
-            let request = BrowseWorld.entities(["plant:1", "plant:999", "nonsense", "device:node1"],
-                                               refcons: ["plant:1": forged, "device:node1": before["device:node1"]?["REFCON"] ?? ""])
+            let request = BrowseWorld.entities(
+                ["plant:1", "plant:999", "nonsense", "device:node1"],
+                refcons: ["plant:1": forged, "device:node1": before["device:node1"]?["REFCON"] ?? ""])
             let detail = try await world.browse(#"{"requestKey":"DETAIL","entities":\#(request)}"#)
             #expect(Set(try BrowseWorld.rows(detail).keys) == ["device:node1"])
             let missing = try #require(detail["missing"] as? [[String: String]])
@@ -130,12 +150,14 @@ struct BrowseFlowTests {
             for index in 0..<23 {
                 try await presser.publishAndWait(topic: "p2o/buttons/b\(index)/press", payload: [])
             }
-            try await presser.publishAndWait(topic: "p2o/clients/zed/status", payload: Array("online".utf8), retain: true)
+            try await presser.publishAndWait(
+                topic: "p2o/clients/zed/status", payload: Array("online".utf8), retain: true)
             var seen: [String] = []
             var total = 0
             try await relay.store.flush()
             for page in 0..<10 {
-                let data = try await console.object("browse", "", #"{"requestKey":"ROOT","offset":\#(page * 5),"limit":5}"#)
+                let data = try await console.object(
+                    "browse", "", #"{"requestKey":"ROOT","offset":\#(page * 5),"limit":5}"#)
                 total = data["total"] as? Int ?? -1
                 let rows = try #require(data["rows"] as? [[String]])
                 seen += rows.map { $0[0] }

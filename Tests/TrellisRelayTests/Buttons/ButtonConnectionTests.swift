@@ -20,7 +20,8 @@ struct ButtonConnectionTests {
             try await Buttons.send(app, "phone", "status", "online")
             let ok = try await inbox.messages(on: "p2o/clients/phone/connection-response")
             #expect(ok[0].text == #"{"status":"success"}"#)
-            #expect(try await relay.store.client(id: "phone") == ClientRecord(id: "phone", online: true, registrations: []))
+            #expect(
+                try await relay.store.client(id: "phone") == ClientRecord(id: "phone", online: true, registrations: []))
 
             try await Buttons.send(app, Self.long, "status", "online")
             let failed = try await inbox.messages(on: "p2o/clients/\(Self.long)/connection-response")
@@ -62,29 +63,46 @@ struct ButtonConnectionTests {
             #expect(a[0].text == #"{"status":"success"}"#)
             #expect(b[0].text == #"{"status":"success"}"#)
             // A client without a status is taken to be online when it registers.
-            #expect(try await relay.store.client(id: "b")
-                == ClientRecord(id: "b", online: true, registrations: [.init(button: "door", missed: 0)]))
+            #expect(
+                try await relay.store.client(id: "b")
+                    == ClientRecord(id: "b", online: true, registrations: [.init(button: "door", missed: 0)]))
             #expect(try await relay.store.button(id: "door") == nil)
         }
     }
 
-    @Test("invalid registrations get failed with the reason, and change nothing", arguments: [
-        ("x", "", #"{"error":"the button id is empty","status":"failed"}"#),
-        ("x", String(repeating: "b", count: 65), #"{"error":"the button id has 65 characters; at most 64 are allowed","status":"failed"}"#),
-        ("x", "a/b", #"{"error":"the button id contains '/', which cannot be part of an MQTT topic level","status":"failed"}"#),
-        ("x", "a+b", #"{"error":"the button id contains '+', which cannot be part of an MQTT topic level","status":"failed"}"#),
-        ("x", "a#b", #"{"error":"the button id contains '#', which cannot be part of an MQTT topic level","status":"failed"}"#),
-        (long, "door", tooLong),
-    ])
+    @Test(
+        "invalid registrations get failed with the reason, and change nothing",
+        arguments: [
+            ("x", "", #"{"error":"the button id is empty","status":"failed"}"#),
+            (
+                "x", String(repeating: "b", count: 65),
+                #"{"error":"the button id has 65 characters; at most 64 are allowed","status":"failed"}"#
+            ),
+            (
+                "x", "a/b",
+                #"{"error":"the button id contains '/', which cannot be part of an MQTT topic level","status":"failed"}"#
+            ),
+            (
+                "x", "a+b",
+                #"{"error":"the button id contains '+', which cannot be part of an MQTT topic level","status":"failed"}"#
+            ),
+            (
+                "x", "a#b",
+                #"{"error":"the button id contains '#', which cannot be part of an MQTT topic level","status":"failed"}"#
+            ),
+            (long, "door", tooLong)
+        ])
     func invalidRegistration(client: String, button: String, answer: String) async throws {
         try await withRelay { relay in
-            let (app, inbox) = try await relay.connectCollecting("p2o/clients/+/register-response", "trellis/deadletter")
+            let (app, inbox) = try await relay.connectCollecting(
+                "p2o/clients/+/register-response", "trellis/deadletter")
             try await Buttons.send(app, client, "register", button)
             let failed = try await inbox.messages(on: "p2o/clients/\(client)/register-response")
             #expect(failed[0].text == answer)
             let letter = try await inbox.messages(on: "trellis/deadletter")
-            #expect(try Buttons.letter(letter[0])
-                == ["payload": button, "reason": "invalid_registration", "topic": "p2o/clients/\(client)/register"])
+            #expect(
+                try Buttons.letter(letter[0])
+                    == ["payload": button, "reason": "invalid_registration", "topic": "p2o/clients/\(client)/register"])
             #expect(try await relay.store.client(id: client) == nil)
         }
     }
@@ -108,7 +126,10 @@ struct ButtonConnectionTests {
             try await Buttons.send(app, "u", "unregister", "door")
             try await Buttons.send(app, "u", "unregister", "door")
             let answers = try await inbox.messages(on: "p2o/clients/u/unregister-response", count: 2)
-            #expect(answers.map(\.text) == [#"{"status":"success"}"#, #"{"error":"u is not registered for button door","status":"failed"}"#])
+            #expect(
+                answers.map(\.text) == [
+                    #"{"status":"success"}"#, #"{"error":"u is not registered for button door","status":"failed"}"#
+                ])
             #expect(try await relay.store.client(id: "u")?.registrations == [])
         }
     }

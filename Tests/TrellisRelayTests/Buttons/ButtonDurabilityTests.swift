@@ -12,7 +12,8 @@ struct ButtonDurabilityTests {
     @Test("registrations, missed counts, totals and histories survive a restart of Trellis")
     func survivesRestart() async throws {
         try await withRelay { relay in
-            let (app, inbox) = try await relay.connectCollecting("p2o/clients/+/register-response", "p2o/clients/+/button-press", "p2o/buttons/lamp/state")
+            let (app, inbox) = try await relay.connectCollecting(
+                "p2o/clients/+/register-response", "p2o/clients/+/button-press", "p2o/buttons/lamp/state")
             try await Buttons.register(app, "on", for: "lamp")
             try await Buttons.register(app, "off", for: "lamp", status: "offline")
             try await inbox.messages(on: "p2o/clients/off/register-response")
@@ -64,18 +65,22 @@ struct ButtonDurabilityTests {
         try await withRelay { relay in
             let (app, inbox) = try await relay.connectCollecting("trellis/deadletter", "p2o/buttons/porch/state")
             // An empty retained payload would clear the retained message, so this press states its time.
-            try await app.publishAndWait(topic: "p2o/buttons/porch/press", payload: Array(Buttons.time(1).utf8), retain: true)
+            try await app.publishAndWait(
+                topic: "p2o/buttons/porch/press", payload: Array(Buttons.time(1).utf8), retain: true)
             let first = try await inbox.messages(on: "p2o/buttons/porch/state")
             #expect(first[0].text == Buttons.state("porch", total: 1, history: [1]))
 
             try await relay.stopRelay()
             try await relay.startRelay()
             let letters = try await inbox.messages(on: "trellis/deadletter")
-            #expect(try Buttons.letter(letters[0])
-                == ["payload": Buttons.time(1), "reason": "retained_press", "topic": "p2o/buttons/porch/press"],
+            #expect(
+                try Buttons.letter(letters[0])
+                    == ["payload": Buttons.time(1), "reason": "retained_press", "topic": "p2o/buttons/porch/press"],
                 "\(letters.map { $0.text ?? "" })")
-            #expect(try await relay.store.button(id: "porch") == ButtonState(
-                id: "porch", total: 1, history: [ISO8601Time.parse(Buttons.time(1))!]))
+            #expect(
+                try await relay.store.button(id: "porch")
+                    == ButtonState(
+                        id: "porch", total: 1, history: [ISO8601Time.parse(Buttons.time(1))!]))
             #expect(await inbox.received(on: "p2o/buttons/porch/state").count == 1)
         }
     }

@@ -76,7 +76,8 @@ struct ButtonFanOutTests {
     @Test("unregister stops the fan-out to that client only")
     func unregisterStopsFanOut() async throws {
         try await withRelay { relay in
-            let (app, inbox) = try await relay.connectCollecting("p2o/clients/+/button-press", "p2o/clients/+/unregister-response")
+            let (app, inbox) = try await relay.connectCollecting(
+                "p2o/clients/+/button-press", "p2o/clients/+/unregister-response")
             for name in ["stay", "go"] {
                 try await Buttons.register(app, name, for: "bell")
             }
@@ -98,7 +99,8 @@ struct ButtonFanOutTests {
         try await withRelay { relay in
             let (watcher, inbox) = try await relay.connectCollecting("p2o/clients/tab/#")
             let tablet = try await relay.connect(id: "tab") {
-                $0.will = MQTTWill(topic: "p2o/clients/tab/status", payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
+                $0.will = MQTTWill(
+                    topic: "p2o/clients/tab/status", payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
             }
             try await Buttons.send(tablet, "tab", "status", "online", retain: true)
             try await Buttons.send(tablet, "tab", "register", "gate")

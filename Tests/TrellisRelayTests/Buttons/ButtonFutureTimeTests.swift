@@ -12,12 +12,16 @@ struct ButtonFutureTimeTests {
     @Test("a press dated 9999 is dead-lettered as future_time; a real press afterwards is counted and in the history")
     func year9999() async throws {
         try await withRelay { relay in
-            let (app, inbox) = try await relay.connectCollecting("trellis/deadletter", "p2o/buttons/+/state",
-                                                                 "p2o/clients/reader/register-response")
+            let (app, inbox) = try await relay.connectCollecting(
+                "trellis/deadletter", "p2o/buttons/+/state",
+                "p2o/clients/reader/register-response")
             let future = "9999-01-01T00:00:00Z"
             try await app.publishAndWait(topic: "p2o/buttons/door/press", payload: Array(future.utf8))
             let letters = try await inbox.messages(on: "trellis/deadletter")
-            #expect(try Buttons.letter(letters[0]) == ["payload": future, "reason": "future_time", "topic": "p2o/buttons/door/press"])
+            #expect(
+                try Buttons.letter(letters[0]) == [
+                    "payload": future, "reason": "future_time", "topic": "p2o/buttons/door/press"
+                ])
             #expect(try await relay.store.button(id: "door") == nil, "nothing counted or stored")
 
             // Real presses afterwards, one stating its time, one pressed now: both counted, the
@@ -35,7 +39,10 @@ struct ButtonFutureTimeTests {
 
             try await Buttons.send(app, "reader", "register", "door")
             let answer = try await inbox.messages(on: "p2o/clients/reader/register-response")
-            #expect(answer[0].text == #"{"button":{"count":0,"history":["\#(history[0])","\#(history[1])"],"id":"door"},"status":"success"}"#)
+            #expect(
+                answer[0].text
+                    == #"{"button":{"count":0,"history":["\#(history[0])","\#(history[1])"],"id":"door"},"status":"success"}"#
+            )
             #expect(await inbox.received(on: "trellis/deadletter").count == 1)
         }
     }

@@ -11,7 +11,8 @@ struct ButtonHistoryTests {
     @Test("25 presses leave the newest 20 in the history, oldest first, in the state and the registration")
     func historyCap() async throws {
         try await withRelay { relay in
-            let (app, inbox) = try await relay.connectCollecting("p2o/buttons/long/state", "p2o/clients/reader/register-response")
+            let (app, inbox) = try await relay.connectCollecting(
+                "p2o/buttons/long/state", "p2o/clients/reader/register-response")
             for second in 1...25 { try await Buttons.press(app, "long", at: second) }
             let states = try await inbox.messages(on: "p2o/buttons/long/state", count: 25)
             #expect(states[19].text == Buttons.state("long", total: 20, history: 1...20))
@@ -35,11 +36,12 @@ struct ButtonHistoryTests {
                 try await app.publishAndWait(topic: "p2o/buttons/clock/press", payload: Array(payload.utf8))
             }
             let states = try await inbox.messages(on: "p2o/buttons/clock/state", count: 3)
-            #expect(states.map(\.text) == [
-                Buttons.state("clock", total: 1, history: [3]),
-                Buttons.state("clock", total: 2, history: [1, 3]),
-                Buttons.state("clock", total: 3, history: 1...3),
-            ])
+            #expect(
+                states.map(\.text) == [
+                    Buttons.state("clock", total: 1, history: [3]),
+                    Buttons.state("clock", total: 2, history: [1, 3]),
+                    Buttons.state("clock", total: 3, history: 1...3)
+                ])
             #expect(Buttons.time(1) == "2026-11-22T10:40:01.000Z")
         }
     }
@@ -74,9 +76,15 @@ struct ButtonHistoryTests {
             for second in 1...4 { try await Buttons.press(app, second.isMultiple(of: 2) ? "even" : "odd", at: second) }
             try await Buttons.press(app, "küche", at: 9)
             try await inbox.messages(on: "p2o/buttons/küche/state")
-            #expect(await inbox.received(on: "p2o/buttons/even/state").last?.text == Buttons.state("even", total: 2, history: [2, 4]))
-            #expect(await inbox.received(on: "p2o/buttons/odd/state").last?.text == Buttons.state("odd", total: 2, history: [1, 3]))
-            #expect(await inbox.received(on: "p2o/buttons/küche/state").last?.text == Buttons.state("küche", total: 1, history: [9]))
+            #expect(
+                await inbox.received(on: "p2o/buttons/even/state").last?.text
+                    == Buttons.state("even", total: 2, history: [2, 4]))
+            #expect(
+                await inbox.received(on: "p2o/buttons/odd/state").last?.text
+                    == Buttons.state("odd", total: 2, history: [1, 3]))
+            #expect(
+                await inbox.received(on: "p2o/buttons/küche/state").last?.text
+                    == Buttons.state("küche", total: 1, history: [9]))
         }
     }
 }

@@ -23,7 +23,8 @@ struct ButtonScaleTests {
             // c0…c99 online and registered for b0; c100…c149 offline and registered for b0;
             // c150…c999 online and registered for one other button each.
             for index in 0..<1_000 {
-                try await store.setClientStatus(client: Self.client(index), online: !(100..<150).contains(index), at: then)
+                try await store.setClientStatus(
+                    client: Self.client(index), online: !(100..<150).contains(index), at: then)
                 let button = index < 150 ? "b0" : "b\(index - 149)"
                 _ = try await store.register(client: Self.client(index), button: button, at: then)
             }
@@ -40,7 +41,8 @@ struct ButtonScaleTests {
 
             let deliveries = await inbox.messages.filter { $0.topic != "p2o/clients/c150/button-press" }
             #expect(deliveries.count == 100)
-            #expect(Set(deliveries.map(\.topic)) == Set((0..<100).map { "p2o/clients/\(Self.client($0))/button-press" }))
+            #expect(
+                Set(deliveries.map(\.topic)) == Set((0..<100).map { "p2o/clients/\(Self.client($0))/button-press" }))
             #expect(deliveries.allSatisfy { $0.text == "b0" })
             #expect(try await store.button(id: "b0")?.total == 2)
             #expect(try await store.button(id: "b9999")?.total == 1)

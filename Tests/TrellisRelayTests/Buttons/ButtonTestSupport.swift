@@ -28,17 +28,21 @@ enum Buttons {
 
     /// Publishes a press of `button` stating its time (`second`), at QoS 1 unless told.
     static func press(_ client: MQTTClient, _ button: String, at second: Int, qos: QoS = .atLeastOnce) async throws {
-        try await client.publishAndWait(topic: "p2o/buttons/\(button)/press", payload: Array(time(second).utf8), qos: qos)
+        try await client.publishAndWait(
+            topic: "p2o/buttons/\(button)/press", payload: Array(time(second).utf8), qos: qos)
     }
 
     /// Publishes `text` on `p2o/clients/<client>/<leaf>`.
-    static func send(_ client: MQTTClient, _ id: String, _ leaf: String, _ text: String, retain: Bool = false) async throws {
+    static func send(_ client: MQTTClient, _ id: String, _ leaf: String, _ text: String, retain: Bool = false)
+        async throws
+    {
         try await client.publishAndWait(topic: "p2o/clients/\(id)/\(leaf)", payload: Array(text.utf8), retain: retain)
     }
 
     /// Publishes client `id`'s `status` (online unless told), then its registration for `button`:
     /// a client registered for a button, for the tests of what presses and restarts bring it.
-    static func register(_ client: MQTTClient, _ id: String, for button: String, status: String = "online") async throws {
+    static func register(_ client: MQTTClient, _ id: String, for button: String, status: String = "online") async throws
+    {
         try await send(client, id, "status", status)
         try await send(client, id, "register", button)
     }

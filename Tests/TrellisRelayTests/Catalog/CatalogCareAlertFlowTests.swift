@@ -15,15 +15,19 @@ struct CatalogCareAlertFlowTests {
         let (client, inbox) = try await relay.connectCollecting("rpi/fromrpi", "trellis/alerts/#")
         try await addPlant("Fern", sensors: ["0x36"], as: "Bob", from: client, answeredIn: inbox)
         let store = try relay.store
-        try await store.upsertSpecies([Species(symbol: "NEEX", scientificName: "Nephrolepis exaltata", commonName: "Boston swordfern",
-                                               moistureUse: .high, shadeTolerance: .tolerant, minTempF: 28)])
+        try await store.upsertSpecies([
+            Species(
+                symbol: "NEEX", scientificName: "Nephrolepis exaltata", commonName: "Boston swordfern",
+                moistureUse: .high, shadeTolerance: .tolerant, minTempF: 28)
+        ])
         #expect(try await store.linkPlant(plant: "Fern", symbol: "NEEX", at: Date()) == .linked)
         return (client, inbox)
     }
 
     static func reading(_ client: MQTTClient, moisture: Int, temperature: Double = 70) async throws {
-        try await client.publishAndWait(topic: "rpi/sensors/0x36",
-                                        payload: Array(#"{"moisture":\#(moisture),"temperature":\#(temperature)}"#.utf8))
+        try await client.publishAndWait(
+            topic: "rpi/sensors/0x36",
+            payload: Array(#"{"moisture":\#(moisture),"temperature":\#(temperature)}"#.utf8))
     }
 
     static func json(_ message: MQTTMessage) throws -> [String: Any] {
@@ -40,7 +44,9 @@ struct CatalogCareAlertFlowTests {
             let dry = try await inbox.messages(on: Self.alertTopic)[0]
             #expect(dry.retain == false) // a live subscriber sees it as a new message
             let body = try Self.json(dry)
-            #expect(body["plant"] as? String == "Fern" && body["symbol"] as? String == "NEEX" && body["ok"] as? Bool == false)
+            #expect(
+                body["plant"] as? String == "Fern" && body["symbol"] as? String == "NEEX"
+                    && body["ok"] as? Bool == false)
             let alerts = try #require(body["alerts"] as? [[String: Any]])
             #expect(alerts.count == 1)
             #expect(alerts.first?["kind"] as? String == "dry" && alerts.first?["sensor"] as? String == "0x36")
@@ -71,13 +77,19 @@ struct CatalogCareAlertFlowTests {
             let (client, inbox) = try await Self.linkedFern(relay)
             try await Self.reading(client, moisture: 1)
             let dry = try await inbox.messages(on: Self.alertTopic)[0]
-            try await client.publishAndWait(topic: "rpi/torpi", payload: Array(
-                "ID:ren;sender:Bob;receiver:Host-RPI3B+;payload:Fern,Sword Fern;operation:REQ_editPlant".utf8))
+            try await client.publishAndWait(
+                topic: "rpi/torpi",
+                payload: Array(
+                    "ID:ren;sender:Bob;receiver:Host-RPI3B+;payload:Fern,Sword Fern;operation:REQ_editPlant".utf8))
             let moved = try await inbox.messages(on: "trellis/alerts/Sword Fern")[0]
             let body = try Self.json(moved)
-            #expect(body["plant"] as? String == "Sword Fern" && body["symbol"] as? String == "NEEX" && body["ok"] as? Bool == false)
+            #expect(
+                body["plant"] as? String == "Sword Fern" && body["symbol"] as? String == "NEEX"
+                    && body["ok"] as? Bool == false)
             // The alert kept its start: it is the same alert, under the new name.
-            let since = { (message: MQTTMessage) in ((try? Self.json(message))?["alerts"] as? [[String: Any]])?.first?["since"] as? String }
+            let since = { (message: MQTTMessage) in
+                ((try? Self.json(message))?["alerts"] as? [[String: Any]])?.first?["since"] as? String
+            }
             #expect(since(moved) != nil && since(moved) == since(dry))
             let cleared = try await inbox.messages(on: Self.alertTopic, count: 2)[1]
             #expect(cleared.payload.isEmpty)
@@ -106,7 +118,8 @@ struct CatalogCareAlertFlowTests {
     func starterImported() async throws {
         try await withRelay(settings: .losslessPlants) { relay in
             let client = try await relay.connect()
-            try await client.publishAndWait(topic: "rpi/sensors/0x40", payload: Array(#"{"moisture":5,"temperature":60}"#.utf8))
+            try await client.publishAndWait(
+                topic: "rpi/sensors/0x40", payload: Array(#"{"moisture":5,"temperature":60}"#.utf8))
             let store = try relay.store
             for _ in 0..<100 where try await store.speciesCount() == 0 { try await Task.sleep(for: .milliseconds(50)) }
             #expect(try await store.speciesCount() == StarterCatalog.species.count)

@@ -6,17 +6,29 @@ import TrellisTestSupport
 
 @Suite("Catalog: search and care advice through a real broker")
 struct CatalogSearchFlowTests {
-    @Test("each filter and bucket returns exactly its matches, through every page", arguments: [
-        (#"{"moisture":"High"}"#, CatalogFilter(moisture: .high)),
-        (#"{"moisture":"any","shade":"Intolerant"}"#, CatalogFilter(shade: .intolerant)),
-        (#"{"min_temp":"-75..-17"}"#, CatalogFilter(minTemp: TemperatureRange.bucket(named: "-75..-17"))),
-        (#"{"min_temp":"-17..23","shade":"Tolerant"}"#, CatalogFilter(shade: .tolerant, minTemp: TemperatureRange.bucket(named: "-17..23"))),
-        (#"{"min_temp":{"from":30,"to":50},"moisture":"low"}"#, CatalogFilter(moisture: .low, minTemp: TemperatureRange(lower: 30, upper: 50))),
-        (#"{"name":"FERN","moisture":"Medium","shade":"Intermediate","min_temp":"23..100"}"#,
-         CatalogFilter(moisture: .medium, shade: .intermediate, minTemp: TemperatureRange.bucket(named: "23..100"), name: "fern")),
-        (#"{"name":"testus high"}"#, CatalogFilter(name: "testus high")),
-        (#"{}"#, CatalogFilter()),
-    ])
+    @Test(
+        "each filter and bucket returns exactly its matches, through every page",
+        arguments: [
+            (#"{"moisture":"High"}"#, CatalogFilter(moisture: .high)),
+            (#"{"moisture":"any","shade":"Intolerant"}"#, CatalogFilter(shade: .intolerant)),
+            (#"{"min_temp":"-75..-17"}"#, CatalogFilter(minTemp: TemperatureRange.bucket(named: "-75..-17"))),
+            (
+                #"{"min_temp":"-17..23","shade":"Tolerant"}"#,
+                CatalogFilter(shade: .tolerant, minTemp: TemperatureRange.bucket(named: "-17..23"))
+            ),
+            (
+                #"{"min_temp":{"from":30,"to":50},"moisture":"low"}"#,
+                CatalogFilter(moisture: .low, minTemp: TemperatureRange(lower: 30, upper: 50))
+            ),
+            (
+                #"{"name":"FERN","moisture":"Medium","shade":"Intermediate","min_temp":"23..100"}"#,
+                CatalogFilter(
+                    moisture: .medium, shade: .intermediate, minTemp: TemperatureRange.bucket(named: "23..100"),
+                    name: "fern")
+            ),
+            (#"{"name":"testus high"}"#, CatalogFilter(name: "testus high")),
+            (#"{}"#, CatalogFilter())
+        ])
     func filters(request: String, filter: CatalogFilter) async throws {
         try await withRelay { relay in
             try await TestCatalog.load(relay)
@@ -45,8 +57,10 @@ struct CatalogSearchFlowTests {
             let data = try await console.object("catalog", "search", "")
             #expect((data["results"] as? [Any])?.count == TestCatalog.species.count)
             #expect(data["next_cursor"] is NSNull)
-            for bad in [#"{"limit":51}"#, #"{"moisture":"Damp"}"#, #"{"cursor":"nonsense"}"#, #"{"min_temp":"0..10"}"#,
-                        #"{"colour":"red"}"#, #"{"unseen_only":true}"#] {
+            for bad in [
+                #"{"limit":51}"#, #"{"moisture":"Damp"}"#, #"{"cursor":"nonsense"}"#, #"{"min_temp":"0..10"}"#,
+                #"{"colour":"red"}"#, #"{"unseen_only":true}"#
+            ] {
                 #expect(try await console.errorCode("catalog", "search", bad) == "invalid_request", "\(bad)")
             }
         }
@@ -59,7 +73,8 @@ struct CatalogSearchFlowTests {
             let console = try await FleetConsole.open(relay)
             var shown: [String] = []
             for _ in 0..<4 {
-                let data = try await console.object("catalog", "search", #"{"unseen_only":true,"limit":8}"#, client: "ann")
+                let data = try await console.object(
+                    "catalog", "search", #"{"unseen_only":true,"limit":8}"#, client: "ann")
                 shown += try #require(data["results"] as? [[String: Any]]).compactMap { $0["symbol"] as? String }
             }
             #expect(shown.count == TestCatalog.species.count)
@@ -76,12 +91,16 @@ struct CatalogSearchFlowTests {
         try await withRelay { relay in
             try await TestCatalog.load(relay)
             let console = try await FleetConsole.open(relay)
-            let high = try #require(TestCatalog.species.first { $0.moistureUse == .high && $0.shadeTolerance == .intolerant })
+            let high = try #require(
+                TestCatalog.species.first { $0.moistureUse == .high && $0.shadeTolerance == .intolerant })
             let data = try await console.object("catalog", "get", #"{"symbol":"\#(high.symbol)"}"#)
             #expect(data["common_name"] as? String == high.commonName)
             let care = try #require(data["care"] as? [String: String])
-            #expect(care == ["watering": CareAdvice.watering(.high), "light": CareAdvice.light(.intolerant),
-                             "cold": CareAdvice.cold(minTempF: high.minTempF)])
+            #expect(
+                care == [
+                    "watering": CareAdvice.watering(.high), "light": CareAdvice.light(.intolerant),
+                    "cold": CareAdvice.cold(minTempF: high.minTempF)
+                ])
             #expect(care["watering"]?.contains("3–4 days") == true)
             #expect(care["light"]?.contains("full sun") == true)
             #expect(try await console.errorCode("catalog", "get", #"{"symbol":"NOPE1"}"#) == "not_found")

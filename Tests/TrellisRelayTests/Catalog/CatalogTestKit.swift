@@ -17,9 +17,11 @@ enum TestCatalog {
             for (s, shade) in ShadeTolerance.allCases.enumerated() {
                 for (t, temperature) in temperatures.enumerated() {
                     let index = m * 9 + s * 3 + t
-                    all.append(Species(symbol: "TS\(index)", scientificName: "Testus \(moisture.rawValue.lowercased()) \(index)",
-                                       commonName: index % 2 == 0 ? "Even plant \(index)" : "Odd fern \(index)",
-                                       moistureUse: moisture, shadeTolerance: shade, minTempF: temperature))
+                    all.append(
+                        Species(
+                            symbol: "TS\(index)", scientificName: "Testus \(moisture.rawValue.lowercased()) \(index)",
+                            commonName: index % 2 == 0 ? "Even plant \(index)" : "Odd fern \(index)",
+                            moistureUse: moisture, shadeTolerance: shade, minTempF: temperature))
                 }
             }
         }
@@ -39,9 +41,12 @@ enum TestCatalog {
 /// Reads replies of the catalog services.
 extension FleetConsole {
     /// The decoded `data` of an ok reply to `service/action`, sent by `client` (per-client form) or shared.
-    func object(_ service: String, _ action: String, _ json: String = "", client: String? = nil) async throws -> [String: Any] {
+    func object(_ service: String, _ action: String, _ json: String = "", client: String? = nil) async throws
+        -> [String: Any]
+    {
         let reply = try await request(service, action, json, client: client)
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any], "\(reply)")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any], "\(reply)")
         #expect(object["status"] as? String == "ok", "\(reply)")
         return try #require(object["data"] as? [String: Any], "\(reply)")
     }

@@ -19,8 +19,10 @@ struct FleetConsole {
     }
 
     /// Sends `payload` to `topic` and returns the next reply on `replyTopic` as text.
-    func send(_ topic: String, _ payload: [UInt8], replyOn replyTopic: String,
-              properties: MQTTProperties = MQTTProperties()) async throws -> MQTTMessage {
+    func send(
+        _ topic: String, _ payload: [UInt8], replyOn replyTopic: String,
+        properties: MQTTProperties = MQTTProperties()
+    ) async throws -> MQTTMessage {
         let before = await inbox.received(on: replyTopic).count
         try await client.publishAndWait(topic: topic, payload: payload, properties: properties)
         return try await inbox.messages(on: replyTopic, count: before + 1, timeout: .seconds(20))[before]
@@ -28,26 +30,33 @@ struct FleetConsole {
 
     /// `service`/`action` on the shared topics; the reply's text.
     @discardableResult
-    func request(_ service: String, _ action: String, _ json: String = "", client: String? = nil) async throws -> String {
+    func request(_ service: String, _ action: String, _ json: String = "", client: String? = nil) async throws -> String
+    {
         let topics = JSONTopics(prefix: "trellis")
-        let reply = try await send(topics.request(service: service, action: action, client: client), Array(json.utf8),
-                                   replyOn: topics.response(service: service, action: action, client: client))
+        let reply = try await send(
+            topics.request(service: service, action: action, client: client), Array(json.utf8),
+            replyOn: topics.response(service: service, action: action, client: client))
         return reply.text ?? ""
     }
 
     /// The `data` of an ok reply, as JSON text with sorted keys.
     func data(_ service: String, _ action: String, _ json: String = "") async throws -> String {
         let reply = try await request(service, action, json)
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any], "\(reply)")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any], "\(reply)")
         #expect(object["status"] as? String == "ok", "\(reply)")
         let data = try #require(object["data"])
-        return String(decoding: try JSONSerialization.data(withJSONObject: data, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]), as: UTF8.self)
+        return String(
+            decoding: try JSONSerialization.data(
+                withJSONObject: data, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]), as: UTF8.self
+        )
     }
 
     /// The `code` of an error reply.
     func errorCode(_ service: String, _ action: String, _ json: String, client: String? = nil) async throws -> String {
         let reply = try await request(service, action, json, client: client)
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any], "\(reply)")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any], "\(reply)")
         #expect(object["status"] as? String == "error", "\(reply)")
         #expect((object["error"] as? String)?.isEmpty == false)
         return object["code"] as? String ?? ""
@@ -84,7 +93,8 @@ struct FleetDevice {
 
     static func connect(_ relay: RelayHarness, id: String) async throws -> FleetDevice {
         let client = try await relay.connect(id: "device-\(id)") { configuration in
-            configuration.will = MQTTWill(topic: "devices/\(id)/status", payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
+            configuration.will = MQTTWill(
+                topic: "devices/\(id)/status", payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
         }
         let inbox = try await MessageCollector.collecting(client, subscribedTo: ["devices/\(id)/command"])
         try await client.publishAndWait(topic: "devices/\(id)/status", payload: Array("online".utf8), retain: true)
@@ -107,8 +117,13 @@ extension RelaySettings {
 }
 
 /// The retained info of a device with the given members (the rest `null`, offline).
-func deviceInfo(_ id: String, name: String? = nil, powerstate: Powerstate = .offline, rssi: Int? = nil,
-                agentID: String? = nil, modelID: String? = nil) -> String {
-    String(decoding: DevicePayloads.info(DeviceRecord(id: id, name: name, powerstate: powerstate, rssi: rssi,
-                                                      agentID: agentID, modelID: modelID)), as: UTF8.self)
+func deviceInfo(
+    _ id: String, name: String? = nil, powerstate: Powerstate = .offline, rssi: Int? = nil,
+    agentID: String? = nil, modelID: String? = nil
+) -> String {
+    String(
+        decoding: DevicePayloads.info(
+            DeviceRecord(
+                id: id, name: name, powerstate: powerstate, rssi: rssi,
+                agentID: agentID, modelID: modelID)), as: UTF8.self)
 }

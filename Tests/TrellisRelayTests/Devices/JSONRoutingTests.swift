@@ -7,10 +7,12 @@ import TrellisRelay
 struct JSONRoutingTests {
     static let table = Relay.routingTable(settings: RelaySettings())
 
-    @Test("each action has its own route; the fallback only gets unknown actions", arguments: [
-        ("trellis/request/devices/list", false), ("trellis/clients/bob/request/models/upload", false),
-        ("trellis/request/devices/reboot", true), ("trellis/clients/bob/request/logs/tail", true),
-    ])
+    @Test(
+        "each action has its own route; the fallback only gets unknown actions",
+        arguments: [
+            ("trellis/request/devices/list", false), ("trellis/clients/bob/request/models/upload", false),
+            ("trellis/request/devices/reboot", true), ("trellis/clients/bob/request/logs/tail", true)
+        ])
     func routes(_ topic: String, _ fallback: Bool) {
         let matches = Self.table.routes(for: topic)
         #expect(matches.count == 1)
@@ -26,7 +28,9 @@ struct JSONRoutingTests {
             #expect(filters.contains("trellis/clients/+/request/\(service)/+"))
         }
         #expect(!filters.contains { $0.hasPrefix("trellis/request/devices/") && !$0.hasSuffix("/+") })
-        #expect(filters.contains("devices/+/status") && filters.contains("devices/+/telemetry") && filters.contains("devices/+/log"))
+        #expect(
+            filters.contains("devices/+/status") && filters.contains("devices/+/telemetry")
+                && filters.contains("devices/+/log"))
         #expect(filters.contains("rpi/torpi") && filters.contains("rpi/torpi/+"))
     }
 }

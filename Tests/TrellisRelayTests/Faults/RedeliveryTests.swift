@@ -12,8 +12,9 @@ import TrellisStoreSQLite
 @Suite("Redeliveries of handled messages")
 struct RedeliveryTests {
     static func press(id: Int, connection: Int, resumed: Bool, payload: String = "") -> MQTTMessage {
-        MQTTMessage(topic: "p2o/buttons/door/press", payload: Array(payload.utf8), qos: .atLeastOnce,
-                    delivery: MQTTDelivery(packetID: id, connection: connection, sessionResumed: resumed))
+        MQTTMessage(
+            topic: "p2o/buttons/door/press", payload: Array(payload.utf8), qos: .atLeastOnce,
+            delivery: MQTTDelivery(packetID: id, connection: connection, sessionResumed: resumed))
     }
 
     static func engine(_ store: SQLiteStore) -> RelayEngine {

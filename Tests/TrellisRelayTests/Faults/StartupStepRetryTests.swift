@@ -13,8 +13,9 @@ import TrellisTestSupport
 @Suite("Start-up steps are retried, not skipped")
 struct StartupStepRetryTests {
     static func press(id: Int, connection: Int, resumed: Bool) -> MQTTMessage {
-        MQTTMessage(topic: "p2o/buttons/door/press", payload: [], qos: .atLeastOnce,
-                    delivery: MQTTDelivery(packetID: id, connection: connection, sessionResumed: resumed))
+        MQTTMessage(
+            topic: "p2o/buttons/door/press", payload: [], qos: .atLeastOnce,
+            delivery: MQTTDelivery(packetID: id, connection: connection, sessionResumed: resumed))
     }
 
     @Test("a new session's first message waits while the old marks cannot be forgotten (write lock held elsewhere)")
@@ -33,7 +34,9 @@ struct StartupStepRetryTests {
         // The same identifier and payload on a new session: a new press, not a redelivery.
         let handling = Task { await engine.process(Self.press(id: 1, connection: 2, resumed: false), at: Date()) }
         let deadline = ContinuousClock.now + .seconds(60)
-        while !lines.contains("could not forget the deliveries of the previous session") && ContinuousClock.now < deadline {
+        while !lines.contains("could not forget the deliveries of the previous session")
+            && ContinuousClock.now < deadline
+        {
             try await Task.sleep(for: .milliseconds(20))
         }
         #expect(lines.contains("SQLITE_BUSY"))

@@ -24,7 +24,9 @@ struct StoreFullRelayTests {
         }
     }
 
-    static func eventually(_ what: String, timeout: Duration = .seconds(60), _ condition: () async throws -> Bool) async throws {
+    static func eventually(_ what: String, timeout: Duration = .seconds(60), _ condition: () async throws -> Bool)
+        async throws
+    {
         let deadline = ContinuousClock.now + timeout
         while try await !condition() {
             guard ContinuousClock.now < deadline else { throw TimeoutError(message: "timed out waiting until \(what)") }
@@ -32,7 +34,9 @@ struct StoreFullRelayTests {
         }
     }
 
-    @Test("100 log lines of 60 KB at QoS 1 while max_page_count is reached: none lost, none twice, nothing answered meanwhile")
+    @Test(
+        "100 log lines of 60 KB at QoS 1 while max_page_count is reached: none lost, none twice, nothing answered meanwhile"
+    )
     func floodWhileFull() async throws {
         try await withRelay { relay in
             let store = try relay.store
@@ -41,7 +45,9 @@ struct StoreFullRelayTests {
             let answers = await MessageCollector.collecting(asker)
             try await asker.subscribe("rpi/fromrpi/asker")
             try await sender.publishAndWait(topic: "devices/node1/log", payload: Self.line(0))
-            try await Self.eventually("the first line is stored") { try await Self.committedLines(store, device: "node1") == 1 }
+            try await Self.eventually("the first line is stored") {
+                try await Self.committedLines(store, device: "node1") == 1
+            }
 
             try await store.writer.writeWithoutTransaction { db in
                 let pages = try Int.fetchOne(db, sql: "PRAGMA page_count")!
@@ -59,10 +65,13 @@ struct StoreFullRelayTests {
             #expect(status.error?.hasPrefix("SQLITE_FULL") == true)
             let storedWhileFull = try await Self.committedLines(store, device: "node1")
             #expect(storedWhileFull < 101)
-            #expect(await answers.received(on: "rpi/fromrpi/asker").isEmpty,
-                    "nothing is written while a message waits for its commit, replies included")
+            #expect(
+                await answers.received(on: "rpi/fromrpi/asker").isEmpty,
+                "nothing is written while a message waits for its commit, replies included")
 
-            try await store.writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA max_page_count = 1073741823") }
+            try await store.writer.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA max_page_count = 1073741823")
+            }
             // Requests are handled in order: the answer means every line before it was handled.
             try await answers.messages(on: "rpi/fromrpi/asker", timeout: .seconds(120))
             let lines = try await store.deviceLog(device: "node1", since: nil, limit: 500)
@@ -70,7 +79,9 @@ struct StoreFullRelayTests {
             #expect(numbers.count == 101)
             #expect(Set(numbers).count == 101, "a line was stored twice")
             #expect(await store.writeStatus().writable)
-            print("flood while full: 101 lines sent at QoS 1, \(storedWhileFull) stored while full, \(numbers.count) after recovery, \(status.failedCommits) failed commits")
+            print(
+                "flood while full: 101 lines sent at QoS 1, \(storedWhileFull) stored while full, \(numbers.count) after recovery, \(status.failedCommits) failed commits"
+            )
         }
     }
 }

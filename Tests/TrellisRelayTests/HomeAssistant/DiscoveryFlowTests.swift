@@ -25,7 +25,9 @@ struct DiscoveryFlowTests {
     }
 
     static func plantRequest(_ payload: String, _ operation: String) -> MQTTMessage {
-        MQTTMessage(topic: "rpi/torpi", payload: Array("ID:1;sender:ann;receiver:Host-RPI3B+;payload:\(payload);operation:\(operation)".utf8))
+        MQTTMessage(
+            topic: "rpi/torpi",
+            payload: Array("ID:1;sender:ann;receiver:Host-RPI3B+;payload:\(payload);operation:\(operation)".utf8))
     }
 
     static func message(_ topic: String, _ payload: String, retain: Bool = false) -> MQTTMessage {
@@ -46,8 +48,11 @@ struct DiscoveryFlowTests {
     func button() async throws {
         try await Self.withEngine { engine in
             let first = await engine.process(Self.message("p2o/buttons/hall/press", ""), at: Self.now)
-            #expect(Set(Self.configs(first).keys) == ["homeassistant/event/trellis_button_hall/press/config",
-                                                      "homeassistant/sensor/trellis_button_hall/total/config"])
+            #expect(
+                Set(Self.configs(first).keys) == [
+                    "homeassistant/event/trellis_button_hall/press/config",
+                    "homeassistant/sensor/trellis_button_hall/total/config"
+                ])
             #expect(Self.configs(first).values.allSatisfy { $0.contains(#""state_topic":"p2o/buttons/hall/state""#) })
             let second = await engine.process(Self.message("p2o/buttons/hall/press", ""), at: Self.now)
             #expect(Self.configs(second).isEmpty)
@@ -61,12 +66,14 @@ struct DiscoveryFlowTests {
             let added = await engine.process(Self.plantRequest("Fern,0x36", "REQ_addNewPlant"), at: Self.now)
             let configs = Self.configs(added)
             #expect(configs.count == 4)
-            #expect(configs["homeassistant/sensor/trellis_plant_1/moisture/config"]?.contains(#""name":"Fern""#) == true)
+            #expect(
+                configs["homeassistant/sensor/trellis_plant_1/moisture/config"]?.contains(#""name":"Fern""#) == true)
             let state = try #require(added.first { $0.topic == "trellis/plants/1/state" })
             #expect(state.retain)
             #expect(String(decoding: state.payload, as: UTF8.self).contains(#""moisture_percent":null"#))
 
-            let reading = await engine.process(Self.message("rpi/sensors/0x36", #"{"moisture":7,"temperature":68.5}"#), at: Self.now)
+            let reading = await engine.process(
+                Self.message("rpi/sensors/0x36", #"{"moisture":7,"temperature":68.5}"#), at: Self.now)
             let updated = try #require(reading.first { $0.topic == "trellis/plants/1/state" })
             let text = String(decoding: updated.payload, as: UTF8.self)
             #expect(text.contains(#""moisture_percent":70"#))
@@ -74,7 +81,8 @@ struct DiscoveryFlowTests {
             #expect(text.contains(#""last_reading":"2026-11-22T10:40:00.000Z""#))
             #expect(Self.configs(reading).isEmpty, "an unchanged config is not sent again")
 
-            let other = await engine.process(Self.message("rpi/sensors/0x99", #"{"moisture":7,"temperature":68.5}"#), at: Self.now)
+            let other = await engine.process(
+                Self.message("rpi/sensors/0x99", #"{"moisture":7,"temperature":68.5}"#), at: Self.now)
             #expect(!other.contains { $0.topic.hasPrefix("trellis/plants/") }, "a sensor of no plant changes no plant")
 
             let deleted = await engine.process(Self.plantRequest("Fern", "REQ_deletePlant"), at: Self.now)
@@ -88,20 +96,24 @@ struct DiscoveryFlowTests {
         try await Self.withEngine { engine in
             let online = await engine.process(Self.message("devices/pump-1/status", "online"), at: Self.now)
             let configs = Self.configs(online)
-            #expect(Set(configs.keys) == [
-                "homeassistant/binary_sensor/trellis_device_pump-1/connectivity/config",
-                "homeassistant/sensor/trellis_device_pump-1/signal_strength/config",
-                "homeassistant/sensor/trellis_device_pump-1/model/config",
-                "homeassistant/button/trellis_device_pump-1/restart/config",
-            ])
-            let telemetry = await engine.process(Self.message("devices/pump-1/telemetry", #"{"rssi":-61}"#), at: Self.now)
+            #expect(
+                Set(configs.keys) == [
+                    "homeassistant/binary_sensor/trellis_device_pump-1/connectivity/config",
+                    "homeassistant/sensor/trellis_device_pump-1/signal_strength/config",
+                    "homeassistant/sensor/trellis_device_pump-1/model/config",
+                    "homeassistant/button/trellis_device_pump-1/restart/config"
+                ])
+            let telemetry = await engine.process(
+                Self.message("devices/pump-1/telemetry", #"{"rssi":-61}"#), at: Self.now)
             #expect(Self.configs(telemetry).isEmpty)
 
-            let renamed = await engine.process(Self.message("trellis/request/devices/update", #"{"id":"pump-1","name":"Pump"}"#), at: Self.now)
+            let renamed = await engine.process(
+                Self.message("trellis/request/devices/update", #"{"id":"pump-1","name":"Pump"}"#), at: Self.now)
             #expect(Self.configs(renamed).count == 4)
             #expect(Self.configs(renamed).values.allSatisfy { $0.contains(#""name":"Pump""#) })
 
-            let deleted = await engine.process(Self.message("trellis/request/devices/delete", #"{"id":"pump-1"}"#), at: Self.now)
+            let deleted = await engine.process(
+                Self.message("trellis/request/devices/delete", #"{"id":"pump-1"}"#), at: Self.now)
             #expect(Self.configs(deleted) == Dictionary(uniqueKeysWithValues: configs.keys.map { ($0, "") }))
         }
     }
@@ -125,10 +137,12 @@ struct DiscoveryFlowTests {
         try await Self.withEngine(enabled: false) { engine in
             var published: [MQTTMessage] = []
             published += await engine.process(Self.plantRequest("Fern,0x36", "REQ_addNewPlant"), at: Self.now)
-            published += await engine.process(Self.message("rpi/sensors/0x36", #"{"moisture":7,"temperature":68.5}"#), at: Self.now)
+            published += await engine.process(
+                Self.message("rpi/sensors/0x36", #"{"moisture":7,"temperature":68.5}"#), at: Self.now)
             published += await engine.process(Self.message("p2o/buttons/hall/press", ""), at: Self.now)
             published += await engine.process(Self.message("devices/pump-1/status", "online"), at: Self.now)
-            #expect(!published.contains { $0.topic.hasPrefix("homeassistant/") || $0.topic.hasPrefix("trellis/plants/") })
+            #expect(
+                !published.contains { $0.topic.hasPrefix("homeassistant/") || $0.topic.hasPrefix("trellis/plants/") })
             #expect(!engine.routes.subscriptions.contains { $0.filter.hasPrefix("homeassistant/") })
         }
     }

@@ -31,7 +31,8 @@ struct DiscoveryLedgerTests {
         _ = ledger.claim(.button("hall"), signature: "", under: home)
         _ = ledger.claim(.button("hall"), signature: "", under: moved)
         #expect(ledger.count == 3)
-        let expected = (home.topics(of: .trellis) + home.topics(of: .button("hall")) + moved.topics(of: .button("hall"))).sorted()
+        let expected =
+            (home.topics(of: .trellis) + home.topics(of: .button("hall")) + moved.topics(of: .button("hall"))).sorted()
         #expect(ledger.removeAll() == expected)
         #expect(ledger.count == 0)
         #expect(ledger.removeAll().isEmpty)

@@ -42,7 +42,9 @@ struct DiscoveryReloadTests {
 
     /// Presses `count` buttons once each and waits until Trellis's 3 configs and the 2 of every
     /// button are live under `homeassistant/`; returns how many configs that is.
-    static func press(_ count: Int, from watcher: MQTTClient, until inbox: MessageCollector, configs: LiveConfigs) async throws -> Int {
+    static func press(_ count: Int, from watcher: MQTTClient, until inbox: MessageCollector, configs: LiveConfigs)
+        async throws -> Int
+    {
         for index in 0..<count {
             try watcher.publish(topic: "p2o/buttons/b\(index)/press", payload: [], qos: .atLeastOnce)
         }
@@ -87,7 +89,9 @@ struct DiscoveryReloadTests {
     /// The whole announcement is published from its own task, a few hundred messages at a time;
     /// one that a new prefix interrupts stops before the removals of what it published, so nothing
     /// is left under a prefix no longer in use.
-    @Test("an announcement of 600 buttons (1,203 configs) arrives whole; moved twice in a row, nothing stays under the prefixes left")
+    @Test(
+        "an announcement of 600 buttons (1,203 configs) arrives whole; moved twice in a row, nothing stays under the prefixes left"
+    )
     func largeAnnouncement() async throws {
         try await withRelay { relay in
             let (watcher, inbox) = try await relay.connectCollecting("homeassistant/#", "ha2/#", "ha3/#")
@@ -110,7 +114,9 @@ struct DiscoveryReloadTests {
 
     /// Home Assistant's birth message brings the whole announcement again. Its handler only asks for
     /// it; the relay publishes it from the paced announcer, so the message loop goes on answering.
-    @Test("a birth message on homeassistant/status brings all 603 configs of 300 buttons again, and the relay answers a request meanwhile")
+    @Test(
+        "a birth message on homeassistant/status brings all 603 configs of 300 buttons again, and the relay answers a request meanwhile"
+    )
     func birthMessage() async throws {
         try await withRelay { relay in
             let (watcher, inbox) = try await relay.connectCollecting("homeassistant/#", "p2o/buttons/+/state")
@@ -120,15 +126,23 @@ struct DiscoveryReloadTests {
             let before = await inbox.messages.count
             try await watcher.publishAndWait(topic: "homeassistant/status", payload: Array("online".utf8))
             try await watcher.publishAndWait(topic: "p2o/buttons/late/press", payload: [])
-            try await inbox.wait(timeout: .seconds(60), "every config again after the birth message, and the late press answered") { messages in
+            try await inbox.wait(
+                timeout: .seconds(60), "every config again after the birth message, and the late press answered"
+            ) { messages in
                 let since = messages.dropFirst(before)
-                let configs = Set(since.filter { $0.topic.hasPrefix("homeassistant/") && $0.topic.hasSuffix("/config") && !$0.payload.isEmpty }
+                let configs = Set(
+                    since.filter {
+                        $0.topic.hasPrefix("homeassistant/") && $0.topic.hasSuffix("/config") && !$0.payload.isEmpty
+                    }
                     .map(\.topic))
                 return configs.count >= all && since.contains { $0.topic == "p2o/buttons/late/state" }
             }
             let since = await inbox.messages.dropFirst(before)
-            #expect(!since.contains { $0.topic.hasPrefix("homeassistant/") && $0.topic.hasSuffix("/config") && $0.payload.isEmpty },
-                    "a birth message removes nothing")
+            #expect(
+                !since.contains {
+                    $0.topic.hasPrefix("homeassistant/") && $0.topic.hasSuffix("/config") && $0.payload.isEmpty
+                },
+                "a birth message removes nothing")
         }
     }
 }

@@ -13,7 +13,8 @@ struct RetainedSweepTests {
     /// Publishes each topic retained with a non-empty payload and waits until the broker took them.
     static func retain(_ topics: [String], with client: MQTTClient) async throws {
         for topic in topics {
-            try await client.publishAndWait(topic: topic, payload: Array(#"{"left":"by an earlier run"}"#.utf8), retain: true)
+            try await client.publishAndWait(
+                topic: topic, payload: Array(#"{"left":"by an earlier run"}"#.utf8), retain: true)
         }
     }
 
@@ -29,7 +30,9 @@ struct RetainedSweepTests {
         return Set(await inbox.all().filter { $0.retain && !$0.payload.isEmpty }.map(\.topic))
     }
 
-    @Test("at start: configs of deleted things and under an old prefix, and deleted devices', models' and plants' topics go; the rest stays")
+    @Test(
+        "at start: configs of deleted things and under an old prefix, and deleted devices', models' and plants' topics go; the rest stays"
+    )
     func atStart() async throws {
         try await withRelayHarness { relay in
             let store = try SQLiteStore(directory: relay.stateDirectory)
@@ -44,7 +47,7 @@ struct RetainedSweepTests {
                 "ha-old/sensor/trellis_device_pump-1/model/config",
                 "devices/ghost/info",
                 "trellis/models/ghost-model/info",
-                "trellis/plants/42/state",
+                "trellis/plants/42/state"
             ]
             let kept = [
                 "homeassistant/sensor/zigbee2mqtt_0x00158d/temperature/config",
@@ -52,7 +55,7 @@ struct RetainedSweepTests {
                 "homeassistant/sensor/trellis_plant_1/moisture/config",
                 "homeassistant/sensor/trellis_device_pump-1/model/config",
                 "devices/pump-1/info",
-                "trellis/plants/1/state",
+                "trellis/plants/1/state"
             ]
             let seeder = try await relay.connect()
             try await Self.retain(stale + kept, with: seeder)
@@ -99,7 +102,9 @@ struct RetainedSweepTests {
 
     /// A prefix of several levels is swept only once it is in use (or was just left): the start
     /// sweep reads every one-level prefix but cannot guess deeper ones.
-    @Test("a move to a prefix of several levels clears the configs an earlier run left there, and this run's under the prefix left")
+    @Test(
+        "a move to a prefix of several levels clears the configs an earlier run left there, and this run's under the prefix left"
+    )
     func afterPrefixChange() async throws {
         try await withRelayHarness { relay in
             let earlierRun = "site/ha/event/trellis_button_old/press/config"
@@ -108,20 +113,29 @@ struct RetainedSweepTests {
             try await Self.retain([earlierRun, foreign], with: seeder)
 
             try await relay.startRelay()
-            let (_, inbox) = try await relay.connectCollecting(earlierRun, "homeassistant/binary_sensor/trellis/connectivity/config")
+            let (_, inbox) = try await relay.connectCollecting(
+                earlierRun, "homeassistant/binary_sensor/trellis/connectivity/config")
             try await inbox.wait(timeout: .seconds(60), "this run's configs under homeassistant/") { messages in
-                messages.contains { $0.topic == "homeassistant/binary_sensor/trellis/connectivity/config" && !$0.payload.isEmpty }
+                messages.contains {
+                    $0.topic == "homeassistant/binary_sensor/trellis/connectivity/config" && !$0.payload.isEmpty
+                }
             }
-            #expect(try await Self.retained([earlierRun], in: relay) == [earlierRun], "the start sweep leaves a deeper prefix alone")
+            #expect(
+                try await Self.retained([earlierRun], in: relay) == [earlierRun],
+                "the start sweep leaves a deeper prefix alone")
 
             var moved = relay.settings
             moved.discoveryPrefix = "site/ha"
             try await #require(relay.service).apply(moved)
-            try await inbox.wait(timeout: .seconds(60), "this run's config withdrawn and the earlier run's swept") { messages in
+            try await inbox.wait(timeout: .seconds(60), "this run's config withdrawn and the earlier run's swept") {
+                messages in
                 messages.contains { $0.topic == earlierRun && $0.payload.isEmpty }
-                    && messages.last { $0.topic == "homeassistant/binary_sensor/trellis/connectivity/config" }?.payload.isEmpty == true
+                    && messages.last { $0.topic == "homeassistant/binary_sensor/trellis/connectivity/config" }?.payload
+                        .isEmpty == true
             }
-            #expect(try await Self.retained([earlierRun, foreign, "site/ha/binary_sensor/trellis/connectivity/config"], in: relay)
+            #expect(
+                try await Self.retained(
+                    [earlierRun, foreign, "site/ha/binary_sensor/trellis/connectivity/config"], in: relay)
                     == [foreign, "site/ha/binary_sensor/trellis/connectivity/config"])
         }
     }

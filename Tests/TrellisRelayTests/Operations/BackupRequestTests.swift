@@ -27,7 +27,8 @@ struct BackupRequestTests {
             _ = try await console.inbox.messages(on: "devices/node7/info", count: 1, timeout: .seconds(20))
 
             let reply = try await console.request("store", "backup", "{}")
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any], "\(reply)")
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any], "\(reply)")
             let data = try #require(object["data"] as? [String: Any], "\(reply)")
             let file = try #require(data["file"] as? String)
             #expect(file.hasPrefix("trellis-requested-") && file.hasSuffix(".sqlite"))
@@ -43,7 +44,8 @@ struct BackupRequestTests {
             let restored = temporaryDirectory()
             defer { try? FileManager.default.removeItem(atPath: restored) }
             try FileManager.default.createDirectory(atPath: restored, withIntermediateDirectories: true)
-            try FileManager.default.copyItem(atPath: path, toPath: (restored as NSString).appendingPathComponent(SQLiteStore.fileName))
+            try FileManager.default.copyItem(
+                atPath: path, toPath: (restored as NSString).appendingPathComponent(SQLiteStore.fileName))
             let copy = try SQLiteStore(directory: restored)
             #expect(try await copy.exportState() == live)
             try await copy.close()
@@ -54,7 +56,9 @@ struct BackupRequestTests {
         }
     }
 
-    @Test("eight requests in a row: one backup is taken, seven refused with when to ask again, the scheduled backups untouched")
+    @Test(
+        "eight requests in a row: one backup is taken, seven refused with when to ask again, the scheduled backups untouched"
+    )
     func requestsBounded() async throws {
         let backups = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: backups) }
@@ -62,7 +66,8 @@ struct BackupRequestTests {
         // A week of daily backups, as many as `state.backup.keep` keeps.
         let daily = (1...7).map { BackupNaming.name(at: Date().addingTimeInterval(-86_400 * Double($0))) }
         for name in daily {
-            try Data("daily \(name)".utf8).write(to: URL(fileURLWithPath: (backups as NSString).appendingPathComponent(name)))
+            try Data("daily \(name)".utf8).write(
+                to: URL(fileURLWithPath: (backups as NSString).appendingPathComponent(name)))
         }
         var settings = RelaySettings()
         settings.backupDirectory = backups
@@ -72,31 +77,40 @@ struct BackupRequestTests {
             let console = try await FleetConsole.open(relay)
             let topics = JSONTopics(prefix: "trellis")
             for _ in 1...8 {
-                try await console.client.publishAndWait(topic: topics.request(service: "store", action: "backup"), payload: Array("{}".utf8))
+                try await console.client.publishAndWait(
+                    topic: topics.request(service: "store", action: "backup"), payload: Array("{}".utf8))
             }
-            let replies = try await console.inbox.messages(on: topics.response(service: "store", action: "backup"), count: 8,
-                                                           timeout: .seconds(30))
-            let objects = try replies.map { try #require(try JSONSerialization.jsonObject(with: Data($0.payload)) as? [String: Any]) }
+            let replies = try await console.inbox.messages(
+                on: topics.response(service: "store", action: "backup"), count: 8,
+                timeout: .seconds(30))
+            let objects = try replies.map {
+                try #require(try JSONSerialization.jsonObject(with: Data($0.payload)) as? [String: Any])
+            }
             #expect(objects.count == 8)
             #expect(objects.filter { $0["status"] as? String == "ok" }.count == 1, "\(replies.map(\.text))")
-            let data = try #require(objects.first?["data"] as? [String: Any], "the first is taken: \(replies.map(\.text))")
+            let data = try #require(
+                objects.first?["data"] as? [String: Any], "the first is taken: \(replies.map(\.text))")
             let taken = try #require((data["taken_at"] as? String).flatMap(ISO8601Time.parse))
             for refused in objects.dropFirst() {
                 #expect(refused["status"] as? String == "error")
                 #expect(refused["code"] as? String == "rate_limited", "\(refused)")
                 // The answer names when the next request is allowed: a minute after the one taken.
                 let sentence = try #require(refused["error"] as? String)
-                let next = try #require(sentence.components(separatedBy: "the next may be asked for from ").last.flatMap(ISO8601Time.parse),
-                                        "\(sentence)")
+                let next = try #require(
+                    sentence.components(separatedBy: "the next may be asked for from ").last.flatMap(ISO8601Time.parse),
+                    "\(sentence)")
                 #expect(abs(next.timeIntervalSince(taken) - 60) < 5, "\(sentence)")
             }
 
             let present = try FileManager.default.contentsOfDirectory(atPath: backups).sorted()
             let requested = present.filter { $0.hasPrefix("trellis-requested-") }
             #expect(requested == [data["file"] as? String], "\(present)")
-            #expect(present.filter { !$0.hasPrefix("trellis-requested-") } == daily.sorted(), "the daily backups are all kept")
+            #expect(
+                present.filter { !$0.hasPrefix("trellis-requested-") } == daily.sorted(),
+                "the daily backups are all kept")
             for name in daily {
-                let text = try String(contentsOfFile: (backups as NSString).appendingPathComponent(name), encoding: .utf8)
+                let text = try String(
+                    contentsOfFile: (backups as NSString).appendingPathComponent(name), encoding: .utf8)
                 #expect(text == "daily \(name)")
             }
         }
@@ -112,7 +126,10 @@ struct BackupRequestTests {
             #expect(harness.engine.backups.begin(.schedule, at: now, requestInterval: 0) == .start)
             let reply = await harness.send("{}", on: "trellis/request/store/backup", at: now.addingTimeInterval(1))
             let answer = try #require(reply.first { $0.topic == "trellis/response/store/backup" }?.text)
-            #expect(answer == #"{"code":"busy","error":"a scheduled backup is being written since \#(ISO8601Time.format(now)); ask again once it is done","status":"error"}"#)
+            #expect(
+                answer
+                    == #"{"code":"busy","error":"a scheduled backup is being written since \#(ISO8601Time.format(now)); ask again once it is done","status":"error"}"#
+            )
             #expect(!FileManager.default.fileExists(atPath: settings.backupDirectory))
             harness.engine.backups.finish()
         }
@@ -128,7 +145,9 @@ struct BackupRequestTests {
         settings.backupKeep = 2
         try await withRelay(settings: settings) { _ in
             func files() -> [String] {
-                ((try? FileManager.default.contentsOfDirectory(atPath: backups)) ?? []).filter { $0.hasSuffix(".sqlite") }.sorted()
+                ((try? FileManager.default.contentsOfDirectory(atPath: backups)) ?? []).filter {
+                    $0.hasSuffix(".sqlite")
+                }.sorted()
             }
             try await eventually("a first backup is written", timeout: .seconds(30)) { !files().isEmpty }
             let first = files()[0]

@@ -14,7 +14,9 @@ struct ClientLimitFloodTests {
     func registrationFlood() async throws {
         try await withRelay { relay in
             let mallory = try await relay.connect(id: "mallory")
-            let answers = try await MessageTally.counting(mallory, subscribedTo: ["p2o/clients/mallory/register-response"]) { message in
+            let answers = try await MessageTally.counting(
+                mallory, subscribedTo: ["p2o/clients/mallory/register-response"]
+            ) { message in
                 message.text?.contains(#""status":"success""#) == true ? "success" : "failed"
             }
             let total = 100_000, window = 400
@@ -23,7 +25,8 @@ struct ClientLimitFloodTests {
                 // At most `window` registrations unanswered: QoS 1, bounded in flight.
                 try await answers.wait(for: sent - window / 2, of: ["success", "failed"])
                 for index in sent..<min(total, sent + window / 2) {
-                    try mallory.publish(topic: "p2o/clients/mallory/register", payload: Array("b\(index)".utf8), qos: .atLeastOnce)
+                    try mallory.publish(
+                        topic: "p2o/clients/mallory/register", payload: Array("b\(index)".utf8), qos: .atLeastOnce)
                 }
                 sent = min(total, sent + window / 2)
             }
@@ -44,12 +47,15 @@ struct ClientLimitFloodTests {
         }
     }
 
-    @Test("10,000 dead letters of 64 KiB from one client: the operator's list answers within the packet limit, another client's letter stays")
+    @Test(
+        "10,000 dead letters of 64 KiB from one client: the operator's list answers within the packet limit, another client's letter stays"
+    )
     func deadLetterFlood() async throws {
         try await withRelay { relay in
             let alice = try await relay.connect(id: "alice")
             let watcher = try await relay.connect(id: "watcher")
-            let letters = try await MessageTally.counting(watcher, subscribedTo: ["trellis/deadletter"]) { _ in "letter" }
+            let letters = try await MessageTally.counting(watcher, subscribedTo: ["trellis/deadletter"]) { _ in "letter"
+            }
             try await alice.publishAndWait(topic: "p2o/clients/alice/status", payload: Array("maybe".utf8))
             try await letters.wait(for: 1, of: ["letter"])
 
@@ -70,14 +76,17 @@ struct ClientLimitFloodTests {
             let (console, inbox) = try await relay.connectCollecting("trellis/response/deadletters/list")
             func list(_ request: String) async throws -> MQTTMessage {
                 let before = await inbox.received(on: "trellis/response/deadletters/list").count
-                try await console.publishAndWait(topic: "trellis/request/deadletters/list", payload: Array(request.utf8))
-                return try await inbox.messages(on: "trellis/response/deadletters/list", count: before + 1, timeout: .seconds(30))[before]
+                try await console.publishAndWait(
+                    topic: "trellis/request/deadletters/list", payload: Array(request.utf8))
+                return try await inbox.messages(
+                    on: "trellis/response/deadletters/list", count: before + 1, timeout: .seconds(30))[before]
             }
             let reply = try await list(#"{"limit":100}"#)
             // The broker's max_packet_size (broker.conf) is 4 MiB; the page stays within its own bound.
             #expect(reply.payload.count < RelaySettings().deadLetterPageBytes + 4_096, "\(reply.payload.count) bytes")
             let page = try Self.page(reply)
-            #expect(page.truncated && page.letters.count >= 10 && page.letters.count < 100, "\(page.letters.count) letters")
+            #expect(
+                page.truncated && page.letters.count >= 10 && page.letters.count < 100, "\(page.letters.count) letters")
             let cursor = try #require(page.next)
             let next = try Self.page(try await list(#"{"limit":100,"cursor":"\#(cursor)"}"#))
             #expect(next.letters.first?["id"] as? Int ?? .max < Int(cursor) ?? 0)

@@ -23,7 +23,8 @@ struct ClientRateLimitTests {
             func ask(_ who: String) async throws -> String {
                 let topic = "trellis/clients/\(who)/response/devices/list"
                 let before = await inbox.received(on: topic).count
-                try await client.publishAndWait(topic: "trellis/clients/\(who)/request/devices/list", payload: Array("{}".utf8))
+                try await client.publishAndWait(
+                    topic: "trellis/clients/\(who)/request/devices/list", payload: Array("{}".utf8))
                 return try await inbox.messages(on: topic, count: before + 1, timeout: .seconds(20))[before].text ?? ""
             }
             var answers: [String] = []
@@ -40,20 +41,27 @@ struct ClientRateLimitTests {
         }
     }
 
-    @Test("device messages beyond a device's burst are dropped, the first of a run dead-lettered; another device is served; it recovers")
+    @Test(
+        "device messages beyond a device's burst are dropped, the first of a run dead-lettered; another device is served; it recovers"
+    )
     func deviceMessages() async throws {
         try await withRelay(settings: Self.settings) { relay in
             let (client, inbox) = try await relay.connectCollecting("trellis/logs/+", "trellis/deadletter")
             func line(_ device: String, _ text: String) async throws {
-                try await client.publishAndWait(topic: "devices/\(device)/log",
-                                                payload: Array(#"{"type":"Device","message":"\#(text)"}"#.utf8))
+                try await client.publishAndWait(
+                    topic: "devices/\(device)/log",
+                    payload: Array(#"{"type":"Device","message":"\#(text)"}"#.utf8))
             }
             for index in 0..<40 { try await line("chatty", "line \(index)") }
             try await line("calm", "hello")
-            try await inbox.wait(timeout: .seconds(20), "calm's line") { $0.contains { $0.topic == "trellis/logs/calm" } }
+            try await inbox.wait(timeout: .seconds(20), "calm's line") {
+                $0.contains { $0.topic == "trellis/logs/calm" }
+            }
             let streamed = await inbox.received(on: "trellis/logs/chatty").count
             #expect(streamed >= 10 && streamed < 40, "\(streamed) lines streamed")
-            let limited = await inbox.received(on: "trellis/deadletter").filter { $0.text?.contains(#""reason":"rate_limited""#) == true }
+            let limited = await inbox.received(on: "trellis/deadletter").filter {
+                $0.text?.contains(#""reason":"rate_limited""#) == true
+            }
             #expect(limited.count >= 1 && limited.count <= 40 - streamed, "\(limited.count) dead letters")
             #expect(limited.first?.text?.contains("devices/chatty/log") == true)
             try await eventually("chatty is served again", timeout: .seconds(10)) {

@@ -13,7 +13,7 @@ struct DeadLetterListTests {
     static let rejected = [
         ("devices/node7/status", "maybe", "invalid_status"),
         ("devices/bad id/status", "online", "invalid_device_id"),
-        ("devices/node7/telemetry", "{not json", "invalid_json"),
+        ("devices/node7/telemetry", "{not json", "invalid_json")
     ]
 
     @Test("filters by reason, topic prefix and since; pages with next_cursor; newest first")
@@ -31,7 +31,10 @@ struct DeadLetterListTests {
             #expect(all.map { $0["payload"] as? String } == Self.rejected.reversed().map(\.1))
             #expect(all.allSatisfy { ($0["received_at"] as? String).flatMap(ISO8601Time.parse) != nil })
 
-            #expect(try await letters(console, #"{"reason":"invalid_status"}"#).map { $0["topic"] as? String } == ["devices/node7/status"])
+            #expect(
+                try await letters(console, #"{"reason":"invalid_status"}"#).map { $0["topic"] as? String } == [
+                    "devices/node7/status"
+                ])
             #expect(try await letters(console, #"{"topic_prefix":"devices/node7/"}"#).count == 2)
             #expect(try await letters(console, #"{"since":"1h"}"#).count == 3)
             #expect(try await letters(console, #"{"since":"2999-01-01T00:00:00Z"}"#).isEmpty)

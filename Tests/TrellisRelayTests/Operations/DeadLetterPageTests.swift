@@ -10,8 +10,9 @@ import TrellisStore
 struct DeadLetterPageTests {
     static func letters(_ count: Int, payload: [UInt8]) -> [StoredDeadLetter] {
         (0..<count).map { index in
-            StoredDeadLetter(id: Int64(1_000 - index), reason: "r", topic: "t", payload: payload,
-                             receivedAt: Date(timeIntervalSince1970: 1_795_344_000))
+            StoredDeadLetter(
+                id: Int64(1_000 - index), reason: "r", topic: "t", payload: payload,
+                receivedAt: Date(timeIntervalSince1970: 1_795_344_000))
         }
     }
 
@@ -34,7 +35,8 @@ struct DeadLetterPageTests {
         #expect(!String(decoding: JSONEnvelope.encode(small), as: UTF8.self).contains("truncated"))
         let full = DeadLetterPage(Self.letters(3, payload: Array("hi".utf8)), limit: 3, maximumBytes: 1_048_576)
         #expect(!full.truncated && full.nextCursor == "998")
-        let one = DeadLetterPage(Self.letters(3, payload: [UInt8](repeating: 0x78, count: 4_096)), limit: 3, maximumBytes: 10)
+        let one = DeadLetterPage(
+            Self.letters(3, payload: [UInt8](repeating: 0x78, count: 4_096)), limit: 3, maximumBytes: 10)
         #expect(one.truncated && one.deadLetters.count == 1 && one.nextCursor == "1000")
     }
 }

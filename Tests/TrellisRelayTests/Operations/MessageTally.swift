@@ -12,8 +12,10 @@ actor MessageTally {
     private var drain: Task<Void, Never>?
 
     /// Starts counting `client`'s messages under `label` (nil: not counted), then subscribes it to `filters`.
-    static func counting(_ client: MQTTClient, subscribedTo filters: [String],
-                         label: @escaping @Sendable (MQTTMessage) -> String?) async throws -> MessageTally {
+    static func counting(
+        _ client: MQTTClient, subscribedTo filters: [String],
+        label: @escaping @Sendable (MQTTMessage) -> String?
+    ) async throws -> MessageTally {
         let tally = MessageTally()
         await tally.begin(client.messages, label: label)
         for filter in filters { try await client.subscribe(filter, qos: .atLeastOnce) }
@@ -39,11 +41,14 @@ actor MessageTally {
 
     /// Waits until the messages counted under `names` together reach `total`; throws after `timeout`.
     func wait(for total: Int, of names: Set<String>, timeout: Duration = .seconds(60)) async throws {
-        let reached: @Sendable ([String: Int]) -> Bool = { counts in counts.filter { names.contains($0.key) }.values.reduce(0, +) >= total }
+        let reached: @Sendable ([String: Int]) -> Bool = { counts in
+            counts.filter { names.contains($0.key) }.values.reduce(0, +) >= total
+        }
         if reached(counts) { return }
         await waiters.suspend(timeout: timeout, until: reached)
         guard reached(counts) else {
-            throw TimeoutError(message: "timed out after \(timeout) waiting for \(total) of \(names.sorted()); counted \(counts)")
+            throw TimeoutError(
+                message: "timed out after \(timeout) waiting for \(total) of \(names.sorted()); counted \(counts)")
         }
     }
 }

@@ -20,7 +20,7 @@ struct OperationTagTests {
         ("ID:1;sender:Host;receiver:phone;payload:7", nil),
         ("{\"id\":1}", nil),
         ("ID:", nil),
-        ("", nil),
+        ("", nil)
     ]
 
     @Test("the tag is the rest after the last ;operation:, for plant messages only", arguments: cases.indices)
@@ -37,12 +37,15 @@ struct OperationTagTests {
         for other in Self.cases.indices {
             let counters = RelayCounters()
             let wires = [Self.cases[other].wire, Self.cases[index].wire, Self.cases[index].wire, Self.cases[other].wire]
-            counters.routed(service: "plant", publishes: wires.map { MQTTMessage(topic: "t", payload: Array($0.utf8), qos: .atMostOnce) })
+            counters.routed(
+                service: "plant",
+                publishes: wires.map { MQTTMessage(topic: "t", payload: Array($0.utf8), qos: .atMostOnce) })
             var expected: [String: Int] = [:]
             for wire in wires {
                 if let tag = Self.cases.first(where: { $0.wire == wire })?.tag { expected[tag, default: 0] += 1 }
             }
-            #expect(counters.snapshot().replies == expected, "\(Self.cases[other].wire) around \(Self.cases[index].wire)")
+            #expect(
+                counters.snapshot().replies == expected, "\(Self.cases[other].wire) around \(Self.cases[index].wire)")
         }
     }
 }

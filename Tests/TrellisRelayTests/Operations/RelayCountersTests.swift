@@ -26,8 +26,9 @@ struct RelayCountersTests {
         #expect(snapshot.reconnects == 0 && snapshot.redeliveries == 0)
     }
 
-    @Test("counts stay right when values alternate, repeat, and new ones grow the table between them",
-          arguments: [1, 2, 50])
+    @Test(
+        "counts stay right when values alternate, repeat, and new ones grow the table between them",
+        arguments: [1, 2, 50])
     func repeatsAndGrowth(distinct: Int) {
         let counters = RelayCounters()
         var received: [String: Int] = [:]

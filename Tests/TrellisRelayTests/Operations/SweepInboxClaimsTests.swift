@@ -8,20 +8,23 @@ import TrellisMQTTTypes
 /// a plant request's among them, is not held back. `claims` says which, changing nothing.
 @Suite("What a retained sweep may claim")
 struct SweepInboxClaimsTests {
-    static let plan = RetainedSweepPlan(discoveryPrefix: "homeassistant", earlierPrefixes: ["site/ha"],
-                                        nodeBase: "trellis", trellisPrefix: "trellis")
+    static let plan = RetainedSweepPlan(
+        discoveryPrefix: "homeassistant", earlierPrefixes: ["site/ha"],
+        nodeBase: "trellis", trellisPrefix: "trellis")
 
-    @Test("its markers and its subscriptions' topics, and nothing else", arguments: [
-        ("trellis/sweep/abc", true),
-        ("trellis/sweep/leftover", true),
-        ("homeassistant/sensor/trellis_plant_3/moisture/config", true),
-        ("site/ha/sensor/trellis_plant_3/moisture/config", true),
-        ("devices/pump-1/info", true),
-        ("trellis/plants/3/state", true),
-        ("rpi/torpi", false),
-        ("rpi/torpi/Bob", false),
-        ("p2o/buttons/hall/press", false),
-    ])
+    @Test(
+        "its markers and its subscriptions' topics, and nothing else",
+        arguments: [
+            ("trellis/sweep/abc", true),
+            ("trellis/sweep/leftover", true),
+            ("homeassistant/sensor/trellis_plant_3/moisture/config", true),
+            ("site/ha/sensor/trellis_plant_3/moisture/config", true),
+            ("devices/pump-1/info", true),
+            ("trellis/plants/3/state", true),
+            ("rpi/torpi", false),
+            ("rpi/torpi/Bob", false),
+            ("p2o/buttons/hall/press", false)
+        ])
     func claims(topic: String, claimed: Bool) {
         let inbox = SweepInbox(plan: Self.plan, marker: "trellis/sweep/abc")
         #expect(inbox.claims(topic) == claimed)

@@ -6,7 +6,9 @@ import TrellisTestSupport
 /// Runs `body` with a relay on a broker set up as the shipped broker.conf sets it up: clients
 /// without an account let in, a password file, and the ACL `AccessControlList` writes from the
 /// topic table. The relay logs in as `trellis`; `ops` (password `pw-ops`) is an operator.
-func withLANProfileRelay(settings: RelaySettings = RelaySettings(), _ body: (RelayHarness) async throws -> Void) async throws {
+func withLANProfileRelay(settings: RelaySettings = RelaySettings(), _ body: (RelayHarness) async throws -> Void)
+    async throws
+{
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lan-\(UUID().uuidString)").path
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -23,10 +25,13 @@ func withLANProfileRelay(settings: RelaySettings = RelaySettings(), _ body: (Rel
     acl.set("ops", role: .operator)
     try acl.render().write(toFile: directory + "/acl", atomically: true, encoding: .utf8)
 
-    try await withTestBroker(anonymous: true, extraConfig: ["password_file \(passwd)", "acl_file \(directory)/acl"]) { broker in
+    try await withTestBroker(anonymous: true, extraConfig: ["password_file \(passwd)", "acl_file \(directory)/acl"]) {
+        broker in
         let relay = try RelayHarness(broker: broker, settings: settings)
         relay.credentials = ("trellis", "pw-trellis")
-        relay.watcherLogin = { $0.username = "ops"; $0.password = "pw-ops" }
+        relay.watcherLogin = {
+            $0.username = "ops"; $0.password = "pw-ops"
+        }
         try await withTearDown(of: relay, { await $0.shutdown() }) { relay in
             try await relay.startRelay()
             try await body(relay)

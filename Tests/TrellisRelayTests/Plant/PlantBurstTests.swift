@@ -8,7 +8,9 @@ import TrellisTestSupport
 /// requests together, but a change waits for every message before it and holds back every one after.
 @Suite("Plant requests in a burst, through a real broker")
 struct PlantBurstTests {
-    @Test("90 requests published without waiting, adds among reads: answered in order, each read after exactly the adds before it")
+    @Test(
+        "90 requests published without waiting, adds among reads: answered in order, each read after exactly the adds before it"
+    )
     func burstOfReadsAndWrites() async throws {
         var settings = RelaySettings.losslessPlants
         settings.spamLimit = 1_000
@@ -20,7 +22,8 @@ struct PlantBurstTests {
             for id in 0..<count {
                 let request: String
                 if id % 15 == 7 {
-                    request = "ID:\(id);sender:burst;receiver:Host-RPI3B+;payload:p\(id),0x\(21 + adds);operation:REQ_addNewPlant"
+                    request =
+                        "ID:\(id);sender:burst;receiver:Host-RPI3B+;payload:p\(id),0x\(21 + adds);operation:REQ_addNewPlant"
                     adds += 1
                 } else {
                     request = "ID:\(id);sender:burst;receiver:Host-RPI3B+;payload:all;operation:REQ_plantSensorData"
@@ -36,17 +39,20 @@ struct PlantBurstTests {
                     #expect(text.hasSuffix("operation:ERR_noPlantDataToRequest"), "reply \(id) is \(text)")
                 } else if let expected = addsBefore[id] {
                     #expect(text.hasSuffix("operation:RES_plantSensorData"), "reply \(id) is \(text)")
-                    #expect(text.components(separatedBy: "\"plant\"%3A").count - 1 == expected, "reply \(id) is \(text)")
+                    #expect(
+                        text.components(separatedBy: "\"plant\"%3A").count - 1 == expected, "reply \(id) is \(text)")
                 } else {
-                    #expect(text == "ID:\(id);sender:Host-RPI3B+;receiver:burst;payload:p\(id);operation:RES_addNewPlant")
+                    #expect(
+                        text == "ID:\(id);sender:Host-RPI3B+;receiver:burst;payload:p\(id);operation:RES_addNewPlant")
                 }
             }
             #expect(try await relay.store.plants().count == 6)
         }
     }
 
-    @Test("through a real broker, a burst of requests gets every answer once, in order, with its dead letters",
-          arguments: PlantTopics.allCases, [QoS.atMostOnce, .atLeastOnce])
+    @Test(
+        "through a real broker, a burst of requests gets every answer once, in order, with its dead letters",
+        arguments: PlantTopics.allCases, [QoS.atMostOnce, .atLeastOnce])
     func liveBurst(_ topics: PlantTopics, _ qos: QoS) async throws {
         var settings = RelaySettings.losslessPlants
         settings.spamLimit = 1000
@@ -58,7 +64,8 @@ struct PlantBurstTests {
             // every tenth names an unknown plant (an error answer whose dead letter the relay's loop
             // stores, finishing what the callback began).
             let requests = (0..<40).map { index in
-                index % 7 == 3 ? bob.request("\(index)", "REQ_numPlants")
+                index % 7 == 3
+                    ? bob.request("\(index)", "REQ_numPlants")
                     : bob.request("\(index)", "REQ_plantSensorData", payload: index % 10 == 5 ? "Cactus" : "all")
             }
             for request in requests {
@@ -68,7 +75,9 @@ struct PlantBurstTests {
                 .dropFirst(before).map { $0.text ?? "" }
             #expect(replies.map { String($0.prefix { $0 != ";" }) } == (0..<40).map { "ID:\($0)" })
             for (index, reply) in replies.enumerated() {
-                let tag = index % 7 == 3 ? "RES_numPlants" : index % 10 == 5 ? "ERR_noPlantDataToRequest" : "RES_plantSensorData"
+                let tag =
+                    index % 7 == 3
+                    ? "RES_numPlants" : index % 10 == 5 ? "ERR_noPlantDataToRequest" : "RES_plantSensorData"
                 #expect(reply.hasSuffix(";operation:\(tag)"), "\(reply)")
             }
             let letters = try await bob.deadLetters(count: 4)

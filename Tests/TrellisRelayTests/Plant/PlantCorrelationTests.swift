@@ -8,7 +8,9 @@ import TrellisTestSupport
 struct PlantCorrelationTests {
     static let correlation: [UInt8] = [0x00, 0xFF, 0x10, 0x42, 0x7F]
 
-    @Test("a Response Topic gets the reply too, with the request's Correlation Data (a broker without accounts)", arguments: PlantTopics.allCases)
+    @Test(
+        "a Response Topic gets the reply too, with the request's Correlation Data (a broker without accounts)",
+        arguments: PlantTopics.allCases)
     func responseTopic(_ topics: PlantTopics) async throws {
         try await withRelay(settings: RelaySettings.losslessPlants.openResponseTopics) { relay in
             let phone = try await PlantClient.connect(relay, topics: topics, extraFilters: ["replies/#"])
@@ -24,12 +26,15 @@ struct PlantCorrelationTests {
         }
     }
 
-    @Test("error answers also go to the Response Topic with the Correlation Data (a broker without accounts)", arguments: PlantTopics.allCases)
+    @Test(
+        "error answers also go to the Response Topic with the Correlation Data (a broker without accounts)",
+        arguments: PlantTopics.allCases)
     func errorToResponseTopic(_ topics: PlantTopics) async throws {
         try await withRelay(settings: RelaySettings.losslessPlants.openResponseTopics) { relay in
             let phone = try await PlantClient.connect(relay, topics: topics, extraFilters: ["replies/#"])
             let message = phone.request("2", "REQ_fetchCoffee")
-            try await phone.send(message, properties: MQTTProperties(responseTopic: "replies/bob/2", correlationData: Self.correlation))
+            try await phone.send(
+                message, properties: MQTTProperties(responseTopic: "replies/bob/2", correlationData: Self.correlation))
 
             let direct = try #require(try await phone.inbox.messages(on: "replies/bob/2").first)
             #expect(direct.text == Wire.error("2", to: phone.name, "ERR_invalidOpTag", offending: message))
@@ -37,11 +42,15 @@ struct PlantCorrelationTests {
         }
     }
 
-    @Test("by default a Response Topic outside the requester's reply space gets nothing: the reply goes to the usual topic, the request to the dead letters", arguments: PlantTopics.allCases)
+    @Test(
+        "by default a Response Topic outside the requester's reply space gets nothing: the reply goes to the usual topic, the request to the dead letters",
+        arguments: PlantTopics.allCases)
     func foreignResponseTopicRefused(_ topics: PlantTopics) async throws {
         try await withRelay(settings: .losslessPlants) { relay in
-            let phone = try await PlantClient.connect(relay, topics: topics, extraFilters: ["p2o/clients/alice/#", "trellis/deadletter"])
-            let properties = MQTTProperties(responseTopic: "p2o/clients/alice/button-press", correlationData: Self.correlation)
+            let phone = try await PlantClient.connect(
+                relay, topics: topics, extraFilters: ["p2o/clients/alice/#", "trellis/deadletter"])
+            let properties = MQTTProperties(
+                responseTopic: "p2o/clients/alice/button-press", correlationData: Self.correlation)
             try await phone.send(phone.request("3", "REQ_addNewPlant", payload: "Fern,0x36"), properties: properties)
 
             let shared = try #require(try await phone.inbox.messages(on: phone.replyTopic).first)
@@ -57,18 +66,23 @@ struct PlantCorrelationTests {
         try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await PlantClient.connect(relay, topics: .perClient, extraFilters: ["rpi/fromrpi/+/#"])
             let inbox = "\(phone.replyTopic)/rr"
-            try await phone.send(phone.request("4", "REQ_numPlants"), properties: MQTTProperties(responseTopic: inbox, correlationData: Self.correlation))
+            try await phone.send(
+                phone.request("4", "REQ_numPlants"),
+                properties: MQTTProperties(responseTopic: inbox, correlationData: Self.correlation))
             let direct = try #require(try await phone.inbox.messages(on: inbox).first)
             #expect(direct.properties.correlationData == Self.correlation)
         }
     }
 
-    @Test("a Response Topic equal to the reply topic gets one reply, carrying the Correlation Data", arguments: PlantTopics.allCases)
+    @Test(
+        "a Response Topic equal to the reply topic gets one reply, carrying the Correlation Data",
+        arguments: PlantTopics.allCases)
     func responseTopicIsReplyTopic(_ topics: PlantTopics) async throws {
         try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await PlantClient.connect(relay, topics: topics)
-            try await phone.send(phone.request("3", "REQ_numPlants"),
-                                 properties: MQTTProperties(responseTopic: phone.replyTopic, correlationData: Self.correlation))
+            try await phone.send(
+                phone.request("3", "REQ_numPlants"),
+                properties: MQTTProperties(responseTopic: phone.replyTopic, correlationData: Self.correlation))
             let reply = try #require(try await phone.inbox.messages(on: phone.replyTopic).first)
             #expect(reply.text == Wire.reply("3", to: phone.name, "RES_numPlants", payload: "0"))
             #expect(reply.properties.correlationData == Self.correlation)
@@ -82,7 +96,8 @@ struct PlantCorrelationTests {
     func noResponseTopic(_ topics: PlantTopics) async throws {
         try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await PlantClient.connect(relay, topics: topics, extraFilters: ["replies/#"])
-            try await phone.send(phone.request("4", "REQ_numPlants"), properties: MQTTProperties(correlationData: Self.correlation))
+            try await phone.send(
+                phone.request("4", "REQ_numPlants"), properties: MQTTProperties(correlationData: Self.correlation))
             let reply = try #require(try await phone.inbox.messages(on: phone.replyTopic).first)
             #expect(reply.text == Wire.reply("4", to: phone.name, "RES_numPlants", payload: "0"))
             #expect(reply.properties.correlationData == nil)

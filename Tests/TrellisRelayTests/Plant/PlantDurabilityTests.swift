@@ -9,28 +9,44 @@ struct PlantDurabilityTests {
     func survivesRestart(_ topics: PlantTopics) async throws {
         try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await PlantClient.connect(relay, topics: topics)
-            #expect(try await phone.ask(phone.request("1", "REQ_addNewPlant", payload: "Fern,0x36,0x37"))
-                == Wire.reply("1", to: phone.name, "RES_addNewPlant", payload: "Fern"))
-            #expect(try await phone.ask(phone.request("2", "REQ_addNewPlant", payload: "Basil,0x38"))
-                == Wire.reply("2", to: phone.name, "RES_addNewPlant", payload: "Basil"))
-            try await phone.send(#"{"moisture":4,"temperature":68.5,"at":"2026-05-01T10:00:00Z"}"#, on: "rpi/sensors/0x37")
-            #expect(try await phone.ask(phone.request("3", "REQ_deletePlant", payload: "Basil"))
-                == Wire.reply("3", to: phone.name, "RES_deletePlant", payload: "Basil"))
+            #expect(
+                try await phone.ask(phone.request("1", "REQ_addNewPlant", payload: "Fern,0x36,0x37"))
+                    == Wire.reply("1", to: phone.name, "RES_addNewPlant", payload: "Fern"))
+            #expect(
+                try await phone.ask(phone.request("2", "REQ_addNewPlant", payload: "Basil,0x38"))
+                    == Wire.reply("2", to: phone.name, "RES_addNewPlant", payload: "Basil"))
+            try await phone.send(
+                #"{"moisture":4,"temperature":68.5,"at":"2026-05-01T10:00:00Z"}"#, on: "rpi/sensors/0x37")
+            #expect(
+                try await phone.ask(phone.request("3", "REQ_deletePlant", payload: "Basil"))
+                    == Wire.reply("3", to: phone.name, "RES_deletePlant", payload: "Basil"))
 
             try await relay.stopRelay()
             try await relay.startRelay()
 
-            #expect(try await phone.ask(phone.request("4", "REQ_numPlants")) == Wire.reply("4", to: phone.name, "RES_numPlants", payload: "1"))
-            #expect(try await phone.ask(phone.request("5", "REQ_plantInfoOnStartup")) == Wire.reply("5", to: phone.name,
-                "RES_plantInfoOnStartup", payload: Wire.escape(#"{"count":1,"plants":[{"name":"Fern","sensors":["0x36","0x37"]}]}"#)))
-            #expect(try await phone.ask(phone.request("6", "REQ_plantSensorData", payload: "all")) == Wire.reply("6", to: phone.name,
-                "RES_plantSensorData", payload: Wire.escape("""
-                    [{"at":null,"moisture":null,"plant":"Fern","sensor":"0x36","temperature":null},\
-                    {"at":"2026-05-01T10:00:00.000Z","moisture":4,"plant":"Fern","sensor":"0x37","temperature":68.5}]
-                    """)))
+            #expect(
+                try await phone.ask(phone.request("4", "REQ_numPlants"))
+                    == Wire.reply("4", to: phone.name, "RES_numPlants", payload: "1"))
+            #expect(
+                try await phone.ask(phone.request("5", "REQ_plantInfoOnStartup"))
+                    == Wire.reply(
+                        "5", to: phone.name,
+                        "RES_plantInfoOnStartup",
+                        payload: Wire.escape(#"{"count":1,"plants":[{"name":"Fern","sensors":["0x36","0x37"]}]}"#)))
+            #expect(
+                try await phone.ask(phone.request("6", "REQ_plantSensorData", payload: "all"))
+                    == Wire.reply(
+                        "6", to: phone.name,
+                        "RES_plantSensorData",
+                        payload: Wire.escape(
+                            """
+                            [{"at":null,"moisture":null,"plant":"Fern","sensor":"0x36","temperature":null},\
+                            {"at":"2026-05-01T10:00:00.000Z","moisture":4,"plant":"Fern","sensor":"0x37","temperature":68.5}]
+                            """)))
             // The name is still taken after the restart.
             let again = phone.request("7", "REQ_addNewPlant", payload: "Fern,0x39")
-            #expect(try await phone.ask(again) == Wire.error("7", to: phone.name, "ERR_plantNameTaken", offending: again))
+            #expect(
+                try await phone.ask(again) == Wire.error("7", to: phone.name, "ERR_plantNameTaken", offending: again))
         }
     }
 
@@ -38,18 +54,26 @@ struct PlantDurabilityTests {
     func readingWhileDown() async throws {
         try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await PlantClient.connect(relay, topics: .shared)
-            #expect(try await phone.ask(phone.request("1", "REQ_addNewPlant", payload: "Fern,0x36"))
-                == Wire.reply("1", to: phone.name, "RES_addNewPlant", payload: "Fern"))
+            #expect(
+                try await phone.ask(phone.request("1", "REQ_addNewPlant", payload: "Fern,0x36"))
+                    == Wire.reply("1", to: phone.name, "RES_addNewPlant", payload: "Fern"))
             try await relay.stopRelay()
-            try await phone.send(#"{"moisture":8,"temperature":70,"at":"2026-05-01T10:00:00Z"}"#, on: "rpi/sensors/0x36")
+            try await phone.send(
+                #"{"moisture":8,"temperature":70,"at":"2026-05-01T10:00:00Z"}"#, on: "rpi/sensors/0x36")
             try await relay.startRelay()
-            #expect(try await phone.ask(phone.request("2", "REQ_plantSensorData", payload: "all")) == Wire.reply("2", to: phone.name,
-                "RES_plantSensorData",
-                payload: Wire.escape(#"[{"at":"2026-05-01T10:00:00.000Z","moisture":8,"plant":"Fern","sensor":"0x36","temperature":70}]"#)))
+            #expect(
+                try await phone.ask(phone.request("2", "REQ_plantSensorData", payload: "all"))
+                    == Wire.reply(
+                        "2", to: phone.name,
+                        "RES_plantSensorData",
+                        payload: Wire.escape(
+                            #"[{"at":"2026-05-01T10:00:00.000Z","moisture":8,"plant":"Fern","sensor":"0x36","temperature":70}]"#
+                        )))
         }
     }
 
-    @Test("a 100 KiB request is answered in full and dead-lettered truncated to 64 KiB", arguments: PlantTopics.allCases)
+    @Test(
+        "a 100 KiB request is answered in full and dead-lettered truncated to 64 KiB", arguments: PlantTopics.allCases)
     func largePayload(_ topics: PlantTopics) async throws {
         try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await PlantClient.connect(relay, topics: topics)
@@ -76,7 +100,9 @@ struct PlantDurabilityTests {
     func largeUnknownPlant(_ topics: PlantTopics) async throws {
         try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await PlantClient.connect(relay, topics: topics)
-            #expect(try await phone.ask(phone.request("1", "REQ_addNewPlant", payload: "Fern,0x36")).hasSuffix("RES_addNewPlant"))
+            #expect(
+                try await phone.ask(phone.request("1", "REQ_addNewPlant", payload: "Fern,0x36")).hasSuffix(
+                    "RES_addNewPlant"))
             let unknown = String(repeating: "x:y;", count: 25 * 1024)
             let message = phone.request("2", "REQ_plantSensorData", payload: Wire.escape(unknown))
             let reply = try await phone.ask(message)

@@ -29,44 +29,85 @@ struct PlantOriginalDialectTests {
             }
             #expect(try await answers(request("REQ_addNewPlant", #"Fern--["0x36"]"#), count: 0) == [])
             #expect(try await answers(request("REQ_addNewPlant", #"Basil--["37", "0x38"]"#), count: 0) == [])
-            #expect(try await answers(request("REQ_numPlants", ""), count: 1) == [Wire.reply("0", to: "3F2A", "RES_numPlants", payload: "2")])
-            #expect(try await answers(request("REQ_plantInfoOnStartup", "1"), count: 1) ==
-                [Wire.reply("0", to: "3F2A", "RES_plantInfoOnStartup", payload: #"{"Name"-- "Basil", "Sensors"-- "[\"0x37\", \"0x38\"]"}"#)])
-            #expect(try await answers(request("REQ_plantInfoOnStartup", "2"), count: 1) ==
-                [Wire.reply("0", to: "3F2A", "ERR_noPlantDataToRequest",
-                            payload: "ID--0|sender--3F2A|receiver--Host-RPI3B+|payload--2|operation--REQ_plantInfoOnStartup")])
+            #expect(
+                try await answers(request("REQ_numPlants", ""), count: 1) == [
+                    Wire.reply("0", to: "3F2A", "RES_numPlants", payload: "2")
+                ])
+            #expect(
+                try await answers(request("REQ_plantInfoOnStartup", "1"), count: 1) == [
+                    Wire.reply(
+                        "0", to: "3F2A", "RES_plantInfoOnStartup",
+                        payload: #"{"Name"-- "Basil", "Sensors"-- "[\"0x37\", \"0x38\"]"}"#)
+                ])
+            #expect(
+                try await answers(request("REQ_plantInfoOnStartup", "2"), count: 1) == [
+                    Wire.reply(
+                        "0", to: "3F2A", "ERR_noPlantDataToRequest",
+                        payload: "ID--0|sender--3F2A|receiver--Host-RPI3B+|payload--2|operation--REQ_plantInfoOnStartup"
+                    )
+                ])
 
-            try await phone.client.publishAndWait(topic: "rpi/sensors/0x37", payload: Array(#"{"moisture": 4, "temperature": 68.5}"#.utf8))
-            #expect(try await answers(request("REQ_plantSensorData", "all"), count: 1) ==
-                [Wire.reply("0", to: "3F2A", "RES_plantSensorData", payload: "{'moisture'-- 4, 'temperature'-- 69, 'plant'-- 'Basil', 'sensor'-- '0x37'}")])
+            try await phone.client.publishAndWait(
+                topic: "rpi/sensors/0x37", payload: Array(#"{"moisture": 4, "temperature": 68.5}"#.utf8))
+            #expect(
+                try await answers(request("REQ_plantSensorData", "all"), count: 1) == [
+                    Wire.reply(
+                        "0", to: "3F2A", "RES_plantSensorData",
+                        payload: "{'moisture'-- 4, 'temperature'-- 69, 'plant'-- 'Basil', 'sensor'-- '0x37'}")
+                ])
 
             #expect(try await answers(request("REQ_editPlant", "Basil,Thai Basil"), count: 0) == [])
-            #expect(try await answers(request("REQ_editPlant", "Fern,Thai Basil"), count: 1) ==
-                [Wire.reply("0", to: "3F2A", "ERR_plantNameTaken",
-                            payload: "ID--0|sender--3F2A|receiver--Host-RPI3B+|payload--Fern,Thai Basil|operation--REQ_editPlant")])
-            #expect(try await answers(request("REQ_editPlant", "Rose,Tulip"), count: 1).first?.hasSuffix("operation:ERR_cannotDeletePlant") == true)
+            #expect(
+                try await answers(request("REQ_editPlant", "Fern,Thai Basil"), count: 1) == [
+                    Wire.reply(
+                        "0", to: "3F2A", "ERR_plantNameTaken",
+                        payload:
+                            "ID--0|sender--3F2A|receiver--Host-RPI3B+|payload--Fern,Thai Basil|operation--REQ_editPlant"
+                    )
+                ])
+            #expect(
+                try await answers(request("REQ_editPlant", "Rose,Tulip"), count: 1).first?.hasSuffix(
+                    "operation:ERR_cannotDeletePlant") == true)
             #expect(try await answers(request("REQ_editPlant", "Fern,Fern"), count: 0) == [])
             #expect(try await answers(request("REQ_deletePlant", "Fern"), count: 0) == [])
-            #expect(try await answers(request("REQ_plantInfoOnStartup", "0"), count: 1) ==
-                [Wire.reply("0", to: "3F2A", "RES_plantInfoOnStartup", payload: #"{"Name"-- "Thai Basil", "Sensors"-- "[\"0x37\", \"0x38\"]"}"#)])
+            #expect(
+                try await answers(request("REQ_plantInfoOnStartup", "0"), count: 1) == [
+                    Wire.reply(
+                        "0", to: "3F2A", "RES_plantInfoOnStartup",
+                        payload: #"{"Name"-- "Thai Basil", "Sensors"-- "[\"0x37\", \"0x38\"]"}"#)
+                ])
             // A malformed message is answered with the host's escape and ID 0.
-            #expect(try await answers("ID:9;sender:3F2A;receiver:Host-RPI3B+;payload:12:30;operation:REQ_numPlants", count: 1) ==
-                [Wire.reply("0", to: "3F2A", "ERR_missingKeys",
-                            payload: "ID--9|sender--3F2A|receiver--Host-RPI3B+|payload--12--30|operation--REQ_numPlants")])
+            #expect(
+                try await answers(
+                    "ID:9;sender:3F2A;receiver:Host-RPI3B+;payload:12:30;operation:REQ_numPlants", count: 1) == [
+                        Wire.reply(
+                            "0", to: "3F2A", "ERR_missingKeys",
+                            payload: "ID--9|sender--3F2A|receiver--Host-RPI3B+|payload--12--30|operation--REQ_numPlants"
+                        )
+                    ])
         }
     }
 
-    @Test("a Response Topic on the shared topic gets the lossless answer, also where rpi/fromrpi gets none (a broker without accounts)")
+    @Test(
+        "a Response Topic on the shared topic gets the lossless answer, also where rpi/fromrpi gets none (a broker without accounts)"
+    )
     func responseTopicIsLossless() async throws {
         try await withRelay(settings: RelaySettings().openResponseTopics) { relay in
-            let phone = try await PlantClient.connect(relay, name: "Bob", topics: .shared, extraFilters: ["replies/bob"])
+            let phone = try await PlantClient.connect(
+                relay, name: "Bob", topics: .shared, extraFilters: ["replies/bob"])
             let properties = MQTTProperties(responseTopic: "replies/bob", correlationData: Array("c1".utf8))
             try await phone.send(phone.request("7", "REQ_addNewPlant", payload: "Fern,0x36"), properties: properties)
             try await phone.send(phone.request("8", "REQ_numPlants"), properties: properties)
             let replies = try await phone.inbox.messages(on: "replies/bob", count: 2)
-            #expect(replies.map(\.text) == [Wire.reply("7", to: "Bob", "RES_addNewPlant", payload: "Fern"),
-                                            Wire.reply("8", to: "Bob", "RES_numPlants", payload: "1")])
-            #expect(await phone.inbox.received(on: "rpi/fromrpi").map(\.text) == [Wire.reply("0", to: "Bob", "RES_numPlants", payload: "1")])
+            #expect(
+                replies.map(\.text) == [
+                    Wire.reply("7", to: "Bob", "RES_addNewPlant", payload: "Fern"),
+                    Wire.reply("8", to: "Bob", "RES_numPlants", payload: "1")
+                ])
+            #expect(
+                await phone.inbox.received(on: "rpi/fromrpi").map(\.text) == [
+                    Wire.reply("0", to: "Bob", "RES_numPlants", payload: "1")
+                ])
         }
     }
 
@@ -74,16 +115,29 @@ struct PlantOriginalDialectTests {
     func losslessRename() async throws {
         try await withRelay { relay in
             let phone = try await PlantClient.connect(relay, name: "Bob", topics: .perClient)
-            #expect(try await phone.ask(phone.request("1", "REQ_addNewPlant", payload: "Fern,0x36")) == Wire.reply("1", to: "Bob", "RES_addNewPlant", payload: "Fern"))
-            #expect(try await phone.ask(phone.request("2", "REQ_editPlant", payload: "Fern,a%3Bb")) == Wire.reply("2", to: "Bob", "RES_editPlant", payload: "a%3Bb"))
-            #expect(try await phone.ask(phone.request("3", "REQ_plantInfoOnStartup")) ==
-                Wire.reply("3", to: "Bob", "RES_plantInfoOnStartup", payload: #"{"count"%3A1,"plants"%3A[{"name"%3A"a%3Bb","sensors"%3A["0x36"]}]}"#))
-            #expect(try await phone.ask(phone.request("4", "REQ_editPlant", payload: "Fern,Mint")).hasSuffix("operation:ERR_cannotDeletePlant"))
-            #expect(try await phone.ask(phone.request("5", "REQ_editPlant", payload: "a%3Bb,Boston Sword Fern")).hasSuffix("operation:ERR_plantNameTooLong"))
+            #expect(
+                try await phone.ask(phone.request("1", "REQ_addNewPlant", payload: "Fern,0x36"))
+                    == Wire.reply("1", to: "Bob", "RES_addNewPlant", payload: "Fern"))
+            #expect(
+                try await phone.ask(phone.request("2", "REQ_editPlant", payload: "Fern,a%3Bb"))
+                    == Wire.reply("2", to: "Bob", "RES_editPlant", payload: "a%3Bb"))
+            #expect(
+                try await phone.ask(phone.request("3", "REQ_plantInfoOnStartup"))
+                    == Wire.reply(
+                        "3", to: "Bob", "RES_plantInfoOnStartup",
+                        payload: #"{"count"%3A1,"plants"%3A[{"name"%3A"a%3Bb","sensors"%3A["0x36"]}]}"#))
+            #expect(
+                try await phone.ask(phone.request("4", "REQ_editPlant", payload: "Fern,Mint")).hasSuffix(
+                    "operation:ERR_cannotDeletePlant"))
+            #expect(
+                try await phone.ask(phone.request("5", "REQ_editPlant", payload: "a%3Bb,Boston Sword Fern")).hasSuffix(
+                    "operation:ERR_plantNameTooLong"))
         }
     }
 
-    @Test("in the original dialect a request with an empty sender is dead-lettered: its answer would carry an empty receiver")
+    @Test(
+        "in the original dialect a request with an empty sender is dead-lettered: its answer would carry an empty receiver"
+    )
     func emptySender() async throws {
         try await withRelay { relay in
             let phone = try await PlantClient.connect(relay, name: "Bob", topics: .shared)
@@ -111,8 +165,10 @@ struct PlantOriginalDialectTests {
             }
             let replies = try await phone.inbox.messages(on: "rpi/fromrpi", count: 4)
             // 2 adds and the count use up the limit of 3; the two reads are free; the third is kicked.
-            #expect(replies.compactMap(\.text).map { $0.components(separatedBy: "operation:").last ?? "" } ==
-                ["RES_numPlants", "RES_plantInfoOnStartup", "RES_plantInfoOnStartup", "ERR_kickedForSpam"])
+            #expect(
+                replies.compactMap(\.text).map { $0.components(separatedBy: "operation:").last ?? "" } == [
+                    "RES_numPlants", "RES_plantInfoOnStartup", "RES_plantInfoOnStartup", "ERR_kickedForSpam"
+                ])
         }
     }
 }

@@ -17,8 +17,10 @@ struct PlantRequestStepsTests {
 
     /// Runs `body` with the steps of the shared request topic (or the per-client one of `client`)
     /// and their context, over an engine with `settings`.
-    static func withSteps(_ settings: RelaySettings = .losslessPlants, client: String? = nil,
-                          _ body: (inout PlantRequestSteps, HandlerContext) async throws -> Void) async throws {
+    static func withSteps(
+        _ settings: RelaySettings = .losslessPlants, client: String? = nil,
+        _ body: (inout PlantRequestSteps, HandlerContext) async throws -> Void
+    ) async throws {
         try await withStore(.inMemory) { store in
             let engine = Relay.engine(store: store, settings: settings, logger: Logger(label: "test"))
             let service = PlantService(settings: settings)
@@ -28,10 +30,13 @@ struct PlantRequestStepsTests {
         }
     }
 
-    static func request(_ operation: String, payload: String = "", from sender: String = "Bob", topic: String = "rpi/torpi",
-                        retain: Bool = false, properties: MQTTProperties = MQTTProperties()) -> MQTTMessage {
-        MQTTMessage(topic: topic, text: Wire.request("1", from: sender, operation, payload: payload), retain: retain,
-                    properties: properties)
+    static func request(
+        _ operation: String, payload: String = "", from sender: String = "Bob", topic: String = "rpi/torpi",
+        retain: Bool = false, properties: MQTTProperties = MQTTProperties()
+    ) -> MQTTMessage {
+        MQTTMessage(
+            topic: topic, text: Wire.request("1", from: sender, operation, payload: payload), retain: retain,
+            properties: properties)
     }
 
     /// The operation `step` waits for; nil when it does not wait for the store.
@@ -48,13 +53,18 @@ struct PlantRequestStepsTests {
     func sensorData() async throws {
         try await Self.withSteps { steps, context async throws in
             let message = Self.request("REQ_plantSensorData", payload: "Fern")
-            guard case let .admitMessage(sender, at, limit, _, usingAllowance)? = Self.operation(steps.start(message, context: context, answering: nil))
+            guard
+                case let .admitMessage(sender, at, limit, _, usingAllowance)? = Self.operation(
+                    steps.start(message, context: context, answering: nil))
             else { Issue.record("not counted first"); return }
             #expect(sender == "Bob" && at == Self.now && limit == context.settings.spamLimit && !usingAllowance)
-            guard case let .sensorRecords(plant)? = Self.operation(steps.resume(.success(.verdict(.allowed)), message: message, context: context, answering: nil))
+            guard
+                case let .sensorRecords(plant)? = Self.operation(
+                    steps.resume(.success(.verdict(.allowed)), message: message, context: context, answering: nil))
             else { Issue.record("the records not read next"); return }
             #expect(plant == "Fern")
-            let output = Self.output(steps.resume(.success(.sensorRecords([Self.fern])), message: message, context: context, answering: nil))
+            let output = Self.output(
+                steps.resume(.success(.sensorRecords([Self.fern])), message: message, context: context, answering: nil))
             #expect(output?.publishes.map(\.topic) == ["rpi/fromrpi"])
             #expect(output?.publishes.first?.text?.hasSuffix(";operation:RES_plantSensorData") == true)
             #expect(output?.publishes.first?.text?.contains("0x36") == true)
@@ -68,7 +78,8 @@ struct PlantRequestStepsTests {
             let message = Self.request("REQ_plantSensorData", payload: "Cactus")
             _ = steps.start(message, context: context, answering: nil)
             _ = steps.resume(.success(.verdict(.allowed)), message: message, context: context, answering: nil)
-            let output = Self.output(steps.resume(.success(.sensorRecords(nil)), message: message, context: context, answering: nil))
+            let output = Self.output(
+                steps.resume(.success(.sensorRecords(nil)), message: message, context: context, answering: nil))
             #expect(output?.publishes.first?.text?.hasSuffix(";operation:ERR_noPlantDataToRequest") == true)
             #expect(output?.deadLetters.map(\.reason) == ["ERR_noPlantDataToRequest"])
         }
@@ -79,14 +90,16 @@ struct PlantRequestStepsTests {
         try await Self.withSteps { steps, context async throws in
             let message = Self.request("REQ_plantSensorData", payload: "all")
             _ = steps.start(message, context: context, answering: nil)
-            let kicked = Self.output(steps.resume(.success(.verdict(.kicked)), message: message, context: context, answering: nil))
+            let kicked = Self.output(
+                steps.resume(.success(.verdict(.kicked)), message: message, context: context, answering: nil))
             #expect(kicked?.publishes.first?.text?.hasSuffix(";operation:ERR_kickedForSpam") == true)
             #expect(kicked?.deadLetters.map(\.reason) == ["ERR_kickedForSpam"])
         }
         try await Self.withSteps { steps, context async throws in
             let message = Self.request("REQ_plantSensorData", payload: "all")
             _ = steps.start(message, context: context, answering: nil)
-            let muted = Self.output(steps.resume(.success(.verdict(.muted)), message: message, context: context, answering: nil))
+            let muted = Self.output(
+                steps.resume(.success(.verdict(.muted)), message: message, context: context, answering: nil))
             #expect(muted?.publishes.isEmpty == true && muted?.deadLetters.map(\.reason) == ["spam_muted"])
         }
     }
@@ -94,12 +107,16 @@ struct PlantRequestStepsTests {
     @Test("refused before counting: a retained request, a sender not matching its topic; nothing asked of the store")
     func refusedBeforeCounting() async throws {
         try await Self.withSteps { steps, context async throws in
-            let output = Self.output(steps.start(Self.request("REQ_numPlants", retain: true), context: context, answering: nil))
+            let output = Self.output(
+                steps.start(Self.request("REQ_numPlants", retain: true), context: context, answering: nil))
             #expect(output?.deadLetters.map(\.reason) == ["retained_request"])
         }
         try await Self.withSteps(client: "Bob") { steps, context async throws in
             let message = Self.request("REQ_numPlants", from: "Alice", topic: "rpi/torpi/Bob")
-            #expect(Self.output(steps.start(message, context: context, answering: nil))?.deadLetters.map(\.reason) == ["sender_mismatch"])
+            #expect(
+                Self.output(steps.start(message, context: context, answering: nil))?.deadLetters.map(\.reason) == [
+                    "sender_mismatch"
+                ])
         }
     }
 
@@ -109,7 +126,9 @@ struct PlantRequestStepsTests {
         try await Self.withSteps { steps, context async throws in
             let message = Self.request("REQ_numPlants")
             _ = steps.start(message, context: context, answering: nil)
-            guard case .plants? = Self.operation(steps.resume(.failure(Down()), message: message, context: context, answering: nil))
+            guard
+                case .plants? = Self.operation(
+                    steps.resume(.failure(Down()), message: message, context: context, answering: nil))
             else { Issue.record("not answered after a failed count"); return }
             let output = Self.output(steps.resume(.failure(Down()), message: message, context: context, answering: nil))
             #expect(output?.publishes.isEmpty == true && output?.deadLetters.map(\.reason) == ["store_error"])
@@ -123,11 +142,13 @@ struct PlantRequestStepsTests {
             _ = steps.start(message, context: context, answering: nil)
             _ = steps.resume(.success(.verdict(.allowed)), message: message, context: context, answering: nil)
             let plant = StoredPlant(id: 1, name: "Fern", sensors: ["0x36"], createdAt: Self.now)
-            guard case let .grantAllowance(sender, count)? = Self.operation(
-                steps.resume(.success(.plants([plant])), message: message, context: context, answering: nil))
+            guard
+                case let .grantAllowance(sender, count)? = Self.operation(
+                    steps.resume(.success(.plants([plant])), message: message, context: context, answering: nil))
             else { Issue.record("no grant"); return }
             #expect(sender == "Bob" && count == 1)
-            let output = Self.output(steps.resume(.success(.granted), message: message, context: context, answering: nil))
+            let output = Self.output(
+                steps.resume(.success(.granted), message: message, context: context, answering: nil))
             #expect(output?.publishes.first?.text?.hasSuffix(";operation:RES_numPlants") == true)
         }
     }
@@ -139,10 +160,15 @@ struct PlantRequestStepsTests {
         try await Self.withSteps(settings) { steps, context async throws in
             let message = Self.request("REQ_addNewPlant", payload: "Fern,0x36")
             _ = steps.start(message, context: context, answering: nil)
-            let add = Self.operation(steps.resume(.success(.verdict(.allowed)), message: message, context: context, answering: nil))
-            guard case let .addPlant(name, sensors, _)? = add else { Issue.record("not added: \(String(describing: add))"); return }
+            let add = Self.operation(
+                steps.resume(.success(.verdict(.allowed)), message: message, context: context, answering: nil))
+            guard case let .addPlant(name, sensors, _)? = add else {
+                Issue.record("not added: \(String(describing: add))"); return
+            }
             #expect(name == "Fern" && sensors == ["0x36"])
-            guard case .work = steps.resume(.success(.added(.added(id: 7))), message: message, context: context, answering: nil)
+            guard
+                case .work = steps.resume(
+                    .success(.added(.added(id: 7))), message: message, context: context, answering: nil)
             else { Issue.record("no follow-ups"); return }
             let output = Self.output(await steps.work(message, context: context))
             #expect(output?.publishes.first?.text?.hasSuffix(";operation:RES_addNewPlant") == true)
@@ -152,11 +178,13 @@ struct PlantRequestStepsTests {
     @Test("a Response Topic outside the requester's reply space: answered on the reply topic, and dead-lettered")
     func refusedResponseTopic() async throws {
         try await Self.withSteps { steps, context async throws in
-            let message = Self.request("REQ_plantSensorData", payload: "Fern",
-                                       properties: MQTTProperties(responseTopic: "bob/inbox", correlationData: [1]))
+            let message = Self.request(
+                "REQ_plantSensorData", payload: "Fern",
+                properties: MQTTProperties(responseTopic: "bob/inbox", correlationData: [1]))
             _ = steps.start(message, context: context, answering: nil)
             _ = steps.resume(.success(.verdict(.allowed)), message: message, context: context, answering: nil)
-            let output = Self.output(steps.resume(.success(.sensorRecords([Self.fern])), message: message, context: context, answering: nil))
+            let output = Self.output(
+                steps.resume(.success(.sensorRecords([Self.fern])), message: message, context: context, answering: nil))
             #expect(output?.publishes.map(\.topic) == ["rpi/fromrpi"])
             #expect(output?.deadLetters.map(\.reason) == [ResponseTopicPolicy.refusedReason])
         }

@@ -24,13 +24,20 @@ struct PlantSensorReadingTests {
         Wire.reply(id, to: phone.name, "RES_plantSensorData", payload: Wire.escape(json))
     }
 
-    @Test("a reading is stored under its normalized address; extra members are ignored", arguments: [
-        ("rpi/sensors/0x36", #"{"moisture": 7, "temperature": 71.5, "at": "2026-05-01T10:00:00Z"}"#,
-         #"[{"at":"2026-05-01T10:00:00.000Z","moisture":7,"plant":"Fern","sensor":"0x36","temperature":71.5}]"#),
-        ("rpi/sensors/0X36", #"{"moisture":10,"temperature":-3,"at":"2026-05-01T12:00:00.25+02:00","battery":{"v":[3.1]}}"#,
-         #"[{"at":"2026-05-01T10:00:00.250Z","moisture":10,"plant":"Fern","sensor":"0x36","temperature":-3}]"#),
-        ("rpi/sensors/0x36", #"{"moisture":1.0,"temperature":200,"at":null,"note":"x"}"#, nil),
-    ] as [(String, String, String?)], PlantTopics.allCases)
+    @Test(
+        "a reading is stored under its normalized address; extra members are ignored",
+        arguments: [
+            (
+                "rpi/sensors/0x36", #"{"moisture": 7, "temperature": 71.5, "at": "2026-05-01T10:00:00Z"}"#,
+                #"[{"at":"2026-05-01T10:00:00.000Z","moisture":7,"plant":"Fern","sensor":"0x36","temperature":71.5}]"#
+            ),
+            (
+                "rpi/sensors/0X36",
+                #"{"moisture":10,"temperature":-3,"at":"2026-05-01T12:00:00.25+02:00","battery":{"v":[3.1]}}"#,
+                #"[{"at":"2026-05-01T10:00:00.250Z","moisture":10,"plant":"Fern","sensor":"0x36","temperature":-3}]"#
+            ),
+            ("rpi/sensors/0x36", #"{"moisture":1.0,"temperature":200,"at":null,"note":"x"}"#, nil)
+        ] as [(String, String, String?)], PlantTopics.allCases)
     func storedReading(_ reading: (String, String, String?), _ topics: PlantTopics) async throws {
         let (topic, payload, json) = reading
         try await withRelay(settings: .losslessPlants) { relay in
@@ -43,7 +50,10 @@ struct PlantSensorReadingTests {
                 // No `at`: Trellis stamps the time of receipt.
                 let prefix = #"ID:data;sender:Host-RPI3B+;receiver:Bob's iPhone;payload:[{"at"%3A"20"#
                 #expect(reply.hasPrefix(prefix))
-                #expect(reply.hasSuffix(#"Z","moisture"%3A1,"plant"%3A"Fern","sensor"%3A"0x36","temperature"%3A200}];operation:RES_plantSensorData"#))
+                #expect(
+                    reply.hasSuffix(
+                        #"Z","moisture"%3A1,"plant"%3A"Fern","sensor"%3A"0x36","temperature"%3A200}];operation:RES_plantSensorData"#
+                    ))
             }
             #expect(await phone.inbox.received(on: PlantClient.deadLetterTopic).isEmpty)
         }
@@ -53,34 +63,47 @@ struct PlantSensorReadingTests {
     func newestWins() async throws {
         try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await Self.fern(relay)
-            try await phone.send(#"{"moisture":5,"temperature":60,"at":"2026-05-01T10:00:00Z"}"#, on: "rpi/sensors/0x36")
-            try await phone.send(#"{"moisture":3,"temperature":50,"at":"2026-04-30T10:00:00Z"}"#, on: "rpi/sensors/0x36")
-            #expect(try await Self.sensorData(phone, id: "1") == Self.expectedData("1", to: phone,
-                #"[{"at":"2026-05-01T10:00:00.000Z","moisture":5,"plant":"Fern","sensor":"0x36","temperature":60}]"#))
-            try await phone.send(#"{"moisture":9,"temperature":65.25,"at":"2026-05-02T08:30:00.5Z"}"#, on: "rpi/sensors/0x36")
-            #expect(try await Self.sensorData(phone, id: "2") == Self.expectedData("2", to: phone,
-                #"[{"at":"2026-05-02T08:30:00.500Z","moisture":9,"plant":"Fern","sensor":"0x36","temperature":65.25}]"#))
+            try await phone.send(
+                #"{"moisture":5,"temperature":60,"at":"2026-05-01T10:00:00Z"}"#, on: "rpi/sensors/0x36")
+            try await phone.send(
+                #"{"moisture":3,"temperature":50,"at":"2026-04-30T10:00:00Z"}"#, on: "rpi/sensors/0x36")
+            #expect(
+                try await Self.sensorData(phone, id: "1")
+                    == Self.expectedData(
+                        "1", to: phone,
+                        #"[{"at":"2026-05-01T10:00:00.000Z","moisture":5,"plant":"Fern","sensor":"0x36","temperature":60}]"#
+                    ))
+            try await phone.send(
+                #"{"moisture":9,"temperature":65.25,"at":"2026-05-02T08:30:00.5Z"}"#, on: "rpi/sensors/0x36")
+            #expect(
+                try await Self.sensorData(phone, id: "2")
+                    == Self.expectedData(
+                        "2", to: phone,
+                        #"[{"at":"2026-05-02T08:30:00.500Z","moisture":9,"plant":"Fern","sensor":"0x36","temperature":65.25}]"#
+                    ))
         }
     }
 
-    @Test("a bad reading is dead-lettered with its reason and changes nothing", arguments: [
-        ("rpi/sensors/0x36", "not json", "invalid_json"),
-        ("rpi/sensors/0x36", "", "invalid_json"),
-        ("rpi/sensors/0x36", "[7, 70]", "not_an_object"),
-        ("rpi/sensors/0x36", #"{"temperature":70}"#, "missing_moisture"),
-        ("rpi/sensors/0x36", #"{"moisture":"7","temperature":70}"#, "invalid_moisture"),
-        ("rpi/sensors/0x36", #"{"moisture":7.5,"temperature":70}"#, "moisture_not_integer"),
-        ("rpi/sensors/0x36", #"{"moisture":0,"temperature":70}"#, "moisture_out_of_range"),
-        ("rpi/sensors/0x36", #"{"moisture":11,"temperature":70}"#, "moisture_out_of_range"),
-        ("rpi/sensors/0x36", #"{"moisture":7}"#, "missing_temperature"),
-        ("rpi/sensors/0x36", #"{"moisture":7,"temperature":null}"#, "invalid_temperature"),
-        ("rpi/sensors/0x36", #"{"moisture":7,"temperature":250}"#, "temperature_out_of_range"),
-        ("rpi/sensors/0x36", #"{"moisture":7,"temperature":70,"at":"yesterday"}"#, "invalid_at"),
-        ("rpi/sensors/0x36", #"{"moisture":7,"temperature":70,"at":1714557600}"#, "invalid_at"),
-        ("rpi/sensors/0x78", #"{"moisture":7,"temperature":70}"#, "invalid_sensor_address"),
-        ("rpi/sensors/0x2", #"{"moisture":7,"temperature":70}"#, "invalid_sensor_address"),
-        ("rpi/sensors/fern", #"{"moisture":7,"temperature":70}"#, "invalid_sensor_address"),
-    ])
+    @Test(
+        "a bad reading is dead-lettered with its reason and changes nothing",
+        arguments: [
+            ("rpi/sensors/0x36", "not json", "invalid_json"),
+            ("rpi/sensors/0x36", "", "invalid_json"),
+            ("rpi/sensors/0x36", "[7, 70]", "not_an_object"),
+            ("rpi/sensors/0x36", #"{"temperature":70}"#, "missing_moisture"),
+            ("rpi/sensors/0x36", #"{"moisture":"7","temperature":70}"#, "invalid_moisture"),
+            ("rpi/sensors/0x36", #"{"moisture":7.5,"temperature":70}"#, "moisture_not_integer"),
+            ("rpi/sensors/0x36", #"{"moisture":0,"temperature":70}"#, "moisture_out_of_range"),
+            ("rpi/sensors/0x36", #"{"moisture":11,"temperature":70}"#, "moisture_out_of_range"),
+            ("rpi/sensors/0x36", #"{"moisture":7}"#, "missing_temperature"),
+            ("rpi/sensors/0x36", #"{"moisture":7,"temperature":null}"#, "invalid_temperature"),
+            ("rpi/sensors/0x36", #"{"moisture":7,"temperature":250}"#, "temperature_out_of_range"),
+            ("rpi/sensors/0x36", #"{"moisture":7,"temperature":70,"at":"yesterday"}"#, "invalid_at"),
+            ("rpi/sensors/0x36", #"{"moisture":7,"temperature":70,"at":1714557600}"#, "invalid_at"),
+            ("rpi/sensors/0x78", #"{"moisture":7,"temperature":70}"#, "invalid_sensor_address"),
+            ("rpi/sensors/0x2", #"{"moisture":7,"temperature":70}"#, "invalid_sensor_address"),
+            ("rpi/sensors/fern", #"{"moisture":7,"temperature":70}"#, "invalid_sensor_address")
+        ])
     func badReading(_ topic: String, _ payload: String, _ reason: String) async throws {
         try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await Self.fern(relay)
@@ -121,8 +144,11 @@ struct PlantSensorReadingTests {
             try await phone.client.publishAndWait(topic: "rpi/sensors/0x36", payload: Array(dated.utf8), retain: true)
             try await relay.stopRelay()
             try await relay.startRelay()
-            #expect(try await Self.sensorData(phone, id: "3") == Self.expectedData("3", to: phone,
-                #"[{"at":"\#(at)","moisture":2,"plant":"Fern","sensor":"0x36","temperature":60}]"#))
+            #expect(
+                try await Self.sensorData(phone, id: "3")
+                    == Self.expectedData(
+                        "3", to: phone,
+                        #"[{"at":"\#(at)","moisture":2,"plant":"Fern","sensor":"0x36","temperature":60}]"#))
         }
     }
 
@@ -130,7 +156,8 @@ struct PlantSensorReadingTests {
     func invalidUTF8Reading() async throws {
         try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await Self.fern(relay)
-            let bytes: [UInt8] = Array(#"{"moisture":7,"temperature":70,"x":""#.utf8) + [0xFF, 0xFE] + Array(#""}"#.utf8)
+            let bytes: [UInt8] =
+                Array(#"{"moisture":7,"temperature":70,"x":""#.utf8) + [0xFF, 0xFE] + Array(#""}"#.utf8)
             try await phone.send(bytes, on: "rpi/sensors/0x36")
             #expect(try await Self.sensorData(phone) == Self.expectedData(to: phone, Self.unreported))
 

@@ -14,7 +14,9 @@ struct PlantSpamTests {
         return settings
     }
 
-    @Test("over the limit: ERR_kickedForSpam once, then muted messages are dead-lettered only", arguments: PlantTopics.allCases)
+    @Test(
+        "over the limit: ERR_kickedForSpam once, then muted messages are dead-lettered only",
+        arguments: PlantTopics.allCases)
     func kickedThenMuted(_ topics: PlantTopics) async throws {
         try await withRelay(settings: Self.limited(to: 3)) { relay in
             let bob = try await PlantClient.connect(relay, topics: topics)

@@ -53,9 +53,12 @@ enum Wire {
 /// Adds `plant` on `sensors` as `sender` over the shared topics (`rpi/torpi`), and waits for the
 /// host's answer in `inbox`, which collects `client`'s messages and is subscribed to `rpi/fromrpi`:
 /// the plant that tests of what comes after (readings, species links, alerts, browsing) start from.
-func addPlant(_ plant: String, sensors: [String], as sender: String,
-              from client: MQTTClient, answeredIn inbox: MessageCollector) async throws {
-    let request = Wire.request("1", from: sender, "REQ_addNewPlant", payload: ([plant] + sensors).joined(separator: ","))
+func addPlant(
+    _ plant: String, sensors: [String], as sender: String,
+    from client: MQTTClient, answeredIn inbox: MessageCollector
+) async throws {
+    let request = Wire.request(
+        "1", from: sender, "REQ_addNewPlant", payload: ([plant] + sensors).joined(separator: ","))
     try await client.publishAndWait(topic: "rpi/torpi", payload: Array(request.utf8))
     try await inbox.messages(on: "rpi/fromrpi")
 }
@@ -87,10 +90,13 @@ struct PlantClient: Sendable {
 
     static let deadLetterTopic = "trellis/deadletter"
 
-    static func connect(_ relay: RelayHarness, name: String = "Bob's iPhone", topics: PlantTopics,
-                        extraFilters: [String] = []) async throws -> PlantClient {
+    static func connect(
+        _ relay: RelayHarness, name: String = "Bob's iPhone", topics: PlantTopics,
+        extraFilters: [String] = []
+    ) async throws -> PlantClient {
         let client = try await relay.connect()
-        let inbox = try await MessageCollector.collecting(client, subscribedTo: ["rpi/fromrpi/#", deadLetterTopic] + extraFilters)
+        let inbox = try await MessageCollector.collecting(
+            client, subscribedTo: ["rpi/fromrpi/#", deadLetterTopic] + extraFilters)
         return PlantClient(name: name, topics: topics, client: client, inbox: inbox)
     }
 

@@ -10,7 +10,9 @@ import TrellisTestSupport
 /// the shared topics in their default (original) dialect.
 @Suite("The released iPhone app against Trellis")
 struct PlantTrackerAppSessionTests {
-    @Test("a whole session: nothing Trellis sends is rejected by the app, crashes it, or is an operation it does not know")
+    @Test(
+        "a whole session: nothing Trellis sends is rejected by the app, crashes it, or is an operation it does not know"
+    )
     func session() async throws {
         try await withRelay { relay in
             let (_, wire) = try await relay.connectCollecting("rpi/fromrpi")
@@ -19,12 +21,16 @@ struct PlantTrackerAppSessionTests {
         }
     }
 
-    @Test("the same session in the default LAN profile: the app, anonymous, has only rpi/torpi and rpi/fromrpi, and gets every answer")
+    @Test(
+        "the same session in the default LAN profile: the app, anonymous, has only rpi/torpi and rpi/fromrpi, and gets every answer"
+    )
     func sessionInLANProfile() async throws {
         try await withLANProfileRelay { relay in
             let (_, wire) = try await relay.connectCollecting("rpi/fromrpi")
             // The readings come from an account; the app and the wire watcher are anonymous.
-            let sensors = try await relay.connect(id: "ops") { $0.username = "ops"; $0.password = "pw-ops" }
+            let sensors = try await relay.connect(id: "ops") {
+                $0.username = "ops"; $0.password = "pw-ops"
+            }
             try await Self.checkSession(relay, wire: wire, sensors: sensors)
         }
     }
@@ -44,8 +50,10 @@ struct PlantTrackerAppSessionTests {
                 #expect(!state.disconnected)
             }
             // What went over the shared reply topic: only operations the app knows, five non-empty fields.
-            let known: Set = ["RES_numPlants", "RES_plantInfoOnStartup", "RES_plantSensorData",
-                              "ERR_plantNameTaken", "ERR_plantNameTooLong"]
+            let known: Set = [
+                "RES_numPlants", "RES_plantInfoOnStartup", "RES_plantSensorData",
+                "ERR_plantNameTaken", "ERR_plantNameTooLong"
+            ]
             let sent = await wire.received(on: "rpi/fromrpi").compactMap(\.text)
             #expect(!sent.isEmpty)
             for message in sent {
@@ -60,12 +68,16 @@ struct PlantTrackerAppSessionTests {
         }
     }
 
-    @Test("seven plants in normal use: a refresh counts once, so connecting, updating, renaming and deleting in seconds is not spam")
+    @Test(
+        "seven plants in normal use: a refresh counts once, so connecting, updating, renaming and deleting in seconds is not spam"
+    )
     func sevenPlantsAreNotSpam() async throws {
         try await withRelay { relay in
             let store = try relay.store
             for index in 1...7 {
-                #expect(try await store.addPlant(name: "Plant \(index)", sensors: ["0x\(30 + index)"], maxPlants: 7).plantID != nil)
+                #expect(
+                    try await store.addPlant(name: "Plant \(index)", sensors: ["0x\(30 + index)"], maxPlants: 7).plantID
+                        != nil)
             }
             let phone = try await PlantTrackerApp(host: relay.broker.host, port: relay.broker.port)
             try await phone.wait("seven plants shown") { $0.displayedPlants.count == 7 }
@@ -73,7 +85,9 @@ struct PlantTrackerAppSessionTests {
                 await phone.requestData()
                 let shown = await phone.state.displays
                 await phone.rename("Plant \(round)", to: "Renamed \(round)")
-                try await phone.wait("the rename shown") { $0.displays > shown && $0.displayedPlants.contains("Renamed \(round)") }
+                try await phone.wait("the rename shown") {
+                    $0.displays > shown && $0.displayedPlants.contains("Renamed \(round)")
+                }
                 let again = await phone.state.displays
                 await phone.refreshPlantsDisplayed()
                 try await phone.wait("a refresh shown") { $0.displays > again }
@@ -84,19 +98,23 @@ struct PlantTrackerAppSessionTests {
             let state = await phone.state
             #expect(!state.alerts.contains("ERR_kickedForSpam"))
             #expect(state.crashes == [] && state.sentErrors == [])
-            #expect(state.handled["RES_plantInfoOnStartup"] ?? 0 > 15, "more than 15 messages in all, none of them spam")
+            #expect(
+                state.handled["RES_plantInfoOnStartup"] ?? 0 > 15, "more than 15 messages in all, none of them spam")
         }
     }
 
     /// The same session against another host on a running broker, for a comparison by hand:
     /// `TRELLIS_APP_SESSION_BROKER=127.0.0.1:1883 swift test --filter PlantTrackerAppSessionTests`
     /// prints what the app showed at each step.
-    @Test("the session against another host, by hand", .enabled(if: ProcessInfo.processInfo.environment["TRELLIS_APP_SESSION_BROKER"] != nil))
+    @Test(
+        "the session against another host, by hand",
+        .enabled(if: ProcessInfo.processInfo.environment["TRELLIS_APP_SESSION_BROKER"] != nil))
     func sessionAgainstAnotherHost() async throws {
         let address = ProcessInfo.processInfo.environment["TRELLIS_APP_SESSION_BROKER"] ?? ""
         let parts = address.split(separator: ":")
         let host = String(parts.first ?? "127.0.0.1"), port = Int(parts.last ?? "") ?? 1883
-        let sensors = try MQTTClient(configuration: MQTTConfiguration(host: host, port: port, clientID: "session-sensors"))
+        let sensors = try MQTTClient(
+            configuration: MQTTConfiguration(host: host, port: port, clientID: "session-sensors"))
         sensors.start()
         try await sensors.waitUntilConnected()
         let session = AppSession(host: host, port: port, strict: false) { topic, payload in
@@ -132,7 +150,10 @@ struct AppSession {
     }
 
     /// Waits for a state of `phone`; outside `strict`, a timeout is noted and the session goes on.
-    func step(_ phone: PlantTrackerApp, _ description: String, until predicate: @escaping @Sendable (PlantTrackerApp.State) -> Bool) async throws {
+    func step(
+        _ phone: PlantTrackerApp, _ description: String,
+        until predicate: @escaping @Sendable (PlantTrackerApp.State) -> Bool
+    ) async throws {
         do {
             try await phone.wait(description, timeout: strict ? .seconds(30) : .seconds(3), until: predicate)
             transcript.add("ok: \(description)")
@@ -141,7 +162,9 @@ struct AppSession {
             if strict { throw error }
         }
         let state = await phone.state
-        transcript.add("   shown \(state.displayedPlants) moisture \(state.displayedMoisture.sorted { $0.key < $1.key }) alerts \(state.alerts) rejected \(state.sentErrors) crashes \(state.crashes)")
+        transcript.add(
+            "   shown \(state.displayedPlants) moisture \(state.displayedMoisture.sorted { $0.key < $1.key }) alerts \(state.alerts) rejected \(state.sentErrors) crashes \(state.crashes)"
+        )
     }
 
     /// Runs the session; returns the two phones.
@@ -156,7 +179,9 @@ struct AppSession {
         try await step(phone, "Fern shown") { [shown] in $0.displays > shown && $0.displayedPlants == ["Fern"] }
         shown = await phone.state.displays
         await phone.addPlant(name: "Basil", sensors: ["37", "0x38"])
-        try await step(phone, "Fern and Basil shown") { [shown] in $0.displays > shown && $0.displayedPlants == ["Fern", "Basil"] }
+        try await step(phone, "Fern and Basil shown") { [shown] in
+            $0.displays > shown && $0.displayedPlants == ["Fern", "Basil"]
+        }
 
         // Readings: 0x36 and 0x37 report, 0x38 never does.
         try await publish("rpi/sensors/0x36", #"{"moisture": 7, "temperature": 71.6}"#)
@@ -172,16 +197,20 @@ struct AppSession {
         // A rename, then a rename to a taken name and to a name over 15 characters.
         shown = await phone.state.displays
         await phone.rename("Basil", to: "Thai Basil")
-        try await step(phone, "Basil renamed Thai Basil") { [shown] in $0.displays > shown && $0.displayedPlants == ["Fern", "Thai Basil"] }
+        try await step(phone, "Basil renamed Thai Basil") { [shown] in
+            $0.displays > shown && $0.displayedPlants == ["Fern", "Thai Basil"]
+        }
         shown = await phone.state.displays
         await phone.rename("Fern", to: "Thai Basil")
         try await step(phone, "ERR_plantNameTaken, nothing renamed") { [shown] in
-            $0.alerts.contains("ERR_plantNameTaken") && $0.displays > shown && $0.displayedPlants == ["Fern", "Thai Basil"]
+            $0.alerts.contains("ERR_plantNameTaken") && $0.displays > shown
+                && $0.displayedPlants == ["Fern", "Thai Basil"]
         }
         shown = await phone.state.displays
         await phone.rename("Fern", to: "Boston Sword Fern")
         try await step(phone, "ERR_plantNameTooLong, nothing renamed") { [shown] in
-            $0.alerts.contains("ERR_plantNameTooLong") && $0.displays > shown && $0.displayedPlants == ["Fern", "Thai Basil"]
+            $0.alerts.contains("ERR_plantNameTooLong") && $0.displays > shown
+                && $0.displayedPlants == ["Fern", "Thai Basil"]
         }
 
         // A delete.
@@ -193,7 +222,9 @@ struct AppSession {
         let second = try await PlantTrackerApp(host: host, port: port)
         try await step(second, "the second phone shows Thai Basil") { $0.displayedPlants == ["Thai Basil"] }
         await second.requestData()
-        try await step(second, "the second phone shows Thai Basil's moisture") { $0.displayedMoisture == ["Thai Basil": 2] }
+        try await step(second, "the second phone shows Thai Basil's moisture") {
+            $0.displayedMoisture == ["Thai Basil": 2]
+        }
         await phone.disconnect()
         await second.disconnect()
         return (phone, second)

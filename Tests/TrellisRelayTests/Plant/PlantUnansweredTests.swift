@@ -8,12 +8,14 @@ import TrellisTestSupport
 /// to the earlier messages would be in too, and only the marker's may be there.
 @Suite("Plant tracker messages that get no reply, through a real broker", .serialized)
 struct PlantUnansweredTests {
-    @Test("a sender that is not the per-client topic's client is dead-lettered, not answered", arguments: [
-        "ID:1;sender:Mallory;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants",
-        "ID:2;sender:Mallory;receiver:Host-RPI3B+;payload:Fern,0x36;operation:REQ_addNewPlant",
-        "ID:3;sender:Mallory;payload:x",
-        "ID:4;sender:alice;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants",
-    ])
+    @Test(
+        "a sender that is not the per-client topic's client is dead-lettered, not answered",
+        arguments: [
+            "ID:1;sender:Mallory;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants",
+            "ID:2;sender:Mallory;receiver:Host-RPI3B+;payload:Fern,0x36;operation:REQ_addNewPlant",
+            "ID:3;sender:Mallory;payload:x",
+            "ID:4;sender:alice;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants"
+        ])
     func senderMismatch(_ message: String) async throws {
         try await withRelay(settings: .losslessPlants) { relay in
             let alice = try await PlantClient.connect(relay, name: "Alice", topics: .perClient)
@@ -27,14 +29,16 @@ struct PlantUnansweredTests {
         }
     }
 
-    @Test("a message with no recoverable sender is dead-lettered with its reason, not answered", arguments: [
-        ("", "ERR_hashLength"),
-        ("hello", "ERR_missingVals"),
-        ("ID:1;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants", "ERR_hashLength"),
-        ("ID:2;receiver:Host-RPI3B+;payload;operation:REQ_numPlants;sender:Bob's iPhone:x", "ERR_missingVals"),
-        ("ID:3;sender:;receiver:Host-RPI3B+;payload:a:b;operation:REQ_numPlants", "ERR_missingKeys"),
-        ("ID:4;Sender:Bob's iPhone;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants", "ERR_missingKeys"),
-    ], PlantTopics.allCases)
+    @Test(
+        "a message with no recoverable sender is dead-lettered with its reason, not answered",
+        arguments: [
+            ("", "ERR_hashLength"),
+            ("hello", "ERR_missingVals"),
+            ("ID:1;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants", "ERR_hashLength"),
+            ("ID:2;receiver:Host-RPI3B+;payload;operation:REQ_numPlants;sender:Bob's iPhone:x", "ERR_missingVals"),
+            ("ID:3;sender:;receiver:Host-RPI3B+;payload:a:b;operation:REQ_numPlants", "ERR_missingKeys"),
+            ("ID:4;Sender:Bob's iPhone;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants", "ERR_missingKeys")
+        ], PlantTopics.allCases)
     func noSender(_ rejected: (message: String, reason: String), _ topics: PlantTopics) async throws {
         let (message, reason) = rejected
         try await withRelay(settings: .losslessPlants) { relay in
@@ -52,7 +56,8 @@ struct PlantUnansweredTests {
     func invalidUTF8(_ topics: PlantTopics) async throws {
         try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await PlantClient.connect(relay, topics: topics)
-            let bytes = Array("ID:1;sender:Bob's iPhone;receiver:Host-RPI3B+;payload:".utf8) + [0xC3, 0x28, 0xFF]
+            let bytes =
+                Array("ID:1;sender:Bob's iPhone;receiver:Host-RPI3B+;payload:".utf8) + [0xC3, 0x28, 0xFF]
                 + Array(";operation:REQ_numPlants".utf8)
             try await phone.send(bytes)
             try await phone.sendMarker()
@@ -66,8 +71,9 @@ struct PlantUnansweredTests {
         }
     }
 
-    @Test("messages from the host itself are ignored: well-formed ones silently, malformed ones dead-lettered",
-          arguments: PlantTopics.allCases)
+    @Test(
+        "messages from the host itself are ignored: well-formed ones silently, malformed ones dead-lettered",
+        arguments: PlantTopics.allCases)
     func ownMessages(_ topics: PlantTopics) async throws {
         try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await PlantClient.connect(relay, topics: topics)
@@ -76,7 +82,7 @@ struct PlantUnansweredTests {
                 Wire.request("1", from: plantHost, "REQ_numPlants"),
                 Wire.reply("2", to: "Bob's iPhone", "RES_numPlants", payload: "0"),
                 Wire.reply("3", to: "Bob's iPhone", "ERR_hashLength", payload: "x"),
-                malformed,
+                malformed
             ])
 
             #expect(await phone.allReplies().count == 1)
@@ -90,9 +96,13 @@ struct PlantUnansweredTests {
         try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await PlantClient.connect(relay, topics: topics)
             // What a client might send back after receiving one of Trellis's errors.
-            let bounced = phone.request("7", "ERR_invalidOpTag", payload: Wire.escape(Wire.reply("7", to: "Bob's iPhone", "RES_x", payload: "")))
+            let bounced = phone.request(
+                "7", "ERR_invalidOpTag", payload: Wire.escape(Wire.reply("7", to: "Bob's iPhone", "RES_x", payload: ""))
+            )
             let malformed = "ID:9;sender:Bob's iPhone;payload:a;operation:ERR_hashLength"
-            let letters = try await phone.deadLetters(after: [bounced, phone.request("8", "ERR_somethingNew", payload: "a%3Bb"), malformed])
+            let letters = try await phone.deadLetters(after: [
+                bounced, phone.request("8", "ERR_somethingNew", payload: "a%3Bb"), malformed
+            ])
 
             #expect(await phone.allReplies().count == 1)
             #expect(letters.map(\.reason) == ["ERR_hashLength"])

@@ -12,8 +12,10 @@ import TrellisTestSupport
 struct ReplayFixture: Sendable, CustomTestStringConvertible {
     var name: String
 
-    static let all = [ReplayFixture(name: "ios-sensor-data"), ReplayFixture(name: "plant-errors"),
-                      ReplayFixture(name: "buttons-offline-client")]
+    static let all = [
+        ReplayFixture(name: "ios-sensor-data"), ReplayFixture(name: "plant-errors"),
+        ReplayFixture(name: "buttons-offline-client")
+    ]
 
     var testDescription: String { name }
 
@@ -37,7 +39,9 @@ struct ReplayFixture: Sendable, CustomTestStringConvertible {
 /// Topic and payload of a reply, with the receive-clock time of a dead letter blanked out.
 func timeless(_ topic: String, _ payload: [UInt8]) -> String {
     let text = String(decoding: payload, as: UTF8.self)
-    guard let range = text.range(of: #""received_at":"[^"]*""#, options: .regularExpression) else { return "\(topic) \(text)" }
+    guard let range = text.range(of: #""received_at":"[^"]*""#, options: .regularExpression) else {
+        return "\(topic) \(text)"
+    }
     return "\(topic) " + text.replacingCharacters(in: range, with: #""received_at":"*""#)
 }
 
@@ -60,7 +64,9 @@ struct ReplayFixtureTests {
         var runs: [[String]] = []
         for _ in 0..<2 {
             let store = try SQLiteStore.inMemory()
-            runs.append(try await OfflineReplay.run(capture, store: store, settings: ReplayFixture.settings).outputs.map(\.jsonLine))
+            runs.append(
+                try await OfflineReplay.run(capture, store: store, settings: ReplayFixture.settings).outputs.map(
+                    \.jsonLine))
             try await store.close()
         }
         #expect(runs[0] == runs[1])
@@ -70,7 +76,8 @@ struct ReplayFixtureTests {
         }
     }
 
-    @Test("through a real broker, Trellis's replies match the golden file apart from times", arguments: ReplayFixture.all)
+    @Test(
+        "through a real broker, Trellis's replies match the golden file apart from times", arguments: ReplayFixture.all)
     func live(_ fixture: ReplayFixture) async throws {
         let golden = try fixture.golden()
         let selection = ReplaySelection()
@@ -91,8 +98,10 @@ struct ReplayFixtureTests {
             let publisher = try await relay.connect()
             let sent = try await LiveReplay.publish(inputs, through: publisher, pacing: .noDelay)
             #expect(sent == inputs.count)
-            try await inbox.wait(timeout: .seconds(30), "\(golden.count) replies") { $0.filter(published).count >= golden.count }
-            try await Task.sleep(for: .milliseconds(300))  // nothing more should come
+            try await inbox.wait(timeout: .seconds(30), "\(golden.count) replies") {
+                $0.filter(published).count >= golden.count
+            }
+            try await Task.sleep(for: .milliseconds(300)) // nothing more should come
             let received = await inbox.messages.filter(published).map { timeless($0.topic, $0.payload) }
             let expected = golden.map { timeless($0.topic, $0.payload) }
             let diff = CaptureDiff.diff(expected: expected, actual: received)
@@ -107,15 +116,17 @@ struct ReplaySelectionTests {
 
     @Test("Trellis's own publications are skipped, derived from one list of topics; JSON requests are replayed")
     func skipsTrellisOutputs() {
-        let topics = ["trellis/status", "trellis/deadletter", "rpi/fromrpi", "rpi/fromrpi/bob", "p2o/buttons/b/state",
-                      "p2o/clients/c/connection-response", "p2o/clients/c/register-response",
-                      "p2o/clients/c/unregister-response", "p2o/clients/c/button-press",
-                      "devices/d1/info", "devices/d1/command", "trellis/logs/d1", "trellis/models/m1/info",
-                      "trellis/response/devices/list", "trellis/clients/c/response/devices/get",
-                      "rpi/torpi", "rpi/torpi/bob", "rpi/sensors/0x36", "p2o/buttons/b/press", "p2o/clients/c/status",
-                      "p2o/clients/c/register", "p2o/clients/c/unregister", "other/topic",
-                      "devices/d1/status", "devices/d1/log", "trellis/request/devices/list",
-                      "trellis/clients/c/request/devices/get"]
+        let topics = [
+            "trellis/status", "trellis/deadletter", "rpi/fromrpi", "rpi/fromrpi/bob", "p2o/buttons/b/state",
+            "p2o/clients/c/connection-response", "p2o/clients/c/register-response",
+            "p2o/clients/c/unregister-response", "p2o/clients/c/button-press",
+            "devices/d1/info", "devices/d1/command", "trellis/logs/d1", "trellis/models/m1/info",
+            "trellis/response/devices/list", "trellis/clients/c/response/devices/get",
+            "rpi/torpi", "rpi/torpi/bob", "rpi/sensors/0x36", "p2o/buttons/b/press", "p2o/clients/c/status",
+            "p2o/clients/c/register", "p2o/clients/c/unregister", "other/topic",
+            "devices/d1/status", "devices/d1/log", "trellis/request/devices/list",
+            "trellis/clients/c/request/devices/get"
+        ]
         let records = topics.map { CaptureRecord(t: t, topic: $0, text: "x") }
         let (inputs, skipped) = ReplaySelection().select(records)
         #expect(inputs.map(\.topic) == Array(topics[15...]))
@@ -129,15 +140,21 @@ struct ReplaySelectionTests {
         settings.plantPrefix = "garden"
         settings.buttonPrefix = "btn"
         settings.trellisPrefix = "relay"
-        let records = ["garden/fromrpi", "btn/buttons/b/state", "relay/status", "rpi/fromrpi"].map { CaptureRecord(t: t, topic: $0, text: "") }
+        let records = ["garden/fromrpi", "btn/buttons/b/state", "relay/status", "rpi/fromrpi"].map {
+            CaptureRecord(t: t, topic: $0, text: "")
+        }
         #expect(ReplaySelection(settings: settings).select(records).inputs.map(\.topic) == ["rpi/fromrpi"])
     }
 
     @Test("a reply on a response topic named earlier is skipped; --only limits the topics")
     func responseTopicsAndOnly() {
-        let request = CaptureRecord(t: t, topic: "rpi/torpi", text: "q", properties: MQTTProperties(responseTopic: "me/replies"))
-        let records = [CaptureRecord(t: t, topic: "me/replies", text: "early"), request,
-                       CaptureRecord(t: t, topic: "me/replies", text: "reply"), CaptureRecord(t: t, topic: "p2o/buttons/b/press", text: "")]
+        let request = CaptureRecord(
+            t: t, topic: "rpi/torpi", text: "q", properties: MQTTProperties(responseTopic: "me/replies"))
+        let records = [
+            CaptureRecord(t: t, topic: "me/replies", text: "early"), request,
+            CaptureRecord(t: t, topic: "me/replies", text: "reply"),
+            CaptureRecord(t: t, topic: "p2o/buttons/b/press", text: "")
+        ]
         let (inputs, skipped) = ReplaySelection().select(records)
         #expect(inputs.map(\.text) == ["early", "q", ""])
         #expect(skipped == [.responseTopic: 1])
@@ -148,8 +165,10 @@ struct ReplaySelectionTests {
 
     @Test("records convert to messages and back with QoS, retain and properties")
     func conversion() {
-        let record = CaptureRecord(t: t, topic: "a", payload: [0xFF], qos: 2, retain: true, properties: MQTTProperties(
-            responseTopic: "r", correlationData: [1], userProperties: [.init("k", "v")], contentType: "c"))
+        let record = CaptureRecord(
+            t: t, topic: "a", payload: [0xFF], qos: 2, retain: true,
+            properties: MQTTProperties(
+                responseTopic: "r", correlationData: [1], userProperties: [.init("k", "v")], contentType: "c"))
         let message = record.message
         #expect(message.qos == .exactlyOnce && message.retain)
         #expect(message.properties.userProperties == [UserProperty("k", "v")])

@@ -15,7 +15,9 @@ import TrellisTestSupport
 struct MessageHandlingTests {
     static let start = Date(timeIntervalSince1970: 1_790_000_000)
 
-    static func request(_ id: String, _ operation: String = "REQ_plantSensorData", payload: String = "Fern") -> MQTTMessage {
+    static func request(_ id: String, _ operation: String = "REQ_plantSensorData", payload: String = "Fern")
+        -> MQTTMessage
+    {
         MQTTMessage(topic: "rpi/torpi", text: Wire.request(id, from: "Bob", operation, payload: payload))
     }
 
@@ -39,8 +41,9 @@ struct MessageHandlingTests {
         }
     }
 
-    @Test("a warm REQ_plantSensorData: answered in begin from memory; on a server it waits for its count",
-          arguments: StoreKind.allCases)
+    @Test(
+        "a warm REQ_plantSensorData: answered in begin from memory; on a server it waits for its count",
+        arguments: StoreKind.allCases)
     func warmRequest(_ kind: StoreKind) async throws {
         try await Self.withEngine(kind) { engine async throws in
             let message = Self.request("1")
@@ -61,8 +64,9 @@ struct MessageHandlingTests {
         }
     }
 
-    @Test("what begin leaves is finished as handle finishes it: an error answer's dead letter is stored",
-          arguments: StoreKind.allCases)
+    @Test(
+        "what begin leaves is finished as handle finishes it: an error answer's dead letter is stored",
+        arguments: StoreKind.allCases)
     func leftoverConcluded(_ kind: StoreKind) async throws {
         try await Self.withEngine(kind) { engine async throws in
             let message = Self.request("2", payload: "Cactus")
@@ -76,13 +80,15 @@ struct MessageHandlingTests {
         }
     }
 
-    @Test("QoS 1: a new session's first message forgets the stored marks first; a redelivery is dropped in begin",
-          arguments: StoreKind.allCases)
+    @Test(
+        "QoS 1: a new session's first message forgets the stored marks first; a redelivery is dropped in begin",
+        arguments: StoreKind.allCases)
     func deliveries(_ kind: StoreKind) async throws {
         try await Self.withEngine(kind) { engine async throws in
             let first = Self.delivered(Self.request("3"), packetID: 1)
             guard case let .underway(handling) = engine.begin(first, at: Self.start),
-                  case .forgetStoredDeliveries = handling.next else {
+                case .forgetStoredDeliveries = handling.next
+            else {
                 Issue.record("the first message of a session did not wait for the marks to be forgotten"); return
             }
             #expect(await engine.finish(handling, of: first).publishes.count == 1)

@@ -22,8 +22,9 @@ struct ObservedVersionsBindingTests {
                 seen.withLock { $0.append(ObservedVersions.current) }
                 return .none
             }
-            let engine = RelayEngine(routes: RoutingTable([Route("probe/+", service: "probe", handler: note)]),
-                                     store: store, settings: RelaySettings(), logger: Logger(label: "test"))
+            let engine = RelayEngine(
+                routes: RoutingTable([Route("probe/+", service: "probe", handler: note)]),
+                store: store, settings: RelaySettings(), logger: Logger(label: "test"))
             _ = await engine.handle(MQTTMessage(topic: "probe/a", payload: []), at: Date())
             _ = await engine.handle(MQTTMessage(topic: "probe/b", payload: []), at: Date())
             let values = seen.withLock { $0 }

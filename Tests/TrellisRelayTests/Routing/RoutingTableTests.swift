@@ -17,24 +17,26 @@ struct RoutingTableTests {
         Route("logs/#", service: "f", handler: idle),
         Route("svc/request/+", service: "g", fallback: true, handler: idle),
         Route("svc/request/list", service: "h", handler: idle),
-        Route("svc/only", service: "i", fallback: true, handler: idle),
+        Route("svc/only", service: "i", fallback: true, handler: idle)
     ])
 
-    @Test("every matching route in table order, with its captures", arguments: [
-        ("rpi/torpi", ["a", "c"], [[], ["torpi"]]),
-        ("rpi/torpi/bob", ["b"], [["bob"]]),
-        ("rpi/fromrpi", ["c"], [["fromrpi"]]),
-        ("p2o/buttons/b7/press", ["d"], [["b7"]]),
-        ("p2o/buttons/b7", [], []),
-        ("pump/status", ["e"], [["pump"]]),
-        ("logs", ["f"], [[""]]),
-        ("logs/a/b", ["f"], [["a/b"]]),
-        ("svc/request/list", ["h"], [[]]),
-        ("svc/request/other", ["g"], [["other"]]),
-        ("svc/only", ["i"], [[]]),
-        ("$SYS/status", [], []),
-        ("unknown/topic/here", [], []),
-    ] as [(String, [String], [[String]])])
+    @Test(
+        "every matching route in table order, with its captures",
+        arguments: [
+            ("rpi/torpi", ["a", "c"], [[], ["torpi"]]),
+            ("rpi/torpi/bob", ["b"], [["bob"]]),
+            ("rpi/fromrpi", ["c"], [["fromrpi"]]),
+            ("p2o/buttons/b7/press", ["d"], [["b7"]]),
+            ("p2o/buttons/b7", [], []),
+            ("pump/status", ["e"], [["pump"]]),
+            ("logs", ["f"], [[""]]),
+            ("logs/a/b", ["f"], [["a/b"]]),
+            ("svc/request/list", ["h"], [[]]),
+            ("svc/request/other", ["g"], [["other"]]),
+            ("svc/only", ["i"], [[]]),
+            ("$SYS/status", [], []),
+            ("unknown/topic/here", [], [])
+        ] as [(String, [String], [[String]])])
     func matches(_ topic: String, _ services: [String], _ captures: [[String]]) {
         let matches = Self.table.routes(for: topic)
         #expect(matches.map(\.route.service) == services)
@@ -52,11 +54,13 @@ struct RoutingTableTests {
         #expect(table.routes(for: "rpi/other").map(\.route.service) == ["c", "z"])
     }
 
-    @Test("a topic canonically equal to a literal filter but spelled otherwise does not match it, as the broker compares bytes; a wildcard captures its own bytes")
+    @Test(
+        "a topic canonically equal to a literal filter but spelled otherwise does not match it, as the broker compares bytes; a wildcard captures its own bytes"
+    )
     func canonicalEquivalence() {
         let table = RoutingTable([
             Route("caf\u{E9}/x", service: "a", handler: Self.idle),
-            Route("+/x", service: "b", handler: Self.idle),
+            Route("+/x", service: "b", handler: Self.idle)
         ])
         let decomposed = "cafe\u{301}/x"
         let matches = table.routes(for: decomposed)

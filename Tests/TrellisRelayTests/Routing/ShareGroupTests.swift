@@ -16,8 +16,9 @@ struct ShareGroupTests {
     func subscriptions() {
         let subscription = MQTTSubscription("rpi/torpi/+", qos: .atLeastOnce, noLocal: true)
         #expect(RelaySettings().brokerSubscription(subscription) == subscription)
-        #expect(Self.shared.brokerSubscription(subscription)
-            == MQTTSubscription("$share/g/rpi/torpi/+", qos: .atLeastOnce, noLocal: false))
+        #expect(
+            Self.shared.brokerSubscription(subscription)
+                == MQTTSubscription("$share/g/rpi/torpi/+", qos: .atLeastOnce, noLocal: false))
     }
 
     @Test("the status topic is per relay in a group, and lists the peers heard for Home Assistant")
@@ -58,21 +59,24 @@ struct ShareGroupTests {
         }
     }
 
-    @Test("retained state topics the reconciler keeps equal to the store", arguments: [
-        ("p2o/buttons/door/state", "button door"),
-        ("devices/d1/info", "device d1"),
-        ("trellis/models/7/info", "model 7"),
-        ("p2o/buttons/door/press", "none"),
-        ("trellis/alerts/Fern", "none"),
-        ("devices/d1/info/extra", "none"),
-    ])
+    @Test(
+        "retained state topics the reconciler keeps equal to the store",
+        arguments: [
+            ("p2o/buttons/door/state", "button door"),
+            ("devices/d1/info", "device d1"),
+            ("trellis/models/7/info", "model 7"),
+            ("p2o/buttons/door/press", "none"),
+            ("trellis/alerts/Fern", "none"),
+            ("devices/d1/info/extra", "none")
+        ])
     func retainedKinds(_ topic: String, _ expected: String) {
-        let described: String = switch RetainedState.kind(of: topic, settings: RelaySettings()) {
-        case let .button(id)?: "button \(id)"
-        case let .device(id)?: "device \(id)"
-        case let .model(id)?: "model \(id)"
-        case nil: "none"
-        }
+        let described: String =
+            switch RetainedState.kind(of: topic, settings: RelaySettings()) {
+            case let .button(id)?: "button \(id)"
+            case let .device(id)?: "device \(id)"
+            case let .model(id)?: "model \(id)"
+            case nil: "none"
+            }
         #expect(described == expected)
     }
 }

@@ -12,19 +12,24 @@ import TrellisTestSupport
 struct CatalogSearchPlanTests {
     static let cold = TemperatureRange(lower: -17, upper: 23, includesUpper: false)
 
-    @Test("a filtered search sorts from a covering index and reads only the page's rows", arguments: [
-        CatalogFilter(moisture: .medium, shade: .intermediate, minTemp: cold, name: "fern"),
-        CatalogFilter(moisture: .high),
-        CatalogFilter(shade: .tolerant, minTemp: cold),
-        CatalogFilter(minTemp: cold),
-        CatalogFilter(name: "fern"),
-    ])
+    @Test(
+        "a filtered search sorts from a covering index and reads only the page's rows",
+        arguments: [
+            CatalogFilter(moisture: .medium, shade: .intermediate, minTemp: cold, name: "fern"),
+            CatalogFilter(moisture: .high),
+            CatalogFilter(shade: .tolerant, minTemp: cold),
+            CatalogFilter(minTemp: cold),
+            CatalogFilter(name: "fern")
+        ])
     func coveringIndex(_ filter: CatalogFilter) async throws {
         try await withSQLiteStore(.inMemory) { store async throws in
             for after in [nil, CatalogCursor(seed: 3, key: 42, symbol: "AB")] as [CatalogCursor?] {
-                let (sql, arguments) = SQLiteStore.searchSQL(CatalogSearch(filter: filter, seed: 3, after: after, limit: 20))
+                let (sql, arguments) = SQLiteStore.searchSQL(
+                    CatalogSearch(filter: filter, seed: 3, after: after, limit: 20))
                 let plan = try await store.writer.read { db in
-                    try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
+                    try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map {
+                        $0["detail"] as String
+                    }
                 }
                 #expect(plan.contains { $0.contains("USING COVERING INDEX species_by_") }, "\(plan)")
                 #expect(plan.contains("SEARCH species USING PRIMARY KEY (symbol=?)"), "\(plan)")

@@ -4,16 +4,20 @@ import TrellisTestSupport
 import TrellisCore
 @testable import TrellisStore
 
-private func species(_ symbol: String, _ moisture: MoistureUse = .medium, _ shade: ShadeTolerance = .intermediate,
-                     _ minTemp: Double = 0, common: String? = nil) -> Species {
-    Species(symbol: symbol, scientificName: "Plantus \(symbol.lowercased())", commonName: common ?? "plant \(symbol)",
-            moistureUse: moisture, shadeTolerance: shade, minTempF: minTemp)
+private func species(
+    _ symbol: String, _ moisture: MoistureUse = .medium, _ shade: ShadeTolerance = .intermediate,
+    _ minTemp: Double = 0, common: String? = nil
+) -> Species {
+    Species(
+        symbol: symbol, scientificName: "Plantus \(symbol.lowercased())", commonName: common ?? "plant \(symbol)",
+        moistureUse: moisture, shadeTolerance: shade, minTempF: minTemp)
 }
 
 /// 60 species across every requirement and bucket.
 private let sample: [Species] = (0..<60).map { index in
-    species("P\(index)", MoistureUse.allCases[index % 3], ShadeTolerance.allCases[(index / 3) % 3],
-            [-40.0, 0, 50][(index / 9) % 3], common: index % 10 == 0 ? "Maple \(index)" : nil)
+    species(
+        "P\(index)", MoistureUse.allCases[index % 3], ShadeTolerance.allCases[(index / 3) % 3],
+        [-40.0, 0, 50][(index / 9) % 3], common: index % 10 == 0 ? "Maple \(index)" : nil)
 }
 
 @Suite("Catalog store", .serialized)
@@ -34,14 +38,16 @@ struct CatalogStoreTests {
         }
     }
 
-    @Test("search matches the pure filter, in the seed's order, page by page", arguments: StoreKind.bothStores, [
-        CatalogFilter(),
-        CatalogFilter(moisture: .high),
-        CatalogFilter(shade: .tolerant, minTemp: TemperatureRange.bucket(named: "-17..23")),
-        CatalogFilter(moisture: .low, shade: .intolerant, minTemp: TemperatureRange.bucket(named: "23..100")),
-        CatalogFilter(name: "MAPLE"),
-        CatalogFilter(moisture: .low, name: "maple"),
-    ])
+    @Test(
+        "search matches the pure filter, in the seed's order, page by page", arguments: StoreKind.bothStores,
+        [
+            CatalogFilter(),
+            CatalogFilter(moisture: .high),
+            CatalogFilter(shade: .tolerant, minTemp: TemperatureRange.bucket(named: "-17..23")),
+            CatalogFilter(moisture: .low, shade: .intolerant, minTemp: TemperatureRange.bucket(named: "23..100")),
+            CatalogFilter(name: "MAPLE"),
+            CatalogFilter(moisture: .low, name: "maple")
+        ])
     func searchPaging(kind: StoreKind, filter: CatalogFilter) async throws {
         try await withStore(kind) { store in
             try await store.upsertSpecies(sample)
@@ -58,20 +64,25 @@ struct CatalogStoreTests {
         }
     }
 
-    @Test("unseen_only never repeats for that client, and other clients are unaffected", arguments: StoreKind.bothStores)
+    @Test(
+        "unseen_only never repeats for that client, and other clients are unaffected", arguments: StoreKind.bothStores)
     func unseenOnly(kind: StoreKind) async throws {
         try await withStore(kind) { store in
             try await store.upsertSpecies(sample)
             var shown: [String] = []
             for seed in 0..<20 as Range<UInt64> {
-                let page = try await store.searchSpecies(CatalogSearch(filter: CatalogFilter(), seed: seed, limit: 7,
-                                                                       client: "ann", unseenOnly: true))
+                let page = try await store.searchSpecies(
+                    CatalogSearch(
+                        filter: CatalogFilter(), seed: seed, limit: 7,
+                        client: "ann", unseenOnly: true))
                 shown += page.species.map(\.symbol)
             }
             #expect(shown.count == 60)
             #expect(Set(shown).count == 60)
-            let other = try await store.searchSpecies(CatalogSearch(filter: CatalogFilter(), seed: 1, limit: 50,
-                                                                    client: "bob", unseenOnly: true))
+            let other = try await store.searchSpecies(
+                CatalogSearch(
+                    filter: CatalogFilter(), seed: 1, limit: 50,
+                    client: "bob", unseenOnly: true))
             #expect(other.species.count == 50)
         }
     }
@@ -91,37 +102,59 @@ struct CatalogStoreTests {
         }
     }
 
-    @Test("boards: unique names per client, rename, add several, remove, delete, visibility", arguments: StoreKind.allCases)
+    @Test(
+        "boards: unique names per client, rename, add several, remove, delete, visibility",
+        arguments: StoreKind.allCases)
     func boards(kind: StoreKind) async throws {
         try await withStore(kind) { store in
             try await store.upsertSpecies(sample)
-            guard case let .created(board) = try await store.createBoard(
-                client: "ann", name: "Balcony", description: "", isPublic: false, maxBoards: 3, at: instant(0)) else {
+            guard
+                case let .created(board) = try await store.createBoard(
+                    client: "ann", name: "Balcony", description: "", isPublic: false, maxBoards: 3, at: instant(0))
+            else {
                 Issue.record("not created"); return
             }
             #expect(board.owner == "ann" && board.count == 0 && !board.isPublic)
-            #expect(try await store.createBoard(client: "ann", name: "Balcony", description: "", isPublic: true,
-                                                maxBoards: 3, at: instant(1)) == .nameTaken)
-            guard case .created = try await store.createBoard(client: "bob", name: "Balcony", description: "", isPublic: true,
-                                                              maxBoards: 3, at: instant(1)) else { Issue.record("bob"); return }
-            guard case let .created(second) = try await store.createBoard(
-                client: "ann", name: "Shade", description: "d", isPublic: false, maxBoards: 3, at: instant(2)) else { return }
-            #expect(try await store.updateBoard(client: "ann", id: second.id, name: "Balcony", description: nil, isPublic: nil) == .nameTaken)
-            #expect(try await store.updateBoard(client: "bob", id: second.id, name: "x", description: nil, isPublic: nil) == .notFound)
-            guard case let .updated(renamed) = try await store.updateBoard(
-                client: "ann", id: second.id, name: "Deep shade", description: nil, isPublic: true) else { return }
+            #expect(
+                try await store.createBoard(
+                    client: "ann", name: "Balcony", description: "", isPublic: true,
+                    maxBoards: 3, at: instant(1)) == .nameTaken)
+            guard
+                case .created = try await store.createBoard(
+                    client: "bob", name: "Balcony", description: "", isPublic: true,
+                    maxBoards: 3, at: instant(1))
+            else { Issue.record("bob"); return }
+            guard
+                case let .created(second) = try await store.createBoard(
+                    client: "ann", name: "Shade", description: "d", isPublic: false, maxBoards: 3, at: instant(2))
+            else { return }
+            #expect(
+                try await store.updateBoard(
+                    client: "ann", id: second.id, name: "Balcony", description: nil, isPublic: nil) == .nameTaken)
+            #expect(
+                try await store.updateBoard(client: "bob", id: second.id, name: "x", description: nil, isPublic: nil)
+                    == .notFound)
+            guard
+                case let .updated(renamed) = try await store.updateBoard(
+                    client: "ann", id: second.id, name: "Deep shade", description: nil, isPublic: true)
+            else { return }
             #expect(renamed.name == "Deep shade" && renamed.description == "d" && renamed.isPublic)
 
-            #expect(try await store.addToBoard(client: "ann", id: board.id, symbols: ["P1", "P2"], maxItems: 10)
+            #expect(
+                try await store.addToBoard(client: "ann", id: board.id, symbols: ["P1", "P2"], maxItems: 10)
                     == BoardAddOutcome(added: ["P1", "P2"], alreadyPresent: []))
-            #expect(try await store.addToBoard(client: "ann", id: board.id, symbols: ["P3", "P2", "P3"], maxItems: 10)
+            #expect(
+                try await store.addToBoard(client: "ann", id: board.id, symbols: ["P3", "P2", "P3"], maxItems: 10)
                     == BoardAddOutcome(added: ["P3"], alreadyPresent: ["P2"]))
-            #expect(try await store.addToBoard(client: "ann", id: board.id, symbols: ["P4", "NOPE"], maxItems: 10)
+            #expect(
+                try await store.addToBoard(client: "ann", id: board.id, symbols: ["P4", "NOPE"], maxItems: 10)
                     == BoardAddOutcome(added: [], alreadyPresent: [], unknown: ["NOPE"]))
-            #expect(try await store.addToBoard(client: "ann", id: board.id, symbols: ["P4", "P5"], maxItems: 4)
+            #expect(
+                try await store.addToBoard(client: "ann", id: board.id, symbols: ["P4", "P5"], maxItems: 4)
                     == BoardAddOutcome(added: [], alreadyPresent: [], tooMany: true))
             #expect(try await store.addToBoard(client: "bob", id: board.id, symbols: ["P4"], maxItems: 10) == nil)
-            #expect(try await store.removeFromBoard(client: "ann", id: board.id, symbols: ["P2", "P9"])
+            #expect(
+                try await store.removeFromBoard(client: "ann", id: board.id, symbols: ["P2", "P9"])
                     == BoardRemoveOutcome(removed: ["P2"], notPresent: ["P9"]))
 
             let own = try await store.board(id: board.id, owner: nil, viewer: "ann")
@@ -132,10 +165,15 @@ struct CatalogStoreTests {
             #expect(try await store.boards(client: "ann").map(\.name) == ["Balcony", "Deep shade"])
             #expect(try await store.boards(client: "ann").first?.count == 2)
 
-            guard case .created = try await store.createBoard(client: "ann", name: "Third", description: "", isPublic: false,
-                                                              maxBoards: 3, at: instant(3)) else { return }
-            #expect(try await store.createBoard(client: "ann", name: "Fourth", description: "", isPublic: false,
-                                                maxBoards: 3, at: instant(3)) == .tooManyBoards)
+            guard
+                case .created = try await store.createBoard(
+                    client: "ann", name: "Third", description: "", isPublic: false,
+                    maxBoards: 3, at: instant(3))
+            else { return }
+            #expect(
+                try await store.createBoard(
+                    client: "ann", name: "Fourth", description: "", isPublic: false,
+                    maxBoards: 3, at: instant(3)) == .tooManyBoards)
             #expect(try await store.deleteBoard(client: "ann", id: board.id))
             #expect(try await !store.deleteBoard(client: "ann", id: board.id))
             #expect(try await store.board(id: board.id, owner: nil, viewer: "ann") == nil)
@@ -158,12 +196,22 @@ struct CatalogStoreTests {
 
             let dry = CareCondition(kind: .dry, sensor: "0x37", value: 1, limit: 5)
             let first = try await store.updateCareAlerts(plant: "Fern", conditions: [dry], at: instant(1))
-            #expect(first == CareAlertUpdate(alerts: [CareAlert(kind: .dry, sensor: "0x37", value: 1, limit: 5, since: instant(1))], changed: true))
+            #expect(
+                first
+                    == CareAlertUpdate(
+                        alerts: [CareAlert(kind: .dry, sensor: "0x37", value: 1, limit: 5, since: instant(1))],
+                        changed: true))
             var drier = dry
             drier.value = 2
             let again = try await store.updateCareAlerts(plant: "Fern", conditions: [drier], at: instant(2))
-            #expect(again == CareAlertUpdate(alerts: [CareAlert(kind: .dry, sensor: "0x37", value: 2, limit: 5, since: instant(1))], changed: false))
-            #expect(try await store.updateCareAlerts(plant: "Fern", conditions: [], at: instant(3)) == CareAlertUpdate(alerts: [], changed: true))
+            #expect(
+                again
+                    == CareAlertUpdate(
+                        alerts: [CareAlert(kind: .dry, sensor: "0x37", value: 2, limit: 5, since: instant(1))],
+                        changed: false))
+            #expect(
+                try await store.updateCareAlerts(plant: "Fern", conditions: [], at: instant(3))
+                    == CareAlertUpdate(alerts: [], changed: true))
             #expect(try await store.updateCareAlerts(plant: "Fern", conditions: [], at: instant(4)).changed == false)
             #expect(try await store.unlinkPlant(plant: "Fern"))
             #expect(try await !store.unlinkPlant(plant: "Fern"))
@@ -177,13 +225,16 @@ struct CatalogStoreTests {
         try await withStore(.directory) { store in
             let words = ["maple", "fern", "oak", "lily", "rose", "aster", "sedge", "pine", "ivy", "sage"]
             let many = (0..<50_000).map { index in
-                species("S\(index)", MoistureUse.allCases[index % 3], ShadeTolerance.allCases[(index / 3) % 3],
-                        Double(index % 150) - 75, common: "\(words[index % 10]) \(words[(index / 10) % 10]) \(index)")
+                species(
+                    "S\(index)", MoistureUse.allCases[index % 3], ShadeTolerance.allCases[(index / 3) % 3],
+                    Double(index % 150) - 75, common: "\(words[index % 10]) \(words[(index / 10) % 10]) \(index)")
             }
             try await store.upsertSpecies(many)
-            let search = CatalogSearch(filter: CatalogFilter(moisture: .high, shade: .tolerant,
-                                                             minTemp: TemperatureRange.bucket(named: "-17..23"), name: "fern"),
-                                       seed: 3, limit: 50)
+            let search = CatalogSearch(
+                filter: CatalogFilter(
+                    moisture: .high, shade: .tolerant,
+                    minTemp: TemperatureRange.bucket(named: "-17..23"), name: "fern"),
+                seed: 3, limit: 50)
             _ = try await store.searchSpecies(search)
             let clock = ContinuousClock()
             var page = CatalogSearchPage(species: [], next: nil)

@@ -11,7 +11,9 @@ import TrellisTestSupport
 struct SharedReadCacheTests {
     /// What a plant request does on `store`: its spam admission (which reads the plants version),
     /// then `read`, under the message's own ``ObservedVersions``.
-    func handle<T: Sendable>(on store: PostgresStore, _ read: @Sendable (PostgresStore) async throws -> T) async throws -> T {
+    func handle<T: Sendable>(on store: PostgresStore, _ read: @Sendable (PostgresStore) async throws -> T) async throws
+        -> T
+    {
         try await ObservedVersions.$current.withValue(ObservedVersions()) {
             _ = try await store.admitMessage(sender: "app", at: Date(), limit: 1_000, window: 1, usingAllowance: false)
             return try await read(store)
@@ -20,7 +22,8 @@ struct SharedReadCacheTests {
 
     /// Whether a message admitted now on `store` may take the answer kept for every plant's records.
     func keptAnswerTaken(on store: PostgresStore) async throws -> Bool {
-        try await handle(on: store) { store in PostgresReadCache.lookup(nil, in: store.readCache.sensors).answer != nil }
+        try await handle(on: store) { store in PostgresReadCache.lookup(nil, in: store.readCache.sensors).answer != nil
+        }
     }
 
     @Test("a reading and a rename through one relay are in the other relay's next answers; unchanged answers are kept")
@@ -38,7 +41,7 @@ struct SharedReadCacheTests {
             #expect(try await keptAnswerTaken(on: two))
 
             #expect(try await handle(on: two) { try await $0.plants() }.map(\.name) == ["fern"])
-            #expect(try await one.renamePlant(from: "fern", to: "ivy") .plantID != nil)
+            #expect(try await one.renamePlant(from: "fern", to: "ivy").plantID != nil)
             #expect(try await handle(on: two) { try await $0.plants() }.map(\.name) == ["ivy"])
             #expect(try await handle(on: two) { try await $0.sensorRecords(plant: "fern") } == nil)
             #expect(try await handle(on: two) { try await $0.sensorRecords(plant: "ivy") }?.first?.moisture == 40)
@@ -50,8 +53,10 @@ struct SharedReadCacheTests {
 
     /// Two relays' stores on one database, a plant `fern` on sensor 0x36 added through the first,
     /// and every plant's records read (and kept) through `reader` for one admitted message.
-    func withFernKept(by reader: KeyPath<(PostgresStore, PostgresStore), PostgresStore>,
-                      _ body: @escaping (PostgresStore, PostgresStore) async throws -> Void) async throws {
+    func withFernKept(
+        by reader: KeyPath<(PostgresStore, PostgresStore), PostgresStore>,
+        _ body: @escaping (PostgresStore, PostgresStore) async throws -> Void
+    ) async throws {
         try await withTwoRelays { one, two in
             _ = try await one.addPlant(name: "fern", sensors: ["0x36"], maxPlants: 7)
             _ = try await handle(on: (one, two)[keyPath: reader]) { try await $0.sensorRecords(plant: nil) }
