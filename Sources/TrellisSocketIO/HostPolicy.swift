@@ -24,18 +24,15 @@ public struct HostPolicy: Sendable, Equatable {
     /// The policy of a comma-separated list of host names such as `trellis.lan, pi.local`, or the
     /// entry that is not a host name.
     public static func parse(_ list: String) -> Result<HostPolicy, HostListError> {
-        var names: Set<String> = [], any = false
-        for entry in list.split(separator: ",").map({ SocketIOPressPolicy.trimmed($0) }) where !entry.isEmpty {
-            if entry == "*" { any = true; continue }
+        CommaList.read(list) { entry in
             let name = entry.lowercased()
             guard name.count <= 253, !name.hasPrefix("."), !name.hasPrefix("-"),
                 name.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "." || $0 == "-" })
-            else {
-                return .failure(HostListError(entry: String(entry)))
-            }
-            names.insert(name)
+            else { return nil }
+            return name
         }
-        return .success(HostPolicy(names: names, allowsAny: any))
+        .map { HostPolicy(names: $0.entries, allowsAny: $0.any) }
+        .mapError { HostListError(entry: $0.entry) }
     }
 
     /// An entry of the list that is not a host name.

@@ -35,13 +35,9 @@ public struct OriginPolicy: Sendable, Equatable {
     /// The policy of a comma-separated list such as `http://p2o.lan:3000, https://buttons.example`,
     /// or a sentence saying which entry is not an origin.
     public static func parse(_ list: String) -> Result<OriginPolicy, OriginListError> {
-        var allowed: Set<String> = [], any = false
-        for entry in list.split(separator: ",").map({ SocketIOPressPolicy.trimmed($0) }) where !entry.isEmpty {
-            if entry == "*" { any = true; continue }
-            guard let origin = normalised(String(entry)) else { return .failure(OriginListError(entry: String(entry))) }
-            allowed.insert(origin)
-        }
-        return .success(OriginPolicy(allowed: allowed, allowsAny: any))
+        CommaList.read(list, normalised)
+            .map { OriginPolicy(allowed: $0.entries, allowsAny: $0.any) }
+            .mapError { OriginListError(entry: $0.entry) }
     }
 
     /// An entry of the list that is not `scheme://host[:port]`.

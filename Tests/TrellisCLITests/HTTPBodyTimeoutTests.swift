@@ -19,7 +19,6 @@ struct HTTPBodyTimeoutTests {
         "1,000 heads without their bodies on the Socket.IO and health servers while /readyz and a Socket.IO client work"
     )
     func headsWithoutBodies() async throws {
-        let python = try await SocketIOClientTests.environments.value + "/sio5/bin/python"
         try await withTestBroker { broker in
             let (trellis, ports) = try await TrellisBinary.startListening(
                 ports: 3,
@@ -32,25 +31,14 @@ struct HTTPBodyTimeoutTests {
             try await trellis.waitForOutput("connected to the broker")
             let metricsURL = "http://127.0.0.1:\(ports[2])/metrics"
 
-            // The defaults: body timeout 10 s, 512 connections for Socket.IO, 64 for the probes.
-            let floods = try [(ports[0], 512, "/socket.io/?EIO=4&transport=polling"), (ports[1], 64, "/readyz")].map {
-                port, cap, path in
-                // Lifetimes from 9 s on are the body timeout's; shorter ones were evicted.
-                (
-                    try TrellisBinary.start(
-                        [
-                            HTTPLimitsTests.script, "--port", "\(port)", "--count", "1000", "--mode", "head",
-                            "--path", path, "--early", "9"
-                        ], executable: "/usr/bin/python3"), cap
-                )
-            }
-            for (flood, cap) in floods {
-                try await flood.waitForOutput(#""event": "opened""#, timeout: .seconds(60))
-                let opened = try #require(HTTPLimitsTests.event("opened", flood.output))
-                #expect(opened["connect_failures"] as? Int == 0, "\(flood.output)")
-                // The server holds exactly its cap of them: each newcomer took the place of the oldest.
-                #expect(opened["open"] as? Int == cap, "\(flood.output)")
-            }
+            // The defaults: body timeout 10 s, 512 connections for Socket.IO, 64 for the probes. Lifetimes
+            // from 9 s on are the body timeout's; shorter ones were evicted.
+            let floods = try await ConnectionFloods.start(
+                count: 1000, mode: "head",
+                against: [
+                    .init(port: ports[0], server: "socketio", cap: 512, path: "/socket.io/?EIO=4&transport=polling"),
+                    .init(port: ports[1], server: "health", cap: 64, path: "/readyz")
+                ])
 
             // Both servers are full of bodiless requests: the probe still gets in.
             let (status, body) = try await MetricsTests.get("http://127.0.0.1:\(ports[1])/readyz")
@@ -59,49 +47,23 @@ struct HTTPBodyTimeoutTests {
             // And a real Socket.IO client connects, registers and hears a press, its POSTs whole.
             let button = "door-\(UUID().uuidString.prefix(6))"
             let presser = try await TestClients.connect(to: broker)
-            let clientScript = SocketIOClientTests.root.appendingPathComponent("Tests/SocketIO/p2o_client.py").path
-            let client = try TrellisBinary.start(
-                [
-                    clientScript, "--url", "http://127.0.0.1:\(ports[0])", "--button", button,
-                    "--presses", "1", "--transports", "polling", "--timeout", "60"
-                ],
-                executable: python)
+            let client = try await SocketIOClientTests.startP2O([
+                "--url", "http://127.0.0.1:\(ports[0])", "--button", button,
+                "--presses", "1", "--transports", "polling", "--timeout", "60"
+            ])
             try await client.waitForOutput(#""event": "registered""#, timeout: .seconds(60))
             try await presser.publishAndWait(topic: "p2o/buttons/\(button)/press", payload: [])
             #expect(try await client.waitForExit(timeout: .seconds(60)) == 0, "\(client.output)")
             #expect(SocketIOClientTests.events(client.output).filter { $0.name == "button-press" }.count == 1)
 
-            var summaries: [[String: Any]] = []
-            for (flood, _) in floods {
-                #expect(try await flood.waitForExit(timeout: .seconds(120)) == 0, "\(flood.output)")
-                let done = try #require(HTTPLimitsTests.event("done", flood.output), "\(flood.output)")
-                #expect(done["still_open"] as? Int == 0, "\(flood.output)")
-                #expect((done["early"] as? Int ?? 0) + (done["late"] as? Int ?? 0) == 1000, "\(flood.output)")
-                // Which were closed by the timeout and which evicted the client cannot tell from a
-                // lifetime (under load an eviction may come 9 s in); the server's counts below can, and
-                // the trickle test checks that the timeout never closes a body before its time.
-                summaries.append(done)
-                print("heads without bodies: \(done)")
-            }
-
+            // Which were closed by the timeout and which evicted the client cannot tell from a lifetime
+            // (under load an eviction may come 9 s in); the server's counts can, and the trickle test
+            // checks that the timeout never closes a body before its time.
+            let summaries = try await floods.finished()
+            for done in summaries { print("heads without bodies: \(done)") }
             // Every one closed by the server, counted under why: the body timeout or an eviction.
             let (_, after) = try await MetricsTests.get(metricsURL)
-            for ((server, cap), done) in zip([("socketio", 512), ("health", 64)], summaries) {
-                let evicted =
-                    HTTPLimitsTests.value(
-                        #"trellis_http_connections_closed_total{server="\#(server)",reason="evicted"}"#, after) ?? 0
-                let timedOut =
-                    HTTPLimitsTests.value(
-                        #"trellis_http_connections_closed_total{server="\#(server)",reason="body_timeout"}"#, after)
-                    ?? 0
-                let early = done["early"] as? Int ?? -1, late = done["late"] as? Int ?? -1
-                #expect(
-                    timedOut + evicted == 1000 && timedOut <= late && evicted >= early, "\(server): \(done) \(after)")
-                #expect(timedOut > 0 && timedOut <= cap && evicted >= 1000 - cap, "\(server): \(after)")
-            }
-            let logged =
-                trellis.output.components(separatedBy: "HTTP connections closed by the server's limits").count - 1
-            #expect(logged >= 2 && logged <= 4, "\(logged) lines")
+            floods.expectClosed(summaries, reason: "body_timeout", metrics: after, output: trellis.output)
 
             trellis.process.signal(SIGTERM)
             #expect(try await trellis.waitForExit() == 0)

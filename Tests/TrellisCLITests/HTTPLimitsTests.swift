@@ -17,7 +17,6 @@ struct HTTPLimitsTests {
 
     @Test("2,000 stalled connections on the Socket.IO and health servers while /readyz and a Socket.IO client work")
     func slowConnections() async throws {
-        let python = try await SocketIOClientTests.environments.value + "/sio5/bin/python"
         try await withTestBroker { broker in
             let (trellis, ports) = try await TrellisBinary.startListening(
                 ports: 3,
@@ -32,22 +31,14 @@ struct HTTPLimitsTests {
 
             // What the process holds of its own before the flood (broker, store, logs, event loops).
             let before = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(trellis.process.pid)/fd").count
-            // The defaults: header timeout 10 s, 512 connections for Socket.IO, 64 for the probes.
-            let floods = try [(ports[0], 512), (ports[1], 64)].map { port, cap in
-                // Lifetimes from 9 s on are the header timeout's; shorter ones were evicted.
-                (
-                    try TrellisBinary.start(
-                        [Self.script, "--port", "\(port)", "--count", "2000", "--mode", "slow", "--early", "9"],
-                        executable: "/usr/bin/python3"), cap
-                )
-            }
-            for (flood, cap) in floods {
-                try await flood.waitForOutput(#""event": "opened""#, timeout: .seconds(60))
-                let opened = try #require(Self.event("opened", flood.output))
-                #expect(opened["connect_failures"] as? Int == 0, "\(flood.output)")
-                // The server holds exactly its cap of them; every other one was closed at once.
-                #expect(opened["open"] as? Int == cap, "\(flood.output)")
-            }
+            // The defaults: header timeout 10 s, 512 connections for Socket.IO, 64 for the probes. Lifetimes
+            // from 9 s on are the header timeout's; shorter ones were evicted.
+            let floods = try await ConnectionFloods.start(
+                count: 2000, mode: "slow",
+                against: [
+                    .init(port: ports[0], server: "socketio", cap: 512),
+                    .init(port: ports[1], server: "health", cap: 64)
+                ])
 
             // 4,000 connections tried; the process holds the caps' worth of descriptors beyond its own,
             // and some of connections being evicted as they are counted (over a hundred on a loaded
@@ -64,13 +55,10 @@ struct HTTPLimitsTests {
             // And a real Socket.IO client connects, registers and hears a press.
             let button = "door-\(UUID().uuidString.prefix(6))"
             let presser = try await TestClients.connect(to: broker)
-            let clientScript = SocketIOClientTests.root.appendingPathComponent("Tests/SocketIO/p2o_client.py").path
-            let client = try TrellisBinary.start(
-                [
-                    clientScript, "--url", "http://127.0.0.1:\(ports[0])", "--button", button,
-                    "--presses", "1", "--transports", "polling,websocket", "--timeout", "60"
-                ],
-                executable: python)
+            let client = try await SocketIOClientTests.startP2O([
+                "--url", "http://127.0.0.1:\(ports[0])", "--button", button,
+                "--presses", "1", "--transports", "polling,websocket", "--timeout", "60"
+            ])
             try await client.waitForOutput(#""event": "registered""#, timeout: .seconds(60))
             // Within the stall neither server holds more than its cap (how far below it depends on how soon
             // the header timeout frees the first ones on a loaded machine, so it is not asserted).
@@ -81,40 +69,16 @@ struct HTTPLimitsTests {
             #expect(try await client.waitForExit(timeout: .seconds(60)) == 0, "\(client.output)")
             #expect(SocketIOClientTests.events(client.output).filter { $0.name == "button-press" }.count == 1)
 
-            var summaries: [[String: Any]] = []
-            for (flood, _) in floods {
-                #expect(try await flood.waitForExit(timeout: .seconds(120)) == 0, "\(flood.output)")
-                let done = try #require(Self.event("done", flood.output), "\(flood.output)")
-                #expect(done["still_open"] as? Int == 0, "\(flood.output)")
-                #expect((done["early"] as? Int ?? 0) + (done["late"] as? Int ?? 0) == 2000, "\(flood.output)")
+            let summaries = try await floods.finished()
+            for done in summaries {
                 // The held ones were closed by the header timeout (10 s), not before (the server counts them as such below).
-                #expect((done["late_min"] as? Double ?? 0) >= 9.5, "\(flood.output)")
-                summaries.append(done)
+                #expect((done["late_min"] as? Double ?? 0) >= 9.5, "\(done)")
                 print("slow connections: \(done)")
             }
-
             // The server closed all 2,000 of each flood, each counted under why: the ones the client
             // saw close after 9 s by the header timeout, the others evicted by newcomers.
             let (_, after) = try await MetricsTests.get(metricsURL)
-            for ((server, cap), done) in zip([("socketio", 512), ("health", 64)], summaries) {
-                let evicted =
-                    Self.value(#"trellis_http_connections_closed_total{server="\#(server)",reason="evicted"}"#, after)
-                    ?? 0
-                let timedOut =
-                    Self.value(
-                        #"trellis_http_connections_closed_total{server="\#(server)",reason="header_timeout"}"#, after)
-                    ?? 0
-                // Every connection the client saw closed early was evicted; one evicted late on a loaded
-                // machine (after 9 s) looks late to the client, so the two agree up to those.
-                let early = done["early"] as? Int ?? -1, late = done["late"] as? Int ?? -1
-                #expect(
-                    timedOut + evicted == 2000 && timedOut <= late && evicted >= early, "\(server): \(done) \(after)")
-                #expect(timedOut > 0 && timedOut <= cap && evicted >= 2000 - cap, "\(server): \(after)")
-            }
-            // Logged at most once a minute per server and reason, not once per connection.
-            let logged =
-                trellis.output.components(separatedBy: "HTTP connections closed by the server's limits").count - 1
-            #expect(logged >= 2 && logged <= 4, "\(logged) lines")
+            floods.expectClosed(summaries, reason: "header_timeout", metrics: after, output: trellis.output)
 
             trellis.process.signal(SIGTERM)
             #expect(try await trellis.waitForExit() == 0)
@@ -171,7 +135,6 @@ struct HTTPLimitsTests {
 
     @Test("Socket.IO sessions over WebSocket and long-polling outlive a short idle timeout")
     func sessionsOutliveIdleTimeout() async throws {
-        let python = try await SocketIOClientTests.environments.value + "/sio5/bin/python"
         try await withTestBroker { broker in
             var environment = ProcessInfo.processInfo.environment
             environment["TRELLIS_HTTP_IDLE_TIMEOUT"] = "1"
@@ -187,13 +150,13 @@ struct HTTPLimitsTests {
                 environment: environment)
             try await trellis.waitForOutput("connected to the broker")
             let button = "door-\(UUID().uuidString.prefix(6))"
-            let script = SocketIOClientTests.root.appendingPathComponent("Tests/SocketIO/p2o_client.py").path
-            let clients = try ["websocket", "polling"].map { transports in
-                try TrellisBinary.start(
-                    [
-                        script, "--url", "http://127.0.0.1:\(ports[0])", "--button", button, "--presses", "1",
+            var clients: [TrellisBinary] = []
+            for transports in ["websocket", "polling"] {
+                clients.append(
+                    try await SocketIOClientTests.startP2O([
+                        "--url", "http://127.0.0.1:\(ports[0])", "--button", button, "--presses", "1",
                         "--transports", transports, "--timeout", "60"
-                    ], executable: python)
+                    ]))
             }
             for client in clients { try await client.waitForOutput(#""event": "registered""#, timeout: .seconds(60)) }
             // Four idle timeouts pass with nothing to say, each seen as the server closing an idle

@@ -28,6 +28,14 @@ struct SocketIOClientTests {
         return base + "/trellis"
     }
 
+    /// Starts the P2O Python client (Tests/SocketIO/p2o_client.py) in the python-socketio 5 environment with
+    /// `arguments` (`--url`, `--button`, `--presses`, `--transports`, …; its help lists them).
+    static func startP2O(_ arguments: [String]) async throws -> TrellisBinary {
+        let python = try await environments.value + "/sio5/bin/python"
+        let script = root.appendingPathComponent("Tests/SocketIO/p2o_client.py").path
+        return try TrellisBinary.start([script] + arguments, executable: python)
+    }
+
     /// The token the client presents with its press.
     enum Token: String, Sendable {
         case valid, wrong, none
