@@ -21,7 +21,10 @@ struct UsersCommand: AsyncParsableCommand {
             mosquitto_passwd) and the ACL (`%u` patterns); after a change send the broker SIGHUP or restart \
             `trellis run`. The backend is dynamic security when --admin-password-file exists, the files \
             otherwise; --backend chooses. Roles: client (the default; the plugin's role `app`), button, device, \
-            sensor, operator and trellis; every role's rights are the topic table's, written with the topic prefixes             of the configuration `trellis run` reads (--config, TRELLIS_… variables, --plant-prefix, --button-prefix).             After an upgrade, `trellis users sync` brings existing accounts to the new table. Described in             docs/operations.md and docs/security.md in the source tree.
+            sensor, operator and trellis; every role's rights are the topic table's, written with the topic prefixes \
+            of the configuration `trellis run` reads (--config, TRELLIS_… variables, --plant-prefix, --button-prefix). \
+            After an upgrade, `trellis users sync` brings existing accounts to the new table. Described in \
+            docs/operations.md and docs/security.md in the source tree.
             """,
         subcommands: [Init.self, Add.self, Remove.self, List.self, Passwd.self, Migrate.self, Local.self, Sync.self]
     )
