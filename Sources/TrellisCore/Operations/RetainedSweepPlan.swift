@@ -32,15 +32,32 @@ public struct RetainedSweepPlan: Sendable, Hashable {
     /// The base of Trellis's node ids (``HomeAssistantDiscovery/base``).
     public var nodeBase: String
     /// Trellis's own topic prefix (`trellis`).
-    public var trellisPrefix: String
-    /// The prefixes the sweep's topics are spelled with: only `{trellis}` is used.
-    private var prefixes: TopicPrefixes { TopicPrefixes(trellis: trellisPrefix) }
+    public var trellisPrefix: String {
+        didSet { topics = Topics(trellisPrefix: trellisPrefix) }
+    }
+    /// The retained topics of Trellis's the sweep judges, spelled with ``trellisPrefix`` once, as
+    /// every retained topic the sweep reads is tried against them.
+    private var topics: Topics
 
     public init(discoveryPrefix: String?, earlierPrefixes: [String] = [], nodeBase: String, trellisPrefix: String) {
         self.discoveryPrefix = discoveryPrefix
         self.earlierPrefixes = earlierPrefixes.filter { $0 != discoveryPrefix }
         self.nodeBase = nodeBase
         self.trellisPrefix = trellisPrefix
+        topics = Topics(trellisPrefix: trellisPrefix)
+    }
+
+    /// `devices/<id>/info`, `<trellis>/models/<id>/info` and `<trellis>/plants/<id>/state`, resolved.
+    private struct Topics: Sendable, Hashable {
+        let device, model, plant: ResolvedTopicPattern
+
+        /// The patterns spelled with `trellisPrefix`: the only prefix they use.
+        init(trellisPrefix: String) {
+            let prefixes = TopicPrefixes(trellis: trellisPrefix)
+            device = TopicPattern.deviceInfo.resolved(prefixes)
+            model = TopicPattern.modelInfo.resolved(prefixes)
+            plant = TopicPattern.plantState.resolved(prefixes)
+        }
     }
 
     /// The subscription filters that bring every retained topic the sweep judges.
@@ -49,16 +66,16 @@ public struct RetainedSweepPlan: Sendable, Hashable {
         for prefix in [discoveryPrefix].compactMap({ $0 }) + earlierPrefixes where prefix.contains("/") {
             filters.append("\(prefix)/+/+/+/config")
         }
-        filters += [TopicPattern.deviceInfo, .modelInfo, .plantState].map { $0.filter(prefixes) }
+        filters += [topics.device, topics.model, topics.plant].map(\.filter)
         var seen = Set<String>()
         return filters.filter { seen.insert($0).inserted }
     }
 
     /// What `topic` is, nil for a topic the sweep leaves alone (not Trellis's).
     public func subject(of topic: String) -> Subject? {
-        if let id = TopicPattern.deviceInfo.name(in: topic, prefixes) { return .device(id) }
-        if let id = TopicPattern.modelInfo.name(in: topic, prefixes) { return .model(id) }
-        if let id = TopicPattern.plantState.name(in: topic, prefixes) {
+        if let id = topics.device.name(in: topic) { return .device(id) }
+        if let id = topics.model.name(in: topic) { return .model(id) }
+        if let id = topics.plant.name(in: topic) {
             return Int64(id).map(Subject.plant)
         }
         return discoveryConfig(topic)

@@ -12,26 +12,25 @@ public struct TopicPattern: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { template }
 
+    /// The pattern spelled with `prefixes`, to read many topics through (``ResolvedTopicPattern``).
+    public func resolved(_ prefixes: TopicPrefixes) -> ResolvedTopicPattern {
+        ResolvedTopicPattern(self, prefixes)
+    }
+
     /// The subscription filter: `{name}` as `+`.
     public func filter(_ prefixes: TopicPrefixes) -> String {
-        prefixes.expand(template).replacingOccurrences(of: "{name}", with: "+")
+        resolved(prefixes).filter
     }
 
     /// The topic of `name`.
     public func topic(_ name: String, _ prefixes: TopicPrefixes) -> String {
-        prefixes.expand(template).replacingOccurrences(of: "{name}", with: name)
+        resolved(prefixes).topic(name)
     }
 
     /// The name `topic` carries in the `{name}` level; nil when `topic` is not of this pattern or
-    /// the level is empty.
+    /// the level is empty. A caller reading many topics resolves the pattern once instead.
     public func name(in topic: String, _ prefixes: TopicPrefixes) -> String? {
-        let expanded = prefixes.expand(template)
-        guard let marker = expanded.range(of: "{name}") else { return nil }
-        let head = expanded[..<marker.lowerBound]
-        let tail = expanded[marker.upperBound...]
-        guard topic.count > head.count + tail.count, topic.hasPrefix(head), topic.hasSuffix(tail) else { return nil }
-        let name = topic.dropFirst(head.count).dropLast(tail.count)
-        return name.contains("/") ? nil : String(name)
+        resolved(prefixes).name(in: topic)
     }
 }
 
@@ -55,4 +54,57 @@ extension TopicPattern {
     public static let all: [TopicPattern] = [
         .deviceStatus, .deviceTelemetry, .deviceLog, .deviceInfo, .deviceCommand, .modelInfo, .plantState, .buttonState
     ]
+}
+
+/// A ``TopicPattern`` spelled with given prefixes: what comes before its `{name}` level and what
+/// comes after it, found once.
+///
+/// A relay's prefixes stay the same for as long as a sweep plan or a service lives, while the
+/// topics read through a pattern are many: the start-up sweep judges every retained topic Trellis
+/// owns (with 10,000 buttons, tens of thousands), and Home Assistant discovery every retained
+/// publish. So each holds its patterns resolved, and reading a name from a topic is a prefix and
+/// a suffix test rather than an expansion of the template.
+public struct ResolvedTopicPattern: Sendable, Hashable {
+    /// The topic up to the `{name}` level, such as `devices/`; the whole topic for a template
+    /// without `{name}`.
+    public let head: String
+    /// The topic after the `{name}` level, such as `/info`; nil for a template without `{name}`.
+    public let tail: String?
+    /// The lengths, in characters, that a topic's name is cut from: counted once, not per topic.
+    private let headCount: Int
+    private let tailCount: Int
+
+    /// `pattern` with `prefixes` in place of `{plant}`, `{buttons}` and `{trellis}`, split at its
+    /// (one) `{name}` level.
+    public init(_ pattern: TopicPattern, _ prefixes: TopicPrefixes) {
+        let expanded = prefixes.expand(pattern.template)
+        if let marker = expanded.range(of: "{name}") {
+            head = String(expanded[..<marker.lowerBound])
+            tail = String(expanded[marker.upperBound...])
+        } else {
+            head = expanded
+            tail = nil
+        }
+        headCount = head.count
+        tailCount = tail?.count ?? 0
+    }
+
+    /// The subscription filter: `{name}` as `+`.
+    public var filter: String { topic("+") }
+
+    /// The topic of `name`.
+    public func topic(_ name: String) -> String {
+        guard let tail else { return head }
+        return head + name + tail
+    }
+
+    /// The name `topic` carries in the `{name}` level; nil when `topic` is not of this pattern or
+    /// the level is empty.
+    public func name(in topic: String) -> String? {
+        guard let tail, topic.hasPrefix(head), topic.hasSuffix(tail), topic.count > headCount + tailCount else {
+            return nil
+        }
+        let name = topic.dropFirst(headCount).dropLast(tailCount)
+        return name.contains("/") ? nil : String(name)
+    }
 }

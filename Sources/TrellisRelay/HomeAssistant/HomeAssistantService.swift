@@ -20,12 +20,21 @@ import TrellisStore
 public struct HomeAssistantService: Sendable {
     let settings: RelaySettings
     let discovery: HomeAssistantDiscovery
+    /// The retained states that configs follow, spelled with the settings' prefixes once, as
+    /// every retained publish is tried against them.
+    let buttonStates: ResolvedTopicPattern
+    let deviceInfos: ResolvedTopicPattern
+    let plantStates: ResolvedTopicPattern
 
     /// The service of `settings`, nil while discovery is off.
     public init?(settings: RelaySettings) {
         guard let discovery = settings.homeAssistant else { return nil }
         self.settings = settings
         self.discovery = discovery
+        let prefixes = settings.topicPrefixes
+        buttonStates = TopicPattern.buttonState.resolved(prefixes)
+        deviceInfos = TopicPattern.deviceInfo.resolved(prefixes)
+        plantStates = TopicPattern.plantState.resolved(prefixes)
     }
 
     /// The birth topic, to republish everything when Home Assistant starts.
@@ -54,19 +63,18 @@ public struct HomeAssistantService: Sendable {
         var out: [MQTTMessage] = []
         for message in publishes where message.retain {
             let topic = message.topic
-            let prefixes = settings.topicPrefixes
-            if let id = TopicPattern.buttonState.name(in: topic, prefixes) {
+            if let id = buttonStates.name(in: topic) {
                 guard !message.payload.isEmpty else { continue }
                 out += publish(.button(id), signature: "", ledger: ledger) {
                     discovery.button(id: id, stateTopic: topic)
                 }
-            } else if let id = TopicPattern.deviceInfo.name(in: topic, prefixes) {
+            } else if let id = deviceInfos.name(in: topic) {
                 if message.payload.isEmpty {
                     out += withdraw(.device(id), ledger: ledger)
                 } else if let info = try? JSONDecoder().decode(DeviceInfo.self, from: Data(message.payload)) {
                     out += await device(id: id, name: info.name, modelID: info.modelID, store: store, ledger: ledger)
                 }
-            } else if let name = TopicPattern.plantState.name(in: topic, prefixes) {
+            } else if let name = plantStates.name(in: topic) {
                 guard let id = Int64(name) else { continue }
                 if message.payload.isEmpty {
                     out += withdraw(.plant(id), ledger: ledger)
@@ -113,7 +121,7 @@ public struct HomeAssistantService: Sendable {
                 try Task.checkCancellation()
                 await emit(
                     publish(.button(id), signature: "", ledger: ledger) {
-                        discovery.button(id: id, stateTopic: TopicPattern.buttonState.topic(id, settings.topicPrefixes))
+                        discovery.button(id: id, stateTopic: buttonStates.topic(id))
                     })
             }
             for device in try await store.devices(modelID: nil, powerstate: nil) {
@@ -144,20 +152,20 @@ public struct HomeAssistantService: Sendable {
         let records = try await store.sensorRecords(plant: name) ?? []
         let state = PlantState(id: id, name: name, sensors: records)
         return MQTTMessage(
-            topic: settings.plantStateTopic(id: id), payload: state.payload(), qos: .atLeastOnce, retain: true)
+            topic: plantStates.topic(String(id)), payload: state.payload(), qos: .atLeastOnce, retain: true)
     }
 
     // MARK: Helpers
 
     func plantConfigs(id: Int64, name: String) -> [DiscoveryConfig] {
         discovery.plant(
-            id: id, name: name, stateTopic: settings.plantStateTopic(id: id),
+            id: id, name: name, stateTopic: plantStates.topic(String(id)),
             alertTopic: "\(settings.trellisPrefix)/alerts/\(TopicLevelEncoding.encode(name))")
     }
 
     func deviceConfigs(id: String, name: String?, model: String?) -> [DiscoveryConfig] {
         discovery.device(
-            id: id, name: name, model: model, infoTopic: TopicPattern.deviceInfo.topic(id, settings.topicPrefixes),
+            id: id, name: name, model: model, infoTopic: deviceInfos.topic(id),
             restartTopic: restartTopic)
     }
 

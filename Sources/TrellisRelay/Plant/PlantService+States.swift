@@ -8,7 +8,7 @@ import TrellisStore
 extension PlantService {
     /// The states of the plants that `sensor` belongs to.
     func plantStates(withSensor sensor: String, context: HandlerContext) async throws -> [MQTTMessage] {
-        guard let homeAssistant = HomeAssistantService(settings: settings) else { return [] }
+        guard let homeAssistant else { return [] }
         var out: [MQTTMessage] = []
         for plant in try await context.store.plants() where plant.sensors.contains(sensor) {
             out.append(try await homeAssistant.plantState(plant, store: context.store))
@@ -22,7 +22,7 @@ extension PlantService {
     /// publish what their own change did.
     func followUps(of change: PlantChange, context: HandlerContext) async -> HandlerOutput {
         var output = HandlerOutput()
-        if let homeAssistant = HomeAssistantService(settings: settings) {
+        if let homeAssistant {
             switch change {
             case let .deleted(id):
                 output.publish(

@@ -15,6 +15,9 @@ public final class PlantService: Sendable {
 
     /// The catalog's live side, told when a plant is renamed so its retained alerts follow the name.
     let catalog: CatalogService?
+    /// Home Assistant discovery, nil while it is off: made once, as the plants' retained states
+    /// it spells follow every sensor reading.
+    let homeAssistant: HomeAssistantService?
 
     /// The request topic shared by every client.
     public let requestTopic: String
@@ -24,6 +27,7 @@ public final class PlantService: Sendable {
     public init(settings: RelaySettings, catalog: CatalogService? = nil) {
         self.settings = settings
         self.catalog = catalog
+        homeAssistant = HomeAssistantService(settings: settings)
         requestTopic = "\(settings.plantPrefix)/torpi"
         replyTopic = "\(settings.plantPrefix)/fromrpi"
     }

@@ -24,6 +24,24 @@ struct TopicPatternTests {
         #expect(TopicPattern.plantState.name(in: topic, prefixes) == nil)
     }
 
+    @Test("a resolved pattern is the template split at its one name level, and reads as the pattern does")
+    func resolved() {
+        let device = TopicPattern.deviceInfo.resolved(prefixes)
+        #expect(device.head == "devices/" && device.tail == "/info")
+        let plant = TopicPattern.plantState.resolved(prefixes)
+        #expect(plant.head == "relay/plants/" && plant.tail == "/state")
+        #expect(plant.filter == "relay/plants/+/state" && plant.topic("7") == "relay/plants/7/state")
+        #expect(plant.name(in: "relay/plants/42/state") == "42")
+        for topic in ["relay/plants//state", "relay/plants/1/2/state", "relay/plants/1/state/x", "relay/plants/state"] {
+            #expect(plant.name(in: topic) == nil, "\(topic)")
+        }
+        for pattern in TopicPattern.all {
+            #expect(pattern.template.ranges(of: "{name}").count == 1, "\(pattern)")
+        }
+        let bare = TopicPattern("{trellis}/status").resolved(prefixes)
+        #expect(bare.tail == nil && bare.topic("x") == "relay/status" && bare.name(in: "relay/status") == nil)
+    }
+
     /// Every pattern lies within a row of the table, so the ACLs cover what the relay publishes and
     /// subscribes to through it: the row of its template itself, or a wider one (`{trellis}/#`).
     @Test("every pattern lies within a row of the access table", arguments: TopicPattern.all)
