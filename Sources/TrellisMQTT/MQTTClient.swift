@@ -216,7 +216,9 @@ public final class MQTTClient: Sendable {
     /// in `next()` only once it has handled every message it took, or a message handled here would
     /// overtake one it still holds. A consumer that answers from memory (a
     /// relay whose state is held in this process) then pays for no task switch per message. Nil
-    /// removes it; set it only while consuming the stream.
+    /// removes it; set it only while consuming the stream, and through ``MQTTMessageStream/carrying``
+    /// when the callback passes messages on with a value: the plain iterator hands out the message
+    /// alone, and what the callback began of it would be lost.
     ///
     /// `written`, when given, is called on the network thread after the loop's next write once
     /// `callback` has consumed a message: by then what the messages taken since the last call brought

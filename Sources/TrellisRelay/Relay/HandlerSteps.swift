@@ -19,7 +19,8 @@ public enum Step: Sendable {
 
 /// A handler written as steps, in the sans-IO style: the message (and then each answer of the
 /// store) goes in, and what comes out is either the handler's output or the one store operation it
-/// waits for, as a value. The handler calls nothing that waits; the relay's driver
+/// waits for, as a value. Its steps call nothing that waits (only ``HandlerSteps/work(_:context:)``,
+/// the service's own async work, which a step asks for as ``Step/work``); the relay's driver
 /// (``RelayEngine/begin(_:at:)``, ``RelayEngine/finish(_:of:)``) asks the store and feeds the answer
 /// back, on the network thread as far as the store answers from memory, in the message loop from
 /// there. The steps' state is the handler's value itself, carried with the message between the two.
@@ -158,8 +159,12 @@ public struct MessageHandling: Sendable {
 /// loop (``MQTTMessageDisposition/passedOn(carrying:)`` takes an object).
 final class CarriedHandling: Sendable {
     let handling: MessageHandling
+    /// When the callback began it, on the relay's clock (`RelayService.now`): the message's handling
+    /// time counts from there.
+    let started: UInt64
 
-    init(_ handling: MessageHandling) {
+    init(_ handling: MessageHandling, started: UInt64) {
         self.handling = handling
+        self.started = started
     }
 }

@@ -66,9 +66,9 @@ extension RelayEngine {
                 engine: self, received: time, mark: mark, matches: matches,
                 next: forgetStored ? .forgetStoredDeliveries : .route)
             if matches.isEmpty {
+                // With no route the handling goes on to conclude, after forgetting the marks when asked.
                 counters.received(service: "unknown")
                 handling.output = .reject(message, reason: "unknown_topic", at: time)
-                handling.next = .conclude
             }
         }
         handling.advance(message)

@@ -62,7 +62,8 @@ extension RelayService {
                 let newSession = message.delivery.map { $0.connection != connection } ?? false
                 if let delivery = message.delivery { connection = delivery.connection }
                 // Begun on the network thread already, with what is left of it carried along: nothing else takes it.
-                let begun = (entry.carried as? CarriedHandling)?.handling
+                let carried = entry.carried as? CarriedHandling
+                let begun = carried?.handling
                 // What a retained sweep's subscriptions bring, and its markers, are the sweep's, not the routes'.
                 let swept = begun == nil && (sweepInbox.withLock { $0 }?.offer(message) ?? false)
                 let peer = swept || begun != nil ? nil : engine.settings.peer(ofStatusTopic: message.topic)
@@ -87,7 +88,9 @@ extension RelayService {
                         guard let finished = await finish(&inHand) else { break }
                         held += finished
                     }
-                    let started = Self.now
+                    // A message begun in the callback is timed, and counted, as its handling was begun.
+                    let started = carried?.started ?? Self.now
+                    let handler = begun?.engine ?? engine
                     if swept {
                         // Read by the sweep already: nothing to handle, only to acknowledge in turn.
                     } else if let peer {
@@ -101,9 +104,9 @@ extension RelayService {
                                 await engine.handle(message, at: Date())
                             }
                         guard output.handled else { break }
-                        send(output, engine: engine)
+                        send(output, engine: handler)
                     }
-                    if !swept { engine.counters.handled(nanoseconds: Self.now &- started) }
+                    if !swept { handler.counters.handled(nanoseconds: Self.now &- started) }
                     held += 1
                 }
                 if let position = engine.store.uncommittedPosition {

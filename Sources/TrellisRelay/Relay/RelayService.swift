@@ -231,7 +231,7 @@ public final class RelayService: Service, Sendable {
             lastConsumed.withLock { $0 = Consumed(output: output, message: message) }
             return .consumed
         case let .underway(handling):
-            return .passedOn(carrying: CarriedHandling(handling))
+            return .passedOn(carrying: CarriedHandling(handling, started: started))
         }
     }
 

@@ -101,6 +101,34 @@ struct MessageHandlingTests {
         }
     }
 
+    @Test(
+        "QoS 1: a dead letter is stored with its delivery's mark; a new session's first message, on a topic no route knows, forgets the last session's marks first",
+        arguments: StoreKind.allCases)
+    func marksOfDeadLetters(_ kind: StoreKind) async throws {
+        try await Self.withEngine(kind) { engine async throws in
+            let store = engine.store
+            // The last session: an error answer, dead-lettered with its mark.
+            let error = Self.delivered(Self.request("5", payload: "Cactus"), packetID: 9, connection: 1)
+            #expect(!(await engine.handle(error, at: Self.start).publishes.isEmpty))
+            if let position = store.uncommittedPosition { _ = await store.waitUntilCommitted(through: position) }
+            #expect(try await store.recentDeliveries(limit: 10).map(\.packetID) == [9])
+
+            // A new session (not resumed) begins with a topic no route knows.
+            let unknown = Self.delivered(
+                MQTTMessage(topic: "nowhere/at/all", text: "hello"), packetID: 1, connection: 2)
+            guard case let .underway(handling) = engine.begin(unknown, at: Self.start),
+                case .forgetStoredDeliveries = handling.next
+            else {
+                Issue.record("the first message of a session did not wait for the marks to be forgotten"); return
+            }
+            #expect(await engine.finish(handling, of: unknown).handled)
+            if let position = store.uncommittedPosition { _ = await store.waitUntilCommitted(through: position) }
+            // The last session's mark is gone; the dead letter's own is kept.
+            #expect(try await store.recentDeliveries(limit: 10).map(\.packetID) == [1])
+            #expect(try await store.deadLetters(limit: 10).map(\.reason).contains("unknown_topic"))
+        }
+    }
+
     @Test("a topic no route knows: its dead letter, stored by finish", arguments: StoreKind.allCases)
     func unknownTopic(_ kind: StoreKind) async throws {
         try await Self.withEngine(kind) { engine async throws in
