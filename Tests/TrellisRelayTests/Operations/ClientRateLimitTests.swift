@@ -35,7 +35,7 @@ struct ClientRateLimitTests {
             #expect(limited.count == 40 - ok)
             #expect(limited.first?.contains("try again in") == true, "\(limited.first ?? "")")
             #expect(try await ask("bob").contains(#""status":"ok""#))
-            try await eventually("alice is served again", timeout: .seconds(10)) {
+            try await eventually("alice is served again", timeout: .seconds(30)) {
                 try await ask("alice").contains(#""status":"ok""#)
             }
         }
@@ -64,9 +64,15 @@ struct ClientRateLimitTests {
             }
             #expect(limited.count >= 1 && limited.count <= 40 - streamed, "\(limited.count) dead letters")
             #expect(limited.first?.text?.contains("devices/chatty/log") == true)
-            try await eventually("chatty is served again", timeout: .seconds(10)) {
+            // One line at a time, each given half a second to come through before the next: lines sent
+            // faster than the rate (5 a second) would each be refused, and on a slow machine keep the
+            // device over it.
+            try await eventually("chatty is served again", timeout: .seconds(30)) {
                 try await line("chatty", "again")
-                return await inbox.received(on: "trellis/logs/chatty").contains { $0.text?.contains("again") == true }
+                let served = try? await inbox.wait(timeout: .milliseconds(500), "chatty's line again") {
+                    $0.contains { $0.topic == "trellis/logs/chatty" && $0.text?.contains("again") == true }
+                }
+                return served != nil
             }
         }
     }
