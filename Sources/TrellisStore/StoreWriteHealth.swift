@@ -8,15 +8,18 @@ import Synchronization
 ///
 /// A failing store is loud once per kind of failure and once on recovery: the first failure of a
 /// kind (`SQLITE_FULL`, `SQLITE_BUSY`, `SQLITE_READONLY`, …) in a spell of failures logs an error
-/// with its cause; the first success after the spell logs how long it lasted and how many commits
-/// failed in it. Retries that fail the same way again stay quiet (they are counted).
+/// with its cause; the end of the spell logs how long it lasted and how many commits failed in it.
+/// Retries that fail the same way again stay quiet (they are counted). A spell ends once commits
+/// have succeeded for ``settle`` without a failure (``CommitSpell``), so a store that flaps while
+/// it is only partly back is still one outage in the log; `/readyz` and the write status follow
+/// each commit's outcome at once.
 ///
 /// Two paths commit: the write-behind buffer (``WriteBehindBuffer``) and the store's direct
 /// transactions. The store is failing while either path's latest commit failed; a success on one
 /// path does not hide a failure on the other.
 public final class StoreWriteHealth: Sendable {
     /// Which commit path an outcome belongs to.
-    public enum Path: Sendable {
+    public enum Path: Sendable, Hashable {
         /// Batches of the write-behind buffer.
         case writeBehind
         /// One-off transactions run while handling a message.
@@ -27,17 +30,19 @@ public final class StoreWriteHealth: Sendable {
         var writeBehindFailure: (any Error)?
         var directFailure: (any Error)?
         var failedCommits = 0
-        var spellStarted: ContinuousClock.Instant?
-        var spellFailures = 0
-        var kindsReported: Set<String> = []
+        var spell: CommitSpell
     }
 
-    private let state = Mutex(State())
+    /// How long commits must succeed without a failure for an outage to be logged as over.
+    public static let settle: Duration = .seconds(2)
+
+    private let state: Mutex<State>
     private let logger: Logger
 
-    /// A tracker logging through `logger`.
-    public init(logger: Logger = Logger(label: "trellis.store")) {
+    /// A tracker logging through `logger`; an outage ends once commits succeeded for `settle`.
+    public init(logger: Logger = Logger(label: "trellis.store"), settle: Duration = StoreWriteHealth.settle) {
         self.logger = logger
+        self.state = Mutex(State(spell: CommitSpell(settle: settle)))
     }
 
     /// The failure that makes the store unwritable now: the write-behind's first, else the direct
@@ -60,17 +65,15 @@ public final class StoreWriteHealth: Sendable {
     /// direct operation is tried again until the store answers.
     public func failed(_ error: any Error, on path: Path, unwritten: Int, waiting: Bool = false) {
         let kind = Self.kind(of: error)
-        let firstOfKind = state.withLock { state -> Bool in
+        let action = state.withLock { state -> CommitSpell.Action? in
             state.failedCommits += 1
-            state.spellFailures += 1
-            if state.spellStarted == nil { state.spellStarted = .now }
             switch path {
             case .writeBehind: state.writeBehindFailure = error
             case .direct: state.directFailure = error
             }
-            return state.kindsReported.insert(kind).inserted
+            return state.spell.failed(kind: kind, on: path, at: .now)
         }
-        guard firstOfKind else { return }
+        guard action == .reportFailure(kind: kind) else { return }
         let consequence =
             switch path {
             case .writeBehind: "the batch is kept and retried; the messages behind it stay unacknowledged"
@@ -87,7 +90,7 @@ public final class StoreWriteHealth: Sendable {
 
     /// A commit on `path` succeeded.
     public func succeeded(on path: Path) {
-        let recovery = state.withLock { state -> (Duration, Int)? in
+        let action = state.withLock { state -> CommitSpell.Action? in
             switch path {
             case .writeBehind:
                 guard state.writeBehindFailure != nil else { return nil }
@@ -96,17 +99,19 @@ public final class StoreWriteHealth: Sendable {
                 guard state.directFailure != nil else { return nil }
                 state.directFailure = nil
             }
-            guard state.writeBehindFailure == nil, state.directFailure == nil, let started = state.spellStarted else {
-                return nil
-            }
-            defer {
-                state.spellStarted = nil
-                state.spellFailures = 0
-                state.kindsReported.removeAll()
-            }
-            return (ContinuousClock.now - started, state.spellFailures)
+            return state.spell.succeeded(on: path, at: .now)
         }
-        guard let (lasted, failures) = recovery else { return }
+        guard case .checkSettled(let wait) = action else { return }
+        Task { [self] in
+            try? await Task.sleep(for: wait)
+            settleCheck()
+        }
+    }
+
+    /// Ends the spell if no commit failed since both paths succeeded, logging the recovery.
+    private func settleCheck() {
+        let action = state.withLock { $0.spell.settleCheck(at: .now) }
+        guard case .reportRecovery(let lasted, let failures) = action else { return }
         let seconds = Double(lasted.components.seconds) + Double(lasted.components.attoseconds) / 1e18
         logger.notice(
             "the state store commits again",

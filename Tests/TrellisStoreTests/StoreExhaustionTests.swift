@@ -79,6 +79,9 @@ struct StoreExhaustionTests {
         let recovered = await store.writeStatus()
         #expect(recovered.writable && recovered.unwrittenChanges == 0)
         try await store.checkWritable()
+        try await eventually("the recovery is logged once the commits settled") {
+            log.count(.notice, containing: "commits again") >= 1
+        }
         #expect(log.count(.notice, containing: "commits again") == 1)
         print(
             "max_page_count: 40 changes queued, \(acknowledgedWhileFull) acknowledged and \(storedWhileFull) stored while full, \(stored) stored after, \(recovered.failedCommits) failed commits"
@@ -159,6 +162,9 @@ struct StoreExhaustionTests {
             "tmpfs 3 MB: 80 changes of 60 KB queued, \(acknowledgedWhileFull) acknowledged while full, 80 stored after the remount"
         )
 
+        // The first outage is over (logged) before the second begins; else they would be one spell.
+        try await eventually("the first recovery is logged") { log.count(.notice, containing: "commits again") == 1 }
+
         // Remounting read-only is refused while files are open for writing on some kernels.
         if (try? mount.remount("ro")) != nil {
             try await ledger.queueLines(80..<90, of: Self.line, in: store)
@@ -168,6 +174,9 @@ struct StoreExhaustionTests {
             try mount.remount("rw")
             #expect(await store.waitUntilCommitted(through: ledger.positions.last!))
             #expect(try await store.deadLetters(limit: 200).count == 90)
+            try await eventually("the second recovery is logged once the commits settled") {
+                log.count(.notice, containing: "commits again") >= 2
+            }
             #expect(log.count(.notice, containing: "commits again") == 2)
         } else {
             print("tmpfs: remounting read-only with the store open was refused; that part is skipped")

@@ -1,0 +1,62 @@
+import Testing
+@testable import TrellisStore
+
+/// The spell of failing commits as a value: one error per kind and one recovery however the store
+/// flaps, and the recovery only once commits have gone without a failure for the settle time.
+@Suite("Commit spell")
+struct CommitSpellTests {
+    let start = ContinuousClock.now
+
+    func at(_ seconds: Double) -> ContinuousClock.Instant { start + .milliseconds(Int(seconds * 1000)) }
+
+    @Test("a failure, a success and the settle time: one error, one recovery with the spell's figures")
+    func plainOutage() {
+        var spell = CommitSpell(settle: .seconds(2))
+        #expect(spell.failed(kind: "SQLITE_FULL", on: .writeBehind, at: at(0)) == .reportFailure(kind: "SQLITE_FULL"))
+        #expect(spell.failed(kind: "SQLITE_FULL", on: .writeBehind, at: at(1)) == nil)
+        #expect(spell.succeeded(on: .writeBehind, at: at(3)) == .checkSettled(after: .seconds(2)))
+        #expect(spell.settleCheck(at: at(4.9)) == nil, "too early")
+        #expect(spell.settleCheck(at: at(5)) == .reportRecovery(lasted: .seconds(3), failures: 2))
+        #expect(!spell.isOpen)
+        #expect(spell.settleCheck(at: at(9)) == nil, "a spell ends once")
+    }
+
+    @Test(
+        "a store that flaps while partly back (a full disk's freed pages) is one outage: no second error, one recovery")
+    func flapping() {
+        var spell = CommitSpell(settle: .seconds(2))
+        #expect(spell.failed(kind: "SQLITE_FULL", on: .writeBehind, at: at(0)) == .reportFailure(kind: "SQLITE_FULL"))
+        #expect(spell.succeeded(on: .writeBehind, at: at(1)) == .checkSettled(after: .seconds(2)))
+        #expect(spell.failed(kind: "SQLITE_FULL", on: .writeBehind, at: at(1.1)) == nil, "the kind was reported")
+        #expect(spell.settleCheck(at: at(3)) == nil, "a failure came within the settle time")
+        #expect(spell.succeeded(on: .writeBehind, at: at(4)) == .checkSettled(after: .seconds(2)))
+        #expect(spell.failed(kind: "SQLITE_IOERR", on: .direct, at: at(4.5)) == .reportFailure(kind: "SQLITE_IOERR"))
+        #expect(spell.succeeded(on: .direct, at: at(5)) == .checkSettled(after: .seconds(2)))
+        #expect(spell.settleCheck(at: at(6)) == nil, "the check of the earlier success finds a newer one")
+        #expect(spell.settleCheck(at: at(7)) == .reportRecovery(lasted: .seconds(5), failures: 3))
+    }
+
+    @Test("a success on one path does not end a spell while the other path fails")
+    func bothPaths() {
+        var spell = CommitSpell(settle: .seconds(2))
+        _ = spell.failed(kind: "timeout", on: .writeBehind, at: at(0))
+        #expect(spell.failed(kind: "timeout", on: .direct, at: at(1)) == nil)
+        #expect(spell.succeeded(on: .direct, at: at(2)) == nil, "the write-behind still fails")
+        #expect(spell.settleCheck(at: at(10)) == nil)
+        #expect(spell.succeeded(on: .writeBehind, at: at(11)) == .checkSettled(after: .seconds(2)))
+        #expect(spell.settleCheck(at: at(13)) == .reportRecovery(lasted: .seconds(11), failures: 2))
+    }
+
+    @Test("a success outside a spell, or a second success of a healthy path, asks for nothing")
+    func quietWhenHealthy() {
+        var spell = CommitSpell(settle: .seconds(2))
+        #expect(spell.succeeded(on: .writeBehind, at: at(0)) == nil)
+        _ = spell.failed(kind: "SQLITE_BUSY", on: .direct, at: at(1))
+        #expect(spell.succeeded(on: .direct, at: at(2)) != nil)
+        #expect(spell.succeeded(on: .direct, at: at(2.5)) == nil)
+        #expect(spell.settleCheck(at: at(4)) == .reportRecovery(lasted: .seconds(1), failures: 1))
+        #expect(
+            spell.failed(kind: "SQLITE_BUSY", on: .direct, at: at(9)) == .reportFailure(kind: "SQLITE_BUSY"),
+            "a new spell reports its kinds again")
+    }
+}
