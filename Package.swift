@@ -141,7 +141,7 @@ let package = Package(
             swiftSettings: callerIsolatedAsync
         ),
         // The servers beside the relay: the Socket.IO endpoint and its bridge to the buttons, /metrics,
-        // the probes, systemd's notifications, and the one place that assembles them (RelayServices).
+        // the probes and systemd's notifications.
         .target(
             name: "TrellisServer",
             dependencies: [
@@ -154,9 +154,34 @@ let package = Package(
                 lifecycle
             ] + httpStack
         ),
+        // The application assembled once (TrellisApplication): the settings and their reloading, the
+        // state's place and lock, the broker's local accounts, the store opened and seeded, the services
+        // and servers. `trellis run` and the tests' relay harness both build it; the executable keeps
+        // the commands.
+        .target(
+            name: "TrellisApplication",
+            dependencies: [
+                "TrellisRelay",
+                "TrellisServer",
+                "TrellisBroker",
+                "TrellisCore",
+                "TrellisMQTT",
+                "TrellisStore",
+                "TrellisStoreSQLite",
+                "TrellisStorePostgres",
+                "TrellisSocketIO",
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                logging,
+                lifecycle
+            ] + httpStack
+        ),
         .executableTarget(
             name: "trellis",
             dependencies: [
+                "TrellisApplication",
                 "TrellisRelay",
                 "TrellisServer",
                 "TrellisBroker",
@@ -190,8 +215,8 @@ let package = Package(
         .target(
             name: "TrellisTestSupport",
             dependencies: [
-                "TrellisMQTT", "TrellisBroker", "TrellisRelay", "TrellisServer", "TrellisStore", "TrellisStoreSQLite",
-                "TrellisStorePostgres",
+                "TrellisApplication", "TrellisMQTT", "TrellisBroker", "TrellisRelay", "TrellisServer", "TrellisStore",
+                "TrellisStoreSQLite", "TrellisStorePostgres",
                 logging,
                 lifecycle
             ],
@@ -201,7 +226,8 @@ let package = Package(
         .testTarget(
             name: "TrellisCLITests",
             dependencies: [
-                "trellis", "trellis-bench", "TrellisTestSupport", "TrellisBroker", "TrellisCore", "TrellisMQTT",
+                "trellis", "trellis-bench", "TrellisApplication", "TrellisTestSupport", "TrellisBroker", "TrellisCore",
+                "TrellisMQTT",
                 "TrellisRelay", "TrellisServer", "TrellisStore",
                 "TrellisStoreSQLite", "TrellisStorePostgres", "TrellisWire",
                 .product(name: "Configuration", package: "swift-configuration")

@@ -1,3 +1,4 @@
+import TrellisApplication
 import ArgumentParser
 import Foundation
 import Logging
@@ -72,7 +73,7 @@ struct PlantsCommand: AsyncParsableCommand {
                         try await apply(imported, read: read, maxPlants: maxPlants, place: place, store: store)
                     }
                 }
-            } catch let exit as ExitCodeError {
+            } catch let exit as CommandFailure {
                 throw exit
             } catch {
                 throw fail("not imported: \(error)")

@@ -3,6 +3,7 @@ import Configuration
 import Foundation
 import Logging
 import ServiceLifecycle
+import TrellisApplication
 import TrellisBroker
 import TrellisMQTT
 import TrellisRelay
@@ -179,7 +180,8 @@ struct RunCommand: AsyncParsableCommand {
             level: configuration.string("log.level"), format: configuration.string("log.format"))
         if !configuration.string("metrics.address").isEmpty { MetricsServer.bootstrap() }
         do {
-            try await serve(configuration, logger: logger)
+            try await TrellisApplication.launch(
+                configuration, flags: flagValues, watchConfig: watchConfig, logger: logger)
         } catch let error as MosquittoProcess.StartError {
             throw fail("\(error)")
         } catch let error as StoreError where error.code == .cannotOpen {

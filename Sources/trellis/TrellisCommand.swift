@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import TrellisApplication
 import TrellisCore
 
 /// The `trellis` command line.
@@ -27,4 +29,22 @@ struct TrellisCommand: AsyncParsableCommand {
         ],
         defaultSubcommand: nil
     )
+
+    /// Runs the command the arguments name. A ``CommandFailure`` is printed once, as
+    /// `trellis: error: …` on standard error, and exits 1; anything else as ArgumentParser does.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch let failure as CommandFailure {
+            FileHandle.standardError.write(Data("trellis: error: \(failure.description)\n".utf8))
+            exit(withError: ExitCode.failure)
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

@@ -81,4 +81,43 @@ struct ImportRulesTests {
             ])
         #expect(try Self.rules()["TrellisMQTTTypes"]?.modules.isEmpty == true)
     }
+
+    /// The types `Sources/trellis` may declare besides its commands: helpers of parsing (the flags
+    /// derived from the settings table) and of printing what a command read or wrote.
+    static let commandHelpers: Set<String> = [
+        "SettingFlag", "SettingFlagValue", "OptionalSettingFlagValue", "SettingFlags", "ExitCodeError", "LineSink",
+        "CaptureInput", "HostFiles"
+    ]
+
+    @Test(
+        "Sources/trellis holds commands only: every type it declares is a command or its options, or a helper named here"
+    )
+    func commandsOnly() throws {
+        let directory = MarkdownDocument.repositoryRoot.appendingPathComponent("Sources/trellis")
+        let files =
+            FileManager.default.enumerator(atPath: directory.path)?.compactMap { $0 as? String }.filter {
+                $0.hasSuffix(".swift")
+            } ?? []
+        #expect(files.count > 10)
+        let declaration =
+            /^(?:package |public )?(?:final )?(?:struct|enum|class|actor|protocol|typealias) (\w+)([^{=]*)/
+        var others: [String] = []
+        var commands = 0
+        for file in files {
+            let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
+            for line in text.split(separator: "\n") {
+                guard let match = String(line).firstMatch(of: declaration) else { continue }
+                let name = String(match.1), conformances = String(match.2)
+                if conformances.contains("ParsableCommand") || conformances.contains("ParsableArguments") {
+                    commands += 1
+                } else if !Self.commandHelpers.contains(name) {
+                    others.append("\(file): \(name)")
+                }
+            }
+        }
+        #expect(commands >= 12, "the commands were not found")
+        #expect(
+            others.isEmpty,
+            "declared in the executable, which holds commands only (move it to TrellisApplication or below): \(others)")
+    }
 }

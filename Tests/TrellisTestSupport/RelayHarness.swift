@@ -1,4 +1,5 @@
 import Foundation
+import TrellisApplication
 import Logging
 import ServiceLifecycle
 import TrellisMQTT
@@ -46,23 +47,16 @@ public final class RelayHarness: @unchecked Sendable {
     /// Starts the relay and waits until it has published `online` (its subscriptions are then in place).
     public func startRelay() async throws {
         let store = try SQLiteStore(directory: stateDirectory)
-        let configuration = MQTTConfiguration(
-            host: broker.host, port: broker.port, clientID: clientID,
-            will: RelayService.will(for: settings), cleanStart: false,
-            sessionExpiry: 3600, reconnectDelay: 0.05...0.5,
-            maxUnhandledMessages: 32)
-        var login = configuration
-        if let credentials {
-            login.username = credentials.username
-            login.password = credentials.password
-        }
-        let client = try MQTTClient(configuration: login)
+        var mqtt = TrellisApplication.mqtt(
+            host: broker.host, port: broker.port, clientID: clientID, username: credentials?.username,
+            password: credentials?.password, settings: settings, maxUnhandled: 32)
+        mqtt.reconnectDelay = 0.05...0.5
         var logger = Logger(label: "trellis.test.relay")
         logger.logLevel = .warning
-        let engine = Relay.engine(store: store, settings: settings, logger: logger)
-        let service = RelayService(client: client, engine: engine, logger: logger)
-        let services = RelayServices.make(relay: service, servers: servers, logger: logger).services
-        let group = ServiceGroup(configuration: .init(services: services.map { .init(service: $0) }, logger: logger))
+        let application = try TrellisApplication(
+            store: store, mqtt: mqtt, settings: settings, servers: servers, logger: logger)
+        let group = application.group(logger: logger)
+        let service = application.relay
 
         let watcher = try await connect(id: "watch-\(UUID().uuidString.prefix(8))", configure: watcherLogin)
         let inbox = await MessageCollector.collecting(watcher)

@@ -39,7 +39,7 @@ public enum MetricsServer {
     }
 
     /// The HTTP service.
-    static func service(
+    package static func service(
         address: ListenAddress, relay: RelayService, probes: Probes, limits: ConnectionLimits,
         hosts: HostPolicy, logger: Logger
     ) -> some Service {

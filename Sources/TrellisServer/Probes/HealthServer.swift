@@ -7,7 +7,7 @@ import TrellisSocketIO
 /// The probes over HTTP: `/livez`, `/readyz`, and `/health` (the readiness of earlier releases,
 /// in its own words). Served by the metrics server when `--metrics` is on, and on their own at
 /// `--health` (`health.address`) whether or not metrics are exported.
-enum HealthServer {
+package enum HealthServer {
     /// Adds the probe routes to `router`.
     static func addRoutes<Context: RequestContext>(to router: Router<Context>, probes: Probes) {
         router.get("/livez") { _, _ -> Response in
@@ -22,7 +22,7 @@ enum HealthServer {
     }
 
     /// The probes alone, at `address`.
-    static func service(
+    package static func service(
         address: ListenAddress, probes: Probes, limits: ConnectionLimits, hosts: HostPolicy,
         logger: Logger
     ) -> some Service {

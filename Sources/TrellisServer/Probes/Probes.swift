@@ -18,10 +18,15 @@ import TrellisStore
 ///   write-behind backlog is under its bounds. The store is asked at most every
 ///   ``storeCheckInterval``, one check shared by every probe (``StoreCheck``); a check that has not
 ///   answered within ``storeCheckTimeout`` counts as a store that does not answer.
-struct Probes: Sendable {
+package struct Probes: Sendable {
     let relay: RelayService
     let storeCheck = StoreCheck()
     let handlingWatch = HandlingWatch()
+
+    /// The probes of `relay`, each server sharing one store check.
+    package init(relay: RelayService) {
+        self.relay = relay
+    }
 
     static let loopStallLimit = 10.0
     /// Seconds the handling may hold a message without handling one while the store takes writes.

@@ -9,11 +9,11 @@ import TrellisRelay
 /// systemd's notification protocol (`sd_notify(3)`), for `Type=notify` units: one datagram per
 /// state change to the socket `NOTIFY_SOCKET` names (a path, or `@` for the abstract namespace).
 /// A few lines of socket code instead of linking libsystemd.
-struct SystemdNotifier: Sendable {
+package struct SystemdNotifier: Sendable {
     let path: String
 
     /// The notifier of the unit this process runs under; nil outside systemd (no `NOTIFY_SOCKET`).
-    init?(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    package init?(environment: [String: String] = ProcessInfo.processInfo.environment) {
         guard let path = environment["NOTIFY_SOCKET"], !path.isEmpty, path.utf8.count < 108 else { return nil }
         self.path = path
     }
@@ -46,7 +46,8 @@ struct SystemdNotifier: Sendable {
 
     /// Half the watchdog interval systemd asks for (`WATCHDOG_USEC`, for this process when
     /// `WATCHDOG_PID` names another), the period to send `WATCHDOG=1` at; nil without a watchdog.
-    static func watchdogPeriod(environment: [String: String] = ProcessInfo.processInfo.environment) -> Duration? {
+    package static func watchdogPeriod(environment: [String: String] = ProcessInfo.processInfo.environment) -> Duration?
+    {
         guard let text = environment["WATCHDOG_USEC"], let microseconds = Int64(text), microseconds > 0 else {
             return nil
         }
@@ -59,7 +60,7 @@ struct SystemdNotifier: Sendable {
 /// `WATCHDOG=1` at half the unit's `WatchdogSec` from a task that runs on the MQTT network thread
 /// (the thread that handles messages, so a stuck loop stops the pings and systemd restarts
 /// Trellis), and `STOPPING=1` when shutdown begins.
-struct SystemdService: Service {
+package struct SystemdService: Service {
     let notifier: SystemdNotifier
     let relay: RelayService
     /// The liveness the watchdog pings stand for.
@@ -67,7 +68,15 @@ struct SystemdService: Service {
     let watchdog: Duration?
     let logger: Logger
 
-    func run() async throws {
+    package init(notifier: SystemdNotifier, relay: RelayService, probes: Probes, watchdog: Duration?, logger: Logger) {
+        self.notifier = notifier
+        self.relay = relay
+        self.probes = probes
+        self.watchdog = watchdog
+        self.logger = logger
+    }
+
+    package func run() async throws {
         // Everything below is cancelled when shutdown begins; then systemd hears STOPPING=1.
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in

@@ -44,7 +44,7 @@ public struct SocketIOServer: Sendable {
     }
 
     /// The HTTP service, with the sweeper running beside it.
-    static func service(address: ListenAddress, relay: RelayService, settings: SocketIOSettings, logger: Logger)
+    package static func service(address: ListenAddress, relay: RelayService, settings: SocketIOSettings, logger: Logger)
         -> ServiceGroup
     {
         let sessions = SocketIOSessions(relay: relay, settings: settings, logger: logger)

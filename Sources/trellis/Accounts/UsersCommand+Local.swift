@@ -1,3 +1,4 @@
+import TrellisApplication
 import ArgumentParser
 import Foundation
 import TrellisCore
@@ -42,7 +43,7 @@ extension UsersCommand {
             let prefixes = try await EffectiveConfiguration.forCommand(file: config).relaySettings.topicPrefixes
             do {
                 _ = try await accounts.ensure(prefixes: prefixes)
-            } catch let error as ExitCodeError {
+            } catch let error as CommandFailure {
                 throw error
             } catch {
                 throw fail("cannot keep the local accounts in \(passwordFile) and \(aclFile): \(describe(error))")

@@ -1,3 +1,4 @@
+import TrellisApplication
 import ArgumentParser
 import Foundation
 import TrellisBroker
@@ -47,7 +48,8 @@ extension UsersCommand {
         }
 
         func run() async throws {
-            var profile = try await ProfileWriter.make(config: config, admin: admin)
+            var profile = try await ProfileWriter.make(
+                config: config, adminUser: admin.adminUser, adminPasswordFile: admin.adminPasswordFile)
             if let trellisAccount {
                 let password = randomPassword()
                 profile.config.add(trellisAccount, role: .trellis, hash: try await PasswordFile.hash(password))
@@ -112,7 +114,8 @@ extension UsersCommand {
                     "\(admin.adminUser) is an account of \(files.passwordFile); name another administration account with --admin-user"
                 )
             }
-            var profile = try await ProfileWriter.make(config: config, admin: admin)
+            var profile = try await ProfileWriter.make(
+                config: config, adminUser: admin.adminUser, adminPasswordFile: admin.adminPasswordFile)
             var withoutPassword: [String] = []
             for account in accounts {
                 let hash = passwords.first { $0.username == account.name }?.pbkdf2
@@ -132,45 +135,6 @@ extension UsersCommand {
             print(
                 "wrote \(config) with \(accounts.count) accounts and the administration account \(admin.adminUser) "
                     + "(its password is in \(admin.adminPasswordFile)); restart the broker with broker.dynsec.conf")
-        }
-    }
-}
-
-/// Writes a new plugin configuration and its administration password, for `init` and `migrate`.
-struct ProfileWriter {
-    var path: String
-    var admin: UsersCommand.Admin
-    var adminPassword: String
-    var config: DynamicSecurityConfig
-
-    /// Refuses an existing configuration; makes the administration account with a random password,
-    /// hashed by mosquitto_passwd.
-    static func make(config path: String, admin: UsersCommand.Admin) async throws -> ProfileWriter {
-        guard !FileManager.default.fileExists(atPath: path) else {
-            throw fail(
-                "\(path) exists: the broker's dynamic security plugin owns it, change its accounts with `trellis users add|remove|passwd`"
-            )
-        }
-        let password = randomPassword()
-        let hash = try await PasswordFile.hash(password)
-        return ProfileWriter(
-            path: path, admin: admin, adminPassword: password,
-            config: DynamicSecurityConfig(admin: admin.adminUser, adminHash: hash))
-    }
-
-    /// The configuration, then the password file; both readable by their owner alone. A password
-    /// that cannot be written takes the configuration back, so no account is left without a way in.
-    func write() throws {
-        do {
-            try writeSecret(try config.render(), to: path, terminator: "")
-        } catch {
-            throw fail("cannot write \(path): \(describe(error))")
-        }
-        do {
-            try writeSecret(adminPassword, to: admin.adminPasswordFile)
-        } catch {
-            try? FileManager.default.removeItem(atPath: path)
-            throw fail("cannot write the administration password to \(admin.adminPasswordFile): \(describe(error))")
         }
     }
 }

@@ -1,3 +1,4 @@
+import TrellisApplication
 import ArgumentParser
 import Configuration
 

@@ -12,8 +12,8 @@ import TrellisSocketIO
 /// One setting of `trellis run`: its key in the YAML file (nested by concern), its environment
 /// variable, its type, default and allowed values. The table `SettingKey.all` is the single
 /// source of the configuration file's schema, `trellis config check` and `trellis.example.yaml`.
-struct SettingKey: Sendable {
-    enum Kind: Sendable {
+package struct SettingKey: Sendable {
+    package enum Kind: Sendable {
         case string, int, double, bool
 
         var configType: ConfigType {
@@ -25,7 +25,7 @@ struct SettingKey: Sendable {
             }
         }
 
-        var name: String {
+        package var name: String {
             switch self {
             case .string: "a string"
             case .int: "an integer"
@@ -36,29 +36,29 @@ struct SettingKey: Sendable {
     }
 
     /// The dotted key, e.g. `spam.limit`.
-    var key: String
+    package var key: String
     /// The flag of `trellis run` that sets it (`spam-limit` for `--spam-limit`), nil for none: the
     /// file and the environment only. `RunCommand` declares it as a property of that name.
-    var flag: String? = nil
-    var kind: Kind
+    package var flag: String? = nil
+    package var kind: Kind
     /// The default, as the file would spell it.
-    var defaultValue: ConfigContent
+    package var defaultValue: ConfigContent
     /// One line saying what it does.
-    var help: String
+    package var help: String
     /// Whether SIGHUP (or a watched file change) applies a new value without a restart.
-    var reloadable: Bool
+    package var reloadable: Bool
     /// Returns a sentence saying what is allowed when `value` is not.
-    var check: @Sendable (ConfigContent) -> String? = { _ in nil }
+    package var check: @Sendable (ConfigContent) -> String? = { _ in nil }
 
     /// `TRELLIS_` followed by the key in upper case with `_` for `.`: `TRELLIS_SPAM_LIMIT`.
-    var environmentName: String {
+    package var environmentName: String {
         "TRELLIS_" + key.uppercased().replacingOccurrences(of: ".", with: "_")
     }
 }
 
 extension SettingKey {
     /// A number of at least 0.
-    static func nonNegative(_ content: ConfigContent) -> String? {
+    package static func nonNegative(_ content: ConfigContent) -> String? {
         switch content {
         case let .int(value) where value < 0: "a number of at least 0"
         case let .double(value) where !(value >= 0) || !value.isFinite: "a number of at least 0"
@@ -66,7 +66,7 @@ extension SettingKey {
         }
     }
 
-    static func positive(_ content: ConfigContent) -> String? {
+    package static func positive(_ content: ConfigContent) -> String? {
         switch content {
         case let .int(value) where value < 1: "a whole number of at least 1"
         case let .double(value) where !(value > 0) || !value.isFinite: "a number greater than 0"
@@ -75,7 +75,7 @@ extension SettingKey {
     }
 
     /// A whole number from 1 to `maximum`.
-    static func between1(and maximum: Int) -> @Sendable (ConfigContent) -> String? {
+    package static func between1(and maximum: Int) -> @Sendable (ConfigContent) -> String? {
         { content in
             guard case let .int(value) = content, value < 1 || value > maximum else { return nil }
             return "a whole number from 1 to \(maximum)"
@@ -83,13 +83,13 @@ extension SettingKey {
     }
 
     /// A share group name: not empty where given, and no `/`, `+` or `#` (MQTT 5, 4.8.2).
-    static func shareGroup(_ content: ConfigContent) -> String? {
+    package static func shareGroup(_ content: ConfigContent) -> String? {
         guard case let .string(value) = content, !value.isEmpty else { return nil }
         return value.contains(where: { "/+#".contains($0) }) ? "a name without /, + or #" : nil
     }
 
     /// Empty, or a PostgreSQL URL this version can use.
-    static func storeURL(_ content: ConfigContent) -> String? {
+    package static func storeURL(_ content: ConfigContent) -> String? {
         guard case let .string(value) = content, !value.isEmpty else { return nil }
         do {
             _ = try PostgresURL(value)
@@ -100,14 +100,14 @@ extension SettingKey {
         }
     }
 
-    static func oneOf(_ allowed: [String]) -> @Sendable (ConfigContent) -> String? {
+    package static func oneOf(_ allowed: [String]) -> @Sendable (ConfigContent) -> String? {
         { content in
             guard case let .string(value) = content, !allowed.contains(value) else { return nil }
             return "one of " + allowed.joined(separator: ", ")
         }
     }
 
-    static func address(_ content: ConfigContent) -> String? {
+    package static func address(_ content: ConfigContent) -> String? {
         guard case let .string(value) = content, !value.isEmpty else { return nil }
         do {
             _ = try BrokerURL(parsing: value)
@@ -119,13 +119,13 @@ extension SettingKey {
 
     /// A file (or, for the CA, a directory) for the TLS connection; checked for existence when
     /// `trellis run` starts, so `config check` stays valid on another machine.
-    static func tlsFile(_ content: ConfigContent) -> String? {
+    package static func tlsFile(_ content: ConfigContent) -> String? {
         guard case let .string(value) = content, !value.isEmpty, value.trimmingCharacters(in: .whitespaces).isEmpty
         else { return nil }
         return "a file name, or empty"
     }
 
-    static func topicPrefix(_ content: ConfigContent) -> String? {
+    package static func topicPrefix(_ content: ConfigContent) -> String? {
         guard case let .string(value) = content else { return nil }
         if value.isEmpty || value.contains(where: { "+#".contains($0) }) || value.hasPrefix("/") || value.hasSuffix("/")
         {
@@ -135,7 +135,7 @@ extension SettingKey {
     }
 
     /// Every setting, in the order of the example file.
-    static let all: [SettingKey] = {
+    package static let all: [SettingKey] = {
         let relay = RelaySettings()
         return [
             SettingKey(
@@ -460,5 +460,5 @@ extension SettingKey {
         ]
     }()
 
-    static let byKey: [String: SettingKey] = Dictionary(uniqueKeysWithValues: all.map { ($0.key, $0) })
+    package static let byKey: [String: SettingKey] = Dictionary(uniqueKeysWithValues: all.map { ($0.key, $0) })
 }

@@ -5,7 +5,7 @@ extension EffectiveConfiguration {
     /// The servers beside the relay, from `metrics.address`, `health.address`, the `http.*` limits and host names, and the
     /// `buttons.socketio_*` settings (their forms were checked when the configuration was loaded). Throws when the Socket.IO
     /// press token file cannot be read.
-    var serverSettings: ServerSettings {
+    package var serverSettings: ServerSettings {
         get throws {
             let header = double("http.header_timeout"), body = double("http.body_timeout"),
                 idle = double("http.idle_timeout")

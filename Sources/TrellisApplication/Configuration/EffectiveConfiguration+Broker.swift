@@ -6,14 +6,14 @@ import TrellisMQTT
 extension EffectiveConfiguration {
     /// The broker to join; nil when Trellis starts its own (`broker.address` empty). The address
     /// was validated by `load`, so this only fails on a configuration made some other way.
-    var brokerURL: BrokerURL? {
+    package var brokerURL: BrokerURL? {
         let text = string("broker.address")
         guard !text.isEmpty else { return nil }
         return try? BrokerURL(parsing: text)
     }
 
     /// The TLS settings for an `mqtts://` address, nil for a plain one.
-    var tls: MQTTTLSConfiguration? {
+    package var tls: MQTTTLSConfiguration? {
         guard brokerURL?.usesTLS == true else { return nil }
         func file(_ key: String) -> String? {
             let value = string(key)
@@ -26,7 +26,7 @@ extension EffectiveConfiguration {
 
     /// Problems between keys: TLS files without an `mqtts://` address (they would be ignored, and
     /// the connection silently in plain text), and a client certificate without its key.
-    func brokerProblems() -> [String] {
+    package func brokerProblems() -> [String] {
         let tlsKeys = ["broker.tls.ca", "broker.tls.cert", "broker.tls.key"].filter { !string($0).isEmpty }
         var problems: [String] = []
         if !tlsKeys.isEmpty && brokerURL?.usesTLS != true {

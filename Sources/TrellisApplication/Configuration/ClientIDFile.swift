@@ -10,18 +10,18 @@ import SystemPackage
 /// profile) a well-known id such as `trellis` lets anyone knock Trellis off the broker in a loop;
 /// an id nobody can guess or read (no topic an app, device, sensor or button may read names it)
 /// cannot be taken.
-enum ClientIDFile {
-    static let fileName = "client-id"
-    static let prefix = "trellis-"
+package enum ClientIDFile {
+    package static let fileName = "client-id"
+    package static let prefix = "trellis-"
 
     /// The file in the state directory `state`.
-    static func path(in state: String) -> String {
+    package static func path(in state: String) -> String {
         (state as NSString).appendingPathComponent(fileName)
     }
 
     /// The id kept in `state`, made and written first when there is none.
     /// - Throws: ``CredentialsError`` naming the file when it cannot be read, written, or holds no client id.
-    static func ensure(in state: String) throws -> String {
+    package static func ensure(in state: String) throws -> String {
         let path = path(in: state)
         if let kept = try read(path) { return kept }
         let made = prefix + randomPassword()
@@ -38,7 +38,7 @@ enum ClientIDFile {
     }
 
     /// The id in the file at `path`; nil when there is no file.
-    static func read(_ path: String) throws -> String? {
+    package static func read(_ path: String) throws -> String? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         let text: String
         do {
@@ -57,7 +57,7 @@ enum ClientIDFile {
     }
 
     /// An id the file may hold: what Trellis makes, or one written in its place by hand.
-    static func isValid(_ id: String) -> Bool {
+    package static func isValid(_ id: String) -> Bool {
         (1...64).contains(id.utf8.count)
             && id.utf8.allSatisfy { byte in
                 (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)

@@ -12,17 +12,17 @@ import TrellisCore
 /// The operator's password is also written as option files of Mosquitto's clients
 /// (`STATE/mosquitto-clients/mosquitto_{pub,sub,rr}`, read when `XDG_CONFIG_HOME` names that
 /// directory), so `mosquitto_pub` and its kin log in as the operator with no password in an argument list.
-struct LocalAccounts {
-    static let trellisAccount = "trellis"
-    static let operatorAccount = "operator"
+package struct LocalAccounts {
+    package static let trellisAccount = "trellis"
+    package static let operatorAccount = "operator"
 
-    var passwordFile: String
-    var aclFile: String
+    package var passwordFile: String
+    package var aclFile: String
     /// Where the passwords and the client option files go: the state directory for `trellis run`,
     /// /etc/trellis for the Debian package.
-    var state: String
+    package var state: String
 
-    init(passwordFile: String, aclFile: String, state: String) {
+    package init(passwordFile: String, aclFile: String, state: String) {
         self.passwordFile = passwordFile
         self.aclFile = aclFile
         self.state = state
@@ -31,7 +31,7 @@ struct LocalAccounts {
     /// The accounts of the broker configuration at `configPath`, or nil when it names no
     /// password file and ACL (a broker without accounts: nothing to keep). Relative paths are
     /// taken from the working directory, as Mosquitto, started from it, takes them.
-    init?(brokerConfig configPath: String, state: String) {
+    package init?(brokerConfig configPath: String, state: String) {
         guard let text = try? String(contentsOfFile: configPath, encoding: .utf8) else { return nil }
         /// The value of the first `key value` line, split on spaces and tabs as Mosquitto reads them.
         func value(_ key: String) -> String? {
@@ -45,23 +45,23 @@ struct LocalAccounts {
         self.state = state
     }
 
-    func passwordPath(of account: String) -> String { Self.passwordPath(of: account, in: state) }
+    package func passwordPath(of account: String) -> String { Self.passwordPath(of: account, in: state) }
 
-    static func passwordPath(of account: String, in directory: String) -> String {
+    package static func passwordPath(of account: String, in directory: String) -> String {
         (directory as NSString).appendingPathComponent("\(account).password")
     }
 
     /// The password kept in `path` (its first line), or nil when there is none.
-    static func password(at path: String) -> String? {
+    package static func password(at path: String) -> String? {
         let text = (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
         return text?.isEmpty == false ? text : nil
     }
 
     /// Where the Mosquitto clients' option files go (`XDG_CONFIG_HOME` for them).
-    var clientOptionsDirectory: String { (state as NSString).appendingPathComponent("mosquitto-clients") }
+    package var clientOptionsDirectory: String { (state as NSString).appendingPathComponent("mosquitto-clients") }
 
     /// Makes the missing accounts, writes the ACL from the table and returns Trellis's password.
-    func ensure(prefixes: TopicPrefixes) async throws -> String {
+    package func ensure(prefixes: TopicPrefixes) async throws -> String {
         let files = FileAccounts(passwordFile: passwordFile, aclFile: aclFile, topics: prefixes)
         let hashed =
             (try? String(contentsOfFile: passwordFile, encoding: .utf8)).map(MosquittoPasswordEntry.parse) ?? []
@@ -89,7 +89,7 @@ struct LocalAccounts {
     /// Writes the ACL anew from the table with the accounts it holds, where Trellis logs in with an
     /// account of its own (broker.secure.conf): an upgrade brings every account its role's new rights.
     /// Nothing when there is no ACL yet.
-    func rewriteACL(prefixes: TopicPrefixes) throws {
+    package func rewriteACL(prefixes: TopicPrefixes) throws {
         guard FileManager.default.fileExists(atPath: aclFile) else { return }
         let files = FileAccounts(passwordFile: passwordFile, aclFile: aclFile, topics: prefixes)
         try files.write(files.readACL())

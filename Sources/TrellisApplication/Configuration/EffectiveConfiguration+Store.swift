@@ -7,27 +7,27 @@ import TrellisStoreSQLite
 /// Where a state is: an SQLite state directory, or a PostgreSQL database several relays may share.
 /// Every command that reads or changes a state opens it here, as `trellis run` does: the same
 /// store types, so the same migrations on first use.
-enum StatePlace: CustomStringConvertible {
+package enum StatePlace: CustomStringConvertible {
     case sqlite(directory: String)
     case postgres(PostgresURL)
 
     /// The place a configuration names: `state.store` when it is set, else `state.dir`.
-    init(_ configuration: EffectiveConfiguration) throws {
+    package init(_ configuration: EffectiveConfiguration) throws {
         self = try Self(store: configuration.string("state.store"), directory: configuration.string("state.dir"))
     }
 
     /// A PostgreSQL store when `store` is a URL, else the SQLite state in `directory`.
-    init(store: String, directory: String) throws {
+    package init(store: String, directory: String) throws {
         self = store.isEmpty ? .sqlite(directory: directory) : .postgres(try PostgresURL(store))
     }
 
     /// A place named by one argument (`trellis store copy`): a `postgres://` URL or a directory.
-    init(naming text: String) throws {
+    package init(naming text: String) throws {
         self = PostgresURL.isPostgres(text) ? .postgres(try PostgresURL(text)) : .sqlite(directory: text)
     }
 
     /// The directory, or the URL without its password: what log lines and messages name.
-    var description: String {
+    package var description: String {
         switch self {
         case let .sqlite(directory): directory
         case let .postgres(url): url.description
@@ -35,7 +35,7 @@ enum StatePlace: CustomStringConvertible {
     }
 
     /// The SQLite database file of the place, nil for PostgreSQL.
-    var databaseFile: String? {
+    package var databaseFile: String? {
         guard case let .sqlite(directory) = self else { return nil }
         return (directory as NSString).appendingPathComponent(SQLiteStore.fileName)
     }
@@ -89,14 +89,14 @@ enum StatePlace: CustomStringConvertible {
 
 extension EffectiveConfiguration {
     /// Where the state is, for log lines: the directory or the URL without its password.
-    var storeDescription: String {
+    package var storeDescription: String {
         (try? StatePlace(self))?.description ?? "a PostgreSQL database"
     }
 
     /// Why the settings cannot run as a relay of a share group, nil when they can: relays of one
     /// group must share their state, and each needs its own client id (the broker allows one
     /// connection per id, and the delivery marks are kept per id).
-    var shareGroupProblem: String? {
+    package var shareGroupProblem: String? {
         guard !string("broker.share_group").isEmpty else { return nil }
         if string("state.store").isEmpty {
             return

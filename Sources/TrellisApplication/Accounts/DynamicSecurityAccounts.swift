@@ -2,14 +2,19 @@ import TrellisBroker
 
 /// The accounts of the dynamic security profile (broker.dynsec.conf), changed over MQTT through
 /// the plugin: in effect as soon as the plugin answered, with neither a SIGHUP nor a restart.
-struct DynamicSecurityAccounts: AccountStore {
-    var control: DynamicSecurityControl
+package struct DynamicSecurityAccounts: AccountStore {
+    package var control: DynamicSecurityControl
     /// The topic prefixes the roles are written with: those of the configuration `trellis run` reads.
-    var topics = AccessControlList.Topics()
+    package var topics = AccessControlList.Topics()
 
-    var effect: String { "in effect now" }
+    package init(control: DynamicSecurityControl, topics: AccessControlList.Topics = AccessControlList.Topics()) {
+        self.control = control
+        self.topics = topics
+    }
 
-    func set(_ name: String, role: AccessControlList.Role, sensors: [String], password: String) async throws {
+    package var effect: String { "in effect now" }
+
+    package func set(_ name: String, role: AccessControlList.Role, sensors: [String], password: String) async throws {
         try await run { connection in
             let exists =
                 try await connection.run([.init(command: .getClient(name), tolerated: ["Client not found"])])[0].error
@@ -47,7 +52,7 @@ struct DynamicSecurityAccounts: AccountStore {
         }
     }
 
-    func remove(_ name: String) async throws {
+    package func remove(_ name: String) async throws {
         try await run { connection in
             let answers = try await connection.run([
                 .init(command: .deleteClient(name), tolerated: ["Client not found"]),
@@ -58,7 +63,7 @@ struct DynamicSecurityAccounts: AccountStore {
     }
 
     /// Sorted by name.
-    func list() async throws -> [(name: String, role: String)] {
+    package func list() async throws -> [(name: String, role: String)] {
         try await run { connection in
             let answers = try await connection.run([.init(command: .listClients), .init(command: .listRoles)])
             let accounts = DynamicSecurityAccount.accounts(
@@ -68,7 +73,7 @@ struct DynamicSecurityAccounts: AccountStore {
         }
     }
 
-    func setPassword(_ name: String, password: String) async throws -> AccessControlList.Role? {
+    package func setPassword(_ name: String, password: String) async throws -> AccessControlList.Role? {
         try await run { connection in
             let found = try await connection.run([.init(command: .getClient(name), tolerated: ["Client not found"])])[0]
             guard found.error == nil else { throw fail("there is no account \(name) in the dynamic security plugin") }
@@ -81,7 +86,7 @@ struct DynamicSecurityAccounts: AccountStore {
 
     /// Reads the plugin's clients, roles and groups, and sends what ``DynamicSecuritySync`` works
     /// out from them as one request.
-    func sync() async throws -> SyncReport {
+    package func sync() async throws -> SyncReport {
         try await run { connection in
             let answers = try await connection.run([
                 .init(command: .listClients), .init(command: .listRoles),

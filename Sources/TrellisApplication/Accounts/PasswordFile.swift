@@ -8,11 +8,11 @@ import TrellisBroker
 /// replaces the account's in this file, or is appended. `mosquitto_passwd -b FILE USER PASSWORD`
 /// would show the password to every user of the machine in the process list, for as long as the
 /// hashing takes.
-struct PasswordFile {
-    var path: String
+package struct PasswordFile {
+    package var path: String
 
     /// Gives `name` this password: its line is replaced, or appended.
-    func set(_ name: String, password: String) async throws {
+    package func set(_ name: String, password: String) async throws {
         let entry = try await Self.hashedEntry(name, password: password)
         var entries = try lines()
         let line = "\(entry.username):\(entry.hash)"
@@ -25,7 +25,7 @@ struct PasswordFile {
     }
 
     /// Removes `name`'s line; a missing file or account changes nothing.
-    func remove(_ name: String) async throws {
+    package func remove(_ name: String) async throws {
         guard FileManager.default.fileExists(atPath: path) else { return }
         let entries = try lines()
         let kept = entries.filter { Self.username(of: $0) != name }
@@ -33,7 +33,7 @@ struct PasswordFile {
     }
 
     /// The `$7$` hash of `password`, for the dynamic security plugin's configuration.
-    static func hash(_ password: String) async throws -> PBKDF2Hash {
+    package static func hash(_ password: String) async throws -> PBKDF2Hash {
         guard let hash = try await hashedEntry("hash", password: password).pbkdf2 else {
             throw fail("mosquitto_passwd wrote no $7$ hash: Mosquitto 2 is needed")
         }
@@ -41,7 +41,7 @@ struct PasswordFile {
     }
 
     /// `name:password` hashed by `mosquitto_passwd -U` in a temporary file created 0600.
-    static func hashedEntry(_ name: String, password: String) async throws -> MosquittoPasswordEntry {
+    package static func hashedEntry(_ name: String, password: String) async throws -> MosquittoPasswordEntry {
         guard !password.contains(where: \.isNewline) else { throw fail("a password may not contain a line break") }
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("hash-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: scratch) }

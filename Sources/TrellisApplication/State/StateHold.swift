@@ -8,7 +8,7 @@ import TrellisStoreSQLite
 /// state directory. Every `trellis run` on an SQLite state holds the shared `flock` on
 /// `trellis.lock` in it for as long as it runs (the kernel releases it when the process ends,
 /// however it ends), so a command that needs the state alone can tell that a relay runs on it.
-enum StateUse {
+package enum StateUse {
     /// Only reads it, also beside a running relay: the state must exist (it is never created).
     case read
     /// Changes it beside running relays, each change one transaction (`trellis run`, `catalog
@@ -20,31 +20,31 @@ enum StateUse {
 }
 
 /// Why a command cannot use a state, naming the place and what to do about it.
-struct StateAccessError: Error, CustomStringConvertible {
-    var description: String
+package struct StateAccessError: Error, CustomStringConvertible {
+    package var description: String
 
     /// A reading command on a place that holds no state.
-    static func noState(_ place: StatePlace) -> StateAccessError {
+    package static func noState(_ place: StatePlace) -> StateAccessError {
         StateAccessError(
             description: "\(place) holds no Trellis state yet (no \(SQLiteStore.fileName) there): "
                 + "`trellis run` makes one on its first start, as do `trellis plants import-host`, `trellis catalog import` "
                 + "and `trellis store restore`; another state is named with --state, --store or --config")
     }
 
-    static func relayRunning(_ directory: String) -> StateAccessError {
+    package static func relayRunning(_ directory: String) -> StateAccessError {
         StateAccessError(description: "a relay is running on \(directory); stop it first")
     }
 }
 
 /// What a command holds while it uses a state: for an SQLite state being changed, its directory's
 /// lock. Released by ``release()``, or by the kernel when the process ends (`trellis run` keeps it).
-struct StateHold {
-    let place: StatePlace
+package struct StateHold {
+    package let place: StatePlace
     private let lock: Int32?
 
     /// Readies `place` for `use` (see ``StateUse``): checks that a state is there to read, or makes
     /// the directory and takes the lock. A PostgreSQL store needs neither: connecting tells.
-    static func take(_ place: StatePlace, for use: StateUse) throws(StateAccessError) -> StateHold {
+    package static func take(_ place: StatePlace, for use: StateUse) throws(StateAccessError) -> StateHold {
         guard case let .sqlite(directory) = place else { return StateHold(place: place, lock: nil) }
         let exclusive: Bool
         switch use {
@@ -74,7 +74,7 @@ struct StateHold {
     }
 
     /// Lets go of the lock, if one is held.
-    func release() {
+    package func release() {
         guard let lock else { return }
         flock(lock, LOCK_UN)
         close(lock)
@@ -82,7 +82,7 @@ struct StateHold {
 
     /// Makes `path` and its missing parents (as `mkdir -p`); nil when done, else what stands in the
     /// way in the system's words (`Permission denied`) or as the file that is not a directory.
-    static func makeDirectory(_ path: String) -> String? {
+    package static func makeDirectory(_ path: String) -> String? {
         var made = path.hasPrefix("/") ? "/" : ""
         for component in path.split(separator: "/") {
             made += component

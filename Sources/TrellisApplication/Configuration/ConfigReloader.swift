@@ -11,20 +11,22 @@ import UnixSignals
 /// applies what can change while running: limits, names, prefixes (resubscribing), the stats
 /// interval and the log level. An invalid file is refused and the running configuration stays.
 /// Every reload is logged and published once on `trellis/events`.
-final class ConfigReloader: Service, Sendable {
+package final class ConfigReloader: Service, Sendable {
     private let current: Mutex<EffectiveConfiguration>
     private let flags: [String: ConfigContent]
     private let relay: RelayService
     private let logger: Logger
 
-    init(configuration: EffectiveConfiguration, flags: [String: ConfigContent], relay: RelayService, logger: Logger) {
+    package init(
+        configuration: EffectiveConfiguration, flags: [String: ConfigContent], relay: RelayService, logger: Logger
+    ) {
         self.current = Mutex(configuration)
         self.flags = flags
         self.relay = relay
         self.logger = logger
     }
 
-    func run() async throws {
+    package func run() async throws {
         let signals = await UnixSignalsSequence(trapping: .sighup)
         for await _ in signals.cancelOnGracefulShutdown() {
             await reload(reason: "SIGHUP")
@@ -32,7 +34,7 @@ final class ConfigReloader: Service, Sendable {
     }
 
     /// Loads the configuration again and applies it, or refuses it.
-    func reload(reason: String) async {
+    package func reload(reason: String) async {
         let old = current.withLock { $0 }
         let new: EffectiveConfiguration
         do {
@@ -89,7 +91,7 @@ final class ConfigReloader: Service, Sendable {
     }
 
     /// The `trellis/events` document of one reload.
-    struct ReloadEvent: Encodable {
+    package struct ReloadEvent: Encodable {
         struct Change: Encodable { var key, from, to: String }
         var event: String
         var trigger: String
@@ -107,12 +109,12 @@ final class ConfigReloader: Service, Sendable {
 
 /// `--watch-config`: swift-configuration's reloading YAML provider polls the file every second;
 /// each new snapshot triggers the same reload as SIGHUP.
-struct ConfigWatcher: Service {
-    let provider: ReloadingFileProvider<YAMLSnapshot>
-    let reloader: ConfigReloader
-    let logger: Logger
+package struct ConfigWatcher: Service {
+    package let provider: ReloadingFileProvider<YAMLSnapshot>
+    package let reloader: ConfigReloader
+    package let logger: Logger
 
-    init(file: String, reloader: ConfigReloader, logger: Logger) async throws {
+    package init(file: String, reloader: ConfigReloader, logger: Logger) async throws {
         provider = try await ReloadingFileProvider<YAMLSnapshot>(
             filePath: .init(file), allowMissing: true,
             pollInterval: .seconds(1), logger: logger)
@@ -120,7 +122,7 @@ struct ConfigWatcher: Service {
         self.logger = logger
     }
 
-    func run() async throws {
+    package func run() async throws {
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { try await provider.run() }
             try await provider.watchSnapshot { updates in

@@ -8,7 +8,7 @@ import UnixSignals
 /// Without it a Ctrl-C in the first moments would be lost (or would kill Trellis and leave its
 /// broker behind); with it, the group shuts down gracefully as soon as it runs, stopping the
 /// broker it was given.
-final class StartupSignals: Sendable {
+package final class StartupSignals: Sendable {
     private struct State {
         var group: ServiceGroup?
         var received = false
@@ -19,7 +19,7 @@ final class StartupSignals: Sendable {
     private init() {}
 
     /// Starts trapping the two signals.
-    static func trap() async -> StartupSignals {
+    package static func trap() async -> StartupSignals {
         let trap = StartupSignals()
         let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
         Task {
@@ -29,10 +29,10 @@ final class StartupSignals: Sendable {
     }
 
     /// True once SIGINT or SIGTERM came before the group took over.
-    var wasSignalled: Bool { state.withLock { $0.received } }
+    package var wasSignalled: Bool { state.withLock { $0.received } }
 
     /// Hands later signals to `group`, and asks it to shut down at once if one came already.
-    func handOver(to group: ServiceGroup) async {
+    package func handOver(to group: ServiceGroup) async {
         let received = state.withLock { state in
             state.group = group
             return state.received

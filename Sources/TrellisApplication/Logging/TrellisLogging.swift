@@ -4,12 +4,12 @@ import TrellisRelay
 
 /// Logging for every command: text or JSON lines on standard error, at a level that a reload
 /// can change while Trellis runs.
-enum TrellisLogging {
+package enum TrellisLogging {
     /// The level every logger consults on each call.
-    static let level = Mutex(Logger.Level.info)
+    package static let level = Mutex(Logger.Level.info)
 
     /// Installs the log handlers once and returns the root logger.
-    static func bootstrap(level name: String, format: String) -> Logger {
+    package static func bootstrap(level name: String, format: String) -> Logger {
         setLevel(name)
         let json = format == "json"
         LoggingSystem.bootstrap { label -> any LogHandler in
@@ -20,7 +20,7 @@ enum TrellisLogging {
     }
 
     /// Changes the level of every logger at once.
-    static func setLevel(_ name: String) {
+    package static func setLevel(_ name: String) {
         let chosen = Logger.Level(rawValue: name) ?? .info
         level.withLock { $0 = chosen }
     }

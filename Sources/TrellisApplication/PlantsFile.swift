@@ -2,13 +2,13 @@ import Foundation
 import TrellisCore
 
 /// A plants file could not be used.
-struct PlantsFileError: Error, CustomStringConvertible {
-    var description: String
+package struct PlantsFileError: Error, CustomStringConvertible {
+    package var description: String
 }
 
 /// Reads a plants file: one plant per line as `name,sensor[,sensor…]`, `#` comments, blank lines ignored.
-enum PlantsFile {
-    static func read(_ path: String) throws -> [NewPlantRequest] {
+package enum PlantsFile {
+    package static func read(_ path: String) throws -> [NewPlantRequest] {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw PlantsFileError(description: "cannot read the plants file \(path)")
         }

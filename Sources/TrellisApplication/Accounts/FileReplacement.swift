@@ -5,7 +5,7 @@ import SystemPackage
 /// ours when there was none), and renames it over `path`: a broker never reads half a file, and a
 /// file Mosquitto reads as its own group (the package's password file and ACL) stays readable to it
 /// and no wider. The mode is set before a byte is written.
-func replaceFile(_ path: String, with bytes: [UInt8], newFileMode: mode_t) throws {
+package func replaceFile(_ path: String, with bytes: [UInt8], newFileMode: mode_t) throws {
     try createParentDirectory(of: path)
     var old = stat()
     let exists = stat(path, &old) == 0

@@ -6,21 +6,28 @@ import TrellisMQTT
 /// request on `$CONTROL/dynamic-security/v1` and waits for its answer, so a change is in effect when
 /// `trellis users` returns. Every failure is one sentence that says what to check; none carries the
 /// password or the request (which may hold one).
-struct DynamicSecurityControl {
-    var address: BrokerAddress
-    var admin: String
-    var passwordFile: String
+package struct DynamicSecurityControl {
+    package var address: BrokerAddress
+    package var admin: String
+    package var passwordFile: String
     /// How long to wait for the login, and for each answer.
-    var timeout: Duration
+    package var timeout: Duration
+
+    package init(address: BrokerAddress, admin: String, passwordFile: String, timeout: Duration) {
+        self.address = address
+        self.admin = admin
+        self.passwordFile = passwordFile
+        self.timeout = timeout
+    }
 
     /// A command and the plugin's errors that are no failure for it (a role that is already there).
-    struct Step {
+    package struct Step {
         var command: DynamicSecurityCommand
         var tolerated: Set<String> = []
     }
 
     /// Logs in, runs `body` with the connection, and disconnects.
-    func connected<T>(_ body: (Connection) async throws -> T) async throws -> T {
+    package func connected<T>(_ body: (Connection) async throws -> T) async throws -> T {
         let password = try readPassword()
         var configuration = MQTTConfiguration(
             host: address.host, port: address.port,
@@ -42,7 +49,7 @@ struct DynamicSecurityControl {
         }
     }
 
-    func readPassword() throws -> String {
+    package func readPassword() throws -> String {
         do {
             let text = try String(contentsOfFile: passwordFile, encoding: .utf8)
             let password = text.trimmingCharacters(in: .newlines)
@@ -50,7 +57,7 @@ struct DynamicSecurityControl {
                 throw fail("\(passwordFile) is empty: it should hold the password of \(admin)")
             }
             return password
-        } catch let error as ExitCodeError {
+        } catch let error as CommandFailure {
             throw error
         } catch {
             throw fail(
@@ -93,7 +100,7 @@ struct DynamicSecurityControl {
     }
 
     /// One logged-in connection.
-    struct Connection {
+    package struct Connection {
         let client: MQTTClient
         let control: DynamicSecurityControl
 
@@ -167,8 +174,8 @@ struct DynamicSecurityControl {
 }
 
 /// A command the plugin refused, with its reason (`Client not found`).
-struct DynamicSecurityFailure: Error, CustomStringConvertible {
-    var command: String
-    var reason: String
-    var description: String { "the dynamic security plugin refused \(command): \(reason)" }
+package struct DynamicSecurityFailure: Error, CustomStringConvertible {
+    package var command: String
+    package var reason: String
+    package var description: String { "the dynamic security plugin refused \(command): \(reason)" }
 }

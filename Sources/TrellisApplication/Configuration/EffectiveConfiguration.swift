@@ -10,26 +10,26 @@ import Yams
 
 /// Every setting's value and where it came from, resolved from flags over `TRELLIS_…`
 /// environment variables over the YAML file over the defaults (swift-configuration providers).
-struct EffectiveConfiguration: Sendable {
-    enum Source: String, Sendable {
+package struct EffectiveConfiguration: Sendable {
+    package enum Source: String, Sendable {
         case flag, environment, file, `default`
     }
 
     /// Problems that make a configuration unusable, each naming the key and what is allowed.
-    struct Invalid: Error, CustomStringConvertible {
-        var problems: [String]
-        var description: String { problems.joined(separator: "\n") }
+    package struct Invalid: Error, CustomStringConvertible {
+        package var problems: [String]
+        package var description: String { problems.joined(separator: "\n") }
     }
 
-    private(set) var values: [String: (content: ConfigContent, source: Source)] = [:]
+    package private(set) var values: [String: (content: ConfigContent, source: Source)] = [:]
     /// The file that was read, if any.
-    var file: String?
+    package var file: String?
 
     /// `trellis.yaml` in the working directory, read when present and no file is named.
-    static let defaultFile = "trellis.yaml"
+    package static let defaultFile = "trellis.yaml"
 
     /// Resolves every key. `file` nil means `trellis.yaml` when present; a named file must exist.
-    static func load(
+    package static func load(
         file: String?,
         environment: [String: String] = ProcessInfo.processInfo.environment,
         flags: [String: ConfigContent] = [:]
@@ -103,10 +103,10 @@ struct EffectiveConfiguration: Sendable {
     /// reported on standard error, each problem on its line, and ends the command with exit code 1.
     ///
     /// - Parameter refusal: what the report begins with.
-    static func forCommand(
+    package static func forCommand(
         file: String?, flags: [String: ConfigContent] = [:],
         refusal: String = "the configuration is not valid"
-    ) async throws(ExitCodeError) -> EffectiveConfiguration {
+    ) async throws(CommandFailure) -> EffectiveConfiguration {
         do {
             return try await load(file: file, flags: flags)
         } catch {
@@ -115,7 +115,7 @@ struct EffectiveConfiguration: Sendable {
     }
 
     /// Keys of the YAML file that no setting has.
-    static func unknownKeys(in path: String) throws -> [String] {
+    package static func unknownKeys(in path: String) throws -> [String] {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw Invalid(problems: ["cannot read the configuration file \(path)"])
         }
@@ -145,7 +145,7 @@ struct EffectiveConfiguration: Sendable {
         }
     }
 
-    static func describe(_ source: Source, setting: SettingKey, file: String?) -> String {
+    package static func describe(_ source: Source, setting: SettingKey, file: String?) -> String {
         switch source {
         case .flag: "a flag"
         case .environment: setting.environmentName
@@ -154,7 +154,7 @@ struct EffectiveConfiguration: Sendable {
         }
     }
 
-    static func render(_ content: ConfigContent) -> String {
+    package static func render(_ content: ConfigContent) -> String {
         switch content {
         case let .string(value): value.isEmpty ? "\"\"" : value
         case let .int(value): String(value)
@@ -166,7 +166,7 @@ struct EffectiveConfiguration: Sendable {
 
     /// `render`, with the user info of a broker address masked: what `config check`, reload logs
     /// and `trellis/events` show, so no password leaves the configuration.
-    static func shown(_ key: String, _ content: ConfigContent) -> String {
+    package static func shown(_ key: String, _ content: ConfigContent) -> String {
         guard case let .string(value) = content else { return render(content) }
         switch key {
         case "broker.address": return render(.string(BrokerURL.masked(value)))
@@ -175,17 +175,17 @@ struct EffectiveConfiguration: Sendable {
         }
     }
 
-    func string(_ key: String) -> String {
+    package func string(_ key: String) -> String {
         if case let .string(value)? = values[key]?.content { return value }
         return ""
     }
 
-    func int(_ key: String) -> Int {
+    package func int(_ key: String) -> Int {
         if case let .int(value)? = values[key]?.content { return value }
         return 0
     }
 
-    func double(_ key: String) -> Double {
+    package func double(_ key: String) -> Double {
         switch values[key]?.content {
         case let .double(value)?: value
         case let .int(value)?: Double(value)
@@ -193,18 +193,18 @@ struct EffectiveConfiguration: Sendable {
         }
     }
 
-    func bool(_ key: String) -> Bool {
+    package func bool(_ key: String) -> Bool {
         if case let .bool(value)? = values[key]?.content { return value }
         return false
     }
 
-    func source(_ key: String) -> Source { values[key]?.source ?? .default }
+    package func source(_ key: String) -> Source { values[key]?.source ?? .default }
 
     /// The MQTT client id the settings name: `broker.client_id`; in a share group without it, the
     /// broker user name (each relay of a group logging in with its own). Nil when they name none:
     /// `trellis run` then uses the one kept in the state directory (``ClientIDFile``), as a
     /// well-known id lets any client that may connect take Trellis's connection.
-    var namedClientID: String? {
+    package var namedClientID: String? {
         let named = string("broker.client_id")
         if !named.isEmpty { return named }
         guard !string("broker.share_group").isEmpty else { return nil }
@@ -214,7 +214,7 @@ struct EffectiveConfiguration: Sendable {
 
     /// The relay's settings from this configuration, with the client id it names (else the
     /// default's, which `trellis run` replaces with the one it keeps).
-    var relaySettings: RelaySettings {
+    package var relaySettings: RelaySettings {
         var settings = RelaySettings()
         settings.hostName = string("plant.host_name")
         settings.plantPrefix = string("plant.prefix")
@@ -259,7 +259,7 @@ struct EffectiveConfiguration: Sendable {
     }
 
     /// The settings whose values differ from `other`, as `key: old → new`.
-    func changes(from other: EffectiveConfiguration) -> [(key: String, old: String, new: String)] {
+    package func changes(from other: EffectiveConfiguration) -> [(key: String, old: String, new: String)] {
         SettingKey.all.compactMap { setting in
             let old = other.values[setting.key]?.content
             let new = values[setting.key]?.content

@@ -4,7 +4,7 @@ import TrellisBroker
 /// Where the secure profile's accounts live: Mosquitto's password file and ACL (`FileAccounts`),
 /// which the broker reads again on SIGHUP, or its dynamic security plugin
 /// (`DynamicSecurityAccounts`), changed over MQTT and in effect at once.
-protocol AccountStore {
+package protocol AccountStore {
     /// Adds an account, or gives an existing one this password and role.
     func set(_ name: String, role: AccessControlList.Role, sensors: [String], password: String) async throws
     /// Removes an account; fails when there is none.
@@ -22,44 +22,50 @@ protocol AccountStore {
 
 /// What `sync` did: a line per role, group, account or file changed, the accounts it left alone, and
 /// what needs a hand.
-struct SyncReport {
-    var changes: [String] = []
-    var leftAlone: [String] = []
-    var warnings: [String] = []
+package struct SyncReport {
+    package var changes: [String] = []
+    package var leftAlone: [String] = []
+    package var warnings: [String] = []
 }
 
 /// The file-based profile (broker.secure.conf): the password file (`PasswordFile`, hashed by
 /// `mosquitto_passwd` without the password on its command line), and the ACL, rewritten whole by `AccessControlList`.
-struct FileAccounts: AccountStore {
-    var passwordFile: String
-    var aclFile: String
+package struct FileAccounts: AccountStore {
+    package var passwordFile: String
+    package var aclFile: String
     /// The topic prefixes the ACL is written with: those of the configuration `trellis run` reads.
-    var topics = AccessControlList.Topics()
+    package var topics = AccessControlList.Topics()
 
-    var effect: String { "send the broker SIGHUP (or restart `trellis run`) for it to take effect" }
+    package init(passwordFile: String, aclFile: String, topics: AccessControlList.Topics = AccessControlList.Topics()) {
+        self.passwordFile = passwordFile
+        self.aclFile = aclFile
+        self.topics = topics
+    }
 
-    func readACL() -> AccessControlList {
+    package var effect: String { "send the broker SIGHUP (or restart `trellis run`) for it to take effect" }
+
+    package func readACL() -> AccessControlList {
         (try? String(contentsOfFile: aclFile, encoding: .utf8)).map(AccessControlList.init(parsing:))
             ?? AccessControlList()
     }
 
-    func write(_ acl: AccessControlList) throws {
+    package func write(_ acl: AccessControlList) throws {
         try write(acl, topics: topics)
     }
 
-    func write(_ acl: AccessControlList, topics: AccessControlList.Topics) throws {
+    package func write(_ acl: AccessControlList, topics: AccessControlList.Topics) throws {
         try createParentDirectory(of: aclFile)
         try replaceFile(aclFile, with: Array(acl.render(topics: topics).utf8), newFileMode: 0o644)
     }
 
-    func set(_ name: String, role: AccessControlList.Role, sensors: [String], password: String) async throws {
+    package func set(_ name: String, role: AccessControlList.Role, sensors: [String], password: String) async throws {
         try await PasswordFile(path: passwordFile).set(name, password: password)
         var acl = readACL()
         acl.set(name, role: role, sensors: sensors)
         try write(acl)
     }
 
-    func remove(_ name: String) async throws {
+    package func remove(_ name: String) async throws {
         var acl = readACL()
         guard acl.remove(name) else { throw fail("there is no account \(name) in \(aclFile)") }
         try await PasswordFile(path: passwordFile).remove(name)
@@ -67,7 +73,7 @@ struct FileAccounts: AccountStore {
     }
 
     /// The ACL is written whole from the table at every change: writing it again is the sync.
-    func sync() async throws -> SyncReport {
+    package func sync() async throws -> SyncReport {
         let acl = readACL()
         let before = try? String(contentsOfFile: aclFile, encoding: .utf8)
         guard before != acl.render(topics: topics) else { return SyncReport() }
@@ -77,12 +83,12 @@ struct FileAccounts: AccountStore {
         ])
     }
 
-    func list() async throws -> [(name: String, role: String)] {
+    package func list() async throws -> [(name: String, role: String)] {
         let acl = readACL()
         return acl.accounts.map { ($0.name, acl.roleText(of: $0.name, role: $0.role)) }
     }
 
-    func setPassword(_ name: String, password: String) async throws -> AccessControlList.Role? {
+    package func setPassword(_ name: String, password: String) async throws -> AccessControlList.Role? {
         let role = readACL().accounts.first { $0.name == name }?.role
         let hashed =
             (try? String(contentsOfFile: passwordFile, encoding: .utf8)).map(MosquittoPasswordEntry.parse) ?? []
@@ -95,7 +101,7 @@ struct FileAccounts: AccountStore {
 }
 
 /// Creates the directory `path` goes in, with its parents; a bare file name goes in the current one.
-func createParentDirectory(of path: String) throws {
+package func createParentDirectory(of path: String) throws {
     let directory = (path as NSString).deletingLastPathComponent
     try FileManager.default.createDirectory(
         atPath: directory.isEmpty ? "." : directory, withIntermediateDirectories: true)

@@ -1,0 +1,44 @@
+import Foundation
+import TrellisBroker
+
+/// Writes a new plugin configuration and its administration password, for `init` and `migrate`.
+package struct ProfileWriter {
+    package var path: String
+    package var adminUser: String
+    package var adminPasswordFile: String
+    package var adminPassword: String
+    package var config: DynamicSecurityConfig
+
+    /// Refuses an existing configuration; makes the administration account with a random password,
+    /// hashed by mosquitto_passwd.
+    package static func make(config path: String, adminUser: String, adminPasswordFile: String) async throws
+        -> ProfileWriter
+    {
+        guard !FileManager.default.fileExists(atPath: path) else {
+            throw fail(
+                "\(path) exists: the broker's dynamic security plugin owns it, change its accounts with `trellis users add|remove|passwd`"
+            )
+        }
+        let password = randomPassword()
+        let hash = try await PasswordFile.hash(password)
+        return ProfileWriter(
+            path: path, adminUser: adminUser, adminPasswordFile: adminPasswordFile, adminPassword: password,
+            config: DynamicSecurityConfig(admin: adminUser, adminHash: hash))
+    }
+
+    /// The configuration, then the password file; both readable by their owner alone. A password
+    /// that cannot be written takes the configuration back, so no account is left without a way in.
+    package func write() throws {
+        do {
+            try writeSecret(try config.render(), to: path, terminator: "")
+        } catch {
+            throw fail("cannot write \(path): \(describe(error))")
+        }
+        do {
+            try writeSecret(adminPassword, to: adminPasswordFile)
+        } catch {
+            try? FileManager.default.removeItem(atPath: path)
+            throw fail("cannot write the administration password to \(adminPasswordFile): \(describe(error))")
+        }
+    }
+}

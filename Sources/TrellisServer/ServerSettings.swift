@@ -1,0 +1,39 @@
+import Logging
+import ServiceLifecycle
+import TrellisRelay
+import TrellisSocketIO
+
+/// What runs beside the relay: the HTTP servers and the service manager's notifications. Each is
+/// off while its address is nil.
+public struct ServerSettings: Sendable {
+    /// `/metrics` and the probes (`metrics.address`).
+    public var metrics: ListenAddress?
+    /// The probes alone (`health.address`).
+    public var health: ListenAddress?
+    /// The button service for Socket.IO clients (`buttons.socketio_address`).
+    public var socketIO: ListenAddress?
+    public var socketIOSessions: SocketIOSettings
+    /// The limits of the probes' and the metrics' connections (each server its own cap); the
+    /// Socket.IO endpoint's are in ``socketIOSessions``.
+    public var probeConnections: ConnectionLimits
+    /// The `Host` names a web page may reach the metrics and health servers by (`http.allowed_hosts`);
+    /// the Socket.IO endpoint's are in its ``SocketIOSettings/origins``.
+    public var allowedHosts: HostPolicy
+    /// Tells systemd that Trellis is ready and alive (`Type=notify`, `WatchdogSec=`), when it runs
+    /// under a unit that asks for it (`NOTIFY_SOCKET`).
+    public var systemd: Bool
+
+    public init(
+        metrics: ListenAddress? = nil, health: ListenAddress? = nil, socketIO: ListenAddress? = nil,
+        socketIOSessions: SocketIOSettings = SocketIOSettings(), probeConnections: ConnectionLimits = .probes,
+        allowedHosts: HostPolicy = .literalsOnly, systemd: Bool = false
+    ) {
+        self.metrics = metrics
+        self.health = health
+        self.socketIO = socketIO
+        self.socketIOSessions = socketIOSessions
+        self.probeConnections = probeConnections
+        self.allowedHosts = allowedHosts
+        self.systemd = systemd
+    }
+}
