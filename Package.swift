@@ -235,6 +235,12 @@ let package = Package(
             // Read from the source tree by path (the tests run binaries on them), not bundled.
             exclude: ["Fixtures"]
         ),
+        .testTarget(
+            name: "TrellisApplicationTests",
+            dependencies: [
+                "TrellisApplication", "TrellisTestSupport",
+                .product(name: "Configuration", package: "swift-configuration")
+            ]),
         .testTarget(name: "TrellisCoreTests", dependencies: ["TrellisCore", "TrellisMQTTTypes"]),
         .testTarget(
             name: "TrellisWireTests",
