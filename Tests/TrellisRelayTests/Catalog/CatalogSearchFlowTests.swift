@@ -4,11 +4,23 @@ import TrellisCore
 import TrellisRelay
 import TrellisTestSupport
 
-@Suite("Catalog: search and care advice through a real broker")
+/// The catalog's search and care advice on the relay's engine, over SQLite and PostgreSQL: the
+/// replies are the service's alone, so no broker is needed (the JSON envelope's way through a
+/// broker is tested with the fleet's requests).
+@Suite("Catalog: search and care advice on the engine, over every store")
 struct CatalogSearchFlowTests {
+    /// An engine over a fresh store of `kind` holding the test catalog, and its console.
+    static func withCatalog(_ kind: StoreKind, _ body: (EngineConsole) async throws -> Void) async throws {
+        try await withEngine(kind) { harness in
+            try await TestCatalog.load(harness.store)
+            try await body(EngineConsole(harness: harness))
+        }
+    }
+
     @Test(
         "each filter and bucket returns exactly its matches, through every page",
-        arguments: [
+        arguments: StoreKind.bothStores,
+        [
             (#"{"moisture":"High"}"#, CatalogFilter(moisture: .high)),
             (#"{"moisture":"any","shade":"Intolerant"}"#, CatalogFilter(shade: .intolerant)),
             (#"{"min_temp":"-75..-17"}"#, CatalogFilter(minTemp: TemperatureRange.bucket(named: "-75..-17"))),
@@ -29,10 +41,9 @@ struct CatalogSearchFlowTests {
             (#"{"name":"testus high"}"#, CatalogFilter(name: "testus high")),
             (#"{}"#, CatalogFilter())
         ])
-    func filters(request: String, filter: CatalogFilter) async throws {
-        try await withRelay { relay in
-            try await TestCatalog.load(relay)
-            let console = try await FleetConsole.open(relay)
+    func filters(kind: StoreKind, search: (request: String, filter: CatalogFilter)) async throws {
+        let (request, filter) = search
+        try await Self.withCatalog(kind) { console in
             var limited = try #require(try JSONSerialization.jsonObject(with: Data(request.utf8)) as? [String: Any])
             limited["limit"] = 4
             let text = String(decoding: try JSONSerialization.data(withJSONObject: limited), as: UTF8.self)
@@ -43,11 +54,11 @@ struct CatalogSearchFlowTests {
         }
     }
 
-    @Test("the same seed gives the same order; pages never exceed 50; a bad member is named")
-    func seedsAndLimits() async throws {
-        try await withRelay { relay in
-            try await TestCatalog.load(relay)
-            let console = try await FleetConsole.open(relay)
+    @Test(
+        "the same seed gives the same order; pages never exceed 50; a bad member is named",
+        arguments: StoreKind.bothStores)
+    func seedsAndLimits(_ kind: StoreKind) async throws {
+        try await Self.withCatalog(kind) { console in
             let first = try await console.searchAll(#"{"seed":42,"limit":5}"#)
             let second = try await console.searchAll(#"{"seed":42,"limit":7}"#)
             #expect(first.symbols == second.symbols)
@@ -66,11 +77,11 @@ struct CatalogSearchFlowTests {
         }
     }
 
-    @Test("unseen_only on the per-client form never repeats a species, and other clients are not affected")
-    func unseenOnly() async throws {
-        try await withRelay { relay in
-            try await TestCatalog.load(relay)
-            let console = try await FleetConsole.open(relay)
+    @Test(
+        "unseen_only on the per-client form never repeats a species, and other clients are not affected",
+        arguments: StoreKind.bothStores)
+    func unseenOnly(_ kind: StoreKind) async throws {
+        try await Self.withCatalog(kind) { console in
             var shown: [String] = []
             for _ in 0..<4 {
                 let data = try await console.object(
@@ -86,11 +97,11 @@ struct CatalogSearchFlowTests {
         }
     }
 
-    @Test("catalog/get gives the species with its care texts; an unknown symbol is not_found")
-    func get() async throws {
-        try await withRelay { relay in
-            try await TestCatalog.load(relay)
-            let console = try await FleetConsole.open(relay)
+    @Test(
+        "catalog/get gives the species with its care texts; an unknown symbol is not_found",
+        arguments: StoreKind.bothStores)
+    func get(_ kind: StoreKind) async throws {
+        try await Self.withCatalog(kind) { console in
             let high = try #require(
                 TestCatalog.species.first { $0.moistureUse == .high && $0.shadeTolerance == .intolerant })
             let data = try await console.object("catalog", "get", #"{"symbol":"\#(high.symbol)"}"#)

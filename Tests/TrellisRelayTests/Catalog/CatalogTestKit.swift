@@ -29,7 +29,11 @@ enum TestCatalog {
     }()
 
     static func load(_ relay: RelayHarness) async throws {
-        try await relay.store.upsertSpecies(species)
+        try await load(relay.store)
+    }
+
+    static func load(_ store: any TrellisStore) async throws {
+        try await store.upsertSpecies(species)
     }
 
     /// The symbols a filter matches, sorted.
@@ -39,7 +43,7 @@ enum TestCatalog {
 }
 
 /// Reads replies of the catalog services.
-extension FleetConsole {
+extension JSONConsole {
     /// The decoded `data` of an ok reply to `service/action`, sent by `client` (per-client form) or shared.
     func object(_ service: String, _ action: String, _ json: String = "", client: String? = nil) async throws
         -> [String: Any]

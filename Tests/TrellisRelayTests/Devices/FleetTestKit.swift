@@ -7,7 +7,7 @@ import TrellisTestSupport
 
 /// An operator's view of the fleet for the tests: one client subscribed to every fleet topic,
 /// sending JSON requests and waiting for their replies.
-struct FleetConsole {
+struct FleetConsole: JSONConsole {
     let client: MQTTClient
     let inbox: MessageCollector
 
@@ -28,38 +28,12 @@ struct FleetConsole {
         return try await inbox.messages(on: replyTopic, count: before + 1, timeout: .seconds(20))[before]
     }
 
-    /// `service`/`action` on the shared topics; the reply's text.
-    @discardableResult
-    func request(_ service: String, _ action: String, _ json: String = "", client: String? = nil) async throws -> String
-    {
+    func reply(to service: String, _ action: String, _ json: String, client: String?) async throws -> String {
         let topics = JSONTopics(prefix: "trellis")
         let reply = try await send(
             topics.request(service: service, action: action, client: client), Array(json.utf8),
             replyOn: topics.response(service: service, action: action, client: client))
         return reply.text ?? ""
-    }
-
-    /// The `data` of an ok reply, as JSON text with sorted keys.
-    func data(_ service: String, _ action: String, _ json: String = "") async throws -> String {
-        let reply = try await request(service, action, json)
-        let object = try #require(
-            try JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any], "\(reply)")
-        #expect(object["status"] as? String == "ok", "\(reply)")
-        let data = try #require(object["data"])
-        return String(
-            decoding: try JSONSerialization.data(
-                withJSONObject: data, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]), as: UTF8.self
-        )
-    }
-
-    /// The `code` of an error reply.
-    func errorCode(_ service: String, _ action: String, _ json: String, client: String? = nil) async throws -> String {
-        let reply = try await request(service, action, json, client: client)
-        let object = try #require(
-            try JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any], "\(reply)")
-        #expect(object["status"] as? String == "error", "\(reply)")
-        #expect((object["error"] as? String)?.isEmpty == false)
-        return object["code"] as? String ?? ""
     }
 
     /// Connects the simulated device `id` and waits until its retained info, online, is on
