@@ -4,24 +4,31 @@ import TrellisCore
 import TrellisMQTT
 import TrellisTestSupport
 
-@Suite("Plant sensor readings through a real broker", .serialized)
+/// Readings stored, ordered and refused: the plant service's logic, on the relay's engine over
+/// SQLite and PostgreSQL. What needs a broker (a retained reading delivered again) is in
+/// ``PlantRetainedReadingTests``.
+@Suite("Plant sensor readings on the engine, over every store")
 struct PlantSensorReadingTests {
     static let unreported = #"[{"at":null,"moisture":null,"plant":"Fern","sensor":"0x36","temperature":null}]"#
 
-    /// Adds `Fern` on sensor 0x36 and returns the client.
-    static func fern(_ relay: RelayHarness, topics: PlantTopics = .shared) async throws -> PlantClient {
-        let phone = try await PlantClient.connect(relay, topics: topics)
-        let added = try await phone.ask(phone.request("add", "REQ_addNewPlant", payload: "Fern,0x36"))
-        #expect(added == Wire.reply("add", to: phone.name, "RES_addNewPlant", payload: "Fern"))
-        return phone
+    /// An engine over a fresh store of `kind` with `Fern` on sensor 0x36, and the client that added it.
+    static func withFern(
+        _ kind: StoreKind, topics: PlantTopics = .shared, _ body: (EnginePhone) async throws -> Void
+    ) async throws {
+        try await withEngine(kind, settings: .losslessPlants) { harness in
+            let phone = EnginePhone(harness, topics: topics)
+            let added = try await phone.ask(phone.request("add", "REQ_addNewPlant", payload: "Fern,0x36"))
+            #expect(added == Wire.reply("add", to: phone.name, "RES_addNewPlant", payload: "Fern"))
+            try await body(phone)
+        }
     }
 
-    static func sensorData(_ phone: PlantClient, id: String = "data") async throws -> String {
+    static func sensorData(_ phone: EnginePhone, id: String = "data") async throws -> String {
         try await phone.ask(phone.request(id, "REQ_plantSensorData", payload: "Fern"))
     }
 
-    static func expectedData(_ id: String = "data", to phone: PlantClient, _ json: String) -> String {
-        Wire.reply(id, to: phone.name, "RES_plantSensorData", payload: Wire.escape(json))
+    static func expectedData(_ id: String = "data", to name: String, _ json: String) -> String {
+        Wire.reply(id, to: name, "RES_plantSensorData", payload: Wire.escape(json))
     }
 
     @Test(
@@ -37,15 +44,16 @@ struct PlantSensorReadingTests {
                 #"[{"at":"2026-05-01T10:00:00.250Z","moisture":10,"plant":"Fern","sensor":"0x36","temperature":-3}]"#
             ),
             ("rpi/sensors/0x36", #"{"moisture":1.0,"temperature":200,"at":null,"note":"x"}"#, nil)
-        ] as [(String, String, String?)], PlantTopics.allCases)
-    func storedReading(_ reading: (String, String, String?), _ topics: PlantTopics) async throws {
+        ] as [(String, String, String?)],
+        PlantTopics.allCases.flatMap { topics in StoreKind.bothStores.map { (topics, $0) } })
+    func storedReading(_ reading: (String, String, String?), _ route: (PlantTopics, StoreKind)) async throws {
         let (topic, payload, json) = reading
-        try await withRelay(settings: .losslessPlants) { relay in
-            let phone = try await Self.fern(relay, topics: topics)
-            try await phone.send(payload, on: topic)
+        let (topics, kind) = route
+        try await Self.withFern(kind, topics: topics) { phone async throws in
+            await phone.send(payload, on: topic)
             let reply = try await Self.sensorData(phone)
             if let json {
-                #expect(reply == Self.expectedData(to: phone, json))
+                #expect(reply == Self.expectedData(to: phone.name, json))
             } else {
                 // No `at`: Trellis stamps the time of receipt.
                 let prefix = #"ID:data;sender:Host-RPI3B+;receiver:Bob's iPhone;payload:[{"at"%3A"20"#
@@ -55,30 +63,29 @@ struct PlantSensorReadingTests {
                         #"Z","moisture"%3A1,"plant"%3A"Fern","sensor"%3A"0x36","temperature"%3A200}];operation:RES_plantSensorData"#
                     ))
             }
-            #expect(await phone.inbox.received(on: PlantClient.deadLetterTopic).isEmpty)
+            #expect(try phone.deadLetters().isEmpty)
         }
     }
 
-    @Test("the newest reading wins, whatever order they arrive in")
-    func newestWins() async throws {
-        try await withRelay(settings: .losslessPlants) { relay in
-            let phone = try await Self.fern(relay)
-            try await phone.send(
+    @Test("the newest reading wins, whatever order they arrive in", arguments: StoreKind.bothStores)
+    func newestWins(_ kind: StoreKind) async throws {
+        try await Self.withFern(kind) { phone async throws in
+            await phone.send(
                 #"{"moisture":5,"temperature":60,"at":"2026-05-01T10:00:00Z"}"#, on: "rpi/sensors/0x36")
-            try await phone.send(
+            await phone.send(
                 #"{"moisture":3,"temperature":50,"at":"2026-04-30T10:00:00Z"}"#, on: "rpi/sensors/0x36")
             #expect(
                 try await Self.sensorData(phone, id: "1")
                     == Self.expectedData(
-                        "1", to: phone,
+                        "1", to: phone.name,
                         #"[{"at":"2026-05-01T10:00:00.000Z","moisture":5,"plant":"Fern","sensor":"0x36","temperature":60}]"#
                     ))
-            try await phone.send(
+            await phone.send(
                 #"{"moisture":9,"temperature":65.25,"at":"2026-05-02T08:30:00.5Z"}"#, on: "rpi/sensors/0x36")
             #expect(
                 try await Self.sensorData(phone, id: "2")
                     == Self.expectedData(
-                        "2", to: phone,
+                        "2", to: phone.name,
                         #"[{"at":"2026-05-02T08:30:00.500Z","moisture":9,"plant":"Fern","sensor":"0x36","temperature":65.25}]"#
                     ))
         }
@@ -103,14 +110,14 @@ struct PlantSensorReadingTests {
             ("rpi/sensors/0x78", #"{"moisture":7,"temperature":70}"#, "invalid_sensor_address"),
             ("rpi/sensors/0x2", #"{"moisture":7,"temperature":70}"#, "invalid_sensor_address"),
             ("rpi/sensors/fern", #"{"moisture":7,"temperature":70}"#, "invalid_sensor_address")
-        ])
-    func badReading(_ topic: String, _ payload: String, _ reason: String) async throws {
-        try await withRelay(settings: .losslessPlants) { relay in
-            let phone = try await Self.fern(relay)
-            try await phone.send(payload, on: topic)
-            #expect(try await Self.sensorData(phone) == Self.expectedData(to: phone, Self.unreported))
+        ], StoreKind.bothStores)
+    func badReading(_ bad: (topic: String, payload: String, reason: String), _ kind: StoreKind) async throws {
+        let (topic, payload, reason) = bad
+        try await Self.withFern(kind) { phone async throws in
+            await phone.send(payload, on: topic)
+            #expect(try await Self.sensorData(phone) == Self.expectedData(to: phone.name, Self.unreported))
 
-            let letters = try await phone.deadLetters(count: 1)
+            let letters = try phone.deadLetters()
             #expect(letters.count == 1)
             #expect(letters.first?.reason == reason)
             #expect(letters.first?.topic == topic)
@@ -118,10 +125,33 @@ struct PlantSensorReadingTests {
         }
     }
 
+    @Test("a reading that is not UTF-8 is dead-lettered as base64", arguments: StoreKind.bothStores)
+    func invalidUTF8Reading(_ kind: StoreKind) async throws {
+        try await Self.withFern(kind) { phone async throws in
+            let bytes: [UInt8] =
+                Array(#"{"moisture":7,"temperature":70,"x":""#.utf8) + [0xFF, 0xFE] + Array(#""}"#.utf8)
+            await phone.send(bytes, on: "rpi/sensors/0x36")
+            #expect(try await Self.sensorData(phone) == Self.expectedData(to: phone.name, Self.unreported))
+
+            let letters = try phone.deadLetters()
+            #expect(letters.map(\.reason) == ["invalid_utf8"])
+            #expect(letters.first?.payloadBase64 == Data(bytes).base64EncodedString())
+        }
+    }
+}
+
+/// A retained reading delivered again by the broker when Trellis subscribes anew: only a broker shows it.
+@Suite("Plant sensor readings: a retained reading through a real broker")
+struct PlantRetainedReadingTests {
+    static func sensorData(_ phone: PlantClient, id: String) async throws -> String {
+        try await phone.ask(phone.request(id, "REQ_plantSensorData", payload: "Fern"))
+    }
+
     @Test("a retained reading without a time is not re-stamped as new when it is delivered again")
     func retainedReadingWithoutTime() async throws {
         try await withRelay(settings: .losslessPlants) { relay in
-            let phone = try await Self.fern(relay)
+            let phone = try await PlantClient.connect(relay, topics: .shared)
+            _ = try await phone.ask(phone.request("add", "REQ_addNewPlant", payload: "Fern,0x36"))
             let reading = #"{"moisture":6,"temperature":70}"#
             try await phone.client.publishAndWait(topic: "rpi/sensors/0x36", payload: Array(reading.utf8), retain: true)
             let first = try await Self.sensorData(phone, id: "1")
@@ -146,24 +176,9 @@ struct PlantSensorReadingTests {
             try await relay.startRelay()
             #expect(
                 try await Self.sensorData(phone, id: "3")
-                    == Self.expectedData(
-                        "3", to: phone,
+                    == PlantSensorReadingTests.expectedData(
+                        "3", to: phone.name,
                         #"[{"at":"\#(at)","moisture":2,"plant":"Fern","sensor":"0x36","temperature":60}]"#))
-        }
-    }
-
-    @Test("a reading that is not UTF-8 is dead-lettered as base64")
-    func invalidUTF8Reading() async throws {
-        try await withRelay(settings: .losslessPlants) { relay in
-            let phone = try await Self.fern(relay)
-            let bytes: [UInt8] =
-                Array(#"{"moisture":7,"temperature":70,"x":""#.utf8) + [0xFF, 0xFE] + Array(#""}"#.utf8)
-            try await phone.send(bytes, on: "rpi/sensors/0x36")
-            #expect(try await Self.sensorData(phone) == Self.expectedData(to: phone, Self.unreported))
-
-            let letters = try await phone.deadLetters(count: 1)
-            #expect(letters.map(\.reason) == ["invalid_utf8"])
-            #expect(letters.first?.payloadBase64 == Data(bytes).base64EncodedString())
         }
     }
 }

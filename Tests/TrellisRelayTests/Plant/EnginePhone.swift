@@ -1,0 +1,59 @@
+import Foundation
+import Synchronization
+import Testing
+import TrellisMQTTTypes
+import TrellisRelay
+import TrellisTestSupport
+
+/// A plant client talking to the relay's engine directly, over a store of any kind: what it sends
+/// is handled as the relay handles a message from the broker, and what the engine publishes is kept
+/// as the client's inbox. For the plant protocol's logic; what needs a broker (retained messages,
+/// sessions, acknowledgements) goes through ``PlantClient``.
+final class EnginePhone: Sendable {
+    let name: String
+    let topics: PlantTopics
+    let harness: EngineHarness
+    private let published = Mutex<[MQTTMessage]>([])
+
+    init(_ harness: EngineHarness, name: String = "Bob's iPhone", topics: PlantTopics = .shared) {
+        self.harness = harness
+        self.name = name
+        self.topics = topics
+    }
+
+    var replyTopic: String { topics.reply(for: name) }
+
+    /// A request from this client.
+    func request(_ id: String, _ operation: String, payload: String = "") -> String {
+        Wire.request(id, from: name, operation, payload: payload)
+    }
+
+    /// Handles `payload` on `topic` (this client's request topic by default), keeping what it publishes.
+    @discardableResult
+    func send(_ payload: [UInt8], on topic: String? = nil) async -> [MQTTMessage] {
+        let out = await harness.send(payload, on: topic ?? topics.request(for: name))
+        published.withLock { $0 += out }
+        return out
+    }
+
+    /// Handles `text`; see ``send(_:on:)-([UInt8],_)``.
+    @discardableResult
+    func send(_ text: String, on topic: String? = nil) async -> [MQTTMessage] {
+        await send(Array(text.utf8), on: topic)
+    }
+
+    /// Sends `text` and returns its one reply on this client's reply topic.
+    func ask(_ text: String) async throws -> String {
+        let replies = await send(text).filter { $0.topic == replyTopic }
+        #expect(replies.count == 1, "\(replies.map { $0.topic })")
+        let reply = try #require(replies.first, "no reply to \(text)")
+        return String(decoding: reply.payload, as: UTF8.self)
+    }
+
+    /// Every dead letter published so far, decoded.
+    func deadLetters() throws -> [DeadLetterRecord] {
+        try published.withLock { $0 }.filter { $0.topic == PlantClient.deadLetterTopic }.map {
+            try JSONDecoder().decode(DeadLetterRecord.self, from: Data($0.payload))
+        }
+    }
+}
