@@ -30,7 +30,7 @@ final class EnginePhone: Sendable {
 
     /// Handles `payload` on `topic` (this client's request topic by default), keeping what it publishes.
     @discardableResult
-    func send(_ payload: [UInt8], on topic: String? = nil) async -> [MQTTMessage] {
+    func send(_ payload: [UInt8], on topic: String? = nil) async throws -> [MQTTMessage] {
         let out = await harness.send(payload, on: topic ?? topics.request(for: name))
         published.withLock { $0 += out }
         return out
@@ -38,16 +38,23 @@ final class EnginePhone: Sendable {
 
     /// Handles `text`; see ``send(_:on:)-([UInt8],_)``.
     @discardableResult
-    func send(_ text: String, on topic: String? = nil) async -> [MQTTMessage] {
-        await send(Array(text.utf8), on: topic)
+    func send(_ text: String, on topic: String? = nil) async throws -> [MQTTMessage] {
+        try await send(Array(text.utf8), on: topic)
     }
 
     /// Sends `text` and returns its one reply on this client's reply topic.
     func ask(_ text: String) async throws -> String {
-        let replies = await send(text).filter { $0.topic == replyTopic }
+        let replies = try await send(text).filter { $0.topic == replyTopic }
         #expect(replies.count == 1, "\(replies.map { $0.topic })")
         let reply = try #require(replies.first, "no reply to \(text)")
         return String(decoding: reply.payload, as: UTF8.self)
+    }
+
+    /// Every reply published so far on any `rpi/fromrpi` topic, as text.
+    func allReplies() -> [String] {
+        published.withLock { $0 }.filter { $0.topic == "rpi/fromrpi" || $0.topic.hasPrefix("rpi/fromrpi/") }.map {
+            String(decoding: $0.payload, as: UTF8.self)
+        }
     }
 
     /// Every dead letter published so far, decoded.
@@ -55,5 +62,22 @@ final class EnginePhone: Sendable {
         try published.withLock { $0 }.filter { $0.topic == PlantClient.deadLetterTopic }.map {
             try JSONDecoder().decode(DeadLetterRecord.self, from: Data($0.payload))
         }
+    }
+}
+
+/// Runs `body` with a plant client named `name` on `topics`, on an engine over a fresh store of `kind`.
+func withPhone(
+    _ kind: StoreKind, settings: RelaySettings = .losslessPlants, name: String = "Bob's iPhone",
+    topics: PlantTopics = .shared, _ body: (EnginePhone) async throws -> Void
+) async throws {
+    try await withEngine(kind, settings: settings) { harness in
+        try await body(EnginePhone(harness, name: name, topics: topics))
+    }
+}
+
+extension PlantTopics {
+    /// Each way of talking to Trellis on each store kind the engine tests run on.
+    static var onEveryStore: [(PlantTopics, StoreKind)] {
+        allCases.flatMap { topics in StoreKind.bothStores.map { (topics, $0) } }
     }
 }

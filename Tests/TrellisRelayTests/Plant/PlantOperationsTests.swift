@@ -1,18 +1,16 @@
 import Foundation
 import Testing
-import TrellisMQTT
 import TrellisTestSupport
 
-// Each plant suite runs its cases one after another (each with its own broker and relay) while
-// the suites run in parallel: a hundred brokers started at once starve a small machine.
-@Suite("Plant tracker operations through a real broker", .serialized)
+/// The plant tracker's operations on the relay's engine, over SQLite and PostgreSQL, on the shared
+/// and the per-client topics: the protocol's logic needs no broker.
+@Suite("Plant tracker operations on the engine, over every store")
 struct PlantOperationsTests {
     @Test(
         "the original client's exact request gets one record per sensor, null while unreported",
-        arguments: PlantTopics.allCases)
-    func originalClient(_ topics: PlantTopics) async throws {
-        try await withRelay(settings: .losslessPlants) { relay in
-            let phone = try await PlantClient.connect(relay, topics: topics)
+        arguments: PlantTopics.onEveryStore)
+    func originalClient(_ topics: PlantTopics, _ kind: StoreKind) async throws {
+        try await withPhone(kind, topics: topics) { phone in
             let added = try await phone.ask(phone.request("1", "REQ_addNewPlant", payload: "Fern,0x36"))
             #expect(added == "ID:1;sender:Host-RPI3B+;receiver:Bob's iPhone;payload:Fern;operation:RES_addNewPlant")
 
@@ -25,10 +23,11 @@ struct PlantOperationsTests {
         }
     }
 
-    @Test("add, list, count, read, delete: every operation answered with its RES_ tag", arguments: PlantTopics.allCases)
-    func everyOperation(_ topics: PlantTopics) async throws {
-        try await withRelay(settings: .losslessPlants) { relay in
-            let phone = try await PlantClient.connect(relay, topics: topics)
+    @Test(
+        "add, list, count, read, delete: every operation answered with its RES_ tag",
+        arguments: PlantTopics.onEveryStore)
+    func everyOperation(_ topics: PlantTopics, _ kind: StoreKind) async throws {
+        try await withPhone(kind, topics: topics) { phone in
             func expectReply(
                 _ id: String, _ operation: String, payload: String, _ answer: String,
                 _ json: Bool = true, sourceLocation: SourceLocation = #_sourceLocation
@@ -81,7 +80,7 @@ struct PlantOperationsTests {
             try await expectReply(
                 "14", "plantInfoOnStartup", payload: "all",
                 #"{"count":1,"plants":[{"name":"Basil","sensors":["0x37","0x38"]}]}"#)
-            #expect(await phone.allReplies().count == 14)
+            #expect(phone.allReplies().count == 14)
         }
     }
 
@@ -96,10 +95,10 @@ struct PlantOperationsTests {
             ("Caf%C3%A9 ñ,0x40", "Café ñ", "Café ñ"),
             ("Bob's fern,0x40", "Bob's fern", "Bob's fern"),
             ("ABCDEFGHIJKLMNO,0x40", "ABCDEFGHIJKLMNO", "ABCDEFGHIJKLMNO")
-        ])
-    func percentEncoding(_ payload: String, _ name: String, _ wireName: String) async throws {
-        try await withRelay(settings: .losslessPlants) { relay in
-            let phone = try await PlantClient.connect(relay, topics: .shared)
+        ], StoreKind.bothStores)
+    func percentEncoding(_ names: (payload: String, name: String, wireName: String), _ kind: StoreKind) async throws {
+        let (payload, name, wireName) = names
+        try await withPhone(kind) { phone in
             let added = try await phone.ask(phone.request("1", "REQ_addNewPlant", payload: payload))
             #expect(added == Wire.reply("1", to: phone.name, "RES_addNewPlant", payload: wireName))
 
@@ -115,10 +114,10 @@ struct PlantOperationsTests {
         }
     }
 
-    @Test("a key repeated among five distinct keys counts once; its last value wins", arguments: PlantTopics.allCases)
-    func repeatedKey(_ topics: PlantTopics) async throws {
-        try await withRelay(settings: .losslessPlants) { relay in
-            let phone = try await PlantClient.connect(relay, topics: topics)
+    @Test(
+        "a key repeated among five distinct keys counts once; its last value wins", arguments: PlantTopics.onEveryStore)
+    func repeatedKey(_ topics: PlantTopics, _ kind: StoreKind) async throws {
+        try await withPhone(kind, topics: topics) { phone in
             let reply = try await phone.ask(
                 "ID:1;sender:Bob's iPhone;receiver:Host-RPI3B+;payload:Rose,0x36;payload:Fern,0x37;operation:REQ_addNewPlant"
             )
@@ -126,11 +125,9 @@ struct PlantOperationsTests {
         }
     }
 
-    @Test("a trailing ';' is accepted and a UUID client name is answered", arguments: PlantTopics.allCases)
-    func trailingSemicolon(_ topics: PlantTopics) async throws {
-        try await withRelay(settings: .losslessPlants) { relay in
-            let phone = try await PlantClient.connect(
-                relay, name: "7C1F0E2A-0B55-4F55-9E0C-1D2A3B4C5D6E", topics: topics)
+    @Test("a trailing ';' is accepted and a UUID client name is answered", arguments: PlantTopics.onEveryStore)
+    func trailingSemicolon(_ topics: PlantTopics, _ kind: StoreKind) async throws {
+        try await withPhone(kind, name: "7C1F0E2A-0B55-4F55-9E0C-1D2A3B4C5D6E", topics: topics) { phone in
             let reply = try await phone.ask(phone.request("uuid-1", "REQ_numPlants") + ";")
             #expect(
                 reply

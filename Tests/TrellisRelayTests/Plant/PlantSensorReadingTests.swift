@@ -45,12 +45,12 @@ struct PlantSensorReadingTests {
             ),
             ("rpi/sensors/0x36", #"{"moisture":1.0,"temperature":200,"at":null,"note":"x"}"#, nil)
         ] as [(String, String, String?)],
-        PlantTopics.allCases.flatMap { topics in StoreKind.bothStores.map { (topics, $0) } })
+        PlantTopics.onEveryStore)
     func storedReading(_ reading: (String, String, String?), _ route: (PlantTopics, StoreKind)) async throws {
         let (topic, payload, json) = reading
         let (topics, kind) = route
         try await Self.withFern(kind, topics: topics) { phone async throws in
-            await phone.send(payload, on: topic)
+            try await phone.send(payload, on: topic)
             let reply = try await Self.sensorData(phone)
             if let json {
                 #expect(reply == Self.expectedData(to: phone.name, json))
@@ -70,9 +70,9 @@ struct PlantSensorReadingTests {
     @Test("the newest reading wins, whatever order they arrive in", arguments: StoreKind.bothStores)
     func newestWins(_ kind: StoreKind) async throws {
         try await Self.withFern(kind) { phone async throws in
-            await phone.send(
+            try await phone.send(
                 #"{"moisture":5,"temperature":60,"at":"2026-05-01T10:00:00Z"}"#, on: "rpi/sensors/0x36")
-            await phone.send(
+            try await phone.send(
                 #"{"moisture":3,"temperature":50,"at":"2026-04-30T10:00:00Z"}"#, on: "rpi/sensors/0x36")
             #expect(
                 try await Self.sensorData(phone, id: "1")
@@ -80,7 +80,7 @@ struct PlantSensorReadingTests {
                         "1", to: phone.name,
                         #"[{"at":"2026-05-01T10:00:00.000Z","moisture":5,"plant":"Fern","sensor":"0x36","temperature":60}]"#
                     ))
-            await phone.send(
+            try await phone.send(
                 #"{"moisture":9,"temperature":65.25,"at":"2026-05-02T08:30:00.5Z"}"#, on: "rpi/sensors/0x36")
             #expect(
                 try await Self.sensorData(phone, id: "2")
@@ -114,7 +114,7 @@ struct PlantSensorReadingTests {
     func badReading(_ bad: (topic: String, payload: String, reason: String), _ kind: StoreKind) async throws {
         let (topic, payload, reason) = bad
         try await Self.withFern(kind) { phone async throws in
-            await phone.send(payload, on: topic)
+            try await phone.send(payload, on: topic)
             #expect(try await Self.sensorData(phone) == Self.expectedData(to: phone.name, Self.unreported))
 
             let letters = try phone.deadLetters()
@@ -130,7 +130,7 @@ struct PlantSensorReadingTests {
         try await Self.withFern(kind) { phone async throws in
             let bytes: [UInt8] =
                 Array(#"{"moisture":7,"temperature":70,"x":""#.utf8) + [0xFF, 0xFE] + Array(#""}"#.utf8)
-            await phone.send(bytes, on: "rpi/sensors/0x36")
+            try await phone.send(bytes, on: "rpi/sensors/0x36")
             #expect(try await Self.sensorData(phone) == Self.expectedData(to: phone.name, Self.unreported))
 
             let letters = try phone.deadLetters()
