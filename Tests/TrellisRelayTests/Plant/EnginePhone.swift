@@ -21,6 +21,7 @@ final class EnginePhone: Sendable {
         self.topics = topics
     }
 
+    var requestTopic: String { topics.request(for: name) }
     var replyTopic: String { topics.reply(for: name) }
 
     /// A request from this client.
@@ -48,6 +49,22 @@ final class EnginePhone: Sendable {
         #expect(replies.count == 1, "\(replies.map { $0.topic })")
         let reply = try #require(replies.first, "no reply to \(text)")
         return String(decoding: reply.payload, as: UTF8.self)
+    }
+
+    /// Asks the number of plants, a marker after the messages a test sends: its one reply comes
+    /// after theirs (the engine handles one message at a time), so a test may count replies.
+    @discardableResult
+    func sendMarker(_ id: String = "marker", plants: Int = 0) async throws -> String {
+        let reply = try await ask(request(id, "REQ_numPlants"))
+        #expect(reply == Wire.reply(id, to: name, "RES_numPlants", payload: String(plants)))
+        return reply
+    }
+
+    /// Sends each of `messages`, then the marker, and returns the dead letters published.
+    func deadLetters(after messages: [String]) async throws -> [DeadLetterRecord] {
+        for message in messages { try await send(message) }
+        try await sendMarker()
+        return try deadLetters()
     }
 
     /// Every reply published so far on any `rpi/fromrpi` topic, as text.

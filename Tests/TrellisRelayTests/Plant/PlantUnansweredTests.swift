@@ -1,12 +1,10 @@
 import Foundation
 import Testing
-import TrellisMQTT
 import TrellisTestSupport
 
-/// Messages Trellis must never answer. Each test proves "no reply" by sending a marker request
-/// afterwards: Trellis handles messages in order, so once the marker's reply is in, any reply
-/// to the earlier messages would be in too, and only the marker's may be there.
-@Suite("Plant tracker messages that get no reply, through a real broker", .serialized)
+/// Messages Trellis must never answer, on the relay's engine over SQLite and PostgreSQL: everything
+/// the engine publishes is seen, and a marker request sent last shows that the handling went on.
+@Suite("Plant tracker messages that get no reply, on the engine, over every store")
 struct PlantUnansweredTests {
     @Test(
         "a sender that is not the per-client topic's client is dead-lettered, not answered",
@@ -15,13 +13,12 @@ struct PlantUnansweredTests {
             "ID:2;sender:Mallory;receiver:Host-RPI3B+;payload:Fern,0x36;operation:REQ_addNewPlant",
             "ID:3;sender:Mallory;payload:x",
             "ID:4;sender:alice;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants"
-        ])
-    func senderMismatch(_ message: String) async throws {
-        try await withRelay(settings: .losslessPlants) { relay in
-            let alice = try await PlantClient.connect(relay, name: "Alice", topics: .perClient)
+        ], StoreKind.bothStores)
+    func senderMismatch(_ message: String, _ kind: StoreKind) async throws {
+        try await withPhone(kind, name: "Alice", topics: .perClient) { alice in
             let letters = try await alice.deadLetters(after: [message])
 
-            #expect(await alice.allReplies() == [Wire.reply("marker", to: "Alice", "RES_numPlants", payload: "0")])
+            #expect(alice.allReplies() == [Wire.reply("marker", to: "Alice", "RES_numPlants", payload: "0")])
             #expect(letters.count == 1)
             #expect(letters.first?.reason == "sender_mismatch")
             #expect(letters.first?.topic == "rpi/torpi/Alice")
@@ -38,32 +35,30 @@ struct PlantUnansweredTests {
             ("ID:2;receiver:Host-RPI3B+;payload;operation:REQ_numPlants;sender:Bob's iPhone:x", "ERR_missingVals"),
             ("ID:3;sender:;receiver:Host-RPI3B+;payload:a:b;operation:REQ_numPlants", "ERR_missingKeys"),
             ("ID:4;Sender:Bob's iPhone;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants", "ERR_missingKeys")
-        ], PlantTopics.allCases)
-    func noSender(_ rejected: (message: String, reason: String), _ topics: PlantTopics) async throws {
+        ], PlantTopics.onEveryStore)
+    func noSender(_ rejected: (message: String, reason: String), _ route: (PlantTopics, StoreKind)) async throws {
         let (message, reason) = rejected
-        try await withRelay(settings: .losslessPlants) { relay in
-            let phone = try await PlantClient.connect(relay, topics: topics)
+        try await withPhone(route.1, topics: route.0) { phone in
             let letters = try await phone.deadLetters(after: [message])
 
-            #expect(await phone.allReplies().count == 1)
+            #expect(phone.allReplies().count == 1)
             #expect(letters.map(\.reason) == [reason])
             #expect(letters.first?.payload == message)
             #expect(letters.first?.topic == phone.requestTopic)
         }
     }
 
-    @Test("invalid UTF-8 is dead-lettered as base64, not answered", arguments: PlantTopics.allCases)
-    func invalidUTF8(_ topics: PlantTopics) async throws {
-        try await withRelay(settings: .losslessPlants) { relay in
-            let phone = try await PlantClient.connect(relay, topics: topics)
+    @Test("invalid UTF-8 is dead-lettered as base64, not answered", arguments: PlantTopics.onEveryStore)
+    func invalidUTF8(_ topics: PlantTopics, _ kind: StoreKind) async throws {
+        try await withPhone(kind, topics: topics) { phone in
             let bytes =
                 Array("ID:1;sender:Bob's iPhone;receiver:Host-RPI3B+;payload:".utf8) + [0xC3, 0x28, 0xFF]
                 + Array(";operation:REQ_numPlants".utf8)
             try await phone.send(bytes)
             try await phone.sendMarker()
 
-            #expect(await phone.allReplies().count == 1)
-            let letters = try await phone.deadLetters(count: 1)
+            #expect(phone.allReplies().count == 1)
+            let letters = try phone.deadLetters()
             #expect(letters.count == 1)
             #expect(letters.first?.reason == "invalid_utf8")
             #expect(letters.first?.payload == nil)
@@ -73,10 +68,9 @@ struct PlantUnansweredTests {
 
     @Test(
         "messages from the host itself are ignored: well-formed ones silently, malformed ones dead-lettered",
-        arguments: PlantTopics.allCases)
-    func ownMessages(_ topics: PlantTopics) async throws {
-        try await withRelay(settings: .losslessPlants) { relay in
-            let phone = try await PlantClient.connect(relay, topics: topics)
+        arguments: PlantTopics.onEveryStore)
+    func ownMessages(_ topics: PlantTopics, _ kind: StoreKind) async throws {
+        try await withPhone(kind, topics: topics) { phone in
             let malformed = "ID:4;sender:Host-RPI3B+;receiver:Bob's iPhone;payload:x"
             let letters = try await phone.deadLetters(after: [
                 Wire.request("1", from: plantHost, "REQ_numPlants"),
@@ -85,16 +79,15 @@ struct PlantUnansweredTests {
                 malformed
             ])
 
-            #expect(await phone.allReplies().count == 1)
+            #expect(phone.allReplies().count == 1)
             #expect(letters.map(\.reason) == ["ERR_hashLength"])
             #expect(letters.first?.payload == malformed)
         }
     }
 
-    @Test("incoming ERR_ messages are never answered, well-formed or not", arguments: PlantTopics.allCases)
-    func incomingErrors(_ topics: PlantTopics) async throws {
-        try await withRelay(settings: .losslessPlants) { relay in
-            let phone = try await PlantClient.connect(relay, topics: topics)
+    @Test("incoming ERR_ messages are never answered, well-formed or not", arguments: PlantTopics.onEveryStore)
+    func incomingErrors(_ topics: PlantTopics, _ kind: StoreKind) async throws {
+        try await withPhone(kind, topics: topics) { phone in
             // What a client might send back after receiving one of Trellis's errors.
             let bounced = phone.request(
                 "7", "ERR_invalidOpTag", payload: Wire.escape(Wire.reply("7", to: "Bob's iPhone", "RES_x", payload: ""))
@@ -104,7 +97,7 @@ struct PlantUnansweredTests {
                 bounced, phone.request("8", "ERR_somethingNew", payload: "a%3Bb"), malformed
             ])
 
-            #expect(await phone.allReplies().count == 1)
+            #expect(phone.allReplies().count == 1)
             #expect(letters.map(\.reason) == ["ERR_hashLength"])
             #expect(letters.first?.payload == malformed)
         }
