@@ -86,7 +86,7 @@ struct EffectiveConfigurationTests {
                 "buttons.socketio_address = 0.0.0.0 (from FILE) is not allowed: use HOST:PORT"
             ),
             ("spam:\n  limit: 99999999999999999999999\n", "spam.limit (from FILE) must be an integer"),
-            ("- just\n- a list\n", "FILE")
+            ("- just\n- a list\n", "FILE must be a mapping of keys")
         ])
     func badFiles(text: String, expected: String) async throws {
         let file = try Self.file(text)
@@ -107,6 +107,18 @@ struct EffectiveConfigurationTests {
             Issue.record("a missing file was taken")
         } catch {
             #expect(error.problems.contains { $0.contains(path) }, "\(error.problems)")
+        }
+    }
+
+    @Test("a file that is not UTF-8 is refused as such, not as unreadable")
+    func notUTF8() async throws {
+        let path = try Self.file("")
+        try Data(Array("spam:\n  limit: ".utf8) + [0xFF, 0xFE, 0x0A]).write(to: URL(fileURLWithPath: path))
+        do {
+            _ = try await EffectiveConfiguration.load(file: path, environment: [:])
+            Issue.record("a file that is not UTF-8 was taken")
+        } catch {
+            #expect(error.problems.contains { $0.contains("\(path) is not UTF-8 text") }, "\(error.problems)")
         }
     }
 }

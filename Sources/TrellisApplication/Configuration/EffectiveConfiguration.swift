@@ -116,8 +116,11 @@ package struct EffectiveConfiguration: Sendable {
 
     /// Keys of the YAML file that no setting has.
     package static func unknownKeys(in path: String) throws -> [String] {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+        guard let data = FileManager.default.contents(atPath: path) else {
             throw Invalid(problems: ["cannot read the configuration file \(path)"])
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw Invalid(problems: ["\(path) is not UTF-8 text: a configuration file is YAML written in UTF-8"])
         }
         let node: Node?
         do {
