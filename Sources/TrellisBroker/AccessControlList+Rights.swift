@@ -8,6 +8,7 @@ extension AccessControlList.Role {
         case .button: .button
         case .device: .device
         case .sensor: .sensor
+        case .homeassistant: .homeAssistant
         case .operator: .operator
         case .trellis: .trellis
         }

@@ -19,6 +19,9 @@ public struct AccessControlList: Sendable, Equatable {
         /// A sensor node: the readings of its own sensors, `rpi/sensors/<address>` for each
         /// address it was given, and nothing else.
         case sensor
+        /// Home Assistant: the discovery configs and the states they name, its birth message, and a
+        /// device's restart request.
+        case homeassistant
         /// An operator: every request and event, every topic to read.
         case `operator`
         /// Trellis itself: reads every request and event, writes every reply.

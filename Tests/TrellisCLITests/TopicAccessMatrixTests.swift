@@ -14,7 +14,7 @@ struct TopicAccessMatrixTests {
     /// One account per role (anonymous has none); a sensor node owns the sensor 0x36.
     static let accounts: [(name: String, role: AccessControlList.Role, sensors: [String])] = [
         ("trellis", .trellis, []), ("alice", .client, []), ("door", .button, []), ("node1", .device, []),
-        ("pi1", .sensor, ["0x36"]), ("ops", .operator, [])
+        ("pi1", .sensor, ["0x36"]), ("ha", .homeassistant, []), ("ops", .operator, [])
     ]
 
     static func account(of role: AccessRole) -> (name: String, role: AccessControlList.Role, sensors: [String])? {
@@ -196,7 +196,8 @@ extension SecurityDocsTests {
     static func dynamicSecurityRolesTable() -> String {
         let kinds: [(flag: String, role: AccessControlList.Role)] = [
             ("(no flag): a client, an app", .client), ("`--button`", .button), ("`--device`", .device),
-            ("`--sensor 0x36 0x37`", .sensor), ("`--operator`", .operator), ("`--trellis`", .trellis)
+            ("`--sensor 0x36 0x37`", .sensor), ("`--home-assistant`", .homeassistant), ("`--operator`", .operator),
+            ("`--trellis`", .trellis)
         ]
         func cell(_ rights: [TopicRight]) -> String {
             rights.isEmpty ? "(none)" : rights.map { "\($0.access.rawValue) `\($0.topic)`" }.joined(separator: ", ")

@@ -14,6 +14,11 @@ public enum AccessRole: String, Sendable, CaseIterable, Hashable {
     case device
     /// A sensor node: the readings of its own sensors.
     case sensor
+    /// Home Assistant: reads the discovery configs Trellis publishes and the states they name,
+    /// announces itself (its birth message), and may press a device's restart button, the one
+    /// fleet action its discovery configs offer. Nothing else: no plant, button or catalog change,
+    /// no dead letter, no other operator action.
+    case homeAssistant
     /// An operator: may send Trellis every request and event and read every topic, but not
     /// publish what Trellis publishes (replies, states, commands), so it cannot forge them.
     case `operator`
@@ -28,6 +33,7 @@ public enum AccessRole: String, Sendable, CaseIterable, Hashable {
         case .button: "button"
         case .device: "device"
         case .sensor: "sensor"
+        case .homeAssistant: "Home Assistant"
         case .operator: "operator"
         case .trellis: "Trellis"
         }
@@ -55,23 +61,29 @@ public struct TopicRight: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(access.rawValue) \(topic)" }
 }
 
-/// The topic prefixes the relay is configured with (`plant.prefix`, `buttons.prefix` and its own),
-/// which the table's topics are written with.
+/// The topic prefixes the relay is configured with (`plant.prefix`, `buttons.prefix`, its own and
+/// Home Assistant's `homeassistant.discovery_prefix`), which the table's topics are written with.
 public struct TopicPrefixes: Sendable, Equatable {
     public var plant: String
     public var buttons: String
     public var trellis: String
+    public var homeAssistant: String
 
-    public init(plant: String = "rpi", buttons: String = "p2o", trellis: String = "trellis") {
+    public init(
+        plant: String = "rpi", buttons: String = "p2o", trellis: String = "trellis",
+        homeAssistant: String = "homeassistant"
+    ) {
         self.plant = plant
         self.buttons = buttons
         self.trellis = trellis
+        self.homeAssistant = homeAssistant
     }
 
-    /// `topic` with `{plant}`, `{buttons}` and `{trellis}` replaced by the prefixes.
+    /// `topic` with `{plant}`, `{buttons}`, `{trellis}` and `{homeassistant}` replaced by the prefixes.
     public func expand(_ topic: String) -> String {
         topic.replacingOccurrences(of: "{plant}", with: plant)
             .replacingOccurrences(of: "{buttons}", with: buttons)
             .replacingOccurrences(of: "{trellis}", with: trellis)
+            .replacingOccurrences(of: "{homeassistant}", with: homeAssistant)
     }
 }

@@ -3,7 +3,7 @@
 /// security plugin), the Response Topic rule and the role table of docs/security.md are derived
 /// from it, and a test on a real Mosquitto checks every cell of it, allowed and refused.
 ///
-/// Topics are written with `{plant}`, `{buttons}` and `{trellis}` for the configured prefixes and
+/// Topics are written with `{plant}`, `{buttons}`, `{trellis}` and `{homeassistant}` for the configured prefixes and
 /// `{name}` for a level that names an account: a grant ``Grant/own(_:)`` gives the role that level
 /// for its own name only (a sensor node: for each of its sensors' addresses), a grant
 /// ``Grant/any(_:)`` for every name (`+`).
@@ -73,7 +73,8 @@ public enum TopicAccessTable {
             about: "a button's presses"),
         Row(
             .buttonState, publish: [.any(.trellis)],
-            read: [.any(.app), .any(.button), .any(.operator)], about: "a button's retained count and history"),
+            read: [.any(.app), .any(.button), .any(.homeAssistant), .any(.operator)],
+            about: "a button's retained count and history"),
         Row(
             "{buttons}/clients/{name}/status", publish: [.own(.app), .own(.operator)], read: [.any(.trellis)],
             about: "an app's presence for the button service"),
@@ -94,6 +95,10 @@ public enum TopicAccessTable {
             "{trellis}/clients/{name}/response/#", publish: [.any(.trellis)], read: [.own(.app), .any(.operator)],
             about: "the answers to an app's own JSON requests"),
         Row(
+            "{trellis}/request/devices/restart", publish: [.any(.homeAssistant), .any(.operator)],
+            read: [.any(.trellis)], replies: ["{trellis}/response/#"],
+            about: "a device's restart, which Home Assistant's restart button of each device sends"),
+        Row(
             "{trellis}/request/#", publish: [.any(.operator)], read: [.any(.trellis)],
             replies: ["{trellis}/response/#"], about: "JSON requests of the shared form: every operator action"),
         Row(
@@ -101,8 +106,23 @@ public enum TopicAccessTable {
             about: "the answers to the shared JSON requests"),
         Row(
             "{trellis}/status", publish: [.any(.trellis)],
-            read: [.any(.app), .any(.button), .any(.device), .any(.sensor), .any(.operator)],
+            read: [.any(.app), .any(.button), .any(.device), .any(.sensor), .any(.homeAssistant), .any(.operator)],
             about: "whether Trellis is online (retained)"),
+        Row(
+            "{trellis}/status/{name}", publish: [.any(.trellis)], read: [.any(.homeAssistant), .any(.operator)],
+            about: "each relay's own status in a share group (`{name}` its client id), Home Assistant's availability"),
+        Row(
+            "{trellis}/stats", publish: [.any(.trellis)], read: [.any(.homeAssistant), .any(.operator)],
+            about: "Trellis's statistics (retained), which its Home Assistant sensors read"),
+        Row(
+            "{trellis}/stats/{name}", publish: [.any(.trellis)], read: [.any(.homeAssistant), .any(.operator)],
+            about: "each relay's own statistics in a share group"),
+        Row(
+            .plantState, publish: [.any(.trellis)], read: [.any(.homeAssistant), .any(.operator)],
+            about: "a plant's retained state (readings and alerts), for Home Assistant's plant sensors"),
+        Row(
+            "{trellis}/alerts/{name}", publish: [.any(.trellis)], read: [.any(.homeAssistant), .any(.operator)],
+            about: "a plant's retained care alerts"),
         Row(
             "{trellis}/#", publish: [.any(.trellis)], read: [.any(.operator)],
             about: "statistics, dead letters, plant states, care alerts and the rest of Trellis's own topics"),
@@ -116,14 +136,17 @@ public enum TopicAccessTable {
             .deviceLog, publish: [.own(.device), .any(.operator)], read: [.any(.trellis)],
             about: "a device's log lines"),
         Row(
-            .deviceInfo, publish: [.any(.trellis)], read: [.own(.device), .any(.operator)],
+            .deviceInfo, publish: [.any(.trellis)], read: [.own(.device), .any(.homeAssistant), .any(.operator)],
             about: "a device's record, which Trellis alone writes"),
         Row(
             .deviceCommand, publish: [.any(.trellis)], read: [.own(.device), .any(.operator)],
             about: "commands to a device, which Trellis alone sends"),
         Row(
-            "homeassistant/status", publish: [.any(.operator)], read: [.any(.trellis)],
-            about: "Home Assistant's birth message (Home Assistant logs in as an operator)"),
+            "{homeassistant}/status", publish: [.any(.homeAssistant), .any(.operator)], read: [.any(.trellis)],
+            about: "Home Assistant's birth message, on which Trellis publishes its discovery configs again"),
+        Row(
+            "{homeassistant}/#", publish: [.any(.trellis)], read: [.any(.homeAssistant), .any(.operator)],
+            about: "the discovery configs Trellis publishes (retained) for its plants, buttons, devices and itself"),
         Row(
             "#", publish: [.any(.trellis)], read: [.any(.trellis), .any(.operator)],
             about: "every other topic: Trellis reads and writes them all, an operator reads them all")

@@ -112,7 +112,8 @@ public struct RelaySettings: Sendable, Hashable {
 
     /// The topic prefixes, as the topic table writes them.
     public var topicPrefixes: TopicPrefixes {
-        TopicPrefixes(plant: plantPrefix, buttons: buttonPrefix, trellis: trellisPrefix)
+        TopicPrefixes(
+            plant: plantPrefix, buttons: buttonPrefix, trellis: trellisPrefix, homeAssistant: discoveryPrefix)
     }
 
     /// Whether a reply to a request on `requestTopic` may go to its Response Topic `responseTopic`.

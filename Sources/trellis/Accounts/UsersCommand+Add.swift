@@ -49,6 +49,12 @@ extension UsersCommand {
         @Flag(
             name: .long,
             help:
+                "Home Assistant: may read the discovery configs (homeassistant/#) and the states they name (buttons, plants, alerts, devices' records, trellis/status and trellis/stats), publish its birth message homeassistant/status and trellis/request/devices/restart (each device's restart button), nothing else. Give Home Assistant's MQTT integration this account rather than an operator's."
+        )
+        var homeAssistant = false
+        @Flag(
+            name: .long,
+            help:
                 "Trellis's own account: reads and writes every topic. Its password is also written to --trellis-password-file."
         )
         var trellis = false
@@ -65,8 +71,9 @@ extension UsersCommand {
         @OptionGroup var options: Options
 
         func validate() throws {
-            if [button, device, `operator`, trellis, !sensor.isEmpty].filter({ $0 }).count > 1 {
-                throw ValidationError("choose at most one of --button, --device, --sensor, --operator and --trellis")
+            if [button, device, homeAssistant, `operator`, trellis, !sensor.isEmpty].filter({ $0 }).count > 1 {
+                throw ValidationError(
+                    "choose at most one of --button, --device, --sensor, --home-assistant, --operator and --trellis")
             }
             for address in sensor where SensorAddress.normalize(address) == nil {
                 throw ValidationError(
@@ -88,7 +95,11 @@ extension UsersCommand {
         var role: AccessControlList.Role {
             button
                 ? .button
-                : device ? .device : !sensor.isEmpty ? .sensor : `operator` ? .operator : trellis ? .trellis : .client
+                : device
+                    ? .device
+                    : !sensor.isEmpty
+                        ? .sensor
+                        : homeAssistant ? .homeassistant : `operator` ? .operator : trellis ? .trellis : .client
         }
 
         func run() async throws {
