@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Trellis's MQTT discovery, checked against a real Home Assistant.
 
-Starts a Mosquitto broker and Home Assistant (from the venv that Tests/HomeAssistant/install.sh
-makes, recorder on) in a temporary directory, onboards Home Assistant, adds its MQTT integration
+Starts a Mosquitto broker with accounts and an ACL written by `trellis users add` (no anonymous
+client; Home Assistant logs in with the Home Assistant role, which grants it no more than its
+integration uses) and Home Assistant (from the venv that Tests/HomeAssistant/install.sh makes,
+recorder on) in a temporary directory, onboards Home Assistant, adds its MQTT integration
 through the config flow, runs Trellis, and then drives Trellis as its users do: a plant with a
 reading, a button pressed twice, a fleet device online, Home Assistant's restart button pressed,
 a plant deleted, Home Assistant's birth message, and Trellis stopped. After each step it waits,
@@ -18,6 +20,8 @@ import argparse
 import asyncio
 import json
 import os
+import pwd
+import secrets
 import shutil
 import signal
 import socket
@@ -70,21 +74,39 @@ async def wait_for(what, probe, timeout=TIMEOUT, interval=0.2):
 
 
 class Broker:
-    def __init__(self, directory, binary):
+    """A Mosquitto with accounts and an ACL written by `trellis users add` from Trellis's topic table, no
+    anonymous client: Trellis logs in as its own account, Home Assistant with the Home Assistant role (its rights
+    and no more), and the check's driver with Trellis's role (it plays the sensors, buttons, devices and an earlier
+    run's leftovers)."""
+
+    ACCOUNTS = {"trellis": "--trellis", "driver": "--trellis", "homeassistant": "--home-assistant"}
+
+    def __init__(self, directory, binary, trellis):
         self.port = free_port()
         self.log_path = os.path.join(directory, "mosquitto.log")
+        passwd, acl = os.path.join(directory, "passwd"), os.path.join(directory, "acl")
+        self.passwords = {}
+        for name, role in self.ACCOUNTS.items():
+            self.passwords[name] = f"{name}-password-{secrets.token_hex(8)}"
+            subprocess.run([trellis, "users", "add", name, role, "--password-stdin", "--password-file", passwd,
+                            "--acl-file", acl, "--trellis-password-file", os.path.join(directory, f"{name}.password")],
+                           input=self.passwords[name] + "\n", text=True, check=True, capture_output=True)
+        self.trellis_password_file = os.path.join(directory, "trellis.password")
         conf = os.path.join(directory, "mosquitto.conf")
         with open(conf, "w") as f:
-            f.write(f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\n")
+            # `user`: Mosquitto started as root otherwise becomes `mosquitto`, who cannot read the 0600 files.
+            f.write(f"listener {self.port} 127.0.0.1\nallow_anonymous false\npassword_file {passwd}\n"
+                    f"acl_file {acl}\npersistence false\nuser {pwd.getpwuid(os.getuid()).pw_name}\n")
         self.process = subprocess.Popen([binary, "-c", conf], stdout=open(self.log_path, "w"), stderr=subprocess.STDOUT)
 
 
 class Watcher:
     """A paho client that records what it receives, for the checks on Trellis's side."""
 
-    def __init__(self, port):
+    def __init__(self, port, username, password):
         self.messages = []
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="ha-check-watcher")
+        self.client.username_pw_set(username, password)
         self.client.on_message = lambda _c, _u, m: self.messages.append((m.topic, m.payload, m.retain))
         self.client.connect("127.0.0.1", port)
         self.client.loop_start()
@@ -167,14 +189,16 @@ logger:
                 raise CheckFailed(f"token: HTTP {response.status}: {await response.text()}")
             self.token = (await response.json())["access_token"]
 
-    async def add_mqtt(self, broker_port):
-        """The MQTT integration, added as a user adds it: the config flow with the broker's address."""
+    async def add_mqtt(self, broker_port, username, password):
+        """The MQTT integration, added as a user adds it: the config flow with the broker's address and the
+        account of the Home Assistant role."""
         flow = await self.post("/api/config/config_entries/flow", {"handler": "mqtt", "show_advanced_options": False})
         while flow.get("type") == "form":
             if flow["step_id"] != "broker":
                 raise CheckFailed(f"unexpected MQTT config flow step: {flow}")
             flow = await self.post(f"/api/config/config_entries/flow/{flow['flow_id']}",
-                                   {"broker": "127.0.0.1", "port": broker_port})
+                                   {"broker": "127.0.0.1", "port": broker_port, "username": username,
+                                    "password": password})
         if flow.get("type") != "create_entry":
             raise CheckFailed(f"the MQTT config flow did not create an entry: {flow}")
 
@@ -237,7 +261,7 @@ def tail(path, lines=40):
 
 async def run(args, directory):
     timings = {}
-    broker = Broker(directory, args.mosquitto)
+    broker = Broker(directory, args.mosquitto, args.trellis)
     ha = HomeAssistant(directory, sys.executable)
     trellis = None
     watcher = None
@@ -246,11 +270,11 @@ async def run(args, directory):
         try:
             await ha.onboard()
             timings["Home Assistant start (process to HTTP API)"] = time.monotonic() - ha.started
-            await ha.add_mqtt(broker.port)
+            await ha.add_mqtt(broker.port, "homeassistant", broker.passwords["homeassistant"])
             timings["Home Assistant start to MQTT loaded"] = time.monotonic() - ha.started
             log(f"Home Assistant up in {timings['Home Assistant start to MQTT loaded']:.1f} s, MQTT integration loaded")
 
-            watcher = Watcher(broker.port)
+            watcher = Watcher(broker.port, "driver", broker.passwords["driver"])
             watcher.subscribe("devices/+/command")
             watcher.subscribe("homeassistant/#")
 
@@ -265,7 +289,8 @@ async def run(args, directory):
             state_dir = os.path.join(directory, "trellis-state")
             trellis_log = open(os.path.join(directory, "trellis.log"), "w")
             trellis = subprocess.Popen([args.trellis, "run", "--broker", f"127.0.0.1:{broker.port}", "--state", state_dir,
-                                        "--client-id", "trellis-ha-check"],
+                                        "--client-id", "trellis-ha-check", "--username", "trellis",
+                                        "--password-file", broker.trellis_password_file],
                                        stdout=trellis_log, stderr=subprocess.STDOUT, cwd=directory)
 
             async def entity_ids(*unique_ids):
