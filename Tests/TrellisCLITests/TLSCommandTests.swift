@@ -52,8 +52,7 @@ struct TLSCommandTests {
             #expect(
                 trellis.output.contains("broker.tls.ca: \(pki.caCertificate) → \(pki.caDirectory)"), "\(trellis.output)"
             )
-            trellis.process.signal(SIGTERM)
-            #expect(try await trellis.waitForExit() == 0)
+            #expect(try await trellis.terminate() == 0)
             #expect(!trellis.output.contains("hunter2"))
         }
     }
@@ -94,8 +93,7 @@ struct TLSCommandTests {
             try await status.wait("online") { $0.last?.text == "online" }
             #expect(broker.log().contains("u'trellis'"))
             try await expectAnswer(broker: broker, sender: "by-certificate")
-            trellis.process.signal(SIGTERM)
-            #expect(try await trellis.waitForExit() == 0)
+            #expect(try await trellis.terminate() == 0)
             await watcher.shutdown()
         }
     }
@@ -111,8 +109,7 @@ struct TLSCommandTests {
             try await trellis.waitForOutput("not signed by a trusted CA")
             try await trellis.waitForOutput("retrying in")
             #expect(trellis.process.isRunning)
-            trellis.process.signal(SIGTERM)
-            _ = try await trellis.waitForExit()
+            _ = try await trellis.terminate()
             #expect(!trellis.output.contains("hunter2"))
         }
     }

@@ -26,10 +26,4 @@ extension TrellisBinary {
         try await trellis.waitForOutput("connected to the broker")
         return (trellis, ports)
     }
-
-    /// Ends it the way a service manager does (SIGTERM) and returns its exit status.
-    func terminate() async throws -> Int32 {
-        process.signal(SIGTERM)
-        return try await waitForExit()
-    }
 }
