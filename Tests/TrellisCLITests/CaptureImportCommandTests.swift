@@ -75,8 +75,7 @@ struct CaptureImportCommandTests {
                 ])
             }
             try await watcher.waitForExit()
-            trellis.process.signal(SIGTERM)
-            _ = try await trellis.waitForExit()
+            _ = try await trellis.terminate()
             // tcpdump may lag behind on a busy machine: stop it once the file holds the answer's delivery.
             try await eventually("tcpdump wrote the answer (tcpdump printed: \(tcpdump.text))") {
                 guard let data = FileManager.default.contents(atPath: directory + "/pi.pcap") else { return false }

@@ -78,8 +78,7 @@ extension LANProfileAttackTests {
                     trellis.output.contains("session_present=true"),
                     "the second start resumes the session: \(trellis.output)")
             }
-            trellis.process.signal(SIGTERM)
-            #expect(try await trellis.waitForExit() == 0)
+            #expect(try await trellis.terminate() == 0)
         }
         let first = try #require(ids[0])
         #expect(ids == [first, first, first], "made once, read back, left alone by --client-id")

@@ -37,8 +37,7 @@ struct CommandStateTests {
             ] {
                 #expect(answers.contains { $0.contains(plant) }, "\(plant) in \(answers)")
             }
-            trellis.process.signal(SIGTERM)
-            #expect(try await trellis.waitForExit() == 0, "\(trellis.output)")
+            #expect(try await trellis.terminate() == 0, "\(trellis.output)")
             await asker.shutdown()
         }
     }

@@ -111,8 +111,7 @@ struct ConfigurationTests {
             #expect(await kickedAt("third") == 4)
 
             #expect(await inbox.received(on: "trellis/status").map(\.text) == ["online"], "the relay reconnected")
-            trellis.process.signal(SIGTERM)
-            #expect(try await trellis.waitForExit() == 0)
+            #expect(try await trellis.terminate() == 0)
             await observer.shutdown()
         }
     }
@@ -145,8 +144,7 @@ struct ConfigurationTests {
             try await observer.publishAndWait(topic: "rpi/torpi", payload: Array(request.utf8))
             let original = try await inbox.messages(on: "rpi/fromrpi", count: 2)
             #expect(original[1].text == "ID:0;sender:Host-RPI3B+;receiver:phone;payload:0;operation:RES_numPlants")
-            trellis.process.signal(SIGTERM)
-            #expect(try await trellis.waitForExit() == 0)
+            #expect(try await trellis.terminate() == 0)
             await observer.shutdown()
         }
     }

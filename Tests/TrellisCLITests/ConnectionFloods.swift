@@ -55,11 +55,12 @@ struct ConnectionFloods {
     }
 
     /// Checks that each server closed all its flood's connections, each counted under `reason` (the timeout that
-    /// closes a stalled connection) or `evicted`, in the metrics text `metrics`: every connection the client saw
-    /// closed early was evicted, and one evicted late on a loaded machine looks late to the client, so the two
-    /// agree up to those; at most the cap were held long enough to time out. And that Trellis's `output` logged the
-    /// closes at most once a minute per server and reason, not once per connection.
-    func expectClosed(_ summaries: [[String: Any]], reason: String, metrics: String, output: String) {
+    /// closes a stalled connection) or `evicted`, in the metrics read from `metricsURL`: every connection the
+    /// client saw closed early was evicted, and one evicted late on a loaded machine looks late to the client, so
+    /// the two agree up to those; at most the cap were held long enough to time out. And that Trellis's `output`
+    /// logged the closes at most once a minute per server and reason, not once per connection.
+    func expectClosed(_ summaries: [[String: Any]], reason: String, metricsURL: String, output: String) async throws {
+        let (_, metrics) = try await MetricsTests.get(metricsURL)
         for ((_, target), done) in zip(floods, summaries) {
             let series = #"trellis_http_connections_closed_total{server="\#(target.server)",reason="#
             let evicted = HTTPLimitsTests.value(series + #""evicted"}"#, metrics) ?? 0

@@ -130,12 +130,10 @@ struct DashboardAndAlertsTests {
             try await locker.waitForOutput("locked")
             try await body()
         } catch {
-            locker.process.signal(SIGTERM)
-            _ = try? await locker.waitForExit()
+            _ = try? await locker.terminate()
             throw error
         }
-        locker.process.signal(SIGTERM)
-        _ = try await locker.waitForExit()
+        _ = try await locker.terminate()
     }
 }
 

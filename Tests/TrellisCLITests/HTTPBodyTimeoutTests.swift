@@ -22,15 +22,8 @@ struct HTTPBodyTimeoutTests {
         // The client's environment is made before the servers are flooded, not while they are.
         _ = try await SocketIOClientTests.environments.value
         try await withTestBroker { broker in
-            let (trellis, ports) = try await TrellisBinary.startListening(
-                ports: 3,
-                { ports in
-                    [
-                        "run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])",
-                        "--health", "\(ports[1])", "--metrics", "\(ports[2])"
-                    ]
-                }, ready: { ports in ports.map { "Server started and listening on 127.0.0.1:\($0)" } })
-            try await trellis.waitForOutput("connected to the broker")
+            let (trellis, ports) = try await TrellisBinary.startRelay(
+                broker: broker, servers: ["--socketio", "--health", "--metrics"])
             let metricsURL = "http://127.0.0.1:\(ports[2])/metrics"
 
             // The defaults: body timeout 10 s, 512 connections for Socket.IO, 64 for the probes. Lifetimes
@@ -47,15 +40,10 @@ struct HTTPBodyTimeoutTests {
             #expect(status == 200, "\(body)")
 
             // And a real Socket.IO client connects, registers and hears a press, its POSTs whole.
-            let button = "door-\(UUID().uuidString.prefix(6))"
             let presser = try await TestClients.connect(to: broker)
-            let client = try await SocketIOClientTests.startP2O([
-                "--url", "http://127.0.0.1:\(ports[0])", "--button", button,
-                "--presses", "1", "--transports", "polling", "--timeout", "60"
-            ])
-            try await client.waitForOutput(#""event": "registered""#, timeout: .seconds(60))
-            try await presser.publishAndWait(topic: "p2o/buttons/\(button)/press", payload: [])
-            #expect(try await client.waitForExit(timeout: .seconds(60)) == 0, "\(client.output)")
+            let client = try await SocketIOClientTests.hearOnePress(
+                url: "http://127.0.0.1:\(ports[0])", button: "door-\(UUID().uuidString.prefix(6))", presser: presser,
+                ["--transports", "polling"])
             #expect(SocketIOClientTests.events(client.output).filter { $0.name == "button-press" }.count == 1)
 
             // Which were closed by the timeout and which evicted the client cannot tell from a lifetime
@@ -64,11 +52,10 @@ struct HTTPBodyTimeoutTests {
             let summaries = try await floods.finished()
             for done in summaries { print("heads without bodies: \(done)") }
             // Every one closed by the server, counted under why: the body timeout or an eviction.
-            let (_, after) = try await MetricsTests.get(metricsURL)
-            floods.expectClosed(summaries, reason: "body_timeout", metrics: after, output: trellis.output)
+            try await floods.expectClosed(
+                summaries, reason: "body_timeout", metricsURL: metricsURL, output: trellis.output)
 
-            trellis.process.signal(SIGTERM)
-            #expect(try await trellis.waitForExit() == 0)
+            #expect(try await trellis.terminate() == 0)
             await presser.shutdown()
         }
     }
@@ -76,18 +63,9 @@ struct HTTPBodyTimeoutTests {
     @Test("a body trickled a byte a second, announced or chunked, is cut off at the body timeout")
     func trickledBody() async throws {
         try await withTestBroker { broker in
-            var environment = ProcessInfo.processInfo.environment
-            environment["TRELLIS_HTTP_BODY_TIMEOUT"] = "4"
-            let (trellis, ports) = try await TrellisBinary.startListening(
-                ports: 3,
-                { ports in
-                    [
-                        "run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])",
-                        "--health", "\(ports[1])", "--metrics", "\(ports[2])"
-                    ]
-                }, ready: { ports in ports.map { "Server started and listening on 127.0.0.1:\($0)" } },
-                environment: environment)
-            try await trellis.waitForOutput("connected to the broker")
+            let (trellis, ports) = try await TrellisBinary.startRelay(
+                broker: broker, servers: ["--socketio", "--health", "--metrics"],
+                environment: ["TRELLIS_HTTP_BODY_TIMEOUT": "4"])
 
             // A Socket.IO POST to a live session (the server reads its body), and a POST to the health server.
             let runs = try [
@@ -118,8 +96,7 @@ struct HTTPBodyTimeoutTests {
                 "\(metrics)")
             #expect(trellis.output.contains("body_timeout"), "\(trellis.output)")
 
-            trellis.process.signal(SIGTERM)
-            #expect(try await trellis.waitForExit() == 0)
+            #expect(try await trellis.terminate() == 0)
         }
     }
 }

@@ -20,15 +20,8 @@ struct HTTPLimitsTests {
         // The client's environment is made before the servers are flooded, not while they are.
         _ = try await SocketIOClientTests.environments.value
         try await withTestBroker { broker in
-            let (trellis, ports) = try await TrellisBinary.startListening(
-                ports: 3,
-                { ports in
-                    [
-                        "run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])",
-                        "--health", "\(ports[1])", "--metrics", "\(ports[2])"
-                    ]
-                }, ready: { ports in ports.map { "Server started and listening on 127.0.0.1:\($0)" } })
-            try await trellis.waitForOutput("connected to the broker")
+            let (trellis, ports) = try await TrellisBinary.startRelay(
+                broker: broker, servers: ["--socketio", "--health", "--metrics"])
             let metricsURL = "http://127.0.0.1:\(ports[2])/metrics"
 
             // What the process holds of its own before the flood (broker, store, logs, event loops).
@@ -79,11 +72,10 @@ struct HTTPLimitsTests {
             }
             // The server closed all 2,000 of each flood, each counted under why: the ones the client
             // saw close after 9 s by the header timeout, the others evicted by newcomers.
-            let (_, after) = try await MetricsTests.get(metricsURL)
-            floods.expectClosed(summaries, reason: "header_timeout", metrics: after, output: trellis.output)
+            try await floods.expectClosed(
+                summaries, reason: "header_timeout", metricsURL: metricsURL, output: trellis.output)
 
-            trellis.process.signal(SIGTERM)
-            #expect(try await trellis.waitForExit() == 0)
+            #expect(try await trellis.terminate() == 0)
             await presser.shutdown()
         }
     }
@@ -91,19 +83,9 @@ struct HTTPLimitsTests {
     @Test("kept-alive connections fill the cap: the excess is closed at once, the idle timeout frees them")
     func idleConnections() async throws {
         try await withTestBroker { broker in
-            var environment = ProcessInfo.processInfo.environment
-            environment["TRELLIS_HTTP_IDLE_TIMEOUT"] = "3"
-            environment["TRELLIS_HTTP_MAX_CONNECTIONS"] = "16"
-            let (trellis, ports) = try await TrellisBinary.startListening(
-                ports: 2,
-                { ports in
-                    [
-                        "run", "--broker", broker.address, "--state", temporaryDirectory(), "--health", "\(ports[0])",
-                        "--metrics", "\(ports[1])"
-                    ]
-                }, ready: { ports in ports.map { "Server started and listening on 127.0.0.1:\($0)" } },
-                environment: environment)
-            try await trellis.waitForOutput("connected to the broker")
+            let (trellis, ports) = try await TrellisBinary.startRelay(
+                broker: broker, servers: ["--health", "--metrics"],
+                environment: ["TRELLIS_HTTP_IDLE_TIMEOUT": "3", "TRELLIS_HTTP_MAX_CONNECTIONS": "16"])
 
             let flood = try TrellisBinary.start(
                 [
@@ -130,27 +112,16 @@ struct HTTPLimitsTests {
             let (status, _) = try await MetricsTests.get("http://127.0.0.1:\(ports[0])/readyz")
             #expect(status == 200)
 
-            trellis.process.signal(SIGTERM)
-            #expect(try await trellis.waitForExit() == 0)
+            #expect(try await trellis.terminate() == 0)
         }
     }
 
     @Test("Socket.IO sessions over WebSocket and long-polling outlive a short idle timeout")
     func sessionsOutliveIdleTimeout() async throws {
         try await withTestBroker { broker in
-            var environment = ProcessInfo.processInfo.environment
-            environment["TRELLIS_HTTP_IDLE_TIMEOUT"] = "1"
-            environment["TRELLIS_HTTP_HEADER_TIMEOUT"] = "1"
-            let (trellis, ports) = try await TrellisBinary.startListening(
-                ports: 2,
-                { ports in
-                    [
-                        "run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])",
-                        "--metrics", "\(ports[1])"
-                    ]
-                }, ready: { ports in ports.map { "Server started and listening on 127.0.0.1:\($0)" } },
-                environment: environment)
-            try await trellis.waitForOutput("connected to the broker")
+            let (trellis, ports) = try await TrellisBinary.startRelay(
+                broker: broker, servers: ["--socketio", "--metrics"],
+                environment: ["TRELLIS_HTTP_IDLE_TIMEOUT": "1", "TRELLIS_HTTP_HEADER_TIMEOUT": "1"])
             let button = "door-\(UUID().uuidString.prefix(6))"
             var clients: [TrellisBinary] = []
             for transports in ["websocket", "polling"] {
@@ -189,8 +160,7 @@ struct HTTPLimitsTests {
             #expect(Self.value(#"trellis_socketio_sessions_opened_total{protocol="eio4"}"#, metrics) == 2, "\(metrics)")
             #expect(!metrics.contains(#"reason="ping_timeout""#), "\(metrics)")
 
-            trellis.process.signal(SIGTERM)
-            #expect(try await trellis.waitForExit() == 0)
+            #expect(try await trellis.terminate() == 0)
             await presser.shutdown()
         }
     }
@@ -198,11 +168,7 @@ struct HTTPLimitsTests {
     @Test("a WebSocket upgrade that never sends its probe is closed when its polling session ends")
     func danglingUpgrade() async throws {
         try await withTestBroker { broker in
-            let (trellis, ports) = try await TrellisBinary.startListening(
-                { ports in
-                    ["run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])"]
-                }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] })
-            try await trellis.waitForOutput("connected to the broker")
+            let (trellis, ports) = try await TrellisBinary.startRelay(broker: broker, servers: ["--socketio"])
             let script = SocketIOClientTests.root.appendingPathComponent("Tests/SocketIO/dangling_upgrade.py").path
             let client = try TrellisBinary.start(
                 [script, "--url", "http://127.0.0.1:\(ports[0])", "--timeout", "30"],
@@ -215,8 +181,7 @@ struct HTTPLimitsTests {
             // Not before the session's end; that it closes at all, the client's 30 s timeout checks.
             #expect(after >= 8, "\(client.output)")
 
-            trellis.process.signal(SIGTERM)
-            #expect(try await trellis.waitForExit() == 0)
+            #expect(try await trellis.terminate() == 0)
         }
     }
 

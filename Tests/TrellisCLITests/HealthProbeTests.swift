@@ -17,11 +17,8 @@ struct HealthProbeTests {
     func brokerOutage() async throws {
         try await withTestBroker { broker in
             let state = temporaryDirectory()
-            let (trellis, ports) = try await TrellisBinary.startListening(
-                { ports in
-                    ["run", "--broker", broker.address, "--state", state, "--health", "\(ports[0])"]
-                }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] })
-            try await trellis.waitForOutput("connected to the broker")
+            let (trellis, ports) = try await TrellisBinary.startRelay(
+                broker: broker, servers: ["--health"], state: state)
             let address = "127.0.0.1:\(ports[0])"
 
             let live = try await Self.health(["--address", address])
@@ -54,8 +51,7 @@ struct HealthProbeTests {
             try await eventually("ready again", timeout: .seconds(60)) {
                 try await Self.health(["--address", address, "--ready"]).status == 0
             }
-            trellis.process.signal(SIGTERM)
-            #expect(try await trellis.waitForExit() == 0)
+            #expect(try await trellis.terminate() == 0)
         }
     }
 

@@ -84,8 +84,7 @@ struct HostileInputTests {
             #expect(registered[0].text == #"{"status":"success"}"#)
             #expect(await seen.received(on: "trellis/deadletter").count == hostile.count)
 
-            trellis.process.signal(SIGTERM)
-            #expect(try await trellis.waitForExit() == 0)
+            #expect(try await trellis.terminate() == 0)
             await attacker.shutdown()
             await observer.shutdown()
         }

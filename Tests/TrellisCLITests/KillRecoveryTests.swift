@@ -27,9 +27,7 @@ struct KillRecoveryTests {
         try await withTestBroker { broker in
             let state = temporaryDirectory()
             let presser = try await TestClients.connect(to: broker, id: "presser")
-            let asker = try await TestClients.connect(to: broker, id: "asker")
-            let answers = await MessageCollector.collecting(asker)
-            try await asker.subscribe("rpi/fromrpi/asker")
+            let (asker, answers) = try await TestClients.connectCollecting(to: broker, id: "asker", "rpi/fromrpi/asker")
             var sent = 0
             var report: [String] = []
             for round in 0..<rounds {
@@ -59,8 +57,7 @@ struct KillRecoveryTests {
                     )
                     throw error
                 }
-                restarted.process.signal(SIGTERM)
-                #expect(try await restarted.waitForExit() == 0)
+                #expect(try await restarted.terminate() == 0)
 
                 let store = try SQLiteStore(directory: state)
                 let total = try await store.button(id: "burst")?.total ?? 0

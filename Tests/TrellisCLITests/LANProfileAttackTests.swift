@@ -40,8 +40,7 @@ struct LANProfileAttackTests {
         } catch {
             failure = error
         }
-        trellis.process.signal(SIGTERM)
-        #expect(try await trellis.waitForExit() == 0)
+        #expect(try await trellis.terminate() == 0)
         if let failure { throw failure }
     }
 

@@ -86,8 +86,7 @@ struct MetricsTests {
             try await broker.restart()
             _ = try await Self.waitFor("\(base)/health") { status, _ in status == 200 }
 
-            trellis.process.signal(SIGTERM)
-            #expect(try await trellis.waitForExit() == 0)
+            #expect(try await trellis.terminate() == 0)
             await client.shutdown()
         }
     }

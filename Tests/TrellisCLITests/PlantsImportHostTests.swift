@@ -189,8 +189,7 @@ struct PlantsImportHostTests {
             let refused = try await TrellisBinary.run(["plants", "import-host", userdata, "--state", state])
             #expect(refused.status == 1)
             #expect(refused.output.contains("a relay is running on \(state)"), "\(refused.output)")
-            trellis.process.signal(SIGTERM)
-            #expect(try await trellis.waitForExit() == 0)
+            #expect(try await trellis.terminate() == 0)
         }
     }
 }

@@ -45,17 +45,15 @@ struct PreviousReleaseBackupTests {
         try await withTestBroker { broker in
             let relay = try TrellisBinary.start(["run", "--broker", broker.address, "--state", state])
             try await relay.waitForOutput("connected to the broker")
-            let phone = try await TestClients.connect(to: broker, id: "phone")
-            let seen = await MessageCollector.collecting(phone)
-            try await phone.subscribe("p2o/clients/phone/register-response", qos: .atLeastOnce)
+            let (phone, seen) = try await TestClients.connectCollecting(
+                to: broker, id: "phone", "p2o/clients/phone/register-response")
             try await phone.publishAndWait(topic: "p2o/clients/phone/register", payload: Array("door".utf8))
             let registered = try await seen.messages(on: "p2o/clients/phone/register-response")
             // The phone was online for the presses (none missed); the history is the release's.
             #expect(
                 registered[0].text?.hasPrefix(#"{"button":{"count":0,"history":["2026-11-27T03:13:39.810Z","#) == true,
                 "\(registered[0].text ?? "")")
-            relay.process.signal(SIGTERM)
-            #expect(try await relay.waitForExit() == 0)
+            #expect(try await relay.terminate() == 0)
             await phone.shutdown()
         }
     }

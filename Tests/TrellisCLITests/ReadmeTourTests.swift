@@ -42,8 +42,7 @@ struct ReadmeTourTests {
         } catch {
             failure = error
         }
-        trellis.process.signal(SIGTERM)
-        #expect(try await trellis.waitForExit() == 0)
+        #expect(try await trellis.terminate() == 0)
         if let failure { throw failure }
     }
 

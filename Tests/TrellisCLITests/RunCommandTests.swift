@@ -30,8 +30,7 @@ struct RunCommandTests {
             try await inbox.wait("online") { $0.last?.text == "online" }
             #expect(FileManager.default.fileExists(atPath: state + "/trellis.sqlite"))
 
-            trellis.process.signal(SIGTERM)
-            #expect(try await trellis.waitForExit() == 0)
+            #expect(try await trellis.terminate() == 0)
             try await inbox.wait("offline after SIGTERM") { $0.last?.text == "offline" }
             await watcher.shutdown()
         }

@@ -49,9 +49,7 @@ struct ScaleOutTests {
         try await withTestBroker { broker in
             try await PostgresTestServer.withDatabase { url in
                 let relays = try await Self.startRelays(["r1", "r2"], broker: broker, store: url)
-                let phone = try await TestClients.connect(to: broker, id: "phones")
-                let seen = await MessageCollector.collecting(phone)
-                try await phone.subscribe("rpi/fromrpi/#", qos: .atLeastOnce)
+                let (phone, seen) = try await TestClients.connectCollecting(to: broker, id: "phones", "rpi/fromrpi/#")
                 for index in 0..<30 {
                     try phone.publish(
                         topic: "rpi/torpi/c\(index)",
@@ -127,10 +125,8 @@ struct ScaleOutTests {
         try await withTestBroker { broker in
             try await PostgresTestServer.withDatabase { url in
                 let relays = try await Self.startRelays(["r1", "r2"], broker: broker, store: url)
-                let spammer = try await TestClients.connect(to: broker, id: "spammer")
-                let seen = await MessageCollector.collecting(spammer)
-                try await spammer.subscribe("rpi/fromrpi/spammer", qos: .atLeastOnce)
-                try await spammer.subscribe("trellis/deadletter", qos: .atLeastOnce)
+                let (spammer, seen) = try await TestClients.connectCollecting(
+                    to: broker, id: "spammer", "rpi/fromrpi/spammer", "trellis/deadletter")
                 for index in 0..<30 {
                     try spammer.publish(
                         topic: "rpi/torpi/spammer", payload: Self.request(index, from: "spammer", "REQ_numPlants"),
@@ -161,9 +157,8 @@ struct ScaleOutTests {
             try await PostgresTestServer.withDatabase { url in
                 var relays = try await Self.startRelays(["r1", "r2"], broker: broker, store: url)
                 let presser = try await TestClients.connect(to: broker, id: "presser")
-                let asker = try await TestClients.connect(to: broker, id: "asker")
-                let answers = await MessageCollector.collecting(asker)
-                try await asker.subscribe("rpi/fromrpi/asker", qos: .atLeastOnce)
+                let (asker, answers) = try await TestClients.connectCollecting(
+                    to: broker, id: "asker", "rpi/fromrpi/asker")
                 for index in 0..<1_000 {
                     try presser.publish(topic: "p2o/buttons/kill/press", payload: [], qos: .atLeastOnce)
                     if index == 350 {
@@ -211,8 +206,7 @@ struct ScaleOutTests {
                     return text.contains("trellis/status/r1") && text.contains("trellis/status/r2")
                         && text.contains(#""availability_mode":"any""#)
                 }
-                relays[1].process.signal(SIGTERM)
-                #expect(try await relays[1].waitForExit() == 0)
+                #expect(try await relays[1].terminate() == 0)
                 #expect(try await Self.retained("trellis/status/r2", broker: broker) == Array("offline".utf8))
                 try await Self.stop(relays)
             }

@@ -42,17 +42,11 @@ struct SocketIOBrowserTests {
         try await Self.setup.value
         try await withTestBroker { broker in
             // The second port is the page's: its origin is the one allowed.
-            let (trellis, ports) = try await TrellisBinary.startListening(
-                ports: 2,
-                { ports in
-                    // At debug level the relay logs each Socket.IO upgrade, queued event and refused packet,
-                    // which a failure prints beside the page's events.
-                    [
-                        "run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])",
-                        "--log-level", "debug", "--socketio-allowed-origins", "http://127.0.0.1:\(ports[1])"
-                    ]
-                }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] })
-            try await trellis.waitForOutput("connected to the broker")
+            // At debug level the relay logs each Socket.IO upgrade, queued event and refused packet,
+            // which a failure prints beside the page's events.
+            let (trellis, ports) = try await TrellisBinary.startRelay(
+                broker: broker, servers: ["--socketio"], spare: 1
+            ) { ["--log-level", "debug", "--socketio-allowed-origins", "http://127.0.0.1:\($0[1])"] }
             let button = "Tür-🌱-\(UUID().uuidString.prefix(6))"
             let presser = try await TestClients.connect(to: broker)
             // Pressed once before the page registers, so register-response carries the button
@@ -105,8 +99,7 @@ struct SocketIOBrowserTests {
             )
             #expect(trellis.output.contains("Socket.IO event queued"), "\(trellis.output)")
 
-            trellis.process.signal(SIGTERM)
-            #expect(try await trellis.waitForExit() == 0)
+            #expect(try await trellis.terminate() == 0)
             await presser.shutdown()
         }
     }
@@ -115,12 +108,8 @@ struct SocketIOBrowserTests {
     func foreignPage() async throws {
         try await Self.setup.value
         try await withTestBroker { broker in
-            let (trellis, ports) = try await TrellisBinary.startListening(
-                ports: 2,
-                { ports in
-                    ["run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])"]
-                }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] })
-            try await trellis.waitForOutput("connected to the broker")
+            // The second port is the page's, whose origin is not allowed.
+            let (trellis, ports) = try await TrellisBinary.startRelay(broker: broker, servers: ["--socketio"], spare: 1)
             let script = Self.root.appendingPathComponent("Tests/SocketIO/browser/p2o_browser.py").path
             let page = try TrellisBinary.start(
                 [
@@ -137,8 +126,7 @@ struct SocketIOBrowserTests {
             try await trellis.waitForOutput("Socket.IO requests from a foreign origin refused")
             #expect(trellis.output.contains("origin=http://127.0.0.1:\(ports[1])"), "\(trellis.output)")
 
-            trellis.process.signal(SIGTERM)
-            #expect(try await trellis.waitForExit() == 0)
+            #expect(try await trellis.terminate() == 0)
         }
     }
 

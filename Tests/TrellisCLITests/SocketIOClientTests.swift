@@ -28,12 +28,28 @@ struct SocketIOClientTests {
         return base + "/trellis"
     }
 
-    /// Starts the P2O Python client (Tests/SocketIO/p2o_client.py) in the python-socketio 5 environment with
-    /// `arguments` (`--url`, `--button`, `--presses`, `--transports`, …; its help lists them).
-    static func startP2O(_ arguments: [String]) async throws -> TrellisBinary {
-        let python = try await environments.value + "/sio5/bin/python"
+    /// Starts the P2O Python client (Tests/SocketIO/p2o_client.py) in the python-socketio environment
+    /// `environment` (`sio5`, or `sio3` for python-socketio 4) with `arguments` (`--url`, `--button`,
+    /// `--presses`, `--transports`, …; its help lists them).
+    static func startP2O(_ arguments: [String], environment: String = "sio5") async throws -> TrellisBinary {
+        let python = try await environments.value + "/\(environment)/bin/python"
         let script = root.appendingPathComponent("Tests/SocketIO/p2o_client.py").path
         return try TrellisBinary.start([script] + arguments, executable: python)
+    }
+
+    /// Starts the P2O client on `url` for `button`, with `arguments` beside those, to hear one press;
+    /// presses the button over MQTT with `presser` once the client registered, and expects the client
+    /// to exit 0, having heard it. Returns the client, whose output holds its events.
+    @discardableResult
+    static func hearOnePress(
+        url: String, button: String, presser: MQTTClient, _ arguments: [String]
+    ) async throws -> TrellisBinary {
+        let client = try await startP2O(
+            ["--url", url, "--button", button, "--presses", "1", "--timeout", "60"] + arguments)
+        try await client.waitForOutput(#""event": "registered""#, timeout: .seconds(60))
+        try await presser.publishAndWait(topic: "p2o/buttons/\(button)/press", payload: [])
+        #expect(try await client.waitForExit(timeout: .seconds(60)) == 0, "\(client.output)")
+        return client
     }
 
     /// The token the client presents with its press.
@@ -73,22 +89,17 @@ struct SocketIOClientTests {
             Case(environment: "sio3", transports: "polling", finalTransport: "polling", token: .wrongHeader)
         ])
     func p2oFlow(_ flow: Case) async throws {
-        let python = try await Self.environments.value + "/\(flow.environment)/bin/python"
+        // The client's environment is made before the relay starts, not while it runs.
+        _ = try await Self.environments.value
         try await withTestBroker { broker in
             let stateDirectory = temporaryDirectory()
             let tokenFile = stateDirectory + "-press-token"
             try "p2o-press-\(UUID().uuidString)\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
             let token = try String(contentsOfFile: tokenFile, encoding: .utf8).trimmingCharacters(in: .newlines)
-            let (trellis, ports) = try await TrellisBinary.startListening(
-                ports: 2,
-                { ports in
-                    [
-                        "run", "--broker", broker.address, "--state", stateDirectory, "--socketio", "\(ports[0])",
-                        "--metrics", "\(ports[1])"
-                    ] + (flow.pressesOn ? ["--socketio-press-token-file", tokenFile] : [])
-                }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] })
+            let (trellis, ports) = try await TrellisBinary.startRelay(
+                broker: broker, servers: ["--socketio", "--metrics"], state: stateDirectory
+            ) { _ in flow.pressesOn ? ["--socketio-press-token-file", tokenFile] : [] }
             let port = ports[0]
-            try await trellis.waitForOutput("connected to the broker")
             let button = "door-\(UUID().uuidString.prefix(6))"
 
             // An MQTT client registered for the same button: it must see the Socket.IO press too.
@@ -96,11 +107,10 @@ struct SocketIOClientTests {
             try await watcher.publishAndWait(topic: "p2o/clients/watcher/register", payload: Array(button.utf8))
             try await inbox.messages(on: "p2o/clients/watcher/register-response")
 
-            let script = Self.root.appendingPathComponent("Tests/SocketIO/p2o_client.py").path
             let applied = flow.token.isValid && flow.pressesOn
             let pressed = applied ? 3 : 2
             var arguments = [
-                script, "--url", "http://127.0.0.1:\(port)", "--button", button, "--presses", "\(pressed)", "--press",
+                "--url", "http://127.0.0.1:\(port)", "--button", button, "--presses", "\(pressed)", "--press",
                 "--transports", flow.transports, "--timeout", "60"
             ]
             switch flow.token {
@@ -111,7 +121,7 @@ struct SocketIOClientTests {
             case .bearer: arguments += ["--token", token, "--token-header", "bearer"]
             case .wrongHeader: arguments += ["--token", token + "x", "--token-header", "x-trellis"]
             }
-            let client = try TrellisBinary.start(arguments, executable: python)
+            let client = try await Self.startP2O(arguments, environment: flow.environment)
             try await client.waitForOutput(#""event": "registered""#, timeout: .seconds(60))
             for _ in 0..<2 {
                 try await watcher.publishAndWait(topic: "p2o/buttons/\(button)/press", payload: [])
@@ -155,8 +165,7 @@ struct SocketIOClientTests {
             #expect(fannedOut.allSatisfy { $0.text == button })
             #expect(await inbox.received(on: "p2o/clients/watcher/button-press").count == pressed)
 
-            trellis.process.signal(SIGTERM)
-            #expect(try await trellis.waitForExit() == 0)
+            #expect(try await trellis.terminate() == 0)
             await watcher.shutdown()
         }
     }

@@ -16,15 +16,9 @@ struct SocketIOFloodTests {
         let python = try await SocketIOClientTests.environments.value + "/sio3/bin/python"
         try await withTestBroker { broker in
             let perAddress = 100
-            let (trellis, ports) = try await TrellisBinary.startListening(
-                ports: 2,
-                { ports in
-                    [
-                        "run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])",
-                        "--metrics", "\(ports[1])", "--socketio-max-sessions-per-address", "\(perAddress)"
-                    ]
-                }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] })
-            try await trellis.waitForOutput("connected to the broker")
+            let (trellis, ports) = try await TrellisBinary.startRelay(
+                broker: broker, servers: ["--socketio", "--metrics"]
+            ) { _ in ["--socketio-max-sessions-per-address", "\(perAddress)"] }
             let url = "http://127.0.0.1:\(ports[0])"
             let metricsURL = "http://127.0.0.1:\(ports[1])/metrics"
             let before = try Self.residentKiB(trellis.process.pid)
@@ -38,12 +32,12 @@ struct SocketIOFloodTests {
             // The other client connects while the flood runs, and hears every press.
             let button = "door-\(UUID().uuidString.prefix(6))"
             let presser = try await TestClients.connect(to: broker)
-            let clientScript = SocketIOClientTests.root.appendingPathComponent("Tests/SocketIO/p2o_client.py").path
-            let client = try TrellisBinary.start(
+            let client = try await SocketIOClientTests.startP2O(
                 [
-                    clientScript, "--url", url, "--button", button, "--presses", "3",
-                    "--transports", "polling,websocket", "--timeout", "120"
-                ], executable: python)
+                    "--url", url, "--button", button, "--presses", "3", "--transports", "polling,websocket",
+                    "--timeout", "120"
+                ],
+                environment: "sio3")
             try await client.waitForOutput(#""event": "registered""#, timeout: .seconds(60))
             for _ in 0..<3 {
                 try await presser.publishAndWait(topic: "p2o/buttons/\(button)/press", payload: [])
@@ -87,8 +81,7 @@ struct SocketIOFloodTests {
                 "flood: \(statuses) in \(seconds) s; trellis RSS before the flood \(before) KiB, after it \(after) KiB")
             #expect(after < before + 16 * 1024, "RSS \(before) KiB before, \(after) KiB after")
 
-            trellis.process.signal(SIGTERM)
-            #expect(try await trellis.waitForExit() == 0)
+            #expect(try await trellis.terminate() == 0)
             await presser.shutdown()
         }
     }

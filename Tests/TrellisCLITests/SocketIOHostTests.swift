@@ -19,21 +19,13 @@ struct SocketIOHostTests {
 
     @Test("a rebound page is refused on every route; listed names, IP addresses, localhost and apps are served")
     func rebinding() async throws {
-        let python = try await SocketIOClientTests.environments.value + "/sio5/bin/python"
+        // The client's environment is made before the relay starts, not while it runs.
+        _ = try await SocketIOClientTests.environments.value
         try await withTestBroker { broker in
-            var environment = ProcessInfo.processInfo.environment
-            environment["TRELLIS_HTTP_ALLOWED_HOSTS"] = "trellis.lan"
-            let (trellis, ports) = try await TrellisBinary.startListening(
-                ports: 3,
-                { ports in
-                    [
-                        "run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])",
-                        "--metrics", "\(ports[1])", "--health", "\(ports[2])", "--socketio-allowed-origins",
-                        "http://p2o.example:3000"
-                    ]
-                }, ready: { ports in ports.map { "Server started and listening on 127.0.0.1:\($0)" } },
-                environment: environment)
-            try await trellis.waitForOutput("connected to the broker")
+            let (trellis, ports) = try await TrellisBinary.startRelay(
+                broker: broker, servers: ["--socketio", "--metrics", "--health"],
+                environment: ["TRELLIS_HTTP_ALLOWED_HOSTS": "trellis.lan"]
+            ) { _ in ["--socketio-allowed-origins", "http://p2o.example:3000"] }
             let url = "http://127.0.0.1:\(ports[0])", evil = "evil.example:\(ports[0])"
 
             func ask(host: String, origin: String?, fetchSite: String? = nil) async throws -> [String: Any] {
@@ -94,24 +86,16 @@ struct SocketIOHostTests {
             }
 
             // A real client sending what the rebound page sends is refused; by a listed name it is served.
-            let clientScript = SocketIOClientTests.root.appendingPathComponent("Tests/SocketIO/p2o_client.py").path
-            let refused = try TrellisBinary.start(
-                [
-                    clientScript, "--url", url, "--button", "door", "--transports", "polling",
-                    "--host", evil, "--origin", "http://\(evil)", "--timeout", "20"
-                ], executable: python)
+            let refused = try await SocketIOClientTests.startP2O([
+                "--url", url, "--button", "door", "--transports", "polling",
+                "--host", evil, "--origin", "http://\(evil)", "--timeout", "20"
+            ])
             #expect(try await refused.waitForExit(timeout: .seconds(60)) == 3, "\(refused.output)")
-            let button = "door-\(UUID().uuidString.prefix(6))"
             let presser = try await TestClients.connect(to: broker)
             let listed = "trellis.lan:\(ports[0])"
-            let client = try TrellisBinary.start(
-                [
-                    clientScript, "--url", url, "--button", button, "--presses", "1", "--transports", "polling",
-                    "--host", listed, "--origin", "http://\(listed)", "--timeout", "60"
-                ], executable: python)
-            try await client.waitForOutput(#""event": "registered""#, timeout: .seconds(60))
-            try await presser.publishAndWait(topic: "p2o/buttons/\(button)/press", payload: [])
-            #expect(try await client.waitForExit(timeout: .seconds(60)) == 0, "\(client.output)")
+            try await SocketIOClientTests.hearOnePress(
+                url: url, button: "door-\(UUID().uuidString.prefix(6))", presser: presser,
+                ["--transports", "polling", "--host", listed, "--origin", "http://\(listed)"])
 
             // Counted; logged once per host name and server, not once per request.
             let (_, metrics) = try await MetricsTests.get("http://127.0.0.1:\(ports[1])/metrics")
@@ -133,8 +117,7 @@ struct SocketIOHostTests {
                 .count - 1
             #expect(httpLines == 2, "\(trellis.output)")
 
-            trellis.process.signal(SIGTERM)
-            #expect(try await trellis.waitForExit() == 0)
+            #expect(try await trellis.terminate() == 0)
             await presser.shutdown()
         }
     }

@@ -15,18 +15,12 @@ import TrellisTestSupport
 struct SocketIOOriginTests {
     @Test("own, configured and no origin pass; foreign origins are refused on polling and the WebSocket upgrade")
     func origins() async throws {
-        let python = try await SocketIOClientTests.environments.value + "/sio5/bin/python"
+        // The client's environment is made before the relay starts, not while it runs.
+        _ = try await SocketIOClientTests.environments.value
         try await withTestBroker { broker in
-            let (trellis, ports) = try await TrellisBinary.startListening(
-                ports: 2,
-                { ports in
-                    [
-                        "run", "--broker", broker.address, "--state", temporaryDirectory(), "--socketio", "\(ports[0])",
-                        "--metrics", "\(ports[1])", "--socketio-allowed-origins",
-                        "http://p2o.example:3000, https://Buttons.Example"
-                    ]
-                }, ready: { ports in ["Server started and listening on 127.0.0.1:\(ports[0])"] })
-            try await trellis.waitForOutput("connected to the broker")
+            let (trellis, ports) = try await TrellisBinary.startRelay(
+                broker: broker, servers: ["--socketio", "--metrics"]
+            ) { _ in ["--socketio-allowed-origins", "http://p2o.example:3000, https://Buttons.Example"] }
             let url = "http://127.0.0.1:\(ports[0])"
             let probe = SocketIOClientTests.root.appendingPathComponent("Tests/SocketIO/origin_probe.py").path
 
@@ -73,26 +67,17 @@ struct SocketIOOriginTests {
             }
 
             // A real client: refused with a foreign Origin, served with a configured one.
-            let clientScript = SocketIOClientTests.root.appendingPathComponent("Tests/SocketIO/p2o_client.py").path
-            let refused = try TrellisBinary.start(
-                [
-                    clientScript, "--url", url, "--button", "door", "--transports", "polling",
-                    "--origin", "http://evil.example", "--timeout", "20"
-                ], executable: python)
+            let refused = try await SocketIOClientTests.startP2O([
+                "--url", url, "--button", "door", "--transports", "polling",
+                "--origin", "http://evil.example", "--timeout", "20"
+            ])
             #expect(try await refused.waitForExit(timeout: .seconds(60)) == 3, "\(refused.output)")
-            let button = "door-\(UUID().uuidString.prefix(6))"
             let presser = try await TestClients.connect(to: broker)
             // Polling alone: websocket-client adds an Origin of its own beside the one given, and a
             // request naming two origins is refused (the probe above covers the upgrade).
-            let client = try TrellisBinary.start(
-                [
-                    clientScript, "--url", url, "--button", button, "--presses", "1",
-                    "--transports", "polling", "--origin", "http://p2o.example:3000",
-                    "--timeout", "60"
-                ], executable: python)
-            try await client.waitForOutput(#""event": "registered""#, timeout: .seconds(60))
-            try await presser.publishAndWait(topic: "p2o/buttons/\(button)/press", payload: [])
-            #expect(try await client.waitForExit(timeout: .seconds(60)) == 0, "\(client.output)")
+            try await SocketIOClientTests.hearOnePress(
+                url: url, button: "door-\(UUID().uuidString.prefix(6))", presser: presser,
+                ["--transports", "polling", "--origin", "http://p2o.example:3000"])
 
             // Every foreign request counted (five per probe, one for the refused client's handshake);
             // one log line per origin.
@@ -104,8 +89,7 @@ struct SocketIOOriginTests {
                 trellis.output.components(separatedBy: "Socket.IO requests from a foreign origin refused").count - 1
             #expect(logged == foreign.count, "\(trellis.output)")
 
-            trellis.process.signal(SIGTERM)
-            #expect(try await trellis.waitForExit() == 0)
+            #expect(try await trellis.terminate() == 0)
             await presser.shutdown()
         }
     }

@@ -26,9 +26,7 @@ struct StoreBackupTests {
             let state = temporaryDirectory()
             let trellis = try TrellisBinary.start(["run", "--broker", broker.address, "--state", state])
             try await trellis.waitForOutput("connected to the broker")
-            let phone = try await TestClients.connect(to: broker, id: "phones")
-            let seen = await MessageCollector.collecting(phone)
-            try await phone.subscribe("rpi/fromrpi/#", qos: .atLeastOnce)
+            let (phone, seen) = try await TestClients.connectCollecting(to: broker, id: "phones", "rpi/fromrpi/#")
 
             // A steady QoS 1 load of presses and plant requests while the backup is taken.
             let load = Task {
@@ -65,8 +63,7 @@ struct StoreBackupTests {
             #expect(partial.tables.first { $0.name == "button" }?.rows.count ?? 0 <= 1)
 
             // Once the relay stopped, a backup restores to exactly its state.
-            trellis.process.signal(SIGTERM)
-            #expect(try await trellis.waitForExit() == 0)
+            #expect(try await trellis.terminate() == 0)
             let final = temporaryDirectory() + "-final.sqlite"
             #expect(try await TrellisBinary.run(["store", "backup", final, "--state", state]).status == 0)
             let again = temporaryDirectory()

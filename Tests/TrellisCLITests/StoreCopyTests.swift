@@ -90,10 +90,8 @@ struct StoreCopyTests {
                     ["run", "--broker", broker.address, "--state", temporaryDirectory()],
                     environment: environment)
                 try await relay.waitForOutput("connected to the broker")
-                let phone = try await TestClients.connect(to: broker, id: "phone")
-                let seen = await MessageCollector.collecting(phone)
-                try await phone.subscribe("rpi/fromrpi/phone", qos: .atLeastOnce)
-                try await phone.subscribe("p2o/clients/phone/register-response", qos: .atLeastOnce)
+                let (phone, seen) = try await TestClients.connectCollecting(
+                    to: broker, id: "phone", "rpi/fromrpi/phone", "p2o/clients/phone/register-response")
                 let ask = "ID:1;sender:phone;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants"
                 try await phone.publishAndWait(topic: "rpi/torpi/phone", payload: Array(ask.utf8))
                 try await phone.publishAndWait(topic: "p2o/clients/phone/register", payload: Array("door".utf8))
@@ -103,8 +101,7 @@ struct StoreCopyTests {
                 #expect(
                     registered[0].text?.hasPrefix(#"{"button":{"count":3,"history":["#) == true,
                     "\(registered[0].text ?? "")")
-                relay.process.signal(SIGTERM)
-                #expect(try await relay.waitForExit() == 0)
+                #expect(try await relay.terminate() == 0)
                 await phone.shutdown()
             }
         }
@@ -146,8 +143,7 @@ struct StoreCopyTests {
                 ])
                 #expect(busy.status == 1)
                 #expect(busy.output.contains("a relay is running on"), "\(busy.output)")
-                relay.process.signal(SIGTERM)
-                #expect(try await relay.waitForExit() == 0)
+                #expect(try await relay.terminate() == 0)
             }
             let replaced = try await TrellisBinary.run([
                 "store", "copy", "--from", url.urlWithPassword, "--to", back, "--replace"

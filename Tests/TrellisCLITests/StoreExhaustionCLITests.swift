@@ -39,9 +39,8 @@ struct StoreExhaustionCLITests {
     /// Asks for the number of plants and waits for the answer: requests are handled in order, so
     /// the answer means every message sent before it was handled.
     static func roundTrip(_ broker: TestBroker, id: Int) async throws {
-        let asker = try await TestClients.connect(to: broker, id: "asker-\(id)")
-        let answers = await MessageCollector.collecting(asker)
-        try await asker.subscribe("rpi/fromrpi/asker-\(id)")
+        let (asker, answers) = try await TestClients.connectCollecting(
+            to: broker, id: "asker-\(id)", "rpi/fromrpi/asker-\(id)")
         let request = "ID:\(id);sender:asker-\(id);receiver:Host-RPI3B+;payload:;operation:REQ_numPlants"
         try await asker.publishAndWait(topic: "rpi/torpi/asker-\(id)", payload: Array(request.utf8))
         try await answers.messages(on: "rpi/fromrpi/asker-\(id)", timeout: .seconds(120))
@@ -79,8 +78,7 @@ struct StoreExhaustionCLITests {
             try await trellis.waitForOutput("the state store commits again", timeout: .seconds(60))
             try await Self.roundTrip(broker, id: 1)
             _ = try await MetricsTests.waitFor("http://127.0.0.1:\(port)/health") { status, _ in status == 200 }
-            trellis.process.signal(SIGTERM)
-            #expect(try await trellis.waitForExit() == 0)
+            #expect(try await trellis.terminate() == 0)
             let output = trellis.output
             #expect(
                 output.components(separatedBy: "the state store commits again").count == 2, "recovery is logged once")
@@ -121,8 +119,7 @@ struct StoreExhaustionCLITests {
             let restarted = try TrellisBinary.start(["run", "--broker", broker.address, "--state", mount.path])
             try await restarted.waitForOutput("connected to the broker")
             try await Self.roundTrip(broker, id: 2)
-            restarted.process.signal(SIGTERM)
-            #expect(try await restarted.waitForExit() == 0)
+            #expect(try await restarted.terminate() == 0)
             let numbers = try await Self.storedLines(mount.path)
             print(
                 "tmpfs stop (signal \(signal)): 120 lines sent, stopped while full, \(numbers.count) stored after the restart"

@@ -68,11 +68,8 @@ struct StoreOutageTests {
                         _ = try await locker?.waitForExit()
                     })
 
-            let phone = try await TestClients.connect(to: broker, id: "phones")
-            let seen = await MessageCollector.collecting(phone)
-            try await phone.subscribe("rpi/fromrpi/#", qos: .atLeastOnce)
-            try await phone.subscribe("trellis/deadletter", qos: .atLeastOnce)
-            try await phone.subscribe("p2o/buttons/door/state", qos: .atLeastOnce)
+            let (phone, seen) = try await TestClients.connectCollecting(
+                to: broker, id: "phones", "rpi/fromrpi/#", "trellis/deadletter", "p2o/buttons/door/state")
             try await phone.publishAndWait(
                 topic: "rpi/torpi/a0", payload: Self.request(0, from: "a0", "REQ_addNewPlant", payload: "Fern,0x36"))
             try await seen.messages(on: "rpi/fromrpi/a0")
@@ -118,8 +115,7 @@ struct StoreOutageTests {
             let count = try await seen.messages(on: "rpi/fromrpi/z")
             #expect(count.first?.text?.contains("payload:2;") == true, "\(count.first?.text ?? "")")
 
-            trellis.process.signal(SIGTERM)
-            #expect(try await trellis.waitForExit() == 0, "\(trellis.output)")
+            #expect(try await trellis.terminate() == 0, "\(trellis.output)")
             await phone.shutdown()
         }
     }
@@ -151,10 +147,8 @@ struct StoreOutageTests {
                 for relay in relays {
                     try await eventually("ready") { try await MetricsTests.get(relay.health).0 == 200 }
                 }
-                let phone = try await TestClients.connect(to: broker, id: "phones")
-                let seen = await MessageCollector.collecting(phone)
-                try await phone.subscribe("rpi/fromrpi/#", qos: .atLeastOnce)
-                try await phone.subscribe("trellis/deadletter", qos: .atLeastOnce)
+                let (phone, seen) = try await TestClients.connectCollecting(
+                    to: broker, id: "phones", "rpi/fromrpi/#", "trellis/deadletter")
 
                 try await cluster.halt()
                 // Both relays say what is wrong, naming the store, without hanging.
@@ -238,8 +232,7 @@ struct StoreOutageTests {
                 try await cluster.resume()
                 try await trellis.waitForOutput("the PostgreSQL store answers; starting", timeout: .seconds(60))
                 try await trellis.waitForOutput("connected to the broker", timeout: .seconds(60))
-                trellis.process.signal(SIGTERM)
-                #expect(try await trellis.waitForExit() == 0, "\(trellis.output)")
+                #expect(try await trellis.terminate() == 0, "\(trellis.output)")
             }
         }
     }

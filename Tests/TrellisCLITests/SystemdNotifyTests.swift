@@ -74,8 +74,7 @@ struct SystemdNotifyTests {
             try await eventually("three watchdog pings") { socket.messages.filter { $0 == "WATCHDOG=1" }.count >= 3 }
             #expect(!socket.messages.contains("STOPPING=1"))
 
-            trellis.process.signal(SIGTERM)
-            #expect(try await trellis.waitForExit() == 0, "\(trellis.output)")
+            #expect(try await trellis.terminate() == 0, "\(trellis.output)")
             try await eventually("STOPPING=1", timeout: .seconds(5)) { socket.messages.contains("STOPPING=1") }
             let first = try #require(socket.messages.firstIndex { $0.hasPrefix("READY=1") })
             #expect(socket.messages.firstIndex(of: "STOPPING=1")! > first)

@@ -52,8 +52,7 @@ struct TLSCommandTests {
             #expect(
                 trellis.output.contains("broker.tls.ca: \(pki.caCertificate) → \(pki.caDirectory)"), "\(trellis.output)"
             )
-            trellis.process.signal(SIGTERM)
-            #expect(try await trellis.waitForExit() == 0)
+            #expect(try await trellis.terminate() == 0)
             #expect(!trellis.output.contains("hunter2"))
         }
     }
@@ -94,8 +93,7 @@ struct TLSCommandTests {
             try await status.wait("online") { $0.last?.text == "online" }
             #expect(broker.log().contains("u'trellis'"))
             try await expectAnswer(broker: broker, sender: "by-certificate")
-            trellis.process.signal(SIGTERM)
-            #expect(try await trellis.waitForExit() == 0)
+            #expect(try await trellis.terminate() == 0)
             await watcher.shutdown()
         }
     }
@@ -111,8 +109,7 @@ struct TLSCommandTests {
             try await trellis.waitForOutput("not signed by a trusted CA")
             try await trellis.waitForOutput("retrying in")
             #expect(trellis.process.isRunning)
-            trellis.process.signal(SIGTERM)
-            _ = try await trellis.waitForExit()
+            _ = try await trellis.terminate()
             #expect(!trellis.output.contains("hunter2"))
         }
     }
@@ -161,16 +158,25 @@ struct TLSCommandTests {
     func configCheck() async throws {
         let directory = temporaryDirectory()
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let good = directory + "/tls.yaml"
-        try """
-        broker:
-          address: "mqtts://trellis:hunter2@broker.example"
-          tls:
-            ca: /etc/trellis/ca.crt
-            cert: /etc/trellis/trellis.crt
-            key: /etc/trellis/trellis.key
-        """.write(toFile: good, atomically: true, encoding: .utf8)
-        let checked = try await TrellisBinary.run(["config", "check", good])
+        /// `config check` of a file `name` in the directory holding `yaml`, and the file's path.
+        func check(_ name: String, _ yaml: String) async throws -> (file: String, status: Int32, output: String) {
+            let file = directory + "/" + name
+            try yaml.write(toFile: file, atomically: true, encoding: .utf8)
+            let run = try await TrellisBinary.run(["config", "check", file])
+            return (file, run.status, run.output)
+        }
+
+        let checked = try await check(
+            "tls.yaml",
+            """
+            broker:
+              address: "mqtts://trellis:hunter2@broker.example"
+              tls:
+                ca: /etc/trellis/ca.crt
+                cert: /etc/trellis/trellis.crt
+                key: /etc/trellis/trellis.key
+            """)
+        let good = checked.file
         #expect(checked.status == 0, "\(checked.output)")
         #expect(
             checked.output.contains(
@@ -182,21 +188,16 @@ struct TLSCommandTests {
                 "broker.tls.key = /etc/trellis/trellis.key    # from \(good); a change needs a restart"))
         #expect(!checked.output.contains("hunter2"))
 
-        let plain = directory + "/plain.yaml"
-        try "broker:\n  address: \"127.0.0.1:1883\"\n  tls:\n    ca: /etc/trellis/ca.crt\n".write(
-            toFile: plain, atomically: true, encoding: .utf8)
-        let refused = try await TrellisBinary.run(["config", "check", plain])
+        let refused = try await check(
+            "plain.yaml", "broker:\n  address: \"127.0.0.1:1883\"\n  tls:\n    ca: /etc/trellis/ca.crt\n")
         #expect(refused.status != 0)
         #expect(refused.output.contains("broker.tls.ca"), "\(refused.output)")
         #expect(
             refused.output.contains(
-                "broker.tls.ca (from \(plain)) needs an mqtts:// broker.address, and it is 127.0.0.1:1883"),
+                "broker.tls.ca (from \(refused.file)) needs an mqtts:// broker.address, and it is 127.0.0.1:1883"),
             "\(refused.output)")
 
-        let bad = directory + "/bad.yaml"
-        try "broker:\n  address: \"mqtts://trellis:hunter2@broker.example:0\"\n".write(
-            toFile: bad, atomically: true, encoding: .utf8)
-        let badCheck = try await TrellisBinary.run(["config", "check", bad])
+        let badCheck = try await check("bad.yaml", "broker:\n  address: \"mqtts://trellis:hunter2@broker.example:0\"\n")
         #expect(badCheck.status != 0)
         #expect(badCheck.output.contains("out of range"), "\(badCheck.output)")
         #expect(!badCheck.output.contains("hunter2"))

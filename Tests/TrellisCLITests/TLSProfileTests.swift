@@ -65,11 +65,9 @@ struct TLSProfileTests {
             directory + "/second"
         ])
         try await refused.waitForOutput("requires a client certificate")
-        refused.process.signal(SIGTERM)
-        _ = try await refused.waitForExit()
+        _ = try await refused.terminate()
 
-        trellis.process.signal(SIGTERM)
-        #expect(try await trellis.waitForExit() == 0)
+        #expect(try await trellis.terminate() == 0)
         await broker.stop()
     }
 }

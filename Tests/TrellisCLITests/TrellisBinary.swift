@@ -93,6 +93,12 @@ struct TrellisBinary {
         return process.terminationStatus
     }
 
+    /// Ends it the way a service manager does (SIGTERM) and returns its exit status; throws after `timeout`.
+    func terminate(timeout: Duration = .seconds(30)) async throws -> Int32 {
+        process.signal(SIGTERM)
+        return try await waitForExit(timeout: timeout)
+    }
+
     /// Waits until the output contains `text`.
     func waitForOutput(_ text: String, timeout: Duration = .seconds(30)) async throws {
         let deadline = ContinuousClock.now + timeout

@@ -16,17 +16,7 @@ struct FlowControlTests {
     @Test("a message's acknowledgement waits for messageHandled: a connection lost before that brings it again")
     func acknowledgementAfterHandling() async throws {
         try await withTestBroker { broker in
-            let consumer = try await TestClients.connect(to: broker, id: "held-\(UUID().uuidString.prefix(8))") {
-                $0.maxUnhandledMessages = 1
-                $0.cleanStart = false
-                $0.sessionExpiry = 600
-            }
-            let producer = try await TestClients.connect(to: broker)
-            try await consumer.subscribe("held/#", qos: .atLeastOnce)
-            try await producer.publishAndWait(topic: "held/1", payload: Array("one".utf8), qos: .atLeastOnce)
-
-            let inbox = await MessageCollector.collecting(consumer)
-            let first = try await inbox.messages(on: "held/1")[0]
+            let (consumer, producer, inbox, first) = try await Self.holding(on: broker, prefix: "held")
             // The PUBACK of held/1 is queued but not written: the connection dies with it.
             consumer.dropConnectionUncleanly()
             consumer.messageHandled()
@@ -45,16 +35,7 @@ struct FlowControlTests {
     )
     func heldAcrossReconnect() async throws {
         try await withTestBroker { broker in
-            let consumer = try await TestClients.connect(to: broker, id: "stuck-\(UUID().uuidString.prefix(8))") {
-                $0.maxUnhandledMessages = 1
-                $0.cleanStart = false
-                $0.sessionExpiry = 600
-            }
-            let producer = try await TestClients.connect(to: broker)
-            try await consumer.subscribe("stuck/#", qos: .atLeastOnce)
-            try await producer.publishAndWait(topic: "stuck/1", payload: Array("one".utf8), qos: .atLeastOnce)
-            let inbox = await MessageCollector.collecting(consumer)
-            let first = try await inbox.messages(on: "stuck/1")[0]
+            let (consumer, producer, inbox, first) = try await Self.holding(on: broker, prefix: "stuck")
 
             // The consumer is still busy with the message (waiting for its store, say) when the
             // connection goes: the next one connects, resubscribes and reads all the same.
@@ -75,5 +56,23 @@ struct FlowControlTests {
             await producer.shutdown()
             await consumer.shutdown()
         }
+    }
+
+    /// A consumer with a persistent session that holds one unhandled message at most, subscribed to
+    /// `prefix/#` at QoS 1, and a producer that published `prefix/1` ("one") to it; returns both, the
+    /// consumer's inbox, and that first message as the consumer received it (not yet handled).
+    static func holding(
+        on broker: TestBroker, prefix: String
+    ) async throws -> (consumer: MQTTClient, producer: MQTTClient, inbox: MessageCollector, first: MQTTMessage) {
+        let consumer = try await TestClients.connect(to: broker, id: "\(prefix)-\(UUID().uuidString.prefix(8))") {
+            $0.maxUnhandledMessages = 1
+            $0.cleanStart = false
+            $0.sessionExpiry = 600
+        }
+        let producer = try await TestClients.connect(to: broker)
+        try await consumer.subscribe("\(prefix)/#", qos: .atLeastOnce)
+        try await producer.publishAndWait(topic: "\(prefix)/1", payload: Array("one".utf8), qos: .atLeastOnce)
+        let inbox = await MessageCollector.collecting(consumer)
+        return (consumer, producer, inbox, try await inbox.messages(on: "\(prefix)/1")[0])
     }
 }

@@ -11,9 +11,9 @@ import TrellisTestSupport
 /// The client over TLS against a real Mosquitto whose listeners use a CA made for the test.
 @Suite("MQTT client over TLS")
 struct TLSConnectionTests {
-    /// A client for `host:port` over TLS, retrying fast so a test sees several attempts.
+    /// A client for `host:port` over TLS (plain without `tls`), retrying fast so a test sees several attempts.
     func client(
-        _ port: Int, host: String = "127.0.0.1", _ tls: MQTTTLSConfiguration,
+        _ port: Int, host: String = "127.0.0.1", _ tls: MQTTTLSConfiguration?,
         id: String = "tls-\(UUID().uuidString.prefix(6))"
     ) throws -> MQTTClient {
         try MQTTClient(
@@ -37,6 +37,15 @@ struct TLSConnectionTests {
             }
         }
         return ""
+    }
+
+    /// The first failed attempt's reason of a client for `port` with `tls`, which must not connect; the client
+    /// is shut down.
+    func refusal(at port: Int, _ tls: MQTTTLSConfiguration?) async throws -> String {
+        let refused = try client(port, tls)
+        let reason = try await firstFailure(of: refused)
+        await refused.shutdown()
+        return reason
     }
 
     @Test("the right CA connects, and messages cross over TLS (IPv4 and IPv6)")
@@ -93,21 +102,17 @@ struct TLSConnectionTests {
             await refused.shutdown()
 
             // The client trusting the other CA (and the system's CAs, which do not include the test CA) is refused too.
-            let system = try client(listeners.verified, MQTTTLSConfiguration())
-            let systemReason = try await firstFailure(of: system)
+            let systemReason = try await refusal(at: listeners.verified, MQTTTLSConfiguration())
             #expect(systemReason.contains("not signed by a trusted CA"), "\(systemReason)")
-            await system.shutdown()
         }
     }
 
     @Test("a certificate for another host name is refused, naming the host")
     func wrongHost() async throws {
         try await withTLSTestBroker { _, pki, listeners in
-            let refused = try client(
-                listeners.otherHost, MQTTTLSConfiguration(certificateAuthorities: pki.caCertificate))
-            let reason = try await firstFailure(of: refused)
+            let reason = try await refusal(
+                at: listeners.otherHost, MQTTTLSConfiguration(certificateAuthorities: pki.caCertificate))
             #expect(reason.contains("does not name the host 127.0.0.1"), "\(reason)")
-            await refused.shutdown()
         }
     }
 
@@ -155,13 +160,11 @@ struct TLSConnectionTests {
     @Test("without a client certificate a listener that requires one refuses, saying so")
     func missingClientCertificate() async throws {
         try await withTLSTestBroker { _, pki, listeners in
-            let refused = try client(
-                listeners.clientCertificate, MQTTTLSConfiguration(certificateAuthorities: pki.caCertificate))
-            let reason = try await firstFailure(of: refused)
+            let reason = try await refusal(
+                at: listeners.clientCertificate, MQTTTLSConfiguration(certificateAuthorities: pki.caCertificate))
             // OpenSSL's alert, or (when the alert is lost to the closing) the closing with the likely cause.
             #expect(
                 reason.contains("requires a client certificate (--tls-cert, --tls-key) and none was sent"), "\(reason)")
-            await refused.shutdown()
         }
     }
 
@@ -183,17 +186,11 @@ struct TLSConnectionTests {
     @Test("a plain client at a TLS port, and a TLS client at a plain port, fail with a reason")
     func mismatchedTransport() async throws {
         try await withTLSTestBroker { broker, pki, listeners in
-            let plain = try MQTTClient(
-                configuration: MQTTConfiguration(
-                    host: "127.0.0.1", port: listeners.verified, clientID: "plain",
-                    reconnectDelay: 0.05...0.2))
-            let plainReason = try await firstFailure(of: plain)
+            let plainReason = try await refusal(at: listeners.verified, nil)
             #expect(!plainReason.isEmpty)
-            await plain.shutdown()
-            let tls = try client(broker.port, MQTTTLSConfiguration(certificateAuthorities: pki.caCertificate))
-            let tlsReason = try await firstFailure(of: tls)
+            let tlsReason = try await refusal(
+                at: broker.port, MQTTTLSConfiguration(certificateAuthorities: pki.caCertificate))
             #expect(tlsReason.contains("TLS"), "\(tlsReason)")
-            await tls.shutdown()
         }
     }
 

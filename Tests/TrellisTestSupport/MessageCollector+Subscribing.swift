@@ -1,3 +1,4 @@
+import Foundation
 import TrellisMQTT
 
 /// Opening a client that a test reads from, in one line.
@@ -23,14 +24,15 @@ extension MessageCollector {
 }
 
 extension TestClients {
-    /// A started client connected to `broker` with a unique id, subscribed to each of `filters` at
-    /// `qos`, and the collector of everything it receives.
+    /// A started client connected to `broker` with the id `id` (a unique one unless given), subscribed to
+    /// each of `filters` at `qos`, and the collector of everything it receives.
     public static func connectCollecting(
         to broker: TestBroker,
+        id: String = "test-\(UUID().uuidString.prefix(8))",
         _ filters: String...,
         qos: QoS = .atLeastOnce
     ) async throws -> (client: MQTTClient, inbox: MessageCollector) {
-        let client = try await connect(to: broker)
+        let client = try await connect(to: broker, id: id)
         let inbox = try await MessageCollector.collecting(client, subscribedTo: filters, qos: qos)
         return (client, inbox)
     }

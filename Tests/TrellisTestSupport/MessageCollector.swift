@@ -35,13 +35,8 @@ public actor MessageCollector {
         _ description: String = "the expected messages",
         until predicate: @escaping @Sendable ([MQTTMessage]) -> Bool
     ) async throws {
-        if predicate(messages) { return }
-        await waiters.suspend(timeout: timeout, until: predicate)
-        guard predicate(messages) else {
-            throw TimeoutError(
-                message:
-                    "timed out after \(timeout) waiting for \(description); received \(messages.count) messages: \(messages.suffix(5).map { "\($0.topic)=\($0.text ?? "<\($0.payload.count) bytes>")" })"
-            )
+        try await waiters.wait(on: { messages }, timeout: timeout, until: predicate) {
+            "timed out after \(timeout) waiting for \(description); received \(messages.count) messages: \(messages.suffix(5).map { "\($0.topic)=\($0.text ?? "<\($0.payload.count) bytes>")" })"
         }
     }
 

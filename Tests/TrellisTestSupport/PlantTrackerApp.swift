@@ -104,13 +104,8 @@ public actor PlantTrackerApp {
         _ description: String, timeout: Duration = .seconds(30),
         until predicate: @escaping @Sendable (State) -> Bool
     ) async throws {
-        if predicate(state) { return }
-        await waiters.suspend(timeout: timeout, until: predicate)
-        guard predicate(state) else {
-            throw TimeoutError(
-                message:
-                    "\(clientName.prefix(8)): timed out after \(timeout) waiting for \(description); last received: \(state.received.suffix(4))"
-            )
+        try await waiters.wait(on: { state }, timeout: timeout, until: predicate) {
+            "\(clientName.prefix(8)): timed out after \(timeout) waiting for \(description); last received: \(state.received.suffix(4))"
         }
     }
 

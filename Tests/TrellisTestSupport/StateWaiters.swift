@@ -4,9 +4,9 @@ import Synchronization
 /// half of ``MessageCollector`` (its messages) and ``PlantTrackerApp`` (what the app shows).
 ///
 /// The owning actor calls ``settle(_:)`` with its state each time that state changes, and waits
-/// with ``suspend(timeout:until:)``, which returns when `settle` saw the condition hold or when
-/// the timeout passed: the owner checks the condition once more afterwards to tell which, and
-/// throws its own, descriptive ``TimeoutError``. Waiters are registered on the owner's actor
+/// with ``wait(on:timeout:until:failure:)``, which suspends until `settle` saw the condition hold or
+/// the timeout passed, then checks the condition once more to tell which, and throws the owner's
+/// own, descriptive ``TimeoutError``. Waiters are registered on the owner's actor
 /// before it suspends, so a change that comes while a task starts to wait cannot be missed.
 public final class StateWaiters<State>: Sendable {
     private struct Waiter: Sendable {
@@ -40,6 +40,20 @@ public final class StateWaiters<State>: Sendable {
             }
         }
         timer?.cancel()
+    }
+
+    /// The owner's wait: returns at once when `condition` holds for `state()`, else suspends until
+    /// ``settle(_:)`` saw it hold or `timeout` passed, and throws a ``TimeoutError`` saying `failure()`
+    /// when it still does not hold.
+    public func wait(
+        isolation: isolated (any Actor)? = #isolation,
+        on state: () -> State, timeout: Duration,
+        until condition: @escaping @Sendable (State) -> Bool,
+        failure: () -> String
+    ) async throws {
+        if condition(state()) { return }
+        await suspend(isolation: isolation, timeout: timeout, until: condition)
+        guard condition(state()) else { throw TimeoutError(message: failure()) }
     }
 
     /// Resumes every waiter whose condition holds for `state`.

@@ -8,14 +8,22 @@ import TrellisTestSupport
 struct PlantCorrelationTests {
     static let correlation: [UInt8] = [0x00, 0xFF, 0x10, 0x42, 0x7F]
 
+    /// Sends `message` from `phone` with ``correlation`` as its Correlation Data and `responseTopic`, when
+    /// given, as its Response Topic.
+    static func send(_ message: String, from phone: PlantClient, responseTopic: String? = nil) async throws {
+        try await phone.send(
+            message, properties: MQTTProperties(responseTopic: responseTopic, correlationData: correlation))
+    }
+
     @Test(
         "a Response Topic gets the reply too, with the request's Correlation Data (a broker without accounts)",
         arguments: PlantTopics.allCases)
     func responseTopic(_ topics: PlantTopics) async throws {
         try await withRelay(settings: RelaySettings.losslessPlants.openResponseTopics) { relay in
             let phone = try await PlantClient.connect(relay, topics: topics, extraFilters: ["replies/#"])
-            let properties = MQTTProperties(responseTopic: "replies/bob/1", correlationData: Self.correlation)
-            try await phone.send(phone.request("1", "REQ_addNewPlant", payload: "Fern,0x36"), properties: properties)
+            try await Self.send(
+                phone.request("1", "REQ_addNewPlant", payload: "Fern,0x36"), from: phone, responseTopic: "replies/bob/1"
+            )
 
             let expected = Wire.reply("1", to: phone.name, "RES_addNewPlant", payload: "Fern")
             let direct = try #require(try await phone.inbox.messages(on: "replies/bob/1").first)
@@ -33,8 +41,7 @@ struct PlantCorrelationTests {
         try await withRelay(settings: RelaySettings.losslessPlants.openResponseTopics) { relay in
             let phone = try await PlantClient.connect(relay, topics: topics, extraFilters: ["replies/#"])
             let message = phone.request("2", "REQ_fetchCoffee")
-            try await phone.send(
-                message, properties: MQTTProperties(responseTopic: "replies/bob/2", correlationData: Self.correlation))
+            try await Self.send(message, from: phone, responseTopic: "replies/bob/2")
 
             let direct = try #require(try await phone.inbox.messages(on: "replies/bob/2").first)
             #expect(direct.text == Wire.error("2", to: phone.name, "ERR_invalidOpTag", offending: message))
@@ -49,9 +56,9 @@ struct PlantCorrelationTests {
         try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await PlantClient.connect(
                 relay, topics: topics, extraFilters: ["p2o/clients/alice/#", "trellis/deadletter"])
-            let properties = MQTTProperties(
-                responseTopic: "p2o/clients/alice/button-press", correlationData: Self.correlation)
-            try await phone.send(phone.request("3", "REQ_addNewPlant", payload: "Fern,0x36"), properties: properties)
+            try await Self.send(
+                phone.request("3", "REQ_addNewPlant", payload: "Fern,0x36"), from: phone,
+                responseTopic: "p2o/clients/alice/button-press")
 
             let shared = try #require(try await phone.inbox.messages(on: phone.replyTopic).first)
             #expect(shared.text == Wire.reply("3", to: phone.name, "RES_addNewPlant", payload: "Fern"))
@@ -66,9 +73,7 @@ struct PlantCorrelationTests {
         try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await PlantClient.connect(relay, topics: .perClient, extraFilters: ["rpi/fromrpi/+/#"])
             let inbox = "\(phone.replyTopic)/rr"
-            try await phone.send(
-                phone.request("4", "REQ_numPlants"),
-                properties: MQTTProperties(responseTopic: inbox, correlationData: Self.correlation))
+            try await Self.send(phone.request("4", "REQ_numPlants"), from: phone, responseTopic: inbox)
             let direct = try #require(try await phone.inbox.messages(on: inbox).first)
             #expect(direct.properties.correlationData == Self.correlation)
         }
@@ -80,9 +85,7 @@ struct PlantCorrelationTests {
     func responseTopicIsReplyTopic(_ topics: PlantTopics) async throws {
         try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await PlantClient.connect(relay, topics: topics)
-            try await phone.send(
-                phone.request("3", "REQ_numPlants"),
-                properties: MQTTProperties(responseTopic: phone.replyTopic, correlationData: Self.correlation))
+            try await Self.send(phone.request("3", "REQ_numPlants"), from: phone, responseTopic: phone.replyTopic)
             let reply = try #require(try await phone.inbox.messages(on: phone.replyTopic).first)
             #expect(reply.text == Wire.reply("3", to: phone.name, "RES_numPlants", payload: "0"))
             #expect(reply.properties.correlationData == Self.correlation)
@@ -96,8 +99,7 @@ struct PlantCorrelationTests {
     func noResponseTopic(_ topics: PlantTopics) async throws {
         try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await PlantClient.connect(relay, topics: topics, extraFilters: ["replies/#"])
-            try await phone.send(
-                phone.request("4", "REQ_numPlants"), properties: MQTTProperties(correlationData: Self.correlation))
+            try await Self.send(phone.request("4", "REQ_numPlants"), from: phone)
             let reply = try #require(try await phone.inbox.messages(on: phone.replyTopic).first)
             #expect(reply.text == Wire.reply("4", to: phone.name, "RES_numPlants", payload: "0"))
             #expect(reply.properties.correlationData == nil)

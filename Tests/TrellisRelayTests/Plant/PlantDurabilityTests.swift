@@ -34,15 +34,13 @@ struct PlantDurabilityTests {
                         "RES_plantInfoOnStartup",
                         payload: Wire.escape(#"{"count":1,"plants":[{"name":"Fern","sensors":["0x36","0x37"]}]}"#)))
             #expect(
-                try await phone.ask(phone.request("6", "REQ_plantSensorData", payload: "all"))
-                    == Wire.reply(
-                        "6", to: phone.name,
-                        "RES_plantSensorData",
-                        payload: Wire.escape(
-                            """
-                            [{"at":null,"moisture":null,"plant":"Fern","sensor":"0x36","temperature":null},\
-                            {"at":"2026-05-01T10:00:00.000Z","moisture":4,"plant":"Fern","sensor":"0x37","temperature":68.5}]
-                            """)))
+                try await phone.sensorData(id: "6", of: "all")
+                    == phone.sensorDataReply(
+                        id: "6",
+                        """
+                        [{"at":null,"moisture":null,"plant":"Fern","sensor":"0x36","temperature":null},\
+                        {"at":"2026-05-01T10:00:00.000Z","moisture":4,"plant":"Fern","sensor":"0x37","temperature":68.5}]
+                        """))
             // The name is still taken after the restart.
             let again = phone.request("7", "REQ_addNewPlant", payload: "Fern,0x39")
             #expect(
@@ -62,13 +60,11 @@ struct PlantDurabilityTests {
                 #"{"moisture":8,"temperature":70,"at":"2026-05-01T10:00:00Z"}"#, on: "rpi/sensors/0x36")
             try await relay.startRelay()
             #expect(
-                try await phone.ask(phone.request("2", "REQ_plantSensorData", payload: "all"))
-                    == Wire.reply(
-                        "2", to: phone.name,
-                        "RES_plantSensorData",
-                        payload: Wire.escape(
-                            #"[{"at":"2026-05-01T10:00:00.000Z","moisture":8,"plant":"Fern","sensor":"0x36","temperature":70}]"#
-                        )))
+                try await phone.sensorData(id: "2", of: "all")
+                    == phone.sensorDataReply(
+                        id: "2",
+                        #"[{"at":"2026-05-01T10:00:00.000Z","moisture":8,"plant":"Fern","sensor":"0x36","temperature":70}]"#
+                    ))
         }
     }
 

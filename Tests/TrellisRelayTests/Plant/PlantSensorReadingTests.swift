@@ -143,10 +143,6 @@ struct PlantSensorReadingTests {
 /// A retained reading delivered again by the broker when Trellis subscribes anew: only a broker shows it.
 @Suite("Plant sensor readings: a retained reading through a real broker")
 struct PlantRetainedReadingTests {
-    static func sensorData(_ phone: PlantClient, id: String) async throws -> String {
-        try await phone.ask(phone.request(id, "REQ_plantSensorData", payload: "Fern"))
-    }
-
     @Test("a retained reading without a time is not re-stamped as new when it is delivered again")
     func retainedReadingWithoutTime() async throws {
         try await withRelay(settings: .losslessPlants) { relay in
@@ -154,14 +150,14 @@ struct PlantRetainedReadingTests {
             _ = try await phone.ask(phone.request("add", "REQ_addNewPlant", payload: "Fern,0x36"))
             let reading = #"{"moisture":6,"temperature":70}"#
             try await phone.client.publishAndWait(topic: "rpi/sensors/0x36", payload: Array(reading.utf8), retain: true)
-            let first = try await Self.sensorData(phone, id: "1")
+            let first = try await phone.sensorData(id: "1")
             #expect(first.contains(#""moisture"%3A6"#))
 
             // On a restart Trellis subscribes again and the broker hands it the retained reading,
             // which says nothing about when it was taken.
             try await relay.stopRelay()
             try await relay.startRelay()
-            let second = try await Self.sensorData(phone, id: "2")
+            let second = try await phone.sensorData(id: "2")
             #expect(second == first.replacingOccurrences(of: "ID:1;", with: "ID:2;"))
 
             let letters = try await phone.deadLetters(count: 1)
@@ -175,9 +171,9 @@ struct PlantRetainedReadingTests {
             try await relay.stopRelay()
             try await relay.startRelay()
             #expect(
-                try await Self.sensorData(phone, id: "3")
-                    == PlantSensorReadingTests.expectedData(
-                        "3", to: phone.name,
+                try await phone.sensorData(id: "3")
+                    == phone.sensorDataReply(
+                        id: "3",
                         #"[{"at":"\#(at)","moisture":2,"plant":"Fern","sensor":"0x36","temperature":60}]"#))
         }
     }

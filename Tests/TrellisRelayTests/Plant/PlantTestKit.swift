@@ -126,6 +126,16 @@ struct PlantClient: Sendable {
         return replies[before].text ?? "<not UTF-8>"
     }
 
+    /// Asks for the sensor records of `plant` (`all`: of every plant) and returns the reply.
+    func sensorData(id: String = "data", of plant: String = "Fern") async throws -> String {
+        try await ask(request(id, "REQ_plantSensorData", payload: plant))
+    }
+
+    /// The reply to ``sensorData(id:of:)`` that carries the records `json`.
+    func sensorDataReply(id: String = "data", _ json: String) -> String {
+        Wire.reply(id, to: name, "RES_plantSensorData", payload: Wire.escape(json))
+    }
+
     /// Every reply seen so far on any `rpi/fromrpi` topic, as text.
     func allReplies() async -> [String] {
         await inbox.messages.filter { $0.topic == "rpi/fromrpi" || $0.topic.hasPrefix("rpi/fromrpi/") }
