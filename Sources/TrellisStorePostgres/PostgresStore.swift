@@ -74,7 +74,7 @@ public final class PostgresStore: BufferedCommitsStore {
             tls: try tls(for: url.sslMode))
         configuration.options.maximumConnections = max(2, connections)
         configuration.options.connectTimeout = .seconds(5)
-        configuration.options.additionalStartupParameters = [("application_name", "trellis \(owner)")]
+        configuration.options.additionalStartupParameters = [("application_name", Self.applicationName(owner: owner))]
         let store = PostgresStore(
             client: PostgresClient(configuration: configuration, backgroundLogger: quiet),
             url: url, owner: owner, deadLetterLimit: deadLetterLimit, logger: logger,
@@ -282,5 +282,21 @@ public final class PostgresStore: BufferedCommitsStore {
 
     public func checkReachable() async throws {
         if let failure = await commits.reachability?() { throw failure }
+    }
+}
+
+extension PostgresStore {
+    /// The name the server shows for this relay's connections (`pg_stat_activity`, which every role
+    /// on the server may read): `trellis` and a fingerprint of the owner (FNV-1a, 32 bits), so a
+    /// database administrator tells the relays of a group apart without the server showing any
+    /// role the MQTT client id, which no one but an operator should learn.
+    static func applicationName(owner: String) -> String {
+        var hash: UInt32 = 0x811C_9DC5
+        for byte in owner.utf8 {
+            hash ^= UInt32(byte)
+            hash &*= 0x0100_0193
+        }
+        let hex = String(hash, radix: 16)
+        return "trellis " + String(repeating: "0", count: 8 - hex.count) + hex
     }
 }

@@ -30,13 +30,11 @@ public final class CapturedLog: Sendable {
             set { metadata[key] = newValue }
         }
 
-        func log(
-            level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
-            file: String, function: String, line: UInt
-        ) {
-            let extra = (metadata ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(
-                separator: " ")
-            log.lines.withLock { $0.append((level, "\(message) \(extra)")) }
+        func log(event: LogEvent) {
+            let extra = self.metadata.merging(event.metadata ?? [:]) { $1 }.sorted { $0.key < $1.key }.map {
+                "\($0.key)=\($0.value)"
+            }.joined(separator: " ")
+            log.lines.withLock { $0.append((event.level, "\(event.message) \(extra)")) }
         }
     }
 }
