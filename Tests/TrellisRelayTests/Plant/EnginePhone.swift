@@ -31,16 +31,25 @@ final class EnginePhone: Sendable {
 
     /// Handles `payload` on `topic` (this client's request topic by default), keeping what it publishes.
     @discardableResult
-    func send(_ payload: [UInt8], on topic: String? = nil) async throws -> [MQTTMessage] {
-        let out = await harness.send(payload, on: topic ?? topics.request(for: name))
+    func send(_ payload: [UInt8], on topic: String? = nil, properties: MQTTProperties = MQTTProperties()) async throws
+        -> [MQTTMessage]
+    {
+        let out = await harness.send(payload, on: topic ?? topics.request(for: name), properties: properties)
         published.withLock { $0 += out }
         return out
     }
 
     /// Handles `text`; see ``send(_:on:)-([UInt8],_)``.
     @discardableResult
-    func send(_ text: String, on topic: String? = nil) async throws -> [MQTTMessage] {
-        try await send(Array(text.utf8), on: topic)
+    func send(_ text: String, on topic: String? = nil, properties: MQTTProperties = MQTTProperties()) async throws
+        -> [MQTTMessage]
+    {
+        try await send(Array(text.utf8), on: topic, properties: properties)
+    }
+
+    /// The replies on `topic` among what handling `text` published, as text.
+    func replies(to text: String, on topic: String) async throws -> [String] {
+        try await send(text).filter { $0.topic == topic }.map { String(decoding: $0.payload, as: UTF8.self) }
     }
 
     /// Sends `text` and returns its one reply on this client's reply topic.

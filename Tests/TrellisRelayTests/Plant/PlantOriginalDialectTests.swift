@@ -1,31 +1,25 @@
 import Foundation
 import Testing
-import TrellisMQTT
+import TrellisMQTTTypes
 import TrellisRelay
 import TrellisTestSupport
 
 /// The shared topics in their default dialect, the released app's, message by message on the wire;
-/// the per-client topics and Response Topics in the lossless one beside it.
-@Suite("Plant tracker: the original dialect on the shared topics")
+/// the per-client topics and Response Topics in the lossless one beside it. On the relay's engine,
+/// over SQLite and PostgreSQL: every reply a message causes is what the engine publishes for it.
+@Suite("Plant tracker: the original dialect on the shared topics, on the engine, over every store")
 struct PlantOriginalDialectTests {
-    @Test("the app's requests, answered as the original host answered them")
-    func wireExchange() async throws {
+    @Test("the app's requests, answered as the original host answered them", arguments: StoreKind.bothStores)
+    func wireExchange(_ kind: StoreKind) async throws {
         var settings = RelaySettings()
         settings.spamLimit = 1000
-        try await withRelay(settings: settings) { relay in
-            let phone = try await PlantClient.connect(relay, name: "3F2A", topics: .shared)
+        try await withPhone(kind, settings: settings, name: "3F2A", topics: .shared) { phone async throws in
             let request = { (operation: String, payload: String) in phone.request("0", operation, payload: payload) }
-            /// Everything `text` caused on rpi/fromrpi: a marker on the per-client topic, answered
-            /// after it (Trellis handles messages in order), ends it.
+            /// Everything `text` caused on rpi/fromrpi.
             func answers(_ text: String, count: Int) async throws -> [String] {
-                let before = await phone.inbox.received(on: "rpi/fromrpi").count
-                let markers = await phone.inbox.received(on: "rpi/fromrpi/3F2A").count
-                try await phone.send(text)
-                try await phone.send(phone.request("marker", "REQ_numPlants"), on: "rpi/torpi/3F2A")
-                try await phone.inbox.messages(on: "rpi/fromrpi/3F2A", count: markers + 1)
-                let caused = await phone.inbox.received(on: "rpi/fromrpi").dropFirst(before).compactMap(\.text)
+                let caused = try await phone.replies(to: text, on: "rpi/fromrpi")
                 #expect(caused.count == count, "\(caused)")
-                return Array(caused)
+                return caused
             }
             #expect(try await answers(request("REQ_addNewPlant", #"Fern--["0x36"]"#), count: 0) == [])
             #expect(try await answers(request("REQ_addNewPlant", #"Basil--["37", "0x38"]"#), count: 0) == [])
@@ -47,8 +41,7 @@ struct PlantOriginalDialectTests {
                     )
                 ])
 
-            try await phone.client.publishAndWait(
-                topic: "rpi/sensors/0x37", payload: Array(#"{"moisture": 4, "temperature": 68.5}"#.utf8))
+            try await phone.send(#"{"moisture": 4, "temperature": 68.5}"#, on: "rpi/sensors/0x37")
             #expect(
                 try await answers(request("REQ_plantSensorData", "all"), count: 1) == [
                     Wire.reply(
@@ -89,32 +82,36 @@ struct PlantOriginalDialectTests {
     }
 
     @Test(
-        "a Response Topic on the shared topic gets the lossless answer, also where rpi/fromrpi gets none (a broker without accounts)"
-    )
-    func responseTopicIsLossless() async throws {
-        try await withRelay(settings: RelaySettings().openResponseTopics) { relay in
-            let phone = try await PlantClient.connect(
-                relay, name: "Bob", topics: .shared, extraFilters: ["replies/bob"])
+        "a Response Topic on the shared topic gets the lossless answer, also where rpi/fromrpi gets none (a broker without accounts)",
+        arguments: StoreKind.bothStores)
+    func responseTopicIsLossless(_ kind: StoreKind) async throws {
+        try await withPhone(kind, settings: RelaySettings().openResponseTopics, name: "Bob", topics: .shared) { phone async throws in
             let properties = MQTTProperties(responseTopic: "replies/bob", correlationData: Array("c1".utf8))
-            try await phone.send(phone.request("7", "REQ_addNewPlant", payload: "Fern,0x36"), properties: properties)
-            try await phone.send(phone.request("8", "REQ_numPlants"), properties: properties)
-            let replies = try await phone.inbox.messages(on: "replies/bob", count: 2)
+            let added = try await phone.send(
+                phone.request("7", "REQ_addNewPlant", payload: "Fern,0x36"), properties: properties)
+            let counted = try await phone.send(phone.request("8", "REQ_numPlants"), properties: properties)
+            let published = added + counted
             #expect(
-                replies.map(\.text) == [
+                published.filter { $0.topic == "replies/bob" }.map { String(decoding: $0.payload, as: UTF8.self) } == [
                     Wire.reply("7", to: "Bob", "RES_addNewPlant", payload: "Fern"),
                     Wire.reply("8", to: "Bob", "RES_numPlants", payload: "1")
                 ])
             #expect(
-                await phone.inbox.received(on: "rpi/fromrpi").map(\.text) == [
+                published.filter { $0.topic == "replies/bob" }.allSatisfy {
+                    $0.properties.correlationData == Array("c1".utf8)
+                })
+            #expect(
+                published.filter { $0.topic == "rpi/fromrpi" }.map { String(decoding: $0.payload, as: UTF8.self) } == [
                     Wire.reply("0", to: "Bob", "RES_numPlants", payload: "1")
                 ])
         }
     }
 
-    @Test("REQ_editPlant in the lossless dialect answers RES_editPlant with the new name")
-    func losslessRename() async throws {
-        try await withRelay { relay in
-            let phone = try await PlantClient.connect(relay, name: "Bob", topics: .perClient)
+    @Test(
+        "REQ_editPlant in the lossless dialect answers RES_editPlant with the new name", arguments: StoreKind.bothStores
+    )
+    func losslessRename(_ kind: StoreKind) async throws {
+        try await withPhone(kind, settings: RelaySettings(), name: "Bob", topics: .perClient) { phone async throws in
             #expect(
                 try await phone.ask(phone.request("1", "REQ_addNewPlant", payload: "Fern,0x36"))
                     == Wire.reply("1", to: "Bob", "RES_addNewPlant", payload: "Fern"))
@@ -136,26 +133,26 @@ struct PlantOriginalDialectTests {
     }
 
     @Test(
-        "in the original dialect a request with an empty sender is dead-lettered: its answer would carry an empty receiver"
-    )
-    func emptySender() async throws {
-        try await withRelay { relay in
-            let phone = try await PlantClient.connect(relay, name: "Bob", topics: .shared)
+        "in the original dialect a request with an empty sender is dead-lettered: its answer would carry an empty receiver",
+        arguments: StoreKind.bothStores)
+    func emptySender(_ kind: StoreKind) async throws {
+        try await withPhone(kind, settings: RelaySettings(), name: "Bob", topics: .shared) { phone async throws in
             try await phone.send("ID:0;sender:;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants")
-            let letters = try await phone.deadLetters(count: 1)
+            let letters = try phone.deadLetters()
             #expect(letters.map(\.reason) == ["empty_sender"])
             try await phone.sendMarker("0")
-            #expect(await phone.allReplies().count == 1)
+            #expect(phone.allReplies().count == 1)
         }
     }
 
-    @Test("a refresh's index reads are free, but only as many as the count answered: a flood of them is still kicked")
-    func indexReadsAreBounded() async throws {
+    @Test(
+        "a refresh's index reads are free, but only as many as the count answered: a flood of them is still kicked",
+        arguments: StoreKind.bothStores)
+    func indexReadsAreBounded(_ kind: StoreKind) async throws {
         var settings = RelaySettings()
         settings.spamLimit = 3
         settings.spamWindow = 600
-        try await withRelay(settings: settings) { relay in
-            let phone = try await PlantClient.connect(relay, name: "Eve", topics: .shared)
+        try await withPhone(kind, settings: settings, name: "Eve", topics: .shared) { phone async throws in
             for name in ["A", "B"] {
                 try await phone.send(phone.request("0", "REQ_addNewPlant", payload: "\(name),0x36"))
             }
@@ -163,10 +160,10 @@ struct PlantOriginalDialectTests {
             for index in 0..<4 {
                 try await phone.send(phone.request("0", "REQ_plantInfoOnStartup", payload: String(index % 2)))
             }
-            let replies = try await phone.inbox.messages(on: "rpi/fromrpi", count: 4)
+            let replies = phone.allReplies()
             // 2 adds and the count use up the limit of 3; the two reads are free; the third is kicked.
             #expect(
-                replies.compactMap(\.text).map { $0.components(separatedBy: "operation:").last ?? "" } == [
+                replies.map { $0.components(separatedBy: "operation:").last ?? "" } == [
                     "RES_numPlants", "RES_plantInfoOnStartup", "RES_plantInfoOnStartup", "ERR_kickedForSpam"
                 ])
         }
