@@ -1,10 +1,11 @@
 import Foundation
 import Testing
-import TrellisMQTT
 import TrellisRelay
 import TrellisTestSupport
 
-@Suite("Plant tracker spam limit through a real broker", .serialized)
+/// The plant tracker's spam limit, on the relay's engine over SQLite and PostgreSQL (whose spam
+/// ledgers differ: memory beside SQLite, a table a share group shares on PostgreSQL).
+@Suite("Plant tracker spam limit, on the engine, over every store")
 struct PlantSpamTests {
     /// The lossless plant topics, with a limit of `limit` messages a minute from each sender.
     static func limited(to limit: Int) -> RelaySettings {
@@ -16,10 +17,10 @@ struct PlantSpamTests {
 
     @Test(
         "over the limit: ERR_kickedForSpam once, then muted messages are dead-lettered only",
-        arguments: PlantTopics.allCases)
-    func kickedThenMuted(_ topics: PlantTopics) async throws {
-        try await withRelay(settings: Self.limited(to: 3)) { relay in
-            let bob = try await PlantClient.connect(relay, topics: topics)
+        arguments: PlantTopics.onEveryStore)
+    func kickedThenMuted(_ topics: PlantTopics, _ kind: StoreKind) async throws {
+        try await withEngine(kind, settings: Self.limited(to: 3)) { harness in
+            let bob = EnginePhone(harness, topics: topics)
             for id in 1...3 {
                 let reply = try await bob.ask(bob.request("\(id)", "REQ_numPlants"))
                 #expect(reply == Wire.reply("\(id)", to: bob.name, "RES_numPlants", payload: "0"))
@@ -36,24 +37,23 @@ struct PlantSpamTests {
             try await bob.send(sixth)
 
             // Another client is not affected, and its answer proves Bob's messages were handled.
-            let alice = try await PlantClient.connect(relay, name: "Alice", topics: topics)
+            let alice = EnginePhone(harness, name: "Alice", topics: topics)
             try await alice.sendMarker()
 
-            let letters = try await bob.deadLetters(count: 3)
+            let letters = try bob.deadLetters()
             #expect(letters.map(\.reason) == ["ERR_kickedForSpam", "spam_muted", "spam_muted"])
             #expect(letters.map(\.payload) == [fourth, fifth, sixth])
             #expect(letters.allSatisfy { $0.topic == bob.requestTopic })
 
-            let bobsReplies = await bob.allReplies().filter { $0.contains(";receiver:Bob's iPhone;") }
+            let bobsReplies = bob.allReplies().filter { $0.contains(";receiver:Bob's iPhone;") }
             #expect(bobsReplies.count == 4)
             #expect(bobsReplies.last == kicked)
         }
     }
 
-    @Test("malformed messages count against their sender too", arguments: PlantTopics.allCases)
-    func malformedCount(_ topics: PlantTopics) async throws {
-        try await withRelay(settings: Self.limited(to: 2)) { relay in
-            let bob = try await PlantClient.connect(relay, topics: topics)
+    @Test("malformed messages count against their sender too", arguments: PlantTopics.onEveryStore)
+    func malformedCount(_ topics: PlantTopics, _ kind: StoreKind) async throws {
+        try await withPhone(kind, settings: Self.limited(to: 2), topics: topics) { bob async throws in
             let bad = "ID:1;sender:Bob's iPhone;receiver:Host-RPI3B+;payload:x"
             #expect(try await bob.ask(bad) == Wire.error("1", to: bob.name, "ERR_hashLength", offending: bad))
             #expect(try await bob.ask(bad) == Wire.error("1", to: bob.name, "ERR_hashLength", offending: bad))
@@ -61,15 +61,14 @@ struct PlantSpamTests {
         }
     }
 
-    @Test("incoming ERR_ messages are not counted, so they never earn a kick", arguments: PlantTopics.allCases)
-    func errorsNotCounted(_ topics: PlantTopics) async throws {
-        try await withRelay(settings: Self.limited(to: 2)) { relay in
-            let bob = try await PlantClient.connect(relay, topics: topics)
+    @Test("incoming ERR_ messages are not counted, so they never earn a kick", arguments: PlantTopics.onEveryStore)
+    func errorsNotCounted(_ topics: PlantTopics, _ kind: StoreKind) async throws {
+        try await withPhone(kind, settings: Self.limited(to: 2), topics: topics) { bob async throws in
             for id in 1...5 {
                 try await bob.send(bob.request("e\(id)", "ERR_invalidOpTag", payload: "whatever"))
             }
             try await bob.sendMarker()
-            #expect(await bob.allReplies().count == 1)
+            #expect(bob.allReplies().count == 1)
         }
     }
 }
