@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TrellisCore
 import TrellisMQTT
+import TrellisMQTTTypes
 import TrellisStore
 import TrellisRelay
 import TrellisTestSupport
@@ -71,32 +72,6 @@ struct CatalogCareAlertFlowTests {
         }
     }
 
-    @Test("REQ_editPlant moves the link and the alerts: the old retained topic is cleared, the new one holds the state")
-    func renameMovesAlerts() async throws {
-        try await withRelay(settings: .losslessPlants) { relay in
-            let (client, inbox) = try await Self.linkedFern(relay)
-            try await Self.reading(client, moisture: 1)
-            let dry = try await inbox.messages(on: Self.alertTopic)[0]
-            try await client.publishAndWait(
-                topic: "rpi/torpi",
-                payload: Array(
-                    "ID:ren;sender:Bob;receiver:Host-RPI3B+;payload:Fern,Sword Fern;operation:REQ_editPlant".utf8))
-            let moved = try await inbox.messages(on: "trellis/alerts/Sword Fern")[0]
-            let body = try Self.json(moved)
-            #expect(
-                body["plant"] as? String == "Sword Fern" && body["symbol"] as? String == "NEEX"
-                    && body["ok"] as? Bool == false)
-            // The alert kept its start: it is the same alert, under the new name.
-            let since = { (message: MQTTMessage) in
-                ((try? Self.json(message))?["alerts"] as? [[String: Any]])?.first?["since"] as? String
-            }
-            #expect(since(moved) != nil && since(moved) == since(dry))
-            let cleared = try await inbox.messages(on: Self.alertTopic, count: 2)[1]
-            #expect(cleared.payload.isEmpty)
-            #expect(try await relay.store.linkedPlant(plant: "Sword Fern")?.species.symbol == "NEEX")
-        }
-    }
-
     @Test("alert state and links survive a restart: no duplicate publication for the same state")
     func survivesRestart() async throws {
         try await withRelay(settings: .losslessPlants) { relay in
@@ -113,16 +88,65 @@ struct CatalogCareAlertFlowTests {
             #expect(await inbox.received(on: Self.alertTopic).count == 2)
         }
     }
+}
 
-    @Test("the starter catalog is imported when the relay first handles a catalog message")
-    func starterImported() async throws {
-        try await withRelay(settings: .losslessPlants) { relay in
-            let client = try await relay.connect()
-            try await client.publishAndWait(
-                topic: "rpi/sensors/0x40", payload: Array(#"{"moisture":5,"temperature":60}"#.utf8))
-            let store = try relay.store
-            for _ in 0..<100 where try await store.speciesCount() == 0 { try await Task.sleep(for: .milliseconds(50)) }
-            #expect(try await store.speciesCount() == StarterCatalog.species.count)
+/// The care alerts' logic on the relay's engine, over SQLite and PostgreSQL: what is published for
+/// each message is what the engine returns for it.
+@Suite("Catalog: care alerts on the engine, over every store")
+struct CatalogCareAlertEngineTests {
+    static let alertTopic = "trellis/alerts/Fern"
+
+    /// An engine over a fresh store of `kind` with `Fern` on sensor 0x36 linked to a High-use species.
+    static func withLinkedFern(_ kind: StoreKind, _ body: (EnginePhone) async throws -> Void) async throws {
+        try await withPhone(kind, name: "Bob") { phone in
+            _ = try await phone.ask(phone.request("1", "REQ_addNewPlant", payload: "Fern,0x36"))
+            try await phone.harness.store.upsertSpecies([
+                Species(
+                    symbol: "NEEX", scientificName: "Nephrolepis exaltata", commonName: "Boston swordfern",
+                    moistureUse: .high, shadeTolerance: .tolerant, minTempF: 28)
+            ])
+            #expect(try await phone.harness.store.linkPlant(plant: "Fern", symbol: "NEEX", at: Date()) == .linked)
+            try await body(phone)
+        }
+    }
+
+    static func json(_ message: MQTTMessage) throws -> [String: Any] {
+        try #require(JSONSerialization.jsonObject(with: Data(message.payload)) as? [String: Any])
+    }
+
+    @Test(
+        "REQ_editPlant moves the link and the alerts: the old retained topic is cleared, the new one holds the state",
+        arguments: StoreKind.bothStores)
+    func renameMovesAlerts(_ kind: StoreKind) async throws {
+        try await Self.withLinkedFern(kind) { phone in
+            let reading = try await phone.send(#"{"moisture":1,"temperature":70}"#, on: "rpi/sensors/0x36")
+            let dry = try #require(reading.first { $0.topic == Self.alertTopic })
+            #expect(dry.retain, "an alert is retained")
+            let renamed = try await phone.send(phone.request("ren", "REQ_editPlant", payload: "Fern,Sword Fern"))
+            let moved = try #require(renamed.first { $0.topic == "trellis/alerts/Sword Fern" })
+            let body = try Self.json(moved)
+            #expect(
+                body["plant"] as? String == "Sword Fern" && body["symbol"] as? String == "NEEX"
+                    && body["ok"] as? Bool == false)
+            // The alert kept its start: it is the same alert, under the new name.
+            let since = { (message: MQTTMessage) in
+                ((try? Self.json(message))?["alerts"] as? [[String: Any]])?.first?["since"] as? String
+            }
+            #expect(since(moved) != nil && since(moved) == since(dry))
+            let cleared = try #require(renamed.first { $0.topic == Self.alertTopic })
+            #expect(cleared.payload.isEmpty && cleared.retain)
+            #expect(try await phone.harness.store.linkedPlant(plant: "Sword Fern")?.species.symbol == "NEEX")
+        }
+    }
+
+    @Test(
+        "the starter catalog is imported when the relay first handles a catalog message",
+        arguments: StoreKind.bothStores)
+    func starterImported(_ kind: StoreKind) async throws {
+        try await withPhone(kind) { phone in
+            #expect(try await phone.harness.store.speciesCount() == 0)
+            try await phone.send(#"{"moisture":5,"temperature":60}"#, on: "rpi/sensors/0x40")
+            #expect(try await phone.harness.store.speciesCount() == StarterCatalog.species.count)
         }
     }
 }
