@@ -14,19 +14,22 @@ import TrellisTestSupport
 @Suite("Scaling out: two relays, $share and PostgreSQL", .enabled(if: PostgresTestServer.isRequired))
 struct ScaleOutTests {
     /// Starts relays with these client ids in share group `g` and waits until each is subscribed.
-    static func startRelays(_ ids: [String], broker: TestBroker, store: PostgresURL, extra: [String] = []) async throws
-        -> [TrellisBinary]
-    {
+    static func startRelays(
+        _ ids: [String], broker: TestBroker, store: PostgresURL, extra: [String] = [], settings: [String: String] = [:]
+    ) async throws -> [TrellisBinary] {
         var relays: [TrellisBinary] = []
-        for id in ids { relays.append(try startRelay(id, broker: broker, store: store, extra: extra)) }
+        for id in ids {
+            relays.append(try startRelay(id, broker: broker, store: store, extra: extra, settings: settings))
+        }
         for relay in relays { try await relay.waitForOutput("connected to the broker") }
         return relays
     }
 
-    static func startRelay(_ id: String, broker: TestBroker, store: PostgresURL, extra: [String] = []) throws
-        -> TrellisBinary
-    {
-        var environment = ProcessInfo.processInfo.environment
+    /// `settings`: `TRELLIS_…` variables beside the store's.
+    static func startRelay(
+        _ id: String, broker: TestBroker, store: PostgresURL, extra: [String] = [], settings: [String: String] = [:]
+    ) throws -> TrellisBinary {
+        var environment = ProcessInfo.processInfo.environment.merging(settings) { $1 }
         environment["TRELLIS_STATE_STORE"] = store.urlWithPassword
         return try TrellisBinary.start(
             [
@@ -143,6 +146,35 @@ struct ScaleOutTests {
                 #expect(await seen.received(on: "trellis/deadletter").count == 15)
                 try await Self.stop(relays)
                 await spammer.shutdown()
+            }
+        }
+    }
+
+    @Test("a client's JSON requests spread over both relays are limited for the group: about the burst, not twice it")
+    func requestRateAcrossRelays() async throws {
+        try await withTestBroker { broker in
+            try await PostgresTestServer.withDatabase { url in
+                let relays = try await Self.startRelays(
+                    ["r1", "r2"], broker: broker, store: url,
+                    settings: ["TRELLIS_LIMITS_REQUESTS_PER_SECOND": "0.001", "TRELLIS_LIMITS_REQUESTS_BURST": "10"])
+                // Each relay counts the other online, so each allows its half of the burst.
+                for relay in relays { try await relay.waitForOutput("a relay of the share group is known") }
+                let reply = "trellis/clients/app1/response/catalog/search"
+                let (client, seen) = try await TestClients.connectCollecting(to: broker, id: "app1", reply)
+                for _ in 0..<30 {
+                    try client.publish(
+                        topic: "trellis/clients/app1/request/catalog/search", payload: Array(#"{"limit":1}"#.utf8),
+                        qos: .atLeastOnce)
+                }
+                let replies = try await seen.messages(on: reply, count: 30, timeout: .seconds(60)).compactMap(\.text)
+                let served = replies.filter { $0.contains(#""status":"ok""#) }.count
+                let limited = replies.filter { $0.contains(#""code":"rate_limited""#) }.count
+                #expect(served + limited == 30, "\(replies)")
+                // Alone, each relay would allow its own 10: 20 in all. Shared, the two allow about 10.
+                #expect((8...12).contains(served), "\(served) served of 30 with a burst of 10 for the group")
+                print("share group rate: \(served) of 30 requests served with a burst of 10 over two relays")
+                try await Self.stop(relays)
+                await client.shutdown()
             }
         }
     }

@@ -18,6 +18,16 @@ public struct RateLimit: Sendable, Hashable {
 
     /// Whether the limit refuses anything at all.
     public var isOn: Bool { rate > 0 && rate.isFinite }
+
+    /// One relay's part of this limit when `relays` relays of a share group share it: the broker
+    /// hands a shared subscription's messages to the group's relays in turn, so each sees about
+    /// one in `relays` of a client's messages, and a part of `1/relays` of the rate and the burst
+    /// (rounded up, at least 1) keeps the group near the limit instead of `relays` times it.
+    public func share(among relays: Int) -> RateLimit {
+        guard relays > 1 else { return self }
+        let parts = Double(relays)
+        return RateLimit(rate: rate / parts, burst: Int((Double(burst) / parts).rounded(.up)))
+    }
 }
 
 /// What ``RateLimiter`` decided for one message.

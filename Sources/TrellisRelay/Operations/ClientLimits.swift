@@ -10,8 +10,9 @@ import TrellisCore
 /// a minute per client (``NoticeThrottle``) and a count in `trellis_limit_refusals_total`.
 ///
 /// The registration cap and the dead-letter quota are kept by the store, which every relay of a
-/// share group sees alike; the rates are each relay's own, as a client's messages on one
-/// connection reach one relay of a share group at a time.
+/// share group sees alike. The rates are counted in each relay's memory, but shared: the broker
+/// hands a client's messages to the group's relays in turn, so each of the `relays` online
+/// allows its part of the rate (``RateLimit/share(among:)``) and the group about the whole.
 public final class ClientLimits: Sendable {
     /// A limit, as counted and logged.
     public enum Limit: String, Sendable, CaseIterable {
@@ -27,6 +28,8 @@ public final class ClientLimits: Sendable {
         var requests: RateLimiter?
         var devices: RateLimiter?
         var notices = NoticeThrottle()
+        /// The relays of the share group online, this one included (1 outside a group).
+        var relays = 1
     }
 
     private let state = Mutex(State())
@@ -39,20 +42,29 @@ public final class ClientLimits: Sendable {
             })
     }
 
-    /// Counts one JSON request of `client` (nil: the shared topics, one allowance for all) against `limit`.
+    /// The relays of the share group online now, this one included: each relay's part of a rate
+    /// follows (the buckets start full again when it changes, which happens as relays come and go).
+    public func shareRates(among relays: Int) {
+        state.withLock { $0.relays = max(1, relays) }
+    }
+
+    /// Counts one JSON request of `client` (nil: the shared topics, one allowance for all) against
+    /// this relay's part of `limit`.
     public func admitRequest(client: String?, at now: Date, limit: RateLimit) -> RateVerdict {
         guard limit.isOn else { return .allowed }
         return state.withLock { state in
-            if state.requests?.limit != limit { state.requests = RateLimiter(limit) }
+            let part = limit.share(among: state.relays)
+            if state.requests?.limit != part { state.requests = RateLimiter(part) }
             return state.requests!.admit(client ?? "", at: now)
         }
     }
 
-    /// Counts one message of `device` against `limit`.
+    /// Counts one message of `device` against this relay's part of `limit`.
     public func admitDeviceMessage(device: String, at now: Date, limit: RateLimit) -> RateVerdict {
         guard limit.isOn else { return .allowed }
         return state.withLock { state in
-            if state.devices?.limit != limit { state.devices = RateLimiter(limit) }
+            let part = limit.share(among: state.relays)
+            if state.devices?.limit != part { state.devices = RateLimiter(part) }
             return state.devices!.admit(device, at: now)
         }
     }

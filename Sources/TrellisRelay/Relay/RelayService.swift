@@ -249,9 +249,11 @@ public final class RelayService: Service, Sendable {
     func notePeer(_ peer: String, present: Bool, online: Bool) async {
         var settings = engine.settings
         guard peer != settings.clientID else { return }
-        onlinePeers.withLock { peers in
+        let relays = onlinePeers.withLock { peers in
             if online { peers.insert(peer) } else { peers.remove(peer) }
+            return 1 + peers.count
         }
+        engine.limits.shareRates(among: relays)
         guard settings.peerClientIDs.contains(peer) != present else { return }
         if present { settings.peerClientIDs.insert(peer) } else { settings.peerClientIDs.remove(peer) }
         logger.info(

@@ -129,4 +129,18 @@ struct DeadLetterOwnerTests {
         #expect(home.owner(topic: "home/trellis/clients/ops/request/x", payload: []) == "client:ops")
         #expect(home.owner(topic: "home/rpiX/torpi/alice", payload: []) == "")
     }
+
+    @Test("a share group's relays each allow their part of a limit: 1/N of the rate and of the burst, rounded up")
+    func shareAmongRelays() {
+        let limit = RateLimit(rate: 50, burst: 200)
+        #expect(limit.share(among: 1) == limit)
+        #expect(limit.share(among: 0) == limit)
+        #expect(limit.share(among: 2) == RateLimit(rate: 25, burst: 100))
+        #expect(limit.share(among: 3) == RateLimit(rate: 50.0 / 3, burst: 67))
+        #expect(RateLimit(rate: 1, burst: 1).share(among: 4) == RateLimit(rate: 0.25, burst: 1), "never below one")
+        // Three relays taking a client's messages in turn allow about the whole burst between them.
+        var parts = (0..<3).map { _ in RateLimiter(limit.share(among: 3)) }
+        let allowed = (0..<300).filter { parts[$0 % 3].admit("c", at: at(0)) == .allowed }.count
+        #expect(allowed == 201)
+    }
 }

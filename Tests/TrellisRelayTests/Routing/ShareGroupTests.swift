@@ -1,4 +1,6 @@
+import Foundation
 import Testing
+import TrellisCore
 import TrellisMQTT
 import TrellisTestSupport
 @testable import TrellisRelay
@@ -40,7 +42,9 @@ struct ShareGroupTests {
         #expect(RelaySettings().homeAssistant?.statusTopics == ["trellis/status"])
     }
 
-    @Test("the relays online in the group follow trellis/status/+: online counts, offline and a cleared topic do not")
+    @Test(
+        "the relays online in the group follow trellis/status/+: online counts, offline and a cleared topic do not; each relay allows its part of a client's rate"
+    )
     func relaysOnline() async throws {
         try await withRelay(settings: Self.shared) { relay in
             let service = try #require(relay.service)
@@ -52,10 +56,19 @@ struct ShareGroupTests {
             try await status("r2", "online")
             try await status("r3", "online")
             try await eventually("r2 and r3 are counted") { service.shareGroupRelaysOnline == 3 }
+            // Three relays share a burst of 9: this one allows 3 of a client's requests, the group about 9.
+            let limit = RateLimit(rate: 0.001, burst: 9)
+            func admitted(_ client: String) -> Int {
+                (0..<9).filter { _ in
+                    service.engine.limits.admitRequest(client: client, at: Date(), limit: limit) == .allowed
+                }.count
+            }
+            #expect(admitted("c1") == 3)
             try await status("r2", "offline")
             try await eventually("r2 is not counted") { service.shareGroupRelaysOnline == 2 }
             try await status("r3", "")
             try await eventually("r3 is not counted") { service.shareGroupRelaysOnline == 1 }
+            #expect(admitted("c2") == 9, "alone again, the relay allows the whole burst")
         }
     }
 
