@@ -177,6 +177,7 @@ package final class BufferedCommits: Sendable {
     /// gives the queued changes up and returns the failure to throw after closing: their messages
     /// were never acknowledged, so the broker sends them again.
     package func settleForClose() async -> StoreError? {
+        defer { health.closing() }
         do {
             try await settle()
             return nil

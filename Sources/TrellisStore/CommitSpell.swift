@@ -58,7 +58,18 @@ package struct CommitSpell: Sendable {
     /// The time asked for by ``Action/checkSettled(after:)`` has passed: the spell ends if nothing
     /// failed since.
     package mutating func settleCheck(at now: ContinuousClock.Instant) -> Action? {
-        guard let started, let healthySince, failingPaths.isEmpty, now - healthySince >= settle else { return nil }
+        guard let healthySince, now - healthySince >= settle else { return nil }
+        return end()
+    }
+
+    /// The store is closing: a spell whose paths both succeeded last ends now, without waiting out
+    /// the settle time (no commit will come to fail); one still failing stays unreported as over.
+    package mutating func closing() -> Action? {
+        end()
+    }
+
+    private mutating func end() -> Action? {
+        guard let started, let healthySince, failingPaths.isEmpty else { return nil }
         let action = Action.reportRecovery(lasted: healthySince - started, failures: failures)
         self = CommitSpell(settle: settle)
         return action

@@ -110,7 +110,16 @@ public final class StoreWriteHealth: Sendable {
 
     /// Ends the spell if no commit failed since both paths succeeded, logging the recovery.
     private func settleCheck() {
-        let action = state.withLock { $0.spell.settleCheck(at: .now) }
+        report(state.withLock { $0.spell.settleCheck(at: .now) })
+    }
+
+    /// The store is closing: a recovery not yet settled is logged now, so a relay stopped right
+    /// after its store came back still says so.
+    public func closing() {
+        report(state.withLock { $0.spell.closing() })
+    }
+
+    private func report(_ action: CommitSpell.Action?) {
         guard case .reportRecovery(let lasted, let failures) = action else { return }
         let seconds = Double(lasted.components.seconds) + Double(lasted.components.attoseconds) / 1e18
         logger.notice(

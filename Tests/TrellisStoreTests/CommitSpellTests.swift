@@ -1,5 +1,6 @@
 import Testing
 @testable import TrellisStore
+import TrellisTestSupport
 
 /// The spell of failing commits as a value: one error per kind and one recovery however the store
 /// flaps, and the recovery only once commits have gone without a failure for the settle time.
@@ -58,5 +59,37 @@ struct CommitSpellTests {
         #expect(
             spell.failed(kind: "SQLITE_BUSY", on: .direct, at: at(9)) == .reportFailure(kind: "SQLITE_BUSY"),
             "a new spell reports its kinds again")
+    }
+
+    @Test("closing ends a healthy spell at once; a spell still failing at close is not reported as over")
+    func closing() {
+        var spell = CommitSpell(settle: .seconds(2))
+        _ = spell.failed(kind: "SQLITE_FULL", on: .writeBehind, at: at(0))
+        #expect(spell.closing() == nil, "still failing")
+        _ = spell.succeeded(on: .writeBehind, at: at(1))
+        #expect(spell.closing() == .reportRecovery(lasted: .seconds(1), failures: 1))
+        #expect(spell.settleCheck(at: at(5)) == nil, "ended once")
+    }
+
+    struct Failure: Error {}
+
+    @Test("the driver: a recovery logged once the settle time passed, and at once when the store closes")
+    func driver() async throws {
+        let log = CapturedLog()
+        let health = StoreWriteHealth(logger: log.logger, settle: .milliseconds(200))
+        health.failed(Failure(), on: .writeBehind, unwritten: 3)
+        health.succeeded(on: .writeBehind)
+        health.failed(Failure(), on: .writeBehind, unwritten: 3)
+        health.succeeded(on: .writeBehind)
+        #expect(health.currentFailure == nil, "readiness follows each commit at once")
+        try await eventually("the recovery is logged", timeout: .seconds(10)) {
+            log.count(.notice, containing: "commits again") == 1
+        }
+        #expect(log.count(.error, containing: "cannot commit") == 1, "one outage, one error")
+
+        health.failed(Failure(), on: .direct, unwritten: 0)
+        health.succeeded(on: .direct)
+        health.closing()
+        #expect(log.count(.notice, containing: "commits again") == 2, "logged at the close, without the wait")
     }
 }
