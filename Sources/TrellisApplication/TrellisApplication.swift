@@ -49,7 +49,9 @@ package struct TrellisApplication: Sendable {
     ) throws {
         func part(_ label: String) -> Logger {
             var part = Logger(label: label)
-            part.logLevel = logger.logLevel
+            // Under `trellis run` every logger already shares the process's level (setting it would
+            // set that level); in tests, each follows the one given.
+            if part.logLevel != logger.logLevel { part.logLevel = logger.logLevel }
             return part
         }
         let client = try MQTTClient(configuration: mqtt, logger: part("trellis.mqtt"))

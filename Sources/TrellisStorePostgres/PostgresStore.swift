@@ -74,7 +74,7 @@ public final class PostgresStore: BufferedCommitsStore {
             tls: try tls(for: url.sslMode))
         configuration.options.maximumConnections = max(2, connections)
         configuration.options.connectTimeout = .seconds(5)
-        configuration.options.additionalStartupParameters = [("application_name", Self.applicationName(owner: owner))]
+        configuration.options.additionalStartupParameters = [("application_name", Self.applicationName)]
         let store = PostgresStore(
             client: PostgresClient(configuration: configuration, backgroundLogger: quiet),
             url: url, owner: owner, deadLetterLimit: deadLetterLimit, logger: logger,
@@ -87,6 +87,9 @@ public final class PostgresStore: BufferedCommitsStore {
                 code: .cannotOpen,
                 message: "cannot open the PostgreSQL store at \(url): \(PostgresFailure.describe(error))")
         }
+        logger.info(
+            "the PostgreSQL store is open; the server shows its connections as \(applicationName)",
+            metadata: ["store": "\(url)"])
         return store
     }
 
@@ -157,6 +160,7 @@ public final class PostgresStore: BufferedCommitsStore {
             host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: tls
         )
         configuration.options.connectTimeout = .seconds(5)
+        configuration.options.additionalStartupParameters = [("application_name", applicationName)]
         return configuration
     }
 
@@ -286,17 +290,14 @@ public final class PostgresStore: BufferedCommitsStore {
 }
 
 extension PostgresStore {
-    /// The name the server shows for this relay's connections (`pg_stat_activity`, which every role
-    /// on the server may read): `trellis` and a fingerprint of the owner (FNV-1a, 32 bits), so a
-    /// database administrator tells the relays of a group apart without the server showing any
-    /// role the MQTT client id, which no one but an operator should learn.
-    static func applicationName(owner: String) -> String {
-        var hash: UInt32 = 0x811C_9DC5
-        for byte in owner.utf8 {
-            hash ^= UInt32(byte)
-            hash &*= 0x0100_0193
-        }
-        let hex = String(hash, radix: 16)
+    /// The name the server shows for this process's connections (`pg_stat_activity`, which every
+    /// role on the server may read): `trellis` and eight random hex digits drawn at start, logged
+    /// once when the store connects. A database administrator tells the relays of a group apart by
+    /// it, and no role learns the MQTT client id from it (a share group's ids are often guessable,
+    /// so no digest of the id would hide it).
+    static let applicationName: String = {
+        var generator = SystemRandomNumberGenerator()
+        let hex = String(UInt32.random(in: .min ... .max, using: &generator), radix: 16)
         return "trellis " + String(repeating: "0", count: 8 - hex.count) + hex
-    }
+    }()
 }

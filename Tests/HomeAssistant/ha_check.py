@@ -103,9 +103,9 @@ class Broker:
 class Watcher:
     """A paho client that records what it receives, for the checks on Trellis's side."""
 
-    def __init__(self, port, username, password):
+    def __init__(self, port, username, password, client_id="ha-check-watcher"):
         self.messages = []
-        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="ha-check-watcher")
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id)
         self.client.username_pw_set(username, password)
         self.client.on_message = lambda _c, _u, m: self.messages.append((m.topic, m.payload, m.retain))
         self.client.connect("127.0.0.1", port)
@@ -389,7 +389,11 @@ async def run(args, directory):
             # Home Assistant's birth message brings back a config the broker lost.
             watcher.publish("homeassistant/sensor/trellis_plant_1/moisture/config", b"", retain=True)
             await wait_for("Fern's moisture removed by hand", lambda: _absent(ha, "trellis_plant_1_moisture"))
-            watcher.publish("homeassistant/status", "online")
+            # Sent with Home Assistant's own account, as Home Assistant sends it when it starts: its role may.
+            birth = Watcher(broker.port, "homeassistant", broker.passwords["homeassistant"], client_id="ha-check-birth")
+            birth.publish("homeassistant/status", "online")
+            birth.client.loop_stop()
+            birth.client.disconnect()
             await wait_for("Fern's moisture back after the birth message", lambda: entity_ids("trellis_plant_1_moisture"))
             await wait_for("Fern's moisture state back", lambda: state_is(fern[0], "50"))
             log("birth message: Trellis published its configs again")

@@ -99,7 +99,7 @@ struct EffectiveConfigurationTests {
         }
     }
 
-    @Test("a named file that does not exist is refused, naming it; no file named and none here is the defaults")
+    @Test("a named file that does not exist is refused, naming it")
     func missingFile() async throws {
         let path = "/nonexistent-\(UUID().uuidString)/trellis.yaml"
         do {

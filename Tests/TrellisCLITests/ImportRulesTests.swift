@@ -86,7 +86,7 @@ struct ImportRulesTests {
     /// derived from the settings table) and of printing what a command read or wrote.
     static let commandHelpers: Set<String> = [
         "SettingFlag", "SettingFlagValue", "OptionalSettingFlagValue", "SettingFlags", "ExitCodeError", "LineSink",
-        "CaptureInput", "HostFiles"
+        "CaptureInput", "HostFiles", "RecordingProgress"
     ]
 
     @Test(
@@ -100,7 +100,7 @@ struct ImportRulesTests {
             } ?? []
         #expect(files.count > 10)
         let declaration =
-            /^(?:package |public )?(?:final )?(?:struct|enum|class|actor|protocol|typealias) (\w+)([^{=]*)/
+            /^(?:package |public |private |fileprivate )?(?:final )?(?:struct|enum|class|actor|protocol|typealias) (\w+)([^{=]*)/
         var others: [String] = []
         var commands = 0
         for file in files {

@@ -155,7 +155,7 @@ package struct DynamicSecurityControl {
                         guard response.responses.first?.correlationData == correlation else { continue }
                         return response.responses
                     }
-                    // `fail` prints its sentence: a wait cut short by the timeout's own failure says nothing.
+                    // One refusal reaches the user: a wait cut short by the timeout's own failure says nothing.
                     try Task.checkCancellation()
                     throw fail("the connection to the broker ended before the dynamic security plugin answered")
                 }

@@ -147,7 +147,8 @@ struct PlantRetainedReadingTests {
     func retainedReadingWithoutTime() async throws {
         try await withRelay(settings: .losslessPlants) { relay in
             let phone = try await PlantClient.connect(relay, topics: .shared)
-            _ = try await phone.ask(phone.request("add", "REQ_addNewPlant", payload: "Fern,0x36"))
+            let added = try await phone.ask(phone.request("add", "REQ_addNewPlant", payload: "Fern,0x36"))
+            #expect(added == Wire.reply("add", to: phone.name, "RES_addNewPlant", payload: "Fern"))
             let reading = #"{"moisture":6,"temperature":70}"#
             try await phone.client.publishAndWait(topic: "rpi/sensors/0x36", payload: Array(reading.utf8), retain: true)
             let first = try await phone.sensorData(id: "1")

@@ -5,20 +5,17 @@ import Testing
 import TrellisTestSupport
 
 /// What the server shows of a relay's connections in `pg_stat_activity`, which every role on the
-/// server may read: `trellis` and a fingerprint of the relay, never its MQTT client id.
+/// server may read: `trellis` and a tag drawn at start, never its MQTT client id.
 @Suite("PostgreSQL application name")
 struct ApplicationNameTests {
-    @Test("a fingerprint of eight hex digits, the same for the same owner and another for another")
-    func fingerprint() {
-        let name = PostgresStore.applicationName(owner: "trellis-k3mz8q2w7d9x4b6n5p1r")
-        #expect(name.wholeMatch(of: /trellis [0-9a-f]{8}/) != nil, "\(name)")
-        #expect(name == PostgresStore.applicationName(owner: "trellis-k3mz8q2w7d9x4b6n5p1r"))
-        #expect(name != PostgresStore.applicationName(owner: "trellis-k3mz8q2w7d9x4b6n5p1s"))
-        #expect(PostgresStore.applicationName(owner: "").count == "trellis ".count + 8)
+    @Test("trellis and eight random hex digits, drawn once for the process")
+    func tag() {
+        #expect(PostgresStore.applicationName.wholeMatch(of: /trellis [0-9a-f]{8}/) != nil)
+        #expect(PostgresStore.applicationName == PostgresStore.applicationName)
     }
 
     @Test(
-        "pg_stat_activity shows the relay's fingerprint and not its client id",
+        "pg_stat_activity shows the process's tag on every connection, and not the client id",
         .enabled(if: PostgresTestServer.isRequired))
     func shownByTheServer() async throws {
         try await PostgresTestServer.withDatabase { url in
@@ -32,7 +29,7 @@ struct ApplicationNameTests {
                 as: String.self, logger: PostgresStore.silent)
             try await watcher.close()
             try await store.close()
-            #expect(names.contains(PostgresStore.applicationName(owner: owner)), "\(names)")
+            #expect(!names.isEmpty && names.allSatisfy { $0 == PostgresStore.applicationName }, "\(names)")
             #expect(!names.contains { $0.contains("k3mz8q2w") }, "\(names)")
         }
     }
