@@ -85,7 +85,8 @@ struct PlantOriginalDialectTests {
         "a Response Topic on the shared topic gets the lossless answer, also where rpi/fromrpi gets none (a broker without accounts)",
         arguments: StoreKind.bothStores)
     func responseTopicIsLossless(_ kind: StoreKind) async throws {
-        try await withPhone(kind, settings: RelaySettings().openResponseTopics, name: "Bob", topics: .shared) { phone async throws in
+        try await withPhone(kind, settings: RelaySettings().openResponseTopics, name: "Bob", topics: .shared) {
+            phone async throws in
             let properties = MQTTProperties(responseTopic: "replies/bob", correlationData: Array("c1".utf8))
             let added = try await phone.send(
                 phone.request("7", "REQ_addNewPlant", payload: "Fern,0x36"), properties: properties)
