@@ -2,6 +2,7 @@ import Configuration
 import Foundation
 import Testing
 import TrellisApplication
+import TrellisTestSupport
 
 /// The configuration file read as `trellis run` reads it, fed thousands of damaged variants of the
 /// shipped example (bytes flipped, lines cut, repeated or swapped, keys and values replaced by
@@ -10,18 +11,6 @@ import TrellisApplication
 /// mutations come from a fixed seed, so a failure is found again by running the test again.
 @Suite("Configuration file: damaged variants of the example")
 struct ConfigurationFileMutationTests {
-    /// A small deterministic generator (SplitMix64), so the variants are the same on every run.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let hostile: [String] = [
         "", "~", "null", "-1", "0", "99999999999999999999", "1e309", "NaN", ".inf", "\"\"", "[]", "{}", "[1, [2, [3]]]",
         "!!binary aGVsbG8=", "&a [*a]", "*undefined", "\"\\u0000\"", String(repeating: "x", count: 70_000),

@@ -16,18 +16,6 @@ struct HostileInputTests {
         var retain: Bool
     }
 
-    /// A deterministic generator, so a failure can be reproduced.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static func hostileMessages(count: Int) -> [Hostile] {
         var random = SplitMix(state: 2026)
         let oddLevels = [

@@ -45,15 +45,3 @@ public func withStore<T>(
         return try await closing(try SQLiteStore(directory: path, deadLetterLimit: deadLetterLimit), body)
     }
 }
-
-/// Runs `body` on `store`, then closes it whether `body` threw or not.
-public func closing<Store: TrellisStore, T>(_ store: Store, _ body: (Store) async throws -> T) async throws -> T {
-    do {
-        let result = try await body(store)
-        try await store.close()
-        return result
-    } catch {
-        try? await store.close()
-        throw error
-    }
-}

@@ -17,15 +17,7 @@ extension StatePlace {
         _ body: (any TrellisStore) async throws -> T
     ) async throws -> T {
         try await withHold(use) {
-            let store = try await open(owner: owner, logger: logger)
-            do {
-                let result = try await body(store)
-                try await store.close()
-                return result
-            } catch {
-                try? await store.close()
-                throw error
-            }
+            try await closing(try await open(owner: owner, logger: logger)) { try await body($0) }
         }
     }
 }
