@@ -20,6 +20,7 @@ the end, on Ctrl-C too.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import shutil
@@ -221,6 +222,50 @@ def save_failure(results: Path, label: str, outcome: Outcome, ctx: Run | None, b
     return directory
 
 
+def print_table(table: dict[tuple[str, str, int], dict]) -> None:
+    """The Markdown table of fault × store × relays: runs, failures, known failures, worst recovery."""
+    print("| fault | store | relays | runs | failures | known | worst recovery s |")
+    print("|---|---|---|---|---|---|---|")
+    for (name, store, relays), row in table.items():
+        if row["skipped"] and not row["runs"]:
+            print(f"| {name} | {store} | {relays} | 0 | skipped | — | — |")
+            continue
+        worst = "—" if row["worst"] is None else f"{row['worst']:.1f}"
+        known = f"{row['known']} (see below)" if row["known"] else "—"
+        print(f"| {name} | {store} | {relays} | {row['runs']} | {row['failures']} | {known} | {worst} |")
+    for key, row in table.items():
+        if row["known"]:
+            print(f"\n{key[0]} ({key[1]}, {key[2]}): {row['known']} known failure(s), not counted: {KNOWN[key]}")
+
+
+def print_journals(paths: list[Path]) -> int:
+    """The table of every run in the journals, in the matrix's scenario order; each failure listed with its run,
+    seed and first reason. Exits 1 when any run failed."""
+    order = {(f.name, s, r): i for i, (f, s, r) in enumerate(
+        (f, s, r) for f in FAULTS.values() for s in f.stores for r in ((1,) if s == "sqlite" else (1, 2)))}
+    records = [json.loads(line) for path in paths for line in path.read_text().splitlines() if line.strip()]
+    table: dict[tuple[str, str, int], dict] = {}
+    for key in sorted({(r["fault"], r["store"], r["relays"]) for r in records}, key=lambda k: order.get(k, len(order))):
+        table[key] = {"runs": 0, "failures": 0, "known": 0, "worst": None, "skipped": None}
+    failed = []
+    for record in records:
+        row = table[(record["fault"], record["store"], record["relays"])]
+        row["runs"] += 1
+        if record["recovery_s"] is not None:
+            row["worst"] = max(row["worst"] or 0, record["recovery_s"])
+        if record["status"] == "known failure":
+            row["known"] += 1
+        elif record["status"] != "ok":
+            row["failures"] += 1
+            failed.append(record)
+    seeds = sorted({r["seed"] for r in records})
+    print(f"## Fault matrix: {len(records)} runs from {len(paths)} journal(s), seeds {', '.join(map(str, seeds))}\n")
+    print_table(table)
+    for record in failed:
+        print(f"\n{record['run']} (seed {record['seed']}, {record['at']}): {'; '.join(record['failures'])}")
+    return 1 if failed else 0
+
+
 def scenarios(args) -> list[tuple[str, str, int]]:
     faults = args.faults.split(",") if args.faults else None
     stores = args.stores.split(",") if args.stores else None
@@ -248,7 +293,13 @@ def main() -> int:
     parser.add_argument("--results", help="directory for failures' reasons and logs (default .build/faults/<time>)")
     parser.add_argument("--verbose", action="store_true", help="print each run's figures, and keep the logs of passing runs too")
     parser.add_argument("--list", action="store_true", help="print the scenarios and the faults, then exit")
+    parser.add_argument("--journal", help="append each finished run to this file, one JSON line (seed, scenario, "
+                                          "outcome), so the long form can be run in parts and tabled together")
+    parser.add_argument("--table", nargs="+", metavar="JOURNAL",
+                        help="print the table of the runs in these journals (no runs made), then exit")
     args = parser.parse_args()
+    if args.table:
+        return print_journals([Path(p) for p in args.table])
     chosen = scenarios(args)
     if args.list:
         for name, fault in FAULTS.items():
@@ -298,6 +349,14 @@ def main() -> int:
                         row["worst"] = max(row["worst"] or 0, outcome.recovery)
                     known = KNOWN.get(key)
                     status = "ok" if not outcome.failures else ("known failure" if known else "FAILED")
+                    if args.journal:
+                        record = {"fault": name, "store": store, "relays": relays, "run": label, "seed": seed,
+                                  "binary": version, "status": status, "recovery_s": outcome.recovery,
+                                  "seconds": round(time.monotonic() - t0, 1),
+                                  "failures": [f.splitlines()[0] for f in outcome.failures],
+                                  "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+                        with open(args.journal, "a") as journal:
+                            journal.write(json.dumps(record) + "\n")
                     print(f"{label}: {status} in {time.monotonic() - t0:.0f} s, recovery {outcome.recovery if outcome.recovery is None else round(outcome.recovery, 1)} s, "
                           f"{outcome.figures.get('presses_acked')} presses, {outcome.figures.get('sio_acked')} Socket.IO", flush=True)
                     if args.verbose:
@@ -322,18 +381,7 @@ def main() -> int:
         shutil.rmtree(pinned, ignore_errors=True)
 
     print(f"\n## Fault matrix (seed {seed}, {time.monotonic() - started:.0f} s)\n")
-    print("| fault | store | relays | runs | failures | known | worst recovery s |")
-    print("|---|---|---|---|---|---|---|")
-    for (name, store, relays), row in table.items():
-        if row["skipped"] and not row["runs"]:
-            print(f"| {name} | {store} | {relays} | 0 | skipped | — | — |")
-            continue
-        worst = "—" if row["worst"] is None else f"{row['worst']:.1f}"
-        known = f"{row['known']} (see below)" if row["known"] else "—"
-        print(f"| {name} | {store} | {relays} | {row['runs']} | {row['failures']} | {known} | {worst} |")
-    for key, row in table.items():
-        if row["known"]:
-            print(f"\n{key[0]} ({key[1]}, {key[2]}): {row['known']} known failure(s), not counted: {KNOWN[key]}")
+    print_table(table)
     for (name, store, relays), row in table.items():
         if row["skipped"]:
             print(f"\n{name} ({store}, {relays}): skipped: {row['skipped']}")
