@@ -154,11 +154,14 @@ class Cluster:
         run(str(CLUSTER_SH), action, str(self.directory), timeout=120)
 
     def url_via(self, host: str, port: int | None = None) -> str:
-        """The store URL with another host (a namespace's view of the server) and optionally another port."""
+        """The store URL with another host (a namespace's view of the server) and optionally another port.
+        A host off loopback gets `sslmode=disable`: Trellis refuses plain text to a server off the machine
+        unless told so, and this link is the test's own pair of namespaces."""
         head, tail = self.url.rsplit("@", 1)
         _, rest = tail.split(":", 1)
         old_port, database = rest.split("/", 1)
-        return f"{head}@{host}:{port or old_port}/{database}"
+        plain = "" if host.startswith("127.") or "sslmode=" in database else "?sslmode=disable"
+        return f"{head}@{host}:{port or old_port}/{database}{plain}"
 
     @property
     def port(self) -> int:

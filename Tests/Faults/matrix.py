@@ -151,7 +151,9 @@ def one_run(binary: str, fault: Fault, store: str, relays: int, rng: random.Rand
             relay.start()
         for relay in ctx.relays:
             if not relay.wait_ready(90):
-                outcome.failures.append(f"{relay.name} not ready within 90 s of its start")
+                ended = relay.process.poll()
+                outcome.failures.append(f"{relay.name} not ready within 90 s of its start" if ended is None else
+                                        f"{relay.name} exited ({ended}) at its start: {relay.tail(3)}")
                 return outcome, ctx, base
         load = ctx.load = Load(tag, ctx.broker.port, ctx.relays[0].socketio, ctx.token)
         cleanup.push("the load's clients", load.stop)
