@@ -45,3 +45,22 @@ public func withStore<T>(
         return try await closing(try SQLiteStore(directory: path, deadLetterLimit: deadLetterLimit), body)
     }
 }
+
+/// Runs `body` with a place for a store of `kind` that can be opened more than once, as a relay
+/// restarted opens its state again: a directory for SQLite (in memory has no second opening, so it
+/// is a directory too), a database for PostgreSQL. `body` is given the opener; each store it opens
+/// is the caller's to close. The place is removed at the end.
+public func withStorePlace<T>(
+    _ kind: StoreKind, _ body: (@Sendable () async throws -> any TrellisStore) async throws -> T
+) async throws -> T {
+    switch kind {
+    case .postgres:
+        return try await PostgresTestServer.withDatabase { url in
+            try await body { try await PostgresStore.connect(url, owner: "test-relay") }
+        }
+    case .inMemory, .directory:
+        let path = (NSTemporaryDirectory() as NSString).appendingPathComponent("trellis-store-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        return try await body { try SQLiteStore(directory: path) }
+    }
+}
