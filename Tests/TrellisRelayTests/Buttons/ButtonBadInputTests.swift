@@ -5,9 +5,9 @@ import TrellisMQTT
 import TrellisRelay
 import TrellisTestSupport
 
-/// Presses and statuses that cannot be used: each leaves one dead-letter record with its reason
-/// and changes nothing.
-@Suite("Buttons: bad input", .serialized)
+/// Presses and statuses that cannot be used, on the engine over SQLite and PostgreSQL: each leaves
+/// one dead-letter record with its reason and changes nothing.
+@Suite("Buttons: bad input")
 struct ButtonBadInputTests {
     static let long = String(repeating: "b", count: 65)
 
@@ -21,33 +21,31 @@ struct ButtonBadInputTests {
             ("door", String(repeating: "x", count: 257), "too_large"),
             (long, "", "invalid_button_id"),
             (" door", "", "invalid_button_id")
-        ])
-    func badPress(button: String, payload: String, reason: String) async throws {
-        try await withRelay { relay in
-            let (app, inbox) = try await relay.connectCollecting("trellis/deadletter", "p2o/buttons/+/state")
-            try await app.publishAndWait(topic: "p2o/buttons/\(button)/press", payload: Array(payload.utf8))
-            let letters = try await inbox.messages(on: "trellis/deadletter")
+        ].flatMap { press in StoreKind.bothStores.map { (press, $0) } })
+    func badPress(press: (button: String, payload: String, reason: String), kind: StoreKind) async throws {
+        try await withRecorder(kind) { relay async throws in
+            await relay.send(press.payload, on: "p2o/buttons/\(press.button)/press")
+            let letters = relay.messages(on: "trellis/deadletter")
+            #expect(letters.count == 1)
             #expect(
-                try Buttons.letter(letters[0]) == [
-                    "payload": payload, "reason": reason, "topic": "p2o/buttons/\(button)/press"
+                try Buttons.letter(try #require(letters.first)) == [
+                    "payload": press.payload, "reason": press.reason, "topic": "p2o/buttons/\(press.button)/press"
                 ])
-            #expect(try await relay.store.button(id: button) == nil)
+            #expect(try await relay.store.button(id: press.button) == nil)
             // The next good press is the first one counted.
-            try await Buttons.press(app, "door", at: 1)
-            let state = try await inbox.messages(on: "p2o/buttons/door/state")
-            #expect(state[0].text == Buttons.state("door", total: 1, history: [1]))
-            #expect(await inbox.received(on: "trellis/deadletter").count == 1)
+            await relay.press("door", at: 1)
+            #expect(relay.texts(on: "p2o/buttons/door/state") == [Buttons.state("door", total: 1, history: [1])])
+            #expect(relay.messages(on: "trellis/deadletter").count == 1)
         }
     }
 
-    @Test("a press that is not UTF-8 is dead-lettered with its bytes in base64")
-    func pressNotUTF8() async throws {
-        try await withRelay { relay in
-            let (app, inbox) = try await relay.connectCollecting("trellis/deadletter")
-            try await app.publishAndWait(topic: "p2o/buttons/door/press", payload: [0x32, 0x30, 0xff])
-            let letters = try await inbox.messages(on: "trellis/deadletter")
+    @Test("a press that is not UTF-8 is dead-lettered with its bytes in base64", arguments: StoreKind.bothStores)
+    func pressNotUTF8(kind: StoreKind) async throws {
+        try await withRecorder(kind) { relay async throws in
+            await relay.send([0x32, 0x30, 0xff], on: "p2o/buttons/door/press")
+            let letters = relay.messages(on: "trellis/deadletter")
             #expect(
-                try Buttons.letter(letters[0])
+                try Buttons.letter(try #require(letters.first))
                     == ["payload_base64": "MjD/", "reason": "invalid_utf8", "topic": "p2o/buttons/door/press"])
             #expect(try await relay.store.button(id: "door") == nil)
         }
@@ -61,21 +59,23 @@ struct ButtonBadInputTests {
             ("x", "", "invalid_status", false),
             (long, "offline", "invalid_client_id", false),
             (long, "online", "invalid_client_id", true)
-        ])
-    func badStatus(client: String, payload: String, reason: String, answered: Bool) async throws {
-        try await withRelay { relay in
-            let (app, inbox) = try await relay.connectCollecting(
-                "trellis/deadletter", "p2o/clients/+/connection-response")
-            try await Buttons.send(app, client, "status", payload)
-            let letters = try await inbox.messages(on: "trellis/deadletter")
+        ].flatMap { status in StoreKind.bothStores.map { (status, $0) } })
+    func badStatus(
+        status: (client: String, payload: String, reason: String, answered: Bool), kind: StoreKind
+    ) async throws {
+        let (client, payload, reason, answered) = status
+        try await withRecorder(kind) { relay async throws in
+            await relay.send(client: client, "status", payload)
+            let letters = relay.messages(on: "trellis/deadletter")
+            #expect(letters.count == 1)
             #expect(
-                try Buttons.letter(letters[0]) == [
+                try Buttons.letter(try #require(letters.first)) == [
                     "payload": payload, "reason": reason, "topic": "p2o/clients/\(client)/status"
                 ])
             // A good status afterwards is answered, and is the only other answer.
-            try await Buttons.send(app, "good", "status", "online")
-            try await inbox.messages(on: "p2o/clients/good/connection-response")
-            let answers = await inbox.received(on: "p2o/clients/\(client)/connection-response")
+            await relay.send(client: "good", "status", "online")
+            #expect(relay.messages(on: "p2o/clients/good/connection-response").count == 1)
+            let answers = relay.messages(on: "p2o/clients/\(client)/connection-response")
             #expect(
                 answers.map(\.text)
                     == (answered

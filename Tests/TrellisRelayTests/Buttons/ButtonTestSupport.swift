@@ -61,3 +61,21 @@ enum Buttons {
         return fields
     }
 }
+
+extension EngineRecorder {
+    /// A press of `button` stating its time (`second`).
+    func press(_ button: String, at second: Int) async {
+        await send(Buttons.time(second), on: "p2o/buttons/\(button)/press")
+    }
+
+    /// `text` on `p2o/clients/<id>/<leaf>`.
+    func send(client id: String, _ leaf: String, _ text: String) async {
+        await send(text, on: "p2o/clients/\(id)/\(leaf)")
+    }
+
+    /// Client `id`'s `status` (online unless told), then its registration for `button`.
+    func register(_ id: String, for button: String, status: String = "online") async {
+        await send(client: id, "status", status)
+        await send(client: id, "register", button)
+    }
+}

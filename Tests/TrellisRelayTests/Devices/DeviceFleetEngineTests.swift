@@ -15,7 +15,7 @@ struct DeviceFleetEngineTests {
         "a device is online with a retained info record; rssi from telemetry; offline again with a Status log entry",
         arguments: StoreKind.bothStores)
     func presence(kind: StoreKind) async throws {
-        try await withFleet(kind) { fleet async throws in
+        try await withRecorder(kind) { fleet async throws in
             await fleet.online("node7")
             #expect(fleet.latest(on: "devices/node7/info") == deviceInfo("node7", powerstate: .online))
             #expect(fleet.messages(on: "devices/node7/info").allSatisfy { $0.retain && $0.qos == .atLeastOnce })
@@ -41,7 +41,7 @@ struct DeviceFleetEngineTests {
         "rename, not_editable, models: create, assign, upload → the online device gets code; model restart",
         arguments: StoreKind.bothStores)
     func modelsAndCommands(kind: StoreKind) async throws {
-        try await withFleet(kind) { fleet async throws in
+        try await withRecorder(kind) { fleet async throws in
             await fleet.online("a")
             await fleet.online("b")
             #expect(
@@ -112,7 +112,7 @@ struct DeviceFleetEngineTests {
         "250 log lines keep the newest 200; since filters; delete clears the retained info",
         arguments: StoreKind.bothStores)
     func logsAndDelete(kind: StoreKind) async throws {
-        try await withFleet(kind) { fleet async throws in
+        try await withRecorder(kind) { fleet async throws in
             for index in 1...250 {
                 let second = String(format: "%02d", index % 60)
                 let minute = String(format: "%02d", index / 60)
@@ -145,7 +145,7 @@ struct DeviceFleetEngineTests {
     func survivesRestart(kind: StoreKind) async throws {
         try await withStorePlace(kind) { open in
             let logBefore = try await closing(try await open()) { store async throws in
-                let fleet = EngineFleet(EngineHarness(store: store))
+                let fleet = EngineRecorder(EngineHarness(store: store))
                 await fleet.online("keep")
                 _ = try await fleet.data("models", "create", #"{"name":"Node"}"#)
                 _ = try await fleet.data("models", "assign", #"{"device":"keep","model":"m1"}"#)
@@ -155,7 +155,7 @@ struct DeviceFleetEngineTests {
                 return log
             }
             try await closing(try await open()) { store async throws in
-                let fleet = EngineFleet(EngineHarness(store: store))
+                let fleet = EngineRecorder(EngineHarness(store: store))
                 #expect(
                     try await fleet.data("devices", "get", #"{"id":"keep"}"#)
                         == deviceInfo("keep", powerstate: .online, modelID: "m1"))
@@ -172,7 +172,7 @@ struct DeviceFleetEngineTests {
         "bad JSON, unknown actions, bad ids and 2 MiB code get their codes; bad device topics are dead-lettered",
         arguments: StoreKind.bothStores)
     func refusals(kind: StoreKind) async throws {
-        try await withFleet(kind) { fleet async throws in
+        try await withRecorder(kind) { fleet async throws in
             let bad = await fleet.send([0xFF, 0x00], on: "trellis/request/devices/list")
             #expect(
                 bad.first { $0.topic == "trellis/response/devices/list" }?.payload
@@ -220,7 +220,7 @@ struct DeviceFleetEngineTests {
 
     @Test("per-client form: reads for anyone, fleet changes only for operators", arguments: StoreKind.bothStores)
     func forbidden(kind: StoreKind) async throws {
-        try await withFleet(kind, settings: .operators(["ops"])) { fleet async throws in
+        try await withRecorder(kind, settings: .operators(["ops"])) { fleet async throws in
             #expect(try await fleet.data("models", "create", #"{"name":"Node"}"#).contains("m1"))
             #expect(try await fleet.errorCode("models", "create", #"{"name":"Other"}"#, client: "alice") == "forbidden")
             #expect(try await fleet.errorCode("devices", "restart", #"{"id":"x"}"#, client: "alice") == "forbidden")
@@ -236,7 +236,7 @@ struct DeviceFleetEngineTests {
         "a v5 Response Topic gets the reply with its Correlation Data, as mosquitto_rr expects; the shared topic too",
         arguments: StoreKind.bothStores)
     func responseTopic(kind: StoreKind) async throws {
-        try await withFleet(kind) { fleet async throws in
+        try await withRecorder(kind) { fleet async throws in
             let properties = MQTTProperties(
                 responseTopic: "trellis/response/models/list/rr", correlationData: Array("corr-1".utf8))
             let out = await fleet.send([], on: "trellis/request/models/list", properties: properties)

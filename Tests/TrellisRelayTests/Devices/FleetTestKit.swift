@@ -101,3 +101,10 @@ func deviceInfo(
                 id: id, name: name, powerstate: powerstate, rssi: rssi,
                 agentID: agentID, modelID: modelID)), as: UTF8.self)
 }
+
+extension EngineRecorder {
+    /// Device `id` says it is online, as its first message after connecting does.
+    func online(_ id: String) async {
+        await send("online", on: "devices/\(id)/status")
+    }
+}

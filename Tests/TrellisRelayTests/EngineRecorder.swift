@@ -4,13 +4,14 @@ import Testing
 import TrellisCore
 import TrellisMQTTTypes
 import TrellisRelay
+import TrellisStore
 import TrellisTestSupport
 
-/// The device fleet on the relay's engine, no broker: an operator's console and the devices in one,
-/// with everything the engine published kept in order, as a client subscribed to every topic would
-/// see it. For the fleet's logic on each store; wills, retained delivery and sessions are the
-/// broker's and stay in ``DeviceFleetTests``.
-final class EngineFleet: JSONConsole, Sendable {
+/// The relay's engine over a store, no broker, with everything it published kept in order, as a
+/// client subscribed to every topic would see it: every client of a test in one (devices, button
+/// apps, an operator's console). For the services' logic on each store; wills, retained delivery,
+/// sessions and acknowledgements are the broker's and are tested through ``RelayHarness``.
+final class EngineRecorder: JSONConsole, Sendable {
     let harness: EngineHarness
     private let published = Mutex<[MQTTMessage]>([])
 
@@ -18,20 +19,24 @@ final class EngineFleet: JSONConsole, Sendable {
         self.harness = harness
     }
 
-    /// Handles `payload` on `topic` as received from the broker; what the engine published.
+    var store: any TrellisStore { harness.store }
+
+    /// Handles `payload` on `topic` as received from the broker at `time`; what the engine published.
     @discardableResult
-    func send(_ payload: [UInt8], on topic: String, properties: MQTTProperties = MQTTProperties()) async
-        -> [MQTTMessage]
-    {
-        let out = await harness.send(payload, on: topic, properties: properties)
+    func send(
+        _ payload: [UInt8], on topic: String, properties: MQTTProperties = MQTTProperties(), at time: Date = Date()
+    ) async -> [MQTTMessage] {
+        let out = await harness.send(payload, on: topic, properties: properties, at: time)
         published.withLock { $0 += out }
         return out
     }
 
-    /// Handles `text` on `topic`; see ``send(_:on:properties:)-([UInt8],_,_)``.
+    /// Handles `text` on `topic`; see ``send(_:on:properties:at:)-([UInt8],_,_,_)``.
     @discardableResult
-    func send(_ text: String, on topic: String, properties: MQTTProperties = MQTTProperties()) async -> [MQTTMessage] {
-        await send(Array(text.utf8), on: topic, properties: properties)
+    func send(
+        _ text: String, on topic: String, properties: MQTTProperties = MQTTProperties(), at time: Date = Date()
+    ) async -> [MQTTMessage] {
+        await send(Array(text.utf8), on: topic, properties: properties, at: time)
     }
 
     func reply(to service: String, _ action: String, _ json: String, client: String?) async throws -> String {
@@ -40,11 +45,6 @@ final class EngineFleet: JSONConsole, Sendable {
         let replyTopic = topics.response(service: service, action: action, client: client)
         let reply = try #require(out.last { $0.topic == replyTopic }, "no reply on \(replyTopic): \(out)")
         return String(decoding: reply.payload, as: UTF8.self)
-    }
-
-    /// Device `id` says it is online, as its first message after connecting does.
-    func online(_ id: String) async {
-        await send("online", on: "devices/\(id)/status")
     }
 
     /// Everything published on `topic` so far, oldest first.
@@ -63,9 +63,9 @@ final class EngineFleet: JSONConsole, Sendable {
     }
 }
 
-/// Runs `body` with the fleet on an engine over a fresh store of `kind`.
-func withFleet(
-    _ kind: StoreKind, settings: RelaySettings = RelaySettings(), _ body: (EngineFleet) async throws -> Void
+/// Runs `body` with a recorder on an engine over a fresh store of `kind`.
+func withRecorder(
+    _ kind: StoreKind, settings: RelaySettings = RelaySettings(), _ body: (EngineRecorder) async throws -> Void
 ) async throws {
-    try await withEngine(kind, settings: settings) { harness in try await body(EngineFleet(harness)) }
+    try await withEngine(kind, settings: settings) { harness in try await body(EngineRecorder(harness)) }
 }
