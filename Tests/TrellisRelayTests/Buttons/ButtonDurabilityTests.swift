@@ -6,32 +6,35 @@ import TrellisRelay
 import TrellisStore
 import TrellisTestSupport
 
-/// Registrations, counts and histories across restarts of Trellis; presses it was not there for.
+/// Registrations, counts and histories across restarts of Trellis (on the engine over both stores);
+/// presses it was not there for, and retained presses, which only a broker brings.
 @Suite("Buttons: durability", .serialized)
 struct ButtonDurabilityTests {
-    @Test("registrations, missed counts, totals and histories survive a restart of Trellis")
-    func survivesRestart() async throws {
-        try await withRelay { relay in
-            let (app, inbox) = try await relay.connectCollecting(
-                "p2o/clients/+/register-response", "p2o/clients/+/button-press", "p2o/buttons/lamp/state")
-            try await Buttons.register(app, "on", for: "lamp")
-            try await Buttons.register(app, "off", for: "lamp", status: "offline")
-            try await inbox.messages(on: "p2o/clients/off/register-response")
-            for second in 1...3 { try await Buttons.press(app, "lamp", at: second) }
-            try await inbox.messages(on: "p2o/buttons/lamp/state", count: 3)
-
-            try await relay.stopRelay()
-            try await relay.startRelay()
-
-            // The registration of "on" is still there: the next press reaches it.
-            try await Buttons.press(app, "lamp", at: 4)
-            try await inbox.messages(on: "p2o/clients/on/button-press", count: 4)
-            let states = try await inbox.messages(on: "p2o/buttons/lamp/state", count: 4)
-            #expect(states[3].text == Buttons.state("lamp", total: 4, history: 1...4))
-            try await Buttons.send(app, "off", "register", "lamp")
-            let answers = try await inbox.messages(on: "p2o/clients/off/register-response", count: 2)
-            #expect(answers[1].text == Buttons.registered("lamp", count: 4, history: 1...4))
-            #expect(await inbox.received(on: "p2o/clients/off/button-press").isEmpty)
+    @Test(
+        "registrations, missed counts, totals and histories survive a restart of Trellis (the engine on its store again)",
+        arguments: StoreKind.bothStores)
+    func survivesRestart(kind: StoreKind) async throws {
+        try await withStorePlace(kind) { open in
+            try await closing(try await open()) { store async throws in
+                let relay = EngineRecorder(EngineHarness(store: store))
+                await relay.register("on", for: "lamp")
+                await relay.register("off", for: "lamp", status: "offline")
+                for second in 1...3 { await relay.press("lamp", at: second) }
+                #expect(relay.messages(on: "p2o/clients/on/button-press").count == 3)
+                try await store.flush()
+            }
+            try await closing(try await open()) { store async throws in
+                let relay = EngineRecorder(EngineHarness(store: store))
+                // The registration of "on" is still there: the next press reaches it.
+                await relay.press("lamp", at: 4)
+                #expect(relay.texts(on: "p2o/clients/on/button-press") == ["lamp"])
+                #expect(relay.latest(on: "p2o/buttons/lamp/state") == Buttons.state("lamp", total: 4, history: 1...4))
+                await relay.send(client: "off", "register", "lamp")
+                #expect(
+                    relay.texts(on: "p2o/clients/off/register-response")
+                        == [Buttons.registered("lamp", count: 4, history: 1...4)])
+                #expect(relay.messages(on: "p2o/clients/off/button-press").isEmpty)
+            }
         }
     }
 

@@ -69,7 +69,8 @@ extension EngineRecorder {
     }
 
     /// `text` on `p2o/clients/<id>/<leaf>`.
-    func send(client id: String, _ leaf: String, _ text: String) async {
+    @discardableResult
+    func send(client id: String, _ leaf: String, _ text: String) async -> [MQTTMessage] {
         await send(text, on: "p2o/clients/\(id)/\(leaf)")
     }
 
