@@ -69,3 +69,39 @@ func withRecorder(
 ) async throws {
     try await withEngine(kind, settings: settings) { harness in try await body(EngineRecorder(harness)) }
 }
+
+/// Runs `body` with a recorder on an engine over a store of `kind` that can be opened again, and the
+/// means to restart: `restart()` flushes and closes the store and returns a recorder on a new engine
+/// over the store opened again, as `trellis run` started again finds its state. The store open at
+/// the end is closed.
+func withRestarts(
+    _ kind: StoreKind, settings: RelaySettings = RelaySettings(),
+    _ body: (EngineRecorder, _ restart: () async throws -> EngineRecorder) async throws -> Void
+) async throws {
+    try await withStorePlace(kind) { open in
+        var store = try await open()
+        do {
+            try await body(EngineRecorder(EngineHarness(store: store, settings: settings))) {
+                try await store.flush()
+                try await store.close()
+                store = try await open()
+                return EngineRecorder(EngineHarness(store: store, settings: settings))
+            }
+            try await store.flush()
+            try await store.close()
+        } catch {
+            try? await store.close()
+            throw error
+        }
+    }
+}
+
+extension EngineRecorder {
+    /// `sender` adds `plant` with `sensors` over the plant tracker's shared topics; its reply.
+    @discardableResult
+    func addPlant(_ plant: String, sensors: [String], as sender: String) async -> String? {
+        let request = Wire.request(
+            "1", from: sender, "REQ_addNewPlant", payload: ([plant] + sensors).joined(separator: ","))
+        return await send(request, on: "rpi/torpi").last { $0.topic == "rpi/fromrpi" }?.text
+    }
+}

@@ -51,7 +51,7 @@ public func withStore<T>(
 /// is a directory too), a database for PostgreSQL. `body` is given the opener; each store it opens
 /// is the caller's to close. The place is removed at the end.
 public func withStorePlace<T>(
-    _ kind: StoreKind, _ body: (@Sendable () async throws -> any TrellisStore) async throws -> T
+    _ kind: StoreKind, _ body: (@escaping @Sendable () async throws -> any TrellisStore) async throws -> T
 ) async throws -> T {
     switch kind {
     case .postgres:

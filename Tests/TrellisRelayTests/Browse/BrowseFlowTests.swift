@@ -6,30 +6,23 @@ import TrellisRelay
 import TrellisTestSupport
 
 /// A state with a plant and its sensors, a reading, a linked species, a pressed button with a
-/// registered client, a device and a model, built through the relay's own topics.
+/// registered client, a device and a model, built through the relay's own topics on the engine.
 struct BrowseWorld {
-    let console: FleetConsole
+    var console: EngineRecorder
     let species: Species
 
-    static func build(_ relay: RelayHarness) async throws -> BrowseWorld {
-        try await TestCatalog.load(relay)
-        let console = try await FleetConsole.open(relay)
-        let (client, inbox) = try await relay.connectCollecting("rpi/fromrpi", "p2o/clients/ann/#")
-        try await addPlant("Fern", sensors: ["0x36", "0x37"], as: "ann", from: client, answeredIn: inbox)
-        try await client.publishAndWait(
-            topic: "rpi/sensors/0x36", payload: Array(#"{"moisture":4,"temperature":70}"#.utf8))
-        try await client.publishAndWait(topic: "p2o/clients/ann/status", payload: Array("online".utf8), retain: true)
-        try await client.publishAndWait(topic: "p2o/clients/ann/register", payload: Array("door".utf8))
-        try await inbox.messages(on: "p2o/clients/ann/register-response")
-        for _ in 0..<2 { try await client.publishAndWait(topic: "p2o/buttons/door/press", payload: []) }
-        try await inbox.messages(on: "p2o/clients/ann/button-press", count: 2)
-        let device = try await FleetDevice.connect(relay, id: "node1")
-        try await console.waitFor("devices/node1/info") { $0.contains(#""powerstate":"online""#) }
+    static func build(_ console: EngineRecorder) async throws -> BrowseWorld {
+        try await TestCatalog.load(console.store)
+        await console.addPlant("Fern", sensors: ["0x36", "0x37"], as: "ann")
+        await console.send(#"{"moisture":4,"temperature":70}"#, on: "rpi/sensors/0x36")
+        await console.register("ann", for: "door")
+        for _ in 0..<2 { await console.send("", on: "p2o/buttons/door/press") }
+        #expect(console.messages(on: "p2o/clients/ann/button-press").count == 2)
+        await console.online("node1")
         _ = try await console.data("models", "create", #"{"name":"sensor-node"}"#)
         _ = try await console.data("models", "assign", #"{"device":"node1","model":"m1"}"#)
         let species = try #require(TestCatalog.species.first)
         _ = try await console.data("plants", "link", #"{"plant":"Fern","symbol":"\#(species.symbol)"}"#)
-        _ = device
         return BrowseWorld(console: console, species: species)
     }
 
@@ -59,11 +52,14 @@ struct BrowseWorld {
     }
 }
 
-@Suite("Browse: ROOT, DRILL and DETAIL through a real broker")
+/// The browse service on the engine over SQLite and PostgreSQL.
+@Suite("Browse: ROOT, DRILL and DETAIL")
 struct BrowseFlowTests {
-    @Test("ROOT lists every kind with its category; DRILL gives children and grandchildren; DETAIL every column")
-    func rootDrillDetail() async throws {
-        try await withRelay(settings: .losslessPlants) { relay in
+    @Test(
+        "ROOT lists every kind with its category; DRILL gives children and grandchildren; DETAIL every column",
+        arguments: StoreKind.bothStores)
+    func rootDrillDetail(kind: StoreKind) async throws {
+        try await withRecorder(kind, settings: .losslessPlants) { relay async throws in
             let world = try await BrowseWorld.build(relay)
             let root = try await world.browse(#"{"requestKey":"ROOT","transaction":"t1"}"#)
             #expect(root["columns"] as? [String] == BrowseTable.navigationColumns)
@@ -116,14 +112,15 @@ struct BrowseFlowTests {
         }
     }
 
-    @Test("PERM_IDs stay over a restart and a device rename; forged REFCONs and unknown PERM_IDs are missing")
-    func stableAndMissing() async throws {
-        try await withRelay(settings: .losslessPlants) { relay in
-            let world = try await BrowseWorld.build(relay)
+    @Test(
+        "PERM_IDs stay over a restart and a device rename; forged REFCONs and unknown PERM_IDs are missing",
+        arguments: StoreKind.bothStores)
+    func stableAndMissing(kind: StoreKind) async throws {
+        try await withRestarts(kind, settings: .losslessPlants) { relay, restart async throws in
+            var world = try await BrowseWorld.build(relay)
             let before = try BrowseWorld.rows(try await world.browse(#"{"requestKey":"ROOT"}"#))
             _ = try await world.console.data("devices", "update", #"{"id":"node1","name":"Greenhouse"}"#)
-            try await relay.stopRelay()
-            try await relay.startRelay()
+            world.console = try await restart()
             let after = try BrowseWorld.rows(try await world.browse(#"{"requestKey":"ROOT"}"#))
             #expect(Set(after.keys) == Set(before.keys))
             #expect(after.mapValues { $0["REFCON"] } == before.mapValues { $0["REFCON"] })
@@ -142,19 +139,14 @@ struct BrowseFlowTests {
         }
     }
 
-    @Test("paging through ROOT covers every root entity exactly once")
-    func paging() async throws {
-        try await withRelay(settings: .losslessPlants) { relay in
-            let console = try await FleetConsole.open(relay)
-            let presser = try await relay.connect()
-            for index in 0..<23 {
-                try await presser.publishAndWait(topic: "p2o/buttons/b\(index)/press", payload: [])
-            }
-            try await presser.publishAndWait(
-                topic: "p2o/clients/zed/status", payload: Array("online".utf8), retain: true)
+    @Test("paging through ROOT covers every root entity exactly once", arguments: StoreKind.bothStores)
+    func paging(kind: StoreKind) async throws {
+        try await withRecorder(kind, settings: .losslessPlants) { console async throws in
+            for index in 0..<23 { await console.send("", on: "p2o/buttons/b\(index)/press") }
+            await console.send(client: "zed", "status", "online")
             var seen: [String] = []
             var total = 0
-            try await relay.store.flush()
+            try await console.store.flush()
             for page in 0..<10 {
                 let data = try await console.object(
                     "browse", "", #"{"requestKey":"ROOT","offset":\#(page * 5),"limit":5}"#)
