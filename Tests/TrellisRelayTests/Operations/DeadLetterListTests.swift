@@ -5,9 +5,9 @@ import TrellisMQTT
 import TrellisRelay
 import TrellisTestSupport
 
-/// `trellis/request/deadletters/list` through a real broker: what was rejected comes back from the
-/// store, filtered, paged and newest first, to operators only.
-@Suite("Dead letters: listed for operators through the broker", .serialized)
+/// `trellis/request/deadletters/list` on the engine over SQLite and PostgreSQL: what was rejected comes
+/// back from the store, filtered, paged and newest first, to operators only.
+@Suite("Dead letters: listed for operators")
 struct DeadLetterListTests {
     /// Three rejected messages, oldest first: (topic, payload, reason).
     static let rejected = [
@@ -16,13 +16,14 @@ struct DeadLetterListTests {
         ("devices/node7/telemetry", "{not json", "invalid_json")
     ]
 
-    @Test("filters by reason, topic prefix and since; pages with next_cursor; newest first")
-    func list() async throws {
-        try await withRelay(settings: .operators(["ops"])) { relay in
-            let console = try await FleetConsole.open(relay)
+    @Test(
+        "filters by reason, topic prefix and since; pages with next_cursor; newest first",
+        arguments: StoreKind.bothStores)
+    func list(kind: StoreKind) async throws {
+        try await withRecorder(kind, settings: .operators(["ops"])) { console async throws in
             for (index, (topic, payload, _)) in Self.rejected.enumerated() {
-                try await console.client.publishAndWait(topic: topic, payload: Array(payload.utf8))
-                _ = try await console.inbox.messages(on: "trellis/deadletter", count: index + 1, timeout: .seconds(20))
+                await console.send(payload, on: topic, at: Date().addingTimeInterval(Double(index) - 10))
+                #expect(console.messages(on: "trellis/deadletter").count == index + 1)
             }
 
             let all = try await letters(console, "{}")
@@ -57,11 +58,12 @@ struct DeadLetterListTests {
     }
 
     /// The letters of one reply's `data`.
-    func letters(_ console: FleetConsole, _ request: String) async throws -> [[String: Any]] {
+    func letters(_ console: some JSONConsole, _ request: String) async throws -> [[String: Any]] {
         try await page(console, request).letters
     }
 
-    func page(_ console: FleetConsole, _ request: String) async throws -> (letters: [[String: Any]], next: String?) {
+    func page(_ console: some JSONConsole, _ request: String) async throws -> (letters: [[String: Any]], next: String?)
+    {
         let data = try await console.data("deadletters", "list", request)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(data.utf8)) as? [String: Any], "\(data)")
         let letters = try #require(object["dead_letters"] as? [[String: Any]], "\(data)")
