@@ -60,6 +60,16 @@ final class EnginePhone: Sendable {
         return String(decoding: reply.payload, as: UTF8.self)
     }
 
+    /// Asks for the sensor records of `plant`; the reply.
+    func sensorData(id: String = "data", of plant: String = "Fern") async throws -> String {
+        try await ask(request(id, "REQ_plantSensorData", payload: plant))
+    }
+
+    /// The reply to ``sensorData(id:of:)`` that carries the records `json`.
+    func sensorDataReply(id: String = "data", _ json: String) -> String {
+        Wire.reply(id, to: name, "RES_plantSensorData", payload: Wire.escape(json))
+    }
+
     /// Asks the number of plants, a marker after the messages a test sends: its one reply comes
     /// after theirs (the engine handles one message at a time), so a test may count replies.
     @discardableResult
