@@ -7,9 +7,9 @@ import TrellisStore
 import TrellisStoreSQLite
 import TrellisTestSupport
 
-/// Backups of a running relay's SQLite state through a real broker: asked for by an operator on
-/// `trellis/request/store/backup`, and taken on a schedule with rotation.
-@Suite("Backups: asked for over MQTT and on a schedule", .serialized)
+/// Backups of a relay's SQLite state: asked for by an operator on `trellis/request/store/backup`
+/// (on the engine over a state directory), and taken on a schedule with rotation (a running relay).
+@Suite("Backups: asked for over MQTT and on a schedule")
 struct BackupRequestTests {
     @Test("an operator's request is answered with the file, which holds the state; others are refused")
     func requested() async throws {
@@ -20,11 +20,10 @@ struct BackupRequestTests {
         settings.backupDirectory = backups
         settings.backupInterval = 0
         settings.backupRequestInterval = 0
-        try await withRelay(settings: settings) { relay in
-            let console = try await FleetConsole.open(relay)
+        try await withRecorder(.directory, settings: settings) { console async throws in
             #expect(try await console.request("devices", "list", "{}").contains(#""status":"ok""#))
-            try await console.client.publishAndWait(topic: "devices/node7/status", payload: Array("online".utf8))
-            _ = try await console.inbox.messages(on: "devices/node7/info", count: 1, timeout: .seconds(20))
+            await console.send("online", on: "devices/node7/status")
+            #expect(console.messages(on: "devices/node7/info").count == 1)
 
             let reply = try await console.request("store", "backup", "{}")
             let object = try #require(
@@ -38,7 +37,7 @@ struct BackupRequestTests {
             #expect(try SQLiteBackup.check(path).bytes == data["bytes"] as? Int)
 
             // Restored into a state of its own, the copy holds what the relay's state holds.
-            let store = try relay.store
+            let store = try #require(console.store as? SQLiteStore)
             try await store.flush()
             let live = try await store.exportState()
             let restored = temporaryDirectory()
@@ -73,16 +72,10 @@ struct BackupRequestTests {
         settings.backupDirectory = backups
         settings.backupInterval = 0
         settings.backupKeep = 7
-        try await withRelay(settings: settings) { relay in
-            let console = try await FleetConsole.open(relay)
+        try await withRecorder(.directory, settings: settings) { console async throws in
             let topics = JSONTopics(prefix: "trellis")
-            for _ in 1...8 {
-                try await console.client.publishAndWait(
-                    topic: topics.request(service: "store", action: "backup"), payload: Array("{}".utf8))
-            }
-            let replies = try await console.inbox.messages(
-                on: topics.response(service: "store", action: "backup"), count: 8,
-                timeout: .seconds(30))
+            for _ in 1...8 { await console.send("{}", on: topics.request(service: "store", action: "backup")) }
+            let replies = console.messages(on: topics.response(service: "store", action: "backup"))
             let objects = try replies.map {
                 try #require(try JSONSerialization.jsonObject(with: Data($0.payload)) as? [String: Any])
             }
