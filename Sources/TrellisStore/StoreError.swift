@@ -12,6 +12,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case operationFailed
         /// The store was used after it was closed.
         case closed
+        /// The place holds no state and was opened only to read it, so none was made.
+        case noState
     }
 
     /// What kind of failure this is.

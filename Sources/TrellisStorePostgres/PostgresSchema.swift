@@ -36,6 +36,13 @@ enum PostgresSchema {
     static let migrationLock: Int64 = 0x7472_656c_6c69_73
 
     /// Brings the database up to the newest schema in one transaction.
+    /// Whether the database holds Trellis's tables: its migration ledger is there.
+    static func isPresent(_ client: PostgresClient, logger: Logger) async throws -> Bool {
+        let rows = try await client.query("SELECT to_regclass('trellis_migration') IS NOT NULL", logger: logger)
+        for try await present in rows.decode(Bool.self) { return present }
+        return false
+    }
+
     static func migrate(_ client: PostgresClient, logger: Logger) async throws {
         try await client.withTransaction(logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger)

@@ -54,7 +54,7 @@ public final class PostgresStore: BufferedCommitsStore {
     public static func connect(
         _ url: PostgresURL, owner: String, connections: Int = 8,
         deadLetterLimit: Int = StoreDefaults.deadLetterLimit,
-        logger: Logger = Logger(label: "trellis.store"), patience: Duration = .seconds(4)
+        logger: Logger = Logger(label: "trellis.store"), patience: Duration = .seconds(4), creating: Bool = true
     ) async throws -> PostgresStore {
         // One plain connection first: an unreachable server or a refused login is reported at
         // once, in the server's words, rather than after the pool's retries give up.
@@ -80,7 +80,16 @@ public final class PostgresStore: BufferedCommitsStore {
             url: url, owner: owner, deadLetterLimit: deadLetterLimit, logger: logger,
             patience: patience)
         do {
+            // Opened only to read (`creating` false), a database without Trellis's tables stays as it is.
+            let present = try await creating ? true : PostgresSchema.isPresent(store.client, logger: logger)
+            guard present else {
+                store.runner.cancel()
+                throw StoreError(
+                    code: .noState, message: "the PostgreSQL database at \(url) holds no Trellis state yet")
+            }
             try await PostgresSchema.migrate(store.client, logger: logger)
+        } catch let error as StoreError where error.code == .noState {
+            throw error
         } catch {
             store.runner.cancel()
             throw StoreError(

@@ -46,9 +46,15 @@ package enum StatePlace: CustomStringConvertible {
     /// tried again every two seconds with a reminder each minute. A refused login or a missing
     /// database ends it at once.
     ///
-    /// - Parameter owner: the client id whose delivery marks a shared store keeps apart.
-    /// - Throws: ``StoreError`` (`.cannotOpen`) naming the store, its password hidden.
-    func open(owner: String, logger: Logger, wait: @Sendable () -> Bool = { false }) async throws -> any TrellisStore {
+    /// - Parameters:
+    ///   - owner: the client id whose delivery marks a shared store keeps apart.
+    ///   - creating: false for a command that only reads: a PostgreSQL database without Trellis's
+    ///     tables is left as it is (``StoreError/Code/noState``). An SQLite state is checked for before
+    ///     it is opened (``StateHold``).
+    /// - Throws: ``StoreError`` (`.cannotOpen`, `.noState`) naming the store, its password hidden.
+    func open(
+        owner: String, logger: Logger, creating: Bool = true, wait: @Sendable () -> Bool = { false }
+    ) async throws -> any TrellisStore {
         let address: PostgresURL
         switch self {
         case let .sqlite(directory): return try SQLiteStore(directory: directory, logger: logger)
@@ -59,7 +65,8 @@ package enum StatePlace: CustomStringConvertible {
         var attempts = 0
         while true {
             do {
-                let store = try await PostgresStore.connect(address, owner: owner, logger: logger)
+                let store = try await PostgresStore.connect(
+                    address, owner: owner, logger: logger, creating: creating)
                 if attempts > 0 {
                     logger.notice(
                         "the PostgreSQL store answers; starting",

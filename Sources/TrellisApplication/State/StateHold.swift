@@ -25,8 +25,10 @@ package struct StateAccessError: Error, CustomStringConvertible {
 
     /// A reading command on a place that holds no state.
     package static func noState(_ place: StatePlace) -> StateAccessError {
-        StateAccessError(
-            description: "\(place) holds no Trellis state yet (no \(SQLiteStore.fileName) there): "
+        let missing =
+            place.databaseFile == nil ? "no Trellis tables in that database" : "no \(SQLiteStore.fileName) there"
+        return StateAccessError(
+            description: "\(place) holds no Trellis state yet (\(missing)): "
                 + "`trellis run` makes one on its first start, as do `trellis plants import-host`, `trellis catalog import` "
                 + "and `trellis store restore`; another state is named with --state, --store or --config")
     }
