@@ -67,6 +67,33 @@ struct UsersPrefixesTests {
         #expect(again.output.contains("already match"), "\(again.output)")
     }
 
+    @Test("users init and users migrate write the plugin's roles with the configured prefixes, not the defaults")
+    func profileFollowsSettings() async throws {
+        let environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("TRELLIS_") }
+        let settings = "plant:\n  prefix: home/plants\nbuttons:\n  prefix: home/p2o\n"
+        /// The plugin's configuration in `directory`, checked to hold only the configured prefixes.
+        func checked(_ file: String, _ must: [String]) throws {
+            let text = try String(contentsOfFile: file, encoding: .utf8)
+            for topic in must { #expect(text.contains(topic), "\(topic) in \(file)") }
+            #expect(!text.contains("\"rpi/") && !text.contains("\"p2o/"), "a default prefix in \(file)")
+        }
+
+        let fresh = temporaryDirectory()
+        try settings.write(toFile: fresh + "/trellis.yaml", atomically: true, encoding: .utf8)
+        let initialised = try await TrellisBinary.run(["users", "init"], in: fresh, environment: environment)
+        #expect(initialised.status == 0, "\(initialised.output)")
+        try checked(fresh + "/trellis-state/dynamic-security.json", ["home/plants/torpi", "home/p2o/buttons/+/press"])
+
+        let old = temporaryDirectory()
+        try settings.write(toFile: old + "/trellis.yaml", atomically: true, encoding: .utf8)
+        let sensor = try await TrellisBinary.run(
+            ["users", "add", "pi1", "--password", "pw", "--sensor", "0x36"], in: old, environment: environment)
+        #expect(sensor.status == 0, "\(sensor.output)")
+        let migrated = try await TrellisBinary.run(["users", "migrate"], in: old, environment: environment)
+        #expect(migrated.status == 0, "\(migrated.output)")
+        try checked(old + "/trellis-state/dynamic-security.json", ["home/plants/sensors/0x36", "home/plants/torpi"])
+    }
+
     @Test("a configuration that does not read is one clear line, and no account is made")
     func unreadableConfiguration() async throws {
         let directory = temporaryDirectory()

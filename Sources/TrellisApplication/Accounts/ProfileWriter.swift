@@ -1,5 +1,6 @@
 import Foundation
 import TrellisBroker
+import TrellisCore
 
 /// Writes a new plugin configuration and its administration password, for `init` and `migrate`.
 package struct ProfileWriter {
@@ -9,11 +10,14 @@ package struct ProfileWriter {
     package var adminPassword: String
     package var config: DynamicSecurityConfig
 
+    /// The topic prefixes every role's rights are written with: those `trellis run` reads.
+    package var topics: TopicPrefixes
+
     /// Refuses an existing configuration; makes the administration account with a random password,
-    /// hashed by mosquitto_passwd.
-    package static func make(config path: String, adminUser: String, adminPasswordFile: String) async throws
-        -> ProfileWriter
-    {
+    /// hashed by mosquitto_passwd, and the shared roles with their rights written with `topics`.
+    package static func make(
+        config path: String, adminUser: String, adminPasswordFile: String, topics: TopicPrefixes
+    ) async throws -> ProfileWriter {
         guard !FileManager.default.fileExists(atPath: path) else {
             throw fail(
                 "\(path) exists: the broker's dynamic security plugin owns it, change its accounts with `trellis users add|remove|passwd`"
@@ -23,7 +27,15 @@ package struct ProfileWriter {
         let hash = try await PasswordFile.hash(password)
         return ProfileWriter(
             path: path, adminUser: adminUser, adminPasswordFile: adminPasswordFile, adminPassword: password,
-            config: DynamicSecurityConfig(admin: adminUser, adminHash: hash))
+            config: DynamicSecurityConfig(admin: adminUser, adminHash: hash, topics: topics), topics: topics)
+    }
+
+    /// Adds an account of `role` with its own role, its rights written with ``topics``; `hash` nil
+    /// makes one that cannot log in until it is given a password.
+    package mutating func add(
+        _ name: String, role: AccessControlList.Role, sensors: [String] = [], hash: PBKDF2Hash?
+    ) {
+        config.add(name, role: role, sensors: sensors, hash: hash, topics: topics)
     }
 
     /// The configuration, then the password file; both readable by their owner alone. A password

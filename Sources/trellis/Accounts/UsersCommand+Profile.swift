@@ -13,7 +13,9 @@ extension UsersCommand {
                 Writes --config (mode 0600), which broker.dynsec.conf names as plugin_opt_config_file, with the \
                 administration account (--admin-user, a random password written to --admin-password-file, mode \
                 0600, never printed), Trellis's own account when --trellis-account names it, and the profile's \
-                shared roles: app, button, device, sensor, operator, trellis. Start the broker with broker.dynsec.conf afterwards; from then on `trellis users` \
+                shared roles: app, button, device, sensor, operator, homeassistant, trellis, their rights written \
+                with the topic prefixes `trellis run` reads (--trellis-config, TRELLIS_… variables, \
+                --plant-prefix, --button-prefix). Start the broker with broker.dynsec.conf afterwards; from then on `trellis users` \
                 changes the accounts over MQTT, at once. Refuses to overwrite an existing --config.
                 """
         )
@@ -36,6 +38,7 @@ extension UsersCommand {
         var trellisPasswordFile = "trellis-state/trellis.password"
 
         @OptionGroup var admin: Admin
+        @OptionGroup var settings: ProfileSettings
 
         func validate() throws {
             try Add.validate(name: admin.adminUser)
@@ -49,10 +52,11 @@ extension UsersCommand {
 
         func run() async throws {
             var profile = try await ProfileWriter.make(
-                config: config, adminUser: admin.adminUser, adminPasswordFile: admin.adminPasswordFile)
+                config: config, adminUser: admin.adminUser, adminPasswordFile: admin.adminPasswordFile,
+                topics: try await settings.prefixes())
             if let trellisAccount {
                 let password = randomPassword()
-                profile.config.add(trellisAccount, role: .trellis, hash: try await PasswordFile.hash(password))
+                profile.add(trellisAccount, role: .trellis, hash: try await PasswordFile.hash(password))
                 do {
                     try writeSecret(password, to: trellisPasswordFile)
                 } catch {
@@ -77,8 +81,9 @@ extension UsersCommand {
                 account of --password-file as a client. Passwords move as they are: Mosquitto 2's password file \
                 holds PBKDF2-SHA512 hashes ($7$: iterations, salt, hash), the very fields the plugin keeps, so \
                 every account logs in with its old password. A hash of Mosquitto 1's $6$ form cannot move: such an \
-                account is made without a password and named, to be given one with `trellis users passwd`. The two \
-                files are left as they were (for broker.secure.conf). Then restart the broker with broker.dynsec.conf.
+                account is made without a password and named, to be given one with `trellis users passwd`. The rights \
+                are written with the topic prefixes `trellis run` reads, as `init` writes them. The two files are \
+                left as they were (for broker.secure.conf). Then restart the broker with broker.dynsec.conf.
                 """
         )
 
@@ -87,6 +92,7 @@ extension UsersCommand {
 
         @OptionGroup var files: Files
         @OptionGroup var admin: Admin
+        @OptionGroup var settings: ProfileSettings
 
         func validate() throws {
             try Add.validate(name: admin.adminUser)
@@ -115,12 +121,13 @@ extension UsersCommand {
                 )
             }
             var profile = try await ProfileWriter.make(
-                config: config, adminUser: admin.adminUser, adminPasswordFile: admin.adminPasswordFile)
+                config: config, adminUser: admin.adminUser, adminPasswordFile: admin.adminPasswordFile,
+                topics: try await settings.prefixes())
             var withoutPassword: [String] = []
             for account in accounts {
                 let hash = passwords.first { $0.username == account.name }?.pbkdf2
                 if hash == nil { withoutPassword.append(account.name) }
-                profile.config.add(account.name, role: account.role, sensors: account.sensors, hash: hash)
+                profile.add(account.name, role: account.role, sensors: account.sensors, hash: hash)
             }
             try profile.write()
             for account in accounts {

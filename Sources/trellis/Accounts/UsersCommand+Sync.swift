@@ -22,23 +22,45 @@ extension UsersCommand {
         @Option(name: .customLong("button-prefix"), help: .setting("buttons.prefix", valueName: "prefix"))
         var buttonPrefix: String?
 
-        /// The flags above, by setting key.
-        var flags: [String: ConfigContent] {
-            var flags: [String: ConfigContent] = [:]
-            if let plantPrefix { flags["plant.prefix"] = .string(plantPrefix) }
-            if let buttonPrefix { flags["buttons.prefix"] = .string(buttonPrefix) }
-            return flags
-        }
-
         /// The topic prefixes of the configuration; a configuration that does not read is one line on standard error.
         func prefixes() async throws -> TopicPrefixes {
+            try await Self.prefixes(file: config, plant: plantPrefix, buttons: buttonPrefix)
+        }
+
+        /// The topic prefixes of the configuration `file` (or trellis.yaml), the `TRELLIS_…` variables and
+        /// the two prefix flags, as `trellis run` takes them.
+        static func prefixes(file: String?, plant: String?, buttons: String?) async throws -> TopicPrefixes {
+            var flags: [String: ConfigContent] = [:]
+            if let plant { flags["plant.prefix"] = .string(plant) }
+            if let buttons { flags["buttons.prefix"] = .string(buttons) }
             do {
-                return try await EffectiveConfiguration.load(file: config, flags: flags).relaySettings.topicPrefixes
+                return try await EffectiveConfiguration.load(file: file, flags: flags).relaySettings.topicPrefixes
             } catch {
                 throw fail(
                     "the configuration does not read, so the topic prefixes the rights are written with are unknown: "
                         + error.problems.joined(separator: "; "))
             }
+        }
+    }
+
+    /// ``RunSettings`` for `init` and `migrate`, whose `--config` is the plugin's file: the
+    /// configuration `trellis run` reads is named with `--trellis-config`.
+    struct ProfileSettings: ParsableArguments {
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "The configuration `trellis run` reads (default trellis.yaml when present); its topic prefixes (plant.prefix, buttons.prefix, also from TRELLIS_… variables) are the ones the roles' rights are written with.",
+                valueName: "file"))
+        var trellisConfig: String?
+
+        @Option(name: .customLong("plant-prefix"), help: .setting("plant.prefix", valueName: "prefix"))
+        var plantPrefix: String?
+
+        @Option(name: .customLong("button-prefix"), help: .setting("buttons.prefix", valueName: "prefix"))
+        var buttonPrefix: String?
+
+        func prefixes() async throws -> TopicPrefixes {
+            try await RunSettings.prefixes(file: trellisConfig, plant: plantPrefix, buttons: buttonPrefix)
         }
     }
 
