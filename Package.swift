@@ -190,17 +190,14 @@ let package = Package(
                 "TrellisStore",
                 "TrellisStoreSQLite",
                 "TrellisStorePostgres",
-                "TrellisSocketIO",
                 "TrellisWire",
                 argumentParser,
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),
-                .product(name: "Yams", package: "Yams"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                metrics,
                 logging,
                 lifecycle
-            ] + httpStack,
+            ],
             linkerSettings: releaseFootprint
         ),
         .executableTarget(
