@@ -35,7 +35,6 @@ enum PostgresSchema {
     /// The advisory lock key held while migrating (any constant shared by every relay).
     static let migrationLock: Int64 = 0x7472_656c_6c69_73
 
-    /// Brings the database up to the newest schema in one transaction.
     /// Whether the database holds Trellis's tables: its migration ledger is there.
     static func isPresent(_ client: PostgresClient, logger: Logger) async throws -> Bool {
         let rows = try await client.query("SELECT to_regclass('trellis_migration') IS NOT NULL", logger: logger)
@@ -43,6 +42,7 @@ enum PostgresSchema {
         return false
     }
 
+    /// Brings the database up to the newest schema in one transaction.
     static func migrate(_ client: PostgresClient, logger: Logger) async throws {
         try await client.withTransaction(logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger)
