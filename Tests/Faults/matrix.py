@@ -224,6 +224,16 @@ def save_failure(results: Path, label: str, outcome: Outcome, ctx: Run | None, b
     return directory
 
 
+def journal_run(path: str, fault: str, store: str, relays: int, label: str, seed: int, version: str, status: str,
+                recovery: float | None, started: float, reasons: list[str]) -> None:
+    """Appends one run to the journal: a JSON line the table of several journals is made from."""
+    record = {"fault": fault, "store": store, "relays": relays, "run": label, "seed": seed, "binary": version,
+              "status": status, "recovery_s": recovery, "seconds": round(time.monotonic() - started, 1),
+              "failures": reasons, "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    with open(path, "a") as journal:
+        journal.write(json.dumps(record) + "\n")
+
+
 def print_table(table: dict[tuple[str, str, int], dict]) -> None:
     """The Markdown table of fault × store × relays: runs, failures, known failures, worst recovery."""
     print("| fault | store | relays | runs | failures | known | worst recovery s |")
@@ -252,6 +262,9 @@ def print_journals(paths: list[Path]) -> int:
     failed = []
     for record in records:
         row = table[(record["fault"], record["store"], record["relays"])]
+        if record["status"] == "skipped":
+            row["skipped"] = "; ".join(record["failures"])
+            continue
         row["runs"] += 1
         if record["recovery_s"] is not None:
             row["worst"] = max(row["worst"] or 0, record["recovery_s"])
@@ -345,6 +358,9 @@ def main() -> int:
                     if outcome.skipped:
                         row["skipped"] = outcome.skipped
                         print(f"{label}: skipped: {outcome.skipped}", flush=True)
+                        if args.journal:
+                            journal_run(args.journal, name, store, relays, label, seed, version, "skipped",
+                                        None, t0, [outcome.skipped])
                         continue
                     row["runs"] += 1
                     if outcome.recovery is not None:
@@ -352,13 +368,8 @@ def main() -> int:
                     known = KNOWN.get(key)
                     status = "ok" if not outcome.failures else ("known failure" if known else "FAILED")
                     if args.journal:
-                        record = {"fault": name, "store": store, "relays": relays, "run": label, "seed": seed,
-                                  "binary": version, "status": status, "recovery_s": outcome.recovery,
-                                  "seconds": round(time.monotonic() - t0, 1),
-                                  "failures": [f.splitlines()[0] for f in outcome.failures],
-                                  "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-                        with open(args.journal, "a") as journal:
-                            journal.write(json.dumps(record) + "\n")
+                        journal_run(args.journal, name, store, relays, label, seed, version, status,
+                                    outcome.recovery, t0, [f.splitlines()[0] for f in outcome.failures])
                     print(f"{label}: {status} in {time.monotonic() - t0:.0f} s, recovery {outcome.recovery if outcome.recovery is None else round(outcome.recovery, 1)} s, "
                           f"{outcome.figures.get('presses_acked')} presses, {outcome.figures.get('sio_acked')} Socket.IO", flush=True)
                     if args.verbose:
