@@ -3,11 +3,12 @@ public struct BrokerAddress: Sendable, Hashable, CustomStringConvertible {
     public var host: String
     public var port: Int
 
-    public init(host: String, port: Int) {
-        self.host = host
-        self.port = port
+    public var description: String {
+        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
+}
 
+extension BrokerAddress {
     /// Parses `HOST:PORT`, `HOST` (port 1883) or `[V6]:PORT`; nil when malformed.
     public init?(parsing text: String) {
         var host = Substring(text)
@@ -27,9 +28,5 @@ public struct BrokerAddress: Sendable, Hashable, CustomStringConvertible {
         }
         guard !host.isEmpty, (1...65535).contains(port) else { return nil }
         self.init(host: String(host), port: port)
-    }
-
-    public var description: String {
-        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 }

@@ -25,10 +25,8 @@ extension PostgresStore {
         let at = at.storeMilliseconds
         let logger = self.logger
         return try await write("registerDevice(id: \(id))") { connection in
-            let existed = try await PostgresDeviceSQL.lockOrLockRegistry(id, on: connection, logger: logger)
-            let inserted = try await PostgresDeviceSQL.insertIfRoom(
-                id, at: at, maxDevices: maxDevices, existed: existed,
-                on: connection, logger: logger)
+            let (existed, inserted) = try await PostgresDeviceSQL.lockOrInsertIfRoom(
+                id, at: at, maxDevices: maxDevices, on: connection, logger: logger)
             return try await PostgresDeviceSQL.update(
                 id, existed: existed, changed: inserted,
                 on: connection, logger: logger)
@@ -71,10 +69,8 @@ extension PostgresStore {
         let agentStatus = telemetry.agentStatus ?? nil
         let logger = self.logger
         return try await write("recordTelemetry(id: \(id))") { connection in
-            let existed = try await PostgresDeviceSQL.lockOrLockRegistry(id, on: connection, logger: logger)
-            let inserted = try await PostgresDeviceSQL.insertIfRoom(
-                id, at: at, maxDevices: maxDevices, existed: existed,
-                on: connection, logger: logger)
+            let (existed, inserted) = try await PostgresDeviceSQL.lockOrInsertIfRoom(
+                id, at: at, maxDevices: maxDevices, on: connection, logger: logger)
             guard existed || inserted else { return DeviceUpdate(device: nil, registered: false, changed: false) }
             let updated = try await connection.query(
                 """
@@ -209,13 +205,14 @@ extension PostgresStore {
 
 /// The SQL the PostgreSQL device store shares between its operations.
 enum PostgresDeviceSQL {
-    /// Registers `id` unless it `existed` or the registry holds `maxDevices` already (the caller
-    /// holds the registry lock then); true when it was inserted.
-    static func insertIfRoom(
-        _ id: String, at: Int64, maxDevices: Int, existed: Bool,
-        on connection: PostgresConnection, logger: Logger
-    ) async throws -> Bool {
-        try await !connection.query(
+    /// Locks `id` as ``lockOrLockRegistry(_:on:logger:)`` does and, when it is unknown, registers it
+    /// unless the registry holds `maxDevices` already.
+    /// - Returns: whether the device was known, and whether it was inserted.
+    static func lockOrInsertIfRoom(
+        _ id: String, at: Int64, maxDevices: Int, on connection: PostgresConnection, logger: Logger
+    ) async throws -> (existed: Bool, inserted: Bool) {
+        let existed = try await lockOrLockRegistry(id, on: connection, logger: logger)
+        let inserted = try await !connection.query(
             """
             INSERT INTO device (id, registered_at) SELECT \(id), \(at)
             WHERE (SELECT count(*) FROM device) < \(Int64(maxDevices)) AND NOT \(existed)
@@ -223,6 +220,7 @@ enum PostgresDeviceSQL {
             RETURNING 1
             """, logger: logger
         ).collect().isEmpty
+        return (existed, inserted)
     }
 
     static let selectDevice = "SELECT id, name, online, rssi, agent_id, agent_status, model_id FROM device"

@@ -129,9 +129,4 @@ public struct CatalogFilter: Sendable, Hashable {
 public struct FilterError: Error, Sendable, Equatable {
     public var member: String
     public var message: String
-
-    public init(member: String, message: String) {
-        self.member = member
-        self.message = message
-    }
 }

@@ -1,23 +1,21 @@
 /// How much water a species uses, as USDA PLANTS rates it ("Moisture Use").
-public enum MoistureUse: String, Sendable, Hashable, CaseIterable, Codable {
+public enum MoistureUse: String, Sendable, Hashable, CaseIterable, Codable, USDARating {
     case low = "Low"
     case medium = "Medium"
     case high = "High"
-
-    /// Reads a USDA value or a filter value, ignoring case and surrounding spaces.
-    public init?(text: String) {
-        let trimmed = text.trimmingWhitespace().lowercased()
-        guard let match = Self.allCases.first(where: { $0.rawValue.lowercased() == trimmed }) else { return nil }
-        self = match
-    }
 }
 
 /// How much shade a species tolerates, as USDA PLANTS rates it ("Shade Tolerance").
-public enum ShadeTolerance: String, Sendable, Hashable, CaseIterable, Codable {
+public enum ShadeTolerance: String, Sendable, Hashable, CaseIterable, Codable, USDARating {
     case tolerant = "Tolerant"
     case intermediate = "Intermediate"
     case intolerant = "Intolerant"
+}
 
+/// A USDA PLANTS rating whose raw values are the words USDA writes.
+public protocol USDARating: RawRepresentable<String>, CaseIterable {}
+
+extension USDARating {
     /// Reads a USDA value or a filter value, ignoring case and surrounding spaces.
     public init?(text: String) {
         let trimmed = text.trimmingWhitespace().lowercased()
@@ -87,13 +85,9 @@ public struct Species: Sendable, Hashable, Codable {
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(symbol, forKey: .symbol)
-        try container.encode(scientificName, forKey: .scientificName)
-        try container.encode(commonName, forKey: .commonName)
-        try container.encode(moistureUse, forKey: .moistureUse)
-        try container.encode(shadeTolerance, forKey: .shadeTolerance)
-        try container.encode(minTempF, forKey: .minTempF)
-        try container.encode(imageURL, forKey: .imageURL)
+        try encoder.encodeEveryKey([
+            CodingKeys.symbol: symbol, .scientificName: scientificName, .commonName: commonName,
+            .moistureUse: moistureUse, .shadeTolerance: shadeTolerance, .minTempF: minTempF, .imageURL: imageURL
+        ])
     }
 }

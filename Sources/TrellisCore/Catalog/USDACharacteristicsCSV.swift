@@ -28,11 +28,6 @@ public enum USDACharacteristicsCSV {
         /// Why, as a sentence fragment, e.g. `Moisture Use "Wet" is not Low, Medium or High`.
         public var reason: String
 
-        public init(line: Int, reason: String) {
-            self.line = line
-            self.reason = reason
-        }
-
         public var description: String { "line \(line): \(reason)" }
     }
 

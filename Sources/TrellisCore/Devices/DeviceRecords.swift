@@ -49,14 +49,10 @@ public struct DeviceRecord: Sendable, Hashable, Encodable {
 
     /// Every key, `null` for what is unknown.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(name, forKey: .name)
-        try container.encode(powerstate, forKey: .powerstate)
-        try container.encode(rssi, forKey: .rssi)
-        try container.encode(agentID, forKey: .agentID)
-        try container.encode(agentStatus, forKey: .agentStatus)
-        try container.encode(modelID, forKey: .modelID)
+        try encoder.encodeEveryKey([
+            CodingKeys.id: id, .name: name, .powerstate: powerstate, .rssi: rssi, .agentID: agentID,
+            .agentStatus: agentStatus, .modelID: modelID
+        ])
     }
 }
 
@@ -82,11 +78,7 @@ public struct ModelRecord: Sendable, Hashable, Encodable {
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(name, forKey: .name)
-        try container.encode(devices, forKey: .devices)
-        try container.encode(latestBuild, forKey: .latestBuild)
+        try encoder.encodeEveryKey([CodingKeys.id: id, .name: name, .devices: devices, .latestBuild: latestBuild])
     }
 }
 
@@ -114,12 +106,10 @@ public struct CodeRevision: Sendable, Hashable, Encodable {
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(model, forKey: .model)
-        try container.encode(build, forKey: .build)
-        try container.encode(deviceCode, forKey: .deviceCode)
-        try container.encode(agentCode, forKey: .agentCode)
-        try container.encode(ISO8601Time.format(createdAt), forKey: .createdAt)
+        try encoder.encodeEveryKey([
+            CodingKeys.model: model, .build: build, .deviceCode: deviceCode, .agentCode: agentCode,
+            .createdAt: ISO8601Time.format(createdAt)
+        ])
     }
 }
 
@@ -139,9 +129,7 @@ public struct BuildSummary: Sendable, Hashable, Encodable {
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(build, forKey: .build)
-        try container.encode(ISO8601Time.format(createdAt), forKey: .createdAt)
+        try encoder.encodeEveryKey([CodingKeys.build: build, .createdAt: ISO8601Time.format(createdAt)])
     }
 }
 

@@ -71,11 +71,9 @@ public struct PlantState: Sendable, Equatable {
             }
 
             func encode(to encoder: any Encoder) throws {
-                var container = encoder.container(keyedBy: CodingKeys.self)
-                try container.encode(sensor, forKey: .sensor)
-                try container.encode(moisture, forKey: .moisture)
-                try container.encode(temperatureF, forKey: .temperatureF)
-                try container.encode(at, forKey: .at)
+                try encoder.encodeEveryKey([
+                    CodingKeys.sensor: sensor, .moisture: moisture, .temperatureF: temperatureF, .at: at
+                ])
             }
         }
 
@@ -95,13 +93,10 @@ public struct PlantState: Sendable, Equatable {
 
         /// Every key, `null` for what is unknown.
         func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(id, forKey: .id)
-            try container.encode(name, forKey: .name)
-            try container.encode(moisturePercent, forKey: .moisturePercent)
-            try container.encode(temperatureF, forKey: .temperatureF)
-            try container.encode(lastReading, forKey: .lastReading)
-            try container.encode(sensors, forKey: .sensors)
+            try encoder.encodeEveryKey([
+                CodingKeys.id: id, .name: name, .moisturePercent: moisturePercent, .temperatureF: temperatureF,
+                .lastReading: lastReading, .sensors: sensors
+            ])
         }
     }
 }

@@ -29,12 +29,6 @@ public struct NewPlantRequest: Sendable, Equatable {
     /// Normalized sensor addresses (`0x36`), in the order given, without duplicates.
     public var sensors: [String]
 
-    /// Creates a request from already validated parts.
-    public init(name: String, sensors: [String]) {
-        self.name = name
-        self.sensors = sensors
-    }
-
     /// Parses and validates a payload.
     ///
     /// The name is everything before the first `,` (so names cannot contain commas); each sensor

@@ -31,11 +31,6 @@ public struct PlantRename: Sendable, Equatable {
     /// The new name, trimmed and valid (``PlantName/validate(_:maximumLength:)``).
     public var new: String
 
-    public init(old: String, new: String) {
-        self.old = old
-        self.new = new
-    }
-
     /// Parses `<old>,<new>`, cut at the first `,` (names cannot contain one).
     ///
     /// Errors, first failure wins: no `,` gives `ERR_missingVals`; an old name that is empty gives

@@ -96,10 +96,7 @@ struct SearchReply: Encodable, Sendable {
     }
 
     func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(results, forKey: .results)
-        try container.encode(nextCursor, forKey: .nextCursor)
-        try container.encode(seed, forKey: .seed)
+        try encoder.encodeEveryKey([CodingKeys.results: results, .nextCursor: nextCursor, .seed: seed])
     }
 }
 
