@@ -198,7 +198,8 @@ struct PlantStoreTests {
     }
 }
 
-@Suite("The store's answers kept until the next write")
+/// How a store's reads are served: answers kept until the next write, and which reads wait on a server.
+@Suite("The store's answers kept until the next write, and its reads that wait on a server")
 struct CommittedReadCacheTests {
     @Test(
         "sensor records, for every plant and for one, follow every reading, added plant and deleted plant",
@@ -257,6 +258,16 @@ struct CommittedReadCacheTests {
         #expect(cache.lookup("c").answer == 4)
         cache.invalidate()
         #expect(cache.lookup("c").answer == nil)
+    }
+
+    /// What the message loop asks a store before it overlaps read requests in tasks of their own.
+    /// Only PostgreSQL's reads are round trips worth overlapping; SQLite answers in the process,
+    /// where a task per read costs more than it saves (docs/benchmark.md).
+    @Test("only PostgreSQL's reads wait on a server", arguments: StoreKind.allCases)
+    func readsWaitOnServer(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store async throws in
+            #expect(store.readsWaitOnServer == (kind == .postgres))
+        }
     }
 }
 

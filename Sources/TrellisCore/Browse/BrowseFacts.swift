@@ -21,12 +21,6 @@ public struct BrowseProperty: Sendable, Hashable, Codable {
     public var key: String
     public var label: String
     public var value: String
-
-    public init(key: String, label: String, value: String) {
-        self.key = key
-        self.label = label
-        self.value = value
-    }
 }
 
 /// The table model every browse reply carries: column names and rows of strings.

@@ -7,10 +7,6 @@ import Testing
     import Foundation
 #endif
 
-private let start = Date(timeIntervalSince1970: 1_795_344_065)
-
-private func at(_ seconds: Double) -> Date { start.addingTimeInterval(seconds) }
-
 @Suite("RateLimiter")
 struct RateLimiterTests {
     @Test("a key may send its burst at once, then is refused until it earns a token back")

@@ -7,12 +7,6 @@ import Testing
     import Foundation
 #endif
 
-private let start = Date(timeIntervalSince1970: 1_795_344_065)
-
-private func at(_ seconds: Double) -> Date {
-    start.addingTimeInterval(seconds)
-}
-
 @Suite("SpamGuard")
 struct SpamGuardTests {
     @Test("defaults are 15 messages per 15 seconds")
