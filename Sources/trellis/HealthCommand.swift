@@ -31,11 +31,7 @@ struct HealthCommand: AsyncParsableCommand {
         help: ArgumentHelp("HOST:PORT or a port on 127.0.0.1 where Trellis serves its probes.", valueName: "address"))
     var address: String?
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "The configuration file to find the address in (default: trellis.yaml when present).", valueName: "file"))
-    var config: String?
+    @OptionGroup var configFile: ConfigFileOption
 
     @Option(name: .long, help: "Seconds to wait for the answer (default 3).")
     var timeout: Double = 3
@@ -45,7 +41,7 @@ struct HealthCommand: AsyncParsableCommand {
         if let address {
             text = address
         } else {
-            let effective = try await EffectiveConfiguration.forCommand(file: config)
+            let effective = try await configFile.read()
             let health = effective.string("health.address"), metrics = effective.string("metrics.address")
             guard let chosen = [health, metrics].first(where: { !$0.isEmpty }) else {
                 throw ValidationError(

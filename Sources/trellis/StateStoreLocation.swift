@@ -24,11 +24,7 @@ struct StateStoreLocation: ParsableArguments {
             valueName: "url"))
     var store: String?
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "The configuration file `trellis run` reads (default: trellis.yaml when present).", valueName: "file"))
-    var config: String?
+    @OptionGroup var configFile: ConfigFileOption
 
     /// The options as settings given by flags.
     var flags: [String: ConfigContent] {
@@ -44,7 +40,22 @@ struct StateStoreLocation: ParsableArguments {
     /// The configuration with these options, and the place of the state it names; an invalid
     /// configuration is reported and exits 1.
     func resolve() async throws -> (place: StatePlace, configuration: EffectiveConfiguration) {
-        let configuration = try await EffectiveConfiguration.forCommand(file: config, flags: flags)
+        let configuration = try await configFile.read(flags: flags)
         return (try StatePlace(configuration), configuration)
+    }
+}
+
+/// `--config FILE`, the configuration file a command reads as `trellis run` does: that file, else
+/// `trellis.yaml` when present, with `TRELLIS_…` variables over it.
+struct ConfigFileOption: ParsableArguments {
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The configuration file `trellis run` reads (default: trellis.yaml when present).", valueName: "file"))
+    var config: String?
+
+    /// The effective configuration, with `flags` over the file and the environment.
+    func read(flags: [String: ConfigContent] = [:]) async throws -> EffectiveConfiguration {
+        try await EffectiveConfiguration.forCommand(file: config, flags: flags)
     }
 }

@@ -49,12 +49,7 @@ struct StoreCommand: AsyncParsableCommand {
                 """, valueName: "url|dir"))
         var to: String?
 
-        @Option(
-            name: .long,
-            help: ArgumentHelp(
-                "The configuration file to find state.store in (default: trellis.yaml when present).", valueName: "file"
-            ))
-        var config: String?
+        @OptionGroup var configFile: ConfigFileOption
 
         @Flag(name: .long, help: "Empty a target that already holds a state before copying (default: refuse it).")
         var replace = false
@@ -64,7 +59,7 @@ struct StoreCommand: AsyncParsableCommand {
             if let to {
                 target = to
             } else {
-                target = try await EffectiveConfiguration.forCommand(file: config).string("state.store")
+                target = try await configFile.read().string("state.store")
             }
             guard !target.isEmpty else {
                 throw fail(

@@ -19,26 +19,10 @@ public struct ButtonService: Sendable {
     /// This service's entries of the routing table.
     public var routes: [Route] {
         [
-            Route(
-                "\(buttons)/+/press", service: "buttons",
-                handler: ClosureHandler { message, context in
-                    await press(message, button: context.captures[0], context: context)
-                }),
-            Route(
-                "\(clients)/+/status", service: "buttons",
-                handler: ClosureHandler { message, context in
-                    await status(message, client: context.captures[0], context: context)
-                }),
-            Route(
-                "\(clients)/+/register", service: "buttons",
-                handler: ClosureHandler { message, context in
-                    await register(message, client: context.captures[0], context: context)
-                }),
-            Route(
-                "\(clients)/+/unregister", service: "buttons",
-                handler: ClosureHandler { message, context in
-                    await unregister(message, client: context.captures[0], context: context)
-                })
+            Route("\(buttons)/+/press", service: "buttons") { await press($0, button: $1, context: $2) },
+            Route("\(clients)/+/status", service: "buttons") { await status($0, client: $1, context: $2) },
+            Route("\(clients)/+/register", service: "buttons") { await register($0, client: $1, context: $2) },
+            Route("\(clients)/+/unregister", service: "buttons") { await unregister($0, client: $1, context: $2) }
         ]
     }
 
@@ -92,7 +76,7 @@ public struct ButtonService: Sendable {
         if case let .failure(error) = ButtonIdentifier.validate(client, kind: "client id") {
             guard status == .online else { return .reject(message, reason: "invalid_client_id", at: context.now) }
             var output = HandlerOutput.reject(message, reason: "invalid_client_id", at: context.now)
-            output.publish(MQTTMessage(topic: reply, payload: ButtonPayloads.failure(error.message), qos: .atLeastOnce))
+            output.publish(Self.answer(reply, ButtonPayloads.failure(error.message)))
             return output
         }
         do {
@@ -102,18 +86,13 @@ public struct ButtonService: Sendable {
             return .reject(message, reason: "store_error", at: context.now)
         }
         guard status == .online else { return .none }
-        return HandlerOutput(publishes: [
-            MQTTMessage(topic: reply, payload: ButtonPayloads.connectionSuccess(), qos: .atLeastOnce)
-        ])
+        return HandlerOutput(publishes: [Self.answer(reply, ButtonPayloads.connectionSuccess())])
     }
 
     /// A registration: answered with the button's history and what the client missed.
     func register(_ message: MQTTMessage, client: String, context: HandlerContext) async -> HandlerOutput {
         let reply = "\(clients)/\(client)/register-response"
-        switch validated(message, client: client) {
-        case let .failure(error):
-            return Self.invalidRegistration(message, error, reply: reply, at: context.now)
-        case let .success(button):
+        return await withValidButton(message, client: client, reply: reply, at: context.now) { button in
             do {
                 let cap = settings.maxRegistrationsPerClient
                 guard
@@ -125,21 +104,15 @@ public struct ButtonService: Sendable {
                         .registrations, client: client, at: context.now, logger: context.logger,
                         detail: "registered for \(cap) buttons already")
                     return HandlerOutput(publishes: [
-                        MQTTMessage(
-                            topic: reply,
-                            payload: ButtonPayloads.failure(
+                        Self.answer(
+                            reply,
+                            ButtonPayloads.failure(
                                 "\(client) is registered for \(cap) buttons, the most one client may be; unregister one first"
-                            ),
-                            qos: .atLeastOnce)
+                            ))
                     ])
                 }
-                let state = registration.button
-                return HandlerOutput(publishes: [
-                    MQTTMessage(
-                        topic: reply,
-                        payload: ButtonPayloads.registerSuccess(button: state, missed: registration.missed),
-                        qos: .atLeastOnce)
-                ])
+                let success = ButtonPayloads.registerSuccess(button: registration.button, missed: registration.missed)
+                return HandlerOutput(publishes: [Self.answer(reply, success)])
             } catch {
                 context.logger.error("could not register \(client) for \(button): \(error)")
                 return .reject(message, reason: "store_error", at: context.now)
@@ -150,17 +123,14 @@ public struct ButtonService: Sendable {
     /// Undoes a registration; answered on `unregister-response`.
     func unregister(_ message: MQTTMessage, client: String, context: HandlerContext) async -> HandlerOutput {
         let reply = "\(clients)/\(client)/unregister-response"
-        switch validated(message, client: client) {
-        case let .failure(error):
-            return Self.invalidRegistration(message, error, reply: reply, at: context.now)
-        case let .success(button):
+        return await withValidButton(message, client: client, reply: reply, at: context.now) { button in
             do {
                 let removed = try await context.store.unregister(client: client, button: button)
                 let payload =
                     removed
                     ? ButtonPayloads.unregisterSuccess()
                     : ButtonPayloads.failure("\(client) is not registered for button \(button)")
-                return HandlerOutput(publishes: [MQTTMessage(topic: reply, payload: payload, qos: .atLeastOnce)])
+                return HandlerOutput(publishes: [Self.answer(reply, payload)])
             } catch {
                 context.logger.error("could not unregister \(client) from \(button): \(error)")
                 return .reject(message, reason: "store_error", at: context.now)
@@ -168,14 +138,25 @@ public struct ButtonService: Sendable {
         }
     }
 
-    /// A register or unregister request refused: dead-lettered, and answered on `reply` with why.
-    private static func invalidRegistration(
-        _ message: MQTTMessage, _ error: IdentifierError, reply: String,
-        at now: Date
-    ) -> HandlerOutput {
-        var output = HandlerOutput.reject(message, reason: "invalid_registration", at: now)
-        output.publish(MQTTMessage(topic: reply, payload: ButtonPayloads.failure(error.message), qos: .atLeastOnce))
-        return output
+    /// An answer to a client: `payload` on its `reply` topic, at least once.
+    private static func answer(_ reply: String, _ payload: [UInt8]) -> MQTTMessage {
+        MQTTMessage(topic: reply, payload: payload, qos: .atLeastOnce)
+    }
+
+    /// A register or unregister request: `handle` is given its button once the client id and the
+    /// button id are valid; a refused request is dead-lettered, and answered on `reply` with why.
+    private func withValidButton(
+        _ message: MQTTMessage, client: String, reply: String, at now: Date,
+        _ handle: (_ button: String) async -> HandlerOutput
+    ) async -> HandlerOutput {
+        switch validated(message, client: client) {
+        case let .success(button):
+            return await handle(button)
+        case let .failure(error):
+            var output = HandlerOutput.reject(message, reason: "invalid_registration", at: now)
+            output.publish(Self.answer(reply, ButtonPayloads.failure(error.message)))
+            return output
+        }
     }
 
     /// The button id of a register/unregister payload, after checking the client id too.

@@ -48,6 +48,17 @@ public final class Route: Sendable {
         self.init(filter, qos: qos, service: service, fallback: fallback, onlyReads: onlyReads, handling: .handler(run))
     }
 
+    /// A route whose messages `handle` handles as a whole, given the topic level the filter's first
+    /// `+` matched (a button, a client).
+    public convenience init(
+        _ filter: String, service: String,
+        handleCaptured handle: @escaping @Sendable (MQTTMessage, String, HandlerContext) async -> HandlerOutput
+    ) {
+        self.init(
+            filter, qos: .atLeastOnce, service: service, fallback: false, onlyReads: nil,
+            handling: .handler { await handle($0, $1.captures[0], $1) })
+    }
+
     /// A route whose messages go through the steps `steps` makes for each (``HandlerSteps``), from
     /// the route's wildcard captures.
     public convenience init<Steps: HandlerSteps>(
