@@ -40,3 +40,8 @@ func withSQLiteStore(
 func instant(_ seconds: Double) -> Date {
     Date(timeIntervalSince1970: 1_795_344_000 + seconds)
 }
+
+/// How many of `verdicts` are of each kind, so a burst's outcome is one expectation.
+func tally(_ verdicts: some Sequence<SpamVerdict>) -> [SpamVerdict: Int] {
+    verdicts.reduce(into: [:]) { $0[$1, default: 0] += 1 }
+}
