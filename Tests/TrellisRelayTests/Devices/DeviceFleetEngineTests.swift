@@ -42,8 +42,7 @@ struct DeviceFleetEngineTests {
         arguments: StoreKind.bothStores)
     func modelsAndCommands(kind: StoreKind) async throws {
         try await withRecorder(kind) { fleet async throws in
-            await fleet.online("a")
-            await fleet.online("b")
+            for device in ["a", "b"] { await fleet.online(device) }
             #expect(
                 try await fleet.data("devices", "update", #"{"id":"a","name":"Kitchen"}"#)
                     == deviceInfo("a", name: "Kitchen", powerstate: .online))
