@@ -235,7 +235,7 @@ let package = Package(
         .testTarget(
             name: "TrellisApplicationTests",
             dependencies: [
-                "TrellisApplication", "TrellisTestSupport",
+                "TrellisApplication", "TrellisTestSupport", "TrellisStore", "TrellisStorePostgres", logging,
                 .product(name: "Configuration", package: "swift-configuration")
             ]),
         .testTarget(name: "TrellisCoreTests", dependencies: ["TrellisCore", "TrellisMQTTTypes"]),

@@ -35,11 +35,20 @@ enum PostgresSchema {
     /// The advisory lock key held while migrating (any constant shared by every relay).
     static let migrationLock: Int64 = 0x7472_656c_6c69_73
 
-    /// Whether the database holds Trellis's tables: its migration ledger is there.
-    static func isPresent(_ client: PostgresClient, logger: Logger) async throws -> Bool {
+    /// The names of the migrations the database has applied, read without changing anything; nil
+    /// when it holds no Trellis tables (no migration ledger).
+    static func applied(_ client: PostgresClient, logger: Logger) async throws -> Set<String>? {
         let rows = try await client.query("SELECT to_regclass('trellis_migration') IS NOT NULL", logger: logger)
-        for try await present in rows.decode(Bool.self) { return present }
-        return false
+        var present = false
+        for try await value in rows.decode(Bool.self) { present = value }
+        guard present else { return nil }
+        var names: Set<String> = []
+        for try await name in try await client.query("SELECT name FROM trellis_migration", logger: logger)
+            .decode(String.self)
+        {
+            names.insert(name)
+        }
+        return names
     }
 
     /// Brings the database up to the newest schema in one transaction.

@@ -80,15 +80,15 @@ public final class PostgresStore: BufferedCommitsStore {
             url: url, owner: owner, deadLetterLimit: deadLetterLimit, logger: logger,
             patience: patience)
         do {
-            // Opened only to read (`creating` false), a database without Trellis's tables stays as it is.
-            let present = try await creating ? true : PostgresSchema.isPresent(store.client, logger: logger)
-            guard present else {
-                store.runner.cancel()
-                throw StoreError(
-                    code: .noState, message: "the PostgreSQL database at \(url) holds no Trellis state yet")
+            if creating {
+                try await PostgresSchema.migrate(store.client, logger: logger)
+            } else {
+                // Opened only to read: nothing is created or migrated, beside relays that may run
+                // an older release on the same database.
+                try await Self.checkReadable(store.client, url: url, logger: logger)
             }
-            try await PostgresSchema.migrate(store.client, logger: logger)
-        } catch let error as StoreError where error.code == .noState {
+        } catch let error as StoreError {
+            store.runner.cancel()
             throw error
         } catch {
             store.runner.cancel()
@@ -100,6 +100,22 @@ public final class PostgresStore: BufferedCommitsStore {
             "the PostgreSQL store is open; the server shows its connections as \(applicationName)",
             metadata: ["store": "\(url)"])
         return store
+    }
+
+    /// Refuses a database to read that holds no Trellis tables (``StoreError/Code/noState``) or a
+    /// schema older than this release's (its reads would miss what the newer migrations add).
+    private static func checkReadable(_ client: PostgresClient, url: PostgresURL, logger: Logger) async throws {
+        guard let applied = try await PostgresSchema.applied(client, logger: logger) else {
+            throw StoreError(code: .noState, message: "the PostgreSQL database at \(url) holds no Trellis state yet")
+        }
+        let pending = PostgresSchema.migrations.map(\.name).filter { !applied.contains($0) }
+        guard pending.isEmpty else {
+            throw StoreError(
+                code: .cannotOpen,
+                message: "the PostgreSQL database at \(url) holds the state of an older Trellis (not yet migrated: "
+                    + pending.joined(separator: ", ")
+                    + "); a command that only reads does not migrate it: `trellis run` of this release does")
+        }
     }
 
     private init(

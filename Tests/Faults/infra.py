@@ -160,7 +160,8 @@ class Cluster:
         head, tail = self.url.rsplit("@", 1)
         _, rest = tail.split(":", 1)
         old_port, database = rest.split("/", 1)
-        plain = "" if host.startswith("127.") or "sslmode=" in database else "?sslmode=disable"
+        local = host.startswith("127.") or host in ("localhost", "::1", "[::1]")
+        plain = "" if local or "sslmode=" in database else ("&" if "?" in database else "?") + "sslmode=disable"
         return f"{head}@{host}:{port or old_port}/{database}{plain}"
 
     @property

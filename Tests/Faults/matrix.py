@@ -153,7 +153,7 @@ def one_run(binary: str, fault: Fault, store: str, relays: int, rng: random.Rand
             if not relay.wait_ready(90):
                 ended = relay.process.poll()
                 outcome.failures.append(f"{relay.name} not ready within 90 s of its start" if ended is None else
-                                        f"{relay.name} exited ({ended}) at its start: {relay.tail(3)}")
+                                        f"{relay.name} exited ({ended}) at its start: {' | '.join(reversed(relay.tail(3).splitlines()))}")
                 return outcome, ctx, base
         load = ctx.load = Load(tag, ctx.broker.port, ctx.relays[0].socketio, ctx.token)
         cleanup.push("the load's clients", load.stop)
@@ -247,7 +247,7 @@ def print_table(table: dict[tuple[str, str, int], dict]) -> None:
         print(f"| {name} | {store} | {relays} | {row['runs']} | {row['failures']} | {known} | {worst} |")
     for key, row in table.items():
         if row["known"]:
-            print(f"\n{key[0]} ({key[1]}, {key[2]}): {row['known']} known failure(s), not counted: {KNOWN[key]}")
+            print(f"\n{key[0]} ({key[1]}, {key[2]}): {row['known']} known failure(s), not counted: {KNOWN.get(key, '')}")
 
 
 def print_journals(paths: list[Path]) -> int:
@@ -276,6 +276,9 @@ def print_journals(paths: list[Path]) -> int:
     seeds = sorted({r["seed"] for r in records})
     print(f"## Fault matrix: {len(records)} runs from {len(paths)} journal(s), seeds {', '.join(map(str, seeds))}\n")
     print_table(table)
+    for (name, store, relays), row in table.items():
+        if row["skipped"]:
+            print(f"\n{name} ({store}, {relays}): skipped: {row['skipped']}")
     for record in failed:
         print(f"\n{record['run']} (seed {record['seed']}, {record['at']}): {'; '.join(record['failures'])}")
     return 1 if failed else 0

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Testing
 import TrellisStore
+import TrellisStorePostgres
 import TrellisTestSupport
 
 @testable import TrellisApplication
@@ -20,8 +21,41 @@ struct StatePlaceTests {
             return true
         } catch let error as StateAccessError {
             #expect(error.description.contains("holds no Trellis state yet"), "\(error)")
-            #expect(error.description.contains("`trellis run` makes one"), "\(error)")
+            #expect(error.description.contains("makes one on its first start"), "\(error)")
             return false
+        }
+    }
+
+    /// Runs `sql` on `url` with Debian's psql, the password in its environment, not its arguments.
+    static func psql(_ url: PostgresURL, _ sql: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
+        process.arguments = [
+            "-h", url.host, "-p", String(url.port), "-U", url.user, "-d", url.database, "-v", "ON_ERROR_STOP=1",
+            "-qc", sql
+        ]
+        process.environment = ["PGPASSWORD": url.password ?? "", "PATH": "/usr/bin:/bin"]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "psql \(sql)")
+    }
+
+    @Test("a state of an older release is refused to a reading command, which does not migrate it")
+    func olderSchema() async throws {
+        guard PostgresTestServer.isRequired else { return }
+        try await PostgresTestServer.withDatabase { url in
+            let place = StatePlace.postgres(url)
+            try await place.withStore(.changeBesideRelays, owner: "test-writer", logger: Self.logger) { _ in }
+            try Self.psql(url, "DELETE FROM trellis_migration WHERE name = 'dead-letter-client'")
+            for _ in 0..<2 {
+                do {
+                    try await place.withStore(.read, owner: "test-reader", logger: Self.logger) { _ in }
+                    Issue.record("an older schema was read")
+                } catch let error as StoreError {
+                    #expect(error.message.contains("holds the state of an older Trellis"), "\(error)")
+                    #expect(error.message.contains("not yet migrated: dead-letter-client"), "\(error)")
+                }
+            }
         }
     }
 

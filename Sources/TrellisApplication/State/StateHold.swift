@@ -25,10 +25,15 @@ package struct StateAccessError: Error, CustomStringConvertible {
 
     /// A reading command on a place that holds no state.
     package static func noState(_ place: StatePlace) -> StateAccessError {
-        let missing =
-            place.databaseFile == nil ? "no Trellis tables in that database" : "no \(SQLiteStore.fileName) there"
+        guard place.databaseFile != nil else {
+            return StateAccessError(
+                description: "\(place) holds no Trellis state yet (no Trellis tables in that database): "
+                    + "`trellis run --store` makes one on its first start, as do `trellis catalog import --store` and "
+                    + "`trellis store copy --from DIRECTORY --to URL` from an SQLite state; another state is named with --state, "
+                    + "--store or --config")
+        }
         return StateAccessError(
-            description: "\(place) holds no Trellis state yet (\(missing)): "
+            description: "\(place) holds no Trellis state yet (no \(SQLiteStore.fileName) there): "
                 + "`trellis run` makes one on its first start, as do `trellis plants import-host`, `trellis catalog import` "
                 + "and `trellis store restore`; another state is named with --state, --store or --config")
     }

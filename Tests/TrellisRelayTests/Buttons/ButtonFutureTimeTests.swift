@@ -29,7 +29,7 @@ struct ButtonFutureTimeTests {
             await relay.send(stated, on: "p2o/buttons/door/press")
             await relay.send("", on: "p2o/buttons/door/press")
             let states = relay.messages(on: "p2o/buttons/door/state")
-            #expect(states.count == 2)
+            try #require(states.count == 2)
             let object = try #require(try JSONSerialization.jsonObject(with: Data(states[1].payload)) as? [String: Any])
             let history = try #require(object["history"] as? [String])
             #expect(object["total"] as? Int == 2)

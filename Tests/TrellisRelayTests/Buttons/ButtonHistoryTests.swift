@@ -16,7 +16,7 @@ struct ButtonHistoryTests {
         try await withRecorder(kind) { relay async throws in
             for second in 1...25 { await relay.press("long", at: second) }
             let states = relay.texts(on: "p2o/buttons/long/state")
-            #expect(states.count == 25)
+            try #require(states.count == 25)
             #expect(states[19] == Buttons.state("long", total: 20, history: 1...20))
             #expect(states[20] == Buttons.state("long", total: 21, history: 2...21))
             #expect(states[24] == Buttons.state("long", total: 25, history: 6...25))

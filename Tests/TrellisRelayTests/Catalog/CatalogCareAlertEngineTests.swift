@@ -129,3 +129,28 @@ struct CatalogCareAlertEngineTests {
         }
     }
 }
+
+/// What of the care alerts only a broker shows: a live subscriber sees a change as a new message,
+/// and a subscriber that comes later gets the latest state, retained.
+@Suite("Catalog: care alerts through a real broker", .serialized)
+struct CatalogCareAlertBrokerTests {
+    @Test("a dry alert reaches a live subscriber as new and a late one retained, with the latest state")
+    func retainedForLateSubscribers() async throws {
+        try await withRelay(settings: .losslessPlants) { relay in
+            let (client, inbox) = try await relay.connectCollecting("rpi/fromrpi", "trellis/alerts/#")
+            try await addPlant("Fern", sensors: ["0x36"], as: "Bob", from: client, answeredIn: inbox)
+            let store = try relay.store
+            try await store.upsertSpecies([CatalogCareAlertEngineTests.neex])
+            #expect(try await store.linkPlant(plant: "Fern", symbol: "NEEX", at: Date()) == .linked)
+            try await client.publishAndWait(
+                topic: "rpi/sensors/0x36", payload: Array(#"{"moisture":1,"temperature":70}"#.utf8))
+            let live = try await inbox.messages(on: CatalogCareAlertEngineTests.alertTopic)[0]
+            #expect(live.retain == false, "a live subscriber sees it as a new message")
+            #expect(live.text?.contains(#""kind":"dry""#) == true)
+
+            let (_, lateInbox) = try await relay.connectCollecting(CatalogCareAlertEngineTests.alertTopic)
+            let retained = try await lateInbox.messages(on: CatalogCareAlertEngineTests.alertTopic)[0]
+            #expect(retained.retain && retained.payload == live.payload)
+        }
+    }
+}

@@ -26,7 +26,7 @@ struct DeviceFleetTests {
             #expect(retained[0].retain && retained[0].text == online)
 
             node.client.dropConnectionUncleanly()
-            try await console.waitFor("devices/door/info") { $0.contains(#""powerstate":"offline""#) }
+            try await console.waitFor("devices/door/info", deviceInfo("door", rssi: -61, agentID: "a7"))
             try await console.waitFor("trellis/logs/door") {
                 $0.contains(#""message":"offline""#) && $0.contains(#""type":"Status""#)
             }
