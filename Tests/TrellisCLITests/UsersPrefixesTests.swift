@@ -83,6 +83,15 @@ struct UsersPrefixesTests {
         let initialised = try await TrellisBinary.run(["users", "init"], in: fresh, environment: environment)
         #expect(initialised.status == 0, "\(initialised.output)")
         try checked(fresh + "/trellis-state/dynamic-security.json", ["home/plants/torpi", "home/p2o/buttons/+/press"])
+        // --trellis-config names another configuration; a prefix flag goes over it.
+        try "plant:\n  prefix: other/plants\n".write(toFile: fresh + "/other.yaml", atomically: true, encoding: .utf8)
+        let flagged = try await TrellisBinary.run(
+            [
+                "users", "init", "--config", "second.json", "--admin-password-file", "second.password",
+                "--trellis-config", "other.yaml", "--button-prefix", "flag/p2o"
+            ], in: fresh, environment: environment)
+        #expect(flagged.status == 0, "\(flagged.output)")
+        try checked(fresh + "/second.json", ["other/plants/torpi", "flag/p2o/buttons/+/press"])
 
         let old = temporaryDirectory()
         try settings.write(toFile: old + "/trellis.yaml", atomically: true, encoding: .utf8)
