@@ -5,6 +5,15 @@ import Foundation
 import TrellisCore
 
 extension UsersCommand {
+    /// The two prefix flags over the configuration's, for ``RunSettings`` and ``ProfileSettings``.
+    struct PrefixFlags: ParsableArguments {
+        @Option(name: .customLong("plant-prefix"), help: .setting("plant.prefix", valueName: "prefix"))
+        var plantPrefix: String?
+
+        @Option(name: .customLong("button-prefix"), help: .setting("buttons.prefix", valueName: "prefix"))
+        var buttonPrefix: String?
+    }
+
     /// The settings `trellis run` reads, for the topic prefixes an account's rights are written
     /// with: the configuration file, `TRELLIS_…` variables and these flags, as `trellis run` takes
     /// them, so the ACL and the plugin's roles match the running relay.
@@ -16,23 +25,19 @@ extension UsersCommand {
                 valueName: "file"))
         var config: String?
 
-        @Option(name: .customLong("plant-prefix"), help: .setting("plant.prefix", valueName: "prefix"))
-        var plantPrefix: String?
-
-        @Option(name: .customLong("button-prefix"), help: .setting("buttons.prefix", valueName: "prefix"))
-        var buttonPrefix: String?
+        @OptionGroup var prefixFlags: PrefixFlags
 
         /// The topic prefixes of the configuration; a configuration that does not read is one line on standard error.
         func prefixes() async throws -> TopicPrefixes {
-            try await Self.prefixes(file: config, plant: plantPrefix, buttons: buttonPrefix)
+            try await Self.prefixes(file: config, prefixFlags)
         }
 
         /// The topic prefixes of the configuration `file` (or trellis.yaml), the `TRELLIS_…` variables and
         /// the two prefix flags, as `trellis run` takes them.
-        static func prefixes(file: String?, plant: String?, buttons: String?) async throws -> TopicPrefixes {
+        static func prefixes(file: String?, _ prefixFlags: PrefixFlags) async throws -> TopicPrefixes {
             var flags: [String: ConfigContent] = [:]
-            if let plant { flags["plant.prefix"] = .string(plant) }
-            if let buttons { flags["buttons.prefix"] = .string(buttons) }
+            if let plant = prefixFlags.plantPrefix { flags["plant.prefix"] = .string(plant) }
+            if let buttons = prefixFlags.buttonPrefix { flags["buttons.prefix"] = .string(buttons) }
             do {
                 return try await EffectiveConfiguration.load(file: file, flags: flags).relaySettings.topicPrefixes
             } catch {
@@ -53,14 +58,10 @@ extension UsersCommand {
                 valueName: "file"))
         var trellisConfig: String?
 
-        @Option(name: .customLong("plant-prefix"), help: .setting("plant.prefix", valueName: "prefix"))
-        var plantPrefix: String?
-
-        @Option(name: .customLong("button-prefix"), help: .setting("buttons.prefix", valueName: "prefix"))
-        var buttonPrefix: String?
+        @OptionGroup var prefixFlags: PrefixFlags
 
         func prefixes() async throws -> TopicPrefixes {
-            try await RunSettings.prefixes(file: trellisConfig, plant: plantPrefix, buttons: buttonPrefix)
+            try await RunSettings.prefixes(file: trellisConfig, prefixFlags)
         }
     }
 
