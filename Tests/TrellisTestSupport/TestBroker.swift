@@ -84,6 +84,40 @@ public final class TestBroker: @unchecked Sendable {
         process = nil
     }
 
+    /// Stops the broker with SIGSTOP and returns once the kernel reports it stopped (a signal is
+    /// taken at the process's next scheduling point): from then it reads nothing, while the kernel
+    /// still takes connections and bytes for it.
+    public func pause() async throws {
+        guard let pid = process?.pid else { return }
+        Foundation.kill(pid, SIGSTOP)
+        try await eventually("the broker is stopped", timeout: .seconds(10)) {
+            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+            // The state follows the parenthesised command name.
+            return stat.split(separator: ")").last?.split(separator: " ").first == "T"
+        }
+    }
+
+    /// Lets a paused broker run again (SIGCONT).
+    public func resume() {
+        if let pid = process?.pid { Foundation.kill(pid, SIGCONT) }
+    }
+
+    /// The bytes clients sent that the broker has not read yet, summed over its connections, from
+    /// the kernel's socket table (`/proc/net/tcp`, the receive queue of each socket on its port).
+    public func unreadBytes() -> Int {
+        // Read to the end: the kernel hands the table out a page at a time.
+        let bytes = (try? FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/net/tcp")).readToEnd()) ?? nil
+        let table = bytes.map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let port = String(format: "%04X", self.port)
+        return table.split(separator: "\n").dropFirst().reduce(0) { sum, line in
+            let fields = line.split(separator: " ")
+            guard fields.count > 4, fields[1].hasSuffix(":\(port)"),
+                let queued = fields[4].split(separator: ":").last.flatMap({ Int($0, radix: 16) })
+            else { return sum }
+            return sum + queued
+        }
+    }
+
     /// Stops the broker and removes its directory.
     public func stop() async {
         await process?.stop()

@@ -245,10 +245,20 @@ final class MosquittoHandle: @unchecked Sendable {
         mosquitto_disconnect_v5(pointer, 0, nil)
     }
 
-    /// Queues a PUBLISH and returns its message id.
+    /// Queues a PUBLISH and returns its message id. A QoS 2 message to a broker whose CONNACK took
+    /// no QoS 2 (Mosquitto's `max_qos 1`) goes at QoS 1, the most that broker offers, rather than
+    /// not at all; a QoS 1 message is never lowered to QoS 0.
     func publish(topic: String, payload: [UInt8], qos: QoS, retain: Bool, properties: MQTTProperties) throws -> (
         Int32, Int32
     ) {
+        let sent = try queue(topic: topic, payload: payload, qos: qos, retain: retain, properties: properties)
+        guard sent.0 == Int32(MOSQ_ERR_QOS_NOT_SUPPORTED.rawValue), qos == .exactlyOnce else { return sent }
+        return try queue(topic: topic, payload: payload, qos: .atLeastOnce, retain: retain, properties: properties)
+    }
+
+    private func queue(topic: String, payload: [UInt8], qos: QoS, retain: Bool, properties: MQTTProperties) throws
+        -> (Int32, Int32)
+    {
         try MosquittoProperties.withPublishProperties(properties) { list in
             var mid: Int32 = 0
             // withCString: a short topic, kept inside the String itself, goes through a stack buffer,

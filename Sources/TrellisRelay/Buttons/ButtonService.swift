@@ -57,7 +57,8 @@ public struct ButtonService: Sendable {
                     qos: .atLeastOnce, retain: true))
             let id = Array(button.utf8)
             for client in outcome.onlineClients {
-                output.publish(MQTTMessage(topic: "\(clients)/\(client)/button-press", payload: id, qos: .atLeastOnce))
+                output.publish(
+                    MQTTMessage(topic: "\(clients)/\(client)/button-press", payload: id, qos: PublishQoS.once))
             }
             return output
         } catch {
@@ -138,9 +139,9 @@ public struct ButtonService: Sendable {
         }
     }
 
-    /// An answer to a client: `payload` on its `reply` topic, at least once.
+    /// An answer to a client: `payload` on its `reply` topic, once (``PublishQoS``).
     private static func answer(_ reply: String, _ payload: [UInt8]) -> MQTTMessage {
-        MQTTMessage(topic: reply, payload: payload, qos: .atLeastOnce)
+        MQTTMessage(topic: reply, payload: payload, qos: PublishQoS.once)
     }
 
     /// A register or unregister request: `handle` is given its button once the client id and the

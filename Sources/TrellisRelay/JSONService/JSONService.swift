@@ -216,7 +216,7 @@ public struct JSONService: Sendable {
     /// The reply on the service's response topic, and on the request's Response Topic (with its
     /// Correlation Data) when it has one that is allowed.
     func replies(to request: MQTTMessage, action: String, client: String?, payload: [UInt8]) -> [MQTTMessage] {
-        let qos = min(request.qos, .atLeastOnce)
+        let qos = PublishQoS.answer(to: request.qos)
         let topic = topics.response(service: name, action: action, client: client)
         guard let responseTopic = request.properties.responseTopic,
             !ResponseTopicPolicy.refuses(responseTopic, forRequest: request.topic, settings: settings)

@@ -195,7 +195,7 @@ struct ReplyRoute: Sendable {
     /// The reply messages: `inDialect` (wire forms in ``dialect``) on the reply topic; on a Response
     /// Topic the lossless forms, computed only when there is one.
     func messages(_ inDialect: PlantWires, lossless: @autoclosure () -> PlantWires) -> [MQTTMessage] {
-        let qos = min(requestQoS, .atLeastOnce)
+        let qos = PublishQoS.answer(to: requestQoS)
         let topic = client.map { "\(service.replyTopic)/\($0)" } ?? service.replyTopic
         guard let responseTopic = requestProperties.responseTopic, !refusesResponseTopic else {
             return inDialect.map { MQTTMessage(topic: topic, payload: $0, qos: qos) }

@@ -118,7 +118,7 @@ public final class RelayEngine: Sendable {
             } catch {
                 logger.error("could not store a dead letter: \(error)")
             }
-            publishes.append(MQTTMessage(topic: settings.deadLetterTopic, payload: letter.json(), qos: .atLeastOnce))
+            publishes.append(MQTTMessage(topic: settings.deadLetterTopic, payload: letter.json(), qos: PublishQoS.once))
         }
         return Output(publishes: publishes, announcesDiscovery: output.announcesDiscovery)
     }
