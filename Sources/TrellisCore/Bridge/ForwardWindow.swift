@@ -1,0 +1,117 @@
+/// The sending side of a bridge's store-and-forward queue, as a value in the manner of
+/// ``ConnectionAttempts``: what happened goes in (the uplink came up or went down, the store has new
+/// messages, a batch was read, the upstream broker acknowledged one), what to do comes out (read a
+/// batch, publish a message, delete what was acknowledged). The driver that performs the actions is
+/// the only place with I/O.
+///
+/// Messages are sent in the store's order, at most ``limit`` unacknowledged at a time; a message
+/// leaves the store only once the upstream broker acknowledged it, so an uplink lost with messages in
+/// flight sends them again, first and in order, when it comes back (at least once: the receiving side
+/// drops a duplicate by its id).
+public struct ForwardWindow: Sendable {
+    /// One stored message to forward, by its place in the store's queue.
+    public struct Message: Sendable, Equatable {
+        public var id: Int64
+        public var topic: String
+        public var payload: [UInt8]
+        public var qos: Int
+        public var retain: Bool
+
+        public init(id: Int64, topic: String, payload: [UInt8], qos: Int, retain: Bool) {
+            self.id = id
+            self.topic = topic
+            self.payload = payload
+            self.qos = qos
+            self.retain = retain
+        }
+    }
+
+    public enum Action: Sendable, Equatable {
+        /// Read up to `limit` stored messages after the one with id `after`, oldest first.
+        case read(after: Int64, limit: Int)
+        /// Publish upstream; `again` when it was sent before and not acknowledged (MQTT's DUP).
+        case publish(Message, again: Bool)
+        /// The upstream broker has these: delete them from the store.
+        case delete([Int64])
+    }
+
+    /// At most this many messages unacknowledged at a time.
+    public let limit: Int
+    public private(set) var connected = false
+    /// Sent, not yet acknowledged, oldest first.
+    public private(set) var inFlight: [Message] = []
+    /// Read from the store, not yet sent, oldest first.
+    private var waiting: [Message] = []
+    /// The newest id read from the store: the next read starts after it.
+    private var readUpTo: Int64 = 0
+    /// A read is under way; another would read the same messages again.
+    private var reading = false
+    /// The store may hold messages not read yet: at start (a backlog), after a read that filled its
+    /// limit, and after anything stored.
+    private var more = true
+    /// Something was stored while a read was under way, which that read may not have seen.
+    private var storedDuringRead = false
+
+    public init(limit: Int = 64) {
+        self.limit = max(1, limit)
+    }
+
+    /// The uplink is connected: what was in flight goes again, in order, then the window fills.
+    public mutating func connect() -> [Action] {
+        connected = true
+        return inFlight.map { .publish($0, again: true) } + fill()
+    }
+
+    /// The uplink is lost: nothing is sent until it comes back; what was in flight stays in the store.
+    public mutating func disconnect() {
+        connected = false
+    }
+
+    /// Something was stored: read it when the window has room.
+    public mutating func stored() -> [Action] {
+        more = true
+        if reading { storedDuringRead = true }
+        return fill()
+    }
+
+    /// A read brought `messages` (oldest first); `complete` when they were all the store had.
+    public mutating func read(_ messages: [Message], complete: Bool) -> [Action] {
+        reading = false
+        let fresh = messages.filter { $0.id > readUpTo }
+        if let last = fresh.last { readUpTo = last.id }
+        waiting += fresh
+        more = !complete || storedDuringRead
+        storedDuringRead = false
+        return fill()
+    }
+
+    /// A read failed (the store is away): tried again on the next event.
+    public mutating func readFailed() {
+        reading = false
+        storedDuringRead = false
+        more = true
+    }
+
+    /// The upstream broker acknowledged the message `id` (or, at QoS 0, it was written out).
+    public mutating func acknowledged(_ id: Int64) -> [Action] {
+        guard let index = inFlight.firstIndex(where: { $0.id == id }) else { return [] }
+        inFlight.remove(at: index)
+        return [.delete([id])] + fill()
+    }
+
+    /// Sends what waits while there is room, and asks for a read when little waits.
+    private mutating func fill() -> [Action] {
+        var actions: [Action] = []
+        guard connected else { return actions }
+        while inFlight.count < limit, !waiting.isEmpty {
+            let next = waiting.removeFirst()
+            inFlight.append(next)
+            actions.append(.publish(next, again: false))
+        }
+        if !reading, more, waiting.count < limit {
+            reading = true
+            actions.append(.read(after: readUpTo, limit: limit * 2))
+        }
+        return actions
+    }
+}

@@ -1,0 +1,100 @@
+import Testing
+import TrellisCore
+
+/// The bridge's sending window as a value: what goes in, what comes out.
+@Suite("Bridge: the forward window")
+struct ForwardWindowTests {
+    static func message(_ id: Int64, _ topic: String = "sensors/a") -> ForwardWindow.Message {
+        ForwardWindow.Message(id: id, topic: topic, payload: Array("\(id)".utf8), qos: 1, retain: false)
+    }
+
+    static func published(_ actions: [ForwardWindow.Action]) -> [Int64] {
+        actions.compactMap { if case let .publish(message, _) = $0 { message.id } else { nil } }
+    }
+
+    @Test("nothing is read or sent before the uplink is up; once up, a read, then the window fills in order")
+    func startsOnConnect() {
+        var window = ForwardWindow(limit: 3)
+        #expect(window.stored().isEmpty)
+        #expect(window.connect() == [.read(after: 0, limit: 6)])
+        let sent = window.read((1...5).map { Self.message($0) }, complete: true)
+        #expect(Self.published(sent) == [1, 2, 3])
+        #expect(!sent.contains { if case .read = $0 { true } else { false } }, "one read at a time, and nothing more")
+        #expect(window.acknowledged(2) == [.delete([2]), .publish(Self.message(4), again: false)])
+        #expect(window.inFlight.map(\.id) == [1, 3, 4])
+    }
+
+    @Test("messages in flight when the uplink drops go again first, in order, marked as sent before")
+    func resendsInFlight() {
+        var window = ForwardWindow(limit: 2)
+        _ = window.connect()
+        _ = window.read([Self.message(1), Self.message(2), Self.message(3)], complete: true)
+        window.disconnect()
+        #expect(window.acknowledged(9).isEmpty)
+        #expect(window.stored().isEmpty, "nothing is read while the uplink is down")
+        let again = window.connect()
+        #expect(
+            Array(again.prefix(2)) == [
+                .publish(Self.message(1), again: true), .publish(Self.message(2), again: true)
+            ])
+        #expect(window.acknowledged(1).prefix(2) == [.delete([1]), .publish(Self.message(3), again: false)])
+    }
+
+    @Test("a message stored while a read is under way is read next, not forgotten")
+    func storedDuringRead() {
+        var window = ForwardWindow(limit: 4)
+        #expect(window.connect() == [.read(after: 0, limit: 8)])
+        #expect(window.stored().isEmpty, "the read under way is not doubled")
+        let sent = window.read([Self.message(1)], complete: true)
+        #expect(sent == [.publish(Self.message(1), again: false), .read(after: 1, limit: 8)])
+        let none = window.read([], complete: true)
+        #expect(none.isEmpty, "the store is empty: no read until something is stored")
+        #expect(window.stored() == [.read(after: 1, limit: 8)])
+    }
+
+    @Test("a failed read is tried again on the next event; an id read twice is sent once")
+    func readFailure() {
+        var window = ForwardWindow(limit: 2)
+        _ = window.connect()
+        window.readFailed()
+        #expect(window.stored() == [.read(after: 0, limit: 4)])
+        _ = window.read([Self.message(1)], complete: true)
+        #expect(Self.published(window.read([Self.message(1)], complete: true)).isEmpty)
+        #expect(window.inFlight.map(\.id) == [1])
+    }
+
+    @Test("10,000 messages through a window of 64 with random acknowledgements: each sent once, deleted once, in order")
+    func soak() {
+        var window = ForwardWindow(limit: 64)
+        let store = (1...10_000).map { Self.message(Int64($0), "t\($0 % 7)") }
+        var gone: Set<Int64> = []
+        var sent: [Int64] = [], deleted: [Int64] = []
+        var generator = SystemRandomNumberGenerator()
+        var pending = window.connect()
+        var rounds = 0
+        while rounds < 1_000_000, deleted.count < 10_000 {
+            rounds += 1
+            var next: [ForwardWindow.Action] = []
+            for action in pending {
+                switch action {
+                case let .read(after, limit):
+                    let batch = Array(store[Int(after)...].lazy.filter { !gone.contains($0.id) }.prefix(limit))
+                    next += window.read(batch, complete: batch.count < limit)
+                case let .publish(message, again):
+                    #expect(!again)
+                    sent.append(message.id)
+                case let .delete(ids):
+                    deleted += ids
+                    gone.formUnion(ids)
+                }
+            }
+            if next.isEmpty, let any = window.inFlight.randomElement(using: &generator) {
+                next = window.acknowledged(any.id)
+            }
+            pending = next
+        }
+        #expect(sent == (1...10_000).map(Int64.init), "sent in the store's order, each once")
+        #expect(Set(deleted).count == 10_000 && deleted.count == 10_000)
+        #expect(gone.count == store.count)
+    }
+}
