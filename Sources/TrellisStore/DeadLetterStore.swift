@@ -56,7 +56,7 @@ public protocol StoreStatistics: Sendable {
 
 /// Everything the relay keeps: the store its handlers are given.
 public typealias TrellisStore = PlantStore & ButtonStore & CatalogStore & DeviceStore & BrowseStore & DeadLetterStore
-    & DeliveryStore & SpamLedger & StoreOperations & StoreStatistics & StoreLifecycle
+    & BridgeStore & DeliveryStore & SpamLedger & StoreOperations & StoreStatistics & StoreLifecycle
 
 /// A dead letter as stored.
 public struct StoredDeadLetter: Sendable, Equatable {

@@ -21,7 +21,8 @@ enum PostgresSchema {
         ("batching", batching),
         ("lean-admissions", leanAdmissions),
         ("dead-letter-index", deadLetterIndexes),
-        ("dead-letter-client", deadLetterClient)
+        ("dead-letter-client", deadLetterClient),
+        ("bridge-queue", PostgresStore.bridgeQueue)
     ]
 
     /// The statements of a script whose statements each end with `;` and a line break. (The

@@ -21,6 +21,7 @@ enum StoreSchema {
         migrator.registerMigration("dead-letter-index", migrate: createDeadLetterIndexes)
         migrator.registerMigration("catalog-covering-indexes", migrate: createCatalogCoveringIndexes)
         migrator.registerMigration("dead-letter-client", migrate: createDeadLetterClient)
+        migrator.registerMigration("bridge-queue", migrate: createBridgeQueue)
         return migrator
     }
 

@@ -1,0 +1,75 @@
+import Foundation
+import GRDB
+import TrellisCore
+import TrellisStore
+
+/// ``BridgeStore`` over SQLite: one table, its rows in the order they were kept.
+extension SQLiteStore {
+    public func enqueueForward(
+        bridge: String, topic: String, payload: [UInt8], qos: Int, retain: Bool, at time: Date
+    ) async throws {
+        try await write("enqueueForward(bridge: \(bridge), topic: \(topic))") { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO bridge_queue (bridge, topic, payload, qos, retain, stored_at)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [bridge, topic, Data(payload), qos, retain, ISO8601Time.milliseconds(time)])
+        }
+    }
+
+    public func forwards(bridge: String, after id: Int64, limit: Int) async throws -> [ForwardWindow.Message] {
+        try await read("forwards(bridge: \(bridge), after: \(id))") { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id, topic, payload, qos, retain FROM bridge_queue
+                    WHERE bridge = ? AND id > ? ORDER BY id LIMIT ?
+                    """, arguments: [bridge, id, limit]
+            ).map { row in
+                ForwardWindow.Message(
+                    id: row["id"], topic: row["topic"], payload: [UInt8](row["payload"] as Data), qos: row["qos"],
+                    retain: row["retain"])
+            }
+        }
+    }
+
+    public func deleteForwards(bridge: String, ids: [Int64]) async throws {
+        guard !ids.isEmpty else { return }
+        try await write("deleteForwards(bridge: \(bridge), \(ids.count) ids)") { db in
+            for id in ids {
+                try db.execute(sql: "DELETE FROM bridge_queue WHERE bridge = ? AND id = ?", arguments: [bridge, id])
+            }
+        }
+    }
+
+    public func forwardBacklog(bridge: String) async throws -> (messages: Int, bytes: Int) {
+        try await read("forwardBacklog(bridge: \(bridge))") { db in
+            let row = try Row.fetchOne(
+                db,
+                sql:
+                    "SELECT COUNT(*) AS n, COALESCE(SUM(length(payload)), 0) AS bytes FROM bridge_queue WHERE bridge = ?",
+                arguments: [bridge])
+            return (row?["n"] ?? 0, row?["bytes"] ?? 0)
+        }
+    }
+}
+
+extension StoreSchema {
+    /// The queue's table, oldest row first by id.
+    static func createBridgeQueue(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE bridge_queue (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    bridge TEXT NOT NULL,
+                    topic TEXT NOT NULL,
+                    payload BLOB NOT NULL,
+                    qos INTEGER NOT NULL,
+                    retain INTEGER NOT NULL,
+                    stored_at INTEGER NOT NULL
+                ) STRICT;
+                CREATE INDEX bridge_queue_by_bridge ON bridge_queue(bridge, id);
+                """)
+    }
+}

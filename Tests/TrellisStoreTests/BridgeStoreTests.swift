@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+import TrellisCore
+import TrellisStore
+import TrellisTestSupport
+
+/// The bridge's queue on every store kind, as one table: kept in order, read after an id, deleted
+/// once acknowledged, bridges apart, and kept across a reopening.
+@Suite("Bridge queue on every store")
+struct BridgeStoreTests {
+    @Test(
+        "kept in order, read in batches after an id, deleted by id; each bridge's apart", arguments: StoreKind.allCases)
+    func queue(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            for index in 1...5 {
+                try await store.enqueueForward(
+                    bridge: "cloud", topic: "site/s\(index)", payload: [UInt8(index), 0, 0xFF], qos: index % 2,
+                    retain: index == 3, at: Date())
+            }
+            try await store.enqueueForward(
+                bridge: "other", topic: "x", payload: [], qos: 1, retain: false, at: Date())
+            let first = try await store.forwards(bridge: "cloud", after: 0, limit: 3)
+            #expect(first.map(\.topic) == ["site/s1", "site/s2", "site/s3"])
+            #expect(first.map(\.payload) == [[1, 0, 0xFF], [2, 0, 0xFF], [3, 0, 0xFF]])
+            #expect(first.map(\.qos) == [1, 0, 1] && first.map(\.retain) == [false, false, true])
+            let rest = try await store.forwards(bridge: "cloud", after: try #require(first.last?.id), limit: 10)
+            #expect(rest.map(\.topic) == ["site/s4", "site/s5"])
+            #expect(try await store.forwardBacklog(bridge: "cloud") == (5, 15))
+
+            try await store.deleteForwards(bridge: "cloud", ids: first.map(\.id))
+            #expect(
+                try await store.forwards(bridge: "cloud", after: 0, limit: 10).map(\.topic) == ["site/s4", "site/s5"])
+            #expect(try await store.forwards(bridge: "other", after: 0, limit: 10).map(\.topic) == ["x"])
+            // Another bridge's ids are not this one's to delete.
+            try await store.deleteForwards(bridge: "other", ids: rest.map(\.id))
+            #expect(try await store.forwardBacklog(bridge: "cloud") == (2, 6))
+        }
+    }
+
+    @Test(
+        "the queue survives reopening the store",
+        arguments: [StoreKind.directory, .postgres].filter(StoreKind.allCases.contains))
+    func durable(kind: StoreKind) async throws {
+        try await withStorePlace(kind) { open in
+            try await closing(try await open()) { store async throws in
+                try await store.enqueueForward(
+                    bridge: "cloud", topic: "site/a", payload: Array("kept".utf8), qos: 1, retain: false, at: Date())
+            }
+            try await closing(try await open()) { store async throws in
+                #expect(
+                    try await store.forwards(bridge: "cloud", after: 0, limit: 5).map(\.payload) == [Array("kept".utf8)]
+                )
+            }
+        }
+    }
+}
