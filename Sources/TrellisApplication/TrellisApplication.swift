@@ -63,6 +63,11 @@ package struct TrellisApplication: Sendable {
                 relay, StatsService(relay: relay, logger: part("trellis.stats")),
                 BackupService(relay: relay, logger: part("trellis.backup"))
             ]
+        for bridge in settings.bridges {
+            services.append(
+                try BridgeForwarder(
+                    bridge: bridge, store: store, clientID: mqtt.clientID, logger: part("trellis.bridge")))
+        }
         var announcements: [(message: String, address: ListenAddress)] = []
         let probes = Probes(relay: relay)
         let http = part("trellis.http")

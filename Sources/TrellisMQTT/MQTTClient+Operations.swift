@@ -31,19 +31,43 @@ extension MQTTClient {
         retain: Bool = false,
         properties: MQTTProperties = MQTTProperties()
     ) async throws {
-        acks.beginRegistration()
+        try await publishForAcknowledgement(
+            topic: topic, payload: payload, qos: qos, retain: retain, properties: properties
+        ).acknowledged()
+    }
+
+    /// The acknowledgement of one publish, to wait for later.
+    public struct Acknowledgement: Sendable {
+        let client: MQTTClient
         let mid: Int32
+
+        /// Returns once the broker acknowledged the message (QoS 1 and 2) or it was written (QoS 0).
+        public func acknowledged() async throws {
+            _ = try await client.acks.wait(for: mid)
+        }
+    }
+
+    /// Queues a publish now, in the order of the calls, and returns its acknowledgement to wait for:
+    /// for a sender that keeps several messages in flight and their order (libmosquitto sends
+    /// them in the order queued, and again after a reconnect).
+    public func publishForAcknowledgement(
+        topic: String,
+        payload: [UInt8],
+        qos: QoS = .atLeastOnce,
+        retain: Bool = false,
+        properties: MQTTProperties = MQTTProperties()
+    ) throws -> Acknowledgement {
+        acks.beginRegistration()
         do {
             let (rc, queued) = try handle.publish(
                 topic: topic, payload: payload, qos: qos, retain: retain, properties: properties)
             wakeNetworkThread()
             try check(rc, qos: qos, topic: topic)
-            mid = queued
+            return Acknowledgement(client: self, mid: queued)
         } catch {
             acks.abandonRegistration()
             throw error
         }
-        _ = try await acks.wait(for: mid)
     }
 
     /// Adds a subscription the client keeps across reconnects. When connected, waits for the

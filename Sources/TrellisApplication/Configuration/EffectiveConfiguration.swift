@@ -22,6 +22,8 @@ package struct EffectiveConfiguration: Sendable {
     }
 
     package private(set) var values: [String: (content: ConfigContent, source: Source)] = [:]
+    /// The bridges of the file's `bridges:` section (``BridgeConfiguration``), none without one.
+    package private(set) var bridges: [BridgeSettings] = []
     /// The file that was read, if any.
     package var file: String?
 
@@ -37,9 +39,15 @@ package struct EffectiveConfiguration: Sendable {
         var problems: [String] = []
         let path = file ?? (FileManager.default.fileExists(atPath: defaultFile) ? defaultFile : nil)
         var fileProvider: (any ConfigProvider)?
+        var bridges: [BridgeSettings] = []
         if let path {
             do {
                 problems += try unknownKeys(in: path)
+                if let root = try fileNode(path) {
+                    let parsed = BridgeConfiguration.parse(root, file: path)
+                    bridges = parsed.bridges
+                    problems += parsed.problems
+                }
                 fileProvider = try await FileProvider<YAMLSnapshot>(filePath: FilePath(path))
             } catch let error as Invalid {
                 problems += error.problems
@@ -68,6 +76,7 @@ package struct EffectiveConfiguration: Sendable {
             ] + (fileProvider.map { [($0, Source.file)] } ?? [])
 
         var configuration = EffectiveConfiguration(file: path)
+        configuration.bridges = bridges
         for setting in SettingKey.all {
             var resolved: (ConfigContent, Source) = (setting.defaultValue, .default)
             for (provider, source) in sources {
@@ -94,6 +103,11 @@ package struct EffectiveConfiguration: Sendable {
             configuration.values[setting.key] = resolved
         }
         if problems.isEmpty { problems += configuration.brokerProblems() }
+        if !bridges.isEmpty, !configuration.string("broker.share_group").isEmpty {
+            problems.append(
+                "bridges with broker.share_group: each relay of the group would forward the same queue; "
+                    + "this release forwards from a relay alone on its store")
+        }
         guard problems.isEmpty else { throw Invalid(problems: problems) }
         return configuration
     }
@@ -114,8 +128,32 @@ package struct EffectiveConfiguration: Sendable {
         }
     }
 
-    /// Keys of the YAML file that no setting has.
+    /// Keys of the YAML file that no setting has (the `bridges:` section is read on its own).
     package static func unknownKeys(in path: String) throws -> [String] {
+        guard let node = try fileNode(path) else { return [] }
+        guard case .mapping = node else {
+            throw Invalid(problems: ["\(path) must be a mapping of keys, such as `spam:` with `limit: 15` below it"])
+        }
+        var unknown: [String] = []
+        func walk(_ node: Node, _ prefix: String) {
+            guard case let .mapping(mapping) = node else {
+                if SettingKey.byKey[prefix] == nil { unknown.append(prefix) }
+                return
+            }
+            for (key, value) in mapping {
+                let name = key.string ?? "?"
+                if prefix.isEmpty && name == BridgeConfiguration.key { continue }
+                walk(value, prefix.isEmpty ? name : "\(prefix).\(name)")
+            }
+        }
+        walk(node, "")
+        return unknown.map {
+            "unknown key \($0) in \(path); every key is listed by `trellis config --help` and in trellis.example.yaml"
+        }
+    }
+
+    /// The YAML file's root node; nil for an empty file.
+    static func fileNode(_ path: String) throws(Invalid) -> Node? {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw Invalid(problems: ["cannot read the configuration file \(path)"])
         }
@@ -128,24 +166,7 @@ package struct EffectiveConfiguration: Sendable {
         } catch {
             throw Invalid(problems: ["\(path) is not valid YAML: \(error)"])
         }
-        guard let node else { return [] }
-        guard case .mapping = node else {
-            throw Invalid(problems: ["\(path) must be a mapping of keys, such as `spam:` with `limit: 15` below it"])
-        }
-        var unknown: [String] = []
-        func walk(_ node: Node, _ prefix: String) {
-            guard case let .mapping(mapping) = node else {
-                if SettingKey.byKey[prefix] == nil { unknown.append(prefix) }
-                return
-            }
-            for (key, value) in mapping {
-                walk(value, prefix.isEmpty ? key.string ?? "?" : "\(prefix).\(key.string ?? "?")")
-            }
-        }
-        walk(node, "")
-        return unknown.map {
-            "unknown key \($0) in \(path); every key is listed by `trellis config --help` and in trellis.example.yaml"
-        }
+        return node
     }
 
     package static func describe(_ source: Source, setting: SettingKey, file: String?) -> String {
@@ -258,6 +279,7 @@ package struct EffectiveConfiguration: Sendable {
         let group = string("broker.share_group")
         settings.shareGroup = group.isEmpty ? nil : group
         if let id = namedClientID { settings.clientID = id }
+        settings.bridges = bridges
         return settings
     }
 

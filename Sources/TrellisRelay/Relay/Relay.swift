@@ -16,6 +16,7 @@ public enum Relay {
         table.add(DeadLetterService(settings: settings).routes)
         table.add(BackupService.routes(settings: settings))
         if let homeAssistant = HomeAssistantService(settings: settings) { table.add(homeAssistant.routes) }
+        table.add(BridgeService(bridges: settings.bridges).routes)
         return table
     }
 

@@ -83,6 +83,9 @@ public struct RelaySettings: Sendable, Hashable {
     /// The share group of the relays this one splits the load with (`$share/<group>/<filter>`);
     /// nil for a relay alone on its topics.
     public var shareGroup: String?
+    /// The bridges to upstream brokers: their `out` rules' topics are kept in the store for the
+    /// upstream broker (``BridgeService``), which the application's forwarders send on.
+    public var bridges: [BridgeSettings] = []
     /// This relay's MQTT client id; names its status topic when it shares the load.
     public var clientID = "trellis"
     /// The client ids of the other relays of the share group seen on `trellis/status/+`: Home

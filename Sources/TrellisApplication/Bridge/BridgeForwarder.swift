@@ -1,0 +1,124 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import TrellisCore
+import TrellisMQTT
+import TrellisStore
+
+/// The sending side of one bridge: the driver of its ``ForwardWindow``. It reads what the bridge's
+/// `out` rules kept in the store, publishes it upstream in the store's order, at most the window's
+/// size unacknowledged, and deletes each message once the upstream broker acknowledged it. The
+/// upstream connection is a client of its own with a persistent session, so libmosquitto sends
+/// again, in order, what was unacknowledged when the link dropped; a message the process did not
+/// live to see acknowledged is still in the store and goes again from the next start (at least once).
+package final class BridgeForwarder: Service, Sendable {
+    let bridge: BridgeSettings
+    let store: any TrellisStore
+    let client: MQTTClient
+    let logger: Logger
+    /// How often an idle forwarder looks for new messages in the store.
+    static let idlePoll: Duration = .milliseconds(100)
+
+    package init(bridge: BridgeSettings, store: any TrellisStore, clientID: String, logger: Logger) throws {
+        self.bridge = bridge
+        self.store = store
+        self.logger = logger
+        client = try MQTTClient(
+            configuration: MQTTConfiguration(
+                host: bridge.host, port: bridge.port, clientID: "\(clientID)-bridge-\(bridge.name)",
+                cleanStart: false, sessionExpiry: TrellisApplication.sessionExpiry),
+            logger: logger)
+    }
+
+    package func run() async throws {
+        client.start()
+        logger.info(
+            "forwarding to the upstream broker",
+            metadata: ["bridge": "\(bridge.name)", "upstream": "\(bridge.host):\(bridge.port)"])
+        await cancelWhenGracefulShutdown { await self.forward() }
+        await client.shutdown()
+    }
+
+    /// What ends a wait of the forwarder.
+    private enum Event: Sendable {
+        case acknowledged(Int64)
+        case abandoned
+        case poll
+    }
+
+    /// The window's events in, its actions carried out, until cancelled.
+    private func forward() async {
+        var window = ForwardWindow(limit: bridge.window)
+        await withTaskGroup(of: Event.self) { group in
+            var pending = window.connect()
+            var polling = false
+            while !Task.isCancelled {
+                while !pending.isEmpty {
+                    switch pending.removeFirst() {
+                    case let .read(after, limit):
+                        do {
+                            let messages = try await store.forwards(bridge: bridge.name, after: after, limit: limit)
+                            pending += window.read(messages, complete: messages.count < limit)
+                        } catch {
+                            window.readFailed()
+                            logger.warning(
+                                "could not read the bridge's queue: \(error)", metadata: ["bridge": "\(bridge.name)"])
+                        }
+                    case let .publish(message, _):
+                        guard let acknowledgement = await publish(message) else { return }
+                        group.addTask {
+                            do {
+                                try await acknowledgement.acknowledged()
+                                return .acknowledged(message.id)
+                            } catch {
+                                // Only when the client stops: the message stays in the store.
+                                return .abandoned
+                            }
+                        }
+                    case let .delete(ids):
+                        do {
+                            try await store.deleteForwards(bridge: bridge.name, ids: ids)
+                        } catch {
+                            // Sent again after a restart: at least once.
+                            logger.warning(
+                                "could not delete forwarded messages: \(error)", metadata: ["bridge": "\(bridge.name)"])
+                        }
+                    }
+                }
+                // One timer at a time: the store is looked at again each poll, acknowledgements or not.
+                if !polling {
+                    polling = true
+                    group.addTask {
+                        try? await Task.sleep(for: Self.idlePoll)
+                        return .poll
+                    }
+                }
+                switch await group.next() {
+                case let .acknowledged(id)?: pending = window.acknowledged(id)
+                case .poll?:
+                    polling = false
+                    pending = window.stored()
+                case .abandoned?, nil: break
+                }
+            }
+            group.cancelAll()
+        }
+    }
+
+    /// Queues `message` upstream, trying again each second while the client refuses it (a QoS 0
+    /// message while the link is down); nil once cancelled.
+    private func publish(_ message: ForwardWindow.Message) async -> MQTTClient.Acknowledgement? {
+        while !Task.isCancelled {
+            do {
+                return try client.publishForAcknowledgement(
+                    topic: message.topic, payload: message.payload, qos: message.qos == 0 ? .atMostOnce : .atLeastOnce,
+                    retain: message.retain)
+            } catch {
+                logger.debug(
+                    "the upstream client refused a message for now: \(error)", metadata: ["bridge": "\(bridge.name)"])
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,97 @@
+import TrellisCore
+import Yams
+
+/// The `bridges:` section of the configuration file: a mapping of bridge names to their upstream
+/// broker and rules, read from the YAML node (its shape, lists of rules, is beyond the flat settings
+/// table) and checked whole, each problem naming its place (`bridges.cloud.out[0].topic`).
+enum BridgeConfiguration {
+    static let key = "bridges"
+    static let bridgeKeys: Set<String> = ["url", "out", "in", "window"]
+    static let ruleKeys: Set<String> = ["topic", "prefix", "qos", "retain"]
+
+    /// The bridges of the file's root `node`, or the problems that keep them from being used.
+    static func parse(_ root: Node, file: String) -> (bridges: [BridgeSettings], problems: [String]) {
+        guard case let .mapping(mapping) = root, let section = mapping[key] else { return ([], []) }
+        guard case let .mapping(named) = section else {
+            return ([], ["\(key) in \(file) must be a mapping of bridge names, such as `cloud:` with `url:` below it"])
+        }
+        var bridges: [BridgeSettings] = []
+        var problems: [String] = []
+        for (nameNode, body) in named {
+            let name = nameNode.string ?? "?"
+            let place = "\(key).\(name)"
+            guard BridgeSettings.isName(name) else {
+                problems.append("\(place): a bridge's name is 1 to 64 of A-Z, a-z, 0-9, '_' and '-'")
+                continue
+            }
+            guard case let .mapping(members) = body else {
+                problems.append("\(place) must be a mapping with url: and out:")
+                continue
+            }
+            for member in members.keys.compactMap(\.string) where !bridgeKeys.contains(member) {
+                problems.append(
+                    "\(place).\(member) is not a key of a bridge: use \(bridgeKeys.sorted().joined(separator: ", "))")
+            }
+            guard let url = members["url"]?.string, let address = BridgeSettings.address(url) else {
+                problems.append("\(place).url must be mqtt://HOST[:PORT], the upstream broker")
+                continue
+            }
+            if members["in"] != nil {
+                problems.append(
+                    "\(place).in: rules from the upstream broker are not carried by this release; remove them")
+            }
+            var window = 64
+            if let text = members["window"]?.string {
+                guard let value = Int(text), (1...1_000).contains(value) else {
+                    problems.append("\(place).window must be a whole number from 1 to 1000")
+                    continue
+                }
+                window = value
+            }
+            let (rules, ruleProblems) = parseRules(members["out"], direction: .out, place: "\(place).out")
+            problems += ruleProblems
+            if rules.isEmpty && ruleProblems.isEmpty {
+                problems.append("\(place).out must list at least one rule, such as `- topic: \"sensors/#\"`")
+            }
+            bridges.append(
+                BridgeSettings(name: name, host: address.host, port: address.port, rules: rules, window: window))
+        }
+        return (bridges, problems)
+    }
+
+    /// The rules of a list under `place`, each checked by ``BridgeRule/problems``.
+    static func parseRules(_ node: Node?, direction: BridgeRule.Direction, place: String) -> ([BridgeRule], [String]) {
+        guard let node else { return ([], []) }
+        guard case let .sequence(items) = node else { return ([], ["\(place) must be a list of rules"]) }
+        var rules: [BridgeRule] = []
+        var problems: [String] = []
+        for (index, item) in items.enumerated() {
+            let at = "\(place)[\(index)]"
+            guard case let .mapping(members) = item else {
+                problems.append("\(at) must be a mapping with topic:")
+                continue
+            }
+            for member in members.keys.compactMap(\.string) where !ruleKeys.contains(member) {
+                problems.append(
+                    "\(at).\(member) is not a key of a rule: use \(ruleKeys.sorted().joined(separator: ", "))")
+            }
+            let qosText = members["qos"]?.string ?? "1"
+            let retainText = members["retain"]?.string ?? "false"
+            guard let qos = Int(qosText) else {
+                problems.append("\(at).qos must be 0 or 1")
+                continue
+            }
+            guard let retain = Bool(retainText) else {
+                problems.append("\(at).retain must be true or false")
+                continue
+            }
+            let rule = BridgeRule(
+                direction: direction, filter: members["topic"]?.string ?? "", prefix: members["prefix"]?.string ?? "",
+                qos: qos, retain: retain)
+            let found = rule.problems
+            problems += found.map { "\(at).\($0)" }
+            if found.isEmpty { rules.append(rule) }
+        }
+        return (rules, problems)
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+import TrellisCore
+import TrellisMQTT
+import TrellisRelay
+import TrellisTestSupport
+
+/// The bridge's store and forward between two real Mosquittos: what the local broker acknowledged
+/// reaches the upstream one, across the upstream broker's crash.
+@Suite("Bridge: store and forward through real brokers", .serialized)
+struct BridgeForwardTests {
+    static let total = 2_000
+
+    @Test(
+        "2,000 QoS 1 messages, the upstream broker killed and started again midway: every one arrives upstream, in order per topic",
+        .timeLimit(.minutes(3)))
+    func upstreamCrash() async throws {
+        try await withTestBroker { upstream in
+            var settings = RelaySettings()
+            settings.bridges = [
+                BridgeSettings(
+                    name: "cloud", host: upstream.host, port: upstream.port,
+                    rules: [BridgeRule(direction: .out, filter: "sensors/#", prefix: "site/home1/")])
+            ]
+            try await withRelay(settings: settings) { relay in
+                // The upstream reader keeps its session across the crash (the broker saves it each second).
+                let reader = try await TestClients.connect(to: upstream, id: "upstream-reader") {
+                    $0.cleanStart = false
+                    $0.sessionExpiry = 3600
+                }
+                defer { Task { await reader.shutdown() } }
+                let inbox = try await MessageCollector.collecting(reader, subscribedTo: ["site/home1/#"])
+                try await upstream.waitForPersistence()
+
+                let publisher = try await relay.connect()
+                func publish(_ range: Range<Int>) async throws {
+                    for index in range {
+                        try await publisher.publishAndWait(
+                            topic: "sensors/s\(index % 4)", payload: Array(String(index).utf8))
+                    }
+                }
+                try await publish(0..<(Self.total / 2))
+                upstream.kill()
+                try await publish((Self.total / 2)..<Self.total)
+                try await upstream.restart()
+
+                try await inbox.wait(timeout: .seconds(120), "every message upstream") { messages in
+                    Set(messages.compactMap { $0.text.flatMap(Int.init) }).count == Self.total
+                }
+                let received = await inbox.messages
+                for sensor in 0..<4 {
+                    let numbers = received.filter { $0.topic == "site/home1/sensors/s\(sensor)" }.compactMap {
+                        $0.text.flatMap(Int.init)
+                    }
+                    var firsts: [Int] = []
+                    var seen: Set<Int> = []
+                    for number in numbers where seen.insert(number).inserted { firsts.append(number) }
+                    #expect(firsts == firsts.sorted(), "sensor s\(sensor) in order")
+                    #expect(firsts.count == Self.total / 4)
+                }
+                #expect(received.allSatisfy { $0.topic.hasPrefix("site/home1/sensors/") })
+                try await eventually("the queue is empty", timeout: .seconds(30)) {
+                    try await relay.store.forwardBacklog(bridge: "cloud").messages == 0
+                }
+            }
+        }
+    }
+
+    @Test(
+        "messages kept while the upstream broker is down survive a restart of Trellis and go up once it returns",
+        .timeLimit(.minutes(3)))
+    func keptAcrossRestart() async throws {
+        try await withTestBroker { upstream in
+            var settings = RelaySettings()
+            settings.bridges = [
+                BridgeSettings(
+                    name: "cloud", host: upstream.host, port: upstream.port,
+                    rules: [BridgeRule(direction: .out, filter: "sensors/#", prefix: "up/")])
+            ]
+            try await withRelay(settings: settings) { relay in
+                let reader = try await TestClients.connect(to: upstream, id: "upstream-reader") {
+                    $0.cleanStart = false
+                    $0.sessionExpiry = 3600
+                }
+                defer { Task { await reader.shutdown() } }
+                let inbox = try await MessageCollector.collecting(reader, subscribedTo: ["up/#"])
+                try await upstream.waitForPersistence()
+                upstream.kill()
+
+                let publisher = try await relay.connect()
+                for index in 0..<500 {
+                    try await publisher.publishAndWait(topic: "sensors/t", payload: Array(String(index).utf8))
+                }
+                let kept = try await relay.store.forwardBacklog(bridge: "cloud").messages
+                #expect(kept == 500, "\(kept) kept")
+                try await relay.stopRelay()
+                try await relay.startRelay()
+                try await upstream.restart()
+                try await inbox.wait(timeout: .seconds(120), "every message upstream") { messages in
+                    Set(messages.compactMap { $0.text.flatMap(Int.init) }) == Set(0..<500)
+                }
+                try await eventually("the queue is empty", timeout: .seconds(30)) {
+                    try await relay.store.forwardBacklog(bridge: "cloud").messages == 0
+                }
+            }
+        }
+    }
+}
