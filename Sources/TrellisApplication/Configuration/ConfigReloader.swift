@@ -110,12 +110,12 @@ package final class ConfigReloader: Service, Sendable {
 /// `--watch-config`: swift-configuration's reloading YAML provider polls the file every second;
 /// each new snapshot triggers the same reload as SIGHUP.
 package struct ConfigWatcher: Service {
-    package let provider: ReloadingFileProvider<YAMLSnapshot>
+    package let provider: ReloadingFileProvider<SettingsYAMLSnapshot>
     package let reloader: ConfigReloader
     package let logger: Logger
 
     package init(file: String, reloader: ConfigReloader, logger: Logger) async throws {
-        provider = try await ReloadingFileProvider<YAMLSnapshot>(
+        provider = try await ReloadingFileProvider<SettingsYAMLSnapshot>(
             filePath: .init(file), allowMissing: true,
             pollInterval: .seconds(1), logger: logger)
         self.reloader = reloader

@@ -48,7 +48,7 @@ package struct EffectiveConfiguration: Sendable {
                     bridges = parsed.bridges
                     problems += parsed.problems
                 }
-                fileProvider = try await FileProvider<YAMLSnapshot>(filePath: FilePath(path))
+                fileProvider = try await FileProvider<SettingsYAMLSnapshot>(filePath: FilePath(path))
             } catch let error as Invalid {
                 problems += error.problems
             } catch {
