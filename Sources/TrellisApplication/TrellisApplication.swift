@@ -64,9 +64,16 @@ package struct TrellisApplication: Sendable {
                 BackupService(relay: relay, logger: part("trellis.backup"))
             ]
         for bridge in settings.bridges {
-            services.append(
-                try BridgeForwarder(
-                    bridge: bridge, store: store, clientID: mqtt.clientID, logger: part("trellis.bridge")))
+            if !bridge.outRules.isEmpty {
+                services.append(
+                    try BridgeForwarder(
+                        bridge: bridge, store: store, clientID: mqtt.clientID, logger: part("trellis.bridge")))
+            }
+            if !bridge.inRules.isEmpty {
+                services.append(
+                    try BridgeReceiver(
+                        bridge: bridge, local: relay.client, clientID: mqtt.clientID, logger: part("trellis.bridge")))
+            }
         }
         var announcements: [(message: String, address: ListenAddress)] = []
         let probes = Probes(relay: relay)

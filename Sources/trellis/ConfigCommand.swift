@@ -40,6 +40,16 @@ struct ConfigCommand: AsyncParsableCommand {
                     "\(setting.key) = \(value)    # from \(source)\(setting.reloadable ? "" : "; a change needs a restart")"
                 )
             }
+            for bridge in effective.bridges {
+                print(
+                    "bridges.\(bridge.name) = mqtt://\(bridge.host):\(bridge.port), window \(bridge.window)    # from \(effective.file ?? "the file"); a change needs a restart"
+                )
+                for (direction, rules) in [("out", bridge.outRules), ("in", bridge.inRules)] {
+                    for (index, rule) in rules.enumerated() {
+                        print("bridges.\(bridge.name).\(direction)[\(index)]: \(rule.summary)")
+                    }
+                }
+            }
         }
     }
 
@@ -82,6 +92,30 @@ struct ConfigCommand: AsyncParsableCommand {
             lines.append("\(indent)# \(setting.help)\(setting.reloadable ? " (reloadable)" : "")")
             lines.append("\(indent)\(parts.last ?? ""): \(value)")
         }
-        return lines.joined(separator: "\n") + "\n"
+        return (lines + bridgesExample).joined(separator: "\n") + "\n"
     }
+
+    /// The `bridges:` section, commented out: it has no default (docs/bridge.md).
+    static let bridgesExample = [
+        "",
+        "# Upstream brokers to bridge to, none by default (docs/bridge.md); a change needs a restart.",
+        "# bridges:",
+        "#   cloud:",
+        "#     url: mqtt://broker.example:1883",
+        "#     # Messages sent upstream and not yet acknowledged, at most.",
+        "#     window: 64",
+        "#     # Local to upstream: kept in the state until the upstream broker acknowledged them.",
+        "#     out:",
+        "#       - topic: \"sensors/#\"",
+        "#         # Added upstream: sensors/x is published as site/home1/sensors/x.",
+        "#         prefix: \"site/home1/\"",
+        "#         qos: 1",
+        "#         retain: false",
+        "#     # Upstream to local: acknowledged upstream once the local broker has the message.",
+        "#     in:",
+        "#       - topic: \"site/home1/commands/#\"",
+        "#         # Taken off: site/home1/commands/x arrives locally as commands/x.",
+        "#         prefix: \"site/home1/\"",
+        "#         qos: 1"
+    ]
 }

@@ -25,7 +25,7 @@ enum BridgeConfiguration {
                 continue
             }
             guard case let .mapping(members) = body else {
-                problems.append("\(place) must be a mapping with url: and out:")
+                problems.append("\(place) must be a mapping with url: and out: or in:")
                 continue
             }
             for member in members.keys.compactMap(\.string) where !bridgeKeys.contains(member) {
@@ -36,10 +36,6 @@ enum BridgeConfiguration {
                 problems.append("\(place).url must be mqtt://HOST[:PORT], the upstream broker")
                 continue
             }
-            if members["in"] != nil {
-                problems.append(
-                    "\(place).in: rules from the upstream broker are not carried by this release; remove them")
-            }
             var window = 64
             if let text = members["window"]?.string {
                 guard let value = Int(text), (1...1_000).contains(value) else {
@@ -48,15 +44,34 @@ enum BridgeConfiguration {
                 }
                 window = value
             }
-            let (rules, ruleProblems) = parseRules(members["out"], direction: .out, place: "\(place).out")
-            problems += ruleProblems
-            if rules.isEmpty && ruleProblems.isEmpty {
-                problems.append("\(place).out must list at least one rule, such as `- topic: \"sensors/#\"`")
+            let (out, outProblems) = parseRules(members["out"], direction: .out, place: "\(place).out")
+            let (into, inProblems) = parseRules(members["in"], direction: .in, place: "\(place).in")
+            problems += outProblems + inProblems
+            let rules = out + into
+            if rules.isEmpty && outProblems.isEmpty && inProblems.isEmpty {
+                problems.append(
+                    "\(place) must list at least one rule under out: or in:, such as `out: [{topic: \"sensors/#\"}]`")
             }
             bridges.append(
                 BridgeSettings(name: name, host: address.host, port: address.port, rules: rules, window: window))
         }
         return (bridges, problems)
+    }
+
+    /// The `in` rules whose local topics reach topics only Trellis publishes (its replies, states,
+    /// records, commands): the relay publishes what comes in with its own rights, so such a rule
+    /// would let the upstream broker speak as Trellis on the local broker. Each is refused, naming
+    /// the rule and the topic it reaches.
+    static func forgeries(_ bridges: [BridgeSettings], prefixes: TopicPrefixes) -> [String] {
+        let outputs = TopicAccessTable.trellisOutputs(prefixes: prefixes).map(TopicFilter.init)
+        return bridges.flatMap { bridge in
+            bridge.inRules.enumerated().compactMap { index, rule in
+                let local = TopicFilter(rule.crossedFilter)
+                guard let reached = outputs.first(where: local.overlaps) else { return nil }
+                return "\(key).\(bridge.name).in[\(index)].topic: \(rule.filter.text) arrives locally as \(local) and "
+                    + "reaches \(reached), which only Trellis publishes; carry it to a topic of its own"
+            }
+        }
     }
 
     /// The rules of a list under `place`, each checked by ``BridgeRule/problems``.

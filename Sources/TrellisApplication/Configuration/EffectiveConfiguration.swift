@@ -102,7 +102,10 @@ package struct EffectiveConfiguration: Sendable {
             }
             configuration.values[setting.key] = resolved
         }
-        if problems.isEmpty { problems += configuration.brokerProblems() }
+        if problems.isEmpty {
+            problems += configuration.brokerProblems()
+            problems += BridgeConfiguration.forgeries(bridges, prefixes: configuration.relaySettings.topicPrefixes)
+        }
         if !bridges.isEmpty, !configuration.string("broker.share_group").isEmpty {
             problems.append(
                 "bridges with broker.share_group: each relay of the group would forward the same queue; "

@@ -42,6 +42,19 @@ public struct BridgeRule: Sendable, Hashable {
         }
     }
 
+    /// The filter of the topics on the other side: the prefix added (out) or taken off (in).
+    public var crossedFilter: String {
+        switch direction {
+        case .out: prefix + filter.text
+        case .in: filter.text.hasPrefix(prefix) ? String(filter.text.dropFirst(prefix.count)) : filter.text
+        }
+    }
+
+    /// The rule in one line, its topics on both sides: `sensors/# → site/home1/sensors/#, qos 1`.
+    public var summary: String {
+        "\(filter.text) → \(crossedFilter), qos \(qos)\(retain ? ", retained stays retained" : "")"
+    }
+
     /// What is wrong with the rule, each a sentence naming the member; empty when it may be used.
     public var problems: [String] {
         var problems: [String] = []

@@ -19,6 +19,9 @@ public struct BridgeSettings: Sendable, Hashable {
     /// The rules that carry local messages upstream.
     public var outRules: [BridgeRule] { rules.filter { $0.direction == .out } }
 
+    /// The rules that carry upstream messages to the local broker.
+    public var inRules: [BridgeRule] { rules.filter { $0.direction == .in } }
+
     /// The host and port of an `mqtt://HOST[:PORT]` URL (port 1883 when none); nil when it is not one.
     public static func address(_ url: String) -> (host: String, port: Int)? {
         guard url.hasPrefix("mqtt://") else { return nil }

@@ -50,5 +50,21 @@ public struct TopicFilter: Sendable, Hashable, CustomStringConvertible {
         return String(first)
     }
 
+    /// Whether some topic matches both this filter and `other`: level by level each pair is equal
+    /// or has a `+`, until a `#` on either side takes the rest (`a/#` also matches `a`).
+    public func overlaps(_ other: TopicFilter) -> Bool {
+        let (mine, theirs) = (levels, other.levels)
+        var index = 0
+        while index < mine.count && index < theirs.count {
+            let (one, two) = (mine[index], theirs[index])
+            if one == "#" || two == "#" { return true }
+            if one != "+" && two != "+" && !one.utf8.elementsEqual(two.utf8) { return false }
+            index += 1
+        }
+        if mine.count == theirs.count { return true }
+        let longer = mine.count > theirs.count ? mine : theirs
+        return longer.count == index + 1 && longer[index] == "#"
+    }
+
     public var description: String { text }
 }

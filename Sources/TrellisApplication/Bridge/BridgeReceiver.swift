@@ -1,0 +1,76 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import TrellisCore
+import TrellisMQTT
+import TrellisMQTTTypes
+
+/// The receiving side of one bridge: its `in` rules. A client of its own on the upstream broker
+/// (a persistent session, so what arrives while Trellis is away waits there) subscribes to each
+/// rule's topics; each message is published on the local broker under its local topic through the
+/// relay's own connection, and acknowledged upstream only once the local broker has acknowledged it.
+/// Nothing is kept in between: until the local acknowledgement, the upstream broker holds the
+/// message and sends it again after a lost connection or a restart (at least once).
+///
+/// The relay subscribes with No Local, so what it carries in never reaches its own routes: a message
+/// brought in cannot go back out by an `out` rule, nor be taken by Trellis for a request.
+package final class BridgeReceiver: Service, Sendable {
+    let bridge: BridgeSettings
+    let client: MQTTClient
+    let local: MQTTClient
+    let logger: Logger
+
+    package init(bridge: BridgeSettings, local: MQTTClient, clientID: String, logger: Logger) throws {
+        self.bridge = bridge
+        self.local = local
+        self.logger = logger
+        client = try MQTTClient(
+            configuration: MQTTConfiguration(
+                host: bridge.host, port: bridge.port, clientID: "\(clientID)-bridge-\(bridge.name)-in",
+                cleanStart: false, sessionExpiry: TrellisApplication.sessionExpiry,
+                maxUnhandledMessages: bridge.window),
+            logger: logger)
+    }
+
+    package func run() async throws {
+        client.start()
+        for rule in bridge.inRules {
+            // Kept by the client across reconnects; the first is sent once connected.
+            try await client.subscribe(rule.filter.text, qos: rule.qos == 0 ? .atMostOnce : .atLeastOnce)
+        }
+        logger.info(
+            "carrying messages in from the upstream broker",
+            metadata: ["bridge": "\(bridge.name)", "upstream": "\(bridge.host):\(bridge.port)"])
+        await cancelWhenGracefulShutdown {
+            for await message in self.client.messages {
+                await self.carry(message)
+                self.client.messageHandled()
+            }
+        }
+        await client.shutdown()
+    }
+
+    /// Publishes `message` locally by the first `in` rule that carries its topic and waits for the
+    /// local broker's acknowledgement, trying again each second while the local broker is away.
+    private func carry(_ message: MQTTMessage) async {
+        let crossings = bridge.inRules.lazy.compactMap { rule in rule.crossing(message.topic).map { (rule, $0) } }
+        guard let (rule, topic) = crossings.first else {
+            logger.debug(
+                "no in rule carries this topic", metadata: ["bridge": "\(bridge.name)", "topic": "\(message.topic)"])
+            return
+        }
+        let qos: QoS = rule.qos == 0 ? .atMostOnce : .atLeastOnce
+        while !Task.isCancelled {
+            do {
+                try await local.publishAndWait(
+                    topic: topic, payload: message.payload, qos: qos, retain: rule.retain && message.retain)
+                return
+            } catch {
+                logger.warning(
+                    "could not publish a message carried in; trying again",
+                    metadata: ["bridge": "\(bridge.name)", "topic": "\(topic)", "error": "\(error)"])
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+}

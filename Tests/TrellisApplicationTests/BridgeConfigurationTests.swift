@@ -1,0 +1,136 @@
+import Configuration
+import Foundation
+import Testing
+import TrellisApplication
+import TrellisCore
+
+/// The `bridges:` section of the configuration file: the issue's example read as written, and each
+/// bad member refused with its place named (`bridges.cloud.out[0].qos`), the flat settings beside it
+/// unaffected.
+@Suite("Bridge configuration")
+struct BridgeConfigurationTests {
+    static let example = """
+        spam:
+          limit: 20
+        bridges:
+          cloud:
+            url: mqtt://127.0.0.1:18830
+            out:
+              - topic: "sensors/#"
+                prefix: "site/home1/"     # sensors/x is published upstream as site/home1/sensors/x
+                qos: 1
+            in:
+              - topic: "site/home1/commands/#"
+                prefix: "site/home1/"     # removed: arrives locally as commands/...
+                qos: 1
+
+        """
+
+    @Test("the example reads as written: one bridge, an out and an in rule, and the flat settings beside it")
+    func example() async throws {
+        let file = try EffectiveConfigurationTests.file(Self.example)
+        let configuration = try await EffectiveConfiguration.load(file: file, environment: [:])
+        #expect(configuration.int("spam.limit") == 20)
+        #expect(
+            configuration.bridges == [
+                BridgeSettings(
+                    name: "cloud", host: "127.0.0.1", port: 18830,
+                    rules: [
+                        BridgeRule(direction: .out, filter: "sensors/#", prefix: "site/home1/", qos: 1),
+                        BridgeRule(direction: .in, filter: "site/home1/commands/#", prefix: "site/home1/", qos: 1)
+                    ])
+            ])
+        let rules = configuration.bridges[0]
+        #expect(rules.outRules.first?.crossing("sensors/kitchen") == "site/home1/sensors/kitchen")
+        #expect(rules.inRules.first?.crossing("site/home1/commands/lamp") == "commands/lamp")
+    }
+
+    @Test(
+        "a bad bridge is refused, naming its place",
+        arguments: [
+            ("bridges:\n  cloud: 3\n", "bridges.cloud must be a mapping"),
+            ("bridges:\n  - cloud\n", "bridges in FILE must be a mapping of bridge names"),
+            ("bridges:\n  cloud:\n    out: [{topic: a}]\n", "bridges.cloud.url must be mqtt://HOST[:PORT]"),
+            ("bridges:\n  cloud:\n    url: http://x\n    out: [{topic: a}]\n", "bridges.cloud.url must be mqtt://"),
+            ("bridges:\n  cloud:\n    url: mqtt://x\n", "bridges.cloud must list at least one rule"),
+            (
+                "bridges:\n  cloud:\n    url: mqtt://x\n    out: [{topic: a}]\n    port: 3\n",
+                "bridges.cloud.port is not a key"
+            ),
+            ("bridges:\n  c l:\n    url: mqtt://x\n    out: [{topic: a}]\n", "bridges.c l: a bridge's name is 1 to 64"),
+            (
+                "bridges:\n  cloud:\n    url: mqtt://x\n    out: [{topic: a, qos: 2}]\n",
+                "bridges.cloud.out[0].qos: 2 is not allowed"
+            ),
+            (
+                "bridges:\n  cloud:\n    url: mqtt://x\n    out: [{topic: \"a/#/b\"}]\n",
+                "bridges.cloud.out[0].topic: a/#/b"
+            ),
+            (
+                "bridges:\n  cloud:\n    url: mqtt://x\n    out: [{topic: \"$SYS/#\"}]\n",
+                "bridges.cloud.out[0].topic: $SYS/#"
+            ),
+            (
+                "bridges:\n  cloud:\n    url: mqtt://x\n    out: [{topic: a, prefix: up}]\n",
+                "bridges.cloud.out[0].prefix: up must end with '/'"
+            ),
+            (
+                "bridges:\n  cloud:\n    url: mqtt://x\n    out: [{topic: a, color: red}]\n",
+                "bridges.cloud.out[0].color is not a key of a rule"
+            ),
+            (
+                "bridges:\n  cloud:\n    url: mqtt://x\n    in: [{topic: \"cmd/#\", prefix: \"site/\"}]\n",
+                "bridges.cloud.in[0].topic: an in rule's topic is the upstream one"
+            ),
+            ("bridges:\n  cloud:\n    url: mqtt://x\n    in: {topic: a}\n", "bridges.cloud.in must be a list of rules"),
+            (
+                "bridges:\n  cloud:\n    url: mqtt://x\n    window: 0\n    out: [{topic: a}]\n",
+                "bridges.cloud.window must be a whole number from 1 to 1000"
+            )
+        ])
+    func refused(text: String, problem: String) async throws {
+        let file = try EffectiveConfigurationTests.file(text)
+        do {
+            _ = try await EffectiveConfiguration.load(file: file, environment: [:])
+            Issue.record("taken: \(text)")
+        } catch {
+            let expected = problem.replacingOccurrences(of: "FILE", with: file)
+            #expect(error.problems.contains { $0.contains(expected) }, "\(error.problems)")
+        }
+    }
+
+    @Test(
+        "an in rule that would arrive on a topic only Trellis publishes is refused: the upstream broker would speak as Trellis",
+        arguments: [
+            ("site/home1/#", "site/home1/", "reaches rpi/fromrpi"),
+            ("site/home1/p2o/clients/+/button-press", "site/home1/", "reaches p2o/clients/+/+"),
+            ("up/devices/#", "up/", "reaches devices/+/info")
+        ])
+    func forgery(filter: String, prefix: String, problem: String) async throws {
+        let file = try EffectiveConfigurationTests.file(
+            "bridges:\n  cloud:\n    url: mqtt://127.0.0.1:1\n    in:\n      - topic: \"\(filter)\"\n        prefix: \"\(prefix)\"\n"
+        )
+        do {
+            _ = try await EffectiveConfiguration.load(file: file, environment: [:])
+            Issue.record("taken: \(filter)")
+        } catch {
+            #expect(
+                error.problems.contains {
+                    $0.hasPrefix("bridges.cloud.in[0].topic: \(filter)") && $0.contains(problem)
+                },
+                "\(error.problems)")
+        }
+    }
+
+    @Test("bridges in a share group are refused: every relay of the group would forward the same queue")
+    func shareGroup() async throws {
+        let file = try EffectiveConfigurationTests.file(Self.example)
+        do {
+            _ = try await EffectiveConfiguration.load(
+                file: file, environment: ["TRELLIS_BROKER_SHARE_GROUP": "trellis"])
+            Issue.record("a share group with bridges was taken")
+        } catch {
+            #expect(error.problems.contains { $0.contains("bridges with broker.share_group") }, "\(error.problems)")
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+import TrellisCore
+import TrellisMQTT
+import TrellisRelay
+import TrellisTestSupport
+
+/// The bridge's `in` rules between two real Mosquittos: what the upstream broker has for the
+/// household arrives on the local broker under its local topic, in order, and what comes in does not
+/// go back out.
+@Suite("Bridge: carried in from the upstream broker", .serialized)
+struct BridgeReceiveTests {
+    static func settings(upstream: TestBroker) -> RelaySettings {
+        var settings = RelaySettings()
+        settings.bridges = [
+            BridgeSettings(
+                name: "cloud", host: upstream.host, port: upstream.port,
+                rules: [
+                    BridgeRule(direction: .in, filter: "site/home1/commands/#", prefix: "site/home1/"),
+                    // Overlaps what comes in: a command carried in must not be sent back up.
+                    BridgeRule(direction: .out, filter: "commands/#", prefix: "site/home1/echo/")
+                ])
+        ]
+        return settings
+    }
+
+    @Test(
+        "500 QoS 1 commands published upstream arrive locally without the prefix, in order, and none goes back up",
+        .timeLimit(.minutes(3)))
+    func carriedIn() async throws {
+        try await withTestBroker { upstream in
+            try await withRelay(settings: Self.settings(upstream: upstream)) { relay in
+                let local = try await relay.connect()
+                let commands = try await MessageCollector.collecting(local, subscribedTo: ["commands/#"])
+                let watcher = try await TestClients.connect(to: upstream)
+                let echoes = try await MessageCollector.collecting(watcher, subscribedTo: ["site/home1/echo/#"])
+                let cloud = try await TestClients.connect(to: upstream)
+                // The receiver subscribes as it starts; a command before that would find no one upstream.
+                try await eventually("the relay's receiver is subscribed upstream") {
+                    try await cloud.publishAndWait(topic: "site/home1/commands/probe", payload: [])
+                    return await !commands.received(on: "commands/probe").isEmpty
+                }
+                for index in 0..<500 {
+                    try await cloud.publishAndWait(
+                        topic: "site/home1/commands/lamp", payload: Array(String(index).utf8))
+                }
+                try await commands.wait(timeout: .seconds(60), "every command locally") {
+                    $0.filter { $0.topic == "commands/lamp" }.count >= 500
+                }
+                let numbers = await commands.received(on: "commands/lamp").compactMap { $0.text.flatMap(Int.init) }
+                #expect(numbers == Array(0..<500))
+                // Anything sent back up would be in the queue or upstream by now: the relay publishes
+                // what it carries in through its own connection, whose subscriptions are No Local.
+                #expect(try await relay.store.forwardBacklog(bridge: "cloud").messages == 0)
+                // A command published locally by someone else does go up by the out rule.
+                try await local.publishAndWait(topic: "commands/local", payload: Array("mine".utf8))
+                _ = try await echoes.messages(on: "site/home1/echo/commands/local")
+                #expect(await echoes.all().map(\.topic) == ["site/home1/echo/commands/local"])
+                await cloud.shutdown()
+                await watcher.shutdown()
+            }
+        }
+    }
+}
