@@ -51,7 +51,14 @@ struct BridgeConfigurationTests {
             ("bridges:\n  cloud: 3\n", "bridges.cloud must be a mapping"),
             ("bridges:\n  - cloud\n", "bridges in FILE must be a mapping of bridge names"),
             ("bridges:\n  cloud:\n    out: [{topic: a}]\n", "bridges.cloud.url must be mqtt://HOST[:PORT]"),
-            ("bridges:\n  cloud:\n    url: http://x\n    out: [{topic: a}]\n", "bridges.cloud.url must be mqtt://"),
+            (
+                "bridges:\n  cloud:\n    url: http://x\n    out: [{topic: a}]\n",
+                "bridges.cloud.url: the broker address http://x is not valid"
+            ),
+            (
+                "bridges:\n  cloud:\n    url: mqtts://x\n    out: [{topic: a}]\n",
+                "bridges.cloud.url: this release bridges over mqtt://HOST[:PORT] without an account"
+            ),
             ("bridges:\n  cloud:\n    url: mqtt://x\n", "bridges.cloud must list at least one rule"),
             (
                 "bridges:\n  cloud:\n    url: mqtt://x\n    out: [{topic: a}]\n    port: 3\n",

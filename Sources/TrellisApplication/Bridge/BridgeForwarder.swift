@@ -23,11 +23,7 @@ package final class BridgeForwarder: Service, Sendable {
         self.bridge = bridge
         self.store = store
         self.logger = logger
-        client = try MQTTClient(
-            configuration: MQTTConfiguration(
-                host: bridge.host, port: bridge.port, clientID: "\(clientID)-bridge-\(bridge.name)",
-                cleanStart: false, sessionExpiry: TrellisApplication.sessionExpiry),
-            logger: logger)
+        client = try .upstream(of: bridge, relayClientID: clientID, role: "", logger: logger)
     }
 
     package func run() async throws {

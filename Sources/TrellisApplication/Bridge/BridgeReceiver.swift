@@ -24,12 +24,8 @@ package final class BridgeReceiver: Service, Sendable {
         self.bridge = bridge
         self.local = local
         self.logger = logger
-        client = try MQTTClient(
-            configuration: MQTTConfiguration(
-                host: bridge.host, port: bridge.port, clientID: "\(clientID)-bridge-\(bridge.name)-in",
-                cleanStart: false, sessionExpiry: TrellisApplication.sessionExpiry,
-                maxUnhandledMessages: bridge.window),
-            logger: logger)
+        client = try .upstream(
+            of: bridge, relayClientID: clientID, role: "-in", maxUnhandledMessages: bridge.window, logger: logger)
     }
 
     package func run() async throws {

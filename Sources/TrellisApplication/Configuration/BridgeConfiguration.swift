@@ -1,4 +1,5 @@
 import TrellisCore
+import TrellisMQTT
 import Yams
 
 /// The `bridges:` section of the configuration file: a mapping of bridge names to their upstream
@@ -32,8 +33,21 @@ enum BridgeConfiguration {
                 problems.append(
                     "\(place).\(member) is not a key of a bridge: use \(bridgeKeys.sorted().joined(separator: ", "))")
             }
-            guard let url = members["url"]?.string, let address = BridgeSettings.address(url) else {
+            guard let url = members["url"]?.string else {
                 problems.append("\(place).url must be mqtt://HOST[:PORT], the upstream broker")
+                continue
+            }
+            let address: BrokerURL
+            do {
+                address = try BrokerURL(parsing: url)
+            } catch {
+                problems.append("\(place).url: \(error)")
+                continue
+            }
+            guard address.scheme == .mqtt, address.username == nil, address.password == nil else {
+                problems.append(
+                    "\(place).url: this release bridges over mqtt://HOST[:PORT] without an account; "
+                        + "mqtts:// and accounts upstream are not carried yet")
                 continue
             }
             var window = 64

@@ -22,30 +22,6 @@ public struct BridgeSettings: Sendable, Hashable {
     /// The rules that carry upstream messages to the local broker.
     public var inRules: [BridgeRule] { rules.filter { $0.direction == .in } }
 
-    /// The host and port of an `mqtt://HOST[:PORT]` URL (port 1883 when none); nil when it is not one.
-    public static func address(_ url: String) -> (host: String, port: Int)? {
-        guard url.hasPrefix("mqtt://") else { return nil }
-        var rest = Substring(url.dropFirst("mqtt://".count))
-        if rest.hasSuffix("/") { rest = rest.dropLast() }
-        var port = 1883
-        var host = rest
-        if rest.hasPrefix("[") {
-            guard let close = rest.firstIndex(of: "]") else { return nil }
-            host = rest[rest.index(after: rest.startIndex)..<close]
-            let tail = rest[rest.index(after: close)...]
-            if !tail.isEmpty {
-                guard tail.hasPrefix(":"), let value = Int(tail.dropFirst()) else { return nil }
-                port = value
-            }
-        } else if let colon = rest.lastIndex(of: ":") {
-            guard let value = Int(rest[rest.index(after: colon)...]) else { return nil }
-            port = value
-            host = rest[..<colon]
-        }
-        guard !host.isEmpty, !host.contains("/"), !host.contains("@"), (1...65535).contains(port) else { return nil }
-        return (String(host), port)
-    }
-
     /// Whether `name` may name a bridge: 1 to 64 of A-Z, a-z, 0-9, '_' and '-' (it is part of a
     /// client id and of the queue's rows).
     public static func isName(_ name: String) -> Bool {

@@ -11,57 +11,66 @@ import TrellisTestSupport
 struct BridgeForwardTests {
     static let total = 2_000
 
-    @Test(
-        "2,000 QoS 1 messages, the upstream broker killed and started again midway: every one arrives upstream, in order per topic",
-        .timeLimit(.minutes(3)))
-    func upstreamCrash() async throws {
+    /// A relay bridged to a fresh upstream broker by one out rule (`sensors/#` under `prefix`), and a
+    /// reader of everything under `prefix` upstream whose session the broker has saved, so it
+    /// survives the broker's crash.
+    static func withBridge(
+        prefix: String, _ body: (RelayHarness, TestBroker, MessageCollector) async throws -> Void
+    ) async throws {
         try await withTestBroker { upstream in
             var settings = RelaySettings()
             settings.bridges = [
                 BridgeSettings(
                     name: "cloud", host: upstream.host, port: upstream.port,
-                    rules: [BridgeRule(direction: .out, filter: "sensors/#", prefix: "site/home1/")])
+                    rules: [BridgeRule(direction: .out, filter: "sensors/#", prefix: prefix)])
             ]
             try await withRelay(settings: settings) { relay in
-                // The upstream reader keeps its session across the crash (the broker saves it each second).
                 let reader = try await TestClients.connect(to: upstream, id: "upstream-reader") {
                     $0.cleanStart = false
                     $0.sessionExpiry = 3600
                 }
-                defer { Task { await reader.shutdown() } }
-                let inbox = try await MessageCollector.collecting(reader, subscribedTo: ["site/home1/#"])
+                let inbox = try await MessageCollector.collecting(reader, subscribedTo: ["\(prefix)#"])
                 try await upstream.waitForPersistence()
+                try await body(relay, upstream, inbox)
+                await reader.shutdown()
+            }
+        }
+    }
 
-                let publisher = try await relay.connect()
-                func publish(_ range: Range<Int>) async throws {
-                    for index in range {
-                        try await publisher.publishAndWait(
-                            topic: "sensors/s\(index % 4)", payload: Array(String(index).utf8))
-                    }
+    @Test(
+        "2,000 QoS 1 messages, the upstream broker killed and started again midway: every one arrives upstream, in order per topic",
+        .timeLimit(.minutes(3)))
+    func upstreamCrash() async throws {
+        try await Self.withBridge(prefix: "site/home1/") { relay, upstream, inbox in
+            let publisher = try await relay.connect()
+            func publish(_ range: Range<Int>) async throws {
+                for index in range {
+                    try await publisher.publishAndWait(
+                        topic: "sensors/s\(index % 4)", payload: Array(String(index).utf8))
                 }
-                try await publish(0..<(Self.total / 2))
-                upstream.kill()
-                try await publish((Self.total / 2)..<Self.total)
-                try await upstream.restart()
+            }
+            try await publish(0..<(Self.total / 2))
+            upstream.kill()
+            try await publish((Self.total / 2)..<Self.total)
+            try await upstream.restart()
 
-                try await inbox.wait(timeout: .seconds(120), "every message upstream") { messages in
-                    Set(messages.compactMap { $0.text.flatMap(Int.init) }).count == Self.total
+            try await inbox.wait(timeout: .seconds(120), "every message upstream") { messages in
+                Set(messages.compactMap { $0.text.flatMap(Int.init) }).count == Self.total
+            }
+            let received = await inbox.messages
+            for sensor in 0..<4 {
+                let numbers = received.filter { $0.topic == "site/home1/sensors/s\(sensor)" }.compactMap {
+                    $0.text.flatMap(Int.init)
                 }
-                let received = await inbox.messages
-                for sensor in 0..<4 {
-                    let numbers = received.filter { $0.topic == "site/home1/sensors/s\(sensor)" }.compactMap {
-                        $0.text.flatMap(Int.init)
-                    }
-                    var firsts: [Int] = []
-                    var seen: Set<Int> = []
-                    for number in numbers where seen.insert(number).inserted { firsts.append(number) }
-                    #expect(firsts == firsts.sorted(), "sensor s\(sensor) in order")
-                    #expect(firsts.count == Self.total / 4)
-                }
-                #expect(received.allSatisfy { $0.topic.hasPrefix("site/home1/sensors/") })
-                try await eventually("the queue is empty", timeout: .seconds(30)) {
-                    try await relay.store.forwardBacklog(bridge: "cloud").messages == 0
-                }
+                var firsts: [Int] = []
+                var seen: Set<Int> = []
+                for number in numbers where seen.insert(number).inserted { firsts.append(number) }
+                #expect(firsts == firsts.sorted(), "sensor s\(sensor) in order")
+                #expect(firsts.count == Self.total / 4)
+            }
+            #expect(received.allSatisfy { $0.topic.hasPrefix("site/home1/sensors/") })
+            try await eventually("the queue is empty", timeout: .seconds(30)) {
+                try await relay.store.forwardBacklog(bridge: "cloud").messages == 0
             }
         }
     }
@@ -70,40 +79,25 @@ struct BridgeForwardTests {
         "messages kept while the upstream broker is down survive a restart of Trellis and go up once it returns",
         .timeLimit(.minutes(3)))
     func keptAcrossRestart() async throws {
-        try await withTestBroker { upstream in
-            var settings = RelaySettings()
-            settings.bridges = [
-                BridgeSettings(
-                    name: "cloud", host: upstream.host, port: upstream.port,
-                    rules: [BridgeRule(direction: .out, filter: "sensors/#", prefix: "up/")])
-            ]
-            try await withRelay(settings: settings) { relay in
-                let reader = try await TestClients.connect(to: upstream, id: "upstream-reader") {
-                    $0.cleanStart = false
-                    $0.sessionExpiry = 3600
-                }
-                defer { Task { await reader.shutdown() } }
-                let inbox = try await MessageCollector.collecting(reader, subscribedTo: ["up/#"])
-                try await upstream.waitForPersistence()
-                upstream.kill()
+        try await Self.withBridge(prefix: "up/") { relay, upstream, inbox in
+            upstream.kill()
 
-                let publisher = try await relay.connect()
-                for index in 0..<500 {
-                    try await publisher.publishAndWait(topic: "sensors/t", payload: Array(String(index).utf8))
-                }
-                // The local broker acknowledged each; the relay keeps each as it handles it.
-                try await eventually("the 500 kept while the upstream broker is down", timeout: .seconds(60)) {
-                    try await relay.store.forwardBacklog(bridge: "cloud").messages == 500
-                }
-                try await relay.stopRelay()
-                try await relay.startRelay()
-                try await upstream.restart()
-                try await inbox.wait(timeout: .seconds(120), "every message upstream") { messages in
-                    Set(messages.compactMap { $0.text.flatMap(Int.init) }) == Set(0..<500)
-                }
-                try await eventually("the queue is empty", timeout: .seconds(30)) {
-                    try await relay.store.forwardBacklog(bridge: "cloud").messages == 0
-                }
+            let publisher = try await relay.connect()
+            for index in 0..<500 {
+                try await publisher.publishAndWait(topic: "sensors/t", payload: Array(String(index).utf8))
+            }
+            // The local broker acknowledged each; the relay keeps each as it handles it.
+            try await eventually("the 500 kept while the upstream broker is down", timeout: .seconds(60)) {
+                try await relay.store.forwardBacklog(bridge: "cloud").messages == 500
+            }
+            try await relay.stopRelay()
+            try await relay.startRelay()
+            try await upstream.restart()
+            try await inbox.wait(timeout: .seconds(120), "every message upstream") { messages in
+                Set(messages.compactMap { $0.text.flatMap(Int.init) }) == Set(0..<500)
+            }
+            try await eventually("the queue is empty", timeout: .seconds(30)) {
+                try await relay.store.forwardBacklog(bridge: "cloud").messages == 0
             }
         }
     }
