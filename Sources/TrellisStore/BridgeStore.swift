@@ -19,4 +19,27 @@ public protocol BridgeStore: Sendable {
 
     /// How many messages of `bridge` wait, and their bytes.
     func forwardBacklog(bridge: String) async throws -> (messages: Int, bytes: Int)
+
+    /// Holds the queue of `bridge` to its bounds, oldest first, in one transaction: drops the
+    /// messages kept before `storedBefore`, then the oldest until the payloads left take at most
+    /// `maxBytes`. Returns what each bound dropped and what is left.
+    func trimForwards(bridge: String, maxBytes: Int, storedBefore: Date) async throws -> ForwardTrim
+}
+
+/// What ``BridgeStore/trimForwards(bridge:maxBytes:storedBefore:)`` did.
+public struct ForwardTrim: Sendable, Equatable {
+    /// Messages dropped for their age.
+    public var byAge: Int
+    /// Messages dropped to keep the queue's bytes under its bound.
+    public var byBytes: Int
+    /// Messages left, and their payloads' bytes.
+    public var messages: Int
+    public var bytes: Int
+
+    public init(byAge: Int, byBytes: Int, messages: Int, bytes: Int) {
+        self.byAge = byAge
+        self.byBytes = byBytes
+        self.messages = messages
+        self.bytes = bytes
+    }
 }

@@ -64,6 +64,33 @@ extension PostgresStore {
         }
     }
 
+    public func trimForwards(bridge: String, maxBytes: Int, storedBefore: Date) async throws -> ForwardTrim {
+        let logger = self.logger
+        let before = ISO8601Time.milliseconds(storedBefore)
+        return try await write("trimForwards(bridge: \(bridge))") { connection in
+            // One statement: the age bound first, then the bytes of what the age left, the newest kept.
+            let rows = try await connection.query(
+                """
+                WITH aged AS (
+                    DELETE FROM bridge_queue WHERE bridge = \(bridge) AND stored_at < \(before) RETURNING id),
+                ranked AS (
+                    SELECT id, octet_length(payload) AS size,
+                        SUM(octet_length(payload)) OVER (ORDER BY id DESC) AS newer
+                    FROM bridge_queue WHERE bridge = \(bridge) AND id NOT IN (SELECT id FROM aged)),
+                over AS (
+                    DELETE FROM bridge_queue WHERE id IN (SELECT id FROM ranked WHERE newer > \(Int64(maxBytes)))
+                    RETURNING id)
+                SELECT (SELECT COUNT(*) FROM aged), (SELECT COUNT(*) FROM over),
+                    (SELECT COUNT(*) FROM ranked WHERE newer <= \(Int64(maxBytes))),
+                    (SELECT COALESCE(SUM(size), 0)::bigint FROM ranked WHERE newer <= \(Int64(maxBytes)))
+                """, logger: logger)
+            for try await (aged, over, messages, bytes) in rows.decode((Int64, Int64, Int64, Int64).self) {
+                return ForwardTrim(byAge: Int(aged), byBytes: Int(over), messages: Int(messages), bytes: Int(bytes))
+            }
+            return ForwardTrim(byAge: 0, byBytes: 0, messages: 0, bytes: 0)
+        }
+    }
+
     /// The queue's table, as SQLite's.
     static let bridgeQueue = [
         """

@@ -43,6 +43,31 @@ extension SQLiteStore {
         }
     }
 
+    public func trimForwards(bridge: String, maxBytes: Int, storedBefore: Date) async throws -> ForwardTrim {
+        try await write("trimForwards(bridge: \(bridge))") { db in
+            try db.execute(
+                sql: "DELETE FROM bridge_queue WHERE bridge = ? AND stored_at < ?",
+                arguments: [bridge, ISO8601Time.milliseconds(storedBefore)])
+            let byAge = db.changesCount
+            // Each row with the bytes of itself and every newer row: those past the bound go.
+            try db.execute(
+                sql: """
+                    DELETE FROM bridge_queue WHERE id IN (
+                        SELECT id FROM (
+                            SELECT id, SUM(length(payload)) OVER (ORDER BY id DESC) AS newer
+                            FROM bridge_queue WHERE bridge = ?)
+                        WHERE newer > ?)
+                    """, arguments: [bridge, maxBytes])
+            let byBytes = db.changesCount
+            let row = try Row.fetchOne(
+                db,
+                sql:
+                    "SELECT COUNT(*) AS n, COALESCE(SUM(length(payload)), 0) AS bytes FROM bridge_queue WHERE bridge = ?",
+                arguments: [bridge])
+            return ForwardTrim(byAge: byAge, byBytes: byBytes, messages: row?["n"] ?? 0, bytes: row?["bytes"] ?? 0)
+        }
+    }
+
     public func forwardBacklog(bridge: String) async throws -> (messages: Int, bytes: Int) {
         try await read("forwardBacklog(bridge: \(bridge))") { db in
             let row = try Row.fetchOne(

@@ -42,7 +42,7 @@ struct ConfigCommand: AsyncParsableCommand {
             }
             for bridge in effective.bridges {
                 print(
-                    "bridges.\(bridge.name) = mqtt://\(bridge.host):\(bridge.port), window \(bridge.window)    # from \(effective.file ?? "the file"); a change needs a restart"
+                    "bridges.\(bridge.name) = mqtt://\(bridge.host):\(bridge.port), window \(bridge.window), max_bytes \(bridge.maxBytes), max_age \(Int(bridge.maxAge))    # from \(effective.file ?? "the file"); a change needs a restart"
                 )
                 for (direction, rules) in [("out", bridge.outRules), ("in", bridge.inRules)] {
                     for (index, rule) in rules.enumerated() {
@@ -104,6 +104,9 @@ struct ConfigCommand: AsyncParsableCommand {
         "#     url: mqtt://broker.example:1883",
         "#     # Messages sent upstream and not yet acknowledged, at most.",
         "#     window: 64",
+        "#     # The queue's bounds: past them the oldest messages are dropped, counted and logged.",
+        "#     max_bytes: 67108864",
+        "#     max_age: 604800",
         "#     # Local to upstream: kept in the state until the upstream broker acknowledged them.",
         "#     out:",
         "#       - topic: \"sensors/#\"",

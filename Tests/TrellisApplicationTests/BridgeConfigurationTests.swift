@@ -93,6 +93,14 @@ struct BridgeConfigurationTests {
             (
                 "bridges:\n  cloud:\n    url: mqtt://x\n    window: 0\n    out: [{topic: a}]\n",
                 "bridges.cloud.window must be a whole number from 1 to 1000"
+            ),
+            (
+                "bridges:\n  cloud:\n    url: mqtt://x\n    max_bytes: 10\n    out: [{topic: a}]\n",
+                "bridges.cloud.max_bytes must be a whole number of bytes from 1024"
+            ),
+            (
+                "bridges:\n  cloud:\n    url: mqtt://x\n    max_age: 1d\n    out: [{topic: a}]\n",
+                "bridges.cloud.max_age must be a whole number of seconds"
             )
         ])
     func refused(text: String, problem: String) async throws {

@@ -38,6 +38,35 @@ struct BridgeStoreTests {
     }
 
     @Test(
+        "held to its bounds, oldest first: by age, then by bytes with the newest kept; other bridges untouched",
+        arguments: StoreKind.allCases)
+    func bounds(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let start = Date(timeIntervalSince1970: 1_800_000_000)
+            // Ten messages of 100 bytes, one a minute.
+            for index in 0..<10 {
+                try await store.enqueueForward(
+                    bridge: "cloud", topic: "t/\(index)", payload: Array(repeating: UInt8(index), count: 100), qos: 1,
+                    retain: false, at: start.addingTimeInterval(Double(index) * 60))
+            }
+            try await store.enqueueForward(
+                bridge: "other", topic: "old", payload: [1], qos: 1, retain: false, at: start.addingTimeInterval(-3600))
+            // Within both bounds: nothing goes.
+            #expect(
+                try await store.trimForwards(bridge: "cloud", maxBytes: 1_000, storedBefore: start)
+                    == ForwardTrim(byAge: 0, byBytes: 0, messages: 10, bytes: 1_000))
+            // Kept before minute 3: three go for their age; then 450 bytes keep the newest four.
+            let trim = try await store.trimForwards(
+                bridge: "cloud", maxBytes: 450, storedBefore: start.addingTimeInterval(180))
+            #expect(trim == ForwardTrim(byAge: 3, byBytes: 3, messages: 4, bytes: 400))
+            #expect(
+                try await store.forwards(bridge: "cloud", after: 0, limit: 20).map(\.topic)
+                    == ["t/6", "t/7", "t/8", "t/9"])
+            #expect(try await store.forwards(bridge: "other", after: 0, limit: 5).map(\.topic) == ["old"])
+        }
+    }
+
+    @Test(
         "the queue survives reopening the store",
         arguments: [StoreKind.directory, .postgres].filter(StoreKind.allCases.contains))
     func durable(kind: StoreKind) async throws {

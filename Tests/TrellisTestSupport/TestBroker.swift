@@ -118,6 +118,13 @@ public final class TestBroker: @unchecked Sendable {
         }
     }
 
+    /// Stops the broker as its service manager would (SIGTERM, waited for): it saves its state
+    /// (sessions, queued messages) on the way out, and ``restart(timeout:)`` finds it again.
+    public func stopKeepingState() async {
+        await process?.stop()
+        process = nil
+    }
+
     /// Stops the broker and removes its directory.
     public func stop() async {
         await process?.stop()

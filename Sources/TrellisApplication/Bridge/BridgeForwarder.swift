@@ -3,6 +3,7 @@ import Logging
 import ServiceLifecycle
 import TrellisCore
 import TrellisMQTT
+import TrellisRelay
 import TrellisStore
 
 /// The sending side of one bridge: the driver of its ``ForwardWindow``. It reads what the bridge's
@@ -16,13 +17,17 @@ package final class BridgeForwarder: Service, Sendable {
     let store: any TrellisStore
     let client: MQTTClient
     let logger: Logger
+    let counters: BridgeCounters
     /// How often an idle forwarder looks for new messages in the store.
     static let idlePoll: Duration = .milliseconds(100)
+    /// How often the queue is held to its bounds (``BridgeSettings/maxBytes``, ``BridgeSettings/maxAge``).
+    static let trimInterval: Duration = .seconds(1)
 
     package init(bridge: BridgeSettings, store: any TrellisStore, clientID: String, logger: Logger) throws {
         self.bridge = bridge
         self.store = store
         self.logger = logger
+        counters = BridgeCounters(bridge: bridge.name)
         client = try .upstream(of: bridge, relayClientID: clientID, role: "", logger: logger)
     }
 
@@ -45,6 +50,7 @@ package final class BridgeForwarder: Service, Sendable {
     /// The window's events in, its actions carried out, until cancelled.
     private func forward() async {
         var window = ForwardWindow(limit: bridge.window)
+        var trimmed = ContinuousClock.now - Self.trimInterval
         await withTaskGroup(of: Event.self) { group in
             var pending = window.connect()
             var polling = false
@@ -74,6 +80,7 @@ package final class BridgeForwarder: Service, Sendable {
                     case let .delete(ids):
                         do {
                             try await store.deleteForwards(bridge: bridge.name, ids: ids)
+                            counters.forwarded(ids.count)
                         } catch {
                             // Sent again after a restart: at least once.
                             logger.warning(
@@ -93,11 +100,35 @@ package final class BridgeForwarder: Service, Sendable {
                 case let .acknowledged(id)?: pending = window.acknowledged(id)
                 case .poll?:
                     polling = false
+                    if ContinuousClock.now - trimmed >= Self.trimInterval {
+                        trimmed = ContinuousClock.now
+                        await trim()
+                    }
                     pending = window.stored()
                 case .abandoned?, nil: break
                 }
             }
             group.cancelAll()
+        }
+    }
+
+    /// Holds the queue to its bounds, and says what they dropped (at most a line a minute).
+    private func trim() async {
+        let now = Date()
+        do {
+            let trim = try await store.trimForwards(
+                bridge: bridge.name, maxBytes: bridge.maxBytes, storedBefore: now.addingTimeInterval(-bridge.maxAge))
+            guard let dropped = counters.trimmed(trim, at: now) else { return }
+            logger.warning(
+                "dropped the oldest messages of the bridge's queue to hold it to its bounds",
+                metadata: [
+                    "bridge": "\(bridge.name)", "dropped_by_age": "\(dropped.byAge)",
+                    "dropped_by_bytes": "\(dropped.byBytes)", "max_age_s": "\(Int(bridge.maxAge))",
+                    "max_bytes": "\(bridge.maxBytes)", "queued": "\(trim.messages)", "queued_bytes": "\(trim.bytes)"
+                ])
+        } catch {
+            logger.warning(
+                "could not hold the bridge's queue to its bounds: \(error)", metadata: ["bridge": "\(bridge.name)"])
         }
     }
 

@@ -3,7 +3,7 @@ import Logging
 import ServiceLifecycle
 import TrellisCore
 import TrellisMQTT
-import TrellisMQTTTypes
+import TrellisRelay
 
 /// The receiving side of one bridge: its `in` rules. A client of its own on the upstream broker
 /// (a persistent session, so what arrives while Trellis is away waits there) subscribes to each
@@ -19,11 +19,13 @@ package final class BridgeReceiver: Service, Sendable {
     let client: MQTTClient
     let local: MQTTClient
     let logger: Logger
+    let counters: BridgeCounters
 
     package init(bridge: BridgeSettings, local: MQTTClient, clientID: String, logger: Logger) throws {
         self.bridge = bridge
         self.local = local
         self.logger = logger
+        counters = BridgeCounters(bridge: bridge.name)
         client = try .upstream(
             of: bridge, relayClientID: clientID, role: "-in", maxUnhandledMessages: bridge.window, logger: logger)
     }
@@ -60,6 +62,7 @@ package final class BridgeReceiver: Service, Sendable {
             do {
                 try await local.publishAndWait(
                     topic: topic, payload: message.payload, qos: qos, retain: rule.retain && message.retain)
+                counters.carried()
                 return
             } catch {
                 logger.warning(

@@ -7,7 +7,7 @@ import Yams
 /// table) and checked whole, each problem naming its place (`bridges.cloud.out[0].topic`).
 enum BridgeConfiguration {
     static let key = "bridges"
-    static let bridgeKeys: Set<String> = ["url", "out", "in", "window"]
+    static let bridgeKeys: Set<String> = ["url", "out", "in", "window", "max_bytes", "max_age"]
     static let ruleKeys: Set<String> = ["topic", "prefix", "qos", "retain"]
 
     /// The bridges of the file's root `node`, or the problems that keep them from being used.
@@ -50,14 +50,24 @@ enum BridgeConfiguration {
                         + "mqtts:// and accounts upstream are not carried yet")
                 continue
             }
-            var window = 64
-            if let text = members["window"]?.string {
-                guard let value = Int(text), (1...1_000).contains(value) else {
-                    problems.append("\(place).window must be a whole number from 1 to 1000")
-                    continue
+            /// The whole number under `key` in `range`, `fallback` without one; nil (a problem
+            /// noted) when it is something else.
+            func number(_ key: String, _ range: ClosedRange<Int>, _ fallback: Int, _ allowed: String) -> Int? {
+                guard let text = members[Node(key)]?.string else { return fallback }
+                guard let value = Int(text), range.contains(value) else {
+                    problems.append("\(place).\(key) must be \(allowed)")
+                    return nil
                 }
-                window = value
+                return value
             }
+            guard let window = number("window", 1...1_000, 64, "a whole number from 1 to 1000"),
+                let maxBytes = number(
+                    "max_bytes", 1_024...(1 << 40), BridgeSettings.defaultMaxBytes,
+                    "a whole number of bytes from 1024 to 2^40"),
+                let maxAge = number(
+                    "max_age", 1...(100 * 365 * 86_400), Int(BridgeSettings.defaultMaxAge),
+                    "a whole number of seconds from 1 to 100 years")
+            else { continue }
             let (out, outProblems) = parseRules(members["out"], direction: .out, place: "\(place).out")
             let (into, inProblems) = parseRules(members["in"], direction: .in, place: "\(place).in")
             problems += outProblems + inProblems
@@ -67,7 +77,9 @@ enum BridgeConfiguration {
                     "\(place) must list at least one rule under out: or in:, such as `out: [{topic: \"sensors/#\"}]`")
             }
             bridges.append(
-                BridgeSettings(name: name, host: address.host, port: address.port, rules: rules, window: window))
+                BridgeSettings(
+                    name: name, host: address.host, port: address.port, rules: rules, window: window,
+                    maxBytes: maxBytes, maxAge: Double(maxAge)))
         }
         return (bridges, problems)
     }

@@ -7,13 +7,26 @@ public struct BridgeSettings: Sendable, Hashable {
     public var rules: [BridgeRule]
     /// At most this many messages sent and not yet acknowledged upstream.
     public var window: Int
+    /// The most payload bytes the queue keeps; past it the oldest messages are dropped.
+    public var maxBytes: Int
+    /// Seconds a message may wait in the queue; older ones are dropped.
+    public var maxAge: Double
 
-    public init(name: String, host: String, port: Int, rules: [BridgeRule], window: Int = 64) {
+    /// The queue's bounds unless configured: 64 MiB, a week.
+    public static let defaultMaxBytes = 64 << 20
+    public static let defaultMaxAge: Double = 7 * 24 * 3600
+
+    public init(
+        name: String, host: String, port: Int, rules: [BridgeRule], window: Int = 64,
+        maxBytes: Int = defaultMaxBytes, maxAge: Double = defaultMaxAge
+    ) {
         self.name = name
         self.host = host
         self.port = port
         self.rules = rules
         self.window = window
+        self.maxBytes = maxBytes
+        self.maxAge = maxAge
     }
 
     /// The rules that carry local messages upstream.

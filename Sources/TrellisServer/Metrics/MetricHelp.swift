@@ -7,6 +7,15 @@ import Prometheus
 /// fails for any that has no entry here (and for entries no source names any more).
 enum MetricHelp {
     static let texts: [String: String] = [
+        // Bridges (BridgeCounters).
+        "trellis_bridge_forwarded_total":
+            "Messages a bridge's out rules kept and the upstream broker acknowledged, by bridge.",
+        "trellis_bridge_carried_in_total":
+            "Messages a bridge's in rules carried from the upstream broker and the local broker acknowledged, by bridge.",
+        "trellis_bridge_dropped_total":
+            "Messages dropped from a bridge's queue, oldest first, by bridge and bound (age: bridges.NAME.max_age, bytes: bridges.NAME.max_bytes).",
+        "trellis_bridge_queued_messages": "Messages waiting in a bridge's queue for the upstream broker, by bridge.",
+        "trellis_bridge_queued_bytes": "Payload bytes waiting in a bridge's queue for the upstream broker, by bridge.",
         // Traffic (RelayCounters).
         "trellis_messages_received_total":
             "Messages received from the broker, by the Trellis service that handled them (unknown: no route matched).",

@@ -6,7 +6,7 @@ import TrellisRelay
 import TrellisTestSupport
 
 /// The bridge's store and forward between two real Mosquittos: what the local broker acknowledged
-/// reaches the upstream one, across the upstream broker's crash.
+/// reaches the upstream one, across the upstream broker's restart and a restart of Trellis.
 @Suite("Bridge: store and forward through real brokers", .serialized)
 struct BridgeForwardTests {
     static let total = 2_000
@@ -38,9 +38,9 @@ struct BridgeForwardTests {
     }
 
     @Test(
-        "2,000 QoS 1 messages, the upstream broker killed and started again midway: every one arrives upstream, in order per topic",
+        "2,000 QoS 1 messages, the upstream broker stopped and started again midway: every one arrives upstream, in order per topic",
         .timeLimit(.minutes(3)))
-    func upstreamCrash() async throws {
+    func upstreamRestart() async throws {
         try await Self.withBridge(prefix: "site/home1/") { relay, upstream, inbox in
             let publisher = try await relay.connect()
             func publish(_ range: Range<Int>) async throws {
@@ -50,7 +50,10 @@ struct BridgeForwardTests {
                 }
             }
             try await publish(0..<(Self.total / 2))
-            upstream.kill()
+            // Stopped, not killed: a SIGKILLed Mosquitto loses what it acknowledged since its last
+            // save (every second here), which no sender can see; that is the upstream broker's
+            // durability, not the bridge's.
+            await upstream.stopKeepingState()
             try await publish((Self.total / 2)..<Self.total)
             try await upstream.restart()
 

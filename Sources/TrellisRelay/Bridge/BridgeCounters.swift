@@ -1,0 +1,57 @@
+import Foundation
+import Metrics
+import Synchronization
+import TrellisCore
+import TrellisStore
+
+/// The figures of one bridge, recorded through swift-metrics for `/metrics`, and the rule for
+/// logging what its queue's bounds dropped: never silently, at most a line a minute.
+public final class BridgeCounters: Sendable {
+    private let forwarded: Counter
+    private let carriedIn: Counter
+    private let droppedByAge: Counter
+    private let droppedByBytes: Counter
+    private let queuedMessages: Gauge
+    private let queuedBytes: Gauge
+    private let drops = Mutex(Drops())
+
+    /// Dropped messages not yet logged, and when the last line was written.
+    private struct Drops {
+        var throttle = NoticeThrottle()
+        var byAge = 0
+        var byBytes = 0
+    }
+
+    public init(bridge: String) {
+        let named = [("bridge", bridge)]
+        forwarded = Counter(label: "trellis_bridge_forwarded_total", dimensions: named)
+        carriedIn = Counter(label: "trellis_bridge_carried_in_total", dimensions: named)
+        droppedByAge = Counter(label: "trellis_bridge_dropped_total", dimensions: named + [("bound", "age")])
+        droppedByBytes = Counter(label: "trellis_bridge_dropped_total", dimensions: named + [("bound", "bytes")])
+        queuedMessages = Gauge(label: "trellis_bridge_queued_messages", dimensions: named)
+        queuedBytes = Gauge(label: "trellis_bridge_queued_bytes", dimensions: named)
+    }
+
+    /// `count` messages the upstream broker acknowledged.
+    public func forwarded(_ count: Int) { forwarded.increment(by: count) }
+
+    /// A message carried in and acknowledged by the local broker.
+    public func carried() { carriedIn.increment() }
+
+    /// Records a trim of the queue at `now`; returns the line to log (the drops since the last
+    /// line, by bound), or nil when there is nothing to say or a line was written less than a
+    /// minute ago (the drops wait for the next).
+    public func trimmed(_ trim: ForwardTrim, at now: Date) -> (byAge: Int, byBytes: Int)? {
+        queuedMessages.record(trim.messages)
+        queuedBytes.record(trim.bytes)
+        if trim.byAge > 0 { droppedByAge.increment(by: trim.byAge) }
+        if trim.byBytes > 0 { droppedByBytes.increment(by: trim.byBytes) }
+        return drops.withLock { drops in
+            drops.byAge += trim.byAge
+            drops.byBytes += trim.byBytes
+            guard drops.byAge + drops.byBytes > 0, drops.throttle.notice("drops", at: now) != nil else { return nil }
+            defer { (drops.byAge, drops.byBytes) = (0, 0) }
+            return (drops.byAge, drops.byBytes)
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+import TrellisCore
+import TrellisTestSupport
+
+@testable import TrellisApplication
+
+/// A bridge's queue held to its bounds while the upstream broker is away: the oldest messages go,
+/// counted, and the log says so once, then at most once a minute.
+@Suite("Bridge: the queue's bounds")
+struct BridgeQueueBoundsTests {
+    @Test("past max_bytes the oldest are dropped and logged once; the newest wait for the upstream broker")
+    func bytesBound() async throws {
+        try await withTestBroker { upstream in
+            // Away: the forwarder's client finds no one on its port.
+            upstream.kill()
+            try await withStore(.inMemory) { store in
+                let bridge = BridgeSettings(
+                    name: "cloud", host: upstream.host, port: upstream.port,
+                    rules: [BridgeRule(direction: .out, filter: "sensors/#")], maxBytes: 1_024)
+                for index in 0..<30 {
+                    try await store.enqueueForward(
+                        bridge: "cloud", topic: "sensors/\(index)", payload: Array(repeating: 7, count: 100), qos: 1,
+                        retain: false, at: Date())
+                }
+                let log = CapturedLog()
+                let forwarder = try BridgeForwarder(bridge: bridge, store: store, clientID: "r", logger: log.logger)
+                let running = Task { try await forwarder.run() }
+                defer { running.cancel() }
+                let line = "dropped the oldest messages of the bridge's queue"
+                try await eventually("the queue held to 1,024 bytes") {
+                    try await store.forwardBacklog(bridge: "cloud") == (10, 1_000)
+                }
+                try await eventually("the drop logged") { log.contains(line) }
+                #expect(log.count(.warning, containing: "dropped_by_bytes=20") == 1)
+                #expect(
+                    try await store.forwards(bridge: "cloud", after: 0, limit: 50).map(\.topic)
+                        == (20..<30).map { "sensors/\($0)" })
+
+                // More drops within the minute wait for the next line.
+                for index in 30..<40 {
+                    try await store.enqueueForward(
+                        bridge: "cloud", topic: "sensors/\(index)", payload: Array(repeating: 7, count: 100), qos: 1,
+                        retain: false, at: Date())
+                }
+                try await eventually("the newest ten kept") {
+                    try await store.forwards(bridge: "cloud", after: 0, limit: 50).map(\.topic)
+                        == (30..<40).map { "sensors/\($0)" }
+                }
+                #expect(log.count(.warning, containing: line) == 1)
+            }
+        }
+    }
+}
