@@ -63,20 +63,27 @@ package struct TrellisApplication: Sendable {
                 relay, StatsService(relay: relay, logger: part("trellis.stats")),
                 BackupService(relay: relay, logger: part("trellis.backup"))
             ]
+        // Each bridge's upstream links, by name and direction, for /readyz.
+        var links: [(bridge: String, direction: String, client: MQTTClient)] = []
         for bridge in settings.bridges {
             if !bridge.outRules.isEmpty {
-                services.append(
-                    try BridgeForwarder(
-                        bridge: bridge, store: store, clientID: mqtt.clientID, logger: part("trellis.bridge")))
+                let forwarder = try BridgeForwarder(
+                    bridge: bridge, store: store, clientID: mqtt.clientID, logger: part("trellis.bridge"))
+                services.append(forwarder)
+                links.append((bridge.name, "out", forwarder.client))
             }
             if !bridge.inRules.isEmpty {
-                services.append(
-                    try BridgeReceiver(
-                        bridge: bridge, local: relay.client, clientID: mqtt.clientID, logger: part("trellis.bridge")))
+                let receiver = try BridgeReceiver(
+                    bridge: bridge, local: relay.client, clientID: mqtt.clientID, logger: part("trellis.bridge"))
+                services.append(receiver)
+                links.append((bridge.name, "in", receiver.client))
             }
         }
         var announcements: [(message: String, address: ListenAddress)] = []
-        let probes = Probes(relay: relay)
+        let bridgeLinks = links
+        let probes = Probes(relay: relay) {
+            bridgeLinks.map { ProbeLink(name: $0.bridge, direction: $0.direction, connected: $0.client.isConnected) }
+        }
         let http = part("trellis.http")
         if let address = servers.metrics {
             services.append(

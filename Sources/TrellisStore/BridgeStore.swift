@@ -20,6 +20,9 @@ public protocol BridgeStore: Sendable {
     /// How many messages of `bridge` wait, and their bytes.
     func forwardBacklog(bridge: String) async throws -> (messages: Int, bytes: Int)
 
+    /// When the oldest message of `bridge` that waits was kept; nil when none waits.
+    func oldestForward(bridge: String) async throws -> Date?
+
     /// Holds the queue of `bridge` to its bounds, oldest first, in one transaction: drops the
     /// messages kept before `storedBefore`, then the oldest until the payloads left take at most
     /// `maxBytes`. Returns what each bound dropped and what is left.

@@ -48,6 +48,20 @@ extension PostgresStore {
         }
     }
 
+    public func oldestForward(bridge: String) async throws -> Date? {
+        let logger = self.logger
+        return try await read("oldestForward(bridge: \(bridge))") { connection in
+            for try await storedAt
+                in (try await connection.query(
+                    "SELECT stored_at FROM bridge_queue WHERE bridge = \(bridge) ORDER BY id LIMIT 1", logger: logger))
+                .decode(Int64.self)
+            {
+                return Date(timeIntervalSince1970: Double(storedAt) / 1000)
+            }
+            return nil
+        }
+    }
+
     public func forwardBacklog(bridge: String) async throws -> (messages: Int, bytes: Int) {
         let logger = self.logger
         return try await read("forwardBacklog(bridge: \(bridge))") { connection in

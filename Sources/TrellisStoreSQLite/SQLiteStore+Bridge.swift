@@ -68,6 +68,14 @@ extension SQLiteStore {
         }
     }
 
+    public func oldestForward(bridge: String) async throws -> Date? {
+        try await read("oldestForward(bridge: \(bridge))") { db in
+            try Int64.fetchOne(
+                db, sql: "SELECT stored_at FROM bridge_queue WHERE bridge = ? ORDER BY id LIMIT 1", arguments: [bridge]
+            ).map { Date(timeIntervalSince1970: Double($0) / 1000) }
+        }
+    }
+
     public func forwardBacklog(bridge: String) async throws -> (messages: Int, bytes: Int) {
         try await read("forwardBacklog(bridge: \(bridge))") { db in
             let row = try Row.fetchOne(

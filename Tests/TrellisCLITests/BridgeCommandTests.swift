@@ -21,7 +21,9 @@ struct BridgeCommandTests {
         return section.joined(separator: "\n").replacingOccurrences(of: "mqtt://broker.example:1883", with: url)
     }
 
-    @Test("config check prints the bridge and its rules; run carries sensors/x up and site/home1/commands/x down")
+    @Test(
+        "config check prints the bridge and its rules; run carries sensors/x up and site/home1/commands/x down; bridge status shows what waits while the upstream broker is away"
+    )
     func exampleRuns() async throws {
         try await withTestBroker { local in
             try await withTestBroker { upstream in
@@ -36,7 +38,10 @@ struct BridgeCommandTests {
                 #expect(check.output.contains("bridges.cloud.out[0]: sensors/# → site/home1/sensors/#, qos 1"))
                 #expect(check.output.contains("bridges.cloud.in[0]: site/home1/commands/# → commands/#, qos 1"))
 
-                let (trellis, _) = try await TrellisBinary.startRelay(broker: local, servers: []) { _ in
+                let state = temporaryDirectory()
+                let (trellis, ports) = try await TrellisBinary.startRelay(
+                    broker: local, servers: ["--health"], state: state
+                ) { _ in
                     ["--config", file]
                 }
                 let cloud = try await TestClients.connect(to: upstream)
@@ -53,10 +58,61 @@ struct BridgeCommandTests {
                 #expect(await down.received(on: "commands/lamp").allSatisfy { $0.text == "on" })
                 try await trellis.waitForOutput("forwarding to the upstream broker")
                 try await trellis.waitForOutput("carrying messages in from the upstream broker")
+                let readyz = "http://127.0.0.1:\(ports[0])/readyz"
+                func links() async throws -> (status: Int, ready: String?, out: Bool?, into: Bool?) {
+                    let (status, body) = try await MetricsTests.get(readyz)
+                    let object = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
+                    let cloud = (object?["bridges"] as? [String: Any])?["cloud"] as? [String: [String: Bool]]
+                    return (
+                        status, object?["status"] as? String, cloud?["out"]?["connected"], cloud?["in"]?["connected"]
+                    )
+                }
+                let linked = try await links()
+                #expect(
+                    linked.status == 200 && linked.ready == "ready" && linked.out == true && linked.into == true,
+                    "\(linked)")
+
+                // The upstream broker away: what is published locally waits in the queue, and
+                // `trellis bridge status` reads it from the state while the relay runs.
+                upstream.kill()
+                // Ready all the same (local work goes on), the links shown down.
+                try await eventually("/readyz shows both links down") {
+                    let down = try await links()
+                    return down.status == 200 && down.ready == "ready" && down.out == false && down.into == false
+                }
+                for index in 0..<3 {
+                    try await device.publishAndWait(topic: "sensors/hall", payload: Array("\(index)".utf8))
+                }
+                let status = ["bridge", "status", "--config", file, "--state", state]
+                try await eventually("bridge status shows the three waiting") {
+                    try await TrellisBinary.run(status).output.contains(
+                        "  queued: 3 messages, 3 bytes, the oldest kept ")
+                }
+                let shown = try await TrellisBinary.run(status)
+                #expect(shown.status == 0)
+                #expect(
+                    shown.output.contains("bridge cloud → mqtt://\(upstream.address) (window 64"), "\(shown.output)")
+                #expect(shown.output.contains("  out[0]: sensors/# → site/home1/sensors/#, qos 1"))
+                #expect(shown.output.contains("  in[0]: site/home1/commands/# → commands/#, qos 1"))
+                let json = try await TrellisBinary.run(status + ["--json"])
+                let object = try #require(
+                    try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any], "\(json.output)")
+                #expect(object["bridge"] as? String == "cloud")
+                #expect(object["queued"] as? Int == 3 && object["queued_bytes"] as? Int == 3)
+                #expect(object["oldest_kept_at"] is String)
                 await device.shutdown()
                 await cloud.shutdown()
                 #expect(try await trellis.terminate() == 0)
             }
         }
+    }
+}
+
+extension BridgeCommandTests {
+    @Test("bridge status without a bridge in the configuration says so and exits 1")
+    func noBridge() async throws {
+        let result = try await TrellisBinary.run(["bridge", "status", "--state", temporaryDirectory()])
+        #expect(result.status == 1)
+        #expect(result.output.contains("the configuration names no bridge"), "\(result.output)")
     }
 }

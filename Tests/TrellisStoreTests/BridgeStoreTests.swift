@@ -63,6 +63,8 @@ struct BridgeStoreTests {
                 try await store.forwards(bridge: "cloud", after: 0, limit: 20).map(\.topic)
                     == ["t/6", "t/7", "t/8", "t/9"])
             #expect(try await store.forwards(bridge: "other", after: 0, limit: 5).map(\.topic) == ["old"])
+            #expect(try await store.oldestForward(bridge: "cloud") == start.addingTimeInterval(360))
+            #expect(try await store.oldestForward(bridge: "none") == nil)
         }
     }
 

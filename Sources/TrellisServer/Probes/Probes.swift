@@ -15,17 +15,22 @@ import TrellisStore
 ///   back needs a restart, which a failing `/livez` and the missing systemd watchdog pings get it.
 ///   The store is asked (and a probe change committed) only once the handling has stalled that long.
 /// - readiness: the broker is connected, the store is writable and reachable, and the
-///   write-behind backlog is under its bounds. The store is asked at most every
+///   write-behind backlog is under its bounds. The bridges' upstream links are shown beside, and
+///   do not count. The store is asked at most every
 ///   ``storeCheckInterval``, one check shared by every probe (``StoreCheck``); a check that has not
 ///   answered within ``storeCheckTimeout`` counts as a store that does not answer.
 package struct Probes: Sendable {
     let relay: RelayService
     let storeCheck = StoreCheck()
     let handlingWatch = HandlingWatch()
+    /// The bridges' links to their upstream brokers now: shown by readiness, never failing it (a
+    /// bridge whose uplink is down keeps its messages, and the local work goes on).
+    let links: @Sendable () -> [ProbeLink]
 
-    /// The probes of `relay`, each server sharing one store check.
-    package init(relay: RelayService) {
+    /// The probes of `relay`, each server sharing one store check, with its bridges' `links`.
+    package init(relay: RelayService, links: @escaping @Sendable () -> [ProbeLink] = { [] }) {
         self.relay = relay
+        self.links = links
     }
 
     static let loopStallLimit = 10.0
@@ -56,11 +61,18 @@ package struct Probes: Sendable {
     struct Answer: Sendable {
         var status: String
         var checks: [String: Check]
+        /// Each bridge's links (`{"cloud": {"out": {"connected": true}}}`), beside the checks.
+        var bridges: [ProbeLink] = []
         var healthy: Bool { checks.values.allSatisfy(\.ok) }
 
         /// `{"status": …, "checks": {name: {ok, error?, …}}}` with sorted keys.
         var body: Data {
-            let object: [String: Any] = ["status": status, "checks": checks.mapValues(\.json)]
+            var object: [String: Any] = ["status": status, "checks": checks.mapValues(\.json)]
+            if !bridges.isEmpty {
+                object["bridges"] = Dictionary(grouping: bridges, by: \.name).mapValues { links in
+                    Dictionary(uniqueKeysWithValues: links.map { ($0.direction, ["connected": $0.connected]) })
+                }
+            }
             return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
         }
 
@@ -134,6 +146,22 @@ package struct Probes: Sendable {
                 "the oldest unwritten change has waited \(Int(age)) s (more than \(Int(Self.backlogAgeLimit)) s)"
         }
         let checks = ["broker": broker, "store": storeCheck, "backlog": backlog]
-        return Answer(status: checks.values.allSatisfy(\.ok) ? "ready" : "unavailable", checks: checks)
+        return Answer(
+            status: checks.values.allSatisfy(\.ok) ? "ready" : "unavailable", checks: checks, bridges: links())
+    }
+}
+
+/// One link of a bridge to its upstream broker, as readiness shows it.
+package struct ProbeLink: Sendable {
+    /// The bridge's name.
+    package var name: String
+    /// `out` (the forwarder) or `in` (the receiver).
+    package var direction: String
+    package var connected: Bool
+
+    package init(name: String, direction: String, connected: Bool) {
+        self.name = name
+        self.direction = direction
+        self.connected = connected
     }
 }
