@@ -32,7 +32,7 @@ extension MQTTClient {
         properties: MQTTProperties = MQTTProperties()
     ) async throws {
         try await publishForAcknowledgement(
-            topic: topic, payload: payload, qos: qos, retain: retain, properties: properties
+            MQTTMessage(topic: topic, payload: payload, qos: qos, retain: retain, properties: properties)
         ).acknowledged()
     }
 
@@ -50,19 +50,14 @@ extension MQTTClient {
     /// Queues a publish now, in the order of the calls, and returns its acknowledgement to wait for:
     /// for a sender that keeps several messages in flight and their order (libmosquitto sends
     /// them in the order queued, and again after a reconnect).
-    public func publishForAcknowledgement(
-        topic: String,
-        payload: [UInt8],
-        qos: QoS = .atLeastOnce,
-        retain: Bool = false,
-        properties: MQTTProperties = MQTTProperties()
-    ) throws -> Acknowledgement {
+    public func publishForAcknowledgement(_ message: MQTTMessage) throws -> Acknowledgement {
         acks.beginRegistration()
         do {
             let (rc, queued) = try handle.publish(
-                topic: topic, payload: payload, qos: qos, retain: retain, properties: properties)
+                topic: message.topic, payload: message.payload, qos: message.qos, retain: message.retain,
+                properties: message.properties)
             wakeNetworkThread()
-            try check(rc, qos: qos, topic: topic)
+            try check(rc, qos: message.qos, topic: message.topic)
             return Acknowledgement(client: self, mid: queued)
         } catch {
             acks.abandonRegistration()

@@ -31,18 +31,12 @@ public protocol BridgeStore: Sendable {
 
 /// What ``BridgeStore/trimForwards(bridge:maxBytes:storedBefore:)`` did.
 public struct ForwardTrim: Sendable, Equatable {
-    /// Messages dropped for their age.
-    public var byAge: Int
-    /// Messages dropped to keep the queue's bytes under its bound.
-    public var byBytes: Int
+    /// Messages dropped for their age, and to keep the queue's bytes under its bound.
+    public var byAge: Int, byBytes: Int
     /// Messages left, and their payloads' bytes.
-    public var messages: Int
-    public var bytes: Int
+    public var messages: Int, bytes: Int
 
     public init(byAge: Int, byBytes: Int, messages: Int, bytes: Int) {
-        self.byAge = byAge
-        self.byBytes = byBytes
-        self.messages = messages
-        self.bytes = bytes
+        (self.byAge, self.byBytes, self.messages, self.bytes) = (byAge, byBytes, messages, bytes)
     }
 }

@@ -94,13 +94,8 @@ extension StoreSchema {
         try db.execute(
             sql: """
                 CREATE TABLE bridge_queue (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    bridge TEXT NOT NULL,
-                    topic TEXT NOT NULL,
-                    payload BLOB NOT NULL,
-                    qos INTEGER NOT NULL,
-                    retain INTEGER NOT NULL,
-                    stored_at INTEGER NOT NULL
+                    id INTEGER PRIMARY KEY AUTOINCREMENT, bridge TEXT NOT NULL, topic TEXT NOT NULL,
+                    payload BLOB NOT NULL, qos INTEGER NOT NULL, retain INTEGER NOT NULL, stored_at INTEGER NOT NULL
                 ) STRICT;
                 CREATE INDEX bridge_queue_by_bridge ON bridge_queue(bridge, id);
                 """)

@@ -138,8 +138,9 @@ package final class BridgeForwarder: Service, Sendable {
         while !Task.isCancelled {
             do {
                 return try client.publishForAcknowledgement(
-                    topic: message.topic, payload: message.payload, qos: message.qos == 0 ? .atMostOnce : .atLeastOnce,
-                    retain: message.retain)
+                    MQTTMessage(
+                        topic: message.topic, payload: message.payload,
+                        qos: message.qos == 0 ? .atMostOnce : .atLeastOnce, retain: message.retain))
             } catch {
                 logger.debug(
                     "the upstream client refused a message for now: \(error)", metadata: ["bridge": "\(bridge.name)"])

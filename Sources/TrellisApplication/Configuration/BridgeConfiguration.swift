@@ -25,13 +25,8 @@ enum BridgeConfiguration {
                 problems.append("\(place): a bridge's name is 1 to 64 of A-Z, a-z, 0-9, '_' and '-'")
                 continue
             }
-            guard case let .mapping(members) = body else {
-                problems.append("\(place) must be a mapping with url: and out: or in:")
+            guard let members = Self.members(of: body, at: place, with: bridgeKeys, of: "a bridge", &problems) else {
                 continue
-            }
-            for member in members.keys.compactMap(\.string) where !bridgeKeys.contains(member) {
-                problems.append(
-                    "\(place).\(member) is not a key of a bridge: use \(bridgeKeys.sorted().joined(separator: ", "))")
             }
             guard let url = members["url"]?.string else {
                 problems.append("\(place).url must be mqtt://HOST[:PORT], the upstream broker")
@@ -100,6 +95,21 @@ enum BridgeConfiguration {
         }
     }
 
+    /// The members of `node` when it is a mapping, each key not in `keys` noted as a problem; nil
+    /// (noted too) when it is not a mapping.
+    static func members(
+        of node: Node, at place: String, with keys: Set<String>, of what: String, _ problems: inout [String]
+    ) -> Node.Mapping? {
+        guard case let .mapping(members) = node else {
+            problems.append("\(place) must be a mapping with \(keys.sorted().joined(separator: ", ")) as its keys")
+            return nil
+        }
+        for member in members.keys.compactMap(\.string) where !keys.contains(member) {
+            problems.append("\(place).\(member) is not a key of \(what): use \(keys.sorted().joined(separator: ", "))")
+        }
+        return members
+    }
+
     /// The rules of a list under `place`, each checked by ``BridgeRule/problems``.
     static func parseRules(_ node: Node?, direction: BridgeRule.Direction, place: String) -> ([BridgeRule], [String]) {
         guard let node else { return ([], []) }
@@ -108,13 +118,8 @@ enum BridgeConfiguration {
         var problems: [String] = []
         for (index, item) in items.enumerated() {
             let at = "\(place)[\(index)]"
-            guard case let .mapping(members) = item else {
-                problems.append("\(at) must be a mapping with topic:")
+            guard let members = Self.members(of: item, at: at, with: ruleKeys, of: "a rule", &problems) else {
                 continue
-            }
-            for member in members.keys.compactMap(\.string) where !ruleKeys.contains(member) {
-                problems.append(
-                    "\(at).\(member) is not a key of a rule: use \(ruleKeys.sorted().joined(separator: ", "))")
             }
             let qosText = members["qos"]?.string ?? "1"
             let retainText = members["retain"]?.string ?? "false"

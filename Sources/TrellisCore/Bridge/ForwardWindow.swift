@@ -12,17 +12,11 @@ public struct ForwardWindow: Sendable {
     /// One stored message to forward, by its place in the store's queue.
     public struct Message: Sendable, Equatable {
         public var id: Int64
-        public var topic: String
-        public var payload: [UInt8]
-        public var qos: Int
-        public var retain: Bool
+        /// The topic it is to have upstream, its payload, QoS (0 or 1) and retained flag there.
+        public var topic: String, payload: [UInt8], qos: Int, retain: Bool
 
         public init(id: Int64, topic: String, payload: [UInt8], qos: Int, retain: Bool) {
-            self.id = id
-            self.topic = topic
-            self.payload = payload
-            self.qos = qos
-            self.retain = retain
+            (self.id, self.topic, self.payload, self.qos, self.retain) = (id, topic, payload, qos, retain)
         }
     }
 
