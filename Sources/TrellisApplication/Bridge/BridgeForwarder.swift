@@ -18,6 +18,8 @@ package final class BridgeForwarder: Service, Sendable {
     let client: MQTTClient
     let logger: Logger
     let counters: BridgeCounters
+    /// The origin of the ids this bridge's messages carry (``BridgeMessageID``).
+    let origin: String
     /// How often an idle forwarder looks for new messages in the store.
     static let idlePoll: Duration = .milliseconds(100)
     /// How often the queue is held to its bounds (``BridgeSettings/maxBytes``, ``BridgeSettings/maxAge``).
@@ -28,6 +30,7 @@ package final class BridgeForwarder: Service, Sendable {
         self.store = store
         self.logger = logger
         counters = BridgeCounters(bridge: bridge.name)
+        origin = BridgeMessageID.origin(relay: clientID, bridge: bridge.name)
         client = try .upstream(of: bridge, relayClientID: clientID, role: "", logger: logger)
     }
 
@@ -140,7 +143,12 @@ package final class BridgeForwarder: Service, Sendable {
                 return try client.publishForAcknowledgement(
                     MQTTMessage(
                         topic: message.topic, payload: message.payload,
-                        qos: message.qos == 0 ? .atMostOnce : .atLeastOnce, retain: message.retain))
+                        qos: message.qos == 0 ? .atMostOnce : .atLeastOnce, retain: message.retain,
+                        properties: MQTTProperties(userProperties: [
+                            UserProperty(
+                                BridgeMessageID.property,
+                                BridgeMessageID(origin: origin, sequence: message.id).text)
+                        ])))
             } catch {
                 logger.debug(
                     "the upstream client refused a message for now: \(error)", metadata: ["bridge": "\(bridge.name)"])

@@ -20,12 +20,15 @@ package final class BridgeReceiver: Service, Sendable {
     let local: MQTTClient
     let logger: Logger
     let counters: BridgeCounters
+    /// The relay's client id, which the origin of its own bridges' messages starts with.
+    let relayClientID: String
 
     package init(bridge: BridgeSettings, local: MQTTClient, clientID: String, logger: Logger) throws {
         self.bridge = bridge
         self.local = local
         self.logger = logger
         counters = BridgeCounters(bridge: bridge.name)
+        relayClientID = clientID
         client = try .upstream(
             of: bridge, relayClientID: clientID, role: "-in", maxUnhandledMessages: bridge.window, logger: logger)
     }
@@ -40,8 +43,17 @@ package final class BridgeReceiver: Service, Sendable {
             "carrying messages in from the upstream broker",
             metadata: ["bridge": "\(bridge.name)", "upstream": "\(bridge.host):\(bridge.port)"])
         await cancelWhenGracefulShutdown {
+            var seen = SeenBridgeIDs()
             for await message in self.client.messages {
-                await self.carry(message)
+                let arrival = seen.arrival(of: message.properties.userProperties, relay: self.relayClientID)
+                if arrival == .carry {
+                    await self.carry(message)
+                } else {
+                    self.counters.dropped(arrival)
+                    self.logger.debug(
+                        "dropped a message from the upstream broker",
+                        metadata: ["bridge": "\(self.bridge.name)", "topic": "\(message.topic)", "why": "\(arrival)"])
+                }
                 self.client.messageHandled()
             }
         }
@@ -60,8 +72,10 @@ package final class BridgeReceiver: Service, Sendable {
         let qos: QoS = rule.qos == 0 ? .atMostOnce : .atLeastOnce
         while !Task.isCancelled {
             do {
+                // Its id goes with it, for a reader that drops copies too.
                 try await local.publishAndWait(
-                    topic: topic, payload: message.payload, qos: qos, retain: rule.retain && message.retain)
+                    topic: topic, payload: message.payload, qos: qos, retain: rule.retain && message.retain,
+                    properties: MQTTProperties(userProperties: message.properties.userProperties))
                 counters.carried()
                 return
             } catch {

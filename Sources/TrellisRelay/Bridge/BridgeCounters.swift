@@ -9,6 +9,8 @@ import TrellisStore
 public final class BridgeCounters: Sendable {
     private let forwarded: Counter
     private let carriedIn: Counter
+    private let copies: Counter
+    private let loops: Counter
     private let droppedByAge: Counter
     private let droppedByBytes: Counter
     private let queuedMessages: Gauge
@@ -26,6 +28,8 @@ public final class BridgeCounters: Sendable {
         let named = [("bridge", bridge)]
         forwarded = Counter(label: "trellis_bridge_forwarded_total", dimensions: named)
         carriedIn = Counter(label: "trellis_bridge_carried_in_total", dimensions: named)
+        copies = Counter(label: "trellis_bridge_arrivals_dropped_total", dimensions: named + [("reason", "copy")])
+        loops = Counter(label: "trellis_bridge_arrivals_dropped_total", dimensions: named + [("reason", "loop")])
         droppedByAge = Counter(label: "trellis_bridge_dropped_total", dimensions: named + [("bound", "age")])
         droppedByBytes = Counter(label: "trellis_bridge_dropped_total", dimensions: named + [("bound", "bytes")])
         queuedMessages = Gauge(label: "trellis_bridge_queued_messages", dimensions: named)
@@ -37,6 +41,16 @@ public final class BridgeCounters: Sendable {
 
     /// A message carried in and acknowledged by the local broker.
     public func carried() { carriedIn.increment() }
+
+    /// A message from the upstream broker dropped: a copy of one carried lately, or one of this
+    /// relay's own come back around a loop.
+    public func dropped(_ arrival: BridgeArrival) {
+        switch arrival {
+        case .copy: copies.increment()
+        case .loop: loops.increment()
+        case .carry: break
+        }
+    }
 
     /// Records a trim of the queue at `now`; returns the line to log (the drops since the last
     /// line, by bound), or nil when there is nothing to say or a line was written less than a

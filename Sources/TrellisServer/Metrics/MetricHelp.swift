@@ -12,6 +12,8 @@ enum MetricHelp {
             "Messages a bridge's out rules kept and the upstream broker acknowledged, by bridge.",
         "trellis_bridge_carried_in_total":
             "Messages a bridge's in rules carried from the upstream broker and the local broker acknowledged, by bridge.",
+        "trellis_bridge_arrivals_dropped_total":
+            "Messages from a bridge's upstream broker not carried in, by bridge and reason (copy: its trellis-id was carried lately; loop: one of this relay's own bridges sent it).",
         "trellis_bridge_dropped_total":
             "Messages dropped from a bridge's queue, oldest first, by bridge and bound (age: bridges.NAME.max_age, bytes: bridges.NAME.max_bytes).",
         "trellis_bridge_queued_messages": "Messages waiting in a bridge's queue for the upstream broker, by bridge.",

@@ -72,6 +72,20 @@ struct BridgeForwardTests {
                 #expect(firsts.count == Self.total / 4)
             }
             #expect(received.allSatisfy { $0.topic.hasPrefix("site/home1/sensors/") })
+            // Each message carries its id, the same on every copy: a receiver keeping the first of
+            // each id has each message once.
+            let ids = received.map { message in
+                message.properties.userProperties.first { $0.name == BridgeMessageID.property }
+                    .flatMap { BridgeMessageID(text: $0.value) }
+            }
+            #expect(ids.allSatisfy { $0?.origin == BridgeMessageID.origin(relay: relay.clientID, bridge: "cloud") })
+            var payloadOf: [BridgeMessageID: String] = [:]
+            for (id, message) in zip(ids, received) {
+                guard let id else { continue }
+                #expect(payloadOf[id, default: message.text ?? ""] == message.text, "one id, one message")
+                payloadOf[id] = message.text
+            }
+            #expect(payloadOf.count == Self.total)
             try await eventually("the queue is empty", timeout: .seconds(30)) {
                 try await relay.store.forwardBacklog(bridge: "cloud").messages == 0
             }

@@ -61,4 +61,39 @@ struct BridgeReceiveTests {
             }
         }
     }
+
+    @Test(
+        "a copy of a message (its trellis-id carried lately) and one this relay's own bridge sent are dropped; the id goes with what is carried",
+        .timeLimit(.minutes(2)))
+    func copiesAndLoops() async throws {
+        try await withTestBroker { upstream in
+            try await withRelay(settings: Self.settings(upstream: upstream)) { relay in
+                let local = try await relay.connect()
+                let commands = try await MessageCollector.collecting(local, subscribedTo: ["commands/#"])
+                let cloud = try await TestClients.connect(to: upstream)
+                try await eventually("the relay's receiver is subscribed upstream") {
+                    try await cloud.publishAndWait(topic: "site/home1/commands/probe", payload: [])
+                    return await !commands.received(on: "commands/probe").isEmpty
+                }
+                func send(_ payload: String, id: String) async throws {
+                    try await cloud.publishAndWait(
+                        topic: "site/home1/commands/lamp", payload: Array(payload.utf8),
+                        properties: MQTTProperties(userProperties: [UserProperty(BridgeMessageID.property, id)]))
+                }
+                try await send("on", id: "office:cloud/1")
+                try await send("on again", id: "office:cloud/1")
+                try await send("mine", id: "\(relay.clientID):cloud/7")
+                try await send("off", id: "office:cloud/2")
+                try await commands.wait(timeout: .seconds(30), "the last command") {
+                    $0.contains { $0.text == "off" }
+                }
+                let lamp = await commands.received(on: "commands/lamp")
+                #expect(lamp.map(\.text) == ["on", "off"])
+                #expect(
+                    lamp.map { $0.properties.userProperties.first { $0.name == BridgeMessageID.property }?.value }
+                        == ["office:cloud/1", "office:cloud/2"])
+                await cloud.shutdown()
+            }
+        }
+    }
 }

@@ -1,0 +1,86 @@
+import TrellisMQTTTypes
+
+/// The id a bridge gives each message it forwards, carried as the MQTT v5 user property
+/// `trellis-id`: `<origin>/<sequence>`. The origin names the sending relay and its bridge
+/// (`<client id>:<bridge>`), the sequence is the message's place in that bridge's queue. A message
+/// sent again (its acknowledgement lost, or Trellis restarted before it came) carries the same id,
+/// so a receiver drops the copy; a receiver that finds its own relay in the origin knows the
+/// message came back to it around a loop of bridges.
+public struct BridgeMessageID: Sendable, Hashable {
+    /// The user property's name.
+    public static let property = "trellis-id"
+
+    public var origin: String
+    public var sequence: Int64
+
+    public init(origin: String, sequence: Int64) {
+        (self.origin, self.sequence) = (origin, sequence)
+    }
+
+    /// The origin of the messages `relay`'s bridge `bridge` sends.
+    public static func origin(relay: String, bridge: String) -> String { "\(relay):\(bridge)" }
+
+    /// The property's value.
+    public var text: String { "\(origin)/\(sequence)" }
+
+    /// The id in a property's value; nil when it is not one (a sequence after the last `/`).
+    public init?(text: String) {
+        guard let slash = text.lastIndex(of: "/"), let sequence = Int64(text[text.index(after: slash)...]),
+            slash > text.startIndex
+        else { return nil }
+        self.init(origin: String(text[..<slash]), sequence: sequence)
+    }
+
+    /// Whether the message was sent by one of `relay`'s own bridges.
+    public func isFrom(relay: String) -> Bool { origin.hasPrefix("\(relay):") }
+}
+
+/// The ids a receiver has let through lately, so that a copy of one is dropped: at most
+/// `capacity`, the oldest forgotten first. Held in memory: after a restart a copy of a message
+/// seen before it can pass once (at least once, as MQTT's QoS 1 is).
+public struct SeenBridgeIDs: Sendable {
+    public let capacity: Int
+    private var seen: Set<BridgeMessageID> = []
+    private var order: [BridgeMessageID] = []
+    private var next = 0
+
+    public init(capacity: Int = 10_000) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// True for an id not seen lately (now remembered), false for a copy.
+    public mutating func admit(_ id: BridgeMessageID) -> Bool {
+        guard seen.insert(id).inserted else { return false }
+        if order.count < capacity {
+            order.append(id)
+        } else {
+            seen.remove(order[next])
+            order[next] = id
+            next = (next + 1) % capacity
+        }
+        return true
+    }
+}
+
+/// What a receiver does with a message that arrived from the upstream broker.
+public enum BridgeArrival: Sendable, Equatable {
+    /// Carry it to the local broker.
+    case carry
+    /// Drop it: one of this relay's own bridges sent it, and it came back around a loop.
+    case loop
+    /// Drop it: a copy of one let through lately.
+    case copy
+}
+
+extension SeenBridgeIDs {
+    /// The fate of a message with `properties` arriving at a receiver of `relay`: a message without
+    /// an id (from any other publisher) is carried; one with an id is checked for a loop, then for a
+    /// copy, and remembered.
+    public mutating func arrival(of properties: [UserProperty], relay: String) -> BridgeArrival {
+        guard let value = properties.last(where: { $0.name == BridgeMessageID.property })?.value,
+            let id = BridgeMessageID(text: value)
+        else { return .carry }
+        if id.isFrom(relay: relay) { return .loop }
+        return admit(id) ? .carry : .copy
+    }
+}

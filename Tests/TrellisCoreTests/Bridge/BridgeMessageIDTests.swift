@@ -1,0 +1,47 @@
+import Testing
+import TrellisCore
+import TrellisMQTTTypes
+
+/// The id a bridge carries on each message, read back as written, and the receiver's memory of the
+/// ids it let through: a copy dropped, the oldest forgotten past the capacity.
+@Suite("Bridge message ids")
+struct BridgeMessageIDTests {
+    @Test("an id reads back as written; an origin with slashes and colons keeps them")
+    func roundTrip() {
+        let id = BridgeMessageID(origin: BridgeMessageID.origin(relay: "home/r1", bridge: "cloud"), sequence: 42)
+        #expect(id.text == "home/r1:cloud/42")
+        #expect(BridgeMessageID(text: id.text) == id)
+        #expect(id.isFrom(relay: "home/r1") && !id.isFrom(relay: "home/r"))
+    }
+
+    @Test("values that are not ids", arguments: ["", "42", "/42", "cloud/", "cloud/x", "cloud/4 2"])
+    func notIDs(text: String) {
+        #expect(BridgeMessageID(text: text) == nil)
+    }
+
+    @Test("a copy is dropped; past the capacity the oldest is forgotten and may pass again")
+    func seen() {
+        var seen = SeenBridgeIDs(capacity: 3)
+        let ids = (1...4).map { BridgeMessageID(origin: "r:cloud", sequence: Int64($0)) }
+        // ids[3] forgets ids[0], which then passes again and forgets ids[1].
+        let order = [0, 1, 2, 1, 3, 0, 2, 3, 1]
+        var admitted: [Bool] = []
+        for index in order { admitted.append(seen.admit(ids[index])) }
+        #expect(admitted == [true, true, true, false, true, true, false, false, true])
+    }
+}
+
+extension BridgeMessageIDTests {
+    @Test("an arrival: without an id carried; from this relay's own bridge a loop; a second time a copy")
+    func arrivals() {
+        var seen = SeenBridgeIDs()
+        func id(_ origin: String, _ sequence: Int) -> [UserProperty] {
+            [UserProperty("other", "x"), UserProperty(BridgeMessageID.property, "\(origin)/\(sequence)")]
+        }
+        let arrivals = [
+            [], [UserProperty(BridgeMessageID.property, "garbage")], id("office:cloud", 1), id("office:cloud", 1),
+            id("office:cloud", 2), id("home:cloud", 1)
+        ].map { seen.arrival(of: $0, relay: "home") }
+        #expect(arrivals == [.carry, .carry, .carry, .copy, .carry, .loop])
+    }
+}
