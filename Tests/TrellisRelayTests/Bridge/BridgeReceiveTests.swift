@@ -24,41 +24,51 @@ struct BridgeReceiveTests {
         return settings
     }
 
-    @Test(
-        "500 QoS 1 commands published upstream arrive locally without the prefix, in order, and none goes back up",
-        .timeLimit(.minutes(3)))
-    func carriedIn() async throws {
+    /// A relay bridged to a fresh upstream broker by ``settings(upstream:)``, a local client
+    /// collecting `commands/#`, and a client of the upstream broker once the relay's receiver is
+    /// subscribed there (it subscribes as it starts: a command before that would find no one).
+    static func withReceiver(
+        _ body: (RelayHarness, TestBroker, MQTTClient, MessageCollector, MQTTClient) async throws -> Void
+    ) async throws {
         try await withTestBroker { upstream in
             try await withRelay(settings: Self.settings(upstream: upstream)) { relay in
                 let local = try await relay.connect()
                 let commands = try await MessageCollector.collecting(local, subscribedTo: ["commands/#"])
-                let watcher = try await TestClients.connect(to: upstream)
-                let echoes = try await MessageCollector.collecting(watcher, subscribedTo: ["site/home1/echo/#"])
                 let cloud = try await TestClients.connect(to: upstream)
-                // The receiver subscribes as it starts; a command before that would find no one upstream.
                 try await eventually("the relay's receiver is subscribed upstream") {
                     try await cloud.publishAndWait(topic: "site/home1/commands/probe", payload: [])
                     return await !commands.received(on: "commands/probe").isEmpty
                 }
-                for index in 0..<500 {
-                    try await cloud.publishAndWait(
-                        topic: "site/home1/commands/lamp", payload: Array(String(index).utf8))
-                }
-                try await commands.wait(timeout: .seconds(60), "every command locally") {
-                    $0.filter { $0.topic == "commands/lamp" }.count >= 500
-                }
-                let numbers = await commands.received(on: "commands/lamp").compactMap { $0.text.flatMap(Int.init) }
-                #expect(numbers == Array(0..<500))
-                // Anything sent back up would be in the queue or upstream by now: the relay publishes
-                // what it carries in through its own connection, whose subscriptions are No Local.
-                #expect(try await relay.store.forwardBacklog(bridge: "cloud").messages == 0)
-                // A command published locally by someone else does go up by the out rule.
-                try await local.publishAndWait(topic: "commands/local", payload: Array("mine".utf8))
-                _ = try await echoes.messages(on: "site/home1/echo/commands/local")
-                #expect(await echoes.all().map(\.topic) == ["site/home1/echo/commands/local"])
+                try await body(relay, upstream, local, commands, cloud)
                 await cloud.shutdown()
-                await watcher.shutdown()
             }
+        }
+    }
+
+    @Test(
+        "500 QoS 1 commands published upstream arrive locally without the prefix, in order, and none goes back up",
+        .timeLimit(.minutes(3)))
+    func carriedIn() async throws {
+        try await Self.withReceiver { relay, upstream, local, commands, cloud in
+            let watcher = try await TestClients.connect(to: upstream)
+            let echoes = try await MessageCollector.collecting(watcher, subscribedTo: ["site/home1/echo/#"])
+            for index in 0..<500 {
+                try await cloud.publishAndWait(
+                    topic: "site/home1/commands/lamp", payload: Array(String(index).utf8))
+            }
+            try await commands.wait(timeout: .seconds(60), "every command locally") {
+                $0.filter { $0.topic == "commands/lamp" }.count >= 500
+            }
+            let numbers = await commands.received(on: "commands/lamp").compactMap { $0.text.flatMap(Int.init) }
+            #expect(numbers == Array(0..<500))
+            // Anything sent back up would be in the queue or upstream by now: the relay publishes
+            // what it carries in through its own connection, whose subscriptions are No Local.
+            #expect(try await relay.store.forwardBacklog(bridge: "cloud").messages == 0)
+            // A command published locally by someone else does go up by the out rule.
+            try await local.publishAndWait(topic: "commands/local", payload: Array("mine".utf8))
+            _ = try await echoes.messages(on: "site/home1/echo/commands/local")
+            #expect(await echoes.all().map(\.topic) == ["site/home1/echo/commands/local"])
+            await watcher.shutdown()
         }
     }
 
@@ -66,34 +76,24 @@ struct BridgeReceiveTests {
         "a copy of a message (its trellis-id carried lately) and one this relay's own bridge sent are dropped; the id goes with what is carried",
         .timeLimit(.minutes(2)))
     func copiesAndLoops() async throws {
-        try await withTestBroker { upstream in
-            try await withRelay(settings: Self.settings(upstream: upstream)) { relay in
-                let local = try await relay.connect()
-                let commands = try await MessageCollector.collecting(local, subscribedTo: ["commands/#"])
-                let cloud = try await TestClients.connect(to: upstream)
-                try await eventually("the relay's receiver is subscribed upstream") {
-                    try await cloud.publishAndWait(topic: "site/home1/commands/probe", payload: [])
-                    return await !commands.received(on: "commands/probe").isEmpty
-                }
-                func send(_ payload: String, id: String) async throws {
-                    try await cloud.publishAndWait(
-                        topic: "site/home1/commands/lamp", payload: Array(payload.utf8),
-                        properties: MQTTProperties(userProperties: [UserProperty(BridgeMessageID.property, id)]))
-                }
-                try await send("on", id: "office:cloud/1")
-                try await send("on again", id: "office:cloud/1")
-                try await send("mine", id: "\(relay.clientID):cloud/7")
-                try await send("off", id: "office:cloud/2")
-                try await commands.wait(timeout: .seconds(30), "the last command") {
-                    $0.contains { $0.text == "off" }
-                }
-                let lamp = await commands.received(on: "commands/lamp")
-                #expect(lamp.map(\.text) == ["on", "off"])
-                #expect(
-                    lamp.map { $0.properties.userProperties.first { $0.name == BridgeMessageID.property }?.value }
-                        == ["office:cloud/1", "office:cloud/2"])
-                await cloud.shutdown()
+        try await Self.withReceiver { relay, _, _, commands, cloud in
+            func send(_ payload: String, id: String) async throws {
+                try await cloud.publishAndWait(
+                    topic: "site/home1/commands/lamp", payload: Array(payload.utf8),
+                    properties: MQTTProperties(userProperties: [UserProperty(BridgeMessageID.property, id)]))
             }
+            try await send("on", id: "office:cloud/1")
+            try await send("on again", id: "office:cloud/1")
+            try await send("mine", id: "\(relay.clientID):cloud/7")
+            try await send("off", id: "office:cloud/2")
+            try await commands.wait(timeout: .seconds(30), "the last command") {
+                $0.contains { $0.text == "off" }
+            }
+            let lamp = await commands.received(on: "commands/lamp")
+            #expect(lamp.map(\.text) == ["on", "off"])
+            #expect(
+                lamp.map { $0.properties.userProperties.first { $0.name == BridgeMessageID.property }?.value }
+                    == ["office:cloud/1", "office:cloud/2"])
         }
     }
 }
