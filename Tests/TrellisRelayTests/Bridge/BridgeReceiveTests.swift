@@ -8,7 +8,7 @@ import TrellisTestSupport
 /// The bridge's `in` rules between two real Mosquittos: what the upstream broker has for the
 /// household arrives on the local broker under its local topic, in order, and what comes in does not
 /// go back out.
-@Suite("Bridge: carried in from the upstream broker", .serialized)
+@Suite("Bridge: carried in from the upstream broker", .serialized, .timeLimit(.minutes(3)))
 struct BridgeReceiveTests {
     static func settings(upstream: TestBroker) -> RelaySettings {
         var settings = RelaySettings()
@@ -46,8 +46,7 @@ struct BridgeReceiveTests {
     }
 
     @Test(
-        "500 QoS 1 commands published upstream arrive locally without the prefix, in order, and none goes back up",
-        .timeLimit(.minutes(3)))
+        "500 QoS 1 commands published upstream arrive locally without the prefix, in order, and none goes back up")
     func carriedIn() async throws {
         try await Self.withReceiver { relay, upstream, local, commands, cloud in
             let watcher = try await TestClients.connect(to: upstream)
@@ -73,8 +72,8 @@ struct BridgeReceiveTests {
     }
 
     @Test(
-        "a copy of a message (its trellis-id carried lately) and one this relay's own bridge sent are dropped; the id goes with what is carried",
-        .timeLimit(.minutes(2)))
+        "a copy of a message (its trellis-id carried lately) and one this relay's own bridge sent are dropped; the id goes with what is carried"
+    )
     func copiesAndLoops() async throws {
         try await Self.withReceiver { relay, _, _, commands, cloud in
             func send(_ payload: String, id: String) async throws {
