@@ -58,13 +58,17 @@ struct BrokerLink {
     /// `TRELLIS_PASSWORD`, else none.
     static func password(_ configuration: EffectiveConfiguration, url: BrokerURL) throws -> String? {
         let file = configuration.string("broker.password_file")
-        if !file.isEmpty {
-            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
-                throw CredentialsError(description: "cannot read the password file \(file)")
-            }
-            return String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
-        }
+        if !file.isEmpty { return try password(inFile: file) }
         return url.password ?? ProcessInfo.processInfo.environment["TRELLIS_PASSWORD"]
+    }
+
+    /// The password in `file`: its first line, without the line break (for `broker.password_file`
+    /// and a bridge's `password_file`).
+    static func password(inFile file: String) throws -> String {
+        guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+            throw CredentialsError(description: "cannot read the password file \(file)")
+        }
+        return String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
     }
 
     /// The broker configuration to start: `broker.config` when it exists or was named, else the

@@ -58,7 +58,7 @@ struct BridgeCommand: AsyncParsableCommand {
             }
             let now = Date()
             for (bridge, queue) in zip(configuration.bridges, queues) {
-                let upstream = "mqtt://\(bridge.host):\(bridge.port)"
+                let upstream = "\(bridge.url)"
                 if json {
                     var object: [String: Any] = [
                         "bridge": bridge.name, "upstream": upstream, "queued": queue.messages,

@@ -42,7 +42,7 @@ struct ConfigCommand: AsyncParsableCommand {
             }
             for bridge in effective.bridges {
                 print(
-                    "bridges.\(bridge.name) = mqtt://\(bridge.host):\(bridge.port), window \(bridge.window), max_bytes \(bridge.maxBytes), max_age \(Int(bridge.maxAge))    # from \(effective.file ?? "the file"); a change needs a restart"
+                    "bridges.\(bridge.name) = \(bridge.url), window \(bridge.window), max_bytes \(bridge.maxBytes), max_age \(Int(bridge.maxAge))    # from \(effective.file ?? "the file"); a change needs a restart"
                 )
                 for (direction, rules) in [("out", bridge.outRules), ("in", bridge.inRules)] {
                     for (index, rule) in rules.enumerated() {
@@ -102,6 +102,12 @@ struct ConfigCommand: AsyncParsableCommand {
         "# bridges:",
         "#   cloud:",
         "#     url: mqtt://broker.example:1883",
+        "#     # Over TLS (url: mqtts://HOST[:PORT]) with an account, as a cloud broker wants:",
+        "#     # tls_ca: /etc/trellis/upstream-ca.pem      (the system's authorities without it)",
+        "#     # tls_cert: /etc/trellis/bridge.crt        (with tls_key, for a client certificate)",
+        "#     # tls_key: /etc/trellis/bridge.key",
+        "#     # username: home1",
+        "#     # password_file: /etc/trellis/bridge.password",
         "#     # Messages sent upstream and not yet acknowledged, at most.",
         "#     window: 64",
         "#     # The queue's bounds: past them the oldest messages are dropped, counted and logged.",

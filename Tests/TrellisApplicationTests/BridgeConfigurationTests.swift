@@ -45,6 +45,24 @@ struct BridgeConfigurationTests {
         #expect(rules.inRules.first?.crossing("site/home1/commands/lamp") == "commands/lamp")
     }
 
+    @Test("an mqtts:// bridge with an account reads its TLS files and the password's file, never a password")
+    func link() async throws {
+        let file = try EffectiveConfigurationTests.file(
+            """
+            bridges:
+              cloud:
+                url: mqtts://broker.example:8883
+                tls_ca: /etc/hostname
+                username: home1
+                password_file: /etc/hostname
+                out: [{topic: "sensors/#"}]
+            """)
+        let bridge = try #require(try await EffectiveConfiguration.load(file: file, environment: [:]).bridges.first)
+        #expect(bridge.url == "mqtts://broker.example:8883")
+        #expect(bridge.tls == BridgeTLS(ca: "/etc/hostname") && bridge.username == "home1")
+        #expect(bridge.passwordFile == "/etc/hostname")
+    }
+
     @Test(
         "a bad bridge is refused, naming its place",
         arguments: [
@@ -56,8 +74,24 @@ struct BridgeConfigurationTests {
                 "bridges.cloud.url: the broker address http://x is not valid"
             ),
             (
-                "bridges:\n  cloud:\n    url: mqtts://x\n    out: [{topic: a}]\n",
-                "bridges.cloud.url: this release bridges over mqtt://HOST[:PORT] without an account"
+                "bridges:\n  cloud:\n    url: mqtts://u:secret@x\n    out: [{topic: a}]\n",
+                "bridges.cloud.url: an account goes in username: and its password in a file named by password_file:"
+            ),
+            (
+                "bridges:\n  cloud:\n    url: mqtt://x\n    tls_ca: /etc/ssl/certs/ca-certificates.crt\n    out: [{topic: a}]\n",
+                "bridges.cloud: tls_ca need an mqtts:// url; the link would be plain text"
+            ),
+            (
+                "bridges:\n  cloud:\n    url: mqtts://x\n    tls_cert: /etc/hostname\n    out: [{topic: a}]\n",
+                "bridges.cloud: tls_cert and tls_key go together"
+            ),
+            (
+                "bridges:\n  cloud:\n    url: mqtts://x\n    password_file: /etc/hostname\n    out: [{topic: a}]\n",
+                "bridges.cloud.password_file needs username:"
+            ),
+            (
+                "bridges:\n  cloud:\n    url: mqtts://x\n    username: u\n    password_file: /nonexistent/pw\n    out: [{topic: a}]\n",
+                "bridges.cloud.password_file: cannot read /nonexistent/pw"
             ),
             ("bridges:\n  cloud:\n    url: mqtt://x\n", "bridges.cloud must list at least one rule"),
             (

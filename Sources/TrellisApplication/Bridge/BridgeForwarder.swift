@@ -38,7 +38,7 @@ package final class BridgeForwarder: Service, Sendable {
         client.start()
         logger.info(
             "forwarding to the upstream broker",
-            metadata: ["bridge": "\(bridge.name)", "upstream": "\(bridge.host):\(bridge.port)"])
+            metadata: ["bridge": "\(bridge.name)", "upstream": "\(bridge.url)"])
         await cancelWhenGracefulShutdown { await self.forward() }
         await client.shutdown()
     }

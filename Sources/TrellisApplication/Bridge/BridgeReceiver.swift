@@ -41,7 +41,7 @@ package final class BridgeReceiver: Service, Sendable {
         }
         logger.info(
             "carrying messages in from the upstream broker",
-            metadata: ["bridge": "\(bridge.name)", "upstream": "\(bridge.host):\(bridge.port)"])
+            metadata: ["bridge": "\(bridge.name)", "upstream": "\(bridge.url)"])
         await cancelWhenGracefulShutdown {
             var seen = SeenBridgeIDs()
             for await message in self.client.messages {

@@ -11,11 +11,15 @@ extension MQTTClient {
         of bridge: BridgeSettings, relayClientID: String, role: String, maxUnhandledMessages: Int? = nil,
         logger: Logger
     ) throws -> MQTTClient {
-        try MQTTClient(
-            configuration: MQTTConfiguration(
-                host: bridge.host, port: bridge.port, clientID: "\(relayClientID)-bridge-\(bridge.name)\(role)",
-                cleanStart: false, sessionExpiry: TrellisApplication.sessionExpiry,
-                maxUnhandledMessages: maxUnhandledMessages),
-            logger: logger)
+        var configuration = MQTTConfiguration(
+            host: bridge.host, port: bridge.port, clientID: "\(relayClientID)-bridge-\(bridge.name)\(role)",
+            cleanStart: false, sessionExpiry: TrellisApplication.sessionExpiry,
+            maxUnhandledMessages: maxUnhandledMessages)
+        configuration.username = bridge.username
+        configuration.password = try bridge.passwordFile.map(BrokerLink.password(inFile:))
+        configuration.tls = bridge.tls.map {
+            MQTTTLSConfiguration(certificateAuthorities: $0.ca, certificate: $0.cert, privateKey: $0.key)
+        }
+        return try MQTTClient(configuration: configuration, logger: logger)
     }
 }

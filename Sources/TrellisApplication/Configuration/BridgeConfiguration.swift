@@ -7,7 +7,10 @@ import Yams
 /// table) and checked whole, each problem naming its place (`bridges.cloud.out[0].topic`).
 enum BridgeConfiguration {
     static let key = "bridges"
-    static let bridgeKeys: Set<String> = ["url", "out", "in", "window", "max_bytes", "max_age"]
+    static let bridgeKeys: Set<String> = [
+        "url", "out", "in", "window", "max_bytes", "max_age", "tls_ca", "tls_cert", "tls_key", "username",
+        "password_file"
+    ]
     static let ruleKeys: Set<String> = ["topic", "prefix", "qos", "retain"]
 
     /// The bridges of the file's root `node`, or the problems that keep them from being used.
@@ -39,12 +42,7 @@ enum BridgeConfiguration {
                 problems.append("\(place).url: \(error)")
                 continue
             }
-            guard address.scheme == .mqtt, address.username == nil, address.password == nil else {
-                problems.append(
-                    "\(place).url: this release bridges over mqtt://HOST[:PORT] without an account; "
-                        + "mqtts:// and accounts upstream are not carried yet")
-                continue
-            }
+            guard let link = link(members, url: address, at: place, &problems) else { continue }
             /// The whole number under `key` in `range`, `fallback` without one; nil (a problem
             /// noted) when it is something else.
             func number(_ key: String, _ range: ClosedRange<Int>, _ fallback: Int, _ allowed: String) -> Int? {
@@ -71,10 +69,11 @@ enum BridgeConfiguration {
                 problems.append(
                     "\(place) must list at least one rule under out: or in:, such as `out: [{topic: \"sensors/#\"}]`")
             }
-            bridges.append(
-                BridgeSettings(
-                    name: name, host: address.host, port: address.port, rules: rules, window: window,
-                    maxBytes: maxBytes, maxAge: Double(maxAge)))
+            var bridge = BridgeSettings(
+                name: name, host: address.host, port: address.port, rules: rules, window: window,
+                maxBytes: maxBytes, maxAge: Double(maxAge))
+            (bridge.tls, bridge.username, bridge.passwordFile) = link
+            bridges.append(bridge)
         }
         return (bridges, problems)
     }

@@ -11,6 +11,11 @@ public struct BridgeSettings: Sendable, Hashable {
     public var maxBytes: Int
     /// Seconds a message may wait in the queue; older ones are dropped.
     public var maxAge: Double
+    /// TLS to the upstream broker (an `mqtts://` URL); nil for plain `mqtt://`.
+    public var tls: BridgeTLS?
+    /// The account on the upstream broker: its user name, and the file holding its password.
+    public var username: String?
+    public var passwordFile: String?
 
     /// The queue's bounds unless configured: 64 MiB, a week.
     public static let defaultMaxBytes = 64 << 20
@@ -27,6 +32,11 @@ public struct BridgeSettings: Sendable, Hashable {
         self.window = window
         self.maxBytes = maxBytes
         self.maxAge = maxAge
+    }
+
+    /// The upstream broker as a URL, `mqtts://` for TLS (no account: that is never shown).
+    public var url: String {
+        "\(tls == nil ? "mqtt" : "mqtts")://\(host.contains(":") ? "[\(host)]" : host):\(port)"
     }
 
     /// The rules that carry local messages upstream.
@@ -46,5 +56,15 @@ public struct BridgeSettings: Sendable, Hashable {
 extension UInt8 {
     fileprivate var isASCIIAlphanumeric: Bool {
         (0x30...0x39).contains(self) || (0x41...0x5A).contains(self) || (0x61...0x7A).contains(self)
+    }
+}
+
+/// The files of a bridge's TLS link: the certificate authorities to trust (the system's when nil),
+/// and a client certificate with its key when the upstream broker asks for one.
+public struct BridgeTLS: Sendable, Hashable {
+    public var ca: String?, cert: String?, key: String?
+
+    public init(ca: String? = nil, cert: String? = nil, key: String? = nil) {
+        (self.ca, self.cert, self.key) = (ca, cert, key)
     }
 }

@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+import TrellisBroker
+import TrellisCore
+import TrellisMQTT
+import TrellisRelay
+import TrellisTestSupport
+
+/// A bridge to an upstream Mosquitto that takes only TLS clients with an account, as a cloud
+/// broker does: the right account over TLS forwards; a wrong password forwards nothing and the
+/// messages wait in the queue.
+@Suite("Bridge: TLS and an account upstream", .serialized, .timeLimit(.minutes(2)))
+struct BridgeTLSTests {
+    /// An upstream broker with a TLS listener of a CA made for the test, refusing clients without
+    /// the account `bridge` (password `pw-bridge`); `body` gets it, its certificates and TLS port.
+    static func withUpstream(_ body: (TestBroker, TestCertificates, Int) async throws -> Void) async throws {
+        let pki = try await TestCertificates.make()
+        defer { pki.remove() }
+        let passwd = pki.directory + "/passwd"
+        try "bridge:pw-bridge\nreader:pw-reader\n".write(toFile: passwd, atomically: true, encoding: .utf8)
+        let hasher = try Process.run(URL(fileURLWithPath: "/usr/bin/mosquitto_passwd"), arguments: ["-U", passwd])
+        hasher.waitUntilExit()
+        #expect(hasher.terminationStatus == 0)
+        guard let port = PortProbe.freeLoopbackPort() else { throw TimeoutError(message: "no free loopback port") }
+        try await withTestBroker(anonymous: false, extraConfig: ["password_file \(passwd)"] + pki.listener(port: port))
+        {
+            try await body($0, pki, port)
+        }
+    }
+
+    static func settings(port: Int, pki: TestCertificates, password: String) throws -> RelaySettings {
+        let file = pki.directory + "/bridge-password-\(UUID().uuidString.prefix(6))"
+        try "\(password)\n".write(toFile: file, atomically: true, encoding: .utf8)
+        var bridge = BridgeSettings(
+            name: "cloud", host: "127.0.0.1", port: port,
+            rules: [BridgeRule(direction: .out, filter: "sensors/#", prefix: "up/")])
+        bridge.tls = BridgeTLS(ca: pki.caCertificate)
+        (bridge.username, bridge.passwordFile) = ("bridge", file)
+        var settings = RelaySettings()
+        settings.bridges = [bridge]
+        return settings
+    }
+
+    @Test("over TLS with its account the bridge forwards; with a wrong password the messages wait in the queue")
+    func account() async throws {
+        try await Self.withUpstream { upstream, pki, port in
+            let reader = try await TestClients.connect(to: upstream) {
+                ($0.username, $0.password) = ("reader", "pw-reader")
+            }
+            let inbox = try await MessageCollector.collecting(reader, subscribedTo: ["up/#"])
+            try await withRelay(settings: try Self.settings(port: port, pki: pki, password: "pw-bridge")) { relay in
+                let device = try await relay.connect()
+                try await device.publishAndWait(topic: "sensors/kitchen", payload: Array("21.5".utf8))
+                #expect(try await inbox.messages(on: "up/sensors/kitchen")[0].text == "21.5")
+            }
+            try await withRelay(settings: try Self.settings(port: port, pki: pki, password: "wrong")) { relay in
+                let device = try await relay.connect()
+                for index in 0..<3 {
+                    try await device.publishAndWait(topic: "sensors/hall", payload: Array("\(index)".utf8))
+                }
+                try await eventually("the three kept in the queue") {
+                    try await relay.store.forwardBacklog(bridge: "cloud").messages == 3
+                }
+                #expect(await inbox.received(on: "up/sensors/hall").isEmpty)
+            }
+            await reader.shutdown()
+        }
+    }
+}
