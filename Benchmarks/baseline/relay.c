@@ -1,9 +1,7 @@
 /*
- * The benchmark's baseline: the least a relay over libmosquitto can do with Trellis's guarantees.
+ * The benchmark's baseline: the least a relay over libmosquitto can do.
  * It republishes every message on rpi/torpi unchanged to rpi/fromrpi, and each message on
- * p2o/buttons/+/press to p2o/clients/c<n>/button-press for n in 0..fanout-1: at QoS 0 what arrived at
- * QoS 0, at QoS 2 anything else, as Trellis publishes what its readers must see once
- * (docs/reliability.md, "Once to the reader").
+ * p2o/buttons/+/press to p2o/clients/c<n>/button-press for n in 0..fanout-1, at the QoS it arrived with.
  *
  *   cc -O2 -o relay relay.c -lmosquitto && ./relay PORT FANOUT
  */
@@ -15,9 +13,6 @@
 
 static int fanout = 100;
 
-/* The QoS of an answer to a message that arrived at `qos`. */
-static int answer_qos(int qos) { return qos == 0 ? 0 : 2; }
-
 static void on_connect(struct mosquitto *mosq, void *obj, int rc, int flags, const mosquitto_property *props) {
     (void)obj; (void)flags; (void)props;
     if (rc != 0) return;
@@ -28,7 +23,7 @@ static void on_connect(struct mosquitto *mosq, void *obj, int rc, int flags, con
 static void on_message(struct mosquitto *mosq, void *obj, const struct mosquitto_message *m, const mosquitto_property *props) {
     (void)obj; (void)props;
     if (strcmp(m->topic, "rpi/torpi") == 0) {
-        mosquitto_publish_v5(mosq, NULL, "rpi/fromrpi", m->payloadlen, m->payload, answer_qos(m->qos), false, NULL);
+        mosquitto_publish_v5(mosq, NULL, "rpi/fromrpi", m->payloadlen, m->payload, m->qos, false, NULL);
         return;
     }
     const char *button = m->topic + strlen("p2o/buttons/");
@@ -36,7 +31,7 @@ static void on_message(struct mosquitto *mosq, void *obj, const struct mosquitto
     char topic[128];
     for (int n = 0; n < fanout; n++) {
         snprintf(topic, sizeof topic, "p2o/clients/c%d/button-press", n);
-        mosquitto_publish_v5(mosq, NULL, topic, (int)length, button, answer_qos(m->qos), false, NULL);
+        mosquitto_publish_v5(mosq, NULL, topic, (int)length, button, m->qos, false, NULL);
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrellisCore
+import TrellisStore
 import TrellisTestSupport
 
 @testable import TrellisApplication
@@ -26,29 +27,42 @@ struct BridgeQueueBoundsTests {
                 let log = CapturedLog()
                 let forwarder = try BridgeForwarder(bridge: bridge, store: store, clientID: "r", logger: log.logger)
                 let running = Task { try await forwarder.run() }
-                defer { running.cancel() }
-                let line = "dropped the oldest messages of the bridge's queue"
-                try await eventually("the queue held to 1,024 bytes") {
-                    try await store.forwardBacklog(bridge: "cloud") == (10, 1_000)
+                // The forwarder stopped and waited for before the store closes, whatever happened.
+                do {
+                    try await Self.check(store: store, log: log)
+                } catch {
+                    running.cancel()
+                    _ = try? await running.value
+                    throw error
                 }
-                try await eventually("the drop logged") { log.contains(line) }
-                #expect(log.count(.warning, containing: "dropped_by_bytes=20") == 1)
-                #expect(
-                    try await store.forwards(bridge: "cloud", after: 0, limit: 50).map(\.topic)
-                        == (20..<30).map { "sensors/\($0)" })
-
-                // More drops within the minute wait for the next line.
-                for index in 30..<40 {
-                    try await store.enqueueForward(
-                        bridge: "cloud", topic: "sensors/\(index)", payload: Array(repeating: 7, count: 100), qos: 1,
-                        retain: false, at: Date())
-                }
-                try await eventually("the newest ten kept") {
-                    try await store.forwards(bridge: "cloud", after: 0, limit: 50).map(\.topic)
-                        == (30..<40).map { "sensors/\($0)" }
-                }
-                #expect(log.count(.warning, containing: line) == 1)
+                running.cancel()
+                _ = try? await running.value
             }
         }
+    }
+
+    /// What the running forwarder does with the 30 messages kept, and ten more within the minute.
+    static func check(store: any TrellisStore, log: CapturedLog) async throws {
+        let line = "dropped the oldest messages of the bridge's queue"
+        try await eventually("the queue held to 1,024 bytes") {
+            try await store.forwardBacklog(bridge: "cloud") == (10, 1_000)
+        }
+        try await eventually("the drop logged") { log.contains(line) }
+        #expect(log.count(.warning, containing: "dropped_by_bytes=20") == 1)
+        #expect(
+            try await store.forwards(bridge: "cloud", after: 0, limit: 50).map(\.topic)
+                == (20..<30).map { "sensors/\($0)" })
+
+        // More drops within the minute wait for the next line.
+        for index in 30..<40 {
+            try await store.enqueueForward(
+                bridge: "cloud", topic: "sensors/\(index)", payload: Array(repeating: 7, count: 100), qos: 1,
+                retain: false, at: Date())
+        }
+        try await eventually("the newest ten kept") {
+            try await store.forwards(bridge: "cloud", after: 0, limit: 50).map(\.topic)
+                == (30..<40).map { "sensors/\($0)" }
+        }
+        #expect(log.count(.warning, containing: line) == 1)
     }
 }

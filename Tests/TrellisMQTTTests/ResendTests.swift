@@ -27,7 +27,10 @@ struct ResendTests {
             try await broker.pause()
             let before = broker.unreadBytes()
             try writer.publish(topic: "resent/answer", payload: Array("42".utf8), qos: qos)
-            try await eventually("the PUBLISH waits in the paused broker's socket") { broker.unreadBytes() > before }
+            try await eventually("the PUBLISH waits in the paused broker's socket") {
+                // The PUBLISH is 22 bytes; a keepalive's PINGREQ alone (2) does not count.
+                broker.unreadBytes() >= before + 20
+            }
             writer.dropConnectionUncleanly()
             broker.resume()
             // Published after the reconnect at QoS 2, so released to the reader after every copy of

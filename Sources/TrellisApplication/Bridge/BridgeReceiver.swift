@@ -47,7 +47,9 @@ package final class BridgeReceiver: Service, Sendable {
             for await message in self.client.messages {
                 let arrival = seen.arrival(of: message.properties.userProperties, relay: self.relayClientID)
                 if arrival == .carry {
-                    await self.carry(message)
+                    // Stopping before the local broker has it: left unacknowledged, so the upstream
+                    // broker sends it again to the next session.
+                    guard await self.carry(message) else { break }
                 } else {
                     self.counters.dropped(arrival)
                     self.logger.debug(
@@ -62,12 +64,13 @@ package final class BridgeReceiver: Service, Sendable {
 
     /// Publishes `message` locally by the first `in` rule that carries its topic and waits for the
     /// local broker's acknowledgement, trying again each second while the local broker is away.
-    private func carry(_ message: MQTTMessage) async {
+    /// False when the receiver stopped first: the message is not to be acknowledged upstream.
+    private func carry(_ message: MQTTMessage) async -> Bool {
         let crossings = bridge.inRules.lazy.compactMap { rule in rule.crossing(message.topic).map { (rule, $0) } }
         guard let (rule, topic) = crossings.first else {
             logger.debug(
                 "no in rule carries this topic", metadata: ["bridge": "\(bridge.name)", "topic": "\(message.topic)"])
-            return
+            return true
         }
         let qos: QoS = rule.qos == 0 ? .atMostOnce : .atLeastOnce
         while !Task.isCancelled {
@@ -77,7 +80,7 @@ package final class BridgeReceiver: Service, Sendable {
                     topic: topic, payload: message.payload, qos: qos, retain: rule.retain && message.retain,
                     properties: MQTTProperties(userProperties: message.properties.userProperties))
                 counters.carried()
-                return
+                return true
             } catch {
                 logger.warning(
                     "could not publish a message carried in; trying again",
@@ -85,5 +88,6 @@ package final class BridgeReceiver: Service, Sendable {
                 try? await Task.sleep(for: .seconds(1))
             }
         }
+        return false
     }
 }

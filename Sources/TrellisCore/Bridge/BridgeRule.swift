@@ -60,9 +60,11 @@ public struct BridgeRule: Sendable, Hashable {
         var problems: [String] = []
         if let problem = Self.filterProblem(filter.text) { problems.append("topic: \(problem)") }
         if let problem = Self.prefixProblem(prefix) { problems.append("prefix: \(problem)") }
-        if direction == .in, !prefix.isEmpty, let first = filter.literalFirstLevel, !(prefix.hasPrefix(first + "/")) {
+        if direction == .in, !prefix.isEmpty, !filter.text.hasPrefix(prefix) {
+            // Its local topics are what follows the prefix: a filter that does not spell the prefix
+            // out (site/#, +/home1/#) would bring down topics no check of the local side could see.
             problems.append(
-                "topic: an in rule's topic is the upstream one, so it starts with its prefix \(prefix) (\(filter.text) does not)"
+                "topic: an in rule's topic is the upstream one and starts with its prefix, written out: \(prefix)… (\(filter.text) does not)"
             )
         }
         if ![0, 1].contains(qos) { problems.append("qos: \(qos) is not allowed: use 0 or 1") }

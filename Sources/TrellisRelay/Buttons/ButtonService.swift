@@ -58,7 +58,7 @@ public struct ButtonService: Sendable {
             let id = Array(button.utf8)
             for client in outcome.onlineClients {
                 output.publish(
-                    MQTTMessage(topic: "\(clients)/\(client)/button-press", payload: id, qos: PublishQoS.once))
+                    MQTTMessage(topic: "\(clients)/\(client)/button-press", payload: id, qos: PublishQoS.delivered))
             }
             return output
         } catch {
@@ -141,7 +141,7 @@ public struct ButtonService: Sendable {
 
     /// An answer to a client: `payload` on its `reply` topic, once (``PublishQoS``).
     private static func answer(_ reply: String, _ payload: [UInt8]) -> MQTTMessage {
-        MQTTMessage(topic: reply, payload: payload, qos: PublishQoS.once)
+        MQTTMessage(topic: reply, payload: payload, qos: PublishQoS.delivered)
     }
 
     /// A register or unregister request: `handle` is given its button once the client id and the

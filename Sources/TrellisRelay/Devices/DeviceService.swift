@@ -177,7 +177,7 @@ public struct DeviceService: Sendable {
 
     /// A command on `devices/<id>/command`, QoS 1, never retained.
     func command(_ payload: [UInt8], device id: String) -> MQTTMessage {
-        MQTTMessage(topic: TopicPattern.deviceCommand.topic(id, prefixes), payload: payload, qos: PublishQoS.once)
+        MQTTMessage(topic: TopicPattern.deviceCommand.topic(id, prefixes), payload: payload, qos: PublishQoS.delivered)
     }
 
     /// Stores `entry` and returns its message on `trellis/logs/<id>`.

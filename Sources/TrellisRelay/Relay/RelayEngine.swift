@@ -118,7 +118,8 @@ public final class RelayEngine: Sendable {
             } catch {
                 logger.error("could not store a dead letter: \(error)")
             }
-            publishes.append(MQTTMessage(topic: settings.deadLetterTopic, payload: letter.json(), qos: PublishQoS.once))
+            publishes.append(
+                MQTTMessage(topic: settings.deadLetterTopic, payload: letter.json(), qos: PublishQoS.delivered))
         }
         return Output(publishes: publishes, announcesDiscovery: output.announcesDiscovery)
     }

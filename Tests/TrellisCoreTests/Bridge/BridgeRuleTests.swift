@@ -31,6 +31,15 @@ struct BridgeRuleTests {
             (
                 BridgeRule(direction: .in, filter: "commands/#", prefix: "site/"),
                 "topic: an in rule's topic is the upstream one"
+            ),
+            // Wildcards over the prefix would bring down topics no check of the local side sees.
+            (
+                BridgeRule(direction: .in, filter: "site/#", prefix: "site/home1/"),
+                "topic: an in rule's topic is the upstream one"
+            ),
+            (
+                BridgeRule(direction: .in, filter: "+/home1/#", prefix: "site/home1/"),
+                "topic: an in rule's topic is the upstream one"
             )
         ])
     func problems(rule: BridgeRule, problem: String) {

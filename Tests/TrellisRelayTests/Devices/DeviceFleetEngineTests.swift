@@ -71,7 +71,7 @@ struct DeviceFleetEngineTests {
                 let command = fleet.messages(on: "devices/\(device)/command")
                 #expect(command.count == 1)
                 #expect(command.first?.payload == Array(#"{"build":1,"model":"m1","op":"code"}"#.utf8))
-                #expect(command.first?.qos == PublishQoS.once && command.first?.retain == false)
+                #expect(command.first?.qos == PublishQoS.delivered && command.first?.retain == false)
             }
             #expect(
                 fleet.latest(on: "trellis/models/m1/info")

@@ -111,9 +111,7 @@ struct ReplayFixtureTests {
             try await inbox.wait(timeout: .seconds(30), "the answer to the last request") {
                 $0.contains(where: isMarkerAnswer)
             }
-            // Compared topic by topic: MQTT keeps the order of one topic, not across topics, and
-            // Trellis's answers and fan-out (QoS 2, delivered on PUBREL) may be overtaken by a
-            // retained state published after them (QoS 1, delivered on PUBLISH).
+            // Compared topic by topic: MQTT keeps the order of one topic, not across topics.
             let received = Self.topicByTopic(await inbox.messages.filter { published($0) && !isMarkerAnswer($0) })
             let expected = Self.topicByTopic(golden.map { MQTTMessage(topic: $0.topic, payload: $0.payload) })
             let diff = CaptureDiff.diff(expected: expected, actual: received)
