@@ -46,6 +46,8 @@ package final class BridgeForwarder: Service, Sendable {
     /// What ends a wait of the forwarder.
     private enum Event: Sendable {
         case acknowledged(Int64)
+        /// The upstream broker answered with a refusal (a reason code of 0x80 or more).
+        case refused(Int64, MQTTError)
         case abandoned
         case poll
     }
@@ -70,14 +72,23 @@ package final class BridgeForwarder: Service, Sendable {
                                 "could not read the bridge's queue: \(error)", metadata: ["bridge": "\(bridge.name)"])
                         }
                     case let .publish(message, _):
-                        guard let acknowledgement = await publish(message) else { return }
-                        group.addTask {
-                            do {
-                                try await acknowledgement.acknowledged()
-                                return .acknowledged(message.id)
-                            } catch {
-                                // Only when the client stops: the message stays in the store.
-                                return .abandoned
+                        switch await publish(message) {
+                        case nil:
+                            return
+                        case let .failure(refusal)?:
+                            noteRefusal(of: message.id, refusal)
+                            pending += window.acknowledged(message.id)
+                        case let .success(acknowledgement)?:
+                            group.addTask {
+                                do {
+                                    try await acknowledgement.acknowledged()
+                                    return .acknowledged(message.id)
+                                } catch let error as MQTTError where error.kind != .shutDown {
+                                    return .refused(message.id, error)
+                                } catch {
+                                    // Only when the client stops: the message stays in the store.
+                                    return .abandoned
+                                }
                             }
                         }
                     case let .delete(ids):
@@ -101,6 +112,9 @@ package final class BridgeForwarder: Service, Sendable {
                 }
                 switch await group.next() {
                 case let .acknowledged(id)?: pending = window.acknowledged(id)
+                case let .refused(id, error)?:
+                    noteRefusal(of: id, error)
+                    pending = window.acknowledged(id)
                 case .poll?:
                     polling = false
                     if ContinuousClock.now - trimmed >= Self.trimInterval {
@@ -113,6 +127,16 @@ package final class BridgeForwarder: Service, Sendable {
             }
             group.cancelAll()
         }
+    }
+
+    /// Notes a message the upstream broker refused (not authorized, too large, over a quota) or the
+    /// client could never send: it will not go however often it is sent, so the caller lets it leave
+    /// the queue and the messages after it go on. Counted, and logged at most a line a minute.
+    private func noteRefusal(of id: Int64, _ error: MQTTError) {
+        guard let unlogged = counters.refused(at: Date()) else { return }
+        logger.warning(
+            "dropped a message the upstream broker or the client refused: \(error)",
+            metadata: ["bridge": "\(bridge.name)", "id": "\(id)", "refused_since_last_line": "\(unlogged)"])
     }
 
     /// Holds the queue to its bounds, and says what they dropped (at most a line a minute).
@@ -137,18 +161,26 @@ package final class BridgeForwarder: Service, Sendable {
 
     /// Queues `message` upstream, trying again each second while the client refuses it (a QoS 0
     /// message while the link is down); nil once cancelled.
-    private func publish(_ message: ForwardWindow.Message) async -> MQTTClient.Acknowledgement? {
+    /// Queues `message` upstream, trying again each second while the client refuses it for now (a
+    /// QoS 0 message while the link is down); a message that can never go (too large, a topic the
+    /// client refuses) comes back as a failure; nil once cancelled.
+    private func publish(
+        _ message: ForwardWindow.Message
+    ) async -> Result<MQTTClient.Acknowledgement, MQTTError>? {
         while !Task.isCancelled {
             do {
-                return try client.publishForAcknowledgement(
-                    MQTTMessage(
-                        topic: message.topic, payload: message.payload,
-                        qos: message.qos == 0 ? .atMostOnce : .atLeastOnce, retain: message.retain,
-                        properties: MQTTProperties(userProperties: [
-                            UserProperty(
-                                BridgeMessageID.property,
-                                BridgeMessageID(origin: origin, sequence: message.id).text)
-                        ])))
+                return .success(
+                    try client.publishForAcknowledgement(
+                        MQTTMessage(
+                            topic: message.topic, payload: message.payload,
+                            qos: message.qos == 0 ? .atMostOnce : .atLeastOnce, retain: message.retain,
+                            properties: MQTTProperties(userProperties: [
+                                UserProperty(
+                                    BridgeMessageID.property,
+                                    BridgeMessageID(origin: origin, sequence: message.id).text)
+                            ]))))
+            } catch let error as MQTTError where error.kind == .invalidArgument {
+                return .failure(error)
             } catch {
                 logger.debug(
                     "the upstream client refused a message for now: \(error)", metadata: ["bridge": "\(bridge.name)"])

@@ -9,6 +9,8 @@ import TrellisStore
 public final class BridgeCounters: Sendable {
     private let forwarded: Counter
     private let carriedIn: Counter
+    private let refusals: Counter
+    private let refusalLog = Mutex(NoticeThrottle())
     private let copies: Counter
     private let loops: Counter
     private let droppedByAge: Counter
@@ -28,6 +30,7 @@ public final class BridgeCounters: Sendable {
         let named = [("bridge", bridge)]
         forwarded = Counter(label: "trellis_bridge_forwarded_total", dimensions: named)
         carriedIn = Counter(label: "trellis_bridge_carried_in_total", dimensions: named)
+        refusals = Counter(label: "trellis_bridge_refused_total", dimensions: named)
         copies = Counter(label: "trellis_bridge_arrivals_dropped_total", dimensions: named + [("reason", "copy")])
         loops = Counter(label: "trellis_bridge_arrivals_dropped_total", dimensions: named + [("reason", "loop")])
         droppedByAge = Counter(label: "trellis_bridge_dropped_total", dimensions: named + [("bound", "age")])
@@ -38,6 +41,14 @@ public final class BridgeCounters: Sendable {
 
     /// `count` messages the upstream broker acknowledged.
     public func forwarded(_ count: Int) { forwarded.increment(by: count) }
+
+    /// A message sent up that the upstream broker or the client refused, dropped at `now`; the number
+    /// refused before it since the last line when a line is to be logged, nil when not (at most a
+    /// line a minute).
+    public func refused(at now: Date) -> Int? {
+        refusals.increment()
+        return refusalLog.withLock { $0.notice("refused", at: now) }
+    }
 
     /// A message carried in and acknowledged by the local broker.
     public func carried() { carriedIn.increment() }

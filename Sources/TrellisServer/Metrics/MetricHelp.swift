@@ -14,6 +14,8 @@ enum MetricHelp {
             "Messages a bridge's in rules carried from the upstream broker and the local broker acknowledged, by bridge.",
         "trellis_bridge_arrivals_dropped_total":
             "Messages from a bridge's upstream broker not carried in, by bridge and reason (copy: its trellis-id was carried lately; loop: one of this relay's own bridges sent it).",
+        "trellis_bridge_refused_total":
+            "Messages of a bridge's queue the upstream broker refused (a PUBACK reason of 0x80 or more) or the client could never send, dropped from the queue, by bridge.",
         "trellis_bridge_dropped_total":
             "Messages dropped from a bridge's queue, oldest first, by bridge and bound (age: bridges.NAME.max_age, bytes: bridges.NAME.max_bytes).",
         "trellis_bridge_queued_messages": "Messages waiting in a bridge's queue for the upstream broker, by bridge.",

@@ -12,8 +12,11 @@ import TrellisTestSupport
 @Suite("Bridge: TLS and an account upstream", .serialized, .timeLimit(.minutes(2)))
 struct BridgeTLSTests {
     /// An upstream broker with a TLS listener of a CA made for the test, refusing clients without
-    /// the account `bridge` (password `pw-bridge`); `body` gets it, its certificates and TLS port.
-    static func withUpstream(_ body: (TestBroker, TestCertificates, Int) async throws -> Void) async throws {
+    /// the account `bridge` (password `pw-bridge`), with the access list `acl` when given; `body`
+    /// gets it, its certificates and TLS port.
+    static func withUpstream(
+        acl: String? = nil, _ body: (TestBroker, TestCertificates, Int) async throws -> Void
+    ) async throws {
         let pki = try await TestCertificates.make()
         defer { pki.remove() }
         let passwd = pki.directory + "/passwd"
@@ -21,9 +24,13 @@ struct BridgeTLSTests {
         let hasher = try Process.run(URL(fileURLWithPath: "/usr/bin/mosquitto_passwd"), arguments: ["-U", passwd])
         hasher.waitUntilExit()
         #expect(hasher.terminationStatus == 0)
+        var extra = ["password_file \(passwd)"]
+        if let acl {
+            try acl.write(toFile: pki.directory + "/acl", atomically: true, encoding: .utf8)
+            extra.append("acl_file \(pki.directory)/acl")
+        }
         guard let port = PortProbe.freeLoopbackPort() else { throw TimeoutError(message: "no free loopback port") }
-        try await withTestBroker(anonymous: false, extraConfig: ["password_file \(passwd)"] + pki.listener(port: port))
-        {
+        try await withTestBroker(anonymous: false, extraConfig: extra + pki.listener(port: port)) {
             try await body($0, pki, port)
         }
     }
@@ -62,6 +69,28 @@ struct BridgeTLSTests {
                     try await relay.store.forwardBacklog(bridge: "cloud").messages == 3
                 }
                 #expect(await inbox.received(on: "up/sensors/hall").isEmpty)
+            }
+            await reader.shutdown()
+        }
+    }
+
+    @Test("a message the upstream broker refuses (not authorized) leaves the queue, counted, and the rest go on")
+    func refused() async throws {
+        let acl = "user bridge\ntopic write up/sensors/open/#\n\nuser reader\ntopic read up/#\n"
+        try await Self.withUpstream(acl: acl) { upstream, pki, port in
+            let reader = try await TestClients.connect(to: upstream) {
+                ($0.username, $0.password) = ("reader", "pw-reader")
+            }
+            let inbox = try await MessageCollector.collecting(reader, subscribedTo: ["up/#"])
+            try await withRelay(settings: try Self.settings(port: port, pki: pki, password: "pw-bridge")) { relay in
+                let device = try await relay.connect()
+                try await device.publishAndWait(topic: "sensors/secret/1", payload: Array("no".utf8))
+                try await device.publishAndWait(topic: "sensors/open/2", payload: Array("yes".utf8))
+                #expect(try await inbox.messages(on: "up/sensors/open/2")[0].text == "yes")
+                try await eventually("the queue empty, the refused message dropped") {
+                    try await relay.store.forwardBacklog(bridge: "cloud").messages == 0
+                }
+                #expect(await inbox.received(on: "up/sensors/secret/1").isEmpty)
             }
             await reader.shutdown()
         }
