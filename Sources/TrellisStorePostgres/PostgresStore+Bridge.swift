@@ -3,8 +3,8 @@ import PostgresNIO
 import TrellisCore
 import TrellisStore
 
-/// ``BridgeStore`` over PostgreSQL: one table every relay of a share group writes to; the relay
-/// that forwards is the one holding the bridge's advisory lock (the forwarder's concern).
+/// ``BridgeStore`` over PostgreSQL: one table, its rows in the order of their ids. Bridges are
+/// refused in a share group until exactly one relay of the group forwards (docs/bridge.md).
 extension PostgresStore {
     public func enqueueForward(
         bridge: String, topic: String, payload: [UInt8], qos: Int, retain: Bool, at time: Date
