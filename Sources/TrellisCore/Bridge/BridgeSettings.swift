@@ -25,13 +25,8 @@ public struct BridgeSettings: Sendable, Hashable {
         name: String, host: String, port: Int, rules: [BridgeRule], window: Int = 64,
         maxBytes: Int = defaultMaxBytes, maxAge: Double = defaultMaxAge
     ) {
-        self.name = name
-        self.host = host
-        self.port = port
-        self.rules = rules
-        self.window = window
-        self.maxBytes = maxBytes
-        self.maxAge = maxAge
+        (self.name, self.host, self.port, self.rules) = (name, host, port, rules)
+        (self.window, self.maxBytes, self.maxAge) = (window, maxBytes, maxAge)
     }
 
     /// The upstream broker as a URL, `mqtts://` for TLS (no account: that is never shown).

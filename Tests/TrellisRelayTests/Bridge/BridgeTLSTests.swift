@@ -13,9 +13,9 @@ import TrellisTestSupport
 struct BridgeTLSTests {
     /// An upstream broker with a TLS listener of a CA made for the test, refusing clients without
     /// the account `bridge` (password `pw-bridge`), with the access list `acl` when given; `body`
-    /// gets it, its certificates and TLS port.
+    /// gets its certificates, its TLS port and what the account `reader` receives of `up/#` on it.
     static func withUpstream(
-        acl: String? = nil, _ body: (TestBroker, TestCertificates, Int) async throws -> Void
+        acl: String? = nil, _ body: (TestCertificates, Int, MessageCollector) async throws -> Void
     ) async throws {
         let pki = try await TestCertificates.make()
         defer { pki.remove() }
@@ -30,8 +30,12 @@ struct BridgeTLSTests {
             extra.append("acl_file \(pki.directory)/acl")
         }
         guard let port = PortProbe.freeLoopbackPort() else { throw TimeoutError(message: "no free loopback port") }
-        try await withTestBroker(anonymous: false, extraConfig: extra + pki.listener(port: port)) {
-            try await body($0, pki, port)
+        try await withTestBroker(anonymous: false, extraConfig: extra + pki.listener(port: port)) { upstream in
+            let reader = try await TestClients.connect(to: upstream) {
+                ($0.username, $0.password) = ("reader", "pw-reader")
+            }
+            try await body(pki, port, try await MessageCollector.collecting(reader, subscribedTo: ["up/#"]))
+            await reader.shutdown()
         }
     }
 
@@ -50,11 +54,7 @@ struct BridgeTLSTests {
 
     @Test("over TLS with its account the bridge forwards; with a wrong password the messages wait in the queue")
     func account() async throws {
-        try await Self.withUpstream { upstream, pki, port in
-            let reader = try await TestClients.connect(to: upstream) {
-                ($0.username, $0.password) = ("reader", "pw-reader")
-            }
-            let inbox = try await MessageCollector.collecting(reader, subscribedTo: ["up/#"])
+        try await Self.withUpstream { pki, port, inbox in
             try await withRelay(settings: try Self.settings(port: port, pki: pki, password: "pw-bridge")) { relay in
                 let device = try await relay.connect()
                 try await device.publishAndWait(topic: "sensors/kitchen", payload: Array("21.5".utf8))
@@ -70,18 +70,13 @@ struct BridgeTLSTests {
                 }
                 #expect(await inbox.received(on: "up/sensors/hall").isEmpty)
             }
-            await reader.shutdown()
         }
     }
 
     @Test("a message the upstream broker refuses (not authorized) leaves the queue, counted, and the rest go on")
     func refused() async throws {
         let acl = "user bridge\ntopic write up/sensors/open/#\n\nuser reader\ntopic read up/#\n"
-        try await Self.withUpstream(acl: acl) { upstream, pki, port in
-            let reader = try await TestClients.connect(to: upstream) {
-                ($0.username, $0.password) = ("reader", "pw-reader")
-            }
-            let inbox = try await MessageCollector.collecting(reader, subscribedTo: ["up/#"])
+        try await Self.withUpstream(acl: acl) { pki, port, inbox in
             try await withRelay(settings: try Self.settings(port: port, pki: pki, password: "pw-bridge")) { relay in
                 let device = try await relay.connect()
                 try await device.publishAndWait(topic: "sensors/secret/1", payload: Array("no".utf8))
@@ -92,7 +87,6 @@ struct BridgeTLSTests {
                 }
                 #expect(await inbox.received(on: "up/sensors/secret/1").isEmpty)
             }
-            await reader.shutdown()
         }
     }
 }
