@@ -42,8 +42,10 @@ package struct EffectiveConfiguration: Sendable {
         var bridges: [BridgeSettings] = []
         if let path {
             do {
-                problems += try unknownKeys(in: path)
-                if let root = try fileNode(path) {
+                // Parsed once, for the unknown keys and the bridges alike.
+                let root = try fileNode(path)
+                problems += try unknownKeys(of: root, in: path)
+                if let root {
                     let parsed = BridgeConfiguration.parse(root, file: path)
                     bridges = parsed.bridges
                     problems += parsed.problems
@@ -132,8 +134,8 @@ package struct EffectiveConfiguration: Sendable {
     }
 
     /// Keys of the YAML file that no setting has (the `bridges:` section is read on its own).
-    package static func unknownKeys(in path: String) throws -> [String] {
-        guard let node = try fileNode(path) else { return [] }
+    package static func unknownKeys(of root: Node?, in path: String) throws -> [String] {
+        guard let node = root else { return [] }
         guard case .mapping = node else {
             throw Invalid(problems: ["\(path) must be a mapping of keys, such as `spam:` with `limit: 15` below it"])
         }

@@ -1,6 +1,7 @@
 import TrellisMQTTTypes
 
-/// The QoS of what Trellis publishes: the one place it is decided.
+/// The QoS of what Trellis publishes for a reader to see (answers, fan-out, commands, dead letters):
+/// the one place it is decided. Retained states are published at QoS 1, where a copy replaces itself.
 ///
 /// QoS 1, at least once, on Trellis's own leg too. When its connection to the broker drops after a
 /// PUBLISH went out but before its PUBACK came back (a paused process, a cut cable), libmosquitto
@@ -16,9 +17,6 @@ import TrellisMQTTTypes
 public enum PublishQoS {
     /// A message each reader should see: an answer, a press fanned out, a command, a dead letter.
     public static let delivered: QoS = .atLeastOnce
-
-    /// A retained state: the latest replaces the last, so a copy does no harm.
-    public static let retained: QoS = .atLeastOnce
 
     /// The answer to a request sent at `request`: a QoS 0 request asked for no guarantee and its
     /// answer gets none; any other is answered at ``delivered``.
