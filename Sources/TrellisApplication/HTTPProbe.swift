@@ -52,3 +52,34 @@ package enum HTTPProbe {
         return (status, Array(response[headerEnd.upperBound...]))
     }
 }
+
+extension HTTPProbe {
+    /// What `trellis health` says of the probe at `host:port`: healthy only on a 200, with one line
+    /// (`alive`, `ready`, `unavailable: broker: …`, or why nothing answered).
+    ///
+    /// - Parameter ready: asks `/readyz` (can it serve) instead of `/livez` (is it alive).
+    package static func ask(host: String, port: Int, ready: Bool, timeout: Double) -> (healthy: Bool, line: String) {
+        let path = ready ? "/readyz" : "/livez"
+        do {
+            let (status, body) = try get(host: host, port: port, path: path, timeout: timeout)
+            return (status == 200, line(status: status, body: body))
+        } catch {
+            return (false, "not answering at \(host):\(port)\(path): \(error.reason)")
+        }
+    }
+
+    /// The probe's one line (``Probes/Answer/line``), rebuilt from its JSON; the status code and
+    /// body when it is not JSON.
+    package static func line(status: Int, body: [UInt8]) -> String {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
+            let state = object["status"] as? String
+        else {
+            return "HTTP \(status): \(String(decoding: body.prefix(200), as: UTF8.self))"
+        }
+        let checks = object["checks"] as? [String: [String: Any]] ?? [:]
+        let failing = checks.filter { ($0.value["ok"] as? Bool) == false }.sorted { $0.key < $1.key }
+        guard !failing.isEmpty else { return state }
+        return state + ": "
+            + failing.map { "\($0.key): \($0.value["error"] as? String ?? "failing")" }.joined(separator: "; ")
+    }
+}

@@ -109,25 +109,32 @@ public final class MosquittoProcess: @unchecked Sendable {
     /// Locates the mosquitto binary on PATH or in the Debian location (/usr/sbin).
     /// `TRELLIS_MOSQUITTO`, when set, names the binary and nothing else is tried.
     public static func findBinary() -> String? {
-        if let chosen = ProcessInfo.processInfo.environment["TRELLIS_MOSQUITTO"] {
-            return FileManager.default.isExecutableFile(atPath: chosen) ? chosen : nil
+        try? binary(environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// The mosquitto binary `environment` chooses: `TRELLIS_MOSQUITTO` when set (it must be an
+    /// executable file), else the first on `PATH`, in /usr/sbin or in /usr/local/sbin.
+    public static func binary(environment: [String: String]) throws(StartError) -> String {
+        if let chosen = environment["TRELLIS_MOSQUITTO"] {
+            guard FileManager.default.isExecutableFile(atPath: chosen) else {
+                throw StartError.chosenBinaryUnusable(path: chosen)
+            }
+            return chosen
         }
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        let path = environment["PATH"] ?? ""
         let candidates =
             path.split(separator: ":").map { "\($0)/mosquitto" } + ["/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto"]
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw StartError.binaryNotFound
+        }
+        return found
     }
 
     /// Starts the broker and waits until every listener accepts connections. Mosquitto opens its
     /// listeners one after the other and exits when one cannot be opened, so the first one accepting
     /// is not enough: the broker could still exit on a later one.
     public func start(timeout: Duration = .seconds(10)) async throws {
-        guard let binary = Self.findBinary() else {
-            if let chosen = ProcessInfo.processInfo.environment["TRELLIS_MOSQUITTO"] {
-                throw StartError.chosenBinaryUnusable(path: chosen)
-            }
-            throw StartError.binaryNotFound
-        }
+        let binary = try Self.binary(environment: ProcessInfo.processInfo.environment)
         if let taken = listeners.first(where: { PortProbe.isAccepting(host: $0.host, port: $0.port) }) {
             throw StartError.portInUse(taken)
         }

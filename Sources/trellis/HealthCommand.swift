@@ -52,29 +52,8 @@ struct HealthCommand: AsyncParsableCommand {
         guard let target = ListenAddress(text) else {
             throw ValidationError("--address \(text): expected \(ListenAddress.expected)")
         }
-        let path = ready ? "/readyz" : "/livez"
-        do {
-            let (status, body) = try HTTPProbe.get(host: target.host, port: target.port, path: path, timeout: timeout)
-            print(Self.line(status: status, body: body))
-            if status != 200 { throw ExitCode.failure }
-        } catch let error as HTTPProbe.Failure {
-            print("not answering at \(target.host):\(target.port)\(path): \(error.reason)")
-            throw ExitCode.failure
-        }
-    }
-
-    /// The probe's one line (``Probes/Answer/line``), rebuilt from its JSON; the status code and
-    /// body when it is not JSON.
-    static func line(status: Int, body: [UInt8]) -> String {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
-            let state = object["status"] as? String
-        else {
-            return "HTTP \(status): \(String(decoding: body.prefix(200), as: UTF8.self))"
-        }
-        let checks = object["checks"] as? [String: [String: Any]] ?? [:]
-        let failing = checks.filter { ($0.value["ok"] as? Bool) == false }.sorted { $0.key < $1.key }
-        guard !failing.isEmpty else { return state }
-        return state + ": "
-            + failing.map { "\($0.key): \($0.value["error"] as? String ?? "failing")" }.joined(separator: "; ")
+        let answer = HTTPProbe.ask(host: target.host, port: target.port, ready: ready, timeout: timeout)
+        print(answer.line)
+        if !answer.healthy { throw ExitCode.failure }
     }
 }

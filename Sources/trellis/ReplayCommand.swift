@@ -134,7 +134,7 @@ struct ReplayCommand: AsyncParsableCommand {
     }
 
     /// The relay's settings as `trellis run` reads them: the file, then `TRELLIS_…` variables.
-    private func settings() async throws -> RelaySettings {
+    func settings() async throws -> RelaySettings {
         try await EffectiveConfiguration.forCommand(file: config).relaySettings
     }
 
@@ -156,31 +156,7 @@ struct ReplayCommand: AsyncParsableCommand {
     }
 
     private func runOffline(_ records: [CaptureRecord], stop: CaptureFileError?) async throws {
-        let settings = try await settings()
-        var logger = Logger(label: "trellis.replay")
-        logger.logLevel = .error
-        let replay = { (store: any TrellisStore) in
-            try await OfflineReplay.run(
-                records,
-                selection: ReplaySelection(settings: settings, only: only, includeTrellisPublications: includeReplies),
-                store: store, settings: settings, logger: logger)
-        }
-        let outcome: OfflineReplay.Outcome
-        do {
-            if let state {
-                // A state named is changed as a relay would change it, alone: none may run on it meanwhile.
-                outcome = try await StatePlace.sqlite(directory: state).withStore(
-                    .changeAlone, owner: "trellis-replay", logger: logger, replay)
-            } else {
-                let store = try SQLiteStore.inMemory()
-                outcome = try await replay(store)
-                try await store.close()
-            }
-        } catch let error as StateAccessError {
-            throw fail("cannot replay into the state: \(error)")
-        } catch {
-            throw fail("offline replay failed: \(error)")
-        }
+        let outcome = try await replayOffline(records)
         let summary =
             "processed \(outcome.processed), skipped \(Self.describe(outcome.skipped)), \(outcome.outputs.count) output(s)"
         if let stop {
@@ -208,6 +184,37 @@ struct ReplayCommand: AsyncParsableCommand {
             throw fail("the replay of \(file) does not match \(expect) (\(summary))")
         }
         print("matches \(expect): \(summary)")
+    }
+
+    /// What Trellis would publish of `records`, with the settings `trellis run` reads: into the state
+    /// `--state` names (changed as a relay would change it, alone), else into a store in memory.
+    func replayOffline(_ records: [CaptureRecord]) async throws -> OfflineReplay.Outcome {
+        let settings = try await settings()
+        var logger = Logger(label: "trellis.replay")
+        logger.logLevel = .error
+        let replay = { (store: any TrellisStore) in
+            try await OfflineReplay.run(
+                records,
+                selection: ReplaySelection(settings: settings, only: only, includeTrellisPublications: includeReplies),
+                store: store, settings: settings, logger: logger)
+        }
+        let outcome: OfflineReplay.Outcome
+        do {
+            if let state {
+                // A state named is changed as a relay would change it, alone: none may run on it meanwhile.
+                outcome = try await StatePlace.sqlite(directory: state).withStore(
+                    .changeAlone, owner: "trellis-replay", logger: logger, replay)
+            } else {
+                let store = try SQLiteStore.inMemory()
+                outcome = try await replay(store)
+                try await store.close()
+            }
+        } catch let error as StateAccessError {
+            throw fail("cannot replay into the state: \(error)")
+        } catch {
+            throw fail("offline replay failed: \(error)")
+        }
+        return outcome
     }
 
     /// `3 (2 published by Trellis, 1 not matched by --only)`.

@@ -1,8 +1,11 @@
 import Foundation
 import Testing
+import TrellisApplication
 import TrellisBroker
 import TrellisMQTT
 import TrellisTestSupport
+
+@testable import trellis
 
 /// A bridge as a user sets one up: the `bridges:` section of trellis.example.yaml, uncommented and
 /// pointed at a second Mosquitto, checked by `trellis config check` and run by `trellis run --config`.
@@ -111,8 +114,13 @@ struct BridgeCommandTests {
 extension BridgeCommandTests {
     @Test("bridge status without a bridge in the configuration says so and exits 1")
     func noBridge() async throws {
-        let result = try await TrellisBinary.run(["bridge", "status", "--state", temporaryDirectory()])
-        #expect(result.status == 1)
-        #expect(result.output.contains("the configuration names no bridge"), "\(result.output)")
+        let file = temporaryDirectory() + "/trellis.yaml"
+        try "log:\n  level: info\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let status = try BridgeCommand.Status.parse(["--state", temporaryDirectory(), "--config", file])
+        await #expect {
+            try await status.run()
+        } throws: {
+            $0 is CommandFailure && "\($0)".contains("the configuration names no bridge (\(file))")
+        }
     }
 }

@@ -1,6 +1,10 @@
+import ArgumentParser
 import Foundation
 import Testing
+import TrellisApplication
 import TrellisTestSupport
+
+@testable import trellis
 
 /// Every command finds the state where `trellis run` finds it, makes it there when it changes it and
 /// there is none yet, and reads its settings from the same file, `TRELLIS_…` variables and flags.
@@ -42,6 +46,12 @@ struct CommandStateTests {
         }
     }
 
+    /// Runs `command` in the process with `environment` as its `TRELLIS_…` variables.
+    static func run(_ command: some AsyncParsableCommand, _ environment: [String: String]) async throws {
+        var command = command
+        try await EffectiveConfiguration.$environment.withValue(environment) { try await command.run() }
+    }
+
     @Test(
         "replay --offline reads TRELLIS_… variables as trellis run does: TRELLIS_PLANT_DIALECT=lossless echoes the ID")
     func replayReadsTheEnvironment() async throws {
@@ -49,49 +59,52 @@ struct CommandStateTests {
         let line =
             #"{"t":"2026-11-22T10:41:05Z","topic":"rpi/torpi","payload":"ID:5;sender:phone;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants","qos":1,"retain":false}"#
         try (line + "\n").write(toFile: home + "/capture.jsonl", atomically: true, encoding: .utf8)
-        var environment = ProcessInfo.processInfo.environment
-        environment["TRELLIS_PLANT_DIALECT"] = "lossless"
-        let lossless = try await TrellisBinary.run(
-            ["replay", "capture.jsonl", "--offline"], in: home, environment: environment)
-        #expect(lossless.status == 0, "\(lossless.output)")
-        #expect(
-            lossless.output.contains("ID:5;sender:Host-RPI3B+;receiver:phone;payload:0;operation:RES_numPlants"),
-            "\(lossless.output)")
-
-        environment["TRELLIS_PLANT_DIALECT"] = nil
-        let original = try await TrellisBinary.run(
-            ["replay", "capture.jsonl", "--offline"], in: home, environment: environment)
-        #expect(
-            original.output.contains("ID:0;sender:Host-RPI3B+;receiver:phone;payload:0;operation:RES_numPlants"),
-            "\(original.output)")
+        let records = try CaptureInput.read(home + "/capture.jsonl", skipBadLines: false).records
+        /// The replies of `replay capture.jsonl --offline` (with `arguments`) under `environment`.
+        func replies(_ environment: [String: String], _ arguments: [String] = []) async throws -> [String] {
+            let replay = try ReplayCommand.parse([home + "/capture.jsonl", "--offline"] + arguments)
+            return try await EffectiveConfiguration.$environment.withValue(environment) {
+                try await replay.replayOffline(records).outputs.compactMap {
+                    String(bytes: $0.payload, encoding: .utf8)
+                }
+            }
+        }
+        let lossless = try await replies(["TRELLIS_PLANT_DIALECT": "lossless"])
+        #expect(lossless == ["ID:5;sender:Host-RPI3B+;receiver:phone;payload:0;operation:RES_numPlants"])
+        let original = try await replies([:])
+        #expect(original == ["ID:0;sender:Host-RPI3B+;receiver:phone;payload:0;operation:RES_numPlants"])
 
         // The file under the environment, as for `trellis run`; a bad value is named with its source.
         try "plant:\n  dialect: lossless\n".write(toFile: home + "/trellis.yaml", atomically: true, encoding: .utf8)
-        let fromFile = try await TrellisBinary.run(
-            ["replay", "capture.jsonl", "--offline"], in: home, environment: environment)
-        #expect(fromFile.output.contains("ID:5;sender:Host-RPI3B+"), "\(fromFile.output)")
-        environment["TRELLIS_PLANT_DIALECT"] = "klingon"
-        let refused = try await TrellisBinary.run(
-            ["replay", "capture.jsonl", "--offline"], in: home, environment: environment)
-        #expect(refused.status == 1)
-        #expect(
-            refused.output.contains("plant.dialect = klingon (from TRELLIS_PLANT_DIALECT) is not allowed"),
-            "\(refused.output)")
+        let fromFile = try await replies([:], ["--config", home + "/trellis.yaml"])
+        #expect(fromFile.first?.hasPrefix("ID:5;sender:Host-RPI3B+") == true, "\(fromFile)")
+        await #expect {
+            try await replies(["TRELLIS_PLANT_DIALECT": "klingon"], ["--config", home + "/trellis.yaml"])
+        } throws: {
+            $0 is CommandFailure
+                && "\($0)".contains("plant.dialect = klingon (from TRELLIS_PLANT_DIALECT) is not allowed")
+        }
     }
 
     @Test(
-        "a reading command on a fresh directory says there is no state yet, makes none, and exits 1",
+        "a reading command on a fresh directory says there is no state yet, makes none, and fails",
         arguments: [["deadletters"], ["store", "backup", "state.backup"]])
     func readingFindsNoState(_ command: [String]) async throws {
         let home = try Self.emptyWorkingDirectory()
-        let result = try await TrellisBinary.run(command, in: home)
-        #expect(result.status == 1, "\(result.output)")
-        #expect(
-            result.output.contains(
-                "trellis: error: trellis-state holds no Trellis state yet (no trellis.sqlite there): "
-                    + "`trellis run` makes one on its first start"), "\(result.output)")
-        #expect(!result.output.contains("permission"), "\(result.output)")
-        #expect(!FileManager.default.fileExists(atPath: home + "/trellis-state"))
+        let state = home + "/trellis-state"
+        let parsed = try TrellisCommand.parseAsRoot(
+            command.map { $0.hasSuffix(".backup") ? home + "/" + $0 : $0 })
+        let reading = try #require(parsed as? any AsyncParsableCommand)
+        await #expect {
+            try await Self.run(reading, ["TRELLIS_STATE_DIR": state])
+        } throws: { error in
+            error is CommandFailure
+                && "\(error)".hasPrefix(
+                    "\(state) holds no Trellis state yet (no trellis.sqlite there): "
+                        + "`trellis run` makes one on its first start")
+                && !"\(error)".contains("permission")
+        }
+        #expect(!FileManager.default.fileExists(atPath: state))
     }
 
     @Test("a state directory that cannot be made is named with what stands in the way, not a permission")
@@ -99,13 +112,13 @@ struct CommandStateTests {
         let userdata = try PlantsImportHostTests.userdata()
         let home = try Self.emptyWorkingDirectory()
         try "".write(toFile: home + "/taken", atomically: true, encoding: .utf8)
-        let result = try await TrellisBinary.run(
-            ["plants", "import-host", userdata, "--state", "taken/state"], in: home)
-        #expect(result.status == 1, "\(result.output)")
-        #expect(
-            result.output.contains(
-                "not imported: cannot make the state directory taken/state: taken is not a directory"),
-            "\(result.output)")
+        let importing = try PlantsCommand.ImportHost.parse([userdata, "--state", home + "/taken/state"])
+        await #expect {
+            try await Self.run(importing, [:])
+        } throws: {
+            "\($0)".contains(
+                "not imported: cannot make the state directory \(home)/taken/state: \(home)/taken is not a directory")
+        }
     }
 
     @Test("catalog import and store restore make the state where trellis run finds it: state.dir of the environment")
@@ -114,24 +127,16 @@ struct CommandStateTests {
         try
             "Symbol,Scientific Name,Common Name,Moisture Use,Shade Tolerance,\"Temperature, Minimum (°F)\"\nFERN1,Fernus one,Fern,High,Tolerant,-20\n"
             .write(toFile: home + "/plants.csv", atomically: true, encoding: .utf8)
-        var environment = ProcessInfo.processInfo.environment
-        environment["TRELLIS_STATE_DIR"] = "household"
-        let imported = try await TrellisBinary.run(
-            ["catalog", "import", "plants.csv"], in: home, environment: environment)
-        #expect(imported.status == 0, "\(imported.output)")
+        let household = ["TRELLIS_STATE_DIR": home + "/household"]
+        try await Self.run(try CatalogCommand.Import.parse([home + "/plants.csv"]), household)
         #expect(FileManager.default.fileExists(atPath: home + "/household/trellis.sqlite"))
         #expect(!FileManager.default.fileExists(atPath: home + "/trellis-state"))
 
-        let backup = try await TrellisBinary.run(
-            ["store", "backup", "household.backup"], in: home, environment: environment)
-        #expect(backup.status == 0, "\(backup.output)")
-        environment["TRELLIS_STATE_DIR"] = "moved"
-        let restored = try await TrellisBinary.run(
-            ["store", "restore", "household.backup"], in: home, environment: environment)
-        #expect(restored.status == 0, "\(restored.output)")
-        #expect(restored.output.contains("into moved"), "\(restored.output)")
-        let listed = try await TrellisBinary.run(["deadletters"], in: home, environment: environment)
-        #expect(listed.status == 0, "\(listed.output)")
-        #expect(listed.output.contains("no dead letters match in moved"), "\(listed.output)")
+        try await Self.run(try StoreCommand.Backup.parse([home + "/household.backup"]), household)
+        let moved = ["TRELLIS_STATE_DIR": home + "/moved"]
+        try await Self.run(try StoreCommand.Restore.parse([home + "/household.backup"]), moved)
+        #expect(FileManager.default.fileExists(atPath: home + "/moved/trellis.sqlite"))
+        // `deadletters` reads the restored state there (with no state it would fail).
+        try await Self.run(try DeadLettersCommand.parse([]), moved)
     }
 }

@@ -1,8 +1,11 @@
 import Foundation
 import Testing
+import TrellisApplication
 import TrellisBroker
 import TrellisMQTT
 import TrellisTestSupport
+
+@testable import trellis
 
 @Suite("Configuration file, environment, flags and reload")
 struct ConfigurationTests {
@@ -13,55 +16,69 @@ struct ConfigurationTests {
     }
 
     /// Precedence and each setting's checks are tested in the process (EffectiveConfigurationTests);
-    /// here, what the binary prints of them.
+    /// here, what `config check` prints of them, and what `run` makes of its flags.
     @Test("config check prints each value with its source; a flag beats the environment and the file")
     func precedence() async throws {
         let directory = temporaryDirectory()
         let file = try Self.write("spam:\n  limit: 20\n  window: 5\nplant:\n  host_name: FromFile\n", in: directory)
-        var env = ProcessInfo.processInfo.environment
-        env["TRELLIS_SPAM_LIMIT"] = "30"
-        env["TRELLIS_SPAM_WINDOW"] = "6"
-        let withEnv = try await TrellisBinary.run(["config", "check", file], environment: env)
-        #expect(withEnv.output.contains("spam.limit = 30    # from TRELLIS_SPAM_LIMIT"))
-        #expect(withEnv.output.contains("spam.window = 6    # from TRELLIS_SPAM_WINDOW"))
-        #expect(withEnv.output.contains("plant.host_name = FromFile    # from \(file)"))
-        #expect(withEnv.output.contains("stats.interval = 10    # from the default"))
+        let environment = ["TRELLIS_SPAM_LIMIT": "30", "TRELLIS_SPAM_WINDOW": "6"]
+        let checked = try await EffectiveConfiguration.$environment.withValue(environment) {
+            try await EffectiveConfiguration.forCommand(file: file).report
+        }
+        #expect(checked.contains("spam.limit = 30    # from TRELLIS_SPAM_LIMIT"))
+        #expect(checked.contains("spam.window = 6    # from TRELLIS_SPAM_WINDOW"))
+        #expect(checked.contains("plant.host_name = FromFile    # from \(file)"))
+        #expect(checked.contains("stats.interval = 10    # from the default"))
 
         // A flag beats both: `trellis run` with an invalid flag value names the flag as the source.
-        let flagged = try await TrellisBinary.run(["run", "--config", file, "--spam-limit", "0"], environment: env)
-        #expect(flagged.status == 1)
-        #expect(flagged.output.contains("spam.limit = 0 (from a flag) is not allowed"), "\(flagged.output)")
+        let run = try RunCommand.parse(["--config", file, "--spam-limit", "0"])
+        // Refused as it reads its settings, so `run` returns before it would start anything.
+        try #require(await Self.refuses(run, environment: environment))
+        await #expect {
+            try await EffectiveConfiguration.$environment.withValue(environment) { try await run.run() }
+        } throws: {
+            "\($0)".contains("spam.limit = 0 (from a flag) is not allowed")
+        }
     }
 
-    @Test("config check accepts the example file as shipped")
+    @Test("config check accepts the example file as shipped, which is what config example prints")
     func exampleIsValid() async throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let example = root.appendingPathComponent("trellis.example.yaml").path
-        let result = try await TrellisBinary.run(["config", "check", example])
-        #expect(result.status == 0, "\(result.output)")
-        let printed = try await TrellisBinary.run(["config", "example"])
+        let checked = try await EffectiveConfiguration.load(file: example, environment: [:])
+        #expect(checked.file == example)
         #expect(
-            printed.output == (try String(contentsOfFile: example, encoding: .utf8)),
+            ExampleConfiguration.text == (try String(contentsOfFile: example, encoding: .utf8)),
             "trellis.example.yaml is stale: run `trellis config example > trellis.example.yaml`")
     }
 
-    @Test("config check and run refuse a bad file, naming each problem's key and what is allowed, and exit 1")
+    @Test("config check and run refuse a bad file, naming each problem's key and what is allowed")
     func badFile() async throws {
         let directory = temporaryDirectory()
         let file = try Self.write("spam:\n  limt: 3\nlog:\n  format: xml\n", to: "bad.yaml", in: directory)
-        let result = try await TrellisBinary.run(["config", "check", file])
-        #expect(result.status == 1)
-        #expect(result.output.contains("unknown key spam.limt"), "\(result.output)")
-        #expect(
-            result.output.contains("log.format = xml (from \(file)) is not allowed: use one of text, json"),
-            "\(result.output)")
-        let run = try await TrellisBinary.run(["run", "--config", file, "--broker", "127.0.0.1:1"])
-        #expect(run.status == 1)
-        #expect(run.output.contains("Trellis does not start"))
-        #expect(
-            run.output.components(separatedBy: "trellis: error:").count == 2,
-            "printed once, as a command failure: \(run.output)")
+        let check = try ConfigCommand.Check.parse([file])
+        await #expect {
+            try await check.run()
+        } throws: { error in
+            let text = "\(error)"
+            return error is CommandFailure && text.contains("unknown key spam.limt")
+                && text.contains("log.format = xml (from \(file)) is not allowed: use one of text, json")
+        }
+        let run = try RunCommand.parse(["--config", file, "--broker", "127.0.0.1:1"])
+        try #require(await Self.refuses(run, environment: [:]))
+        await #expect {
+            try await run.run()
+        } throws: { error in
+            error is CommandFailure && "\(error)".contains("Trellis does not start")
+                && "\(error)".contains("unknown key spam.limt")
+        }
+    }
+
+    /// Whether the settings `run` reads are refused, so that its `run()` ends before starting anything.
+    static func refuses(_ run: RunCommand, environment: [String: String]) async -> Bool {
+        (try? await EffectiveConfiguration.load(file: run.config, environment: environment, flags: run.flagValues))
+            == nil
     }
 
     @Test("SIGHUP lowers the spam limit without a reconnect; a bad file on SIGHUP keeps the old limits")

@@ -1,5 +1,8 @@
 import Foundation
 import Testing
+import TrellisApplication
+
+@testable import trellis
 
 /// The README and the pages under `docs/`: every relative link leads somewhere, the index lists
 /// every page, the front page stays short, and the configuration page names every key.
@@ -47,11 +50,10 @@ struct DocsTests {
     }
 
     @Test("docs/configuration.md documents every key of `trellis config example`, with its environment variable")
-    func configurationPageHasEveryKey() async throws {
-        let example = try await TrellisBinary.run(["config", "example"])
-        #expect(example.status == 0)
-        let keys = Self.keys(ofExample: example.output)
-        #expect(keys.count >= 20, "found only \(keys) in: \(example.output)")
+    func configurationPageHasEveryKey() throws {
+        let example = ExampleConfiguration.text
+        let keys = Self.keys(ofExample: example)
+        #expect(keys.count >= 20, "found only \(keys) in: \(example)")
         let page = try MarkdownDocument(path: "docs/configuration.md").text
         for key in keys {
             let environment = "TRELLIS_" + key.uppercased().replacingOccurrences(of: ".", with: "_")
@@ -64,10 +66,9 @@ struct DocsTests {
     }
 
     @Test("`trellis --help` points to the reference in docs/")
-    func helpPointsToDocs() async throws {
-        let help = try await TrellisBinary.run(["--help"])
-        #expect(help.status == 0)
-        #expect(help.output.contains("docs/README.md"), "trellis --help: \(help.output)")
+    func helpPointsToDocs() {
+        let help = TrellisCommand.helpMessage()
+        #expect(help.contains("docs/README.md"), "trellis --help: \(help)")
     }
 
     /// The dotted keys of a configuration file in the example's shape: sections at the left

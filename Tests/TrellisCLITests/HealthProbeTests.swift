@@ -1,8 +1,13 @@
+import ArgumentParser
 import Foundation
 import Testing
+import TrellisApplication
 import TrellisBroker
 import TrellisMQTT
+import TrellisServer
 import TrellisTestSupport
+
+@testable import trellis
 
 /// `/livez`, `/readyz` and `trellis health` against a running relay with the probes on their own
 /// (`--health`, no metrics): alive and ready; the broker gone makes it unready, naming the broker,
@@ -57,13 +62,19 @@ struct HealthProbeTests {
 
     @Test("nothing listening, or no address: exit 1 with the reason")
     func nothingThere() async throws {
-        let port = try #require(PortProbe.freeLoopbackPort())
-        let nobody = try await Self.health(["--address", "\(port)", "--ready"])
-        #expect(nobody.status == 1)
-        #expect(nobody.output.hasPrefix("not answering at 127.0.0.1:\(port)/readyz: "), "\(nobody.output)")
-        let bad = try await Self.health(["--address", "localhost"])
-        #expect(bad.status != 0)
-        #expect(bad.output.contains("expected HOST:PORT"), "\(bad.output)")
+        // A port held without listening: nothing answers there, and nothing else can start to.
+        let nobody = try LoopbackSocket(listening: false)
+        let answer = HTTPProbe.ask(host: "127.0.0.1", port: nobody.port, ready: true, timeout: 3)
+        #expect(!answer.healthy)
+        #expect(answer.line.hasPrefix("not answering at 127.0.0.1:\(nobody.port)/readyz: "), "\(answer.line)")
+        // `trellis health` reads a bare port as one on 127.0.0.1, and refuses an address without a port.
+        #expect(ListenAddress("\(nobody.port)").map { "\($0.host):\($0.port)" } == "127.0.0.1:\(nobody.port)")
+        let bad = try HealthCommand.parse(["--address", "localhost"])
+        await #expect {
+            try await bad.run()
+        } throws: {
+            $0 is ValidationError && "\($0)".contains("expected HOST:PORT")
+        }
     }
 
     /// Size and modification time of each file of the SQLite state.

@@ -1,23 +1,23 @@
 import Foundation
 import Testing
+import TrellisApplication
 import TrellisBroker
 import TrellisMQTT
 import TrellisRelay
 import TrellisTestSupport
 
+@testable import trellis
+
 @Suite("trellis run, as a user runs it")
 struct RunCommandTests {
     @Test("--help documents every subcommand and option")
-    func help() async throws {
-        let top = try await TrellisBinary.run(["--help"])
-        #expect(top.status == 0)
-        #expect(top.output.contains("run"))
-        let run = try await TrellisBinary.run(["run", "--help"])
-        #expect(run.status == 0)
+    func help() throws {
+        #expect(TrellisCommand.helpMessage().contains("run"))
+        let run = RunCommand.helpMessage()
         for option in [
             "--broker", "--broker-config", "--state", "--log-level", "--host-name", "--client-id", "--plants-file"
         ] {
-            #expect(run.output.contains(option), "run --help lacks \(option)")
+            #expect(run.contains(option), "run --help lacks \(option)")
         }
     }
 
@@ -101,64 +101,72 @@ struct RunCommandTests {
         #expect(!PortProbe.isAccepting(host: "127.0.0.1", port: port))
     }
 
-    @Test(
-        "start-up problems are one clear line and exit status 1",
-        arguments: [
-            (
-                ["--broker-config", "/nonexistent/broker.conf"], [String: String](),
-                "cannot read the broker configuration"
-            ),
-            (["--broker", "not a broker:port"], [:], "mqtts://HOST[:PORT] (TLS, port 8883) or HOST[:PORT]"),
-            (
-                ["--broker-config", "CONFIG"], ["TRELLIS_MOSQUITTO": "/nonexistent/mosquitto"],
-                "TRELLIS_MOSQUITTO names /nonexistent/mosquitto, which is not an executable file"
-            )
-        ])
-    func startupErrors(arguments: [String], environment: [String: String], expected: String) async throws {
-        let directory = temporaryDirectory()
-        let config = try brokerConfig(port: try #require(PortProbe.freeLoopbackPort()), in: directory)
-        var env = ProcessInfo.processInfo.environment
-        env.merge(environment) { $1 }
-        let args = ["run", "--state", directory + "/state"] + arguments.map { $0 == "CONFIG" ? config : $0 }
-        let result = try await TrellisBinary.run(args, in: directory, environment: env)
-        #expect(result.status != 0)
-        #expect(result.output.contains(expected), "output: \(result.output)")
+    @Test("a start-up problem ends run with one clear line and exit status 1")
+    func startupFailure() async throws {
+        let result = try await TrellisBinary.run(
+            ["run", "--broker-config", "/nonexistent/broker.conf", "--state", temporaryDirectory() + "/state"])
+        #expect(result.status == 1)
+        let errors = result.output.split(separator: "\n").filter { $0.contains("error") }
+        #expect(errors.count == 1, "\(result.output)")
+        #expect(
+            errors.first?.hasPrefix("trellis: error: cannot read the broker configuration /nonexistent/broker.conf")
+                == true, "\(result.output)")
     }
 
-    @Test("a port already in use is reported, naming the address")
-    func portInUse() async throws {
-        try await withTestBroker { broker in
-            let directory = temporaryDirectory()
-            let config = try brokerConfig(port: broker.port, in: directory)
-            let result = try await TrellisBinary.run(
-                ["run", "--broker-config", config, "--state", directory + "/state"], in: directory)
-            #expect(result.status == 1)
-            #expect(result.output.contains("127.0.0.1:\(broker.port) is already in use"), "output: \(result.output)")
+    @Test("start-up problems name what is wrong and what to do")
+    func startupErrors() async throws {
+        #expect {
+            try MosquittoProcess(configPath: "/nonexistent/broker.conf")
+        } throws: {
+            "\($0)".contains("cannot read the broker configuration /nonexistent/broker.conf: no such file")
         }
+        do {
+            _ = try await EffectiveConfiguration.load(
+                file: nil, environment: [:], flags: ["broker.address": .string("not a broker:port")])
+            Issue.record("not a broker:port was taken")
+        } catch {
+            #expect("\(error)".contains("mqtts://HOST[:PORT] (TLS, port 8883) or HOST[:PORT]"), "\(error)")
+        }
+        #expect {
+            try MosquittoProcess.binary(environment: ["TRELLIS_MOSQUITTO": "/nonexistent/mosquitto"])
+        } throws: {
+            "\($0)".contains("TRELLIS_MOSQUITTO names /nonexistent/mosquitto, which is not an executable file")
+        }
+        #expect(try MosquittoProcess.binary(environment: ["PATH": "/nonexistent"]).hasSuffix("/mosquitto"))
+    }
+
+    @Test("a port already in use is reported, naming the address, before any mosquitto starts")
+    func portInUse() async throws {
+        let taken = try LoopbackSocket(listening: true)
+        let directory = temporaryDirectory()
+        let broker = try MosquittoProcess(configPath: try brokerConfig(port: taken.port, in: directory))
+        await #expect {
+            try await broker.start()
+        } throws: {
+            "\($0)".contains("127.0.0.1:\(taken.port) is already in use by another program")
+        }
+        #expect(broker.pid == nil)
     }
 
     @Test("a later listener whose port is in use is reported, naming its address")
     func laterPortInUse() async throws {
-        try await withTestBroker { broker in
-            // The first listener's port was free when probed; another test may take it before this
-            // broker binds it, which is reported just as well: then try again on another port.
-            for attempt in 1...5 {
-                let directory = temporaryDirectory()
-                let first = try #require(PortProbe.freeLoopbackPort())
-                let config = try brokerConfig(port: first, in: directory)
-                let handle = try #require(FileHandle(forWritingAtPath: config))
-                try handle.seekToEnd()
-                try handle.write(contentsOf: Data("listener \(broker.port) 127.0.0.1\n".utf8))
-                try handle.close()
-                let result = try await TrellisBinary.run(
-                    ["run", "--broker-config", config, "--state", directory + "/state"], in: directory)
-                if attempt < 5, result.output.contains("127.0.0.1:\(first) is already in use") { continue }
-                #expect(result.status == 1)
-                #expect(
-                    result.output.contains("127.0.0.1:\(broker.port) is already in use"), "output: \(result.output)")
-                return
-            }
+        // The first listener's port is held but refuses connections: free to the probe, and no other
+        // program can take it meanwhile.
+        let first = try LoopbackSocket(listening: false)
+        let taken = try LoopbackSocket(listening: true)
+        let directory = temporaryDirectory()
+        let config = try brokerConfig(port: first.port, in: directory)
+        let handle = try #require(FileHandle(forWritingAtPath: config))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("listener \(taken.port) 127.0.0.1\n".utf8))
+        try handle.close()
+        let broker = try MosquittoProcess(configPath: config)
+        await #expect {
+            try await broker.start()
+        } throws: {
+            "\($0)".contains("127.0.0.1:\(taken.port) is already in use")
         }
+        #expect(broker.pid == nil)
     }
 
     @Test("the embedded default broker configuration is broker.conf")
@@ -195,4 +203,32 @@ func mosquittoPIDs(config: String) -> [Int32] {
         let words = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
         return words.first?.hasSuffix("mosquitto") == true && words.contains(config)
     }
+}
+
+/// A TCP socket on 127.0.0.1 bound to a port the kernel chose: listening (the port is in use), or
+/// not (the port is held, yet a connection to it is refused). Closed when released.
+final class LoopbackSocket {
+    let descriptor: Int32
+    let port: Int
+
+    init(listening: Bool) throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+            }
+        }
+        guard descriptor >= 0, bound, !listening || listen(descriptor, 16) == 0 else {
+            close(descriptor)
+            throw TimeoutError(message: "cannot bind a loopback socket: \(String(cString: strerror(errno)))")
+        }
+        self.descriptor = descriptor
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(descriptor) }
 }

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
+import TrellisApplication
 import TrellisTestSupport
+
+@testable import trellis
 
 /// The settings of a share group and a PostgreSQL store, refused with a reason before anything starts.
 @Suite("Share group and store settings")
@@ -17,10 +20,15 @@ struct ShareConfigurationTests {
             (["--store", "mysql://u@127.0.0.1/db"], "empty or postgres://")
         ])
     func refused(_ arguments: [String], _ reason: String) async throws {
-        let result = try await TrellisBinary.run(
-            ["run", "--broker", "127.0.0.1:1", "--state", temporaryDirectory()] + arguments)
-        #expect(result.status == 1)
-        #expect(result.output.contains(reason), "\(result.output)")
+        // What `trellis run` reads of its flags, then checks before it takes the state (`launch`).
+        let run = try RunCommand.parse(["--broker", "127.0.0.1:1", "--state", temporaryDirectory()] + arguments)
+        do {
+            let configuration = try await TLSCommandTests.load(run.flagValues)
+            #expect(
+                configuration.shareGroupProblem?.contains(reason) == true, "\(configuration.shareGroupProblem ?? "")")
+        } catch {
+            #expect("\(error)".contains(reason), "\(error)")
+        }
     }
 
     @Test("config check shows the store URL with its password hidden")
@@ -29,9 +37,8 @@ struct ShareConfigurationTests {
         let file = directory + "/trellis.yaml"
         try "state:\n  store: postgres://trellis:hunter2@127.0.0.1:5432/trellis\n".write(
             toFile: file, atomically: true, encoding: .utf8)
-        let result = try await TrellisBinary.run(["config", "check", file])
-        #expect(result.status == 0, "\(result.output)")
-        #expect(result.output.contains("postgres://trellis:***@127.0.0.1:5432/trellis"), "\(result.output)")
-        #expect(!result.output.contains("hunter2"))
+        let report = try await TLSCommandTests.load([:], file: file).report.joined(separator: "\n")
+        #expect(report.contains("postgres://trellis:***@127.0.0.1:5432/trellis"), "\(report)")
+        #expect(!report.contains("hunter2"))
     }
 }

@@ -1,7 +1,11 @@
+import Configuration
 import Foundation
 import Testing
+import TrellisApplication
 import TrellisMQTT
 import TrellisTestSupport
+
+@testable import trellis
 
 /// `trellis run`, `record` and `config check` with broker URLs and TLS, against a real Mosquitto
 /// whose TLS listeners use a CA the test makes with `openssl`.
@@ -29,7 +33,7 @@ struct TLSCommandTests {
             let directory = temporaryDirectory()
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let config = directory + "/trellis.yaml"
-            func write(ca: String) throws {
+            func writeConfig(ca: String) throws {
                 try """
                 broker:
                   address: "mqtts://relay:hunter2@127.0.0.1:\(listeners.verified)"
@@ -39,14 +43,14 @@ struct TLSCommandTests {
                   dir: "\(directory)/state"
                 """.write(toFile: config, atomically: true, encoding: .utf8)
             }
-            try write(ca: pki.caCertificate)
+            try writeConfig(ca: pki.caCertificate)
             let trellis = try TrellisBinary.start(["run", "--config", config])
             try await trellis.waitForOutput("connected to the broker")
             #expect(trellis.output.contains("mqtts://127.0.0.1:\(listeners.verified)"))
             #expect(broker.log().contains("u'relay'"))
             try await expectAnswer(broker: broker, sender: "over-tls")
 
-            try write(ca: pki.caDirectory)
+            try writeConfig(ca: pki.caDirectory)
             trellis.process.signal(SIGHUP)
             try await trellis.waitForOutput("apply only after a restart")
             #expect(
@@ -60,11 +64,15 @@ struct TLSCommandTests {
     @Test(
         "--help of run, record and replay lists the URL forms and the TLS flags", arguments: ["run", "record", "replay"]
     )
-    func help(command: String) async throws {
-        let help = try await TrellisBinary.run([command, "--help"])
-        #expect(help.status == 0)
+    func help(command: String) {
+        let help =
+            switch command {
+            case "run": RunCommand.helpMessage()
+            case "record": RecordCommand.helpMessage()
+            default: ReplayCommand.helpMessage()
+            }
         for text in ["mqtts://", "--tls-ca", "--tls-cert", "--tls-key"] {
-            #expect(help.output.contains(text), "\(command) --help lacks \(text)")
+            #expect(help.contains(text), "\(command) --help lacks \(text)")
         }
     }
 
@@ -114,28 +122,36 @@ struct TLSCommandTests {
         }
     }
 
+    /// The configuration of `trellis run` given `flags`, with no file or variable besides.
+    static func load(_ flags: [String: ConfigContent], file: String? = nil) async throws -> EffectiveConfiguration {
+        let path = file ?? (temporaryDirectory() + "/trellis.yaml")
+        if file == nil { try "log:\n  level: info\n".write(toFile: path, atomically: true, encoding: .utf8) }
+        return try await EffectiveConfiguration.load(file: path, environment: [:], flags: flags)
+    }
+
     @Test(
         "a TLS file that cannot be read stops run at once with one line naming it",
         arguments: ["--tls-ca", "--tls-cert", "--tls-key"])
     func missingFile(flag: String) async throws {
         let directory = temporaryDirectory()
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let missing = directory + "/absent.pem"
         let present = directory + "/present.pem"
         try "not checked before the connection\n".write(toFile: present, atomically: true, encoding: .utf8)
-        var arguments = ["run", "--broker", "mqtts://127.0.0.1:1", "--state", temporaryDirectory()]
+        var arguments = ["--broker", "mqtts://127.0.0.1:1", "--state", temporaryDirectory()]
         switch flag {
         case "--tls-ca": arguments += ["--tls-ca", missing]
         case "--tls-cert": arguments += ["--tls-cert", missing, "--tls-key", present]
         default: arguments += ["--tls-cert", present, "--tls-key", missing]
         }
-        let result = try await TrellisBinary.run(arguments)
-        #expect(result.status != 0)
-        let errors = result.output.split(separator: "\n").filter { $0.contains("error") }
-        #expect(errors.count == 1, "\(result.output)")
-        #expect(
-            errors.first?.contains("cannot read the TLS") == true && errors.first?.contains(missing) == true,
-            "\(result.output)")
+        // What `trellis run` checks before it connects, as it parses and reads its flags.
+        let configuration = try await Self.load(try RunCommand.parse(arguments).flagValues)
+        let tls = try #require(configuration.tls)
+        #expect {
+            try tls.validate()
+        } throws: { error in
+            let message = (error as? MQTTError)?.message ?? ""
+            return message.hasPrefix("cannot read the TLS") && message.contains(missing) && !message.contains("\n")
+        }
     }
 
     @Test(
@@ -144,26 +160,36 @@ struct TLSCommandTests {
             "mqtt:/x", "mqtt://127.0.0.1:70000", "ws://127.0.0.1", "mqtts://trellis:hunter2@:8883"
         ])
     func badAddress(address: String) async throws {
-        let run = try await TrellisBinary.run(["run", "--broker", address, "--state", temporaryDirectory()])
-        #expect(run.status != 0)
-        #expect(run.output.contains("mqtts://HOST[:PORT]"), "\(run.output)")
-        #expect(!run.output.contains("hunter2"))
-        let record = try await TrellisBinary.run(["record", "--broker", address, "--count", "1"])
-        #expect(record.status != 0)
-        #expect(record.output.contains("mqtts://HOST[:PORT]"), "\(record.output)")
-        #expect(!record.output.contains("hunter2"))
+        do {
+            _ = try await Self.load(try RunCommand.parse(["--broker", address]).flagValues)
+            Issue.record("run took \(address)")
+        } catch {
+            #expect("\(error)".contains("mqtts://HOST[:PORT]"), "\(error)")
+            #expect(!"\(error)".contains("hunter2"))
+        }
+        let record = try RecordCommand.parse(["--broker", address, "--count", "1"])
+        do {
+            _ = try await record.login.configuration(for: record.broker, as: "record")
+            Issue.record("record took \(address)")
+        } catch {
+            #expect(error is CommandFailure)
+            #expect("\(error)".contains("mqtts://HOST[:PORT]"), "\(error)")
+            #expect(!"\(error)".contains("hunter2"))
+        }
     }
 
     @Test("config check masks the password, says TLS keys need a restart, and refuses TLS files without mqtts://")
     func configCheck() async throws {
         let directory = temporaryDirectory()
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        /// `config check` of a file `name` in the directory holding `yaml`, and the file's path.
-        func check(_ name: String, _ yaml: String) async throws -> (file: String, status: Int32, output: String) {
+        /// The configuration of a file `name` in the directory holding `yaml`, and the file's path.
+        func check(_ name: String, _ yaml: String) async throws -> (file: String, report: String) {
             let file = directory + "/" + name
             try yaml.write(toFile: file, atomically: true, encoding: .utf8)
-            let run = try await TrellisBinary.run(["config", "check", file])
-            return (file, run.status, run.output)
+            do {
+                return (file, try await Self.load([:], file: file).report.joined(separator: "\n"))
+            } catch {
+                return (file, "refused: \(error)")
+            }
         }
 
         let checked = try await check(
@@ -177,30 +203,29 @@ struct TLSCommandTests {
                 key: /etc/trellis/trellis.key
             """)
         let good = checked.file
-        #expect(checked.status == 0, "\(checked.output)")
+        #expect(!checked.report.hasPrefix("refused"), "\(checked.report)")
         #expect(
-            checked.output.contains(
+            checked.report.contains(
                 "broker.address = mqtts://***@broker.example    # from \(good); a change needs a restart"))
         #expect(
-            checked.output.contains("broker.tls.ca = /etc/trellis/ca.crt    # from \(good); a change needs a restart"))
+            checked.report.contains("broker.tls.ca = /etc/trellis/ca.crt    # from \(good); a change needs a restart"))
         #expect(
-            checked.output.contains(
+            checked.report.contains(
                 "broker.tls.key = /etc/trellis/trellis.key    # from \(good); a change needs a restart"))
-        #expect(!checked.output.contains("hunter2"))
+        #expect(!checked.report.contains("hunter2"))
 
         let refused = try await check(
             "plain.yaml", "broker:\n  address: \"127.0.0.1:1883\"\n  tls:\n    ca: /etc/trellis/ca.crt\n")
-        #expect(refused.status != 0)
-        #expect(refused.output.contains("broker.tls.ca"), "\(refused.output)")
+        #expect(refused.report.hasPrefix("refused"), "\(refused.report)")
         #expect(
-            refused.output.contains(
+            refused.report.contains(
                 "broker.tls.ca (from \(refused.file)) needs an mqtts:// broker.address, and it is 127.0.0.1:1883"),
-            "\(refused.output)")
+            "\(refused.report)")
 
         let badCheck = try await check("bad.yaml", "broker:\n  address: \"mqtts://trellis:hunter2@broker.example:0\"\n")
-        #expect(badCheck.status != 0)
-        #expect(badCheck.output.contains("out of range"), "\(badCheck.output)")
-        #expect(!badCheck.output.contains("hunter2"))
+        #expect(badCheck.report.hasPrefix("refused"), "\(badCheck.report)")
+        #expect(badCheck.report.contains("out of range"), "\(badCheck.report)")
+        #expect(!badCheck.report.contains("hunter2"))
     }
 
     @Test("record reaches a TLS broker with user info in the URL; the password is not echoed")

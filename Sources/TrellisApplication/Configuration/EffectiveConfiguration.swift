@@ -30,12 +30,18 @@ package struct EffectiveConfiguration: Sendable {
     /// `trellis.yaml` in the working directory, read when present and no file is named.
     package static let defaultFile = "trellis.yaml"
 
+    /// The `TRELLIS_…` variables every command reads when it is given none: the process's, unless
+    /// the task runs with others (a command run inside another program, such as a test).
+    @TaskLocal package static var environment: [String: String]? = nil
+
     /// Resolves every key. `file` nil means `trellis.yaml` when present; a named file must exist.
+    /// `environment` nil means ``environment``, else the process's.
     package static func load(
         file: String?,
-        environment: [String: String] = ProcessInfo.processInfo.environment,
+        environment: [String: String]? = nil,
         flags: [String: ConfigContent] = [:]
     ) async throws(Invalid) -> EffectiveConfiguration {
+        let environment = environment ?? Self.environment ?? ProcessInfo.processInfo.environment
         var problems: [String] = []
         let path = file ?? (FileManager.default.fileExists(atPath: defaultFile) ? defaultFile : nil)
         var fileProvider: (any ConfigProvider)?

@@ -1,0 +1,26 @@
+/// What `trellis config check` prints of a configuration: each setting with its value (a broker
+/// or store password masked) and its source, whether a change needs a restart, then each bridge
+/// of the file and its rules.
+extension EffectiveConfiguration {
+    package var report: [String] {
+        var lines = ["# effective configuration" + (file.map { " (file: \($0))" } ?? " (no file)")]
+        for setting in SettingKey.all {
+            let value = Self.shown(setting.key, values[setting.key]?.content ?? setting.defaultValue)
+            let source = Self.describe(self.source(setting.key), setting: setting, file: file)
+            lines.append(
+                "\(setting.key) = \(value)    # from \(source)\(setting.reloadable ? "" : "; a change needs a restart")"
+            )
+        }
+        for bridge in bridges {
+            lines.append(
+                "bridges.\(bridge.name) = \(bridge.url), window \(bridge.window), max_bytes \(bridge.maxBytes), "
+                    + "max_age \(Int(bridge.maxAge))    # from \(file ?? "the file"); a change needs a restart")
+            for (direction, rules) in [("out", bridge.outRules), ("in", bridge.inRules)] {
+                for (index, rule) in rules.enumerated() {
+                    lines.append("bridges.\(bridge.name).\(direction)[\(index)]: \(rule.summary)")
+                }
+            }
+        }
+        return lines
+    }
+}
