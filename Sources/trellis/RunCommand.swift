@@ -182,20 +182,8 @@ struct RunCommand: AsyncParsableCommand {
         do {
             try await TrellisApplication.launch(
                 configuration, flags: flagValues, watchConfig: watchConfig, logger: logger)
-        } catch let error as MosquittoProcess.StartError {
-            throw fail("\(error)")
-        } catch let error as StoreError where error.code == .cannotOpen {
-            throw fail("\(error); Trellis does not start and leaves the state as it is")
-        } catch let error as StoreError {
-            throw fail("\(error)")
-        } catch let error as PlantsFileError {
-            throw fail("\(error)")
-        } catch let error as CredentialsError {
-            throw fail("\(error)")
-        } catch let error as SocketIOServer.PressTokenError {
-            throw fail("\(error)")
-        } catch let error as StateAccessError {
-            throw fail("\(error)")
+        } catch {
+            throw TrellisApplication.failure(of: error)
         }
     }
 }

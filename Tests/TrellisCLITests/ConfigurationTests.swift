@@ -1,8 +1,11 @@
 import Foundation
+import Logging
 import Testing
 import TrellisApplication
 import TrellisBroker
 import TrellisMQTT
+import TrellisRelay
+import TrellisStoreSQLite
 import TrellisTestSupport
 
 @testable import trellis
@@ -136,35 +139,39 @@ struct ConfigurationTests {
     }
 
     @Test(
-        "the dialect of the shared plant topics is reloaded by SIGHUP: lossless echoes the ID, original answers with ID 0"
+        "the dialect of the shared plant topics is reloadable: lossless echoes the ID, original answers with ID 0"
     )
     func dialectReload() async throws {
-        try await withTestBroker { broker in
-            let directory = temporaryDirectory()
-            let file = try Self.write("plant:\n  dialect: lossless\n", in: directory)
-            let (observer, inbox) = try await TestClients.connectCollecting(
-                to: broker, "rpi/fromrpi", "trellis/events", "trellis/status")
-            let trellis = try TrellisBinary.start([
-                "run", "--config", file, "--broker", broker.address,
-                "--state", directory + "/state"
-            ])
-            try await inbox.wait("online") { $0.last { $0.topic == "trellis/status" }?.text == "online" }
-            let request = "ID:5;sender:phone;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants"
-            try await observer.publishAndWait(topic: "rpi/torpi", payload: Array(request.utf8))
-            let lossless = try await inbox.messages(on: "rpi/fromrpi")
-            #expect(lossless[0].text == "ID:5;sender:Host-RPI3B+;receiver:phone;payload:0;operation:RES_numPlants")
-
-            _ = try Self.write("plant:\n  dialect: original\n", in: directory)
-            trellis.process.signal(SIGHUP)
-            let reloaded = try await inbox.messages(on: "trellis/events")
-            #expect(
-                reloaded[0].text?.contains(#"{"from":"lossless","key":"plant.dialect","to":"original"}"#) == true,
-                "\(reloaded[0].text ?? "")")
-            try await observer.publishAndWait(topic: "rpi/torpi", payload: Array(request.utf8))
-            let original = try await inbox.messages(on: "rpi/fromrpi", count: 2)
-            #expect(original[1].text == "ID:0;sender:Host-RPI3B+;receiver:phone;payload:0;operation:RES_numPlants")
-            #expect(try await trellis.terminate() == 0)
-            await observer.shutdown()
+        let directory = temporaryDirectory()
+        let file = try Self.write("plant:\n  dialect: lossless\n", in: directory)
+        var quiet = Logger(label: "trellis.test.reload")
+        quiet.logLevel = .critical
+        let configuration = try await EffectiveConfiguration.load(file: file, environment: [:])
+        let store = try SQLiteStore.inMemory()
+        // A relay that is never started: a reload applies to its engine, which needs no broker.
+        let nobody = try LoopbackSocket(listening: false)
+        let client = try MQTTClient(
+            configuration: MQTTConfiguration(host: "127.0.0.1", port: nobody.port, clientID: "reloaded"))
+        let relay = RelayService(client: client, store: store, settings: configuration.relaySettings, logger: quiet)
+        let reloader = ConfigReloader(configuration: configuration, flags: [:], relay: relay, logger: quiet)
+        let request = MQTTMessage(
+            topic: "rpi/torpi",
+            payload: Array("ID:5;sender:phone;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants".utf8),
+            qos: .atLeastOnce, retain: false, properties: MQTTProperties())
+        func answer() async -> [String] {
+            await relay.engine.process(request, at: Date()).map { String(decoding: $0.payload, as: UTF8.self) }
         }
+        #expect(await answer() == ["ID:5;sender:Host-RPI3B+;receiver:phone;payload:0;operation:RES_numPlants"])
+
+        _ = try Self.write("plant:\n  dialect: original\n", in: directory)
+        // What SIGHUP runs (the `reload` test sends the signal to `trellis run`).
+        await EffectiveConfiguration.$environment.withValue([:]) { await reloader.reload(reason: "SIGHUP") }
+        let reloaded = try await EffectiveConfiguration.load(file: file, environment: [:])
+        #expect(
+            reloaded.changes(from: configuration).map { "\($0.key): \($0.old) → \($0.new)" } == [
+                "plant.dialect: lossless → original"
+            ])
+        #expect(await answer() == ["ID:0;sender:Host-RPI3B+;receiver:phone;payload:0;operation:RES_numPlants"])
+        try await store.close()
     }
 }

@@ -4,6 +4,7 @@ import TrellisApplication
 import TrellisBroker
 import TrellisMQTT
 import TrellisRelay
+import TrellisStore
 import TrellisTestSupport
 
 @testable import trellis
@@ -101,16 +102,24 @@ struct RunCommandTests {
         #expect(!PortProbe.isAccepting(host: "127.0.0.1", port: port))
     }
 
-    @Test("a start-up problem ends run with one clear line and exit status 1")
-    func startupFailure() async throws {
-        let result = try await TrellisBinary.run(
-            ["run", "--broker-config", "/nonexistent/broker.conf", "--state", temporaryDirectory() + "/state"])
-        #expect(result.status == 1)
-        let errors = result.output.split(separator: "\n").filter { $0.contains("error") }
-        #expect(errors.count == 1, "\(result.output)")
-        #expect(
-            errors.first?.hasPrefix("trellis: error: cannot read the broker configuration /nonexistent/broker.conf")
-                == true, "\(result.output)")
+    @Test("a start-up problem ends run with one clear line, a command failure (exit status 1)")
+    func startupFailure() throws {
+        do {
+            _ = try MosquittoProcess(configPath: "/nonexistent/broker.conf")
+            Issue.record("a broker configuration that is not there was taken")
+        } catch {
+            let failure = TrellisApplication.failure(of: error)
+            #expect(failure is CommandFailure)
+            #expect(
+                "\(failure)"
+                    == "cannot read the broker configuration /nonexistent/broker.conf: no such file; "
+                    + "pass another file with --broker-config FILE")
+        }
+        let store = TrellisApplication.failure(of: StoreError(code: .cannotOpen, message: "cannot open the store at x"))
+        #expect(store is CommandFailure)
+        #expect("\(store)".hasSuffix("; Trellis does not start and leaves the state as it is"), "\(store)")
+        struct Unforeseen: Error {}
+        #expect(TrellisApplication.failure(of: Unforeseen()) is Unforeseen)
     }
 
     @Test("start-up problems name what is wrong and what to do")
