@@ -1,7 +1,11 @@
 import Foundation
+import Logging
 import Testing
 import TrellisBroker
 import TrellisMQTT
+import TrellisRelay
+import TrellisServer
+import TrellisStoreSQLite
 import TrellisTestSupport
 
 /// The HTTP servers' connection limits on a running `trellis run` (Socket.IO, health and metrics):
@@ -10,7 +14,8 @@ import TrellisTestSupport
 /// `/readyz` answers and a real python-socketio client connects, registers and hears a press; and
 /// kept-alive connections that did send a request fill the cap, so a new one is closed at once,
 /// until the idle timeout closes them; and Socket.IO sessions, which keep Engine.IO's own rules, outlive
-/// an idle timeout far shorter than their silences. `Tests/HTTP/slow_connections.py` opens the connections.
+/// an idle timeout far shorter than their silences; and a WebSocket upgrade left without its probe ends with
+/// its session (on the Socket.IO server alone, in this process). `Tests/HTTP/slow_connections.py` opens the connections.
 @Suite("HTTP servers: slow and idle connections are bounded", .serialized)
 struct HTTPLimitsTests {
     static let script = SocketIOClientTests.root.appendingPathComponent("Tests/HTTP/slow_connections.py").path
@@ -167,22 +172,67 @@ struct HTTPLimitsTests {
 
     @Test("a WebSocket upgrade that never sends its probe is closed when its polling session ends")
     func danglingUpgrade() async throws {
-        try await withTestBroker { broker in
-            let (trellis, ports) = try await TrellisBinary.startRelay(broker: broker, servers: ["--socketio"])
+        try await Self.withSocketIOServer { port in
             let script = SocketIOClientTests.root.appendingPathComponent("Tests/SocketIO/dangling_upgrade.py").path
-            let client = try TrellisBinary.start(
-                [script, "--url", "http://127.0.0.1:\(ports[0])", "--timeout", "30"],
-                executable: "/usr/bin/python3")
-            #expect(try await client.waitForExit(timeout: .seconds(60)) == 0, "\(client.output)")
+            let output = try await Self.python(
+                [script, "--url", "http://127.0.0.1:\(port)", "--timeout", "30"], timeout: .seconds(60))
             // The session ends 10 s after its handshake (nothing followed it); its WebSocket with it,
             // instead of holding a connection the cap counts for ever.
-            let closed = try #require(Self.event("closed", client.output), "\(client.output)")
+            let closed = try #require(Self.event("closed", output), "\(output)")
             let after = try #require(closed["after"] as? Double)
             // Not before the session's end; that it closes at all, the client's 30 s timeout checks.
-            #expect(after >= 8, "\(client.output)")
-
-            #expect(try await trellis.terminate() == 0)
+            #expect(after >= 8, "\(output)")
         }
+    }
+
+    /// Runs `body` with the Socket.IO server of `trellis run` in this process on a free loopback port,
+    /// on a relay that is never connected: what the HTTP layer and the sessions decide alone needs no
+    /// broker and no `trellis` process.
+    static func withSocketIOServer(_ body: (Int) async throws -> Void) async throws {
+        var quiet = Logger(label: "trellis.test.socketio")
+        quiet.logLevel = .critical
+        let store = try SQLiteStore.inMemory()
+        let nobody = try LoopbackSocket(listening: false)
+        let client = try MQTTClient(
+            configuration: MQTTConfiguration(host: "127.0.0.1", port: nobody.port, clientID: "socketio-test"))
+        let relay = RelayService(client: client, store: store, settings: RelaySettings(), logger: quiet)
+        let port = try #require(PortProbe.freeLoopbackPort())
+        let group = SocketIOServer.service(
+            address: ListenAddress(host: "127.0.0.1", port: port), relay: relay, settings: SocketIOSettings(),
+            logger: quiet)
+        let running = Task { try await group.run() }
+        let outcome: Result<Void, any Error>
+        do {
+            try await eventually("the Socket.IO server listens") {
+                PortProbe.isAccepting(host: "127.0.0.1", port: port)
+            }
+            try await body(port)
+            outcome = .success(())
+        } catch {
+            outcome = .failure(error)
+        }
+        await group.triggerGracefulShutdown()
+        _ = await running.result
+        try await store.close()
+        try outcome.get()
+    }
+
+    /// Runs python3 with `arguments` to its end and returns what it printed; throws after `timeout`.
+    static func python(_ arguments: [String], timeout: Duration) async throws -> String {
+        let output = temporaryDirectory() + "/python.log"
+        let child = try ChildProcess(path: "/usr/bin/python3", arguments: arguments, outputPath: output)
+        let deadline = ContinuousClock.now + timeout
+        while child.isRunning {
+            guard ContinuousClock.now < deadline else {
+                child.signal(SIGKILL)
+                child.waitUntilExit()
+                throw TimeoutError(message: "python3 \(arguments) did not end within \(timeout)")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        #expect(child.terminationStatus == 0, "\(text)")
+        return text
     }
 
     /// The last JSON line of `output` whose `event` is `name`.
