@@ -85,7 +85,7 @@ struct ConfigurationTests {
     }
 
     @Test("SIGHUP lowers the spam limit without a reconnect; a bad file on SIGHUP keeps the old limits")
-    func reload() async throws {
+    func reloadOnSIGHUP() async throws {
         try await withTestBroker { broker in
             let directory = temporaryDirectory()
             let file = try Self.write("spam:\n  limit: 8\n  window: 600\nstats:\n  interval: 0.2\n", in: directory)
@@ -164,7 +164,7 @@ struct ConfigurationTests {
         #expect(await answer() == ["ID:5;sender:Host-RPI3B+;receiver:phone;payload:0;operation:RES_numPlants"])
 
         _ = try Self.write("plant:\n  dialect: original\n", in: directory)
-        // What SIGHUP runs (the `reload` test sends the signal to `trellis run`).
+        // What SIGHUP runs (`reloadOnSIGHUP` sends the signal to `trellis run`).
         await EffectiveConfiguration.$environment.withValue([:]) { await reloader.reload(reason: "SIGHUP") }
         let reloaded = try await EffectiveConfiguration.load(file: file, environment: [:])
         #expect(
