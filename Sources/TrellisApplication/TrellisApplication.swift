@@ -63,26 +63,34 @@ package struct TrellisApplication: Sendable {
                 relay, StatsService(relay: relay, logger: part("trellis.stats")),
                 BackupService(relay: relay, logger: part("trellis.backup"))
             ]
-        // Each bridge's upstream links, by name and direction, for /readyz.
-        var links: [(bridge: String, direction: String, client: MQTTClient)] = []
+        // Each bridge's upstream links, by name and direction, for /readyz. In a share group the
+        // relays take turns on one upstream session, named after the group.
+        var links: [(bridge: String, direction: String, link: UpstreamLink)] = []
+        let owner = settings.shareGroup ?? mqtt.clientID
         for bridge in settings.bridges {
             if !bridge.outRules.isEmpty {
                 let forwarder = try BridgeForwarder(
-                    bridge: bridge, store: store, clientID: mqtt.clientID, logger: part("trellis.bridge"))
+                    bridge: bridge, store: store, owner: owner, group: settings.shareGroup,
+                    logger: part("trellis.bridge"))
                 services.append(forwarder)
-                links.append((bridge.name, "out", forwarder.client))
+                links.append((bridge.name, "out", forwarder.link))
             }
             if !bridge.inRules.isEmpty {
                 let receiver = try BridgeReceiver(
-                    bridge: bridge, local: relay.client, clientID: mqtt.clientID, logger: part("trellis.bridge"))
+                    bridge: bridge, local: relay.client, store: store, owner: owner, group: settings.shareGroup,
+                    logger: part("trellis.bridge"))
                 services.append(receiver)
-                links.append((bridge.name, "in", receiver.client))
+                links.append((bridge.name, "in", receiver.link))
             }
         }
         var announcements: [(message: String, address: ListenAddress)] = []
         let bridgeLinks = links
         let probes = Probes(relay: relay) {
-            bridgeLinks.map { ProbeLink(name: $0.bridge, direction: $0.direction, connected: $0.client.isConnected) }
+            bridgeLinks.map {
+                ProbeLink(
+                    name: $0.bridge, direction: $0.direction, connected: $0.link.isConnected,
+                    standby: $0.link.standby)
+            }
         }
         let http = part("trellis.http")
         if let address = servers.metrics {

@@ -3,8 +3,8 @@ import PostgresNIO
 import TrellisCore
 import TrellisStore
 
-/// ``BridgeStore`` over PostgreSQL: one table, its rows in the order of their ids. Bridges are
-/// refused in a share group until exactly one relay of the group forwards (docs/bridge.md).
+/// ``BridgeStore`` over PostgreSQL: one table, its rows in the order of their ids. In a share group
+/// every relay queues here, and the relay holding the bridge's lease forwards (``StoreLeases``).
 extension PostgresStore {
     public func enqueueForward(
         bridge: String, topic: String, payload: [UInt8], qos: Int, retain: Bool, at time: Date

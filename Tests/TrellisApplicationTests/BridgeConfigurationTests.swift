@@ -161,11 +161,30 @@ struct BridgeConfigurationTests {
             "\(problems)")
     }
 
-    @Test("bridges in a share group are refused: every relay of the group would forward the same queue")
+    @Test("in a share group the example is taken: the group's relays take turns on one link")
     func shareGroup() async throws {
         let file = try EffectiveConfigurationTests.file(Self.example)
+        let configuration = try await EffectiveConfiguration.load(
+            file: file, environment: ["TRELLIS_BROKER_SHARE_GROUP": "trellis"])
+        #expect(configuration.bridges.map(\.name) == ["cloud"])
+    }
+
+    @Test(
+        "in a share group, an in rule onto a topic the group hears is refused: shared subscriptions have no No Local",
+        arguments: [
+            ("site/home1/sensors/#", "reaches sensors/#, an out rule of bridge cloud"),
+            ("site/home1/rpi/torpi/+", "reaches rpi/torpi/+, a topic Trellis reads"),
+            ("site/home1/p2o/buttons/+/press", "a topic Trellis reads")
+        ])
+    func shareGroupEcho(filter: String, problem: String) async throws {
+        let file = try EffectiveConfigurationTests.file(
+            Self.example.replacingOccurrences(of: "site/home1/commands/#", with: filter))
         let problems = await Self.problems(file, environment: ["TRELLIS_BROKER_SHARE_GROUP": "trellis"])
-        #expect(problems.contains { $0.contains("bridges with broker.share_group") }, "\(problems)")
+        #expect(
+            problems.contains { $0.hasPrefix("bridges.cloud.in[0].topic: \(filter)") && $0.contains(problem) },
+            "\(problems)")
+        // Alone on its store, No Local keeps the relay from hearing what it carries in.
+        _ = try await EffectiveConfiguration.load(file: file, environment: [:])
     }
 
     /// The problems `file` is refused with; none (and an issue recorded) when it is taken.

@@ -25,7 +25,8 @@ struct BridgeQueueBoundsTests {
                         retain: false, at: Date())
                 }
                 let log = CapturedLog()
-                let forwarder = try BridgeForwarder(bridge: bridge, store: store, clientID: "r", logger: log.logger)
+                let forwarder = try BridgeForwarder(
+                    bridge: bridge, store: store, owner: "r", group: nil, logger: log.logger)
                 let running = Task { try await forwarder.run() }
                 // The forwarder stopped and waited for before the store closes, whatever happened.
                 do {

@@ -15,7 +15,8 @@ import TrellisStore
 package final class BridgeForwarder: Service, Sendable {
     let bridge: BridgeSettings
     let store: any TrellisStore
-    let client: MQTTClient
+    /// The upstream link, whose client is this relay's only during its turns (always, alone on its store).
+    let link: UpstreamLink
     let logger: Logger
     let counters: BridgeCounters
     /// The origin of the ids this bridge's messages carry (``BridgeMessageID``).
@@ -25,22 +26,31 @@ package final class BridgeForwarder: Service, Sendable {
     /// How often the queue is held to its bounds (``BridgeSettings/maxBytes``, ``BridgeSettings/maxAge``).
     static let trimInterval: Duration = .seconds(1)
 
-    package init(bridge: BridgeSettings, store: any TrellisStore, clientID: String, logger: Logger) throws {
+    /// - Parameters:
+    ///   - owner: the relay's client id, or its share group's name (whose relays take turns).
+    ///   - group: the share group, whose store's lease decides which relay forwards; nil alone.
+    package init(
+        bridge: BridgeSettings, store: any TrellisStore, owner: String, group: String?, logger: Logger
+    ) throws {
         self.bridge = bridge
         self.store = store
         self.logger = logger
         counters = BridgeCounters(bridge: bridge.name)
-        origin = BridgeMessageID.origin(relay: clientID, bridge: bridge.name)
-        client = try .upstream(of: bridge, relayClientID: clientID, role: "", logger: logger)
+        origin = BridgeMessageID.origin(relay: owner, bridge: bridge.name)
+        link = try UpstreamLink(turns: BridgeTurns(bridge: bridge.name, direction: "out", group: group, store: store)) {
+            try .upstream(of: bridge, owner: owner, role: "", logger: logger)
+        }
     }
 
     package func run() async throws {
-        client.start()
-        logger.info(
-            "forwarding to the upstream broker",
-            metadata: ["bridge": "\(bridge.name)", "upstream": "\(bridge.url)"])
-        await cancelWhenGracefulShutdown { await self.forward() }
-        await client.shutdown()
+        await cancelWhenGracefulShutdown {
+            await self.link.run(logger: self.logger) { client in
+                self.logger.info(
+                    "forwarding to the upstream broker",
+                    metadata: ["bridge": "\(self.bridge.name)", "upstream": "\(self.bridge.url)"])
+                await self.forward(through: client)
+            }
+        }
     }
 
     /// What ends a wait of the forwarder.
@@ -53,7 +63,7 @@ package final class BridgeForwarder: Service, Sendable {
     }
 
     /// The window's events in, its actions carried out, until cancelled.
-    private func forward() async {
+    private func forward(through client: MQTTClient) async {
         var window = ForwardWindow(limit: bridge.window)
         var trimmed = ContinuousClock.now - Self.trimInterval
         await withTaskGroup(of: Event.self) { group in
@@ -72,7 +82,7 @@ package final class BridgeForwarder: Service, Sendable {
                                 "could not read the bridge's queue: \(error)", metadata: ["bridge": "\(bridge.name)"])
                         }
                     case let .publish(message, _):
-                        switch await publish(message) {
+                        switch await publish(message, through: client) {
                         case nil:
                             return
                         case let .failure(refusal)?:
@@ -139,12 +149,14 @@ package final class BridgeForwarder: Service, Sendable {
             metadata: ["bridge": "\(bridge.name)", "id": "\(id)", "refused_since_last_line": "\(unlogged)"])
     }
 
-    /// Holds the queue to its bounds, and says what they dropped (at most a line a minute).
+    /// Holds the queue to its bounds, and says what they dropped (at most a line a minute); records
+    /// the age of the oldest message left.
     private func trim() async {
         let now = Date()
         do {
             let trim = try await store.trimForwards(
                 bridge: bridge.name, maxBytes: bridge.maxBytes, storedBefore: now.addingTimeInterval(-bridge.maxAge))
+            counters.oldest(try await store.oldestForward(bridge: bridge.name), at: now)
             guard let dropped = counters.trimmed(trim, at: now) else { return }
             logger.warning(
                 "dropped the oldest messages of the bridge's queue to hold it to its bounds",
@@ -159,13 +171,11 @@ package final class BridgeForwarder: Service, Sendable {
         }
     }
 
-    /// Queues `message` upstream, trying again each second while the client refuses it (a QoS 0
-    /// message while the link is down); nil once cancelled.
     /// Queues `message` upstream, trying again each second while the client refuses it for now (a
     /// QoS 0 message while the link is down); a message that can never go (too large, a topic the
     /// client refuses) comes back as a failure; nil once cancelled.
     private func publish(
-        _ message: ForwardWindow.Message
+        _ message: ForwardWindow.Message, through client: MQTTClient
     ) async -> Result<MQTTClient.Acknowledgement, MQTTError>? {
         while !Task.isCancelled {
             do {

@@ -4,6 +4,7 @@ import ServiceLifecycle
 import TrellisCore
 import TrellisMQTT
 import TrellisRelay
+import TrellisStore
 
 /// The receiving side of one bridge: its `in` rules. A client of its own on the upstream broker
 /// (a persistent session, so what arrives while Trellis is away waits there) subscribes to each
@@ -16,50 +17,69 @@ import TrellisRelay
 /// brought in cannot go back out by an `out` rule, nor be taken by Trellis for a request.
 package final class BridgeReceiver: Service, Sendable {
     let bridge: BridgeSettings
-    let client: MQTTClient
+    /// The upstream link, whose client is this relay's only during its turns (always, alone on its store).
+    let link: UpstreamLink
     let local: MQTTClient
     let logger: Logger
     let counters: BridgeCounters
-    /// The relay's client id, which the origin of its own bridges' messages starts with.
-    let relayClientID: String
+    /// The relay's client id or its share group's name, which the origin of its own bridges'
+    /// messages starts with.
+    let owner: String
 
-    package init(bridge: BridgeSettings, local: MQTTClient, clientID: String, logger: Logger) throws {
+    /// - Parameters:
+    ///   - owner: the relay's client id, or its share group's name (whose relays take turns).
+    ///   - group: the share group, whose store's lease decides which relay receives; nil alone.
+    package init(
+        bridge: BridgeSettings, local: MQTTClient, store: any TrellisStore, owner: String, group: String?,
+        logger: Logger
+    ) throws {
         self.bridge = bridge
         self.local = local
         self.logger = logger
+        self.owner = owner
         counters = BridgeCounters(bridge: bridge.name)
-        relayClientID = clientID
-        client = try .upstream(
-            of: bridge, relayClientID: clientID, role: "-in", maxUnhandledMessages: bridge.window, logger: logger)
+        link = try UpstreamLink(turns: BridgeTurns(bridge: bridge.name, direction: "in", group: group, store: store)) {
+            try .upstream(of: bridge, owner: owner, role: "-in", maxUnhandledMessages: bridge.window, logger: logger)
+        }
     }
 
     package func run() async throws {
-        client.start()
+        await cancelWhenGracefulShutdown {
+            await self.link.run(logger: self.logger) { client in await self.receive(through: client) }
+        }
+    }
+
+    /// Subscribes `client` by the `in` rules and carries what arrives, until cancelled.
+    private func receive(through client: MQTTClient) async {
         for rule in bridge.inRules {
             // Kept by the client across reconnects; the first is sent once connected.
-            try await client.subscribe(rule.filter.text, qos: rule.qos == 0 ? .atMostOnce : .atLeastOnce)
+            do {
+                try await client.subscribe(rule.filter.text, qos: rule.qos == 0 ? .atMostOnce : .atLeastOnce)
+            } catch {
+                logger.error(
+                    "could not subscribe upstream: \(error)",
+                    metadata: ["bridge": "\(bridge.name)", "topic": "\(rule.filter.text)"])
+                return
+            }
         }
         logger.info(
             "carrying messages in from the upstream broker",
             metadata: ["bridge": "\(bridge.name)", "upstream": "\(bridge.url)"])
-        await cancelWhenGracefulShutdown {
-            var seen = SeenBridgeIDs()
-            for await message in self.client.messages {
-                let arrival = seen.arrival(of: message.properties.userProperties, relay: self.relayClientID)
-                if arrival == .carry {
-                    // Stopping before the local broker has it: left unacknowledged, so the upstream
-                    // broker sends it again to the next session.
-                    guard await self.carry(message) else { break }
-                } else {
-                    self.counters.dropped(arrival)
-                    self.logger.debug(
-                        "dropped a message from the upstream broker",
-                        metadata: ["bridge": "\(self.bridge.name)", "topic": "\(message.topic)", "why": "\(arrival)"])
-                }
-                self.client.messageHandled()
+        var seen = SeenBridgeIDs()
+        for await message in client.messages {
+            let arrival = seen.arrival(of: message.properties.userProperties, relay: owner)
+            if arrival == .carry {
+                // Stopping before the local broker has it: left unacknowledged, so the upstream
+                // broker sends it again to the next session.
+                guard await carry(message) else { break }
+            } else {
+                counters.dropped(arrival)
+                logger.debug(
+                    "dropped a message from the upstream broker",
+                    metadata: ["bridge": "\(bridge.name)", "topic": "\(message.topic)", "why": "\(arrival)"])
             }
+            client.messageHandled()
         }
-        await client.shutdown()
     }
 
     /// Publishes `message` locally by the first `in` rule that carries its topic and waits for the

@@ -94,6 +94,27 @@ enum BridgeConfiguration {
         }
     }
 
+    /// In a share group, the `in` rules whose messages the group would hear again: the relays take
+    /// the group's topics through shared subscriptions, on which No Local is not allowed (MQTT 5,
+    /// 3.8.3.1), so a message carried onto a topic Trellis reads (a request, a reading, a press) or
+    /// onto an `out` rule's topics would be handled as sent locally, or sent back upstream.
+    static func groupEchoes(_ bridges: [BridgeSettings], prefixes: TopicPrefixes) -> [String] {
+        let heard =
+            TopicAccessTable.inputs(prefixes: prefixes).map { ($0, "a topic Trellis reads") }
+            + bridges.flatMap { bridge in
+                bridge.outRules.map { ($0.filter.text, "an out rule of bridge \(bridge.name)") }
+            }
+        return bridges.flatMap { bridge in
+            bridge.inRules.enumerated().compactMap { index, rule in
+                let local = TopicFilter(rule.crossedFilter)
+                guard let (filter, what) = heard.first(where: { local.overlaps(TopicFilter($0.0)) }) else { return nil }
+                return "\(key).\(bridge.name).in[\(index)].topic: \(rule.filter.text) arrives locally as \(local) and "
+                    + "reaches \(filter), \(what), which a share group hears without No Local; "
+                    + "carry it to a topic of its own"
+            }
+        }
+    }
+
     /// The members of `node` when it is a mapping, each key not in `keys` noted as a problem; nil
     /// (noted too) when it is not a mapping.
     static func members(

@@ -114,10 +114,8 @@ package struct EffectiveConfiguration: Sendable {
             problems += configuration.brokerProblems()
             problems += BridgeConfiguration.forgeries(bridges, prefixes: configuration.relaySettings.topicPrefixes)
         }
-        if !bridges.isEmpty, !configuration.string("broker.share_group").isEmpty {
-            problems.append(
-                "bridges with broker.share_group: each relay of the group would forward the same queue; "
-                    + "this release forwards from a relay alone on its store")
+        if problems.isEmpty, !configuration.string("broker.share_group").isEmpty {
+            problems += BridgeConfiguration.groupEchoes(bridges, prefixes: configuration.relaySettings.topicPrefixes)
         }
         guard problems.isEmpty else { throw Invalid(problems: problems) }
         return configuration

@@ -17,6 +17,7 @@ public final class BridgeCounters: Sendable {
     private let droppedByBytes: Counter
     private let queuedMessages: Gauge
     private let queuedBytes: Gauge
+    private let oldestAge: Gauge
     private let drops = Mutex(Drops())
 
     /// Dropped messages not yet logged, and when the last line was written.
@@ -37,6 +38,13 @@ public final class BridgeCounters: Sendable {
         droppedByBytes = Counter(label: "trellis_bridge_dropped_total", dimensions: named + [("bound", "bytes")])
         queuedMessages = Gauge(label: "trellis_bridge_queued_messages", dimensions: named)
         queuedBytes = Gauge(label: "trellis_bridge_queued_bytes", dimensions: named)
+        oldestAge = Gauge(label: "trellis_bridge_queue_oldest_age_seconds", dimensions: named)
+    }
+
+    /// Records how long the oldest message waiting was kept before `now` (0 when none waits): a
+    /// queue that ages while messages arrive is a link that does not drain.
+    public func oldest(_ kept: Date?, at now: Date) {
+        oldestAge.record(kept.map { max(0, now.timeIntervalSince($0)) } ?? 0)
     }
 
     /// `count` messages the upstream broker acknowledged.

@@ -29,9 +29,11 @@ public enum MetricsServer {
         BuildInfo.register(on: registry)
     }
 
-    /// The text of `/metrics`: the registry's series, refreshed from `relay` first, then the process's.
-    static func exposition(gauges: StateGauges, relay: RelayService) async -> [UInt8] {
+    /// The text of `/metrics`: the registry's series, refreshed from `relay` and the bridges' `links`
+    /// first, then the process's.
+    static func exposition(gauges: StateGauges, relay: RelayService, links: [ProbeLink] = []) async -> [UInt8] {
         await gauges.update(from: relay)
+        gauges.update(links: links)
         var buffer = [UInt8]()
         registry.emit(into: &buffer)
         ProcessSeries.read()?.emit(into: &buffer)
@@ -59,7 +61,7 @@ public enum MetricsServer {
         let router = Router()
         router.add(middleware: HostGuard(server: "metrics", hosts: hosts, logger: logger))
         router.get("/metrics") { _, _ -> Response in
-            let buffer = await exposition(gauges: gauges, relay: relay)
+            let buffer = await exposition(gauges: gauges, relay: relay, links: probes.links())
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(bytes: buffer)))
@@ -70,7 +72,7 @@ public enum MetricsServer {
 }
 
 /// Gauges refreshed at each scrape: state sizes, resident memory, the oldest unwritten change, the
-/// broker connection and the share group's relays online.
+/// broker connection, the share group's relays online and the bridges' links.
 final class StateGauges: Sendable {
     private let plants = Gauge(label: "trellis_state_plants")
     private let sensors = Gauge(label: "trellis_state_sensors")
@@ -90,6 +92,17 @@ final class StateGauges: Sendable {
     private let shareGroupRelays = Gauge(label: "trellis_share_group_relays")
     /// Failed commits already added to `failedCommits`.
     private let failedCommitsReported = Mutex(0)
+
+    /// Each bridge link's `trellis_bridge_link_connected` (1 while this relay's client is connected
+    /// upstream) and `trellis_bridge_link_standby` (1 while another relay of its share group holds
+    /// the link), by bridge and direction.
+    func update(links: [ProbeLink]) {
+        for link in links {
+            let dimensions = [("bridge", link.name), ("direction", link.direction)]
+            Gauge(label: "trellis_bridge_link_connected", dimensions: dimensions).record(link.connected ? 1 : 0)
+            Gauge(label: "trellis_bridge_link_standby", dimensions: dimensions).record(link.standby ? 1 : 0)
+        }
+    }
 
     func update(from relay: RelayService) async {
         brokerConnected.record(relay.client.isConnected ? 1 : 0)

@@ -61,7 +61,8 @@ package struct Probes: Sendable {
     struct Answer: Sendable {
         var status: String
         var checks: [String: Check]
-        /// Each bridge's links (`{"cloud": {"out": {"connected": true}}}`), beside the checks.
+        /// Each bridge's links (`{"cloud": {"out": {"connected": true}}}`, and `"standby": true` on a
+        /// relay of a share group while another relay holds the link), beside the checks.
         var bridges: [ProbeLink] = []
         var healthy: Bool { checks.values.allSatisfy(\.ok) }
 
@@ -70,7 +71,7 @@ package struct Probes: Sendable {
             var object: [String: Any] = ["status": status, "checks": checks.mapValues(\.json)]
             if !bridges.isEmpty {
                 object["bridges"] = Dictionary(grouping: bridges, by: \.name).mapValues { links in
-                    Dictionary(uniqueKeysWithValues: links.map { ($0.direction, ["connected": $0.connected]) })
+                    Dictionary(uniqueKeysWithValues: links.map { ($0.direction, $0.json) })
                 }
             }
             return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
@@ -158,10 +159,15 @@ package struct ProbeLink: Sendable {
     /// `out` (the forwarder) or `in` (the receiver).
     package var direction: String
     package var connected: Bool
+    /// True on a relay of a share group while another relay of the group holds this link.
+    package var standby: Bool
 
-    package init(name: String, direction: String, connected: Bool) {
+    package init(name: String, direction: String, connected: Bool, standby: Bool = false) {
         self.name = name
         self.direction = direction
         self.connected = connected
+        self.standby = standby
     }
+
+    var json: [String: Bool] { standby ? ["connected": connected, "standby": true] : ["connected": connected] }
 }

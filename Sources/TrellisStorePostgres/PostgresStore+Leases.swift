@@ -1,0 +1,61 @@
+import PostgresNIO
+import TrellisStore
+
+/// ``StoreLeases`` over PostgreSQL: a session advisory lock on the lease's name, taken with
+/// `pg_try_advisory_lock` on one connection of the pool, which is kept for the lease's whole term.
+/// PostgreSQL releases the lock when that session ends, however it ends, so a relay that dies or
+/// loses its connection frees the lease for another relay. The holder asks the connection every
+/// ``leaseCheck`` whether it still answers; when it does not within ``leaseCheckLimit`` the
+/// connection is closed and `body` cancelled, since its lock may be gone.
+extension PostgresStore: StoreLeases {
+    /// How often the holder of a lease makes sure its session still holds it.
+    static let leaseCheck: Duration = .seconds(2)
+    /// How long an answer to that check may take before the lease is given up.
+    static let leaseCheckLimit: Duration = .seconds(5)
+
+    public func withLease(_ name: String, _ body: @escaping @Sendable () async -> Void) async throws -> Bool {
+        let logger = self.logger
+        try commits.checkOpen("withLease(\(name))")
+        return try await client.withConnection { connection in
+            let taken = try await BoundedStatements.run(on: connection) { connection in
+                var taken = false
+                for try await held in try await connection.query(
+                    "SELECT pg_try_advisory_lock(hashtext('trellis-lease'), hashtext(\(name)))", logger: logger
+                ).decode(Bool.self) {
+                    taken = held
+                }
+                return taken
+            }
+            guard taken else { return false }
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await body() }
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: Self.leaseCheck)
+                        guard !Task.isCancelled else { return }
+                        do {
+                            try await BoundedStatements.run(on: connection, within: Self.leaseCheckLimit) {
+                                _ = try await $0.query("SELECT 1", logger: logger)
+                            }
+                        } catch {
+                            logger.warning(
+                                "gave up the lease: its connection to PostgreSQL stopped answering",
+                                metadata: ["lease": "\(name)", "error": "\(error)"])
+                            return
+                        }
+                    }
+                }
+                // Whichever ends first ends the term: the work, or the session that holds the lock.
+                await group.next()
+                group.cancelAll()
+            }
+            if !connection.isClosed {
+                _ = try? await BoundedStatements.run(on: connection) { connection in
+                    try await connection.query(
+                        "SELECT pg_advisory_unlock(hashtext('trellis-lease'), hashtext(\(name)))", logger: logger)
+                }
+            }
+            return true
+        }
+    }
+}
