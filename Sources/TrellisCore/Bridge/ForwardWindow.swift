@@ -8,6 +8,12 @@
 /// leaves the store only once the upstream broker acknowledged it, so an uplink lost with messages in
 /// flight sends them again, first and in order, when it comes back (at least once: the receiving side
 /// drops a duplicate by its id).
+///
+/// The store's order is its ids', but an id is not always visible in order: PostgreSQL hands out
+/// ids as messages are inserted, so one relay's message can commit after another's with a higher
+/// id was read (relays of a share group queue at once). Reads go on from the newest id read while
+/// they fill their limit; once a read has found all there was, the next starts again from the
+/// queue's head and skips what the window already holds, so a message seen late goes then.
 public struct ForwardWindow: Sendable {
     /// One stored message to forward, by its place in the store's queue.
     public struct Message: Sendable, Equatable {
@@ -36,7 +42,8 @@ public struct ForwardWindow: Sendable {
     public private(set) var inFlight: [Message] = []
     /// Read from the store, not yet sent, oldest first.
     private var waiting: [Message] = []
-    /// The newest id read from the store: the next read starts after it.
+    /// Where the next read starts: after the newest id read while reads fill their limit, from the
+    /// queue's head (0) once one found all there was.
     private var readUpTo: Int64 = 0
     /// A read is under way; another would read the same messages again.
     private var reading = false
@@ -71,8 +78,9 @@ public struct ForwardWindow: Sendable {
     /// A read brought `messages` (oldest first); `complete` when they were all the store had.
     public mutating func read(_ messages: [Message], complete: Bool) -> [Action] {
         reading = false
-        let fresh = messages.filter { $0.id > readUpTo }
-        if let last = fresh.last { readUpTo = last.id }
+        let held = Set(inFlight.map(\.id) + waiting.map(\.id))
+        let fresh = messages.filter { !held.contains($0.id) }
+        readUpTo = complete ? 0 : max(readUpTo, messages.last?.id ?? readUpTo)
         waiting += fresh
         more = !complete || storedDuringRead
         storedDuringRead = false
