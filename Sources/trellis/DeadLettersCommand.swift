@@ -1,9 +1,7 @@
 import TrellisApplication
 import ArgumentParser
 import Foundation
-import Logging
 import TrellisCore
-import TrellisRelay
 import TrellisStore
 
 /// `trellis deadletters`: the dead letters kept in the state, read from the store (not a log),
@@ -67,61 +65,21 @@ struct DeadLettersCommand: AsyncParsableCommand {
         if let before, before <= 0 { throw ValidationError("--before must be a letter's id (a positive number)") }
     }
 
-    func run() async throws {
-        let query = DeadLetterQuery(
-            reason: reason, topicPrefix: topicPrefix,
-            since: since.flatMap { DeadLetterSince.parse($0, now: Date()) },
+    /// The query the options ask, `--since` counted back from now.
+    var query: DeadLetterQuery {
+        DeadLetterQuery(
+            reason: reason, topicPrefix: topicPrefix, since: since.flatMap { DeadLetterSince.parse($0, now: Date()) },
             before: before, limit: limit)
-        var logger = Logger(label: "trellis.deadletters")
-        logger.logLevel = .warning
+    }
+
+    func run() async throws {
         let place = try await location.resolve().place
-        let letters: [StoredDeadLetter]
-        do {
-            letters = try await place.withStore(.read, owner: "trellis-deadletters", logger: logger) { store in
-                try await store.deadLetters(matching: query)
-            }
-        } catch let error as StateAccessError {
-            throw fail("\(error)")
-        } catch {
-            throw fail("cannot read the dead letters: \(error)")
-        }
-        for letter in letters {
-            print(
-                json
-                    ? String(decoding: JSONEnvelope.encode(DeadLetterRecord(letter)), as: UTF8.self) : Self.line(letter)
-            )
-        }
+        let letters = try await DeadLetterListing.letters(matching: query, at: place)
+        for letter in letters { print(DeadLetterListing.text(letter, json: json)) }
         // The letters before the note on standard error, also when both go to one pipe.
         fflush(nil)
-        if let next = DeadLetterPage(letters, limit: limit).nextCursor {
-            FileHandle.standardError.write(Data("more letters match; the next page: --before \(next)\n".utf8))
-        } else if letters.isEmpty, !json {
-            FileHandle.standardError.write(Data("no dead letters match in \(place.description)\n".utf8))
+        if let note = DeadLetterListing.note(letters, limit: limit, json: json, place: place) {
+            FileHandle.standardError.write(Data((note + "\n").utf8))
         }
-    }
-
-    /// One letter as a line of text.
-    static func line(_ letter: StoredDeadLetter) -> String {
-        "\(ISO8601Time.format(letter.receivedAt))  #\(letter.id)  \(letter.reason)  \(letter.topic)  \(shown(letter.payload))"
-    }
-
-    /// A payload as text for a terminal: control characters escaped, cut at 200 characters.
-    static func shown(_ payload: [UInt8]) -> String {
-        guard let text = String(validating: payload, as: UTF8.self) else {
-            return "base64:" + Data(payload.prefix(150)).base64EncodedString() + (payload.count > 150 ? "…" : "")
-        }
-        var out = ""
-        for (index, scalar) in text.unicodeScalars.enumerated() {
-            if index == 200 { return out + "…" }
-            switch scalar {
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                out += "\\u{" + String(scalar.value, radix: 16) + "}"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out.isEmpty ? "(empty)" : out
     }
 }

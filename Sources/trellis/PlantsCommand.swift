@@ -1,10 +1,6 @@
 import TrellisApplication
 import ArgumentParser
 import Foundation
-import Logging
-import TrellisCore
-import TrellisStore
-import TrellisStoreSQLite
 
 /// `trellis plants`: the household's plants in the state.
 struct PlantsCommand: AsyncParsableCommand {
@@ -54,92 +50,11 @@ struct PlantsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let (place, configuration) = try await location.resolve()
-            let maxPlants = configuration.int("plant.max_plants")
-            let read = try readDirectory(maximumNameLength: configuration.int("plant.max_name_length"))
-            var logger = Logger(label: "trellis.plants")
-            logger.logLevel = .warning
-            let imported = read.plants.map { ImportedPlant(name: $0.name, sensors: $0.sensors) }
-            // An SQLite state is changed alone (a relay reads the plants at start); a PostgreSQL store beside its relays.
-            let use: StateUse = if case .sqlite = place { .changeAlone } else { .changeBesideRelays }
-            let status: Int32
-            do {
-                if dryRun, let file = place.databaseFile, !FileManager.default.fileExists(atPath: file) {
-                    // No state yet: reported against the empty one the import would make, without making it.
-                    let empty = try SQLiteStore.inMemory()
-                    status = try await apply(imported, read: read, maxPlants: maxPlants, place: place, store: empty)
-                    try await empty.close()
-                } else {
-                    status = try await place.withStore(use, owner: "trellis-plants-import", logger: logger) { store in
-                        try await apply(imported, read: read, maxPlants: maxPlants, place: place, store: store)
-                    }
-                }
-            } catch let exit as CommandFailure {
-                throw exit
-            } catch {
-                throw fail("not imported: \(error)")
-            }
+            let status = try await HostImport(directory: directory, partial: partial, dryRun: dryRun).run(
+                at: place, maxPlants: configuration.int("plant.max_plants"),
+                maximumNameLength: configuration.int("plant.max_name_length")
+            ) { print($0) }
             if status != 0 { throw ExitCodeError() }
-        }
-
-        /// Reports what the import will do, then does it when allowed; returns the exit status.
-        func apply(
-            _ imported: [ImportedPlant], read: HostFiles, maxPlants: Int, place: StatePlace,
-            store: any TrellisStore
-        ) async throws -> Int32 {
-            guard let importer = store as? any PlantImportStore else {
-                throw StoreError(code: .operationFailed, message: "this store cannot import plants")
-            }
-            let planned = try await importer.importPlants(imported, maxPlants: maxPlants, mode: .dryRun)
-            print(Self.report(read, verdicts: planned.verdicts, maxPlants: maxPlants, into: place.description))
-            let refused = planned.verdicts.filter { $0 != .add && $0 != .alreadyThere }.count + read.problems.count
-            if dryRun {
-                print("dry run: nothing changed")
-                return refused > 0 && !partial ? 1 : 0
-            }
-            if refused > 0 && !partial {
-                print("nothing changed: \(refused) cannot be taken; give --partial to add the others")
-                return 1
-            }
-            let done = try await importer.importPlants(
-                imported, maxPlants: maxPlants, mode: partial ? .partial : .allOrNothing)
-            if done.verdicts != planned.verdicts {
-                print("the state changed meanwhile; what was done:")
-                print(Self.report(read, verdicts: done.verdicts, maxPlants: maxPlants, into: place.description))
-            }
-            let added = done.applied ? done.verdicts.filter { $0 == .add }.count : 0
-            print("added \(added) plant\(added == 1 ? "" : "s") to \(place.description)")
-            return done.refusesSome && !partial ? 1 : 0
-        }
-
-        /// The plants of every `<phone>.json` of the directory, merged, and what cannot be taken.
-        func readDirectory(maximumNameLength: Int) throws -> HostFiles {
-            let names: [String]
-            do {
-                names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }
-                    .sorted()
-            } catch {
-                throw fail("cannot read \(directory): \(error.localizedDescription)")
-            }
-            guard !names.isEmpty else { throw fail("\(directory) holds no <phone>.json file of host.py") }
-            var phones: [[HostUserdata.Plant]] = []
-            var problems: [HostUserdata.Problem] = []
-            for name in names {
-                let phone = String(name.dropLast(".json".count))
-                guard
-                    let data = FileManager.default.contents(
-                        atPath: (directory as NSString).appendingPathComponent(name))
-                else {
-                    problems.append(
-                        HostUserdata.Problem(subject: name, reason: "unreadable: the file cannot be opened"))
-                    continue
-                }
-                let read = HostUserdata.read(
-                    phone: phone, contents: [UInt8](data), maximumNameLength: maximumNameLength)
-                phones.append(read.plants)
-                problems += read.problems
-            }
-            let merged = HostUserdata.merge(phones)
-            return HostFiles(plants: merged.plants, problems: problems + merged.problems, files: names.count)
         }
     }
 }

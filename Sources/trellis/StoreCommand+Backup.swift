@@ -1,24 +1,10 @@
 import TrellisApplication
 import ArgumentParser
 import Foundation
-import TrellisStore
-import TrellisStoreSQLite
 
 /// `trellis store backup` and `trellis store restore`: a consistent copy of a running SQLite
 /// state, and putting one back.
 extension StoreCommand {
-    /// The SQLite state the options name, found as `trellis run` finds it; a PostgreSQL store is
-    /// refused, naming what backs one up.
-    static func sqlitePlace(_ location: StateStoreLocation) async throws -> (place: StatePlace, directory: String) {
-        let place = try await location.resolve().place
-        guard case let .sqlite(directory) = place else {
-            throw fail(
-                "\(place) is a PostgreSQL store: back it up with pg_dump (see docs/operations.md), or copy it "
-                    + "into an SQLite state with `trellis store copy`")
-        }
-        return (place, directory)
-    }
-
     struct Backup: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write a consistent copy of an SQLite state, also while a relay runs on it.",
@@ -41,24 +27,13 @@ extension StoreCommand {
         var force = false
 
         func run() async throws {
-            let (place, directory) = try await sqlitePlace(location)
-            if FileManager.default.fileExists(atPath: file) && !force {
-                throw fail("\(file) exists; give --force to replace it")
-            }
+            let place = try await location.resolve().place
             let started = ContinuousClock.now
-            do {
-                let summary = try await place.withHold(.read) {
-                    try SQLiteBackup.backup(stateDirectory: directory, to: file)
-                }
-                let elapsed = ContinuousClock.now - started
-                print(
-                    "backed up \(directory) to \(summary.path): \(summary.bytes) bytes, schema \(summary.migrations.joined(separator: ", ")), "
-                        + "in \(elapsed.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow)))")
-            } catch let error as StateAccessError {
-                throw fail("\(error)")
-            } catch {
-                throw fail("backup of \(directory) failed: \(error)")
-            }
+            let summary = try await StateBackup.backup(place, to: file, force: force)
+            let elapsed = ContinuousClock.now - started
+            print(
+                "backed up \(place) to \(summary.path): \(summary.bytes) bytes, schema \(summary.migrations.joined(separator: ", ")), "
+                    + "in \(elapsed.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow)))")
         }
     }
 
@@ -81,17 +56,10 @@ extension StoreCommand {
         @OptionGroup var location: StateStoreLocation
 
         func run() async throws {
-            let (place, directory) = try await sqlitePlace(location)
-            let summary: SQLiteBackup.Summary, keptAt: String?
-            do {
-                (summary, keptAt) = try await place.withHold(.changeAlone) {
-                    try SQLiteBackup.restore(file, intoStateDirectory: directory)
-                }
-            } catch {
-                throw fail("not restored: \(error)")
-            }
+            let place = try await location.resolve().place
+            let (summary, keptAt) = try await StateBackup.restore(file, into: place)
             print(
-                "restored \(summary.path) into \(directory) (schema \(summary.migrations.joined(separator: ", ")))"
+                "restored \(summary.path) into \(place) (schema \(summary.migrations.joined(separator: ", ")))"
                     + (keptAt.map { "; the state it replaced is kept at \($0)" } ?? ""))
         }
     }

@@ -1,10 +1,6 @@
 import TrellisApplication
 import ArgumentParser
 import Foundation
-import Logging
-import TrellisStore
-import TrellisStorePostgres
-import TrellisStoreSQLite
 
 /// `trellis store`: moving a state between stores.
 struct StoreCommand: AsyncParsableCommand {
@@ -66,67 +62,9 @@ struct StoreCommand: AsyncParsableCommand {
                     "name the target with --to (a postgres:// URL or a state directory), or set state.store (TRELLIS_STATE_STORE)"
                 )
             }
-            guard target != from else { throw fail("--from and --to name the same state") }
-            let logger = Logger(label: "trellis.store")
-            do {
-                let source = try StatePlace(naming: from), destination = try StatePlace(naming: target)
-                let dump = try await source.withStore(.read, owner: "trellis-store-copy", logger: logger) { store in
-                    try await Self.transferring(store, at: source).exportState()
-                }
-                // An SQLite target is written alone; a PostgreSQL one is meant to be empty, its relays not started yet.
-                let use: StateUse = if case .sqlite = destination { .changeAlone } else { .changeBesideRelays }
-                try await destination.withStore(use, owner: "trellis-store-copy", logger: logger) { store in
-                    try await Self.write(
-                        dump, into: try Self.transferring(store, at: destination), named: destination.description,
-                        replacing: replace)
-                }
-                for (table, rows) in dump.rowCounts { print("\(table): \(rows) rows") }
-                print("copied \(dump.rowCounts.map(\.rows).reduce(0, +)) rows from \(source) to \(destination)")
-            } catch let error as StateAccessError {
-                throw fail("\(error). Nothing was copied")
-            } catch {
-                throw fail("\(error)")
-            }
-        }
-
-        /// `store` as a whole state to read and write; every store kind is one.
-        static func transferring(_ store: any TrellisStore, at place: StatePlace) throws -> any StateImporting {
-            guard let transferring = store as? any StateImporting else {
-                throw StoreError(code: .operationFailed, message: "\(place) cannot be copied whole")
-            }
-            return transferring
-        }
-
-        /// Writes `dump` into `store` (refused when it holds a state, unless `replacing`) and checks
-        /// that it reads back the same.
-        static func write(_ dump: StateDump, into store: any StateImporting, named name: String, replacing: Bool)
-            async throws
-        {
-            let occupied = try await store.nonEmptyTables()
-            if !occupied.isEmpty && !replacing {
-                throw StoreError(
-                    code: .operationFailed,
-                    message: "\(name) already holds a state (rows in "
-                        + "\(occupied.joined(separator: ", "))); nothing was copied. Give --replace to empty it first")
-            }
-            try await store.importState(dump, replacing: replacing)
-            let copied = try await store.exportState()
-            guard normalized(copied) == normalized(dump) else {
-                throw StoreError(code: .operationFailed, message: "\(name) does not read back what was copied")
-            }
-        }
-
-        /// A dump with booleans as 0 and 1 and columns in name order, so dumps of both stores compare.
-        static func normalized(_ dump: StateDump) -> [String: [[String: DumpValue]]] {
-            Dictionary(
-                uniqueKeysWithValues: dump.tables.map { table in
-                    (
-                        table.name,
-                        table.rows.map { row in
-                            Dictionary(uniqueKeysWithValues: zip(table.columns, row.map(\.normalized)))
-                        }
-                    )
-                })
+            let copied = try await StateCopy.copy(from: from, to: target, replacing: replace)
+            for (table, rows) in copied.rows { print("\(table): \(rows) rows") }
+            print("copied \(copied.rows.map(\.rows).reduce(0, +)) rows from \(copied.source) to \(copied.target)")
         }
     }
 }

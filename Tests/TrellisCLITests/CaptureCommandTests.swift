@@ -1,27 +1,38 @@
 import Foundation
 import Testing
+import TrellisApplication
+@testable import trellis
 
-/// `trellis record` and `trellis replay` as a user meets them on the command line.
+/// `trellis record` and `trellis replay` as a user meets them on the command line: their usage and
+/// refusals, parsed in-process as the binary parses them (`ReplayFixtureTests` and the capture import's
+/// golden test run replays end to end).
 @Suite("record and replay on the command line")
 struct CaptureCommandTests {
     @Test("record's usage names --broker as required, and leaving it out is refused")
-    func recordNeedsBroker() async throws {
-        let help = try await TrellisBinary.run(["record", "--help"])
-        #expect(help.output.contains("USAGE: trellis record --broker <url>"), "\(help.output)")
-        let missing = try await TrellisBinary.run(["record", "--count", "1"])
-        #expect(missing.status != 0)
-        #expect(missing.output.contains("--broker <url>"), "\(missing.output)")
+    func recordNeedsBroker() {
+        let help = TrellisCommand.helpMessage(for: RecordCommand.self)
+        #expect(help.contains("USAGE: trellis record --broker <url>"), "\(help)")
+        do {
+            _ = try TrellisCommand.parseAsRoot(["record", "--count", "1"])
+            Issue.record("record ran without --broker")
+        } catch {
+            let message = TrellisCommand.message(for: error)
+            #expect(message.contains("--broker <url>"), "\(message)")
+        }
     }
 
-    @Test(
-        "a capture that cannot be read is named, with the reason",
-        arguments: [
-            ("missing.jsonl", "cannot read the capture file missing.jsonl: no such file"),
-            (".", "cannot read the capture file .: it is a directory")
-        ])
-    func unreadableCapture(file: String, expected: String) async throws {
-        let result = try await TrellisBinary.run(["replay", file, "--offline"], in: temporaryDirectory())
-        #expect(result.status == 1)
-        #expect(result.output.contains(expected), "\(result.output)")
+    @Test("a capture that cannot be read is named, with the reason")
+    func unreadableCapture() throws {
+        let missing = temporaryDirectory() + "/missing.jsonl"
+        for (file, expected) in [
+            (missing, "cannot read the capture file \(missing): no such file"),
+            (temporaryDirectory(), "it is a directory")
+        ] {
+            let error = #expect(throws: CommandFailure.self) { try CaptureInput.read(file, skipBadLines: false) }
+            #expect(error?.description.contains(expected) == true, "\(error?.description ?? "")")
+        }
+        // And `replay` takes a capture file as its argument, offline too.
+        let replay = try #require(try TrellisCommand.parseAsRoot(["replay", missing, "--offline"]) as? ReplayCommand)
+        #expect(replay.file == missing && replay.offline)
     }
 }

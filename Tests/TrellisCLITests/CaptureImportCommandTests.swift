@@ -2,33 +2,50 @@ import Foundation
 import Testing
 import TrellisTestSupport
 import TrellisWire
+import TrellisApplication
+@testable import trellis
 
-/// `trellis capture import` as a user meets it: its usage, and a golden test made from the wire.
+/// `trellis capture import` as a user meets it: its usage and refusals (parsed and run in-process), and a
+/// golden test made from the wire by the binary itself.
 @Suite("capture import on the command line")
 struct CaptureImportCommandTests {
     @Test("the usage names every option, and --port is required")
-    func usage() async throws {
-        let help = try await TrellisBinary.run(["capture", "import", "--help"])
+    func usage() {
+        let help = TrellisCommand.helpMessage(for: CaptureImportCommand.self)
         for option in [
             "--port <n>", "--output <capture.jsonl>", "--expected <file>", "--expected-client <id>",
             "--mqtt-version <version>", "docs/record-replay.md"
         ] {
-            #expect(help.output.contains(option), "\(help.output)")
+            #expect(help.contains(option), "\(help)")
         }
-        let missing = try await TrellisBinary.run(["capture", "import", "x.pcap"])
-        #expect(missing.status != 0)
-        #expect(missing.output.contains("--port N"), "\(missing.output)")
+        do {
+            _ = try TrellisCommand.parseAsRoot(["capture", "import", "x.pcap"])
+            Issue.record("capture import ran without --port")
+        } catch {
+            let message = TrellisCommand.message(for: error)
+            #expect(message.contains("--port N"), "\(message)")
+        }
     }
 
     @Test("a file that is not a capture is refused with the reason and exit status 1")
-    func notACapture() async throws {
+    func notACapture() throws {
         let directory = temporaryDirectory()
-        try "{\"t\":\"2026-11-22T10:41:05Z\"}\n".write(
-            toFile: directory + "/x.jsonl", atomically: true, encoding: .utf8)
-        let result = try await TrellisBinary.run(
-            ["capture", "import", "x.jsonl", "--port", "1883", "-o", "out.jsonl"], in: directory)
-        #expect(result.status == 1)
-        #expect(result.output.contains("x.jsonl: not a pcap or pcapng capture"), "\(result.output)")
+        let text = "{\"t\":\"2026-11-22T10:41:05Z\"}\n"
+        try text.write(toFile: directory + "/x.jsonl", atomically: true, encoding: .utf8)
+        var importer = WireImport(ports: [1883])
+        let problems = (importer.push(Data(text.utf8)) + importer.finish()).compactMap { event in
+            if case let .problem(problem) = event { "\(problem)" } else { nil }
+        }
+        #expect(problems.count == 1 && problems[0].contains("not a pcap or pcapng capture"), "\(problems)")
+        // The command, run in-process, reports it and fails (exit status 1), writing what it read.
+        let command = try #require(
+            try TrellisCommand.parseAsRoot([
+                "capture", "import", directory + "/x.jsonl", "--port", "1883", "-o", directory + "/out.jsonl"
+            ]) as? CaptureImportCommand)
+        let error = #expect(throws: CommandFailure.self) { try command.run() }
+        #expect(
+            error?.description.contains("1 problem(s) in \(directory)/x.jsonl") == true, "\(error?.description ?? "")")
+        #expect(try String(contentsOfFile: directory + "/out.jsonl", encoding: .utf8).isEmpty)
     }
 
     @Test(

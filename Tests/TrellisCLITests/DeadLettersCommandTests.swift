@@ -1,12 +1,16 @@
 import Foundation
 import Testing
+import TrellisApplication
+import TrellisCore
 import TrellisStore
 import TrellisStoreSQLite
 import TrellisStorePostgres
 import TrellisTestSupport
+@testable import trellis
 
-/// `trellis deadletters`: the dead letters of a state, read from the store by the command line,
-/// on SQLite (found by --state) and on PostgreSQL (--store).
+/// `trellis deadletters`: the dead letters of a state, read from the store, on SQLite (found by
+/// --state) and on PostgreSQL (--store). The listing is `DeadLetterListing`'s, run here in-process on
+/// both stores with the options parsed as the command parses them; one test runs the binary.
 @Suite("trellis deadletters")
 struct DeadLettersCommandTests {
     /// Records three letters, oldest first, one an hour apart ending now.
@@ -26,59 +30,76 @@ struct DeadLettersCommandTests {
         static var available: [Where] { PostgresTestServer.isRequired ? [.sqlite, .postgres] : [.sqlite] }
     }
 
+    /// What `trellis deadletters ARGUMENTS` prints at `place`: its lines, and its note on standard error.
+    static func listed(_ arguments: [String], at place: StatePlace) async throws -> (lines: [String], note: String?) {
+        let command = try DeadLettersCommand.parse(arguments)
+        let letters = try await DeadLetterListing.letters(matching: command.query, at: place)
+        return (
+            letters.map { DeadLetterListing.text($0, json: command.json) },
+            DeadLetterListing.note(letters, limit: command.limit, json: command.json, place: place)
+        )
+    }
+
     @Test("lists newest first, filters, pages and prints JSON", arguments: Where.available)
     func listing(_ place: Where) async throws {
-        try await withState(place) { location in
-            let all = try await TrellisBinary.run(["deadletters"] + location)
-            #expect(all.status == 0, "\(all.output)")
-            let lines = all.output.split(separator: "\n").map(String.init)
-            #expect(lines.count == 3, "\(all.output)")
-            #expect(lines[0].contains("invalid_status  devices/node7/status  maybe"), "\(lines)")
-            #expect(lines[1].contains("invalid_utf8  rpi/sensors/0x36  base64:/wA="), "\(lines)")
-            #expect(lines[2].contains("invalid_op  rpi/torpi  ID:1;op\\n"), "\(lines)")
+        try await withState(place) { place in
+            let all = try await Self.listed([], at: place)
+            #expect(all.lines.count == 3 && all.note == nil, "\(all)")
+            #expect(all.lines[0].contains("invalid_status  devices/node7/status  maybe"), "\(all.lines)")
+            #expect(all.lines[1].contains("invalid_utf8  rpi/sensors/0x36  base64:/wA="), "\(all.lines)")
+            #expect(all.lines[2].contains("invalid_op  rpi/torpi  ID:1;op\\n"), "\(all.lines)")
 
-            let byReason = try await TrellisBinary.run(["deadletters", "--reason", "invalid_op"] + location)
-            #expect(
-                byReason.output.split(separator: "\n").count == 1 && byReason.output.contains("rpi/torpi"),
-                "\(byReason.output)")
-            let byTopic = try await TrellisBinary.run(["deadletters", "--topic-prefix", "rpi/"] + location)
-            #expect(
-                byTopic.output.split(separator: "\n").count == 2 && !byTopic.output.contains("devices/"),
-                "\(byTopic.output)")
-            let recent = try await TrellisBinary.run(["deadletters", "--since", "90m"] + location)
-            #expect(
-                recent.output.split(separator: "\n").count == 2 && !recent.output.contains("invalid_op"),
-                "\(recent.output)")
+            let byReason = try await Self.listed(["--reason", "invalid_op"], at: place).lines
+            #expect(byReason.count == 1 && byReason[0].contains("rpi/torpi"), "\(byReason)")
+            let byTopic = try await Self.listed(["--topic-prefix", "rpi/"], at: place).lines
+            #expect(byTopic.count == 2 && !byTopic.joined().contains("devices/"), "\(byTopic)")
+            let recent = try await Self.listed(["--since", "90m"], at: place).lines
+            #expect(recent.count == 2 && !recent.joined().contains("invalid_op"), "\(recent)")
+            let none = try await Self.listed(["--reason", "nothing_like_it"], at: place)
+            #expect(none.lines.isEmpty && none.note == "no dead letters match in \(place.description)")
 
-            let firstPage = try await TrellisBinary.run(["deadletters", "--limit", "1", "--json"] + location)
-            #expect(firstPage.status == 0, "\(firstPage.output)")
+            let firstPage = try await Self.listed(["--limit", "1", "--json"], at: place)
             let object = try #require(
-                try JSONSerialization.jsonObject(
-                    with: Data((firstPage.output.split(separator: "\n").first ?? "").utf8)) as? [String: Any],
-                "\(firstPage.output)")
+                try JSONSerialization.jsonObject(with: Data((firstPage.lines.first ?? "").utf8)) as? [String: Any],
+                "\(firstPage)")
             #expect(object["reason"] as? String == "invalid_status" && object["payload"] as? String == "maybe")
             let id = try #require(object["id"] as? Int)
-            #expect(firstPage.output.contains("--before \(id)"), "\(firstPage.output)")
-            let nextPage = try await TrellisBinary.run(
-                ["deadletters", "--limit", "1", "--json", "--before", "\(id)"] + location)
-            #expect(nextPage.output.contains(#""payload_base64":"/wA=""#), "\(nextPage.output)")
-
-            let bad = try await TrellisBinary.run(["deadletters", "--since", "yesterday"] + location)
-            #expect(bad.status != 0 && bad.output.contains("--since"), "\(bad.output)")
+            #expect(firstPage.note == "more letters match; the next page: --before \(id)", "\(firstPage)")
+            let nextPage = try await Self.listed(["--limit", "1", "--json", "--before", "\(id)"], at: place)
+            #expect(nextPage.lines.first?.contains(#""payload_base64":"/wA=""#) == true, "\(nextPage)")
+        }
+        do {
+            _ = try DeadLettersCommand.parse(["--since", "yesterday"])
+            Issue.record("--since yesterday was taken")
+        } catch {
+            #expect(DeadLettersCommand.message(for: error).contains("--since"))
         }
     }
 
     @Test("a directory without a state is refused, not created")
     func noState() async throws {
         let empty = temporaryDirectory()
-        let result = try await TrellisBinary.run(["deadletters", "--state", empty])
-        #expect(result.status == 1)
-        #expect(result.output.contains("holds no Trellis state"), "\(result.output)")
+        let error = await #expect(throws: CommandFailure.self) {
+            try await DeadLetterListing.letters(matching: DeadLetterQuery(), at: .sqlite(directory: empty))
+        }
+        #expect(error?.description.contains("holds no Trellis state") == true, "\(error?.description ?? "")")
         #expect(!FileManager.default.fileExists(atPath: empty + "/trellis.sqlite"))
     }
 
-    /// Runs `body` with the arguments that name a state holding the three letters.
-    func withState(_ place: Where, _ body: ([String]) async throws -> Void) async throws {
+    @Test("the binary lists a state's letters and names the next page on standard error")
+    func binary() async throws {
+        try await withState(.sqlite) { place in
+            let listed = try await TrellisBinary.run(["deadletters", "--limit", "2", "--state", place.description])
+            #expect(listed.status == 0, "\(listed.output)")
+            let lines = listed.output.split(separator: "\n")
+            #expect(lines.count == 3, "\(listed.output)")
+            #expect(lines[0].contains("invalid_status") && lines[1].contains("invalid_utf8"), "\(listed.output)")
+            #expect(lines[2].hasPrefix("more letters match; the next page: --before "), "\(listed.output)")
+        }
+    }
+
+    /// Runs `body` with the place of a state holding the three letters.
+    func withState(_ place: Where, _ body: (StatePlace) async throws -> Void) async throws {
         switch place {
         case .sqlite:
             let directory = temporaryDirectory()
@@ -86,13 +107,13 @@ struct DeadLettersCommandTests {
             let store = try SQLiteStore(directory: directory)
             try await Self.record(into: store)
             try await store.close()
-            try await body(["--state", directory])
+            try await body(.sqlite(directory: directory))
         case .postgres:
             try await PostgresTestServer.withDatabase { url in
                 let store = try await PostgresStore.connect(url, owner: "test")
                 try await Self.record(into: store)
                 try await store.close()
-                try await body(["--store", url.urlWithPassword])
+                try await body(try StatePlace(naming: url.urlWithPassword))
             }
         }
     }

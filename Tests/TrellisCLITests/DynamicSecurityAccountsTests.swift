@@ -2,6 +2,9 @@ import Foundation
 import Testing
 import TrellisMQTT
 import TrellisTestSupport
+import TrellisApplication
+import TrellisCore
+@testable import trellis
 
 /// `trellis users` with the dynamic security backend, against a real Mosquitto running the real
 /// plugin: every change is in effect as soon as the command returns, and the broker is never
@@ -59,21 +62,30 @@ struct DynamicSecurityAccountsTests {
         }
     }
 
-    @Test("passwd of Trellis's account writes its password file too, mode 0600")
+    @Test("passwd of Trellis's account writes its password file too, mode 0600; another account's is not written")
     func passwdOfTrellis() async throws {
-        try await DynamicSecurityFixture.with { fixture in
-            try await fixture.add("relay", password: "first", ["--trellis"])
-            let path = fixture.directory + "/relay.password"
-            let changed = try await fixture.users(["passwd", "relay", "--trellis-password-file", path])
-            #expect(changed.status == 0, "\(changed.output)")
-            let written = try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .newlines)
-            #expect(changed.output.hasSuffix("password: \(written)\n"))
-            #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o600)
-            #expect(try await fixture.broker.login("relay", password: written) == .accepted)
-        }
+        // What `users passwd` decides (`AccountChanges.setPassword`), whatever the backend: here the files'.
+        let directory = temporaryDirectory()
+        let store = FileAccounts(passwordFile: directory + "/passwd", aclFile: directory + "/acl")
+        try await store.set("relay", role: .trellis, sensors: [], password: "first")
+        try await store.set("alice", role: .client, sensors: [], password: "first")
+        let before = try String(contentsOfFile: directory + "/passwd", encoding: .utf8)
+        let path = directory + "/relay.password"
+        let passwd = try UsersCommand.Passwd.parse(["relay", "--trellis-password-file", path])
+        let (secret, generated) = try passwd.passwordInput.resolve()
+        #expect(generated, "a random password, printed")
+        try await AccountChanges.setPassword("relay", password: secret, trellisPasswordFile: path, in: store)
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == secret + "\n")
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o600)
+        #expect(try String(contentsOfFile: directory + "/passwd", encoding: .utf8) != before, "the hash changed")
+        try await AccountChanges.setPassword(
+            "alice", password: "second", trellisPasswordFile: directory + "/alice.password", in: store)
+        #expect(!FileManager.default.fileExists(atPath: directory + "/alice.password"))
     }
 
-    @Test("list shows each account's role as the files backend does; a role change replaces the old rights")
+    @Test(
+        "list shows each account's role as the files backend does; a role change replaces the old rights; the administrator only administers"
+    )
     func listAndChange() async throws {
         try await DynamicSecurityFixture.with { fixture in
             try await fixture.add("alice", password: "pw")
@@ -100,33 +112,39 @@ struct DynamicSecurityAccountsTests {
             let admin = try await fixture.users(["remove", "trellis-admin"])
             #expect(admin.status != 0)
             #expect(admin.output.contains("trellis-admin is the dynamic security plugin's administration account"))
+
+            // The administration account `users init` made administers and nothing else.
+            let password = try String(contentsOfFile: fixture.adminPasswordFile, encoding: .utf8)
+                .trimmingCharacters(in: .newlines)
+            let administrator = try await fixture.login("trellis-admin", password: password)
+            await #expect(throws: MQTTError.self) { try await administrator.subscribe("#") }
+            await #expect(throws: MQTTError.self) {
+                try await administrator.publishAndWait(topic: "rpi/torpi/x", payload: [])
+            }
+            await administrator.shutdown()
         }
     }
 
     @Test("init writes the configuration and the administration password, both mode 0600, and refuses to overwrite")
     func initFiles() async throws {
-        try await DynamicSecurityFixture.with { fixture in
-            for path in [fixture.config, fixture.adminPasswordFile] {
-                #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o600)
-            }
-            let password = try String(contentsOfFile: fixture.adminPasswordFile, encoding: .utf8).trimmingCharacters(
-                in: .newlines)
-            #expect(password.count == 20)
-            #expect(
-                try !String(contentsOfFile: fixture.config, encoding: .utf8).contains(password), "only its hash is kept"
-            )
-            let again = try await TrellisBinary.run(
-                [
-                    "users", "init", "--config", fixture.config,
-                    "--admin-password-file", fixture.directory + "/other"
-                ], in: fixture.directory)
-            #expect(again.status != 0)
-            #expect(again.output.contains("\(fixture.config) exists"))
-            // The administration account administers and nothing else.
-            let admin = try await fixture.login("trellis-admin", password: password)
-            await #expect(throws: MQTTError.self) { try await admin.subscribe("#") }
-            await #expect(throws: MQTTError.self) { try await admin.publishAndWait(topic: "rpi/torpi/x", payload: []) }
-            await admin.shutdown()
+        // What `users init` writes (`ProfileWriter`), in-process; `listAndChange` logs in as its administrator.
+        let directory = temporaryDirectory()
+        let config = directory + "/dynamic-security.json", passwordFile = directory + "/admin.password"
+        try await ProfileWriter.make(
+            config: config, adminUser: "trellis-admin", adminPasswordFile: passwordFile, topics: TopicPrefixes()
+        ).write()
+        for path in [config, passwordFile] {
+            #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o600)
         }
+        let password = try String(contentsOfFile: passwordFile, encoding: .utf8).trimmingCharacters(in: .newlines)
+        #expect(password.count == 20)
+        #expect(try !String(contentsOfFile: config, encoding: .utf8).contains(password), "only its hash is kept")
+        let again = await #expect(throws: CommandFailure.self) {
+            try await ProfileWriter.make(
+                config: config, adminUser: "trellis-admin", adminPasswordFile: directory + "/other",
+                topics: TopicPrefixes())
+        }
+        #expect(again?.description.contains("\(config) exists") == true)
+        #expect(!FileManager.default.fileExists(atPath: directory + "/other"))
     }
 }

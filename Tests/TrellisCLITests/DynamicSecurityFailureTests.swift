@@ -1,69 +1,84 @@
 import Foundation
 import Testing
+import TrellisApplication
 import TrellisBroker
 import TrellisTestSupport
+@testable import trellis
 
 /// `trellis users` with the dynamic security backend when it cannot do its work: one clear line
-/// saying what to check, never the administration password, and no crash.
+/// saying what to check, never the administration password, and no crash. The commands' store
+/// (`DynamicSecurityAccounts` over `DynamicSecurityControl`) is run in-process; a broker is started
+/// only where its answer is the point.
 @Suite("users with dynamic security: failures")
 struct DynamicSecurityFailureTests {
     static let secret = "admin-secret-value"
 
-    /// A directory whose administration password file holds `secret`.
-    static func directory() throws -> String {
+    /// The accounts behind `users list --admin-password-file DIR/admin.password --timeout 3` at `broker`,
+    /// the file holding ``secret``.
+    static func accounts(broker: String) throws -> DynamicSecurityAccounts {
         let directory = temporaryDirectory()
         try (secret + "\n").write(toFile: directory + "/admin.password", atomically: true, encoding: .utf8)
-        return directory
+        let list = try UsersCommand.List.parse([
+            "--broker", broker, "--timeout", "3", "--admin-password-file", directory + "/admin.password"
+        ])
+        return try #require(list.options.store() as? DynamicSecurityAccounts)
     }
 
-    static func list(_ directory: String, broker: String) async throws -> (status: Int32, output: String) {
-        try await TrellisBinary.run(
-            [
-                "users", "list", "--broker", broker, "--timeout", "3",
-                "--admin-password-file", "admin.password"
-            ], in: directory)
+    /// The line `list` fails with.
+    static func failure(_ accounts: some AccountStore) async -> String {
+        do {
+            _ = try await accounts.list()
+            return "listed"
+        } catch {
+            return "\(error)"
+        }
     }
 
     @Test("no administration password file: dynamic security asked for, the file named")
     func noPasswordFile() async throws {
-        let directory = temporaryDirectory()
-        let result = try await TrellisBinary.run(["users", "list", "--backend", "dynamic-security"], in: directory)
-        #expect(result.status != 0)
-        #expect(
-            result.output.contains("cannot read the password of trellis-admin from trellis-state/admin.password"),
-            "\(result.output)")
+        let list = try UsersCommand.List.parse(["--backend", "dynamic-security"])
+        #expect(list.options.usesDynamicSecurity)
+        #expect(list.options.admin.adminPasswordFile == "trellis-state/admin.password")
+        let missing = temporaryDirectory() + "/trellis-state/admin.password"
+        let accounts = DynamicSecurityAccounts(
+            control: DynamicSecurityControl(
+                address: try #require(BrokerAddress(parsing: list.options.broker)), admin: list.options.admin.adminUser,
+                passwordFile: missing, timeout: .seconds(3)))
+        let message = await Self.failure(accounts)
+        #expect(message.contains("cannot read the password of trellis-admin from \(missing)"), "\(message)")
     }
 
     @Test("no broker listening")
     func unreachable() async throws {
-        let directory = try Self.directory()
         let port = try #require(PortProbe.freeLoopbackPort())
-        let result = try await Self.list(directory, broker: "127.0.0.1:\(port)")
-        #expect(result.status != 0)
-        #expect(result.output.contains("cannot reach the broker at 127.0.0.1:\(port)"), "\(result.output)")
-        #expect(!result.output.contains(Self.secret))
+        let message = await Self.failure(try Self.accounts(broker: "127.0.0.1:\(port)"))
+        #expect(message.contains("cannot reach the broker at 127.0.0.1:\(port)"), "\(message)")
+        #expect(!message.contains(Self.secret))
     }
 
-    @Test("a broker of the file-based profile refuses the administration account")
-    func refusedLogin() async throws {
-        let directory = try Self.directory()
-        try "".write(toFile: directory + "/passwd", atomically: true, encoding: .utf8)
-        try await withTestBroker(anonymous: false, extraConfig: ["password_file \(directory)/passwd"]) { broker in
-            let result = try await Self.list(directory, broker: broker.address)
-            #expect(result.status != 0)
-            #expect(result.output.contains("refused the login of trellis-admin"), "\(result.output)")
-            #expect(!result.output.contains(Self.secret))
-        }
+    @Test(
+        "a broker of the file-based profile refuses the administration account",
+        arguments: ["Not authorized", "Connection Refused: not authorised."])
+    func refusedLogin(_ reason: String) throws {
+        // The reason libmosquitto gives for a refused CONNECT (MQTT 5, and 3.1.1); that a real broker refuses an
+        // account it does not know, with it, is `DynamicSecurityAccountsTests` and `PasswordArgumentsTests`'.
+        let address = try #require(BrokerAddress(parsing: "127.0.0.1:1883"))
+        let message = DynamicSecurityControl.loginFailure(reason: reason, address: address, admin: "trellis-admin")
+            .description
+        #expect(message.contains("refused the login of trellis-admin"), "\(message)")
+        #expect(message.contains("broker.dynsec.conf"), "\(message)")
+        let other = DynamicSecurityControl.loginFailure(
+            reason: "Connection refused", address: address, admin: "trellis-admin"
+        ).description
+        #expect(other.contains("cannot reach the broker at 127.0.0.1:1883"), "\(other)")
     }
 
     @Test("a broker without the plugin never answers")
     func noPlugin() async throws {
-        let directory = try Self.directory()
         try await withTestBroker { broker in
-            let result = try await Self.list(directory, broker: broker.address)
-            #expect(result.status != 0)
-            #expect(result.output.contains("is the dynamic security plugin loaded"), "\(result.output)")
-            #expect(!result.output.contains(Self.secret))
+            let message = await Self.failure(try Self.accounts(broker: broker.address))
+            #expect(message.contains("is the dynamic security plugin loaded"), "\(message)")
+            #expect(!message.contains(Self.secret))
         }
     }
 
@@ -74,9 +89,13 @@ struct DynamicSecurityFailureTests {
             (["--timeout", "0"], "--timeout must be between"),
             (["--backend", "ldap"], "ldap")
         ])
-    func badOptions(_ options: [String], _ expected: String) async throws {
-        let result = try await TrellisBinary.run(["users", "list"] + options, in: temporaryDirectory())
-        #expect(result.status != 0)
-        #expect(result.output.contains(expected), "\(result.output)")
+    func badOptions(_ options: [String], _ expected: String) {
+        do {
+            _ = try UsersCommand.List.parse(options)
+            Issue.record("\(options) were taken")
+        } catch {
+            let message = UsersCommand.List.message(for: error)
+            #expect(message.contains(expected), "\(message)")
+        }
     }
 }

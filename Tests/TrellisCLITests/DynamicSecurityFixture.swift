@@ -1,9 +1,11 @@
 import Foundation
 import TrellisMQTT
 import TrellisTestSupport
+import TrellisApplication
+import TrellisCore
 
 /// A real Mosquitto with the real dynamic security plugin, its configuration written by
-/// `trellis users init` (or `migrate`), and `trellis users` pointed at it.
+/// `trellis users init`'s writer (or `migrate`), and `trellis users` pointed at it.
 struct DynamicSecurityFixture {
     let directory: String
     let broker: TestBroker
@@ -64,12 +66,11 @@ struct DynamicSecurityFixture {
         if let prepare {
             try await prepare(directory)
         } else {
-            let result = try await TrellisBinary.run(
-                [
-                    "users", "init", "--config", directory + "/dynamic-security.json",
-                    "--admin-password-file", directory + "/admin.password"
-                ], in: directory)
-            guard result.status == 0 else { throw TimeoutError(message: "users init failed: \(result.output)") }
+            // What `users init` writes (`DynamicSecurityProfileTests` runs the command itself).
+            try await ProfileWriter.make(
+                config: directory + "/dynamic-security.json", adminUser: "trellis-admin",
+                adminPasswordFile: directory + "/admin.password", topics: TopicPrefixes()
+            ).write()
         }
         try await withTestBroker(
             anonymous: false,

@@ -2,30 +2,35 @@ import Foundation
 import Testing
 import TrellisMQTT
 import TrellisTestSupport
+import TrellisApplication
+import TrellisCore
+import TrellisBroker
 
 /// `trellis users migrate`: the accounts of the file-based profile move into the plugin with
 /// their roles and their passwords, which Mosquitto 2 hashes as the plugin does.
 @Suite("users migrate")
 struct DynamicSecurityMigrationTests {
     @Test("accounts made in the files log in to the plugin with their old passwords and keep their rights")
-    func migrate() async throws {
+    func migratesAndLogsIn() async throws {
         var filesListing = ""
         try await DynamicSecurityFixture.with(prepare: { directory in
-            for (name, flags) in [
-                ("relay", ["--trellis"]), ("alice", []), ("pi1", ["--sensor", "0x36"]), ("door", ["--button"])
+            // The file-based profile's accounts, as `users add` makes them (in-process); the migration is the binary's.
+            let files = FileAccounts(
+                passwordFile: directory + "/trellis-state/passwd", aclFile: directory + "/trellis-state/acl")
+            for (name, role, sensors) in [
+                ("relay", AccessControlList.Role.trellis, [String]()), ("alice", .client, []),
+                ("pi1", .sensor, ["0x36"]),
+                ("door", .button, [])
             ] {
-                let added = try await TrellisBinary.run(
-                    [
-                        "users", "add", name, "--password", "old-\(name)",
-                        "--trellis-password-file", directory + "/relay.password"
-                    ] + flags, in: directory)
-                #expect(added.status == 0, "\(added.output)")
+                try await AccountChanges.add(
+                    name, role: role, sensors: sensors, password: "old-\(name)",
+                    trellisPasswordFile: role == .trellis ? directory + "/relay.password" : nil, in: files)
             }
             // An account of Mosquitto 1's $6$ form, whose hash cannot move.
             let passwd = directory + "/trellis-state/passwd"
             try (try String(contentsOfFile: passwd, encoding: .utf8) + "legacy:$6$c2FsdA==$aGFzaA==\n")
                 .write(toFile: passwd, atomically: true, encoding: .utf8)
-            filesListing = try await TrellisBinary.run(["users", "list"], in: directory).output
+            filesListing = try await files.list().map { "\($0.name)\t\($0.role)\n" }.joined()
             let migrated = try await TrellisBinary.run(
                 [
                     "users", "migrate", "--config", directory + "/dynamic-security.json",
@@ -68,14 +73,27 @@ struct DynamicSecurityMigrationTests {
     @Test("migrate refuses an existing plugin configuration and a missing password file, with one line each")
     func refusals() async throws {
         let directory = temporaryDirectory()
-        let missing = try await TrellisBinary.run(["users", "migrate", "--password-file", "nope/passwd"], in: directory)
-        #expect(missing.status != 0)
-        #expect(missing.output.contains("cannot read the password file nope/passwd"))
-        #expect(try await TrellisBinary.run(["users", "add", "alice", "--password", "pw"], in: directory).status == 0)
+        /// `users migrate` as its command resolves it: the files of `directory`, the plugin's file `config`.
+        func attempt(passwordFile: String, config: String) async -> String {
+            do {
+                _ = try await AccountChanges.migrate(
+                    passwordFile: passwordFile, aclFile: directory + "/trellis-state/acl", config: config,
+                    adminUser: "trellis-admin", adminPasswordFile: directory + "/trellis-state/admin.password",
+                    topics: TopicPrefixes())
+                return "migrated"
+            } catch {
+                return "\(error)"
+            }
+        }
+        let missing = await attempt(passwordFile: directory + "/nope/passwd", config: directory + "/new.json")
+        #expect(missing.contains("cannot read the password file \(directory)/nope/passwd"), "\(missing)")
+        try await FileAccounts(
+            passwordFile: directory + "/trellis-state/passwd", aclFile: directory + "/trellis-state/acl"
+        ).set("alice", role: .client, sensors: [], password: "pw")
         try "{}".write(toFile: directory + "/taken.json", atomically: true, encoding: .utf8)
-        let exists = try await TrellisBinary.run(["users", "migrate", "--config", "taken.json"], in: directory)
-        #expect(exists.status != 0)
-        #expect(exists.output.contains("taken.json exists"))
+        let exists = await attempt(passwordFile: directory + "/trellis-state/passwd", config: directory + "/taken.json")
+        #expect(exists.contains("taken.json exists"), "\(exists)")
         #expect(!FileManager.default.fileExists(atPath: directory + "/trellis-state/admin.password"))
+        #expect(try String(contentsOfFile: directory + "/taken.json", encoding: .utf8) == "{}", "left as it was")
     }
 }

@@ -86,7 +86,7 @@ struct ImportRulesTests {
     /// derived from the settings table) and of printing what a command read or wrote.
     static let commandHelpers: Set<String> = [
         "SettingFlag", "SettingFlagValue", "OptionalSettingFlagValue", "SettingFlags", "ExitCodeError", "LineSink",
-        "CaptureInput", "HostFiles", "RecordingProgress"
+        "CaptureInput", "RecordingProgress"
     ]
 
     @Test(

@@ -2,10 +2,13 @@ import Foundation
 import Testing
 import TrellisMQTT
 import TrellisTestSupport
+import TrellisApplication
+@testable import trellis
 
 /// `trellis users add` and `passwd` (files backend) put no password on any command line, and the entries they
 /// write log in to a real Mosquitto. Every `mosquitto_passwd` they start is a wrapper first on PATH that writes
-/// its arguments down and runs the real one.
+/// its arguments down and runs the real one. The first test runs the binary end to end; the others run what
+/// the commands decide in-process.
 @Suite("Passwords on no command line")
 struct PasswordArgumentsTests {
     static let realTool = ["/usr/bin/mosquitto_passwd", "/usr/local/bin/mosquitto_passwd", "/usr/sbin/mosquitto_passwd"]
@@ -102,37 +105,46 @@ struct PasswordArgumentsTests {
         "an existing password file keeps its other lines, its comments and its mode; remove takes one line out",
         .enabled(if: realTool != nil, "mosquitto_passwd is not installed"))
     func keepsTheFile() async throws {
-        let recorder = try Recorder(tool: try #require(Self.realTool))
-        let path = recorder.directory + "/passwd"
+        let directory = temporaryDirectory()
+        let path = directory + "/passwd"
         try "# kept\nother:$7$101$c2FsdA==$aGFzaA==\n".write(toFile: path, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: path)
-        #expect(try await recorder.users(["add", "carol"], stdin: "pw-carol").status == 0)
+        let store = FileAccounts(passwordFile: path, aclFile: directory + "/acl")
+        try await store.set("carol", role: .client, sensors: [], password: "pw-carol")
         var text = try String(contentsOfFile: path, encoding: .utf8)
         #expect(text.hasPrefix("# kept\nother:$7$101$c2FsdA==$aGFzaA==\ncarol:$7$"), "\(text)")
         #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o640)
-        #expect(try await recorder.users(["remove", "carol"]).status == 0)
+        try await store.remove("carol")
         text = try String(contentsOfFile: path, encoding: .utf8)
         #expect(text == "# kept\nother:$7$101$c2FsdA==$aGFzaA==\n")
         #expect(
-            try FileManager.default.contentsOfDirectory(atPath: recorder.directory).allSatisfy {
-                !$0.contains(".trellis-")
-            })
+            try FileManager.default.contentsOfDirectory(atPath: directory).allSatisfy { !$0.contains(".trellis-") })
     }
 
     @Test("--password and --password-stdin together, an empty standard input and a line break are refused")
     func refusals() async throws {
-        let recorder = try Recorder(tool: Self.realTool ?? "/bin/false")
-        let both = try await TrellisBinary.run(
-            ["users", "add", "dave", "--password", "x", "--password-stdin"],
-            in: recorder.directory)
-        #expect(both.status != 0)
-        #expect(both.output.contains("give --password or --password-stdin, not both"), "\(both.output)")
-        let empty = try await recorder.users(["add", "dave"], stdin: "")
-        #expect(empty.status != 0)
-        #expect(empty.output.contains("standard input held no password"), "\(empty.output)")
-        let broken = try await TrellisBinary.run(["users", "add", "dave", "--password", "a\nb"], in: recorder.directory)
-        #expect(broken.status != 0)
-        #expect(broken.output.contains("may not contain a line break"), "\(broken.output)")
-        #expect(!FileManager.default.fileExists(atPath: recorder.directory + "/passwd"))
+        /// The message `users add ARGUMENTS` is refused with, before it runs.
+        func refusal(_ arguments: [String]) -> String {
+            do {
+                _ = try UsersCommand.Add.parse(["dave"] + arguments)
+                return "taken"
+            } catch {
+                return UsersCommand.Add.message(for: error)
+            }
+        }
+        let both = refusal(["--password", "x", "--password-stdin"])
+        #expect(both.contains("give --password or --password-stdin, not both"), "\(both)")
+        let broken = refusal(["--password", "a\nb"])
+        #expect(broken.contains("may not contain a line break"), "\(broken)")
+        let input = try UsersCommand.PasswordInput.parse(["--password-stdin"])
+        for line in ["", nil] {
+            let empty = #expect(throws: CommandFailure.self) { try input.resolve(input: { line }) }
+            #expect(empty?.description.contains("standard input held no password") == true)
+        }
+        #expect(try input.resolve(input: { "pw\r" }).secret == "pw", "a CR LF line ends before its CR")
+        // A password with a line break never reaches mosquitto_passwd's file either.
+        await #expect(throws: CommandFailure.self) {
+            try await PasswordFile(path: temporaryDirectory() + "/passwd").set("dave", password: "a\nb")
+        }
     }
 }

@@ -4,6 +4,7 @@ import TrellisStore
 import TrellisStoreSQLite
 import TrellisStorePostgres
 import TrellisTestSupport
+import TrellisApplication
 
 /// `trellis plants import-host`: a household moving from the original `host.py` to Trellis.
 ///
@@ -91,8 +92,8 @@ struct PlantsImportHostTests {
         static var available: [Where] { PostgresTestServer.isRequired ? [.sqlite, .postgres] : [.sqlite] }
     }
 
-    /// Runs `body` with a state holding Basil (0x38), and the arguments that name it.
-    func withState(_ place: Where, _ body: (any TrellisStore, [String]) async throws -> Void) async throws {
+    /// Runs `body` with a state holding Basil (0x38), and its place.
+    func withState(_ place: Where, _ body: (any TrellisStore, StatePlace) async throws -> Void) async throws {
         switch place {
         case .sqlite:
             let directory = temporaryDirectory()
@@ -100,12 +101,14 @@ struct PlantsImportHostTests {
             let seed = try SQLiteStore(directory: directory)
             #expect(try await seed.addPlant(name: "Basil", sensors: ["0x38"], maxPlants: 7).plantID != nil)
             try await seed.close()
-            try await body(try SQLiteStore(directory: directory), ["--state", directory])
+            let store = try SQLiteStore(directory: directory)
+            try await body(store, .sqlite(directory: directory))
+            try await store.close()
         case .postgres:
             try await PostgresTestServer.withDatabase { url in
                 let store = try await PostgresStore.connect(url, owner: "test")
                 #expect(try await store.addPlant(name: "Basil", sensors: ["0x38"], maxPlants: 7).plantID != nil)
-                try await body(store, ["--store", url.urlWithPassword])
+                try await body(store, try StatePlace(naming: url.urlWithPassword))
                 try await store.close()
             }
         }
@@ -115,13 +118,28 @@ struct PlantsImportHostTests {
         try await store.plants().map { "\($0.name) \($0.sensors.joined(separator: " "))" }
     }
 
+    /// What `trellis plants import-host` run on `userdata` at `place` prints, and its exit status, with the
+    /// plant settings of `environment` (`TRELLIS_…`) over the defaults.
+    static func importing(
+        _ userdata: String, at place: StatePlace, partial: Bool = false, dryRun: Bool = false,
+        environment: [String: String] = [:]
+    ) async throws -> (status: Int32, output: String) {
+        let settings = try await EffectiveConfiguration.load(file: nil, environment: environment)
+        var lines: [String] = []
+        let status = try await HostImport(directory: userdata, partial: partial, dryRun: dryRun).run(
+            at: place, maxPlants: settings.int("plant.max_plants"),
+            maximumNameLength: settings.int("plant.max_name_length")
+        ) { lines.append($0) }
+        return (status, lines.joined(separator: "\n"))
+    }
+
     @Test(
         "two phones merge into one household; reported before, added once; a second run finds them there",
         arguments: Where.available)
     func merges(_ place: Where) async throws {
         let userdata = try Self.userdata()
         try await withState(place) { store, location in
-            let dry = try await TrellisBinary.run(["plants", "import-host", userdata, "--dry-run"] + location)
+            let dry = try await Self.importing(userdata, at: location, dryRun: true)
             #expect(dry.status == 0, "\(dry.output)")
             #expect(
                 dry.output.contains("will add (3):") && dry.output.contains("already there (1):")
@@ -129,12 +147,12 @@ struct PlantsImportHostTests {
             #expect(dry.output.contains("Fern  0x36 0x37  (alice, bob)"), "\(dry.output)")
             #expect(try await Self.plants(store) == ["Basil 0x38"])
 
-            let run = try await TrellisBinary.run(["plants", "import-host", userdata] + location)
+            let run = try await Self.importing(userdata, at: location)
             #expect(run.status == 0, "\(run.output)")
             #expect(run.output.contains("added 3 plants"), "\(run.output)")
             #expect(try await Self.plants(store) == ["Basil 0x38", "Fern 0x36 0x37", "Mint 0x39 0x3a", "Thé 0x3b"])
 
-            let again = try await TrellisBinary.run(["plants", "import-host", userdata] + location)
+            let again = try await Self.importing(userdata, at: location)
             #expect(
                 again.status == 0 && again.output.contains("already there (4):")
                     && again.output.contains("added 0 plants"), "\(again.output)")
@@ -151,10 +169,8 @@ struct PlantsImportHostTests {
             "notes.txt": "not a phone's file"
         ])
         try await withState(place) { store, location in
-            var environment = ProcessInfo.processInfo.environment
-            environment["TRELLIS_PLANT_MAX_PLANTS"] = "4"
-            let refused = try await TrellisBinary.run(
-                ["plants", "import-host", userdata] + location, environment: environment)
+            let environment = ["TRELLIS_PLANT_MAX_PLANTS": "4"]
+            let refused = try await Self.importing(userdata, at: location, environment: environment)
             #expect(refused.status == 1, "\(refused.output)")
             for expected in [
                 "carol.json: unreadable", "dave.json: \"A plant name far too long\": name too long",
@@ -165,14 +181,13 @@ struct PlantsImportHostTests {
             }
             #expect(try await Self.plants(store) == ["Basil 0x38"])
 
-            let partial = try await TrellisBinary.run(
-                ["plants", "import-host", userdata, "--partial"] + location, environment: environment)
+            let partial = try await Self.importing(userdata, at: location, partial: true, environment: environment)
             #expect(partial.status == 0, "\(partial.output)")
             #expect(try await Self.plants(store) == ["Basil 0x38", "Fern 0x36 0x37", "Thé 0x3b", "Sage 0x42"])
 
             // Mint taken in the state with other sensors is named as such.
             _ = try await store.addPlant(name: "Ivy", sensors: ["0x50"], maxPlants: 10)
-            let taken = try await TrellisBinary.run(["plants", "import-host", userdata, "--dry-run"] + location)
+            let taken = try await Self.importing(userdata, at: location, dryRun: true)
             #expect(
                 taken.output.contains("Ivy  0x43  (dave): the name is taken in the state with other sensors (0x50)"),
                 "\(taken.output)")

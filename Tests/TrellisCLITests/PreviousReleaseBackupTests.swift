@@ -3,24 +3,27 @@ import Testing
 import TrellisStore
 import TrellisStoreSQLite
 import TrellisTestSupport
+import TrellisApplication
 
 /// A backup written by the previous release restores with this one. `Fixtures/release-0.1.0.backup.sqlite`
 /// was taken by Trellis 0.1.0's own `trellis store backup` of a running relay (its schema: the migrations
 /// `v1`, `catalog`, `devices`, `deliveries`, `probe`); `Fixtures/make-release-backup.sh` says how, from the
-/// release's binary. This release restores it, migrates it on open, and serves it.
+/// release's binary. This release restores it (`StateBackup`, which `trellis store restore` runs), migrates it
+/// on open, and the relay's engine answers from it.
 @Suite("A backup of the previous release")
 struct PreviousReleaseBackupTests {
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Fixtures/release-0.1.0.backup.sqlite").path
 
-    @Test("restores, is migrated to this release's schema with every row kept, and a relay answers from it")
+    @Test("restores, is migrated to this release's schema with every row kept, and the relay's engine answers from it")
     func restoresAndServes() async throws {
         let file = temporaryDirectory() + "-0.1.0.sqlite"
         try FileManager.default.copyItem(atPath: Self.fixture, toPath: file)
         let state = temporaryDirectory()
-        let restored = try await TrellisBinary.run(["store", "restore", file, "--state", state])
-        #expect(restored.status == 0, "\(restored.output)")
-        #expect(restored.output.contains("(schema catalog, deliveries, devices, probe, v1)"), "\(restored.output)")
+        let restored = try await StateBackup.restore(file, into: .sqlite(directory: state))
+        #expect(
+            restored.summary.migrations.joined(separator: ", ") == "catalog, deliveries, devices, probe, v1",
+            "\(restored.summary.migrations)")
 
         let store = try SQLiteStore(directory: state)
         #expect(try await store.plants().map(\.name) == ["Fern", "Ivy"])
@@ -33,28 +36,21 @@ struct PreviousReleaseBackupTests {
         #expect(try await store.device(id: "pump-1") != nil)
         #expect(try await store.deviceLog(device: "pump-1", since: nil, limit: 10).contains { $0.message == "booted" })
         let dump = try await store.exportState()
+        #expect(dump.rowCounts.first { $0.table == "catalog_plant_link" }?.rows == 1)
+
+        // The relay's engine on the migrated state: the phone was online for the presses (none missed);
+        // the history is the release's. (`StoreBackupTests` serves a restored state from the binary.)
+        let engine = EngineHarness(store: store)
+        let published = await engine.send("door", on: "p2o/clients/phone/register")
+        let registered = published.first { $0.topic == "p2o/clients/phone/register-response" }
+        #expect(
+            registered?.text?.hasPrefix(#"{"button":{"count":0,"history":["2026-11-27T03:13:39.810Z","#) == true,
+            "\(published.map { "\($0.topic) \($0.text ?? "")" })")
         try await store.close()
 
         // Opened by this release, the state took its later migrations; a backup of it now carries them.
-        let again = temporaryDirectory() + "-now.sqlite"
-        let backup = try await TrellisBinary.run(["store", "backup", again, "--state", state])
-        #expect(backup.status == 0, "\(backup.output)")
-        #expect(backup.output.contains("dead-letter-index"), "the later migration: \(backup.output)")
-        #expect(dump.rowCounts.first { $0.table == "catalog_plant_link" }?.rows == 1)
-
-        try await withTestBroker { broker in
-            let relay = try TrellisBinary.start(["run", "--broker", broker.address, "--state", state])
-            try await relay.waitForOutput("connected to the broker")
-            let (phone, seen) = try await TestClients.connectCollecting(
-                to: broker, id: "phone", "p2o/clients/phone/register-response")
-            try await phone.publishAndWait(topic: "p2o/clients/phone/register", payload: Array("door".utf8))
-            let registered = try await seen.messages(on: "p2o/clients/phone/register-response")
-            // The phone was online for the presses (none missed); the history is the release's.
-            #expect(
-                registered[0].text?.hasPrefix(#"{"button":{"count":0,"history":["2026-11-27T03:13:39.810Z","#) == true,
-                "\(registered[0].text ?? "")")
-            #expect(try await relay.terminate() == 0)
-            await phone.shutdown()
-        }
+        let backup = try await StateBackup.backup(
+            .sqlite(directory: state), to: temporaryDirectory() + "-now.sqlite", force: false)
+        #expect(backup.migrations.contains("dead-letter-index"), "the later migration: \(backup.migrations)")
     }
 }

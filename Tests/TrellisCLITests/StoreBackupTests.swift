@@ -5,10 +5,12 @@ import TrellisMQTT
 import TrellisStore
 import TrellisStoreSQLite
 import TrellisTestSupport
+import TrellisApplication
 
 /// `trellis store backup` and `restore`: a backup taken while a relay answers a QoS 1 load
 /// restores into a new state; a backup of a stopped relay restores to exactly the same state
-/// dump; a running relay's state, a damaged file and a newer release's file are refused.
+/// dump (the binary, end to end); a running relay's state, a damaged file and a newer release's file are
+/// refused (`StateBackup`, which the commands run, in-process).
 @Suite("Backups of the SQLite state")
 struct StoreBackupTests {
     static func dump(_ directory: String) async throws -> StateDump {
@@ -83,22 +85,27 @@ struct StoreBackupTests {
         }
     }
 
-    @Test("a damaged file and a newer release's backup are refused, naming why")
+    @Test("an existing file without --force, a damaged file, a newer release's backup and PostgreSQL are refused")
     func refusals() async throws {
         let directory = temporaryDirectory()
         let store = try SQLiteStore(directory: directory)
         _ = try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 7)
         try await store.close()
+        let place = StatePlace.sqlite(directory: directory)
         let good = temporaryDirectory() + "-good.sqlite"
-        #expect(try await TrellisBinary.run(["store", "backup", good, "--state", directory]).status == 0)
-        let exists = try await TrellisBinary.run(["store", "backup", good, "--state", directory])
-        #expect(exists.status == 1 && exists.output.contains("give --force"), "\(exists.output)")
+        _ = try await StateBackup.backup(place, to: good, force: false)
+        let exists = await #expect(throws: CommandFailure.self) {
+            try await StateBackup.backup(place, to: good, force: false)
+        }
+        #expect(exists?.description.contains("give --force") == true, "\(String(describing: exists))")
+        _ = try await StateBackup.backup(place, to: good, force: true)
 
         let garbage = temporaryDirectory() + "-garbage.sqlite"
         try Data((0..<8192).map { UInt8($0 % 251) }).write(to: URL(fileURLWithPath: garbage))
-        let damaged = try await TrellisBinary.run(["store", "restore", garbage, "--state", temporaryDirectory()])
-        #expect(damaged.status == 1)
-        #expect(damaged.output.contains("not restored"), "\(damaged.output)")
+        let damaged = await #expect(throws: CommandFailure.self) {
+            try await StateBackup.restore(garbage, into: .sqlite(directory: temporaryDirectory()))
+        }
+        #expect(damaged?.description.contains("not restored") == true, "\(String(describing: damaged))")
 
         // A schema version this release does not know: a newer release wrote it.
         let newer = temporaryDirectory() + "-newer.sqlite"
@@ -106,10 +113,19 @@ struct StoreBackupTests {
         let insert =
             "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
             + "c.execute(\"INSERT INTO grdb_migrations (identifier) VALUES ('from-the-future')\"); c.commit()"
-        let edit = try await TrellisBinary.run(["-c", insert, newer], executable: "/usr/bin/python3")
-        try #require(edit.status == 0, "\(edit.output)")
-        let refused = try await TrellisBinary.run(["store", "restore", newer, "--state", temporaryDirectory()])
-        #expect(refused.status == 1)
-        #expect(refused.output.contains("written by a newer release of Trellis"), "\(refused.output)")
+        let edit = try ChildProcess(path: "/usr/bin/python3", arguments: ["-c", insert, newer], outputPath: nil)
+        edit.waitUntilExit()
+        try #require(edit.terminationStatus == 0)
+        let refused = await #expect(throws: CommandFailure.self) {
+            try await StateBackup.restore(newer, into: .sqlite(directory: temporaryDirectory()))
+        }
+        #expect(
+            refused?.description.contains("written by a newer release of Trellis") == true,
+            "\(String(describing: refused))")
+
+        let postgres = await #expect(throws: CommandFailure.self) {
+            try await StateBackup.backup(try StatePlace(naming: "postgres://u@127.0.0.1:1/db"), to: good, force: true)
+        }
+        #expect(postgres?.description.contains("back it up with pg_dump") == true)
     }
 }

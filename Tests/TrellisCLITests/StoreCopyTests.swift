@@ -7,9 +7,12 @@ import TrellisStore
 import TrellisStorePostgres
 import TrellisStoreSQLite
 import TrellisTestSupport
+import TrellisApplication
+@testable import trellis
 
-/// `trellis store copy`: a state made on SQLite, copied into a fresh PostgreSQL database, then
-/// served from there by `trellis run` as the old relay served it.
+/// `trellis store copy`: a state made on SQLite, copied into a fresh PostgreSQL database by the binary,
+/// then served from there by `trellis run` as the old relay served it; the way back and the refusals
+/// run the copy (`StateCopy`) in-process.
 @Suite("trellis store copy", .enabled(if: PostgresTestServer.isRequired))
 struct StoreCopyTests {
     /// Fills an SQLite state with a row in every table the copy moves.
@@ -108,20 +111,21 @@ struct StoreCopyTests {
     }
 
     /// The way back, for a household that leaves a share group for one relay on a Raspberry Pi: the
-    /// PostgreSQL state comes into a new SQLite state directory, and reads back as it was made.
+    /// PostgreSQL state comes into a new SQLite state directory, and reads back as it was made. The copy
+    /// is `StateCopy`'s, which the command runs, here in-process; a relay's hold on the target is the
+    /// lock `trellis run` takes (`StateHold`).
     @Test(
         "back from PostgreSQL into a state directory: the same dump, refused when occupied or while a relay runs on it")
     func copyBack() async throws {
         let original = temporaryDirectory()
         try await Self.makeState(in: original)
         try await PostgresTestServer.withDatabase { url in
-            let there = try await TrellisBinary.run(["store", "copy", "--from", original, "--to", url.urlWithPassword])
-            #expect(there.status == 0, "\(there.output)")
+            let there = try await StateCopy.copy(from: original, to: url.urlWithPassword, replacing: false)
+            #expect(there.rows.contains { $0.table == "plant" && $0.rows == 2 })
             let back = temporaryDirectory() + "/new-state"
-            let copied = try await TrellisBinary.run(["store", "copy", "--from", url.urlWithPassword, "--to", back])
-            #expect(copied.status == 0, "\(copied.output)")
-            #expect(copied.output.contains("device_log: 1 rows"))
-            #expect(!copied.output.contains(url.password ?? "no password"), "the password was printed")
+            let copied = try await StateCopy.copy(from: url.urlWithPassword, to: back, replacing: false)
+            #expect(copied.rows.contains { $0.table == "device_log" && $0.rows == 1 })
+            #expect(!copied.source.description.contains(url.password ?? "no password"), "the password is named")
 
             let source = try SQLiteStore(directory: original)
             let target = try SQLiteStore(directory: back)
@@ -131,60 +135,53 @@ struct StoreCopyTests {
             try await source.close()
             try await target.close()
 
-            let again = try await TrellisBinary.run(["store", "copy", "--from", url.urlWithPassword, "--to", back])
-            #expect(again.status == 1)
-            #expect(again.output.contains("already holds a state"), "\(again.output)")
+            let again = await Self.refusal(from: url.urlWithPassword, to: back)
+            #expect(again.contains("already holds a state"), "\(again)")
 
-            try await withTestBroker { broker in
-                let relay = try TrellisBinary.start(["run", "--broker", broker.address, "--state", back])
-                try await relay.waitForOutput("connected to the broker")
-                let busy = try await TrellisBinary.run([
-                    "store", "copy", "--from", url.urlWithPassword, "--to", back, "--replace"
-                ])
-                #expect(busy.status == 1)
-                #expect(busy.output.contains("a relay is running on"), "\(busy.output)")
-                #expect(try await relay.terminate() == 0)
-            }
-            let replaced = try await TrellisBinary.run([
-                "store", "copy", "--from", url.urlWithPassword, "--to", back, "--replace"
-            ])
-            #expect(replaced.status == 0, "\(replaced.output)")
+            let relay = try StateHold.take(.sqlite(directory: back), for: .changeBesideRelays)
+            let busy = await Self.refusal(from: url.urlWithPassword, to: back, replacing: true)
+            #expect(busy.contains("a relay is running on"), "\(busy)")
+            relay.release()
+            _ = try await StateCopy.copy(from: url.urlWithPassword, to: back, replacing: true)
             let reread = try SQLiteStore(directory: back)
             #expect(try await reread.plants().map(\.name) == ["Fern", "Ivy"])
             try await reread.close()
         }
     }
 
+    /// Why `StateCopy` refuses to copy `source` into `target`.
+    static func refusal(from source: String, to target: String, replacing: Bool = false) async -> String {
+        do {
+            _ = try await StateCopy.copy(from: source, to: target, replacing: replacing)
+            return "copied"
+        } catch {
+            return "\(error)"
+        }
+    }
+
     @Test("bad sources and targets are refused with a clear message")
     func refusals() async throws {
         let empty = temporaryDirectory()
-        let noState = try await TrellisBinary.run([
-            "store", "copy", "--from", empty, "--to", "postgres://u@127.0.0.1:1/db"
-        ])
-        #expect(noState.status == 1)
-        #expect(noState.output.contains("holds no Trellis state"))
-        let same = try await TrellisBinary.run(["store", "copy", "--from", empty, "--to", empty])
-        #expect(same.status == 1)
-        #expect(same.output.contains("--from and --to name the same state"))
+        let noState = await Self.refusal(from: empty, to: "postgres://u@127.0.0.1:1/db")
+        #expect(noState.contains("holds no Trellis state"), "\(noState)")
+        let same = await Self.refusal(from: empty, to: empty)
+        #expect(same.contains("--from and --to name the same state"), "\(same)")
         let state = temporaryDirectory()
         try await Self.makeState(in: state)
-        let unreachable = try await TrellisBinary.run([
-            "store", "copy", "--from", state, "--to", "postgres://u:secret@127.0.0.1:1/db"
-        ])
-        #expect(unreachable.status == 1)
-        #expect(unreachable.output.contains("cannot connect"))
-        #expect(!unreachable.output.contains("secret"))
+        let unreachable = await Self.refusal(from: state, to: "postgres://u:secret@127.0.0.1:1/db")
+        #expect(unreachable.contains("cannot connect"), "\(unreachable)")
+        #expect(!unreachable.contains("secret"))
     }
 
     @Test("catalog import --store writes the species into PostgreSQL")
     func catalogImport() async throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let csv = root.appendingPathComponent("catalog/usda-starter.csv").path
+        let csv = MarkdownDocument.repositoryRoot.appendingPathComponent("catalog/usda-starter.csv").path
         try await PostgresTestServer.withDatabase { url in
-            let result = try await TrellisBinary.run(["catalog", "import", csv, "--store", url.urlWithPassword])
-            #expect(result.status == 0, "\(result.output)")
-            #expect(result.output.contains("the catalog holds 95 species"), "\(result.output)")
+            // The command itself, run in-process as the binary runs it.
+            var command = try #require(
+                try TrellisCommand.parseAsRoot(["catalog", "import", csv, "--store", url.urlWithPassword])
+                    as? CatalogCommand.Import)
+            try await command.run()
             let store = try await PostgresStore.connect(url, owner: "checker")
             #expect(try await store.speciesCount() == 95)
             try await store.close()

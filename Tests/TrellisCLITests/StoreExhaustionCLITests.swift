@@ -8,11 +8,13 @@ import TrellisMQTT
 import TrellisStore
 import TrellisStoreSQLite
 import TrellisTestSupport
+import TrellisApplication
 
 /// `trellis run` with its state on a small tmpfs, flooded with QoS 1 log lines of 60 KB through a
 /// real Mosquitto: the disk fills, Trellis says so (log, `/health`), and once there is room again
 /// every line is stored, each once, whether Trellis kept running or was killed meanwhile. And a
-/// state file that is not a usable database stops Trellis at start, naming the file.
+/// state file that is not a usable database stops Trellis at start, naming the file (the store's
+/// refusal and the command's line for it, in-process).
 @Suite("Store exhaustion, end to end")
 struct StoreExhaustionCLITests {
     static func line(_ index: Int) -> [UInt8] {
@@ -130,7 +132,7 @@ struct StoreExhaustionCLITests {
     }
 
     @Test(
-        "a state file that is not a database, or damaged, stops Trellis at start and is left as it was",
+        "a state file that is not a database, or damaged, is refused at start in one line naming it, and left as it was",
         arguments: ["garbage", "damaged", "directory"])
     func unusableStateFile(_ kind: String) async throws {
         let state = temporaryDirectory()
@@ -158,12 +160,12 @@ struct StoreExhaustionCLITests {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         }
         let before = try? Data(contentsOf: URL(fileURLWithPath: path))
-        let (status, output) = try await TrellisBinary.run(["run", "--broker", "127.0.0.1:1", "--state", state])
-        #expect(status != 0)
-        let errors = output.split(separator: "\n").filter { $0.hasPrefix("trellis: error:") }
-        #expect(errors.count == 1, "\(output)")
-        #expect(errors.first?.contains(path) == true, "\(output)")
-        #expect(errors.first?.contains("does not start") == true, "\(output)")
+        // The store `trellis run` opens on an SQLite state, and the line the command prints for its refusal.
+        let error = #expect(throws: StoreError.self) { try SQLiteStore(directory: state) }
+        #expect(error?.code == .cannotOpen)
+        let output = "\(TrellisApplication.failure(of: try #require(error)))"
+        #expect(!output.contains("\n"), "one line: \(output)")
+        #expect(output.contains(path) && output.contains("does not start"), "\(output)")
         switch kind {
         case "garbage": #expect(output.contains("file is not a database"))
         case "damaged": #expect(output.contains("damaged") || output.contains("malformed"), "\(output)")

@@ -57,6 +57,24 @@ struct TopicAccessMatrixTests {
         }
     }
 
+    @Test("the cells an attacker tries first are refused as the issue names them")
+    func attacksNamed() {
+        #expect(!Self.allowed(.anonymous, "trellis/request/models/upload", publish: true))
+        #expect(!Self.allowed(.anonymous, "trellis/request/store/backup", publish: true))
+        #expect(!Self.allowed(.anonymous, "trellis/deadletter", publish: false))
+        #expect(!Self.allowed(.anonymous, "some/other/topic", publish: false))
+        #expect(
+            Self.allowed(.anonymous, "rpi/torpi", publish: true)
+                && Self.allowed(.anonymous, "rpi/fromrpi", publish: false))
+        #expect(!Self.allowed(.sensor, "rpi/torpi/pi1", publish: true), "a sensor node sends no plant request")
+        #expect(!Self.allowed(.sensor, "trellis/clients/pi1/request/models/code", publish: true))
+        #expect(!Self.allowed(.sensor, "rpi/sensors/0x37", publish: true), "only its own sensors")
+        #expect(!Self.allowed(.button, "p2o/buttons/bell/press", publish: true), "only its own presses")
+        #expect(!Self.allowed(.device, "devices/node1/command", publish: true), "a device cannot forge its commands")
+        #expect(!Self.allowed(.app, "rpi/fromrpi/stranger", publish: false), "no other app's replies")
+        #expect(!Self.allowed(.operator, "rpi/fromrpi", publish: true), "an operator cannot forge Trellis's replies")
+    }
+
     enum Backend: String, CaseIterable { case aclFile, dynamicSecurity }
 
     @Test("every cell of the table, allowed and refused", arguments: Backend.allCases)
@@ -115,24 +133,6 @@ struct TopicAccessMatrixTests {
                 ? nil
                 : "\(role) read \(topic): table \(allowed(role, topic, publish: false)), broker \(delivered.contains(topic))"
         }
-    }
-
-    @Test("the cells an attacker tries first are refused as the issue names them")
-    func attacksNamed() {
-        #expect(!Self.allowed(.anonymous, "trellis/request/models/upload", publish: true))
-        #expect(!Self.allowed(.anonymous, "trellis/request/store/backup", publish: true))
-        #expect(!Self.allowed(.anonymous, "trellis/deadletter", publish: false))
-        #expect(!Self.allowed(.anonymous, "some/other/topic", publish: false))
-        #expect(
-            Self.allowed(.anonymous, "rpi/torpi", publish: true)
-                && Self.allowed(.anonymous, "rpi/fromrpi", publish: false))
-        #expect(!Self.allowed(.sensor, "rpi/torpi/pi1", publish: true), "a sensor node sends no plant request")
-        #expect(!Self.allowed(.sensor, "trellis/clients/pi1/request/models/code", publish: true))
-        #expect(!Self.allowed(.sensor, "rpi/sensors/0x37", publish: true), "only its own sensors")
-        #expect(!Self.allowed(.button, "p2o/buttons/bell/press", publish: true), "only its own presses")
-        #expect(!Self.allowed(.device, "devices/node1/command", publish: true), "a device cannot forge its commands")
-        #expect(!Self.allowed(.app, "rpi/fromrpi/stranger", publish: false), "no other app's replies")
-        #expect(!Self.allowed(.operator, "rpi/fromrpi", publish: true), "an operator cannot forge Trellis's replies")
     }
 
     /// Logs in as `name` (anonymous when nil) with the password every account has here.

@@ -66,6 +66,17 @@ package struct DynamicSecurityControl {
         }
     }
 
+    /// What a refused or failed login attempt of `admin` at `address` is reported as: a refusal (the broker's
+    /// reason says not authorised) names the profile and the account to check, anything else the address.
+    package static func loginFailure(reason: String, address: BrokerAddress, admin: String) -> CommandFailure {
+        guard reason.lowercased().contains("not authori") else {
+            return fail("cannot reach the broker at \(address): \(reason); is it running? (--broker names another)")
+        }
+        return fail(
+            "the broker at \(address) refused the login of \(admin) (\(reason)): is it running "
+                + "the dynamic security profile (broker.dynsec.conf), and is \(admin) its administration account?")
+    }
+
     /// Waits for the first connection, and fails at the first refused or failed attempt.
     private func waitForLogin(_ client: MQTTClient) async throws {
         let address = self.address, admin = self.admin, timeout = self.timeout
@@ -75,14 +86,8 @@ package struct DynamicSecurityControl {
                     switch event {
                     case .connected:
                         return
-                    case let .connectFailed(reason, _) where reason.lowercased().contains("not authori"):
-                        throw fail(
-                            "the broker at \(address) refused the login of \(admin) (\(reason)): is it running "
-                                + "the dynamic security profile (broker.dynsec.conf), and is \(admin) its administration account?"
-                        )
                     case let .connectFailed(reason, _):
-                        throw fail(
-                            "cannot reach the broker at \(address): \(reason); is it running? (--broker names another)")
+                        throw Self.loginFailure(reason: reason, address: address, admin: admin)
                     case .disconnected:
                         continue
                     }

@@ -11,6 +11,10 @@ import TrellisBroker
 package struct PasswordFile {
     package var path: String
 
+    package init(path: String) {
+        self.path = path
+    }
+
     /// Gives `name` this password: its line is replaced, or appended.
     package func set(_ name: String, password: String) async throws {
         let entry = try await Self.hashedEntry(name, password: password)

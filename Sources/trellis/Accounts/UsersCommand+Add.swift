@@ -106,27 +106,15 @@ extension UsersCommand {
             try options.checkNotAdmin(name)
             // Before anything is written: a configuration that does not read changes nothing.
             let topics = try await options.settings.prefixes()
-            let addresses = Self.uniqued(sensor.compactMap { SensorAddress.normalize($0) })
+            let addresses = AccountChanges.sensorAddresses(sensor)
             let (secret, generated) = try passwordInput.resolve()
-            if trellis {
-                // Before the account exists: a password that cannot be kept must not be set.
-                do {
-                    try writeSecret(secret, to: trellisPasswordFile)
-                } catch {
-                    throw fail("cannot write Trellis's password to \(trellisPasswordFile): \(describe(error))")
-                }
-            }
             let store = options.store(topics: topics)
-            try await store.set(name, role: role, sensors: addresses, password: secret)
+            try await AccountChanges.add(
+                name, role: role, sensors: addresses, password: secret,
+                trellisPasswordFile: trellis ? trellisPasswordFile : nil, in: store)
             let text = ([role.rawValue] + addresses).joined(separator: " ")
             let effect = options.usesDynamicSecurity ? ", \(store.effect)" : ""
             print("added \(name) (\(text))\(effect)" + (generated ? "; password: \(secret)" : ""))
-        }
-
-        /// `addresses` without repeats, in their first order.
-        static func uniqued(_ addresses: [String]) -> [String] {
-            var seen: Set<String> = []
-            return addresses.filter { seen.insert($0).inserted }
         }
     }
 }

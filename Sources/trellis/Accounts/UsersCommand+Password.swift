@@ -28,11 +28,14 @@ extension UsersCommand {
             }
         }
 
-        /// The password, and whether it was generated (and so is to be printed).
-        func resolve() throws -> (secret: String, generated: Bool) {
+        /// The password, and whether it was generated (and so is to be printed); `input` reads the first
+        /// line of standard input.
+        func resolve(input: () -> String? = { readLine(strippingNewline: true) }) throws -> (
+            secret: String, generated: Bool
+        ) {
             if let password { return (password, false) }
             guard passwordStdin else { return (randomPassword(), true) }
-            guard let line = readLine(strippingNewline: true), !line.isEmpty else {
+            guard let line = input(), !line.isEmpty else {
                 throw fail("--password-stdin: standard input held no password (one line is read)")
             }
             return (line.hasSuffix("\r") ? String(line.dropLast()) : line, false)

@@ -99,45 +99,17 @@ extension UsersCommand {
         }
 
         func run() async throws {
-            let passwords: [MosquittoPasswordEntry]
-            do {
-                passwords = MosquittoPasswordEntry.parse(
-                    try String(contentsOfFile: files.passwordFile, encoding: .utf8))
-            } catch {
-                throw fail("cannot read the password file \(files.passwordFile): \(describe(error))")
-            }
-            let acl =
-                (try? String(contentsOfFile: files.aclFile, encoding: .utf8)).map(AccessControlList.init(parsing:))
-                ?? AccessControlList()
-            var accounts = acl.accounts.map {
-                (name: $0.name, role: $0.role, sensors: acl.sensorAddresses[$0.name] ?? [])
-            }
-            for entry in passwords where !accounts.contains(where: { $0.name == entry.username }) {
-                accounts.append((name: entry.username, role: AccessControlList.Role.client, sensors: [String]()))
-            }
-            if accounts.contains(where: { $0.name == admin.adminUser }) {
-                throw fail(
-                    "\(admin.adminUser) is an account of \(files.passwordFile); name another administration account with --admin-user"
-                )
-            }
-            var profile = try await ProfileWriter.make(
-                config: config, adminUser: admin.adminUser, adminPasswordFile: admin.adminPasswordFile,
-                topics: try await settings.prefixes())
-            var withoutPassword: [String] = []
-            for account in accounts {
-                let hash = passwords.first { $0.username == account.name }?.pbkdf2
-                if hash == nil { withoutPassword.append(account.name) }
-                profile.add(account.name, role: account.role, sensors: account.sensors, hash: hash)
-            }
-            try profile.write()
+            let accounts = try await AccountChanges.migrate(
+                passwordFile: files.passwordFile, aclFile: files.aclFile, config: config, adminUser: admin.adminUser,
+                adminPasswordFile: admin.adminPasswordFile, topics: try await settings.prefixes())
             for account in accounts {
                 print(
                     "migrated \(account.name) (\(([account.role.rawValue] + account.sensors).joined(separator: " ")))")
             }
-            for name in withoutPassword {
+            for account in accounts where !account.hasPassword {
                 print(
-                    "warning: \(name) has no password the plugin can read (none, or not a $7$ hash): give it one with "
-                        + "`trellis users passwd \(name)` once the broker runs with broker.dynsec.conf")
+                    "warning: \(account.name) has no password the plugin can read (none, or not a $7$ hash): give it one "
+                        + "with `trellis users passwd \(account.name)` once the broker runs with broker.dynsec.conf")
             }
             print(
                 "wrote \(config) with \(accounts.count) accounts and the administration account \(admin.adminUser) "

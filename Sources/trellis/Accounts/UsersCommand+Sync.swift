@@ -1,6 +1,5 @@
 import TrellisApplication
 import ArgumentParser
-import Configuration
 import Foundation
 import TrellisCore
 
@@ -35,16 +34,8 @@ extension UsersCommand {
         /// The topic prefixes of the configuration `file` (or trellis.yaml), the `TRELLIS_…` variables and
         /// the two prefix flags, as `trellis run` takes them.
         static func prefixes(file: String?, _ prefixFlags: PrefixFlags) async throws -> TopicPrefixes {
-            var flags: [String: ConfigContent] = [:]
-            if let plant = prefixFlags.plantPrefix { flags["plant.prefix"] = .string(plant) }
-            if let buttons = prefixFlags.buttonPrefix { flags["buttons.prefix"] = .string(buttons) }
-            do {
-                return try await EffectiveConfiguration.load(file: file, flags: flags).relaySettings.topicPrefixes
-            } catch {
-                throw fail(
-                    "the configuration does not read, so the topic prefixes the rights are written with are unknown: "
-                        + error.problems.joined(separator: "; "))
-            }
+            try await AccountChanges.prefixes(
+                file: file, plantPrefix: prefixFlags.plantPrefix, buttonPrefix: prefixFlags.buttonPrefix)
         }
     }
 

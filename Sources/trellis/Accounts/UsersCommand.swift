@@ -177,16 +177,8 @@ struct UsersCommand: AsyncParsableCommand {
             try options.checkNotAdmin(name)
             let (secret, generated) = try passwordInput.resolve()
             let store = options.store()
-            let role = try await store.setPassword(name, password: secret)
-            if role == .trellis {
-                do {
-                    try writeSecret(secret, to: trellisPasswordFile)
-                } catch {
-                    throw fail(
-                        "the password of \(name) changed, but cannot be written to \(trellisPasswordFile): \(describe(error))"
-                    )
-                }
-            }
+            try await AccountChanges.setPassword(
+                name, password: secret, trellisPasswordFile: trellisPasswordFile, in: store)
             print("changed the password of \(name), \(store.effect)" + (generated ? "; password: \(secret)" : ""))
         }
     }
