@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrellisBroker
 import TrellisCore
 import TrellisStore
 import TrellisTestSupport
@@ -7,38 +8,39 @@ import TrellisTestSupport
 @testable import TrellisApplication
 
 /// A bridge's queue held to its bounds while the upstream broker is away: the oldest messages go,
-/// counted, and the log says so once, then at most once a minute.
+/// counted, and the log says so once, then at most once a minute. The queue is the store's, so it
+/// runs on each; the upstream broker is a loopback port no one listens on.
 @Suite("Bridge: the queue's bounds")
 struct BridgeQueueBoundsTests {
-    @Test("past max_bytes the oldest are dropped and logged once; the newest wait for the upstream broker")
-    func bytesBound() async throws {
-        try await withTestBroker { upstream in
-            // Away: the forwarder's client finds no one on its port.
-            upstream.kill()
-            try await withStore(.inMemory) { store in
-                let bridge = BridgeSettings(
-                    name: "cloud", host: upstream.host, port: upstream.port,
-                    rules: [BridgeRule(direction: .out, filter: "sensors/#")], maxBytes: 1_024)
-                for index in 0..<30 {
-                    try await store.enqueueForward(
-                        bridge: "cloud", topic: "sensors/\(index)", payload: Array(repeating: 7, count: 100), qos: 1,
-                        retain: false, at: Date())
-                }
-                let log = CapturedLog()
-                let forwarder = try BridgeForwarder(
-                    bridge: bridge, store: store, owner: "r", group: nil, logger: log.logger)
-                let running = Task { try await forwarder.run() }
-                // The forwarder stopped and waited for before the store closes, whatever happened.
-                do {
-                    try await Self.check(store: store, log: log)
-                } catch {
-                    running.cancel()
-                    _ = try? await running.value
-                    throw error
-                }
+    @Test(
+        "past max_bytes the oldest are dropped and logged once; the newest wait for the upstream broker",
+        arguments: StoreKind.bothStores)
+    func bytesBound(_ kind: StoreKind) async throws {
+        // Away: the forwarder's client finds no one on its port.
+        let port = try #require(PortProbe.freeLoopbackPort())
+        try await withStore(kind) { store in
+            let bridge = BridgeSettings(
+                name: "cloud", host: "127.0.0.1", port: port,
+                rules: [BridgeRule(direction: .out, filter: "sensors/#")], maxBytes: 1_024)
+            for index in 0..<30 {
+                try await store.enqueueForward(
+                    bridge: "cloud", topic: "sensors/\(index)", payload: Array(repeating: 7, count: 100), qos: 1,
+                    retain: false, at: Date())
+            }
+            let log = CapturedLog()
+            let forwarder = try BridgeForwarder(
+                bridge: bridge, store: store, owner: "r", group: nil, logger: log.logger)
+            let running = Task { try await forwarder.run() }
+            // The forwarder stopped and waited for before the store closes, whatever happened.
+            do {
+                try await Self.check(store: store, log: log)
+            } catch {
                 running.cancel()
                 _ = try? await running.value
+                throw error
             }
+            running.cancel()
+            _ = try? await running.value
         }
     }
 

@@ -21,22 +21,25 @@ final class EngineRecorder: JSONConsole, Sendable {
 
     var store: any TrellisStore { harness.store }
 
-    /// Handles `payload` on `topic` as received from the broker at `time`; what the engine published.
+    /// Handles `payload` on `topic` as received from the broker at `time` (`retain`: as a retained
+    /// message handed over when Trellis subscribes); what the engine published.
     @discardableResult
     func send(
-        _ payload: [UInt8], on topic: String, properties: MQTTProperties = MQTTProperties(), at time: Date = Date()
+        _ payload: [UInt8], on topic: String, retain: Bool = false, properties: MQTTProperties = MQTTProperties(),
+        at time: Date = Date()
     ) async -> [MQTTMessage] {
-        let out = await harness.send(payload, on: topic, properties: properties, at: time)
+        let out = await harness.send(payload, on: topic, retain: retain, properties: properties, at: time)
         published.withLock { $0 += out }
         return out
     }
 
-    /// Handles `text` on `topic`; see ``send(_:on:properties:at:)-([UInt8],_,_,_)``.
+    /// Handles `text` on `topic`; see ``send(_:on:retain:properties:at:)-([UInt8],_,_,_,_)``.
     @discardableResult
     func send(
-        _ text: String, on topic: String, properties: MQTTProperties = MQTTProperties(), at time: Date = Date()
+        _ text: String, on topic: String, retain: Bool = false, properties: MQTTProperties = MQTTProperties(),
+        at time: Date = Date()
     ) async -> [MQTTMessage] {
-        await send(Array(text.utf8), on: topic, properties: properties, at: time)
+        await send(Array(text.utf8), on: topic, retain: retain, properties: properties, at: time)
     }
 
     func reply(to service: String, _ action: String, _ json: String, client: String?) async throws -> String {

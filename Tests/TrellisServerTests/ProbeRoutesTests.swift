@@ -6,14 +6,14 @@ import TrellisRelay
 import TrellisTestSupport
 @testable import TrellisServer
 
-/// The probes and `/metrics` of a relay running in this process against a real broker, asked through
-/// Hummingbird's router test mode: no port is bound, the same routes answer as in `trellis run`.
+/// The probes and `/metrics` of a relay service in this process, asked through Hummingbird's router
+/// test mode: no port is bound, the same routes answer as in `trellis run`. Readiness follows the
+/// broker, so that test runs a relay against a real one; `/metrics` needs none.
 @Suite("Probe and metrics routes, in process")
 struct ProbeRoutesTests {
-    /// The probe and metrics routes of the relay running in `harness`, as `trellis run` serves them.
-    static func routes(_ harness: RelayHarness) throws -> some ApplicationProtocol {
-        let relay = try #require(harness.service)
-        return Application(router: MetricsServer.router(relay: relay, probes: Probes(relay: relay)))
+    /// The probe and metrics routes of `relay`, as `trellis run` serves them.
+    static func routes(_ relay: RelayService) -> some ApplicationProtocol {
+        Application(router: MetricsServer.router(relay: relay, probes: Probes(relay: relay)))
     }
 
     /// Decodes a probe's body: `{"status": …, "checks": {name: {"ok": …}}}`.
@@ -27,7 +27,8 @@ struct ProbeRoutesTests {
     @Test("a running relay is alive and ready; once it lost the broker it is alive and not ready")
     func readinessFollowsTheBroker() async throws {
         try await withRelay { harness in
-            let app = try Self.routes(harness)
+            let relay = try #require(harness.service)
+            let app = Self.routes(relay)
             try await app.test(.router) { client in
                 let live = try await client.execute(uri: "/livez", method: .get) { $0 }
                 #expect(live.status == .ok)
@@ -41,7 +42,6 @@ struct ProbeRoutesTests {
                     #expect(String(buffer: response.body).contains(#""status":"ok""#))
                 }
             }
-            let relay = try #require(harness.service)
             await harness.broker.stop()
             try await eventually("the relay sees the broker gone", timeout: .seconds(20)) { !relay.client.isConnected }
             try await app.test(.router) { client in
@@ -58,9 +58,8 @@ struct ProbeRoutesTests {
 
     @Test("/metrics answers Prometheus text with the process series")
     func metricsText() async throws {
-        try await withRelay { harness in
-            let app = try Self.routes(harness)
-            try await app.test(.router) { client in
+        try await withUnconnectedService(.inMemory) { relay in
+            try await Self.routes(relay).test(.router) { client in
                 try await client.execute(uri: "/metrics", method: .get) { response in
                     #expect(response.status == .ok)
                     #expect(response.headers[.contentType]?.hasPrefix("text/plain; version=0.0.4") == true)

@@ -3,13 +3,17 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import Testing
-import TrellisRelay
+import TrellisMQTTTypes
 import TrellisSocketIO
+import TrellisStore
 import TrellisTestSupport
+
+@testable import TrellisRelay
 @testable import TrellisServer
 
-/// What no Python client reproduces, checked with raw HTTP on the Socket.IO routes of a relay running
-/// in this process against a real broker (Hummingbird's router test mode): the iOS client's poll
+/// What no Python client reproduces, checked with raw HTTP on the Socket.IO routes of a relay service
+/// in this process, over an engine on each store and without a broker (Hummingbird's router test
+/// mode; ``withUnconnectedService(_:settings:_:)``): the iOS client's poll
 /// without `EIO` and with `b64=1`, client pings, text framing, CORS for the web app, the protocol's
 /// answers to bad requests, and the session cap. The real clients run against `trellis run` in
 /// `TrellisCLITests` (SocketIOClientTests, SocketIOBrowserTests, SocketIOFloodTests).
@@ -39,13 +43,13 @@ struct SocketIORoutesTests {
         packets.map { "\($0.utf16.count):\($0)" }.joined()
     }
 
-    /// The Socket.IO routes, with `settings`, of the relay running in `harness`, and their sessions.
-    /// The routes with `settings`; the origin the requests come from (``origin``) is allowed.
-    static func routes(_ harness: RelayHarness, _ settings: SocketIOSettings) throws -> (
+    /// The Socket.IO routes, with `settings`, of `relay`, and their sessions; the origin the requests
+    /// come from (``origin``) is allowed.
+    static func routes(_ relay: RelayService, _ settings: SocketIOSettings) throws -> (
         app: some ApplicationProtocol, sessions: SocketIOSessions
     ) {
         let logger = Logger(label: "trellis.test.socketio")
-        let sessions = SocketIOSessions(relay: try #require(harness.service), settings: settings, logger: logger)
+        let sessions = SocketIOSessions(relay: relay, settings: settings, logger: logger)
         let origins = SocketIOOrigins(policy: try OriginPolicy.parse(origin).get(), logger: logger)
         return (
             Application(router: SocketIOServer(sessions: sessions, origins: origins, logger: logger).router()), sessions
@@ -55,10 +59,12 @@ struct SocketIORoutesTests {
     static let origin = "http://p2o.example:3000"
     static var fromOrigin: HTTPFields { [.origin: origin] }
 
-    @Test("the iOS client's handshake, pings, registration and presses; CORS; errors answered; the session cap")
-    func rawPolling() async throws {
-        try await withRelay { harness in
-            let (app, sessions) = try Self.routes(harness, SocketIOSettings(maximumSessions: 3))
+    @Test(
+        "the iOS client's handshake, pings, registration and presses; CORS; errors answered; the session cap",
+        arguments: StoreKind.bothStores)
+    func rawPolling(_ kind: StoreKind) async throws {
+        try await withUnconnectedService(kind) { relay in
+            let (app, sessions) = try Self.routes(relay, SocketIOSettings(maximumSessions: 3))
             try await app.test(.router) { client in
                 let base = "/socket.io/"
                 // No EIO parameter means Engine.IO 3: the open packet, `40` without payload, then the
@@ -94,8 +100,9 @@ struct SocketIORoutesTests {
                 #expect(
                     try await Self.request(client, session).body
                         == Self.framed(#"42["register-response",{"status":"success"}]"#))
-                let presser = try await harness.connect()
-                try await presser.publishAndWait(topic: "p2o/buttons/\(button)/press", payload: [])
+                // As the relay's message loop handles a press from the broker and sends its answers on.
+                let press = MQTTMessage(topic: "p2o/buttons/\(button)/press", payload: [], qos: .atLeastOnce)
+                relay.send(await relay.engine.handle(press, at: Date()), engine: relay.engine)
                 #expect(
                     try await Self.request(client, session).body == Self.framed(#"42["button-press","\#(button)"]"#))
 
@@ -146,8 +153,8 @@ struct SocketIORoutesTests {
 
     @Test("sessions from one address beyond the per-address cap are refused with 429")
     func perAddressCap() async throws {
-        try await withRelay { harness in
-            let (app, _) = try Self.routes(harness, SocketIOSettings(maximumSessionsPerAddress: 2))
+        try await withUnconnectedService(.inMemory) { relay in
+            let (app, _) = try Self.routes(relay, SocketIOSettings(maximumSessionsPerAddress: 2))
             try await app.test(.router) { client in
                 var statuses: [HTTPResponse.Status] = []
                 for _ in 0..<3 {
@@ -160,8 +167,8 @@ struct SocketIORoutesTests {
 
     @Test("while an upgrade is under way, a poll that finds nothing queued is answered with a noop at once")
     func pollDuringUpgrade() async throws {
-        try await withRelay { harness in
-            let (app, sessions) = try Self.routes(harness, SocketIOSettings())
+        try await withUnconnectedService(.inMemory) { relay in
+            let (app, sessions) = try Self.routes(relay, SocketIOSettings())
             try await app.test(.router) { client in
                 let handshake = try await Self.request(client, "/socket.io/?transport=polling&b64=1")
                 let sid = try #require(handshake.body.firstMatch(of: /"sid":"([^"]+)"/)?.1).description
@@ -193,8 +200,8 @@ struct SocketIORoutesTests {
 
     @Test("an event queued after the upgrade completes goes to the WebSocket, not to a poll still open")
     func pollOpenAcrossUpgrade() async throws {
-        try await withRelay { harness in
-            let (app, sessions) = try Self.routes(harness, SocketIOSettings())
+        try await withUnconnectedService(.inMemory) { relay in
+            let (app, sessions) = try Self.routes(relay, SocketIOSettings())
             try await app.test(.router) { client in
                 // A poll opened during an upgrade waits at most 0.1 s: a pause of the test longer than
                 // that answers the poll before the event exists, and proves nothing. So the scenario

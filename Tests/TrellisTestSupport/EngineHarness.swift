@@ -20,20 +20,23 @@ public final class EngineHarness: Sendable {
     }
 
     /// Handles `payload` on `topic` as received at `time`, and returns everything it publishes.
+    /// `retain` is the flag as the broker delivers it: set on a retained message handed over when
+    /// Trellis subscribes, clear on one delivered live (Trellis subscribes without Retain As
+    /// Published).
     public func send(
-        _ payload: [UInt8], on topic: String, qos: QoS = .atLeastOnce,
+        _ payload: [UInt8], on topic: String, qos: QoS = .atLeastOnce, retain: Bool = false,
         properties: MQTTProperties = MQTTProperties(), at time: Date = Date()
     ) async -> [MQTTMessage] {
         await engine.process(
-            MQTTMessage(topic: topic, payload: payload, qos: qos, retain: false, properties: properties), at: time)
+            MQTTMessage(topic: topic, payload: payload, qos: qos, retain: retain, properties: properties), at: time)
     }
 
-    /// Handles `text` on `topic`; see ``send(_:on:qos:properties:at:)-([UInt8],_,_,_,_)``.
+    /// Handles `text` on `topic`; see ``send(_:on:qos:retain:properties:at:)-([UInt8],_,_,_,_,_)``.
     public func send(
-        _ text: String, on topic: String, qos: QoS = .atLeastOnce,
+        _ text: String, on topic: String, qos: QoS = .atLeastOnce, retain: Bool = false,
         properties: MQTTProperties = MQTTProperties(), at time: Date = Date()
     ) async -> [MQTTMessage] {
-        await send(Array(text.utf8), on: topic, qos: qos, properties: properties, at: time)
+        await send(Array(text.utf8), on: topic, qos: qos, retain: retain, properties: properties, at: time)
     }
 }
 

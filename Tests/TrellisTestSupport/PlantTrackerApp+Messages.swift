@@ -11,7 +11,7 @@ extension PlantTrackerApp {
             + operation
         stateRecord { $0.published.append(newMsg) }
         do {
-            try client.publish(topic: rpi_torpi, payload: Array(newMsg.utf8), qos: .atLeastOnce)
+            try send(topic: rpi_torpi, payload: Array(newMsg.utf8))
         } catch {
             stateRecord { $0.crashes.append("publish failed: \(error)") }
         }

@@ -13,7 +13,9 @@ import TrellisMQTT
 /// (its `popupError`) in ``State/alerts``.
 ///
 /// Transport: MQTT on the broker, client id = `clientName` (a UUID, as identifierForVendor),
-/// subscribed to `rpi/fromrpi`, requests on `rpi/torpi` at QoS 1, as CocoaMQTT publishes them.
+/// subscribed to `rpi/fromrpi`, requests on `rpi/torpi` at QoS 1, as CocoaMQTT publishes them; or
+/// the same topics on a relay's engine in the test process (``EngineBus``), for the services'
+/// answers on each store without a broker.
 public actor PlantTrackerApp {
     /// What the app shows and did, as plain values a test can read.
     public struct State: Sendable {
@@ -46,7 +48,11 @@ public actor PlantTrackerApp {
     let maxPlants = 7
     let maxPlantName = 15
 
-    let client: MQTTClient
+    /// The connection to the broker, or nil on an engine's bus.
+    let client: MQTTClient?
+    /// The engine's topics, or nil on a broker.
+    let bus: EngineBus?
+    private var busSubscription: UUID?
     private var drain: Task<Void, Never>?
     private let waiters = StateWaiters<State>()
 
@@ -63,15 +69,37 @@ public actor PlantTrackerApp {
         self.clientName = clientName
         var configuration = MQTTConfiguration(host: host, port: port, clientID: clientName, reconnectDelay: 0.05...0.5)
         configuration.cleanStart = true
-        client = try MQTTClient(configuration: configuration)
+        let client = try MQTTClient(configuration: configuration)
+        self.client = client
+        bus = nil
         client.start()
         try await client.waitUntilConnected()
-        begin()
+        begin(client)
         try await client.subscribe(rpi_fromrpi)
         refreshPlantsDisplayed()
     }
 
-    private func begin() {
+    /// Connects a new phone to the topics of a relay's engine and refreshes, as the app does.
+    public init(on bus: EngineBus, clientName: String = UUID().uuidString) async {
+        self.clientName = clientName
+        self.bus = bus
+        client = nil
+        busSubscription = bus.subscribe(rpi_fromrpi) { [weak self] message in
+            await self?.didReceiveMessage(message.payload)
+        }
+        refreshPlantsDisplayed()
+    }
+
+    /// Publishes on the broker or the bus, as CocoaMQTT does: QoS 1, without waiting.
+    func send(topic: String, payload: [UInt8]) throws {
+        if let bus {
+            bus.publish(topic: topic, payload: payload)
+        } else {
+            try client?.publish(topic: topic, payload: payload, qos: .atLeastOnce)
+        }
+    }
+
+    private func begin(_ client: MQTTClient) {
         let stream = client.messages
         drain = Task { [weak self] in
             for await message in stream {
@@ -83,7 +111,8 @@ public actor PlantTrackerApp {
     /// Disconnects (the connection switch turned off).
     public func disconnect() async {
         drain?.cancel()
-        await client.shutdown()
+        await client?.shutdown()
+        if let busSubscription { bus?.unsubscribe(busSubscription) }
     }
 
     /// `mqttClient.didReceiveMessage`: `decodeIncomingResponse(entireMsg: message.string!)`.

@@ -6,8 +6,8 @@ import TrellisRelay
 import TrellisStore
 import TrellisTestSupport
 
-/// Registrations, counts and histories across restarts of Trellis (on the engine over both stores);
-/// presses it was not there for, and retained presses, which only a broker brings.
+/// Registrations, counts, histories and retained presses across restarts of Trellis (on the engine
+/// over both stores); presses it was not there for, which only a broker keeps for it.
 @Suite("Buttons: durability", .serialized)
 struct ButtonDurabilityTests {
     @Test(
@@ -63,28 +63,29 @@ struct ButtonDurabilityTests {
         }
     }
 
-    @Test("a retained press counts once when it happens and is ignored when Trellis subscribes again")
-    func retainedPress() async throws {
-        try await withRelay { relay in
-            let (app, inbox) = try await relay.connectCollecting("trellis/deadletter", "p2o/buttons/porch/state")
-            // An empty retained payload would clear the retained message, so this press states its time.
-            try await app.publishAndWait(
-                topic: "p2o/buttons/porch/press", payload: Array(Buttons.time(1).utf8), retain: true)
-            let first = try await inbox.messages(on: "p2o/buttons/porch/state")
-            #expect(first[0].text == Buttons.state("porch", total: 1, history: [1]))
+    @Test(
+        "a retained press counts once when it happens and is ignored when Trellis subscribes again",
+        arguments: StoreKind.bothStores)
+    func retainedPress(_ kind: StoreKind) async throws {
+        try await withRestarts(kind) { relay, restart async throws in
+            // Published retained, it reaches Trellis live with the retain flag clear. An empty retained
+            // payload would clear the retained message, so this press states its time.
+            await relay.send(Buttons.time(1), on: "p2o/buttons/porch/press")
+            #expect(relay.texts(on: "p2o/buttons/porch/state") == [Buttons.state("porch", total: 1, history: [1])])
 
-            try await relay.stopRelay()
-            try await relay.startRelay()
-            let letters = try await inbox.messages(on: "trellis/deadletter")
+            // Started again, Trellis subscribes and the broker hands it the retained press, flagged.
+            let again = try await restart()
+            await again.send(Buttons.time(1), on: "p2o/buttons/porch/press", retain: true)
+            let letters = again.messages(on: "trellis/deadletter")
+            #expect(letters.count == 1)
             #expect(
-                try Buttons.letter(letters[0])
+                try Buttons.letter(try #require(letters.first))
                     == ["payload": Buttons.time(1), "reason": "retained_press", "topic": "p2o/buttons/porch/press"],
-                "\(letters.map { $0.text ?? "" })")
+                "\(again.texts(on: "trellis/deadletter"))")
             #expect(
-                try await relay.store.button(id: "porch")
-                    == ButtonState(
-                        id: "porch", total: 1, history: [ISO8601Time.parse(Buttons.time(1))!]))
-            #expect(await inbox.received(on: "p2o/buttons/porch/state").count == 1)
+                try await again.store.button(id: "porch")
+                    == ButtonState(id: "porch", total: 1, history: [ISO8601Time.parse(Buttons.time(1))!]))
+            #expect(again.messages(on: "p2o/buttons/porch/state").isEmpty)
         }
     }
 }

@@ -8,7 +8,8 @@ import TrellisStoreSQLite
 import TrellisTestSupport
 
 /// Backups of a relay's SQLite state: asked for by an operator on `trellis/request/store/backup`
-/// (on the engine over a state directory), and taken on a schedule with rotation (a running relay).
+/// (on the engine over a state directory), and taken on a schedule with rotation (the backup service
+/// beside a relay service that needs no broker for it).
 @Suite("Backups: asked for over MQTT and on a schedule")
 struct BackupRequestTests {
     @Test("an operator's request is answered with the file, which holds the state; others are refused")
@@ -136,7 +137,10 @@ struct BackupRequestTests {
         settings.backupDirectory = backups
         settings.backupInterval = 0.2
         settings.backupKeep = 2
-        try await withRelay(settings: settings) { _ in
+        // The schedule runs beside the relay service, which needs no broker for it.
+        try await withUnconnectedService(.directory, settings: settings) { relay in
+            let schedule = Task { try await BackupService(relay: relay, logger: relay.engine.logger).run() }
+            defer { schedule.cancel() }
             func files() -> [String] {
                 ((try? FileManager.default.contentsOfDirectory(atPath: backups)) ?? []).filter {
                     $0.hasSuffix(".sqlite")
@@ -149,6 +153,8 @@ struct BackupRequestTests {
                 return now.count == 2 && !now.contains(first)
             }
             #expect(files().count == 2)
+            schedule.cancel()
+            try await schedule.value
         }
     }
 }

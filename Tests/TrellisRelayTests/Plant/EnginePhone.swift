@@ -29,22 +29,24 @@ final class EnginePhone: Sendable {
         Wire.request(id, from: name, operation, payload: payload)
     }
 
-    /// Handles `payload` on `topic` (this client's request topic by default), keeping what it publishes.
+    /// Handles `payload` on `topic` (this client's request topic by default), keeping what it publishes;
+    /// `retain` as a retained message handed over when Trellis subscribes.
     @discardableResult
-    func send(_ payload: [UInt8], on topic: String? = nil, properties: MQTTProperties = MQTTProperties()) async throws
-        -> [MQTTMessage]
-    {
-        let out = await harness.send(payload, on: topic ?? topics.request(for: name), properties: properties)
+    func send(
+        _ payload: [UInt8], on topic: String? = nil, retain: Bool = false, properties: MQTTProperties = MQTTProperties()
+    ) async throws -> [MQTTMessage] {
+        let out = await harness.send(
+            payload, on: topic ?? topics.request(for: name), retain: retain, properties: properties)
         published.withLock { $0 += out }
         return out
     }
 
-    /// Handles `text`; see ``send(_:on:)-([UInt8],_)``.
+    /// Handles `text`; see ``send(_:on:retain:properties:)-([UInt8],_,_,_)``.
     @discardableResult
-    func send(_ text: String, on topic: String? = nil, properties: MQTTProperties = MQTTProperties()) async throws
-        -> [MQTTMessage]
-    {
-        try await send(Array(text.utf8), on: topic, properties: properties)
+    func send(
+        _ text: String, on topic: String? = nil, retain: Bool = false, properties: MQTTProperties = MQTTProperties()
+    ) async throws -> [MQTTMessage] {
+        try await send(Array(text.utf8), on: topic, retain: retain, properties: properties)
     }
 
     /// The replies on `topic` among what handling `text` published, as text.

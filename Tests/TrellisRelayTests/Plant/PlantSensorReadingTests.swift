@@ -5,7 +5,7 @@ import TrellisMQTT
 import TrellisTestSupport
 
 /// Readings stored, ordered and refused: the plant service's logic, on the relay's engine over
-/// SQLite and PostgreSQL. What needs a broker (a retained reading delivered again) is in
+/// SQLite and PostgreSQL; a retained reading delivered again after a restart in
 /// ``PlantRetainedReadingTests``.
 @Suite("Plant sensor readings on the engine, over every store")
 struct PlantSensorReadingTests {
@@ -140,42 +140,45 @@ struct PlantSensorReadingTests {
     }
 }
 
-/// A retained reading delivered again by the broker when Trellis subscribes anew: only a broker shows it.
-@Suite("Plant sensor readings: a retained reading through a real broker")
+/// A retained reading delivered again when Trellis subscribes anew: as the broker hands it over on
+/// each subscription (the retain flag set), to the engine started again on its store.
+@Suite("Plant sensor readings: a retained reading, across restarts")
 struct PlantRetainedReadingTests {
-    @Test("a retained reading without a time is not re-stamped as new when it is delivered again")
-    func retainedReadingWithoutTime() async throws {
-        try await withRelay(settings: .losslessPlants) { relay in
-            let phone = try await PlantClient.connect(relay, topics: .shared)
+    @Test(
+        "a retained reading without a time is not re-stamped as new when it is delivered again",
+        arguments: StoreKind.bothStores)
+    func retainedReadingWithoutTime(_ kind: StoreKind) async throws {
+        try await withRestarts(kind, settings: .losslessPlants) { started, restart async throws in
+            var phone = EnginePhone(started.harness)
             let added = try await phone.ask(phone.request("add", "REQ_addNewPlant", payload: "Fern,0x36"))
             #expect(added == Wire.reply("add", to: phone.name, "RES_addNewPlant", payload: "Fern"))
+            // Published retained, it reaches Trellis live with the retain flag clear.
             let reading = #"{"moisture":6,"temperature":70}"#
-            try await phone.client.publishAndWait(topic: "rpi/sensors/0x36", payload: Array(reading.utf8), retain: true)
+            try await phone.send(reading, on: "rpi/sensors/0x36")
             let first = try await phone.sensorData(id: "1")
             #expect(first.contains(#""moisture"%3A6"#))
 
             // On a restart Trellis subscribes again and the broker hands it the retained reading,
             // which says nothing about when it was taken.
-            try await relay.stopRelay()
-            try await relay.startRelay()
+            phone = EnginePhone(try await restart().harness)
+            try await phone.send(reading, on: "rpi/sensors/0x36", retain: true)
             let second = try await phone.sensorData(id: "2")
             #expect(second == first.replacingOccurrences(of: "ID:1;", with: "ID:2;"))
-
-            let letters = try await phone.deadLetters(count: 1)
+            let letters = try phone.deadLetters()
             #expect(letters.map(\.reason) == ["retained_reading_without_at"])
             #expect(letters.first?.payload == reading)
 
             // A retained reading that carries its time is used: the store keeps the newest one.
             let at = ISO8601Time.format(Date().addingTimeInterval(60))
             let dated = #"{"moisture":2,"temperature":60,"at":"\#(at)"}"#
-            try await phone.client.publishAndWait(topic: "rpi/sensors/0x36", payload: Array(dated.utf8), retain: true)
-            try await relay.stopRelay()
-            try await relay.startRelay()
+            phone = EnginePhone(try await restart().harness)
+            try await phone.send(dated, on: "rpi/sensors/0x36", retain: true)
             #expect(
                 try await phone.sensorData(id: "3")
                     == phone.sensorDataReply(
                         id: "3",
                         #"[{"at":"\#(at)","moisture":2,"plant":"Fern","sensor":"0x36","temperature":60}]"#))
+            #expect(try phone.deadLetters().isEmpty)
         }
     }
 }

@@ -6,80 +6,36 @@ import TrellisStore
 import TrellisTestSupport
 
 /// The released Plant-Tracker iPhone app (1.0.0), its message handling ported in
-/// ``PlantTrackerApp``, used as a person would use it against Trellis on a real Mosquitto, with
-/// the shared topics in their default (original) dialect.
+/// ``PlantTrackerApp``, used as a person would use it against Trellis, with the shared topics in
+/// their default (original) dialect: on the relay's engine over each store (``EngineBus``), and in
+/// the default LAN profile on a real Mosquitto, whose access control the app must get through.
 @Suite("The released iPhone app against Trellis")
 struct PlantTrackerAppSessionTests {
     @Test(
-        "a whole session: nothing Trellis sends is rejected by the app, crashes it, or is an operation it does not know"
-    )
-    func session() async throws {
-        try await withRelay { relay in
-            let (_, wire) = try await relay.connectCollecting("rpi/fromrpi")
-            let sensors = try await relay.connect()
-            try await Self.checkSession(relay, wire: wire, sensors: sensors)
+        "a whole session: nothing Trellis sends is rejected by the app, crashes it, or is an operation it does not know",
+        arguments: StoreKind.bothStores)
+    func session(_ kind: StoreKind) async throws {
+        try await withEngineBus(kind) { bus in
+            let session = AppSession(strict: true, connect: { await PlantTrackerApp(on: bus) }) { topic, payload in
+                await bus.publishAndWait(topic: topic, payload: Array(payload.utf8))
+            }
+            let phones = try await session.run()
+            try await Self.check(phones, sent: bus.received(on: "rpi/fromrpi").compactMap(\.text))
         }
     }
 
     @Test(
-        "the same session in the default LAN profile: the app, anonymous, has only rpi/torpi and rpi/fromrpi, and gets every answer"
-    )
-    func sessionInLANProfile() async throws {
-        try await withLANProfileRelay { relay in
-            let (_, wire) = try await relay.connectCollecting("rpi/fromrpi")
-            // The readings come from an account; the app and the wire watcher are anonymous.
-            let sensors = try await relay.connect(id: "ops") {
-                $0.username = "ops"; $0.password = "pw-ops"
-            }
-            try await Self.checkSession(relay, wire: wire, sensors: sensors)
-        }
-    }
-
-    /// Runs the app's whole session against `relay` and checks what it saw and what crossed the wire.
-    static func checkSession(_ relay: RelayHarness, wire: MessageCollector, sensors: MQTTClient) async throws {
-        do {
-            let session = AppSession(host: relay.broker.host, port: relay.broker.port, strict: true) { topic, payload in
-                try await sensors.publishAndWait(topic: topic, payload: Array(payload.utf8))
-            }
-            let (first, second) = try await session.run()
-
-            for phone in [first, second] {
-                let state = await phone.state
-                #expect(state.crashes == [], "the app would have crashed")
-                #expect(state.sentErrors == [], "the app rejected a message of Trellis")
-                #expect(!state.disconnected)
-            }
-            // What went over the shared reply topic: only operations the app knows, five non-empty fields.
-            let known: Set = [
-                "RES_numPlants", "RES_plantInfoOnStartup", "RES_plantSensorData",
-                "ERR_plantNameTaken", "ERR_plantNameTooLong"
-            ]
-            let sent = await wire.received(on: "rpi/fromrpi").compactMap(\.text)
-            #expect(!sent.isEmpty)
-            for message in sent {
-                let fields = message.split(separator: ";").map { $0.split(separator: ":") }
-                #expect(fields.count == 5 && fields.allSatisfy { $0.count == 2 }, "\(message)")
-                let operation = fields.last.map { String($0.last ?? "") } ?? ""
-                #expect(known.contains(operation), "\(message)")
-                #expect(message.hasPrefix("ID:0;sender:Host-RPI3B+;"), "\(message)")
-            }
-            // The rename kept the plant's sensors, so its reading is still found under the new name.
-            #expect(await second.state.displayedMoisture["Thai Basil"] == 2)
-        }
-    }
-
-    @Test(
-        "seven plants in normal use: a refresh counts once, so connecting, updating, renaming and deleting in seconds is not spam"
-    )
-    func sevenPlantsAreNotSpam() async throws {
-        try await withRelay { relay in
-            let store = try relay.store
+        "seven plants in normal use: a refresh counts once, so connecting, updating, renaming and deleting in seconds is not spam",
+        arguments: StoreKind.bothStores)
+    func sevenPlantsAreNotSpam(_ kind: StoreKind) async throws {
+        try await withEngineBus(kind) { bus in
+            let store = bus.harness.store
             for index in 1...7 {
                 #expect(
                     try await store.addPlant(name: "Plant \(index)", sensors: ["0x\(30 + index)"], maxPlants: 7).plantID
                         != nil)
             }
-            let phone = try await PlantTrackerApp(host: relay.broker.host, port: relay.broker.port)
+            let phone = await PlantTrackerApp(on: bus)
             try await phone.wait("seven plants shown") { $0.displayedPlants.count == 7 }
             for round in 1...2 {
                 await phone.requestData()
@@ -100,6 +56,53 @@ struct PlantTrackerAppSessionTests {
             #expect(state.crashes == [] && state.sentErrors == [])
             #expect(
                 state.handled["RES_plantInfoOnStartup"] ?? 0 > 15, "more than 15 messages in all, none of them spam")
+            await phone.disconnect()
+        }
+    }
+
+    /// Checks what the two phones of a session saw, and what Trellis `sent` on the shared reply topic.
+    static func check(_ phones: (PlantTrackerApp, PlantTrackerApp), sent: [String]) async throws {
+        let (first, second) = phones
+        for phone in [first, second] {
+            let state = await phone.state
+            #expect(state.crashes == [], "the app would have crashed")
+            #expect(state.sentErrors == [], "the app rejected a message of Trellis")
+            #expect(!state.disconnected)
+        }
+        // What went over the shared reply topic: only operations the app knows, five non-empty fields.
+        let known: Set = [
+            "RES_numPlants", "RES_plantInfoOnStartup", "RES_plantSensorData",
+            "ERR_plantNameTaken", "ERR_plantNameTooLong"
+        ]
+        #expect(!sent.isEmpty)
+        for message in sent {
+            let fields = message.split(separator: ";").map { $0.split(separator: ":") }
+            #expect(fields.count == 5 && fields.allSatisfy { $0.count == 2 }, "\(message)")
+            let operation = fields.last.map { String($0.last ?? "") } ?? ""
+            #expect(known.contains(operation), "\(message)")
+            #expect(message.hasPrefix("ID:0;sender:Host-RPI3B+;"), "\(message)")
+        }
+        // The rename kept the plant's sensors, so its reading is still found under the new name.
+        #expect(await second.state.displayedMoisture["Thai Basil"] == 2)
+    }
+
+    @Test(
+        "the same session in the default LAN profile: the app, anonymous, has only rpi/torpi and rpi/fromrpi, and gets every answer"
+    )
+    func sessionInLANProfile() async throws {
+        try await withLANProfileRelay { relay in
+            let (_, wire) = try await relay.connectCollecting("rpi/fromrpi")
+            // The readings come from an account; the app and the wire watcher are anonymous.
+            let sensors = try await relay.connect(id: "ops") {
+                $0.username = "ops"; $0.password = "pw-ops"
+            }
+            let (host, port) = (relay.broker.host, relay.broker.port)
+            let session = AppSession(strict: true, connect: { try await PlantTrackerApp(host: host, port: port) }) {
+                topic, payload in
+                try await sensors.publishAndWait(topic: topic, payload: Array(payload.utf8))
+            }
+            let phones = try await session.run()
+            try await Self.check(phones, sent: await wire.received(on: "rpi/fromrpi").compactMap(\.text))
         }
     }
 
@@ -117,7 +120,8 @@ struct PlantTrackerAppSessionTests {
             configuration: MQTTConfiguration(host: host, port: port, clientID: "session-sensors"))
         sensors.start()
         try await sensors.waitUntilConnected()
-        let session = AppSession(host: host, port: port, strict: false) { topic, payload in
+        let session = AppSession(strict: false, connect: { try await PlantTrackerApp(host: host, port: port) }) {
+            topic, payload in
             try await sensors.publishAndWait(topic: topic, payload: Array(payload.utf8))
         }
         let (first, second) = try await session.run()
@@ -130,13 +134,13 @@ struct PlantTrackerAppSessionTests {
     }
 }
 
-/// The session a new user goes through, step by step, against whatever host serves the broker:
+/// The session a new user goes through, step by step, against whatever serves the app's topics:
 /// Trellis in the tests (`strict`: every wait must succeed), or another host by hand (a wait that
 /// times out is written to the transcript and the session goes on).
 struct AppSession {
-    let host: String
-    let port: Int
     let strict: Bool
+    /// A new phone, connected and refreshing.
+    let connect: @Sendable () async throws -> PlantTrackerApp
     /// Publishes a sensor reading (JSON) on a topic, acknowledged.
     let publish: @Sendable (String, String) async throws -> Void
     /// What happened, step by step, for a comparison by hand.
@@ -170,7 +174,7 @@ struct AppSession {
     /// Runs the session; returns the two phones.
     func run() async throws -> (PlantTrackerApp, PlantTrackerApp) {
         // A fresh install: the phone connects and refreshes.
-        let phone = try await PlantTrackerApp(host: host, port: port)
+        let phone = try await connect()
         try await step(phone, "the plant count of a fresh install") { $0.handled["RES_numPlants"] == 1 }
 
         // Two plants, one with one sensor, one with two, typed as a user would (with and without 0x).
@@ -219,7 +223,7 @@ struct AppSession {
         try await step(phone, "Fern deleted") { [shown] in $0.displays > shown && $0.displayedPlants == ["Thai Basil"] }
 
         // A second phone of the household sees the same plants and their readings.
-        let second = try await PlantTrackerApp(host: host, port: port)
+        let second = try await connect()
         try await step(second, "the second phone shows Thai Basil") { $0.displayedPlants == ["Thai Basil"] }
         await second.requestData()
         try await step(second, "the second phone shows Thai Basil's moisture") {
