@@ -10,7 +10,7 @@ import Foundation
 public struct StateDump: Sendable, Equatable {
     /// The tables copied, parents before children.
     public static let tables = [
-        "plant", "plant_sensor", "sensor_reading",
+        "plant", "plant_sensor", "sensor_reading", "reading_raw", "reading_hourly",
         "button", "button_press", "client", "registration",
         "dead_letter",
         "species", "catalog_seen", "catalog_like", "catalog_board", "catalog_board_item",
@@ -21,6 +21,7 @@ public struct StateDump: Sendable, Equatable {
     /// Each table's key, which orders its rows in a dump.
     public static let keys: [String: String] = [
         "plant": "id", "plant_sensor": "plant_id, position", "sensor_reading": "sensor",
+        "reading_raw": "id", "reading_hourly": "sensor, hour",
         "button": "id", "button_press": "id", "client": "id", "registration": "button_id, client_id",
         "dead_letter": "id",
         "species": "symbol", "catalog_seen": "client, symbol", "catalog_like": "client, symbol", "catalog_board": "id",
@@ -30,7 +31,7 @@ public struct StateDump: Sendable, Equatable {
 
     /// Tables whose `id` the database assigns; a copy moves their counters past the copied ids.
     public static let generatedIDs: Set<String> = [
-        "plant", "button_press", "dead_letter", "catalog_board", "fleet_model", "device_log"
+        "plant", "reading_raw", "button_press", "dead_letter", "catalog_board", "fleet_model", "device_log"
     ]
 
     /// One table's rows, each with a value per column, in `columns` order.

@@ -66,6 +66,25 @@ enum PostgresBufferedWrite {
                     moisture = excluded.moisture, temperature = excluded.temperature, at = excluded.at
                 WHERE excluded.at >= sensor_reading.at
                 """, logger: logger)
+            // Into the history: raw, naming the sensor's first plant, or into its hour when that was folded.
+            let hour = HistoryPlan.hourStart(at)
+            try await connection.query(
+                """
+                WITH folded AS (
+                    UPDATE reading_hourly SET count = count + 1,
+                        moisture_min = least(moisture_min, \(Int64(moisture))),
+                        moisture_max = greatest(moisture_max, \(Int64(moisture))),
+                        moisture_sum = moisture_sum + \(Int64(moisture)),
+                        temperature_min = least(temperature_min, \(temperature)),
+                        temperature_max = greatest(temperature_max, \(temperature)),
+                        temperature_sum = temperature_sum + \(temperature)
+                    WHERE sensor = \(sensor) AND hour = \(hour)
+                    RETURNING 1)
+                INSERT INTO reading_raw (sensor, plant_id, moisture, temperature, at)
+                SELECT \(sensor), (SELECT min(plant_id) FROM plant_sensor WHERE sensor = \(sensor)),
+                       \(Int64(moisture)), \(temperature), \(at)
+                WHERE NOT EXISTS (SELECT 1 FROM folded)
+                """, logger: logger)
         case let .deadLetter(reason, topic, payload, at, client, quota):
             try await connection.query(
                 """

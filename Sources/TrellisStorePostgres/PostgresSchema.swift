@@ -22,7 +22,8 @@ enum PostgresSchema {
         ("lean-admissions", leanAdmissions),
         ("dead-letter-index", deadLetterIndexes),
         ("dead-letter-client", deadLetterClient),
-        ("bridge-queue", PostgresStore.bridgeQueue)
+        ("bridge-queue", PostgresStore.bridgeQueue),
+        ("reading-history", PostgresStore.readingHistory)
     ]
 
     /// The statements of a script whose statements each end with `;` and a line break. (The

@@ -78,6 +78,7 @@ extension BufferedWrite {
         case let .reading(sensor, moisture, temperature, at):
             try db.cachedStatement(sql: upsertReadingSQL)
                 .execute(arguments: [sensor, moisture, temperature, at])
+            try HistorySQL.record(sensor: sensor, moisture: moisture, temperature: temperature, at: at, in: db)
         case let .deadLetter(reason, topic, payload, at, client, quota):
             try db.cachedStatement(sql: insertDeadLetterSQL)
                 .execute(arguments: [reason, topic, Data(payload), at, client])

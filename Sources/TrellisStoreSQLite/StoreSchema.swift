@@ -22,6 +22,7 @@ enum StoreSchema {
         migrator.registerMigration("catalog-covering-indexes", migrate: createCatalogCoveringIndexes)
         migrator.registerMigration("dead-letter-client", migrate: createDeadLetterClient)
         migrator.registerMigration("bridge-queue", migrate: createBridgeQueue)
+        migrator.registerMigration("reading-history", migrate: HistorySQL.createTables)
         return migrator
     }
 
