@@ -8,7 +8,7 @@ import TrellisStore
 import UnixSignals
 
 /// One Trellis, assembled once: its MQTT client and session, the relay on its store, the relay's
-/// statistics and backups, and the servers ``ServerSettings`` turns on, in the order a service
+/// statistics, backups and history compaction, and the servers ``ServerSettings`` turns on, in the order a service
 /// group starts them (and stops them in reverse). `trellis run` builds it from the effective
 /// configuration (``launch(_:flags:watchConfig:logger:)``) and the tests' relay harness from values,
 /// on either store, so what a test runs is what is deployed.
@@ -61,7 +61,8 @@ package struct TrellisApplication: Sendable {
         var services: [any Service] =
             before + [
                 relay, StatsService(relay: relay, logger: part("trellis.stats")),
-                BackupService(relay: relay, logger: part("trellis.backup"))
+                BackupService(relay: relay, logger: part("trellis.backup")),
+                HistoryService(relay: relay, logger: part("trellis.history"))
             ]
         // Each bridge's upstream links, by name and direction, for /readyz. In a share group the
         // relays take turns on one upstream session, named after the group.

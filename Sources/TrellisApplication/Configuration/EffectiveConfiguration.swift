@@ -282,6 +282,9 @@ package struct EffectiveConfiguration: Sendable {
         settings.backupKeep = int("state.backup.keep")
         settings.backupRequestInterval = double("state.backup.request_interval")
         settings.backupRequestKeep = int("state.backup.request_keep")
+        settings.historyRetention = HistoryRetention(
+            rawDays: int("history.raw_days"), hourlyDays: int("history.hourly_days"),
+            maxRowsPerSensor: int("history.max_rows_per_sensor"))
         settings.maxFutureSkew = double("clock.max_future_skew")
         settings.homeAssistantEnabled = bool("homeassistant.enabled")
         settings.discoveryPrefix = string("homeassistant.discovery_prefix")

@@ -221,6 +221,22 @@ extension SettingKey {
                     "Backups asked for that are kept (trellis-requested-<time>.sqlite), apart from the scheduled ones, which a request never removes.",
                 reloadable: true, check: between1(and: 10_000)),
             SettingKey(
+                key: "history.raw_days", kind: .int, defaultValue: .int(relay.historyRetention.rawDays),
+                help:
+                    "Days each sensor reading is kept as it came, for plants/history and trellis plants history; older readings are folded into their hour.",
+                reloadable: true, check: between1(and: 3_660)),
+            SettingKey(
+                key: "history.hourly_days", kind: .int, defaultValue: .int(relay.historyRetention.hourlyDays),
+                help:
+                    "Days each sensor's hourly minimum, mean, maximum and count are kept; older hours are deleted.",
+                reloadable: true, check: between1(and: 36_600)),
+            SettingKey(
+                key: "history.max_rows_per_sensor", kind: .int,
+                defaultValue: .int(relay.historyRetention.maxRowsPerSensor),
+                help:
+                    "Most raw readings, and most hourly rows, one sensor keeps in the history; beyond, its oldest are dropped at the next compaction, and counted.",
+                reloadable: true, check: between1(and: 100_000_000)),
+            SettingKey(
                 key: "plant.host_name", flag: "host-name", kind: .string, defaultValue: .string(relay.hostName),
                 help: "The plant tracker host's name: the sender of every reply.", reloadable: true),
             SettingKey(

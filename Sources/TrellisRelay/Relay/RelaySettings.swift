@@ -59,6 +59,12 @@ public struct RelaySettings: Sendable, Hashable {
     /// requests never remove a scheduled backup.
     public var backupRequestKeep = 3
 
+    /// How long the history of readings keeps each reading raw and each hour, and how many rows
+    /// one sensor may keep (``HistoryService`` compacts it on that).
+    public var historyRetention = HistoryRetention.standard
+    /// Seconds between two compactions of the history.
+    public var historyCompactionInterval = 600.0
+
     /// Log entries kept per device (older ones are dropped), and the most `logs/get` returns.
     public var deviceLogLimit = 200
     /// Most devices in the registry; past that, messages from unknown ids are dead-lettered.

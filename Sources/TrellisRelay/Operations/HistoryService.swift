@@ -1,0 +1,53 @@
+import Foundation
+import Logging
+import Metrics
+import ServiceLifecycle
+import TrellisCore
+import TrellisStore
+
+/// Compacts the history of readings every ``RelaySettings/historyCompactionInterval`` seconds,
+/// as ``RelaySettings/historyRetention`` says (read again before each run, so a reload applies):
+/// one store operation on a task of its own, so the message loop goes on while it runs. What each
+/// run folded, expired and dropped is counted (`trellis_history_rows_total{outcome}`) and logged
+/// when anything was dropped for the per-sensor cap.
+public struct HistoryService: Service {
+    let relay: RelayService
+    let logger: Logger
+
+    public init(relay: RelayService, logger: Logger) {
+        self.relay = relay
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            let engine = relay.engine
+            await Self.compact(store: engine.store, retention: engine.settings.historyRetention, logger: logger)
+            let wait = max(1, engine.settings.historyCompactionInterval)
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .milliseconds(Int(wait * 1000))) }
+        }
+    }
+
+    /// One compaction, counted and logged; a failure is logged and left to the next run.
+    @discardableResult
+    static func compact(store: any TrellisStore, retention: HistoryRetention, logger: Logger) async
+        -> HistoryCompaction?
+    {
+        do {
+            let outcome = try await store.compactHistory(retention, now: Date())
+            for (name, rows) in [("folded", outcome.folded), ("expired", outcome.expired), ("dropped", outcome.dropped)]
+            where rows > 0 {
+                Counter(label: "trellis_history_rows_total", dimensions: [("outcome", name)]).increment(by: rows)
+            }
+            if outcome.dropped > 0 {
+                logger.warning(
+                    "dropped the oldest history of sensors over history.max_rows_per_sensor",
+                    metadata: ["rows": "\(outcome.dropped)", "cap": "\(retention.maxRowsPerSensor)"])
+            }
+            return outcome
+        } catch {
+            logger.error("could not compact the history of readings", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+}
