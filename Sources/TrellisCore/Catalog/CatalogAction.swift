@@ -74,6 +74,7 @@ extension CatalogRequest {
         },
         CatalogAction("plants", "unlink") { reader, _ in
             .unlink(plant: try reader.only(["plant"]) { try reader.plant() })
-        }
+        },
+        CatalogAction("plants", "history") { reader, _ in try reader.history() }
     ])
 }

@@ -18,6 +18,8 @@ public enum CatalogRequest: Sendable, Equatable {
     /// `plants/link`: ties a plant of the plant tracker to a species.
     case link(plant: String, symbol: String)
     case unlink(plant: String)
+    /// `plants/history`: a plant's or a sensor's readings over a range, in at most 1,000 points.
+    case history(HistoryRequest)
 }
 
 /// The bounds of catalog requests and of what a client may keep.

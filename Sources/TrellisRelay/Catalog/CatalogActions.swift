@@ -4,7 +4,7 @@ import TrellisMQTTTypes
 import TrellisStore
 
 /// The plant catalog's JSON services: `catalog/search|get`, per-client `likes/…` and `boards/…`,
-/// and `plants/link|unlink`, which tie a tracked plant to a species for care alerts.
+/// `plants/link|unlink`, which tie a tracked plant to a species for care alerts, and `plants/history`.
 ///
 /// Requests are validated by `CatalogRequest` before the store is touched; each change is one
 /// store operation (insert-if-absent for likes and board items, conditional upserts for boards).
@@ -30,8 +30,10 @@ public struct CatalogActions: Sendable {
     /// Carries out one request read by its action; a store failure answers `internal_error` and
     /// is dead-lettered as `store_error`.
     func perform(_ parsed: CatalogRequest, call: JSONCall) async -> JSONResult {
-        await catalog.ensureStarterCatalog(call.context)
         do {
+            // The history reads readings only: no starter catalog is needed for it.
+            if case let .history(request) = parsed { return try await history(request, context: call.context) }
+            await catalog.ensureStarterCatalog(call.context)
             return try await perform(parsed, client: call.client, context: call.context)
         } catch {
             call.context.logger.error("\(call.service)/\(call.action) failed: \(error)")
