@@ -7,7 +7,7 @@ struct PlantsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plants",
         abstract: "Manage the plant tracker's plants in Trellis's state.",
-        subcommands: [ImportHost.self]
+        subcommands: [ImportHost.self, History.self]
     )
 
     /// `trellis plants import-host DIR`: the plants of the original host's `userdata/` directory.
