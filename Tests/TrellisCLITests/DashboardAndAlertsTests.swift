@@ -57,7 +57,7 @@ struct DashboardAndAlertsTests {
             let rules = shipped.replacing(try Regex(#"(?m)^(\s*)for: \S+$"#)) {
                 "\($0.output[1].substring ?? "")for: 1s"
             }
-            #expect(rules.components(separatedBy: "for: 1s").count - 1 == 5)
+            #expect(rules.components(separatedBy: "for: 1s").count - 1 == 7)
             try await withPrometheus(scraping: traffic.metricsPort, rules: rules) { prometheus in
                 // Each round waits for a new scrape, with a plant request before it so rates have traffic.
                 var missing = queries
@@ -76,7 +76,7 @@ struct DashboardAndAlertsTests {
                 }
                 try await eventually("every rule has been evaluated without error") {
                     let rules = try await prometheus.ruleHealth()
-                    return rules.count == 5 && rules.allSatisfy { $0.health == "ok" }
+                    return rules.count == 7 && rules.allSatisfy { $0.health == "ok" }
                 }
                 #expect(try await !prometheus.alerts().contains { $0.name == "TrellisStoreNotWritable" })
 

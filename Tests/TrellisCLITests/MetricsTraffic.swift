@@ -6,9 +6,10 @@ import TrellisBroker
 import TrellisMQTT
 import TrellisTestSupport
 
-/// `trellis run` with `--metrics` and `--socketio` against a test broker, and a client that sends it
-/// the traffic that makes most series exist: a plant request, a malformed one (a dead letter), a
-/// press, a device log line and a Socket.IO handshake.
+/// `trellis run` with `--metrics`, `--socketio` and a bridge (to the same broker, under
+/// `site/home1/`) against a test broker, and a client that sends it the traffic that makes most
+/// series exist: a plant request, a malformed one (a dead letter), a press, a device log line, a
+/// reading the bridge carries up and a Socket.IO handshake.
 struct MetricsTraffic {
     let broker: TestBroker
     let trellis: TrellisBinary
@@ -23,18 +24,29 @@ struct MetricsTraffic {
     /// Starts Trellis on free loopback ports and connects the client; `stop()` ends both.
     static func start(broker: TestBroker) async throws -> MetricsTraffic {
         let state = temporaryDirectory()
+        let config = state + "/trellis.yaml"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        try """
+        bridges:
+          cloud:
+            url: mqtt://\(broker.address)
+            out:
+              - topic: "sensors/#"
+                prefix: "site/home1/"
+        """.write(toFile: config, atomically: true, encoding: .utf8)
         let (trellis, ports) = try await TrellisBinary.startListening(
             ports: 2,
             { ports in
                 [
                     "run", "--broker", broker.address, "--state", state, "--metrics", "127.0.0.1:\(ports[0])",
-                    "--socketio", "127.0.0.1:\(ports[1])"
+                    "--socketio", "127.0.0.1:\(ports[1])", "--config", config
                 ]
             }, ready: { ports in ports.map { "Server started and listening on 127.0.0.1:\($0)" } })
         do {
             try await trellis.waitForOutput("connected to the broker")
             let (client, inbox) = try await TestClients.connectCollecting(
-                to: broker, "rpi/fromrpi/+", "trellis/deadletter", "p2o/buttons/b1/state", "trellis/logs/d1")
+                to: broker, "rpi/fromrpi/+", "trellis/deadletter", "p2o/buttons/b1/state", "trellis/logs/d1",
+                "site/home1/sensors/#")
             return MetricsTraffic(
                 broker: broker, trellis: trellis, stateDirectory: state, metricsPort: ports[0],
                 socketIOPort: ports[1], client: client, inbox: inbox)
@@ -54,6 +66,8 @@ struct MetricsTraffic {
         try await inbox.messages(on: "p2o/buttons/b1/state")
         try await client.publishAndWait(topic: "devices/d1/log", payload: Array("booted".utf8))
         try await inbox.messages(on: "trellis/logs/d1")
+        try await client.publishAndWait(topic: "sensors/metrics", payload: Array("21.5".utf8))
+        try await inbox.messages(on: "site/home1/sensors/metrics")
         let handshake = URL(string: "http://127.0.0.1:\(socketIOPort)/socket.io/?EIO=4&transport=polling")!
         let (_, response) = try await URLSession.shared.data(from: handshake)
         guard (response as? HTTPURLResponse)?.statusCode == 200 else {

@@ -20,6 +20,15 @@ enum MetricHelp {
             "Messages dropped from a bridge's queue, oldest first, by bridge and bound (age: bridges.NAME.max_age, bytes: bridges.NAME.max_bytes).",
         "trellis_bridge_queued_messages": "Messages waiting in a bridge's queue for the upstream broker, by bridge.",
         "trellis_bridge_queued_bytes": "Payload bytes waiting in a bridge's queue for the upstream broker, by bridge.",
+        "trellis_bridge_queue_oldest_age_seconds":
+            "Seconds the oldest message waiting in a bridge's queue has waited, 0 when none waits, by bridge (kept by the relay that forwards).",
+        "trellis_bridge_link_connected":
+            "1 while this relay's client of a bridge's link is connected to the upstream broker, by bridge and direction (out, in).",
+        "trellis_bridge_link_standby":
+            "1 while another relay of this relay's share group holds a bridge's link, by bridge and direction (out, in).",
+        // The history of readings (HistoryService).
+        "trellis_history_rows_total":
+            "Rows the history's compaction changed, by outcome (folded: raw readings into their hours; expired: hours past history.hourly_days; dropped: a sensor's oldest beyond history.max_rows_per_sensor).",
         // Traffic (RelayCounters).
         "trellis_messages_received_total":
             "Messages received from the broker, by the Trellis service that handled them (unknown: no route matched).",
