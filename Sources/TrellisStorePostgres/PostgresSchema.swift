@@ -23,7 +23,8 @@ enum PostgresSchema {
         ("dead-letter-index", deadLetterIndexes),
         ("dead-letter-client", deadLetterClient),
         ("bridge-queue", PostgresStore.bridgeQueue),
-        ("reading-history", PostgresStore.readingHistory)
+        ("reading-history", PostgresStore.readingHistory),
+        ("notification-outbox", PostgresStore.notificationOutbox)
     ]
 
     /// The statements of a script whose statements each end with `;` and a line break. (The

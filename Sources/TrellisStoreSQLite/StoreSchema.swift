@@ -23,6 +23,7 @@ enum StoreSchema {
         migrator.registerMigration("dead-letter-client", migrate: createDeadLetterClient)
         migrator.registerMigration("bridge-queue", migrate: createBridgeQueue)
         migrator.registerMigration("reading-history", migrate: HistorySQL.createTables)
+        migrator.registerMigration("notification-outbox", migrate: createNotificationOutbox)
         return migrator
     }
 
