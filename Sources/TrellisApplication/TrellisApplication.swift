@@ -84,6 +84,13 @@ package struct TrellisApplication: Sendable {
                 links.append((bridge.name, "in", receiver.link))
             }
         }
+        if !settings.notifications.channels.isEmpty {
+            services.append(
+                NotificationService(
+                    plan: settings.notifications, store: store,
+                    senders: try NotificationSenders.make(settings.notifications, http: NotificationSenders.http),
+                    logger: part("trellis.notify")))
+        }
         var announcements: [(message: String, address: ListenAddress)] = []
         let bridgeLinks = links
         let probes = Probes(relay: relay) {

@@ -240,9 +240,13 @@ public struct CareAlertUpdate: Sendable, Equatable {
     public var alerts: [CareAlert]
     /// Whether an alert started or cleared.
     public var changed: Bool
+    /// The alerts that started and cleared in this update, each as `kind:sensor` (what the
+    /// notification rules send, docs/notifications.md).
+    public var started: [String], cleared: [String]
 
-    public init(alerts: [CareAlert], changed: Bool) {
+    public init(alerts: [CareAlert], changed: Bool, started: [String] = [], cleared: [String] = []) {
         self.alerts = alerts
         self.changed = changed
+        (self.started, self.cleared) = (started, cleared)
     }
 }

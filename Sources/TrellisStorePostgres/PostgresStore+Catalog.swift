@@ -86,6 +86,7 @@ extension PostgresStore {
             try await connection.query(
                 "SELECT 1 FROM catalog_plant_link WHERE plant = \(plant) FOR UPDATE", logger: logger)
             var changed = false
+            var startedKeys: [String] = []
             for condition in conditions {
                 let started = try await connection.query(
                     """
@@ -98,6 +99,7 @@ extension PostgresStore {
                 ).collect()
                 if !started.isEmpty {
                     changed = true
+                    startedKeys.append(condition.kind + ":" + condition.sensor)
                 } else {
                     try await connection.query(
                         """
@@ -112,10 +114,11 @@ extension PostgresStore {
                 """
                 DELETE FROM catalog_alert
                 WHERE plant = \(plant) AND NOT ((kind || ':' || sensor) = ANY(\(keep)::text[]))
-                RETURNING 1
-                """, logger: logger
-            ).collect()
-            if !cleared.isEmpty { changed = true }
+                RETURNING kind || ':' || sensor
+                """, logger: logger)
+            var clearedKeys: [String] = []
+            for try await key in cleared.decode(String.self) { clearedKeys.append(key) }
+            if !clearedKeys.isEmpty { changed = true }
             var alerts: [CareAlert] = []
             for try await (sensor, kind, value, limit, since)
                 in (try await connection.query(
@@ -130,7 +133,8 @@ extension PostgresStore {
                         kind: kind, sensor: sensor, value: value, limit: limit,
                         since: Date(storeMilliseconds: since)))
             }
-            return CareAlertUpdate(alerts: alerts, changed: changed)
+            return CareAlertUpdate(
+                alerts: alerts, changed: changed, started: startedKeys, cleared: clearedKeys.sorted())
         }
     }
 

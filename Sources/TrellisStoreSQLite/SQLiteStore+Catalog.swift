@@ -63,6 +63,7 @@ extension SQLiteStore {
         }
         return try await write("updateCareAlerts(plant: \(plant))") { db in
             var changed = false
+            var started: [String] = []
             let start = try db.cachedStatement(
                 sql: """
                     INSERT INTO catalog_alert (plant, sensor, kind, value, limit_value, since)
@@ -81,7 +82,12 @@ extension SQLiteStore {
                     "value": condition.value, "limit": condition.limit, "at": at
                 ]
                 try start.execute(arguments: arguments)
-                if db.changesCount > 0 { changed = true } else { try refresh.execute(arguments: arguments) }
+                if db.changesCount > 0 {
+                    changed = true
+                    started.append(condition.kind + ":" + condition.sensor)
+                } else {
+                    try refresh.execute(arguments: arguments)
+                }
             }
             // `kind:sensor` is unambiguous: a kind is one of three words without a colon.
             let keep = conditions.map { $0.kind + ":" + $0.sensor }
@@ -92,8 +98,9 @@ extension SQLiteStore {
                     " AND (kind || ':' || sensor) NOT IN (\(Array(repeating: "?", count: keep.count).joined(separator: ", ")))"
                 arguments += StatementArguments(keep)
             }
-            try db.execute(sql: sql, arguments: arguments)
-            if db.changesCount > 0 { changed = true }
+            let cleared = try String.fetchAll(db, sql: sql + " RETURNING kind || ':' || sensor", arguments: arguments)
+                .sorted()
+            if !cleared.isEmpty { changed = true }
             let alerts = try Row.fetchAll(
                 db,
                 sql: """
@@ -106,7 +113,7 @@ extension SQLiteStore {
                     kind: kind, sensor: row["sensor"], value: row["value"], limit: row["limit_value"],
                     since: Date(storeMilliseconds: row["since"]))
             }
-            return CareAlertUpdate(alerts: alerts, changed: changed)
+            return CareAlertUpdate(alerts: alerts, changed: changed, started: started, cleared: cleared)
         }
     }
 

@@ -1,6 +1,6 @@
 /// What `trellis config check` prints of a configuration: each setting with its value (a broker
 /// or store password masked) and its source, whether a change needs a restart, then each bridge
-/// of the file and its rules.
+/// of the file and its rules, and the notification channels (secrets by file only) and rules.
 extension EffectiveConfiguration {
     package var report: [String] {
         var lines = ["# effective configuration" + (file.map { " (file: \($0))" } ?? " (no file)")]
@@ -20,6 +20,16 @@ extension EffectiveConfiguration {
                     lines.append("bridges.\(bridge.name).\(direction)[\(index)]: \(rule.summary)")
                 }
             }
+        }
+        for channel in notifications.channels {
+            lines.append(
+                "notifications.channels.\(channel.name) = \(channel.summary)    # from \(file ?? "the file"); "
+                    + "a change needs a restart")
+        }
+        for (index, rule) in notifications.rules.enumerated() {
+            lines.append(
+                "notifications.rules[\(index)]: when \(rule.when.rawValue) to \(rule.to.joined(separator: ", "))"
+                    + (rule.quietHours.map { ", quiet \($0)" } ?? "") + ", hold \(rule.hold.components.seconds)s")
         }
         return lines
     }

@@ -24,6 +24,8 @@ package struct EffectiveConfiguration: Sendable {
     package private(set) var values: [String: (content: ConfigContent, source: Source)] = [:]
     /// The bridges of the file's `bridges:` section (``BridgeConfiguration``), none without one.
     package private(set) var bridges: [BridgeSettings] = []
+    /// The channels and rules of the file's `notifications:` section (``NotificationConfiguration``).
+    package private(set) var notifications = NotificationPlan()
     /// The file that was read, if any.
     package var file: String?
 
@@ -46,6 +48,7 @@ package struct EffectiveConfiguration: Sendable {
         let path = file ?? (FileManager.default.fileExists(atPath: defaultFile) ? defaultFile : nil)
         var fileProvider: (any ConfigProvider)?
         var bridges: [BridgeSettings] = []
+        var notifications = NotificationPlan()
         if let path {
             do {
                 // Parsed once, for the unknown keys and the bridges alike.
@@ -55,6 +58,9 @@ package struct EffectiveConfiguration: Sendable {
                     let parsed = BridgeConfiguration.parse(root, file: path)
                     bridges = parsed.bridges
                     problems += parsed.problems
+                    let notified = NotificationConfiguration.parse(root)
+                    notifications = notified.plan
+                    problems += notified.problems
                 }
                 fileProvider = try await FileProvider<SettingsYAMLSnapshot>(filePath: FilePath(path))
             } catch let error as Invalid {
@@ -85,6 +91,7 @@ package struct EffectiveConfiguration: Sendable {
 
         var configuration = EffectiveConfiguration(file: path)
         configuration.bridges = bridges
+        configuration.notifications = notifications
         for setting in SettingKey.all {
             var resolved: (ConfigContent, Source) = (setting.defaultValue, .default)
             for (provider, source) in sources {
@@ -151,7 +158,9 @@ package struct EffectiveConfiguration: Sendable {
             }
             for (key, value) in mapping {
                 let name = key.string ?? "?"
-                if prefix.isEmpty && name == BridgeConfiguration.key { continue }
+                if prefix.isEmpty && [BridgeConfiguration.key, NotificationConfiguration.key].contains(name) {
+                    continue
+                }
                 walk(value, prefix.isEmpty ? name : "\(prefix).\(name)")
             }
         }
@@ -292,6 +301,7 @@ package struct EffectiveConfiguration: Sendable {
         settings.shareGroup = group.isEmpty ? nil : group
         if let id = namedClientID { settings.clientID = id }
         settings.bridges = bridges
+        settings.notifications = notifications
         return settings
     }
 

@@ -30,7 +30,7 @@ package enum ExampleConfiguration {
             lines.append("\(indent)# \(setting.help)\(setting.reloadable ? " (reloadable)" : "")")
             lines.append("\(indent)\(parts.last ?? ""): \(value)")
         }
-        return (lines + bridgesExample).joined(separator: "\n") + "\n"
+        return (lines + bridgesExample + notificationsExample).joined(separator: "\n") + "\n"
     }
 
     /// The `bridges:` section, commented out: it has no default (docs/bridge.md).
@@ -64,5 +64,23 @@ package enum ExampleConfiguration {
         "#         # Taken off: site/home1/commands/x arrives locally as commands/x.",
         "#         prefix: \"site/home1/\"",
         "#         qos: 1"
+    ]
+
+    /// The `notifications:` section, commented out: it has no default (docs/notifications.md).
+    static let notificationsExample = [
+        "",
+        "# Notifications through ntfy, a webhook or email, none by default (docs/notifications.md); a change needs a",
+        "# restart. Secrets only in files readable by Trellis alone (chmod 600).",
+        "# notifications:",
+        "#   channels:",
+        "#     phone: { ntfy: \"https://ntfy.example/plants\", token_file: /etc/trellis/ntfy.token }",
+        "#     hooks: { webhook: \"http://127.0.0.1:8123/api/webhook/plants\", secret_file: /etc/trellis/hook.secret }",
+        "#     mail: { email: \"me@example.org\", smtp: \"smtp://mail.example.org:587\", login_file: /etc/trellis/smtp.login }",
+        "#   rules:",
+        "#     - when: care_alert        # also: store_unwritable, link_down",
+        "#       to: [phone, hooks]",
+        "#       quiet_hours: \"22:00-07:00\"",
+        "#       # The same event is not sent again within this many seconds.",
+        "#       hold: 3600"
     ]
 }

@@ -9,7 +9,8 @@ import TrellisStore
 /// It sees every reading on `rpi/sensors/<sensor>` (the plant service stores it; the relay hands
 /// a message to every matching route) and, for each linked plant with that sensor, compares the
 /// latest readings with the species' needs. The retained `trellis/alerts/<plant>` is published
-/// only when an alert starts or clears. The first message it handles imports the starter
+/// only when an alert starts or clears, and each start and clear is queued for the notification
+/// rules that take `care_alert` (docs/notifications.md). The first message it handles imports the starter
 /// catalog if the catalog is empty.
 public final class CatalogService: Sendable {
     let settings: RelaySettings
@@ -80,6 +81,11 @@ public final class CatalogService: Sendable {
         let update = try await context.store.updateCareAlerts(
             plant: linked.plant, conditions: conditions, at: context.now)
         guard update.changed else { return .none }
+        let router = NotificationRouter(plan: context.settings.notifications)
+        for event in NotificationRouter.Event.careAlerts(plant: linked.plant, update: update)
+        where !router.plan.rules(for: .careAlert).isEmpty {
+            await router.enqueue(event, at: context.now, store: context.store, logger: context.logger)
+        }
         return HandlerOutput(publishes: [
             alertMessage(plant: linked.plant, symbol: linked.species.symbol, alerts: update.alerts)
         ])

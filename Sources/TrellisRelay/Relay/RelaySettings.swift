@@ -92,6 +92,8 @@ public struct RelaySettings: Sendable, Hashable {
     /// The bridges to upstream brokers: their `out` rules' topics are kept in the store for the
     /// upstream broker (``BridgeService``), which the application's forwarders send on.
     public var bridges: [BridgeSettings] = []
+    /// The notification channels and rules (docs/notifications.md); none by default.
+    public var notifications = NotificationPlan()
     /// This relay's MQTT client id; names its status topic when it shares the load.
     public var clientID = "trellis"
     /// The client ids of the other relays of the share group seen on `trellis/status/+`: Home

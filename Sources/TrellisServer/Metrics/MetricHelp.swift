@@ -29,6 +29,11 @@ enum MetricHelp {
         // The history of readings (HistoryService).
         "trellis_history_rows_total":
             "Rows the history's compaction changed, by outcome (folded: raw readings into their hours; expired: hours past history.hourly_days; dropped: a sensor's oldest beyond history.max_rows_per_sensor).",
+        // Notifications (NotificationService).
+        "trellis_notifications_sent_total": "Notifications a channel took, by channel.",
+        "trellis_notifications_failed_total":
+            "Attempts to send a notification that failed (each retried later), by channel.",
+        "trellis_notifications_queued": "Notifications waiting in the outbox to be sent, by channel.",
         // Traffic (RelayCounters).
         "trellis_messages_received_total":
             "Messages received from the broker, by the Trellis service that handled them (unknown: no route matched).",

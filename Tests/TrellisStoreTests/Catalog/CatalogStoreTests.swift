@@ -200,7 +200,7 @@ struct CatalogStoreTests {
                 first
                     == CareAlertUpdate(
                         alerts: [CareAlert(kind: .dry, sensor: "0x37", value: 1, limit: 5, since: instant(1))],
-                        changed: true))
+                        changed: true, started: ["dry:0x37"]))
             var drier = dry
             drier.value = 2
             let again = try await store.updateCareAlerts(plant: "Fern", conditions: [drier], at: instant(2))
@@ -211,7 +211,7 @@ struct CatalogStoreTests {
                         changed: false))
             #expect(
                 try await store.updateCareAlerts(plant: "Fern", conditions: [], at: instant(3))
-                    == CareAlertUpdate(alerts: [], changed: true))
+                    == CareAlertUpdate(alerts: [], changed: true, cleared: ["dry:0x37"]))
             #expect(try await store.updateCareAlerts(plant: "Fern", conditions: [], at: instant(4)).changed == false)
             #expect(try await store.unlinkPlant(plant: "Fern"))
             #expect(try await !store.unlinkPlant(plant: "Fern"))

@@ -1,0 +1,192 @@
+import Foundation
+import TrellisCore
+import Yams
+
+/// The `notifications:` section of the configuration file: channels and rules, read from the
+/// YAML node like the `bridges:` section and checked whole, each problem naming its place
+/// (`notifications.rules[0].to: unknown channel pager`). Secrets are only read from files named
+/// here; a file that is missing, unreadable or readable by every user is refused.
+enum NotificationConfiguration {
+    static let key = "notifications"
+    static let channelKeys: Set<String> = [
+        "ntfy", "webhook", "email", "smtp", "token_file", "secret_file", "login_file", "per_minute"
+    ]
+    static let ruleKeys: Set<String> = ["when", "to", "quiet_hours", "hold"]
+
+    /// The plan of the file's root `node`, or the problems that keep it from being used.
+    static func parse(_ root: Node) -> (plan: NotificationPlan, problems: [String]) {
+        guard case let .mapping(mapping) = root, let section = mapping[key] else { return (NotificationPlan(), []) }
+        var problems: [String] = []
+        guard
+            let members = BridgeConfiguration.members(
+                of: section, at: key, with: ["channels", "rules"], of: "notifications", &problems)
+        else { return (NotificationPlan(), problems) }
+        var plan = NotificationPlan()
+        if let channels = members["channels"] {
+            if case let .mapping(named) = channels {
+                for (nameNode, body) in named {
+                    let name = nameNode.string ?? "?"
+                    if let channel = parseChannel(name, body, at: "\(key).channels.\(name)", &problems) {
+                        plan.channels.append(channel)
+                    }
+                }
+            } else {
+                problems.append("\(key).channels must be a mapping of channel names, such as `phone:`")
+            }
+        }
+        if let rules = members["rules"] {
+            if case let .sequence(items) = rules {
+                for (index, item) in items.enumerated() {
+                    if let rule = parseRule(item, at: "\(key).rules[\(index)]", channels: named(plan), &problems) {
+                        plan.rules.append(rule)
+                    }
+                }
+            } else {
+                problems.append("\(key).rules must be a list of rules, such as `- when: care_alert`")
+            }
+        }
+        return (plan, problems)
+    }
+
+    private static func named(_ plan: NotificationPlan) -> Set<String> { Set(plan.channels.map(\.name)) }
+
+    /// One channel: exactly one of `ntfy:`, `webhook:` or `email:`, with what that kind needs.
+    static func parseChannel(_ name: String, _ body: Node, at place: String, _ problems: inout [String])
+        -> NotificationChannel?
+    {
+        guard BridgeSettings.isName(name) else {
+            problems.append("\(place): a channel's name is 1 to 64 of A-Z, a-z, 0-9, '_' and '-'")
+            return nil
+        }
+        guard
+            let members = BridgeConfiguration.members(
+                of: body, at: place, with: channelKeys, of: "a channel", &problems)
+        else { return nil }
+        func text(_ key: String) -> String? { members[Node(key)]?.string.flatMap { $0.isEmpty ? nil : $0 } }
+        let kinds = ["ntfy", "webhook", "email"].filter { text($0) != nil }
+        guard kinds.count == 1, let kindName = kinds.first, let target = text(kindName) else {
+            problems.append("\(place) must have exactly one of ntfy: URL, webhook: URL or email: ADDRESS")
+            return nil
+        }
+        let found = problems.count
+        let allowedSecret = ["ntfy": "token_file", "webhook": "secret_file", "email": "login_file"][kindName] ?? ""
+        for key in ["token_file", "secret_file", "login_file"] where key != allowedSecret && text(key) != nil {
+            problems.append("\(place).\(key) is not for a \(kindName) channel: use \(allowedSecret)")
+        }
+        if kindName != "email", text("smtp") != nil {
+            problems.append("\(place).smtp is for an email channel only")
+        }
+        var perMinute = 10
+        if let value = text("per_minute") {
+            if let number = Int(value), (1...600).contains(number) {
+                perMinute = number
+            } else {
+                problems.append("\(place).per_minute must be a whole number from 1 to 600")
+            }
+        }
+        let secret = text(allowedSecret)
+        if let secret { problems += secretFileProblems(secret, at: "\(place).\(allowedSecret)") }
+        let kind: NotificationChannel.Kind
+        switch kindName {
+        case "email":
+            guard let smtp = text("smtp") else {
+                problems.append("\(place).smtp must be smtp://HOST[:PORT], the server that takes the mail")
+                return nil
+            }
+            if secret == nil { problems.append("\(place).login_file must name the file with the SMTP login") }
+            guard target.contains("@"), !target.contains(where: { $0.isWhitespace || $0 == "<" || $0 == ">" }) else {
+                problems.append("\(place).email: \(target) is not an address")
+                return nil
+            }
+            guard let server = smtpServer(smtp, at: "\(place).smtp", &problems) else { return nil }
+            kind = .email(to: target, host: server.host, port: server.port)
+        default:
+            guard httpURL(target, at: "\(place).\(kindName)", &problems) else { return nil }
+            if kindName == "webhook", secret == nil {
+                problems.append("\(place).secret_file must name the file with the webhook's signing secret")
+            }
+            kind = kindName == "ntfy" ? .ntfy(url: target) : .webhook(url: target)
+        }
+        guard problems.count == found else { return nil }
+        return NotificationChannel(name: name, kind: kind, secretFile: secret, perMinute: perMinute)
+    }
+
+    /// One rule: `when` an event, `to` one or more configured channels, optional quiet hours and hold.
+    static func parseRule(_ item: Node, at place: String, channels: Set<String>, _ problems: inout [String])
+        -> NotificationRule?
+    {
+        guard let members = BridgeConfiguration.members(of: item, at: place, with: ruleKeys, of: "a rule", &problems)
+        else { return nil }
+        let found = problems.count
+        let events = NotificationEvent.allCases.map(\.rawValue).joined(separator: ", ")
+        let event = members["when"]?.string.flatMap(NotificationEvent.init(rawValue:))
+        if event == nil { problems.append("\(place).when must be one of \(events)") }
+        var targets: [String] = []
+        switch members["to"] {
+        case let .sequence(items)?: targets = items.map { $0.string ?? "?" }
+        case let node?: targets = node.string.map { [$0] } ?? []
+        case nil: break
+        }
+        if targets.isEmpty { problems.append("\(place).to must name one or more channels, such as `to: [phone]`") }
+        for target in targets where !channels.contains(target) {
+            problems.append("\(place).to: unknown channel \(target)")
+        }
+        var quiet: QuietHours?
+        if let text = members["quiet_hours"]?.string {
+            quiet = QuietHours(parsing: text)
+            if quiet == nil { problems.append("\(place).quiet_hours must be HH:MM-HH:MM, such as \"22:00-07:00\"") }
+        }
+        var hold = Duration.seconds(3600)
+        if let text = members["hold"]?.string {
+            if let seconds = Int(text), (0...(30 * 86_400)).contains(seconds) {
+                hold = .seconds(seconds)
+            } else {
+                problems.append("\(place).hold must be a whole number of seconds from 0 to 30 days")
+            }
+        }
+        guard problems.count == found, let event else { return nil }
+        return NotificationRule(when: event, to: targets, quietHours: quiet, hold: hold)
+    }
+
+    /// Whether `text` is an http:// or https:// URL with a host and no account in it (noted if not).
+    static func httpURL(_ text: String, at place: String, _ problems: inout [String]) -> Bool {
+        guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(),
+            ["http", "https"].contains(scheme), let host = url.host, !host.isEmpty
+        else {
+            problems.append("\(place): \(text) is not an http:// or https:// URL")
+            return false
+        }
+        guard url.user == nil, url.password == nil else {
+            problems.append("\(place): a secret goes in its file, not in the URL")
+            return false
+        }
+        return true
+    }
+
+    /// The host and port of `smtp://HOST[:PORT]` (587 by default), noted if it is something else.
+    static func smtpServer(_ text: String, at place: String, _ problems: inout [String]) -> (host: String, port: Int)? {
+        guard let url = URLComponents(string: text), url.scheme?.lowercased() == "smtp", let host = url.host,
+            !host.isEmpty, url.path.isEmpty || url.path == "/"
+        else {
+            problems.append("\(place): \(text) is not smtp://HOST[:PORT]")
+            return nil
+        }
+        guard url.user == nil, url.password == nil else {
+            problems.append("\(place): the login goes in login_file, not in the URL")
+            return nil
+        }
+        return (host, url.port ?? 587)
+    }
+
+    /// What is wrong with a secret file: missing, unreadable, or readable by every user.
+    static func secretFileProblems(_ path: String, at place: String) -> [String] {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+            FileManager.default.isReadableFile(atPath: path)
+        else { return ["\(place): cannot read \(path)"] }
+        let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue ?? 0
+        if mode & 0o004 != 0 {
+            return ["\(place): \(path) is readable by every user; make it private (chmod 600 \(path))"]
+        }
+        return []
+    }
+}
