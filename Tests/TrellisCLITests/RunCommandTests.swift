@@ -217,26 +217,13 @@ func mosquittoPIDs(config: String) -> [Int32] {
 /// A TCP socket on 127.0.0.1 bound to a port the kernel chose: listening (the port is in use), or
 /// not (the port is held, yet a connection to it is refused). Closed when released.
 final class LoopbackSocket {
-    let descriptor: Int32
     let port: Int
+    private let descriptor: Int32
 
     init(listening: Bool) throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
-            }
-        }
-        guard descriptor >= 0, bound, !listening || listen(descriptor, 16) == 0 else {
-            close(descriptor)
-            throw TimeoutError(message: "cannot bind a loopback socket: \(String(cString: strerror(errno)))")
-        }
-        self.descriptor = descriptor
-        port = Int(UInt16(bigEndian: address.sin_port))
+        let socket = try LoopbackListener(backlog: listening ? 16 : nil)
+        descriptor = socket.fd
+        port = socket.port
     }
 
     deinit { close(descriptor) }

@@ -7,15 +7,18 @@
 /// A TCP socket on 127.0.0.1, on a port the kernel picks, for tests that play the broker's side
 /// of a connection themselves, or that need a port taken where nothing accepts. The caller closes
 /// `fd`.
-struct LoopbackListener {
-    struct Failure: Error {}
+public struct LoopbackListener: Sendable {
+    /// The socket could not be bound or set listening; says why.
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
 
-    let fd: Int32
-    let port: Int
+    public let fd: Int32
+    public let port: Int
 
     /// Binds and listens, with room for `backlog` connections nobody has accepted yet; with no
     /// backlog, only binds: the port is taken, but a connection to it is refused.
-    init(backlog: Int32?) throws {
+    public init(backlog: Int32?) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -27,8 +30,9 @@ struct LoopbackListener {
             }
         }
         guard fd >= 0, bound, backlog.map({ listen(fd, $0) == 0 }) ?? true else {
+            let reason = String(cString: strerror(errno))
             if fd >= 0 { close(fd) }
-            throw Failure()
+            throw Failure(description: "cannot bind a loopback socket: \(reason)")
         }
         self.fd = fd
         self.port = Int(UInt16(bigEndian: address.sin_port))
