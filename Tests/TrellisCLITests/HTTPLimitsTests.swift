@@ -221,17 +221,11 @@ struct HTTPLimitsTests {
     static func python(_ arguments: [String], timeout: Duration) async throws -> String {
         let output = temporaryDirectory() + "/python.log"
         let child = try ChildProcess(path: "/usr/bin/python3", arguments: arguments, outputPath: output)
-        let deadline = ContinuousClock.now + timeout
-        while child.isRunning {
-            guard ContinuousClock.now < deadline else {
-                child.signal(SIGKILL)
-                child.waitUntilExit()
-                throw TimeoutError(message: "python3 \(arguments) did not end within \(timeout)")
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        let status = try await child.waitForExit(timeout: timeout) {
+            "python3 \(arguments) did not end within \(timeout)"
         }
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-        #expect(child.terminationStatus == 0, "\(text)")
+        #expect(status == 0, "\(text)")
         return text
     }
 

@@ -81,16 +81,7 @@ struct TrellisBinary {
 
     /// Waits for the process to exit and returns its status; throws after `timeout`.
     func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32 {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
-            guard ContinuousClock.now < deadline else {
-                process.signal(SIGKILL)
-                process.waitUntilExit()
-                throw TimeoutError(message: "trellis did not exit within \(timeout); output: \(output)")
-            }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return process.terminationStatus
+        try await process.waitForExit(timeout: timeout) { "trellis did not exit within \(timeout); output: \(output)" }
     }
 
     /// Ends it the way a service manager does (SIGTERM) and returns its exit status; throws after `timeout`.
@@ -108,5 +99,22 @@ struct TrellisBinary {
             }
             try await Task.sleep(for: .milliseconds(20))
         }
+    }
+}
+
+extension ChildProcess {
+    /// Waits for the process to exit, looking every 20 ms, and returns its status; after `timeout`
+    /// kills it and throws a ``TimeoutError`` with the message `failure` gives then.
+    func waitForExit(timeout: Duration, failure: () -> String) async throws -> Int32 {
+        let deadline = ContinuousClock.now + timeout
+        while isRunning {
+            guard ContinuousClock.now < deadline else {
+                signal(SIGKILL)
+                waitUntilExit()
+                throw TimeoutError(message: failure())
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return terminationStatus
     }
 }
