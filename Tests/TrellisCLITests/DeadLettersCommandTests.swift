@@ -28,6 +28,30 @@ struct DeadLettersCommandTests {
         case sqlite, postgres
         var testDescription: String { rawValue }
         static var available: [Where] { PostgresTestServer.isRequired ? [.sqlite, .postgres] : [.sqlite] }
+
+        /// Runs `body` with a new state of this kind that `record` filled: its place, and the
+        /// arguments that name it to a command (`--state DIRECTORY` or `--store URL`).
+        func withState(
+            recorded record: (any TrellisStore) async throws -> Void,
+            _ body: (StatePlace, [String]) async throws -> Void
+        ) async throws {
+            switch self {
+            case .sqlite:
+                let directory = temporaryDirectory()
+                defer { try? FileManager.default.removeItem(atPath: directory) }
+                let store = try SQLiteStore(directory: directory)
+                try await record(store)
+                try await store.close()
+                try await body(.sqlite(directory: directory), ["--state", directory])
+            case .postgres:
+                try await PostgresTestServer.withDatabase { url in
+                    let store = try await PostgresStore.connect(url, owner: "test")
+                    try await record(store)
+                    try await store.close()
+                    try await body(try StatePlace(naming: url.urlWithPassword), ["--store", url.urlWithPassword])
+                }
+            }
+        }
     }
 
     /// What `trellis deadletters ARGUMENTS` prints at `place`: its lines, and its note on standard error.
@@ -100,21 +124,6 @@ struct DeadLettersCommandTests {
 
     /// Runs `body` with the place of a state holding the three letters.
     func withState(_ place: Where, _ body: (StatePlace) async throws -> Void) async throws {
-        switch place {
-        case .sqlite:
-            let directory = temporaryDirectory()
-            defer { try? FileManager.default.removeItem(atPath: directory) }
-            let store = try SQLiteStore(directory: directory)
-            try await Self.record(into: store)
-            try await store.close()
-            try await body(.sqlite(directory: directory))
-        case .postgres:
-            try await PostgresTestServer.withDatabase { url in
-                let store = try await PostgresStore.connect(url, owner: "test")
-                try await Self.record(into: store)
-                try await store.close()
-                try await body(try StatePlace(naming: url.urlWithPassword))
-            }
-        }
+        try await place.withState(recorded: Self.record) { state, _ in try await body(state) }
     }
 }

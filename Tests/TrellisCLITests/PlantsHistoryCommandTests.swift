@@ -58,21 +58,6 @@ struct PlantsHistoryCommandTests {
 
     /// Runs `body` with the arguments that name a state holding the plants.
     func withState(_ place: DeadLettersCommandTests.Where, _ body: ([String]) async throws -> Void) async throws {
-        switch place {
-        case .sqlite:
-            let directory = temporaryDirectory()
-            defer { try? FileManager.default.removeItem(atPath: directory) }
-            let store = try SQLiteStore(directory: directory)
-            try await Self.record(into: store)
-            try await store.close()
-            try await body(["--state", directory])
-        case .postgres:
-            try await PostgresTestServer.withDatabase { url in
-                let store = try await PostgresStore.connect(url, owner: "test")
-                try await Self.record(into: store)
-                try await store.close()
-                try await body(["--store", url.urlWithPassword])
-            }
-        }
+        try await place.withState(recorded: Self.record) { _, arguments in try await body(arguments) }
     }
 }
