@@ -8,17 +8,24 @@ import TrellisApplication
 /// golden test run replays end to end).
 @Suite("record and replay on the command line")
 struct CaptureCommandTests {
+    /// The message `trellis ARGUMENTS` is refused with as the binary parses them; an issue (and an
+    /// empty message) when they parse.
+    static func parseRefusal(_ arguments: [String]) -> String {
+        do {
+            _ = try TrellisCommand.parseAsRoot(arguments)
+            Issue.record("\(arguments) parsed")
+            return ""
+        } catch {
+            return TrellisCommand.message(for: error)
+        }
+    }
+
     @Test("record's usage names --broker as required, and leaving it out is refused")
     func recordNeedsBroker() {
         let help = TrellisCommand.helpMessage(for: RecordCommand.self)
         #expect(help.contains("USAGE: trellis record --broker <url>"), "\(help)")
-        do {
-            _ = try TrellisCommand.parseAsRoot(["record", "--count", "1"])
-            Issue.record("record ran without --broker")
-        } catch {
-            let message = TrellisCommand.message(for: error)
-            #expect(message.contains("--broker <url>"), "\(message)")
-        }
+        let message = Self.parseRefusal(["record", "--count", "1"])
+        #expect(message.contains("--broker <url>"), "\(message)")
     }
 
     @Test("a capture that cannot be read is named, with the reason")
