@@ -11,8 +11,7 @@ struct DeadLettersCommand: AsyncParsableCommand {
         commandName: "deadletters",
         abstract: "List the dead letters kept in the state, newest first.",
         discussion: """
-            Reads the state store directly (SQLite, also while a relay runs on it; or PostgreSQL), found as \
-            `trellis run` finds it. Each line is the time received (UTC), the reason, the topic and the payload \
+            \(StateStoreLocation.readsDirectly). Each line is the time received (UTC), the reason, the topic and the payload \
             (text, with control characters escaped, cut at 200 characters; a payload that is not UTF-8 as \
             base64:…). --json prints one JSON object per letter instead, whole: id, reason, topic, payload or \
             payload_base64, received_at, as `trellis/request/deadletters/list` answers. When more letters match \

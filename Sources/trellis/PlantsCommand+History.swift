@@ -13,8 +13,7 @@ extension PlantsCommand {
             commandName: "history",
             abstract: "Print a plant's history of readings.",
             discussion: """
-                Reads the state store directly (SQLite, also while a relay runs on it; or PostgreSQL), found as \
-                `trellis run` finds it, and prints at most 1,000 points from --since to now, oldest first: each \
+                \(StateStoreLocation.readsDirectly), and prints at most 1,000 points from --since to now, oldest first: each \
                 the start of its bucket (UTC), how many readings it holds, and the minimum, mean and maximum of \
                 moisture and temperature, as trellis/request/plants/history answers. The points are the raw \
                 readings' when the span lies within history.raw_days and the step is under an hour, else the \

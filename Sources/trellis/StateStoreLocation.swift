@@ -11,6 +11,10 @@ import TrellisStore
 /// (state.dir; a state.store of the file or the environment is then not used), `--store URL` a
 /// PostgreSQL one (state.store); without either, state.store, else state.dir (default trellis-state).
 struct StateStoreLocation: ParsableArguments {
+    /// How a command that reads the state finds it, as its discussion begins (without a full stop).
+    static let readsDirectly =
+        "Reads the state store directly (SQLite, also while a relay runs on it; or PostgreSQL), found as `trellis run` finds it"
+
     @Option(
         name: .long,
         help: ArgumentHelp(
