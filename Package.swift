@@ -19,6 +19,16 @@ let httpStack: [Target.Dependency] = [
     .product(name: "NIOCore", package: "swift-nio"),
     .product(name: "NIOHTTP1", package: "swift-nio")
 ]
+/// What the application is assembled from, which the commands use as well: the relay, its servers, the
+/// broker, the MQTT client and the stores, with the configuration, signal and lifecycle products.
+let applicationParts: [Target.Dependency] = [
+    "TrellisRelay", "TrellisServer", "TrellisBroker", "TrellisCore", "TrellisMQTT", "TrellisStore",
+    "TrellisStoreSQLite", "TrellisStorePostgres",
+    .product(name: "Configuration", package: "swift-configuration"),
+    .product(name: "SystemPackage", package: "swift-system"),
+    .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+    logging, lifecycle
+]
 
 /// How the release `trellis` binary is linked, for a smaller resident footprint (docs/benchmark.md, "the release
 /// binary's link"): LLVM's lld (shipped with the toolchain) packs the 144,000 relative relocations into a few
@@ -162,47 +172,17 @@ let package = Package(
         // the commands.
         .target(
             name: "TrellisApplication",
-            dependencies: [
-                "TrellisRelay",
-                "TrellisServer",
-                "TrellisBroker",
-                "TrellisCore",
-                "TrellisMQTT",
-                "TrellisStore",
-                "TrellisStoreSQLite",
-                "TrellisStorePostgres",
+            dependencies: applicationParts + [
                 "TrellisSocketIO",
-                .product(name: "Configuration", package: "swift-configuration"),
-                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Yams", package: "Yams"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 // The notification channels: HTTP requests, the webhook's HMAC-SHA256 (docs/notifications.md).
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                logging,
-                lifecycle
+                .product(name: "Crypto", package: "swift-crypto")
             ] + httpStack
         ),
         .executableTarget(
             name: "trellis",
-            dependencies: [
-                "TrellisApplication",
-                "TrellisRelay",
-                "TrellisServer",
-                "TrellisBroker",
-                "TrellisCore",
-                "TrellisMQTT",
-                "TrellisStore",
-                "TrellisStoreSQLite",
-                "TrellisStorePostgres",
-                "TrellisWire",
-                argumentParser,
-                .product(name: "Configuration", package: "swift-configuration"),
-                .product(name: "SystemPackage", package: "swift-system"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                logging,
-                lifecycle
-            ],
+            dependencies: ["TrellisApplication", "TrellisWire", argumentParser] + applicationParts,
             linkerSettings: releaseFootprint
         ),
         .executableTarget(
