@@ -251,7 +251,7 @@ let package = Package(
             dependencies: [
                 "TrellisRelay", "TrellisTestSupport", "TrellisMQTT", "TrellisCore", "TrellisStore",
                 "TrellisStoreSQLite",
-                "TrellisStorePostgres", "TrellisBroker", "TrellisServer", "TrellisSocketIO"
+                "TrellisStorePostgres", "TrellisBroker", "TrellisServer", "TrellisSocketIO", lifecycle
             ],
             resources: [.copy("Fixtures")]
         )

@@ -62,7 +62,7 @@ package struct TrellisApplication: Sendable {
             before + [
                 relay, StatsService(relay: relay, logger: part("trellis.stats")),
                 BackupService(relay: relay, logger: part("trellis.backup")),
-                HistoryService(relay: relay, logger: part("trellis.history"))
+                HistoryService.service(relay: relay, logger: part("trellis.history"))
             ]
         // Each bridge's upstream links, by name and direction, for /readyz. In a share group the
         // relays take turns on one upstream session, named after the group.

@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import Metrics
-import ServiceLifecycle
 import TrellisCore
 import TrellisStore
 
@@ -10,21 +9,12 @@ import TrellisStore
 /// one store operation on a task of its own, so the message loop goes on while it runs. What each
 /// run folded, expired and dropped is counted (`trellis_history_rows_total{outcome}`) and logged
 /// when anything was dropped for the per-sensor cap.
-public struct HistoryService: Service {
-    let relay: RelayService
-    let logger: Logger
-
-    public init(relay: RelayService, logger: Logger) {
-        self.relay = relay
-        self.logger = logger
-    }
-
-    public func run() async throws {
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+public enum HistoryService {
+    /// The compaction of `relay`'s store, as a service of the group.
+    public static func service(relay: RelayService, logger: Logger) -> PeriodicService {
+        PeriodicService(interval: { relay.engine.settings.historyCompactionInterval }) {
             let engine = relay.engine
-            await Self.compact(store: engine.store, retention: engine.settings.historyRetention, logger: logger)
-            let wait = max(1, engine.settings.historyCompactionInterval)
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .milliseconds(Int(wait * 1000))) }
+            await compact(store: engine.store, retention: engine.settings.historyRetention, logger: logger)
         }
     }
 
