@@ -17,11 +17,7 @@ extension UsersCommand {
     /// with: the configuration file, `TRELLIS_…` variables and these flags, as `trellis run` takes
     /// them, so the ACL and the plugin's roles match the running relay.
     struct RunSettings: ParsableArguments {
-        @Option(
-            name: .long,
-            help: ArgumentHelp(
-                "The configuration `trellis run` reads (default trellis.yaml when present); its topic prefixes (plant.prefix, buttons.prefix, also from TRELLIS_… variables) are the ones the rights are written with.",
-                valueName: "file"))
+        @Option(name: .long, help: configurationHelp(writing: "rights"))
         var config: String?
 
         @OptionGroup var prefixFlags: PrefixFlags
@@ -29,6 +25,14 @@ extension UsersCommand {
         /// The topic prefixes of the configuration; a configuration that does not read is one line on standard error.
         func prefixes() async throws -> TopicPrefixes {
             try await Self.prefixes(file: config, prefixFlags)
+        }
+
+        /// The help of the option naming the configuration `trellis run` reads, whose prefixes the
+        /// `written` (rights, or roles' rights) are written with.
+        static func configurationHelp(writing written: String) -> ArgumentHelp {
+            ArgumentHelp(
+                "The configuration `trellis run` reads (default trellis.yaml when present); its topic prefixes (plant.prefix, buttons.prefix, also from TRELLIS_… variables) are the ones the \(written) are written with.",
+                valueName: "file")
         }
 
         /// The topic prefixes of the configuration `file` (or trellis.yaml), the `TRELLIS_…` variables and
@@ -42,11 +46,7 @@ extension UsersCommand {
     /// ``RunSettings`` for `init` and `migrate`, whose `--config` is the plugin's file: the
     /// configuration `trellis run` reads is named with `--trellis-config`.
     struct ProfileSettings: ParsableArguments {
-        @Option(
-            name: .long,
-            help: ArgumentHelp(
-                "The configuration `trellis run` reads (default trellis.yaml when present); its topic prefixes (plant.prefix, buttons.prefix, also from TRELLIS_… variables) are the ones the roles' rights are written with.",
-                valueName: "file"))
+        @Option(name: .long, help: RunSettings.configurationHelp(writing: "roles' rights"))
         var trellisConfig: String?
 
         @OptionGroup var prefixFlags: PrefixFlags
