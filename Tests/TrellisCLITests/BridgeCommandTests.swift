@@ -11,14 +11,16 @@ import TrellisTestSupport
 /// pointed at a second Mosquitto, checked by `trellis config check` and run by `trellis run --config`.
 @Suite("Bridge: trellis run with the example's bridges section")
 struct BridgeCommandTests {
-    /// trellis.example.yaml with its bridges section uncommented and its URL replaced by `url`.
+    /// trellis.example.yaml with its bridges section (up to the blank line that ends it) uncommented
+    /// and its URL replaced by `url`.
     static func exampleBridges(url: String) throws -> String {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let example = try String(contentsOf: root.appendingPathComponent("trellis.example.yaml"), encoding: .utf8)
         let lines = example.split(separator: "\n", omittingEmptySubsequences: false)
         let start = try #require(lines.firstIndex(of: "# bridges:"), "no bridges section in trellis.example.yaml")
-        let section = lines[start...].map { line in
+        let end = lines[start...].firstIndex(of: "") ?? lines.endIndex
+        let section = lines[start..<end].map { line in
             line.hasPrefix("# ") ? String(line.dropFirst(2)) : String(line)
         }
         return section.joined(separator: "\n").replacingOccurrences(of: "mqtt://broker.example:1883", with: url)
