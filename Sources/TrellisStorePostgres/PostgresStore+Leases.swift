@@ -6,18 +6,29 @@ import TrellisStore
 /// PostgreSQL releases the lock when that session ends, however it ends, so a relay that dies or
 /// loses its connection frees the lease for another relay. The holder asks the connection every
 /// ``leaseCheck`` whether it still answers; when it does not within ``leaseCheckLimit`` the
-/// connection is closed and `body` cancelled, since its lock may be gone.
+/// connection is closed and `body` cancelled, since its lock may be gone. The server, for its part,
+/// asks the holder's socket after ``leaseKeepalive`` seconds of silence (TCP keepalives on that
+/// session), so a holder whose host died or was cut off without a word frees the lease within
+/// about 11 s instead of the system's two hours.
 extension PostgresStore: StoreLeases {
     /// How often the holder of a lease makes sure its session still holds it.
     static let leaseCheck: Duration = .seconds(2)
     /// How long an answer to that check may take before the lease is given up.
     static let leaseCheckLimit: Duration = .seconds(5)
+    /// Seconds of silence after which the server probes the holder's socket (then every 2 s, 3 times).
+    static let leaseKeepalive = 5
 
     public func withLease(_ name: String, _ body: @escaping @Sendable () async -> Void) async throws -> Bool {
         let logger = self.logger
         try commits.checkOpen("withLease(\(name))")
         return try await client.withConnection { connection in
             let taken = try await BoundedStatements.run(on: connection) { connection in
+                try await connection.query(
+                    """
+                    SELECT set_config('tcp_keepalives_idle', \(String(Self.leaseKeepalive)), false),
+                           set_config('tcp_keepalives_interval', '2', false),
+                           set_config('tcp_keepalives_count', '3', false)
+                    """, logger: logger)
                 var taken = false
                 for try await held in try await connection.query(
                     "SELECT pg_try_advisory_lock(hashtext('trellis-lease'), hashtext(\(name)))", logger: logger
