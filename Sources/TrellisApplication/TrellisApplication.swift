@@ -85,11 +85,25 @@ package struct TrellisApplication: Sendable {
             }
         }
         if !settings.notifications.channels.isEmpty {
+            let plan = settings.notifications
+            let senders = try NotificationSenders.make(plan, http: NotificationSenders.http)
             services.append(
-                NotificationService(
-                    plan: settings.notifications, store: store,
-                    senders: try NotificationSenders.make(settings.notifications, http: NotificationSenders.http),
-                    logger: part("trellis.notify")))
+                NotificationService(plan: plan, store: store, senders: senders, logger: part("trellis.notify")))
+            if NotificationWatch.isNeeded(for: plan) {
+                let bridgeLinks = links
+                let broker = relay.client
+                let watch = NotificationWatch(
+                    plan: plan, store: store, senders: senders, logger: part("trellis.notify")
+                ) {
+                    [NotificationWatch.Link(name: "broker link", up: broker.isConnected)]
+                        + bridgeLinks.map {
+                            NotificationWatch.Link(
+                                name: "bridge \($0.bridge) (\($0.direction))",
+                                up: $0.link.isConnected || $0.link.standby)
+                        }
+                }
+                services.append(watch.service())
+            }
         }
         var announcements: [(message: String, address: ListenAddress)] = []
         let bridgeLinks = links

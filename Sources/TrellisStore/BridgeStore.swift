@@ -35,8 +35,10 @@ public struct ForwardTrim: Sendable, Equatable {
     public var byAge: Int, byBytes: Int
     /// Messages left, and their payloads' bytes.
     public var messages: Int, bytes: Int
+    /// When the oldest message left was stored; nil when none is left.
+    public var oldest: Date?
 
-    public init(byAge: Int, byBytes: Int, messages: Int, bytes: Int) {
-        (self.byAge, self.byBytes, self.messages, self.bytes) = (byAge, byBytes, messages, bytes)
+    public init(byAge: Int, byBytes: Int, messages: Int, bytes: Int, oldest: Date? = nil) {
+        (self.byAge, self.byBytes, self.messages, self.bytes, self.oldest) = (byAge, byBytes, messages, bytes, oldest)
     }
 }

@@ -68,9 +68,22 @@ public protocol CatalogStore: Sendable {
     /// One linked plant with its species and readings, `nil` when not linked.
     func linkedPlant(plant: String) async throws -> LinkedPlant?
     /// Makes `conditions` the plant's alert state in one transaction: conditions already held keep
-    /// their `since`, new ones start at `at`, others are cleared.
+    /// their `since`, new ones start at `at`, others are cleared. What `notifying` makes of the
+    /// update is queued in the notification outbox in the same transaction.
     /// - Returns: the new state, and whether any alert started or cleared.
-    func updateCareAlerts(plant: String, conditions: [CareCondition], at: Date) async throws -> CareAlertUpdate
+    func updateCareAlerts(
+        plant: String, conditions: [CareCondition], at: Date,
+        notifying: @escaping @Sendable (CareAlertUpdate) -> [PendingNotification]
+    ) async throws -> CareAlertUpdate
+}
+
+extension CatalogStore {
+    /// Updates a plant's alert state without queueing a notification.
+    public func updateCareAlerts(plant: String, conditions: [CareCondition], at: Date) async throws
+        -> CareAlertUpdate
+    {
+        try await updateCareAlerts(plant: plant, conditions: conditions, at: at) { _ in [] }
+    }
 }
 
 /// A search as the store runs it.

@@ -65,6 +65,21 @@ public protocol DeviceStore: Sendable {
 
     /// How many devices are registered.
     func deviceCount() async throws -> Int
+
+    /// The devices whose latest status is offline, each with when it went offline; a device that
+    /// never sent a status is not among them (what `device_offline` notifications watch).
+    func offlineDevices() async throws -> [OfflineDevice]
+}
+
+/// A device offline since a moment.
+public struct OfflineDevice: Sendable, Hashable {
+    public var id: String
+    public var name: String?
+    public var since: Date
+
+    public init(id: String, name: String?, since: Date) {
+        (self.id, self.name, self.since) = (id, name, since)
+    }
 }
 
 /// What a device message did to the registry.

@@ -58,6 +58,19 @@ public struct OutboxNotification: Sendable, Hashable {
     }
 }
 
+/// A notification to keep in the outbox as part of another change's transaction (a care alert's
+/// start queues its notification in the write that starts it, so a crash cannot part them): what
+/// ``NotificationOutbox/enqueueNotification(_:hold:cancels:)`` takes, as one value.
+public struct PendingNotification: Sendable, Hashable {
+    public var notification: OutboxNotification
+    public var hold: Duration
+    public var cancels: String?
+
+    public init(_ notification: OutboxNotification, hold: Duration, cancels: String? = nil) {
+        (self.notification, self.hold, self.cancels) = (notification, hold, cancels)
+    }
+}
+
 /// A notification taken from the outbox to be sent.
 public struct QueuedNotification: Sendable, Hashable {
     public var id: Int64

@@ -6,7 +6,8 @@ import Foundation
 /// Both stores have the same tables with the same columns (``PostgresSchema`` mirrors
 /// ``StoreSchema``), so a copy is rows moved table by table, in an order where every row's
 /// references exist before it. Only per-relay bookkeeping is left out: the delivery marks (they
-/// belong to one relay's broker session), the health probe's row and the spam windows.
+/// belong to one relay's broker session), the health probe's row and the spam windows. The notification outbox is copied: what waits
+/// unsent goes out from the new store, and what was sent keeps its hold there.
 public struct StateDump: Sendable, Equatable {
     /// The tables copied, parents before children.
     public static let tables = [
@@ -15,7 +16,8 @@ public struct StateDump: Sendable, Equatable {
         "dead_letter",
         "species", "catalog_seen", "catalog_like", "catalog_board", "catalog_board_item",
         "catalog_plant_link", "catalog_alert",
-        "fleet_model", "device", "model_build", "device_log"
+        "fleet_model", "device", "model_build", "device_log",
+        "notification_outbox"
     ]
 
     /// Each table's key, which orders its rows in a dump.
@@ -26,12 +28,14 @@ public struct StateDump: Sendable, Equatable {
         "dead_letter": "id",
         "species": "symbol", "catalog_seen": "client, symbol", "catalog_like": "client, symbol", "catalog_board": "id",
         "catalog_board_item": "board_id, symbol", "catalog_plant_link": "plant", "catalog_alert": "plant, sensor, kind",
-        "fleet_model": "id", "device": "id", "model_build": "model_id, build", "device_log": "id"
+        "fleet_model": "id", "device": "id", "model_build": "model_id, build", "device_log": "id",
+        "notification_outbox": "id"
     ]
 
     /// Tables whose `id` the database assigns; a copy moves their counters past the copied ids.
     public static let generatedIDs: Set<String> = [
-        "plant", "reading_raw", "button_press", "dead_letter", "catalog_board", "fleet_model", "device_log"
+        "plant", "reading_raw", "button_press", "dead_letter", "catalog_board", "fleet_model", "device_log",
+        "notification_outbox"
     ]
 
     /// One table's rows, each with a value per column, in `columns` order.

@@ -24,7 +24,9 @@ enum PostgresSchema {
         ("dead-letter-client", deadLetterClient),
         ("bridge-queue", PostgresStore.bridgeQueue),
         ("reading-history", PostgresStore.readingHistory),
-        ("notification-outbox", PostgresStore.notificationOutbox)
+        ("notification-outbox", PostgresStore.notificationOutbox),
+        // When a device's status last changed: what `device_offline` notifications measure.
+        ("device-status-time", ["ALTER TABLE device ADD COLUMN status_at bigint"])
     ]
 
     /// The statements of a script whose statements each end with `;` and a line break. (The

@@ -88,7 +88,7 @@ extension PostgresStore {
                 WITH aged AS (
                     DELETE FROM bridge_queue WHERE bridge = \(bridge) AND stored_at < \(before) RETURNING id),
                 ranked AS (
-                    SELECT id, octet_length(payload) AS size,
+                    SELECT id, stored_at, octet_length(payload) AS size,
                         SUM(octet_length(payload)) OVER (ORDER BY id DESC) AS newer
                     FROM bridge_queue WHERE bridge = \(bridge) AND id NOT IN (SELECT id FROM aged)),
                 over AS (
@@ -96,10 +96,15 @@ extension PostgresStore {
                     RETURNING id)
                 SELECT (SELECT COUNT(*) FROM aged), (SELECT COUNT(*) FROM over),
                     (SELECT COUNT(*) FROM ranked WHERE newer <= \(Int64(maxBytes))),
-                    (SELECT COALESCE(SUM(size), 0)::bigint FROM ranked WHERE newer <= \(Int64(maxBytes)))
+                    (SELECT COALESCE(SUM(size), 0)::bigint FROM ranked WHERE newer <= \(Int64(maxBytes))),
+                    (SELECT MIN(stored_at) FROM ranked WHERE newer <= \(Int64(maxBytes)))
                 """, logger: logger)
-            for try await (aged, over, messages, bytes) in rows.decode((Int64, Int64, Int64, Int64).self) {
-                return ForwardTrim(byAge: Int(aged), byBytes: Int(over), messages: Int(messages), bytes: Int(bytes))
+            for try await (aged, over, messages, bytes, oldest)
+                in rows.decode((Int64, Int64, Int64, Int64, Int64?).self)
+            {
+                return ForwardTrim(
+                    byAge: Int(aged), byBytes: Int(over), messages: Int(messages), bytes: Int(bytes),
+                    oldest: oldest.map { Date(timeIntervalSince1970: Double($0) / 1000) })
             }
             return ForwardTrim(byAge: 0, byBytes: 0, messages: 0, bytes: 0)
         }

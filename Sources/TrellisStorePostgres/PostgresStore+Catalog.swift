@@ -75,7 +75,10 @@ extension PostgresStore {
         }
     }
 
-    public func updateCareAlerts(plant: String, conditions: [CareCondition], at: Date) async throws -> CareAlertUpdate {
+    public func updateCareAlerts(
+        plant: String, conditions: [CareCondition], at: Date,
+        notifying: @escaping @Sendable (CareAlertUpdate) -> [PendingNotification]
+    ) async throws -> CareAlertUpdate {
         let at = at.storeMilliseconds
         let conditions = conditions.map {
             AlertRow(sensor: $0.sensor, kind: $0.kind.rawValue, value: $0.value, limit: $0.limit)
@@ -133,8 +136,10 @@ extension PostgresStore {
                         kind: kind, sensor: sensor, value: value, limit: limit,
                         since: Date(storeMilliseconds: since)))
             }
-            return CareAlertUpdate(
+            let update = CareAlertUpdate(
                 alerts: alerts, changed: changed, started: startedKeys, cleared: clearedKeys.sorted())
+            for pending in notifying(update) { _ = try await Self.enqueue(pending, on: connection, logger: logger) }
+            return update
         }
     }
 

@@ -43,10 +43,10 @@ extension PostgresStore {
             let existed = try await PostgresDeviceSQL.lockOrLockRegistry(id, on: connection, logger: logger)
             let changed = try await connection.query(
                 """
-                INSERT INTO device (id, online, registered_at)
-                SELECT \(id), \(online), \(at)
+                INSERT INTO device (id, online, registered_at, status_at)
+                SELECT \(id), \(online), \(at), \(at)
                 WHERE \(existed) OR (SELECT count(*) FROM device) < \(Int64(maxDevices))
-                ON CONFLICT (id) DO UPDATE SET online = excluded.online
+                ON CONFLICT (id) DO UPDATE SET online = excluded.online, status_at = excluded.status_at
                 WHERE device.online IS DISTINCT FROM excluded.online
                 RETURNING 1
                 """, logger: logger

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PostgresNIO
 import TrellisStore
 
@@ -10,35 +11,45 @@ extension PostgresStore {
         -> Int64?
     {
         let logger = self.logger
-        let n = notification
-        let (created, due) = (n.created.storeMilliseconds, n.due.storeMilliseconds)
-        let holdStart = created - hold.storeMilliseconds
-        let (tags, priority) = (n.tags.joined(separator: ","), Int32(n.priority))
-        let cancelled = cancels ?? ""
-        return try await write("enqueueNotification(channel: \(n.channel), event: \(n.eventKey))") { connection in
-            // The start still waiting is dropped and nothing is kept; else a row of this key kept
-            // within the hold stays as it is, and an older one is replaced.
-            let rows = try await connection.query(
-                """
-                WITH cancelled AS (
-                    DELETE FROM notification_outbox
-                    WHERE \(cancels != nil) AND channel = \(n.channel) AND event_key = \(cancelled)
-                        AND sent_at IS NULL
-                    RETURNING id)
-                INSERT INTO notification_outbox
-                    (channel, event_key, title, body, priority, tags, created_at, due_at, attempts)
-                SELECT \(n.channel), \(n.eventKey), \(n.title), \(n.body), \(priority), \(tags), \(created), \(due), 0
-                WHERE NOT EXISTS (SELECT 1 FROM cancelled)
-                ON CONFLICT (channel, event_key) DO UPDATE SET
-                    title = excluded.title, body = excluded.body, priority = excluded.priority,
-                    tags = excluded.tags, created_at = excluded.created_at, due_at = excluded.due_at,
-                    attempts = 0, last_error = NULL, sent_at = NULL
-                WHERE notification_outbox.created_at < \(holdStart)
-                RETURNING id
-                """, logger: logger)
-            for try await id in rows.decode(Int64.self) { return id }
-            return nil
+        let pending = PendingNotification(notification, hold: hold, cancels: cancels)
+        return try await write("enqueueNotification(channel: \(notification.channel), event: \(notification.eventKey))")
+        {
+            connection in try await Self.enqueue(pending, on: connection, logger: logger)
         }
+    }
+
+    /// Keeps `pending` in the outbox within the caller's transaction (see
+    /// ``NotificationOutbox/enqueueNotification(_:hold:cancels:)``): one statement.
+    static func enqueue(_ pending: PendingNotification, on connection: PostgresConnection, logger: Logger)
+        async throws -> Int64?
+    {
+        let n = pending.notification
+        let (created, due) = (n.created.storeMilliseconds, n.due.storeMilliseconds)
+        let holdStart = created - pending.hold.storeMilliseconds
+        let (tags, priority) = (n.tags.joined(separator: ","), Int32(n.priority))
+        let cancelled = pending.cancels ?? ""
+        // The start still waiting is dropped and nothing is kept; else a row of this key kept
+        // within the hold stays as it is, and an older one is replaced.
+        let rows = try await connection.query(
+            """
+            WITH cancelled AS (
+                DELETE FROM notification_outbox
+                WHERE \(pending.cancels != nil) AND channel = \(n.channel) AND event_key = \(cancelled)
+                    AND sent_at IS NULL
+                RETURNING id)
+            INSERT INTO notification_outbox
+                (channel, event_key, title, body, priority, tags, created_at, due_at, attempts)
+            SELECT \(n.channel), \(n.eventKey), \(n.title), \(n.body), \(priority), \(tags), \(created), \(due), 0
+            WHERE NOT EXISTS (SELECT 1 FROM cancelled)
+            ON CONFLICT (channel, event_key) DO UPDATE SET
+                title = excluded.title, body = excluded.body, priority = excluded.priority,
+                tags = excluded.tags, created_at = excluded.created_at, due_at = excluded.due_at,
+                attempts = 0, last_error = NULL, sent_at = NULL
+            WHERE notification_outbox.created_at < \(holdStart)
+            RETURNING id
+            """, logger: logger)
+        for try await id in rows.decode(Int64.self) { return id }
+        return nil
     }
 
     public func takeDueNotifications(now: Date, lease: Duration, limit: Int) async throws -> [QueuedNotification] {
@@ -120,6 +131,19 @@ extension PostgresStore {
                 count += 1
             }
             return count
+        }
+    }
+
+    // What `device_offline` notifications watch (``DeviceStore/offlineDevices()``).
+    public func offlineDevices() async throws -> [OfflineDevice] {
+        let logger = self.logger
+        return try await read("offlineDevices()") { connection in
+            try await connection.query(
+                "SELECT id, name, status_at FROM device WHERE NOT online AND status_at IS NOT NULL ORDER BY id",
+                logger: logger
+            ).decode((String, String?, Int64).self).gathered().map {
+                OfflineDevice(id: $0.0, name: $0.1, since: Date(storeMilliseconds: $0.2))
+            }
         }
     }
 

@@ -62,9 +62,15 @@ extension SQLiteStore {
             let row = try Row.fetchOne(
                 db,
                 sql:
-                    "SELECT COUNT(*) AS n, COALESCE(SUM(length(payload)), 0) AS bytes FROM bridge_queue WHERE bridge = ?",
+                    """
+                    SELECT COUNT(*) AS n, COALESCE(SUM(length(payload)), 0) AS bytes, MIN(stored_at) AS oldest
+                    FROM bridge_queue WHERE bridge = ?
+                    """,
                 arguments: [bridge])
-            return ForwardTrim(byAge: byAge, byBytes: byBytes, messages: row?["n"] ?? 0, bytes: row?["bytes"] ?? 0)
+            let oldest: Int64? = row?["oldest"]
+            return ForwardTrim(
+                byAge: byAge, byBytes: byBytes, messages: row?["n"] ?? 0, bytes: row?["bytes"] ?? 0,
+                oldest: oldest.map { Date(timeIntervalSince1970: Double($0) / 1000) })
         }
     }
 

@@ -56,7 +56,10 @@ extension SQLiteStore {
         return try await read("linkedPlant(plant: \(plant))") { db in try Self.linkedPlant(plant, in: db) }
     }
 
-    public func updateCareAlerts(plant: String, conditions: [CareCondition], at: Date) async throws -> CareAlertUpdate {
+    public func updateCareAlerts(
+        plant: String, conditions: [CareCondition], at: Date,
+        notifying: @escaping @Sendable (CareAlertUpdate) -> [PendingNotification]
+    ) async throws -> CareAlertUpdate {
         let at = at.storeMilliseconds
         let conditions = conditions.map {
             AlertRow(sensor: $0.sensor, kind: $0.kind.rawValue, value: $0.value, limit: $0.limit)
@@ -113,7 +116,9 @@ extension SQLiteStore {
                     kind: kind, sensor: row["sensor"], value: row["value"], limit: row["limit_value"],
                     since: Date(storeMilliseconds: row["since"]))
             }
-            return CareAlertUpdate(alerts: alerts, changed: changed, started: started, cleared: cleared)
+            let update = CareAlertUpdate(alerts: alerts, changed: changed, started: started, cleared: cleared)
+            for pending in notifying(update) { _ = try Self.enqueue(pending, in: db) }
+            return update
         }
     }
 

@@ -24,10 +24,10 @@ extension SQLiteStore {
             let existed = try DeviceSQL.exists(id, in: db)
             try db.cachedStatement(
                 sql: """
-                    INSERT INTO device (id, online, registered_at)
-                    SELECT :id, :online, :at
+                    INSERT INTO device (id, online, registered_at, status_at)
+                    SELECT :id, :online, :at, :at
                     WHERE \(DeviceSQL.roomFor)
-                    ON CONFLICT (id) DO UPDATE SET online = excluded.online
+                    ON CONFLICT (id) DO UPDATE SET online = excluded.online, status_at = excluded.status_at
                     WHERE device.online IS NOT excluded.online
                     """
             ).execute(arguments: arguments)
@@ -149,6 +149,14 @@ extension SQLiteStore {
 
     public func deviceCount() async throws -> Int {
         try await read("deviceCount()") { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM device") ?? 0 }
+    }
+
+    public func offlineDevices() async throws -> [OfflineDevice] {
+        try await read("offlineDevices()") { db in
+            try Row.fetchAll(
+                db, sql: "SELECT id, name, status_at FROM device WHERE online = 0 AND status_at IS NOT NULL ORDER BY id"
+            ).map { OfflineDevice(id: $0["id"], name: $0["name"], since: Date(storeMilliseconds: $0["status_at"])) }
+        }
     }
 }
 

@@ -8,35 +8,43 @@ extension SQLiteStore {
     public func enqueueNotification(_ notification: OutboxNotification, hold: Duration, cancels: String?) async throws
         -> Int64?
     {
-        let n = notification
-        let created = n.created.storeMilliseconds
-        let arguments: StatementArguments = [
-            "channel": n.channel, "key": n.eventKey, "title": n.title, "body": n.body, "priority": n.priority,
-            "tags": n.tags.joined(separator: ","), "created": created, "due": n.due.storeMilliseconds,
-            "holdStart": created - hold.storeMilliseconds
-        ]
-        return try await write("enqueueNotification(channel: \(n.channel), event: \(n.eventKey))") { db in
-            if let cancels {
-                try db.execute(
-                    sql: "DELETE FROM notification_outbox WHERE channel = ? AND event_key = ? AND sent_at IS NULL",
-                    arguments: [n.channel, cancels])
-                if db.changesCount > 0 { return nil }
-            }
-            // A row of this key kept within the hold stays as it is; an older one is replaced.
-            return try Int64.fetchOne(
-                db,
-                sql: """
-                    INSERT INTO notification_outbox
-                        (channel, event_key, title, body, priority, tags, created_at, due_at, attempts)
-                    VALUES (:channel, :key, :title, :body, :priority, :tags, :created, :due, 0)
-                    ON CONFLICT (channel, event_key) DO UPDATE SET
-                        title = excluded.title, body = excluded.body, priority = excluded.priority,
-                        tags = excluded.tags, created_at = excluded.created_at, due_at = excluded.due_at,
-                        attempts = 0, last_error = NULL, sent_at = NULL
-                    WHERE notification_outbox.created_at < :holdStart
-                    RETURNING id
-                    """, arguments: arguments)
+        let pending = PendingNotification(notification, hold: hold, cancels: cancels)
+        return try await write("enqueueNotification(channel: \(notification.channel), event: \(notification.eventKey))")
+        {
+            db in try Self.enqueue(pending, in: db)
         }
+    }
+
+    /// Keeps `pending` in the outbox within the caller's write transaction (see
+    /// ``NotificationOutbox/enqueueNotification(_:hold:cancels:)``).
+    static func enqueue(_ pending: PendingNotification, in db: Database) throws -> Int64? {
+        let n = pending.notification
+        let created = n.created.storeMilliseconds
+        if let cancels = pending.cancels {
+            try db.execute(
+                sql: "DELETE FROM notification_outbox WHERE channel = ? AND event_key = ? AND sent_at IS NULL",
+                arguments: [n.channel, cancels])
+            if db.changesCount > 0 { return nil }
+        }
+        // A row of this key kept within the hold stays as it is; an older one is replaced.
+        return try Int64.fetchOne(
+            db,
+            sql: """
+                INSERT INTO notification_outbox
+                    (channel, event_key, title, body, priority, tags, created_at, due_at, attempts)
+                VALUES (:channel, :key, :title, :body, :priority, :tags, :created, :due, 0)
+                ON CONFLICT (channel, event_key) DO UPDATE SET
+                    title = excluded.title, body = excluded.body, priority = excluded.priority,
+                    tags = excluded.tags, created_at = excluded.created_at, due_at = excluded.due_at,
+                    attempts = 0, last_error = NULL, sent_at = NULL
+                WHERE notification_outbox.created_at < :holdStart
+                RETURNING id
+                """,
+            arguments: [
+                "channel": n.channel, "key": n.eventKey, "title": n.title, "body": n.body, "priority": n.priority,
+                "tags": n.tags.joined(separator: ","), "created": created, "due": n.due.storeMilliseconds,
+                "holdStart": created - pending.hold.storeMilliseconds
+            ])
     }
 
     public func takeDueNotifications(now: Date, lease: Duration, limit: Int) async throws -> [QueuedNotification] {

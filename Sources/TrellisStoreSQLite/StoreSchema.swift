@@ -24,6 +24,10 @@ enum StoreSchema {
         migrator.registerMigration("bridge-queue", migrate: createBridgeQueue)
         migrator.registerMigration("reading-history", migrate: HistorySQL.createTables)
         migrator.registerMigration("notification-outbox", migrate: createNotificationOutbox)
+        migrator.registerMigration("device-status-time") { db in
+            // When a device's status last changed: what `device_offline` notifications measure.
+            try db.execute(sql: "ALTER TABLE device ADD COLUMN status_at INTEGER")
+        }
         return migrator
     }
 

@@ -102,6 +102,18 @@ struct NotificationConfigurationTests {
             (
                 "channels: { hooks: { webhook: \"http://127.0.0.1/x\" } }",
                 "notifications.channels.hooks.secret_file must name"
+            ),
+            (
+                "channels: { hooks: { webhook: \"http://127.0.0.1/x\", secret_file: SECRET } }\n  rules: [{ when: care_alert, to: hooks, after: 1h }]",
+                "notifications.rules[0].after is for a lasting condition"
+            ),
+            (
+                "channels: { hooks: { webhook: \"http://127.0.0.1/x\", secret_file: SECRET } }\n  rules: [{ when: sensor_silent, to: hooks, after: soon }]",
+                "notifications.rules[0].after must be seconds or a span"
+            ),
+            (
+                "channels: { hooks: { webhook: \"http://127.0.0.1/x\", secret_file: SECRET } }\n  rules: [{ when: device_offline, to: hooks, after: 9999d }]",
+                "notifications.rules[0].after must be seconds or a span"
             )
         ])
     func refused(section: String, problem: String) async throws {
@@ -114,6 +126,33 @@ struct NotificationConfigurationTests {
         } catch {
             #expect(error.problems.contains { $0.contains(problem) }, "\(error.problems)")
         }
+    }
+
+    @Test("every trigger reads with its `after:`, shown by config check")
+    func lastingRules() async throws {
+        let hook = try Self.secret("hook-secret")
+        let file = try EffectiveConfigurationTests.file(
+            """
+            notifications:
+              channels:
+                hooks: { webhook: "http://127.0.0.1:8123/api/webhook/plants", secret_file: \(hook) }
+              rules:
+                - { when: sensor_silent, to: hooks, after: 6h }
+                - { when: device_offline, to: hooks }
+                - { when: store_unwritable, to: hooks, after: 90 }
+                - { when: link_down, to: hooks, after: 10m, hold: 2h }
+                - { when: button_pressed, to: hooks }
+
+            """)
+        let configuration = try await EffectiveConfiguration.load(file: file, environment: [:])
+        #expect(
+            configuration.notifications.rules.map(\.after) == [
+                .seconds(21_600), .seconds(3600), .seconds(90), .seconds(600), nil
+            ])
+        #expect(configuration.notifications.rules[3].hold == .seconds(7200))
+        let report = configuration.report.joined(separator: "\n")
+        #expect(report.contains("notifications.rules[0]: when sensor_silent to hooks, after 21600s, hold 3600s"))
+        #expect(report.contains("notifications.rules[4]: when button_pressed to hooks, hold 3600s"))
     }
 
     @Test("quiet hours hold a notification to their end, across midnight and within a day")

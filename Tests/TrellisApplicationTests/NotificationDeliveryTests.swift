@@ -164,7 +164,7 @@ struct NotificationDeliveryTests {
             body: String(repeating: "B", count: 10_000_000))
         let made = NotificationRouter(plan: plan).notifications(for: event, at: Date())
         #expect(made.count == 1)
-        #expect(made.first?.0.title.count == NotificationRouter.maxTitle)
-        #expect(made.first?.0.body.count == NotificationRouter.maxBody)
+        #expect(made.first?.notification.title.count == NotificationRouter.maxTitle)
+        #expect(made.first?.notification.body.count == NotificationRouter.maxBody)
     }
 }

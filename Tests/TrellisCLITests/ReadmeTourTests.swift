@@ -29,8 +29,23 @@ struct ReadmeTourTests {
         let directory = temporaryDirectory()
         let port = try #require(PortProbe.freeLoopbackPort())
         let config = try brokerConfig(port: port, in: directory)
+        // The README's notification section, its webhook a real HTTP server (Tests/Notifications/receiver.py).
+        let secret = directory + "/hook.secret"
+        FileManager.default.createFile(
+            atPath: secret, contents: Data("tour-secret\n".utf8), attributes: [.posixPermissions: 0o600])
+        let receiver = try ToolProcess([
+            "/usr/bin/python3", Repository.root.appendingPathComponent("Tests/Notifications/receiver.py").path,
+            "--secret-file", secret
+        ])
+        try await receiver.waitFor("listening ")
+        let hookPort = try #require(receiver.text.split(separator: "\n").first.flatMap { Int($0.dropFirst(10)) })
+        let settings = directory + "/trellis.yaml"
+        try Self.notificationSection(readme: MarkdownDocument(path: "README.md").text)
+            .replacingOccurrences(of: "http://127.0.0.1:8123/", with: "http://127.0.0.1:\(hookPort)/")
+            .replacingOccurrences(of: "/etc/trellis/hook.secret", with: secret)
+            .write(toFile: settings, atomically: true, encoding: .utf8)
         let trellis = try TrellisBinary.start(
-            ["run", "--broker-config", config, "--state", directory + "/state"], in: directory)
+            ["run", "--config", settings, "--broker-config", config, "--state", directory + "/state"], in: directory)
         // Trellis is stopped with SIGTERM whatever happens, so it stops the broker it started.
         var failure: (any Error)?
         do {
@@ -42,8 +57,22 @@ struct ReadmeTourTests {
         } catch {
             failure = error
         }
+        if failure == nil {
+            // The dry Fern's notification, at the webhook the README's section names.
+            try await receiver.waitFor("Fern is dry", timeout: .seconds(30))
+            #expect(receiver.text.contains(#""signature_ok": true"#), "\(receiver.text)")
+        }
         #expect(try await trellis.terminate() == 0)
+        try? await receiver.stop(SIGKILL)
         if let failure { throw failure }
+    }
+
+    /// The README's `notifications:` example: the YAML block that follows the tour.
+    static func notificationSection(readme: String) throws -> String {
+        let after = try #require(readme.range(of: "<!-- end:tour -->")).upperBound
+        let start = try #require(readme.range(of: "```yaml\n", range: after..<readme.endIndex)).upperBound
+        let end = try #require(readme.range(of: "```", range: start..<readme.endIndex)).lowerBound
+        return String(readme[start..<end])
     }
 
     /// Runs every step of `tour` against the broker on `port`, with the tour's second terminal
@@ -75,7 +104,8 @@ struct ReadmeTourTests {
             "p2o/clients/operator/register-response {\"status\":\"success\"}",
             "p2o/clients/operator/button-press door",
             "trellis/response/devices/get {\"data\":{",
-            "trellis/response/catalog/get {\"data\":{"
+            "trellis/response/catalog/get {\"data\":{",
+            "trellis/alerts/Fern {\"alerts\":[{\"kind\":\"dry\""
         ] {
             try await watcher.waitForOutput(line, timeout: .seconds(10))
         }

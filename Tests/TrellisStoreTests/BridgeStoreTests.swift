@@ -54,11 +54,17 @@ struct BridgeStoreTests {
             // Within both bounds: nothing goes.
             #expect(
                 try await store.trimForwards(bridge: "cloud", maxBytes: 1_000, storedBefore: start)
-                    == ForwardTrim(byAge: 0, byBytes: 0, messages: 10, bytes: 1_000))
+                    == ForwardTrim(byAge: 0, byBytes: 0, messages: 10, bytes: 1_000, oldest: start))
             // Kept before minute 3: three go for their age; then 450 bytes keep the newest four.
             let trim = try await store.trimForwards(
                 bridge: "cloud", maxBytes: 450, storedBefore: start.addingTimeInterval(180))
-            #expect(trim == ForwardTrim(byAge: 3, byBytes: 3, messages: 4, bytes: 400))
+            #expect(
+                trim
+                    == ForwardTrim(byAge: 3, byBytes: 3, messages: 4, bytes: 400, oldest: start.addingTimeInterval(360))
+            )
+            #expect(
+                try await store.trimForwards(bridge: "none", maxBytes: 1, storedBefore: start)
+                    == ForwardTrim(byAge: 0, byBytes: 0, messages: 0, bytes: 0, oldest: nil))
             #expect(
                 try await store.forwards(bridge: "cloud", after: 0, limit: 20).map(\.topic)
                     == ["t/6", "t/7", "t/8", "t/9"])

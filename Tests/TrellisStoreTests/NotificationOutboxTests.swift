@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrellisCore
 import TrellisStore
 import TrellisTestSupport
 
@@ -98,6 +99,36 @@ struct NotificationOutboxTests {
             let taken = try await reopened.takeDueNotifications(now: instant(1), lease: .seconds(30), limit: 10)
             try await reopened.close()
             #expect(taken.map(\.notification.eventKey) == ["sensor_silent:s1"])
+        }
+    }
+
+    @Test(
+        "a care alert's notifications are queued by the write that starts or clears it, and nothing when nothing changed",
+        arguments: StoreKind.allCases)
+    func queuedWithTheAlert(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            try await store.upsertSpecies([
+                Species(
+                    symbol: "NEEX", scientificName: "Nephrolepis exaltata", commonName: "Boston swordfern",
+                    moistureUse: .high, shadeTolerance: .tolerant, minTempF: 28)
+            ])
+            _ = try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 7)
+            _ = try await store.linkPlant(plant: "Fern", symbol: "NEEX", at: instant(1))
+            let dry = [CareCondition(kind: .dry, sensor: "0x36", value: 2, limit: 5)]
+            let notify: @Sendable (CareAlertUpdate) -> [PendingNotification] = { update in
+                (update.started.map { "start:" + $0 } + update.cleared.map { "clear:" + $0 }).map {
+                    PendingNotification(Self.fern($0, at: 10), hold: .seconds(3600))
+                }
+            }
+            let started = try await store.updateCareAlerts(
+                plant: "Fern", conditions: dry, at: instant(10), notifying: notify)
+            #expect(started.started == ["dry:0x36"])
+            let again = try await store.updateCareAlerts(
+                plant: "Fern", conditions: dry, at: instant(20), notifying: notify)
+            #expect(!again.changed)
+            _ = try await store.updateCareAlerts(plant: "Fern", conditions: [], at: instant(30), notifying: notify)
+            let queued = try await store.takeDueNotifications(now: instant(31), lease: .seconds(60), limit: 10)
+            #expect(queued.map(\.notification.eventKey).sorted() == ["clear:dry:0x36", "start:dry:0x36"])
         }
     }
 }

@@ -156,7 +156,7 @@ package final class BridgeForwarder: Service, Sendable {
         do {
             let trim = try await store.trimForwards(
                 bridge: bridge.name, maxBytes: bridge.maxBytes, storedBefore: now.addingTimeInterval(-bridge.maxAge))
-            counters.oldest(try await store.oldestForward(bridge: bridge.name), at: now)
+            counters.oldest(trim.oldest, at: now)
             guard let dropped = counters.trimmed(trim, at: now) else { return }
             logger.warning(
                 "dropped the oldest messages of the bridge's queue to hold it to its bounds",

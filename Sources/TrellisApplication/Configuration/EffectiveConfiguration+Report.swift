@@ -29,6 +29,7 @@ extension EffectiveConfiguration {
         for (index, rule) in notifications.rules.enumerated() {
             lines.append(
                 "notifications.rules[\(index)]: when \(rule.when.rawValue) to \(rule.to.joined(separator: ", "))"
+                    + (rule.after.map { ", after \($0.components.seconds)s" } ?? "")
                     + (rule.quietHours.map { ", quiet \($0)" } ?? "") + ", hold \(rule.hold.components.seconds)s")
         }
         return lines

@@ -11,7 +11,7 @@ enum NotificationConfiguration {
     static let channelKeys: Set<String> = [
         "ntfy", "webhook", "email", "smtp", "token_file", "secret_file", "login_file", "per_minute"
     ]
-    static let ruleKeys: Set<String> = ["when", "to", "quiet_hours", "hold"]
+    static let ruleKeys: Set<String> = ["when", "to", "quiet_hours", "hold", "after"]
 
     /// The plan of the file's root `node`, or the problems that keep it from being used.
     static func parse(_ root: Node) -> (plan: NotificationPlan, problems: [String]) {
@@ -138,14 +138,32 @@ enum NotificationConfiguration {
         }
         var hold = Duration.seconds(3600)
         if let text = members["hold"]?.string {
-            if let seconds = Int(text), (0...(30 * 86_400)).contains(seconds) {
+            if let seconds = span(text), seconds <= 30 * 86_400 {
                 hold = .seconds(seconds)
             } else {
-                problems.append("\(place).hold must be a whole number of seconds from 0 to 30 days")
+                problems.append("\(place).hold must be seconds or a span such as 90m, from 0 to 30 days")
+            }
+        }
+        var after: Duration?
+        if let text = members["after"]?.string {
+            if let event, event.defaultAfter == nil {
+                problems.append(
+                    "\(place).after is for a lasting condition (sensor_silent, device_offline, "
+                        + "store_unwritable, link_down); \(event.rawValue) is notified as it happens")
+            } else if let seconds = span(text), (1...(365 * 86_400)).contains(seconds) {
+                after = .seconds(seconds)
+            } else {
+                problems.append("\(place).after must be seconds or a span such as 30m, 6h or 2d, up to a year")
             }
         }
         guard problems.count == found, let event else { return nil }
-        return NotificationRule(when: event, to: targets, quietHours: quiet, hold: hold)
+        return NotificationRule(when: event, to: targets, quietHours: quiet, hold: hold, after: after)
+    }
+
+    /// Whole seconds, or a span of a whole number and `s`, `m`, `h`, `d` or `w`.
+    static func span(_ text: String) -> Int? {
+        if let seconds = Int(text) { return seconds >= 0 ? seconds : nil }
+        return DeadLetterSince.span(text).map { Int($0) }
     }
 
     /// Whether `text` is an http:// or https:// URL with a host and no account in it (noted if not).

@@ -36,6 +36,18 @@ public enum NotificationEvent: String, Sendable, CaseIterable, Hashable {
     case storeUnwritable = "store_unwritable"
     /// A bridge's upstream link or the broker link is down.
     case linkDown = "link_down"
+
+    /// How long a condition of this kind must last before it is notified, unless a rule says
+    /// (`after:`); nil for events that are notified as they happen.
+    public var defaultAfter: Duration? {
+        switch self {
+        case .careAlert, .buttonPressed: nil
+        case .sensorSilent: .seconds(86_400)
+        case .deviceOffline: .seconds(3600)
+        case .storeUnwritable: .seconds(60)
+        case .linkDown: .seconds(300)
+        }
+    }
 }
 
 /// A rule: events of one kind go to channels, held through quiet hours.
@@ -45,9 +57,16 @@ public struct NotificationRule: Sendable, Hashable {
     public var quietHours: QuietHours?
     /// How long the same event is not notified again (sent once per event).
     public var hold: Duration
+    /// For a lasting condition (a sensor silent, a device offline, the store unwritable, a link
+    /// down): how long it must last before it is notified; nil for events notified as they happen.
+    public var after: Duration?
 
-    public init(when: NotificationEvent, to: [String], quietHours: QuietHours? = nil, hold: Duration = .seconds(3600)) {
+    public init(
+        when: NotificationEvent, to: [String], quietHours: QuietHours? = nil, hold: Duration = .seconds(3600),
+        after: Duration? = nil
+    ) {
         (self.when, self.to, self.quietHours, self.hold) = (when, to, quietHours, hold)
+        self.after = after ?? when.defaultAfter
     }
 }
 

@@ -60,6 +60,14 @@ public struct ButtonService: Sendable {
                 output.publish(
                     MQTTMessage(topic: "\(clients)/\(client)/button-press", payload: id, qos: PublishQoS.delivered))
             }
+            let router = NotificationRouter(plan: context.settings.notifications)
+            if !router.plan.rules(for: .buttonPressed).isEmpty {
+                // Queued once the press is counted: a relay that dies between the two loses this
+                // one notification (docs/notifications.md), never the press.
+                await router.enqueue(
+                    .pressed(button: button, at: time, total: state.total), at: context.now, store: context.store,
+                    logger: context.logger)
+            }
             return output
         } catch {
             context.logger.error("could not record a press of \(button): \(error)")

@@ -78,14 +78,16 @@ public final class CatalogService: Sendable {
     /// Compares a linked plant's readings with its species and publishes its alerts when they changed.
     func judge(_ linked: LinkedPlant, context: HandlerContext) async throws -> HandlerOutput {
         let conditions = CareAlerts.evaluate(linked.readings, species: linked.species, coldMargin: coldMargin)
-        let update = try await context.store.updateCareAlerts(
-            plant: linked.plant, conditions: conditions, at: context.now)
-        guard update.changed else { return .none }
         let router = NotificationRouter(plan: context.settings.notifications)
-        for event in NotificationRouter.Event.careAlerts(plant: linked.plant, update: update)
-        where !router.plan.rules(for: .careAlert).isEmpty {
-            await router.enqueue(event, at: context.now, store: context.store, logger: context.logger)
+        let (plant, now) = (linked.plant, context.now)
+        // The notifications of what started and cleared are queued in the update's transaction.
+        let update = try await context.store.updateCareAlerts(plant: plant, conditions: conditions, at: now) {
+            update in
+            NotificationRouter.Event.careAlerts(plant: plant, update: update).flatMap {
+                router.notifications(for: $0, at: now)
+            }
         }
+        guard update.changed else { return .none }
         return HandlerOutput(publishes: [
             alertMessage(plant: linked.plant, symbol: linked.species.symbol, alerts: update.alerts)
         ])

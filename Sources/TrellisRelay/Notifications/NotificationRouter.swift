@@ -40,30 +40,36 @@ public struct NotificationRouter: Sendable {
         }
     }
 
-    /// The outbox entries `event`, made at `now`, becomes: one per channel of each rule taking it.
-    public func notifications(for event: Event, at now: Date) -> [(OutboxNotification, hold: Duration)] {
-        plan.rules(for: event.kind).flatMap { rule in
+    /// The outbox entries `event`, made at `now`, becomes: one per channel of each rule taking it
+    /// (of `rules`, when given).
+    public func notifications(for event: Event, at now: Date, rules: [NotificationRule]? = nil)
+        -> [PendingNotification]
+    {
+        (rules ?? plan.rules(for: event.kind)).flatMap { rule in
             rule.to.map { channel in
                 let due = rule.quietHours?.release(of: now, calendar: calendar) ?? now
-                return (
+                return PendingNotification(
                     OutboxNotification(
                         channel: channel, eventKey: event.key, title: String(event.title.prefix(Self.maxTitle)),
                         body: String(event.body.prefix(Self.maxBody)),
-                        priority: event.priority, tags: event.tags, created: now, due: due), rule.hold
-                )
+                        priority: event.priority, tags: event.tags, created: now, due: due),
+                    hold: rule.hold, cancels: event.cancels)
             }
         }
     }
 
     /// Keeps `event`'s notifications in `store`; a store failure is logged, the event is not retried.
     public func enqueue(_ event: Event, at now: Date, store: any NotificationOutbox, logger: Logger) async {
-        for (notification, hold) in notifications(for: event, at: now) {
+        for pending in notifications(for: event, at: now) {
             do {
-                _ = try await store.enqueueNotification(notification, hold: hold, cancels: event.cancels)
+                _ = try await store.enqueueNotification(
+                    pending.notification, hold: pending.hold, cancels: pending.cancels)
             } catch {
                 logger.error(
                     "could not queue a notification",
-                    metadata: ["channel": "\(notification.channel)", "event": "\(event.key)", "error": "\(error)"])
+                    metadata: [
+                        "channel": "\(pending.notification.channel)", "event": "\(event.key)", "error": "\(error)"
+                    ])
             }
         }
     }

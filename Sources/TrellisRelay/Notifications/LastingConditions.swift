@@ -1,0 +1,83 @@
+import Foundation
+import TrellisCore
+import TrellisStore
+
+/// A condition that lasts until something changes, notified once it has lasted past its rule's
+/// `after:` (docs/notifications.md): a sensor silent since its latest reading, a device offline
+/// since its status said so, the store refusing writes, a link to a broker down.
+public struct LastingCondition: Sendable, Hashable {
+    public var event: NotificationEvent
+    /// What it is about: a sensor's address, a device's id, `store`, or a link's name.
+    public var subject: String
+    /// How a person knows the subject, e.g. `sensor 0x36 of Fern`.
+    public var label: String
+    /// When it began: the condition's notification is keyed by it, so one condition is one event.
+    public var since: Date
+    /// More to say, such as the store's error; never a secret.
+    public var detail: String?
+
+    public init(event: NotificationEvent, subject: String, label: String, since: Date, detail: String? = nil) {
+        (self.event, self.subject, self.label, self.since, self.detail) = (event, subject, label, since, detail)
+    }
+}
+
+extension NotificationRouter {
+    /// How long a lasting condition's notification is held: it is sent once while the condition
+    /// lasts, however often it is watched and across restarts (the outbox keeps sent ones a month).
+    public static let lastingHold: Duration = .seconds(31 * 86_400)
+
+    /// The notifications of the conditions that have lasted past the `after:` of a rule taking
+    /// them at `now`: one per channel of each such rule, each keyed by the condition's subject and
+    /// start (`sensor_silent:0x36:1767225600000`).
+    public func notifications(lasting conditions: [LastingCondition], at now: Date) -> [PendingNotification] {
+        conditions.flatMap { condition -> [PendingNotification] in
+            let rules = plan.rules(for: condition.event).filter { rule in
+                now.timeIntervalSince(condition.since) >= Double((rule.after ?? .zero).components.seconds)
+            }
+            return notifications(for: .lasting(condition), at: now, rules: rules).map {
+                PendingNotification($0.notification, hold: Self.lastingHold, cancels: $0.cancels)
+            }
+        }
+    }
+}
+
+extension NotificationRouter.Event {
+    /// The event of a lasting condition, its key made of its kind, subject and start.
+    public static func lasting(_ condition: LastingCondition) -> Self {
+        let since = ISO8601Time.format(condition.since)
+        let key =
+            "\(condition.event.rawValue):\(condition.subject):\(Int64(condition.since.timeIntervalSince1970 * 1000))"
+        let detail = condition.detail.map { ": \($0)" } ?? ""
+        switch condition.event {
+        case .sensorSilent:
+            return Self(
+                kind: .sensorSilent, key: key, title: "The \(condition.label) is silent",
+                body: "No reading from the \(condition.label) since \(since).", priority: 3, tags: ["zzz"])
+        case .deviceOffline:
+            return Self(
+                kind: .deviceOffline, key: key, title: "\(condition.label) is offline",
+                body: "\(condition.label) has been offline since \(since).", priority: 3, tags: ["electric_plug"])
+        case .storeUnwritable:
+            return Self(
+                kind: .storeUnwritable, key: key, title: "Trellis cannot write its state",
+                body: "The state store has refused writes since \(since)\(detail).", priority: 5, tags: ["warning"])
+        case .linkDown:
+            return Self(
+                kind: .linkDown, key: key, title: "The \(condition.label) is down",
+                body: "Trellis has not been connected to the \(condition.label) since \(since)\(detail).", priority: 4,
+                tags: ["warning"])
+        case .careAlert, .buttonPressed:
+            return Self(
+                kind: condition.event, key: key, title: condition.label, body: "\(condition.label) since \(since).")
+        }
+    }
+
+    /// The event of a button press (`button_pressed`, opt in), one per press.
+    public static func pressed(button: String, at time: Date, total: Int) -> Self {
+        Self(
+            kind: .buttonPressed, key: "button_pressed:\(button):\(Int64(time.timeIntervalSince1970 * 1000))",
+            title: "\(button) pressed",
+            body: "Button \(button) was pressed at \(ISO8601Time.format(time)) (\(total) in all).",
+            priority: 3, tags: ["bell"])
+    }
+}
