@@ -44,8 +44,6 @@ public struct PBKDF2Hash: Sendable, Equatable {
     public var hash: String
 
     public init(iterations: Int, salt: String, hash: String) {
-        self.iterations = iterations
-        self.salt = salt
-        self.hash = hash
+        (self.iterations, self.salt, self.hash) = (iterations, salt, hash)
     }
 }

@@ -55,18 +55,10 @@ public struct MQTTConfiguration: Sendable {
         maxUnhandledMessages: Int? = nil,
         tls: MQTTTLSConfiguration? = nil
     ) {
-        self.host = host
-        self.port = port
-        self.clientID = clientID
-        self.keepAlive = keepAlive
-        self.username = username
-        self.password = password
-        self.will = will
-        self.cleanStart = cleanStart
-        self.sessionExpiry = sessionExpiry
-        self.reconnectDelay = reconnectDelay
-        self.inflightMaximum = inflightMaximum
-        self.tcpNoDelay = tcpNoDelay
+        (self.host, self.port, self.clientID, self.keepAlive) = (host, port, clientID, keepAlive)
+        (self.username, self.password, self.will, self.cleanStart) = (username, password, will, cleanStart)
+        (self.sessionExpiry, self.reconnectDelay) = (sessionExpiry, reconnectDelay)
+        (self.inflightMaximum, self.tcpNoDelay) = (inflightMaximum, tcpNoDelay)
         self.maxUnhandledMessages = maxUnhandledMessages.map { max(1, $0) }
         self.tls = tls
     }

@@ -16,8 +16,6 @@ public struct MQTTDelivery: Sendable, Hashable {
     public var sessionResumed: Bool
 
     public init(packetID: Int, connection: Int, sessionResumed: Bool) {
-        self.packetID = packetID
-        self.connection = connection
-        self.sessionResumed = sessionResumed
+        (self.packetID, self.connection, self.sessionResumed) = (packetID, connection, sessionResumed)
     }
 }

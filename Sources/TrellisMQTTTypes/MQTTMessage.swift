@@ -147,12 +147,8 @@ public struct MQTTMessage: Sendable, Hashable {
         properties: MQTTProperties = MQTTProperties(),
         delivery: MQTTDelivery? = nil
     ) {
-        self.topic = topic
-        self.payload = payload
-        self.qos = qos
-        self.retain = retain
-        self.properties = properties
-        self.delivery = delivery
+        (self.topic, self.payload, self.qos, self.retain) = (topic, payload, qos, retain)
+        (self.properties, self.delivery) = (properties, delivery)
     }
 
     /// Convenience for text payloads.

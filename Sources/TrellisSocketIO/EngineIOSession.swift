@@ -22,10 +22,8 @@ public struct EngineIOLimits: Sendable, Equatable {
         maximumPayloadBytes: Int = 100_000,
         handshakeGrace: Double = 10
     ) {
-        self.pingInterval = pingInterval
-        self.pingTimeout = pingTimeout
-        self.maximumBufferedPackets = maximumBufferedPackets
-        self.maximumPayloadBytes = maximumPayloadBytes
+        (self.pingInterval, self.pingTimeout) = (pingInterval, pingTimeout)
+        (self.maximumBufferedPackets, self.maximumPayloadBytes) = (maximumBufferedPackets, maximumPayloadBytes)
         self.handshakeGrace = handshakeGrace
     }
 
@@ -118,10 +116,7 @@ public struct EngineIOSession: Sendable {
         id: String, socketID: String, version: EngineIOVersion, transport: Transport, limits: EngineIOLimits,
         now: Double
     ) {
-        self.id = id
-        self.socketID = socketID
-        self.version = version
-        self.transport = transport
+        (self.id, self.socketID, self.version, self.transport) = (id, socketID, version, transport)
         self.limits = limits
         self.lastHeard = now
         self.nextPing = now + limits.pingInterval

@@ -23,10 +23,7 @@ public struct SocketIOPacket: Sendable, Equatable {
     public init(
         type: SocketIOPacketType, namespace: String = "/", ackID: Int? = nil, attachments: Int = 0, data: String = ""
     ) {
-        self.type = type
-        self.namespace = namespace
-        self.ackID = ackID
-        self.attachments = attachments
+        (self.type, self.namespace, self.ackID, self.attachments) = (type, namespace, ackID, attachments)
         self.data = data
     }
 

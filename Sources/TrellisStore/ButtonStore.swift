@@ -104,8 +104,6 @@ public struct ClientRecord: Sendable, Equatable {
 
     /// Creates a client value.
     public init(id: String, online: Bool, registrations: [ButtonRegistration]) {
-        self.id = id
-        self.online = online
-        self.registrations = registrations
+        (self.id, self.online, self.registrations) = (id, online, registrations)
     }
 }

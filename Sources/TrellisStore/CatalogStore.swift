@@ -103,11 +103,7 @@ public struct CatalogSearch: Sendable, Hashable {
         filter: CatalogFilter, seed: UInt64, after: CatalogCursor? = nil, limit: Int,
         client: String? = nil, unseenOnly: Bool = false
     ) {
-        self.filter = filter
-        self.seed = seed
-        self.after = after
-        self.limit = limit
-        self.client = client
+        (self.filter, self.seed, self.after, self.limit, self.client) = (filter, seed, after, limit, client)
         self.unseenOnly = unseenOnly
     }
 }
@@ -145,13 +141,8 @@ public struct Board: Sendable, Equatable, Codable {
     public init(
         id: Int64, owner: String, name: String, description: String, isPublic: Bool, count: Int, createdAt: Date
     ) {
-        self.id = id
-        self.owner = owner
-        self.name = name
-        self.description = description
-        self.isPublic = isPublic
-        self.count = count
-        self.createdAt = createdAt
+        (self.id, self.owner, self.name, self.description, self.isPublic) = (id, owner, name, description, isPublic)
+        (self.count, self.createdAt) = (count, createdAt)
     }
 }
 
@@ -190,10 +181,7 @@ public struct BoardAddOutcome: Sendable, Equatable {
     public var tooMany: Bool
 
     public init(added: [String], alreadyPresent: [String], unknown: [String] = [], tooMany: Bool = false) {
-        self.added = added
-        self.alreadyPresent = alreadyPresent
-        self.unknown = unknown
-        self.tooMany = tooMany
+        (self.added, self.alreadyPresent, self.unknown, self.tooMany) = (added, alreadyPresent, unknown, tooMany)
     }
 }
 
@@ -223,9 +211,7 @@ public struct LinkedPlant: Sendable, Equatable {
     public var readings: [CareReading]
 
     public init(plant: String, species: Species, readings: [CareReading]) {
-        self.plant = plant
-        self.species = species
-        self.readings = readings
+        (self.plant, self.species, self.readings) = (plant, species, readings)
     }
 }
 
@@ -239,11 +225,7 @@ public struct CareAlert: Sendable, Hashable {
     public var since: Date
 
     public init(kind: CareAlertKind, sensor: String, value: Double, limit: Double, since: Date) {
-        self.kind = kind
-        self.sensor = sensor
-        self.value = value
-        self.limit = limit
-        self.since = since
+        (self.kind, self.sensor, self.value, self.limit, self.since) = (kind, sensor, value, limit, since)
     }
 }
 

@@ -74,11 +74,7 @@ public struct StoredDeadLetter: Sendable, Equatable {
 
     /// Creates a dead-letter value.
     public init(id: Int64, reason: String, topic: String, payload: [UInt8], receivedAt: Date) {
-        self.id = id
-        self.reason = reason
-        self.topic = topic
-        self.payload = payload
-        self.receivedAt = receivedAt
+        (self.id, self.reason, self.topic, self.payload, self.receivedAt) = (id, reason, topic, payload, receivedAt)
     }
 }
 
@@ -113,16 +109,9 @@ public struct StoreCounts: Sendable, Equatable {
         clients: Int, registrations: Int, deadLetters: Int, species: Int = 0,
         devices: Int = 0, models: Int = 0, deviceLogEntries: Int = 0
     ) {
-        self.plants = plants
-        self.sensors = sensors
-        self.sensorReadings = sensorReadings
-        self.buttons = buttons
-        self.clients = clients
-        self.registrations = registrations
-        self.deadLetters = deadLetters
-        self.species = species
-        self.devices = devices
-        self.models = models
+        (self.plants, self.sensors, self.sensorReadings, self.buttons) = (plants, sensors, sensorReadings, buttons)
+        (self.clients, self.registrations, self.deadLetters) = (clients, registrations, deadLetters)
+        (self.species, self.devices, self.models) = (species, devices, models)
         self.deviceLogEntries = deviceLogEntries
     }
 }

@@ -44,10 +44,7 @@ public struct BackupFile: Sendable, Equatable, Encodable {
     public var takenAt: Date
 
     public init(name: String, path: String, bytes: Int, takenAt: Date) {
-        self.name = name
-        self.path = path
-        self.bytes = bytes
-        self.takenAt = takenAt
+        (self.name, self.path, self.bytes, self.takenAt) = (name, path, bytes, takenAt)
     }
 
     enum CodingKeys: String, CodingKey {

@@ -17,10 +17,8 @@ public struct StoreWriteStatus: Sendable, Equatable {
         writable: Bool, error: String? = nil, failedCommits: Int = 0, unwrittenChanges: Int = 0,
         oldestUnwrittenChangeSeconds: Double? = nil
     ) {
-        self.writable = writable
-        self.error = error
-        self.failedCommits = failedCommits
-        self.unwrittenChanges = unwrittenChanges
+        (self.writable, self.error, self.failedCommits) = (writable, error, failedCommits)
+        (self.unwrittenChanges) = (unwrittenChanges)
         self.oldestUnwrittenChangeSeconds = oldestUnwrittenChangeSeconds
     }
 }

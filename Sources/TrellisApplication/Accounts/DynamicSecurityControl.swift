@@ -14,10 +14,7 @@ package struct DynamicSecurityControl {
     package var timeout: Duration
 
     package init(address: BrokerAddress, admin: String, passwordFile: String, timeout: Duration) {
-        self.address = address
-        self.admin = admin
-        self.passwordFile = passwordFile
-        self.timeout = timeout
+        (self.address, self.admin, self.passwordFile, self.timeout) = (address, admin, passwordFile, timeout)
     }
 
     /// A command and the plugin's errors that are no failure for it (a role that is already there).

@@ -111,16 +111,8 @@ package final class NotificationWatch: Sendable {
                 if !state.sent.contains(key), state.waiting[key] == nil { state.waiting[key] = pending }
             }
         }
-        for pending in due where !pending.notification.eventKey.hasPrefix("store_unwritable:") {
-            do {
-                _ = try await store.enqueueNotification(
-                    pending.notification, hold: pending.hold, cancels: pending.cancels)
-            } catch {
-                logger.warning(
-                    "could not queue a notification",
-                    metadata: ["event": "\(pending.notification.eventKey)", "error": "\(error)"])
-            }
-        }
+        await NotificationRouter.keep(
+            due.filter { !$0.notification.eventKey.hasPrefix("store_unwritable:") }, in: store, logger: logger)
         await sendWaiting(now: now)
     }
 

@@ -38,10 +38,7 @@ public struct CaptureRecord: Sendable, Hashable {
         properties: MQTTProperties = MQTTProperties()
     ) {
         self.microseconds = CaptureTime.microseconds(t)
-        self.topic = topic
-        self.payload = payload
-        self.qos = qos
-        self.retain = retain
+        (self.topic, self.payload, self.qos, self.retain) = (topic, payload, qos, retain)
         self.properties = properties
     }
 
@@ -50,13 +47,8 @@ public struct CaptureRecord: Sendable, Hashable {
         microseconds: Int64, topic: String, payload: [UInt8], qos: Int = 0, retain: Bool = false,
         properties: MQTTProperties = MQTTProperties(), client: String? = nil
     ) {
-        self.microseconds = microseconds
-        self.topic = topic
-        self.payload = payload
-        self.qos = qos
-        self.retain = retain
-        self.properties = properties
-        self.client = client
+        (self.microseconds, self.topic, self.payload, self.qos) = (microseconds, topic, payload, qos)
+        (self.retain, self.properties, self.client) = (retain, properties, client)
     }
 
     /// Convenience for text payloads.

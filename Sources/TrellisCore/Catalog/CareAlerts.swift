@@ -19,10 +19,7 @@ public struct CareCondition: Sendable, Hashable {
     public var limit: Double
 
     public init(kind: CareAlertKind, sensor: String, value: Double, limit: Double) {
-        self.kind = kind
-        self.sensor = sensor
-        self.value = value
-        self.limit = limit
+        (self.kind, self.sensor, self.value, self.limit) = (kind, sensor, value, limit)
     }
 }
 
@@ -33,9 +30,7 @@ public struct CareReading: Sendable, Hashable {
     public var temperature: Double
 
     public init(sensor: String, moisture: Int, temperature: Double) {
-        self.sensor = sensor
-        self.moisture = moisture
-        self.temperature = temperature
+        (self.sensor, self.moisture, self.temperature) = (sensor, moisture, temperature)
     }
 }
 

@@ -58,9 +58,7 @@ public struct CatalogCursor: Sendable, Hashable {
     public var symbol: String
 
     public init(seed: UInt64, key: Int64, symbol: String) {
-        self.seed = seed
-        self.key = key
-        self.symbol = symbol
+        (self.seed, self.key, self.symbol) = (seed, key, symbol)
     }
 
     /// The cursor as text for `next_cursor`.

@@ -31,13 +31,8 @@ public struct DeviceRecord: Sendable, Hashable, Encodable {
         id: String, name: String? = nil, powerstate: Powerstate = .offline, rssi: Int? = nil,
         agentID: String? = nil, agentStatus: String? = nil, modelID: String? = nil
     ) {
-        self.id = id
-        self.name = name
-        self.powerstate = powerstate
-        self.rssi = rssi
-        self.agentID = agentID
-        self.agentStatus = agentStatus
-        self.modelID = modelID
+        (self.id, self.name, self.powerstate, self.rssi, self.agentID) = (id, name, powerstate, rssi, agentID)
+        (self.agentStatus, self.modelID) = (agentStatus, modelID)
     }
 
     enum CodingKeys: String, CodingKey {
@@ -66,10 +61,7 @@ public struct ModelRecord: Sendable, Hashable, Encodable {
     public var latestBuild: Int?
 
     public init(id: String, name: String, devices: [String] = [], latestBuild: Int? = nil) {
-        self.id = id
-        self.name = name
-        self.devices = devices
-        self.latestBuild = latestBuild
+        (self.id, self.name, self.devices, self.latestBuild) = (id, name, devices, latestBuild)
     }
 
     enum CodingKeys: String, CodingKey {
@@ -91,10 +83,7 @@ public struct CodeRevision: Sendable, Hashable, Encodable {
     public var createdAt: Date
 
     public init(model: String, build: Int, deviceCode: String, agentCode: String, createdAt: Date) {
-        self.model = model
-        self.build = build
-        self.deviceCode = deviceCode
-        self.agentCode = agentCode
+        (self.model, self.build, self.deviceCode, self.agentCode) = (model, build, deviceCode, agentCode)
         self.createdAt = createdAt
     }
 

@@ -20,9 +20,7 @@ public struct DeadLetterOwner: Sendable, Hashable {
     public var trellisPrefix: String
 
     public init(plantPrefix: String, buttonPrefix: String, trellisPrefix: String) {
-        self.plantPrefix = plantPrefix
-        self.buttonPrefix = buttonPrefix
-        self.trellisPrefix = trellisPrefix
+        (self.plantPrefix, self.buttonPrefix, self.trellisPrefix) = (plantPrefix, buttonPrefix, trellisPrefix)
     }
 
     /// The owner of a letter on `topic`: `client:<id>`, `button:<id>`, `device:<id>`,

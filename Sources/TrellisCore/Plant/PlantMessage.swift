@@ -18,10 +18,7 @@ public struct PlantMessage: Sendable, Equatable, Hashable {
 
     /// Creates a message from its five fields; `payload` is the decoded (plain) text.
     public init(id: String, sender: String, receiver: String, payload: String, operation: String) {
-        self.id = id
-        self.sender = sender
-        self.receiver = receiver
-        self.payload = payload
+        (self.id, self.sender, self.receiver, self.payload) = (id, sender, receiver, payload)
         self.operation = operation
     }
 

@@ -57,11 +57,7 @@ public struct PlantRejection: Sendable, Equatable {
         tag: PlantErrorTag?, reason: String, sender: String? = nil, id: String? = nil,
         operation: String? = nil, original: String? = nil
     ) {
-        self.tag = tag
-        self.reason = reason
-        self.sender = sender
-        self.id = id
-        self.operation = operation
+        (self.tag, self.reason, self.sender, self.id, self.operation) = (tag, reason, sender, id, operation)
         self.original = original
     }
 

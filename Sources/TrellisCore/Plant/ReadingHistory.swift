@@ -24,9 +24,7 @@ public struct HistoryRetention: Sendable, Hashable {
     public static let standard = HistoryRetention(rawDays: 14, hourlyDays: 730, maxRowsPerSensor: 100_000)
 
     public init(rawDays: Int, hourlyDays: Int, maxRowsPerSensor: Int) {
-        self.rawDays = rawDays
-        self.hourlyDays = hourlyDays
-        self.maxRowsPerSensor = maxRowsPerSensor
+        (self.rawDays, self.hourlyDays, self.maxRowsPerSensor) = (rawDays, hourlyDays, maxRowsPerSensor)
     }
 
     /// Raw readings older than this are folded, in milliseconds since 1970: whole hours only, so
@@ -51,9 +49,7 @@ public struct HistoryCompaction: Sendable, Equatable {
     public var dropped: Int
 
     public init(folded: Int = 0, expired: Int = 0, dropped: Int = 0) {
-        self.folded = folded
-        self.expired = expired
-        self.dropped = dropped
+        (self.folded, self.expired, self.dropped) = (folded, expired, dropped)
     }
 }
 
@@ -73,14 +69,9 @@ public struct HistoryPoint: Sendable, Equatable, Encodable {
         at: Date, count: Int, moistureMin: Int, moistureMean: Double, moistureMax: Int, temperatureMin: Double,
         temperatureMean: Double, temperatureMax: Double
     ) {
-        self.at = at
-        self.count = count
-        self.moistureMin = moistureMin
-        self.moistureMean = moistureMean
-        self.moistureMax = moistureMax
-        self.temperatureMin = temperatureMin
-        self.temperatureMean = temperatureMean
-        self.temperatureMax = temperatureMax
+        (self.at, self.count, self.moistureMin, self.moistureMean) = (at, count, moistureMin, moistureMean)
+        (self.moistureMax, self.temperatureMin) = (moistureMax, temperatureMin)
+        (self.temperatureMean, self.temperatureMax) = (temperatureMean, temperatureMax)
     }
 
     enum CodingKeys: String, CodingKey {

@@ -47,29 +47,26 @@ extension NotificationRouter.Event {
         let since = ISO8601Time.format(condition.since)
         let key =
             "\(condition.event.rawValue):\(condition.subject):\(Int64(condition.since.timeIntervalSince1970 * 1000))"
-        let detail = condition.detail.map { ": \($0)" } ?? ""
-        switch condition.event {
-        case .sensorSilent:
-            return Self(
-                kind: .sensorSilent, key: key, title: "The \(condition.label) is silent",
-                body: "No reading from the \(condition.label) since \(since).", priority: 3, tags: ["zzz"])
-        case .deviceOffline:
-            return Self(
-                kind: .deviceOffline, key: key, title: "\(condition.label) is offline",
-                body: "\(condition.label) has been offline since \(since).", priority: 3, tags: ["electric_plug"])
-        case .storeUnwritable:
-            return Self(
-                kind: .storeUnwritable, key: key, title: "Trellis cannot write its state",
-                body: "The state store has refused writes since \(since)\(detail).", priority: 5, tags: ["warning"])
-        case .linkDown:
-            return Self(
-                kind: .linkDown, key: key, title: "The \(condition.label) is down",
-                body: "Trellis has not been connected to the \(condition.label) since \(since)\(detail).", priority: 4,
-                tags: ["warning"])
-        case .careAlert, .buttonPressed:
-            return Self(
-                kind: condition.event, key: key, title: condition.label, body: "\(condition.label) since \(since).")
-        }
+        let (label, detail) = (condition.label, condition.detail.map { ": \($0)" } ?? "")
+        // Title, body, priority (as ntfy counts) and tags of each kind.
+        let (title, body, priority, tags): (String, String, Int, [String]) =
+            switch condition.event {
+            case .sensorSilent: ("The \(label) is silent", "No reading from the \(label) since \(since).", 3, ["zzz"])
+            case .deviceOffline:
+                ("\(label) is offline", "\(label) has been offline since \(since).", 3, ["electric_plug"])
+            case .storeUnwritable:
+                (
+                    "Trellis cannot write its state", "The state store has refused writes since \(since)\(detail).", 5,
+                    ["warning"]
+                )
+            case .linkDown:
+                (
+                    "The \(label) is down", "Trellis has not been connected to the \(label) since \(since)\(detail).",
+                    4, ["warning"]
+                )
+            case .careAlert, .buttonPressed: (label, "\(label) since \(since).", 3, [])
+            }
+        return Self(kind: condition.event, key: key, title: title, body: body, priority: priority, tags: tags)
     }
 
     /// The event of a button press (`button_pressed`, opt in), one per press.

@@ -60,15 +60,20 @@ public struct NotificationRouter: Sendable {
 
     /// Keeps `event`'s notifications in `store`; a store failure is logged, the event is not retried.
     public func enqueue(_ event: Event, at now: Date, store: any NotificationOutbox, logger: Logger) async {
-        for pending in notifications(for: event, at: now) {
+        await Self.keep(notifications(for: event, at: now), in: store, logger: logger)
+    }
+
+    /// Keeps each of `pending` in `store`, one operation each; a failure is logged.
+    public static func keep(_ pending: [PendingNotification], in store: any NotificationOutbox, logger: Logger) async {
+        for item in pending {
             do {
-                _ = try await store.enqueueNotification(
-                    pending.notification, hold: pending.hold, cancels: pending.cancels)
+                _ = try await store.enqueueNotification(item.notification, hold: item.hold, cancels: item.cancels)
             } catch {
                 logger.error(
                     "could not queue a notification",
                     metadata: [
-                        "channel": "\(pending.notification.channel)", "event": "\(event.key)", "error": "\(error)"
+                        "channel": "\(item.notification.channel)", "event": "\(item.notification.eventKey)",
+                        "error": "\(error)"
                     ])
             }
         }

@@ -91,11 +91,7 @@ public struct MessageHandling: Sendable {
         engine: RelayEngine, received: Date, mark: DeliveryMark?, matches: [(route: Route, captures: [String])],
         next: Next
     ) {
-        self.engine = engine
-        self.received = received
-        self.mark = mark
-        self.matches = matches
-        self.next = next
+        (self.engine, self.received, self.mark, self.matches, self.next) = (engine, received, mark, matches, next)
     }
 
     /// What the current route's handler sees besides the message.

@@ -21,11 +21,8 @@ public struct SocketIOSettings: Sendable {
         maximumSessions: Int = 10_000, maximumSessionsPerAddress: Int = 100, presses: SocketIOPressPolicy = .off,
         origins: OriginPolicy = .ownOnly, connections: ConnectionLimits = .socketIO
     ) {
-        self.maximumSessions = maximumSessions
-        self.maximumSessionsPerAddress = maximumSessionsPerAddress
-        self.presses = presses
-        self.origins = origins
-        self.connections = connections
+        (self.maximumSessions, self.maximumSessionsPerAddress) = (maximumSessions, maximumSessionsPerAddress)
+        (self.presses, self.origins, self.connections) = (presses, origins, connections)
     }
 }
 
