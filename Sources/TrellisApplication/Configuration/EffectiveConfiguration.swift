@@ -294,6 +294,7 @@ package struct EffectiveConfiguration: Sendable {
         settings.historyRetention = HistoryRetention(
             rawDays: int("history.raw_days"), hourlyDays: int("history.hourly_days"),
             maxRowsPerSensor: int("history.max_rows_per_sensor"))
+        settings.historyCompactionInterval = Double(int("history.compact_every"))
         settings.maxFutureSkew = double("clock.max_future_skew")
         settings.homeAssistantEnabled = bool("homeassistant.enabled")
         settings.discoveryPrefix = string("homeassistant.discovery_prefix")

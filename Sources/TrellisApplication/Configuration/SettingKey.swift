@@ -237,6 +237,11 @@ extension SettingKey {
                     "Most raw readings, and most hourly rows, one sensor keeps in the history; beyond, its oldest are dropped at the next compaction, and counted.",
                 reloadable: true, check: between1(and: 100_000_000)),
             SettingKey(
+                key: "history.compact_every", kind: .int, defaultValue: .int(Int(relay.historyCompactionInterval)),
+                help:
+                    "Seconds between two compactions of the history (each one store transaction on a task of its own); the first runs at start.",
+                reloadable: true, check: between1(and: 86_400)),
+            SettingKey(
                 key: "plant.host_name", flag: "host-name", kind: .string, defaultValue: .string(relay.hostName),
                 help: "The plant tracker host's name: the sender of every reply.", reloadable: true),
             SettingKey(

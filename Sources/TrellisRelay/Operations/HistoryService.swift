@@ -4,7 +4,8 @@ import Metrics
 import TrellisCore
 import TrellisStore
 
-/// Compacts the history of readings every ``RelaySettings/historyCompactionInterval`` seconds,
+/// Compacts the history of readings at start and every ``RelaySettings/historyCompactionInterval`` seconds
+/// (`history.compact_every`),
 /// as ``RelaySettings/historyRetention`` says (read again before each run, so a reload applies):
 /// one store operation on a task of its own, so the message loop goes on while it runs. What each
 /// run folded, expired and dropped is counted (`trellis_history_rows_total{outcome}`) and logged
@@ -24,7 +25,18 @@ public enum HistoryService {
         -> HistoryCompaction?
     {
         do {
+            let started = ContinuousClock.now
             let outcome = try await store.compactHistory(retention, now: Date())
+            if outcome.folded + outcome.expired + outcome.dropped > 0 {
+                let elapsed = ContinuousClock.now - started
+                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                logger.info(
+                    "compacted the history",
+                    metadata: [
+                        "folded": "\(outcome.folded)", "expired": "\(outcome.expired)", "dropped": "\(outcome.dropped)",
+                        "seconds": "\(String(format: "%.3f", seconds))"
+                    ])
+            }
             for (name, rows) in [("folded", outcome.folded), ("expired", outcome.expired), ("dropped", outcome.dropped)]
             where rows > 0 {
                 Counter(label: "trellis_history_rows_total", dimensions: [("outcome", name)]).increment(by: rows)

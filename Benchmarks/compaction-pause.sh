@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# How plant requests fare while a relay compacts a large history of readings (docs/plant-tracker.md#history).
+# Starts a Mosquitto and a relay on free loopback ports; writes DAYS days of readings at one a minute for SENSORS
+# sensors into the state's raw history, all older than history.raw_days, so the relay's first compaction, at
+# start, folds every one of them into its hour in one transaction; then times plant requests one at a time
+# (mosquitto_rr) from the relay's start until the compaction is logged as done ("during"), and REQUESTS more after
+# it ("alone"). Prints the round trips' percentiles of each part, their ratio, and the compaction's own figures.
+# Release build expected:
+#   swift build -c release --static-swift-stdlib --product trellis && Benchmarks/compaction-pause.sh [REQUESTS] [SENSORS] [DAYS]
+set -euo pipefail
+requests=${1:-1000}
+sensors=${2:-50}
+days=${3:-30}
+trellis=${TRELLIS:-$(swift build -c release --show-bin-path)/trellis}
+work=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+printf 'listener %s 127.0.0.1\nallow_anonymous true\nmax_inflight_messages 0\n' "$port" > "$work/mosquitto.conf"
+mosquitto -c "$work/mosquitto.conf" >/dev/null 2>&1 &
+until mosquitto_pub -h 127.0.0.1 -p "$port" -t ping -n 2>/dev/null; do sleep 0.1; done
+run_trellis() {
+    "$trellis" run --broker "127.0.0.1:$port" --state "$work/state" --spam-limit 1000000 >"$work/trellis.log" 2>&1 &
+    trellis_pid=$!
+}
+
+# A first run makes the state; it is stopped before the history is written behind its back.
+run_trellis
+until grep -q "connected to the broker" "$work/trellis.log"; do sleep 0.1; done
+kill -TERM "$trellis_pid"; wait "$trellis_pid" || true
+
+echo "writing $((sensors * days * 1440)) readings: $sensors sensors, $days days at one a minute, ending 15 days ago"
+python3 - "$work/state/trellis.sqlite" "$sensors" "$days" <<'EOF'
+import sqlite3, sys, time
+path, sensors, days = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+end = (int(time.time()) // 60 - 15 * 1440) * 60_000
+db = sqlite3.connect(path)
+rows = ((f"0x{s:02x}", 1 + (m + s) % 10, 60 + (m % 240) / 10, end - m * 60_000)
+        for s in range(sensors) for m in range(days * 1440))
+db.executemany("INSERT INTO reading_raw (sensor, moisture, temperature, at) VALUES (?, ?, ?, ?)", rows)
+db.commit()
+EOF
+
+# Prints the microseconds of one plant request's round trip.
+ask() {
+    local start end
+    start=$(date +%s%N)
+    mosquitto_rr -h 127.0.0.1 -p "$port" -t "rpi/torpi/bench" -e "rpi/fromrpi/bench" -W 30 \
+        -m "ID:$1;sender:bench;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants" >/dev/null
+    end=$(date +%s%N)
+    echo $(( (end - start) / 1000 ))
+}
+summary() {
+    sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) { print "no requests"; exit }
+        printf "p50 %.1f ms  p99 %.1f ms  max %.1f ms  (%d requests)\n", v[int(NR*0.5)+1]/1000, v[int(NR*0.99)+1]/1000, v[NR]/1000, NR }'
+}
+p50() { sort -n | awk '{ v[NR] = $1 } END { print (NR ? v[int(NR*0.5)+1] : 0) }'; }
+
+run_trellis
+until grep -q "connected to the broker" "$work/trellis.log"; do sleep 0.01; done
+: > "$work/during"
+i=0
+until grep -q "compacted the history" "$work/trellis.log"; do
+    i=$((i + 1)); ask "$i" >> "$work/during"
+done
+for _ in $(seq 1 "$requests"); do i=$((i + 1)); ask "$i" >> "$work/alone"; done
+echo "during compaction: $(summary < "$work/during")"
+echo "alone:             $(summary < "$work/alone")"
+during=$(p50 < "$work/during"); alone=$(p50 < "$work/alone")
+awk -v d="$during" -v a="$alone" 'BEGIN { if (a > 0 && d > 0) printf "p50 during / alone: %.2f\n", d / a }'
+grep "compacted the history" "$work/trellis.log" | head -1 | sed 's/^.*compacted/compaction:        compacted/'
+echo "state: $(du -m "$work/state/trellis.sqlite" | cut -f1) MiB"
