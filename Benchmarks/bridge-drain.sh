@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# A bridge's backlog drained, Trellis's against Mosquitto's own bridge, on this machine (docs/bridge.md#speed).
+# Each contender: a local Mosquitto and an upstream Mosquitto on free loopback ports, the upstream one stopped while
+# MESSAGES QoS 1 messages of 100 bytes are published locally on sensors/<n> (they wait in the bridge's queue), then
+# started: the time until a subscriber upstream has every one is the drain; messages a second is the throughput.
+# For Trellis, plant requests are timed one at a time (mosquitto_rr) while idle and while the backlog drains.
+# Prints both contenders' drain times, the throughput ratio, and the plant request p50 idle and during the drain.
+# Release build expected:
+#   swift build -c release --static-swift-stdlib --product trellis && Benchmarks/bridge-drain.sh [MESSAGES] [REQUESTS]
+set -euo pipefail
+messages=${1:-100000}
+requests=${2:-300}
+trellis=${TRELLIS:-$(swift build -c release --show-bin-path)/trellis}
+work=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+now_ms() { date +%s%3N; }
+
+# A Mosquitto in $work/$1 on port $2, with persistence, and its extra configuration lines on standard input.
+broker() {
+    mkdir -p "$work/$1"
+    { printf 'listener %s 127.0.0.1\nallow_anonymous true\nmax_inflight_messages 0\nmax_queued_messages 0\n' "$2"
+      printf 'persistence true\npersistence_location %s/\n' "$work/$1"; cat; } > "$work/$1/mosquitto.conf"
+    mosquitto -c "$work/$1/mosquitto.conf" >"$work/$1/log" 2>&1 &
+    echo $! > "$work/$1/pid"
+    until mosquitto_pub -h 127.0.0.1 -p "$2" -t ping -n 2>/dev/null; do sleep 0.05; done
+}
+stop_broker() { kill "$(cat "$work/$1/pid")"; wait "$(cat "$work/$1/pid")" 2>/dev/null || true; }
+
+# Publishes the backlog locally on port $1: $messages lines, as fast as the local broker takes them.
+publish() {
+    python3 -c "
+import sys
+for i in range($messages): print(f'{i:010d}' + 'x' * 90)" | mosquitto_pub -h 127.0.0.1 -p "$1" -q 1 -t sensors/bench -l
+}
+
+# The upstream broker $2 on port $1, with the checker's persistent session made, then stopped: what the bridge
+# sends once it is back is kept for the checker.
+upstream_down() {
+    broker "$2" "$1" </dev/null
+    mosquitto_sub -h 127.0.0.1 -p "$1" -q 1 -c -i checker -t 'site/home1/#' -E
+    stop_broker "$2"
+}
+
+# Starts the upstream broker $2 again on port $1 and prints the milliseconds until the checker has every message.
+drain() {
+    local start sub
+    start=$(now_ms)
+    broker "$2" "$1" </dev/null
+    mosquitto_sub -h 127.0.0.1 -p "$1" -q 1 -c -i checker -t 'site/home1/#' -C "$messages" -W 600 \
+        > "$work/$2/received" &
+    sub=$!
+    wait "$sub"
+    echo $(( $(now_ms) - start ))
+}
+
+ask() {
+    local start end
+    start=$(date +%s%N)
+    mosquitto_rr -h 127.0.0.1 -p "$1" -t rpi/torpi/bench -e rpi/fromrpi/bench -W 30 \
+        -m "ID:$2;sender:bench;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants" >/dev/null
+    end=$(date +%s%N)
+    echo $(( (end - start) / 1000 ))
+}
+p50() { sort -n | awk '{ v[NR] = $1 } END { printf "%.2f", NR ? v[int(NR*0.5)+1]/1000 : 0 }'; }
+
+# Mosquitto's bridge: the local broker queues the backlog in its own session for the bridge.
+up=$(free_port); local_port=$(free_port)
+broker mosquitto-upstream "$up" </dev/null
+broker mosquitto-local "$local_port" <<EOF
+connection cloud
+address 127.0.0.1:$up
+topic sensors/# out 1 "" site/home1/
+cleansession false
+restart_timeout 1
+EOF
+until grep -q "Connecting bridge" "$work/mosquitto-local/log"; do sleep 0.1; done
+stop_broker mosquitto-upstream
+upstream_down "$up" mosquitto-upstream
+publish "$local_port"
+mosquitto_ms=$(drain "$up" mosquitto-upstream)
+mosquitto_got=$(wc -l < "$work/mosquitto-upstream/received")
+stop_broker mosquitto-upstream; stop_broker mosquitto-local
+
+# Trellis's bridge: the backlog waits in its state.
+up=$(free_port); local_port=$(free_port)
+upstream_down "$up" trellis-upstream
+broker trellis-local "$local_port" </dev/null
+printf 'bridges:\n  cloud:\n    url: mqtt://127.0.0.1:%s\n    out:\n      - topic: "sensors/#"\n        prefix: "site/home1/"\n        qos: 1\n' \
+    "$up" > "$work/trellis.yaml"
+"$trellis" run --config "$work/trellis.yaml" --broker "127.0.0.1:$local_port" --state "$work/state" \
+    --spam-limit 1000000 >"$work/trellis.log" 2>&1 &
+until grep -q "connected to the broker" "$work/trellis.log"; do sleep 0.05; done
+idle=$(for i in $(seq 1 "$requests"); do ask "$local_port" "$i"; done | p50)
+publish "$local_port"
+queued() {
+    "$trellis" bridge status --json --config "$work/trellis.yaml" --state "$work/state" 2>/dev/null \
+        | python3 -c 'import json, sys; print(json.loads(sys.stdin.readline())["queued"])'
+}
+until [ "$(queued)" = "$messages" ]; do sleep 0.2; done
+( for i in $(seq 1 "$requests"); do ask "$local_port" "d$i"; done > "$work/during" ) &
+asking=$!
+trellis_ms=$(drain "$up" trellis-upstream)
+wait "$asking"
+trellis_got=$(wc -l < "$work/trellis-upstream/received")
+
+echo "messages:                $messages of 100 bytes, QoS 1"
+echo "Mosquitto's bridge:      $mosquitto_got received in $mosquitto_ms ms ($(( mosquitto_got * 1000 / (mosquitto_ms + 1) )) msg/s)"
+echo "Trellis's bridge:        $trellis_got received in $trellis_ms ms ($(( trellis_got * 1000 / (trellis_ms + 1) )) msg/s)"
+awk -v t="$trellis_ms" -v m="$mosquitto_ms" 'BEGIN { printf "throughput, Trellis / Mosquitto: %.2f\n", m / t }'
+during=$(p50 < "$work/during")
+echo "plant request p50:       idle $idle ms, during the drain $during ms"
+awk -v d="$during" -v i="$idle" 'BEGIN { if (i > 0) printf "p50 during / idle:       %.2f\n", d / i }'
