@@ -22,7 +22,7 @@ struct EmailDeliveryTests {
     /// A sender for the server on `port`, trusting the test CA unless told otherwise.
     static func sender(
         port: Int, pki: TestCertificates, caFile: String?? = nil, implicitTLS: Bool = false,
-        password: String = EmailServer.password
+        password: String = EmailServer.password, from: String? = "trellis@relay.example"
     ) throws -> EmailSender {
         let login = try NotificationConfigurationTests.secret("\(EmailServer.user)\n\(password)\n")
         defer { try? FileManager.default.removeItem(atPath: login) }
@@ -30,7 +30,7 @@ struct EmailDeliveryTests {
             NotificationChannel(
                 name: "mail",
                 kind: .email(
-                    to: "me@example.org", host: "127.0.0.1", port: port, from: "trellis@relay.example",
+                    to: "me@example.org", host: "127.0.0.1", port: port, from: from,
                     implicitTLS: implicitTLS, caFile: caFile ?? pki.caCertificate),
                 secretFile: login)
         ])
@@ -84,16 +84,17 @@ struct EmailDeliveryTests {
             "\(body)")
     }
 
-    @Test("AUTH LOGIN when the server offers only LOGIN")
+    @Test("AUTH LOGIN when the server offers only LOGIN; without from:, the sender is trellis@ the host's name")
     func authLogin() async throws {
         let pki = try await TestCertificates.make()
         defer { pki.remove() }
         let server = try await EmailServer.start(
             ["--cert", pki.serverCertificate, "--key", pki.serverKey, "--mechanisms", "LOGIN"])
-        #expect(try await Self.sender(port: server.port, pki: pki).send(Self.fern) == .sent)
-        let (logins, count) = (server.logins, try server.messages().count)
+        #expect(try await Self.sender(port: server.port, pki: pki, from: nil).send(Self.fern) == .sent)
+        let (logins, messages) = (server.logins, try server.messages())
         try await server.stop()
-        #expect(logins == ["LOGIN bob ok tls=True"] && count == 1)
+        #expect(logins == ["LOGIN bob ok tls=True"] && messages.count == 1)
+        #expect(messages.first?["mail_from"] as? String == "trellis@\(EmailSender.hostName)")
     }
 
     @Test("smtps://: TLS from the first byte, then AUTH")

@@ -67,11 +67,13 @@ struct EmailSender: NotificationSending {
     }
 
     /// This host's name as EHLO gives it and the default sender's domain: letters, digits, `.` and
-    /// `-` of the system's host name, `localhost` when nothing is left.
+    /// `-` of the kernel's host name (`gethostname`, no lookup that could wait on DNS), `localhost`
+    /// when nothing is left.
     static let hostName: String = {
-        let name = ProcessInfo.processInfo.hostName.filter {
-            $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-")
-        }
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            .filter { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }
         return name.isEmpty ? "localhost" : name
     }()
 }

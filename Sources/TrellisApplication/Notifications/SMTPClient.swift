@@ -57,7 +57,13 @@ enum SMTPClient {
         }
         defer { limit.cancel() }
         do {
-            try await outcome.futureResult.get()
+            // A stop of the service does not wait for the server: the connection is closed.
+            try await withTaskCancellationHandler {
+                try await outcome.futureResult.get()
+            } onCancel: {
+                outcome.fail(SMTPFailure(reason: "stopped while talking to \(server.name)"))
+                channel.close(promise: nil)
+            }
             return .sent
         } catch let failure as SMTPFailure {
             return .failed(failure.reason)
