@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""A real SMTP server for the email channel's tests: aiosmtpd's Controller on 127.0.0.1, on a port the kernel
-picks, printed as `listening PORT` once it answers.
+"""A real SMTP server for the email channel's tests: aiosmtpd's Controller on 127.0.0.1 (or --host), on a port the
+kernel picks, printed as `listening PORT` once it answers.
 
 With --cert and --key it offers STARTTLS with that certificate and requires it before anything else
 (require_starttls); with --implicit-tls it speaks TLS from the first byte instead (smtps). Without a certificate it
@@ -95,6 +95,7 @@ def authenticator(user, password):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--spool", required=True)
+    parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--login-file", required=True)
     parser.add_argument("--cert")
     parser.add_argument("--key")
@@ -121,11 +122,11 @@ def main():
     )
     if arguments.implicit_tls:
         controller = LoopbackController(
-            Spool(arguments.spool), hostname="127.0.0.1", port=0, ssl_context=context, **options
+            Spool(arguments.spool), hostname=arguments.host, port=0, ssl_context=context, **options
         )
     else:
         controller = LoopbackController(
-            Spool(arguments.spool), hostname="127.0.0.1", port=0,
+            Spool(arguments.spool), hostname=arguments.host, port=0,
             tls_context=context, require_starttls=context is not None, **options
         )
     controller.start()

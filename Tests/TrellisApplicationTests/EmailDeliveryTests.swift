@@ -22,7 +22,7 @@ struct EmailDeliveryTests {
     /// A sender for the server on `port`, trusting the test CA unless told otherwise.
     static func sender(
         port: Int, pki: TestCertificates, caFile: String?? = nil, implicitTLS: Bool = false,
-        password: String = EmailServer.password, from: String? = "trellis@relay.example"
+        password: String = EmailServer.password, from: String? = "trellis@relay.example", host: String = "127.0.0.1"
     ) throws -> EmailSender {
         let login = try NotificationConfigurationTests.secret("\(EmailServer.user)\n\(password)\n")
         defer { try? FileManager.default.removeItem(atPath: login) }
@@ -30,7 +30,7 @@ struct EmailDeliveryTests {
             NotificationChannel(
                 name: "mail",
                 kind: .email(
-                    to: "me@example.org", host: "127.0.0.1", port: port, from: from,
+                    to: "me@example.org", host: host, port: port, from: from,
                     implicitTLS: implicitTLS, caFile: caFile ?? pki.caCertificate),
                 secretFile: login)
         ])
@@ -108,6 +108,19 @@ struct EmailDeliveryTests {
         let (logins, messages) = (server.logins, try server.messages())
         try await server.stop()
         #expect(logins == ["PLAIN bob ok tls=True"] && messages.first?["tls"] as? Bool == true)
+    }
+
+    @Test("over IPv6: the certificate checked against the address ::1")
+    func ipv6() async throws {
+        let pki = try await TestCertificates.make()
+        defer { pki.remove() }
+        let server = try await EmailServer.start(
+            ["--cert", pki.serverCertificate, "--key", pki.serverKey, "--host", "::1"])
+        let outcome = try await Self.sender(port: server.port, pki: pki, host: "::1").send(Self.fern)
+        let (logins, count) = (server.logins, try server.messages().count)
+        try await server.stop()
+        #expect(outcome == .sent)
+        #expect(logins == ["PLAIN bob ok tls=True"] && count == 1)
     }
 
     @Test("a wrong password: refused, the reason names the server and the code, never the password")

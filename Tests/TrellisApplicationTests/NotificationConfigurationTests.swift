@@ -145,6 +145,7 @@ struct NotificationConfigurationTests {
               channels:
                 mail: { email: me@example.org, smtp: "smtps://mail.example.org", login_file: \(login), from: plants@home.example, ca_file: \(login) }
                 plain: { email: me@example.org, smtp: "smtp://mail.example.org:2525", login_file: \(login) }
+                six: { email: me@example.org, smtp: "smtp://[::1]:2525", login_file: \(login) }
 
             """)
         let plan = try await EffectiveConfiguration.load(file: file, environment: [:]).notifications
@@ -154,6 +155,8 @@ struct NotificationConfigurationTests {
                     to: "me@example.org", host: "mail.example.org", port: 465, from: "plants@home.example",
                     implicitTLS: true, caFile: login))
         #expect(plan.channel("plain")?.kind == .email(to: "me@example.org", host: "mail.example.org", port: 2525))
+        #expect(plan.channel("six")?.kind == .email(to: "me@example.org", host: "::1", port: 2525))
+        #expect(plan.channel("six")?.summary.hasPrefix("email me@example.org via smtp://[::1]:2525,") == true)
         #expect(
             plan.channel("mail")?.summary.hasPrefix(
                 "email me@example.org via smtps://mail.example.org:465 from plants@home.example, CA in \(login)")

@@ -187,7 +187,9 @@ enum NotificationConfiguration {
             problems.append("\(place): the login goes in login_file, not in the URL")
             return nil
         }
-        return (host, url.port ?? (scheme == "smtps" ? 465 : 587), scheme == "smtps")
+        // An IPv6 address comes in brackets, which are the URL's, not the address's.
+        let address = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        return (address, url.port ?? (scheme == "smtps" ? 465 : 587), scheme == "smtps")
     }
 
     /// What is wrong with a secret file: missing, unreadable, or readable by every user.

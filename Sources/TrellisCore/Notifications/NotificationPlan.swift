@@ -85,7 +85,7 @@ public struct NotificationChannel: Sendable, Hashable {
             case let .ntfy(url): "ntfy \(url)"
             case let .webhook(url): "webhook \(url)"
             case let .email(to, host, port, from, implicitTLS, caFile):
-                "email \(to) via \(implicitTLS ? "smtps" : "smtp")://\(host):\(port)"
+                "email \(to) via \(implicitTLS ? "smtps" : "smtp")://\(host.contains(":") ? "[\(host)]" : host):\(port)"
                     + (from.map { " from \($0)" } ?? "")
                     + (caFile.map { ", CA in \($0)" } ?? "")
             }
