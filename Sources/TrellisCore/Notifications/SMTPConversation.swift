@@ -42,14 +42,17 @@ public struct SMTPConversation: Sendable {
 
     /// - Parameters:
     ///   - server: `host:port`, which reasons name.
-    ///   - clientName: the name EHLO gives for this host.
+    ///   - clientName: the name EHLO gives for this host (`localhost` if it is not a domain).
     ///   - message: the RFC 5322 message with CRLF line ends, not yet dot-stuffed.
     ///   - secure: true when TLS is on from the start (`smtps://`, RFC 8314), not by STARTTLS.
     public init(
         server: String, clientName: String, from: String, to: String, message: [UInt8], login: Login,
         secure: Bool = false
     ) {
-        (self.server, self.clientName, self.from, self.to) = (server, clientName, from, to)
+        (self.server, self.from, self.to) = (server, from, to)
+        // EHLO's argument is a domain: anything else is dropped, so it cannot end the command.
+        let name = clientName.filter { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }
+        self.clientName = name.isEmpty ? "localhost" : name
         (self.message, self.login, self.secure) = (message, login, secure)
     }
 
@@ -59,7 +62,7 @@ public struct SMTPConversation: Sendable {
         case .greeting:
             guard reply.code == 220 else { return refused("its greeting", reply) }
             guard Self.isAddress(from), Self.isAddress(to) else {
-                return fail("\(from) or \(to) is not an address this client sends to")
+                return fail("the sender or the recipient is not a plain address; nothing was sent to \(server)")
             }
             return ehlo()
         case .ehlo:
@@ -82,8 +85,8 @@ public struct SMTPConversation: Sendable {
                 state = .authLoginUser
                 return .send(Self.line("AUTH LOGIN"))
             }
-            return fail(
-                "\(server) offers no AUTH PLAIN or LOGIN after TLS (it offers: \(mechanisms.joined(separator: " ")))")
+            let offered = SMTPReply.printable(mechanisms.joined(separator: " "))
+            return fail("\(server) offers no AUTH PLAIN or LOGIN after TLS (it offers: \(offered))")
         case .startTLS:
             guard reply.code == 220 else { return refused("STARTTLS", reply) }
             state = .handshake

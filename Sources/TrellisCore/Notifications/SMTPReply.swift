@@ -12,11 +12,15 @@ public struct SMTPReply: Sendable, Hashable {
     /// The reply as a failure reason may quote it: the code and the first line, without control
     /// characters, cut to 200 characters (a server's text is not trusted to be short or clean).
     public var quoted: String {
-        let text = String(
-            String.UnicodeScalarView(
-                (lines.first ?? "").unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }
-            ).prefix(200))
+        let text = Self.printable(lines.first ?? "")
         return text.isEmpty ? "\(code)" : "\(code) \(text)"
+    }
+
+    /// `text` without control characters, cut to 200 characters: how a server's words appear in
+    /// a reason.
+    public static func printable(_ text: String) -> String {
+        String(
+            String.UnicodeScalarView(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }).prefix(200))
     }
 }
 

@@ -82,7 +82,7 @@ struct SMTPConversationTests {
     }
 
     @Test("after TLS, the offers in clear are forgotten: no AUTH offered then is a failure")
-    func forgetsClearOffers() {
+    func forgetsClearOffers() throws {
         var smtp = Self.conversation()
         _ = smtp.receive(Self.reply(220))
         _ = smtp.receive(Self.reply(250, "x", "STARTTLS", "AUTH PLAIN"))
@@ -90,6 +90,12 @@ struct SMTPConversationTests {
         _ = smtp.tlsStarted()
         let reason = Self.failure(smtp.receive(Self.reply(250, "x", "AUTH CRAM-MD5")))
         #expect(reason == "mail.example:587 offers no AUTH PLAIN or LOGIN after TLS (it offers: CRAM-MD5)")
+        // What a server offers is its text: bounded and without control characters in the reason.
+        var hostile = Self.conversation(secure: true)
+        _ = hostile.receive(Self.reply(220))
+        let flood = Array(repeating: "AUTH X\u{1B}[2J" + String(repeating: "Y", count: 900), count: 99)
+        let long = try #require(Self.failure(hostile.receive(SMTPReply(code: 250, lines: ["x"] + flood))))
+        #expect(long.count < 300 && !long.unicodeScalars.contains { $0.value < 0x20 })
     }
 
     @Test("a refused login names the server and the user, never the password, even when the server echoes it")
@@ -143,6 +149,11 @@ struct SMTPConversationTests {
 
     @Test("an address that would break a command is refused before anything is sent")
     func addresses() {
+        // The host's name in EHLO cannot end the command either.
+        var named = SMTPConversation(
+            server: "m:25", clientName: "relay\r\nMAIL FROM:<x@y>", from: "a@b.example", to: "c@d.example",
+            message: [], login: Self.login)
+        #expect(named.receive(Self.reply(220)) == Self.send("EHLO relayMAILFROMxy\r\n"))
         for address in ["me@example.org\r\nRCPT TO:<x@y>", "a b@c", "<x@y>", "x", "@y", "x@", "é@example.org"] {
             #expect(!SMTPConversation.isAddress(address), "\(address)")
         }
