@@ -170,7 +170,7 @@ struct EmailDeliveryTests {
         #expect(seen.0.isEmpty && seen.1 == 0)
     }
 
-    @Test("a server that never answers costs at most the timeout")
+    @Test("a server that never answers costs at most the timeout; one that refuses the connection, nothing")
     func silentServer() async throws {
         let listener = try LoopbackListener(backlog: 8)
         defer { close(listener.fd) }
@@ -183,6 +183,11 @@ struct EmailDeliveryTests {
         let outcome = await sender.send(Self.fern)
         #expect(clock.now - started < .seconds(5))
         #expect(Self.reason(outcome) == "127.0.0.1:\(listener.port) did not finish within 1 s")
+        // A port where nothing listens: refused at once, named.
+        let closed = try LoopbackListener(backlog: nil)
+        defer { close(closed.fd) }
+        let refused = try await Self.sender(port: closed.port, pki: pki).send(Self.fern)
+        #expect(Self.reason(refused)?.hasPrefix("cannot connect to 127.0.0.1:\(closed.port)") == true)
     }
 
     @Test("trellis notify test: the configuration as written (from:, ca_file:) sends one message")
