@@ -72,6 +72,7 @@ TEST_WIDTH ?= 8
 TEST_TMP_ROOT := $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm || echo $${TMPDIR:-/tmp})
 test: deps format-check
 	Tests/SocketIO/setup-venvs.sh
+	Tests/Notifications/setup-venv.sh >/dev/null
 	Tests/SocketIO/browser/setup.sh >/dev/null
 	@TMPDIR=$$(mktemp -d "$(TEST_TMP_ROOT)/trellis-test.XXXXXX") && export TMPDIR && export SWIFT_BACKTRACE=enable=no && \
 	export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) && \

@@ -177,7 +177,11 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
                 // The notification channels: HTTP requests, the webhook's HMAC-SHA256 (docs/notifications.md).
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Crypto", package: "swift-crypto")
+                .product(name: "Crypto", package: "swift-crypto"),
+                // The email channel's SMTP connection and its TLS (STARTTLS or smtps).
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl")
             ] + httpStack
         ),
         .executableTarget(

@@ -73,7 +73,27 @@ struct NotificationConfigurationTests {
             ),
             (
                 "channels: { mail: { email: a@b.example, smtp: \"http://mail.example\", login_file: SECRET } }",
-                "notifications.channels.mail.smtp: http://mail.example is not smtp://HOST[:PORT]"
+                "notifications.channels.mail.smtp: http://mail.example is not smtp://HOST[:PORT] or smtps://HOST[:PORT]"
+            ),
+            (
+                "channels: { mail: { email: a@b.example, smtp: \"smtp://mail.example\", login_file: SECRET, ca_file: /nonexistent/ca.pem } }",
+                "notifications.channels.mail.ca_file: cannot read /nonexistent/ca.pem"
+            ),
+            (
+                "channels: { mail: { email: a@b.example, smtp: \"smtp://mail.example\", login_file: SECRET, from: \"x <y@z>\" } }",
+                "notifications.channels.mail.from: x <y@z> is not an address"
+            ),
+            (
+                "channels: { mail: { email: \"a@b.example\\r\\nRCPT TO:<x@y>\", smtp: \"smtp://m.example\", login_file: SECRET } }",
+                "notifications.channels.mail.email:"
+            ),
+            (
+                "channels: { hooks: { webhook: \"http://127.0.0.1/x\", secret_file: SECRET, ca_file: SECRET } }",
+                "notifications.channels.hooks.ca_file is for an email channel only"
+            ),
+            (
+                "channels: { mail: { email: a@b.example, smtp: \"smtps://u:p@mail.example\", login_file: SECRET } }",
+                "notifications.channels.mail.smtp: the login goes in login_file, not in the URL"
             ),
             (
                 "channels: { hooks: { webhook: \"http://127.0.0.1/x\", secret_file: /nonexistent/hook.secret } }",
@@ -153,6 +173,33 @@ struct NotificationConfigurationTests {
         let report = configuration.report.joined(separator: "\n")
         #expect(report.contains("notifications.rules[0]: when sensor_silent to hooks, after 21600s, hold 3600s"))
         #expect(report.contains("notifications.rules[4]: when button_pressed to hooks, hold 3600s"))
+    }
+
+    @Test("an email channel's from, ca_file and smtps:// (465 by default) are read; config check shows them")
+    func emailKeys() async throws {
+        let login = try Self.secret("me\npassw0rd")
+        let file = try EffectiveConfigurationTests.file(
+            """
+            notifications:
+              channels:
+                mail: { email: me@example.org, smtp: "smtps://mail.example.org", login_file: \(login), from: plants@home.example, ca_file: \(login) }
+                plain: { email: me@example.org, smtp: "smtp://mail.example.org:2525", login_file: \(login) }
+                six: { email: me@example.org, smtp: "smtp://[::1]:2525", login_file: \(login) }
+
+            """)
+        let plan = try await EffectiveConfiguration.load(file: file, environment: [:]).notifications
+        #expect(
+            plan.channel("mail")?.kind
+                == .email(
+                    to: "me@example.org", host: "mail.example.org", port: 465, from: "plants@home.example",
+                    implicitTLS: true, caFile: login))
+        #expect(plan.channel("plain")?.kind == .email(to: "me@example.org", host: "mail.example.org", port: 2525))
+        #expect(plan.channel("six")?.kind == .email(to: "me@example.org", host: "::1", port: 2525))
+        #expect(plan.channel("six")?.summary.hasPrefix("email me@example.org via smtp://[::1]:2525,") == true)
+        #expect(
+            plan.channel("mail")?.summary.hasPrefix(
+                "email me@example.org via smtps://mail.example.org:465 from plants@home.example, CA in \(login)")
+                == true)
     }
 
     @Test("quiet hours hold a notification to their end, across midnight and within a day")

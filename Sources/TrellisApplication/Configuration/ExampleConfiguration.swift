@@ -76,6 +76,8 @@ package enum ExampleConfiguration {
         "#     phone: { ntfy: \"https://ntfy.example/plants\", token_file: /etc/trellis/ntfy.token }",
         "#     hooks: { webhook: \"http://127.0.0.1:8123/api/webhook/plants\", secret_file: /etc/trellis/hook.secret }",
         "#     mail: { email: \"me@example.org\", smtp: \"smtp://mail.example.org:587\", login_file: /etc/trellis/smtp.login }",
+        "#     # An email channel goes over TLS only (STARTTLS, or smtps://HOST from the first byte); it may also",
+        "#     # take from: plants@example.org (trellis@ this host's name without it) and ca_file: a private CA's PEM.",
         "#   rules:",
         "#     - when: care_alert        # also: store_unwritable, link_down",
         "#       to: [phone, hooks]",

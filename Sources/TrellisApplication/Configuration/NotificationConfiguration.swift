@@ -9,7 +9,7 @@ import Yams
 enum NotificationConfiguration {
     static let key = "notifications"
     static let channelKeys: Set<String> = [
-        "ntfy", "webhook", "email", "smtp", "token_file", "secret_file", "login_file", "per_minute"
+        "ntfy", "webhook", "email", "smtp", "token_file", "secret_file", "login_file", "per_minute", "from", "ca_file"
     ]
     static let ruleKeys: Set<String> = ["when", "to", "quiet_hours", "hold", "after"]
 
@@ -73,8 +73,8 @@ enum NotificationConfiguration {
         for key in ["token_file", "secret_file", "login_file"] where key != allowedSecret && text(key) != nil {
             problems.append("\(place).\(key) is not for a \(kindName) channel: use \(allowedSecret)")
         }
-        if kindName != "email", text("smtp") != nil {
-            problems.append("\(place).smtp is for an email channel only")
+        for key in ["smtp", "from", "ca_file"] where kindName != "email" && text(key) != nil {
+            problems.append("\(place).\(key) is for an email channel only")
         }
         var perMinute = 10
         if let value = text("per_minute") {
@@ -90,16 +90,24 @@ enum NotificationConfiguration {
         switch kindName {
         case "email":
             guard let smtp = text("smtp") else {
-                problems.append("\(place).smtp must be smtp://HOST[:PORT], the server that takes the mail")
+                problems.append(
+                    "\(place).smtp must be smtp://HOST[:PORT] or smtps://HOST[:PORT], the server that takes the mail")
                 return nil
             }
             if secret == nil { problems.append("\(place).login_file must name the file with the SMTP login") }
-            guard target.contains("@"), !target.contains(where: { $0.isWhitespace || $0 == "<" || $0 == ">" }) else {
-                problems.append("\(place).email: \(target) is not an address")
-                return nil
+            for (key, address) in [("email", target), ("from", text("from"))] {
+                if let address, !SMTPConversation.isAddress(address) {
+                    problems.append("\(place).\(key): \(address) is not an address such as me@example.org")
+                }
+            }
+            let caFile = text("ca_file")
+            if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
+                problems.append("\(place).ca_file: cannot read \(caFile)")
             }
             guard let server = smtpServer(smtp, at: "\(place).smtp", &problems) else { return nil }
-            kind = .email(to: target, host: server.host, port: server.port)
+            kind = .email(
+                to: target, host: server.host, port: server.port, from: text("from"), implicitTLS: server.implicitTLS,
+                caFile: caFile)
         default:
             guard httpURL(target, at: "\(place).\(kindName)", &problems) else { return nil }
             if kindName == "webhook", secret == nil {
@@ -181,19 +189,25 @@ enum NotificationConfiguration {
         return true
     }
 
-    /// The host and port of `smtp://HOST[:PORT]` (587 by default), noted if it is something else.
-    static func smtpServer(_ text: String, at place: String, _ problems: inout [String]) -> (host: String, port: Int)? {
-        guard let url = URLComponents(string: text), url.scheme?.lowercased() == "smtp", let host = url.host,
-            !host.isEmpty, url.path.isEmpty || url.path == "/"
+    /// The host and port of `smtp://HOST[:PORT]` (STARTTLS, 587 by default) or `smtps://HOST[:PORT]`
+    /// (TLS from the start, 465 by default), noted if it is something else.
+    static func smtpServer(_ text: String, at place: String, _ problems: inout [String])
+        -> (host: String, port: Int, implicitTLS: Bool)?
+    {
+        guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(),
+            ["smtp", "smtps"].contains(scheme), let host = url.host, !host.isEmpty, url.path.isEmpty || url.path == "/",
+            url.query == nil, url.fragment == nil
         else {
-            problems.append("\(place): \(text) is not smtp://HOST[:PORT]")
+            problems.append("\(place): \(text) is not smtp://HOST[:PORT] or smtps://HOST[:PORT]")
             return nil
         }
         guard url.user == nil, url.password == nil else {
             problems.append("\(place): the login goes in login_file, not in the URL")
             return nil
         }
-        return (host, url.port ?? 587)
+        // An IPv6 address comes in brackets, which are the URL's, not the address's.
+        let address = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        return (address, url.port ?? (scheme == "smtps" ? 465 : 587), scheme == "smtps")
     }
 
     /// What is wrong with a secret file: missing, unreadable, or readable by every user.

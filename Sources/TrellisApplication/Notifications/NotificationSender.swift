@@ -24,7 +24,8 @@ package enum NotificationSenders {
     package static let timeout: TimeAmount = .seconds(10)
 
     /// A sender for each channel of `plan`, or the reason one cannot be made (a secret file that
-    /// is missing or readable by every user, an email channel without a login).
+    /// is missing or readable by every user, an email channel without a login of two lines, a CA
+    /// file that is not one).
     package static func make(_ plan: NotificationPlan, http: HTTPClient) throws(CommandFailure)
         -> [String: any NotificationSending]
     {
@@ -39,19 +40,14 @@ package enum NotificationSenders {
                     channel: channel.name, url: url, secret: Array((secret ?? "").utf8), http: http)
             case let .ntfy(url):
                 senders[channel.name] = NtfySender(url: url, token: secret, http: http)
-            case .email:
-                senders[channel.name] = UnsentChannel(
-                    reason: "email channels are not sent by this build yet (docs/notifications.md)")
+            case let .email(to, host, port, from, implicitTLS, caFile):
+                senders[channel.name] = try EmailSender(
+                    channel: channel.name, to: to, host: host, port: port, from: from, implicitTLS: implicitTLS,
+                    caFile: caFile, login: secret)
             }
         }
         return senders
     }
-}
-
-/// A channel this build cannot send through: every attempt fails with `reason`.
-struct UnsentChannel: NotificationSending {
-    let reason: String
-    func send(_ notification: OutboxNotification) async -> NotificationDelivery { .failed(reason) }
 }
 
 /// Reads a channel's secret: the file's text without its final line break. A file readable by

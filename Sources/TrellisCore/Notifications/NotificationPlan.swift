@@ -77,8 +77,12 @@ public struct NotificationChannel: Sendable, Hashable {
         case ntfy(url: String)
         /// A webhook: POST of a JSON body signed with the secret in `secretFile`.
         case webhook(url: String)
-        /// Email to `to` through the SMTP server at `host`:`port` (STARTTLS), the login in `secretFile`.
-        case email(to: String, host: String, port: Int)
+        /// Email to `to` through the SMTP server at `host`:`port`, the login in `secretFile`: TLS by
+        /// STARTTLS, or from the first byte with `implicitTLS` (`smtps://`); the server's certificate
+        /// checked against the system's trusted CAs, or those in `caFile`. Sent from `from`, or
+        /// `trellis@` the host's name when nil.
+        case email(
+            to: String, host: String, port: Int, from: String? = nil, implicitTLS: Bool = false, caFile: String? = nil)
     }
 
     public var name: String
@@ -99,7 +103,10 @@ public struct NotificationChannel: Sendable, Hashable {
             switch kind {
             case let .ntfy(url): "ntfy \(url)"
             case let .webhook(url): "webhook \(url)"
-            case let .email(to, host, port): "email \(to) via smtp://\(host):\(port)"
+            case let .email(to, host, port, from, implicitTLS, caFile):
+                "email \(to) via \(implicitTLS ? "smtps" : "smtp")://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+                    + (from.map { " from \($0)" } ?? "")
+                    + (caFile.map { ", CA in \($0)" } ?? "")
             }
         return target + (secretFile.map { ", secret in \($0) (not shown)" } ?? "") + ", at most \(perMinute)/min"
     }
