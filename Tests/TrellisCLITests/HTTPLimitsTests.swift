@@ -13,9 +13,9 @@ import TrellisTestSupport
 /// health server at once, hold no more than each cap and are gone after the header timeout, while
 /// `/readyz` answers and a real python-socketio client connects, registers and hears a press; and
 /// kept-alive connections that did send a request fill the cap, so a new one is closed at once,
-/// until the idle timeout closes them; and Socket.IO sessions, which keep Engine.IO's own rules, outlive
-/// an idle timeout far shorter than their silences; and a WebSocket upgrade left without its probe ends with
-/// its session (on the Socket.IO server alone, in this process). `Tests/HTTP/slow_connections.py` opens the connections.
+/// until the idle timeout closes them (on the health server alone, in this process); and Socket.IO sessions,
+/// which keep Engine.IO's own rules, outlive an idle timeout far shorter than their silences; and a WebSocket
+/// upgrade left without its probe ends with its session (on the Socket.IO server alone, in this process). `Tests/HTTP/slow_connections.py` opens the connections.
 @Suite("HTTP servers: slow and idle connections are bounded", .serialized)
 struct HTTPLimitsTests {
     static let script = SocketIOClientTests.root.appendingPathComponent("Tests/HTTP/slow_connections.py").path
@@ -87,37 +87,29 @@ struct HTTPLimitsTests {
 
     @Test("kept-alive connections fill the cap: the excess is closed at once, the idle timeout frees them")
     func idleConnections() async throws {
-        try await withTestBroker { broker in
-            let (trellis, ports) = try await TrellisBinary.startRelay(
-                broker: broker, servers: ["--health", "--metrics"],
-                environment: ["TRELLIS_HTTP_IDLE_TIMEOUT": "3", "TRELLIS_HTTP_MAX_CONNECTIONS": "16"])
-
-            let flood = try TrellisBinary.start(
+        try await InProcessServers.with(
+            [.health, .metrics], environment: ["TRELLIS_HTTP_IDLE_TIMEOUT": "3", "TRELLIS_HTTP_MAX_CONNECTIONS": "16"]
+        ) { servers in
+            let overCapacity = #"trellis_http_connections_closed_total{server="health",reason="over_capacity"}"#
+            let before = try await InProcessServers.value(overCapacity, port: servers.ports[1])
+            let output = try await Self.python(
                 [
-                    Self.script, "--port", "\(ports[0])", "--count", "40", "--mode", "keepalive",
+                    Self.script, "--port", "\(servers.ports[0])", "--count", "40", "--mode", "keepalive",
                     "--path", "/livez", "--early", "1.5"
-                ], executable: "/usr/bin/python3")
-            try await flood.waitForOutput(#""event": "opened""#, timeout: .seconds(60))
-            let opened = try #require(Self.event("opened", flood.output))
+                ], timeout: .seconds(60))
+            let opened = try #require(Self.event("opened", output), "\(output)")
             // Sixteen answered and held; each of the other 24 was closed before any answer.
-            #expect(opened["open"] as? Int == 16, "\(flood.output)")
-            #expect(opened["answered"] as? Int == 16, "\(flood.output)")
-
-            #expect(try await flood.waitForExit(timeout: .seconds(60)) == 0, "\(flood.output)")
-            let done = try #require(Self.event("done", flood.output))
-            #expect(done["early"] as? Int == 24 && done["late"] as? Int == 16, "\(flood.output)")
+            #expect(opened["open"] as? Int == 16, "\(output)")
+            #expect(opened["answered"] as? Int == 16, "\(output)")
+            let done = try #require(Self.event("done", output), "\(output)")
+            #expect(done["early"] as? Int == 24 && done["late"] as? Int == 16, "\(output)")
             // Not before the idle timeout (how long after it, on a loaded machine, is the benchmark's business).
-            #expect((done["late_min"] as? Double ?? 0) >= 2.9, "\(flood.output)")
+            #expect((done["late_min"] as? Double ?? 0) >= 2.9, "\(output)")
 
-            let (_, metrics) = try await MetricsTests.get("http://127.0.0.1:\(ports[1])/metrics")
-            #expect(
-                Self.value(#"trellis_http_connections_closed_total{server="health",reason="over_capacity"}"#, metrics)
-                    == 24, "\(metrics)")
+            #expect(try await InProcessServers.value(overCapacity, port: servers.ports[1]) - before == 24)
             // Room again: the probe answers.
-            let (status, _) = try await MetricsTests.get("http://127.0.0.1:\(ports[0])/readyz")
+            let (status, _) = try await MetricsTests.get("http://127.0.0.1:\(servers.ports[0])/livez")
             #expect(status == 200)
-
-            #expect(try await trellis.terminate() == 0)
         }
     }
 
@@ -185,36 +177,11 @@ struct HTTPLimitsTests {
         }
     }
 
-    /// Runs `body` with the Socket.IO server of `trellis run` in this process on a free loopback port,
-    /// on a relay that is never connected: what the HTTP layer and the sessions decide alone needs no
-    /// broker and no `trellis` process.
+    /// Runs `body` with the Socket.IO server of `trellis run` in this process on a free loopback port
+    /// (``InProcessServers``): what the HTTP layer and the sessions decide alone needs no broker and
+    /// no `trellis` process.
     static func withSocketIOServer(_ body: (Int) async throws -> Void) async throws {
-        var quiet = Logger(label: "trellis.test.socketio")
-        quiet.logLevel = .critical
-        let store = try SQLiteStore.inMemory()
-        let nobody = try LoopbackSocket(listening: false)
-        let client = try MQTTClient(
-            configuration: MQTTConfiguration(host: "127.0.0.1", port: nobody.port, clientID: "socketio-test"))
-        let relay = RelayService(client: client, store: store, settings: RelaySettings(), logger: quiet)
-        let port = try #require(PortProbe.freeLoopbackPort())
-        let group = SocketIOServer.service(
-            address: ListenAddress(host: "127.0.0.1", port: port), relay: relay, settings: SocketIOSettings(),
-            logger: quiet)
-        let running = Task { try await group.run() }
-        let outcome: Result<Void, any Error>
-        do {
-            try await eventually("the Socket.IO server listens") {
-                PortProbe.isAccepting(host: "127.0.0.1", port: port)
-            }
-            try await body(port)
-            outcome = .success(())
-        } catch {
-            outcome = .failure(error)
-        }
-        await group.triggerGracefulShutdown()
-        _ = await running.result
-        try await store.close()
-        try outcome.get()
+        try await InProcessServers.with([.socketIO]) { try await body($0.ports[0]) }
     }
 
     /// Runs python3 with `arguments` to its end and returns what it printed; throws after `timeout`.
