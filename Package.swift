@@ -215,7 +215,7 @@ let package = Package(
                 "trellis", "trellis-bench", "TrellisApplication", "TrellisTestSupport", "TrellisBroker", "TrellisCore",
                 "TrellisMQTT",
                 "TrellisRelay", "TrellisServer", "TrellisStore",
-                "TrellisStoreSQLite", "TrellisStorePostgres", "TrellisWire",
+                "TrellisStoreSQLite", "TrellisStorePostgres", "TrellisWire", lifecycle,
                 .product(name: "Configuration", package: "swift-configuration")
             ],
             // Read from the source tree by path (the tests run binaries on them), not bundled.

@@ -1,7 +1,6 @@
 import TrellisApplication
 import ArgumentParser
 import Foundation
-import Logging
 import TrellisCore
 import TrellisStore
 
@@ -51,54 +50,16 @@ extension PlantsCommand {
         }
 
         func run() async throws {
+            for line in try await lines() { print(line) }
+        }
+
+        /// What `run` prints (``PlantHistoryListing``).
+        func lines() async throws -> [String] {
             let now = Date()
-            let from = DeadLetterSince.parse(since, now: now) ?? now
             let (place, configuration) = try await location.resolve()
-            let rawSince = now.addingTimeInterval(-Double(configuration.int("history.raw_days")) * 86_400)
-            let plan = HistoryPlan(from: from, to: now, step: step, rawSince: rawSince)
-            var logger = Logger(label: "trellis.plants")
-            logger.logLevel = .warning
-            let points: [HistoryPoint]?
-            do {
-                points = try await place.withStore(.read, owner: "trellis-plants-history", logger: logger) { store in
-                    try await store.history(of: .plant(name), plan: plan)
-                }
-            } catch let error as StateAccessError {
-                throw fail("\(error)")
-            } catch {
-                throw fail("cannot read the history: \(error)")
-            }
-            guard let points else { throw fail("no plant is named \"\(name)\" in \(place.description)") }
-            if csv {
-                print(
-                    "at,count,moisture_min,moisture_mean,moisture_max,temperature_min,temperature_mean,temperature_max")
-                for point in points { print(Self.csvLine(point)) }
-            } else {
-                print("\(name): \(points.count) points of \(plan.step) s (\(plan.resolution.rawValue)), oldest first")
-                for point in points { print(Self.line(point)) }
-            }
-        }
-
-        /// One point as CSV.
-        static func csvLine(_ point: HistoryPoint) -> String {
-            [
-                ISO8601Time.format(point.at), "\(point.count)", "\(point.moistureMin)", number(point.moistureMean),
-                "\(point.moistureMax)", number(point.temperatureMin), number(point.temperatureMean),
-                number(point.temperatureMax)
-            ].joined(separator: ",")
-        }
-
-        /// One point as a line for a terminal.
-        static func line(_ point: HistoryPoint) -> String {
-            "\(ISO8601Time.format(point.at))  \(point.count) readings  moisture \(point.moistureMin)/"
-                + "\(number(point.moistureMean))/\(point.moistureMax)  temperature \(number(point.temperatureMin))/"
-                + "\(number(point.temperatureMean))/\(number(point.temperatureMax)) °F"
-        }
-
-        /// A number with at most two decimals.
-        static func number(_ value: Double) -> String {
-            let rounded = (value * 100).rounded() / 100
-            return rounded == rounded.rounded() ? String(format: "%.1f", rounded) : "\(rounded)"
+            return try await PlantHistoryListing.lines(
+                of: name, from: DeadLetterSince.parse(since, now: now) ?? now, to: now, step: step,
+                rawDays: configuration.int("history.raw_days"), csv: csv, at: place)
         }
     }
 }

@@ -51,6 +51,11 @@ struct StoreCommand: AsyncParsableCommand {
         var replace = false
 
         func run() async throws {
+            for line in try await copied() { print(line) }
+        }
+
+        /// Copies as `run` does; the lines it prints: the rows of each table, then the total.
+        func copied() async throws -> [String] {
             let target: String
             if let to {
                 target = to
@@ -63,8 +68,9 @@ struct StoreCommand: AsyncParsableCommand {
                 )
             }
             let copied = try await StateCopy.copy(from: from, to: target, replacing: replace)
-            for (table, rows) in copied.rows { print("\(table): \(rows) rows") }
-            print("copied \(copied.rows.map(\.rows).reduce(0, +)) rows from \(copied.source) to \(copied.target)")
+            return copied.rows.map { "\($0.table): \($0.rows) rows" } + [
+                "copied \(copied.rows.map(\.rows).reduce(0, +)) rows from \(copied.source) to \(copied.target)"
+            ]
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import Testing
 import TrellisStore
 import TrellisStorePostgres
@@ -84,5 +85,33 @@ struct StatePlaceTests {
         #expect(!FileManager.default.fileExists(atPath: try #require(place.databaseFile)))
         try await place.withStore(.changeBesideRelays, owner: "test-writer", logger: Self.logger) { _ in }
         #expect(try await Self.reads(place) == true)
+    }
+
+    @Test("a refused login at start stops it at once, naming the reason and never the password")
+    func refusedLogin() async throws {
+        guard PostgresTestServer.isRequired else { return }
+        try await PostgresTestServer.withDatabase { url in
+            var wrong = url
+            wrong.password = "not-the-password"
+            let log = CapturedLog()
+            let asked = Mutex(false)
+            do {
+                // As `trellis run` opens it, asked whether to wait for a server it cannot reach yet.
+                _ = try await StatePlace.postgres(wrong).open(owner: "test-relay", logger: log.logger) {
+                    asked.withLock { $0 = true }
+                    return false
+                }
+                Issue.record("a wrong password was taken")
+            } catch {
+                #expect(!asked.withLock { $0 }, "a refused login is not waited out")
+                #expect(!log.contains("waiting for the PostgreSQL store"))
+                #expect("\(error)".contains("cannot open the PostgreSQL store"), "\(error)")
+                // `trellis run` ends with this line and a failure status.
+                let failure = TrellisApplication.failure(of: error)
+                #expect(failure is CommandFailure, "\(failure)")
+                #expect(!"\(failure)".contains("not-the-password"), "no secret in the message")
+                #expect(!log.contains("not-the-password"), "no secret in the log")
+            }
+        }
     }
 }

@@ -62,41 +62,42 @@ struct HTTPBodyTimeoutTests {
 
     @Test("a body trickled a byte a second, announced or chunked, is cut off at the body timeout")
     func trickledBody() async throws {
-        try await withTestBroker { broker in
-            let (trellis, ports) = try await TrellisBinary.startRelay(
-                broker: broker, servers: ["--socketio", "--health", "--metrics"],
-                environment: ["TRELLIS_HTTP_BODY_TIMEOUT": "4"])
+        try await InProcessServers.with(
+            [.socketIO, .health, .metrics], environment: ["TRELLIS_HTTP_BODY_TIMEOUT": "4"]
+        ) { servers in
+            let (socketIO, health, metrics) = (servers.ports[0], servers.ports[1], servers.ports[2])
+            func timedOut(_ server: String) async throws -> Int {
+                try await InProcessServers.value(
+                    #"trellis_http_connections_closed_total{server="\#(server)",reason="body_timeout"}"#, port: metrics)
+            }
+            let before = (socketIO: try await timedOut("socketio"), health: try await timedOut("health"))
 
             // A Socket.IO POST to a live session (the server reads its body), and a POST to the health server.
-            let runs = try [
+            let runs = [
                 ["--socketio"], ["--socketio", "--chunked"], ["--path", "/livez"], ["--path", "/livez", "--chunked"]
-            ].map {
-                try TrellisBinary.start(
-                    [
-                        Self.trickle, "--port", "\($0.first == "--socketio" ? ports[0] : ports[1])",
-                        "--length", "100", "--interval", "1", "--timeout", "60"
-                    ] + $0, executable: "/usr/bin/python3")
+            ]
+            let outputs = try await withThrowingTaskGroup(of: String.self) { group in
+                for run in runs {
+                    group.addTask {
+                        try await HTTPLimitsTests.python(
+                            [
+                                Self.trickle, "--port", "\(run.first == "--socketio" ? socketIO : health)",
+                                "--length", "100", "--interval", "1", "--timeout", "60"
+                            ] + run, timeout: .seconds(90))
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
             }
-            for run in runs {
-                #expect(try await run.waitForExit(timeout: .seconds(90)) == 0, "\(run.output)")
-                let closed = try #require(HTTPLimitsTests.event("closed", run.output), "\(run.output)")
+            for output in outputs {
+                let closed = try #require(HTTPLimitsTests.event("closed", output), "\(output)")
                 // Not before the body timeout (4 s from the head); a few bytes came meanwhile.
-                #expect((closed["after"] as? Double ?? 0) >= 3.9, "\(run.output)")
-                #expect((closed["sent"] as? Int ?? 0) >= 2, "\(run.output)")
+                #expect((closed["after"] as? Double ?? 0) >= 3.9, "\(output)")
+                #expect((closed["sent"] as? Int ?? 0) >= 2, "\(output)")
             }
 
-            let (_, metrics) = try await MetricsTests.get("http://127.0.0.1:\(ports[2])/metrics")
-            #expect(
-                HTTPLimitsTests.value(
-                    #"trellis_http_connections_closed_total{server="socketio",reason="body_timeout"}"#, metrics) == 2,
-                "\(metrics)")
-            #expect(
-                HTTPLimitsTests.value(
-                    #"trellis_http_connections_closed_total{server="health",reason="body_timeout"}"#, metrics) == 2,
-                "\(metrics)")
-            #expect(trellis.output.contains("body_timeout"), "\(trellis.output)")
-
-            #expect(try await trellis.terminate() == 0)
+            #expect(try await timedOut("socketio") - before.socketIO == 2)
+            #expect(try await timedOut("health") - before.health == 2)
+            #expect(servers.log.contains("body_timeout"))
         }
     }
 }

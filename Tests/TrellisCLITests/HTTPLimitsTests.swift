@@ -13,9 +13,9 @@ import TrellisTestSupport
 /// health server at once, hold no more than each cap and are gone after the header timeout, while
 /// `/readyz` answers and a real python-socketio client connects, registers and hears a press; and
 /// kept-alive connections that did send a request fill the cap, so a new one is closed at once,
-/// until the idle timeout closes them; and Socket.IO sessions, which keep Engine.IO's own rules, outlive
-/// an idle timeout far shorter than their silences; and a WebSocket upgrade left without its probe ends with
-/// its session (on the Socket.IO server alone, in this process). `Tests/HTTP/slow_connections.py` opens the connections.
+/// until the idle timeout closes them; and Socket.IO sessions, which keep Engine.IO's own rules, outlive an
+/// idle timeout far shorter than their silences; and a WebSocket upgrade left without its probe ends with its
+/// session. All but the first on the servers alone, in this process (``InProcessServers``). `Tests/HTTP/slow_connections.py` opens the connections.
 @Suite("HTTP servers: slow and idle connections are bounded", .serialized)
 struct HTTPLimitsTests {
     static let script = SocketIOClientTests.root.appendingPathComponent("Tests/HTTP/slow_connections.py").path
@@ -87,52 +87,50 @@ struct HTTPLimitsTests {
 
     @Test("kept-alive connections fill the cap: the excess is closed at once, the idle timeout frees them")
     func idleConnections() async throws {
-        try await withTestBroker { broker in
-            let (trellis, ports) = try await TrellisBinary.startRelay(
-                broker: broker, servers: ["--health", "--metrics"],
-                environment: ["TRELLIS_HTTP_IDLE_TIMEOUT": "3", "TRELLIS_HTTP_MAX_CONNECTIONS": "16"])
-
-            let flood = try TrellisBinary.start(
+        try await InProcessServers.with(
+            [.health, .metrics], environment: ["TRELLIS_HTTP_IDLE_TIMEOUT": "3", "TRELLIS_HTTP_MAX_CONNECTIONS": "16"]
+        ) { servers in
+            let overCapacity = #"trellis_http_connections_closed_total{server="health",reason="over_capacity"}"#
+            let before = try await InProcessServers.value(overCapacity, port: servers.ports[1])
+            let output = try await Self.python(
                 [
-                    Self.script, "--port", "\(ports[0])", "--count", "40", "--mode", "keepalive",
+                    Self.script, "--port", "\(servers.ports[0])", "--count", "40", "--mode", "keepalive",
                     "--path", "/livez", "--early", "1.5"
-                ], executable: "/usr/bin/python3")
-            try await flood.waitForOutput(#""event": "opened""#, timeout: .seconds(60))
-            let opened = try #require(Self.event("opened", flood.output))
+                ], timeout: .seconds(60))
+            let opened = try #require(Self.event("opened", output), "\(output)")
             // Sixteen answered and held; each of the other 24 was closed before any answer.
-            #expect(opened["open"] as? Int == 16, "\(flood.output)")
-            #expect(opened["answered"] as? Int == 16, "\(flood.output)")
-
-            #expect(try await flood.waitForExit(timeout: .seconds(60)) == 0, "\(flood.output)")
-            let done = try #require(Self.event("done", flood.output))
-            #expect(done["early"] as? Int == 24 && done["late"] as? Int == 16, "\(flood.output)")
+            #expect(opened["open"] as? Int == 16, "\(output)")
+            #expect(opened["answered"] as? Int == 16, "\(output)")
+            let done = try #require(Self.event("done", output), "\(output)")
+            #expect(done["early"] as? Int == 24 && done["late"] as? Int == 16, "\(output)")
             // Not before the idle timeout (how long after it, on a loaded machine, is the benchmark's business).
-            #expect((done["late_min"] as? Double ?? 0) >= 2.9, "\(flood.output)")
+            #expect((done["late_min"] as? Double ?? 0) >= 2.9, "\(output)")
 
-            let (_, metrics) = try await MetricsTests.get("http://127.0.0.1:\(ports[1])/metrics")
-            #expect(
-                Self.value(#"trellis_http_connections_closed_total{server="health",reason="over_capacity"}"#, metrics)
-                    == 24, "\(metrics)")
+            #expect(try await InProcessServers.value(overCapacity, port: servers.ports[1]) - before == 24)
             // Room again: the probe answers.
-            let (status, _) = try await MetricsTests.get("http://127.0.0.1:\(ports[0])/readyz")
+            let (status, _) = try await MetricsTests.get("http://127.0.0.1:\(servers.ports[0])/livez")
             #expect(status == 200)
-
-            #expect(try await trellis.terminate() == 0)
         }
     }
 
     @Test("Socket.IO sessions over WebSocket and long-polling outlive a short idle timeout")
     func sessionsOutliveIdleTimeout() async throws {
-        try await withTestBroker { broker in
-            let (trellis, ports) = try await TrellisBinary.startRelay(
-                broker: broker, servers: ["--socketio", "--metrics"],
-                environment: ["TRELLIS_HTTP_IDLE_TIMEOUT": "1", "TRELLIS_HTTP_HEADER_TIMEOUT": "1"])
+        try await InProcessServers.with(
+            [.socketIO, .metrics], environment: ["TRELLIS_HTTP_IDLE_TIMEOUT": "1", "TRELLIS_HTTP_HEADER_TIMEOUT": "1"]
+        ) { servers in
+            let (socketIO, metrics) = (servers.ports[0], servers.ports[1])
+            let opened = #"trellis_socketio_sessions_opened_total{protocol="eio4"}"#
+            let pingTimeouts = #"trellis_socketio_sessions_closed_total{reason="ping_timeout"}"#
+            let before = (
+                opened: try await InProcessServers.value(opened, port: metrics),
+                pingTimeouts: try await InProcessServers.value(pingTimeouts, port: metrics)
+            )
             let button = "door-\(UUID().uuidString.prefix(6))"
             var clients: [TrellisBinary] = []
             for transports in ["websocket", "polling"] {
                 clients.append(
                     try await SocketIOClientTests.startP2O([
-                        "--url", "http://127.0.0.1:\(ports[0])", "--button", button, "--presses", "1",
+                        "--url", "http://127.0.0.1:\(socketIO)", "--button", button, "--presses", "1",
                         "--transports", transports, "--timeout", "60"
                     ]))
             }
@@ -141,19 +139,16 @@ struct HTTPLimitsTests {
             // kept-alive connection of its own. A WebSocket is not HTTP any more, and a long poll is a
             // request in progress: neither is cut.
             for _ in 0..<4 {
-                let idle = try TrellisBinary.start(
+                let idle = try await Self.python(
                     [
-                        Self.script, "--port", "\(ports[0])", "--count", "1", "--mode", "keepalive",
-                        "--path", "/", "--early", "0.5"
-                    ], executable: "/usr/bin/python3")
-                #expect(try await idle.waitForExit(timeout: .seconds(60)) == 0, "\(idle.output)")
-                let done = try #require(Self.event("done", idle.output), "\(idle.output)")
+                        Self.script, "--port", "\(socketIO)", "--count", "1", "--mode", "keepalive", "--path", "/",
+                        "--early", "0.5"
+                    ], timeout: .seconds(60))
+                let done = try #require(Self.event("done", idle), "\(idle)")
                 #expect(
-                    done["late"] as? Int == 1 && done["still_open"] as? Int == 0,
-                    "closed by the idle timeout: \(idle.output)")
+                    done["late"] as? Int == 1 && done["still_open"] as? Int == 0, "closed by the idle timeout: \(idle)")
             }
-            let presser = try await TestClients.connect(to: broker)
-            try await presser.publishAndWait(topic: "p2o/buttons/\(button)/press", payload: [])
+            servers.press(button)
             // Each client (which does not reconnect) heard the press on the session it opened.
             for client in clients {
                 #expect(try await client.waitForExit(timeout: .seconds(60)) == 0, "\(client.output)")
@@ -161,12 +156,10 @@ struct HTTPLimitsTests {
                 #expect(events.filter { $0.name == "button-press" }.count == 1, "\(client.output)")
                 #expect(events.filter { $0.name == "connect" }.count == 1, "\(client.output)")
             }
-            let (_, metrics) = try await MetricsTests.get("http://127.0.0.1:\(ports[1])/metrics")
-            #expect(Self.value(#"trellis_socketio_sessions_opened_total{protocol="eio4"}"#, metrics) == 2, "\(metrics)")
-            #expect(!metrics.contains(#"reason="ping_timeout""#), "\(metrics)")
-
-            #expect(try await trellis.terminate() == 0)
-            await presser.shutdown()
+            #expect(try await InProcessServers.value(opened, port: metrics) - before.opened == 2)
+            #expect(
+                try await InProcessServers.value(pingTimeouts, port: metrics) == before.pingTimeouts,
+                "no session closed for a missed ping")
         }
     }
 
@@ -185,36 +178,11 @@ struct HTTPLimitsTests {
         }
     }
 
-    /// Runs `body` with the Socket.IO server of `trellis run` in this process on a free loopback port,
-    /// on a relay that is never connected: what the HTTP layer and the sessions decide alone needs no
-    /// broker and no `trellis` process.
+    /// Runs `body` with the Socket.IO server of `trellis run` in this process on a free loopback port
+    /// (``InProcessServers``): what the HTTP layer and the sessions decide alone needs no broker and
+    /// no `trellis` process.
     static func withSocketIOServer(_ body: (Int) async throws -> Void) async throws {
-        var quiet = Logger(label: "trellis.test.socketio")
-        quiet.logLevel = .critical
-        let store = try SQLiteStore.inMemory()
-        let nobody = try LoopbackSocket(listening: false)
-        let client = try MQTTClient(
-            configuration: MQTTConfiguration(host: "127.0.0.1", port: nobody.port, clientID: "socketio-test"))
-        let relay = RelayService(client: client, store: store, settings: RelaySettings(), logger: quiet)
-        let port = try #require(PortProbe.freeLoopbackPort())
-        let group = SocketIOServer.service(
-            address: ListenAddress(host: "127.0.0.1", port: port), relay: relay, settings: SocketIOSettings(),
-            logger: quiet)
-        let running = Task { try await group.run() }
-        let outcome: Result<Void, any Error>
-        do {
-            try await eventually("the Socket.IO server listens") {
-                PortProbe.isAccepting(host: "127.0.0.1", port: port)
-            }
-            try await body(port)
-            outcome = .success(())
-        } catch {
-            outcome = .failure(error)
-        }
-        await group.triggerGracefulShutdown()
-        _ = await running.result
-        try await store.close()
-        try outcome.get()
+        try await InProcessServers.with([.socketIO]) { try await body($0.ports[0]) }
     }
 
     /// Runs python3 with `arguments` to its end and returns what it printed; throws after `timeout`.

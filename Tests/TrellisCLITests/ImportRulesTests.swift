@@ -76,7 +76,7 @@ struct ImportRulesTests {
         #expect(relay.modules == ["TrellisCore", "TrellisMQTTTypes", "TrellisStore"])
         #expect(
             relay.onlyIn["TrellisMQTT"] == [
-                "Relay/RelayService.swift", "Relay/RetainedStateReconciler.swift", "Relay/RetainedSweep.swift",
+                "Relay/RelayService.swift", "Relay/MessageOutlet.swift", "Relay/RetainedStateReconciler.swift",
                 "Replay/LiveReplay.swift"
             ])
         #expect(try Self.rules()["TrellisMQTTTypes"]?.modules.isEmpty == true)

@@ -44,10 +44,21 @@ struct SocketIOClientTests {
     static func hearOnePress(
         url: String, button: String, presser: MQTTClient, _ arguments: [String]
     ) async throws -> TrellisBinary {
+        try await hearOnePress(url: url, button: button, arguments) {
+            try await presser.publishAndWait(topic: "p2o/buttons/\(button)/press", payload: [])
+        }
+    }
+
+    /// Starts the P2O client on `url` for `button`, with `arguments` beside those, to hear one press;
+    /// runs `press` once the client registered, and expects the client to exit 0, having heard it.
+    @discardableResult
+    static func hearOnePress(
+        url: String, button: String, _ arguments: [String], press: () async throws -> Void
+    ) async throws -> TrellisBinary {
         let client = try await startP2O(
             ["--url", url, "--button", button, "--presses", "1", "--timeout", "60"] + arguments)
         try await client.waitForOutput(#""event": "registered""#, timeout: .seconds(60))
-        try await presser.publishAndWait(topic: "p2o/buttons/\(button)/press", payload: [])
+        try await press()
         #expect(try await client.waitForExit(timeout: .seconds(60)) == 0, "\(client.output)")
         return client
     }

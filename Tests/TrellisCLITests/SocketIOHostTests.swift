@@ -1,13 +1,11 @@
 import Foundation
 import Testing
-import TrellisBroker
-import TrellisMQTT
 import TrellisTestSupport
 
-/// DNS rebinding against a running `trellis run`: a page at `http://evil.example:PORT` whose name is
+/// DNS rebinding against the servers of `trellis run` (in this process): a page at `http://evil.example:PORT` whose name is
 /// made to resolve to the Pi sends `Host` and `Origin` both `evil.example:PORT`. Its Socket.IO
 /// handshake, poll, POST, preflight and WebSocket upgrade are refused (421, the upgrade not made), and
-/// so is its same-origin GET without `Origin`; so are its reads of `/metrics` and `/readyz`; a real
+/// so is its same-origin GET without `Origin`; so are its reads of the metrics and health servers; a real
 /// python-socketio client sending what such a page sends is refused, one reaching the endpoint by a
 /// name in `http.allowed_hosts` connects and hears a press. Apps and scripts that dial a name and are
 /// not pages (no `Origin`, no `Sec-Fetch-Site`) are served. Requests are made to 127.0.0.1 with the
@@ -21,19 +19,27 @@ struct SocketIOHostTests {
     func rebinding() async throws {
         // The client's environment is made before the relay starts, not while it runs.
         _ = try await SocketIOClientTests.environments.value
-        try await withTestBroker { broker in
-            let (trellis, ports) = try await TrellisBinary.startRelay(
-                broker: broker, servers: ["--socketio", "--metrics", "--health"],
-                environment: ["TRELLIS_HTTP_ALLOWED_HOSTS": "trellis.lan"]
-            ) { _ in ["--socketio-allowed-origins", "http://p2o.example:3000"] }
+        try await InProcessServers.with(
+            [.socketIO, .metrics, .health], environment: ["TRELLIS_HTTP_ALLOWED_HOSTS": "trellis.lan"],
+            flags: ["buttons.socketio_allowed_origins": .string("http://p2o.example:3000")]
+        ) { servers in
+            let ports = servers.ports
             let url = "http://127.0.0.1:\(ports[0])", evil = "evil.example:\(ports[0])"
+            let socketIORefusals = #"trellis_socketio_refused_total{reason="unknown_host"}"#
+            func refusals(_ server: String) -> String {
+                #"trellis_http_requests_refused_total{server="\#(server)",reason="unknown_host"}"#
+            }
+            let before = (
+                socketIO: try await InProcessServers.value(socketIORefusals, port: ports[1]),
+                metrics: try await InProcessServers.value(refusals("metrics"), port: ports[1]),
+                health: try await InProcessServers.value(refusals("health"), port: ports[1])
+            )
 
             func ask(host: String, origin: String?, fetchSite: String? = nil) async throws -> [String: Any] {
-                let run = try TrellisBinary.start(
+                let output = try await HTTPLimitsTests.python(
                     [Self.probe, "--url", url, "--host", host] + (origin.map { ["--origin", $0] } ?? [])
-                        + (fetchSite.map { ["--fetch-site", $0] } ?? []), executable: "/usr/bin/python3")
-                #expect(try await run.waitForExit(timeout: .seconds(30)) == 0, "\(run.output)")
-                return try #require(SocketIOBrowserTests.events(run.output).last, "\(run.output)")
+                        + (fetchSite.map { ["--fetch-site", $0] } ?? []), timeout: .seconds(30))
+                return try #require(SocketIOBrowserTests.events(output).last, "\(output)")
             }
             func status(_ answer: [String: Any], _ request: String) -> Int? {
                 (answer[request] as? [String: Any])?["status"] as? Int
@@ -66,15 +72,15 @@ struct SocketIOHostTests {
             }
 
             // The metrics and health servers: a page's read by an unknown name refused; Prometheus
-            // and an address typed into a browser are not pages.
+            // and an address typed into a browser are not pages. (/livez: a relay without a broker
+            // is alive and not ready, and the host check comes before either.)
             for port in [ports[1], ports[2]] {
                 func get(_ host: String, origin: String? = nil, fetchSite: String? = nil) async throws -> Int? {
-                    let run = try TrellisBinary.start(
-                        [Self.hostProbe, "--port", "\(port)", "--path", "/readyz", "--host", host]
+                    let output = try await HTTPLimitsTests.python(
+                        [Self.hostProbe, "--port", "\(port)", "--path", "/livez", "--host", host]
                             + (origin.map { ["--origin", $0] } ?? []) + (fetchSite.map { ["--fetch-site", $0] } ?? []),
-                        executable: "/usr/bin/python3")
-                    #expect(try await run.waitForExit(timeout: .seconds(30)) == 0, "\(run.output)")
-                    return SocketIOBrowserTests.events(run.output).last?["status"] as? Int
+                        timeout: .seconds(30))
+                    return SocketIOBrowserTests.events(output).last?["status"] as? Int
                 }
                 let name = "evil.example:\(port)"
                 #expect(try await get(name, fetchSite: "same-origin") == 421)
@@ -91,34 +97,19 @@ struct SocketIOHostTests {
                 "--host", evil, "--origin", "http://\(evil)", "--timeout", "20"
             ])
             #expect(try await refused.waitForExit(timeout: .seconds(60)) == 3, "\(refused.output)")
-            let presser = try await TestClients.connect(to: broker)
             let listed = "trellis.lan:\(ports[0])"
+            let button = "door-\(UUID().uuidString.prefix(6))"
             try await SocketIOClientTests.hearOnePress(
-                url: url, button: "door-\(UUID().uuidString.prefix(6))", presser: presser,
-                ["--transports", "polling", "--host", listed, "--origin", "http://\(listed)"])
+                url: url, button: button, ["--transports", "polling", "--host", listed, "--origin", "http://\(listed)"]
+            ) { servers.press(button) }
 
             // Counted; logged once per host name and server, not once per request.
-            let (_, metrics) = try await MetricsTests.get("http://127.0.0.1:\(ports[1])/metrics")
-            #expect(
-                (HTTPLimitsTests.value(#"trellis_socketio_refused_total{reason="unknown_host"}"#, metrics) ?? 0) >= 6,
-                "\(metrics)")
-            for server in ["metrics", "health"] {
-                let refusals = HTTPLimitsTests.value(
-                    #"trellis_http_requests_refused_total{server="\#(server)",reason="unknown_host"}"#, metrics)
-                #expect(refusals == 2, "\(server): \(metrics)")
-            }
-            let socketIOLines =
-                trellis.output.components(
-                    separatedBy: "Socket.IO requests from a web page for an unknown host name refused"
-                ).count - 1
-            #expect(socketIOLines == 1, "\(trellis.output)")
-            let httpLines =
-                trellis.output.components(separatedBy: "HTTP requests from a web page for an unknown host name refused")
-                .count - 1
-            #expect(httpLines == 2, "\(trellis.output)")
-
-            #expect(try await trellis.terminate() == 0)
-            await presser.shutdown()
+            let socketIO = try await InProcessServers.value(socketIORefusals, port: ports[1]) - before.socketIO
+            #expect(socketIO >= 6, "\(socketIO)")
+            #expect(try await InProcessServers.value(refusals("metrics"), port: ports[1]) - before.metrics == 2)
+            #expect(try await InProcessServers.value(refusals("health"), port: ports[1]) - before.health == 2)
+            #expect(servers.logged("Socket.IO requests from a web page for an unknown host name refused") == 1)
+            #expect(servers.logged("HTTP requests from a web page for an unknown host name refused") == 2)
         }
     }
 }

@@ -1,10 +1,8 @@
 import Foundation
 import Testing
-import TrellisBroker
-import TrellisMQTT
 import TrellisTestSupport
 
-/// Which web pages may use the Socket.IO endpoint of a running `trellis run`: requests without an
+/// Which web pages may use the Socket.IO endpoint of `trellis run` (its servers in this process): requests without an
 /// `Origin` (apps, scripts), the endpoint's own origin and the configured ones pass on every
 /// request (handshake, poll, POST, preflight, WebSocket upgrade), with only an allowed origin named
 /// in `Access-Control-Allow-Origin`; a foreign page is refused on each (403, the upgrade not made),
@@ -15,21 +13,21 @@ import TrellisTestSupport
 struct SocketIOOriginTests {
     @Test("own, configured and no origin pass; foreign origins are refused on polling and the WebSocket upgrade")
     func origins() async throws {
-        // The client's environment is made before the relay starts, not while it runs.
+        // The client's environment is made before the servers start, not while they run.
         _ = try await SocketIOClientTests.environments.value
-        try await withTestBroker { broker in
-            let (trellis, ports) = try await TrellisBinary.startRelay(
-                broker: broker, servers: ["--socketio", "--metrics"]
-            ) { _ in ["--socketio-allowed-origins", "http://p2o.example:3000, https://Buttons.Example"] }
-            let url = "http://127.0.0.1:\(ports[0])"
+        try await InProcessServers.with(
+            [.socketIO, .metrics],
+            flags: ["buttons.socketio_allowed_origins": .string("http://p2o.example:3000, https://Buttons.Example")]
+        ) { servers in
+            let url = "http://127.0.0.1:\(servers.ports[0])"
             let probe = SocketIOClientTests.root.appendingPathComponent("Tests/SocketIO/origin_probe.py").path
+            let refusals = #"trellis_socketio_refused_total{reason="foreign_origin"}"#
+            let before = try await InProcessServers.value(refusals, port: servers.ports[1])
 
             func ask(_ origin: String?) async throws -> [String: Any] {
-                let run = try TrellisBinary.start(
-                    [probe, "--url", url] + (origin.map { ["--origin", $0] } ?? []),
-                    executable: "/usr/bin/python3")
-                #expect(try await run.waitForExit(timeout: .seconds(30)) == 0, "\(run.output)")
-                return try #require(SocketIOBrowserTests.events(run.output).last, "\(run.output)")
+                let output = try await HTTPLimitsTests.python(
+                    [probe, "--url", url] + (origin.map { ["--origin", $0] } ?? []), timeout: .seconds(30))
+                return try #require(SocketIOBrowserTests.events(output).last, "\(output)")
             }
             func status(_ answer: [String: Any], _ request: String) -> Int? {
                 (answer[request] as? [String: Any])?["status"] as? Int
@@ -53,7 +51,7 @@ struct SocketIOOriginTests {
             }
 
             // Foreign: another site, and the same host on another port. Never echoed.
-            let foreign = ["http://evil.example", "http://127.0.0.1:\(ports[1])"]
+            let foreign = ["http://evil.example", "http://127.0.0.1:\(servers.ports[1])"]
             for origin in foreign {
                 let answer = try await ask(origin)
                 for request in ["handshake", "poll", "post", "preflight"] {
@@ -72,25 +70,18 @@ struct SocketIOOriginTests {
                 "--origin", "http://evil.example", "--timeout", "20"
             ])
             #expect(try await refused.waitForExit(timeout: .seconds(60)) == 3, "\(refused.output)")
-            let presser = try await TestClients.connect(to: broker)
             // Polling alone: websocket-client adds an Origin of its own beside the one given, and a
             // request naming two origins is refused (the probe above covers the upgrade).
+            let button = "door-\(UUID().uuidString.prefix(6))"
             try await SocketIOClientTests.hearOnePress(
-                url: url, button: "door-\(UUID().uuidString.prefix(6))", presser: presser,
-                ["--transports", "polling", "--origin", "http://p2o.example:3000"])
+                url: url, button: button, ["--transports", "polling", "--origin", "http://p2o.example:3000"]
+            ) { servers.press(button) }
 
             // Every foreign request counted (five per probe, one for the refused client's handshake);
             // one log line per origin.
-            let (_, metrics) = try await MetricsTests.get("http://127.0.0.1:\(ports[1])/metrics")
-            let refusals =
-                HTTPLimitsTests.value(#"trellis_socketio_refused_total{reason="foreign_origin"}"#, metrics) ?? 0
-            #expect(refusals >= 5 * foreign.count + 1, "\(metrics)")
-            let logged =
-                trellis.output.components(separatedBy: "Socket.IO requests from a foreign origin refused").count - 1
-            #expect(logged == foreign.count, "\(trellis.output)")
-
-            #expect(try await trellis.terminate() == 0)
-            await presser.shutdown()
+            let counted = try await InProcessServers.value(refusals, port: servers.ports[1]) - before
+            #expect(counted >= 5 * foreign.count + 1, "\(counted)")
+            #expect(servers.logged("Socket.IO requests from a foreign origin refused") == foreign.count)
         }
     }
 }

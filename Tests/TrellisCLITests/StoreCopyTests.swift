@@ -1,8 +1,6 @@
 import Foundation
 import Testing
-import TrellisBroker
 import TrellisCore
-import TrellisMQTT
 import TrellisStore
 import TrellisStorePostgres
 import TrellisStoreSQLite
@@ -10,9 +8,10 @@ import TrellisTestSupport
 import TrellisApplication
 @testable import trellis
 
-/// `trellis store copy`: a state made on SQLite, copied into a fresh PostgreSQL database by the binary,
-/// then served from there by `trellis run` as the old relay served it; the way back and the refusals
-/// run the copy (`StateCopy`) in-process.
+/// `trellis store copy`: a state made on SQLite, copied into a fresh PostgreSQL database by the command
+/// (run in the process, its target from `TRELLIS_STATE_STORE`), then served from there by the relay's
+/// engine as the old relay served it; the way back and the refusals run the copy (`StateCopy`). The
+/// `store` family's run of the binary is `StoreBackupTests`'.
 @Suite("trellis store copy", .enabled(if: PostgresTestServer.isRequired))
 struct StoreCopyTests {
     /// Fills an SQLite state with a row in every table the copy moves.
@@ -51,26 +50,34 @@ struct StoreCopyTests {
         try await store.close()
     }
 
+    /// What `trellis store copy ARGUMENTS` prints, run in the process as the binary runs it, with
+    /// `TRELLIS_STATE_STORE` naming `url` (the target when there is no --to).
+    static func copied(_ arguments: [String], into url: PostgresURL) async throws -> [String] {
+        let command = try #require(
+            try TrellisCommand.parseAsRoot(["store", "copy"] + arguments) as? StoreCommand.Copy)
+        return try await EffectiveConfiguration.$environment.withValue(["TRELLIS_STATE_STORE": url.urlWithPassword]) {
+            try await command.copied()
+        }
+    }
+
     @Test(
         "a state copied from SQLite reads back the same on PostgreSQL, a second copy is refused, and a relay serves it")
     func copyAndServe() async throws {
         let state = temporaryDirectory()
         try await Self.makeState(in: state)
         try await PostgresTestServer.withDatabase { url in
-            var environment = ProcessInfo.processInfo.environment
-            environment["TRELLIS_STATE_STORE"] = url.urlWithPassword
-            let copied = try await TrellisBinary.run(["store", "copy", "--from", state], environment: environment)
-            #expect(copied.status == 0, "\(copied.output)")
-            #expect(copied.output.contains("plant: 2 rows"))
-            #expect(copied.output.contains("button_press: 3 rows"))
-            #expect(!copied.output.contains(url.password ?? "no password"), "the password was printed")
+            let copied = try await Self.copied(["--from", state], into: url)
+            #expect(copied.contains("plant: 2 rows"), "\(copied)")
+            #expect(copied.contains("button_press: 3 rows"), "\(copied)")
+            #expect(!copied.joined().contains(url.password ?? "no password"), "the password was printed")
 
-            let again = try await TrellisBinary.run(["store", "copy", "--from", state], environment: environment)
-            #expect(again.status == 1)
-            #expect(again.output.contains("already holds a state"))
-            let replaced = try await TrellisBinary.run(
-                ["store", "copy", "--from", state, "--replace"], environment: environment)
-            #expect(replaced.status == 0, "\(replaced.output)")
+            // A CommandFailure: the executable prints it and exits 1.
+            await #expect {
+                try await Self.copied(["--from", state], into: url)
+            } throws: {
+                $0 is CommandFailure && "\($0)".contains("already holds a state")
+            }
+            _ = try await Self.copied(["--from", state, "--replace"], into: url)
 
             let sqlite = try SQLiteStore(directory: state)
             let postgres = try await PostgresStore.connect(url, owner: "checker")
@@ -88,24 +95,18 @@ struct StoreCopyTests {
             try await postgres.close()
 
             // The relay on the copy answers as the old one did: two plants, three presses missed (`count`).
-            try await withTestBroker { broker in
-                let relay = try TrellisBinary.start(
-                    ["run", "--broker", broker.address, "--state", temporaryDirectory()],
-                    environment: environment)
-                try await relay.waitForOutput("connected to the broker")
-                let (phone, seen) = try await TestClients.connectCollecting(
-                    to: broker, id: "phone", "rpi/fromrpi/phone", "p2o/clients/phone/register-response")
+            try await closing(try await PostgresStore.connect(url, owner: "relay")) { store in
+                let relay = EngineHarness(store: store)
                 let ask = "ID:1;sender:phone;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants"
-                try await phone.publishAndWait(topic: "rpi/torpi/phone", payload: Array(ask.utf8))
-                try await phone.publishAndWait(topic: "p2o/clients/phone/register", payload: Array("door".utf8))
-                let count = try await seen.messages(on: "rpi/fromrpi/phone")
-                #expect(count[0].text == "ID:1;sender:Host-RPI3B+;receiver:phone;payload:2;operation:RES_numPlants")
-                let registered = try await seen.messages(on: "p2o/clients/phone/register-response")
+                let count = await relay.send(ask, on: "rpi/torpi/phone").first { $0.topic == "rpi/fromrpi/phone" }
+                #expect(count?.text == "ID:1;sender:Host-RPI3B+;receiver:phone;payload:2;operation:RES_numPlants")
+                let registered = await relay.send("door", on: "p2o/clients/phone/register").first {
+                    $0.topic == "p2o/clients/phone/register-response"
+                }
                 #expect(
-                    registered[0].text?.hasPrefix(#"{"button":{"count":3,"history":["#) == true,
-                    "\(registered[0].text ?? "")")
-                #expect(try await relay.terminate() == 0)
-                await phone.shutdown()
+                    registered?.text?.hasPrefix(#"{"button":{"count":3,"history":["#) == true,
+                    "\(registered?.text ?? "")")
+                try await store.flush()
             }
         }
     }

@@ -107,7 +107,7 @@ public final class LocalButtonClients: Sendable {
         }
         for reply in replies where !deliver(reply, buttonPrefix: engine.settings.buttonPrefix) {
             do {
-                try relay.client.publish(reply)
+                try relay.outlet.publish(reply)
             } catch {
                 engine.logger.error(
                     "could not publish a reply", metadata: ["topic": "\(reply.topic)", "error": "\(error)"])

@@ -43,7 +43,7 @@ extension RelayService {
     private func announce() async {
         let engine = self.engine
         guard let homeAssistant = engine.homeAssistant else { return }
-        let client = self.client
+        let outlet = self.outlet
         let logger = self.logger
         var unawaited = 0
         await homeAssistant.announce(store: engine.store, ledger: engine.discovery, logger: logger) { messages in
@@ -51,13 +51,11 @@ extension RelayService {
                 unawaited += 1
                 do {
                     if unawaited < Self.discoveryPace {
-                        try client.publish(message)
+                        try outlet.publish(message)
                         continue
                     }
                     unawaited = 0
-                    try await client.publishAndWait(
-                        topic: message.topic, payload: message.payload, qos: message.qos,
-                        retain: message.retain, properties: message.properties)
+                    try await outlet.publishAndWait(message)
                 } catch {
                     guard !Task.isCancelled else { return }
                     logger.error(

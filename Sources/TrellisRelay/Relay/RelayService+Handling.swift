@@ -154,7 +154,7 @@ extension RelayService {
         if output.announcesDiscovery { announceToHomeAssistant() }
         for reply in output.publishes where !localClients.deliver(reply, buttonPrefix: engine.settings.buttonPrefix) {
             do {
-                try client.publish(reply)
+                try outlet.publish(reply)
                 reconciler?.published(reply, engine: engine)
             } catch {
                 logger.error("could not publish a reply", metadata: ["topic": "\(reply.topic)", "error": "\(error)"])

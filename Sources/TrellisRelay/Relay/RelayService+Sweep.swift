@@ -19,7 +19,7 @@ extension RelayService {
         let engine = self.engine
         do {
             let sweep = RetainedSweep(plan: sweepPlan(earlier: earlier), engine: engine, logger: logger)
-            let outcome = try await sweep.run(on: client, inbox: sweepInbox)
+            let outcome = try await sweep.run(on: outlet, inbox: sweepInbox)
             logger.info(
                 "swept the retained topics",
                 metadata: ["read": "\(outcome.read)", "cleared": "\(outcome.cleared.count)"])

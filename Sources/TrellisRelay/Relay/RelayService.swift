@@ -13,6 +13,9 @@ import TrellisStore
 /// disconnects cleanly (so the will is not needed).
 public final class RelayService: Service, Sendable {
     public let client: MQTTClient
+    /// Where the service's own messages and its later subscriptions go: the client, unless the
+    /// service was made with another outlet (``MessageOutlet``).
+    public let outlet: any MessageOutlet
 
     /// The time in nanoseconds, for how long a message's handling took (``BootClock``: cheaper than
     /// `ContinuousClock`, whose `Duration`s divide 128-bit numbers to give nanoseconds).
@@ -48,8 +51,10 @@ public final class RelayService: Service, Sendable {
     private let onlinePeers = Mutex<Set<String>>([])
 
     /// Creates the service; `client` must have been configured with `RelayService.will(for:)`.
-    public init(client: MQTTClient, engine: RelayEngine, logger: Logger) {
+    /// `outlet`: where the service publishes and subscribes while it runs; the client when nil.
+    public init(client: MQTTClient, engine: RelayEngine, logger: Logger, outlet: (any MessageOutlet)? = nil) {
         self.client = client
+        self.outlet = outlet ?? client
         self.current = Mutex(engine)
         self.logger = logger
         if engine.settings.shareGroup != nil, let lock = engine.store as? any SharedLocking {
@@ -90,11 +95,11 @@ public final class RelayService: Service, Sendable {
         let before = Set(old.routes.subscriptions.map(\.filter))
         let after = Set(new.routes.subscriptions.map(\.filter))
         for subscription in new.routes.subscriptions where !before.contains(subscription.filter) {
-            try await client.subscribe(settings.brokerSubscription(subscription))
+            try await outlet.subscribe(settings.brokerSubscription(subscription))
         }
         current.withLock { $0 = new }
         for filter in before.subtracting(after).sorted() {
-            try client.unsubscribe(old.settings.brokerSubscription(MQTTSubscription(filter)).filter)
+            try outlet.unsubscribe(old.settings.brokerSubscription(MQTTSubscription(filter)).filter)
         }
         if old.settings.homeAssistant?.withStatusTopics([]) == settings.homeAssistant?.withStatusTopics([]),
             old.settings.homeAssistant != settings.homeAssistant
@@ -186,9 +191,7 @@ public final class RelayService: Service, Sendable {
                 connectedBefore = true
                 logger.info("connected to the broker", metadata: ["session_present": "\(sessionPresent)"])
                 do {
-                    try client.publish(
-                        topic: engine.settings.statusTopic, payload: Array("online".utf8),
-                        qos: .atLeastOnce, retain: true)
+                    try publishStatus("online")
                 } catch {
                     logger.error("could not publish online status: \(error)")
                 }
@@ -266,16 +269,6 @@ public final class RelayService: Service, Sendable {
         }
     }
 
-    private func publish(_ messages: [MQTTMessage], what: String) {
-        for message in messages {
-            do {
-                try client.publish(message)
-            } catch {
-                logger.error("could not publish \(what)", metadata: ["topic": "\(message.topic)", "error": "\(error)"])
-            }
-        }
-    }
-
     /// Publishes `offline`, flushes the store and disconnects. The `offline` publish is not awaited:
     /// receiving has stopped, so its acknowledgement would never be read, but it is written before
     /// the DISCONNECT on the same connection, so the broker takes it first.
@@ -283,8 +276,7 @@ public final class RelayService: Service, Sendable {
         await stopAnnouncing()
         await reconciler?.finish()
         do {
-            try client.publish(
-                topic: engine.settings.statusTopic, payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
+            try publishStatus("offline")
         } catch {
             logger.warning("could not publish offline status before stopping: \(error)")
         }

@@ -3,7 +3,7 @@ import Logging
 import Metrics
 import Synchronization
 import TrellisCore
-import TrellisMQTT
+import TrellisMQTTTypes
 import TrellisStore
 
 /// Clears the retained topics that describe nothing any more (``RetainedSweepPlan``): discovery
@@ -36,10 +36,10 @@ struct RetainedSweep: Sendable {
         var cleared: [String]
     }
 
-    /// Reads the plan's retained topics through `client`, whose message loop offers every message to
-    /// the inbox in `slot` while one is there, and clears the stale ones. Errors (the broker refusing
-    /// a subscription, the store failing) are thrown with nothing cleared.
-    func run(on client: MQTTClient, inbox slot: borrowing Mutex<SweepInbox?>) async throws -> Outcome {
+    /// Reads the plan's retained topics through `outlet` (the relay's client, whose message loop
+    /// offers every message to the inbox in `slot` while one is there), and clears the stale ones.
+    /// Errors (the broker refusing a subscription, the store failing) are thrown with nothing cleared.
+    func run(on outlet: any MessageOutlet, inbox slot: borrowing Mutex<SweepInbox?>) async throws -> Outcome {
         // Judged first by what exists before the reading, so the inbox keeps only the candidates (none,
         // usually) instead of every retained topic; judged again by what exists after it, so a thing
         // created meanwhile (by another relay of the share group) is kept.
@@ -49,27 +49,27 @@ struct RetainedSweep: Sendable {
         slot.withLock { $0 = inbox }
         let reading: SweepInbox.Reading
         do {
-            try await client.subscribe(MQTTSubscription(inbox.marker, qos: .atLeastOnce))
-            for filter in plan.filters { try await client.subscribe(MQTTSubscription(filter, qos: .atLeastOnce)) }
-            try client.publish(topic: inbox.marker, payload: [], qos: .atLeastOnce, retain: false)
+            try await outlet.subscribe(MQTTSubscription(inbox.marker, qos: .atLeastOnce))
+            for filter in plan.filters { try await outlet.subscribe(MQTTSubscription(filter, qos: .atLeastOnce)) }
+            try outlet.publish(MQTTMessage(topic: inbox.marker, payload: [], qos: .atLeastOnce))
             reading = try await TimeLimit.run(within: readLimit) { try await inbox.read() }
         } catch {
-            await unsubscribe(client, inbox: inbox, slot: slot)
+            await unsubscribe(outlet, inbox: inbox, slot: slot)
             throw error
         }
-        await unsubscribe(client, inbox: inbox, slot: slot)
+        await unsubscribe(outlet, inbox: inbox, slot: slot)
 
         let after = reading.candidates.isEmpty ? before : try await facts()
         var cleared: [String] = []
         for (topic, subject) in reading.candidates.sorted(by: { $0.key < $1.key }) where after.isStale(subject) {
-            try client.publish(topic: topic, payload: [], qos: .atLeastOnce, retain: true)
+            try outlet.publish(MQTTMessage(topic: topic, payload: [], qos: .atLeastOnce, retain: true))
             Counter(label: "trellis_retained_swept_total", dimensions: [("kind", subject.kind)]).increment()
             logger.info("cleared a stale retained topic", metadata: ["topic": "\(topic)", "kind": "\(subject.kind)"])
             cleared.append(topic)
         }
         if let last = cleared.last {
             // Acknowledged in order: once the last clear is taken, all of them are.
-            try await client.publishAndWait(topic: last, payload: [], qos: .atLeastOnce, retain: true)
+            try await outlet.publishAndWait(MQTTMessage(topic: last, payload: [], qos: .atLeastOnce, retain: true))
         }
         return Outcome(read: reading.count, cleared: cleared)
     }
@@ -77,16 +77,16 @@ struct RetainedSweep: Sendable {
     /// Unsubscribes the sweep's filters, then sends the second marker and waits for it: once it is
     /// in, nothing more comes under those filters, and the loop routes every message again. If it
     /// does not come in time, the inbox stays and keeps taking the sweep's messages until it does.
-    private func unsubscribe(_ client: MQTTClient, inbox: SweepInbox, slot: borrowing Mutex<SweepInbox?>) async {
-        for filter in plan.filters { try? client.unsubscribe(filter) }
+    private func unsubscribe(_ outlet: any MessageOutlet, inbox: SweepInbox, slot: borrowing Mutex<SweepInbox?>) async {
+        for filter in plan.filters { try? outlet.unsubscribe(filter) }
         do {
-            try client.publish(topic: inbox.marker, payload: [], qos: .atLeastOnce, retain: false)
+            try outlet.publish(MQTTMessage(topic: inbox.marker, payload: [], qos: .atLeastOnce))
             try await TimeLimit.run(within: readLimit) { try await inbox.drained() }
         } catch {
             logger.warning("the retained sweep's subscriptions did not drain in time", metadata: ["error": "\(error)"])
             return
         }
-        try? client.unsubscribe(inbox.marker)
+        try? outlet.unsubscribe(inbox.marker)
         slot.withLock { current in
             if current === inbox { current = nil }
         }

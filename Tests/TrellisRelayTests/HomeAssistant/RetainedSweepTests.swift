@@ -5,9 +5,11 @@ import TrellisMQTT
 import TrellisStoreSQLite
 import TrellisTestSupport
 
-/// The retained sweep on a live relay and a real Mosquitto: retained topics left by an earlier run
-/// (ghost devices in Home Assistant) are cleared at start and after a change of discovery prefix;
-/// what still describes something, and whatever is not Trellis's, stays.
+/// The retained sweep: retained topics left by an earlier run (ghost devices in Home Assistant) are
+/// cleared at start and after a change of discovery prefix; what still describes something, and
+/// whatever is not Trellis's, stays. At start on a live relay and a real Mosquitto; the sweep's
+/// decisions after that on the relay service over each store, with an ``OutletRecorder`` keeping
+/// the retained messages.
 @Suite("Stale retained topics swept")
 struct RetainedSweepTests {
     /// Publishes each topic retained with a non-empty payload and waits until the broker took them.
@@ -70,73 +72,57 @@ struct RetainedSweepTests {
         }
     }
 
-    @Test("a sweep cancelled by the next announcement stays due and runs after it")
-    func cancelledSweepStaysDue() async throws {
-        try await withRelayHarness { relay in
+    @Test("a sweep cancelled by the next announcement stays due and runs after it", arguments: StoreKind.bothStores)
+    func cancelledSweepStaysDue(_ kind: StoreKind) async throws {
+        try await withRecordedService(kind) { service, outlet in
             let first = "homeassistant/event/trellis_button_gone/press/config"
-            let seeder = try await relay.connect()
-            try await Self.retain([first], with: seeder)
-            let watcher = try await relay.connect()
-            let inbox = try await MessageCollector.collecting(watcher, subscribedTo: [first])
-            try await relay.startRelay()
+            outlet.retain([first])
             // The start's own sweep, done once it cleared what it found.
-            try await inbox.wait(timeout: .seconds(60), "the start's sweep") { messages in
-                messages.contains { $0.topic == first && $0.payload.isEmpty }
-            }
-            let service = try #require(relay.service)
+            await service.connectedAnnouncing()
+            #expect(!outlet.retainedTopics.contains(first), "the start's sweep")
+            #expect(outlet.messages.contains { $0.topic == first && $0.payload.isEmpty && $0.retain })
+
             let second = "homeassistant/event/trellis_button_left/press/config"
-            try await Self.retain([second], with: seeder)
+            outlet.retain([second])
             // A sweep due again (as after a prefix change), cancelled before the broker answers it:
             // what an announcement that replaces the one under way does to it.
             service.dueSweep.withLock { $0 = [] }
-            let cancelled = Task { await service.sweepIfDue() }
-            cancelled.cancel()
-            await cancelled.value
+            await withTaskGroup(of: Void.self) { group in
+                group.cancelAll()
+                group.addTask { await service.sweepIfDue() }
+            }
             #expect(service.dueSweep.withLock { $0 } != nil, "the cancelled sweep is no longer due")
-            #expect(try await Self.retained([second], in: relay) == [second])
+            #expect(outlet.retainedTopics.contains(second))
             // The next announcement's sweep runs it.
             await service.sweepIfDue()
-            #expect(try await Self.retained([second], in: relay).isEmpty)
+            #expect(!outlet.retainedTopics.contains(second))
         }
     }
 
     /// A prefix of several levels is swept only once it is in use (or was just left): the start
     /// sweep reads every one-level prefix but cannot guess deeper ones.
     @Test(
-        "a move to a prefix of several levels clears the configs an earlier run left there, and this run's under the prefix left"
-    )
-    func afterPrefixChange() async throws {
-        try await withRelayHarness { relay in
+        "a move to a prefix of several levels clears the configs an earlier run left there, and this run's under the prefix left",
+        arguments: StoreKind.bothStores)
+    func afterPrefixChange(_ kind: StoreKind) async throws {
+        try await withRecordedService(kind) { service, outlet in
             let earlierRun = "site/ha/event/trellis_button_old/press/config"
             let foreign = "site/ha/sensor/zigbee2mqtt_0x00158d/temperature/config"
-            let seeder = try await relay.connect()
-            try await Self.retain([earlierRun, foreign], with: seeder)
+            let connectivity = "binary_sensor/trellis/connectivity/config"
+            outlet.retain([earlierRun, foreign])
 
-            try await relay.startRelay()
-            let (_, inbox) = try await relay.connectCollecting(
-                earlierRun, "homeassistant/binary_sensor/trellis/connectivity/config")
-            try await inbox.wait(timeout: .seconds(60), "this run's configs under homeassistant/") { messages in
-                messages.contains {
-                    $0.topic == "homeassistant/binary_sensor/trellis/connectivity/config" && !$0.payload.isEmpty
-                }
-            }
-            #expect(
-                try await Self.retained([earlierRun], in: relay) == [earlierRun],
-                "the start sweep leaves a deeper prefix alone")
+            await service.connectedAnnouncing()
+            #expect(outlet.retainedTopics.contains("homeassistant/\(connectivity)"), "this run's configs")
+            #expect(outlet.retainedTopics.contains(earlierRun), "the start sweep leaves a deeper prefix alone")
 
-            var moved = relay.settings
+            var moved = service.engine.settings
             moved.discoveryPrefix = "site/ha"
-            try await #require(relay.service).apply(moved)
-            try await inbox.wait(timeout: .seconds(60), "this run's config withdrawn and the earlier run's swept") {
-                messages in
-                messages.contains { $0.topic == earlierRun && $0.payload.isEmpty }
-                    && messages.last { $0.topic == "homeassistant/binary_sensor/trellis/connectivity/config" }?.payload
-                        .isEmpty == true
-            }
+            try await service.apply(moved)
+            await service.announced()
+            #expect(!outlet.retainedTopics.contains("homeassistant/\(connectivity)"), "this run's config withdrawn")
             #expect(
-                try await Self.retained(
-                    [earlierRun, foreign, "site/ha/binary_sensor/trellis/connectivity/config"], in: relay)
-                    == [foreign, "site/ha/binary_sensor/trellis/connectivity/config"])
+                outlet.retainedTopics.intersection([earlierRun, foreign, "site/ha/\(connectivity)"])
+                    == [foreign, "site/ha/\(connectivity)"], "the earlier run's swept, the foreign one kept")
         }
     }
 }
