@@ -35,11 +35,12 @@ TOPICS = 10
 class Run:
     """One run: the upstream namespace, both local sides, the checkers and the publisher."""
 
-    def __init__(self, binary: str, base: Path, bound: int | None, cleanup: infra.Cleanup) -> None:
+    def __init__(self, binary: str, base: Path, bound: int | None, window: int | None, cleanup: infra.Cleanup) -> None:
         self.stopping = threading.Event()
         self.upstream = Upstream(base, cleanup)
         self.sides = {
-            "trellis": TrellisSide(binary, base, self.upstream.uplink["trellis"], bound and bound * PAYLOAD, cleanup),
+            "trellis": TrellisSide(binary, base, self.upstream.uplink["trellis"], bound and bound * PAYLOAD,
+                                   window, cleanup),
             "mosquitto": MosquittoSide(base, self.upstream.uplink["mosquitto"], bound, cleanup),
         }
         self.sides["trellis"].start()
@@ -83,7 +84,7 @@ def one_run(args, fault: str, number: int, rng: random.Random, results: Path) ->
     cleanup = infra.Cleanup()
     base = Path(tempfile.mkdtemp(prefix="bridge-faults.", dir="/dev/shm" if os.access("/dev/shm", os.W_OK) else None))
     try:
-        run = Run(args.binary, base, bound, cleanup)
+        run = Run(args.binary, base, bound, args.window, cleanup)
         run.wait_linked(30)
         publisher = Publisher({name: side.port for name, side in run.sides.items()}, args.rate, TOPICS)
         cleanup.push("the publisher", publisher.stop)
@@ -103,7 +104,8 @@ def one_run(args, fault: str, number: int, rng: random.Random, results: Path) ->
             row = {"fault": fault, "run": number, "bridge": name, "at": round(at, 1), "seconds": round(seconds, 1),
                    "sent": result.sent, "lost": len(result.lost), "dup": result.duplicates,
                    "dup_id": result.duplicates_by_id, "order": len(result.out_of_order),
-                   "reported": side.dropped(), "required": None, "drain": round(waited, 1)}
+                   "reported": side.dropped(), "required": None, "drain": round(waited, 1),
+                   "catchup": catch_up(publisher, arrivals, fault_start, fault_end)}
             if bound:
                 resumed = min((a.at for a in arrivals if a.at > fault_end), default=time.monotonic())
                 backlog = sum(1 for key, t in publisher.sent_at.items() if fault_start <= t <= resumed
@@ -119,6 +121,14 @@ def one_run(args, fault: str, number: int, rng: random.Random, results: Path) ->
             shutil.copy(log, keep / f"{log.parent.name}-{log.name}")
         cleanup.run()
         shutil.rmtree(base, ignore_errors=True)
+
+
+def catch_up(publisher: Publisher, arrivals: list, fault_start: float, fault_end: float) -> float | None:
+    """Seconds from the fault's end until the last message published during the fault arrived upstream
+    (its first copy); None when none of them arrived."""
+    during = {key for key, t in publisher.sent_at.items() if fault_start <= t <= fault_end}
+    times = [a.at for a in arrivals if a.key in during]
+    return round(max(times) - fault_end, 1) if times else None
 
 
 def evidence(results: Path, row: dict, result, side, started: float) -> None:
@@ -139,7 +149,8 @@ def evidence(results: Path, row: dict, result, side, started: float) -> None:
 def table(rows: list[dict]) -> str:
     """The Markdown table: per fault and bridge, summed over the runs."""
     out = ["| fault | bridge | runs | sent | lost | duplicates | dup. after trellis-id | out of order | "
-           "dropped / required by the bound (reported) | drain s (max) |", "|---|---|---|---|---|---|---|---|---|---|"]
+           "dropped / required by the bound (reported) | caught up, s after the fault (max) |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
     for fault in dict.fromkeys(r["fault"] for r in rows):
         for bridge in ("trellis", "mosquitto"):
             group = [r for r in rows if r["fault"] == fault and r["bridge"] == bridge]
@@ -155,7 +166,7 @@ def table(rows: list[dict]) -> str:
             else:
                 dropped, lost = "—", total["lost"]
             out.append(f"| {fault} | {bridge} | {len(group)} | {total['sent']} | {lost} | {total['dup']} | {dup_id} | "
-                       f"{total['order']} | {dropped} | {max(r['drain'] for r in group)} |")
+                       f"{total['order']} | {dropped} | {max((r['catchup'] or 0) for r in group)} |")
     return "\n".join(out)
 
 
@@ -163,17 +174,19 @@ def main() -> int:
     """Parses the options, makes the runs and prints the table; exits 1 when the Trellis row fails."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--faults", default=",".join(bridge_faults.FAULTS))
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=None, help="runs of each fault (3; 1 with --short)")
     parser.add_argument("--rate", type=int, default=100, help="messages a second, each bridge")
     parser.add_argument("--load", type=float, default=150, help="seconds of traffic at least")
-    parser.add_argument("--short", action="store_true", help="short faults, 50 msg/s, 15 s of traffic, 1 run each")
+    parser.add_argument("--short", action="store_true", help="short faults, 50 msg/s, 15 s of traffic")
     parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--window", type=int, default=None, help="the Trellis bridge's window (default: its own)")
     parser.add_argument("--quiet", type=float, default=20, help="drain: seconds without arrivals that end it")
     parser.add_argument("--drain", type=float, default=300, help="drain: seconds at most")
     args = parser.parse_args()
     args.binary = os.environ.get("TRELLIS", str(infra.REPO / ".build" / "debug" / "trellis"))
     if args.short:
-        args.runs, args.rate, args.load, args.quiet, args.drain = 1, 50, 15, 10, 60
+        args.rate, args.load, args.quiet, args.drain = 50, 15, 10, 60
+    args.runs = args.runs or (1 if args.short else 3)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 30)
     print(f"seed {seed} (--seed {seed} repeats the moments and lengths), trellis {args.binary}", flush=True)
     results = infra.REPO / ".build" / "bridge-faults" / time.strftime("%Y%m%d-%H%M%S")
@@ -187,7 +200,8 @@ def main() -> int:
             for r in got:
                 print(f"{fault} #{number} {r['bridge']}: fault at {r['at']} s for {r['seconds']} s; sent {r['sent']}, "
                       f"lost {r['lost']}, dup {r['dup']} ({r['dup_id']} after id), out of order {r['order']}, "
-                      f"dropped reported {r['reported']}, required {r['required']}, drain {r['drain']} s", flush=True)
+                      f"dropped reported {r['reported']}, required {r['required']}, caught up {r['catchup']} s after the fault, "
+                      f"drained {r['drain']} s after the traffic", flush=True)
             print(f"  ({time.monotonic() - run_began:.0f} s)", flush=True)
     print(f"\n{table(rows)}\n\nseed {seed}, {time.monotonic() - began:.0f} s; logs in {results}")
     bad = [r for r in rows if r["bridge"] == "trellis" and (r["order"] or r["dup_id"] or (

@@ -112,15 +112,17 @@ class Upstream:
 
 class TrellisSide:
     """A local Mosquitto and a Trellis relay bridging it to the upstream broker, its queue bounded by
-    `max_bytes` (None: the default)."""
+    `max_bytes`, at most `window` messages unacknowledged (None: the defaults)."""
 
     name = "trellis"
 
-    def __init__(self, binary: str, base: Path, uplink: str, max_bytes: int | None, cleanup: infra.Cleanup) -> None:
+    def __init__(self, binary: str, base: Path, uplink: str, max_bytes: int | None, window: int | None,
+                 cleanup: infra.Cleanup) -> None:
         (base / "local-trellis").mkdir()
         self.broker = infra.Broker(base / "local-trellis", cleanup)
         self.broker.start()
         bound = f"    max_bytes: {max_bytes}\n" if max_bytes else ""
+        bound += f"    window: {window}\n" if window else ""
         config = base / "trellis.yaml"
         config.write_text(f"bridges:\n  cloud:\n    url: mqtt://{uplink}\n{bound}    out:\n"
                           f"      - topic: \"sensors/#\"\n        prefix: \"{PREFIX}\"\n        qos: 1\n")
@@ -169,7 +171,9 @@ class MosquittoSide:
         (base / "local-mosquitto").mkdir()
         self.broker = infra.Broker(base / "local-mosquitto", cleanup)
         host, port = uplink.rsplit(":", 1)
-        lines = ["queue_qos0_messages true", "connection cloud", f"address {host}:{port}",
+        # Mosquitto's default of 20 messages in flight (the shared broker configuration has 1,000), so that
+        # max_queued_messages bounds nearly all of what it holds, as max_bytes does Trellis's queue.
+        lines = ["max_inflight_messages 20", "queue_qos0_messages true", "connection cloud", f"address {host}:{port}",
                  f"topic sensors/# out 1 \"\" {PREFIX}", "cleansession false", "remote_clientid mb-bridge-cloud",
                  "notifications false"]
         if max_queued:
