@@ -81,6 +81,7 @@ class Upstream:
         self.checker_address = {side: (self.namespace.inside_p, port) for side, port in UPSTREAM_PORTS.items()}
 
     def _stop_proxy(self) -> None:
+        """Ends the proxy by closing its standard input; SIGKILL if it does not end."""
         if self.proxy.poll() is None:
             self.proxy.stdin.close()
             try:
@@ -133,6 +134,7 @@ class TrellisSide:
 
     @property
     def port(self) -> int:
+        """The local broker's port, the publisher's."""
         return self.broker.port
 
     def start(self) -> None:
@@ -184,9 +186,11 @@ class MosquittoSide:
 
     @property
     def port(self) -> int:
+        """The local broker's port, the publisher's."""
         return self.broker.port
 
     def start(self) -> None:
+        """Starts the local broker (and so its bridge) from its persistence file."""
         self.broker.start()
 
     def kill(self) -> None:
@@ -198,4 +202,5 @@ class MosquittoSide:
         return None
 
     def log_lines(self, words: str) -> list[str]:
+        """The local broker's log lines that contain `words`."""
         return [line for line in self.broker.log.read_text(errors="replace").splitlines() if words in line]

@@ -53,18 +53,23 @@ class Publisher:
             self.count = n + 1
 
     def acked(self, side: str) -> set[str]:
+        """The keys `side`'s local broker acknowledged."""
         return self.clients[side].acked()
 
     def uncertain(self, side: str) -> set[str]:
+        """The keys unacknowledged at a disconnect of `side`'s publisher: they may have been sent twice."""
         return set(self.clients[side].uncertain)
 
     def stop(self) -> None:
+        """Disconnects the publishers."""
         for client in self.clients.values():
             client.stop()
 
 
 @dataclass
 class Arrival:
+    """One copy of a message as it arrived upstream."""
+
     at: float
     key: str  # "k:seq"
     trellis_id: str | None
@@ -91,10 +96,12 @@ class Checker:
             raise RuntimeError(f"the checker could not connect to {address}")
 
     def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
+        """Subscribes again on each connection (the session keeps the subscription; this costs nothing)."""
         client.subscribe("site/home1/sensors/#", qos=1)
         self.connected.set()
 
     def _on_message(self, client, userdata, message) -> None:
+        """Records the arrival: its key `k:seq` from the topic and payload, and its trellis-id if any."""
         topic = message.topic.removeprefix("site/home1/sensors/")
         seq = message.payload.split(b" ", 2)[1].decode()
         ids = [v for k, v in getattr(message.properties, "UserProperty", None) or [] if k == "trellis-id"]
@@ -102,20 +109,25 @@ class Checker:
             self.arrivals.append(Arrival(time.monotonic(), f"{topic}:{seq}", ids[0] if ids else None))
 
     def keys(self) -> set[str]:
+        """The distinct messages arrived so far."""
         with self.lock:
             return {a.key for a in self.arrivals}
 
     def snapshot(self) -> list[Arrival]:
+        """Every arrival so far, in order."""
         with self.lock:
             return list(self.arrivals)
 
     def stop(self) -> None:
+        """Disconnects the checker."""
         self.client.loop_stop()
         self.client.disconnect()
 
 
 @dataclass
 class Result:
+    """What `analyze` found for one bridge in one run."""
+
     sent: int = 0
     received: int = 0
     lost: list[str] = field(default_factory=list)
