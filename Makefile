@@ -7,7 +7,7 @@ APT_PACKAGES := mosquitto mosquitto-clients libmosquitto-dev libsqlite3-dev libs
 	tcpdump tshark iproute2 ethtool
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test postgres build deps ha-deps ha-check deb deb-deps deb-check faults faults-short faults-deps bench bench-stores bench-scaling bench-instructions soak fuzz format format-check install uninstall clean embed
+.PHONY: run test postgres build deps ha-deps ha-check deb deb-deps deb-check faults faults-short faults-deps bridge-faults bridge-faults-short bench bench-stores bench-scaling bench-instructions soak fuzz format format-check install uninstall clean embed
 
 ## deps: install Mosquitto, its client tools, the C libraries, the openssl tool (the TLS tests make
 ## their certificates with it), PostgreSQL (the tests start a throwaway cluster of their own) and Prometheus
@@ -173,6 +173,22 @@ faults: faults-deps
 faults-short: faults-deps
 	$(SWIFT) build --product trellis
 	$(SUDO) env TRELLIS="$$($(SWIFT) build --show-bin-path)/trellis" "$$(Tests/Faults/setup-venv.sh)" Tests/Faults/matrix.py --short $(ARGS)
+
+## bridge-faults: Trellis's bridge and Mosquitto's own bridge side by side through the same uplink faults
+## (Tests/Faults/bridge.py, docs/bridge.md#proven-against-real-faults): 100 QoS 1 messages a second on each,
+## each fault (uplink cut, lossy and slow, flapping, the upstream broker SIGKILLed, the queue's holder
+## SIGKILLed mid-backlog, the queue's bound reached) 3 times at a random moment, on the release build; as
+## root (a network namespace). About an hour; prints a table with a Trellis and a Mosquitto row per fault.
+## ARGS passes options: ARGS='--faults cut,flap --runs 5 --seed 7'. Logs go to .build/bridge-faults/<time>/.
+bridge-faults: faults-deps
+	$(RELEASE_BUILD) --product trellis
+	$(SUDO) env TRELLIS=$(RELEASE_BIN)/trellis "$$(Tests/Faults/setup-venv.sh)" Tests/Faults/bridge.py $(ARGS)
+
+## bridge-faults-short: the short form, each fault once for a few seconds at 50 messages a second, on the
+## debug build: about three minutes. Not part of make test.
+bridge-faults-short: faults-deps
+	$(SWIFT) build --product trellis
+	$(SUDO) env TRELLIS="$$($(SWIFT) build --show-bin-path)/trellis" "$$(Tests/Faults/setup-venv.sh)" Tests/Faults/bridge.py --short $(ARGS)
 
 ## bench: Trellis against the minimal C relay, in release mode (`make bench ARGS=--quick` for a short run).
 bench: deps
