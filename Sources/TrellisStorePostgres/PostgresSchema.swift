@@ -26,7 +26,14 @@ enum PostgresSchema {
         ("reading-history", PostgresStore.readingHistory),
         ("notification-outbox", PostgresStore.notificationOutbox),
         // When a device's status last changed: what `device_offline` notifications measure.
-        ("device-status-time", ["ALTER TABLE device ADD COLUMN status_at bigint"])
+        (
+            "device-status-time",
+            [
+                "ALTER TABLE device ADD COLUMN status_at bigint",
+                // A device already offline is counted as offline from the migration on.
+                "UPDATE device SET status_at = (extract(epoch FROM now()) * 1000)::bigint WHERE NOT online"
+            ]
+        )
     ]
 
     /// The statements of a script whose statements each end with `;` and a line break. (The

@@ -27,6 +27,9 @@ enum StoreSchema {
         migrator.registerMigration("device-status-time") { db in
             // When a device's status last changed: what `device_offline` notifications measure.
             try db.execute(sql: "ALTER TABLE device ADD COLUMN status_at INTEGER")
+            // A device already offline is counted as offline from the migration on.
+            try db.execute(
+                sql: "UPDATE device SET status_at = CAST(strftime('%s', 'now') AS INTEGER) * 1000 WHERE online = 0")
         }
         return migrator
     }

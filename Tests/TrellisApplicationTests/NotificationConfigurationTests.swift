@@ -124,6 +124,10 @@ struct NotificationConfigurationTests {
                 "notifications.channels.hooks.secret_file must name"
             ),
             (
+                "channels: { mail: { email: a@b.example, smtp: \"smtp://me:pa/ss@mail.example?x\", login_file: SECRET } }",
+                "notifications.channels.mail.smtp: smtp://***@mail.example?x is not smtp://HOST[:PORT]"
+            ),
+            (
                 "channels: { hooks: { webhook: \"http://127.0.0.1/x\", secret_file: SECRET } }\n  rules: [{ when: care_alert, to: hooks, after: 1h }]",
                 "notifications.rules[0].after is for a lasting condition"
             ),

@@ -179,7 +179,7 @@ enum NotificationConfiguration {
         guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(),
             ["http", "https"].contains(scheme), let host = url.host, !host.isEmpty
         else {
-            problems.append("\(place): \(text) is not an http:// or https:// URL")
+            problems.append("\(place): \(withoutAccount(text)) is not an http:// or https:// URL")
             return false
         }
         guard url.user == nil, url.password == nil else {
@@ -198,7 +198,7 @@ enum NotificationConfiguration {
             ["smtp", "smtps"].contains(scheme), let host = url.host, !host.isEmpty, url.path.isEmpty || url.path == "/",
             url.query == nil, url.fragment == nil
         else {
-            problems.append("\(place): \(text) is not smtp://HOST[:PORT] or smtps://HOST[:PORT]")
+            problems.append("\(place): \(withoutAccount(text)) is not smtp://HOST[:PORT] or smtps://HOST[:PORT]")
             return nil
         }
         guard url.user == nil, url.password == nil else {
@@ -208,6 +208,15 @@ enum NotificationConfiguration {
         // An IPv6 address comes in brackets, which are the URL's, not the address's.
         let address = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         return (address, url.port ?? (scheme == "smtps" ? 465 : 587), scheme == "smtps")
+    }
+
+    /// `text` as a problem may quote it: whatever stands before an `@` after the scheme (an
+    /// account, perhaps with its password) is `***`, even where the URL does not parse.
+    static func withoutAccount(_ text: String) -> String {
+        guard let at = text.lastIndex(of: "@") else { return text }
+        let start = text.range(of: "://")?.upperBound ?? text.startIndex
+        guard start <= at else { return text }
+        return String(text[..<start]) + "***" + String(text[at...])
     }
 
     /// What is wrong with a secret file: missing, unreadable, or readable by every user.

@@ -19,6 +19,8 @@ package final class NotificationService: Service, Sendable {
     let logger: Logger
     /// What a taker holds a notification for before another may take it again.
     static let lease: Duration = .seconds(60)
+    /// The most notifications one pass sends.
+    static let perPass = 100
     /// Sent notifications are kept this long as the record their holds look at.
     static let keepSent: TimeInterval = 31 * 86_400
     private let recent = Mutex<[String: [Date]]>([:])
@@ -62,7 +64,11 @@ package final class NotificationService: Service, Sendable {
     package func pass(now: Date) async -> [Int64: NotificationDelivery] {
         var outcomes: [Int64: NotificationDelivery] = [:]
         do {
-            for item in try await store.takeDueNotifications(now: now, lease: Self.lease, limit: 100) {
+            // One at a time, each under its own lease: a batch sent one after another could outlast
+            // a lease (an SMTP exchange may take 30 s) and let another relay send the rest again.
+            for _ in 0..<Self.perPass {
+                guard let item = try await store.takeDueNotifications(now: now, lease: Self.lease, limit: 1).first
+                else { break }
                 outcomes[item.id] = await deliver(item, now: now)
             }
             let backlog = try await store.notificationBacklog()

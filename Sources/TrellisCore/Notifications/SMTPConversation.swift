@@ -151,7 +151,9 @@ public struct SMTPConversation: Sendable {
             case 500..<600: "refused \(what):"
             default: "answered \(what) with"
             }
-        return fail("\(server) \(verb) \(redacted(reply.quoted))")
+        // Redacted before it is cut and cleaned, so no part of a password survives the cut.
+        let quoted = SMTPReply(code: reply.code, lines: [redacted(reply.lines.first ?? "")]).quoted
+        return fail("\(server) \(verb) \(quoted)")
     }
 
     private mutating func refusedLogin(_ reply: SMTPReply) -> Action {

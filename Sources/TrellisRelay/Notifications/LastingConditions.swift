@@ -23,7 +23,8 @@ public struct LastingCondition: Sendable, Hashable {
 
 extension NotificationRouter {
     /// How long a lasting condition's notification is held: it is sent once while the condition
-    /// lasts, however often it is watched and across restarts (the outbox keeps sent ones a month).
+    /// lasts, however often it is watched and across restarts, and again as a reminder each month it
+    /// goes on (the outbox keeps sent ones a month).
     public static let lastingHold: Duration = .seconds(31 * 86_400)
 
     /// The notifications of the conditions that have lasted past the `after:` of a rule taking
