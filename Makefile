@@ -177,7 +177,7 @@ faults-short: faults-deps
 ## (Tests/Faults/bridge.py, docs/bridge.md "Proven against real faults"): 100 QoS 1 messages a second on each,
 ## each fault (uplink cut, lossy and slow, flapping, the upstream broker SIGKILLed, the queue's holder
 ## SIGKILLed mid-backlog, the queue's bound reached) 3 times at a random moment, on the release build; as
-## root (a network namespace). About an hour after the build; prints a table with a Trellis and a
+## root (a network namespace). About 50 minutes after the build; prints a table with a Trellis and a
 ## Mosquitto row per fault.
 ## ARGS passes options: ARGS='--faults cut,flap --runs 5 --seed 7'. Logs go to .build/bridge-faults/<time>/.
 bridge-faults: faults-deps
