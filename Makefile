@@ -175,10 +175,11 @@ faults-short: faults-deps
 	$(SUDO) env TRELLIS="$$($(SWIFT) build --show-bin-path)/trellis" "$$(Tests/Faults/setup-venv.sh)" Tests/Faults/matrix.py --short $(ARGS)
 
 ## bridge-faults: Trellis's bridge and Mosquitto's own bridge side by side through the same uplink faults
-## (Tests/Faults/bridge.py, docs/bridge.md#proven-against-real-faults): 100 QoS 1 messages a second on each,
+## (Tests/Faults/bridge.py, docs/bridge.md "Proven against real faults"): 100 QoS 1 messages a second on each,
 ## each fault (uplink cut, lossy and slow, flapping, the upstream broker SIGKILLed, the queue's holder
 ## SIGKILLed mid-backlog, the queue's bound reached) 3 times at a random moment, on the release build; as
-## root (a network namespace). About an hour; prints a table with a Trellis and a Mosquitto row per fault.
+## root (a network namespace). About 50 minutes after the build; prints a table with a Trellis and a
+## Mosquitto row per fault.
 ## ARGS passes options: ARGS='--faults cut,flap --runs 5 --seed 7'. Logs go to .build/bridge-faults/<time>/.
 bridge-faults: faults-deps
 	$(RELEASE_BUILD) --product trellis

@@ -100,7 +100,8 @@ def one_run(args, fault: str, number: int, rng: random.Random, results: Path) ->
         rows = []
         for name, side in run.sides.items():
             arrivals = run.checkers[name].snapshot()
-            result = analyze(publisher.acked(name), publisher.uncertain(name), arrivals)
+            acked = publisher.acked(name)
+            result = analyze(acked, publisher.uncertain(name), arrivals)
             row = {"fault": fault, "run": number, "bridge": name, "at": round(at, 1), "seconds": round(seconds, 1),
                    "sent": result.sent, "lost": len(result.lost), "dup": result.duplicates,
                    "dup_id": result.duplicates_by_id, "order": len(result.out_of_order),
@@ -108,8 +109,7 @@ def one_run(args, fault: str, number: int, rng: random.Random, results: Path) ->
                    "catchup": catch_up(publisher, arrivals, fault_start, fault_end)}
             if bound:
                 resumed = min((a.at for a in arrivals if a.at > fault_end), default=time.monotonic())
-                backlog = sum(1 for key, t in publisher.sent_at.items() if fault_start <= t <= resumed
-                              and key in publisher.acked(name))
+                backlog = sum(1 for key, t in publisher.sent_at.items() if fault_start <= t <= resumed and key in acked)
                 row["required"] = max(0, backlog - bound)
             rows.append(row)
             evidence(results, row, result, side, started)
@@ -200,8 +200,8 @@ def main() -> int:
             for r in got:
                 print(f"{fault} #{number} {r['bridge']}: fault at {r['at']} s for {r['seconds']} s; sent {r['sent']}, "
                       f"lost {r['lost']}, dup {r['dup']} ({r['dup_id']} after id), out of order {r['order']}, "
-                      f"dropped reported {r['reported']}, required {r['required']}, caught up {r['catchup']} s after the fault, "
-                      f"drained {r['drain']} s after the traffic", flush=True)
+                      f"dropped reported {r['reported']}, required {r['required']}, "
+                      f"caught up {r['catchup']} s after the fault, drained {r['drain']} s after the traffic", flush=True)
             print(f"  ({time.monotonic() - run_began:.0f} s)", flush=True)
     print(f"\n{table(rows)}\n\nseed {seed}, {time.monotonic() - began:.0f} s; logs in {results}")
     bad = [r for r in rows if r["bridge"] == "trellis" and (r["order"] or r["dup_id"] or (
