@@ -129,7 +129,7 @@ package final class BridgeForwarder: Service, Sendable {
                     polling = false
                     if ContinuousClock.now - trimmed >= Self.trimInterval {
                         trimmed = ContinuousClock.now
-                        await trim()
+                        await trim(keeping: window.held)
                     }
                     pending = window.stored()
                 case .abandoned?, nil: break
@@ -151,11 +151,12 @@ package final class BridgeForwarder: Service, Sendable {
 
     /// Holds the queue to its bounds, and says what they dropped (at most a line a minute); records
     /// the age of the oldest message left.
-    private func trim() async {
+    private func trim(keeping held: [Int64] = []) async {
         let now = Date()
         do {
             let trim = try await store.trimForwards(
-                bridge: bridge.name, maxBytes: bridge.maxBytes, storedBefore: now.addingTimeInterval(-bridge.maxAge))
+                bridge: bridge.name, maxBytes: bridge.maxBytes, storedBefore: now.addingTimeInterval(-bridge.maxAge),
+                keeping: held)
             counters.oldest(trim.oldest, at: now)
             guard let dropped = counters.trimmed(trim, at: now) else { return }
             logger.warning(
