@@ -7,13 +7,8 @@
 set -euo pipefail
 requests=${1:-500}
 lines=${2:-20000}
-trellis=${TRELLIS:-$(swift build -c release --show-bin-path)/trellis}
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-printf 'listener %s 127.0.0.1\nallow_anonymous true\nmax_inflight_messages 0\n' "$port" > "$work/mosquitto.conf"
-mosquitto -c "$work/mosquitto.conf" >/dev/null 2>&1 &
-until mosquitto_pub -h 127.0.0.1 -p "$port" -t ping -n 2>/dev/null; do sleep 0.1; done
+# shellcheck source=Benchmarks/broker.sh
+. "$(dirname "$0")/broker.sh"
 "$trellis" run --broker "127.0.0.1:$port" --state "$work/state" --spam-limit 1000000 >"$work/trellis.log" 2>&1 &
 until grep -q "connected to the broker" "$work/trellis.log"; do sleep 0.1; done
 
@@ -23,19 +18,9 @@ for i in $(seq 1 "$lines"); do echo "{\"type\":\"Device\",\"message\":\"line $i 
 mosquitto_rr -h 127.0.0.1 -p "$port" -t rpi/torpi/warm -e rpi/fromrpi/warm -W 30 \
     -m "ID:0;sender:warm;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants" >/dev/null
 
-# Prints the milliseconds of each of $requests round trips.
+# Prints the microseconds of each of $requests round trips of client b$1.
 times() {
-    for i in $(seq 1 "$requests"); do
-        local start end
-        start=$(date +%s%N)
-        mosquitto_rr -h 127.0.0.1 -p "$port" -t "rpi/torpi/b$1" -e "rpi/fromrpi/b$1" -W 10 \
-            -m "ID:$i;sender:b$1;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants" >/dev/null
-        end=$(date +%s%N)
-        echo $(( (end - start) / 1000 ))
-    done
-}
-summary() {
-    sort -n | awk '{ v[NR] = $1 } END { printf "p50 %.1f ms  p99 %.1f ms  max %.1f ms  (%d requests)\n", v[int(NR*0.5)]/1000, v[int(NR*0.99)]/1000, v[NR]/1000, NR }'
+    for i in $(seq 1 "$requests"); do ask "b$1" "$i"; done
 }
 echo "alone:            $(times a | summary)"
 ( while true; do

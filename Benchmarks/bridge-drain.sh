@@ -13,6 +13,7 @@ requests=${2:-300}
 trellis=${TRELLIS:-$(swift build -c release --show-bin-path)/trellis}
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
+python=$(Tests/Faults/setup-venv.sh)
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 now_ms() { date +%s%3N; }
 
@@ -27,11 +28,33 @@ broker() {
 }
 stop_broker() { kill "$(cat "$work/$1/pid")"; wait "$(cat "$work/$1/pid")" 2>/dev/null || true; }
 
-# Publishes the backlog locally on port $1: $messages lines, as fast as the local broker takes them.
+# Publishes the backlog locally on port $1: $messages messages, as fast as the local broker acknowledges them
+# (paho-mqtt from the fault matrix's environment, 100 in flight; mosquitto_pub -l gives up what it has not sent at
+# the end of its input).
 publish() {
-    python3 -c "
+    "$python" - "$1" "$messages" <<'EOF'
 import sys
-for i in range($messages): print(f'{i:010d}' + 'x' * 90)" | mosquitto_pub -h 127.0.0.1 -p "$1" -q 1 -t sensors/bench -l
+import paho.mqtt.client as mqtt
+port, count = int(sys.argv[1]), int(sys.argv[2])
+client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="bench-publisher")
+client.max_inflight_messages_set(100)
+client.connect("127.0.0.1", port)
+client.loop_start()
+pending = []
+for i in range(count):
+    while True:
+        info = client.publish("sensors/bench", f"{i:010d}".encode() + b"x" * 90, qos=1)
+        if info.rc == mqtt.MQTT_ERR_SUCCESS:
+            break
+        pending.pop(0).wait_for_publish(60) if pending else client.reconnect()
+    pending.append(info)
+    if len(pending) >= 1000:
+        pending.pop(0).wait_for_publish(60)
+for info in pending:
+    info.wait_for_publish(60)
+client.disconnect()
+client.loop_stop()
+EOF
 }
 
 # The upstream broker $2 on port $1, with the checker's persistent session made, then stopped: what the bridge
@@ -103,6 +126,7 @@ asking=$!
 trellis_ms=$(drain "$up" trellis-upstream)
 wait "$asking"
 trellis_got=$(wc -l < "$work/trellis-upstream/received")
+stop_broker trellis-upstream
 
 echo "messages:                $messages of 100 bytes, QoS 1"
 echo "Mosquitto's bridge:      $mosquitto_got received in $mosquitto_ms ms ($(( mosquitto_got * 1000 / (mosquitto_ms + 1) )) msg/s)"

@@ -12,13 +12,8 @@ set -euo pipefail
 requests=${1:-1000}
 sensors=${2:-50}
 days=${3:-30}
-trellis=${TRELLIS:-$(swift build -c release --show-bin-path)/trellis}
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-printf 'listener %s 127.0.0.1\nallow_anonymous true\nmax_inflight_messages 0\n' "$port" > "$work/mosquitto.conf"
-mosquitto -c "$work/mosquitto.conf" >/dev/null 2>&1 &
-until mosquitto_pub -h 127.0.0.1 -p "$port" -t ping -n 2>/dev/null; do sleep 0.1; done
+# shellcheck source=Benchmarks/broker.sh
+. "$(dirname "$0")/broker.sh"
 run_trellis() {
     "$trellis" run --broker "127.0.0.1:$port" --state "$work/state" --spam-limit 1000000 >"$work/trellis.log" 2>&1 &
     trellis_pid=$!
@@ -41,19 +36,6 @@ db.executemany("INSERT INTO reading_raw (sensor, moisture, temperature, at) VALU
 db.commit()
 EOF
 
-# Prints the microseconds of one plant request's round trip.
-ask() {
-    local start end
-    start=$(date +%s%N)
-    mosquitto_rr -h 127.0.0.1 -p "$port" -t "rpi/torpi/bench" -e "rpi/fromrpi/bench" -W 30 \
-        -m "ID:$1;sender:bench;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants" >/dev/null
-    end=$(date +%s%N)
-    echo $(( (end - start) / 1000 ))
-}
-summary() {
-    sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) { print "no requests"; exit }
-        printf "p50 %.1f ms  p99 %.1f ms  max %.1f ms  (%d requests)\n", v[int(NR*0.5)+1]/1000, v[int(NR*0.99)+1]/1000, v[NR]/1000, NR }'
-}
 p50() { sort -n | awk '{ v[NR] = $1 } END { print (NR ? v[int(NR*0.5)+1] : 0) }'; }
 
 run_trellis
@@ -61,9 +43,9 @@ until grep -q "connected to the broker" "$work/trellis.log"; do sleep 0.01; done
 : > "$work/during"
 i=0
 until grep -q "compacted the history" "$work/trellis.log"; do
-    i=$((i + 1)); ask "$i" >> "$work/during"
+    i=$((i + 1)); ask bench "$i" >> "$work/during"
 done
-for _ in $(seq 1 "$requests"); do i=$((i + 1)); ask "$i" >> "$work/alone"; done
+for _ in $(seq 1 "$requests"); do i=$((i + 1)); ask bench "$i" >> "$work/alone"; done
 echo "during compaction: $(summary < "$work/during")"
 echo "alone:             $(summary < "$work/alone")"
 during=$(p50 < "$work/during"); alone=$(p50 < "$work/alone")

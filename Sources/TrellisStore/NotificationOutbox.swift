@@ -71,12 +71,13 @@ public struct PendingNotification: Sendable, Hashable {
     }
 }
 
-/// A notification taken from the outbox to be sent.
+/// A notification taken from the outbox to be sent: what the store says of it, never changed by
+/// the taker (it settles it in the store by `id`).
 public struct QueuedNotification: Sendable, Hashable {
-    public var id: Int64
-    public var notification: OutboxNotification
+    public let id: Int64
+    public let notification: OutboxNotification
     /// Failed attempts so far.
-    public var attempts: Int
+    public let attempts: Int
 
     public init(id: Int64, notification: OutboxNotification, attempts: Int) {
         (self.id, self.notification, self.attempts) = (id, notification, attempts)

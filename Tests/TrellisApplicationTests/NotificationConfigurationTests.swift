@@ -152,13 +152,18 @@ struct NotificationConfigurationTests {
         }
     }
 
+    /// The configuration of a file whose `notifications.channels` are `channels` (the mapping's lines, indented
+    /// for it, and whatever follows).
+    static func notifications(_ channels: String) async throws -> EffectiveConfiguration {
+        let file = try EffectiveConfigurationTests.file("notifications:\n  channels:\n" + channels)
+        return try await EffectiveConfiguration.load(file: file, environment: [:])
+    }
+
     @Test("every trigger reads with its `after:`, shown by config check")
     func lastingRules() async throws {
         let hook = try Self.secret("hook-secret")
-        let file = try EffectiveConfigurationTests.file(
+        let configuration = try await Self.notifications(
             """
-            notifications:
-              channels:
                 hooks: { webhook: "http://127.0.0.1:8123/api/webhook/plants", secret_file: \(hook) }
               rules:
                 - { when: sensor_silent, to: hooks, after: 6h }
@@ -168,7 +173,6 @@ struct NotificationConfigurationTests {
                 - { when: button_pressed, to: hooks }
 
             """)
-        let configuration = try await EffectiveConfiguration.load(file: file, environment: [:])
         #expect(
             configuration.notifications.rules.map(\.after) == [
                 .seconds(21_600), .seconds(3600), .seconds(90), .seconds(600), nil
@@ -182,16 +186,14 @@ struct NotificationConfigurationTests {
     @Test("an email channel's from, ca_file and smtps:// (465 by default) are read; config check shows them")
     func emailKeys() async throws {
         let login = try Self.secret("me\npassw0rd")
-        let file = try EffectiveConfigurationTests.file(
+        let plan = try await Self.notifications(
             """
-            notifications:
-              channels:
                 mail: { email: me@example.org, smtp: "smtps://mail.example.org", login_file: \(login), from: plants@home.example, ca_file: \(login) }
                 plain: { email: me@example.org, smtp: "smtp://mail.example.org:2525", login_file: \(login) }
                 six: { email: me@example.org, smtp: "smtp://[::1]:2525", login_file: \(login) }
 
-            """)
-        let plan = try await EffectiveConfiguration.load(file: file, environment: [:]).notifications
+            """
+        ).notifications
         #expect(
             plan.channel("mail")?.kind
                 == .email(

@@ -37,18 +37,23 @@ struct BridgeStoreTests {
         }
     }
 
+    /// Ten messages of 100 bytes on `cloud`, `t/0` … `t/9`, one a minute from the returned time.
+    static func tenMessages(in store: any TrellisStore) async throws -> Date {
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        for index in 0..<10 {
+            try await store.enqueueForward(
+                bridge: "cloud", topic: "t/\(index)", payload: Array(repeating: UInt8(index), count: 100), qos: 1,
+                retain: false, at: start.addingTimeInterval(Double(index) * 60))
+        }
+        return start
+    }
+
     @Test(
         "held to its bounds, oldest first: by age, then by bytes with the newest kept; other bridges untouched",
         arguments: StoreKind.allCases)
     func bounds(kind: StoreKind) async throws {
         try await withStore(kind) { store in
-            let start = Date(timeIntervalSince1970: 1_800_000_000)
-            // Ten messages of 100 bytes, one a minute.
-            for index in 0..<10 {
-                try await store.enqueueForward(
-                    bridge: "cloud", topic: "t/\(index)", payload: Array(repeating: UInt8(index), count: 100), qos: 1,
-                    retain: false, at: start.addingTimeInterval(Double(index) * 60))
-            }
+            let start = try await Self.tenMessages(in: store)
             try await store.enqueueForward(
                 bridge: "other", topic: "old", payload: [1], qos: 1, retain: false, at: start.addingTimeInterval(-3600))
             // Within both bounds: nothing goes.
@@ -79,12 +84,7 @@ struct BridgeStoreTests {
         arguments: StoreKind.allCases)
     func keepsHeld(kind: StoreKind) async throws {
         try await withStore(kind) { store in
-            let start = Date(timeIntervalSince1970: 1_800_000_000)
-            for index in 0..<10 {
-                try await store.enqueueForward(
-                    bridge: "cloud", topic: "t/\(index)", payload: Array(repeating: UInt8(index), count: 100), qos: 1,
-                    retain: false, at: start.addingTimeInterval(Double(index) * 60))
-            }
+            let start = try await Self.tenMessages(in: store)
             let held = try await store.forwards(bridge: "cloud", after: 0, limit: 2).map(\.id)
             // Older than minute 3 by age, and 450 bytes: t/0 and t/1 are held, so t/2 … t/5 go.
             let trim = try await store.trimForwards(
