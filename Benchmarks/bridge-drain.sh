@@ -5,7 +5,7 @@
 # started: the time until a subscriber upstream has every one is the drain; messages a second is the throughput.
 # For Trellis, plant requests are timed one at a time (mosquitto_rr) while idle and while the backlog drains.
 # Prints both contenders' drain times, the throughput ratio, and the plant request p50 idle and during the drain.
-# Release build expected:
+# WINDOW sets the Trellis bridge's `window` (64). Release build expected:
 #   swift build -c release --static-swift-stdlib --product trellis && Benchmarks/bridge-drain.sh [MESSAGES] [REQUESTS]
 set -euo pipefail
 messages=${1:-100000}
@@ -109,8 +109,8 @@ stop_broker mosquitto-upstream; stop_broker mosquitto-local
 up=$(free_port); local_port=$(free_port)
 upstream_down "$up" trellis-upstream
 broker trellis-local "$local_port" </dev/null
-printf 'bridges:\n  cloud:\n    url: mqtt://127.0.0.1:%s\n    out:\n      - topic: "sensors/#"\n        prefix: "site/home1/"\n        qos: 1\n' \
-    "$up" > "$work/trellis.yaml"
+printf 'bridges:\n  cloud:\n    url: mqtt://127.0.0.1:%s\n    window: %s\n    out:\n      - topic: "sensors/#"\n        prefix: "site/home1/"\n        qos: 1\n' \
+    "$up" "${WINDOW:-64}" > "$work/trellis.yaml"
 "$trellis" run --config "$work/trellis.yaml" --broker "127.0.0.1:$local_port" --state "$work/state" \
     --spam-limit 1000000 >"$work/trellis.log" 2>&1 &
 until grep -q "connected to the broker" "$work/trellis.log"; do sleep 0.05; done
