@@ -25,21 +25,11 @@ public protocol BridgeStore: Sendable {
 
     /// Holds the queue of `bridge` to its bounds, oldest first, in one transaction: drops the
     /// messages kept before `storedBefore`, then the oldest until the payloads left take at most
-    /// `maxBytes`, never one of `keeping` (the messages the forwarder holds to send: they go
-    /// whatever the bound, so dropping them would count a message as lost that arrives). Returns
-    /// what each bound dropped and what is left.
-    func trimForwards(bridge: String, maxBytes: Int, storedBefore: Date, keeping: [Int64]) async throws
-        -> ForwardTrim
+    /// `maxBytes`. Returns what each bound dropped and what is left.
+    func trimForwards(bridge: String, maxBytes: Int, storedBefore: Date) async throws -> ForwardTrim
 }
 
-extension BridgeStore {
-    /// Holds the queue of `bridge` to its bounds when no message is held to be sent.
-    public func trimForwards(bridge: String, maxBytes: Int, storedBefore: Date) async throws -> ForwardTrim {
-        try await trimForwards(bridge: bridge, maxBytes: maxBytes, storedBefore: storedBefore, keeping: [])
-    }
-}
-
-/// What ``BridgeStore/trimForwards(bridge:maxBytes:storedBefore:keeping:)`` did.
+/// What ``BridgeStore/trimForwards(bridge:maxBytes:storedBefore:)`` did.
 public struct ForwardTrim: Sendable, Equatable {
     /// Messages dropped for their age, and to keep the queue's bytes under its bound.
     public var byAge: Int, byBytes: Int

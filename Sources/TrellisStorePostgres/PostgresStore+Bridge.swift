@@ -78,9 +78,7 @@ extension PostgresStore {
         }
     }
 
-    public func trimForwards(bridge: String, maxBytes: Int, storedBefore: Date, keeping: [Int64]) async throws
-        -> ForwardTrim
-    {
+    public func trimForwards(bridge: String, maxBytes: Int, storedBefore: Date) async throws -> ForwardTrim {
         let logger = self.logger
         let before = ISO8601Time.milliseconds(storedBefore)
         return try await write("trimForwards(bridge: \(bridge))") { connection in
@@ -88,20 +86,18 @@ extension PostgresStore {
             let rows = try await connection.query(
                 """
                 WITH aged AS (
-                    DELETE FROM bridge_queue WHERE bridge = \(bridge) AND stored_at < \(before)
-                        AND NOT (id = ANY(\(keeping)::bigint[])) RETURNING id),
+                    DELETE FROM bridge_queue WHERE bridge = \(bridge) AND stored_at < \(before) RETURNING id),
                 ranked AS (
                     SELECT id, stored_at, octet_length(payload) AS size,
                         SUM(octet_length(payload)) OVER (ORDER BY id DESC) AS newer
                     FROM bridge_queue WHERE bridge = \(bridge) AND id NOT IN (SELECT id FROM aged)),
                 over AS (
                     DELETE FROM bridge_queue WHERE id IN (SELECT id FROM ranked WHERE newer > \(Int64(maxBytes)))
-                        AND NOT (id = ANY(\(keeping)::bigint[]))
-                    RETURNING id),
-                left_over AS (SELECT * FROM ranked WHERE id NOT IN (SELECT id FROM over))
+                    RETURNING id)
                 SELECT (SELECT COUNT(*) FROM aged), (SELECT COUNT(*) FROM over),
-                    (SELECT COUNT(*) FROM left_over), (SELECT COALESCE(SUM(size), 0)::bigint FROM left_over),
-                    (SELECT MIN(stored_at) FROM left_over)
+                    (SELECT COUNT(*) FROM ranked WHERE newer <= \(Int64(maxBytes))),
+                    (SELECT COALESCE(SUM(size), 0)::bigint FROM ranked WHERE newer <= \(Int64(maxBytes))),
+                    (SELECT MIN(stored_at) FROM ranked WHERE newer <= \(Int64(maxBytes)))
                 """, logger: logger)
             for try await (aged, over, messages, bytes, oldest)
                 in rows.decode((Int64, Int64, Int64, Int64, Int64?).self)

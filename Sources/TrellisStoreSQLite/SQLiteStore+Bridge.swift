@@ -43,17 +43,11 @@ extension SQLiteStore {
         }
     }
 
-    public func trimForwards(bridge: String, maxBytes: Int, storedBefore: Date, keeping: [Int64]) async throws
-        -> ForwardTrim
-    {
-        let kept = "[" + keeping.map(String.init).joined(separator: ",") + "]"
-        return try await write("trimForwards(bridge: \(bridge))") { db in
+    public func trimForwards(bridge: String, maxBytes: Int, storedBefore: Date) async throws -> ForwardTrim {
+        try await write("trimForwards(bridge: \(bridge))") { db in
             try db.execute(
-                sql: """
-                    DELETE FROM bridge_queue WHERE bridge = ? AND stored_at < ?
-                        AND id NOT IN (SELECT value FROM json_each(?))
-                    """,
-                arguments: [bridge, ISO8601Time.milliseconds(storedBefore), kept])
+                sql: "DELETE FROM bridge_queue WHERE bridge = ? AND stored_at < ?",
+                arguments: [bridge, ISO8601Time.milliseconds(storedBefore)])
             let byAge = db.changesCount
             // Each row with the bytes of itself and every newer row: those past the bound go.
             try db.execute(
@@ -62,8 +56,8 @@ extension SQLiteStore {
                         SELECT id FROM (
                             SELECT id, SUM(length(payload)) OVER (ORDER BY id DESC) AS newer
                             FROM bridge_queue WHERE bridge = ?)
-                        WHERE newer > ?) AND id NOT IN (SELECT value FROM json_each(?))
-                    """, arguments: [bridge, maxBytes, kept])
+                        WHERE newer > ?)
+                    """, arguments: [bridge, maxBytes])
             let byBytes = db.changesCount
             let row = try Row.fetchOne(
                 db,

@@ -80,23 +80,6 @@ struct BridgeStoreTests {
     }
 
     @Test(
-        "the messages the forwarder holds are kept by a trim and not counted as dropped; the next oldest go instead",
-        arguments: StoreKind.allCases)
-    func keepsHeld(kind: StoreKind) async throws {
-        try await withStore(kind) { store in
-            let start = try await Self.tenMessages(in: store)
-            let held = try await store.forwards(bridge: "cloud", after: 0, limit: 2).map(\.id)
-            // Older than minute 3 by age, and 450 bytes: t/0 and t/1 are held, so t/2 … t/5 go.
-            let trim = try await store.trimForwards(
-                bridge: "cloud", maxBytes: 450, storedBefore: start.addingTimeInterval(180), keeping: held)
-            #expect(trim == ForwardTrim(byAge: 1, byBytes: 3, messages: 6, bytes: 600, oldest: start))
-            #expect(
-                try await store.forwards(bridge: "cloud", after: 0, limit: 20).map(\.topic)
-                    == ["t/0", "t/1", "t/6", "t/7", "t/8", "t/9"])
-        }
-    }
-
-    @Test(
         "the queue survives reopening the store",
         arguments: [StoreKind.directory, .postgres].filter(StoreKind.allCases.contains))
     func durable(kind: StoreKind) async throws {

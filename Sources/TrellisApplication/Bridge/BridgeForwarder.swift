@@ -129,7 +129,7 @@ package final class BridgeForwarder: Service, Sendable {
                     polling = false
                     if ContinuousClock.now - trimmed >= Self.trimInterval {
                         trimmed = ContinuousClock.now
-                        await trim(keeping: window.held)
+                        await trim()
                     }
                     pending = window.stored()
                 case .abandoned?, nil: break
@@ -151,12 +151,11 @@ package final class BridgeForwarder: Service, Sendable {
 
     /// Holds the queue to its bounds, and says what they dropped (at most a line a minute); records
     /// the age of the oldest message left.
-    private func trim(keeping held: [Int64] = []) async {
+    private func trim() async {
         let now = Date()
         do {
             let trim = try await store.trimForwards(
-                bridge: bridge.name, maxBytes: bridge.maxBytes, storedBefore: now.addingTimeInterval(-bridge.maxAge),
-                keeping: held)
+                bridge: bridge.name, maxBytes: bridge.maxBytes, storedBefore: now.addingTimeInterval(-bridge.maxAge))
             counters.oldest(trim.oldest, at: now)
             guard let dropped = counters.trimmed(trim, at: now) else { return }
             logger.warning(

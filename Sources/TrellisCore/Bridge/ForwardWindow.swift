@@ -58,9 +58,6 @@ public struct ForwardWindow: Sendable {
     }
 
     /// The uplink is connected: what was in flight goes again, in order, then the window fills.
-    /// The ids of the messages held to be sent, in flight or waiting: a trim of the queue keeps them.
-    public var held: [Int64] { inFlight.map(\.id) + waiting.map(\.id) }
-
     public mutating func connect() -> [Action] {
         connected = true
         return inFlight.map { .publish($0, again: true) } + fill()
