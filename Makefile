@@ -67,7 +67,8 @@ run: deps
 ## (SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH): most of them start brokers, relays and databases, and
 ## hundreds at once on two cores starve some of them past their timeouts; 8 also finishes sooner than no
 ## limit. SWIFT_BACKTRACE=enable=no lets the one exit test's child crash at once instead of spending
-## seconds of CPU symbolicating its backtrace.
+## seconds of CPU symbolicating its backtrace. A failing run repeats the failing tests and their issues after its
+## last line (Tests/swift-test.sh), where the tail of a CI log shows them.
 TEST_WIDTH ?= 8
 TEST_TMP_ROOT := $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm || echo $${TMPDIR:-/tmp})
 test: deps format-check
@@ -79,7 +80,7 @@ test: deps format-check
 	pg=$$(mktemp -d "$(TEST_TMP_ROOT)/trellis-pg.XXXXXX") && trap 'Tests/Postgres/cluster.sh stop "$$pg"; rm -rf "$$TMPDIR"' EXIT && trap 'exit 130' INT TERM && \
 	TRELLIS_TEST_POSTGRES_URL=$$(Tests/Postgres/cluster.sh start "$$pg") && export TRELLIS_TEST_POSTGRES_URL && \
 	echo "PostgreSQL for the tests: $${TRELLIS_TEST_POSTGRES_URL##*@} (cluster in $$pg)" && \
-	echo "$(SWIFT) test" && $(SWIFT) test && \
+	echo "$(SWIFT) test" && SWIFT=$(SWIFT) Tests/swift-test.sh && \
 	echo "$(HA_CHECK)" && $(HA_CHECK) && \
 	echo "$(DEB_CHECK)" && $(DEB_CHECK) && \
 	echo "$(FAULTS_CHECK)" && $(FAULTS_CHECK) && \

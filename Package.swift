@@ -246,7 +246,8 @@ let package = Package(
                 "TrellisStore", "TrellisStoreSQLite", "TrellisStorePostgres", "TrellisTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "_ConnectionPoolModule", package: "postgres-nio")
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
+                .product(name: "NIOPosix", package: "swift-nio")
             ]),
         .testTarget(
             name: "TrellisRelayTests",

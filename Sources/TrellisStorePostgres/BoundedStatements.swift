@@ -40,13 +40,8 @@ enum BoundedStatements {
             try await withCheckedThrowingContinuation { continuation in
                 outcome.wait(continuation)
                 let eventLoop = connection.eventLoop
-                let timer = eventLoop.scheduleTask(in: .nanoseconds(Int64(limit / .nanoseconds(1)))) {
-                    guard outcome.finish(.failure(StatementAbandoned(reason: .timedOut(limit)))) else { return }
-                    // Kept until closed: a connection must not be released before its close is done.
-                    (connection.close() as EventLoopFuture<Void>).whenComplete { _ in
-                        withExtendedLifetime(connection) {}
-                    }
-                }
+                let timer = Self.abandon(
+                    on: connection, after: limit, unless: outcome, probingOn: executor)
                 let watched = CloseWatch.shared.add(connection) {
                     eventLoop.scheduleTask(in: closeGrace) {
                         // A COMMIT written while the connection was open is answered or failed by postgres-nio
@@ -73,6 +68,38 @@ enum BoundedStatements {
         }
     }
 
+    /// How late a probe of the work's executor may start for the process to count as running: a
+    /// probe later than this means the work could not have run either.
+    static let starved: Duration = .seconds(1)
+
+    /// Schedules the end of the work at `limit` on the connection's event loop, unless `outcome`
+    /// came first. The limit is meant for a server that does not answer, not for a process that
+    /// could not run: the answer may be in, with the work's task waiting for a thread of an executor
+    /// held by other work (two cores, each busy with a long computation). So when the timer fires,
+    /// a probe is started on the work's executor; if it starts at once, the executor is free and the
+    /// work still waits on the server, and the connection is closed. If it starts late (past
+    /// ``starved``), the work queued before it has just had its turn, and the timer starts over.
+    private static func abandon<T: Sendable>(
+        on connection: PostgresConnection, after limit: Duration, unless outcome: Outcome<T>,
+        probingOn executor: (any TaskExecutor)?
+    ) -> Scheduled<Void> {
+        connection.eventLoop.scheduleTask(in: .nanoseconds(Int64(limit / .nanoseconds(1)))) {
+            guard !outcome.isFinished else { return }
+            let asked = ContinuousClock.now
+            Task(executorPreference: executor) {
+                guard ContinuousClock.now - asked <= starved else {
+                    _ = abandon(on: connection, after: limit, unless: outcome, probingOn: executor)
+                    return
+                }
+                guard outcome.finish(.failure(StatementAbandoned(reason: .timedOut(limit)))) else { return }
+                // Kept until closed: a connection must not be released before its close is done.
+                (connection.close() as EventLoopFuture<Void>).whenComplete { _ in
+                    withExtendedLifetime(connection) {}
+                }
+            }
+        }
+    }
+
     /// The one outcome of a bounded run: the first of the work, the close and the timer.
     private final class Outcome<T: Sendable>: Sendable {
         private struct State {
@@ -83,6 +110,8 @@ enum BoundedStatements {
         }
 
         private let state = Mutex(State())
+
+        var isFinished: Bool { state.withLock(\.finished) }
 
         func wait(_ continuation: CheckedContinuation<T, any Error>) {
             state.withLock { $0.continuation = continuation }

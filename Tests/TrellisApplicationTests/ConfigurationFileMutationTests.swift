@@ -66,6 +66,9 @@ struct ConfigurationFileMutationTests {
         var taken = 0
         var refused = 0
         for round in 0..<2_000 {
+            // Each round gives its thread up: 2,000 loads without a suspension would hold one of the
+            // test process's few threads for seconds, starving the tests that run beside this one.
+            await Task.yield()
             let bytes = Self.mutate(lines, &random)
             try Data(bytes).write(to: URL(fileURLWithPath: path))
             let loaded: Result<EffectiveConfiguration, EffectiveConfiguration.Invalid>

@@ -1,4 +1,5 @@
 import Foundation
+import NIOPosix
 import PostgresNIO
 import Testing
 @testable import TrellisStorePostgres
@@ -28,6 +29,29 @@ struct BoundedStatementsTests {
             #expect(error.map(PostgresFailure.isTransient) == true)
             try await connection.closeFuture.get()
             #expect(connection.isClosed)
+        }
+    }
+
+    @Test(
+        "an answer that came while the work's executor was held is taken: the limit is the server's, not the process's",
+        .enabled(if: PostgresTestServer.isRequired))
+    func heldExecutor() async throws {
+        try await PostgresTestServer.withDatabase { url in
+            let connection = try await Self.connect(url)
+            // The work's own thread, held for 2 s once its statement is sent: its answer arrives within
+            // the 300 ms limit but cannot be taken before the thread is free, well past the limit.
+            let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+            let executor = EventLoopTaskExecutor(group.next())
+            let count = try await BoundedStatements.run(
+                on: connection, within: .milliseconds(300), executor: executor
+            ) { connection in
+                executor.eventLoop.execute { Thread.sleep(forTimeInterval: 2) }
+                return try await connection.query("SELECT 1", logger: PostgresStore.silent).collect().count
+            }
+            #expect(count == 1)
+            #expect(!connection.isClosed)
+            try await connection.close()
+            try await group.shutdownGracefully()
         }
     }
 
