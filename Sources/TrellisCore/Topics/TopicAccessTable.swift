@@ -124,6 +124,15 @@ public enum TopicAccessTable {
             "{trellis}/alerts/{name}", publish: [.any(.trellis)], read: [.any(.homeAssistant), .any(.operator)],
             about: "a plant's retained care alerts"),
         Row(
+            "{trellis}/watch/request", publish: [.any(.operator)], read: [.any(.trellis)],
+            about: "`trellis watch` asking every relay for the stream of decoded traffic (`{\"seconds\":N}`)"),
+        Row(
+            "{trellis}/watch/events", publish: [.any(.trellis)], read: [.any(.operator)],
+            about: "the decoded traffic, one JSON event per message, while a watcher asks (docs/watch.md)"),
+        Row(
+            "{trellis}/watch/relays/{name}", publish: [.any(.trellis)], read: [.any(.operator)],
+            about: "each relay's answer to a watch request: that it streams, and until when"),
+        Row(
             "{trellis}/#", publish: [.any(.trellis)], read: [.any(.operator)],
             about: "statistics, dead letters, plant states, care alerts and the rest of Trellis's own topics"),
         Row(

@@ -33,6 +33,8 @@ public struct HandlerContext: Sendable {
     public var backups: BackupLedger { engine.backups }
     /// The per-client rates and the refusals of every limit.
     public var limits: ClientLimits { engine.limits }
+    /// The recent traffic (``TrafficWatch``), for `trellis/request/trace`.
+    public var watch: TrafficWatch { engine.watch }
 }
 
 /// What a handler asks the relay to do: messages to publish and messages to reject.

@@ -14,6 +14,7 @@ public enum Relay {
         table.add(DeviceService(settings: settings).routes)
         table.add(BrowseService(settings: settings).routes)
         table.add(DeadLetterService(settings: settings).routes)
+        table.add(TraceService(settings: settings).routes)
         table.add(BackupService.routes(settings: settings))
         if let homeAssistant = HomeAssistantService(settings: settings) { table.add(homeAssistant.routes) }
         table.add(BridgeService(bridges: settings.bridges).routes)
@@ -27,10 +28,12 @@ public enum Relay {
         deliveries: DeliveryLedger = DeliveryLedger(),
         discovery: DiscoveryLedger = DiscoveryLedger(),
         backups: BackupLedger = BackupLedger(),
-        limits: ClientLimits = ClientLimits()
+        limits: ClientLimits = ClientLimits(),
+        watch: TrafficWatch = TrafficWatch()
     ) -> RelayEngine {
         RelayEngine(
             routes: routingTable(settings: settings), store: store, settings: settings, logger: logger,
-            counters: counters, deliveries: deliveries, discovery: discovery, backups: backups, limits: limits)
+            counters: counters, deliveries: deliveries, discovery: discovery, backups: backups, limits: limits,
+            watch: watch)
     }
 }

@@ -33,12 +33,16 @@ public final class RelayEngine: Sendable {
     public let limits: ClientLimits
     /// Whose each dead letter is, for the per-client quota.
     let owners: DeadLetterOwner
+    /// The recent traffic for `trellis trace`, and the stream for `trellis watch` (kept across reloads).
+    public let watch: TrafficWatch
+    /// What makes the events of ``watch``.
+    public let describer: WatchDescriber
 
     public init(
         routes: RoutingTable, store: any TrellisStore, settings: RelaySettings, logger: Logger,
         counters: RelayCounters = RelayCounters(), deliveries: DeliveryLedger = DeliveryLedger(),
         discovery: DiscoveryLedger = DiscoveryLedger(), backups: BackupLedger = BackupLedger(),
-        limits: ClientLimits = ClientLimits()
+        limits: ClientLimits = ClientLimits(), watch: TrafficWatch = TrafficWatch()
     ) {
         self.routes = routes
         self.store = store
@@ -51,6 +55,8 @@ public final class RelayEngine: Sendable {
         self.discovery = discovery
         self.backups = backups
         self.limits = limits
+        self.watch = watch
+        self.describer = settings.watchDescriber
         self.owners = DeadLetterOwner(
             plantPrefix: settings.plantPrefix, buttonPrefix: settings.buttonPrefix,
             trellisPrefix: settings.trellisPrefix)

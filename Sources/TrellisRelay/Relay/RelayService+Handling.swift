@@ -1,4 +1,5 @@
 import Foundation
+import TrellisCore
 import TrellisMQTTTypes
 
 /// The relay's message loop: handling, publishing answers, and acknowledging under the
@@ -12,6 +13,7 @@ extension RelayService {
         /// When its handling started (``RelayService/now``).
         var started: UInt64
         var engine: RelayEngine
+        var message: MQTTMessage
         var handling: Task<RelayEngine.Output, Never>
     }
 
@@ -67,16 +69,17 @@ extension RelayService {
                 // What a retained sweep's subscriptions bring, and its markers, are the sweep's, not the routes'.
                 let swept = begun == nil && (sweepInbox.withLock { $0 }?.offer(message) ?? false)
                 let peer = swept || begun != nil ? nil : engine.settings.peer(ofStatusTopic: message.topic)
+                let watchRequest = !swept && begun == nil && message.topic == engine.settings.watchRequestTopic
                 // A read request alone (none in hand, none queued: one request at a time) is handled
                 // below, without a task of its own to start and wait for.
-                if overlapsReads, begun == nil, !swept, peer == nil, !newSession,
+                if overlapsReads, begun == nil, !swept, peer == nil, !watchRequest, !newSession,
                     !(inHand.isEmpty && !messages.hasQueued),
                     engine.onlyReads(message)
                 {
                     let received = Date()
                     inHand.append(
                         InHand(
-                            started: Self.now, engine: engine,
+                            started: Self.now, engine: engine, message: message,
                             handling: Task(executorPreference: client.taskExecutor) {
                                 await engine.handle(message, at: received)
                             }))
@@ -96,6 +99,8 @@ extension RelayService {
                     } else if let peer {
                         await notePeer(
                             peer, present: !message.payload.isEmpty, online: message.payload == Array("online".utf8))
+                    } else if watchRequest {
+                        noteWatchRequest(message)
                     } else {
                         let output =
                             if let begun {
@@ -104,7 +109,7 @@ extension RelayService {
                                 await engine.handle(message, at: Date())
                             }
                         guard output.handled else { break }
-                        send(output, engine: handler)
+                        send(output, of: message, engine: handler)
                     }
                     if !swept { handler.counters.handled(nanoseconds: Self.now &- started) }
                     held += 1
@@ -140,7 +145,7 @@ extension RelayService {
         for entry in inHand {
             let output = await entry.handling.value
             guard output.handled else { return nil }
-            send(output, engine: entry.engine)
+            send(output, of: entry.message, engine: entry.engine)
             entry.engine.counters.handled(nanoseconds: Self.now &- entry.started)
             count += 1
         }
@@ -149,8 +154,21 @@ extension RelayService {
 
     /// Publishes a message's answers (or hands them to the local client they are for), and starts
     /// the Home Assistant announcement its handling asked for, which goes out from a task of its
-    /// own at the broker's pace (``announceToHomeAssistant()``).
-    func send(_ output: RelayEngine.Output, engine: RelayEngine) {
+    /// own at the broker's pace (``announceToHomeAssistant()``). The message and its answers are kept
+    /// for `trellis trace`, and streamed while someone watches (``TrafficWatch``).
+    func send(_ output: RelayEngine.Output, of message: MQTTMessage, engine: RelayEngine) {
+        let now = Date()
+        if let seq = engine.watch.saw(message, publishes: output.publishes, at: now) {
+            let event = engine.describer.describe(message, publishes: output.publishes, at: now, seq: seq)
+            do {
+                try outlet.publish(
+                    MQTTMessage(
+                        topic: engine.settings.watchEventsTopic, payload: JSONEnvelope.encode(event),
+                        qos: .atMostOnce))
+            } catch {
+                logger.debug("could not publish a watch event", metadata: ["error": "\(error)"])
+            }
+        }
         if output.announcesDiscovery { announceToHomeAssistant() }
         for reply in output.publishes where !localClients.deliver(reply, buttonPrefix: engine.settings.buttonPrefix) {
             do {

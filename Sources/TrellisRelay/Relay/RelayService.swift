@@ -91,13 +91,18 @@ public final class RelayService: Service, Sendable {
         let new = Relay.engine(
             store: old.store, settings: settings, logger: old.logger, counters: old.counters,
             deliveries: old.deliveries, discovery: old.discovery, backups: old.backups,
-            limits: old.limits)
+            limits: old.limits, watch: old.watch)
         let before = Set(old.routes.subscriptions.map(\.filter))
         let after = Set(new.routes.subscriptions.map(\.filter))
         for subscription in new.routes.subscriptions where !before.contains(subscription.filter) {
             try await outlet.subscribe(settings.brokerSubscription(subscription))
         }
+        let watchTopics = (old: old.settings.watchRequestTopic, new: settings.watchRequestTopic)
+        if watchTopics.old != watchTopics.new {
+            try await outlet.subscribe(Self.watchSubscription(settings))
+        }
         current.withLock { $0 = new }
+        if watchTopics.old != watchTopics.new { try outlet.unsubscribe(watchTopics.old) }
         for filter in before.subtracting(after).sorted() {
             try outlet.unsubscribe(old.settings.brokerSubscription(MQTTSubscription(filter)).filter)
         }
@@ -120,6 +125,12 @@ public final class RelayService: Service, Sendable {
         return (before.subtracting(after).sorted(), after.subtracting(before).sorted())
     }
 
+    /// The watch's request topic, as every relay subscribes to it: not shared, so that each relay of
+    /// a group streams its own traffic; QoS 0 like the renewals sent on it.
+    static func watchSubscription(_ settings: RelaySettings) -> MQTTSubscription {
+        MQTTSubscription(settings.watchRequestTopic, qos: .atMostOnce, noLocal: true)
+    }
+
     /// The will that marks Trellis offline if it dies without a clean disconnect.
     public static func will(for settings: RelaySettings) -> MQTTWill {
         MQTTWill(topic: settings.statusTopic, payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
@@ -134,6 +145,7 @@ public final class RelayService: Service, Sendable {
         for subscription in engine.routes.subscriptions {
             try await client.subscribe(engine.settings.brokerSubscription(subscription))
         }
+        try await client.subscribe(Self.watchSubscription(engine.settings))
         if let peers = engine.settings.peerStatusFilter {
             // Not shared: every relay of the group hears every other's presence.
             try await client.subscribe(MQTTSubscription(peers, qos: .atLeastOnce, noLocal: true))
@@ -224,10 +236,11 @@ public final class RelayService: Service, Sendable {
         if engine.settings.shareGroup != nil, engine.settings.peer(ofStatusTopic: message.topic) != nil {
             return .passedOn(carrying: nil)
         }
+        if message.topic == engine.settings.watchRequestTopic { return .passedOn(carrying: nil) }
         let started = Self.now
         switch engine.begin(message, at: Date()) {
         case let .finished(output):
-            send(output, engine: engine)
+            send(output, of: message, engine: engine)
             engine.counters.handled(nanoseconds: Self.now &- started)
             // Kept until the answer is written. What was kept before is freed now only when the
             // client has not written since (the answers of a burst go out together).

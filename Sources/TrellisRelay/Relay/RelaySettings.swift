@@ -166,4 +166,19 @@ public struct RelaySettings: Sendable, Hashable {
 
     /// Every rejected message, as JSON.
     public var deadLetterTopic: String { "\(trellisPrefix)/deadletter" }
+
+    /// Where `trellis watch` asks for the stream of decoded traffic (``TrafficWatch``); every relay
+    /// of a share group reads it (not shared), so a watcher sees them all.
+    public var watchRequestTopic: String { "\(trellisPrefix)/watch/request" }
+
+    /// Where this relay answers a watch request: that it streams, and until when.
+    public var watchReplyTopic: String { "\(trellisPrefix)/watch/relays/\(clientID)" }
+
+    /// Where the stream's events go while a watcher asks for them.
+    public var watchEventsTopic: String { "\(trellisPrefix)/watch/events" }
+
+    /// What makes the stream's and the trace's events of this relay's messages.
+    public var watchDescriber: WatchDescriber {
+        WatchDescriber(prefixes: topicPrefixes, deadLetterTopic: deadLetterTopic, relay: clientID)
+    }
 }
