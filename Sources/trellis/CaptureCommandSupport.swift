@@ -77,7 +77,7 @@ struct BrokerLogin: ParsableArguments {
         var user = username ?? url.username
         // `record` only reads; `replay` publishes what a capture holds, which as the operator could run any
         // operator action, so it logs in as the operator only when told to.
-        if command == "record", user == nil, passwordFile == nil,
+        if ["record", "watch", "trace"].contains(command), user == nil, passwordFile == nil,
             let local = try await Self.localOperator(host: url.host)
         {
             (user, password) = (local.username, local.password)

@@ -25,7 +25,7 @@ struct TrellisCommand: AsyncParsableCommand {
         subcommands: [
             RunCommand.self, HealthCommand.self, ConfigCommand.self, UsersCommand.self, RecordCommand.self,
             ReplayCommand.self, CaptureCommand.self, CatalogCommand.self, StoreCommand.self, DeadLettersCommand.self,
-            PlantsCommand.self, BridgeCommand.self, NotifyCommand.self
+            PlantsCommand.self, BridgeCommand.self, NotifyCommand.self, WatchCommand.self, TraceCommand.self
         ],
         defaultSubcommand: nil
     )

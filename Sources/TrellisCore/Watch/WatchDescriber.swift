@@ -49,7 +49,14 @@ public struct WatchDescriber: Sendable {
         default:
             event.summary = kind.summary(payload: text)
         }
-        event.replies = answers.map { Reply.of($0, as: kind) }
+        // Home Assistant's discovery configs follow a new thing's state: one line says how many.
+        let discovery = prefixes.homeAssistant + "/"
+        event.replies = answers.filter { !$0.topic.hasPrefix(discovery) }.map { Reply.of($0, as: kind) }
+        let configs = answers.count(where: { $0.topic.hasPrefix(discovery) })
+        if configs > 0 {
+            event.replies.append(
+                Reply(topic: discovery + "…", summary: "\(configs) discovery config\(configs == 1 ? "" : "s")"))
+        }
         (event.verdict, event.reason) = Self.verdict(letters: letters, replies: answers, kind: kind)
         return event
     }
