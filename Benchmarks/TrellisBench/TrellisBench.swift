@@ -69,6 +69,12 @@ struct TrellisBench: AsyncParsableCommand {
         ))
     var scaling = false
 
+    @Flag(
+        help:
+            "With a watcher attached: a client keeps Trellis's stream of decoded traffic on (what `trellis watch` asks for) and reads every event, so the figures are those of a watched relay (docs/watch.md)."
+    )
+    var watching = false
+
     @Option(help: ArgumentHelp("With --scaling: the scales, comma-separated.", valueName: "list"))
     var scales = "1,10,100"
 
@@ -122,6 +128,7 @@ struct TrellisBench: AsyncParsableCommand {
 
         let baseline = try await Contender.baseline(port: port, work: work)
         let trellis = try await Contender.trellis(port: port, work: work, species: species)
+        let watcher = watching ? try await BenchWatcher(port: port) : nil
         let runner = RoundRunner(
             port: port, loadgen: loadgen, kind: loadGenerator, closedLoop: closedLoop,
             pipelined: pipelined, presses: presses)
@@ -136,6 +143,7 @@ struct TrellisBench: AsyncParsableCommand {
             try await loadCheck(port: port, label: "baseline (C relay)", contender: baseline, loadgen: loadgen))
         table.checks.append(try await loadCheck(port: port, label: "Trellis", contender: trellis, loadgen: loadgen))
         baseline.stop()
+        if let watcher { print("watch events received: \(await watcher.stop())") }
 
         var catalog = try await LoadGenerator.connect(
             port: port, id: "bench-catalog", replyFilters: ["trellis/response/catalog/search"])
