@@ -17,23 +17,19 @@ final class BenchWatcher: Sendable {
         try await client.waitUntilConnected()
         try await client.subscribe("trellis/watch/events", qos: .atMostOnce)
         let client = self.client
-        let events = self.events
-        tasks.withLock { tasks in
-            tasks.append(
-                Task {
-                    while !Task.isCancelled {
-                        try? client.publish(
-                            topic: "trellis/watch/request", payload: Array(#"{"seconds":60}"#.utf8), qos: .atMostOnce)
-                        try? await Task.sleep(for: .seconds(20))
-                    }
-                })
-            tasks.append(
-                Task {
-                    for await message in client.messages where message.topic == "trellis/watch/events" {
-                        events.add(1, ordering: .relaxed)
-                    }
-                })
+        let asking = Task {
+            while !Task.isCancelled {
+                try? client.publish(
+                    topic: "trellis/watch/request", payload: Array(#"{"seconds":60}"#.utf8), qos: .atMostOnce)
+                try? await Task.sleep(for: .seconds(20))
+            }
         }
+        let reading = Task { [self] in
+            for await message in client.messages where message.topic == "trellis/watch/events" {
+                events.add(1, ordering: .relaxed)
+            }
+        }
+        tasks.withLock { $0 = [asking, reading] }
     }
 
     /// Stops reading and asking; returns how many events came.
