@@ -6,7 +6,7 @@ import Hummingbird
 ///
 /// - a request carrying an `Origin` other than the console's own (`http://` and the `Host` it was
 ///   asked by) is refused with 403: no other site's page may read or drive it;
-/// - any method but GET and HEAD is answered 405: the console only reads;
+/// - any method but GET is answered 405: the console only reads;
 /// - when a login is required (the console bound beyond loopback), a request without the
 ///   operator's account in HTTP Basic, or with a wrong password, is answered 401 with the challenge.
 ///
@@ -41,9 +41,9 @@ struct ConsoleAccess<Context: RequestContext>: RouterMiddleware {
             return Self.text(
                 .forbidden, "Forbidden: the console answers its own pages only, not \(origin.prefix(200))\n")
         }
-        guard request.method == .get || request.method == .head else {
+        guard request.method == .get else {
             var refused = Self.text(.methodNotAllowed, "Method Not Allowed: the console is read-only (GET)\n")
-            refused.headers[.allow] = "GET, HEAD"
+            refused.headers[.allow] = "GET"
             return refused
         }
         if let login {

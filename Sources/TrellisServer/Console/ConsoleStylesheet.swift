@@ -31,7 +31,7 @@ enum ConsoleStylesheet {
         table { border-collapse: collapse; min-width: 100%; }
         caption { text-align: left; font-weight: 600; padding: .25rem 0; }
         th, td { text-align: left; vertical-align: top; padding: .35rem .6rem; border-bottom: 1px solid var(--line);
-          overflow-wrap: anywhere; }
+          overflow-wrap: break-word; }
         thead th { border-bottom: 2px solid var(--line); white-space: nowrap; }
         td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
         .ok { color: var(--good); font-weight: 600; }
