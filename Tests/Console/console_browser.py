@@ -72,6 +72,9 @@ def read(driver, name, expect):
     elif name == "plants":
         seen["plants"] = texts(driver, "section.plant h2")
         check("plants: names", seen["plants"], expect["plants"])
+        seen["alerts"] = [section.find_element(By.XPATH, ".//dt[.='Care alerts']/following-sibling::dd[1]").text
+                          for section in driver.find_elements(By.CSS_SELECTOR, "section.plant")]
+        check("plants: care alerts", seen["alerts"], expect["alerts"])
     elif name == "plant":
         seen["lines"] = len(driver.find_elements(By.CSS_SELECTOR, "svg.chart polyline"))
         seen["rows"] = len(driver.find_elements(By.CSS_SELECTOR, "main table tbody tr"))

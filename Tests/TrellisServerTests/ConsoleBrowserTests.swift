@@ -31,6 +31,7 @@ struct ConsoleBrowserTests {
         let expect: [String: Any] = [
             "status": "unavailable", "dead_letters": 1,
             "plants": [ConsoleFixture.plant, ConsoleFixture.hostilePlant],
+            "alerts": [ConsoleFixture.plantAlerts, "not linked to a species"],
             "plant_path": "/plants/" + HTML.pathSegment(ConsoleFixture.plant),
             "buttons": [ConsoleFixture.button: "\(ConsoleFixture.presses)"],
             "devices": [ConsoleFixture.onlineDevice: "online", ConsoleFixture.offlineDevice: "offline"],

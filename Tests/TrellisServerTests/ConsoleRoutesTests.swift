@@ -45,6 +45,8 @@ struct ConsoleRoutesTests {
                 let plants = try await Self.get(client, "/plants")
                 #expect(plants.body.contains(">Basil</a></h2>") && plants.body.contains("&lt;b&gt;Fern&lt;/b&gt;"))
                 #expect(!plants.body.contains("<b>Fern"))
+                #expect(plants.body.contains("<dd>sweet basil (OCBA)</dd>"), "\(plants.body)")
+                #expect(plants.body.contains("<dt>Care alerts</dt><dd>dry on 0x36</dd>"))
                 let basil = try await Self.get(client, "/plants/Basil")
                 #expect(basil.status == .ok && basil.body.contains("<polyline class=\"moisture\""), "\(basil.body)")
                 #expect(basil.body.contains(#"href="/plants/Basil?since=7d" aria-current="page""#))
@@ -140,10 +142,12 @@ struct ConsoleRoutesTests {
 }
 
 /// What the console tests put in the store, and so expect to read on the pages: two plants (one
-/// with a hostile name) with readings over the last days, a button pressed three times, two
+/// with a hostile name, one linked to a species and dry) with readings over the last days, a button pressed three times, two
 /// devices (one online with a log line), and a dead letter.
 enum ConsoleFixture {
     static let plant = "Basil"
+    /// Basil's care alerts as the browse facts give them (linked to sweet basil, dry on one sensor).
+    static let plantAlerts = "dry on 0x36"
     static let hostilePlant = #"<b>Fern</b>"#
     static let button = "door-1"
     static let presses = 3
@@ -164,6 +168,14 @@ enum ConsoleFixture {
                 sensor: "0x36", moisture: 3 + hour % 6, temperature: 65 + Double(hour % 8), at: at)
             try await store.recordReading(sensor: "0x38", moisture: 8, temperature: 70, at: at)
         }
+        _ = try await store.upsertSpecies([
+            Species(
+                symbol: "OCBA", scientificName: "Ocimum basilicum", commonName: "sweet basil", moistureUse: .high,
+                shadeTolerance: .intolerant, minTempF: 40)
+        ])
+        _ = try await store.linkPlant(plant: plant, symbol: "OCBA", at: now)
+        _ = try await store.updateCareAlerts(
+            plant: plant, conditions: [CareCondition(kind: .dry, sensor: "0x36", value: 4, limit: 6)], at: now)
         for index in 0..<presses {
             _ = try await store.recordPress(
                 button: button, at: now.addingTimeInterval(Double(index - presses)), historyLimit: 20)
