@@ -28,6 +28,7 @@ VENV = os.path.join(CACHE, "venv")
 
 try:
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
 except ImportError:
     if os.path.exists(os.path.join(VENV, "bin", "python")) and not os.environ.get("CONSOLE_BROWSER_REEXEC"):
         os.environ["CONSOLE_BROWSER_REEXEC"] = "1"
@@ -127,10 +128,23 @@ def main():
                 shot = os.path.join(arguments.out, f"console-{name}-{width_name}.png")
                 driver.save_screenshot(shot)
                 say({"event": "screenshot", "path": shot})
+                # After the screenshot, the first Tab reaches the skip link, which leads to the main landmark.
+                driver.find_element(By.TAG_NAME, "body").send_keys(Keys.TAB)
+                focused = driver.execute_script("return document.activeElement.getAttribute('href')")
+                check(f"{name} at {width_name}: the first Tab focuses the skip link", focused, "#main")
                 for entry in driver.get_log("browser"):
                     say({"event": "console", "level": entry.get("level"), "message": entry.get("message")})
                     if entry.get("level") in ("SEVERE", "WARNING"):
                         problems.append(f"{name} at {width_name}: browser console: {entry.get('message')}")
+        # The policy is in force and its violations reach the log read above: an inline script put
+        # in the page is refused, and the refusal is logged (and not counted as a problem here).
+        driver.get(arguments.url + "/")
+        driver.execute_script(
+            "const s = document.createElement('script'); s.textContent = 'window.ran = 1'; document.body.append(s)")
+        ran = driver.execute_script("return window.ran === 1")
+        refusals = [e.get("message", "") for e in driver.get_log("browser") if "Content Security Policy" in e.get("message", "")]
+        say({"event": "csp-probe", "ran": ran, "refusals": refusals})
+        check("an inline script is refused by the policy", (ran, bool(refusals)), (False, True))
     finally:
         driver.quit()
     say({"event": "end", "ok": not problems, "problems": problems})

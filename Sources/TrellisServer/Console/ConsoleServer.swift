@@ -88,6 +88,8 @@ public enum ConsoleServer {
         router.get("/dead-letters") { _, _ in
             await page { ConsolePage.deadLetters(try await reader.deadLetters(), limit: ConsoleReader.deadLetterLimit) }
         }
+        // The live decoded view's place: a page saying where it will be, until the stream
+        // `trellis watch` reads is served here.
         router.get("/live") { _, _ in await page { ConsolePage.live() } }
         router.get(RouterPath(ConsolePage.stylesheetPath)) { _, _ in
             Response(

@@ -44,12 +44,12 @@ enum ConsoleStylesheet {
         ul.links li { margin: .35rem 0; }
         pre.payload { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; max-width: 40rem;
           font: .875rem/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; }
-        .chart { width: 100%; height: auto; max-width: 60rem; display: block; margin: 0 0 1rem; }
+        .chart { width: 100%; height: auto; max-width: 44rem; display: block; margin: 0 0 1rem; }
         .chart .axis { stroke: var(--muted); stroke-width: 1; }
         .chart .grid { stroke: var(--line); stroke-width: 1; }
         .chart .moisture { fill: none; stroke: #1f6feb; stroke-width: 2; }
         .chart .temperature { fill: none; stroke: #d4631a; stroke-width: 2; stroke-dasharray: 6 3; }
-        .chart text { fill: var(--muted); font-size: 12px; }
+        .chart text { fill: var(--muted); font-size: 14px; }
         .legend { display: flex; flex-wrap: wrap; gap: 1rem; margin: 0 0 .5rem; padding: 0; list-style: none; }
         .legend .swatch-moisture { color: #1f6feb; font-weight: 700; }
         .legend .swatch-temperature { color: #d4631a; font-weight: 700; }

@@ -6,10 +6,11 @@ import TrellisCore
 /// The chart is an image to a screen reader, named by its `<title>` and summed up by its `<desc>`;
 /// the page gives the same points as a table beside it.
 enum HistoryChart {
-    static let width = 640.0
+    /// The drawing's size: narrow enough that its labels stay legible scaled down to a phone's width.
+    static let width = 480.0
     static let height = 260.0
     /// Room for the scales' labels around the plot.
-    static let left = 36.0, right = 48.0, top = 12.0, bottom = 28.0
+    static let left = 30.0, right = 52.0, top = 12.0, bottom = 30.0
 
     /// The SVG of `points` (oldest first) over `from`…`to`, titled for `plant`.
     static func svg(plant: String, points: [HistoryPoint], from: Date, to: Date) -> HTML {
