@@ -132,8 +132,30 @@ struct ConsoleRoutesTests {
                 let post = try await Self.get(
                     client, "/plants", method: .post, headers: [.authorization: Self.basic("operator", "s3cret")])
                 #expect(post.status == .methodNotAllowed)
+                // Guessing is slowed down: after the limit of wrong logins, even the right one waits.
+                for _ in 2..<ConsoleLoginThrottle.limit {
+                    _ = try await Self.get(client, "/", headers: [.authorization: Self.basic("operator", "guess")])
+                }
+                let throttled = try await Self.get(
+                    client, "/", headers: [.authorization: Self.basic("operator", "s3cret")])
+                #expect(throttled.status == .tooManyRequests)
+                #expect(Int(throttled.headers[.retryAfter] ?? "") ?? 0 > 0)
             }
         }
+    }
+
+    @Test("the login throttle counts wrong logins per address within a window, and forgets them after it")
+    func throttleWindow() {
+        let throttle = ConsoleLoginThrottle()
+        let start = ContinuousClock.now
+        for _ in 0..<ConsoleLoginThrottle.limit - 1 { throttle.failed("192.0.2.1", now: start) }
+        #expect(throttle.blocked("192.0.2.1", now: start) == nil)
+        throttle.failed("192.0.2.1", now: start)
+        #expect(throttle.blocked("192.0.2.1", now: start + .seconds(1)) == 59)
+        #expect(throttle.blocked("192.0.2.2", now: start + .seconds(1)) == nil)
+        #expect(throttle.blocked("192.0.2.1", now: start + ConsoleLoginThrottle.window) == nil)
+        throttle.failed("192.0.2.1", now: start + ConsoleLoginThrottle.window)
+        #expect(throttle.blocked("192.0.2.1", now: start + ConsoleLoginThrottle.window) == nil)
     }
 
     static func basic(_ user: String, _ password: String) -> String {

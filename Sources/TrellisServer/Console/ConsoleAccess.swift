@@ -8,13 +8,16 @@ import Hummingbird
 ///   asked by) is refused with 403: no other site's page may read or drive it;
 /// - any method but GET is answered 405: the console only reads;
 /// - when a login is required (the console bound beyond loopback), a request without the
-///   operator's account in HTTP Basic, or with a wrong password, is answered 401 with the challenge.
+///   operator's account in HTTP Basic, or with a wrong password, is answered 401 with the challenge,
+///   and an address that keeps guessing is answered 429 for a while (``ConsoleLoginThrottle``).
 ///
 /// Every answer, refusals included, carries a strict Content-Security-Policy (no script at all,
 /// styles from the console's stylesheet only, no framing), `nosniff`, no referrer, and `no-store`.
-struct ConsoleAccess<Context: RequestContext>: RouterMiddleware {
+struct ConsoleAccess: RouterMiddleware {
+    typealias Context = ConsoleRequestContext
     /// Checks a user name and password; nil when the console is open (loopback).
     let login: ConsoleLogin?
+    let throttle = ConsoleLoginThrottle()
 
     static var headers: HTTPFields {
         [
@@ -47,9 +50,14 @@ struct ConsoleAccess<Context: RequestContext>: RouterMiddleware {
             return refused
         }
         if let login {
-            guard let credentials = Self.basicCredentials(request.headers[.authorization]),
-                await login.verify(credentials.user, credentials.password)
-            else {
+            if let wait = throttle.blocked(context.address) {
+                var slow = Self.text(.tooManyRequests, "Too Many Requests: too many wrong logins; wait \(wait) s\n")
+                slow.headers[.retryAfter] = "\(wait)"
+                return slow
+            }
+            let credentials = Self.basicCredentials(request.headers[.authorization])
+            guard let credentials, await login.verify(credentials.user, credentials.password) else {
+                if credentials != nil { throttle.failed(context.address) }
                 var challenge = Self.text(.unauthorized, "Unauthorized: log in with the operator's account\n")
                 challenge.headers[.wwwAuthenticate] = #"Basic realm="Trellis console", charset="UTF-8""#
                 return challenge

@@ -53,8 +53,8 @@ public enum ConsoleServer {
     static func router(
         relay: RelayService, probes: Probes, login: ConsoleLogin?, hosts: HostPolicy = .literalsOnly,
         logger: Logger = Logger(label: "trellis.http")
-    ) -> Router<BasicRequestContext> {
-        let router = Router()
+    ) -> Router<ConsoleRequestContext> {
+        let router = Router(context: ConsoleRequestContext.self)
         router.add(middleware: ConsoleAccess(login: login))
         router.add(middleware: HostGuard(server: "console", hosts: hosts, logger: logger))
         let reader = ConsoleReader(relay: relay, probes: probes)
