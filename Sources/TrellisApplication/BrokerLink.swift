@@ -14,6 +14,9 @@ struct BrokerLink {
     var password: String?
     /// The broker process to run ahead of the relay, when Trellis started one.
     var services: [any Service]
+    /// The password file of the broker Trellis started with its local accounts, where the
+    /// operator's account is checked for the console; nil otherwise.
+    var accountsFile: String? = nil
 
     /// Joins the broker named, or starts one.
     static func make(_ configuration: EffectiveConfiguration, settings: RelaySettings, logger: Logger) async throws
@@ -28,11 +31,14 @@ struct BrokerLink {
         let state = configuration.string("state.dir")
         let brokerConfig = try resolveBrokerConfig(configuration, logger: logger)
         var localLogin: (username: String, password: String)?
+        var accountsFile: String?
         if let accounts = LocalAccounts(brokerConfig: brokerConfig, state: state) {
             if !named.isEmpty {
                 // Trellis logs in with an account named to it: the accounts are the administrator's, the rights the table's.
                 try accounts.rewriteACL(prefixes: settings.topicPrefixes)
+                accountsFile = accounts.passwordFile
             } else {
+                accountsFile = accounts.passwordFile
                 // No account named: Trellis keeps its own and the operator's.
                 let password = try await accounts.ensure(prefixes: settings.topicPrefixes)
                 localLogin = (LocalAccounts.trellisAccount, password)
@@ -51,7 +57,7 @@ struct BrokerLink {
         return BrokerLink(
             address: address, username: localLogin?.username ?? (named.isEmpty ? address.username : named),
             password: try localLogin?.password ?? password(configuration, url: address),
-            services: [BrokerService(broker: process, logger: logger)])
+            services: [BrokerService(broker: process, logger: logger)], accountsFile: accountsFile)
     }
 
     /// The broker password: `broker.password_file`, else the address's user info, else

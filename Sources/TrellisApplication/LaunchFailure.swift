@@ -16,6 +16,7 @@ extension TrellisApplication {
         case let error as PlantsFileError: fail("\(error)")
         case let error as CredentialsError: fail("\(error)")
         case let error as SocketIOServer.PressTokenError: fail("\(error)")
+        case let error as ConsoleServer.AccessError: fail("\(error)")
         case let error as StateAccessError: fail("\(error)")
         default: error
         }

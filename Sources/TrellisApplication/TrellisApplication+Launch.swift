@@ -45,8 +45,10 @@ extension TrellisApplication {
             host: broker.address.host, port: broker.address.port, clientID: clientID, username: broker.username,
             password: broker.password, settings: settings, maxUnhandled: configuration.int("broker.max_unhandled"),
             tls: tls)
+        var servers = try configuration.serverSettings
+        servers.consoleLogin = broker.accountsFile.map { OperatorLogin(passwordFile: $0).consoleLogin }
         var application = try TrellisApplication(
-            store: store, mqtt: mqtt, settings: settings, servers: try configuration.serverSettings,
+            store: store, mqtt: mqtt, settings: settings, servers: servers,
             before: broker.services, logger: logger)
         for (message, address) in application.announcements {
             logger.info("\(message)", metadata: ["address": "\(address)"])

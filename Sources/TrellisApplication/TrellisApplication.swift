@@ -129,6 +129,13 @@ package struct TrellisApplication: Sendable {
                     hosts: servers.allowedHosts, logger: http))
             announcements.append(("serving /livez and /readyz", address))
         }
+        if let address = servers.console {
+            services.append(
+                try ConsoleServer.service(
+                    address: address, relay: relay, probes: probes, login: servers.consoleLogin,
+                    limits: servers.probeConnections, hosts: servers.allowedHosts, logger: http))
+            announcements.append(("serving the console", address))
+        }
         if servers.systemd, let notifier = SystemdNotifier() {
             services.append(
                 SystemdService(

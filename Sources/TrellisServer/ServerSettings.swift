@@ -13,7 +13,12 @@ public struct ServerSettings: Sendable {
     /// The button service for Socket.IO clients (`buttons.socketio_address`).
     public var socketIO: ListenAddress?
     public var socketIOSessions: SocketIOSettings
-    /// The limits of the probes' and the metrics' connections (each server its own cap); the
+    /// The read-only console for a browser (`console.address`).
+    public var console: ListenAddress?
+    /// The operator's account, which the console asks for when bound beyond loopback; nil when
+    /// there is none to check (the console then starts on loopback only).
+    public var consoleLogin: ConsoleLogin?
+    /// The limits of the probes', the metrics' and the console's connections (each server its own cap); the
     /// Socket.IO endpoint's are in ``socketIOSessions``.
     public var probeConnections: ConnectionLimits
     /// The `Host` names a web page may reach the metrics and health servers by (`http.allowed_hosts`);
@@ -26,8 +31,11 @@ public struct ServerSettings: Sendable {
     public init(
         metrics: ListenAddress? = nil, health: ListenAddress? = nil, socketIO: ListenAddress? = nil,
         socketIOSessions: SocketIOSettings = SocketIOSettings(), probeConnections: ConnectionLimits = .probes,
-        allowedHosts: HostPolicy = .literalsOnly, systemd: Bool = false
+        allowedHosts: HostPolicy = .literalsOnly, systemd: Bool = false, console: ListenAddress? = nil,
+        consoleLogin: ConsoleLogin? = nil
     ) {
+        self.console = console
+        self.consoleLogin = consoleLogin
         self.metrics = metrics
         self.health = health
         self.socketIO = socketIO

@@ -157,6 +157,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .long, help: .setting("health.address", valueName: "address"))
     var health: String?
 
+    @Option(name: .long, help: .setting("console.address", valueName: "address"))
+    var console: String?
+
     @Option(name: .long, help: .setting("log.level"))
     var logLevel: String?
 

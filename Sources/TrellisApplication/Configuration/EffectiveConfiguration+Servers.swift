@@ -2,7 +2,7 @@ import TrellisServer
 import TrellisSocketIO
 
 extension EffectiveConfiguration {
-    /// The servers beside the relay, from `metrics.address`, `health.address`, the `http.*` limits and host names, and the
+    /// The servers beside the relay, from `metrics.address`, `health.address`, `console.address`, the `http.*` limits and host names, and the
     /// `buttons.socketio_*` settings (their forms were checked when the configuration was loaded). Throws when the Socket.IO
     /// press token file cannot be read.
     package var serverSettings: ServerSettings {
@@ -18,7 +18,7 @@ extension EffectiveConfiguration {
                 probeConnections: ConnectionLimits(
                     headerTimeout: header, bodyTimeout: body, idleTimeout: idle,
                     maximumConnections: int("http.max_connections")),
-                allowedHosts: hosts, systemd: true)
+                allowedHosts: hosts, systemd: true, console: ListenAddress(string("console.address")))
             if settings.socketIO != nil {
                 settings.socketIOSessions = SocketIOSettings(
                     maximumSessions: int("buttons.socketio_max_sessions"),

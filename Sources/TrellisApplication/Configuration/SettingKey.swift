@@ -439,9 +439,20 @@ extension SettingKey {
                     return ListenAddress.expected + ", or empty"
                 }),
             SettingKey(
+                key: "console.address", flag: "console", kind: .string, defaultValue: .string(""),
+                help:
+                    "Serve the read-only console (pages of plants, buttons, devices, dead letters and health for a browser) here (HOST:PORT, or a port on 127.0.0.1); open on loopback, beyond it only with the operator's account of the broker Trellis starts; empty: off.",
+                reloadable: false,
+                check: { content in
+                    guard case let .string(value) = content, !value.isEmpty, ListenAddress(value) == nil else {
+                        return nil
+                    }
+                    return ListenAddress.expected + ", or empty"
+                }),
+            SettingKey(
                 key: "http.header_timeout", kind: .double, defaultValue: .double(ConnectionLimits.probes.headerTimeout),
                 help:
-                    "Seconds a new connection to any of the HTTP servers (metrics, health, Socket.IO) may take to send its first request head; then it is closed.",
+                    "Seconds a new connection to any of the HTTP servers (metrics, health, console, Socket.IO) may take to send its first request head; then it is closed.",
                 reloadable: false, check: positive),
             SettingKey(
                 key: "http.body_timeout", kind: .double, defaultValue: .double(ConnectionLimits.probes.bodyTimeout),
@@ -456,7 +467,7 @@ extension SettingKey {
             SettingKey(
                 key: "http.max_connections", kind: .int, defaultValue: .int(ConnectionLimits.probes.maximumConnections),
                 help:
-                    "Most connections at once to the metrics server, and to the health server, each; beyond, a new one replaces the one waiting longest for its first request, or is closed at once.",
+                    "Most connections at once to the metrics server, to the health server, and to the console, each; beyond, a new one replaces the one waiting longest for its first request, or is closed at once.",
                 reloadable: false, check: positive),
             SettingKey(
                 key: "http.allowed_hosts", kind: .string, defaultValue: .string(""),
