@@ -151,6 +151,10 @@ struct WatchCommandTests {
             let trace = try await relay.shell("\(TrellisBinary.path) trace 41 --broker 127.0.0.1:\(relay.port)")
             #expect(trace.contains("REQ_addNewPlant #41 from operator: Fern;x,0x36  → answered"), "\(trace)")
             #expect(trace.contains("↳ rpi/fromrpi/operator  RES_addNewPlant #41"), "\(trace)")
+            // Request 42 was refused and kept as the store's first dead letter: traced by that letter.
+            let letter = try await relay.shell(
+                "\(TrellisBinary.path) trace --dead-letter 1 --broker 127.0.0.1:\(relay.port)")
+            #expect(letter.contains("REQ_x #42 from operator  → error ERR_invalidOpTag"), "\(letter)")
             let missing = try TrellisBinary.start(
                 [
                     "-c",

@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+import TrellisCore
+import TrellisMQTTTypes
+import TrellisRelay
+
+/// What the relay keeps of its traffic and when it streams it: the ring holds the newest 1,000
+/// messages within 4 MiB, the stream is on only within a watcher's time (5 minutes at most), and at
+/// most 500 events a second are handed out.
+@Suite("Watch: the relay's ring of recent traffic and its stream")
+struct TrafficWatchTests {
+    static let describer = RelaySettings().watchDescriber
+    static let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+    static func message(_ index: Int, bytes: Int = 10) -> MQTTMessage {
+        MQTTMessage(topic: "rpi/sensors/s\(index)", payload: Array(repeating: 0x61, count: bytes), qos: .atMostOnce)
+    }
+
+    static func kept(_ watch: TrafficWatch) -> [Int] {
+        watch.trace(with: describer, limit: .max) { _ in true }.map(\.seq)
+    }
+
+    @Test("the newest 1,000 messages are kept, oldest first; a trace is cut to its newest")
+    func capacity() {
+        let watch = TrafficWatch()
+        for index in 1...1_500 { _ = watch.saw(Self.message(index), publishes: [], at: Self.start) }
+        #expect(watch.keptCount == TrafficWatch.capacity)
+        #expect(Self.kept(watch) == Array(501...1_500))
+        #expect(watch.trace(with: Self.describer, limit: 3) { _ in true }.map(\.seq) == [1_498, 1_499, 1_500])
+        #expect(watch.trace(with: Self.describer, limit: 10) { $0.topic == "rpi/sensors/s700" }.map(\.seq) == [700])
+    }
+
+    @Test("payloads, the message's and its replies', are held within 4 MiB: the oldest go first")
+    func bytes() {
+        let watch = TrafficWatch()
+        let big = 1 << 20
+        for index in 1...6 {
+            _ = watch.saw(
+                Self.message(index, bytes: big / 2), publishes: [Self.message(0, bytes: big / 2)], at: Self.start)
+        }
+        #expect(Self.kept(watch) == [3, 4, 5, 6])
+        // One message larger than the whole bound is counted (its number is taken) but not kept.
+        _ = watch.saw(Self.message(7, bytes: TrafficWatch.byteLimit + 1), publishes: [], at: Self.start)
+        _ = watch.saw(Self.message(8), publishes: [], at: Self.start)
+        #expect(Self.kept(watch) == [8])
+    }
+
+    @Test("the stream is on only within a watcher's time, at most five minutes from the request")
+    func window() {
+        let watch = TrafficWatch()
+        #expect(watch.saw(Self.message(1), publishes: [], at: Self.start) == nil)
+        let until = watch.watch(for: 3_600, at: Self.start)
+        #expect(until == Self.start.addingTimeInterval(TrafficWatch.longestWatch))
+        #expect(watch.saw(Self.message(2), publishes: [], at: Self.start.addingTimeInterval(299)) == 2)
+        #expect(watch.saw(Self.message(3), publishes: [], at: Self.start.addingTimeInterval(301)) == nil)
+        // A shorter request does not cut a longer one short.
+        watch.watch(for: 120, at: Self.start.addingTimeInterval(400))
+        watch.watch(for: 10, at: Self.start.addingTimeInterval(401))
+        #expect(watch.isWatched(at: Self.start.addingTimeInterval(500)))
+        #expect(!watch.isWatched(at: Self.start.addingTimeInterval(521)))
+    }
+
+    @Test("at most 500 events a second are handed out; the next second starts afresh; all are kept")
+    func rate() {
+        let watch = TrafficWatch()
+        watch.watch(for: 60, at: Self.start)
+        let first = (0..<600).compactMap { watch.saw(Self.message($0), publishes: [], at: Self.start) }
+        #expect(first.count == TrafficWatch.eventsPerSecond && first.last == 500)
+        let next = watch.saw(Self.message(0), publishes: [], at: Self.start.addingTimeInterval(1))
+        #expect(next == 601)
+        #expect(watch.keptCount == 601)
+    }
+}
