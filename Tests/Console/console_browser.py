@@ -98,7 +98,8 @@ def read(driver, name, expect):
         check("dead letters: reason", seen["reasons"], [expect["dead_letter_reason"]])
         check("dead letters: payload as text", seen["payloads"], [expect["dead_letter_payload"]])
     elif name == "live":
-        check("live: the placeholder", "trellis watch" in driver.find_element(By.TAG_NAME, "main").text, True)
+        seen["live"] = texts(driver, "main table td")
+        check("live: the request decoded", any(expect["live_summary"] in cell for cell in seen["live"]), True)
     return seen
 
 

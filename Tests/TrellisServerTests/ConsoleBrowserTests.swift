@@ -37,13 +37,14 @@ struct ConsoleBrowserTests {
             "devices": [ConsoleFixture.onlineDevice: "online", ConsoleFixture.offlineDevice: "offline"],
             "device_path": "/devices/" + HTML.pathSegment(ConsoleFixture.onlineDevice),
             "log_line": ConsoleFixture.logLine, "dead_letter_reason": ConsoleFixture.deadLetterReason,
-            "dead_letter_payload": ConsoleFixture.deadLetterPayload
+            "dead_letter_payload": ConsoleFixture.deadLetterPayload, "live_summary": ConsoleFixture.liveSummary
         ]
         let expectPath = output.appendingPathComponent("expect.json")
         try JSONSerialization.data(withJSONObject: expect).write(to: expectPath)
 
         try await withUnconnectedService(.directory) { relay in
             try await ConsoleFixture.fill(relay.engine.store)
+            try await ConsoleFixture.handle(relay, ConsoleFixture.liveRequest, on: "rpi/torpi/ann")
             try await ConsoleRoutesTests.routes(relay).test(.live) { client in
                 let port = try #require(client.port)
                 let script = Repository.root.appendingPathComponent("Tests/Console/console_browser.py").path

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrellisMQTTTypes
 import TrellisCore
 import TrellisStore
 @testable import TrellisServer
@@ -90,7 +91,8 @@ struct ConsoleRenderingTests {
     func frame() {
         let pages: [(ConsolePage.Section, HTML)] = [
             (.buttons, ConsolePage.buttons([])), (.devices, ConsolePage.devices([])),
-            (.deadLetters, ConsolePage.deadLetters([], limit: 100)), (.live, ConsolePage.live()),
+            (.deadLetters, ConsolePage.deadLetters([], limit: 100)),
+            (.live, ConsolePage.live(events: [], query: [:], kept: 0, refusal: nil)),
             (.plants, ConsolePage.plants([]))
         ]
         for (section, page) in pages {
@@ -104,6 +106,16 @@ struct ConsoleRenderingTests {
         }
         let table = ConsolePage.table(caption: "c", columns: ["A", "B"], rows: [["1", "2"]], empty: "none").text
         #expect(table.contains("<th scope=\"col\">A</th>") && table.contains("<th scope=\"row\">1</th><td>2</td>"))
-        #expect(ConsolePage.live().text.contains("trellis watch"))
+        // The live page: a decoded message, its sender's markup escaped, refreshed without a script.
+        let event = WatchDescriber(prefixes: TopicPrefixes(), deadLetterTopic: "trellis/deadletter", relay: "r")
+            .describe(
+                MQTTMessage(
+                    topic: "rpi/torpi",
+                    payload: Array("ID:1;sender:<script>x</script>;receiver:h;payload:;operation:REQ_numPlants".utf8),
+                    qos: .atMostOnce), publishes: [], at: Date(), seq: 1)
+        let live = ConsolePage.live(events: [event], query: ["client": "\"><b>"], kept: 1, refusal: nil).text
+        #expect(live.contains("REQ_numPlants #1 from &lt;script&gt;x&lt;/script&gt;") && !live.contains("<script"))
+        #expect(live.contains(#"value="&quot;&gt;&lt;b&gt;""#))
+        #expect(live.contains(#"<meta http-equiv="refresh" content="5">"#))
     }
 }

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 import TrellisCore
+import TrellisMQTTTypes
 import TrellisRelay
 import TrellisStore
 import TrellisTestSupport
@@ -68,8 +69,20 @@ struct ConsoleRoutesTests {
                 let letters = try await Self.get(client, "/dead-letters")
                 #expect(letters.body.contains(#"<span class="reason">invalid_op</span>"#))
                 #expect(letters.body.contains("&lt;/script&gt;&lt;svg onload=alert(1)&gt;"))
+                // A request and a reading handled by the relay: the live view shows them decoded, newest
+                // first, filtered as `trellis watch` filters; a filter it cannot read is a 400 saying why.
+                try await ConsoleFixture.handle(relay, ConsoleFixture.liveRequest, on: "rpi/torpi/ann")
+                try await ConsoleFixture.handle(relay, #"{"moisture":5}"#, on: "rpi/sensors/0x36")
                 let live = try await Self.get(client, "/live")
                 #expect(live.status == .ok && live.body.contains("trellis watch"))
+                #expect(live.body.contains(ConsoleFixture.liveSummary), "\(live.body)")
+                let request = try #require(live.body.range(of: ConsoleFixture.liveSummary))
+                let reading = try #require(live.body.range(of: "reading of 0x36"))
+                #expect(reading.lowerBound < request.lowerBound, "newest first")
+                let plantOnly = try await Self.get(client, "/live?service=plant&client=ann")
+                #expect(plantOnly.body.contains(ConsoleFixture.liveSummary) && !plantOnly.body.contains("reading of"))
+                let refused = try await Self.get(client, "/live?verdict=bogus")
+                #expect(refused.status == .badRequest && refused.body.contains("a verdict is one of"))
                 let css = try await Self.get(client, "/console.css")
                 #expect(css.headers[.contentType] == "text/css; charset=utf-8" && css.body.contains("@media"))
                 for page in [overview, plants, basil, buttons, devices, device, letters, live] {
@@ -181,6 +194,17 @@ enum ConsoleFixture {
     static let deadLetterPayload = #"ID:1;operation:</script><svg onload=alert(1)>"#
 
     /// Fills `store` and waits until everything is written.
+    /// A plant-tracker request for the live view, and how the view shows it.
+    static let liveRequest = "ID:77;sender:ann;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants"
+    static let liveSummary = "REQ_numPlants #77 from ann"
+
+    /// Handles `payload` on `topic` as the relay's message loop does, keeping it for the live view.
+    static func handle(_ relay: RelayService, _ payload: String, on topic: String) async throws {
+        let message = MQTTMessage(topic: topic, payload: Array(payload.utf8), qos: .atLeastOnce)
+        let output = await relay.engine.handle(message, at: Date())
+        _ = relay.engine.watch.saw(message, publishes: output.publishes, at: Date())
+    }
+
     static func fill(_ store: any TrellisStore, now: Date = Date()) async throws {
         _ = try await store.addPlant(name: plant, sensors: ["0x36", "0x37"], maxPlants: 10)
         _ = try await store.addPlant(name: hostilePlant, sensors: ["0x38"], maxPlants: 10)

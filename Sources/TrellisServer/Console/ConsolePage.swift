@@ -41,7 +41,8 @@ enum ConsolePage {
         ##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><circle cx="8" cy="8" r="7" fill="#0a5c36"/></svg>"##
 
     /// A whole document titled `title`, `section` marked current in the navigation, `main` as its content.
-    static func document(title: String, section: Section?, main: HTML) -> HTML {
+    /// The page `main` is the content of; `refresh`: seconds after which the browser loads it again.
+    static func document(title: String, section: Section?, main: HTML, refresh: Int? = nil) -> HTML {
         let links = Section.allCases.map { item -> HTML in
             let current: HTML = item == section ? #" aria-current="page""# : ""
             return "<li><a href=\"\(item.path)\"\(current)>\(item.title)</a></li>"
@@ -52,6 +53,7 @@ enum ConsolePage {
             <head>
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
+            \(refresh.map { "<meta http-equiv=\"refresh\" content=\"\($0)\">" as HTML } ?? "")
             <title>\(title) · Trellis console</title>
             <link rel="stylesheet" href="\(stylesheetPath)">
             <link rel="icon" href="/favicon.svg" type="image/svg+xml">

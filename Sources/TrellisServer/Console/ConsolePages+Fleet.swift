@@ -75,16 +75,6 @@ extension ConsolePage {
                 rows: rows, empty: "No dead letters."))
     }
 
-    /// The `/live` placeholder: where the live decoded view goes.
-    static func live() -> HTML {
-        document(
-            title: "Live", section: .live,
-            main: """
-                <p class="note">The live decoded view of the messages Trellis handles is served here when the stream \
-                <code>trellis watch</code> reads is on. It is not part of this relay yet.</p>
-                """)
-    }
-
     /// A page saying what was not found, for a 404.
     static func notFound(_ what: String, section: Section?) -> HTML {
         document(

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import ServiceLifecycle
+import TrellisCore
 import TrellisRelay
 import TrellisSocketIO
 
@@ -88,9 +89,29 @@ public enum ConsoleServer {
         router.get("/dead-letters") { _, _ in
             await page { ConsolePage.deadLetters(try await reader.deadLetters(), limit: ConsoleReader.deadLetterLimit) }
         }
-        // The live decoded view's place: a page saying where it will be, until the stream
-        // `trellis watch` reads is served here.
-        router.get("/live") { _, _ in await page { ConsolePage.live() } }
+        router.get("/live") { request, _ in
+            await page {
+                var query: [String: String] = [:]
+                for field in ConsolePage.liveFields {
+                    query[field] = request.uri.queryParameters[Substring(field)].map(String.init)
+                }
+                let filter: WatchFilter
+                do {
+                    filter = try WatchFilter(parsing: ConsolePage.liveWords(query))
+                } catch {
+                    return (
+                        .badRequest, ConsolePage.live(events: [], query: query, kept: 0, refusal: "\(error)")
+                    )
+                }
+                let engine = relay.engine
+                let events = engine.watch.trace(with: engine.describer, limit: ConsolePage.liveLimit) {
+                    filter.admits($0)
+                }
+                return (
+                    .ok, ConsolePage.live(events: events, query: query, kept: engine.watch.keptCount, refusal: nil)
+                )
+            }
+        }
         router.get(RouterPath(ConsolePage.stylesheetPath)) { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "text/css; charset=utf-8"],
