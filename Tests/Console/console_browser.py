@@ -137,6 +137,18 @@ def main():
                     say({"event": "console", "level": entry.get("level"), "message": entry.get("message")})
                     if entry.get("level") in ("SEVERE", "WARNING"):
                         problems.append(f"{name} at {width_name}: browser console: {entry.get('message')}")
+        # The live view's filter is a form the policy allows: filled in and sent as a person would, it
+        # narrows the page to the plant tracker's messages, with no refusal in the browser's console.
+        driver.get(arguments.url + "/live")
+        field = driver.find_element(By.ID, "f-service")
+        field.send_keys("plant")
+        field.submit()
+        check("live: the filter's address", "service=plant" in driver.current_url, True)
+        filtered = texts(driver, "main table td")
+        check("live: the filtered page keeps the request", any(expect["live_summary"] in c for c in filtered), True)
+        for entry in driver.get_log("browser"):
+            if entry.get("level") in ("SEVERE", "WARNING"):
+                problems.append(f"live filter: browser console: {entry.get('message')}")
         # The policy is in force and its violations reach the log read above: an inline script put
         # in the page is refused, and the refusal is logged (and not counted as a problem here).
         driver.get(arguments.url + "/")

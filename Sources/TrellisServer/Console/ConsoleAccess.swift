@@ -22,7 +22,7 @@ struct ConsoleAccess: RouterMiddleware {
     static var headers: HTTPFields {
         [
             .contentSecurityPolicy:
-                "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+                "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
             .xContentTypeOptions: "nosniff", .referrerPolicy: "no-referrer", .xFrameOptions: "DENY",
             .cacheControl: "no-store", .crossOriginOpenerPolicy: "same-origin",
             .crossOriginResourcePolicy: "same-origin"
