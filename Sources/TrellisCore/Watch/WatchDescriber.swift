@@ -45,7 +45,7 @@ public struct WatchDescriber: Sendable {
         case let .press(button):
             let presses = answers.filter { $0.topic.hasSuffix("/button-press") }.count
             event.fanOut = presses
-            event.summary = "press of \(button), to \(presses) client\(presses == 1 ? "" : "s")"
+            event.summary = Self.pressSummary("press of \(button)", clients: presses)
         default:
             event.summary = kind.summary(payload: text)
         }
@@ -62,6 +62,13 @@ public struct WatchDescriber: Sendable {
     }
 
     private typealias Reply = WatchEvent.Reply
+
+    /// A press's summary with the clients it reached: `press of door, to 3 clients`. `summary` may
+    /// already name a count (a press described again with its full count), which is replaced.
+    public static func pressSummary(_ summary: String, clients: Int) -> String {
+        let press = summary.components(separatedBy: ", to ").first ?? summary
+        return "\(press), to \(clients) client\(clients == 1 ? "" : "s")"
+    }
 
     /// The verdict: a dead letter's reason first (spam is muted), then the first answer's refusal.
     static func verdict(letters: [MQTTMessage], replies: [MQTTMessage], kind: WatchTopicKind)

@@ -12,18 +12,28 @@ import TrellisMQTTTypes
 /// bounded too: at most ``eventsPerSecond`` events a second, the rest left out (the watcher sees
 /// the gap in the events' numbers).
 public final class TrafficWatch: Sendable {
-    /// The most messages kept for `trace`, and the most bytes of payload (theirs and their replies').
+    /// The most messages kept for `trace`, and the most bytes they may hold (their payloads and their
+    /// replies', and ``overhead`` for each message).
     public static let capacity = 1_000
-    public static let byteLimit = 4 << 20
+    public static let byteLimit = 2 << 20
     /// The longest a watcher's request keeps the stream on: a watcher renews it while it runs.
     public static let longestWatch: TimeInterval = 300
     /// The most events published in one second.
     public static let eventsPerSecond = 500
 
+    /// The most of a message's publishes kept: its first ones, and its last (where a dead letter goes).
+    /// A press fanned out to thousands of clients keeps their count, not their messages.
+    public static let publishesKept = 8
+    /// What one kept message is counted as beyond its payloads' bytes: the message's own storage.
+    static let overhead = 128
+
     /// One message as kept.
     struct Entry {
         var message: MQTTMessage
         var publishes: [MQTTMessage]
+        /// How many of its publishes were left out, and how many were presses fanned out (when any were).
+        var omitted: Int
+        var presses: Int?
         var at: Date
         var seq: Int
         var bytes: Int
@@ -60,11 +70,19 @@ public final class TrafficWatch: Sendable {
     /// Keeps `message`, received at `at`, and what its handling published; returns its number
     /// when the stream is on and within its rate, for the caller to describe and publish.
     public func saw(_ message: MQTTMessage, publishes: [MQTTMessage], at: Date) -> Int? {
-        var bytes = message.payload.count
-        for publish in publishes { bytes += publish.payload.count }
+        var kept = publishes
+        var presses: Int?
+        if publishes.count > Self.publishesKept {
+            kept = Array(publishes.prefix(Self.publishesKept - 1)) + [publishes[publishes.count - 1]]
+            presses = publishes.count(where: { $0.topic.hasSuffix("/button-press") })
+        }
+        var bytes = message.payload.count + message.topic.utf8.count + Self.overhead
+        for publish in kept { bytes += publish.payload.count + publish.topic.utf8.count + Self.overhead }
         return state.withLock { state -> Int? in
             state.seq += 1
-            let entry = Entry(message: message, publishes: publishes, at: at, seq: state.seq, bytes: bytes)
+            let entry = Entry(
+                message: message, publishes: kept, omitted: publishes.count - kept.count, presses: presses, at: at,
+                seq: state.seq, bytes: bytes)
             while state.count > 0, state.count == Self.capacity || state.bytes + bytes > Self.byteLimit {
                 state.bytes -= state.ring[state.start]?.bytes ?? 0
                 state.ring[state.start] = nil
@@ -99,7 +117,18 @@ public final class TrafficWatch: Sendable {
     public func trace(
         with describer: WatchDescriber, limit: Int, where matches: (WatchEvent) -> Bool
     ) -> [WatchEvent] {
-        let events = entries().map { describer.describe($0.message, publishes: $0.publishes, at: $0.at, seq: $0.seq) }
+        let events = entries().map { entry in
+            var event = describer.describe(entry.message, publishes: entry.publishes, at: entry.at, seq: entry.seq)
+            if entry.omitted > 0 {
+                if event.fanOut != nil, let presses = entry.presses {
+                    event.fanOut = presses
+                    event.summary = WatchDescriber.pressSummary(event.summary, clients: presses)
+                }
+                event.replies.append(
+                    WatchEvent.Reply(topic: "…", summary: "\(entry.omitted) more not kept for tracing"))
+            }
+            return event
+        }
         return Array(events.filter(matches).suffix(limit))
     }
 }

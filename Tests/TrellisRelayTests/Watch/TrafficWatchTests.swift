@@ -30,19 +30,35 @@ struct TrafficWatchTests {
         #expect(watch.trace(with: Self.describer, limit: 10) { $0.topic == "rpi/sensors/s700" }.map(\.seq) == [700])
     }
 
-    @Test("payloads, the message's and its replies', are held within 4 MiB: the oldest go first")
+    @Test("what is kept, payloads and each message's own storage, is held within 2 MiB: the oldest go first")
     func bytes() {
         let watch = TrafficWatch()
-        let big = 1 << 20
+        let quarter = 1 << 18
         for index in 1...6 {
             _ = watch.saw(
-                Self.message(index, bytes: big / 2), publishes: [Self.message(0, bytes: big / 2)], at: Self.start)
+                Self.message(index, bytes: quarter), publishes: [Self.message(0, bytes: quarter)], at: Self.start)
         }
-        #expect(Self.kept(watch) == [3, 4, 5, 6])
+        // Three of 512 KiB and their storage fit in 2 MiB; a fourth does not.
+        #expect(Self.kept(watch) == [4, 5, 6])
         // One message larger than the whole bound is counted (its number is taken) but not kept.
         _ = watch.saw(Self.message(7, bytes: TrafficWatch.byteLimit + 1), publishes: [], at: Self.start)
         _ = watch.saw(Self.message(8), publishes: [], at: Self.start)
         #expect(Self.kept(watch) == [8])
+    }
+
+    @Test("a press fanned out to 300 clients keeps 8 of its messages, its last among them, and its count")
+    func fanOut() {
+        let watch = TrafficWatch()
+        let deliveries = (0..<300).map {
+            MQTTMessage(topic: "p2o/clients/c\($0)/button-press", payload: Array("door".utf8), qos: .atLeastOnce)
+        }
+        let state = MQTTMessage(topic: "p2o/buttons/door/state", payload: Array("{}".utf8), qos: .atLeastOnce)
+        let press = MQTTMessage(topic: "p2o/buttons/door/press", payload: [], qos: .atLeastOnce)
+        _ = watch.saw(press, publishes: [state] + deliveries, at: Self.start)
+        let event = try? #require(watch.trace(with: Self.describer, limit: 1) { _ in true }.first)
+        #expect(event?.fanOut == 300 && event?.summary == "press of door, to 300 clients")
+        #expect(event?.replies.count == 9 && event?.replies[7].topic == "p2o/clients/c299/button-press")
+        #expect(event?.replies.last?.summary == "293 more not kept for tracing")
     }
 
     @Test("the stream is on only within a watcher's time, at most five minutes from the request")
