@@ -71,6 +71,9 @@ enum BoundedStatements {
     /// How late a probe of the work's executor may start for the process to count as running: a
     /// probe later than this means the work could not have run either.
     static let starved: Duration = .seconds(1)
+    /// How many times a late probe may start the timer over: a process starved for longer than
+    /// that many limits gives the statement up all the same, so nothing waits without end.
+    static let restarts = 3
 
     /// Schedules the end of the work at `limit` on the connection's event loop, unless `outcome`
     /// came first. The limit is meant for a server that does not answer, not for a process that
@@ -78,17 +81,19 @@ enum BoundedStatements {
     /// held by other work (two cores, each busy with a long computation). So when the timer fires,
     /// a probe is started on the work's executor; if it starts at once, the executor is free and the
     /// work still waits on the server, and the connection is closed. If it starts late (past
-    /// ``starved``), the work queued before it has just had its turn, and the timer starts over.
+    /// ``starved``), the work queued before it has just had its turn, and the timer starts over, at
+    /// most ``restarts`` times.
     private static func abandon<T: Sendable>(
         on connection: PostgresConnection, after limit: Duration, unless outcome: Outcome<T>,
-        probingOn executor: (any TaskExecutor)?
+        probingOn executor: (any TaskExecutor)?, restarts: Int = restarts
     ) -> Scheduled<Void> {
         connection.eventLoop.scheduleTask(in: .nanoseconds(Int64(limit / .nanoseconds(1)))) {
             guard !outcome.isFinished else { return }
             let asked = ContinuousClock.now
             Task(executorPreference: executor) {
-                guard ContinuousClock.now - asked <= starved else {
-                    _ = abandon(on: connection, after: limit, unless: outcome, probingOn: executor)
+                guard restarts == 0 || ContinuousClock.now - asked <= starved else {
+                    _ = abandon(
+                        on: connection, after: limit, unless: outcome, probingOn: executor, restarts: restarts - 1)
                     return
                 }
                 guard outcome.finish(.failure(StatementAbandoned(reason: .timedOut(limit)))) else { return }

@@ -166,25 +166,31 @@ struct WatchCommandTests {
         }
     }
 
-    @Test("an account that is not an operator gets no stream: an anonymous watcher hears no relay and sees nothing")
+    @Test("the stream is the operators': with an operator watching, an anonymous subscriber to it gets nothing")
     func notOperator() async throws {
         try await Self.withRelay { relay in
-            // No login (no local operator where it looks): the released app's rights on the same broker.
+            // An operator watches, so the relay streams.
+            let watch = "\(TrellisBinary.path) watch --broker 127.0.0.1:\(relay.port) --color never"
+            let operatorWatch = try TrellisBinary.start(["-c", relay.login + "exec " + watch], executable: "/bin/sh")
+            try await operatorWatch.waitForOutput("watching relay ")
+            // No login and no options file: the released app's rights on the same broker.
             let anonymous = try TrellisBinary.start(
                 [
                     "-c",
-                    "TRELLIS_STATE_DIR=\(relay.directory)/none exec \(TrellisBinary.path) watch "
-                        + "--broker 127.0.0.1:\(relay.port) --count 1"
+                    "exec env -u XDG_CONFIG_HOME HOME=\(relay.directory)/nobody mosquitto_sub -d -h 127.0.0.1 "
+                        + "-p \(relay.port) -t trellis/watch/events -t trellis/watch/relays/+ -W 15"
                 ], executable: "/bin/sh")
-            try await eventually("the anonymous watch is refused or hears no relay", timeout: .seconds(30)) {
-                anonymous.output.contains("no relay answered") || anonymous.output.contains("operator accounts")
-            }
+            try await anonymous.waitForOutput("received SUBACK")
             try await relay.publish(
                 "rpi/torpi/operator", "ID:50;sender:operator;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants")
+            // The operator's watch shows the request; the anonymous subscriber, subscribed before it, got nothing.
+            try await operatorWatch.waitForOutput("REQ_numPlants #50 from operator")
             let trace = try await relay.shell("\(TrellisBinary.path) trace 50 --broker 127.0.0.1:\(relay.port)")
             #expect(trace.contains("#50"))
             #expect(!anonymous.output.contains("REQ_numPlants"), "\(anonymous.output)")
+            #expect(!anonymous.output.contains("PUBLISH"), "\(anonymous.output)")
             _ = try? await anonymous.terminate()
+            _ = try? await operatorWatch.terminate()
         }
     }
 }

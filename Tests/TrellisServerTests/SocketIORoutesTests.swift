@@ -102,7 +102,8 @@ struct SocketIORoutesTests {
                         == Self.framed(#"42["register-response",{"status":"success"}]"#))
                 // As the relay's message loop handles a press from the broker and sends its answers on.
                 let press = MQTTMessage(topic: "p2o/buttons/\(button)/press", payload: [], qos: .atLeastOnce)
-                relay.send(await relay.engine.handle(press, at: Date()), of: press, engine: relay.engine)
+                relay.send(
+                    await relay.engine.handle(press, at: Date()), of: press, received: Date(), engine: relay.engine)
                 #expect(
                     try await Self.request(client, session).body == Self.framed(#"42["button-press","\#(button)"]"#))
 

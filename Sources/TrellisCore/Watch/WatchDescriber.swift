@@ -39,7 +39,7 @@ public struct WatchDescriber: Sendable {
         case let .json(_, action, _):
             event.fields = ["action": action]
             if case let .object(members)? = JSONValue.parse(text), let transaction = members["transaction"] {
-                event.request = Self.plain(transaction)
+                event.request = WatchTopicKind.shortText(Self.plain(transaction))
             }
             event.summary = action.isEmpty ? kind.service : "\(kind.service)/\(action)"
         case let .press(button):
@@ -70,7 +70,8 @@ public struct WatchDescriber: Sendable {
         return "\(press), to \(clients) client\(clients == 1 ? "" : "s")"
     }
 
-    /// The verdict: a dead letter's reason first (spam is muted), then the first answer's refusal.
+    /// The verdict: an answer's refusal first (its tag is what the sender saw; a dead letter of the
+    /// same message repeats it), then a dead letter's reason (spam is muted), then answered or handled.
     static func verdict(letters: [MQTTMessage], replies: [MQTTMessage], kind: WatchTopicKind)
         -> (WatchEvent.Verdict, String?)
     {

@@ -18,10 +18,12 @@ public enum WatchLine {
         func paint(_ text: String, _ mark: Colour) -> String { colour ? mark.rawValue + text + Colour.reset : text }
         // HH:MM:SS.mmm of the ISO time: the date is the same for a whole session.
         let time = event.at.split(separator: "T").last.map { String($0.dropLast()) } ?? event.at
-        let who = event.client.map { " \($0)" } ?? ""
-        var line = paint(time, .dim) + " " + paint(event.service, .bold) + paint(who, .magenta) + "  "
+        // Every value but the verdict's words comes from whoever published: each is sanitized.
+        let who = event.client.map { " " + sanitized($0) } ?? ""
+        var line =
+            paint(sanitized(time), .dim) + " " + paint(sanitized(event.service), .bold) + paint(who, .magenta) + "  "
         line += sanitized(event.summary)
-        let verdict = event.reason.map { "\(event.verdict.rawValue) \($0)" } ?? event.verdict.rawValue
+        let verdict = event.reason.map { "\(event.verdict.rawValue) \(sanitized($0))" } ?? event.verdict.rawValue
         let mark: Colour =
             switch event.verdict {
             case .answered, .handled: .green
@@ -29,15 +31,20 @@ public enum WatchLine {
             case .deadLettered: .red
             }
         line += "  → " + paint(verdict, mark)
-        line += "  " + paint("[\(event.relay) #\(event.seq)]", .dim)
+        line += "  " + paint("[\(sanitized(event.relay)) #\(event.seq)]", .dim)
         for reply in event.replies {
-            line += "\n    ↳ " + paint(reply.topic, .dim) + "  " + sanitized(reply.summary)
+            line += "\n    ↳ " + paint(sanitized(reply.topic), .dim) + "  " + sanitized(reply.summary)
         }
         return line
     }
 
-    /// `text` with escape and other control characters shown as `?`: a payload must not drive the terminal.
+    /// `text` with escape and other control characters (C0 and C1, and the bidirectional overrides)
+    /// shown as `?`: a payload, a topic or a sender's name must not drive the terminal.
     static func sanitized(_ text: String) -> String {
-        String(text.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : Character($0) })
+        String(
+            text.unicodeScalars.map { scalar in
+                scalar.properties.generalCategory == .control || (0x202A...0x202E).contains(scalar.value)
+                    || (0x2066...0x2069).contains(scalar.value) ? "?" : Character(scalar)
+            })
     }
 }

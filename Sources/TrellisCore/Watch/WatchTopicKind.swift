@@ -107,15 +107,22 @@ enum WatchTopicKind: Equatable {
 
 /// The plant tracker's text as `trellis watch` shows it: the five fields, the payload decoded.
 enum WatchPlantText {
-    /// The `key:value` pieces of `text`, split at `;` and each piece's first `:`, the payload
-    /// percent-decoded. Forgiving: a message the relay refused is shown as far as it goes.
+    /// The five keys of the protocol.
+    static let keys: Set<Substring> = ["ID", "sender", "receiver", "payload", "operation"]
+    /// The most characters of a field an event keeps.
+    static let fieldLimit = 256
+
+    /// The protocol's `key:value` pieces of `text`, split at `;` and each piece's first `:`, the
+    /// payload percent-decoded, each value cut to ``fieldLimit`` characters. Forgiving: a message the
+    /// relay refused is shown as far as it goes; other keys are left out.
     static func fields(of text: String) -> [String: String] {
         var fields: [String: String] = [:]
         for piece in text.split(separator: ";", omittingEmptySubsequences: true) {
-            guard let colon = piece.firstIndex(of: ":") else { continue }
+            guard let colon = piece.firstIndex(of: ":"), keys.contains(piece[..<colon]) else { continue }
             let key = String(piece[..<colon])
-            let value = String(piece[piece.index(after: colon)...])
-            fields[key] = key == "payload" ? PlantPercentEncoding.decode(value) : value
+            let value = piece[piece.index(after: colon)...].prefix(fieldLimit * 3)
+            let decoded = key == "payload" ? PlantPercentEncoding.decode(String(value)) : String(value)
+            fields[key] = decoded.count > fieldLimit ? String(decoded.prefix(fieldLimit - 1)) + "…" : decoded
         }
         return fields
     }

@@ -14,6 +14,7 @@ extension RelayService {
         var started: UInt64
         var engine: RelayEngine
         var message: MQTTMessage
+        var received: Date
         var handling: Task<RelayEngine.Output, Never>
     }
 
@@ -79,7 +80,7 @@ extension RelayService {
                     let received = Date()
                     inHand.append(
                         InHand(
-                            started: Self.now, engine: engine, message: message,
+                            started: Self.now, engine: engine, message: message, received: received,
                             handling: Task(executorPreference: client.taskExecutor) {
                                 await engine.handle(message, at: received)
                             }))
@@ -102,14 +103,15 @@ extension RelayService {
                     } else if watchRequest {
                         noteWatchRequest(message)
                     } else {
+                        let received = begun?.received ?? Date()
                         let output =
                             if let begun {
                                 await begun.engine.finish(begun, of: message)
                             } else {
-                                await engine.handle(message, at: Date())
+                                await engine.handle(message, at: received)
                             }
                         guard output.handled else { break }
-                        send(output, of: message, engine: handler)
+                        send(output, of: message, received: received, engine: handler)
                     }
                     if !swept { handler.counters.handled(nanoseconds: Self.now &- started) }
                     held += 1
@@ -145,7 +147,7 @@ extension RelayService {
         for entry in inHand {
             let output = await entry.handling.value
             guard output.handled else { return nil }
-            send(output, of: entry.message, engine: entry.engine)
+            send(output, of: entry.message, received: entry.received, engine: entry.engine)
             entry.engine.counters.handled(nanoseconds: Self.now &- entry.started)
             count += 1
         }
@@ -156,10 +158,10 @@ extension RelayService {
     /// the Home Assistant announcement its handling asked for, which goes out from a task of its
     /// own at the broker's pace (``announceToHomeAssistant()``). The message and its answers are kept
     /// for `trellis trace`, and streamed while someone watches (``TrafficWatch``).
-    func send(_ output: RelayEngine.Output, of message: MQTTMessage, engine: RelayEngine) {
-        let now = Date()
-        if let seq = engine.watch.saw(message, publishes: output.publishes, at: now) {
-            let event = engine.describer.describe(message, publishes: output.publishes, at: now, seq: seq)
+    /// `received`: when the message was taken, the time its dead letters carry.
+    func send(_ output: RelayEngine.Output, of message: MQTTMessage, received: Date, engine: RelayEngine) {
+        if let seq = engine.watch.saw(message, publishes: output.publishes, at: received) {
+            let event = engine.describer.describe(message, publishes: output.publishes, at: received, seq: seq)
             do {
                 try outlet.publish(
                     MQTTMessage(

@@ -238,9 +238,10 @@ public final class RelayService: Service, Sendable {
         }
         if message.topic == engine.settings.watchRequestTopic { return .passedOn(carrying: nil) }
         let started = Self.now
-        switch engine.begin(message, at: Date()) {
+        let received = Date()
+        switch engine.begin(message, at: received) {
         case let .finished(output):
-            send(output, of: message, engine: engine)
+            send(output, of: message, received: received, engine: engine)
             engine.counters.handled(nanoseconds: Self.now &- started)
             // Kept until the answer is written. What was kept before is freed now only when the
             // client has not written since (the answers of a burst go out together).

@@ -76,14 +76,23 @@ public final class TrafficWatch: Sendable {
             kept = Array(publishes.prefix(Self.publishesKept - 1)) + [publishes[publishes.count - 1]]
             presses = publishes.count(where: { $0.topic.hasSuffix("/button-press") })
         }
+        // Kept without their v5 properties (user properties can be as large as a payload) or delivery:
+        // what an event shows is the topic, payload, QoS and retain flag, and those are counted.
+        func bare(_ message: MQTTMessage) -> MQTTMessage {
+            guard message.properties != MQTTProperties() || message.delivery != nil else { return message }
+            return MQTTMessage(topic: message.topic, payload: message.payload, qos: message.qos, retain: message.retain)
+        }
         var bytes = message.payload.count + message.topic.utf8.count + Self.overhead
         for publish in kept { bytes += publish.payload.count + publish.topic.utf8.count + Self.overhead }
         return state.withLock { state -> Int? in
             state.seq += 1
             let entry = Entry(
-                message: message, publishes: kept, omitted: publishes.count - kept.count, presses: presses, at: at,
-                seq: state.seq, bytes: bytes)
-            while state.count > 0, state.count == Self.capacity || state.bytes + bytes > Self.byteLimit {
+                message: bare(message), publishes: kept.map(bare), omitted: publishes.count - kept.count,
+                presses: presses, at: at, seq: state.seq, bytes: bytes)
+            // A message larger than the whole bound is not kept, and takes nothing kept with it.
+            while bytes <= Self.byteLimit, state.count > 0,
+                state.count == Self.capacity || state.bytes + bytes > Self.byteLimit
+            {
                 state.bytes -= state.ring[state.start]?.bytes ?? 0
                 state.ring[state.start] = nil
                 state.start = (state.start + 1) % Self.capacity

@@ -50,14 +50,20 @@ struct ConsoleAccess: RouterMiddleware {
             return refused
         }
         if let login {
-            if let wait = throttle.blocked(context.address) {
+            if let wait = throttle.begin(context.address) {
                 var slow = Self.text(.tooManyRequests, "Too Many Requests: too many wrong logins; wait \(wait) s\n")
                 slow.headers[.retryAfter] = "\(wait)"
                 return slow
             }
             let credentials = Self.basicCredentials(request.headers[.authorization])
-            guard let credentials, await login.verify(credentials.user, credentials.password) else {
-                if credentials != nil { throttle.failed(context.address) }
+            let right: Bool
+            if let credentials {
+                right = await login.verify(credentials.user, credentials.password)
+            } else {
+                right = false
+            }
+            throttle.checked(context.address, wrong: credentials != nil && !right)
+            guard right else {
                 var challenge = Self.text(.unauthorized, "Unauthorized: log in with the operator's account\n")
                 challenge.headers[.wwwAuthenticate] = #"Basic realm="Trellis console", charset="UTF-8""#
                 return challenge

@@ -123,6 +123,6 @@ extension RelayService {
     func receive(_ topic: String, _ payload: String = "") async {
         let engine = self.engine
         let message = MQTTMessage(topic: topic, payload: Array(payload.utf8), qos: .atLeastOnce)
-        send(await engine.handle(message, at: Date()), of: message, engine: engine)
+        send(await engine.handle(message, at: Date()), of: message, received: Date(), engine: engine)
     }
 }

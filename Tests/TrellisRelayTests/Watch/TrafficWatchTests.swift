@@ -40,10 +40,17 @@ struct TrafficWatchTests {
         }
         // Three of 512 KiB and their storage fit in 2 MiB; a fourth does not.
         #expect(Self.kept(watch) == [4, 5, 6])
-        // One message larger than the whole bound is counted (its number is taken) but not kept.
+        // One message larger than the whole bound is counted (its number is taken) but not kept, and
+        // takes nothing kept with it.
         _ = watch.saw(Self.message(7, bytes: TrafficWatch.byteLimit + 1), publishes: [], at: Self.start)
         _ = watch.saw(Self.message(8), publishes: [], at: Self.start)
-        #expect(Self.kept(watch) == [8])
+        #expect(Self.kept(watch) == [4, 5, 6, 8])
+        // User properties are not kept: 1 MiB of them costs the ring nothing.
+        let heavy = MQTTMessage(
+            topic: "rpi/sensors/s9", payload: [], qos: .atLeastOnce,
+            properties: MQTTProperties(userProperties: [UserProperty("k", String(repeating: "v", count: 1 << 20))]))
+        _ = watch.saw(heavy, publishes: [], at: Self.start)
+        #expect(Self.kept(watch) == [4, 5, 6, 8, 9])
     }
 
     @Test("a press fanned out to 300 clients keeps 8 of its messages, its last among them, and its count")
