@@ -165,7 +165,7 @@ extension RelayService {
             do {
                 try outlet.publish(
                     MQTTMessage(
-                        topic: engine.settings.watchEventsTopic, payload: JSONEnvelope.encode(event),
+                        topic: engine.settings.watchEventsTopic, payload: event.json(),
                         qos: .atMostOnce))
             } catch {
                 logger.debug("could not publish a watch event", metadata: ["error": "\(error)"])

@@ -124,5 +124,15 @@ struct WatchDescriberTests {
         #expect(json.contains(#""fan_out":1"#) && json.contains(#""verdict":"handled""#))
         #expect(!json.contains("\"client\"") && !json.contains("\"size\""))
         #expect(try JSONDecoder().decode(WatchEvent.self, from: Data(json.utf8)) == event)
+        // The stream's own writer gives the same object, hostile text and all.
+        var hostile = Self.describe(
+            Self.message("rpi/torpi/\u{2028}", "ID:\"1\\;sender:a\u{1}b;receiver:h;payload:é;operation:REQ_numPlants"),
+            [Self.letter("spam_muted", topic: "rpi/torpi")])
+        hostile.size = 9_000
+        for one in [event, hostile] {
+            let written = one.json()
+            #expect(try JSONDecoder().decode(WatchEvent.self, from: Data(written)) == one)
+            #expect(String(decoding: written, as: UTF8.self).contains("\"client\"") == (one.client != nil))
+        }
     }
 }
