@@ -30,15 +30,15 @@ struct TrafficWatchTests {
         #expect(watch.trace(with: Self.describer, limit: 10) { $0.topic == "rpi/sensors/s700" }.map(\.seq) == [700])
     }
 
-    @Test("what is kept, payloads and each message's own storage, is held within 2 MiB: the oldest go first")
+    @Test("what is kept, payloads and each message's own storage, is held within 512 KiB: the oldest go first")
     func bytes() {
         let watch = TrafficWatch()
-        let quarter = 1 << 18
+        let quarter = 1 << 16
         for index in 1...6 {
             _ = watch.saw(
                 Self.message(index, bytes: quarter), publishes: [Self.message(0, bytes: quarter)], at: Self.start)
         }
-        // Three of 512 KiB and their storage fit in 2 MiB; a fourth does not.
+        // Three of 128 KiB and their storage fit in 512 KiB; a fourth does not.
         #expect(Self.kept(watch) == [4, 5, 6])
         // One message larger than the whole bound is counted (its number is taken) but not kept, and
         // takes nothing kept with it.
