@@ -14,7 +14,7 @@ struct TraceCommand: AsyncParsableCommand {
             client, a plant sender, a sensor address, a device id), a topic, or an event's number as `trellis \
             watch` shows it. Each is printed as `trellis watch` prints it, oldest first, or as JSON with --json. \
             With --dead-letter N the message a dead letter was made of is traced (its topic, received that second). \
-            A relay keeps its last 1,000 messages (within 512 KiB), in memory: a restart forgets them, \
+            A relay keeps its last 256 messages (within 128 KiB), in memory: a restart forgets them, \
             and in a share group the relay that takes the request answers from its own. Exits 0 when something \
             was found, 1 when nothing kept names it or no relay answered.
 

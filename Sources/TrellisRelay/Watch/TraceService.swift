@@ -3,7 +3,7 @@ import TrellisCore
 import TrellisMQTTTypes
 
 /// `trellis/request/trace`: what happened to one message, from the traffic the relay keeps in
-/// memory (``TrafficWatch``: the last 1,000 messages, 512 KiB). Asked with `{"id":"…"}`,
+/// memory (``TrafficWatch``: the last 256 messages, 128 KiB). Asked with `{"id":"…"}`,
 /// a request's id (plant-tracker `ID`, JSON `transaction`), a client, a topic or an event's number;
 /// answered with every kept event it names, oldest first: `{"events":[…],"relay":"…","kept":N}`.
 /// `{"topic":"…","at":"…"}` names the message a dead letter was made of (received that second).

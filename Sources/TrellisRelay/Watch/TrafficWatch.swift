@@ -14,8 +14,8 @@ import TrellisMQTTTypes
 public final class TrafficWatch: Sendable {
     /// The most messages kept for `trace`, and the most bytes they may hold (their payloads and their
     /// replies', and ``overhead`` for each message).
-    public static let capacity = 1_000
-    public static let byteLimit = 512 << 10
+    public static let capacity = 256
+    public static let byteLimit = 128 << 10
     /// The longest a watcher's request keeps the stream on: a watcher renews it while it runs.
     public static let longestWatch: TimeInterval = 300
     /// The most events published in one second.

@@ -4,8 +4,8 @@ import TrellisCore
 import TrellisMQTTTypes
 import TrellisRelay
 
-/// What the relay keeps of its traffic and when it streams it: the ring holds the newest 1,000
-/// messages within 4 MiB, the stream is on only within a watcher's time (5 minutes at most), and at
+/// What the relay keeps of its traffic and when it streams it: the ring holds the newest 256
+/// messages within 128 KiB, the stream is on only within a watcher's time (5 minutes at most), and at
 /// most 500 events a second are handed out.
 @Suite("Watch: the relay's ring of recent traffic and its stream")
 struct TrafficWatchTests {
@@ -20,25 +20,25 @@ struct TrafficWatchTests {
         watch.trace(with: describer, limit: .max) { _ in true }.map(\.seq)
     }
 
-    @Test("the newest 1,000 messages are kept, oldest first; a trace is cut to its newest")
+    @Test("the newest 256 messages are kept, oldest first; a trace is cut to its newest")
     func capacity() {
         let watch = TrafficWatch()
-        for index in 1...1_500 { _ = watch.saw(Self.message(index), publishes: [], at: Self.start) }
+        for index in 1...500 { _ = watch.saw(Self.message(index), publishes: [], at: Self.start) }
         #expect(watch.keptCount == TrafficWatch.capacity)
-        #expect(Self.kept(watch) == Array(501...1_500))
-        #expect(watch.trace(with: Self.describer, limit: 3) { _ in true }.map(\.seq) == [1_498, 1_499, 1_500])
-        #expect(watch.trace(with: Self.describer, limit: 10) { $0.topic == "rpi/sensors/s700" }.map(\.seq) == [700])
+        #expect(Self.kept(watch) == Array(245...500))
+        #expect(watch.trace(with: Self.describer, limit: 3) { _ in true }.map(\.seq) == [498, 499, 500])
+        #expect(watch.trace(with: Self.describer, limit: 10) { $0.topic == "rpi/sensors/s300" }.map(\.seq) == [300])
     }
 
-    @Test("what is kept, payloads and each message's own storage, is held within 512 KiB: the oldest go first")
+    @Test("what is kept, payloads and each message's own storage, is held within 128 KiB: the oldest go first")
     func bytes() {
         let watch = TrafficWatch()
-        let quarter = 1 << 16
+        let quarter = 1 << 14
         for index in 1...6 {
             _ = watch.saw(
                 Self.message(index, bytes: quarter), publishes: [Self.message(0, bytes: quarter)], at: Self.start)
         }
-        // Three of 128 KiB and their storage fit in 512 KiB; a fourth does not.
+        // Three of 32 KiB and their storage fit in 128 KiB; a fourth does not.
         #expect(Self.kept(watch) == [4, 5, 6])
         // One message larger than the whole bound is counted (its number is taken) but not kept, and
         // takes nothing kept with it.
@@ -83,7 +83,7 @@ struct TrafficWatchTests {
         #expect(!watch.isWatched(at: Self.start.addingTimeInterval(521)))
     }
 
-    @Test("at most 500 events a second are handed out; the next second starts afresh; all are kept")
+    @Test("at most 500 events a second are handed out; the next second starts afresh; the ring keeps its newest")
     func rate() {
         let watch = TrafficWatch()
         watch.watch(for: 60, at: Self.start)
@@ -91,6 +91,6 @@ struct TrafficWatchTests {
         #expect(first.count == TrafficWatch.eventsPerSecond && first.last == 500)
         let next = watch.saw(Self.message(0), publishes: [], at: Self.start.addingTimeInterval(1))
         #expect(next == 601)
-        #expect(watch.keptCount == 601)
+        #expect(watch.keptCount == TrafficWatch.capacity)
     }
 }
