@@ -123,6 +123,16 @@ struct BrokerLogin: ParsableArguments {
     }
 }
 
+/// The broker a relay is on, for the commands that talk to it there (`watch`, `trace`).
+struct RelayBroker: ParsableArguments {
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The broker's address: \(BrokerLogin.addressHelp) (default 127.0.0.1:1883, where `trellis run` starts its own).",
+            valueName: "url"))
+    var broker = "127.0.0.1:1883"
+}
+
 /// Reading capture files for `trellis replay`.
 enum CaptureInput {
     /// The records of `path` up to its first bad line; the bad line (if any) is returned so the

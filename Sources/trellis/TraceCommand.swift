@@ -31,12 +31,7 @@ struct TraceCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Trace the message of this dead letter.", valueName: "n"))
     var deadLetter: Int64?
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "The broker's address: \(BrokerLogin.addressHelp) (default 127.0.0.1:1883, where `trellis run` starts its own).",
-            valueName: "url"))
-    var broker = "127.0.0.1:1883"
+    @OptionGroup var relay: RelayBroker
 
     @OptionGroup var login: BrokerLogin
 
@@ -51,7 +46,7 @@ struct TraceCommand: AsyncParsableCommand {
 
     func run() async throws {
         _ = TrellisLogging.bootstrap(level: "error", format: "text")
-        let client = try await login.connect(to: broker, as: "trace")
+        let client = try await login.connect(to: relay.broker, as: "trace")
         defer { Task { await client.shutdown() } }
         let query = TraceQuery(client: client)
         let answer: TraceQuery.Answer

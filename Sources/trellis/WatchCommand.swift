@@ -40,12 +40,7 @@ struct WatchCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("Terms that choose the messages shown (see above).", valueName: "filter"))
     var filter: [String] = []
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "The broker's address: \(BrokerLogin.addressHelp) (default 127.0.0.1:1883, where `trellis run` starts its own).",
-            valueName: "url"))
-    var broker = "127.0.0.1:1883"
+    @OptionGroup var relay: RelayBroker
 
     @OptionGroup var login: BrokerLogin
 
@@ -76,7 +71,7 @@ struct WatchCommand: AsyncParsableCommand {
         _ = TrellisLogging.bootstrap(level: "error", format: "text")
         let terms = try WatchFilter(parsing: filter)
         let colour = color == "always" || (color == "auto" && !json && isatty(STDOUT_FILENO) == 1)
-        let client = try await login.connect(to: broker, as: "watch")
+        let client = try await login.connect(to: relay.broker, as: "watch")
         let session = WatchSession(
             client: client, printer: WatchPrinter(trellisPrefix: "trellis", filter: terms, json: json, colour: colour),
             limit: count)

@@ -20,20 +20,11 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 BROWSER = os.path.join(os.path.dirname(HERE), "SocketIO", "browser")
 sys.path.insert(0, BROWSER)
-CACHE = os.path.join(
-    os.environ.get("TRELLIS_CACHE")
-    or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "trellis"),
-    "browser")
-VENV = os.path.join(CACHE, "venv")
+from browser_venv import require_selenium  # noqa: E402
 
-try:
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.common.keys import Keys
-except ImportError:
-    if os.path.exists(os.path.join(VENV, "bin", "python")) and not os.environ.get("CONSOLE_BROWSER_REEXEC"):
-        os.environ["CONSOLE_BROWSER_REEXEC"] = "1"
-        os.execv(os.path.join(VENV, "bin", "python"), [os.path.join(VENV, "bin", "python"), __file__] + sys.argv[1:])
-    sys.exit("console_browser: selenium is missing; run Tests/SocketIO/browser/setup.sh first")
+require_selenium(__file__, "console_browser")
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
 
 from p2o_browser import start_chromium  # noqa: E402  (the same locked-down Chromium)
 

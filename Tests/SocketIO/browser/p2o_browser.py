@@ -26,21 +26,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlencode
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CACHE = os.path.join(
-    os.environ.get("TRELLIS_CACHE")
-    or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "trellis"),
-    "browser")
-VENV = os.path.join(CACHE, "venv")
+sys.path.insert(0, HERE)
+from browser_venv import CACHE, require_selenium  # noqa: E402
 
-try:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-except ImportError:
-    # Re-run with the venv setup.sh made, once (the guard stops a loop if that venv is broken).
-    if os.path.exists(os.path.join(VENV, "bin", "python")) and not os.environ.get("P2O_BROWSER_REEXEC"):
-        os.environ["P2O_BROWSER_REEXEC"] = "1"
-        os.execv(os.path.join(VENV, "bin", "python"), [os.path.join(VENV, "bin", "python"), __file__] + sys.argv[1:])
-    sys.exit("p2o_browser: selenium is missing; run Tests/SocketIO/browser/setup.sh first")
+require_selenium(__file__, "p2o_browser")
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
 
 BUNDLES = {  # --bundle id -> (file in the cache, socket.io-client version)
     "1.x": ("socket.io-1.4.5.js", "1.4.5"), "1.4.5": ("socket.io-1.4.5.js", "1.4.5"),
