@@ -60,7 +60,7 @@ extension ConsolePage {
             title: "Live", section: .live,
             main: """
                 \(form)
-                <p class="note">The newest \(liveLimit) of the \(kept) messages this relay keeps in memory, newest first; \
+                <p class="note">\(kept > liveLimit ? "The newest \(liveLimit) of the \(kept)" : "The \(kept)") messages this relay keeps in memory, newest first; \
                 the page refreshes every \(liveRefresh) seconds. <code>trellis watch</code> shows the same in a terminal.</p>
                 \(table(
                     caption: "Messages handled", columns: ["Received", "Service and sender", "Message", "Verdict", "Replies"],
