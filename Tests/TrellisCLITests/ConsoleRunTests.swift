@@ -24,6 +24,10 @@ struct ConsoleRunTests {
                 let (status, body, _) = try await Self.request(base + "/buttons")
                 return status == 200 && body.contains("<th scope=\"row\">\(button)</th><td>1</td>")
             }
+            // The live view has the press the broker delivered, decoded, with its fan-out.
+            let (liveStatus, live, _) = try await Self.request(base + "/live?service=buttons")
+            #expect(liveStatus == 200 && live.contains("press of \(button), to 0 clients"), "\(live)")
+            #expect(live.contains("p2o/buttons/\(button)/state"), "\(live)")
             let (status, body, headers) = try await Self.request(base + "/")
             #expect(status == 200 && body.contains("<h1>Overview</h1>"), "\(body)")
             #expect(body.contains(#"data-status="ready""#), "\(body)")
