@@ -100,8 +100,10 @@ enum WatchTopicKind: Equatable {
 
     /// `text` on one line (line breaks and other controls shown as spaces), at most 120 characters.
     static func shortText(_ text: String) -> String {
-        let flat = String(text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) })
-        return flat.count > 120 ? String(flat.prefix(119)) + "…" : flat
+        // Cut first: a reply of kilobytes is summarized from its first 120 characters, not all of them.
+        let head = text.prefix(120)
+        let flat = String(head.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) })
+        return head.endIndex < text.endIndex ? String(flat.prefix(119)) + "…" : flat
     }
 }
 
