@@ -78,16 +78,22 @@ public final class TrafficWatch: Sendable {
         }
         // Kept without their v5 properties (user properties can be as large as a payload) or delivery:
         // what an event shows is the topic, payload, QoS and retain flag, and those are counted.
-        func bare(_ message: MQTTMessage) -> MQTTMessage {
-            guard message.properties != MQTTProperties() || message.delivery != nil else { return message }
-            return MQTTMessage(topic: message.topic, payload: message.payload, qos: message.qos, retain: message.retain)
+        func isBare(_ message: MQTTMessage) -> Bool {
+            message.properties == MQTTProperties() && message.delivery == nil
         }
+        func bare(_ message: MQTTMessage) -> MQTTMessage {
+            isBare(message)
+                ? message
+                : MQTTMessage(topic: message.topic, payload: message.payload, qos: message.qos, retain: message.retain)
+        }
+        // Replies are mostly bare already: their array is kept as it is, not copied.
+        if !kept.allSatisfy(isBare) { kept = kept.map(bare) }
         var bytes = message.payload.count + message.topic.utf8.count + Self.overhead
         for publish in kept { bytes += publish.payload.count + publish.topic.utf8.count + Self.overhead }
         return state.withLock { state -> Int? in
             state.seq += 1
             let entry = Entry(
-                message: bare(message), publishes: kept.map(bare), omitted: publishes.count - kept.count,
+                message: bare(message), publishes: kept, omitted: publishes.count - kept.count,
                 presses: presses, at: at, seq: state.seq, bytes: bytes)
             // A message larger than the whole bound is not kept, and takes nothing kept with it.
             while bytes <= Self.byteLimit, state.count > 0,
