@@ -72,21 +72,14 @@ package struct TraceQuery: Sendable {
             return first
         }
         guard case let .object(reply)? = answer else {
-            throw TraceFailure(
+            throw fail(
                 "no answer on \(replies) within \(Self.timeout): is Trellis running on this broker, and is this account an operator?"
             )
         }
         guard case let .string(status)? = reply["status"], status == "ok", let data = reply["data"] else {
             let sentence: String = if case let .string(error)? = reply["error"] { error } else { "refused" }
-            throw TraceFailure("\(path) was refused: \(sentence)")
+            throw fail("\(path) was refused: \(sentence)")
         }
         return data
     }
-}
-
-/// Why a trace could not be answered.
-package struct TraceFailure: Error, CustomStringConvertible {
-    package var description: String
-
-    init(_ description: String) { self.description = description }
 }

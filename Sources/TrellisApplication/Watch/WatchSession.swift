@@ -32,7 +32,7 @@ package final class WatchSession: Sendable {
             do {
                 try await client.subscribe(topic, qos: .atMostOnce)
             } catch {
-                throw WatchFailure(
+                throw fail(
                     "cannot subscribe to \(topic) (\(error)): the watch stream is for operator accounts")
             }
         }
@@ -95,11 +95,4 @@ package final class WatchSession: Sendable {
     static func note(_ text: String) {
         FileHandle.standardError.write(Data("trellis watch: \(text)\n".utf8))
     }
-}
-
-/// Why a watch could not start.
-package struct WatchFailure: Error, CustomStringConvertible {
-    package var description: String
-
-    init(_ description: String) { self.description = description }
 }

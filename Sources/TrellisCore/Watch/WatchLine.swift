@@ -40,11 +40,14 @@ public enum WatchLine {
 
     /// `text` with escape and other control characters (C0 and C1, and the bidirectional overrides)
     /// shown as `?`: a payload, a topic or a sender's name must not drive the terminal.
-    static func sanitized(_ text: String) -> String {
+    static func sanitized(_ text: String) -> String { replacingControls(in: text, with: "?") }
+
+    /// `text` with each control character and bidirectional override replaced by `mark`.
+    static func replacingControls(in text: some StringProtocol, with mark: Character) -> String {
         String(
             text.unicodeScalars.map { scalar in
                 scalar.properties.generalCategory == .control || (0x202A...0x202E).contains(scalar.value)
-                    || (0x2066...0x2069).contains(scalar.value) ? "?" : Character(scalar)
+                    || (0x2066...0x2069).contains(scalar.value) ? mark : Character(scalar)
             })
     }
 }

@@ -102,7 +102,7 @@ enum WatchTopicKind: Equatable {
     static func shortText(_ text: String) -> String {
         // Cut first: a reply of kilobytes is summarized from its first 120 characters, not all of them.
         let head = text.prefix(120)
-        let flat = String(head.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) })
+        let flat = WatchLine.replacingControls(in: head, with: " ")
         return head.endIndex < text.endIndex ? String(flat.prefix(119)) + "…" : flat
     }
 }
