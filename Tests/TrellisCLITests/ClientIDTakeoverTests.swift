@@ -59,18 +59,23 @@ extension LANProfileAttackTests {
     @Test("the generated id survives a restart with its session; broker.client_id names another")
     func clientIDKept() async throws {
         let directory = temporaryDirectory()
-        let port = try #require(PortProbe.freeLoopbackPort())
-        let config = try brokerConfig(port: port, in: directory)
         let state = directory + "/state"
+        // The first start picks the port; the restarts keep its configuration, and so the broker's session.
+        var config: String?
         var ids: [String?] = []
         for extra in [[], [], ["--client-id", "trellis"]] {
-            let trellis = try TrellisBinary.start(
-                ["run", "--broker-config", config, "--state", state] + extra, in: directory)
-            do {
-                try await trellis.waitForOutput("connected to the broker", timeout: .seconds(60))
-            } catch {
-                trellis.process.signal(SIGKILL)
-                throw error
+            let trellis: TrellisBinary
+            if let config {
+                trellis = try TrellisBinary.start(
+                    ["run", "--broker-config", config, "--state", state] + extra, in: directory)
+                do {
+                    try await trellis.waitForOutput("connected to the broker", timeout: .seconds(60))
+                } catch {
+                    trellis.process.signal(SIGKILL)
+                    throw error
+                }
+            } else {
+                (trellis, config, _) = try await TrellisBinary.startOwningBroker(in: directory, extra)
             }
             ids.append(Self.keptClientID(in: state))
             if ids.count == 2 {

@@ -22,13 +22,10 @@ struct LANProfileAttackTests {
         _ body: (_ port: Int, _ state: String, _ operator: MQTTClient, _ trellis: TrellisBinary) async throws -> Void
     ) async throws {
         let directory = temporaryDirectory()
-        let port = try #require(PortProbe.freeLoopbackPort())
-        let config = try brokerConfig(port: port, in: directory)
+        let (trellis, _, port) = try await TrellisBinary.startOwningBroker(in: directory)
         let state = directory + "/state"
-        let trellis = try TrellisBinary.start(["run", "--broker-config", config, "--state", state], in: directory)
         var failure: (any Error)?
         do {
-            try await trellis.waitForOutput("connected to the broker", timeout: .seconds(60))
             let password = try String(contentsOfFile: state + "/operator.password", encoding: .utf8)
                 .trimmingCharacters(in: .whitespacesAndNewlines)
             #expect(

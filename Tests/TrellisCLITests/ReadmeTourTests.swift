@@ -27,8 +27,6 @@ struct ReadmeTourTests {
     func tourRunsAsWritten() async throws {
         let tour = try ReadmeTour(markdown: MarkdownDocument(path: "README.md").text)
         let directory = temporaryDirectory()
-        let port = try #require(PortProbe.freeLoopbackPort())
-        let config = try brokerConfig(port: port, in: directory)
         // The README's notification section, its webhook a real HTTP server (Tests/Notifications/receiver.py).
         let secret = directory + "/hook.secret"
         FileManager.default.createFile(
@@ -44,12 +42,17 @@ struct ReadmeTourTests {
             .replacingOccurrences(of: "http://127.0.0.1:8123/", with: "http://127.0.0.1:\(hookPort)/")
             .replacingOccurrences(of: "/etc/trellis/hook.secret", with: secret)
             .write(toFile: settings, atomically: true, encoding: .utf8)
-        let trellis = try TrellisBinary.start(
-            ["run", "--config", settings, "--broker-config", config, "--state", directory + "/state"], in: directory)
+        let trellis: TrellisBinary
+        let port: Int
+        do {
+            (trellis, _, port) = try await TrellisBinary.startOwningBroker(in: directory, ["--config", settings])
+        } catch {
+            try? await receiver.stop(SIGKILL)
+            throw error
+        }
         // Trellis is stopped with SIGTERM whatever happens, so it stops the broker it started.
         var failure: (any Error)?
         do {
-            try await trellis.waitForOutput("connected to the broker", timeout: .seconds(60))
             // As the README has the reader do first: Mosquitto's clients log in as the local operator.
             let readme = try MarkdownDocument(path: "README.md").text
             #expect(readme.contains("export XDG_CONFIG_HOME=$PWD/trellis-state/mosquitto-clients"))

@@ -52,8 +52,7 @@ struct RunCommandTests {
 
     @Test("without --broker it starts mosquitto from the config, and SIGINT leaves no mosquitto behind")
     func ownsBroker() async throws {
-        let (trellis, config, port) = try startOwningBroker()
-        try await trellis.waitForOutput("connected to the broker")
+        let (trellis, config, port) = try await TrellisBinary.startOwningBroker(in: temporaryDirectory(), ready: "connected to the broker")
         let pids = mosquittoPIDs(config: config)
         #expect(pids.count == 1)
 
@@ -78,21 +77,10 @@ struct RunCommandTests {
 
     @Test("SIGTERM while the broker is still starting stops Trellis gracefully, leaving no mosquitto behind")
     func signalDuringStartup() async throws {
-        let (trellis, config, port) = try startOwningBroker()
         // The broker has been spawned; the service group may not run yet.
-        try await trellis.waitForOutput("started mosquitto")
+        let (trellis, config, port) = try await TrellisBinary.startOwningBroker(in: temporaryDirectory(), ready: "started mosquitto")
         trellis.process.signal(SIGTERM)
         try await expectStoppedCleanly(trellis, config: config, port: port)
-    }
-
-    /// `trellis run` starting its own broker from a config on a free loopback port.
-    private func startOwningBroker() throws -> (trellis: TrellisBinary, config: String, port: Int) {
-        let directory = temporaryDirectory()
-        let port = try #require(PortProbe.freeLoopbackPort())
-        let config = try brokerConfig(port: port, in: directory)
-        let trellis = try TrellisBinary.start(
-            ["run", "--broker-config", config, "--state", directory + "/state"], in: directory)
-        return (trellis, config, port)
     }
 
     /// Trellis exited with status 0 and left no broker behind.

@@ -37,12 +37,12 @@ struct TrellisBinary {
 
     /// Starts `trellis` with `arguments(ports)` for `count` free loopback ports it listens on, and waits
     /// until it printed every line of `ready(ports)`. Another process may take a port between the probe and
-    /// trellis's bind (the suites run in parallel); a start that fails with "Address already in use" is
-    /// tried again on other ports, up to 5 times.
+    /// trellis's bind (the suites run in parallel); a start that fails with "already in use" (trellis's own
+    /// check of a port, or the bind's "Address already in use") is tried again on other ports, up to 5 times.
     static func startListening(
-        ports count: Int = 1, _ arguments: ([Int]) -> [String], ready: ([Int]) -> [String],
+        ports count: Int = 1, _ arguments: ([Int]) throws -> [String], ready: ([Int]) -> [String],
         in directory: String? = nil,
-        environment: [String: String]? = nil
+        environment: [String: String]? = nil, timeout: Duration = .seconds(30)
     ) async throws -> (trellis: TrellisBinary, ports: [Int]) {
         var attempt = 0
         while true {
@@ -54,16 +54,31 @@ struct TrellisBinary {
                 }
                 if !ports.contains(port) { ports.append(port) }
             }
-            let trellis = try start(arguments(ports), in: directory, environment: environment)
+            let trellis = try start(try arguments(ports), in: directory, environment: environment)
             do {
-                for line in ready(ports) { try await trellis.waitForOutput(line) }
+                for line in ready(ports) { try await trellis.waitForOutput(line, timeout: timeout) }
                 return (trellis, ports)
             } catch {
-                guard attempt < 5, trellis.output.contains("Address already in use") else { throw error }
+                guard attempt < 5, trellis.output.contains("already in use") else { throw error }
                 trellis.process.signal(SIGKILL)
                 trellis.process.waitUntilExit()
             }
         }
+    }
+
+    /// Starts `trellis run` owning its broker: Mosquitto from the embedded configuration on a free loopback
+    /// port (written to `directory/broker.conf`), the state in `directory/state`, `more` as further arguments;
+    /// returns once it printed `ready`. A port taken between the probe and the broker's start is tried again
+    /// on another, as ``startListening(ports:_:ready:in:environment:timeout:)`` does.
+    static func startOwningBroker(
+        in directory: String, _ more: [String] = [], ready: String = "connected to the broker"
+    ) async throws -> (trellis: TrellisBinary, config: String, port: Int) {
+        let (trellis, ports) = try await startListening(
+            { ports in
+                ["run", "--broker-config", try brokerConfig(port: ports[0], in: directory), "--state", directory + "/state"]
+                    + more
+            }, ready: { _ in [ready] }, in: directory, timeout: .seconds(60))
+        return (trellis, directory + "/broker.conf", ports[0])
     }
 
     /// Runs `trellis` to completion and returns its exit status and output.

@@ -33,13 +33,9 @@ struct WatchCommandTests {
 
     static func withRelay(_ body: (Relay) async throws -> Void) async throws {
         let directory = temporaryDirectory()
-        let port = try #require(PortProbe.freeLoopbackPort())
-        let config = try brokerConfig(port: port, in: directory)
-        let trellis = try TrellisBinary.start(
-            ["run", "--broker-config", config, "--state", directory + "/state"], in: directory)
+        let (trellis, _, port) = try await TrellisBinary.startOwningBroker(in: directory)
         var failure: (any Error)?
         do {
-            try await trellis.waitForOutput("connected to the broker", timeout: .seconds(60))
             try await body(Relay(directory: directory, port: port, trellis: trellis))
         } catch {
             failure = error
