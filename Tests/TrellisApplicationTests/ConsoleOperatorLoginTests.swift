@@ -8,12 +8,12 @@ import TrellisTestSupport
 @testable import TrellisApplication
 
 /// The console's check of the operator's account against the broker's password file: PBKDF2-SHA512
-/// as RFC 8018 defines it, and the `$7$` lines Mosquitto's own `mosquitto_passwd` writes.
+/// as RFC 8018 defines it, the `$7$` lines Trellis writes, and those Mosquitto's own `mosquitto_passwd` writes.
 @Suite("Console: the operator's login")
 struct ConsoleOperatorLoginTests {
     @Test("PBKDF2-HMAC-SHA512 gives the known answer (Python's hashlib, 2 iterations)")
     func knownAnswer() {
-        let derived = OperatorLogin.pbkdf2(
+        let derived = PasswordHash.pbkdf2(
             password: Array("password".utf8), salt: Array("salt".utf8), iterations: 2, length: 64)
         #expect(
             derived.map { String(format: "%02x", $0) }.joined()
@@ -21,7 +21,31 @@ struct ConsoleOperatorLoginTests {
         )
     }
 
-    @Test("the operator's password, hashed by mosquitto_passwd, is accepted; another password or user is not")
+    @Test("a hash written by Mosquitto's own mosquitto_passwd -U is read: its password matches, another does not")
+    func mosquittoPasswdHash() async throws {
+        let tool = try #require(
+            ["/usr/bin/mosquitto_passwd", "/usr/local/bin/mosquitto_passwd"].first {
+                FileManager.default.isExecutableFile(atPath: $0)
+            }, "mosquitto_passwd is not installed")
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("passwd-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try "operator:pä55-wörd\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let hasher = try ChildProcess(path: tool, arguments: ["-U", path], outputPath: path + ".out")
+        hasher.waitUntilExit()
+        #expect(hasher.terminationStatus == 0)
+        let hash = try #require(
+            MosquittoPasswordEntry.parse(try String(contentsOfFile: path, encoding: .utf8)).first?.pbkdf2)
+        #expect(PasswordHash.matches("pä55-wörd", hash))
+        #expect(!PasswordHash.matches("pä55-wörd ", hash))
+        #expect(OperatorLogin(passwordFile: path).verify("operator", "pä55-wörd"))
+        // Trellis's own hash has the form mosquitto_passwd gives: the same iterations, salt and hash lengths.
+        let own = PasswordHash.make("pä55-wörd")
+        #expect(own.iterations == hash.iterations)
+        #expect(own.salt.count == hash.salt.count && own.hash.count == hash.hash.count)
+        #expect(own.salt != PasswordHash.make("pä55-wörd").salt, "each hash has its own salt")
+    }
+
+    @Test("the operator's password, hashed by Trellis, is accepted; another password or user is not")
     func mosquittoHash() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "console-login-\(UUID().uuidString)")
@@ -29,16 +53,20 @@ struct ConsoleOperatorLoginTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("passwd").path
         let file = PasswordFile(path: path)
-        try await file.set("trellis", password: "relay-password")
-        try await file.set("operator", password: "pä55 wörd with spaces")
+        try file.set("trellis", password: "relay-password")
+        try file.set("operator", password: "pä55 wörd with spaces")
         let login = OperatorLogin(passwordFile: path)
         #expect(login.verify("operator", "pä55 wörd with spaces"))
+        try file.set("colon", password: "pa:ss ")
+        var colon = OperatorLogin(passwordFile: path)
+        colon.account = "colon"
+        #expect(colon.verify("colon", "pa:ss ") && !colon.verify("colon", "pa") && !colon.verify("colon", "pa:ss"))
         #expect(!login.verify("operator", "pä55 wörd with space"))
         #expect(!login.verify("operator", ""))
         #expect(!login.verify("trellis", "relay-password"))
         #expect(await login.consoleLogin.verify("operator", "pä55 wörd with spaces"))
         // A new password applies at once.
-        try await file.set("operator", password: "next")
+        try file.set("operator", password: "next")
         #expect(login.verify("operator", "next") && !login.verify("operator", "pä55 wörd with spaces"))
         #expect(!OperatorLogin(passwordFile: path + ".missing").verify("operator", "next"))
     }

@@ -28,8 +28,8 @@ package struct SyncReport {
     package var warnings: [String] = []
 }
 
-/// The file-based profile (broker.secure.conf): the password file (`PasswordFile`, hashed by
-/// `mosquitto_passwd` without the password on its command line), and the ACL, rewritten whole by `AccessControlList`.
+/// The file-based profile (broker.secure.conf): the password file (`PasswordFile`, its `$7$` hashes made
+/// in-process by `PasswordHash`), and the ACL, rewritten whole by `AccessControlList`.
 package struct FileAccounts: AccountStore {
     package var passwordFile: String
     package var aclFile: String
@@ -59,7 +59,7 @@ package struct FileAccounts: AccountStore {
     }
 
     package func set(_ name: String, role: AccessControlList.Role, sensors: [String], password: String) async throws {
-        try await PasswordFile(path: passwordFile).set(name, password: password)
+        try PasswordFile(path: passwordFile).set(name, password: password)
         var acl = readACL()
         acl.set(name, role: role, sensors: sensors)
         try write(acl)
@@ -68,7 +68,7 @@ package struct FileAccounts: AccountStore {
     package func remove(_ name: String) async throws {
         var acl = readACL()
         guard acl.remove(name) else { throw fail("there is no account \(name) in \(aclFile)") }
-        try await PasswordFile(path: passwordFile).remove(name)
+        try PasswordFile(path: passwordFile).remove(name)
         try write(acl)
     }
 
@@ -95,7 +95,7 @@ package struct FileAccounts: AccountStore {
         guard role != nil || hashed.contains(where: { $0.username == name }) else {
             throw fail("there is no account \(name) in \(aclFile) or \(passwordFile)")
         }
-        try await PasswordFile(path: passwordFile).set(name, password: password)
+        try PasswordFile(path: passwordFile).set(name, password: password)
         return role
     }
 }

@@ -2,12 +2,9 @@ import Foundation
 import SystemPackage
 import TrellisBroker
 
-/// Mosquitto's password file, whose entries Trellis writes itself. A password reaches no command
-/// line: `mosquitto_passwd -U` hashes a `name:password` line in a file of the owner's alone (so the
-/// hash is Mosquitto's own `$7$` PBKDF2-SHA512, whatever its version chooses), and the hashed line
-/// replaces the account's in this file, or is appended. `mosquitto_passwd -b FILE USER PASSWORD`
-/// would show the password to every user of the machine in the process list, for as long as the
-/// hashing takes.
+/// Mosquitto's password file, whose entries Trellis writes itself: an account's line, `name:$7$…`
+/// (hashed by ``PasswordHash``, so a password reaches no command line and no other file), replaces the
+/// account's line, or is appended. The file keeps its mode and owner; a new one is the owner's alone.
 package struct PasswordFile {
     package var path: String
 
@@ -16,8 +13,8 @@ package struct PasswordFile {
     }
 
     /// Gives `name` this password: its line is replaced, or appended.
-    package func set(_ name: String, password: String) async throws {
-        let entry = try await Self.hashedEntry(name, password: password)
+    package func set(_ name: String, password: String) throws {
+        let entry = try Self.hashedEntry(name, password: password)
         var entries = try lines()
         let line = "\(entry.username):\(entry.hash)"
         if let index = entries.firstIndex(where: { Self.username(of: $0) == name }) {
@@ -29,7 +26,7 @@ package struct PasswordFile {
     }
 
     /// Removes `name`'s line; a missing file or account changes nothing.
-    package func remove(_ name: String) async throws {
+    package func remove(_ name: String) throws {
         guard FileManager.default.fileExists(atPath: path) else { return }
         let entries = try lines()
         let kept = entries.filter { Self.username(of: $0) != name }
@@ -37,26 +34,19 @@ package struct PasswordFile {
     }
 
     /// The `$7$` hash of `password`, for the dynamic security plugin's configuration.
-    package static func hash(_ password: String) async throws -> PBKDF2Hash {
-        guard let hash = try await hashedEntry("hash", password: password).pbkdf2 else {
-            throw fail("mosquitto_passwd wrote no $7$ hash: Mosquitto 2 is needed")
-        }
-        return hash
+    package static func hash(_ password: String) throws -> PBKDF2Hash {
+        try checked(password)
+        return PasswordHash.make(password)
     }
 
-    /// `name:password` hashed by `mosquitto_passwd -U` in a temporary file created 0600.
-    package static func hashedEntry(_ name: String, password: String) async throws -> MosquittoPasswordEntry {
+    /// `name`'s line with a new hash of `password`.
+    package static func hashedEntry(_ name: String, password: String) throws -> MosquittoPasswordEntry {
+        MosquittoPasswordEntry(username: name, hash: PasswordHash.field(try hash(password)))
+    }
+
+    /// A password the broker can be given: Mosquitto's clients and the configuration files read one line.
+    private static func checked(_ password: String) throws {
         guard !password.contains(where: \.isNewline) else { throw fail("a password may not contain a line break") }
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("hash-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: scratch) }
-        try writeSecret("\(name):\(password)", to: scratch)
-        try run(["-U", scratch])
-        let text = try String(contentsOfFile: scratch, encoding: .utf8)
-        guard let entry = MosquittoPasswordEntry.parse(text).first, entry.username == name, entry.hash != password
-        else {
-            throw fail("mosquitto_passwd -U did not hash the password")
-        }
-        return entry
     }
 
     /// The file's lines as they are (comments and blank lines kept); none when it does not exist.
@@ -86,27 +76,5 @@ package struct PasswordFile {
         } catch {
             throw fail("cannot write the password file \(path): \(describe(error))")
         }
-    }
-
-    /// Runs `mosquitto_passwd` with `arguments`, which never hold a password.
-    private static func run(_ arguments: [String]) throws {
-        guard let binary = executable() else {
-            throw fail("mosquitto_passwd is not installed: install it with 'apt-get install -y mosquitto'")
-        }
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("passwd-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: output) }
-        let child = try ChildProcess(path: binary, arguments: arguments, outputPath: output)
-        child.waitUntilExit()
-        guard child.terminationStatus == 0 else {
-            let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-            throw fail("mosquitto_passwd failed: \(text.trimmingCharacters(in: .whitespacesAndNewlines))")
-        }
-    }
-
-    /// `mosquitto_passwd` on PATH, else where Debian and `make install` put it.
-    private static func executable() -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        let directories = path.split(separator: ":").map(String.init) + ["/usr/bin", "/usr/local/bin", "/usr/sbin"]
-        return directories.map { $0 + "/mosquitto_passwd" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 }

@@ -14,7 +14,7 @@ package struct ProfileWriter {
     package var topics: TopicPrefixes
 
     /// Refuses an existing configuration; makes the administration account with a random password,
-    /// hashed by mosquitto_passwd, and the shared roles with their rights written with `topics`.
+    /// hashed by `PasswordHash`, and the shared roles with their rights written with `topics`.
     package static func make(
         config path: String, adminUser: String, adminPasswordFile: String, topics: TopicPrefixes
     ) async throws -> ProfileWriter {
@@ -24,7 +24,7 @@ package struct ProfileWriter {
             )
         }
         let password = randomPassword()
-        let hash = try await PasswordFile.hash(password)
+        let hash = try PasswordFile.hash(password)
         return ProfileWriter(
             path: path, adminUser: adminUser, adminPasswordFile: adminPasswordFile, adminPassword: password,
             config: DynamicSecurityConfig(admin: adminUser, adminHash: hash, topics: topics), topics: topics)

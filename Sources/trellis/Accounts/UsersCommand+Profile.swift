@@ -56,7 +56,7 @@ extension UsersCommand {
                 topics: try await settings.prefixes())
             if let trellisAccount {
                 let password = randomPassword()
-                profile.add(trellisAccount, role: .trellis, hash: try await PasswordFile.hash(password))
+                profile.add(trellisAccount, role: .trellis, hash: try PasswordFile.hash(password))
                 do {
                     try writeSecret(password, to: trellisPasswordFile)
                 } catch {

@@ -18,8 +18,8 @@ struct UsersCommand: AsyncParsableCommand {
             (broker.dynsec.conf): `trellis users init` (or `migrate`) writes the plugin's configuration and an \
             administration account, whose password goes to --admin-password-file (mode 0600); from then on \
             add, remove and passwd change the plugin over MQTT ($CONTROL/dynamic-security/v1) and are in effect \
-            at once, without signalling the broker. Files (broker.secure.conf): the password file (through \
-            mosquitto_passwd) and the ACL (`%u` patterns); after a change send the broker SIGHUP or restart \
+            at once, without signalling the broker. Files (broker.secure.conf): the password file (Mosquitto's $7$ \
+            hashes, made in-process: any password, a ':' too) and the ACL (`%u` patterns); after a change send the broker SIGHUP or restart \
             `trellis run`. The backend is dynamic security when --admin-password-file exists, the files \
             otherwise; --backend chooses. Roles: client (the default; the plugin's role `app`), button, device, \
             sensor, operator and trellis; every role's rights are the topic table's, written with the topic prefixes \
