@@ -52,7 +52,8 @@ struct RunCommandTests {
 
     @Test("without --broker it starts mosquitto from the config, and SIGINT leaves no mosquitto behind")
     func ownsBroker() async throws {
-        let (trellis, config, port) = try await TrellisBinary.startOwningBroker(in: temporaryDirectory(), ready: "connected to the broker")
+        let (trellis, config, port) = try await TrellisBinary.startOwningBroker(
+            in: temporaryDirectory(), ready: "connected to the broker")
         let pids = mosquittoPIDs(config: config)
         #expect(pids.count == 1)
 
@@ -78,7 +79,8 @@ struct RunCommandTests {
     @Test("SIGTERM while the broker is still starting stops Trellis gracefully, leaving no mosquitto behind")
     func signalDuringStartup() async throws {
         // The broker has been spawned; the service group may not run yet.
-        let (trellis, config, port) = try await TrellisBinary.startOwningBroker(in: temporaryDirectory(), ready: "started mosquitto")
+        let (trellis, config, port) = try await TrellisBinary.startOwningBroker(
+            in: temporaryDirectory(), ready: "started mosquitto")
         trellis.process.signal(SIGTERM)
         try await expectStoppedCleanly(trellis, config: config, port: port)
     }

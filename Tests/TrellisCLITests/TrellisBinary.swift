@@ -75,7 +75,10 @@ struct TrellisBinary {
     ) async throws -> (trellis: TrellisBinary, config: String, port: Int) {
         let (trellis, ports) = try await startListening(
             { ports in
-                ["run", "--broker-config", try brokerConfig(port: ports[0], in: directory), "--state", directory + "/state"]
+                [
+                    "run", "--broker-config", try brokerConfig(port: ports[0], in: directory), "--state",
+                    directory + "/state"
+                ]
                     + more
             }, ready: { _ in [ready] }, in: directory, timeout: .seconds(60))
         return (trellis, directory + "/broker.conf", ports[0])
