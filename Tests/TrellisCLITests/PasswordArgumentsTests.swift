@@ -141,7 +141,7 @@ struct PasswordArgumentsTests {
         }
         #expect(try input.resolve(input: { "pw\r" }).secret == "pw", "a CR LF line ends before its CR")
         // A password with a line break is refused by the password file too.
-        await #expect(throws: CommandFailure.self) {
+        #expect(throws: CommandFailure.self) {
             try PasswordFile(path: temporaryDirectory() + "/passwd").set("dave", password: "a\nb")
         }
     }

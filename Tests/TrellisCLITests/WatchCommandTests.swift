@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrellisBroker
+import TrellisCore
 import TrellisTestSupport
 
 /// `trellis watch` in a terminal (tmux) and `trellis trace`, against `trellis run` with its own
@@ -173,7 +174,7 @@ struct WatchCommandTests {
             let anonymous = try TrellisBinary.start(
                 [
                     "-c",
-                    "exec env -u XDG_CONFIG_HOME HOME=\(relay.directory)/nobody mosquitto_sub -d -h 127.0.0.1 "
+                    "exec env -u XDG_CONFIG_HOME HOME=\(relay.directory)/nobody stdbuf -oL mosquitto_sub -d -h 127.0.0.1 "
                         + "-p \(relay.port) -t trellis/watch/events -t trellis/watch/relays/+ -W 15"
                 ], executable: "/bin/sh")
             try await anonymous.waitForOutput("received SUBACK")
@@ -187,6 +188,44 @@ struct WatchCommandTests {
             #expect(!anonymous.output.contains("PUBLISH"), "\(anonymous.output)")
             _ = try? await anonymous.terminate()
             _ = try? await operatorWatch.terminate()
+        }
+    }
+
+    @Test("hostile watch requests: an anonymous one goes nowhere, garbage is logged, 1e308 s is 300 s")
+    func hostileRequests() async throws {
+        try await Self.withRelay { relay in
+            let replies = try TrellisBinary.start(
+                [
+                    "-c",
+                    relay.login + "exec stdbuf -oL mosquitto_sub -d -h 127.0.0.1 -p \(relay.port) "
+                        + "-t 'trellis/watch/relays/+' -W 30"
+                ], executable: "/bin/sh")
+            try await replies.waitForOutput("received SUBACK")
+            // The released app's rights: the broker takes its publish and passes it to no one.
+            _ = try await relay.shell(
+                "env -u XDG_CONFIG_HOME HOME=\(relay.directory)/nobody mosquitto_pub -h 127.0.0.1 -p \(relay.port) "
+                    + "-q 1 -t trellis/watch/request -m '{\"seconds\":300}'")
+            for garbage in ["{not json", "{\"seconds\":\"forever\"}", "{\"seconds\":0}"] {
+                try await relay.publish("trellis/watch/request", garbage)
+            }
+            let asked = Date()
+            try await relay.publish("trellis/watch/request", "{\"seconds\":1e308}")
+            try await replies.waitForOutput("\"until\"")
+            let warning = "a watch request that is not {\"seconds\":N}"
+            try await relay.trellis.waitForOutput(warning)
+            let deadline = ContinuousClock.now + .seconds(10)
+            while relay.trellis.output.components(separatedBy: warning).count < 4, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(relay.trellis.output.components(separatedBy: warning).count == 4, "\(relay.trellis.output)")
+            // One reply: to the operator's last request, its stream capped at 300 s.
+            let lines = replies.output.split(separator: "\n").filter { $0.hasPrefix("{") }
+            #expect(lines.count == 1, "\(replies.output)")
+            struct Reply: Decodable { var until: String }
+            let reply = try JSONDecoder().decode(Reply.self, from: Data(try #require(lines.first).utf8))
+            let until = try #require(ISO8601Time.parse(reply.until), "\(reply.until)")
+            #expect(until.timeIntervalSince(asked) <= 301 && until.timeIntervalSince(asked) >= 290, "\(reply.until)")
+            _ = try? await replies.terminate()
         }
     }
 }

@@ -69,11 +69,10 @@ extension RelayService {
                 let begun = carried?.handling
                 // What a retained sweep's subscriptions bring, and its markers, are the sweep's, not the routes'.
                 let swept = begun == nil && (sweepInbox.withLock { $0 }?.offer(message) ?? false)
-                let peer = swept || begun != nil ? nil : engine.settings.peer(ofStatusTopic: message.topic)
-                let watchRequest = !swept && begun == nil && message.topic == engine.settings.watchRequestTopic
+                let own = swept || begun != nil ? nil : engine.settings.ownTopic(message.topic)
                 // A read request alone (none in hand, none queued: one request at a time) is handled
                 // below, without a task of its own to start and wait for.
-                if overlapsReads, begun == nil, !swept, peer == nil, !watchRequest, !newSession,
+                if overlapsReads, begun == nil, !swept, own == nil, !newSession,
                     !(inHand.isEmpty && !messages.hasQueued),
                     engine.onlyReads(message)
                 {
@@ -97,10 +96,10 @@ extension RelayService {
                     let handler = begun?.engine ?? engine
                     if swept {
                         // Read by the sweep already: nothing to handle, only to acknowledge in turn.
-                    } else if let peer {
+                    } else if case let .peerStatus(peer) = own {
                         await notePeer(
                             peer, present: !message.payload.isEmpty, online: message.payload == Array("online".utf8))
-                    } else if watchRequest {
+                    } else if own == .watchRequest {
                         noteWatchRequest(message)
                     } else {
                         let received = begun?.received ?? Date()

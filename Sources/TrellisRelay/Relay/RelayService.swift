@@ -97,12 +97,12 @@ public final class RelayService: Service, Sendable {
         for subscription in new.routes.subscriptions where !before.contains(subscription.filter) {
             try await outlet.subscribe(settings.brokerSubscription(subscription))
         }
-        let watchTopics = (old: old.settings.watchRequestTopic, new: settings.watchRequestTopic)
-        if watchTopics.old != watchTopics.new {
-            try await outlet.subscribe(Self.watchSubscription(settings))
+        let own = (before: Set(old.settings.ownSubscriptions.map(\.filter)), after: settings.ownSubscriptions)
+        for subscription in own.after where !own.before.contains(subscription.filter) {
+            try await outlet.subscribe(subscription)
         }
         current.withLock { $0 = new }
-        if watchTopics.old != watchTopics.new { try outlet.unsubscribe(watchTopics.old) }
+        for filter in own.before.subtracting(own.after.map(\.filter)).sorted() { try outlet.unsubscribe(filter) }
         for filter in before.subtracting(after).sorted() {
             try outlet.unsubscribe(old.settings.brokerSubscription(MQTTSubscription(filter)).filter)
         }
@@ -125,12 +125,6 @@ public final class RelayService: Service, Sendable {
         return (before.subtracting(after).sorted(), after.subtracting(before).sorted())
     }
 
-    /// The watch's request topic, as every relay subscribes to it: not shared, so that each relay of
-    /// a group streams its own traffic; QoS 0 like the renewals sent on it.
-    static func watchSubscription(_ settings: RelaySettings) -> MQTTSubscription {
-        MQTTSubscription(settings.watchRequestTopic, qos: .atMostOnce, noLocal: true)
-    }
-
     /// The will that marks Trellis offline if it dies without a clean disconnect.
     public static func will(for settings: RelaySettings) -> MQTTWill {
         MQTTWill(topic: settings.statusTopic, payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
@@ -145,11 +139,7 @@ public final class RelayService: Service, Sendable {
         for subscription in engine.routes.subscriptions {
             try await client.subscribe(engine.settings.brokerSubscription(subscription))
         }
-        try await client.subscribe(Self.watchSubscription(engine.settings))
-        if let peers = engine.settings.peerStatusFilter {
-            // Not shared: every relay of the group hears every other's presence.
-            try await client.subscribe(MQTTSubscription(peers, qos: .atLeastOnce, noLocal: true))
-        }
+        for subscription in engine.settings.ownSubscriptions { try await client.subscribe(subscription) }
         guardLeftoverSweep()
         client.start()
         try await withGracefulShutdownHandler {
@@ -228,15 +218,12 @@ public final class RelayService: Service, Sendable {
     /// Any other message is passed on into the stream carrying what is left of its handling (a
     /// store operation to await, dead letters to store), which the loop finishes when it takes the
     /// message: the message is the next the loop takes, since it waits with nothing queued. A
-    /// message the retained sweep reading now may claim, or a share group peer's status, is passed
-    /// on untouched: those are the loop's.
+    /// message the retained sweep reading now may claim, or one on the relay's own topics (a share
+    /// group peer's status, a watch request), is passed on untouched: those are the loop's.
     func handleOnNetworkThread(_ message: MQTTMessage) -> MQTTMessageDisposition {
         if let sweep = sweepInbox.withLock({ $0 }), sweep.claims(message.topic) { return .passedOn(carrying: nil) }
         let engine = self.engine
-        if engine.settings.shareGroup != nil, engine.settings.peer(ofStatusTopic: message.topic) != nil {
-            return .passedOn(carrying: nil)
-        }
-        if message.topic == engine.settings.watchRequestTopic { return .passedOn(carrying: nil) }
+        if engine.settings.ownTopic(message.topic) != nil { return .passedOn(carrying: nil) }
         let started = Self.now
         let received = Date()
         switch engine.begin(message, at: received) {

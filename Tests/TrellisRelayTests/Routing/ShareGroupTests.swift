@@ -43,6 +43,21 @@ struct ShareGroupTests {
         #expect(RelaySettings().homeAssistant?.statusTopics == ["trellis/status"])
     }
 
+    @Test("the relay's own topics: the watch's request always, the peers' status in a group; neither shared")
+    func ownTopics() {
+        let alone = RelaySettings()
+        #expect(alone.ownSubscriptions == [MQTTSubscription("trellis/watch/request", qos: .atMostOnce, noLocal: true)])
+        #expect(alone.ownTopic("trellis/watch/request") == .watchRequest)
+        #expect(alone.ownTopic("trellis/status/r2") == nil, "without a group a status topic is nobody's")
+        #expect(alone.ownTopic("trellis/watch/events") == nil)
+        #expect(
+            Self.shared.ownSubscriptions.map(\.filter) == ["trellis/watch/request", "trellis/status/+"],
+            "not $share/g/…: each relay hears them")
+        #expect(Self.shared.ownTopic("trellis/status/r2") == .peerStatus(clientID: "r2"))
+        #expect(Self.shared.ownTopic("trellis/status/r2/x") == nil)
+        #expect(Self.shared.ownTopic("rpi/torpi/app") == nil)
+    }
+
     @Test(
         "the relays online in the group follow trellis/status/+: online counts, offline and a cleared topic do not; each relay allows its part of a client's rate"
     )
