@@ -24,9 +24,14 @@ public protocol ButtonStore: Sendable {
 
     /// Records one press in a single transaction: adds 1 to the button's total, appends the press
     /// to its history keeping the newest `historyLimit`, and adds 1 to the missed count of every
-    /// registration of the button whose client is offline.
+    /// registration of the button whose client is offline. What `notifying` makes of the button's new
+    /// state is queued in the notification outbox in the same transaction: a press is never counted
+    /// without its notification, nor notified without being counted.
     /// - Returns: the button's new state and the online registered clients to notify.
-    func recordPress(button: String, at: Date, historyLimit: Int) async throws -> PressOutcome
+    func recordPress(
+        button: String, at: Date, historyLimit: Int,
+        notifying: @escaping @Sendable (ButtonState) -> [PendingNotification]
+    ) async throws -> PressOutcome
 
     /// Removes a client's registrations and record in one transaction (a client that carries no
     /// identity across connections, once gone).
@@ -43,6 +48,11 @@ public protocol ButtonStore: Sendable {
 }
 
 extension ButtonStore {
+    /// Records one press without queueing a notification.
+    public func recordPress(button: String, at: Date, historyLimit: Int) async throws -> PressOutcome {
+        try await recordPress(button: button, at: at, historyLimit: historyLimit) { _ in [] }
+    }
+
     /// Registers `client` for `button` with no cap on its registrations (imports, tests).
     public func register(client: String, button: String, at: Date) async throws -> Registration {
         // No count reaches Int.max, so the capped call always registers.
@@ -65,7 +75,7 @@ public struct Registration: Sendable, Equatable {
     }
 }
 
-/// What ``ButtonStore/recordPress(button:at:historyLimit:)`` returns.
+/// What ``ButtonStore/recordPress(button:at:historyLimit:notifying:)`` returns.
 public struct PressOutcome: Sendable, Equatable {
     /// The button's state including this press.
     public var snapshot: ButtonState

@@ -74,7 +74,10 @@ extension PostgresStore {
         }
     }
 
-    public func recordPress(button: String, at: Date, historyLimit: Int) async throws -> PressOutcome {
+    public func recordPress(
+        button: String, at: Date, historyLimit: Int,
+        notifying: @escaping @Sendable (ButtonState) -> [PendingNotification]
+    ) async throws -> PressOutcome {
         let at = at.storeMilliseconds
         let limit = Int64(max(0, historyLimit))
         let logger = self.logger
@@ -114,9 +117,9 @@ extension PostgresStore {
                 online.append(client)
             }
             let history = try await Self.history(of: button, on: connection, logger: logger)
-            return PressOutcome(
-                snapshot: ButtonState(id: button, total: Int(total), history: history),
-                onlineClients: online)
+            let snapshot = ButtonState(id: button, total: Int(total), history: history)
+            for pending in notifying(snapshot) { _ = try await Self.enqueue(pending, on: connection, logger: logger) }
+            return PressOutcome(snapshot: snapshot, onlineClients: online)
         }
     }
 

@@ -64,7 +64,10 @@ extension SQLiteStore {
         }
     }
 
-    public func recordPress(button: String, at: Date, historyLimit: Int) async throws -> PressOutcome {
+    public func recordPress(
+        button: String, at: Date, historyLimit: Int,
+        notifying: @escaping @Sendable (ButtonState) -> [PendingNotification]
+    ) async throws -> PressOutcome {
         let arguments: StatementArguments = [
             "button": button, "at": at.storeMilliseconds, "limit": max(0, historyLimit)
         ]
@@ -103,10 +106,9 @@ extension SQLiteStore {
                         WHERE r.button_id = :button AND c.online = 1
                         ORDER BY r.client_id
                         """), arguments: arguments)
-            let history = try Self.history(of: button, in: db)
-            return PressOutcome(
-                snapshot: ButtonState(id: button, total: total, history: history),
-                onlineClients: online)
+            let snapshot = ButtonState(id: button, total: total, history: try Self.history(of: button, in: db))
+            for pending in notifying(snapshot) { _ = try Self.enqueue(pending, in: db) }
+            return PressOutcome(snapshot: snapshot, onlineClients: online)
         }
     }
 

@@ -131,4 +131,22 @@ struct NotificationOutboxTests {
             #expect(queued.map(\.notification.eventKey).sorted() == ["clear:dry:0x36", "start:dry:0x36"])
         }
     }
+
+    @Test(
+        "a press's notification is queued by the write that counts it, made from the button's new state",
+        arguments: StoreKind.allCases)
+    func queuedWithThePress(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let notify: @Sendable (ButtonState) -> [PendingNotification] = { state in
+                [PendingNotification(Self.fern("button_pressed:door:\(state.total)", at: 1), hold: .seconds(3600))]
+            }
+            _ = try await store.recordPress(button: "door", at: instant(1), historyLimit: 20, notifying: notify)
+            let second = try await store.recordPress(
+                button: "door", at: instant(2), historyLimit: 20, notifying: notify)
+            #expect(second.snapshot.total == 2)
+            _ = try await store.recordPress(button: "door", at: instant(3), historyLimit: 20)
+            let queued = try await store.takeDueNotifications(now: instant(4), lease: .seconds(60), limit: 10)
+            #expect(queued.map(\.notification.eventKey).sorted() == ["button_pressed:door:1", "button_pressed:door:2"])
+        }
+    }
 }

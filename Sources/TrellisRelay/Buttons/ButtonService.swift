@@ -46,8 +46,16 @@ public struct ButtonService: Sendable {
             time = stated ?? context.now
         }
         do {
+            // The press and its notification (`button_pressed`, opt in) are kept in one transaction.
+            let router = NotificationRouter(plan: context.settings.notifications)
+            let notifies = !router.plan.rules(for: .buttonPressed).isEmpty
+            let now = context.now
             let outcome = try await context.store.recordPress(
-                button: button, at: time, historyLimit: settings.historyLimit)
+                button: button, at: time, historyLimit: settings.historyLimit
+            ) { state in
+                notifies
+                    ? router.notifications(for: .pressed(button: button, at: time, total: state.total), at: now) : []
+            }
             var output = HandlerOutput()
             let state = outcome.snapshot
             output.publish(
@@ -59,14 +67,6 @@ public struct ButtonService: Sendable {
             for client in outcome.onlineClients {
                 output.publish(
                     MQTTMessage(topic: "\(clients)/\(client)/button-press", payload: id, qos: PublishQoS.delivered))
-            }
-            let router = NotificationRouter(plan: context.settings.notifications)
-            if !router.plan.rules(for: .buttonPressed).isEmpty {
-                // Queued once the press is counted: a relay that dies between the two loses this
-                // one notification (docs/notifications.md), never the press.
-                await router.enqueue(
-                    .pressed(button: button, at: time, total: state.total), at: context.now, store: context.store,
-                    logger: context.logger)
             }
             return output
         } catch {
