@@ -86,15 +86,13 @@ package struct TrellisApplication: Sendable {
         }
         if !settings.notifications.channels.isEmpty {
             let plan = settings.notifications
-            let senders = try NotificationSenders.make(plan, http: NotificationSenders.http)
-            services.append(
-                NotificationService(plan: plan, store: store, senders: senders, logger: part("trellis.notify")))
+            let channels = NotificationChannels(
+                plan: plan, senders: try NotificationSenders.make(plan, http: NotificationSenders.http))
+            services.append(NotificationService(store: store, channels: channels, logger: part("trellis.notify")))
             if NotificationWatch.isNeeded(for: plan) {
                 let bridgeLinks = links
                 let broker = relay.client
-                let watch = NotificationWatch(
-                    plan: plan, store: store, senders: senders, logger: part("trellis.notify")
-                ) {
+                let watch = NotificationWatch(store: store, channels: channels, logger: part("trellis.notify")) {
                     [NotificationWatch.Link(name: "broker link", up: broker.isConnected)]
                         + bridgeLinks.map {
                             NotificationWatch.Link(

@@ -13,9 +13,8 @@ import TrellisStore
 /// the rest wait their turn in the store. A restart loses nothing: an unsettled lease ends and
 /// the notification is taken again.
 package final class NotificationService: Service, Sendable {
-    let plan: NotificationPlan
     let store: any NotificationOutbox
-    let senders: [String: any NotificationSending]
+    let channels: NotificationChannels
     let logger: Logger
     /// What a taker holds a notification for before another may take it again.
     static let lease: Duration = .seconds(60)
@@ -23,26 +22,17 @@ package final class NotificationService: Service, Sendable {
     static let perPass = 100
     /// Sent notifications are kept this long as the record their holds look at.
     static let keepSent: TimeInterval = 31 * 86_400
-    private let recent = Mutex<[String: [Date]]>([:])
-    private let counters: [String: (sent: Counter, failed: Counter, queued: Gauge)]
 
-    package init(
+    /// Sends through `channels`, which it shares with the watch's straight sends.
+    package init(store: any NotificationOutbox, channels: NotificationChannels, logger: Logger) {
+        (self.store, self.channels, self.logger) = (store, channels, logger)
+    }
+
+    package convenience init(
         plan: NotificationPlan, store: any NotificationOutbox, senders: [String: any NotificationSending],
         logger: Logger
     ) {
-        (self.plan, self.store, self.senders, self.logger) = (plan, store, senders, logger)
-        counters = Dictionary(
-            uniqueKeysWithValues: plan.channels.map { channel in
-                let named = [("channel", channel.name)]
-                return (
-                    channel.name,
-                    (
-                        Counter(label: "trellis_notifications_sent_total", dimensions: named),
-                        Counter(label: "trellis_notifications_failed_total", dimensions: named),
-                        Gauge(label: "trellis_notifications_queued", dimensions: named)
-                    )
-                )
-            })
+        self.init(store: store, channels: NotificationChannels(plan: plan, senders: senders), logger: logger)
     }
 
     package func run() async throws {
@@ -71,64 +61,49 @@ package final class NotificationService: Service, Sendable {
                 else { break }
                 outcomes[item.id] = await deliver(item, now: now)
             }
-            let backlog = try await store.notificationBacklog()
-            for (name, counter) in counters { counter.queued.record(backlog[name] ?? 0) }
+            channels.recordBacklog(try await store.notificationBacklog())
         } catch {
             logger.error("could not read the notification outbox: \(error)")
         }
         return outcomes
     }
 
-    /// Sends one notification and settles it in the store.
+    /// Sends one notification and settles it in the store; returns what became of the send.
     func deliver(_ item: QueuedNotification, now: Date) async -> NotificationDelivery {
         let channel = item.notification.channel
-        guard let sender = senders[channel] else {
+        let outcome: NotificationDelivery
+        let retry: Date?
+        switch await channels.send(item.notification, now: now) {
+        case .sent:
+            (outcome, retry) = (.sent, nil)
+        case .unknownChannel:
             // A channel no longer configured: kept, tried again after the longest wait.
-            try? await store.markNotificationFailed(
-                id: item.id, reason: "no channel \(channel) is configured",
-                retryAt: now + TimeInterval(NotificationBackoff.longest.components.seconds))
-            return .failed("no channel \(channel) is configured")
+            outcome = .failed("no channel \(channel) is configured")
+            retry = now + TimeInterval(NotificationBackoff.longest.components.seconds)
+        case let .rateLimited(wait):
+            (outcome, retry) = (.failed("rate limit"), now + wait)
+        case let .failed(reason):
+            let delay = NotificationBackoff.delay(afterAttempts: item.attempts + 1)
+            let again = now + Double(delay.components.seconds)
+            (outcome, retry) = (.failed(reason), again)
+            logger.warning(
+                "a notification was not sent; it is tried again",
+                metadata: [
+                    "channel": "\(channel)", "event": "\(item.notification.eventKey)", "reason": "\(reason)",
+                    "attempt": "\(item.attempts + 1)", "retry_at": "\(ISO8601Time.format(again))"
+                ])
         }
-        if let wait = rateLimitWait(channel, now: now) {
-            try? await store.markNotificationFailed(id: item.id, reason: "rate limit", retryAt: now + wait)
-            return .failed("rate limit")
-        }
-        let outcome = await sender.send(item.notification)
         do {
-            switch outcome {
-            case .sent:
-                try await store.markNotificationSent(id: item.id, at: Date())
-                counters[channel]?.sent.increment()
-            case let .failed(reason):
-                counters[channel]?.failed.increment()
-                let delay = NotificationBackoff.delay(afterAttempts: item.attempts + 1)
-                let retry = now + Double(delay.components.seconds)
+            switch (outcome, retry) {
+            case let (.failed(reason), retry?):
                 try await store.markNotificationFailed(id: item.id, reason: reason, retryAt: retry)
-                logger.warning(
-                    "a notification was not sent; it is tried again",
-                    metadata: [
-                        "channel": "\(channel)", "event": "\(item.notification.eventKey)", "reason": "\(reason)",
-                        "attempt": "\(item.attempts + 1)", "retry_at": "\(ISO8601Time.format(retry))"
-                    ])
+            default:
+                try await store.markNotificationSent(id: item.id, at: Date())
             }
         } catch {
             logger.error(
                 "could not settle a notification in the store (its lease ends and it is taken again): \(error)")
         }
         return outcome
-    }
-
-    /// Nil when `channel` may send now (the send is counted), else how long until it may.
-    func rateLimitWait(_ channel: String, now: Date) -> TimeInterval? {
-        let limit = plan.channel(channel)?.perMinute ?? 10
-        return recent.withLock { recent in
-            var times = recent[channel, default: []].filter { now.timeIntervalSince($0) < 60 }
-            defer { recent[channel] = times }
-            guard times.count < limit else {
-                return 60 - now.timeIntervalSince(times[0])
-            }
-            times.append(now)
-            return nil
-        }
     }
 }

@@ -12,7 +12,9 @@ import TrellisStore
 /// each condition's notification once, whichever relay or pass saw it first.
 ///
 /// A store that refuses writes cannot keep its own notification, so `store_unwritable` is sent
-/// straight through its channels from memory, once per spell, when its quiet hours allow.
+/// straight through its channels from memory, once per spell, when its quiet hours allow: through
+/// the ``NotificationChannels`` the outbox's service sends through, so it is held to the channel's
+/// rate and counted in its metrics like any other.
 package final class NotificationWatch: Sendable {
     /// How often the conditions are looked at.
     package static let interval: TimeInterval = 15
@@ -36,16 +38,16 @@ package final class NotificationWatch: Sendable {
     let router: NotificationRouter
     let store: any TrellisStore
     let links: @Sendable () -> [Link]
-    let senders: [String: any NotificationSending]
+    let channels: NotificationChannels
     let logger: Logger
     private let state = Mutex(State())
 
     package init(
-        plan: NotificationPlan, store: any TrellisStore, senders: [String: any NotificationSending],
-        logger: Logger, links: @escaping @Sendable () -> [Link]
+        store: any TrellisStore, channels: NotificationChannels, logger: Logger,
+        links: @escaping @Sendable () -> [Link]
     ) {
-        (router, self.store, self.senders, self.logger, self.links) = (
-            NotificationRouter(plan: plan), store, senders, logger, links
+        (router, self.store, self.channels, self.logger, self.links) = (
+            NotificationRouter(plan: channels.plan), store, channels, logger, links
         )
     }
 
@@ -120,13 +122,15 @@ package final class NotificationWatch: Sendable {
     func sendWaiting(now: Date) async {
         let ready = state.withLock { state in state.waiting.filter { $0.value.notification.due <= now } }
         for (key, pending) in ready {
-            guard let sender = senders[pending.notification.channel] else { continue }
-            switch await sender.send(pending.notification) {
+            switch await channels.send(pending.notification, now: now) {
             case .sent:
                 state.withLock { state in
                     state.waiting[key] = nil
                     state.sent.insert(key)
                 }
+            case .unknownChannel, .rateLimited:
+                // Configured channels only reach here; at its rate, the channel is tried at the next pass.
+                break
             case let .failed(reason):
                 logger.warning(
                     "a notification was not sent; it is tried again",
