@@ -27,9 +27,20 @@ public final class TrafficWatch: Sendable {
     /// What one kept message is counted as beyond its payloads' bytes: the message's own storage.
     static let overhead = 128
 
+    /// What is kept of a received message: what its event shows, without its v5 properties (user
+    /// properties can be as large as a payload) or its delivery; its topic and payload are shared.
+    struct Kept {
+        var topic: String
+        var payload: [UInt8]
+        var qos: QoS
+        var retain: Bool
+
+        var message: MQTTMessage { MQTTMessage(topic: topic, payload: payload, qos: qos, retain: retain) }
+    }
+
     /// One message as kept.
     struct Entry {
-        var message: MQTTMessage
+        var message: Kept
         var publishes: [MQTTMessage]
         /// How many of its publishes were left out, and how many were presses fanned out (when any were).
         var omitted: Int
@@ -76,24 +87,18 @@ public final class TrafficWatch: Sendable {
             kept = Array(publishes.prefix(Self.publishesKept - 1)) + [publishes[publishes.count - 1]]
             presses = publishes.count(where: { $0.topic.hasSuffix("/button-press") })
         }
-        // Kept without their v5 properties (user properties can be as large as a payload) or delivery:
-        // what an event shows is the topic, payload, QoS and retain flag, and those are counted.
-        func isBare(_ message: MQTTMessage) -> Bool {
-            message.properties == MQTTProperties() && message.delivery == nil
+        // Kept without their v5 properties or delivery, as the message is (``Kept``). Replies are mostly
+        // bare already: their array is kept as it is, not copied.
+        if !kept.allSatisfy({ $0.properties.isEmpty && $0.delivery == nil }) {
+            kept = kept.map { MQTTMessage(topic: $0.topic, payload: $0.payload, qos: $0.qos, retain: $0.retain) }
         }
-        func bare(_ message: MQTTMessage) -> MQTTMessage {
-            isBare(message)
-                ? message
-                : MQTTMessage(topic: message.topic, payload: message.payload, qos: message.qos, retain: message.retain)
-        }
-        // Replies are mostly bare already: their array is kept as it is, not copied.
-        if !kept.allSatisfy(isBare) { kept = kept.map(bare) }
         var bytes = message.payload.count + message.topic.utf8.count + Self.overhead
         for publish in kept { bytes += publish.payload.count + publish.topic.utf8.count + Self.overhead }
         return state.withLock { state -> Int? in
             state.seq += 1
             let entry = Entry(
-                message: bare(message), publishes: kept, omitted: publishes.count - kept.count,
+                message: Kept(topic: message.topic, payload: message.payload, qos: message.qos, retain: message.retain),
+                publishes: kept, omitted: publishes.count - kept.count,
                 presses: presses, at: at, seq: state.seq, bytes: bytes)
             // A message larger than the whole bound is not kept, and takes nothing kept with it.
             while bytes <= Self.byteLimit, state.count > 0,
@@ -133,7 +138,7 @@ public final class TrafficWatch: Sendable {
         with describer: WatchDescriber, limit: Int, where matches: (WatchEvent) -> Bool
     ) -> [WatchEvent] {
         let events = entries().map { entry in
-            var event = describer.describe(entry.message, publishes: entry.publishes, at: entry.at, seq: entry.seq)
+            var event = describer.describe(entry.message.message, publishes: entry.publishes, at: entry.at, seq: entry.seq)
             if entry.omitted > 0 {
                 if event.fanOut != nil, let presses = entry.presses {
                     event.fanOut = presses
