@@ -23,9 +23,13 @@ extension RelaySettings {
         return subscriptions
     }
 
-    /// What `topic` is to the relay itself; nil for a topic of the routes.
+    /// What `topic` is to the relay itself; nil for a topic of the routes. Every message is asked
+    /// this first, so the watch's topic is compared in its two parts, without building it.
     public func ownTopic(_ topic: String) -> OwnTopic? {
-        if topic == watchRequestTopic { return .watchRequest }
+        let (bytes, prefix) = (topic.utf8, trellisPrefix.utf8)
+        if bytes.starts(with: prefix), bytes.dropFirst(prefix.count).elementsEqual(Self.watchRequestSuffix.utf8) {
+            return .watchRequest
+        }
         return peer(ofStatusTopic: topic).map { .peerStatus(clientID: $0) }
     }
 }

@@ -169,7 +169,8 @@ public struct RelaySettings: Sendable, Hashable {
 
     /// Where `trellis watch` asks for the stream of decoded traffic (``TrafficWatch``); every relay
     /// of a share group reads it (not shared), so a watcher sees them all.
-    public var watchRequestTopic: String { "\(trellisPrefix)/watch/request" }
+    public var watchRequestTopic: String { trellisPrefix + Self.watchRequestSuffix }
+    static let watchRequestSuffix = "/watch/request"
 
     /// Where this relay answers a watch request: that it streams, and until when.
     public var watchReplyTopic: String { "\(trellisPrefix)/watch/relays/\(clientID)" }

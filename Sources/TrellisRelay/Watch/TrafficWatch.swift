@@ -96,21 +96,20 @@ public final class TrafficWatch: Sendable {
         for publish in kept { bytes += publish.payload.count + publish.topic.utf8.count + Self.overhead }
         return state.withLock { state -> Int? in
             state.seq += 1
-            let entry = Entry(
-                message: Kept(topic: message.topic, payload: message.payload, qos: message.qos, retain: message.retain),
-                publishes: kept, omitted: publishes.count - kept.count,
-                presses: presses, at: at, seq: state.seq, bytes: bytes)
             // A message larger than the whole bound is not kept, and takes nothing kept with it.
-            while bytes <= Self.byteLimit, state.count > 0,
-                state.count == Self.capacity || state.bytes + bytes > Self.byteLimit
-            {
-                state.bytes -= state.ring[state.start]?.bytes ?? 0
-                state.ring[state.start] = nil
-                state.start = (state.start + 1) % Self.capacity
-                state.count -= 1
-            }
             if bytes <= Self.byteLimit {
-                state.ring[(state.start + state.count) % Self.capacity] = entry
+                while state.count > 0, state.count == Self.capacity || state.bytes + bytes > Self.byteLimit {
+                    state.bytes -= state.ring[state.start]?.bytes ?? 0
+                    state.ring[state.start] = nil
+                    state.start = (state.start + 1) % Self.capacity
+                    state.count -= 1
+                }
+                // Made in its slot, not copied there from a local.
+                state.ring[(state.start + state.count) % Self.capacity] = Entry(
+                    message: Kept(
+                        topic: message.topic, payload: message.payload, qos: message.qos, retain: message.retain),
+                    publishes: kept, omitted: publishes.count - kept.count,
+                    presses: presses, at: at, seq: state.seq, bytes: bytes)
                 state.count += 1
                 state.bytes += bytes
             }
@@ -138,7 +137,8 @@ public final class TrafficWatch: Sendable {
         with describer: WatchDescriber, limit: Int, where matches: (WatchEvent) -> Bool
     ) -> [WatchEvent] {
         let events = entries().map { entry in
-            var event = describer.describe(entry.message.message, publishes: entry.publishes, at: entry.at, seq: entry.seq)
+            var event = describer.describe(
+                entry.message.message, publishes: entry.publishes, at: entry.at, seq: entry.seq)
             if entry.omitted > 0 {
                 if event.fanOut != nil, let presses = entry.presses {
                     event.fanOut = presses
