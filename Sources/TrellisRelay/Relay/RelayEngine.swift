@@ -16,6 +16,8 @@ public final class RelayEngine: Sendable {
     /// which is bound to a message's handling in the message loop. Worked out once, not per message.
     let answering: (any StoreOperations)?
     public let settings: RelaySettings
+    /// The topics the relay reads for itself, made from `settings` once.
+    public let ownTopics: OwnTopics
     public let logger: Logger
     /// Rejections, logged once per reason and interval.
     public let rejections: RejectionLog
@@ -48,6 +50,7 @@ public final class RelayEngine: Sendable {
         self.store = store
         self.answering = store.readsObservedVersions ? nil : store
         self.settings = settings
+        self.ownTopics = OwnTopics(settings)
         self.logger = logger
         self.rejections = RejectionLog(logger: logger)
         self.counters = counters

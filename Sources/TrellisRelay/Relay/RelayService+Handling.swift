@@ -69,7 +69,7 @@ extension RelayService {
                 let begun = carried?.handling
                 // What a retained sweep's subscriptions bring, and its markers, are the sweep's, not the routes'.
                 let swept = begun == nil && (sweepInbox.withLock { $0 }?.offer(message) ?? false)
-                let own = swept || begun != nil ? nil : engine.settings.ownTopic(message.topic)
+                let own = swept || begun != nil ? nil : engine.ownTopics.kind(of: message.topic)
                 // A read request alone (none in hand, none queued: one request at a time) is handled
                 // below, without a task of its own to start and wait for.
                 if overlapsReads, begun == nil, !swept, own == nil, !newSession,

@@ -223,7 +223,7 @@ public final class RelayService: Service, Sendable {
     func handleOnNetworkThread(_ message: MQTTMessage) -> MQTTMessageDisposition {
         if let sweep = sweepInbox.withLock({ $0 }), sweep.claims(message.topic) { return .passedOn(carrying: nil) }
         let engine = self.engine
-        if engine.settings.ownTopic(message.topic) != nil { return .passedOn(carrying: nil) }
+        if engine.ownTopics.kind(of: message.topic) != nil { return .passedOn(carrying: nil) }
         let started = Self.now
         let received = Date()
         switch engine.begin(message, at: received) {

@@ -23,13 +23,27 @@ extension RelaySettings {
         return subscriptions
     }
 
-    /// What `topic` is to the relay itself; nil for a topic of the routes. Every message is asked
-    /// this first, so the watch's topic is compared in its two parts, without building it.
-    public func ownTopic(_ topic: String) -> OwnTopic? {
-        let (bytes, prefix) = (topic.utf8, trellisPrefix.utf8)
-        if bytes.starts(with: prefix), bytes.dropFirst(prefix.count).elementsEqual(Self.watchRequestSuffix.utf8) {
-            return .watchRequest
-        }
-        return peer(ofStatusTopic: topic).map { .peerStatus(clientID: $0) }
+    /// What `topic` is to the relay itself; nil for a topic of the routes.
+    public func ownTopic(_ topic: String) -> OwnTopic? { OwnTopics(self).kind(of: topic) }
+}
+
+/// The relay's own topics, made once per engine (``RelayEngine/ownTopics``): every message is
+/// asked about them first, so the question compares ready strings and copies no settings.
+public struct OwnTopics: Sendable {
+    let watchRequest: String
+    /// `trellis/status/` in a share group; nil without one (no status topic is then a peer's).
+    let peerStatusPrefix: String?
+
+    public init(_ settings: RelaySettings) {
+        watchRequest = settings.watchRequestTopic
+        peerStatusPrefix = settings.shareGroup == nil ? nil : "\(settings.trellisPrefix)/status/"
+    }
+
+    /// What `topic` is to the relay itself; nil for a topic of the routes.
+    public func kind(of topic: String) -> RelaySettings.OwnTopic? {
+        if topic == watchRequest { return .watchRequest }
+        guard let peerStatusPrefix, topic.hasPrefix(peerStatusPrefix) else { return nil }
+        let id = topic.dropFirst(peerStatusPrefix.count)
+        return id.isEmpty || id.contains("/") ? nil : .peerStatus(clientID: String(id))
     }
 }

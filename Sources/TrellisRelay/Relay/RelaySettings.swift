@@ -111,9 +111,8 @@ public struct RelaySettings: Sendable, Hashable {
 
     /// The client id whose status `topic` is, when it is a share group's status topic.
     public func peer(ofStatusTopic topic: String) -> String? {
-        guard shareGroup != nil, topic.hasPrefix("\(trellisPrefix)/status/") else { return nil }
-        let id = String(topic.dropFirst(trellisPrefix.count + "/status/".count))
-        return id.isEmpty || id.contains("/") ? nil : id
+        guard case let .peerStatus(id) = ownTopic(topic) else { return nil }
+        return id
     }
 
     public init() {}
@@ -169,8 +168,7 @@ public struct RelaySettings: Sendable, Hashable {
 
     /// Where `trellis watch` asks for the stream of decoded traffic (``TrafficWatch``); every relay
     /// of a share group reads it (not shared), so a watcher sees them all.
-    public var watchRequestTopic: String { trellisPrefix + Self.watchRequestSuffix }
-    static let watchRequestSuffix = "/watch/request"
+    public var watchRequestTopic: String { "\(trellisPrefix)/watch/request" }
 
     /// Where this relay answers a watch request: that it streams, and until when.
     public var watchReplyTopic: String { "\(trellisPrefix)/watch/relays/\(clientID)" }

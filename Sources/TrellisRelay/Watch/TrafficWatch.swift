@@ -47,11 +47,12 @@ public final class TrafficWatch: Sendable {
         var presses: Int?
         var at: Date
         var seq: Int
-        var bytes: Int
     }
 
     private struct State {
         var ring: [Entry?] = Array(repeating: nil, count: TrafficWatch.capacity)
+        /// Each slot's bytes, apart from its entry, so that an eviction reads no entry.
+        var sizes: [Int] = Array(repeating: 0, count: TrafficWatch.capacity)
         var start = 0
         var count = 0
         var bytes = 0
@@ -99,17 +100,19 @@ public final class TrafficWatch: Sendable {
             // A message larger than the whole bound is not kept, and takes nothing kept with it.
             if bytes <= Self.byteLimit {
                 while state.count > 0, state.count == Self.capacity || state.bytes + bytes > Self.byteLimit {
-                    state.bytes -= state.ring[state.start]?.bytes ?? 0
+                    state.bytes -= state.sizes[state.start]
                     state.ring[state.start] = nil
                     state.start = (state.start + 1) % Self.capacity
                     state.count -= 1
                 }
                 // Made in its slot, not copied there from a local.
-                state.ring[(state.start + state.count) % Self.capacity] = Entry(
+                let slot = (state.start + state.count) % Self.capacity
+                state.sizes[slot] = bytes
+                state.ring[slot] = Entry(
                     message: Kept(
                         topic: message.topic, payload: message.payload, qos: message.qos, retain: message.retain),
                     publishes: kept, omitted: publishes.count - kept.count,
-                    presses: presses, at: at, seq: state.seq, bytes: bytes)
+                    presses: presses, at: at, seq: state.seq)
                 state.count += 1
                 state.bytes += bytes
             }
