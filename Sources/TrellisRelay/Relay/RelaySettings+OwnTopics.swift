@@ -1,5 +1,5 @@
 import TrellisCore
-import TrellisMQTT
+import TrellisMQTTTypes
 
 /// The topics a relay reads for itself rather than for a route: declared here once, so that the
 /// subscriptions made at start and at a reload, and the two places that take such a message off
