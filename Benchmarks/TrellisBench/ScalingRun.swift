@@ -18,6 +18,8 @@ struct ScalingRun {
     let scales: [Int]
     /// Closed-loop plant requests and log lines per figure.
     let requests: Int
+    /// The deliveries a press figure aims at (``presses(listeners:)``): 50,000, or 5,000 in the quick mode.
+    var pressDeliveries = 50_000
     /// Where the PostgreSQL runs create (and drop) their database; nil: SQLite only.
     let postgres: PostgresURL?
 
@@ -145,16 +147,17 @@ struct ScalingRun {
                 count: requests, qos: .atLeastOnce, topic: "\(relay.plantPrefix)/torpi",
                 suffix: Array("operation:ERR_invalidOpTag".utf8), request: LoadGenerator.rejectedRequest)
         }
-        let presses = Self.presses(listeners: state.listeners)
-        costs["press"] = try await cost(of: relay, count: presses) {
-            try await load.presses(count: presses, button: "b0", listeners: state.listeners, prefix: relay.buttonPrefix)
+        let pressCount = presses(listeners: state.listeners)
+        costs["press"] = try await cost(of: relay, count: pressCount) {
+            try await load.presses(
+                count: pressCount, button: "b0", listeners: state.listeners, prefix: relay.buttonPrefix)
         }
         if listenersToo {
             for count in ScalingState.listenerSeries {
-                let presses = Self.presses(listeners: count)
-                costs["n\(count)"] = try await cost(of: relay, count: presses) {
+                let pressCount = presses(listeners: count)
+                costs["n\(count)"] = try await cost(of: relay, count: pressCount) {
                     try await load.presses(
-                        count: presses, button: "n\(count)", listeners: count, prefix: relay.buttonPrefix)
+                        count: pressCount, button: "n\(count)", listeners: count, prefix: relay.buttonPrefix)
                 }
             }
         }
@@ -162,8 +165,12 @@ struct ScalingRun {
         return (started, peak, costs)
     }
 
-    /// Presses per figure: enough for a steady median, fewer where each reaches thousands.
-    static func presses(listeners: Int) -> Int { max(10, min(500, 50_000 / listeners)) }
+    /// Presses per figure: enough for a steady median, fewer where each reaches thousands (at least 10, or
+    /// 2 in the quick mode, whose figures only show that each is measured).
+    func presses(listeners: Int) -> Int {
+        let least = pressDeliveries < 50_000 ? 2 : 10
+        return max(least, min(500, pressDeliveries / listeners))
+    }
 
     /// The p50 of `body`'s samples, after a warm-up of a tenth, and the relay's CPU per operation over them.
     private func cost(of relay: Contender, count: Int, _ body: () async throws -> [Double]) async throws -> Cost {

@@ -107,9 +107,10 @@ struct TrellisBench: AsyncParsableCommand {
             guard !list.isEmpty, list.allSatisfy({ $0 >= 1 }) else {
                 throw ValidationError("--scales takes whole numbers from 1, e.g. 1,10,100")
             }
-            let run = ScalingRun(
+            var run = ScalingRun(
                 port: port, scales: quick ? [1, 2] : list, requests: quick ? 50 : closedLoop / 2,
                 postgres: try stores.map { try PostgresURL($0) })
+            if quick { run.pressDeliveries = 5_000 }
             try await run.run(work: work)
             print(Machine.describe())
             return

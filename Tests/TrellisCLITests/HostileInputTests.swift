@@ -4,7 +4,7 @@ import TrellisBroker
 import TrellisMQTT
 import TrellisTestSupport
 
-/// 10,000 hostile messages on every topic Trellis subscribes to, then normal traffic, against the
+/// 3,000 hostile messages (six of them 1 MiB) on every topic Trellis subscribes to, then normal traffic, against the
 /// real `trellis` process: it stays up, its memory stays bounded, every hostile message leaves
 /// exactly one dead-letter record, and normal requests are still answered correctly.
 @Suite("Hostile input")
@@ -41,7 +41,7 @@ struct HostileInputTests {
         }
     }
 
-    @Test("10,000 hostile messages, then normal traffic")
+    @Test("3,000 hostile messages, then normal traffic")
     func hostileThenNormal() async throws {
         try await withTestBroker { broker in
             let (observer, seen) = try await TestClients.connectCollecting(
@@ -52,7 +52,7 @@ struct HostileInputTests {
                 "run", "--broker", broker.address, "--state", state, "--log-level", "error"
             ])
             let attacker = try await TestClients.connect(to: broker, id: "attacker")
-            let hostile = Self.hostileMessages(count: 10_000)
+            let hostile = Self.hostileMessages(count: 3_000)
             try await waitUntilOnline(broker)
             for message in hostile {
                 try attacker.publish(
