@@ -14,6 +14,11 @@
 /// id was read (relays of a share group queue at once). Reads go on from the newest id read while
 /// they fill their limit; once a read has found all there was, the next starts again from the
 /// queue's head and skips what the window already holds, so a message seen late goes then.
+///
+/// Acknowledged messages are deleted in batches (``deleteBatch``): one store transaction per
+/// message held a drain to the store's commit rate. A batch goes when it is full, when nothing is in
+/// flight or waiting, and at each look at the store (``stored()``); until then its ids are held, so
+/// that a read from the queue's head does not send them again.
 public struct ForwardWindow: Sendable {
     /// One stored message to forward, by its place in the store's queue.
     public struct Message: Sendable, Equatable {
@@ -37,6 +42,10 @@ public struct ForwardWindow: Sendable {
 
     /// At most this many messages unacknowledged at a time.
     public let limit: Int
+    /// Acknowledged messages deleted in one store operation: half the window (at least one).
+    public var deleteBatch: Int { max(1, limit / 2) }
+    /// Acknowledged upstream, not yet deleted from the store, oldest first.
+    public private(set) var acknowledgedIDs: [Int64] = []
     public private(set) var connected = false
     /// Sent, not yet acknowledged, oldest first.
     public private(set) var inFlight: [Message] = []
@@ -72,13 +81,13 @@ public struct ForwardWindow: Sendable {
     public mutating func stored() -> [Action] {
         more = true
         if reading { storedDuringRead = true }
-        return fill()
+        return flush() + fill()
     }
 
     /// A read brought `messages` (oldest first); `complete` when they were all the store had.
     public mutating func read(_ messages: [Message], complete: Bool) -> [Action] {
         reading = false
-        let held = Set(inFlight.map(\.id) + waiting.map(\.id))
+        let held = Set(inFlight.map(\.id) + waiting.map(\.id) + acknowledgedIDs)
         let fresh = messages.filter { !held.contains($0.id) }
         readUpTo = complete ? 0 : max(readUpTo, messages.last?.id ?? readUpTo)
         waiting += fresh
@@ -98,7 +107,16 @@ public struct ForwardWindow: Sendable {
     public mutating func acknowledged(_ id: Int64) -> [Action] {
         guard let index = inFlight.firstIndex(where: { $0.id == id }) else { return [] }
         inFlight.remove(at: index)
-        return [.delete([id])] + fill()
+        acknowledgedIDs.append(id)
+        let due = acknowledgedIDs.count >= deleteBatch || (inFlight.isEmpty && waiting.isEmpty)
+        return (due ? flush() : []) + fill()
+    }
+
+    /// The acknowledged messages not yet deleted, to delete now.
+    private mutating func flush() -> [Action] {
+        guard !acknowledgedIDs.isEmpty else { return [] }
+        defer { acknowledgedIDs = [] }
+        return [.delete(acknowledgedIDs)]
     }
 
     /// Sends what waits while there is room, and asks for a read when little waits.

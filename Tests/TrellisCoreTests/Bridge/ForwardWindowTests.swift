@@ -110,4 +110,23 @@ struct ForwardWindowTests {
         #expect(Set(deleted).count == 10_000 && deleted.count == 10_000)
         #expect(gone.count == store.count)
     }
+
+    @Test(
+        "acknowledged messages are deleted in batches of half the window, and the rest at the next look or when all is done"
+    )
+    func deletesInBatches() {
+        var window = ForwardWindow(limit: 8)
+        _ = window.connect()
+        _ = window.read((1...20).map { Self.message($0) }, complete: true)
+        #expect(window.deleteBatch == 4)
+        for id in Int64(1)...3 {
+            #expect(!window.acknowledged(id).contains { if case .delete = $0 { true } else { false } })
+        }
+        // Held until deleted: a read from the queue's head that finds them again does not send them.
+        #expect(Self.published(window.read([Self.message(1), Self.message(2)], complete: true)).isEmpty)
+        #expect(window.acknowledged(4).first == .delete([1, 2, 3, 4]))
+        _ = window.acknowledged(5)
+        #expect(window.stored().first == .delete([5]), "each look at the store takes what waits")
+        #expect(window.acknowledgedIDs.isEmpty)
+    }
 }
