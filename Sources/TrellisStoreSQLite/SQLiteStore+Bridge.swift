@@ -44,33 +44,44 @@ extension SQLiteStore {
     }
 
     public func trimForwards(bridge: String, maxBytes: Int, storedBefore: Date) async throws -> ForwardTrim {
-        try await write("trimForwards(bridge: \(bridge))") { db in
-            try db.execute(
-                sql: "DELETE FROM bridge_queue WHERE bridge = ? AND stored_at < ?",
-                arguments: [bridge, ISO8601Time.milliseconds(storedBefore)])
-            let byAge = db.changesCount
-            // Each row with the bytes of itself and every newer row: those past the bound go.
-            try db.execute(
-                sql: """
-                    DELETE FROM bridge_queue WHERE id IN (
-                        SELECT id FROM (
-                            SELECT id, SUM(length(payload)) OVER (ORDER BY id DESC) AS newer
-                            FROM bridge_queue WHERE bridge = ?)
-                        WHERE newer > ?)
-                    """, arguments: [bridge, maxBytes])
-            let byBytes = db.changesCount
-            let row = try Row.fetchOne(
-                db,
-                sql:
-                    """
-                    SELECT COUNT(*) AS n, COALESCE(SUM(length(payload)), 0) AS bytes, MIN(stored_at) AS oldest
-                    FROM bridge_queue WHERE bridge = ?
-                    """,
-                arguments: [bridge])
-            let oldest: Int64? = row?["oldest"]
+        let cutoff = ISO8601Time.milliseconds(storedBefore)
+        return try await write("trimForwards(bridge: \(bridge))") { db in
+            // The queue's totals first, one pass: a queue within its bounds (the usual case, also while a
+            // backlog drains) costs only that, not the two deleting passes, which run each second.
+            func totals() throws -> (messages: Int, bytes: Int, oldest: Int64?) {
+                let row = try Row.fetchOne(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT COUNT(*) AS n, COALESCE(SUM(length(payload)), 0) AS bytes, MIN(stored_at) AS oldest
+                            FROM bridge_queue WHERE bridge = ?
+                            """), arguments: [bridge])
+                return (row?["n"] ?? 0, row?["bytes"] ?? 0, row?["oldest"])
+            }
+            var queue = try totals()
+            var byAge = 0
+            if let oldest = queue.oldest, oldest < cutoff {
+                try db.execute(
+                    sql: "DELETE FROM bridge_queue WHERE bridge = ? AND stored_at < ?", arguments: [bridge, cutoff])
+                byAge = db.changesCount
+                queue = try totals()
+            }
+            var byBytes = 0
+            if queue.bytes > maxBytes {
+                // Each row with the bytes of itself and every newer row: those past the bound go.
+                try db.execute(
+                    sql: """
+                        DELETE FROM bridge_queue WHERE id IN (
+                            SELECT id FROM (
+                                SELECT id, SUM(length(payload)) OVER (ORDER BY id DESC) AS newer
+                                FROM bridge_queue WHERE bridge = ?)
+                            WHERE newer > ?)
+                        """, arguments: [bridge, maxBytes])
+                byBytes = db.changesCount
+                queue = try totals()
+            }
             return ForwardTrim(
-                byAge: byAge, byBytes: byBytes, messages: row?["n"] ?? 0, bytes: row?["bytes"] ?? 0,
-                oldest: oldest.map { Date(timeIntervalSince1970: Double($0) / 1000) })
+                byAge: byAge, byBytes: byBytes, messages: queue.messages, bytes: queue.bytes,
+                oldest: queue.oldest.map { Date(timeIntervalSince1970: Double($0) / 1000) })
         }
     }
 
