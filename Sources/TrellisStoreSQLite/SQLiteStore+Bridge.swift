@@ -9,23 +9,23 @@ extension SQLiteStore {
         bridge: String, topic: String, payload: [UInt8], qos: Int, retain: Bool, at time: Date
     ) async throws {
         try await write("enqueueForward(bridge: \(bridge), topic: \(topic))") { db in
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     INSERT INTO bridge_queue (bridge, topic, payload, qos, retain, stored_at)
                     VALUES (?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [bridge, topic, Data(payload), qos, retain, ISO8601Time.milliseconds(time)])
+                    """
+            ).execute(arguments: [bridge, topic, Data(payload), qos, retain, ISO8601Time.milliseconds(time)])
         }
     }
 
     public func forwards(bridge: String, after id: Int64, limit: Int) async throws -> [ForwardWindow.Message] {
         try await read("forwards(bridge: \(bridge), after: \(id))") { db in
             try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT id, topic, payload, qos, retain FROM bridge_queue
-                    WHERE bridge = ? AND id > ? ORDER BY id LIMIT ?
-                    """, arguments: [bridge, id, limit]
+                db.cachedStatement(
+                    sql: """
+                        SELECT id, topic, payload, qos, retain FROM bridge_queue
+                        WHERE bridge = ? AND id > ? ORDER BY id LIMIT ?
+                        """), arguments: [bridge, id, limit]
             ).map { row in
                 ForwardWindow.Message(
                     id: row["id"], topic: row["topic"], payload: [UInt8](row["payload"] as Data), qos: row["qos"],
@@ -37,9 +37,9 @@ extension SQLiteStore {
     public func deleteForwards(bridge: String, ids: [Int64]) async throws {
         guard !ids.isEmpty else { return }
         try await write("deleteForwards(bridge: \(bridge), \(ids.count) ids)") { db in
-            for id in ids {
-                try db.execute(sql: "DELETE FROM bridge_queue WHERE bridge = ? AND id = ?", arguments: [bridge, id])
-            }
+            // Parsed once per connection: a drain deletes tens of thousands.
+            let delete = try db.cachedStatement(sql: "DELETE FROM bridge_queue WHERE bridge = ? AND id = ?")
+            for id in ids { try delete.execute(arguments: [bridge, id]) }
         }
     }
 
