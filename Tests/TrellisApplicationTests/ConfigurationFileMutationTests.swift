@@ -52,7 +52,7 @@ struct ConfigurationFileMutationTests {
         return bytes
     }
 
-    @Test("2,000 damaged examples: taken with every value allowed, or refused naming the file or the setting")
+    @Test("800 damaged examples: taken with every value allowed, or refused naming the file or the setting")
     func damagedExamples() async throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
@@ -65,8 +65,8 @@ struct ConfigurationFileMutationTests {
         var random = SplitMix(state: 2026_11_29)
         var taken = 0
         var refused = 0
-        for round in 0..<2_000 {
-            // Each round gives its thread up: 2,000 loads without a suspension would hold one of the
+        for round in 0..<800 {
+            // Each round gives its thread up: 800 loads without a suspension would hold one of the
             // test process's few threads for seconds, starving the tests that run beside this one.
             await Task.yield()
             let bytes = Self.mutate(lines, &random)
@@ -97,6 +97,6 @@ struct ConfigurationFileMutationTests {
         #expect(
             taken > 50 && refused > 50,
             "the mutations should both keep and break the file: \(taken) taken, \(refused) refused")
-        print("configuration mutations: \(taken) taken, \(refused) refused, of 2,000")
+        print("configuration mutations: \(taken) taken, \(refused) refused, of 800")
     }
 }
