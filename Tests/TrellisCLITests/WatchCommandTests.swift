@@ -19,6 +19,11 @@ struct WatchCommandTests {
             "export XDG_CONFIG_HOME=\(directory)/state/mosquitto-clients TRELLIS_STATE_DIR=\(directory)/state; "
         }
 
+        /// Starts a shell command line as the operator (it replaces the shell).
+        func start(_ command: String) throws -> TrellisBinary {
+            try TrellisBinary.start(["-c", login + "exec " + command], executable: "/bin/sh")
+        }
+
         /// Runs a shell command line as the operator and returns what it printed.
         func shell(_ command: String) async throws -> String {
             let shell = try TrellisBinary.start(["-c", login + command], executable: "/bin/sh")
@@ -105,12 +110,9 @@ struct WatchCommandTests {
     func json() async throws {
         try await Self.withRelay { relay in
             let events = relay.directory + "/events.jsonl"
-            let watcher = try TrellisBinary.start(
-                [
-                    "-c",
-                    relay.login + "exec \(TrellisBinary.path) watch --broker 127.0.0.1:\(relay.port) --json --count 2 "
-                        + "service:plant client:operator > \(events)"
-                ], executable: "/bin/sh")
+            let watcher = try relay.start(
+                "\(TrellisBinary.path) watch --broker 127.0.0.1:\(relay.port) --json --count 2 "
+                    + "service:plant client:operator > \(events)")
             try await watcher.waitForOutput("watching relay ")
             // Another client's request is left out by the filter; the operator's two are printed.
             try await relay.publish(
@@ -152,12 +154,8 @@ struct WatchCommandTests {
             let letter = try await relay.shell(
                 "\(TrellisBinary.path) trace --dead-letter 1 --broker 127.0.0.1:\(relay.port)")
             #expect(letter.contains("REQ_x #42 from operator  → error ERR_invalidOpTag"), "\(letter)")
-            let missing = try TrellisBinary.start(
-                [
-                    "-c",
-                    relay.login + "exec \(TrellisBinary.path) trace nobody-sent-this --broker 127.0.0.1:\(relay.port)"
-                ],
-                executable: "/bin/sh")
+            let missing = try relay.start(
+                "\(TrellisBinary.path) trace nobody-sent-this --broker 127.0.0.1:\(relay.port)")
             #expect(try await missing.waitForExit() == 1)
             #expect(missing.output.contains("nothing relay trellis-"), "\(missing.output)")
         }
@@ -168,7 +166,7 @@ struct WatchCommandTests {
         try await Self.withRelay { relay in
             // An operator watches, so the relay streams.
             let watch = "\(TrellisBinary.path) watch --broker 127.0.0.1:\(relay.port) --color never"
-            let operatorWatch = try TrellisBinary.start(["-c", relay.login + "exec " + watch], executable: "/bin/sh")
+            let operatorWatch = try relay.start(watch)
             try await operatorWatch.waitForOutput("watching relay ")
             // No login and no options file: the released app's rights on the same broker.
             let anonymous = try TrellisBinary.start(
@@ -194,12 +192,8 @@ struct WatchCommandTests {
     @Test("hostile watch requests: an anonymous one goes nowhere, garbage is logged, 1e308 s is 300 s")
     func hostileRequests() async throws {
         try await Self.withRelay { relay in
-            let replies = try TrellisBinary.start(
-                [
-                    "-c",
-                    relay.login + "exec stdbuf -oL mosquitto_sub -d -h 127.0.0.1 -p \(relay.port) "
-                        + "-t 'trellis/watch/relays/+' -W 30"
-                ], executable: "/bin/sh")
+            let replies = try relay.start(
+                "stdbuf -oL mosquitto_sub -d -h 127.0.0.1 -p \(relay.port) -t 'trellis/watch/relays/+' -W 30")
             try await replies.waitForOutput("received SUBACK")
             // The released app's rights: the broker takes its publish and passes it to no one.
             _ = try await relay.shell(

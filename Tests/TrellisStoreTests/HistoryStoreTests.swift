@@ -55,9 +55,7 @@ struct HistoryStoreTests {
         return dump.tables.first { $0.name == table }?.rows ?? []
     }
 
-    @Test(
-        "a month at one reading every 5 minutes: a day, a week and a month match the readings",
-        arguments: StoreKind.bothStores)
+    @Test("a month, a reading every 5 minutes: a day, a week and a month match", arguments: StoreKind.bothStores)
     func month(_ kind: StoreKind) async throws {
         try await withStore(kind) { store in
             let start = instant(0)
