@@ -69,7 +69,7 @@ package final class BridgeForwarder: Service, Sendable {
         await withTaskGroup(of: Event.self) { group in
             var pending = window.connect()
             var polling = false
-            while !Task.isCancelled {
+            turn: while !Task.isCancelled {
                 while !pending.isEmpty {
                     switch pending.removeFirst() {
                     case let .read(after, limit):
@@ -84,7 +84,7 @@ package final class BridgeForwarder: Service, Sendable {
                     case let .publish(message, _):
                         switch await publish(message, through: client) {
                         case nil:
-                            return
+                            break turn
                         case let .failure(refusal)?:
                             noteRefusal(of: message.id, refusal)
                             pending += window.acknowledged(message.id)
@@ -102,14 +102,8 @@ package final class BridgeForwarder: Service, Sendable {
                             }
                         }
                     case let .delete(ids):
-                        do {
-                            try await store.deleteForwards(bridge: bridge.name, ids: ids)
-                            counters.forwarded(ids.count)
-                        } catch {
-                            // Sent again after a restart: at least once.
-                            logger.warning(
-                                "could not delete forwarded messages: \(error)", metadata: ["bridge": "\(bridge.name)"])
-                        }
+                        await delete(ids)
+                        window.deleted(ids)
                     }
                 }
                 // One timer at a time: the store is looked at again each poll, acknowledgements or not.
@@ -127,15 +121,38 @@ package final class BridgeForwarder: Service, Sendable {
                     pending = window.acknowledged(id)
                 case .poll?:
                     polling = false
+                    pending = window.stored()
                     if ContinuousClock.now - trimmed >= Self.trimInterval {
                         trimmed = ContinuousClock.now
+                        // What was acknowledged leaves first, so that the trim counts none of it as dropped.
+                        for case let .delete(ids) in pending {
+                            await delete(ids)
+                            window.deleted(ids)
+                        }
+                        pending.removeAll { if case .delete = $0 { true } else { false } }
                         await trim()
                     }
-                    pending = window.stored()
                 case .abandoned?, nil: break
                 }
             }
             group.cancelAll()
+            // The turn ends: what was acknowledged leaves the store now instead of going again next turn,
+            // in a task of its own, which the turn's cancellation does not reach.
+            let acknowledged = (pending + window.stop()).flatMap { action -> [Int64] in
+                if case let .delete(ids) = action { ids } else { [] }
+            }
+            if !acknowledged.isEmpty { await Task { await self.delete(acknowledged) }.value }
+        }
+    }
+
+    /// Deletes what the upstream broker acknowledged; a failure is logged, and the messages go
+    /// again (at least once).
+    private func delete(_ ids: [Int64]) async {
+        do {
+            try await store.deleteForwards(bridge: bridge.name, ids: ids)
+            counters.forwarded(ids.count)
+        } catch {
+            logger.warning("could not delete forwarded messages: \(error)", metadata: ["bridge": "\(bridge.name)"])
         }
     }
 

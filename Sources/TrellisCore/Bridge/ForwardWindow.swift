@@ -17,8 +17,9 @@
 ///
 /// Acknowledged messages are deleted in batches (``deleteBatch``): one store transaction per
 /// message held a drain to the store's commit rate. A batch goes when it is full, when nothing is in
-/// flight or waiting, and at each look at the store (``stored()``); until then its ids are held, so
-/// that a read from the queue's head does not send them again.
+/// flight or waiting, at each look at the store (``stored()``) and when the turn ends (``stop()``);
+/// its ids are held until the driver says the delete was done (``deleted(_:)``), so that a read from
+/// the queue's head, even one the driver performs first, does not send them again.
 public struct ForwardWindow: Sendable {
     /// One stored message to forward, by its place in the store's queue.
     public struct Message: Sendable, Equatable {
@@ -46,6 +47,8 @@ public struct ForwardWindow: Sendable {
     public var deleteBatch: Int { max(1, limit / 2) }
     /// Acknowledged upstream, not yet deleted from the store, oldest first.
     public private(set) var acknowledgedIDs: [Int64] = []
+    /// Acknowledged, and their delete given to the driver, not yet done.
+    private var deleting: Set<Int64> = []
     public private(set) var connected = false
     /// Sent, not yet acknowledged, oldest first.
     public private(set) var inFlight: [Message] = []
@@ -87,7 +90,7 @@ public struct ForwardWindow: Sendable {
     /// A read brought `messages` (oldest first); `complete` when they were all the store had.
     public mutating func read(_ messages: [Message], complete: Bool) -> [Action] {
         reading = false
-        let held = Set(inFlight.map(\.id) + waiting.map(\.id) + acknowledgedIDs)
+        let held = Set(inFlight.map(\.id) + waiting.map(\.id) + acknowledgedIDs).union(deleting)
         let fresh = messages.filter { !held.contains($0.id) }
         readUpTo = complete ? 0 : max(readUpTo, messages.last?.id ?? readUpTo)
         waiting += fresh
@@ -112,10 +115,23 @@ public struct ForwardWindow: Sendable {
         return (due ? flush() : []) + fill()
     }
 
+    /// The driver performed the delete of `ids`: done, or failed (then they are read and sent again,
+    /// at least once).
+    public mutating func deleted(_ ids: [Int64]) {
+        deleting.subtract(ids)
+    }
+
+    /// The turn ends (the link is given up, the relay stops): what was acknowledged is deleted now,
+    /// not sent again by the next turn.
+    public mutating func stop() -> [Action] {
+        flush()
+    }
+
     /// The acknowledged messages not yet deleted, to delete now.
     private mutating func flush() -> [Action] {
         guard !acknowledgedIDs.isEmpty else { return [] }
         defer { acknowledgedIDs = [] }
+        deleting.formUnion(acknowledgedIDs)
         return [.delete(acknowledgedIDs)]
     }
 

@@ -129,4 +129,29 @@ struct ForwardWindowTests {
         #expect(window.stored().first == .delete([5]), "each look at the store takes what waits")
         #expect(window.acknowledgedIDs.isEmpty)
     }
+
+    @Test("an id whose delete is given out stays held until it is done: a read performed first does not send it again")
+    func heldUntilDeleted() {
+        var window = ForwardWindow(limit: 2)
+        _ = window.connect()
+        _ = window.read([Self.message(1), Self.message(2), Self.message(3)], complete: true)
+        #expect(window.acknowledged(1).first == .delete([1]))
+        // The driver reads from the queue's head before it has deleted 1: 1 is still in the store.
+        #expect(Self.published(window.read([Self.message(1), Self.message(3)], complete: true)).isEmpty)
+        window.deleted([1])
+        _ = window.acknowledged(2)
+        #expect(window.stop() == [], "nothing left: 2 went with its own batch")
+        #expect(window.acknowledged(3).first == .delete([3]))
+    }
+
+    @Test("when the turn ends, what was acknowledged and not yet deleted is deleted")
+    func stopFlushes() {
+        var window = ForwardWindow(limit: 8)
+        _ = window.connect()
+        _ = window.read((1...10).map { Self.message($0) }, complete: true)
+        _ = window.acknowledged(2)
+        _ = window.acknowledged(1)
+        #expect(window.stop() == [.delete([2, 1])])
+        #expect(window.stop().isEmpty)
+    }
 }
