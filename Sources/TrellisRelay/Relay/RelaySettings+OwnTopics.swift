@@ -41,7 +41,8 @@ public struct OwnTopics: Sendable {
 
     /// What `topic` is to the relay itself; nil for a topic of the routes.
     public func kind(of topic: String) -> RelaySettings.OwnTopic? {
-        if topic == watchRequest { return .watchRequest }
+        // Lengths first: on the message callback, a route's topic is told apart without comparing its bytes.
+        if topic.utf8.count == watchRequest.utf8.count, topic == watchRequest { return .watchRequest }
         guard let peerStatusPrefix, topic.hasPrefix(peerStatusPrefix) else { return nil }
         let id = topic.dropFirst(peerStatusPrefix.count)
         return id.isEmpty || id.contains("/") ? nil : .peerStatus(clientID: String(id))
