@@ -8,7 +8,7 @@ import TrellisMQTTTypes
 /// and, while a watcher has asked within its time, each message's ``WatchEvent`` to publish.
 ///
 /// Nothing is decoded unless someone watches or traces: with no one watching, a message costs one
-/// uncontended lock and the ring's slot (its payloads are shared, not copied). The stream is
+/// uncontended lock and a copy of its bytes into a slot that keeps its room (``Slot``). The stream is
 /// bounded too: at most ``eventsPerSecond`` events a second, the rest left out (the watcher sees
 /// the gap in the events' numbers).
 public final class TrafficWatch: Sendable {
@@ -27,32 +27,8 @@ public final class TrafficWatch: Sendable {
     /// What one kept message is counted as beyond its payloads' bytes: the message's own storage.
     static let overhead = 128
 
-    /// What is kept of a received message: what its event shows, without its v5 properties (user
-    /// properties can be as large as a payload) or its delivery; its topic and payload are shared.
-    struct Kept {
-        var topic: String
-        var payload: [UInt8]
-        var qos: QoS
-        var retain: Bool
-
-        var message: MQTTMessage { MQTTMessage(topic: topic, payload: payload, qos: qos, retain: retain) }
-    }
-
-    /// One message as kept.
-    struct Entry {
-        var message: Kept
-        var publishes: [MQTTMessage]
-        /// How many of its publishes were left out, and how many were presses fanned out (when any were).
-        var omitted: Int
-        var presses: Int?
-        var at: Date
-        var seq: Int
-    }
-
     private struct State {
-        var ring: [Entry?] = Array(repeating: nil, count: TrafficWatch.capacity)
-        /// Each slot's bytes, apart from its entry, so that an eviction reads no entry.
-        var sizes: [Int] = Array(repeating: 0, count: TrafficWatch.capacity)
+        var ring = [Slot](repeating: Slot(), count: TrafficWatch.capacity)
         var start = 0
         var count = 0
         var bytes = 0
@@ -82,37 +58,31 @@ public final class TrafficWatch: Sendable {
     /// Keeps `message`, received at `at`, and what its handling published; returns its number
     /// when the stream is on and within its rate, for the caller to describe and publish.
     public func saw(_ message: MQTTMessage, publishes: [MQTTMessage], at: Date) -> Int? {
-        var kept = publishes
         var presses: Int?
+        var bytes = message.payload.count + message.topic.utf8.count + Self.overhead
         if publishes.count > Self.publishesKept {
-            kept = Array(publishes.prefix(Self.publishesKept - 1)) + [publishes[publishes.count - 1]]
             presses = publishes.count(where: { $0.topic.hasSuffix("/button-press") })
         }
-        // Kept without their v5 properties or delivery, as the message is (``Kept``). Replies are mostly
-        // bare already: their array is kept as it is, not copied.
-        if !kept.allSatisfy({ $0.properties.isEmpty && $0.delivery == nil }) {
-            kept = kept.map { MQTTMessage(topic: $0.topic, payload: $0.payload, qos: $0.qos, retain: $0.retain) }
+        for index in publishes.indices where index < Self.publishesKept - 1 || index == publishes.count - 1 {
+            bytes += publishes[index].payload.count + publishes[index].topic.utf8.count + Self.overhead
         }
-        var bytes = message.payload.count + message.topic.utf8.count + Self.overhead
-        for publish in kept { bytes += publish.payload.count + publish.topic.utf8.count + Self.overhead }
         return state.withLock { state -> Int? in
             state.seq += 1
             // A message larger than the whole bound is not kept, and takes nothing kept with it.
             if bytes <= Self.byteLimit {
                 while state.count > 0, state.count == Self.capacity || state.bytes + bytes > Self.byteLimit {
-                    state.bytes -= state.sizes[state.start]
-                    state.ring[state.start] = nil
+                    state.bytes -= state.ring[state.start].size
+                    state.ring[state.start].release()
                     state.start = (state.start + 1) % Self.capacity
                     state.count -= 1
                 }
-                // Made in its slot, not copied there from a local.
                 let slot = (state.start + state.count) % Self.capacity
-                state.sizes[slot] = bytes
-                state.ring[slot] = Entry(
-                    message: Kept(
-                        topic: message.topic, payload: message.payload, qos: message.qos, retain: message.retain),
-                    publishes: kept, omitted: publishes.count - kept.count,
-                    presses: presses, at: at, seq: state.seq)
+                state.ring[slot].keep(message, publishes: publishes)
+                state.ring[slot].size = bytes
+                state.ring[slot].omitted = max(0, publishes.count - Self.publishesKept)
+                state.ring[slot].presses = presses
+                state.ring[slot].at = at
+                state.ring[slot].seq = state.seq
                 state.count += 1
                 state.bytes += bytes
             }
@@ -131,7 +101,7 @@ public final class TrafficWatch: Sendable {
     /// The messages kept, oldest first.
     func entries() -> [Entry] {
         state.withLock { state in
-            (0..<state.count).compactMap { state.ring[(state.start + $0) % Self.capacity] }
+            (0..<state.count).compactMap { state.ring[(state.start + $0) % Self.capacity].entry }
         }
     }
 
@@ -141,7 +111,7 @@ public final class TrafficWatch: Sendable {
     ) -> [WatchEvent] {
         let events = entries().map { entry in
             var event = describer.describe(
-                entry.message.message, publishes: entry.publishes, at: entry.at, seq: entry.seq)
+                entry.message, publishes: entry.publishes, at: entry.at, seq: entry.seq)
             if entry.omitted > 0 {
                 if event.fanOut != nil, let presses = entry.presses {
                     event.fanOut = presses

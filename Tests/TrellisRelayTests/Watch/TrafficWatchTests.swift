@@ -53,6 +53,24 @@ struct TrafficWatchTests {
         #expect(Self.kept(watch) == [4, 5, 6, 8, 9])
     }
 
+    @Test("a kept message reads back as it came: its UTF-8 topic, binary payload, QoS, retain and replies")
+    func roundTrip() throws {
+        let watch = TrafficWatch()
+        let payload: [UInt8] = [0x00, 0xFF, 0x3B, 0x0A, 0x80]
+        let message = MQTTMessage(topic: "rpi/sensors/gärten", payload: payload, qos: .exactlyOnce, retain: true)
+        let reply = MQTTMessage(topic: "rpi/replies/ü", payload: [], qos: .atLeastOnce)
+        _ = watch.saw(message, publishes: [reply], at: Self.start)
+        // A later large message in a reused slot leaves nothing of the earlier one behind.
+        for index in 1...TrafficWatch.capacity {
+            _ = watch.saw(Self.message(index, bytes: 300), publishes: [], at: Self.start)
+        }
+        _ = watch.saw(message, publishes: [reply], at: Self.start)
+        let event = try #require(watch.trace(with: Self.describer, limit: 1) { _ in true }.first)
+        #expect(event.topic == "rpi/sensors/gärten" && event.qos == 2 && event.retain)
+        #expect(event.payload == String(decoding: payload, as: UTF8.self))
+        #expect(event.replies.map(\.topic) == ["rpi/replies/ü"])
+    }
+
     @Test("a press fanned out to 300 clients keeps 8 of its messages, its last among them, and its count")
     func fanOut() {
         let watch = TrafficWatch()
