@@ -21,8 +21,10 @@ extension TrafficWatch {
     struct Slot {
         /// The message and then its kept publishes, each as one record: the topic's and the payload's
         /// lengths (4 bytes each, little-endian), QoS with retain as its high bit (1 byte), the topic's
-        /// UTF-8 bytes and the payload.
+        /// UTF-8 bytes and the payload. Only the first ``used`` bytes are the message's: the rest is room
+        /// kept for the next one, so that a slot is made anew only for a message larger than any before.
         var bytes: [UInt8] = []
+        var used = 0
         /// What the message counts against ``TrafficWatch/byteLimit``.
         var size = 0
         var omitted = 0
@@ -32,55 +34,82 @@ extension TrafficWatch {
 
         /// A slot's bytes larger than this are let go when its message is, so that each slot does not
         /// hold the largest message it ever kept: the ring holds at most ``byteLimit`` of messages and
-        /// `capacity` × this of spare room.
+        /// `capacity` × this of room.
         static let spareLimit = 4 << 10
 
         static let headerSize = 9
 
-        /// Copies `message` and what ``TrafficWatch/publishesKept`` keeps of `publishes` in.
+        /// Copies `message` and what ``TrafficWatch/publishesKept`` keeps of `publishes` in: the bytes
+        /// are counted first and each record copied into its place, with no append's checks per part.
         mutating func keep(_ message: MQTTMessage, publishes: [MQTTMessage]) {
-            bytes.removeAll(keepingCapacity: true)
-            append(message)
-            let count = publishes.count
-            // Only each kept publish is read: a `for … in` would copy each whole message.
-            for index in publishes.indices where index < TrafficWatch.publishesKept - 1 || index == count - 1 {
-                append(publishes[index])
+            let last = publishes.count - 1
+            var total = Self.headerSize + message.topic.utf8.count + message.payload.count
+            // Only each kept publish's parts are read: a `for … in` would copy each whole message.
+            for index in publishes.indices where index < TrafficWatch.publishesKept - 1 || index == last {
+                total += Self.headerSize + publishes[index].topic.utf8.count + publishes[index].payload.count
+            }
+            if bytes.count < total { bytes = [UInt8](repeating: 0, count: total) }
+            used = total
+            bytes.withUnsafeMutableBytes { raw in
+                var offset = Self.write(message.topic, message.payload, message.qos, message.retain, into: raw, at: 0)
+                for index in publishes.indices where index < TrafficWatch.publishesKept - 1 || index == last {
+                    offset = Self.write(
+                        publishes[index].topic, publishes[index].payload, publishes[index].qos,
+                        publishes[index].retain, into: raw, at: offset)
+                }
             }
         }
 
         /// Lets the message go; its bytes stay for the next one unless they are many.
         mutating func release() {
-            if bytes.capacity > Self.spareLimit { bytes = [] }
+            used = 0
+            if bytes.count > Self.spareLimit { bytes = [] }
         }
 
-        private mutating func append(_ message: MQTTMessage) {
-            let topic = message.topic.utf8
-            withUnsafeBytes(of: (UInt32(topic.count).littleEndian, UInt32(message.payload.count).littleEndian)) {
-                bytes.append(contentsOf: $0)
+        /// Writes one record at `offset`; returns where the next one goes.
+        private static func write(
+            _ topic: String, _ payload: [UInt8], _ qos: QoS, _ retain: Bool,
+            into raw: UnsafeMutableRawBufferPointer, at offset: Int
+        ) -> Int {
+            let utf8 = topic.utf8
+            raw.storeBytes(of: UInt32(utf8.count).littleEndian, toByteOffset: offset, as: UInt32.self)
+            raw.storeBytes(of: UInt32(payload.count).littleEndian, toByteOffset: offset + 4, as: UInt32.self)
+            raw[offset + 8] = UInt8(qos.rawValue) | (retain ? 0x80 : 0)
+            var next = offset + headerSize
+            let copied = utf8.withContiguousStorageIfAvailable { source in
+                UnsafeMutableRawBufferPointer(rebasing: raw[next..<next + source.count]).copyMemory(
+                    from: UnsafeRawBufferPointer(source))
             }
-            bytes.append(UInt8(message.qos.rawValue) | (message.retain ? 0x80 : 0))
-            if topic.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
-                bytes.append(contentsOf: topic)
+            if copied == nil {
+                for (index, byte) in utf8.enumerated() { raw[next + index] = byte }
             }
-            bytes.append(contentsOf: message.payload)
+            next += utf8.count
+            payload.withUnsafeBytes { source in
+                UnsafeMutableRawBufferPointer(rebasing: raw[next..<next + source.count]).copyMemory(from: source)
+            }
+            return next + payload.count
         }
 
         /// The messages kept, read back: the received one first.
         var messages: [MQTTMessage] {
             var messages: [MQTTMessage] = []
             var offset = 0
-            while offset + Self.headerSize <= bytes.count {
-                let topicCount = Self.length(bytes, at: offset)
-                let payloadCount = Self.length(bytes, at: offset + 4)
-                let flags = bytes[offset + 8]
-                let topicStart = offset + Self.headerSize
-                let payloadStart = topicStart + topicCount
-                offset = payloadStart + payloadCount
-                messages.append(
-                    MQTTMessage(
-                        topic: String(decoding: bytes[topicStart..<payloadStart], as: UTF8.self),
-                        payload: Array(bytes[payloadStart..<offset]),
-                        qos: QoS(rawValue: Int(flags & 0x7F)) ?? .atMostOnce, retain: flags & 0x80 != 0))
+            bytes.withUnsafeBytes { raw in
+                while offset + Self.headerSize <= used {
+                    let topicCount = Int(
+                        UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+                    let payloadCount = Int(
+                        UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)))
+                    let flags = raw[offset + 8]
+                    let topicStart = offset + Self.headerSize
+                    let payloadStart = topicStart + topicCount
+                    offset = payloadStart + payloadCount
+                    messages.append(
+                        MQTTMessage(
+                            topic: String(decoding: raw[topicStart..<payloadStart], as: UTF8.self),
+                            payload: Array(raw[payloadStart..<offset]),
+                            qos: QoS(rawValue: Int(flags & 0x7F)) ?? .atMostOnce, retain: flags & 0x80 != 0))
+                }
             }
             return messages
         }
@@ -91,10 +120,6 @@ extension TrafficWatch {
             return Entry(
                 message: first, publishes: Array(messages.dropFirst()), omitted: omitted, presses: presses, at: at,
                 seq: seq)
-        }
-
-        private static func length(_ bytes: [UInt8], at offset: Int) -> Int {
-            (0..<4).reduce(0) { $0 | Int(bytes[offset + $1]) << (8 * $1) }
         }
     }
 }
