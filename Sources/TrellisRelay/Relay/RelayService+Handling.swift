@@ -155,10 +155,20 @@ extension RelayService {
 
     /// Publishes a message's answers (or hands them to the local client they are for), and starts
     /// the Home Assistant announcement its handling asked for, which goes out from a task of its
-    /// own at the broker's pace (``announceToHomeAssistant()``). The message and its answers are kept
-    /// for `trellis trace`, and streamed while someone watches (``TrafficWatch``).
+    /// own at the broker's pace (``announceToHomeAssistant()``). The message and its answers are then
+    /// kept for `trellis trace`, and streamed while someone watches (``TrafficWatch``): after the
+    /// answers, so that what the ring lets go is freed after they are queued.
     /// `received`: when the message was taken, the time its dead letters carry.
     func send(_ output: RelayEngine.Output, of message: MQTTMessage, received: Date, engine: RelayEngine) {
+        if output.announcesDiscovery { announceToHomeAssistant() }
+        for reply in output.publishes where !localClients.deliver(reply, buttonPrefix: engine.settings.buttonPrefix) {
+            do {
+                try outlet.publish(reply)
+                reconciler?.published(reply, engine: engine)
+            } catch {
+                logger.error("could not publish a reply", metadata: ["topic": "\(reply.topic)", "error": "\(error)"])
+            }
+        }
         if let seq = engine.watch.saw(message, publishes: output.publishes, at: received) {
             let event = engine.describer.describe(message, publishes: output.publishes, at: received, seq: seq)
             do {
@@ -168,15 +178,6 @@ extension RelayService {
                         qos: .atMostOnce))
             } catch {
                 logger.debug("could not publish a watch event", metadata: ["error": "\(error)"])
-            }
-        }
-        if output.announcesDiscovery { announceToHomeAssistant() }
-        for reply in output.publishes where !localClients.deliver(reply, buttonPrefix: engine.settings.buttonPrefix) {
-            do {
-                try outlet.publish(reply)
-                reconciler?.published(reply, engine: engine)
-            } catch {
-                logger.error("could not publish a reply", metadata: ["topic": "\(reply.topic)", "error": "\(error)"])
             }
         }
     }

@@ -8,7 +8,7 @@ import TrellisMQTTTypes
 /// and, while a watcher has asked within its time, each message's ``WatchEvent`` to publish.
 ///
 /// Nothing is decoded unless someone watches or traces: with no one watching, a message costs one
-/// uncontended lock and a copy of its bytes into a slot that keeps its room (``Slot``). The stream is
+/// uncontended lock and a slot that shares its storage (``Slot``). The stream is
 /// bounded too: at most ``eventsPerSecond`` events a second, the rest left out (the watcher sees
 /// the gap in the events' numbers).
 public final class TrafficWatch: Sendable {
@@ -58,31 +58,34 @@ public final class TrafficWatch: Sendable {
     /// Keeps `message`, received at `at`, and what its handling published; returns its number
     /// when the stream is on and within its rate, for the caller to describe and publish.
     public func saw(_ message: MQTTMessage, publishes: [MQTTMessage], at: Date) -> Int? {
+        var kept = publishes
         var presses: Int?
-        var bytes = message.payload.count + message.topic.utf8.count + Self.overhead
         if publishes.count > Self.publishesKept {
+            kept = Array(publishes.prefix(Self.publishesKept - 1)) + [publishes[publishes.count - 1]]
             presses = publishes.count(where: { $0.topic.hasSuffix("/button-press") })
         }
-        for index in publishes.indices where index < Self.publishesKept - 1 || index == publishes.count - 1 {
-            bytes += publishes[index].payload.count + publishes[index].topic.utf8.count + Self.overhead
+        // Kept without their v5 properties or delivery, as the message is. Replies are mostly bare
+        // already: their array is kept as it is, shared, not copied.
+        if !kept.allSatisfy({ $0.properties.isEmpty && $0.delivery == nil }) {
+            kept = kept.map { MQTTMessage(topic: $0.topic, payload: $0.payload, qos: $0.qos, retain: $0.retain) }
         }
+        var bytes = message.payload.count + message.topic.utf8.count + Self.overhead
+        // Only each kept publish's parts are read: a `for … in` would copy each whole message.
+        for index in kept.indices { bytes += kept[index].payload.count + kept[index].topic.utf8.count + Self.overhead }
         return state.withLock { state -> Int? in
             state.seq += 1
             // A message larger than the whole bound is not kept, and takes nothing kept with it.
             if bytes <= Self.byteLimit {
                 while state.count > 0, state.count == Self.capacity || state.bytes + bytes > Self.byteLimit {
                     state.bytes -= state.ring[state.start].size
-                    state.ring[state.start].release()
+                    state.ring[state.start] = Slot()
                     state.start = (state.start + 1) % Self.capacity
                     state.count -= 1
                 }
-                let slot = (state.start + state.count) % Self.capacity
-                state.ring[slot].keep(message, publishes: publishes)
-                state.ring[slot].size = bytes
-                state.ring[slot].omitted = max(0, publishes.count - Self.publishesKept)
-                state.ring[slot].presses = presses
-                state.ring[slot].at = at
-                state.ring[slot].seq = state.seq
+                state.ring[(state.start + state.count) % Self.capacity] = Slot(
+                    topic: message.topic, payload: message.payload, qos: message.qos, retain: message.retain,
+                    publishes: kept, size: bytes, omitted: publishes.count - kept.count, presses: presses, at: at,
+                    seq: state.seq)
                 state.count += 1
                 state.bytes += bytes
             }
@@ -101,7 +104,7 @@ public final class TrafficWatch: Sendable {
     /// The messages kept, oldest first.
     func entries() -> [Entry] {
         state.withLock { state in
-            (0..<state.count).compactMap { state.ring[(state.start + $0) % Self.capacity].entry }
+            (0..<state.count).map { state.ring[(state.start + $0) % Self.capacity].entry }
         }
     }
 
