@@ -50,12 +50,9 @@ extension RelayService {
         // something of it waits; a store on a server answers nothing from memory, and its messages
         // are not offered.
         if !engine.store.readsWaitOnServer {
-            client.setMessageCallback({ [self] in handleOnNetworkThread($0) }, written: { [self] in releaseConsumed() })
+            client.setMessageCallback { [self] in handleOnNetworkThread($0) }
         }
-        defer {
-            client.setMessageCallback(nil)
-            releaseConsumed()
-        }
+        defer { client.setMessageCallback(nil) }
         // Cancellation is watched once for the whole loop (it ends the stream), not at every message.
         await messages.withCancellationWatched {
             for await entry in messages.carrying {
@@ -161,12 +158,16 @@ extension RelayService {
     /// `received`: when the message was taken, the time its dead letters carry.
     func send(_ output: RelayEngine.Output, of message: MQTTMessage, received: Date, engine: RelayEngine) {
         if output.announcesDiscovery { announceToHomeAssistant() }
-        for reply in output.publishes where !localClients.deliver(reply, buttonPrefix: engine.settings.buttonPrefix) {
+        // By index: a `for … in` would copy each whole reply.
+        for index in output.publishes.indices
+        where !localClients.deliver(output.publishes[index], buttonPrefix: engine.settings.buttonPrefix) {
             do {
-                try outlet.publish(reply)
-                reconciler?.published(reply, engine: engine)
+                try outlet.publish(output.publishes[index])
+                reconciler?.published(output.publishes[index], engine: engine)
             } catch {
-                logger.error("could not publish a reply", metadata: ["topic": "\(reply.topic)", "error": "\(error)"])
+                logger.error(
+                    "could not publish a reply",
+                    metadata: ["topic": "\(output.publishes[index].topic)", "error": "\(error)"])
             }
         }
         if let seq = engine.watch.saw(message, publishes: output.publishes, at: received) {

@@ -37,16 +37,6 @@ public final class RelayService: Service, Sendable {
     /// The retained sweep reading on this connection, if one is: the message loop hands it the
     /// messages of its subscriptions (see ``RetainedSweep``).
     let sweepInbox = Mutex<SweepInbox?>(nil)
-    /// The last message consumed in the client's message callback and its answer, kept until the
-    /// client has written the answer (``MQTTClient/setMessageCallback(_:written:)``): freeing them
-    /// then is work the answer does not wait for.
-    let lastConsumed = Mutex<Consumed?>(nil)
-
-    /// What ``lastConsumed`` keeps.
-    struct Consumed {
-        var output: RelayEngine.Output
-        var message: MQTTMessage
-    }
     /// The other relays of the share group whose status topic last said `online`.
     private let onlinePeers = Mutex<Set<String>>([])
 
@@ -230,21 +220,11 @@ public final class RelayService: Service, Sendable {
         case let .finished(output):
             send(output, of: message, received: received, engine: engine)
             engine.counters.handled(nanoseconds: Self.now &- started)
-            // Kept until the answer is written. What was kept before is freed now only when the
-            // client has not written since (the answers of a burst go out together).
-            lastConsumed.withLock { $0 = Consumed(output: output, message: message) }
+            // What the message and its answers hold is freed when the traffic ring lets them go,
+            // long after the answers are written.
             return .consumed
         case let .underway(handling):
             return .passedOn(carrying: CarriedHandling(handling, started: started))
-        }
-    }
-
-    /// Frees what ``handleOnNetworkThread(_:)`` kept of the last message it consumed, once the
-    /// client has written its answer.
-    func releaseConsumed() {
-        _ = lastConsumed.withLock { kept in
-            defer { kept = nil }
-            return kept
         }
     }
 

@@ -28,7 +28,7 @@ extension TrafficWatch {
         var size = 0
         var omitted = 0
         var presses: Int?
-        var at = Date.distantPast
+        var at = Date(timeIntervalSinceReferenceDate: 0)
         var seq = 0
 
         var entry: Entry {

@@ -66,12 +66,16 @@ public final class TrafficWatch: Sendable {
         }
         // Kept without their v5 properties or delivery, as the message is. Replies are mostly bare
         // already: their array is kept as it is, shared, not copied.
-        if !kept.allSatisfy({ $0.properties.isEmpty && $0.delivery == nil }) {
+        // Only each kept publish's parts are read: a `for … in` would copy each whole message.
+        var bytes = message.payload.count + message.topic.utf8.count + Self.overhead
+        var bare = true
+        for index in kept.indices {
+            bytes += kept[index].payload.count + kept[index].topic.utf8.count + Self.overhead
+            bare = bare && kept[index].properties.isEmpty && kept[index].delivery == nil
+        }
+        if !bare {
             kept = kept.map { MQTTMessage(topic: $0.topic, payload: $0.payload, qos: $0.qos, retain: $0.retain) }
         }
-        var bytes = message.payload.count + message.topic.utf8.count + Self.overhead
-        // Only each kept publish's parts are read: a `for … in` would copy each whole message.
-        for index in kept.indices { bytes += kept[index].payload.count + kept[index].topic.utf8.count + Self.overhead }
         return state.withLock { state -> Int? in
             state.seq += 1
             // A message larger than the whole bound is not kept, and takes nothing kept with it.
