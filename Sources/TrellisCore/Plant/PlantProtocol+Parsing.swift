@@ -83,9 +83,18 @@ struct PlantFields {
     /// `operation`, when given, is the operation's own spelling (a request's tag, equal to the bytes):
     /// a constant, where a string of the bytes would be allocated for every tag over 15 bytes.
     func message(operation: String? = nil) -> PlantMessage {
-        PlantMessage(
+        let payload = text(values.payload)
+        return PlantMessage(
             id: text(values.id), sender: text(values.sender), receiver: text(values.receiver),
-            payload: PlantPercentEncoding.decode(text(values.payload)), operation: operation ?? text(values.operation))
+            payload: hasEscape(values.payload) ? PlantPercentEncoding.decode(payload) : payload,
+            operation: operation ?? text(values.operation))
+    }
+
+    /// Whether the value in `range` holds a `%`, searched in the bytes at hand: most payloads have
+    /// none, and their string is then taken as it is.
+    private func hasEscape(_ range: Range<Int>) -> Bool {
+        guard !range.isEmpty, let base = bytes.baseAddress else { return false }
+        return memchr(base + range.lowerBound, 0x25, range.count) != nil
     }
 
     /// The value in `range` as a string. The bytes are valid UTF-8 (checked before the cut, and

@@ -82,7 +82,8 @@ public final class TrafficWatch: Sendable {
             if bytes <= Self.byteLimit {
                 while state.count > 0, state.count == Self.capacity || state.bytes + bytes > Self.byteLimit {
                     state.bytes -= state.ring[state.start].size
-                    state.ring[state.start] = Slot()
+                    // With the ring full, the oldest slot is the one written next: let go when written.
+                    if state.count < Self.capacity { state.ring[state.start] = Slot() }
                     state.start = (state.start + 1) % Self.capacity
                     state.count -= 1
                 }
