@@ -73,7 +73,7 @@ public final class MQTTClient: Sendable {
         state = Mutex(ClientState(window: ReadAheadWindow(limit: configuration.maxUnhandledMessages)))
         let box = CallbackBox()
         handle = try MosquittoHandle(configuration: configuration, callbacks: box.callbacks)
-        box.client.withLock { $0 = WeakClient(self) }
+        box.client = self
     }
 
     deinit {
@@ -306,23 +306,23 @@ public final class MQTTClient: Sendable {
 }
 
 /// Lets the C callbacks reach the client without a retain cycle through the handle.
-private final class CallbackBox: Sendable {
-    let client = Mutex(WeakClient(nil))
+///
+/// The reference is neither retained nor weak: libmosquitto calls back only from within the calls
+/// the client makes on its handle (the network loop's reads, writes and housekeeping, its connect,
+/// publish and subscribe), so the client is alive whenever a callback runs; the handle dies with
+/// the client and `mosquitto_destroy` calls nothing back. A weak reference would cost a lock, a
+/// weak load and a release on every message and every acknowledgement.
+private final class CallbackBox: @unchecked Sendable {
+    /// Set once, in the client's initializer, before the network thread exists.
+    unowned(unsafe) var client: MQTTClient?
 
     var callbacks: MosquittoCallbacks {
         MosquittoCallbacks(
-            message: { [self] message, packetID in client.withLock { $0.value }?.deliver(message, packetID: packetID) },
-            connect: { [self] reason, session in
-                client.withLock { $0.value }?.didConnect(reason: reason, sessionPresent: session)
-            },
-            disconnect: { [self] reason in client.withLock { $0.value }?.didDisconnect(reason: reason) },
-            publish: { [self] mid, reason in client.withLock { $0.value }?.didPublish(mid: mid, reason: reason) },
-            subscribe: { [self] mid, granted in client.withLock { $0.value }?.didSubscribe(mid: mid, granted: granted) }
+            message: { [self] message, packetID in client?.deliver(message, packetID: packetID) },
+            connect: { [self] reason, session in client?.didConnect(reason: reason, sessionPresent: session) },
+            disconnect: { [self] reason in client?.didDisconnect(reason: reason) },
+            publish: { [self] mid, reason in client?.didPublish(mid: mid, reason: reason) },
+            subscribe: { [self] mid, granted in client?.didSubscribe(mid: mid, granted: granted) }
         )
     }
-}
-
-struct WeakClient: @unchecked Sendable {
-    weak var value: MQTTClient?
-    init(_ value: MQTTClient?) { self.value = value }
 }
