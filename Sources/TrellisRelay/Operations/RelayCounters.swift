@@ -115,8 +115,14 @@ public final class RelayCounters: Sendable {
         var latencyCount = 0
 
         /// Per figure, the tally bumped last: one message after another names the same service
-        /// and operation, and comparing one string costs a fraction of hashing it.
-        var recent: (received: Tally?, published: Tally?, reply: Tally?, deadLetter: Tally?)
+        /// and operation, and comparing one string costs a fraction of hashing it. Unretained:
+        /// ``tallies`` keeps every tally for the counters' life, and taking a reference to the one at
+        /// hand on every message would cost a retain and a release.
+        var recent:
+            (
+                received: Unmanaged<Tally>?, published: Unmanaged<Tally>?, reply: Unmanaged<Tally>?,
+                deadLetter: Unmanaged<Tally>?
+            )
 
         /// The tally of `figure` for `value`, made on first use.
         mutating func tally(_ figure: Figure, _ value: String) -> Tally {
@@ -129,14 +135,16 @@ public final class RelayCounters: Sendable {
 
         /// Adds one to `figure` for `value`, and to its swift-metrics counter.
         mutating func bump(_ figure: Figure, _ value: String) {
-            if let last = recent(figure), last.value == value { return last.bump() }
+            if let last = recent(figure), last._withUnsafeGuaranteedRef({ $0.value == value }) {
+                return last._withUnsafeGuaranteedRef { $0.bump() }
+            }
             let tally = tally(figure, value)
-            setRecent(figure, tally)
+            setRecent(figure, .passUnretained(tally))
             tally.bump()
         }
 
         /// The tally of `figure` bumped last.
-        private func recent(_ figure: Figure) -> Tally? {
+        private func recent(_ figure: Figure) -> Unmanaged<Tally>? {
             switch figure {
             case .received: recent.received
             case .published: recent.published
@@ -145,7 +153,7 @@ public final class RelayCounters: Sendable {
             }
         }
 
-        private mutating func setRecent(_ figure: Figure, _ tally: Tally) {
+        private mutating func setRecent(_ figure: Figure, _ tally: Unmanaged<Tally>) {
             switch figure {
             case .received: recent.received = tally
             case .published: recent.published = tally
@@ -158,9 +166,11 @@ public final class RelayCounters: Sendable {
         /// they are; a string is made of them only when they differ.
         mutating func bumpReply(utf8 value: ArraySlice<UInt8>) {
             if let last = recent.reply,
-                value.withUnsafeBufferPointer({ tag in last.utf8.withUnsafeBufferPointer { $0.sameBytes(as: tag) } })
+                last._withUnsafeGuaranteedRef({ last in
+                    value.withUnsafeBufferPointer { tag in last.utf8.withUnsafeBufferPointer { $0.sameBytes(as: tag) } }
+                })
             {
-                return last.bump()
+                return last._withUnsafeGuaranteedRef { $0.bump() }
             }
             bump(.reply, String(decoding: value, as: UTF8.self))
         }
@@ -169,7 +179,9 @@ public final class RelayCounters: Sendable {
         /// compared with the tag counted last first, where finding the tag reads back from the end
         /// to the marker.
         mutating func bumpReply(of payload: [UInt8]) {
-            if let last = recent.reply, last.tags(payload) { return last.bump() }
+            if let last = recent.reply, last._withUnsafeGuaranteedRef({ $0.tags(payload) }) {
+                return last._withUnsafeGuaranteedRef { $0.bump() }
+            }
             if let tag = RelayEngine.operationTag(of: payload) { bumpReply(utf8: tag) }
         }
 
