@@ -31,8 +31,9 @@ public struct UserProperty: Sendable, Hashable {
 /// when one is set and copied only when a shared one is changed, so that copying a message costs
 /// one reference count for its properties instead of four.
 public struct MQTTProperties: Sendable, Hashable {
-    /// The four values; nil while none is set.
-    private var box: Box?
+    /// The four values; nil while none is set. Seen by ``isEmpty``'s inlined code, which every
+    /// message's path asks.
+    @usableFromInline var box: Box?
 
     public init(
         responseTopic: String? = nil,
@@ -75,7 +76,7 @@ public struct MQTTProperties: Sendable, Hashable {
     }
 
     /// True when no property is set, so nothing needs to go on the wire.
-    public var isEmpty: Bool { box == nil }
+    @inlinable public var isEmpty: Bool { box == nil }
 
     public static func == (lhs: MQTTProperties, rhs: MQTTProperties) -> Bool {
         lhs.box === rhs.box || (lhs.box?.values ?? Values()) == (rhs.box?.values ?? Values())
@@ -102,7 +103,7 @@ public struct MQTTProperties: Sendable, Hashable {
         }
     }
 
-    private struct Values: Hashable {
+    struct Values: Hashable {
         var responseTopic: String?
         var correlationData: [UInt8]?
         var userProperties: [UserProperty] = []
@@ -114,7 +115,7 @@ public struct MQTTProperties: Sendable, Hashable {
     }
 
     /// Changed only through ``subscript(inPlace:)``, and only while no other copy holds it.
-    private final class Box: @unchecked Sendable {
+    @usableFromInline final class Box: @unchecked Sendable {
         var values: Values
         init(_ values: Values) { self.values = values }
     }

@@ -211,7 +211,8 @@ public final class RelayService: Service, Sendable {
     /// message the retained sweep reading now may claim, or one on the relay's own topics (a share
     /// group peer's status, a watch request), is passed on untouched: those are the loop's.
     func handleOnNetworkThread(_ message: MQTTMessage) -> MQTTMessageDisposition {
-        if let sweep = sweepInbox.withLock({ $0 }), sweep.claims(message.topic) { return .passedOn(carrying: nil) }
+        // Asked under the lock, not of a copy taken out of it: a copy costs a retain and a release.
+        if sweepInbox.withLock({ $0?.claims(message.topic) ?? false }) { return .passedOn(carrying: nil) }
         let engine = self.engine
         if engine.ownTopics.kind(of: message.topic) != nil { return .passedOn(carrying: nil) }
         let started = Self.now
