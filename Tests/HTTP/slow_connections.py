@@ -15,8 +15,9 @@ Connections are opened one after another (at most --count, each connect bounded 
       were answered;
   {"event": "done", ...}  when every connection is closed or --timeout passed, with the lifetimes
       (seconds from connecting to the server's close) split at --early into "early" (closed at
-      once: evicted or refused) and "late" (closed by a timeout), the late ones' min and max, and
-      how many are still open.
+      once: evicted or refused) and "late" (closed by a timeout), the late ones' min and max, how
+      many are still open, and (keepalive) how many closed unanswered and the shortest lifetime of
+      an answered one.
 """
 import argparse
 import asyncio
@@ -112,10 +113,15 @@ async def main():
         await asyncio.sleep(0.1)
     lifetimes = [c.closed - c.opened for c in opened if c.closed is not None]
     late = [t for t in lifetimes if t >= args.early]
+    # Told apart by what the server did rather than by how soon: on a starved machine a connection
+    # closed at once can take longer than --early to be seen closed.
+    held = [c.closed - c.opened for c in opened if c.closed is not None and c.answered]
     say("done", count=args.count, connect_failures=sum(1 for c in connections if c.failed),
         early=sum(1 for t in lifetimes if t < args.early), late=len(late),
         late_min=round(min(late), 3) if late else None, late_max=round(max(late), 3) if late else None,
-        still_open=sum(1 for c in opened if c.closed is None), answered=sum(1 for c in opened if c.answered))
+        still_open=sum(1 for c in opened if c.closed is None), answered=sum(1 for c in opened if c.answered),
+        unanswered_closed=sum(1 for c in opened if c.closed is not None and not c.answered),
+        answered_min=round(min(held), 3) if held else None)
     for task in tasks:
         task.cancel()
 

@@ -104,9 +104,11 @@ struct HTTPLimitsTests {
             #expect(opened["open"] as? Int == 16, "\(output)")
             #expect(opened["answered"] as? Int == 16, "\(output)")
             let done = try #require(Self.event("done", output), "\(output)")
-            #expect(done["early"] as? Int == 24 && done["late"] as? Int == 16, "\(output)")
+            // Told apart by whether they were answered, not by how soon they closed: on a starved machine
+            // one closed at once was seen closed after 2 s.
+            #expect(done["unanswered_closed"] as? Int == 24 && done["answered"] as? Int == 16, "\(output)")
             // Not before the idle timeout (how long after it, on a loaded machine, is the benchmark's business).
-            #expect((done["late_min"] as? Double ?? 0) >= 9.9, "\(output)")
+            #expect((done["answered_min"] as? Double ?? 0) >= 9.9, "\(output)")
 
             #expect(try await InProcessServers.value(overCapacity, port: servers.ports[1]) - before == 24)
             // Room again: the probe answers.
