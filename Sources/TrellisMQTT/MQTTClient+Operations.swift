@@ -45,6 +45,20 @@ extension MQTTClient {
         public func acknowledged() async throws {
             _ = try await client.acks.wait(for: mid)
         }
+
+        /// Calls `body` once the broker acknowledged the message (with nil) or refused it, or the
+        /// client shut down (with the error): on the network thread, or at once when that happened
+        /// already. For a sender with many messages in flight, where a task waiting for each would
+        /// cost a task switch per acknowledgement. `body` must not block. Use this or
+        /// ``acknowledged()``, once.
+        public func whenAcknowledged(_ body: @escaping @Sendable (MQTTError?) -> Void) {
+            client.acks.notify(for: mid) { outcome in
+                switch outcome {
+                case .success: body(nil)
+                case let .failure(error): body(error)
+                }
+            }
+        }
     }
 
     /// Queues a publish now, in the order of the calls, and returns its acknowledgement to wait for:

@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 @testable import TrellisMQTT
 
@@ -94,5 +95,36 @@ struct AckTableTests {
         #expect(table.interestCount == 0)
         table.complete(6, with: .success([1]))
         #expect(try await Self.announceWaitAndAck(table, 6, [2]) == [2])
+    }
+
+    @Test("a callback gets its ack when it is read, at once when it came first, and the shutdown's error")
+    func callbackWaiter() {
+        let table = AckTable()
+        let got = Mutex<[Int32: AckTable.Outcome]>([:])
+        // Registered first, then acknowledged.
+        table.beginRegistration()
+        table.notify(for: 1) { outcome in got.withLock { $0[1] = outcome } }
+        #expect(got.withLock { $0[1] } == nil && table.interestCount == 1)
+        table.complete(1, with: .success([0]))
+        #expect(got.withLock { $0[1] } == .success([0]) && table.interestCount == 0)
+        // Acknowledged while announced, before the callback was given: called at once.
+        table.beginRegistration()
+        table.complete(2, with: .success([0x87]))
+        table.notify(for: 2) { outcome in got.withLock { $0[2] = outcome } }
+        #expect(got.withLock { $0[2] } == .success([0x87]) && table.interestCount == 0)
+        // Still waiting at shutdown: the callback gets the error; one given after it, at once.
+        table.beginRegistration()
+        table.notify(for: 3) { outcome in got.withLock { $0[3] = outcome } }
+        table.failAll(MQTTError(kind: .shutDown, message: "stopped"))
+        table.beginRegistration()
+        table.notify(for: 4) { outcome in got.withLock { $0[4] = outcome } }
+        for mid: Int32 in [3, 4] {
+            guard case let .failure(error)? = got.withLock({ $0[mid] }) else {
+                Issue.record("no failure for \(mid)")
+                continue
+            }
+            #expect(error.kind == .shutDown)
+        }
+        #expect(table.interestCount == 0)
     }
 }

@@ -62,87 +62,88 @@ package final class BridgeForwarder: Service, Sendable {
         case poll
     }
 
-    /// The window's events in, its actions carried out, until cancelled.
+    /// The window's events in, its actions carried out, until cancelled. Acknowledgements come as
+    /// callbacks from the client's network thread into one stream, which the loop drains: a task
+    /// waiting for each message would cost a task switch per message (at a backlog's pace, most of
+    /// the forwarder's time).
     private func forward(through client: MQTTClient) async {
         var window = ForwardWindow(limit: bridge.window)
         var trimmed = ContinuousClock.now - Self.trimInterval
-        await withTaskGroup(of: Event.self) { group in
-            var pending = window.connect()
-            var polling = false
-            turn: while !Task.isCancelled {
-                while !pending.isEmpty {
-                    switch pending.removeFirst() {
-                    case let .read(after, limit):
-                        do {
-                            let messages = try await store.forwards(bridge: bridge.name, after: after, limit: limit)
-                            pending += window.read(messages, complete: messages.count < limit)
-                        } catch {
-                            window.readFailed()
-                            logger.warning(
-                                "could not read the bridge's queue: \(error)", metadata: ["bridge": "\(bridge.name)"])
-                        }
-                    case let .publish(message, _):
-                        switch await publish(message, through: client) {
-                        case nil:
-                            break turn
-                        case let .failure(refusal)?:
-                            noteRefusal(of: message.id, refusal)
-                            pending += window.acknowledged(message.id)
-                        case let .success(acknowledgement)?:
-                            group.addTask {
-                                do {
-                                    try await acknowledgement.acknowledged()
-                                    return .acknowledged(message.id)
-                                } catch let error as MQTTError where error.kind != .shutDown {
-                                    return .refused(message.id, error)
-                                } catch {
-                                    // Only when the client stops: the message stays in the store.
-                                    return .abandoned
-                                }
+        let (events, sink) = AsyncStream.makeStream(of: Event.self)
+        var iterator = events.makeAsyncIterator()
+        var pending = window.connect()
+        var timer: Task<Void, Never>?
+        turn: while !Task.isCancelled {
+            while !pending.isEmpty {
+                switch pending.removeFirst() {
+                case let .read(after, limit):
+                    do {
+                        let messages = try await store.forwards(bridge: bridge.name, after: after, limit: limit)
+                        pending += window.read(messages, complete: messages.count < limit)
+                    } catch {
+                        window.readFailed()
+                        logger.warning(
+                            "could not read the bridge's queue: \(error)", metadata: ["bridge": "\(bridge.name)"])
+                    }
+                case let .publish(message, _):
+                    switch await publish(message, through: client) {
+                    case nil:
+                        break turn
+                    case let .failure(refusal)?:
+                        noteRefusal(of: message.id, refusal)
+                        pending += window.acknowledged(message.id)
+                    case let .success(acknowledgement)?:
+                        let id = message.id
+                        acknowledgement.whenAcknowledged { error in
+                            switch error {
+                            case nil: sink.yield(.acknowledged(id))
+                            // Only when the client stops: the message stays in the store.
+                            case let error? where error.kind == .shutDown: sink.yield(.abandoned)
+                            case let error?: sink.yield(.refused(id, error))
                             }
                         }
-                    case let .delete(ids):
+                    }
+                case let .delete(ids):
+                    await delete(ids)
+                    window.deleted(ids)
+                }
+            }
+            // One timer at a time: the store is looked at again each poll, acknowledgements or not.
+            if timer == nil {
+                timer = Task {
+                    try? await Task.sleep(for: Self.idlePoll)
+                    sink.yield(.poll)
+                }
+            }
+            switch await iterator.next() {
+            case let .acknowledged(id)?: pending = window.acknowledged(id)
+            case let .refused(id, error)?:
+                noteRefusal(of: id, error)
+                pending = window.acknowledged(id)
+            case .poll?:
+                timer = nil
+                pending = window.stored()
+                if ContinuousClock.now - trimmed >= Self.trimInterval {
+                    trimmed = ContinuousClock.now
+                    // What was acknowledged leaves first, so that the trim counts none of it as dropped.
+                    for case let .delete(ids) in pending {
                         await delete(ids)
                         window.deleted(ids)
                     }
+                    pending.removeAll { if case .delete = $0 { true } else { false } }
+                    await trim()
                 }
-                // One timer at a time: the store is looked at again each poll, acknowledgements or not.
-                if !polling {
-                    polling = true
-                    group.addTask {
-                        try? await Task.sleep(for: Self.idlePoll)
-                        return .poll
-                    }
-                }
-                switch await group.next() {
-                case let .acknowledged(id)?: pending = window.acknowledged(id)
-                case let .refused(id, error)?:
-                    noteRefusal(of: id, error)
-                    pending = window.acknowledged(id)
-                case .poll?:
-                    polling = false
-                    pending = window.stored()
-                    if ContinuousClock.now - trimmed >= Self.trimInterval {
-                        trimmed = ContinuousClock.now
-                        // What was acknowledged leaves first, so that the trim counts none of it as dropped.
-                        for case let .delete(ids) in pending {
-                            await delete(ids)
-                            window.deleted(ids)
-                        }
-                        pending.removeAll { if case .delete = $0 { true } else { false } }
-                        await trim()
-                    }
-                case .abandoned?, nil: break
-                }
+            case .abandoned?, nil: break
             }
-            group.cancelAll()
-            // The turn ends: what was acknowledged leaves the store now instead of going again next turn,
-            // in a task of its own, which the turn's cancellation does not reach.
-            let acknowledged = (pending + window.stop()).flatMap { action -> [Int64] in
-                if case let .delete(ids) = action { ids } else { [] }
-            }
-            if !acknowledged.isEmpty { await Task { await self.delete(acknowledged) }.value }
         }
+        timer?.cancel()
+        sink.finish()
+        // The turn ends: what was acknowledged leaves the store now instead of going again next turn,
+        // in a task of its own, which the turn's cancellation does not reach.
+        let acknowledged = (pending + window.stop()).flatMap { action -> [Int64] in
+            if case let .delete(ids) = action { ids } else { [] }
+        }
+        if !acknowledged.isEmpty { await Task { await self.delete(acknowledged) }.value }
     }
 
     /// Deletes what the upstream broker acknowledged; a failure is logged, and the messages go

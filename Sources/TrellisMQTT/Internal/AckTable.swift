@@ -9,8 +9,21 @@ import Synchronization
 final class AckTable: Sendable {
     typealias Outcome = Result<[Int32], MQTTError>
 
+    /// Who waits for an ack: a task, or a callback run where the ack is read (the network thread).
+    private enum Waiter {
+        case task(CheckedContinuation<[Int32], any Error>)
+        case callback(@Sendable (Outcome) -> Void)
+
+        func resume(_ outcome: Outcome) {
+            switch self {
+            case let .task(continuation): continuation.resume(with: outcome.mapError { $0 as any Error })
+            case let .callback(body): body(outcome)
+            }
+        }
+    }
+
     private struct State {
-        var waiting: [Int32: CheckedContinuation<[Int32], any Error>] = [:]
+        var waiting: [Int32: Waiter] = [:]
         var early: [Int32: Outcome] = [:]
         var registering = 0
         var closed = false
@@ -59,7 +72,7 @@ final class AckTable: Sendable {
                 defer { noteInterest(state) }
                 return state.waiting.removeValue(forKey: mid)
             }
-            waiting?.resume(throwing: CancellationError())
+            if case let .task(continuation)? = waiting { continuation.resume(throwing: CancellationError()) }
         }
     }
 
@@ -79,18 +92,35 @@ final class AckTable: Sendable {
                         MQTTError(kind: .timedOut, message: "stopped waiting for the broker's acknowledgement"))
                 }
                 if let outcome = state.early.removeValue(forKey: mid) { return outcome }
-                state.waiting[mid] = continuation
+                state.waiting[mid] = .task(continuation)
                 return nil
             }
             if let ready { continuation.resume(with: ready.mapError { $0 as any Error }) }
         }
     }
 
+    /// Calls `body` with the ack of `mid`, which was announced with `beginRegistration()`: on the
+    /// network thread when it is read, or at once when it came already or the client was shut down.
+    func notify(for mid: Int32, _ body: @escaping @Sendable (Outcome) -> Void) {
+        let ready: Outcome? = state.withLock { state in
+            state.registering -= 1
+            defer {
+                if state.registering == 0 { state.early.removeAll() }
+                noteInterest(state)
+            }
+            if state.closed { return .failure(MQTTError(kind: .shutDown, message: "the MQTT client was shut down")) }
+            if let outcome = state.early.removeValue(forKey: mid) { return outcome }
+            state.waiting[mid] = .callback(body)
+            return nil
+        }
+        if let ready { body(ready) }
+    }
+
     /// Delivers an ack from the network thread. `outcome` is made only when someone waits for it
     /// or may yet register: most acks (every QoS 0 publish's) belong to fire-and-forget publishes.
     func complete(_ mid: Int32, with outcome: @autoclosure () -> Outcome) {
         guard interest.load(ordering: .acquiring) > 0 else { return }
-        let continuation = state.withLock { state -> CheckedContinuation<[Int32], any Error>? in
+        let waiter = state.withLock { state -> Waiter? in
             if !state.waiting.isEmpty, let waiting = state.waiting.removeValue(forKey: mid) {
                 noteInterest(state)
                 return waiting
@@ -98,12 +128,12 @@ final class AckTable: Sendable {
             if state.registering > 0 { state.early[mid] = outcome() }
             return nil
         }
-        continuation?.resume(with: outcome().mapError { $0 as any Error })
+        waiter?.resume(outcome())
     }
 
     /// Fails every waiting task; used at shutdown.
     func failAll(_ error: MQTTError) {
-        let all = state.withLock { state -> [CheckedContinuation<[Int32], any Error>] in
+        let all = state.withLock { state -> [Waiter] in
             state.closed = true
             defer {
                 state.waiting.removeAll()
@@ -111,6 +141,6 @@ final class AckTable: Sendable {
             }
             return Array(state.waiting.values)
         }
-        for continuation in all { continuation.resume(throwing: error) }
+        for waiter in all { waiter.resume(.failure(error)) }
     }
 }
