@@ -33,7 +33,7 @@ public struct UserProperty: Sendable, Hashable {
 public struct MQTTProperties: Sendable, Hashable {
     /// The four values; nil while none is set. Seen by ``isEmpty``'s inlined code, which every
     /// message's path asks.
-    @usableFromInline var box: Box?
+    @usableFromInline private(set) var box: Box?
 
     public init(
         responseTopic: String? = nil,

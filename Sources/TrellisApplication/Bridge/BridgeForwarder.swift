@@ -133,11 +133,23 @@ package final class BridgeForwarder: Service, Sendable {
                     pending.removeAll { if case .delete = $0 { true } else { false } }
                     await trim()
                 }
-            case .abandoned?, nil: break
+            case .abandoned?: break
+            case nil: break turn
             }
         }
         timer?.cancel()
         sink.finish()
+        // Acknowledgements already in the stream still count: their messages leave the store now
+        // rather than going again next turn. A finished stream hands out what it holds, then nil.
+        while let event = await iterator.next() {
+            switch event {
+            case let .acknowledged(id): pending += window.acknowledged(id)
+            case let .refused(id, error):
+                noteRefusal(of: id, error)
+                pending += window.acknowledged(id)
+            case .abandoned, .poll: break
+            }
+        }
         // The turn ends: what was acknowledged leaves the store now instead of going again next turn,
         // in a task of its own, which the turn's cancellation does not reach.
         let acknowledged = (pending + window.stop()).flatMap { action -> [Int64] in

@@ -68,11 +68,14 @@ final class AckTable: Sendable {
         try await withTaskCancellationHandler {
             try await suspend(for: mid)
         } onCancel: {
-            let waiting = state.withLock { state in
+            // Only a task's own wait: a callback under the same packet id (ids wrap) stays.
+            let waiting = state.withLock { state -> CheckedContinuation<[Int32], any Error>? in
                 defer { noteInterest(state) }
-                return state.waiting.removeValue(forKey: mid)
+                guard case let .task(continuation)? = state.waiting[mid] else { return nil }
+                state.waiting[mid] = nil
+                return continuation
             }
-            if case let .task(continuation)? = waiting { continuation.resume(throwing: CancellationError()) }
+            waiting?.resume(throwing: CancellationError())
         }
     }
 

@@ -221,8 +221,8 @@ public final class RelayService: Service, Sendable {
         case let .finished(output):
             send(output, of: message, received: received, engine: engine)
             engine.counters.handled(nanoseconds: Self.now &- started)
-            // What the message and its answers hold is freed when the traffic ring lets them go,
-            // long after the answers are written.
+            // The message's topic and payload and its answers (up to the ring's eight) are freed when
+            // the traffic ring lets them go, long after the answers are written.
             return .consumed
         case let .underway(handling):
             return .passedOn(carrying: CarriedHandling(handling, started: started))
