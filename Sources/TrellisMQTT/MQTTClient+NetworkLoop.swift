@@ -125,7 +125,7 @@ extension MQTTClient {
     /// A burst reads at most 256 packets, so writes and keepalives still get their turn.
     ///
     /// After a burst of one message (requests that come one at a time), the answer a message's
-    /// first read brought about in the callback (``setMessageCallback(_:written:)``) is written before
+    /// first read brought about in the callback (``setMessageCallback(_:)``) is written before
     /// the burst reads on, rather than after a read that finds nothing: the request is answered as soon as
     /// it is read. After a longer burst (requests in flight together) the answers stay together.
     private func readBurst() -> Int32 {

@@ -8,7 +8,7 @@ import Synchronization
 /// One dedicated thread runs libmosquitto's network loop: it connects, reconnects with backoff,
 /// resubscribes everything in `subscriptions` after each reconnect, and copies each incoming
 /// message into `messages`, unless the consumer's message callback consumes it
-/// (``setMessageCallback(_:written:)``). Every other method may be called from any thread or task.
+/// (``setMessageCallback(_:)``). Every other method may be called from any thread or task.
 public final class MQTTClient: Sendable {
     /// Incoming messages, in arrival order. Single consumer; buffered without limit so the network
     /// thread never blocks and nothing is dropped.
@@ -59,9 +59,6 @@ public final class MQTTClient: Sendable {
         /// `stopReceiving()` was called: read nothing more and end `messages` once drained.
         var receiveStopped = false
         var streamFinished = false
-        /// The message callback that consumed a message since the last write, when it asked to be
-        /// told of the write (``setMessageCallback(_:written:)``).
-        var awaitingWrite: MQTTMessageStream.MessageCallback?
     }
 
     /// Creates a client; nothing touches the network until `start()`.
@@ -177,10 +174,7 @@ public final class MQTTClient: Sendable {
             case .consumed:
                 // Handled before the consumer would have been woken for it: nothing is outstanding in the
                 // window, and the burst goes on as after any message handed over.
-                state.withLock { state in
-                    state.delivered += 1
-                    if callback.written != nil { state.awaitingWrite = callback }
-                }
+                state.withLock { $0.delivered += 1 }
                 return
             case let .passedOn(value):
                 carried = value
@@ -219,35 +213,12 @@ public final class MQTTClient: Sendable {
     /// removes it; set it only while consuming the stream, and through ``MQTTMessageStream/carrying``
     /// when the callback passes messages on with a value: the plain iterator hands out the message
     /// alone, and what the callback began of it would be lost.
-    ///
-    /// `written`, when given, is called on the network thread after the loop's next write once
-    /// `callback` has consumed a message: by then what the messages taken since the last call brought
-    /// about has been handed to the socket (or the write has failed, or a large packet is partly
-    /// written; libmosquitto holds its own copy either way). The callback may keep until then what it
-    /// would otherwise free before returning (its answer, its copy of the message), so that the
-    /// freeing is work done after the answer leaves rather than before. A message that brought
-    /// nothing to write is reported with the next write.
-    public func setMessageCallback(
-        _ callback: (@Sendable (MQTTMessage) -> MQTTMessageDisposition)?,
-        written: (@Sendable () -> Void)? = nil
-    ) {
-        messages.setMessageCallback(callback, written: written)
-        // A callback replaced is not called back: what it kept is its own to free.
-        state.withLock { $0.awaitingWrite = nil }
+    public func setMessageCallback(_ callback: (@Sendable (MQTTMessage) -> MQTTMessageDisposition)?) {
+        messages.setMessageCallback(callback)
     }
 
-    /// Writes what libmosquitto has queued, then calls back the message callback that consumed a
-    /// message since the last write (see ``setMessageCallback(_:written:)``).
-    func writeQueued() -> Int32 {
-        let rc = handle.loopWrite()
-        if let callback = state.withLock({ state in
-            defer { state.awaitingWrite = nil }
-            return state.awaitingWrite
-        }) {
-            callback.written?()
-        }
-        return rc
-    }
+    /// Writes what libmosquitto has queued.
+    func writeQueued() -> Int32 { handle.loopWrite() }
 
     /// Tells the client that the oldest message from `messages` not yet reported has been fully
     /// handled (its state change committed), so its acknowledgement may leave and the network

@@ -80,7 +80,7 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
         queue.state.withLock { !$0.pending.isEmpty }
     }
 
-    /// The consumer's message callback (``MQTTClient/setMessageCallback(_:written:)``) when the consumer
+    /// The consumer's message callback (``MQTTClient/setMessageCallback(_:)``) when the consumer
     /// waits in `next()` with nothing queued, so that a message consumed now comes in its turn; nil
     /// otherwise. Only the network thread yields, so the consumer stays waiting until it does.
     func idleConsumerCallback() -> MessageCallback? {
@@ -88,11 +88,8 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
     }
 
     /// Sets the callback ``idleConsumerCallback()`` hands out.
-    func setMessageCallback(
-        _ callback: (@Sendable (MQTTMessage) -> MQTTMessageDisposition)?,
-        written: (@Sendable () -> Void)? = nil
-    ) {
-        let boxed = callback.map { MessageCallback($0, written: written) }
+    func setMessageCallback(_ callback: (@Sendable (MQTTMessage) -> MQTTMessageDisposition)?) {
+        let boxed = callback.map { MessageCallback($0) }
         queue.state.withLock { $0.callback = boxed }
     }
 
@@ -101,12 +98,9 @@ public struct MQTTMessageStream: AsyncSequence, Sendable {
     /// a class reference passes through as it is.
     final class MessageCallback: Sendable {
         let take: @Sendable (MQTTMessage) -> MQTTMessageDisposition
-        /// Called after the loop wrote what the messages it consumed brought about.
-        let written: (@Sendable () -> Void)?
 
-        init(_ take: @escaping @Sendable (MQTTMessage) -> MQTTMessageDisposition, written: (@Sendable () -> Void)?) {
+        init(_ take: @escaping @Sendable (MQTTMessage) -> MQTTMessageDisposition) {
             self.take = take
-            self.written = written
         }
     }
 
@@ -267,7 +261,7 @@ extension MQTTMessageStream.Queue.State {
     }
 }
 
-/// What the consumer's message callback did with a message (``MQTTClient/setMessageCallback(_:written:)``).
+/// What the consumer's message callback did with a message (``MQTTClient/setMessageCallback(_:)``).
 public enum MQTTMessageDisposition: Sendable {
     /// Handled in full on the network thread: the message never enters the stream.
     case consumed

@@ -10,7 +10,7 @@ import Synchronization
 
 /// What the handle reports from libmosquitto's network thread. Each closure must return without
 /// blocking: it runs inside the library's network loop (the message callback may hand a message to
-/// the consumer's own callback there, ``MQTTClient/setMessageCallback(_:written:)``, which never waits).
+/// the consumer's own callback there, ``MQTTClient/setMessageCallback(_:)``, which never waits).
 struct MosquittoCallbacks: Sendable {
     var message: @Sendable (MQTTMessage, _ packetID: Int32) -> Void
     var connect: @Sendable (_ reasonCode: Int32, _ sessionPresent: Bool) -> Void

@@ -13,7 +13,7 @@ import Synchronization
 /// A consumer that handles messages with this executor preferred answers without a single thread
 /// hop: the message is read, handed on and handled, and the reply written, all on one thread, as a
 /// C client would do in its callback, but outside the callback (a message the consumer handles in
-/// full there is consumed in the callback itself: ``MQTTClient/setMessageCallback(_:written:)``). Jobs enqueued from another thread
+/// full there is consumed in the callback itself: ``MQTTClient/setMessageCallback(_:)``). Jobs enqueued from another thread
 /// (a store write completing, a timer) wake the loop through a pipe. Once the loop has ended, jobs
 /// run on a global queue instead, so nothing waits forever for a thread that is gone.
 final class NetworkThreadExecutor: TaskExecutor, @unchecked Sendable {

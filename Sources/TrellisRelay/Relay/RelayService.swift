@@ -199,7 +199,7 @@ public final class RelayService: Service, Sendable {
     }
 
     /// Begins a QoS 0 or QoS 1 message in the client's message callback, on the network thread,
-    /// while this loop waits with nothing queued (``MQTTClient/setMessageCallback(_:written:)``): the
+    /// while this loop waits with nothing queued (``MQTTClient/setMessageCallback(_:)``): the
     /// engine runs its handling as far as nothing waits (``RelayEngine/begin(_:at:)``). A message so
     /// finished (a request answered from memory, a redelivery dropped) is consumed: its answer is
     /// published without waking the loop, a task switch and a stream hand-over fewer per request,
