@@ -101,14 +101,19 @@ extension MQTTClient {
     }
 
     /// Polls `descriptors`: not at all while jobs wait, otherwise for up to a second. Before it
-    /// blocks, the thread gives up its core once and looks again. The broker and the load that
-    /// feeds it usually share the machine's few cores with the relay, and a message is often on
-    /// its way as the last one is answered: yielding lets it arrive, where going to sleep would
-    /// make the broker pay for waking this thread on every message. It costs two system calls
-    /// per wait, only when nothing was ready.
+    /// blocks after a QoS 0 message, the thread gives up its core once and looks again. The broker
+    /// and the load that feeds it usually share the machine's few cores with the relay, and the
+    /// next message is often on its way as the last one is answered: yielding lets it arrive, where
+    /// going to sleep would make the broker pay for waking this thread on every message. After a
+    /// QoS 1 message the next packet is the broker's acknowledgement of the answer, which nothing
+    /// waits for, while the broker and the requester need the cores for the answer itself: a
+    /// thread that yields and looks again there made the answer slower (7% at the p50 of requests
+    /// one at a time, `Benchmarks/compare.sh`), so it sleeps at once. Two system calls per wait,
+    /// only when nothing was ready.
     private func waitForEvents(_ descriptors: inout [pollfd]) -> Int32 {
         let ready = poll(&descriptors, 2, 0)
         guard ready == 0, !executor.hasJobs else { return ready }
+        guard lastMessageAtMostOnce.load(ordering: .relaxed) else { return poll(&descriptors, 2, 1000) }
         sched_yield()
         let again = poll(&descriptors, 2, 0)
         guard again == 0 else { return again }

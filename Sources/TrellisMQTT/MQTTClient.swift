@@ -23,6 +23,9 @@ public final class MQTTClient: Sendable {
     let state: Mutex<ClientState>
     /// When the network loop last went round, ``BootClock/nanoseconds`` (0: not yet).
     let heartbeat = Atomic<UInt64>(0)
+    /// Whether the last message delivered came at QoS 0: only then does the network thread give up
+    /// its core once before it waits (``waitForEvents(_:)``). Written and read on the network thread.
+    let lastMessageAtMostOnce = Atomic<Bool>(true)
     let executor = NetworkThreadExecutor()
     private let eventSink: AsyncStream<MQTTConnectionEvent>.Continuation
 
@@ -168,6 +171,7 @@ public final class MQTTClient: Sendable {
     /// Hands `message` to the message callback when it may take it, else to the stream; a message
     /// the callback passes on enters the stream with the value it passed it on with.
     private func offer(_ message: MQTTMessage) {
+        lastMessageAtMostOnce.store(message.qos == .atMostOnce, ordering: .relaxed)
         var carried: (any AnyObject & Sendable)?
         if message.qos <= .atLeastOnce, let callback = messages.idleConsumerCallback() {
             switch callback.take(message) {
