@@ -74,7 +74,7 @@ public final class PostgresStore: BufferedCommitsStore {
             tls: try tls(for: url.sslMode))
         configuration.options.maximumConnections = max(2, connections)
         configuration.options.connectTimeout = .seconds(5)
-        configuration.options.additionalStartupParameters = [("application_name", Self.applicationName)]
+        configuration.options.additionalStartupParameters = Self.startupParameters
         let store = PostgresStore(
             client: PostgresClient(configuration: configuration, backgroundLogger: quiet),
             url: url, owner: owner, deadLetterLimit: deadLetterLimit, logger: logger,
@@ -185,7 +185,7 @@ public final class PostgresStore: BufferedCommitsStore {
             host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: tls
         )
         configuration.options.connectTimeout = .seconds(5)
-        configuration.options.additionalStartupParameters = [("application_name", applicationName)]
+        configuration.options.additionalStartupParameters = startupParameters
         return configuration
     }
 
@@ -325,4 +325,18 @@ extension PostgresStore {
         let hex = String(UInt32.random(in: .min ... .max, using: &generator), radix: 16)
         return "trellis " + String(repeating: "0", count: 8 - hex.count) + hex
     }()
+
+    /// How long the server lets one of the store's sessions sit idle inside a transaction before it
+    /// ends the session. A relay paused (SIGSTOP), hung or cut off in the middle of a transaction
+    /// would otherwise keep its row and advisory locks for as long as it stays so, and every other
+    /// relay of its share group would wait on them: one paused relay stalled the other past the
+    /// broker's keepalive in the fault matrix. The longest a transaction of the store waits on
+    /// anything but the server is ``withSharedLock(_:_:)``'s wait for the broker (10 s).
+    static let idleInTransactionLimit = 15
+
+    /// What every connection of the store tells the server at its start: its name
+    /// (``applicationName``) and ``idleInTransactionLimit``.
+    static var startupParameters: [(String, String)] {
+        [("application_name", applicationName), ("idle_in_transaction_session_timeout", "\(idleInTransactionLimit)s")]
+    }
 }
