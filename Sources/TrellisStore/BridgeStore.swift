@@ -6,9 +6,10 @@ import TrellisCore
 /// leaves only once the upstream broker acknowledged it. Order is the queue's: the id a message
 /// is given when it is kept.
 public protocol BridgeStore: Sendable {
-    /// Keeps a message for `bridge`, already on the topic it is to have upstream.
+    /// Keeps a message for `bridge`, already on the topic it is to have upstream, taken by the `out`
+    /// rule named `rule` (its topic filter), by which the queue and its drops are counted.
     func enqueueForward(
-        bridge: String, topic: String, payload: [UInt8], qos: Int, retain: Bool, at time: Date
+        bridge: String, rule: String, topic: String, payload: [UInt8], qos: Int, retain: Bool, at time: Date
     ) async throws
 
     /// Up to `limit` messages of `bridge` after the one with id `after`, oldest first.
@@ -17,8 +18,8 @@ public protocol BridgeStore: Sendable {
     /// Forgets the messages `ids` of `bridge`: the upstream broker has them.
     func deleteForwards(bridge: String, ids: [Int64]) async throws
 
-    /// How many messages of `bridge` wait, and their bytes.
-    func forwardBacklog(bridge: String) async throws -> (messages: Int, bytes: Int)
+    /// How many messages of `bridge` wait, and their bytes, by the rule that kept them.
+    func forwardBacklogByRule(bridge: String) async throws -> [String: QueuedForwards]
 
     /// When the oldest message of `bridge` that waits was kept; nil when none waits.
     func oldestForward(bridge: String) async throws -> Date?
@@ -29,6 +30,27 @@ public protocol BridgeStore: Sendable {
     func trimForwards(bridge: String, maxBytes: Int, storedBefore: Date) async throws -> ForwardTrim
 }
 
+extension BridgeStore {
+    /// How many messages of `bridge` wait, and their bytes, all rules together.
+    public func forwardBacklog(bridge: String) async throws -> (messages: Int, bytes: Int) {
+        let total = try await forwardBacklogByRule(bridge: bridge).values.reduce(QueuedForwards(), +)
+        return (total.messages, total.bytes)
+    }
+}
+
+/// What waits in a bridge's queue, or a part of it: messages and their payloads' bytes.
+public struct QueuedForwards: Sendable, Equatable {
+    public var messages: Int, bytes: Int
+
+    public init(messages: Int = 0, bytes: Int = 0) {
+        (self.messages, self.bytes) = (messages, bytes)
+    }
+
+    public static func + (lhs: Self, rhs: Self) -> Self {
+        Self(messages: lhs.messages + rhs.messages, bytes: lhs.bytes + rhs.bytes)
+    }
+}
+
 /// What ``BridgeStore/trimForwards(bridge:maxBytes:storedBefore:)`` did.
 public struct ForwardTrim: Sendable, Equatable {
     /// Messages dropped for their age, and to keep the queue's bytes under its bound.
@@ -37,8 +59,33 @@ public struct ForwardTrim: Sendable, Equatable {
     public var messages: Int, bytes: Int
     /// When the oldest message left was stored; nil when none is left.
     public var oldest: Date?
+    /// The same by the rule that kept the messages (its topic filter): only rules with messages
+    /// before the trim.
+    public var rules: [String: Rule]
 
-    public init(byAge: Int, byBytes: Int, messages: Int, bytes: Int, oldest: Date? = nil) {
+    /// One rule's part of a trim.
+    public struct Rule: Sendable, Equatable {
+        public var byAge: Int, byBytes: Int
+        public var left: QueuedForwards
+
+        public init(byAge: Int = 0, byBytes: Int = 0, left: QueuedForwards = QueuedForwards()) {
+            (self.byAge, self.byBytes, self.left) = (byAge, byBytes, left)
+        }
+    }
+
+    public init(
+        byAge: Int, byBytes: Int, messages: Int, bytes: Int, oldest: Date? = nil, rules: [String: Rule] = [:]
+    ) {
         (self.byAge, self.byBytes, self.messages, self.bytes, self.oldest) = (byAge, byBytes, messages, bytes, oldest)
+        self.rules = rules
+    }
+
+    /// A trim made of its rules' parts.
+    public init(rules: [String: Rule], oldest: Date?) {
+        let parts = rules.values
+        self.init(
+            byAge: parts.reduce(0) { $0 + $1.byAge }, byBytes: parts.reduce(0) { $0 + $1.byBytes },
+            messages: parts.reduce(0) { $0 + $1.left.messages }, bytes: parts.reduce(0) { $0 + $1.left.bytes },
+            oldest: oldest, rules: rules)
     }
 }

@@ -33,7 +33,8 @@ enum PostgresSchema {
                 // A device already offline is counted as offline from the migration on.
                 "UPDATE device SET status_at = (extract(epoch FROM now()) * 1000)::bigint WHERE NOT online"
             ]
-        )
+        ),
+        ("bridge-queue-rule", PostgresStore.bridgeQueueRule)
     ]
 
     /// The statements of a script whose statements each end with `;` and a line break. (The

@@ -7,15 +7,15 @@ import TrellisStore
 /// every relay queues here, and the relay holding the bridge's lease forwards (``StoreLeases``).
 extension PostgresStore {
     public func enqueueForward(
-        bridge: String, topic: String, payload: [UInt8], qos: Int, retain: Bool, at time: Date
+        bridge: String, rule: String, topic: String, payload: [UInt8], qos: Int, retain: Bool, at time: Date
     ) async throws {
         let logger = self.logger
         let at = ISO8601Time.milliseconds(time)
         try await write("enqueueForward(bridge: \(bridge), topic: \(topic))") { connection in
             _ = try await connection.query(
                 """
-                INSERT INTO bridge_queue (bridge, topic, payload, qos, retain, stored_at)
-                VALUES (\(bridge), \(topic), \(Data(payload)), \(Int32(qos)), \(retain), \(at))
+                INSERT INTO bridge_queue (bridge, rule, topic, payload, qos, retain, stored_at)
+                VALUES (\(bridge), \(rule), \(topic), \(Data(payload)), \(Int32(qos)), \(retain), \(at))
                 """, logger: logger)
         }
     }
@@ -62,51 +62,62 @@ extension PostgresStore {
         }
     }
 
-    public func forwardBacklog(bridge: String) async throws -> (messages: Int, bytes: Int) {
+    public func forwardBacklogByRule(bridge: String) async throws -> [String: QueuedForwards] {
         let logger = self.logger
-        return try await read("forwardBacklog(bridge: \(bridge))") { connection in
-            for try await (count, bytes)
+        return try await read("forwardBacklogByRule(bridge: \(bridge))") { connection in
+            var backlog: [String: QueuedForwards] = [:]
+            for try await (rule, count, bytes)
                 in (try await connection.query(
                     """
-                    SELECT COUNT(*), COALESCE(SUM(octet_length(payload)), 0)::bigint FROM bridge_queue
-                    WHERE bridge = \(bridge)
-                    """, logger: logger)).decode((Int64, Int64).self)
+                    SELECT rule, COUNT(*), COALESCE(SUM(octet_length(payload)), 0)::bigint FROM bridge_queue
+                    WHERE bridge = \(bridge) GROUP BY rule
+                    """, logger: logger)).decode((String, Int64, Int64).self)
             {
-                return (Int(count), Int(bytes))
+                backlog[rule] = QueuedForwards(messages: Int(count), bytes: Int(bytes))
             }
-            return (0, 0)
+            return backlog
         }
     }
 
     public func trimForwards(bridge: String, maxBytes: Int, storedBefore: Date) async throws -> ForwardTrim {
         let logger = self.logger
         let before = ISO8601Time.milliseconds(storedBefore)
+        let bound = Int64(maxBytes)
         return try await write("trimForwards(bridge: \(bridge))") { connection in
-            // One statement: the age bound first, then the bytes of what the age left, the newest kept.
+            // One statement: the age bound first, then the bytes of what the age left, the newest kept;
+            // a row per rule that had messages.
             let rows = try await connection.query(
                 """
                 WITH aged AS (
-                    DELETE FROM bridge_queue WHERE bridge = \(bridge) AND stored_at < \(before) RETURNING id),
+                    DELETE FROM bridge_queue WHERE bridge = \(bridge) AND stored_at < \(before) RETURNING id, rule),
                 ranked AS (
-                    SELECT id, stored_at, octet_length(payload) AS size,
+                    SELECT id, rule, stored_at, octet_length(payload) AS size,
                         SUM(octet_length(payload)) OVER (ORDER BY id DESC) AS newer
                     FROM bridge_queue WHERE bridge = \(bridge) AND id NOT IN (SELECT id FROM aged)),
                 over AS (
-                    DELETE FROM bridge_queue WHERE id IN (SELECT id FROM ranked WHERE newer > \(Int64(maxBytes)))
-                    RETURNING id)
-                SELECT (SELECT COUNT(*) FROM aged), (SELECT COUNT(*) FROM over),
-                    (SELECT COUNT(*) FROM ranked WHERE newer <= \(Int64(maxBytes))),
-                    (SELECT COALESCE(SUM(size), 0)::bigint FROM ranked WHERE newer <= \(Int64(maxBytes))),
-                    (SELECT MIN(stored_at) FROM ranked WHERE newer <= \(Int64(maxBytes)))
+                    DELETE FROM bridge_queue WHERE id IN (SELECT id FROM ranked WHERE newer > \(bound))
+                    RETURNING id, rule),
+                rules AS (SELECT rule FROM aged UNION SELECT rule FROM ranked)
+                SELECT rules.rule,
+                    (SELECT COUNT(*) FROM aged WHERE aged.rule = rules.rule),
+                    (SELECT COUNT(*) FROM over WHERE over.rule = rules.rule),
+                    (SELECT COUNT(*) FROM ranked WHERE ranked.rule = rules.rule AND newer <= \(bound)),
+                    (SELECT COALESCE(SUM(size), 0)::bigint FROM ranked
+                        WHERE ranked.rule = rules.rule AND newer <= \(bound)),
+                    (SELECT MIN(stored_at) FROM ranked WHERE ranked.rule = rules.rule AND newer <= \(bound))
+                FROM rules
                 """, logger: logger)
-            for try await (aged, over, messages, bytes, oldest)
-                in rows.decode((Int64, Int64, Int64, Int64, Int64?).self)
+            var parts: [String: ForwardTrim.Rule] = [:]
+            var oldest: Int64?
+            for try await (rule, aged, over, messages, bytes, first)
+                in rows.decode((String, Int64, Int64, Int64, Int64, Int64?).self)
             {
-                return ForwardTrim(
-                    byAge: Int(aged), byBytes: Int(over), messages: Int(messages), bytes: Int(bytes),
-                    oldest: oldest.map { Date(timeIntervalSince1970: Double($0) / 1000) })
+                parts[rule] = ForwardTrim.Rule(
+                    byAge: Int(aged), byBytes: Int(over),
+                    left: QueuedForwards(messages: Int(messages), bytes: Int(bytes)))
+                if let first { oldest = min(oldest ?? first, first) }
             }
-            return ForwardTrim(byAge: 0, byBytes: 0, messages: 0, bytes: 0)
+            return ForwardTrim(rules: parts, oldest: oldest.map { Date(timeIntervalSince1970: Double($0) / 1000) })
         }
     }
 
@@ -124,4 +135,7 @@ extension PostgresStore {
         """,
         "CREATE INDEX bridge_queue_by_bridge ON bridge_queue(bridge, id)"
     ]
+
+    /// The `out` rule that kept each message, as SQLite's.
+    static let bridgeQueueRule = [#"ALTER TABLE bridge_queue ADD COLUMN rule text COLLATE "C" NOT NULL DEFAULT ''"#]
 }

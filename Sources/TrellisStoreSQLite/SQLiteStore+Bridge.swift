@@ -6,15 +6,15 @@ import TrellisStore
 /// ``BridgeStore`` over SQLite: one table, its rows in the order they were kept.
 extension SQLiteStore {
     public func enqueueForward(
-        bridge: String, topic: String, payload: [UInt8], qos: Int, retain: Bool, at time: Date
+        bridge: String, rule: String, topic: String, payload: [UInt8], qos: Int, retain: Bool, at time: Date
     ) async throws {
         try await write("enqueueForward(bridge: \(bridge), topic: \(topic))") { db in
             try db.cachedStatement(
                 sql: """
-                    INSERT INTO bridge_queue (bridge, topic, payload, qos, retain, stored_at)
-                    VALUES (?, ?, ?, ?, ?, ?)
+                    INSERT INTO bridge_queue (bridge, rule, topic, payload, qos, retain, stored_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
                     """
-            ).execute(arguments: [bridge, topic, Data(payload), qos, retain, ISO8601Time.milliseconds(time)])
+            ).execute(arguments: [bridge, rule, topic, Data(payload), qos, retain, ISO8601Time.milliseconds(time)])
         }
     }
 
@@ -46,27 +46,17 @@ extension SQLiteStore {
     public func trimForwards(bridge: String, maxBytes: Int, storedBefore: Date) async throws -> ForwardTrim {
         let cutoff = ISO8601Time.milliseconds(storedBefore)
         return try await write("trimForwards(bridge: \(bridge))") { db in
-            // The queue's totals first, one pass: a queue within its bounds (the usual case, also while a
-            // backlog drains) costs only that, not the two deleting passes, which run each second.
-            func totals() throws -> (messages: Int, bytes: Int, oldest: Int64?) {
-                let row = try Row.fetchOne(
-                    db.cachedStatement(
-                        sql: """
-                            SELECT COUNT(*) AS n, COALESCE(SUM(length(payload)), 0) AS bytes, MIN(stored_at) AS oldest
-                            FROM bridge_queue WHERE bridge = ?
-                            """), arguments: [bridge])
-                return (row?["n"] ?? 0, row?["bytes"] ?? 0, row?["oldest"])
-            }
-            var queue = try totals()
-            var byAge = 0
-            if let oldest = queue.oldest, oldest < cutoff {
+            // The queue's totals by rule first, one pass: a queue within its bounds (the usual case, also
+            // while a backlog drains) costs only that, not the two deleting passes, which run each second.
+            let before = try Self.queueTotals(db, bridge: bridge)
+            var afterAge = before
+            if let oldest = before.values.compactMap(\.oldest).min(), oldest < cutoff {
                 try db.execute(
                     sql: "DELETE FROM bridge_queue WHERE bridge = ? AND stored_at < ?", arguments: [bridge, cutoff])
-                byAge = db.changesCount
-                queue = try totals()
+                afterAge = try Self.queueTotals(db, bridge: bridge)
             }
-            var byBytes = 0
-            if queue.bytes > maxBytes {
+            var left = afterAge
+            if afterAge.values.reduce(0, { $0 + $1.queued.bytes }) > maxBytes {
                 // Each row with the bytes of itself and every newer row: those past the bound go.
                 try db.execute(
                     sql: """
@@ -76,13 +66,35 @@ extension SQLiteStore {
                                 FROM bridge_queue WHERE bridge = ?)
                             WHERE newer > ?)
                         """, arguments: [bridge, maxBytes])
-                byBytes = db.changesCount
-                queue = try totals()
+                left = try Self.queueTotals(db, bridge: bridge)
             }
-            return ForwardTrim(
-                byAge: byAge, byBytes: byBytes, messages: queue.messages, bytes: queue.bytes,
-                oldest: queue.oldest.map { Date(timeIntervalSince1970: Double($0) / 1000) })
+            var rules: [String: ForwardTrim.Rule] = [:]
+            for (rule, start) in before {
+                let aged = afterAge[rule]?.queued.messages ?? 0
+                let remaining = left[rule]?.queued ?? QueuedForwards()
+                rules[rule] = ForwardTrim.Rule(
+                    byAge: start.queued.messages - aged, byBytes: aged - remaining.messages, left: remaining)
+            }
+            let oldest = left.values.compactMap(\.oldest).min()
+            return ForwardTrim(rules: rules, oldest: oldest.map { Date(timeIntervalSince1970: Double($0) / 1000) })
         }
+    }
+
+    /// What waits for `bridge` by rule, with when the oldest of each was kept.
+    private static func queueTotals(_ db: Database, bridge: String) throws -> [String: (
+        queued: QueuedForwards, oldest: Int64?
+    )] {
+        var totals: [String: (queued: QueuedForwards, oldest: Int64?)] = [:]
+        let rows = try Row.fetchCursor(
+            db.cachedStatement(
+                sql: """
+                    SELECT rule, COUNT(*) AS n, COALESCE(SUM(length(payload)), 0) AS bytes, MIN(stored_at) AS oldest
+                    FROM bridge_queue WHERE bridge = ? GROUP BY rule
+                    """), arguments: [bridge])
+        while let row = try rows.next() {
+            totals[row["rule"]] = (QueuedForwards(messages: row["n"], bytes: row["bytes"]), row["oldest"])
+        }
+        return totals
     }
 
     public func oldestForward(bridge: String) async throws -> Date? {
@@ -93,14 +105,9 @@ extension SQLiteStore {
         }
     }
 
-    public func forwardBacklog(bridge: String) async throws -> (messages: Int, bytes: Int) {
-        try await read("forwardBacklog(bridge: \(bridge))") { db in
-            let row = try Row.fetchOne(
-                db,
-                sql:
-                    "SELECT COUNT(*) AS n, COALESCE(SUM(length(payload)), 0) AS bytes FROM bridge_queue WHERE bridge = ?",
-                arguments: [bridge])
-            return (row?["n"] ?? 0, row?["bytes"] ?? 0)
+    public func forwardBacklogByRule(bridge: String) async throws -> [String: QueuedForwards] {
+        try await read("forwardBacklogByRule(bridge: \(bridge))") { db in
+            try Self.queueTotals(db, bridge: bridge).mapValues(\.queued)
         }
     }
 }
@@ -116,5 +123,11 @@ extension StoreSchema {
                 ) STRICT;
                 CREATE INDEX bridge_queue_by_bridge ON bridge_queue(bridge, id);
                 """)
+    }
+
+    /// The `out` rule that kept each message (its topic filter), by which the queue and its drops
+    /// are counted; '' for messages kept before.
+    static func addBridgeQueueRule(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE bridge_queue ADD COLUMN rule TEXT NOT NULL DEFAULT ''")
     }
 }

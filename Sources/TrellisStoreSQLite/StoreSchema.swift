@@ -31,6 +31,7 @@ enum StoreSchema {
             try db.execute(
                 sql: "UPDATE device SET status_at = CAST(strftime('%s', 'now') AS INTEGER) * 1000 WHERE online = 0")
         }
+        migrator.registerMigration("bridge-queue-rule", migrate: addBridgeQueueRule)
         return migrator
     }
 

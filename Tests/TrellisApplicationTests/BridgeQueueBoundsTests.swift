@@ -24,7 +24,8 @@ struct BridgeQueueBoundsTests {
                 rules: [BridgeRule(direction: .out, filter: "sensors/#")], maxBytes: 1_024)
             for index in 0..<30 {
                 try await store.enqueueForward(
-                    bridge: "cloud", topic: "sensors/\(index)", payload: Array(repeating: 7, count: 100), qos: 1,
+                    bridge: "cloud", rule: "sensors/#", topic: "sensors/\(index)",
+                    payload: Array(repeating: 7, count: 100), qos: 1,
                     retain: false, at: Date())
             }
             let log = CapturedLog()
@@ -52,6 +53,11 @@ struct BridgeQueueBoundsTests {
         }
         try await eventually("the drop logged") { log.contains(line) }
         #expect(log.count(.warning, containing: "dropped_by_bytes=20") == 1)
+        #expect(log.count(.warning, containing: "dropped_by_rule=sensors/#: 0 by age, 20 by bytes") == 1)
+        #expect(
+            try await store.forwardBacklogByRule(bridge: "cloud") == [
+                "sensors/#": QueuedForwards(messages: 10, bytes: 1_000)
+            ])
         #expect(
             try await store.forwards(bridge: "cloud", after: 0, limit: 50).map(\.topic)
                 == (20..<30).map { "sensors/\($0)" })
@@ -59,7 +65,8 @@ struct BridgeQueueBoundsTests {
         // More drops within the minute wait for the next line.
         for index in 30..<40 {
             try await store.enqueueForward(
-                bridge: "cloud", topic: "sensors/\(index)", payload: Array(repeating: 7, count: 100), qos: 1,
+                bridge: "cloud", rule: "sensors/#", topic: "sensors/\(index)", payload: Array(repeating: 7, count: 100),
+                qos: 1,
                 retain: false, at: Date())
         }
         try await eventually("the newest ten kept") {

@@ -97,7 +97,9 @@ struct BridgeCommandTests {
                 #expect(shown.status == 0)
                 #expect(
                     shown.output.contains("bridge cloud → mqtt://\(upstream.address) (window 64"), "\(shown.output)")
-                #expect(shown.output.contains("  out[0]: sensors/# → site/home1/sensors/#, qos 1"))
+                #expect(
+                    shown.output.contains(
+                        "  out[0]: sensors/# → site/home1/sensors/#, qos 1 (queued: 3 messages, 3 bytes)"))
                 #expect(shown.output.contains("  in[0]: site/home1/commands/# → commands/#, qos 1"))
                 let json = try await TrellisBinary.run(status + ["--json"])
                 let object = try #require(
@@ -105,6 +107,8 @@ struct BridgeCommandTests {
                 #expect(object["bridge"] as? String == "cloud")
                 #expect(object["queued"] as? Int == 3 && object["queued_bytes"] as? Int == 3)
                 #expect(object["oldest_kept_at"] is String)
+                let byRule = object["queued_by_rule"] as? [String: [String: Int]]
+                #expect(byRule == ["sensors/#": ["messages": 3, "bytes": 3]], "\(json.output)")
                 await device.shutdown()
                 await cloud.shutdown()
                 #expect(try await trellis.terminate() == 0)

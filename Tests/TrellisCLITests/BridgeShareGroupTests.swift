@@ -109,6 +109,11 @@ struct BridgeShareGroupTests {
                         let metrics = try await MetricsTests.get("http://127.0.0.1:\(ports[1 - holder])/metrics").1
                         return metrics.contains(#"trellis_bridge_queued_messages{bridge="cloud"} 0"#)
                             && metrics.contains(#"trellis_bridge_queue_oldest_age_seconds{bridge="cloud"} 0"#)
+                            // And by the rule that kept them, the example's one out rule.
+                            && metrics.split(separator: "\n").contains { line in
+                                line.hasPrefix("trellis_bridge_rule_queued_messages{") && line.hasSuffix(" 0.0")
+                                    && line.contains(#"rule="sensors/#""#) && line.contains(#"bridge="cloud""#)
+                            }
                     }
                     try await relays[holder].waitForOutput("holds the bridge's link; standing by")
                     try await ScaleOutTests.stop(relays)

@@ -14,11 +14,12 @@ struct BridgeStoreTests {
         try await withStore(kind) { store in
             for index in 1...5 {
                 try await store.enqueueForward(
-                    bridge: "cloud", topic: "site/s\(index)", payload: [UInt8(index), 0, 0xFF], qos: index % 2,
+                    bridge: "cloud", rule: "site/#", topic: "site/s\(index)", payload: [UInt8(index), 0, 0xFF],
+                    qos: index % 2,
                     retain: index == 3, at: Date())
             }
             try await store.enqueueForward(
-                bridge: "other", topic: "x", payload: [], qos: 1, retain: false, at: Date())
+                bridge: "other", rule: "site/#", topic: "x", payload: [], qos: 1, retain: false, at: Date())
             let first = try await store.forwards(bridge: "cloud", after: 0, limit: 3)
             #expect(first.map(\.topic) == ["site/s1", "site/s2", "site/s3"])
             #expect(first.map(\.payload) == [[1, 0, 0xFF], [2, 0, 0xFF], [3, 0, 0xFF]])
@@ -37,12 +38,14 @@ struct BridgeStoreTests {
         }
     }
 
-    /// Ten messages of 100 bytes on `cloud`, `t/0` … `t/9`, one a minute from the returned time.
+    /// Ten messages of 100 bytes on `cloud`, `t/0` … `t/9`, one a minute from the returned time,
+    /// kept by the rule `a/#` (even) and `b/#` (odd) in turn.
     static func tenMessages(in store: any TrellisStore) async throws -> Date {
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         for index in 0..<10 {
             try await store.enqueueForward(
-                bridge: "cloud", topic: "t/\(index)", payload: Array(repeating: UInt8(index), count: 100), qos: 1,
+                bridge: "cloud", rule: index % 2 == 0 ? "a/#" : "b/#", topic: "t/\(index)",
+                payload: Array(repeating: UInt8(index), count: 100), qos: 1,
                 retain: false, at: start.addingTimeInterval(Double(index) * 60))
         }
         return start
@@ -55,17 +58,29 @@ struct BridgeStoreTests {
         try await withStore(kind) { store in
             let start = try await Self.tenMessages(in: store)
             try await store.enqueueForward(
-                bridge: "other", topic: "old", payload: [1], qos: 1, retain: false, at: start.addingTimeInterval(-3600))
+                bridge: "other", rule: "site/#", topic: "old", payload: [1], qos: 1, retain: false,
+                at: start.addingTimeInterval(-3600))
             // Within both bounds: nothing goes.
+            let half = QueuedForwards(messages: 5, bytes: 500)
             #expect(
                 try await store.trimForwards(bridge: "cloud", maxBytes: 1_000, storedBefore: start)
-                    == ForwardTrim(byAge: 0, byBytes: 0, messages: 10, bytes: 1_000, oldest: start))
-            // Kept before minute 3: three go for their age; then 450 bytes keep the newest four.
+                    == ForwardTrim(
+                        byAge: 0, byBytes: 0, messages: 10, bytes: 1_000, oldest: start,
+                        rules: ["a/#": ForwardTrim.Rule(left: half), "b/#": ForwardTrim.Rule(left: half)]))
+            #expect(try await store.forwardBacklogByRule(bridge: "cloud") == ["a/#": half, "b/#": half])
+            // Kept before minute 3: three go for their age (t/0 and t/2 of a/#, t/1 of b/#); then 450
+            // bytes keep the newest four (t/4 of a/#, t/3 and t/5 of b/# go).
             let trim = try await store.trimForwards(
                 bridge: "cloud", maxBytes: 450, storedBefore: start.addingTimeInterval(180))
+            let two = QueuedForwards(messages: 2, bytes: 200)
             #expect(
                 trim
-                    == ForwardTrim(byAge: 3, byBytes: 3, messages: 4, bytes: 400, oldest: start.addingTimeInterval(360))
+                    == ForwardTrim(
+                        byAge: 3, byBytes: 3, messages: 4, bytes: 400, oldest: start.addingTimeInterval(360),
+                        rules: [
+                            "a/#": ForwardTrim.Rule(byAge: 2, byBytes: 1, left: two),
+                            "b/#": ForwardTrim.Rule(byAge: 1, byBytes: 2, left: two)
+                        ])
             )
             #expect(
                 try await store.trimForwards(bridge: "none", maxBytes: 1, storedBefore: start)
@@ -86,7 +101,8 @@ struct BridgeStoreTests {
         try await withStorePlace(kind) { open in
             try await closing(try await open()) { store async throws in
                 try await store.enqueueForward(
-                    bridge: "cloud", topic: "site/a", payload: Array("kept".utf8), qos: 1, retain: false, at: Date())
+                    bridge: "cloud", rule: "site/#", topic: "site/a", payload: Array("kept".utf8), qos: 1,
+                    retain: false, at: Date())
             }
             try await closing(try await open()) { store async throws in
                 #expect(

@@ -35,7 +35,7 @@ package final class BridgeForwarder: Service, Sendable {
         self.bridge = bridge
         self.store = store
         self.logger = logger
-        counters = BridgeCounters(bridge: bridge.name)
+        counters = BridgeCounters(bridge: bridge.name, rules: bridge.outRules.map(\.filter.text))
         origin = BridgeMessageID.origin(relay: owner, bridge: bridge.name)
         link = try UpstreamLink(turns: BridgeTurns(bridge: bridge.name, direction: "out", group: group, store: store)) {
             try .upstream(of: bridge, owner: owner, role: "", logger: logger)
@@ -191,8 +191,9 @@ package final class BridgeForwarder: Service, Sendable {
             logger.warning(
                 "dropped the oldest messages of the bridge's queue to hold it to its bounds",
                 metadata: [
-                    "bridge": "\(bridge.name)", "dropped_by_age": "\(dropped.byAge)",
-                    "dropped_by_bytes": "\(dropped.byBytes)", "max_age_s": "\(Int(bridge.maxAge))",
+                    "bridge": "\(bridge.name)", "dropped_by_age": "\(dropped.total.byAge)",
+                    "dropped_by_bytes": "\(dropped.total.byBytes)", "dropped_by_rule": "\(dropped.description)",
+                    "max_age_s": "\(Int(bridge.maxAge))",
                     "max_bytes": "\(bridge.maxBytes)", "queued": "\(trim.messages)", "queued_bytes": "\(trim.bytes)"
                 ])
         } catch {

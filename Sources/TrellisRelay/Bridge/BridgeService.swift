@@ -30,7 +30,7 @@ struct BridgeService {
         guard let topic = rule.crossing(message.topic) else { return HandlerOutput() }
         do {
             try await context.store.enqueueForward(
-                bridge: bridge, topic: topic, payload: message.payload, qos: rule.qos,
+                bridge: bridge, rule: rule.filter.text, topic: topic, payload: message.payload, qos: rule.qos,
                 retain: rule.retain && message.retain, at: context.now)
             return HandlerOutput()
         } catch {

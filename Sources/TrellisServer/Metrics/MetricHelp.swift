@@ -17,9 +17,13 @@ enum MetricHelp {
         "trellis_bridge_refused_total":
             "Messages of a bridge's queue the upstream broker refused (a PUBACK reason of 0x80 or more) or the client could never send, dropped from the queue, by bridge.",
         "trellis_bridge_dropped_total":
-            "Messages dropped from a bridge's queue, oldest first, by bridge and bound (age: bridges.NAME.max_age, bytes: bridges.NAME.max_bytes).",
+            "Messages dropped from a bridge's queue, oldest first, by bridge, rule (the out rule's topic filter) and bound (age: bridges.NAME.max_age, bytes: bridges.NAME.max_bytes).",
         "trellis_bridge_queued_messages": "Messages waiting in a bridge's queue for the upstream broker, by bridge.",
         "trellis_bridge_queued_bytes": "Payload bytes waiting in a bridge's queue for the upstream broker, by bridge.",
+        "trellis_bridge_rule_queued_messages":
+            "Messages waiting in a bridge's queue for the upstream broker, by bridge and rule (the out rule's topic filter that kept them).",
+        "trellis_bridge_rule_queued_bytes":
+            "Payload bytes waiting in a bridge's queue for the upstream broker, by bridge and rule (the out rule's topic filter that kept them).",
         "trellis_bridge_queue_oldest_age_seconds":
             "Seconds the oldest message waiting in a bridge's queue has waited, 0 when none waits, by bridge (kept by the relay that forwards).",
         "trellis_bridge_link_connected":
