@@ -27,16 +27,21 @@ enum PostgresFailure {
     static func isConnectionLoss(_ error: any Error) -> Bool {
         if let abandoned = error as? StatementAbandoned, case .connectionClosed = abandoned.reason { return true }
         guard let error = error as? PSQLError else { return false }
-        if let state = error.serverInfo?[.sqlState] { return state == "57P01" }
+        // 57P01: the server shut down; 25P03: it ended a session idle in its transaction past
+        // `idle_in_transaction_session_timeout` (rolled back, ``PostgresStore/idleInTransactionLimit``).
+        if let state = error.serverInfo?[.sqlState] { return state == "57P01" || state == "25P03" }
         return [.serverClosedConnection, .clientClosedConnection, .uncleanShutdown].contains(error.code)
     }
 
     /// SQLSTATEs of a server that is going away or not there yet, or out of resources for a
     /// moment: class 08 (connection exceptions) is matched by its prefix besides these.
     /// 57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now (starting up),
-    /// 53100 disk full, 53200 out of memory, 53300 too many connections, and the two the
-    /// transaction retry gives up on when they keep coming.
-    static let transientStates: Set<String> = ["57P01", "57P02", "57P03", "53100", "53200", "53300", "40001", "40P01"]
+    /// 53100 disk full, 53200 out of memory, 53300 too many connections, 25P03 a session ended idle
+    /// in its transaction (a process held past the limit), and the two the transaction retry gives
+    /// up on when they keep coming.
+    static let transientStates: Set<String> = [
+        "57P01", "57P02", "57P03", "53100", "53200", "53300", "25P03", "40001", "40P01"
+    ]
 
     /// True when `error` passes without the request changing: a lost or refused connection, a
     /// server shutting down or starting, the pool unable to connect, or one of ``transientStates``.

@@ -16,6 +16,9 @@ extension PostgresStore: StateImporting {
             client, logger: logger, operation: "exportState()", within: Self.transferLimit
         ) { connection in
             try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
+            // Each table is converted while the transaction waits: a large one takes longer than the
+            // idle limit, and a read-only snapshot holds no lock a relay waits on.
+            try await connection.query("SET LOCAL idle_in_transaction_session_timeout = 0", logger: logger)
             var tables: [StateDump.Table] = []
             for name in StateDump.tables {
                 let columns = try await Self.columnTypes(of: name, on: connection, logger: logger).map(\.name)

@@ -330,8 +330,11 @@ extension PostgresStore {
     /// ends the session. A relay paused (SIGSTOP), hung or cut off in the middle of a transaction
     /// would otherwise keep its row and advisory locks for as long as it stays so, and every other
     /// relay of its share group would wait on them: one paused relay stalled the other past the
-    /// broker's keepalive in the fault matrix. The longest a transaction of the store waits on
-    /// anything but the server is ``withSharedLock(_:_:)``'s wait for the broker (10 s).
+    /// broker's keepalive in the fault matrix. The longest a writing transaction of the store waits
+    /// on anything but the server is ``withSharedLock(_:_:)``'s wait for the broker (10 s, after
+    /// its read of the store); an export of the state, which only reads, lifts the limit for its
+    /// own transaction. A transaction ended so is rolled back and tried again on a new connection,
+    /// as one whose process was starved past ``BoundedStatements``' limit is.
     static let idleInTransactionLimit = 15
 
     /// What every connection of the store tells the server at its start: its name

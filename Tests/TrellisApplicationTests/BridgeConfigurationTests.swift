@@ -116,6 +116,10 @@ struct BridgeConfigurationTests {
                 "bridges.cloud.out[0].prefix: up must end with '/'"
             ),
             (
+                "bridges:\n  cloud:\n    url: mqtt://x\n    out: [{topic: \"s/#\"}, {topic: \"s/#\", prefix: \"b/\"}]\n",
+                "bridges.cloud.out[1].topic repeats bridges.cloud.out[0].topic (s/#)"
+            ),
+            (
                 "bridges:\n  cloud:\n    url: mqtt://x\n    out: [{topic: a, color: red}]\n",
                 "bridges.cloud.out[0].color is not a key of a rule"
             ),

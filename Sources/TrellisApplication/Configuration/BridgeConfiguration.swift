@@ -154,8 +154,14 @@ enum BridgeConfiguration {
             let rule = BridgeRule(
                 direction: direction, filter: members["topic"]?.string ?? "", prefix: members["prefix"]?.string ?? "",
                 qos: qos, retain: retain)
-            let found = rule.problems
-            problems += found.map { "\(at).\($0)" }
+            var found = rule.problems.map { "\(at).\($0)" }
+            // A bridge's queue and its drops are counted by the out rule's topic filter.
+            if direction == .out, let earlier = rules.firstIndex(where: { $0.filter.text == rule.filter.text }) {
+                found.append(
+                    "\(at).topic repeats \(place)[\(earlier)].topic (\(rule.filter.text)): the queue is counted by an out rule's topic; make one rule of the two"
+                )
+            }
+            problems += found
             if found.isEmpty { rules.append(rule) }
         }
         return (rules, problems)
