@@ -38,9 +38,7 @@ struct IdleTransactionTests {
 
     @Test("a holder stopped inside its transaction keeps a shared lock for the limit, not for good")
     func stoppedHolder() async throws {
-        try await PostgresTestServer.withDatabase { url in
-            let first = try await PostgresStore.connect(url, owner: "r1")
-            let second = try await PostgresStore.connect(url, owner: "r2")
+        try await withTwoRelays { _, first, second in
             let runs = Runs()
             // The first relay takes the lock and then does nothing, as a paused process does: its
             // session sits idle inside the transaction.
@@ -64,8 +62,6 @@ struct IdleTransactionTests {
             // Running again, the first finds its session gone and runs its work again on a new one.
             runs.released.store(true, ordering: .sequentiallyConsistent)
             #expect(try await holder.value == 2)
-            try await first.close()
-            try await second.close()
         }
     }
 }

@@ -294,11 +294,17 @@ struct PostgresMatchesSQLiteTests {
 
 /// Runs `body` with two stores, as two relays would open them, on one fresh database.
 func withTwoRelays(_ body: (PostgresStore, PostgresStore) async throws -> Void) async throws {
+    try await withTwoRelays { _, one, two in try await body(one, two) }
+}
+
+/// Runs `body` with the database's URL and two stores, as two relays would open them, on one fresh
+/// database; both closed after.
+func withTwoRelays(_ body: (PostgresURL, PostgresStore, PostgresStore) async throws -> Void) async throws {
     try await PostgresTestServer.withDatabase { url in
         let one = try await PostgresStore.connect(url, owner: "relay-1")
         let two = try await PostgresStore.connect(url, owner: "relay-2")
         do {
-            try await body(one, two)
+            try await body(url, one, two)
         } catch {
             try? await one.close()
             try? await two.close()

@@ -19,9 +19,7 @@ struct StoreLeasesTests {
 
     @Test("one holder at a time: a second store is refused while the first works, and takes the lease after")
     func oneHolder() async throws {
-        try await PostgresTestServer.withDatabase { url in
-            let first = try await PostgresStore.connect(url, owner: "r1")
-            let second = try await PostgresStore.connect(url, owner: "r2")
+        try await withTwoRelays { _, first, second in
             let holding = Flag()
             let release = AsyncStream<Void>.makeStream()
             let term = Task {
@@ -41,16 +39,12 @@ struct StoreLeasesTests {
             let taken = Flag()
             #expect(try await second.withLease("bridge/cloud/out") { taken.set() })
             #expect(taken.isSet)
-            try await first.close()
-            try await second.close()
         }
     }
 
     @Test("the holder's session ended by the server: its work is cancelled and another store takes the lease")
     func sessionEnded() async throws {
-        try await PostgresTestServer.withDatabase { url in
-            let first = try await PostgresStore.connect(url, owner: "r1")
-            let second = try await PostgresStore.connect(url, owner: "r2")
+        try await withTwoRelays { url, first, second in
             let killer = try await BoundedStatementsTests.connect(url)
             let holding = Flag()
             let cancelled = Flag()
@@ -76,8 +70,6 @@ struct StoreLeasesTests {
             }
             #expect(taken.isSet)
             try await killer.close()
-            try await first.close()
-            try await second.close()
         }
     }
 }
