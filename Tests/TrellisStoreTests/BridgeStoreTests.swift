@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TrellisCore
 import TrellisStore
+import TrellisStoreSQLite
 import TrellisTestSupport
 
 /// The bridge's queue on every store kind, as one table: kept in order, read after an id, deleted
@@ -109,6 +110,36 @@ struct BridgeStoreTests {
                     try await store.forwards(bridge: "cloud", after: 0, limit: 5).map(\.payload) == [Array("kept".utf8)]
                 )
             }
+        }
+    }
+
+    @Test(
+        "a state copy carries the queue with its ids and rules; the copy's next message comes after them",
+        arguments: StoreKind.bothStores)
+    func copied(kind: StoreKind) async throws {
+        let source = try SQLiteStore.inMemory()
+        for index in 0..<4 {
+            try await source.enqueueForward(
+                bridge: "cloud", rule: index % 2 == 0 ? "a/#" : "b/#", topic: "t/\(index)", payload: [UInt8(index)],
+                qos: index % 2, retain: index == 3, at: Date(timeIntervalSince1970: 1_800_000_000 + Double(index)))
+        }
+        let kept = try await source.forwards(bridge: "cloud", after: 0, limit: 10)
+        try await source.deleteForwards(bridge: "cloud", ids: [kept[0].id])
+        let waiting = Array(kept.dropFirst())
+        let dump = try await source.exportState()
+        try await source.close()
+        try await withStore(kind) { target in
+            let importing = try #require(target as? any StateImporting)
+            try await importing.importState(dump, replacing: false)
+            // The same ids: a receiver that saw one before the copy drops its copy after.
+            #expect(try await target.forwards(bridge: "cloud", after: 0, limit: 10) == waiting)
+            #expect(
+                try await target.forwardBacklogByRule(bridge: "cloud")
+                    == ["a/#": QueuedForwards(messages: 1, bytes: 1), "b/#": QueuedForwards(messages: 2, bytes: 2)])
+            try await target.enqueueForward(
+                bridge: "cloud", rule: "a/#", topic: "t/4", payload: [4], qos: 1, retain: false, at: Date())
+            let next = try await target.forwards(bridge: "cloud", after: try #require(waiting.last?.id), limit: 10)
+            #expect(next.map(\.topic) == ["t/4"])
         }
     }
 }
