@@ -97,8 +97,9 @@ package final class BufferedCommits: Sendable {
     /// or starting, a lost connection, a busy or full database) is tried again after
     /// ``RetryPolicy``'s wait for as long as it lasts, so the message being handled waits,
     /// unacknowledged, with reading paused, and is answered once the store is back; ``health``
-    /// logs the outage once and the recovery once. Other failures, a cancelled task, a closing
-    /// store and ``stopWaiting()`` end it with the failure.
+    /// logs the outage once and the recovery once. Other failures, a closing store and
+    /// ``stopWaiting()`` end it with the failure; a cancelled task ends it unreported (a stop says
+    /// nothing about the store, and an error logged at every shutdown would teach operators to ignore it).
     ///
     /// Writes report every outcome (`reportsEveryOutcome`); a read reports only a failure that
     /// passes and its own recovery, so a read that succeeds while writes fail (a full disk)
@@ -122,8 +123,10 @@ package final class BufferedCommits: Sendable {
                 if reportsEveryOutcome || failures > 0 || wasUnreachable { health.succeeded(on: .direct) }
                 return result
             } catch {
+                // Cut short by its caller (a stop): no news about the store, and not a failure to report.
+                if Task.isCancelled { throw error }
                 let transient = (error as? StoreError)?.isTransient ?? false
-                let waits = transient && waitsOutOutages && !Task.isCancelled
+                let waits = transient && waitsOutOutages
                 if reportsEveryOutcome || transient {
                     health.failed(error, on: .direct, unwritten: buffer.outstanding, waiting: waits)
                 }

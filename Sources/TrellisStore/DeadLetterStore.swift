@@ -56,7 +56,8 @@ public protocol StoreStatistics: Sendable {
 
 /// Everything the relay keeps: the store its handlers are given.
 public typealias TrellisStore = PlantStore & HistoryStore & ButtonStore & CatalogStore & DeviceStore & BrowseStore
-    & DeadLetterStore & BridgeStore & NotificationOutbox & DeliveryStore & SpamLedger & StoreOperations
+    & DeadLetterStore & BridgeStore & BridgeCarriedStore & NotificationOutbox & DeliveryStore & SpamLedger
+    & StoreOperations
     & StoreStatistics & StoreLifecycle
 
 /// A dead letter as stored.

@@ -8,7 +8,8 @@ import Foundation
 /// references exist before it. Only per-relay bookkeeping is left out: the delivery marks (they
 /// belong to one relay's broker session), the health probe's row and the spam windows. The notification outbox is copied: what waits
 /// unsent goes out from the new store, and what was sent keeps its hold there. So is each bridge's queue, ids
-/// and all: what waits for an upstream broker goes from the new store, under the ids a receiver already knows.
+/// and all: what waits for an upstream broker goes from the new store, under the ids a receiver already knows; and
+/// the ids each bridge's receiver carried in, so that it still drops their copies on the new store.
 public struct StateDump: Sendable, Equatable {
     /// The tables copied, parents before children.
     public static let tables = [
@@ -18,7 +19,7 @@ public struct StateDump: Sendable, Equatable {
         "species", "catalog_seen", "catalog_like", "catalog_board", "catalog_board_item",
         "catalog_plant_link", "catalog_alert",
         "fleet_model", "device", "model_build", "device_log",
-        "notification_outbox", "bridge_queue"
+        "notification_outbox", "bridge_queue", "bridge_carried"
     ]
 
     /// Each table's key, which orders its rows in a dump.
@@ -30,13 +31,14 @@ public struct StateDump: Sendable, Equatable {
         "species": "symbol", "catalog_seen": "client, symbol", "catalog_like": "client, symbol", "catalog_board": "id",
         "catalog_board_item": "board_id, symbol", "catalog_plant_link": "plant", "catalog_alert": "plant, sensor, kind",
         "fleet_model": "id", "device": "id", "model_build": "model_id, build", "device_log": "id",
-        "notification_outbox": "id", "bridge_queue": "id"
+        "notification_outbox": "id", "bridge_queue": "id",
+        "bridge_carried": "id"
     ]
 
     /// Tables whose `id` the database assigns; a copy moves their counters past the copied ids.
     public static let generatedIDs: Set<String> = [
         "plant", "reading_raw", "button_press", "dead_letter", "catalog_board", "fleet_model", "device_log",
-        "notification_outbox", "bridge_queue"
+        "notification_outbox", "bridge_queue", "bridge_carried"
     ]
 
     /// One table's rows, each with a value per column, in `columns` order.

@@ -34,7 +34,8 @@ enum PostgresSchema {
                 "UPDATE device SET status_at = (extract(epoch FROM now()) * 1000)::bigint WHERE NOT online"
             ]
         ),
-        ("bridge-queue-rule", PostgresStore.bridgeQueueRule)
+        ("bridge-queue-rule", PostgresStore.bridgeQueueRule),
+        ("bridge-carried", PostgresStore.bridgeCarried)
     ]
 
     /// The statements of a script whose statements each end with `;` and a line break. (The

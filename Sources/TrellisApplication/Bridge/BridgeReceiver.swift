@@ -11,7 +11,11 @@ import TrellisStore
 /// rule's topics; each message is published on the local broker under its local topic through the
 /// relay's own connection, and acknowledged upstream only once the local broker has acknowledged it.
 /// Nothing is kept in between: until the local acknowledgement, the upstream broker holds the
-/// message and sends it again after a lost connection or a restart (at least once).
+/// message and sends it again after a lost connection or a restart (at least once). Only its id
+/// is kept, recorded in the store once the local broker has the message and before the upstream
+/// one is told, so that a copy (sent again by either broker or by the sending Trellis) is dropped
+/// also after a restart, or in another relay's turn; a copy passes only when Trellis stopped
+/// between the local acknowledgement and the record.
 ///
 /// The relay subscribes with No Local, so what it carries in never reaches its own routes: a message
 /// brought in cannot go back out by an `out` rule, nor be taken by Trellis for a request.
@@ -22,6 +26,8 @@ package final class BridgeReceiver: Service, Sendable {
     let local: MQTTClient
     let logger: Logger
     let counters: BridgeCounters
+    /// Where the ids of what was carried in are kept.
+    let store: any BridgeCarriedStore
     /// The relay's client id or its share group's name, which the origin of its own bridges'
     /// messages starts with.
     let owner: String
@@ -37,6 +43,7 @@ package final class BridgeReceiver: Service, Sendable {
         self.local = local
         self.logger = logger
         self.owner = owner
+        self.store = store
         counters = BridgeCounters(bridge: bridge.name)
         link = try UpstreamLink(turns: BridgeTurns(bridge: bridge.name, direction: "in", group: group, store: store)) {
             try .upstream(of: bridge, owner: owner, role: "-in", maxUnhandledMessages: bridge.window, logger: logger)
@@ -65,13 +72,14 @@ package final class BridgeReceiver: Service, Sendable {
         logger.info(
             "carrying messages in from the upstream broker",
             metadata: ["bridge": "\(bridge.name)", "upstream": "\(bridge.url)"])
-        var seen = SeenBridgeIDs()
+        var seen = await remembered()
         for await message in client.messages {
             let arrival = seen.arrival(of: message.properties.userProperties, relay: owner)
             if arrival == .carry {
                 // Stopping before the local broker has it: left unacknowledged, so the upstream
                 // broker sends it again to the next session.
                 guard await carry(message) else { break }
+                if let id = BridgeMessageID(properties: message.properties.userProperties) { await record(id) }
             } else {
                 counters.dropped(arrival)
                 logger.debug(
@@ -79,6 +87,53 @@ package final class BridgeReceiver: Service, Sendable {
                     metadata: ["bridge": "\(bridge.name)", "topic": "\(message.topic)", "why": "\(arrival)"])
             }
             client.messageHandled()
+        }
+    }
+
+    /// The ids this bridge carried in lately, as the store has them; none (with a warning) while the
+    /// store cannot be read, when a copy may pass once.
+    private func remembered() async -> SeenBridgeIDs {
+        do {
+            let ids = try await store.carriedIn(bridge: bridge.name, limit: SeenBridgeIDs.defaultCapacity)
+            return SeenBridgeIDs(remembering: ids)
+        } catch {
+            logger.warning(
+                "could not read the ids carried in before; a copy of one may pass once",
+                metadata: ["bridge": "\(bridge.name)", "error": "\(error)"])
+            return SeenBridgeIDs()
+        }
+    }
+
+    /// Records `id` as carried in; when the store cannot, the message is acknowledged all the same
+    /// (it is on the local broker), and only a copy after a restart could pass.
+    /// A stop does not cut the record short: it is one short write, and the message it is for is
+    /// acknowledged upstream either way.
+    private func record(_ id: BridgeMessageID) async {
+        let (store, bridge) = (self.store, bridge.name)
+        do {
+            try await Task {
+                try await store.recordCarriedIn(bridge: bridge, id: id, keep: SeenBridgeIDs.defaultCapacity)
+            }.value
+        } catch {
+            logger.debug(
+                "could not record the id of a message carried in",
+                metadata: ["bridge": "\(bridge)", "id": "\(id.text)", "error": "\(error)"])
+        }
+    }
+
+    /// Waits for the local broker's answer to a message sent, also for `graceAfterStop` after the
+    /// receiver is told to stop: the local broker may have the message already (its readers may
+    /// have it), and only with the answer is it recorded and acknowledged upstream, not carried
+    /// again after the restart.
+    private static func settled(_ sent: MQTTClient.Acknowledgement, graceAfterStop: Duration) async throws {
+        let answer = Task { try await sent.acknowledged() }
+        try await withTaskCancellationHandler {
+            try await answer.value
+        } onCancel: {
+            Task {
+                try? await Task.sleep(for: graceAfterStop)
+                answer.cancel()
+            }
         }
     }
 
@@ -96,12 +151,15 @@ package final class BridgeReceiver: Service, Sendable {
         while !Task.isCancelled {
             do {
                 // Its id goes with it, for a reader that drops copies too.
-                try await local.publishAndWait(
-                    topic: topic, payload: message.payload, qos: qos, retain: rule.retain && message.retain,
-                    properties: MQTTProperties(userProperties: message.properties.userProperties))
+                let sent = try local.publishForAcknowledgement(
+                    MQTTMessage(
+                        topic: topic, payload: message.payload, qos: qos, retain: rule.retain && message.retain,
+                        properties: MQTTProperties(userProperties: message.properties.userProperties)))
+                try await Self.settled(sent, graceAfterStop: .seconds(5))
                 counters.carried()
                 return true
             } catch {
+                guard !Task.isCancelled else { break }
                 logger.warning(
                     "could not publish a message carried in; trying again",
                     metadata: ["bridge": "\(bridge.name)", "topic": "\(topic)", "error": "\(error)"])

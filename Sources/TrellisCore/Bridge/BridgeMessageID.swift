@@ -31,21 +31,32 @@ public struct BridgeMessageID: Sendable, Hashable {
         self.init(origin: String(text[..<slash]), sequence: sequence)
     }
 
+    /// The id among a message's user properties (the last `trellis-id`); nil when it has none.
+    public init?(properties: [UserProperty]) {
+        guard let value = properties.last(where: { $0.name == Self.property })?.value else { return nil }
+        self.init(text: value)
+    }
+
     /// Whether the message was sent by one of `relay`'s own bridges.
     public func isFrom(relay: String) -> Bool { origin.hasPrefix("\(relay):") }
 }
 
 /// The ids a receiver has let through lately, so that a copy of one is dropped: at most
-/// `capacity`, the oldest forgotten first. Held in memory: after a restart a copy of a message
-/// seen before it can pass once (at least once, as MQTT's QoS 1 is).
+/// `capacity`, the oldest forgotten first. Held in memory and filled, as a receiver's turn starts,
+/// with the ids its store recorded (`BridgeCarriedStore`), so a copy is known across a restart.
 public struct SeenBridgeIDs: Sendable {
+    /// How many ids a receiver remembers, in memory and in its store.
+    public static let defaultCapacity = 10_000
+
     public let capacity: Int
     private var seen: Set<BridgeMessageID> = []
     private var order: [BridgeMessageID] = []
     private var next = 0
 
-    public init(capacity: Int = 10_000) {
+    /// Remembers `ids` (oldest first; of more than `capacity`, the newest).
+    public init(capacity: Int = defaultCapacity, remembering ids: [BridgeMessageID] = []) {
         self.capacity = max(1, capacity)
+        for id in ids.suffix(self.capacity) { _ = admit(id) }
     }
 
     /// True for an id not seen lately (now remembered), false for a copy.
@@ -77,9 +88,7 @@ extension SeenBridgeIDs {
     /// an id (from any other publisher) is carried; one with an id is checked for a loop, then for a
     /// copy, and remembered.
     public mutating func arrival(of properties: [UserProperty], relay: String) -> BridgeArrival {
-        guard let value = properties.last(where: { $0.name == BridgeMessageID.property })?.value,
-            let id = BridgeMessageID(text: value)
-        else { return .carry }
+        guard let id = BridgeMessageID(properties: properties) else { return .carry }
         if id.isFrom(relay: relay) { return .loop }
         return admit(id) ? .carry : .copy
     }

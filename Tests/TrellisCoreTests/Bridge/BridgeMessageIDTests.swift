@@ -29,6 +29,15 @@ struct BridgeMessageIDTests {
         for index in order { admitted.append(seen.admit(ids[index])) }
         #expect(admitted == [true, true, true, false, true, true, false, false, true])
     }
+
+    @Test("ids remembered from the store are copies from the start; of more than the capacity, the newest")
+    func remembering() {
+        let ids = (1...5).map { BridgeMessageID(origin: "r:cloud", sequence: Int64($0)) }
+        var seen = SeenBridgeIDs(capacity: 3, remembering: ids)
+        // 3, 4 and 5 are known; 1 and 2, older than the capacity, pass (and forget 3, then 4).
+        #expect([4, 2, 3, 0, 1].map { seen.admit(ids[$0]) } == [false, false, false, true, true])
+        #expect(seen.admit(ids[4]) == false && seen.admit(ids[2]) == true)
+    }
 }
 
 extension BridgeMessageIDTests {

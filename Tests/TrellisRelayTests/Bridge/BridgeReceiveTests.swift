@@ -24,6 +24,13 @@ struct BridgeReceiveTests {
         return settings
     }
 
+    /// Publishes `payload` upstream on `site/home1/commands/lamp` with the bridge id `id`.
+    static func send(_ payload: String, id: String, by cloud: MQTTClient) async throws {
+        try await cloud.publishAndWait(
+            topic: "site/home1/commands/lamp", payload: Array(payload.utf8),
+            properties: MQTTProperties(userProperties: [UserProperty(BridgeMessageID.property, id)]))
+    }
+
     /// A relay bridged to a fresh upstream broker by ``settings(upstream:)``, a local client
     /// collecting `commands/#`, and a client of the upstream broker once the relay's receiver is
     /// subscribed there (it subscribes as it starts: a command before that would find no one).
@@ -76,11 +83,7 @@ struct BridgeReceiveTests {
     )
     func copiesAndLoops() async throws {
         try await Self.withReceiver { relay, _, _, commands, cloud in
-            func send(_ payload: String, id: String) async throws {
-                try await cloud.publishAndWait(
-                    topic: "site/home1/commands/lamp", payload: Array(payload.utf8),
-                    properties: MQTTProperties(userProperties: [UserProperty(BridgeMessageID.property, id)]))
-            }
+            func send(_ payload: String, id: String) async throws { try await Self.send(payload, id: id, by: cloud) }
             try await send("on", id: "office:cloud/1")
             try await send("on again", id: "office:cloud/1")
             try await send("mine", id: "\(relay.clientID):cloud/7")
@@ -93,6 +96,25 @@ struct BridgeReceiveTests {
             #expect(
                 lamp.map { $0.properties.userProperties.first { $0.name == BridgeMessageID.property }?.value }
                     == ["office:cloud/1", "office:cloud/2"])
+        }
+    }
+
+    @Test("a copy that comes after a restart of Trellis is dropped still: the ids carried in are kept in the store")
+    func copiesAcrossRestart() async throws {
+        try await Self.withReceiver { relay, _, _, commands, cloud in
+            try await Self.send("on", id: "office:cloud/1", by: cloud)
+            try await commands.wait(timeout: .seconds(30), "the first command") { $0.contains { $0.text == "on" } }
+            try await relay.stopRelay()
+            try await relay.startRelay()
+            try await eventually("the relay's receiver is subscribed upstream again") {
+                try await cloud.publishAndWait(topic: "site/home1/commands/again", payload: [])
+                return await !commands.received(on: "commands/again").isEmpty
+            }
+            try await Self.send("on again", id: "office:cloud/1", by: cloud)
+            try await Self.send("off", id: "office:cloud/2", by: cloud)
+            try await commands.wait(timeout: .seconds(30), "the last command") { $0.contains { $0.text == "off" } }
+            let lamp = await commands.received(on: "commands/lamp").map(\.text)
+            #expect(lamp == ["on", "off"], "\(lamp)")
         }
     }
 }

@@ -1,0 +1,49 @@
+import Foundation
+import GRDB
+import TrellisCore
+import TrellisStore
+
+/// ``BridgeCarriedStore`` over SQLite: one table, its rows in the order they were recorded.
+extension SQLiteStore {
+    public func recordCarriedIn(bridge: String, id: BridgeMessageID, keep: Int) async throws {
+        try await write("recordCarriedIn(bridge: \(bridge))") { db in
+            try db.cachedStatement(
+                sql: "INSERT INTO bridge_carried (bridge, origin, sequence) VALUES (?, ?, ?)"
+            ).execute(arguments: [bridge, id.origin, id.sequence])
+            guard db.lastInsertedRowID % bridgeCarriedPruneEvery == 0 else { return }
+            // The newest `keep` of this bridge stay; the index on (bridge, id) walks just those.
+            try db.execute(
+                sql: """
+                    DELETE FROM bridge_carried WHERE bridge = ? AND id <= (
+                        SELECT id FROM bridge_carried WHERE bridge = ? ORDER BY id DESC LIMIT 1 OFFSET ?)
+                    """, arguments: [bridge, bridge, max(0, keep)])
+        }
+    }
+
+    public func carriedIn(bridge: String, limit: Int) async throws -> [BridgeMessageID] {
+        try await read("carriedIn(bridge: \(bridge))") { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT origin, sequence FROM (
+                        SELECT id, origin, sequence FROM bridge_carried WHERE bridge = ? ORDER BY id DESC LIMIT ?)
+                    ORDER BY id
+                    """, arguments: [bridge, max(0, limit)]
+            ).map { BridgeMessageID(origin: $0["origin"], sequence: $0["sequence"]) }
+        }
+    }
+}
+
+extension StoreSchema {
+    /// The ids a bridge's receiver carried in, newest last by id.
+    static func createBridgeCarried(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE bridge_carried (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT, bridge TEXT NOT NULL, origin TEXT NOT NULL,
+                    sequence INTEGER NOT NULL
+                ) STRICT;
+                CREATE INDEX bridge_carried_by_bridge ON bridge_carried(bridge, id);
+                """)
+    }
+}
