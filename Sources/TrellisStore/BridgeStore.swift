@@ -26,11 +26,19 @@ public protocol BridgeStore: Sendable {
 
     /// Holds the queue of `bridge` to its bounds, oldest first, in one transaction: drops the
     /// messages kept before `storedBefore`, then the oldest until the payloads left take at most
-    /// `maxBytes`. Returns what each bound dropped and what is left.
-    func trimForwards(bridge: String, maxBytes: Int, storedBefore: Date) async throws -> ForwardTrim
+    /// `maxBytes`. The messages `spared` (those the forwarder has read and will send) stay and are
+    /// not counted as dropped; their bytes count towards the bound. Returns what each bound dropped
+    /// and what is left.
+    func trimForwards(bridge: String, maxBytes: Int, storedBefore: Date, sparing spared: [Int64]) async throws
+        -> ForwardTrim
 }
 
 extension BridgeStore {
+    /// ``trimForwards(bridge:maxBytes:storedBefore:sparing:)`` sparing none.
+    public func trimForwards(bridge: String, maxBytes: Int, storedBefore: Date) async throws -> ForwardTrim {
+        try await trimForwards(bridge: bridge, maxBytes: maxBytes, storedBefore: storedBefore, sparing: [])
+    }
+
     /// How many messages of `bridge` wait, and their bytes, all rules together.
     public func forwardBacklog(bridge: String) async throws -> (messages: Int, bytes: Int) {
         let total = try await forwardBacklogByRule(bridge: bridge).values.reduce(QueuedForwards(), +)

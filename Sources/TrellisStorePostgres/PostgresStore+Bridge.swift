@@ -79,32 +79,35 @@ extension PostgresStore {
         }
     }
 
-    public func trimForwards(bridge: String, maxBytes: Int, storedBefore: Date) async throws -> ForwardTrim {
+    public func trimForwards(
+        bridge: String, maxBytes: Int, storedBefore: Date, sparing spared: [Int64]
+    ) async throws -> ForwardTrim {
         let logger = self.logger
         let before = ISO8601Time.milliseconds(storedBefore)
         let bound = Int64(maxBytes)
         return try await write("trimForwards(bridge: \(bridge))") { connection in
-            // One statement: the age bound first, then the bytes of what the age left, the newest kept;
-            // a row per rule that had messages.
+            // One statement: the age bound first, then the bytes of what the age left, the newest kept
+            // and the spared; a row per rule that had messages.
             let rows = try await connection.query(
                 """
                 WITH aged AS (
-                    DELETE FROM bridge_queue WHERE bridge = \(bridge) AND stored_at < \(before) RETURNING id, rule),
+                    DELETE FROM bridge_queue
+                    WHERE bridge = \(bridge) AND stored_at < \(before) AND NOT (id = ANY(\(spared)))
+                    RETURNING id, rule),
                 ranked AS (
                     SELECT id, rule, stored_at, octet_length(payload) AS size,
-                        SUM(octet_length(payload)) OVER (ORDER BY id DESC) AS newer
+                        SUM(octet_length(payload)) OVER (ORDER BY id DESC) <= \(bound) OR id = ANY(\(spared)) AS kept
                     FROM bridge_queue WHERE bridge = \(bridge) AND id NOT IN (SELECT id FROM aged)),
                 over AS (
-                    DELETE FROM bridge_queue WHERE id IN (SELECT id FROM ranked WHERE newer > \(bound))
+                    DELETE FROM bridge_queue WHERE id IN (SELECT id FROM ranked WHERE NOT kept)
                     RETURNING id, rule),
                 rules AS (SELECT rule FROM aged UNION SELECT rule FROM ranked)
                 SELECT rules.rule,
                     (SELECT COUNT(*) FROM aged WHERE aged.rule = rules.rule),
                     (SELECT COUNT(*) FROM over WHERE over.rule = rules.rule),
-                    (SELECT COUNT(*) FROM ranked WHERE ranked.rule = rules.rule AND newer <= \(bound)),
-                    (SELECT COALESCE(SUM(size), 0)::bigint FROM ranked
-                        WHERE ranked.rule = rules.rule AND newer <= \(bound)),
-                    (SELECT MIN(stored_at) FROM ranked WHERE ranked.rule = rules.rule AND newer <= \(bound))
+                    (SELECT COUNT(*) FROM ranked WHERE ranked.rule = rules.rule AND kept),
+                    (SELECT COALESCE(SUM(size), 0)::bigint FROM ranked WHERE ranked.rule = rules.rule AND kept),
+                    (SELECT MIN(stored_at) FROM ranked WHERE ranked.rule = rules.rule AND kept)
                 FROM rules
                 """, logger: logger)
             var parts: [String: ForwardTrim.Rule] = [:]

@@ -43,8 +43,12 @@ extension SQLiteStore {
         }
     }
 
-    public func trimForwards(bridge: String, maxBytes: Int, storedBefore: Date) async throws -> ForwardTrim {
+    public func trimForwards(
+        bridge: String, maxBytes: Int, storedBefore: Date, sparing spared: [Int64]
+    ) async throws -> ForwardTrim {
         let cutoff = ISO8601Time.milliseconds(storedBefore)
+        // A JSON array, read by json_each: up to a few thousand ids, past SQLite's bound on arguments.
+        let sparedJSON = "[" + spared.map(String.init).joined(separator: ",") + "]"
         return try await write("trimForwards(bridge: \(bridge))") { db in
             // The queue's totals by rule first, one pass: a queue within its bounds (the usual case, also
             // while a backlog drains) costs only that, not the two deleting passes, which run each second.
@@ -52,7 +56,10 @@ extension SQLiteStore {
             var afterAge = before
             if let oldest = before.values.compactMap(\.oldest).min(), oldest < cutoff {
                 try db.execute(
-                    sql: "DELETE FROM bridge_queue WHERE bridge = ? AND stored_at < ?", arguments: [bridge, cutoff])
+                    sql: """
+                        DELETE FROM bridge_queue WHERE bridge = ? AND stored_at < ?
+                            AND id NOT IN (SELECT value FROM json_each(?))
+                        """, arguments: [bridge, cutoff, sparedJSON])
                 afterAge = try Self.queueTotals(db, bridge: bridge)
             }
             var left = afterAge
@@ -64,8 +71,8 @@ extension SQLiteStore {
                             SELECT id FROM (
                                 SELECT id, SUM(length(payload)) OVER (ORDER BY id DESC) AS newer
                                 FROM bridge_queue WHERE bridge = ?)
-                            WHERE newer > ?)
-                        """, arguments: [bridge, maxBytes])
+                            WHERE newer > ? AND id NOT IN (SELECT value FROM json_each(?)))
+                        """, arguments: [bridge, maxBytes, sparedJSON])
                 left = try Self.queueTotals(db, bridge: bridge)
             }
             var rules: [String: ForwardTrim.Rule] = [:]

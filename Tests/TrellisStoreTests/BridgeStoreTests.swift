@@ -96,6 +96,32 @@ struct BridgeStoreTests {
     }
 
     @Test(
+        "messages the forwarder holds are spared by both bounds and not counted; their bytes count towards the bound",
+        arguments: StoreKind.allCases)
+    func spared(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let start = try await Self.tenMessages(in: store)
+            let held = try await store.forwards(bridge: "cloud", after: 0, limit: 2).map(\.id)
+            // Before minute 3: t/0 and t/1 are held, so only t/2 goes for its age; then 450 bytes:
+            // t/9 … t/6 fit, t/5, t/4 and t/3 go, the held t/1 and t/0 stay past the bound.
+            let trim = try await store.trimForwards(
+                bridge: "cloud", maxBytes: 450, storedBefore: start.addingTimeInterval(180), sparing: held)
+            let three = QueuedForwards(messages: 3, bytes: 300)
+            #expect(
+                trim
+                    == ForwardTrim(
+                        byAge: 1, byBytes: 3, messages: 6, bytes: 600, oldest: start,
+                        rules: [
+                            "a/#": ForwardTrim.Rule(byAge: 1, byBytes: 1, left: three),
+                            "b/#": ForwardTrim.Rule(byAge: 0, byBytes: 2, left: three)
+                        ]))
+            #expect(
+                try await store.forwards(bridge: "cloud", after: 0, limit: 20).map(\.topic)
+                    == ["t/0", "t/1", "t/6", "t/7", "t/8", "t/9"])
+        }
+    }
+
+    @Test(
         "the queue survives reopening the store",
         arguments: [StoreKind.directory, .postgres].filter(StoreKind.allCases.contains))
     func durable(kind: StoreKind) async throws {

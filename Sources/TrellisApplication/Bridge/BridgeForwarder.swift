@@ -131,7 +131,7 @@ package final class BridgeForwarder: Service, Sendable {
                         window.deleted(ids)
                     }
                     pending.removeAll { if case .delete = $0 { true } else { false } }
-                    await trim()
+                    await trim(sparing: window.heldIDs)
                 }
             case .abandoned?: break
             case nil: break turn
@@ -180,12 +180,14 @@ package final class BridgeForwarder: Service, Sendable {
     }
 
     /// Holds the queue to its bounds, and says what they dropped (at most a line a minute); records
-    /// the age of the oldest message left.
-    private func trim() async {
+    /// the age of the oldest message left. The messages the window holds (`held`) are spared: they
+    /// go upstream, so neither deleted nor counted as dropped.
+    private func trim(sparing held: [Int64]) async {
         let now = Date()
         do {
             let trim = try await store.trimForwards(
-                bridge: bridge.name, maxBytes: bridge.maxBytes, storedBefore: now.addingTimeInterval(-bridge.maxAge))
+                bridge: bridge.name, maxBytes: bridge.maxBytes, storedBefore: now.addingTimeInterval(-bridge.maxAge),
+                sparing: held)
             counters.oldest(trim.oldest, at: now)
             guard let dropped = counters.trimmed(trim, at: now) else { return }
             logger.warning(

@@ -69,6 +69,13 @@ public struct ForwardWindow: Sendable {
         self.limit = max(1, limit)
     }
 
+    /// Every message the window holds, whose id the store must keep and whose drop is not to be
+    /// counted: in flight, read and waiting to go, acknowledged and not yet deleted. A trim of the
+    /// queue spares them: they will be sent (or were) whatever the bound says.
+    public var heldIDs: [Int64] {
+        inFlight.map(\.id) + waiting.map(\.id) + acknowledgedIDs + deleting.sorted()
+    }
+
     /// The uplink is connected: what was in flight goes again, in order, then the window fills.
     public mutating func connect() -> [Action] {
         connected = true

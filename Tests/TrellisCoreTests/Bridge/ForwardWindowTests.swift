@@ -24,6 +24,18 @@ struct ForwardWindowTests {
         #expect(window.inFlight.map(\.id) == [1, 3, 4])
     }
 
+    @Test("the ids a trim spares: in flight, read and waiting, acknowledged until their delete is done")
+    func held() {
+        var window = ForwardWindow(limit: 2)
+        #expect(window.heldIDs.isEmpty)
+        _ = window.connect()
+        _ = window.read((1...5).map { Self.message($0) }, complete: false)
+        #expect(window.acknowledged(1) == [.delete([1]), .publish(Self.message(3), again: false)])
+        #expect(window.heldIDs == [2, 3, 4, 5, 1])
+        window.deleted([1])
+        #expect(window.heldIDs == [2, 3, 4, 5])
+    }
+
     @Test("messages in flight when the uplink drops go again first, in order, marked as sent before")
     func resendsInFlight() {
         var window = ForwardWindow(limit: 2)
