@@ -7,7 +7,9 @@ import TrellisCore
 /// is given when it is kept.
 public protocol BridgeStore: Sendable {
     /// Keeps a message for `bridge`, already on the topic it is to have upstream, taken by the `out`
-    /// rule named `rule` (its topic filter), by which the queue and its drops are counted.
+    /// rule named `rule` (its topic filter), by which the queue and its drops are counted. Written
+    /// behind, in a batch with the delivery's mark (the write-behind rule: the message is
+    /// acknowledged once the batch committed); reads see it once committed (``StoreLifecycle/flush()``).
     func enqueueForward(
         bridge: String, rule: String, topic: String, payload: [UInt8], qos: Int, retain: Bool, at time: Date
     ) async throws

@@ -5,8 +5,8 @@ import TrellisCore
 ///
 /// Everything that follows from the write-behind buffer alone is written here once for every
 /// backend: the commit positions and waiting of ``StoreLifecycle``, the write status and probe,
-/// and the three changes that are only ever written behind (a sensor reading, a device log line,
-/// a dead letter). A backend gives its `commits` and the reads and direct writes of its own SQL;
+/// and the four changes that are only ever written behind (a sensor reading, a device log line,
+/// a dead letter, a message kept for a bridge). A backend gives its `commits` and the reads and direct writes of its own SQL;
 /// that the SQLite and the PostgreSQL store queue the same changes the same way then holds by
 /// construction, not by two copies kept alike.
 package protocol BufferedCommitsStore: Sendable {
@@ -66,6 +66,18 @@ extension BufferedCommitsStore {
             .deviceLog(
                 device: device, at: entry.timestamp.storeMilliseconds, type: entry.type, message: entry.message,
                 limit: max(0, limit)))
+    }
+
+    /// Kept in a batch with the delivery's mark, so the local broker has the message acknowledged
+    /// once it is in the queue, and thousands a second are kept, not one per commit.
+    public func enqueueForward(
+        bridge: String, rule: String, topic: String, payload: [UInt8], qos: Int, retain: Bool, at time: Date
+    ) async throws {
+        try await enqueue(
+            "enqueueForward(bridge: \(bridge), topic: \(topic))",
+            .forward(
+                bridge: bridge, rule: rule, topic: topic, payload: payload, qos: qos, retain: retain,
+                at: time.storeMilliseconds))
     }
 
     public func recordDeadLetter(reason: String, topic: String, payload: [UInt8], at: Date, client: String, quota: Int)

@@ -10,6 +10,8 @@ package indirect enum BufferedWrite: Sendable {
     case marked(BufferedWrite, DeliveryMark)
     /// A device's log entry, keeping the newest `limit` of that device.
     case deviceLog(device: String, at: Int64, type: String, message: String, limit: Int)
+    /// A message an `out` rule of `bridge` took, kept in its queue under its upstream topic.
+    case forward(bridge: String, rule: String, topic: String, payload: [UInt8], qos: Int, retain: Bool, at: Int64)
     /// A health probe: 4 KiB of fresh random bytes in the one row of `store_probe`, so its commit
     /// must write pages as a real change does.
     case probe(at: Int64)
@@ -17,14 +19,14 @@ package indirect enum BufferedWrite: Sendable {
 
 extension BufferedWrite {
     /// Whether committing this write can change an answer the read caches keep: only a reading
-    /// does (the sensor records). Log lines, dead letters, delivery marks and probes are read by
+    /// does (the sensor records). Log lines, dead letters, a bridge's queue, delivery marks and probes are read by
     /// no cached query, so a batch of them leaves the caches as they are; emptying them after
     /// every batch made each log line's device lookup a database read.
     package var changesCachedReads: Bool {
         switch self {
         case .reading: true
         case let .marked(inner, _): inner.changesCachedReads
-        case .deadLetter, .deviceLog, .probe: false
+        case .deadLetter, .deviceLog, .forward, .probe: false
         }
     }
 }

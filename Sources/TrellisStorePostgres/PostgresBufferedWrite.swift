@@ -98,6 +98,12 @@ enum PostgresBufferedWrite {
                 device: device, at: at, type: type, message: message,
                 on: connection, logger: logger)
             deviceLogLimits[device] = limit
+        case let .forward(bridge, rule, topic, payload, qos, retain, at):
+            try await connection.query(
+                """
+                INSERT INTO bridge_queue (bridge, rule, topic, payload, qos, retain, stored_at)
+                VALUES (\(bridge), \(rule), \(topic), \(Data(payload)), \(Int32(qos)), \(retain), \(at))
+                """, logger: logger)
         case let .probe(at):
             // 4 KiB of fresh bytes per relay, so the probe's commit writes as a real change does.
             try await connection.query(

@@ -3,23 +3,10 @@ import PostgresNIO
 import TrellisCore
 import TrellisStore
 
-/// ``BridgeStore`` over PostgreSQL: one table, its rows in the order of their ids. In a share group
-/// every relay queues here, and the relay holding the bridge's lease forwards (``StoreLeases``).
+/// ``BridgeStore`` over PostgreSQL: one table, its rows in the order of their ids (kept by the
+/// write-behind, ``PostgresBufferedWrite``). In a share group every relay queues here, and the
+/// relay holding the bridge's lease forwards (``StoreLeases``).
 extension PostgresStore {
-    public func enqueueForward(
-        bridge: String, rule: String, topic: String, payload: [UInt8], qos: Int, retain: Bool, at time: Date
-    ) async throws {
-        let logger = self.logger
-        let at = ISO8601Time.milliseconds(time)
-        try await write("enqueueForward(bridge: \(bridge), topic: \(topic))") { connection in
-            _ = try await connection.query(
-                """
-                INSERT INTO bridge_queue (bridge, rule, topic, payload, qos, retain, stored_at)
-                VALUES (\(bridge), \(rule), \(topic), \(Data(payload)), \(Int32(qos)), \(retain), \(at))
-                """, logger: logger)
-        }
-    }
-
     public func forwards(bridge: String, after id: Int64, limit: Int) async throws -> [ForwardWindow.Message] {
         let logger = self.logger
         return try await read("forwards(bridge: \(bridge), after: \(id))") { connection in

@@ -3,20 +3,14 @@ import GRDB
 import TrellisCore
 import TrellisStore
 
-/// ``BridgeStore`` over SQLite: one table, its rows in the order they were kept.
+/// ``BridgeStore`` over SQLite: one table, its rows in the order they were kept (written behind,
+/// ``BufferedCommitsStore/enqueueForward(bridge:rule:topic:payload:qos:retain:at:)``).
 extension SQLiteStore {
-    public func enqueueForward(
-        bridge: String, rule: String, topic: String, payload: [UInt8], qos: Int, retain: Bool, at time: Date
-    ) async throws {
-        try await write("enqueueForward(bridge: \(bridge), topic: \(topic))") { db in
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO bridge_queue (bridge, rule, topic, payload, qos, retain, stored_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """
-            ).execute(arguments: [bridge, rule, topic, Data(payload), qos, retain, ISO8601Time.milliseconds(time)])
-        }
-    }
+    /// A message kept in a bridge's queue, in a batch of the write-behind.
+    static let insertForwardSQL = """
+        INSERT INTO bridge_queue (bridge, rule, topic, payload, qos, retain, stored_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?)
+        """
 
     public func forwards(bridge: String, after id: Int64, limit: Int) async throws -> [ForwardWindow.Message] {
         try await read("forwards(bridge: \(bridge), after: \(id))") { db in

@@ -87,6 +87,9 @@ extension BufferedWrite {
         case let .deviceLog(device, at, type, message, limit):
             try DeviceLogSQL.append(device: device, at: at, type: type, message: message, in: db)
             trims.deviceLogLimits[device] = limit
+        case let .forward(bridge, rule, topic, payload, qos, retain, at):
+            try db.cachedStatement(sql: SQLiteStore.insertForwardSQL)
+                .execute(arguments: [bridge, rule, topic, Data(payload), qos, retain, at])
         case let .probe(at):
             try db.cachedStatement(sql: probeSQL).execute(arguments: [at])
         case let .marked(inner, mark):

@@ -29,6 +29,7 @@ struct BridgeQueueBoundsTests {
                     payload: Array(repeating: 7, count: 100), qos: 1,
                     retain: false, at: Date())
             }
+            try await store.flush()
             let log = CapturedLog()
             let forwarder = try BridgeForwarder(
                 bridge: bridge, store: store, owner: "r", group: nil, logger: log.logger)

@@ -21,6 +21,8 @@ struct BridgeStoreTests {
             }
             try await store.enqueueForward(
                 bridge: "other", rule: "site/#", topic: "x", payload: [], qos: 1, retain: false, at: Date())
+            // Written behind: read once committed.
+            try await store.flush()
             let first = try await store.forwards(bridge: "cloud", after: 0, limit: 3)
             #expect(first.map(\.topic) == ["site/s1", "site/s2", "site/s3"])
             #expect(first.map(\.payload) == [[1, 0, 0xFF], [2, 0, 0xFF], [3, 0, 0xFF]])
@@ -49,6 +51,7 @@ struct BridgeStoreTests {
                 payload: Array(repeating: UInt8(index), count: 100), qos: 1,
                 retain: false, at: start.addingTimeInterval(Double(index) * 60))
         }
+        try await store.flush()
         return start
     }
 
@@ -61,6 +64,7 @@ struct BridgeStoreTests {
             try await store.enqueueForward(
                 bridge: "other", rule: "site/#", topic: "old", payload: [1], qos: 1, retain: false,
                 at: start.addingTimeInterval(-3600))
+            try await store.flush()
             // Within both bounds: nothing goes.
             let half = QueuedForwards(messages: 5, bytes: 500)
             #expect(
@@ -149,6 +153,7 @@ struct BridgeStoreTests {
                 bridge: "cloud", rule: index % 2 == 0 ? "a/#" : "b/#", topic: "t/\(index)", payload: [UInt8(index)],
                 qos: index % 2, retain: index == 3, at: Date(timeIntervalSince1970: 1_800_000_000 + Double(index)))
         }
+        try await source.flush()
         let kept = try await source.forwards(bridge: "cloud", after: 0, limit: 10)
         try await source.deleteForwards(bridge: "cloud", ids: [kept[0].id])
         let waiting = Array(kept.dropFirst())
@@ -164,6 +169,7 @@ struct BridgeStoreTests {
                     == ["a/#": QueuedForwards(messages: 1, bytes: 1), "b/#": QueuedForwards(messages: 2, bytes: 2)])
             try await target.enqueueForward(
                 bridge: "cloud", rule: "a/#", topic: "t/4", payload: [4], qos: 1, retain: false, at: Date())
+            try await target.flush()
             let next = try await target.forwards(bridge: "cloud", after: try #require(waiting.last?.id), limit: 10)
             #expect(next.map(\.topic) == ["t/4"])
         }
