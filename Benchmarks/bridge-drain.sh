@@ -4,12 +4,16 @@
 # MESSAGES QoS 1 messages of 100 bytes are published locally on sensors/<n> (they wait in the bridge's queue), then
 # started: the time until a subscriber upstream has every one is the drain; messages a second is the throughput.
 # For Trellis, plant requests are timed one at a time (mosquitto_rr) while idle and while the backlog drains.
-# Prints both contenders' drain times, the throughput ratio, and the plant request p50 idle and during the drain.
-# WINDOW sets the Trellis bridge's `window` (64). Release build expected:
+# Before the backlog, with the uplink up, LIVE messages (MESSAGES / 5) are published locally and timed until the
+# upstream subscriber has every one: the forwarding throughput with the uplink up, also for the publisher alone
+# (to the local broker with no bridge, the rate the others cannot beat).
+# Prints both contenders' live and drain times, the throughput ratios, and the plant request p50 idle and during the
+# drain. WINDOW sets the Trellis bridge's `window` (64). Release build expected:
 #   swift build -c release --static-swift-stdlib --product trellis && Benchmarks/bridge-drain.sh [MESSAGES] [REQUESTS]
 set -euo pipefail
 messages=${1:-100000}
 requests=${2:-300}
+live=${LIVE:-$(( messages / 5 ))}
 trellis=${TRELLIS:-$(swift build -c release --show-bin-path)/trellis}
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
@@ -28,14 +32,15 @@ broker() {
 }
 stop_broker() { kill "$(cat "$work/$1/pid")"; wait "$(cat "$work/$1/pid")" 2>/dev/null || true; }
 
-# Publishes the backlog locally on port $1: $messages messages, as fast as the local broker acknowledges them
+# Publishes the backlog locally on port $1: $2 messages (or $messages) on $3 (or sensors/bench), as fast as the local
+# broker acknowledges them
 # (paho-mqtt from the fault matrix's environment, 100 in flight; mosquitto_pub -l gives up what it has not sent at
 # the end of its input).
 publish() {
-    "$python" - "$1" "$messages" <<'EOF'
+    "$python" - "$1" "${2:-$messages}" "${3:-sensors/bench}" <<'EOF'
 import sys
 import paho.mqtt.client as mqtt
-port, count = int(sys.argv[1]), int(sys.argv[2])
+port, count, topic = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="bench-publisher")
 client.max_inflight_messages_set(100)
 client.connect("127.0.0.1", port)
@@ -43,7 +48,7 @@ client.loop_start()
 pending = []
 for i in range(count):
     while True:
-        info = client.publish("sensors/bench", f"{i:010d}".encode() + b"x" * 90, qos=1)
+        info = client.publish(topic, f"{i:010d}".encode() + b"x" * 90, qos=1)
         if info.rc == mqtt.MQTT_ERR_SUCCESS:
             break
         pending.pop(0).wait_for_publish(60) if pending else client.reconnect()
@@ -77,6 +82,20 @@ drain() {
     echo $(( $(now_ms) - start ))
 }
 
+# Publishes $live messages locally on port $1 and prints the milliseconds until a subscriber on port $2 has every
+# one on $3 (site/home1/sensors/live: with the upstream broker's port, through a bridge). Its persistent session is
+# made first, so nothing published before it reads is lost to it.
+forward_live() {
+    local start sub topic=${3:-site/home1/sensors/live}
+    mosquitto_sub -h 127.0.0.1 -p "$2" -q 1 -c -i live-checker -t "$topic" -E
+    start=$(now_ms)
+    mosquitto_sub -h 127.0.0.1 -p "$2" -q 1 -c -i live-checker -t "$topic" -C "$live" -W 600 > /dev/null &
+    sub=$!
+    publish "$1" "$live" sensors/live
+    wait "$sub"
+    echo $(( $(now_ms) - start ))
+}
+
 ask() {
     local start end
     start=$(date +%s%N)
@@ -86,6 +105,12 @@ ask() {
     echo $(( (end - start) / 1000 ))
 }
 p50() { sort -n | awk '{ v[NR] = $1 } END { printf "%.2f", NR ? v[int(NR*0.5)+1]/1000 : 0 }'; }
+
+# The publisher alone: a broker without a bridge, the subscriber on it.
+plain=$(free_port)
+broker plain "$plain" </dev/null
+plain_ms=$(forward_live "$plain" "$plain" sensors/live)
+stop_broker plain
 
 # Mosquitto's bridge: the local broker queues the backlog in its own session for the bridge.
 up=$(free_port); local_port=$(free_port)
@@ -98,6 +123,7 @@ cleansession false
 restart_timeout 1
 EOF
 until grep -q "Connecting bridge" "$work/mosquitto-local/log"; do sleep 0.1; done
+mosquitto_live_ms=$(forward_live "$local_port" "$up")
 stop_broker mosquitto-upstream
 upstream_down "$up" mosquitto-upstream
 publish "$local_port"
@@ -107,7 +133,7 @@ stop_broker mosquitto-upstream; stop_broker mosquitto-local
 
 # Trellis's bridge: the backlog waits in its state.
 up=$(free_port); local_port=$(free_port)
-upstream_down "$up" trellis-upstream
+broker trellis-upstream "$up" </dev/null
 broker trellis-local "$local_port" </dev/null
 printf 'bridges:\n  cloud:\n    url: mqtt://127.0.0.1:%s\n    window: %s\n    out:\n      - topic: "sensors/#"\n        prefix: "site/home1/"\n        qos: 1\n' \
     "$up" "${WINDOW:-64}" > "$work/trellis.yaml"
@@ -115,6 +141,9 @@ printf 'bridges:\n  cloud:\n    url: mqtt://127.0.0.1:%s\n    window: %s\n    ou
     --spam-limit 1000000 >"$work/trellis.log" 2>&1 &
 until grep -q "connected to the broker" "$work/trellis.log"; do sleep 0.05; done
 idle=$(for i in $(seq 1 "$requests"); do ask "$local_port" "$i"; done | p50)
+trellis_live_ms=$(forward_live "$local_port" "$up")
+stop_broker trellis-upstream
+upstream_down "$up" trellis-upstream
 publish "$local_port"
 queued() {
     "$trellis" bridge status --json --config "$work/trellis.yaml" --state "$work/state" 2>/dev/null \
@@ -128,7 +157,14 @@ wait "$asking"
 trellis_got=$(wc -l < "$work/trellis-upstream/received")
 stop_broker trellis-upstream
 
-echo "messages:                $messages of 100 bytes, QoS 1"
+rate() { echo $(( $1 * 1000 / ($2 + 1) )); }
+echo "uplink up:               $live messages of 100 bytes, QoS 1, published and received"
+echo "  the publisher alone:   $plain_ms ms ($(rate "$live" "$plain_ms") msg/s, no bridge)"
+echo "  Mosquitto's bridge:    $mosquitto_live_ms ms ($(rate "$live" "$mosquitto_live_ms") msg/s)"
+echo "  Trellis's bridge:      $trellis_live_ms ms ($(rate "$live" "$trellis_live_ms") msg/s)"
+awk -v t="$trellis_live_ms" -v m="$mosquitto_live_ms" \
+    'BEGIN { printf "  throughput, Trellis / Mosquitto: %.2f\n", m / t }'
+echo "backlog:                 $messages of 100 bytes, QoS 1"
 echo "Mosquitto's bridge:      $mosquitto_got received in $mosquitto_ms ms ($(( mosquitto_got * 1000 / (mosquitto_ms + 1) )) msg/s)"
 echo "Trellis's bridge:        $trellis_got received in $trellis_ms ms ($(( trellis_got * 1000 / (trellis_ms + 1) )) msg/s)"
 awk -v t="$trellis_ms" -v m="$mosquitto_ms" 'BEGIN { printf "throughput, Trellis / Mosquitto: %.2f\n", m / t }'
