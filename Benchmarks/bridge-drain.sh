@@ -11,6 +11,8 @@
 # drain. WINDOW sets the Trellis bridge's `window` (64). Release build expected:
 #   swift build -c release --static-swift-stdlib --product trellis && Benchmarks/bridge-drain.sh [MESSAGES] [REQUESTS]
 set -euo pipefail
+# A failure inside $(…) (a subscriber that timed out) stops the script rather than printing a time.
+shopt -s inherit_errexit
 messages=${1:-100000}
 requests=${2:-300}
 live=${LIVE:-$(( messages / 5 ))}
@@ -149,7 +151,12 @@ queued() {
     "$trellis" bridge status --json --config "$work/trellis.yaml" --state "$work/state" 2>/dev/null \
         | python3 -c 'import json, sys; print(json.loads(sys.stdin.readline())["queued"])'
 }
-until [ "$(queued)" = "$messages" ]; do sleep 0.2; done
+waited=0
+until [ "$(queued)" = "$messages" ]; do
+    waited=$((waited + 1))
+    [ "$waited" -lt 1500 ] || { echo "bridge-drain.sh: the queue did not reach $messages within 300 s" >&2; exit 1; }
+    sleep 0.2
+done
 ( for i in $(seq 1 "$requests"); do ask "$local_port" "d$i"; done > "$work/during" ) &
 asking=$!
 trellis_ms=$(drain "$up" trellis-upstream)

@@ -7,17 +7,15 @@ import TrellisCore
 /// sends again what it had none for, each under the id the message had the first time.
 ///
 /// A receiver reads the newest ids when its turn starts and records each message once the local
-/// broker has acknowledged it, before acknowledging it upstream; only the newest `keep` of each
-/// bridge are kept, as many as a receiver remembers in memory.
+/// broker has acknowledged it. A record is written behind and not waited for: it only spares a
+/// copy, so one lost to a crash lets a copy pass (at least once), never loses a message, and the
+/// receiver does not wait for a commit per message.
 public protocol BridgeCarriedStore: Sendable {
-    /// Records that `bridge` carried in the message `id`, and forgets that bridge's oldest ids past
-    /// the newest `keep` (now and then, not on every call: the forgetting reads `keep` rows).
-    func recordCarriedIn(bridge: String, id: BridgeMessageID, keep: Int) async throws
+    /// Records, written behind, that `bridge` carried in the message `id`; with `keep`, also forgets
+    /// that bridge's ids older than its newest `keep` (reading `keep` rows: asked now and then, not
+    /// on every record).
+    func recordCarriedIn(bridge: String, id: BridgeMessageID, forgettingPast keep: Int?) async throws
 
     /// The newest `limit` ids `bridge` carried in, oldest first.
     func carriedIn(bridge: String, limit: Int) async throws -> [BridgeMessageID]
 }
-
-/// How often ``BridgeCarriedStore/recordCarriedIn(bridge:id:keep:)`` forgets: when the row it adds
-/// has an id divisible by this, so a bridge keeps between `keep` and `keep` + this many ids.
-package let bridgeCarriedPruneEvery: Int64 = 256

@@ -23,13 +23,18 @@ public protocol BridgeStore: Sendable {
     /// How many messages of `bridge` wait, and their bytes, by the rule that kept them.
     func forwardBacklogByRule(bridge: String) async throws -> [String: QueuedForwards]
 
+    /// The identity of this state, made at random when it was created and never changed: part of
+    /// the origin of the ids its bridges give (``BridgeMessageID``), so that a relay on a new
+    /// state, whose queues number from 1 again, sends ids no receiver has seen.
+    func stateIdentity() async throws -> String
+
     /// When the oldest message of `bridge` that waits was kept; nil when none waits.
     func oldestForward(bridge: String) async throws -> Date?
 
     /// Holds the queue of `bridge` to its bounds, oldest first, in one transaction: drops the
     /// messages kept before `storedBefore`, then the oldest until the payloads left take at most
-    /// `maxBytes`. The messages `spared` (those the forwarder has read and will send) stay and are
-    /// not counted as dropped; their bytes count towards the bound. Returns what each bound dropped
+    /// `maxBytes`. The messages `spared` (those the forwarder has read and will send) stay past both
+    /// bounds and are not counted as dropped. Returns what each bound dropped
     /// and what is left.
     func trimForwards(bridge: String, maxBytes: Int, storedBefore: Date, sparing spared: [Int64]) async throws
         -> ForwardTrim

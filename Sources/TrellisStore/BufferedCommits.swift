@@ -98,8 +98,9 @@ package final class BufferedCommits: Sendable {
     /// ``RetryPolicy``'s wait for as long as it lasts, so the message being handled waits,
     /// unacknowledged, with reading paused, and is answered once the store is back; ``health``
     /// logs the outage once and the recovery once. Other failures, a closing store and
-    /// ``stopWaiting()`` end it with the failure; a cancelled task ends it unreported (a stop says
-    /// nothing about the store, and an error logged at every shutdown would teach operators to ignore it).
+    /// ``stopWaiting()`` end it with the failure; a cancelled task's cancellation ends it unreported (a
+    /// stop says nothing about the store, and an error logged at every shutdown would teach operators
+    /// to ignore it).
     ///
     /// Writes report every outcome (`reportsEveryOutcome`); a read reports only a failure that
     /// passes and its own recovery, so a read that succeeds while writes fail (a full disk)
@@ -124,7 +125,7 @@ package final class BufferedCommits: Sendable {
                 return result
             } catch {
                 // Cut short by its caller (a stop): no news about the store, and not a failure to report.
-                if Task.isCancelled { throw error }
+                if Task.isCancelled, Self.isCancellation(error) { throw error }
                 let transient = (error as? StoreError)?.isTransient ?? false
                 let waits = transient && waitsOutOutages
                 if reportsEveryOutcome || transient {
@@ -135,6 +136,11 @@ package final class BufferedCommits: Sendable {
                 try? await Task.sleep(for: retry.delay(afterFailures: failures))
             }
         }
+    }
+
+    /// Whether `error` is a cancellation, as thrown or wrapped by the store.
+    static func isCancellation(_ error: any Error) -> Bool {
+        error is CancellationError || (error as? StoreError)?.underlying is CancellationError
     }
 
     /// Marks the store closed. True for the one call that closed it; later calls get false.

@@ -5,8 +5,8 @@ import TrellisCore
 ///
 /// Everything that follows from the write-behind buffer alone is written here once for every
 /// backend: the commit positions and waiting of ``StoreLifecycle``, the write status and probe,
-/// and the four changes that are only ever written behind (a sensor reading, a device log line,
-/// a dead letter, a message kept for a bridge). A backend gives its `commits` and the reads and direct writes of its own SQL;
+/// and the changes that are only ever written behind (a sensor reading, a device log line, a dead
+/// letter, a message kept for a bridge, the id of one carried in). A backend gives its `commits` and the reads and direct writes of its own SQL;
 /// that the SQLite and the PostgreSQL store queue the same changes the same way then holds by
 /// construction, not by two copies kept alike.
 package protocol BufferedCommitsStore: Sendable {
@@ -78,6 +78,13 @@ extension BufferedCommitsStore {
             .forward(
                 bridge: bridge, rule: rule, topic: topic, payload: payload, qos: qos, retain: retain,
                 at: time.storeMilliseconds))
+    }
+
+    public func recordCarriedIn(bridge: String, id: BridgeMessageID, forgettingPast keep: Int?) async throws {
+        try await enqueue(
+            "recordCarriedIn(bridge: \(bridge))",
+            .carriedIn(
+                bridge: bridge, origin: id.origin, sequence: id.sequence, forgettingPast: keep.map { max(0, $0) }))
     }
 
     public func recordDeadLetter(reason: String, topic: String, payload: [UInt8], at: Date, client: String, quota: Int)

@@ -12,6 +12,9 @@ package indirect enum BufferedWrite: Sendable {
     case deviceLog(device: String, at: Int64, type: String, message: String, limit: Int)
     /// A message an `out` rule of `bridge` took, kept in its queue under its upstream topic.
     case forward(bridge: String, rule: String, topic: String, payload: [UInt8], qos: Int, retain: Bool, at: Int64)
+    /// The id of a message a receiver of `bridge` carried in; with `forgettingPast`, the bridge's
+    /// ids older than its newest that many are deleted after it.
+    case carriedIn(bridge: String, origin: String, sequence: Int64, forgettingPast: Int?)
     /// A health probe: 4 KiB of fresh random bytes in the one row of `store_probe`, so its commit
     /// must write pages as a real change does.
     case probe(at: Int64)
@@ -19,14 +22,14 @@ package indirect enum BufferedWrite: Sendable {
 
 extension BufferedWrite {
     /// Whether committing this write can change an answer the read caches keep: only a reading
-    /// does (the sensor records). Log lines, dead letters, a bridge's queue, delivery marks and probes are read by
+    /// does (the sensor records). Log lines, dead letters, a bridge's queue and ids, delivery marks and probes are read by
     /// no cached query, so a batch of them leaves the caches as they are; emptying them after
     /// every batch made each log line's device lookup a database read.
     package var changesCachedReads: Bool {
         switch self {
         case .reading: true
         case let .marked(inner, _): inner.changesCachedReads
-        case .deadLetter, .deviceLog, .forward, .probe: false
+        case .deadLetter, .deviceLog, .forward, .carriedIn, .probe: false
         }
     }
 }

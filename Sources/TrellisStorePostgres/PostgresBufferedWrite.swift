@@ -104,6 +104,10 @@ enum PostgresBufferedWrite {
                 INSERT INTO bridge_queue (bridge, rule, topic, payload, qos, retain, stored_at)
                 VALUES (\(bridge), \(rule), \(topic), \(Data(payload)), \(Int32(qos)), \(retain), \(at))
                 """, logger: logger)
+        case let .carriedIn(bridge, origin, sequence, keep):
+            try await PostgresStore.recordCarriedIn(
+                bridge: bridge, origin: origin, sequence: sequence, forgettingPast: keep, on: connection,
+                logger: logger)
         case let .probe(at):
             // 4 KiB of fresh bytes per relay, so the probe's commit writes as a real change does.
             try await connection.query(

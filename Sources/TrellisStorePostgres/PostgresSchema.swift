@@ -35,7 +35,8 @@ enum PostgresSchema {
             ]
         ),
         ("bridge-queue-rule", PostgresStore.bridgeQueueRule),
-        ("bridge-carried", PostgresStore.bridgeCarried)
+        ("bridge-carried", PostgresStore.bridgeCarried),
+        ("state-identity", PostgresStore.stateIdentity)
     ]
 
     /// The statements of a script whose statements each end with `;` and a line break. (The

@@ -35,6 +35,18 @@ extension PostgresStore {
         }
     }
 
+    public func stateIdentity() async throws -> String {
+        let logger = self.logger
+        return try await read("stateIdentity()") { connection in
+            for try await id in (try await connection.query("SELECT id FROM state_identity", logger: logger))
+                .decode(String.self)
+            {
+                return id
+            }
+            return ""
+        }
+    }
+
     public func oldestForward(bridge: String) async throws -> Date? {
         let logger = self.logger
         return try await read("oldestForward(bridge: \(bridge))") { connection in
@@ -124,6 +136,12 @@ extension PostgresStore {
             stored_at bigint NOT NULL)
         """,
         "CREATE INDEX bridge_queue_by_bridge ON bridge_queue(bridge, id)"
+    ]
+
+    /// The state's identity, as SQLite's: one random row made with the state.
+    static let stateIdentity = [
+        "CREATE TABLE state_identity (id text COLLATE \"C\" NOT NULL)",
+        "INSERT INTO state_identity (id) SELECT substr(md5(random()::text || clock_timestamp()::text), 1, 12)"
     ]
 
     /// The `out` rule that kept each message, as SQLite's.

@@ -1,33 +1,28 @@
 import Foundation
+import Logging
 import PostgresNIO
 import TrellisCore
 import TrellisStore
 
-/// ``BridgeCarriedStore`` over PostgreSQL: one table, as SQLite's. In a share group the relays take
-/// turns receiving (``StoreLeases``), and the one whose turn starts reads what the others recorded.
+/// ``BridgeCarriedStore`` over PostgreSQL: one table, as SQLite's, written behind
+/// (``PostgresBufferedWrite``). In a share group the relays take turns receiving (``StoreLeases``),
+/// and the one whose turn starts reads what the others recorded.
 extension PostgresStore {
-    public func recordCarriedIn(bridge: String, id: BridgeMessageID, keep: Int) async throws {
-        let logger = self.logger
-        try await write("recordCarriedIn(bridge: \(bridge))") { connection in
-            var added: Int64 = 0
-            for try await row
-                in (try await connection.query(
-                    """
-                    INSERT INTO bridge_carried (bridge, origin, sequence) VALUES (\(bridge), \(id.origin), \(id.sequence))
-                    RETURNING id
-                    """, logger: logger)).decode(Int64.self)
-            {
-                added = row
-            }
-            guard added % bridgeCarriedPruneEvery == 0 else { return }
-            // The newest `keep` of this bridge stay; the index on (bridge, id) walks just those.
-            _ = try await connection.query(
-                """
-                DELETE FROM bridge_carried WHERE bridge = \(bridge) AND id <= (
-                    SELECT id FROM bridge_carried WHERE bridge = \(bridge) ORDER BY id DESC
-                    LIMIT 1 OFFSET \(Int64(max(0, keep))))
-                """, logger: logger)
-        }
+    /// Records an id carried in, in a batch of the write-behind; forgets the bridge's ids past the
+    /// newest `keep` when asked (the index on (bridge, id) walks just those).
+    static func recordCarriedIn(
+        bridge: String, origin: String, sequence: Int64, forgettingPast keep: Int?, on connection: PostgresConnection,
+        logger: Logger
+    ) async throws {
+        _ = try await connection.query(
+            "INSERT INTO bridge_carried (bridge, origin, sequence) VALUES (\(bridge), \(origin), \(sequence))",
+            logger: logger)
+        guard let keep else { return }
+        _ = try await connection.query(
+            """
+            DELETE FROM bridge_carried WHERE bridge = \(bridge) AND id <= (
+                SELECT id FROM bridge_carried WHERE bridge = \(bridge) ORDER BY id DESC LIMIT 1 OFFSET \(Int64(keep)))
+            """, logger: logger)
     }
 
     public func carriedIn(bridge: String, limit: Int) async throws -> [BridgeMessageID] {

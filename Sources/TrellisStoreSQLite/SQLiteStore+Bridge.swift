@@ -98,6 +98,12 @@ extension SQLiteStore {
         return totals
     }
 
+    public func stateIdentity() async throws -> String {
+        try await read("stateIdentity()") { db in
+            try String.fetchOne(db, sql: "SELECT id FROM state_identity") ?? ""
+        }
+    }
+
     public func oldestForward(bridge: String) async throws -> Date? {
         try await read("oldestForward(bridge: \(bridge))") { db in
             try Int64.fetchOne(
@@ -123,6 +129,15 @@ extension StoreSchema {
                     payload BLOB NOT NULL, qos INTEGER NOT NULL, retain INTEGER NOT NULL, stored_at INTEGER NOT NULL
                 ) STRICT;
                 CREATE INDEX bridge_queue_by_bridge ON bridge_queue(bridge, id);
+                """)
+    }
+
+    /// The state's identity, one random row made with the state (``BridgeStore/stateIdentity()``).
+    static func createStateIdentity(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE state_identity (id TEXT NOT NULL) STRICT;
+                INSERT INTO state_identity (id) VALUES (lower(hex(randomblob(6))));
                 """)
     }
 

@@ -3,21 +3,25 @@ import GRDB
 import TrellisCore
 import TrellisStore
 
-/// ``BridgeCarriedStore`` over SQLite: one table, its rows in the order they were recorded.
+/// ``BridgeCarriedStore`` over SQLite: one table, its rows in the order they were recorded (written
+/// behind, ``BufferedCommitsStore/recordCarriedIn(bridge:id:forgettingPast:)``).
 extension SQLiteStore {
-    public func recordCarriedIn(bridge: String, id: BridgeMessageID, keep: Int) async throws {
-        try await write("recordCarriedIn(bridge: \(bridge))") { db in
-            try db.cachedStatement(
-                sql: "INSERT INTO bridge_carried (bridge, origin, sequence) VALUES (?, ?, ?)"
-            ).execute(arguments: [bridge, id.origin, id.sequence])
-            guard db.lastInsertedRowID % bridgeCarriedPruneEvery == 0 else { return }
-            // The newest `keep` of this bridge stay; the index on (bridge, id) walks just those.
-            try db.execute(
-                sql: """
-                    DELETE FROM bridge_carried WHERE bridge = ? AND id <= (
-                        SELECT id FROM bridge_carried WHERE bridge = ? ORDER BY id DESC LIMIT 1 OFFSET ?)
-                    """, arguments: [bridge, bridge, max(0, keep)])
-        }
+    /// Records an id carried in, in a batch of the write-behind; forgets the bridge's ids past the
+    /// newest `keep` when asked (the index on (bridge, id) walks just those).
+    static func recordCarriedIn(
+        bridge: String, origin: String, sequence: Int64, forgettingPast keep: Int?, in db: Database
+    )
+        throws
+    {
+        try db.cachedStatement(sql: "INSERT INTO bridge_carried (bridge, origin, sequence) VALUES (?, ?, ?)")
+            .execute(arguments: [bridge, origin, sequence])
+        guard let keep else { return }
+        try db.cachedStatement(
+            sql: """
+                DELETE FROM bridge_carried WHERE bridge = ? AND id <= (
+                    SELECT id FROM bridge_carried WHERE bridge = ? ORDER BY id DESC LIMIT 1 OFFSET ?)
+                """
+        ).execute(arguments: [bridge, bridge, keep])
     }
 
     public func carriedIn(bridge: String, limit: Int) async throws -> [BridgeMessageID] {

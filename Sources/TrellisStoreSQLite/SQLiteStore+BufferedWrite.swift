@@ -90,6 +90,9 @@ extension BufferedWrite {
         case let .forward(bridge, rule, topic, payload, qos, retain, at):
             try db.cachedStatement(sql: SQLiteStore.insertForwardSQL)
                 .execute(arguments: [bridge, rule, topic, Data(payload), qos, retain, at])
+        case let .carriedIn(bridge, origin, sequence, keep):
+            try SQLiteStore.recordCarriedIn(
+                bridge: bridge, origin: origin, sequence: sequence, forgettingPast: keep, in: db)
         case let .probe(at):
             try db.cachedStatement(sql: probeSQL).execute(arguments: [at])
         case let .marked(inner, mark):

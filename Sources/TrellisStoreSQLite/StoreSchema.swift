@@ -33,6 +33,7 @@ enum StoreSchema {
         }
         migrator.registerMigration("bridge-queue-rule", migrate: addBridgeQueueRule)
         migrator.registerMigration("bridge-carried", migrate: createBridgeCarried)
+        migrator.registerMigration("state-identity", migrate: createStateIdentity)
         return migrator
     }
 

@@ -100,7 +100,9 @@ struct BridgeShareGroupTests {
                         idOf[message.text ?? "", default: []].insert(id?.value ?? "none")
                     }
                     #expect(idOf.values.allSatisfy { $0.count == 1 }, "\(idOf.filter { $0.value.count > 1 })")
-                    #expect(idOf.values.allSatisfy { $0.first?.hasPrefix("g:cloud/") == true })
+                    // The group's name, the bridge and the one state they share.
+                    let origins = Set(idOf.values.compactMap { $0.first.flatMap(BridgeMessageID.init(text:))?.origin })
+                    #expect(origins.count == 1 && origins.first?.hasPrefix("g:cloud@") == true, "\(origins)")
                     // Sent again: at most what was in flight or not yet deleted, two windows of 64.
                     #expect(received.count <= Self.total + 128, "resent \(received.count - Self.total)")
                     #expect(await commands.received(on: "commands/lamp").count == 20, "a command carried twice")

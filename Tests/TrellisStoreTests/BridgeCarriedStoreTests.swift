@@ -5,22 +5,30 @@ import TrellisStore
 import TrellisStoreSQLite
 import TrellisTestSupport
 
-/// The ids a bridge's receiver carried in, on every store kind as one table: read back newest last,
-/// bridges apart, the oldest forgotten past the bound, kept across a reopening and in a state copy.
+/// The ids a bridge's receiver carried in, on every store kind as one table: written behind and
+/// read back newest last once committed, bridges apart, the oldest forgotten when asked, kept across
+/// a reopening and in a state copy.
 @Suite("Bridge: ids carried in, on every store")
 struct BridgeCarriedStoreTests {
     static func id(_ sequence: Int, from origin: String = "office:cloud") -> BridgeMessageID {
         BridgeMessageID(origin: origin, sequence: Int64(sequence))
     }
 
+    /// Records `sequences` for `bridge` and waits for the write-behind to commit them.
+    static func record(_ sequences: [Int], bridge: String = "cloud", in store: any TrellisStore) async throws {
+        for sequence in sequences {
+            try await store.recordCarriedIn(bridge: bridge, id: Self.id(sequence), forgettingPast: nil)
+        }
+        try await store.flush()
+    }
+
     @Test("recorded ids read back oldest first, the newest `limit`; each bridge's apart", arguments: StoreKind.allCases)
     func recorded(kind: StoreKind) async throws {
         try await withStore(kind) { store in
             #expect(try await store.carriedIn(bridge: "cloud", limit: 10) == [])
-            for sequence in [3, 1, 2] {
-                try await store.recordCarriedIn(bridge: "cloud", id: Self.id(sequence), keep: 10)
-            }
-            try await store.recordCarriedIn(bridge: "other", id: Self.id(9, from: "barn/r1:up"), keep: 10)
+            try await Self.record([3, 1, 2], in: store)
+            try await store.recordCarriedIn(bridge: "other", id: Self.id(9, from: "barn/r1:up"), forgettingPast: nil)
+            try await store.flush()
             #expect(try await store.carriedIn(bridge: "cloud", limit: 10) == [3, 1, 2].map { Self.id($0) })
             #expect(try await store.carriedIn(bridge: "cloud", limit: 2) == [1, 2].map { Self.id($0) })
             #expect(try await store.carriedIn(bridge: "other", limit: 10) == [Self.id(9, from: "barn/r1:up")])
@@ -28,20 +36,15 @@ struct BridgeCarriedStoreTests {
     }
 
     @Test(
-        "past `keep`, the oldest of a bridge are forgotten now and then; another bridge keeps its own",
+        "a record that forgets keeps the bridge's newest `keep` with itself; another bridge keeps its own",
         arguments: StoreKind.allCases)
-    func bounded(kind: StoreKind) async throws {
+    func forgetting(kind: StoreKind) async throws {
         try await withStore(kind) { store in
-            try await store.recordCarriedIn(bridge: "other", id: Self.id(0), keep: 10)
-            let count = Int(bridgeCarriedPruneEvery) * 2 + 10
-            for sequence in 1...count {
-                try await store.recordCarriedIn(bridge: "cloud", id: Self.id(sequence), keep: 10)
-            }
-            let kept = try await store.carriedIn(bridge: "cloud", limit: count)
-            // At most `keep` plus the rows recorded since the last forgetting; always the newest.
-            #expect(kept.count >= 10 && kept.count <= 10 + Int(bridgeCarriedPruneEvery), "\(kept.count)")
-            #expect(kept == ((count - kept.count + 1)...count).map { Self.id($0) })
-            #expect(kept.count < count, "nothing was forgotten")
+            try await Self.record([0], bridge: "other", in: store)
+            try await Self.record(Array(1...20), in: store)
+            try await store.recordCarriedIn(bridge: "cloud", id: Self.id(21), forgettingPast: 5)
+            try await store.flush()
+            #expect(try await store.carriedIn(bridge: "cloud", limit: 50) == (17...21).map { Self.id($0) })
             #expect(try await store.carriedIn(bridge: "other", limit: 10) == [Self.id(0)])
         }
     }
@@ -51,9 +54,7 @@ struct BridgeCarriedStoreTests {
         arguments: [StoreKind.directory, .postgres].filter(StoreKind.allCases.contains))
     func durable(kind: StoreKind) async throws {
         try await withStorePlace(kind) { open in
-            try await closing(try await open()) { store async throws in
-                try await store.recordCarriedIn(bridge: "cloud", id: Self.id(7), keep: 10)
-            }
+            try await closing(try await open()) { store async throws in try await Self.record([7], in: store) }
             try await closing(try await open()) { store async throws in
                 #expect(try await store.carriedIn(bridge: "cloud", limit: 10) == [Self.id(7)])
             }
@@ -63,13 +64,13 @@ struct BridgeCarriedStoreTests {
     @Test("a state copy carries the ids; the copy records after them", arguments: StoreKind.bothStores)
     func copied(kind: StoreKind) async throws {
         let source = try SQLiteStore.inMemory()
-        for sequence in 1...3 { try await source.recordCarriedIn(bridge: "cloud", id: Self.id(sequence), keep: 10) }
+        try await Self.record([1, 2, 3], in: source)
         let dump = try await source.exportState()
         try await source.close()
         try await withStore(kind) { target in
             let importing = try #require(target as? any StateImporting)
             try await importing.importState(dump, replacing: false)
-            try await target.recordCarriedIn(bridge: "cloud", id: Self.id(4), keep: 10)
+            try await Self.record([4], in: target)
             #expect(try await target.carriedIn(bridge: "cloud", limit: 10) == (1...4).map { Self.id($0) })
         }
     }

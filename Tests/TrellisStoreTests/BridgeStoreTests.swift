@@ -100,7 +100,7 @@ struct BridgeStoreTests {
     }
 
     @Test(
-        "messages the forwarder holds are spared by both bounds and not counted; their bytes count towards the bound",
+        "messages the forwarder holds are spared by both bounds, kept past them and not counted",
         arguments: StoreKind.allCases)
     func spared(kind: StoreKind) async throws {
         try await withStore(kind) { store in
@@ -140,6 +140,19 @@ struct BridgeStoreTests {
                     try await store.forwards(bridge: "cloud", after: 0, limit: 5).map(\.payload) == [Array("kept".utf8)]
                 )
             }
+        }
+    }
+
+    @Test(
+        "the state's identity: the same on reopening, another for another state",
+        arguments: [StoreKind.directory, .postgres].filter(StoreKind.allCases.contains))
+    func identity(kind: StoreKind) async throws {
+        try await withStorePlace(kind) { open in
+            let first = try await closing(try await open()) { store async throws in try await store.stateIdentity() }
+            let again = try await closing(try await open()) { store async throws in try await store.stateIdentity() }
+            #expect(first.count == 12 && first == again, "\(first), \(again)")
+            let other = try await withStore(kind) { other async throws in try await other.stateIdentity() }
+            #expect(other.count == 12 && other != first)
         }
     }
 

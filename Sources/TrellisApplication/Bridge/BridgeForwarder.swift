@@ -19,8 +19,8 @@ package final class BridgeForwarder: Service, Sendable {
     let link: UpstreamLink
     let logger: Logger
     let counters: BridgeCounters
-    /// The origin of the ids this bridge's messages carry (``BridgeMessageID``).
-    let origin: String
+    /// The relay's client id or its share group's name, which the origin of the ids starts with.
+    let owner: String
     /// How often an idle forwarder looks for new messages in the store.
     static let idlePoll: Duration = .milliseconds(100)
     /// How often the queue is held to its bounds (``BridgeSettings/maxBytes``, ``BridgeSettings/maxAge``).
@@ -36,7 +36,7 @@ package final class BridgeForwarder: Service, Sendable {
         self.store = store
         self.logger = logger
         counters = BridgeCounters(bridge: bridge.name, rules: bridge.outRules.map(\.filter.text))
-        origin = BridgeMessageID.origin(relay: owner, bridge: bridge.name)
+        self.owner = owner
         link = try UpstreamLink(turns: BridgeTurns(bridge: bridge.name, direction: "out", group: group, store: store)) {
             try .upstream(of: bridge, owner: owner, role: "", logger: logger)
         }
@@ -44,13 +44,36 @@ package final class BridgeForwarder: Service, Sendable {
 
     package func run() async throws {
         await cancelWhenGracefulShutdown {
+            guard let origin = await self.origin() else { return }
             await self.link.run(logger: self.logger) { client in
                 self.logger.info(
                     "forwarding to the upstream broker",
                     metadata: ["bridge": "\(self.bridge.name)", "upstream": "\(self.bridge.url)"])
-                await self.forward(through: client)
+                await self.forward(through: client, origin: origin)
             }
         }
+    }
+
+    /// The origin of the ids this bridge's messages carry (``BridgeMessageID``), with the state's
+    /// identity read from the store, tried again each second while it cannot be read (nothing can be
+    /// forwarded then either); nil once cancelled.
+    private func origin() async -> String? {
+        var warned = false
+        while !Task.isCancelled {
+            do {
+                let state = try await store.stateIdentity()
+                return BridgeMessageID.origin(relay: owner, bridge: bridge.name, state: state)
+            } catch {
+                if !warned {
+                    logger.warning(
+                        "could not read the state's identity; forwarding waits for the store: \(error)",
+                        metadata: ["bridge": "\(bridge.name)"])
+                    warned = true
+                }
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+        return nil
     }
 
     /// What ends a wait of the forwarder.
@@ -66,7 +89,7 @@ package final class BridgeForwarder: Service, Sendable {
     /// callbacks from the client's network thread into one stream, which the loop drains: a task
     /// waiting for each message would cost a task switch per message (at a backlog's pace, most of
     /// the forwarder's time).
-    private func forward(through client: MQTTClient) async {
+    private func forward(through client: MQTTClient, origin: String) async {
         var window = ForwardWindow(limit: bridge.window)
         var trimmed = ContinuousClock.now - Self.trimInterval
         let (events, sink) = AsyncStream.makeStream(of: Event.self)
@@ -86,7 +109,7 @@ package final class BridgeForwarder: Service, Sendable {
                             "could not read the bridge's queue: \(error)", metadata: ["bridge": "\(bridge.name)"])
                     }
                 case let .publish(message, _):
-                    switch await publish(message, through: client) {
+                    switch await publish(message, through: client, origin: origin) {
                     case nil:
                         break turn
                     case let .failure(refusal)?:
@@ -104,8 +127,7 @@ package final class BridgeForwarder: Service, Sendable {
                         }
                     }
                 case let .delete(ids):
-                    await delete(ids)
-                    window.deleted(ids)
+                    if await delete(ids) { window.deleted(ids) } else { window.deleteFailed(ids) }
                 }
             }
             // One timer at a time: the store is looked at again each poll, acknowledgements or not.
@@ -127,8 +149,7 @@ package final class BridgeForwarder: Service, Sendable {
                     trimmed = ContinuousClock.now
                     // What was acknowledged leaves first, so that the trim counts none of it as dropped.
                     for case let .delete(ids) in pending {
-                        await delete(ids)
-                        window.deleted(ids)
+                        if await delete(ids) { window.deleted(ids) } else { window.deleteFailed(ids) }
                     }
                     pending.removeAll { if case .delete = $0 { true } else { false } }
                     await trim(sparing: window.heldIDs)
@@ -155,17 +176,20 @@ package final class BridgeForwarder: Service, Sendable {
         let acknowledged = (pending + window.stop()).flatMap { action -> [Int64] in
             if case let .delete(ids) = action { ids } else { [] }
         }
-        if !acknowledged.isEmpty { await Task { await self.delete(acknowledged) }.value }
+        if !acknowledged.isEmpty { _ = await Task { await self.delete(acknowledged) }.value }
     }
 
-    /// Deletes what the upstream broker acknowledged; a failure is logged, and the messages go
-    /// again (at least once).
-    private func delete(_ ids: [Int64]) async {
+    /// Deletes what the upstream broker acknowledged. False when it failed (logged): the window
+    /// tries again with its next batch, and at the turn's end the messages go again next turn (at
+    /// least once).
+    private func delete(_ ids: [Int64]) async -> Bool {
         do {
             try await store.deleteForwards(bridge: bridge.name, ids: ids)
             counters.forwarded(ids.count)
+            return true
         } catch {
             logger.warning("could not delete forwarded messages: \(error)", metadata: ["bridge": "\(bridge.name)"])
+            return false
         }
     }
 
@@ -208,7 +232,7 @@ package final class BridgeForwarder: Service, Sendable {
     /// QoS 0 message while the link is down); a message that can never go (too large, a topic the
     /// client refuses) comes back as a failure; nil once cancelled.
     private func publish(
-        _ message: ForwardWindow.Message, through client: MQTTClient
+        _ message: ForwardWindow.Message, through client: MQTTClient, origin: String
     ) async -> Result<MQTTClient.Acknowledgement, MQTTError>? {
         while !Task.isCancelled {
             do {

@@ -12,10 +12,12 @@ import TrellisStore
 /// relay's own connection, and acknowledged upstream only once the local broker has acknowledged it.
 /// Nothing is kept in between: until the local acknowledgement, the upstream broker holds the
 /// message and sends it again after a lost connection or a restart (at least once). Only its id
-/// is kept, recorded in the store once the local broker has the message and before the upstream
-/// one is told, so that a copy (sent again by either broker or by the sending Trellis) is dropped
-/// also after a restart, or in another relay's turn; a copy passes only when Trellis stopped
-/// between the local acknowledgement and the record.
+/// is kept, recorded in the store (written behind) once the local broker has the message, so that
+/// a copy (sent again by either broker or by the sending Trellis) is dropped also after a restart,
+/// or in another relay's turn. A copy passes when Trellis is killed before the record is committed,
+/// when a stop outlasts the wait for the local answer to a message sent, when the ids cannot be
+/// read as a turn starts, and in a share group when a turn starts before the last turn's records
+/// are committed: at least once, as MQTT's QoS 1 is.
 ///
 /// The relay subscribes with No Local, so what it carries in never reaches its own routes: a message
 /// brought in cannot go back out by an `out` rule, nor be taken by Trellis for a request.
@@ -73,13 +75,17 @@ package final class BridgeReceiver: Service, Sendable {
             "carrying messages in from the upstream broker",
             metadata: ["bridge": "\(bridge.name)", "upstream": "\(bridge.url)"])
         var seen = await remembered()
+        var recorded = 0
         for await message in client.messages {
             let arrival = seen.arrival(of: message.properties.userProperties, relay: owner)
             if arrival == .carry {
                 // Stopping before the local broker has it: left unacknowledged, so the upstream
                 // broker sends it again to the next session.
                 guard await carry(message) else { break }
-                if let id = BridgeMessageID(properties: message.properties.userProperties) { await record(id) }
+                if let id = BridgeMessageID(properties: message.properties.userProperties) {
+                    recorded += 1
+                    await record(id, forgetting: recorded % Self.forgetEvery == 0)
+                }
             } else {
                 counters.dropped(arrival)
                 logger.debug(
@@ -104,20 +110,21 @@ package final class BridgeReceiver: Service, Sendable {
         }
     }
 
-    /// Records `id` as carried in; when the store cannot, the message is acknowledged all the same
-    /// (it is on the local broker), and only a copy after a restart could pass.
-    /// A stop does not cut the record short: it is one short write, and the message it is for is
-    /// acknowledged upstream either way.
-    private func record(_ id: BridgeMessageID) async {
-        let (store, bridge) = (self.store, bridge.name)
+    /// How many records go between two that also forget the ids past the newest
+    /// ``SeenBridgeIDs/defaultCapacity`` (which reads that many rows).
+    static let forgetEvery = 256
+
+    /// Records `id` as carried in, written behind and not waited for: when the store cannot keep
+    /// it, the message is acknowledged all the same (it is on the local broker), and only a copy
+    /// after a restart could pass.
+    private func record(_ id: BridgeMessageID, forgetting: Bool) async {
         do {
-            try await Task {
-                try await store.recordCarriedIn(bridge: bridge, id: id, keep: SeenBridgeIDs.defaultCapacity)
-            }.value
+            try await store.recordCarriedIn(
+                bridge: bridge.name, id: id, forgettingPast: forgetting ? SeenBridgeIDs.defaultCapacity : nil)
         } catch {
             logger.debug(
                 "could not record the id of a message carried in",
-                metadata: ["bridge": "\(bridge)", "id": "\(id.text)", "error": "\(error)"])
+                metadata: ["bridge": "\(bridge.name)", "id": "\(id.text)", "error": "\(error)"])
         }
     }
 

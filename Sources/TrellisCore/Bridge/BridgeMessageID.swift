@@ -1,8 +1,10 @@
 import TrellisMQTTTypes
 
 /// The id a bridge gives each message it forwards, carried as the MQTT v5 user property
-/// `trellis-id`: `<origin>/<sequence>`. The origin names the sending relay and its bridge
-/// (`<client id>:<bridge>`), the sequence is the message's place in that bridge's queue. A message
+/// `trellis-id`: `<origin>/<sequence>`. The origin names the sending relay, its bridge and its
+/// state (`<client id>:<bridge>@<state>`, the state's identity made when it was created), the
+/// sequence is the message's place in that bridge's queue: a relay started again on a new state
+/// numbers its queue from 1 again, and its messages must not pass for copies of the old ones. A message
 /// sent again (its acknowledgement lost, or Trellis restarted before it came) carries the same id,
 /// so a receiver drops the copy; a receiver that finds its own relay in the origin knows the
 /// message came back to it around a loop of bridges.
@@ -17,8 +19,10 @@ public struct BridgeMessageID: Sendable, Hashable {
         (self.origin, self.sequence) = (origin, sequence)
     }
 
-    /// The origin of the messages `relay`'s bridge `bridge` sends.
-    public static func origin(relay: String, bridge: String) -> String { "\(relay):\(bridge)" }
+    /// The origin of the messages `relay`'s bridge `bridge` sends from the state `state`.
+    public static func origin(relay: String, bridge: String, state: String) -> String {
+        "\(relay):\(bridge)@\(state)"
+    }
 
     /// The property's value.
     public var text: String { "\(origin)/\(sequence)" }

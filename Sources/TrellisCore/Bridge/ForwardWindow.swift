@@ -19,7 +19,8 @@
 /// message held a drain to the store's commit rate. A batch goes when it is full, when nothing is in
 /// flight or waiting, at each look at the store (``stored()``) and when the turn ends (``stop()``);
 /// its ids are held until the driver says the delete was done (``deleted(_:)``), so that a read from
-/// the queue's head, even one the driver performs first, does not send them again.
+/// the queue's head, even one the driver performs first, does not send them again; a delete that
+/// failed goes again with the next batch (``deleteFailed(_:)``).
 public struct ForwardWindow: Sendable {
     /// One stored message to forward, by its place in the store's queue.
     public struct Message: Sendable, Equatable {
@@ -122,10 +123,17 @@ public struct ForwardWindow: Sendable {
         return (due ? flush() : []) + fill()
     }
 
-    /// The driver performed the delete of `ids`: done, or failed (then they are read and sent again,
-    /// at least once).
+    /// The driver performed the delete of `ids`.
     public mutating func deleted(_ ids: [Int64]) {
         deleting.subtract(ids)
+    }
+
+    /// The driver's delete of `ids` failed (the store is away): they go with the next batch to
+    /// delete, and are held until then (not read and sent again, spared by a trim: the upstream
+    /// broker has them, so they are neither lost nor dropped).
+    public mutating func deleteFailed(_ ids: [Int64]) {
+        let failed = ids.filter { deleting.remove($0) != nil }
+        acknowledgedIDs = (failed + acknowledgedIDs).sorted()
     }
 
     /// The turn ends (the link is given up, the relay stops): what was acknowledged is deleted now,

@@ -4,8 +4,8 @@ import TrellisMQTTTypes
 import TrellisStore
 
 /// The local side of the bridges' store and forward: each `out` rule is a route, and a message it
-/// takes is kept in the store under its upstream topic, in the transaction that marks its delivery
-/// handled, so the local broker has it acknowledged only once it is kept. The application's
+/// takes is kept in the store under its upstream topic, written behind in the batch that marks its
+/// delivery handled, so the local broker has it acknowledged only once that batch committed. The application's
 /// forwarder of each bridge sends what is kept and deletes it once the upstream broker has it.
 struct BridgeService {
     let bridges: [BridgeSettings]
@@ -22,8 +22,9 @@ struct BridgeService {
         }
     }
 
-    /// Keeps `message` for `bridge` when `rule` carries its topic; a store that cannot keep it
-    /// leaves a dead letter (and the message unacknowledged when the store is away for good).
+    /// Keeps `message` for `bridge` when `rule` carries its topic. While the store cannot commit, the
+    /// batch is retried and the message stays unacknowledged (the write-behind rule); a store that
+    /// refuses it at once (closing) leaves a dead letter.
     func keep(_ message: MQTTMessage, for bridge: String, by rule: BridgeRule, context: HandlerContext) async
         -> HandlerOutput
     {

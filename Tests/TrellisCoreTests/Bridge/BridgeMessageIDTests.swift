@@ -8,8 +8,9 @@ import TrellisMQTTTypes
 struct BridgeMessageIDTests {
     @Test("an id reads back as written; an origin with slashes and colons keeps them")
     func roundTrip() {
-        let id = BridgeMessageID(origin: BridgeMessageID.origin(relay: "home/r1", bridge: "cloud"), sequence: 42)
-        #expect(id.text == "home/r1:cloud/42")
+        let id = BridgeMessageID(
+            origin: BridgeMessageID.origin(relay: "home/r1", bridge: "cloud", state: "3f9a1c2b0d4e"), sequence: 42)
+        #expect(id.text == "home/r1:cloud@3f9a1c2b0d4e/42")
         #expect(BridgeMessageID(text: id.text) == id)
         #expect(id.isFrom(relay: "home/r1") && !id.isFrom(relay: "home/r"))
     }

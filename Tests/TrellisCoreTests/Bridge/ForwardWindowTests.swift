@@ -36,6 +36,19 @@ struct ForwardWindowTests {
         #expect(window.heldIDs == [2, 3, 4, 5])
     }
 
+    @Test("a delete that failed stays held and goes with the next batch")
+    func deleteFailed() {
+        var window = ForwardWindow(limit: 2)
+        _ = window.connect()
+        _ = window.read((1...3).map { Self.message($0) }, complete: true)
+        #expect(window.acknowledged(1).first == .delete([1]))
+        window.deleteFailed([1])
+        #expect(window.heldIDs.contains(1), "spared by a trim, not read again")
+        #expect(window.acknowledged(2).first == .delete([1, 2]))
+        window.deleted([1, 2])
+        #expect(!window.heldIDs.contains(1) && !window.heldIDs.contains(2))
+    }
+
     @Test("messages in flight when the uplink drops go again first, in order, marked as sent before")
     func resendsInFlight() {
         var window = ForwardWindow(limit: 2)

@@ -78,7 +78,9 @@ struct BridgeForwardTests {
                 message.properties.userProperties.first { $0.name == BridgeMessageID.property }
                     .flatMap { BridgeMessageID(text: $0.value) }
             }
-            #expect(ids.allSatisfy { $0?.origin == BridgeMessageID.origin(relay: relay.clientID, bridge: "cloud") })
+            let origin = BridgeMessageID.origin(
+                relay: relay.clientID, bridge: "cloud", state: try await relay.store.stateIdentity())
+            #expect(ids.allSatisfy { $0?.origin == origin })
             var payloadOf: [BridgeMessageID: String] = [:]
             for (id, message) in zip(ids, received) {
                 guard let id else { continue }

@@ -69,6 +69,7 @@ struct BridgeReceiveTests {
             #expect(numbers == Array(0..<500))
             // Anything sent back up would be in the queue or upstream by now: the relay publishes
             // what it carries in through its own connection, whose subscriptions are No Local.
+            try await relay.store.flush()
             #expect(try await relay.store.forwardBacklog(bridge: "cloud").messages == 0)
             // A command published locally by someone else does go up by the out rule.
             try await local.publishAndWait(topic: "commands/local", payload: Array("mine".utf8))
