@@ -28,17 +28,13 @@ extension PostgresStore {
     public func carriedIn(bridge: String, limit: Int) async throws -> [BridgeMessageID] {
         let logger = self.logger
         return try await read("carriedIn(bridge: \(bridge))") { connection in
-            var ids: [BridgeMessageID] = []
-            for try await (origin, sequence)
-                in (try await connection.query(
-                    """
-                    SELECT origin, sequence FROM bridge_carried WHERE bridge = \(bridge)
-                    ORDER BY id DESC LIMIT \(Int64(max(0, limit)))
-                    """, logger: logger)).decode((String, Int64).self)
-            {
-                ids.append(BridgeMessageID(origin: origin, sequence: sequence))
-            }
-            return ids.reversed()
+            // The newest first, turned to oldest first.
+            try await connection.query(
+                """
+                SELECT origin, sequence FROM bridge_carried WHERE bridge = \(bridge)
+                ORDER BY id DESC LIMIT \(Int64(max(0, limit)))
+                """, logger: logger
+            ).decode((String, Int64).self).gathered().reversed().map { BridgeMessageID(origin: $0.0, sequence: $0.1) }
         }
     }
 

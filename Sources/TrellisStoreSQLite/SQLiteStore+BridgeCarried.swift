@@ -6,6 +6,14 @@ import TrellisStore
 /// ``BridgeCarriedStore`` over SQLite: one table, its rows in the order they were recorded (written
 /// behind, ``BufferedCommitsStore/recordCarriedIn(bridge:id:forgettingPast:)``).
 extension SQLiteStore {
+    /// The ids a bridge's receiver carried in, newest last by id: the migration `bridge-carried`.
+    static let bridgeCarriedTable = """
+        CREATE TABLE bridge_carried (
+            id INTEGER PRIMARY KEY AUTOINCREMENT, bridge TEXT NOT NULL, origin TEXT NOT NULL, sequence INTEGER NOT NULL
+        ) STRICT;
+        CREATE INDEX bridge_carried_by_bridge ON bridge_carried(bridge, id);
+        """
+
     /// Records an id carried in, in a batch of the write-behind; forgets the bridge's ids past the
     /// newest `keep` when asked (the index on (bridge, id) walks just those).
     static func recordCarriedIn(
@@ -35,19 +43,5 @@ extension SQLiteStore {
                     """, arguments: [bridge, max(0, limit)]
             ).map { BridgeMessageID(origin: $0["origin"], sequence: $0["sequence"]) }
         }
-    }
-}
-
-extension StoreSchema {
-    /// The ids a bridge's receiver carried in, newest last by id.
-    static func createBridgeCarried(_ db: Database) throws {
-        try db.execute(
-            sql: """
-                CREATE TABLE bridge_carried (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT, bridge TEXT NOT NULL, origin TEXT NOT NULL,
-                    sequence INTEGER NOT NULL
-                ) STRICT;
-                CREATE INDEX bridge_carried_by_bridge ON bridge_carried(bridge, id);
-                """)
     }
 }

@@ -32,7 +32,7 @@ enum StoreSchema {
                 sql: "UPDATE device SET status_at = CAST(strftime('%s', 'now') AS INTEGER) * 1000 WHERE online = 0")
         }
         migrator.registerMigration("bridge-queue-rule", migrate: addBridgeQueueRule)
-        migrator.registerMigration("bridge-carried", migrate: createBridgeCarried)
+        migrator.registerMigration("bridge-carried") { try $0.execute(sql: SQLiteStore.bridgeCarriedTable) }
         migrator.registerMigration("state-identity", migrate: createStateIdentity)
         return migrator
     }

@@ -99,9 +99,7 @@ struct BridgeStoreTests {
         }
     }
 
-    @Test(
-        "messages the forwarder holds are spared by both bounds, kept past them and not counted",
-        arguments: StoreKind.allCases)
+    @Test("held messages are spared by both bounds, kept past them and not counted", arguments: StoreKind.allCases)
     func spared(kind: StoreKind) async throws {
         try await withStore(kind) { store in
             let start = try await Self.tenMessages(in: store)
