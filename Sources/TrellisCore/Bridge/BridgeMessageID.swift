@@ -27,9 +27,15 @@ public struct BridgeMessageID: Sendable, Hashable {
     /// The property's value.
     public var text: String { "\(origin)/\(sequence)" }
 
-    /// The id in a property's value; nil when it is not one (a sequence after the last `/`).
+    /// The longest value taken for an id: a value from an upstream publisher is not trusted, and
+    /// each id a receiver carries is kept in its state.
+    public static let maxLength = 512
+
+    /// The id in a property's value; nil when it is not one (a sequence after the last `/`, at
+    /// most ``maxLength`` bytes in all).
     public init?(text: String) {
-        guard let slash = text.lastIndex(of: "/"), let sequence = Int64(text[text.index(after: slash)...]),
+        guard text.utf8.count <= Self.maxLength, let slash = text.lastIndex(of: "/"),
+            let sequence = Int64(text[text.index(after: slash)...]),
             slash > text.startIndex
         else { return nil }
         self.init(origin: String(text[..<slash]), sequence: sequence)

@@ -20,6 +20,13 @@ struct BridgeMessageIDTests {
         #expect(BridgeMessageID(text: text) == nil)
     }
 
+    @Test("a value longer than the bound is not an id: an upstream publisher cannot fill the state with huge ones")
+    func tooLong() {
+        let origin = String(repeating: "x", count: BridgeMessageID.maxLength)
+        #expect(BridgeMessageID(text: "\(origin)/1") == nil)
+        #expect(BridgeMessageID(text: "\(origin.dropFirst(2))/1") != nil)
+    }
+
     @Test("a copy is dropped; past the capacity the oldest is forgotten and may pass again")
     func seen() {
         var seen = SeenBridgeIDs(capacity: 3)
