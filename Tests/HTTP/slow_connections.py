@@ -10,9 +10,10 @@ the tests of the servers' connection limits. Uses only the standard library (asy
   server's close) came, so the server sees them one at a time.
 
 Connections are opened one after another (at most --count, each connect bounded by 10 s). Prints:
-  {"event": "opened", "open": N, "answered": A}  once every connection was tried and the number
-      open held still for --settle seconds: how many the server holds, and (keepalive) how many
-      were answered;
+  {"event": "opened", "open": N, "answered": A, "opening": S}  once every connection was tried and
+      the number open held still for --settle seconds: how many the server holds, (keepalive) how
+      many were answered, and the seconds from the first connection to the last one answered or
+      closed (a server's idle timeout longer than that closed none of them meanwhile);
   {"event": "done", ...}  when every connection is closed or --timeout passed, with the lifetimes
       (seconds from connecting to the server's close) split at --early into "early" (closed at
       once: evicted or refused) and "late" (closed by a timeout), the late ones' min and max, how
@@ -46,6 +47,7 @@ class Connection:
         self.opened = None
         self.closed = None
         self.answered = False
+        self.settled_at = None  # when it was first seen answered or closed
         self.failed = None
         self.settled = asyncio.Event()  # answered or closed
 
@@ -69,10 +71,12 @@ async def watch(connection, reader, writer):
             received += chunk
             if received.startswith(b"HTTP/1.1 200") and b"\r\n\r\n" in received:
                 connection.answered = True
+                connection.settled_at = connection.settled_at or time.monotonic()
                 connection.settled.set()
     except (ConnectionError, OSError):
         pass
     connection.closed = time.monotonic()
+    connection.settled_at = connection.settled_at or connection.closed
     connection.settled.set()
     writer.close()
 
@@ -106,8 +110,10 @@ async def main():
         elif time.monotonic() - still_since >= args.settle:
             break
         await asyncio.sleep(0.05)
+    settled = [c.settled_at for c in opened if c.settled_at is not None]
     say("opened", open=sum(1 for c in opened if c.closed is None), answered=sum(1 for c in opened if c.answered),
-        connect_failures=sum(1 for c in connections if c.failed))
+        connect_failures=sum(1 for c in connections if c.failed),
+        opening=round(max(settled) - min(c.opened for c in opened), 3) if settled else None)
     deadline = time.monotonic() + args.timeout
     while any(c.closed is None for c in opened) and time.monotonic() < deadline:
         await asyncio.sleep(0.1)

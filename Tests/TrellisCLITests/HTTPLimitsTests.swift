@@ -93,25 +93,60 @@ struct HTTPLimitsTests {
             [.health, .metrics], environment: ["TRELLIS_HTTP_IDLE_TIMEOUT": "10", "TRELLIS_HTTP_MAX_CONNECTIONS": "16"]
         ) { servers in
             let overCapacity = #"trellis_http_connections_closed_total{server="health",reason="over_capacity"}"#
-            let before = try await InProcessServers.value(overCapacity, port: servers.ports[1])
+            let evicted = #"trellis_http_connections_closed_total{server="health",reason="evicted"}"#
+            let before = (
+                overCapacity: try await InProcessServers.value(overCapacity, port: servers.ports[1]),
+                evicted: try await InProcessServers.value(evicted, port: servers.ports[1])
+            )
+            // The server's own count of open connections, sampled from its metrics while the client works.
+            let gauge = #"trellis_http_connections{server="health"}"#
+            let peak = Task {
+                var peak = 0
+                while !Task.isCancelled {
+                    peak = max(peak, (try? await InProcessServers.value(gauge, port: servers.ports[1])) ?? 0)
+                    try? await Task.sleep(for: .milliseconds(50))
+                }
+                return peak
+            }
             let output = try await Self.python(
                 [
                     Self.script, "--port", "\(servers.ports[0])", "--count", "40", "--mode", "keepalive",
                     "--path", "/livez", "--early", "1.5"
                 ], timeout: .seconds(60))
+            peak.cancel()
+            // However long the opening took, the server never held more than its cap.
+            let held = await peak.value
+            #expect(held >= 1 && held <= 16, "at most \(held) open: \(output)")
             let opened = try #require(Self.event("opened", output), "\(output)")
-            // Sixteen answered and held; each of the other 24 was closed before any answer.
-            #expect(opened["open"] as? Int == 16, "\(output)")
-            #expect(opened["answered"] as? Int == 16, "\(output)")
             let done = try #require(Self.event("done", output), "\(output)")
-            // Told apart by whether they were answered, not by how soon they closed: on a starved machine
-            // one closed at once was seen closed after 2 s.
-            #expect(done["unanswered_closed"] as? Int == 24 && done["answered"] as? Int == 16, "\(output)")
-            #expect(done["still_open"] as? Int == 0, "\(output)")
-            // Not before the idle timeout (how long after it, on a loaded machine, is the benchmark's business).
+            // Whatever the machine's load: every connection was answered or closed unanswered, none is left,
+            // and the server counted each one it closed unanswered (refused, or evicted when its request had
+            // not been read yet as the next one came).
+            let answered = done["answered"] as? Int ?? -1
+            let refused = done["unanswered_closed"] as? Int ?? -1
+            #expect(answered + refused == 40 && done["still_open"] as? Int == 0, "\(output)")
+            let closedUnanswered =
+                try await InProcessServers.value(overCapacity, port: servers.ports[1]) - before.overCapacity
+                + InProcessServers.value(evicted, port: servers.ports[1]) - before.evicted
+            #expect(closedUnanswered == refused, "\(output)")
+            // An answered one is closed by the idle timeout, not before (how long after it, on a loaded
+            // machine, is the benchmark's business).
             #expect((done["answered_min"] as? Double ?? 0) >= 9.9, "\(output)")
-
-            #expect(try await InProcessServers.value(overCapacity, port: servers.ports[1]) - before == 24)
+            // Opened within the idle timeout (the usual case), none of the first ones was closed as idle
+            // meanwhile to give its room away: sixteen answered and held, each of the other 24 refused at
+            // once. Told apart by whether they were answered, not by how soon they closed (on a starved
+            // machine one closed at once was seen closed after 2 s). A test process starved for longer
+            // (40 connections opened over 10 s) shows more answered (the cap is checked above).
+            let opening = try #require(opened["opening"] as? Double, "\(output)")
+            if opening < 9.9 {
+                #expect(opened["open"] as? Int == 16 && opened["answered"] as? Int == 16, "\(output)")
+                #expect(answered == 16 && refused == 24, "\(output)")
+                #expect(
+                    try await InProcessServers.value(overCapacity, port: servers.ports[1]) - before.overCapacity == 24)
+            } else {
+                print("kept-alive connections: opening took \(opening) s, past the idle timeout: \(output)")
+                #expect(answered >= 16, "\(output)")
+            }
             // Room again: the probe answers.
             let (status, _) = try await MetricsTests.get("http://127.0.0.1:\(servers.ports[0])/livez")
             #expect(status == 200)
