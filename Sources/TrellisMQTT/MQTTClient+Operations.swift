@@ -46,6 +46,25 @@ extension MQTTClient {
             _ = try await client.acks.wait(for: mid)
         }
 
+        /// Returns once the broker acknowledged the message, as ``acknowledged()``, but a
+        /// cancellation of the waiting task ends the wait only `grace` later (with
+        /// `CancellationError` if no answer came meanwhile). For a sender that must know whether
+        /// the broker took a message already on its way, so that it does not send it again after
+        /// a restart: the broker may have it, and its readers too.
+        public func acknowledged(outlastingCancellationBy grace: Duration) async throws {
+            // The wait is a task of its own, so that the caller's cancellation does not reach it
+            // until the grace has passed.
+            let answer = Task { try await acknowledged() }
+            try await withTaskCancellationHandler {
+                try await answer.value
+            } onCancel: {
+                Task {
+                    try? await Task.sleep(for: grace)
+                    answer.cancel()
+                }
+            }
+        }
+
         /// Calls `body` once the broker acknowledged the message (with nil) or refused it, or the
         /// client shut down (with the error): on the network thread, or at once when that happened
         /// already. For a sender with many messages in flight, where a task waiting for each would

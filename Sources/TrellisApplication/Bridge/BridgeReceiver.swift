@@ -128,21 +128,10 @@ package final class BridgeReceiver: Service, Sendable {
         }
     }
 
-    /// Waits for the local broker's answer to a message sent, also for `graceAfterStop` after the
-    /// receiver is told to stop: the local broker may have the message already (its readers may
-    /// have it), and only with the answer is it recorded and acknowledged upstream, not carried
-    /// again after the restart.
-    private static func settled(_ sent: MQTTClient.Acknowledgement, graceAfterStop: Duration) async throws {
-        let answer = Task { try await sent.acknowledged() }
-        try await withTaskCancellationHandler {
-            try await answer.value
-        } onCancel: {
-            Task {
-                try? await Task.sleep(for: graceAfterStop)
-                answer.cancel()
-            }
-        }
-    }
+    /// How long a stop still waits for the local broker's answer to a message sent: the local
+    /// broker may have the message already (its readers may have it), and only with the answer is
+    /// it recorded and acknowledged upstream, not carried again after the restart.
+    static let graceAfterStop: Duration = .seconds(5)
 
     /// Publishes `message` locally by the first `in` rule that carries its topic and waits for the
     /// local broker's acknowledgement, trying again each second while the local broker is away.
@@ -162,7 +151,7 @@ package final class BridgeReceiver: Service, Sendable {
                     MQTTMessage(
                         topic: topic, payload: message.payload, qos: qos, retain: rule.retain && message.retain,
                         properties: MQTTProperties(userProperties: message.properties.userProperties)))
-                try await Self.settled(sent, graceAfterStop: .seconds(5))
+                try await sent.acknowledged(outlastingCancellationBy: Self.graceAfterStop)
                 counters.carried()
                 return true
             } catch {
