@@ -7,15 +7,18 @@ import TrellisStore
 /// How the PostgreSQL store commits a batch of ``BufferedWrite`` (inside the caller's transaction)
 /// and records delivery marks, the SQL twins of the SQLite store's.
 enum PostgresBufferedWrite {
-    /// Writes a batch, trimming dead letters and device logs once at the end.
+    /// Writes a batch, trimming dead letters and device logs once at the end, and the records it may
+    /// skip (``SparedRecords``) last, under a savepoint. Returns how many of those were skipped and
+    /// why, nil when all were kept.
     static func write(
         _ batch: [BufferedWrite], owner: String, deadLetterLimit: Int,
         on connection: PostgresConnection, logger: Logger
-    ) async throws {
+    ) async throws -> (count: Int, error: any Error)? {
+        let (required, spared) = SparedRecords.split(batch)
         var trimDeadLetters = false
         var deviceLogLimits: [String: Int] = [:]
         var deadLetterQuotas: [String: Int] = [:]
-        for item in batch {
+        for item in required {
             try await write(
                 item, owner: owner, on: connection, logger: logger, trimDeadLetters: &trimDeadLetters,
                 deadLetterQuotas: &deadLetterQuotas, deviceLogLimits: &deviceLogLimits)
@@ -47,6 +50,21 @@ enum PostgresBufferedWrite {
                   AND id < (SELECT id FROM dead_letter ORDER BY id
                             OFFSET greatest(0, (SELECT count(*) FROM dead_letter) - \(limit)) LIMIT 1)
                 """, logger: logger)
+        }
+        guard !spared.isEmpty else { return nil }
+        try await connection.query("SAVEPOINT spared", logger: logger)
+        do {
+            for item in spared {
+                try await write(
+                    item, owner: owner, on: connection, logger: logger, trimDeadLetters: &trimDeadLetters,
+                    deadLetterQuotas: &deadLetterQuotas, deviceLogLimits: &deviceLogLimits)
+            }
+            try await connection.query("RELEASE SAVEPOINT spared", logger: logger)
+            return nil
+        } catch let error as PSQLError where error.serverInfo != nil {
+            // A statement the server refused; a lost connection or a cancellation fails the batch.
+            try await connection.query("ROLLBACK TO SAVEPOINT spared", logger: logger)
+            return (spared.count, error)
         }
     }
 

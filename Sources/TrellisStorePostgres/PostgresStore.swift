@@ -141,13 +141,16 @@ public final class PostgresStore: BufferedCommitsStore {
                 return PostgresFailure.wrap(error, operation: "connecting to the PostgreSQL server at \(url)")
             }
         }
+        let spared = SparedRecords(logger: logger)
         self.commits = BufferedCommits(health: health, patience: patience, reachability: reachability) { batch in
             defer { if batch.contains(where: \.changesCachedReads) { readCache.invalidate() } }
-            return try await Self.transaction(client, logger: logger, operation: "writing \(batch.count) buffered rows")
-            { connection in
+            let skipped = try await Self.transaction(
+                client, logger: logger, operation: "writing \(batch.count) buffered rows"
+            ) { connection in
                 try await PostgresBufferedWrite.write(
                     batch, owner: owner, deadLetterLimit: limit, on: connection, logger: logger)
             }
+            if let skipped { spared.skipped(skipped.count, because: skipped.error) }
         }
     }
 

@@ -50,10 +50,15 @@ extension BufferedWrite {
             LIMIT 1 OFFSET max(0, (SELECT count(*) FROM dead_letter) - ?))
         """
 
-    /// Writes a batch inside the caller's transaction, trimming dead letters and device logs once at the end.
-    static func write(_ batch: [BufferedWrite], deadLetterLimit: Int, in db: Database) throws {
+    /// Writes a batch inside the caller's transaction, trimming dead letters and device logs once at the end,
+    /// and the records it may skip (``SparedRecords``) last, under a savepoint. Returns how many of those
+    /// were skipped and why, nil when all were kept.
+    static func write(
+        _ batch: [BufferedWrite], deadLetterLimit: Int, in db: Database
+    ) throws -> (count: Int, error: any Error)? {
+        let (required, spared) = SparedRecords.split(batch)
         var trims = Trims()
-        for item in batch { try write(item, in: db, trims: &trims) }
+        for item in required { try write(item, in: db, trims: &trims) }
         for (device, limit) in trims.deviceLogLimits {
             try DeviceLogSQL.trim(device: device, keeping: limit, in: db)
         }
@@ -62,6 +67,18 @@ extension BufferedWrite {
         }
         if trims.deadLetters, try Int.fetchOne(db.cachedStatement(sql: deadLetterSpanSQL)) ?? 0 > deadLetterLimit {
             try db.cachedStatement(sql: trimDeadLettersSQL).execute(arguments: [deadLetterLimit])
+        }
+        guard !spared.isEmpty else { return nil }
+        do {
+            try db.inSavepoint {
+                for item in spared { try write(item, in: db, trims: &trims) }
+                return .commit
+            }
+            return nil
+        } catch let error where db.isInsideTransaction {
+            // Rolled back to the savepoint. An error after which SQLite has ended the transaction (a
+            // full disk, an I/O error) is the store's, and fails the batch.
+            return (spared.count, error)
         }
     }
 

@@ -99,11 +99,13 @@ public final class SQLiteStore: TrellisStore, BufferedCommitsStore {
         self.writer = writer
         self.deadLetterLimit = limit
         let caches = caches
+        let spared = SparedRecords(logger: logger)
         self.commits = BufferedCommits(health: StoreWriteHealth(logger: logger), patience: patience) { batch in
             defer { if batch.contains(where: \.changesCachedReads) { caches.invalidate() } }
-            try await Self.transaction(in: writer, operation: "writing \(batch.count) buffered rows") { db in
-                try BufferedWrite.write(batch, deadLetterLimit: limit, in: db)
+            let skipped = try await Self.transaction(in: writer, operation: "writing \(batch.count) buffered rows") {
+                db in try BufferedWrite.write(batch, deadLetterLimit: limit, in: db)
             }
+            if let skipped { spared.skipped(skipped.count, because: skipped.error) }
         }
     }
 

@@ -58,6 +58,9 @@ class TrackedClient:
         self.subscriptions = subscriptions
         self.sent: dict[str, mqtt.MQTTMessageInfo] = {}
         self.uncertain: set[str] = set()
+        # How many disconnects each message was unacknowledged at: the copies the broker may have
+        # taken of it beyond the first (paho sends it again after each reconnect).
+        self.resends: dict[str, int] = {}
         self.disconnects = 0
         self.connected = threading.Event()
         self.lock = threading.Lock()
@@ -79,7 +82,10 @@ class TrackedClient:
         self.connected.clear()
         with self.lock:
             self.disconnects += 1
-            self.uncertain.update(key for key, info in self.sent.items() if not published(info))
+            unacknowledged = [key for key, info in self.sent.items() if not published(info)]
+            self.uncertain.update(unacknowledged)
+            for key in unacknowledged:
+                self.resends[key] = self.resends.get(key, 0) + 1
 
     def publish(self, key: str, topic: str, payload: str) -> None:
         info = self.client.publish(topic, payload, qos=1)

@@ -1,7 +1,11 @@
 import Foundation
+import GRDB
+import Logging
+import PostgresNIO
 import Testing
 import TrellisCore
 import TrellisStore
+import TrellisStorePostgres
 import TrellisStoreSQLite
 import TrellisTestSupport
 
@@ -72,6 +76,56 @@ struct BridgeCarriedStoreTests {
             try await importing.importState(dump, replacing: false)
             try await Self.record([4], in: target)
             #expect(try await target.carriedIn(bridge: "cloud", limit: 10) == (1...4).map { Self.id($0) })
+        }
+    }
+
+    @Test(
+        "ids the store refuses are skipped under a savepoint; the batch's other changes commit",
+        arguments: [StoreKind.directory, .postgres].filter(StoreKind.allCases.contains))
+    func refusedIDs(kind: StoreKind) async throws {
+        try await Self.withDroppedCarriedTable(kind) { store in
+            try await store.recordCarriedIn(bridge: "cloud", id: Self.id(1), forgettingPast: nil)
+            try await store.enqueueForward(
+                bridge: "cloud", rule: "sensors/#", topic: "site/sensors/a", payload: Array("1".utf8), qos: 1,
+                retain: false, at: Date())
+            try await store.recordCarriedIn(bridge: "cloud", id: Self.id(2), forgettingPast: 1)
+            // The batch commits: the forward is kept, and the store is healthy for what comes next.
+            try await store.flush()
+            #expect(try await store.forwardBacklog(bridge: "cloud").messages == 1)
+            await #expect(throws: (any Error).self) { try await store.carriedIn(bridge: "cloud", limit: 10) }
+            try await store.enqueueForward(
+                bridge: "cloud", rule: "sensors/#", topic: "site/sensors/b", payload: Array("2".utf8), qos: 1,
+                retain: false, at: Date())
+            try await store.flush()
+            #expect(try await store.forwardBacklog(bridge: "cloud").messages == 2)
+        }
+    }
+
+    /// A store of `kind` whose table of ids was dropped behind its back (a damaged state) by a
+    /// connection of the test's own.
+    static func withDroppedCarriedTable(_ kind: StoreKind, _ body: (any TrellisStore) async throws -> Void)
+        async throws
+    {
+        switch kind {
+        case .postgres:
+            try await PostgresTestServer.withDatabase { url in
+                let store = try await PostgresStore.connect(url, owner: "test-relay")
+                try await closing(store) { store async throws in
+                    let raw = try await BoundedStatementsTests.connect(url)
+                    defer { Task { try? await raw.close() } }
+                    try await raw.query("DROP TABLE bridge_carried", logger: Logger(label: "test.raw"))
+                    try await body(store)
+                }
+            }
+        default:
+            let path = (NSTemporaryDirectory() as NSString).appendingPathComponent("trellis-store-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            try await closing(try SQLiteStore(directory: path)) { store async throws in
+                let raw = try DatabaseQueue(path: path + "/" + SQLiteStore.fileName)
+                try await raw.write { try $0.execute(sql: "DROP TABLE bridge_carried") }
+                try raw.close()
+                try await body(store)
+            }
         }
     }
 }

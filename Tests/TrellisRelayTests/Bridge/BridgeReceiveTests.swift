@@ -3,6 +3,7 @@ import Testing
 import TrellisCore
 import TrellisMQTT
 import TrellisRelay
+import TrellisStoreSQLite
 import TrellisTestSupport
 
 /// The bridge's `in` rules between two real Mosquittos: what the upstream broker has for the
@@ -116,6 +117,44 @@ struct BridgeReceiveTests {
             try await commands.wait(timeout: .seconds(30), "the last command") { $0.contains { $0.text == "off" } }
             let lamp = await commands.received(on: "commands/lamp").map(\.text)
             #expect(lamp == ["on", "off"], "\(lamp)")
+        }
+    }
+
+    @Test(
+        "on a state whose table of ids is gone, the receiver carries what comes (a copy passes once) and the relay's writes go on"
+    )
+    func unreadableIDs() async throws {
+        try await Self.withReceiver { relay, upstream, local, commands, cloud in
+            try await Self.send("on", id: "office:cloud/1", by: cloud)
+            try await commands.wait(timeout: .seconds(30), "the first command") { $0.contains { $0.text == "on" } }
+            try await relay.stopRelay()
+            // A damaged state: the table of the ids carried in is gone, so they can be neither read
+            // as the receiver starts nor recorded.
+            let database = relay.stateDirectory + "/" + SQLiteStore.fileName
+            _ = try await ToolProcess.run([
+                "/usr/bin/env", "python3", "-c",
+                "import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute('DROP TABLE bridge_carried'); db.commit()",
+                database
+            ])
+            try await relay.startRelay()
+            try await eventually("the relay's receiver is subscribed upstream again") {
+                try await cloud.publishAndWait(topic: "site/home1/commands/again", payload: [])
+                return await !commands.received(on: "commands/again").isEmpty
+            }
+            try await Self.send("on again", id: "office:cloud/1", by: cloud)
+            try await Self.send("off", id: "office:cloud/2", by: cloud)
+            try await commands.wait(timeout: .seconds(30), "the last command") { $0.contains { $0.text == "off" } }
+            // Nothing is remembered, so the copy passes (at least once), and the next goes on.
+            let lamp = await commands.received(on: "commands/lamp").map(\.text)
+            #expect(lamp == ["on", "on again", "off"], "\(lamp)")
+            // The failed records did not hold the relay's writes back: a message an out rule takes is
+            // kept (in the same write-behind as the records) and goes up.
+            let watcher = try await TestClients.connect(to: upstream)
+            let echoes = try await MessageCollector.collecting(watcher, subscribedTo: ["site/home1/echo/#"])
+            try await local.publishAndWait(topic: "commands/local", payload: Array("mine".utf8))
+            _ = try await echoes.messages(on: "site/home1/echo/commands/local")
+            try await relay.store.flush()
+            await watcher.shutdown()
         }
     }
 }
