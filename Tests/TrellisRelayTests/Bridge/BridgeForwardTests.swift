@@ -3,6 +3,7 @@ import Testing
 import TrellisCore
 import TrellisMQTT
 import TrellisRelay
+import TrellisStoreSQLite
 import TrellisTestSupport
 
 /// The bridge's store and forward between two real Mosquittos: what the local broker acknowledged
@@ -119,5 +120,52 @@ struct BridgeForwardTests {
                 try await relay.store.forwardBacklog(bridge: "cloud").messages == 0
             }
         }
+    }
+
+    @Test(
+        "deletes the store refuses keep the acknowledged messages held, not sent again; once it deletes again the queue empties",
+        .timeLimit(.minutes(3)))
+    func deletesRefused() async throws {
+        try await Self.withBridge(prefix: "up/") { relay, _, inbox in
+            // The store refuses every delete from the queue (a trigger of the test's own, by another connection).
+            try await Self.sql(
+                relay,
+                "CREATE TRIGGER refuse_delete BEFORE DELETE ON bridge_queue BEGIN SELECT RAISE(ABORT, 'deletes refused'); END"
+            )
+            let publisher = try await relay.connect()
+            for index in 0..<100 {
+                try await publisher.publishAndWait(topic: "sensors/d", payload: Array(String(index).utf8))
+            }
+            try await inbox.wait(timeout: .seconds(60), "every message upstream") { messages in
+                Set(messages.compactMap { $0.text.flatMap(Int.init) }) == Set(0..<100)
+            }
+            // Acknowledged upstream, and still in the store. One more message goes up only by a read of the
+            // queue from its head, which finds the hundred again: held by the window, they are not sent again.
+            try await publisher.publishAndWait(topic: "sensors/d", payload: Array("100".utf8))
+            try await inbox.wait(timeout: .seconds(60), "the last message upstream") { messages in
+                messages.contains { $0.text == "100" }
+            }
+            #expect(try await relay.store.forwardBacklog(bridge: "cloud").messages == 101)
+            try await Self.sql(relay, "DROP TRIGGER refuse_delete")
+            try await eventually("the queue is empty", timeout: .seconds(30)) {
+                try await relay.store.forwardBacklog(bridge: "cloud").messages == 0
+            }
+            // Held while the deletes failed, none was read and sent again.
+            let received = await inbox.messages.compactMap { $0.text.flatMap(Int.init) }
+            #expect(received.sorted() == Array(0...100), "\(received.count) received")
+            await publisher.shutdown()
+        }
+    }
+
+    /// Runs `statement` on the relay's SQLite state through a connection of its own (Python's
+    /// sqlite3), and returns what it printed.
+    @discardableResult
+    static func sql(_ relay: RelayHarness, _ statement: String) async throws -> String {
+        try await ToolProcess.run([
+            "/usr/bin/env", "python3", "-c",
+            "import sqlite3, sys; db = sqlite3.connect(sys.argv[1], timeout=30); "
+                + "print(db.execute(sys.argv[2]).fetchall()); db.commit()",
+            relay.stateDirectory + "/" + SQLiteStore.fileName, statement
+        ])
     }
 }
