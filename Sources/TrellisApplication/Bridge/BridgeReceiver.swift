@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import Synchronization
 import TrellisCore
 import TrellisMQTT
 import TrellisRelay
@@ -33,6 +34,9 @@ package final class BridgeReceiver: Service, Sendable {
     /// The relay's client id or its share group's name, which the origin of its own bridges'
     /// messages starts with.
     let owner: String
+    /// Local publishes failing now (tried each second while the local broker is away), logged at the
+    /// first failure, once a minute, and when they work again.
+    private let failures = Mutex(FailureSpells())
 
     /// - Parameters:
     ///   - owner: the relay's client id, or its share group's name (whose relays take turns).
@@ -152,13 +156,24 @@ package final class BridgeReceiver: Service, Sendable {
                         topic: topic, payload: message.payload, qos: qos, retain: rule.retain && message.retain,
                         properties: MQTTProperties(userProperties: message.properties.userProperties)))
                 try await sent.acknowledged(outlastingCancellationBy: Self.graceAfterStop)
+                if let failed = failures.withLock({ $0.succeeded("publish") }) {
+                    logger.info(
+                        "messages carried in are published locally again",
+                        metadata: ["bridge": "\(bridge.name)", "failed_times": "\(failed)"])
+                }
                 counters.carried()
                 return true
             } catch {
                 guard !Task.isCancelled else { break }
-                logger.warning(
-                    "could not publish a message carried in; trying again",
-                    metadata: ["bridge": "\(bridge.name)", "topic": "\(topic)", "error": "\(error)"])
+                if let notice = failures.withLock({ $0.failed("publish", at: Date()) }) {
+                    var metadata: Logger.Metadata = [
+                        "bridge": "\(bridge.name)", "topic": "\(topic)", "error": "\(error)"
+                    ]
+                    if case let .again(unlogged) = notice {
+                        metadata["failed_since_last_line"] = "\(unlogged + 1)"
+                    }
+                    logger.warning("could not publish a message carried in; trying each second", metadata: metadata)
+                }
                 try? await Task.sleep(for: .seconds(1))
             }
         }
