@@ -1,4 +1,5 @@
 import CMosquitto
+import Synchronization
 
 extension MQTTClient {
     /// Publishes without waiting for the broker. QoS 1 and 2 messages published while the link is
@@ -55,12 +56,17 @@ extension MQTTClient {
             // The wait is a task of its own, so that the caller's cancellation does not reach it
             // until the grace has passed.
             let answer = Task { try await acknowledged() }
+            // The grace's timer, stopped once the answer came so that it does not sleep on for nothing.
+            let timer = Mutex<Task<Void, Never>?>(nil)
+            defer { timer.withLock { $0?.cancel() } }
             try await withTaskCancellationHandler {
                 try await answer.value
             } onCancel: {
-                Task {
-                    try? await Task.sleep(for: grace)
-                    answer.cancel()
+                timer.withLock {
+                    $0 = Task {
+                        guard (try? await Task.sleep(for: grace)) != nil else { return }
+                        answer.cancel()
+                    }
                 }
             }
         }

@@ -59,13 +59,21 @@ enum PostgresBufferedWrite {
                     item, owner: owner, on: connection, logger: logger, trimDeadLetters: &trimDeadLetters,
                     deadLetterQuotas: &deadLetterQuotas, deviceLogLimits: &deviceLogLimits)
             }
-            try await connection.query("RELEASE SAVEPOINT spared", logger: logger)
+            // Released by the COMMIT: a RELEASE would be one more round trip.
             return nil
-        } catch let error as PSQLError where error.serverInfo != nil {
-            // A statement the server refused; a lost connection or a cancellation fails the batch.
+        } catch let error as PSQLError where isRefusal(error) {
             try await connection.query("ROLLBACK TO SAVEPOINT spared", logger: logger)
             return (spared.count, error)
         }
+    }
+
+    /// Whether the server refused a spared record's statement (``SparedRecords``): a missing table
+    /// or a denied right (class 42), a constraint (23), bad data (22), a trigger's exception (P0).
+    /// Any other error (a lost connection, a full disk, a deadlock, a cancellation, a server
+    /// shutting down) is the store's, and fails the batch.
+    static func isRefusal(_ error: PSQLError) -> Bool {
+        guard let state = error.serverInfo?[.sqlState] else { return false }
+        return ["42", "23", "22", "P0"].contains(String(state.prefix(2)))
     }
 
     private static func write(

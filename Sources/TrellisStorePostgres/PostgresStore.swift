@@ -150,7 +150,7 @@ public final class PostgresStore: BufferedCommitsStore {
                 try await PostgresBufferedWrite.write(
                     batch, owner: owner, deadLetterLimit: limit, on: connection, logger: logger)
             }
-            if let skipped { spared.skipped(skipped.count, because: skipped.error) }
+            if let skipped { spared.skipped(skipped.count, because: PostgresFailure.describe(skipped.error)) }
         }
     }
 

@@ -75,12 +75,19 @@ extension BufferedWrite {
                 return .commit
             }
             return nil
-        } catch let error where db.isInsideTransaction {
-            // Rolled back to the savepoint. An error after which SQLite has ended the transaction (a
-            // full disk, an I/O error) is the store's, and fails the batch.
+        } catch let error as DatabaseError where refusals.contains(error.resultCode.primaryResultCode) {
+            // Rolled back to the savepoint; the transaction goes on.
             return (spared.count, error)
         }
     }
+
+    /// The errors a spared record is skipped for (``SparedRecords``): the database refused the
+    /// statement (no such table, a constraint, a trigger's `RAISE`, a mismatch, a denied access). Any
+    /// other (busy, locked, read-only, full, I/O, corrupt, interrupted, cancelled) is the store's, and
+    /// fails the batch.
+    static let refusals: [ResultCode] = [
+        .SQLITE_ERROR, .SQLITE_TOOBIG, .SQLITE_CONSTRAINT, .SQLITE_MISMATCH, .SQLITE_AUTH, .SQLITE_RANGE
+    ]
 
     /// What a batch must trim after its writes.
     struct Trims {

@@ -105,7 +105,7 @@ public final class SQLiteStore: TrellisStore, BufferedCommitsStore {
             let skipped = try await Self.transaction(in: writer, operation: "writing \(batch.count) buffered rows") {
                 db in try BufferedWrite.write(batch, deadLetterLimit: limit, in: db)
             }
-            if let skipped { spared.skipped(skipped.count, because: skipped.error) }
+            if let skipped { spared.skipped(skipped.count, because: "\(skipped.error)") }
         }
     }
 

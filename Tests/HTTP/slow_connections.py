@@ -110,10 +110,11 @@ async def main():
         elif time.monotonic() - still_since >= args.settle:
             break
         await asyncio.sleep(0.05)
-    settled = [c.settled_at for c in opened if c.settled_at is not None]
+    # A connection not answered nor closed yet counts as settling now: the opening lasted at least that long.
+    now = time.monotonic()
     say("opened", open=sum(1 for c in opened if c.closed is None), answered=sum(1 for c in opened if c.answered),
         connect_failures=sum(1 for c in connections if c.failed),
-        opening=round(max(settled) - min(c.opened for c in opened), 3) if settled else None)
+        opening=round(max(c.settled_at or now for c in opened) - min(c.opened for c in opened), 3) if opened else None)
     deadline = time.monotonic() + args.timeout
     while any(c.closed is None for c in opened) and time.monotonic() < deadline:
         await asyncio.sleep(0.1)

@@ -6,7 +6,7 @@ import TrellisTestSupport
 /// `Acknowledgement.acknowledged(outlastingCancellationBy:)`, the wait of a sender that must learn
 /// whether the broker took a message on its way (a bridge's receiver at its stop), on a real
 /// Mosquitto paused with SIGSTOP, so that no answer can come until the test lets it.
-@Suite("A wait for an acknowledgement that outlasts its cancellation")
+@Suite("A wait for an acknowledgement that outlasts its cancellation", .timeLimit(.minutes(1)))
 struct AcknowledgementGraceTests {
     @Test("cancelled while the broker is paused, the wait still ends with the answer that comes within the grace")
     func answerWithinGrace() async throws {

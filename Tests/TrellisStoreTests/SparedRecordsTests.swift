@@ -1,7 +1,9 @@
 import Foundation
+import GRDB
 import Testing
 import TrellisCore
 import TrellisStore
+@testable import TrellisStoreSQLite
 import TrellisTestSupport
 
 /// ``SparedRecords``: which writes of a batch may be skipped, and how skipping them is told.
@@ -27,16 +29,28 @@ struct SparedRecordsTests {
         let log = CapturedLog()
         let records = SparedRecords(logger: log.logger)
         let start = Date(timeIntervalSince1970: 1_000_000)
-        struct Refused: Error {}
-        records.skipped(2, because: Refused(), at: start)
-        records.skipped(3, because: Refused(), at: start.addingTimeInterval(10))
-        records.skipped(4, because: Refused(), at: start.addingTimeInterval(30))
+        records.skipped(2, because: "no such table: bridge_carried", at: start)
+        records.skipped(3, because: "no such table: bridge_carried", at: start.addingTimeInterval(10))
+        records.skipped(4, because: "no such table: bridge_carried", at: start.addingTimeInterval(30))
         #expect(log.count(.warning, containing: "could not keep the ids") == 1)
         #expect(log.count(.warning, containing: "skipped=2") == 1)
         #expect(records.skippedSinceLastLine == 7)
-        records.skipped(1, because: Refused(), at: start.addingTimeInterval(61))
+        records.skipped(1, because: "no such table: bridge_carried", at: start.addingTimeInterval(61))
         #expect(log.count(.warning, containing: "skipped=8") == 1)
         #expect(records.skippedSinceLastLine == 0)
+    }
+
+    @Test("SQLite: a refusal of the statement skips the records; the store's own failures fail the batch")
+    func sqliteRefusals() {
+        for refused in [ResultCode.SQLITE_ERROR, .SQLITE_CONSTRAINT_TRIGGER, .SQLITE_CONSTRAINT_UNIQUE, .SQLITE_AUTH] {
+            #expect(BufferedWrite.refusals.contains(refused.primaryResultCode), "\(refused)")
+        }
+        for failure in [
+            ResultCode.SQLITE_FULL, .SQLITE_BUSY, .SQLITE_LOCKED, .SQLITE_READONLY, .SQLITE_IOERR, .SQLITE_CORRUPT,
+            .SQLITE_NOMEM, .SQLITE_INTERRUPT, .SQLITE_CANTOPEN, .SQLITE_NOTADB
+        ] {
+            #expect(!BufferedWrite.refusals.contains(failure.primaryResultCode), "\(failure)")
+        }
     }
 
     static func kind(_ write: BufferedWrite) -> String {
