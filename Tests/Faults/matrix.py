@@ -48,6 +48,9 @@ class Outcome:
     skipped: str | None = None
     recovery: float | None = None
     figures: dict = field(default_factory=dict)
+    # A relay could not bind a port the matrix had found free: another process on the machine took it
+    # in between. Nothing of the fault ran; the run is made again with other ports, not counted.
+    port_taken: bool = False
 
 
 class Run:
@@ -154,6 +157,7 @@ def one_run(binary: str, fault: Fault, store: str, relays: int, rng: random.Rand
                 ended = relay.process.poll()
                 outcome.failures.append(f"{relay.name} not ready within 90 s of its start" if ended is None else
                                         f"{relay.name} exited ({ended}) at its start: {' | '.join(reversed(relay.tail(3).splitlines()))}")
+                outcome.port_taken = ended is not None and "Address already in use" in relay.tail(20)
                 return outcome, ctx, base
         load = ctx.load = Load(tag, ctx.broker.port, ctx.relays[0].socketio, ctx.token)
         cleanup.push("the load's clients", load.stop)
@@ -355,9 +359,22 @@ def main() -> int:
                 label = f"{name}-{store}-{relays}-run{number + 1}"
                 tag = f"f{number}{rng.randrange(1000):03d}"
                 t0 = time.monotonic()
-                cleanup = infra.Cleanup()
+                attempts = 0
+                while True:
+                    attempts += 1
+                    cleanup = infra.Cleanup()
+                    try:
+                        outcome, ctx, base = one_run(binary, FAULTS[name], store, relays, rng, tag, args.load_seconds,
+                                                     cleanup)
+                    except BaseException:
+                        cleanup.run()
+                        raise
+                    if not outcome.port_taken or attempts == 3:
+                        break
+                    cleanup.run()
+                    print(f"{label}: a relay's port was taken by another process before it bound it; run again",
+                          flush=True)
                 try:
-                    outcome, ctx, base = one_run(binary, FAULTS[name], store, relays, rng, tag, args.load_seconds, cleanup)
                     if outcome.skipped:
                         row["skipped"] = outcome.skipped
                         print(f"{label}: skipped: {outcome.skipped}", flush=True)
