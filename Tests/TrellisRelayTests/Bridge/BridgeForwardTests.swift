@@ -89,9 +89,7 @@ struct BridgeForwardTests {
                 payloadOf[id] = message.text
             }
             #expect(payloadOf.count == Self.total)
-            try await eventually("the queue is empty", timeout: .seconds(30)) {
-                try await relay.store.forwardBacklog(bridge: "cloud").messages == 0
-            }
+            try await Self.emptied(relay)
         }
     }
 
@@ -102,10 +100,7 @@ struct BridgeForwardTests {
         try await Self.withBridge(prefix: "up/") { relay, upstream, inbox in
             upstream.kill()
 
-            let publisher = try await relay.connect()
-            for index in 0..<500 {
-                try await publisher.publishAndWait(topic: "sensors/t", payload: Array(String(index).utf8))
-            }
+            try await Self.publish(0..<500, on: "sensors/t", through: relay)
             // The local broker acknowledged each; the relay keeps each as it handles it.
             try await eventually("the 500 kept while the upstream broker is down", timeout: .seconds(60)) {
                 try await relay.store.forwardBacklog(bridge: "cloud").messages == 500
@@ -113,11 +108,10 @@ struct BridgeForwardTests {
             try await relay.stopRelay()
             try await relay.startRelay()
             try await upstream.restart()
+            // Deleted from the queue once acknowledged upstream, where the reader has every one.
+            try await Self.emptied(relay, within: .seconds(120))
             try await inbox.wait(timeout: .seconds(120), "every message upstream") { messages in
                 Set(messages.compactMap { $0.text.flatMap(Int.init) }) == Set(0..<500)
-            }
-            try await eventually("the queue is empty", timeout: .seconds(30)) {
-                try await relay.store.forwardBacklog(bridge: "cloud").messages == 0
             }
         }
     }
@@ -132,10 +126,7 @@ struct BridgeForwardTests {
                 relay,
                 "CREATE TRIGGER refuse_delete BEFORE DELETE ON bridge_queue BEGIN SELECT RAISE(ABORT, 'deletes refused'); END"
             )
-            let publisher = try await relay.connect()
-            for index in 0..<100 {
-                try await publisher.publishAndWait(topic: "sensors/d", payload: Array(String(index).utf8))
-            }
+            let publisher = try await Self.publish(0..<100, on: "sensors/d", through: relay)
             try await inbox.wait(timeout: .seconds(60), "every message upstream") { messages in
                 Set(messages.compactMap { $0.text.flatMap(Int.init) }) == Set(0..<100)
             }
@@ -147,13 +138,31 @@ struct BridgeForwardTests {
             }
             #expect(try await relay.store.forwardBacklog(bridge: "cloud").messages == 101)
             try await Self.sql(relay, "DROP TRIGGER refuse_delete")
-            try await eventually("the queue is empty", timeout: .seconds(30)) {
-                try await relay.store.forwardBacklog(bridge: "cloud").messages == 0
-            }
+            try await Self.emptied(relay)
             // Held while the deletes failed, none was read and sent again.
             let received = await inbox.messages.compactMap { $0.text.flatMap(Int.init) }
             #expect(received.sorted() == Array(0...100), "\(received.count) received")
             await publisher.shutdown()
+        }
+    }
+
+    /// Publishes each number of `numbers` as its own QoS 1 message on `topic`, waiting for the local
+    /// broker's acknowledgement of each; returns the publisher.
+    @discardableResult
+    static func publish(_ numbers: Range<Int>, on topic: String, through relay: RelayHarness) async throws
+        -> MQTTClient
+    {
+        let publisher = try await relay.connect()
+        for number in numbers {
+            try await publisher.publishAndWait(topic: topic, payload: Array(String(number).utf8))
+        }
+        return publisher
+    }
+
+    /// Waits until the bridge's queue is empty: every message acknowledged upstream and deleted.
+    static func emptied(_ relay: RelayHarness, within timeout: Duration = .seconds(30)) async throws {
+        try await eventually("the queue is empty", timeout: timeout) {
+            try await relay.store.forwardBacklog(bridge: "cloud").messages == 0
         }
     }
 

@@ -106,15 +106,7 @@ struct BridgeReceiveTests {
         try await Self.withReceiver { relay, _, _, commands, cloud in
             try await Self.send("on", id: "office:cloud/1", by: cloud)
             try await commands.wait(timeout: .seconds(30), "the first command") { $0.contains { $0.text == "on" } }
-            try await relay.stopRelay()
-            try await relay.startRelay()
-            try await eventually("the relay's receiver is subscribed upstream again") {
-                try await cloud.publishAndWait(topic: "site/home1/commands/again", payload: [])
-                return await !commands.received(on: "commands/again").isEmpty
-            }
-            try await Self.send("on again", id: "office:cloud/1", by: cloud)
-            try await Self.send("off", id: "office:cloud/2", by: cloud)
-            try await commands.wait(timeout: .seconds(30), "the last command") { $0.contains { $0.text == "off" } }
+            try await Self.restart(relay, commands: commands, cloud: cloud)
             let lamp = await commands.received(on: "commands/lamp").map(\.text)
             #expect(lamp == ["on", "off"], "\(lamp)")
         }
@@ -127,23 +119,15 @@ struct BridgeReceiveTests {
         try await Self.withReceiver { relay, upstream, local, commands, cloud in
             try await Self.send("on", id: "office:cloud/1", by: cloud)
             try await commands.wait(timeout: .seconds(30), "the first command") { $0.contains { $0.text == "on" } }
-            try await relay.stopRelay()
-            // A damaged state: the table of the ids carried in is gone, so they can be neither read
-            // as the receiver starts nor recorded.
-            let database = relay.stateDirectory + "/" + SQLiteStore.fileName
-            _ = try await ToolProcess.run([
-                "/usr/bin/env", "python3", "-c",
-                "import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute('DROP TABLE bridge_carried'); db.commit()",
-                database
-            ])
-            try await relay.startRelay()
-            try await eventually("the relay's receiver is subscribed upstream again") {
-                try await cloud.publishAndWait(topic: "site/home1/commands/again", payload: [])
-                return await !commands.received(on: "commands/again").isEmpty
+            try await Self.restart(relay, commands: commands, cloud: cloud) {
+                // A damaged state: the table of the ids carried in is gone, so they can be neither read
+                // as the receiver starts nor recorded.
+                _ = try await ToolProcess.run([
+                    "/usr/bin/env", "python3", "-c",
+                    "import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute('DROP TABLE bridge_carried'); db.commit()",
+                    relay.stateDirectory + "/" + SQLiteStore.fileName
+                ])
             }
-            try await Self.send("on again", id: "office:cloud/1", by: cloud)
-            try await Self.send("off", id: "office:cloud/2", by: cloud)
-            try await commands.wait(timeout: .seconds(30), "the last command") { $0.contains { $0.text == "off" } }
             // Nothing is remembered, so the copy passes (at least once), and the next goes on.
             let lamp = await commands.received(on: "commands/lamp").map(\.text)
             #expect(lamp == ["on", "on again", "off"], "\(lamp)")
@@ -156,5 +140,24 @@ struct BridgeReceiveTests {
             try await relay.store.flush()
             await watcher.shutdown()
         }
+    }
+
+    /// Stops the relay, runs `between`, starts it again, waits for its receiver upstream, and sends a
+    /// copy of the command `office:cloud/1` ("on again") and a new one, `office:cloud/2` ("off"), which
+    /// it waits for locally.
+    static func restart(
+        _ relay: RelayHarness, commands: MessageCollector, cloud: MQTTClient,
+        between: () async throws -> Void = {}
+    ) async throws {
+        try await relay.stopRelay()
+        try await between()
+        try await relay.startRelay()
+        try await eventually("the relay's receiver is subscribed upstream again") {
+            try await cloud.publishAndWait(topic: "site/home1/commands/again", payload: [])
+            return await !commands.received(on: "commands/again").isEmpty
+        }
+        try await Self.send("on again", id: "office:cloud/1", by: cloud)
+        try await Self.send("off", id: "office:cloud/2", by: cloud)
+        try await commands.wait(timeout: .seconds(30), "the last command") { $0.contains { $0.text == "off" } }
     }
 }
