@@ -33,17 +33,28 @@ BROKER_UP = "connected to the broker"
 
 
 class Reader:
-    """A clean-session MQTT client that reads retained states and asks the relays' read services."""
+    """An MQTT client that reads retained states and asks the relays' read services, and watches the presses:
+    the broker delivers each copy of a press it took once without DUP (a redelivery after a reconnect has it),
+    so a press delivered twice without DUP is one the broker took twice (a publisher's resend)."""
 
     def __init__(self, port: int, tag: str) -> None:
         self.messages: dict[str, list[str]] = {}
         self.cond = threading.Condition()
         self.tag = tag
+        # (topic, payload) of each press → deliveries without DUP.
+        self.press_copies: dict[tuple[str, str], int] = {}
         self.client = TrackedClient(f"{tag}-check-{uuid.uuid4().hex[:6]}", port,
-                                    ("trellis/response/logs/get", f"rpi/fromrpi/{tag}chk", "trellis/deadletter"),
+                                    ("trellis/response/logs/get", f"rpi/fromrpi/{tag}chk", "trellis/deadletter",
+                                     "p2o/buttons/+/press"),
                                     self._on_message)
 
     def _on_message(self, client, userdata, message) -> None:
+        if message.topic.startswith("p2o/buttons/") and message.topic.endswith("/press"):
+            if not message.dup and message.topic.startswith(f"p2o/buttons/{self.tag}-"):
+                key = (message.topic, message.payload.decode(errors="replace"))
+                with self.cond:
+                    self.press_copies[key] = self.press_copies.get(key, 0) + 1
+            return
         with self.cond:
             self.messages.setdefault(message.topic, []).append(message.payload.decode(errors="replace"))
             self.cond.notify_all()
@@ -122,11 +133,16 @@ def check_presses(load: Load, reader: Reader, settle: float) -> tuple[list[str],
         time.sleep(0.5)
     time.sleep(1.5)  # a late double count, or the share group's reconciling republish, would show now
     totals = reader.retained_totals(buttons)
+    with reader.cond:
+        observed = sum(reader.press_copies.values())
+        doubled = {b: sum(1 for (topic, _), n in reader.press_copies.items()
+                          if topic == f"p2o/buttons/{b}/press" and n > 1) for b in load.buttons}
     for b in load.buttons:
         low, high = expected[b]
         if totals[b] is None or not low <= totals[b] <= high:
             failures.append(f"button {b}: total {totals[b]}, expected {low}" + (f"..{high}" if high != low else "")
-                            + f" (acknowledged presses{'' if high == low else ' .. + their copies and the uncertain ones'})")
+                            + f" (acknowledged presses{'' if high == low else ' .. + their copies and the uncertain ones'}"
+                            + f"; an observer saw {doubled[b]} of its presses taken twice by the broker)")
     sio_total = totals[load.sio_button] or 0
     if not load.sio.acked <= sio_total <= load.sio.sent:
         failures.append(f"Socket.IO button: total {sio_total}, expected {load.sio.acked}..{load.sio.sent} "
@@ -134,6 +150,7 @@ def check_presses(load: Load, reader: Reader, settle: float) -> tuple[list[str],
     if load.sio.refused:
         failures.append(f"{len(load.sio.refused)} Socket.IO presses refused (press-response), e.g. {load.sio.refused[0]}")
     figures = {"presses_acked": len(acked), "presses_uncertain": len(uncertain & set(load.presses.sent)),
+               "presses_observed": observed, "presses_taken_twice": sum(doubled.values()),
                "sio_sent": load.sio.sent, "sio_acked": load.sio.acked, "totals": totals}
     return failures, figures
 
