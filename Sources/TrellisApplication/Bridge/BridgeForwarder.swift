@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import ServiceLifecycle
-import Synchronization
 import TrellisCore
 import TrellisMQTT
 import TrellisRelay
@@ -26,9 +25,8 @@ package final class BridgeForwarder: Service, Sendable {
     static let idlePoll: Duration = .milliseconds(100)
     /// How often the queue is held to its bounds (``BridgeSettings/maxBytes``, ``BridgeSettings/maxAge``).
     static let trimInterval: Duration = .seconds(1)
-    /// The store operations failing now (tried again at each poll while the store is away), logged
-    /// at the first failure, once a minute, and when they work again.
-    private let failures = Mutex(FailureSpells())
+    /// The store operations failing now (tried again at each poll while the store is away).
+    private let failures: BridgeFailureLog
 
     /// - Parameters:
     ///   - owner: the relay's client id, or its share group's name (whose relays take turns).
@@ -40,6 +38,7 @@ package final class BridgeForwarder: Service, Sendable {
         self.store = store
         self.logger = logger
         counters = BridgeCounters(bridge: bridge.name, rules: bridge.outRules.map(\.filter.text))
+        failures = BridgeFailureLog(bridge: bridge.name, logger: logger)
         self.owner = owner
         link = try UpstreamLink(turns: BridgeTurns(bridge: bridge.name, direction: "out", group: group, store: store)) {
             try .upstream(of: bridge, owner: owner, role: "", logger: logger)
@@ -106,11 +105,11 @@ package final class BridgeForwarder: Service, Sendable {
                 case let .read(after, limit):
                     do {
                         let messages = try await store.forwards(bridge: bridge.name, after: after, limit: limit)
-                        worked("read the bridge's queue")
+                        failures.worked("read the bridge's queue")
                         pending += window.read(messages, complete: messages.count < limit)
                     } catch {
                         window.readFailed()
-                        failed("read the bridge's queue", error)
+                        failures.failed("read the bridge's queue", error)
                     }
                 case let .publish(message, _):
                     switch await publish(message, through: client, origin: origin) {
@@ -189,28 +188,13 @@ package final class BridgeForwarder: Service, Sendable {
     private func delete(_ ids: [Int64]) async -> Bool {
         do {
             try await store.deleteForwards(bridge: bridge.name, ids: ids)
-            worked("delete forwarded messages")
+            failures.worked("delete forwarded messages")
             counters.forwarded(ids.count)
             return true
         } catch {
-            failed("delete forwarded messages", error)
+            failures.failed("delete forwarded messages", error)
             return false
         }
-    }
-
-    /// Logs a failure of `operation` when ``FailureSpells`` says to: its first, then once a minute.
-    private func failed(_ operation: String, _ error: any Error) {
-        guard let notice = failures.withLock({ $0.failed(operation, at: Date()) }) else { return }
-        var metadata: Logger.Metadata = ["bridge": "\(bridge.name)", "error": "\(error)"]
-        if case let .again(unlogged) = notice { metadata["failed_since_last_line"] = "\(unlogged + 1)" }
-        logger.warning("could not \(operation); trying again", metadata: metadata)
-    }
-
-    /// Logs that `operation` works again, when it was failing.
-    private func worked(_ operation: String) {
-        guard let failed = failures.withLock({ $0.succeeded(operation) }) else { return }
-        logger.info(
-            "\(operation): works again", metadata: ["bridge": "\(bridge.name)", "failed_times": "\(failed)"])
     }
 
     /// Notes a message the upstream broker refused (not authorized, too large, over a quota) or the
@@ -232,7 +216,7 @@ package final class BridgeForwarder: Service, Sendable {
             let trim = try await store.trimForwards(
                 bridge: bridge.name, maxBytes: bridge.maxBytes, storedBefore: now.addingTimeInterval(-bridge.maxAge),
                 sparing: held)
-            worked("hold the bridge's queue to its bounds")
+            failures.worked("hold the bridge's queue to its bounds")
             counters.oldest(trim.oldest, at: now)
             guard let dropped = counters.trimmed(trim, at: now) else { return }
             logger.warning(
@@ -244,7 +228,7 @@ package final class BridgeForwarder: Service, Sendable {
                     "max_bytes": "\(bridge.maxBytes)", "queued": "\(trim.messages)", "queued_bytes": "\(trim.bytes)"
                 ])
         } catch {
-            failed("hold the bridge's queue to its bounds", error)
+            failures.failed("hold the bridge's queue to its bounds", error)
         }
     }
 

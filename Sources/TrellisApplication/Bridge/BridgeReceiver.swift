@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import ServiceLifecycle
-import Synchronization
 import TrellisCore
 import TrellisMQTT
 import TrellisRelay
@@ -34,9 +33,8 @@ package final class BridgeReceiver: Service, Sendable {
     /// The relay's client id or its share group's name, which the origin of its own bridges'
     /// messages starts with.
     let owner: String
-    /// Local publishes failing now (tried each second while the local broker is away), logged at the
-    /// first failure, once a minute, and when they work again.
-    private let failures = Mutex(FailureSpells())
+    /// Local publishes failing now (tried each second while the local broker is away).
+    private let failures: BridgeFailureLog
 
     /// - Parameters:
     ///   - owner: the relay's client id, or its share group's name (whose relays take turns).
@@ -51,6 +49,7 @@ package final class BridgeReceiver: Service, Sendable {
         self.owner = owner
         self.store = store
         counters = BridgeCounters(bridge: bridge.name)
+        failures = BridgeFailureLog(bridge: bridge.name, logger: logger)
         link = try UpstreamLink(turns: BridgeTurns(bridge: bridge.name, direction: "in", group: group, store: store)) {
             try .upstream(of: bridge, owner: owner, role: "-in", maxUnhandledMessages: bridge.window, logger: logger)
         }
@@ -156,24 +155,12 @@ package final class BridgeReceiver: Service, Sendable {
                         topic: topic, payload: message.payload, qos: qos, retain: rule.retain && message.retain,
                         properties: MQTTProperties(userProperties: message.properties.userProperties)))
                 try await sent.acknowledged(outlastingCancellationBy: Self.graceAfterStop)
-                if let failed = failures.withLock({ $0.succeeded("publish") }) {
-                    logger.info(
-                        "messages carried in are published locally again",
-                        metadata: ["bridge": "\(bridge.name)", "failed_times": "\(failed)"])
-                }
+                failures.worked("publish a message carried in")
                 counters.carried()
                 return true
             } catch {
                 guard !Task.isCancelled else { break }
-                if let notice = failures.withLock({ $0.failed("publish", at: Date()) }) {
-                    var metadata: Logger.Metadata = [
-                        "bridge": "\(bridge.name)", "topic": "\(topic)", "error": "\(error)"
-                    ]
-                    if case let .again(unlogged) = notice {
-                        metadata["failed_since_last_line"] = "\(unlogged + 1)"
-                    }
-                    logger.warning("could not publish a message carried in; trying each second", metadata: metadata)
-                }
+                failures.failed("publish a message carried in", error, metadata: ["topic": "\(topic)"])
                 try? await Task.sleep(for: .seconds(1))
             }
         }
