@@ -41,11 +41,19 @@ extension SQLiteStore {
         bridge: String, maxBytes: Int, storedBefore: Date, sparing spared: [Int64]
     ) async throws -> ForwardTrim {
         let cutoff = ISO8601Time.milliseconds(storedBefore)
+        // The queue's totals by rule first, read beside the writer (WAL): a queue within its bounds, the
+        // usual case also while a backlog drains, costs that one pass and holds no write lock while it
+        // scans, so the write-behind's commits of the messages coming in do not wait for it each second.
+        let totals = try await read("trimForwards(bridge: \(bridge))") { db in
+            try Self.queueTotals(db, bridge: bridge)
+        }
+        guard Self.pastBounds(totals, cutoff: cutoff, maxBytes: maxBytes) else {
+            return Self.trim(before: totals, afterAge: totals, left: totals)
+        }
         // A JSON array, read by json_each: up to a few thousand ids, past SQLite's bound on arguments.
         let sparedJSON = "[" + spared.map(String.init).joined(separator: ",") + "]"
         return try await write("trimForwards(bridge: \(bridge))") { db in
-            // The queue's totals by rule first, one pass: a queue within its bounds (the usual case, also
-            // while a backlog drains) costs only that, not the two deleting passes, which run each second.
+            // Read again under the write lock: messages came and went since.
             let before = try Self.queueTotals(db, bridge: bridge)
             var afterAge = before
             if let oldest = before.values.compactMap(\.oldest).min(), oldest < cutoff {
@@ -69,23 +77,35 @@ extension SQLiteStore {
                         """, arguments: [bridge, maxBytes, sparedJSON])
                 left = try Self.queueTotals(db, bridge: bridge)
             }
-            var rules: [String: ForwardTrim.Rule] = [:]
-            for (rule, start) in before {
-                let aged = afterAge[rule]?.queued.messages ?? 0
-                let remaining = left[rule]?.queued ?? QueuedForwards()
-                rules[rule] = ForwardTrim.Rule(
-                    byAge: start.queued.messages - aged, byBytes: aged - remaining.messages, left: remaining)
-            }
-            let oldest = left.values.compactMap(\.oldest).min()
-            return ForwardTrim(rules: rules, oldest: oldest.map { Date(timeIntervalSince1970: Double($0) / 1000) })
+            return Self.trim(before: before, afterAge: afterAge, left: left)
         }
     }
 
+    /// The queue's totals by rule, with when the oldest of each was kept (milliseconds).
+    private typealias QueueTotals = [String: (queued: QueuedForwards, oldest: Int64?)]
+
+    /// True when a message is older than `cutoff` or the queue holds more than `maxBytes`.
+    private static func pastBounds(_ totals: QueueTotals, cutoff: Int64, maxBytes: Int) -> Bool {
+        if let oldest = totals.values.compactMap(\.oldest).min(), oldest < cutoff { return true }
+        return totals.values.reduce(0) { $0 + $1.queued.bytes } > maxBytes
+    }
+
+    /// What a trim did, from the totals before it, after its age bound and at its end.
+    private static func trim(before: QueueTotals, afterAge: QueueTotals, left: QueueTotals) -> ForwardTrim {
+        var rules: [String: ForwardTrim.Rule] = [:]
+        for (rule, start) in before {
+            let aged = afterAge[rule]?.queued.messages ?? 0
+            let remaining = left[rule]?.queued ?? QueuedForwards()
+            rules[rule] = ForwardTrim.Rule(
+                byAge: start.queued.messages - aged, byBytes: aged - remaining.messages, left: remaining)
+        }
+        let oldest = left.values.compactMap(\.oldest).min()
+        return ForwardTrim(rules: rules, oldest: oldest.map { Date(timeIntervalSince1970: Double($0) / 1000) })
+    }
+
     /// What waits for `bridge` by rule, with when the oldest of each was kept.
-    private static func queueTotals(_ db: Database, bridge: String) throws -> [String: (
-        queued: QueuedForwards, oldest: Int64?
-    )] {
-        var totals: [String: (queued: QueuedForwards, oldest: Int64?)] = [:]
+    private static func queueTotals(_ db: Database, bridge: String) throws -> QueueTotals {
+        var totals: QueueTotals = [:]
         let rows = try Row.fetchCursor(
             db.cachedStatement(
                 sql: """

@@ -1,4 +1,5 @@
 import Foundation
+import GRDBSQLite
 import Testing
 import TrellisCore
 import TrellisStore
@@ -120,6 +121,28 @@ struct BridgeStoreTests {
             #expect(
                 try await store.forwards(bridge: "cloud", after: 0, limit: 20).map(\.topic)
                     == ["t/0", "t/1", "t/6", "t/7", "t/8", "t/9"])
+        }
+    }
+
+    @Test("SQLite: a trim within the bounds reads beside another connection's write lock; past a bound, it deletes")
+    func trimBesideWriter() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        try await closing(try SQLiteStore(directory: directory.path)) { store async throws in
+            let start = try await Self.tenMessages(in: store)
+            var other: OpaquePointer?
+            #expect(sqlite3_open(directory.path + "/" + SQLiteStore.fileName, &other) == SQLITE_OK)
+            defer { sqlite3_close(other) }
+            #expect(sqlite3_exec(other, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK)
+            // The trim of each second while the write-behind commits: it takes the write lock from no one
+            // (before, it waited for the lock and failed after the store's busy timeout of 5 s).
+            let within = try await store.trimForwards(bridge: "cloud", maxBytes: 1_000, storedBefore: start)
+            #expect(within.byAge == 0 && within.byBytes == 0 && within.messages == 10 && within.bytes == 1_000)
+            #expect(within.oldest == start)
+            #expect(sqlite3_exec(other, "COMMIT", nil, nil, nil) == SQLITE_OK)
+            let past = try await store.trimForwards(bridge: "cloud", maxBytes: 450, storedBefore: start)
+            #expect(past.byAge == 0 && past.byBytes == 6 && past.messages == 4 && past.bytes == 400)
+            #expect(try await store.forwardBacklog(bridge: "cloud") == (4, 400))
         }
     }
 
