@@ -24,7 +24,7 @@ import threading
 import time
 import uuid
 
-from load import HOST_NAME, PLANTS, Load, TrackedClient
+from load import HOST_NAME, PLANTS, TICK_S, Load, TrackedClient
 
 STORE_DOWN = "the state store cannot commit"
 STORE_UP = "the state store commits again"
@@ -32,10 +32,15 @@ BROKER_DOWN = "lost the broker connection"
 BROKER_UP = "connected to the broker"
 
 
+# Mosquitto's autosave interval in the matrix (infra.Broker): SIGKILLed, it loses what it took since its last save.
+AUTOSAVE_S = 1.0
+
+
 class Reader:
-    """An MQTT client that reads retained states and asks the relays' read services, and watches the presses:
-    the broker delivers each copy of a press it took once without DUP (a redelivery after a reconnect has it),
-    so a press delivered twice without DUP is one the broker took twice (a publisher's resend)."""
+    """An MQTT client that reads retained states and asks the relays' read services, and watches the load: the
+    broker delivers each copy of a press it took once without DUP (a redelivery after a reconnect has it), so a
+    press delivered twice without DUP is one the broker took twice (a publisher's resend); and the requests and
+    log lines it delivered at all (`seen`), with a persistent session as the relays have."""
 
     def __init__(self, port: int, tag: str) -> None:
         self.messages: dict[str, list[str]] = {}
@@ -43,9 +48,11 @@ class Reader:
         self.tag = tag
         # (topic, payload) of each press → deliveries without DUP.
         self.press_copies: dict[tuple[str, str], int] = {}
+        # The keys (`q<n>`, `L<n>`) of the load's requests and log lines the broker delivered here.
+        self.seen: set[str] = set()
         self.client = TrackedClient(f"{tag}-check-{uuid.uuid4().hex[:6]}", port,
                                     ("trellis/response/logs/get", f"rpi/fromrpi/{tag}chk", "trellis/deadletter",
-                                     "p2o/buttons/+/press"),
+                                     "p2o/buttons/+/press", "rpi/torpi/+", "devices/+/log"),
                                     self._on_message)
 
     def _on_message(self, client, userdata, message) -> None:
@@ -54,6 +61,16 @@ class Reader:
                 key = (message.topic, message.payload.decode(errors="replace"))
                 with self.cond:
                     self.press_copies[key] = self.press_copies.get(key, 0) + 1
+            return
+        if message.topic.startswith((f"rpi/torpi/{self.tag}s", f"devices/{self.tag}-")):
+            text = message.payload.decode(errors="replace")
+            match = re.match(r"ID:([^;]*);", text) if message.topic.startswith("rpi/") \
+                else re.search(r'"message": "([^"]*)"', text)
+            if match:
+                with self.cond:
+                    self.seen.add(match.group(1))
+            return
+        if message.topic.startswith(("rpi/torpi/", "devices/")):
             return
         with self.cond:
             self.messages.setdefault(message.topic, []).append(message.payload.decode(errors="replace"))
@@ -110,18 +127,39 @@ class Reader:
         self.client.stop()
 
 
-def check_presses(load: Load, reader: Reader, settle: float) -> tuple[list[str], dict]:
+def kill_window(fault: str, at: float) -> tuple[float, float] | None:
+    """For a SIGKILLed broker (injected `at` seconds into the load), the send times of the messages it may have
+    taken, acknowledged and lost: those since its last autosave, with a second's slack for a load running late;
+    None for every other fault."""
+    return (at - AUTOSAVE_S - 1.0, at + 0.5) if fault == "broker-kill" else None
+
+
+def lost_by_broker(key: str, window: tuple[float, float] | None, seen: bool) -> bool:
+    """Whether the acknowledged message `key` (`p<n>`, `q<n>`, `L<n>`) may have been lost by a SIGKILLed broker
+    rather than by a relay: sent within `window` (kill_window) and never delivered to the observer either, which
+    subscribes to it with a persistent session as the relays do. Mosquitto acknowledges a message when it takes
+    it and keeps it only in memory until its next autosave: killed before it handed the message on, it is gone."""
+    return window is not None and not seen and window[0] <= int(key[1:]) * TICK_S <= window[1]
+
+
+def check_presses(load: Load, reader: Reader, settle: float,
+                  window: tuple[float, float] | None = None) -> tuple[list[str], dict]:
     """Waits (at most `settle` s) for every button's total to reach what was acknowledged, and then for the
-    retained states to be quiet, then compares."""
+    retained states to be quiet, then compares. With a kill `window`, an acknowledged press the broker may have
+    lost (lost_by_broker) need not be counted."""
     failures: list[str] = []
     acked = load.presses.acked()
     uncertain = load.presses.uncertain
     expected = {b: (0, 0) for b in load.buttons}
+    with reader.cond:
+        observed_keys = {k for k, stamp in load.press_stamps.items()
+                         if (f"p2o/buttons/{load.press_button(k)}/press", stamp) in reader.press_copies}
+    broker_lost = {k for k in acked if lost_by_broker(k, window, k in observed_keys)}
     for key in load.presses.sent:
         button = load.press_button(key)
         low, high = expected[button]
         copies = 1 + load.presses.resends.get(key, 0) if key in acked or key in uncertain else 0
-        expected[button] = (low + (key in acked), high + copies)
+        expected[button] = (low + (key in acked and key not in broker_lost), high + copies)
     buttons = [*load.buttons, load.sio_button]
     deadline = time.monotonic() + settle
     totals: dict = {}
@@ -151,11 +189,15 @@ def check_presses(load: Load, reader: Reader, settle: float) -> tuple[list[str],
         failures.append(f"{len(load.sio.refused)} Socket.IO presses refused (press-response), e.g. {load.sio.refused[0]}")
     figures = {"presses_acked": len(acked), "presses_uncertain": len(uncertain & set(load.presses.sent)),
                "presses_observed": observed, "presses_taken_twice": sum(doubled.values()),
+               "presses_maybe_lost_by_broker": len(broker_lost),
                "sio_sent": load.sio.sent, "sio_acked": load.sio.acked, "totals": totals}
     return failures, figures
 
 
-def check_requests(load: Load, settle: float) -> list[str]:
+def check_requests(load: Load, settle: float, reader: Reader,
+                   window: tuple[float, float] | None = None) -> tuple[list[str], dict]:
+    """Every acknowledged request answered once, rightly; with a kill `window`, but for those the broker may
+    have lost (lost_by_broker)."""
     acked = {k for k in load.requests.acked() if k.startswith("q")}
     deadline = time.monotonic() + settle
     while time.monotonic() < deadline:
@@ -167,7 +209,10 @@ def check_requests(load: Load, settle: float) -> list[str]:
     failures = []
     with load.reply_lock:
         replies = {k: list(v) for k, v in load.replies.items()}
-    missing = sorted(k for k in acked if k not in replies)
+    with reader.cond:
+        seen = set(reader.seen)
+    broker_lost = sorted(k for k in acked if k not in replies and lost_by_broker(k, window, k in seen))
+    missing = sorted(k for k in acked if k not in replies and k not in broker_lost)
     if missing:
         failures.append(f"{len(missing)} of {len(acked)} acknowledged requests unanswered: {', '.join(missing[:10])}")
     twice = sorted(k for k, v in replies.items() if k.startswith("q") and len(v) > 1 and k not in load.requests.uncertain)
@@ -180,12 +225,17 @@ def check_requests(load: Load, settle: float) -> list[str]:
                    and any(not r.endswith(f";payload:{len(PLANTS)};operation:RES_numPlants") for r in v))
     if wrong:
         failures.append(f"{len(wrong)} wrong answers, e.g. {replies[wrong[0]][0]}")
-    return failures
+    return failures, {"requests_maybe_lost_by_broker": broker_lost}
 
 
-def check_logs(load: Load, reader: Reader) -> list[str]:
+def check_logs(load: Load, reader: Reader, window: tuple[float, float] | None = None) -> tuple[list[str], dict]:
+    """Every acknowledged log line stored once; with a kill `window`, but for those the broker may have lost
+    (lost_by_broker)."""
     acked = load.logs.acked()
     failures = []
+    with reader.cond:
+        seen = set(reader.seen)
+    broker_lost: list[str] = []
     for device in load.devices:
         stored = reader.device_log(device)
         if stored is None:
@@ -195,13 +245,15 @@ def check_logs(load: Load, reader: Reader) -> list[str]:
             failures.append(f"logs/get for {device}: {stored[0]}")
             continue
         mine = {k for k in load.logs.sent if load.log_device(k) == device}
-        lost = sorted(k for k in mine & acked if k not in stored)
+        unstored = sorted(k for k in mine & acked if k not in stored)
+        broker_lost += [k for k in unstored if lost_by_broker(k, window, k in seen)]
+        lost = [k for k in unstored if k not in broker_lost]
         twice = sorted({m for m in stored if stored.count(m) > 1 and m not in load.logs.uncertain})
         if lost:
             failures.append(f"{device}: {len(lost)} acknowledged log lines lost: {', '.join(lost[:10])}")
         if twice:
             failures.append(f"{device}: log lines stored twice: {', '.join(twice[:10])}")
-    return failures
+    return failures, {"logs_maybe_lost_by_broker": sorted(broker_lost)}
 
 
 def check_dead_letters(reader: Reader) -> list[str]:

@@ -34,6 +34,8 @@ for _name in ("engineio.client", "socketio.client"):
     logging.getLogger(_name).setLevel(logging.CRITICAL)
 
 HOST_NAME = "Host-RPI3B+"
+# The load's tick: the message keyed `p<n>`, `q<n>` or `L<n>` is sent n ticks after the load's start.
+TICK_S = 0.05
 PLANTS = ["Fern", "Basil", "Mint"]
 
 
@@ -169,6 +171,8 @@ class Load:
         self.logs = TrackedClient(f"{self.tag}-log", self.port)
         self.sio: SocketIOPresser | None = None
         self.counts = {"presses": 0, "requests": 0, "logs": 0}
+        # Each press's payload (its unique time), by its key.
+        self.press_stamps: dict[str, str] = {}
 
     def _on_reply(self, client, userdata, message) -> None:
         text = message.payload.decode(errors="replace")
@@ -197,7 +201,7 @@ class Load:
         self.sio = SocketIOPresser(self.socketio_address, self.token, self.sio_button)
 
     def run(self, seconds: float, stop: threading.Event) -> None:
-        """The paced load: per 50 ms tick a press, every 2nd tick a request and a log line, every 4th a
+        """The paced load: per 50 ms tick (TICK_S) a press, every 2nd tick a request and a log line, every 4th a
         Socket.IO press; `seconds` long (or until `stop`)."""
         start = time.monotonic()
         tick = 0
@@ -206,6 +210,7 @@ class Load:
             button = self.buttons[n % len(self.buttons)]
             # A unique press time per press, so no two presses are the same message.
             stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(1767225600 + n // 1000)) + f".{n % 1000:03d}Z"
+            self.press_stamps[f"p{n}"] = stamp
             self.presses.publish(f"p{n}", f"p2o/buttons/{button}/press", stamp)
             self.counts["presses"] += 1
             if tick % 2 == 0:
@@ -219,7 +224,7 @@ class Load:
             if tick % 4 == 0 and self.sio:
                 self.sio.press()
             tick += 1
-            next_at = start + tick * 0.05
+            next_at = start + tick * TICK_S
             delay = next_at - time.monotonic()
             if delay > 0:
                 stop.wait(delay)
