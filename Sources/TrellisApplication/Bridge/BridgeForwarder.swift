@@ -52,11 +52,7 @@ package final class BridgeForwarder: Service, Sendable {
                 self.logger.info(
                     "forwarding to the upstream broker",
                     metadata: ["bridge": "\(self.bridge.name)", "upstream": "\(self.bridge.url)"])
-                // On the upstream client's network thread: the acknowledgements arrive there and what they
-                // let go is written there, so neither wakes another thread (a switch per message otherwise).
-                await withTaskExecutorPreference(client.taskExecutor) {
-                    await self.forward(through: client, origin: origin)
-                }
+                await self.forward(through: client, origin: origin)
             }
         }
     }
