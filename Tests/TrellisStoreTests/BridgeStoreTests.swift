@@ -131,9 +131,9 @@ struct BridgeStoreTests {
         try await closing(try SQLiteStore(directory: directory.path)) { store async throws in
             let start = try await Self.tenMessages(in: store)
             var other: OpaquePointer?
-            #expect(sqlite3_open(directory.path + "/" + SQLiteStore.fileName, &other) == SQLITE_OK)
+            try #require(sqlite3_open(directory.path + "/" + SQLiteStore.fileName, &other) == SQLITE_OK)
             defer { sqlite3_close(other) }
-            #expect(sqlite3_exec(other, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK)
+            try #require(sqlite3_exec(other, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK)
             // The trim of each second while the write-behind commits: it takes the write lock from no one
             // (before, it waited for the lock and failed after the store's busy timeout of 5 s).
             let within = try await store.trimForwards(bridge: "cloud", maxBytes: 1_000, storedBefore: start)
