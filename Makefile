@@ -4,7 +4,7 @@
 SWIFT ?= swift
 PREFIX ?= /usr/local
 APT_PACKAGES := mosquitto mosquitto-clients libmosquitto-dev libsqlite3-dev libssl-dev openssl pkg-config postgresql prometheus \
-	tcpdump tshark iproute2 ethtool tmux
+	tcpdump tshark iproute2 ethtool tmux nftables
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run test postgres build deps ha-deps ha-check deb deb-deps deb-check faults faults-short faults-deps bridge-faults bridge-faults-short bench bench-stores bench-scaling bench-instructions soak fuzz format format-check install uninstall clean embed
@@ -15,7 +15,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ## Prometheus server of their own), tcpdump, tshark, iproute2 and ethtool (the wire import tests capture a test
 ## broker's traffic, in a network namespace of their own with segmentation offload off for the small-MTU case, and compare with Wireshark's MQTT
 ## dissector; wireshark-common is told first not to install dumpcap setuid, so it installs without a question)
-## and tmux (`trellis watch` is tested on the screen tmux keeps of it), when any is missing.
+## tmux (`trellis watch` is tested on the screen tmux keeps of it) and nftables (the MQTT client is tested against
+## a broker link that drops packets silently, an nftables rule on the test broker's port), when any is missing.
 deps:
 	@if ! command -v mosquitto >/dev/null 2>&1 && [ ! -x /usr/sbin/mosquitto ] \
 	   || ! command -v mosquitto_sub >/dev/null 2>&1 \
@@ -30,7 +31,8 @@ deps:
 	   || ! command -v tshark >/dev/null 2>&1 \
 	   || { ! command -v ip >/dev/null 2>&1 && [ ! -x /usr/sbin/ip ]; } \
 	   || { ! command -v ethtool >/dev/null 2>&1 && [ ! -x /usr/sbin/ethtool ]; } \
-	   || ! command -v tmux >/dev/null 2>&1; then \
+	   || ! command -v tmux >/dev/null 2>&1 \
+	   || { ! command -v nft >/dev/null 2>&1 && [ ! -x /usr/sbin/nft ]; }; then \
 		echo "installing $(APT_PACKAGES)"; \
 		echo "wireshark-common wireshark-common/install-setuid boolean false" | $(SUDO) debconf-set-selections && \
 		$(SUDO) apt-get update -qq && \

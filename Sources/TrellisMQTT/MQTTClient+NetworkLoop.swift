@@ -22,6 +22,7 @@ extension MQTTClient {
                 // What the consumer still holds came on a connection that is gone: the new one must
                 // connect, read and write without waiting for it (``ReadAheadWindow/connectionClosed()``).
                 state.withLock { $0.window.connectionClosed() }
+                transportSeen.store(false, ordering: .relaxed)
                 carryOut(attempts.attempting())
                 let rc = attempts.isFirstAttempt ? handle.connect() : handle.reconnect()
                 let connections = state.withLock { $0.connections }
@@ -31,6 +32,10 @@ extension MQTTClient {
                 if !attempts.isOpen { continue }
             }
             let rc = servicePass()
+            // Looked at until seen (a system call a pass while connecting), before a failure closes it.
+            if !transportSeen.load(ordering: .relaxed) && handle.transportConnected {
+                transportSeen.store(true, ordering: .relaxed)
+            }
             let actions = attempts.serviced(
                 code: rc, at: .now, connections: { state.withLock { $0.connections } },
                 stopping: { state.withLock { $0.stopping } },
@@ -179,12 +184,19 @@ extension MQTTClient {
         let errors = handle.takeErrors()
         let detail =
             rc == Int32(MOSQ_ERR_KEEPALIVE.rawValue)
-            ? "no answer within \(handshakeLimit) of connecting (\(configuration.tls == nil ? "no CONNACK" : "no TLS handshake or CONNACK"))"
+            ? "no answer within \(handshakeLimit) of connecting (\(unansweredStep))"
             : ConnectionFailure.describe(
                 code: rc, libraryText: Mosquitto.describe(rc), errors: errors, host: configuration.host,
                 tls: configuration.tls != nil, afterOpen: afterOpen,
                 clientCertificate: configuration.tls?.certificate != nil)
         return "cannot connect to the broker at \(scheme)://\(configuration.address): \(detail)"
+    }
+
+    /// What an attempt that timed out was waiting for: the TCP connection itself (a link that drops
+    /// packets, a host that is gone), or the broker's answer on it.
+    private var unansweredStep: String {
+        guard transportSeen.load(ordering: .relaxed) else { return "no TCP connection" }
+        return configuration.tls == nil ? "no CONNACK" : "no TLS handshake or CONNACK"
     }
 
     /// Carries out what ``ConnectionAttempts`` decided; false when the loop is to end.

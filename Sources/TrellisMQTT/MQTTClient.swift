@@ -26,6 +26,9 @@ public final class MQTTClient: Sendable {
     /// Whether the last message delivered came at QoS 0: only then does the network thread give up
     /// its core once before it waits (``waitForEvents(_:)``). Written and read on the network thread.
     let lastMessageAtMostOnce = Atomic<Bool>(true)
+    /// Whether the current attempt's TCP connection has been seen made: what an attempt that timed
+    /// out was waiting for (the network thread's alone).
+    let transportSeen = Atomic<Bool>(false)
     let executor = NetworkThreadExecutor()
     private let eventSink: AsyncStream<MQTTConnectionEvent>.Continuation
 

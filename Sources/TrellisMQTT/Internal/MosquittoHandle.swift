@@ -212,9 +212,28 @@ final class MosquittoHandle: @unchecked Sendable {
         }) ?? Int32(MOSQ_ERR_INVAL.rawValue)
     }
 
-    /// Reconnects with the host, port and CONNECT properties of the first `connect()`.
+    /// Reconnects with the host, port and CONNECT properties of the first `connect()`. Over plain
+    /// TCP it does not wait for the connection: the loop sees it made (its CONNECT written, the
+    /// CONNACK read) or not made within the handshake limit, as it sees a missing CONNACK.
+    /// libmosquitto's blocking connect waits for the kernel to give the attempt up, and against a
+    /// link that drops packets silently the kernel sends its SYN again only after 1, 3, 7, 15, 31
+    /// and 63 s: a link that came back was used only at the next of these, and the thread (its jobs,
+    /// a stop) waited meanwhile. Over TLS the handshake of an unfinished connection is driven only by
+    /// libmosquitto's own loop, which this client does not run, so that connect still waits.
     func reconnect() -> Int32 {
-        mosquitto_reconnect(pointer)
+        configuration.tls == nil ? mosquitto_reconnect_async(pointer) : mosquitto_reconnect(pointer)
+    }
+
+    /// True when the socket's TCP connection is made (it has a peer); false while it is still
+    /// being made or when there is no socket.
+    var transportConnected: Bool {
+        let socket = self.socket
+        guard socket >= 0 else { return false }
+        var address = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        return withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(socket, $0, &length) == 0 }
+        }
     }
 
     /// The connection's socket, or -1 when there is none; the loop polls it itself.

@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+import TrellisMQTT
+import TrellisTestSupport
+
+/// A broker behind a link that drops the client's packets silently (no RST, no ICMP): an nftables
+/// rule of the test's own on the broker's loopback port, in the root namespace (so the broker is not
+/// restarted meanwhile: its start waits for its port to accept). The client's
+/// reconnection attempts must not wait for the kernel's SYN retries, which after 15 s come only at
+/// 31, 63 and 127 s into an attempt: once the link is back the client connects within seconds, and a
+/// stop meanwhile ends at once.
+@Suite("A broker link that drops packets silently", .serialized)
+struct SilentLinkTests {
+    /// A client with a keepalive of 5 s, so an attempt that gets nothing is given up after 5 s.
+    static func client(of broker: TestBroker) async throws -> MQTTClient {
+        try await TestClients.connect(to: broker) { $0.keepAlive = 5 }
+    }
+
+    @Test("reconnecting into a link that drops packets: the client's jobs run meanwhile; connected soon after")
+    func reconnectsSoonAfter() async throws {
+        try await withTestBroker { broker in
+            let client = try await Self.client(of: broker)
+            // From now the link drops everything the client sends: its keepalive gets no answer, so it
+            // gives the connection up (within two keepalives) and its attempts get nothing back.
+            let drop = try PacketDrop(port: broker.port)
+            defer { drop.remove() }
+            try await eventually("the client gave its connection up", timeout: .seconds(20)) { !client.isConnected }
+            // Well into an attempt, the network thread still runs the jobs of the tasks that prefer it
+            // (a relay's message handling): a blocking connect would hold them until the kernel gives up.
+            try await Task.sleep(for: .seconds(3))
+            let asked = ContinuousClock.now
+            let ran = await Self.firstOf(
+                Task(executorPreference: client.taskExecutor) { ContinuousClock.now },
+                orAfter: .seconds(10))
+            let waited = ran.map { asked.duration(to: $0) }
+            #expect(
+                waited.map { $0 < .seconds(2) } == true,
+                "a job on the network thread waited \(waited.map { "\($0)" } ?? "more than 10 s")")
+            // The fault's length, not a wait for an outcome: past the kernel's SYN of 15 s into an attempt.
+            try await Task.sleep(for: .seconds(14))
+            #expect(!client.isConnected)
+            drop.remove()
+            let back = ContinuousClock.now
+            try await client.waitUntilConnected(timeout: .seconds(60))
+            let took = ContinuousClock.now - back
+            print("a job ran \(waited.map { "\($0)" } ?? "-") after it was asked; connected \(took) after the link")
+            #expect(took < .seconds(8), "connected \(took) after the link came back")
+            await client.shutdown()
+        }
+    }
+
+    /// The task's value, or nil when it has none after `limit` (the task is left to finish).
+    static func firstOf<T: Sendable>(_ task: Task<T, Never>, orAfter limit: Duration) async -> T? {
+        await withTaskGroup(of: T?.self) { group in
+            group.addTask { await task.value }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    @Test("a stop while the link drops packets ends within seconds, not when the kernel gives up")
+    func stopsDuringAttempt() async throws {
+        try await withTestBroker { broker in
+            let client = try await Self.client(of: broker)
+            let drop = try PacketDrop(port: broker.port)
+            defer { drop.remove() }
+            try await eventually("the client gave its connection up", timeout: .seconds(20)) { !client.isConnected }
+            // Well into an attempt: a blocking connect would hold the network thread until 127 s.
+            try await Task.sleep(for: .seconds(2))
+            let stopping = ContinuousClock.now
+            await client.shutdown()
+            let took = ContinuousClock.now - stopping
+            print("the stop took \(took)")
+            #expect(took < .seconds(5), "the stop took \(took)")
+        }
+    }
+}
+
+/// An nftables table dropping the packets sent to 127.0.0.1:`port` (the client's side of the link),
+/// removed by ``remove()`` (idempotent). Fails when `nft` is missing or refuses (it needs root;
+/// `make deps` installs nftables).
+final class PacketDrop: Sendable {
+    let table: String
+
+    init(port: Int) throws {
+        table = "trellis_test_\(port)_\(getpid())"
+        let rules = """
+            table inet \(table) {
+                chain out { type filter hook output priority 0; ip daddr 127.0.0.1 tcp dport \(port) drop; }
+            }
+            """
+        let status = try Self.nft(["-f", "-"], input: rules)
+        guard status == 0 else {
+            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "nft -f failed (\(status))"])
+        }
+    }
+
+    func remove() {
+        _ = try? Self.nft(["delete", "table", "inet", table], input: nil, quiet: true)
+    }
+
+    private static func nft(_ arguments: [String], input: String?, quiet: Bool = false) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(
+            fileURLWithPath: ["/usr/sbin/nft", "/sbin/nft", "/usr/bin/nft"].first {
+                FileManager.default.isExecutableFile(atPath: $0)
+            } ?? "/usr/sbin/nft")
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardInput = pipe
+        if quiet { process.standardError = FileHandle.nullDevice }
+        try process.run()
+        if let input { pipe.fileHandleForWriting.write(Data(input.utf8)) }
+        try pipe.fileHandleForWriting.close()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
