@@ -14,6 +14,9 @@ extension MQTTClient {
     func runNetworkLoop() {
         executor.attachCurrentThread()
         var attempts = ConnectionAttempts(reconnectDelay: configuration.reconnectDelay, handshakeLimit: handshakeLimit)
+        // Whether `connect()` stored the host, port and CONNECT properties (it does before it connects,
+        // so even a failed attempt did unless its arguments were refused): `reconnect()` from then on.
+        var stored = false
         while !state.withLock({ $0.stopping }) {
             beat()
             executor.runJobs()
@@ -24,7 +27,8 @@ extension MQTTClient {
                 state.withLock { $0.window.connectionClosed() }
                 transportSeen.store(false, ordering: .relaxed)
                 carryOut(attempts.attempting())
-                let rc = attempts.isFirstAttempt ? handle.connect() : handle.reconnect()
+                let rc = stored ? handle.reconnect() : handle.connect()
+                stored = stored || rc != Int32(MOSQ_ERR_INVAL.rawValue)
                 let connections = state.withLock { $0.connections }
                 carryOut(
                     rc == Mosquitto.success
@@ -32,7 +36,7 @@ extension MQTTClient {
                 if !attempts.isOpen { continue }
             }
             let rc = servicePass()
-            // Looked at until seen (a system call a pass while connecting), before a failure closes it.
+            // Looked at after each pass until seen (a system call a pass while connecting).
             if !transportSeen.load(ordering: .relaxed) && handle.transportConnected {
                 transportSeen.store(true, ordering: .relaxed)
             }
@@ -43,7 +47,7 @@ extension MQTTClient {
                     state.withLock { state in
                         defer { state.refusal = nil }; return state.refusal
                     }
-                })
+                }, transportMade: { transportSeen.load(ordering: .relaxed) })
             if !carryOut(actions) { break }
         }
         if attempts.isOpen && !writesHeld {
@@ -184,19 +188,14 @@ extension MQTTClient {
         let errors = handle.takeErrors()
         let detail =
             rc == Int32(MOSQ_ERR_KEEPALIVE.rawValue)
-            ? "no answer within \(handshakeLimit) of connecting (\(unansweredStep))"
+            ? (transportSeen.load(ordering: .relaxed)
+                ? "no answer within \(handshakeLimit) of connecting (\(configuration.tls == nil ? "no CONNACK" : "no TLS handshake or CONNACK"))"
+                : "no TCP connection within \(ConnectionAttempts.transportLimit) (the broker's host is gone, or packets to it are dropped)")
             : ConnectionFailure.describe(
                 code: rc, libraryText: Mosquitto.describe(rc), errors: errors, host: configuration.host,
                 tls: configuration.tls != nil, afterOpen: afterOpen,
                 clientCertificate: configuration.tls?.certificate != nil)
         return "cannot connect to the broker at \(scheme)://\(configuration.address): \(detail)"
-    }
-
-    /// What an attempt that timed out was waiting for: the TCP connection itself (a link that drops
-    /// packets, a host that is gone), or the broker's answer on it.
-    private var unansweredStep: String {
-        guard transportSeen.load(ordering: .relaxed) else { return "no TCP connection" }
-        return configuration.tls == nil ? "no CONNACK" : "no TLS handshake or CONNACK"
     }
 
     /// Carries out what ``ConnectionAttempts`` decided; false when the loop is to end.

@@ -78,6 +78,28 @@ struct ConnectionAttemptsTests {
         #expect(!attempts.isOpen && !attempts.isFirstAttempt)
     }
 
+    @Test("an attempt whose TCP connection is not made is given up after the transport limit, not the handshake's")
+    func transportLimit() {
+        var attempts = ConnectionAttempts(reconnectDelay: 0.5...3, handshakeLimit: .seconds(30))
+        let keepalive = Int32(MOSQ_ERR_KEEPALIVE.rawValue)
+        let given = [ConnectionAttempts.Action.reportConnectFailed(code: keepalive, afterOpen: true, retryIn: 0.5)]
+        _ = attempts.opened(at: start, connections: 0)
+        let waiting = attempts.serviced(
+            code: Mosquitto.success, at: start + .seconds(9), connections: { 0 }, stopping: { false },
+            refusal: { nil }, transportMade: { false })
+        #expect(waiting.isEmpty)
+        let over = attempts.serviced(
+            code: Mosquitto.success, at: start + .seconds(11), connections: { 0 }, stopping: { false },
+            refusal: { nil }, transportMade: { false })
+        #expect(over == given + [.pause(seconds: 0.5)])
+        // Made, the same socket waits for its CONNACK up to the handshake limit.
+        _ = attempts.opened(at: start, connections: 0)
+        let made = attempts.serviced(
+            code: Mosquitto.success, at: start + .seconds(20), connections: { 0 }, stopping: { false },
+            refusal: { nil }, transportMade: { true })
+        #expect(made.isEmpty && attempts.isOpen)
+    }
+
     @Test("a refusal is reported in the broker's words, and what the library logged is dropped")
     func refusal() {
         var attempts = attempts()

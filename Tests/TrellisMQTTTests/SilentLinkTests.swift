@@ -9,7 +9,9 @@ import TrellisTestSupport
 /// reconnection attempts must not wait for the kernel's SYN retries, which after 15 s come only at
 /// 31, 63 and 127 s into an attempt: once the link is back the client connects within seconds, and a
 /// stop meanwhile ends at once.
-@Suite("A broker link that drops packets silently", .serialized)
+@Suite(
+    "A broker link that drops packets silently", .serialized,
+    .enabled(if: PacketDrop.usable, "needs root and nft: make test installs nftables"))
 struct SilentLinkTests {
     /// A client with a keepalive of 5 s, so an attempt that gets nothing is given up after 5 s.
     static func client(of broker: TestBroker) async throws -> MQTTClient {
@@ -87,7 +89,15 @@ struct SilentLinkTests {
 final class PacketDrop: Sendable {
     let table: String
 
+    /// Whether rules can be made here: root, with nft installed.
+    static var usable: Bool { geteuid() == 0 && executable != nil }
+
+    static let executable = ["/usr/sbin/nft", "/sbin/nft", "/usr/bin/nft"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
+
     init(port: Int) throws {
+        Self.sweep()
         table = "trellis_test_\(port)_\(getpid())"
         let rules = """
             table inet \(table) {
@@ -104,15 +114,30 @@ final class PacketDrop: Sendable {
         _ = try? Self.nft(["delete", "table", "inet", table], input: nil, quiet: true)
     }
 
-    private static func nft(_ arguments: [String], input: String?, quiet: Bool = false) throws -> Int32 {
+    /// Removes the tables a test run that died left behind (its process is gone), whose rule would
+    /// drop the packets of a later broker on the same port.
+    static func sweep() {
+        let listing = Pipe()
+        guard (try? nft(["list", "tables"], input: nil, quiet: true, output: listing)) == 0,
+            let text = String(data: listing.fileHandleForReading.readDataToEndOfFile(), encoding: .utf8)
+        else { return }
+        for line in text.split(separator: "\n") {
+            guard let name = line.split(separator: " ").last, name.hasPrefix("trellis_test_"),
+                let pid = name.split(separator: "_").last.flatMap({ Int32($0) }), kill(pid, 0) != 0
+            else { continue }
+            _ = try? nft(["delete", "table", "inet", String(name)], input: nil, quiet: true)
+        }
+    }
+
+    private static func nft(
+        _ arguments: [String], input: String?, quiet: Bool = false, output: Pipe? = nil
+    ) throws -> Int32 {
         let process = Process()
-        process.executableURL = URL(
-            fileURLWithPath: ["/usr/sbin/nft", "/sbin/nft", "/usr/bin/nft"].first {
-                FileManager.default.isExecutableFile(atPath: $0)
-            } ?? "/usr/sbin/nft")
+        process.executableURL = URL(fileURLWithPath: executable ?? "/usr/sbin/nft")
         process.arguments = arguments
         let pipe = Pipe()
         process.standardInput = pipe
+        if let output { process.standardOutput = output }
         if quiet { process.standardError = FileHandle.nullDevice }
         try process.run()
         if let input { pipe.fileHandleForWriting.write(Data(input.utf8)) }

@@ -45,6 +45,10 @@ struct ConnectionAttempts {
     private let delays: ClosedRange<Double>
     /// How long an open socket may wait for its CONNACK (TLS handshake included).
     let handshakeLimit: Duration
+    /// How long an attempt may wait for its TCP connection itself (an asynchronous reconnect): the
+    /// kernel's SYNs at 0, 1, 3 and 7 s fall within it, so a link that returns waits at most about
+    /// 3 s and the backoff, rather than until the next SYN (15, 31 s …) or the handshake limit.
+    static let transportLimit: Duration = .seconds(10)
 
     init(reconnectDelay: ClosedRange<Double>, handshakeLimit: Duration) {
         self.delays = reconnectDelay
@@ -91,7 +95,7 @@ struct ConnectionAttempts {
     ///   - refusal: the broker's refusal of this attempt's CONNECT, taken once (read only when the pass failed).
     mutating func serviced(
         code: Int32, at now: ContinuousClock.Instant, connections: () -> Int,
-        stopping: () -> Bool, refusal: () -> String?
+        stopping: () -> Bool, refusal: () -> String?, transportMade: () -> Bool = { true }
     ) -> [Action] {
         guard case let .open(openedAt, before, wasConnected) = socket else { return [] }
         var actions: [Action] = []
@@ -105,6 +109,10 @@ struct ConnectionAttempts {
                 actions.append(.keepLibraryLog(false))
             } else if code == Mosquitto.success && openedAt.duration(to: now) > handshakeLimit {
                 code = Int32(MOSQ_ERR_KEEPALIVE.rawValue) // the next attempt closes this socket first
+            } else if code == Mosquitto.success && openedAt.duration(to: now) > Self.transportLimit
+                && !transportMade()
+            {
+                code = Int32(MOSQ_ERR_KEEPALIVE.rawValue)
             }
         }
         guard code != Mosquitto.success else { return actions }

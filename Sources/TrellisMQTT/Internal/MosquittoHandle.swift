@@ -212,16 +212,26 @@ final class MosquittoHandle: @unchecked Sendable {
         }) ?? Int32(MOSQ_ERR_INVAL.rawValue)
     }
 
-    /// Reconnects with the host, port and CONNECT properties of the first `connect()`. Over plain
-    /// TCP it does not wait for the connection: the loop sees it made (its CONNECT written, the
-    /// CONNACK read) or not made within the handshake limit, as it sees a missing CONNACK.
-    /// libmosquitto's blocking connect waits for the kernel to give the attempt up, and against a
-    /// link that drops packets silently the kernel sends its SYN again only after 1, 3, 7, 15, 31
-    /// and 63 s: a link that came back was used only at the next of these, and the thread (its jobs,
-    /// a stop) waited meanwhile. Over TLS the handshake of an unfinished connection is driven only by
-    /// libmosquitto's own loop, which this client does not run, so that connect still waits.
+    /// Reconnects with the host, port and CONNECT properties of the first `connect()` (stored by it
+    /// even when it failed). To an IP address over plain TCP it does not wait for the connection:
+    /// the loop sees it made (its CONNECT written, the CONNACK read) or not made in time
+    /// (``ConnectionAttempts/transportLimit``). libmosquitto's blocking connect waits for the kernel
+    /// to give the attempt up, and against a link that drops packets silently the kernel sends its
+    /// SYN again only after 1, 3, 7, 15, 31 and 63 s: a link that came back was used only at the next
+    /// of these, and the thread (its jobs, a stop) waited meanwhile. It still waits over TLS, whose
+    /// unfinished handshake only libmosquitto's own loop drives, and for a host name: the library's
+    /// asynchronous connect tries only the name's first address, where the blocking one falls back
+    /// to the next (an IPv6 address that refuses or drops, then the IPv4 one).
     func reconnect() -> Int32 {
-        configuration.tls == nil ? mosquitto_reconnect_async(pointer) : mosquitto_reconnect(pointer)
+        reconnectsAsynchronously ? mosquitto_reconnect_async(pointer) : mosquitto_reconnect(pointer)
+    }
+
+    /// Whether ``reconnect()`` returns before the TCP connection is made: plain TCP to an IP address.
+    var reconnectsAsynchronously: Bool {
+        guard configuration.tls == nil else { return false }
+        var address = in6_addr()
+        return inet_pton(AF_INET, configuration.host, &address) == 1
+            || inet_pton(AF_INET6, configuration.host, &address) == 1
     }
 
     /// True when the socket's TCP connection is made (it has a peer); false while it is still
