@@ -178,6 +178,7 @@ def one_run(binary: str, fault: Fault, store: str, relays: int, rng: random.Rand
             outcome.skipped = str(reason)
             return outcome, ctx, base
         time.sleep(duration)  # the fault's random length, not an outcome
+        ending = time.monotonic()
         fault.end(ctx)
         ended = time.monotonic()
         recovered = measure_recovery(ctx.relays, ended, 3 * RECOVERY_BOUND)
@@ -192,7 +193,7 @@ def one_run(binary: str, fault: Fault, store: str, relays: int, rng: random.Rand
         if not load.wait_acknowledged(60):
             outcome.failures.append("the broker did not acknowledge every publish within 60 s of the load's end")
         # A SIGKILLed broker may lose what it acknowledged since its last autosave and had not handed on.
-        window = checks.kill_window(fault.name, at)
+        window = checks.kill_window(fault.name, at, ending)
         presses, figures = checks.check_presses(load, reader, settle=45, window=window)
         outcome.failures += presses
         requests, lost_requests = checks.check_requests(load, 30, reader, window)
