@@ -17,11 +17,11 @@ struct ConnectionAttemptsTests {
     /// One pass over the open socket.
     private func pass(
         _ attempts: inout ConnectionAttempts, code: Int32 = Mosquitto.success, after: Duration = .zero,
-        connections: Int, stopping: Bool = false, refusal: String? = nil
+        connections: Int, stopping: Bool = false, refusal: String? = nil, transportMade: Bool = true
     ) -> [ConnectionAttempts.Action] {
         attempts.serviced(
             code: code, at: start + after, connections: { connections },
-            stopping: { stopping }, refusal: { refusal })
+            stopping: { stopping }, refusal: { refusal }, transportMade: { transportMade })
     }
 
     @Test("failed opens wait twice as long each time, up to the upper bound")
@@ -84,19 +84,13 @@ struct ConnectionAttemptsTests {
         let keepalive = Int32(MOSQ_ERR_KEEPALIVE.rawValue)
         let given = [ConnectionAttempts.Action.reportConnectFailed(code: keepalive, afterOpen: true, retryIn: 0.5)]
         _ = attempts.opened(at: start, connections: 0)
-        let waiting = attempts.serviced(
-            code: Mosquitto.success, at: start + .seconds(9), connections: { 0 }, stopping: { false },
-            refusal: { nil }, transportMade: { false })
+        let waiting = pass(&attempts, after: .seconds(9), connections: 0, transportMade: false)
         #expect(waiting.isEmpty)
-        let over = attempts.serviced(
-            code: Mosquitto.success, at: start + .seconds(11), connections: { 0 }, stopping: { false },
-            refusal: { nil }, transportMade: { false })
+        let over = pass(&attempts, after: .seconds(11), connections: 0, transportMade: false)
         #expect(over == given + [.pause(seconds: 0.5)])
         // Made, the same socket waits for its CONNACK up to the handshake limit.
         _ = attempts.opened(at: start, connections: 0)
-        let made = attempts.serviced(
-            code: Mosquitto.success, at: start + .seconds(20), connections: { 0 }, stopping: { false },
-            refusal: { nil }, transportMade: { true })
+        let made = pass(&attempts, after: .seconds(20), connections: 0, transportMade: true)
         #expect(made.isEmpty && attempts.isOpen)
     }
 

@@ -47,6 +47,18 @@ struct SilentLinkTests {
             let took = ContinuousClock.now - back
             print("a job ran within \(waited) of being asked; connected \(took) after the link came back")
             #expect(took < .seconds(8), "connected \(took) after the link came back")
+            // The attempts given up meanwhile said why, in the operator's words (the events are buffered:
+            // read up to the connection after the drop's).
+            var reasons: [String] = []
+            var dropped = false
+            for await event in client.events {
+                if case let .connectFailed(reason, _) = event { reasons.append(reason) }
+                if case .disconnected = event { dropped = true }
+                if case .connected = event, dropped { break }
+            }
+            #expect(
+                reasons.contains { $0.contains("no TCP connection within 10.0 seconds") },
+                "the failed attempts said: \(reasons)")
             await client.shutdown()
         }
     }

@@ -93,9 +93,11 @@ struct ConnectionAttempts {
     ///   - connections: the connection count now (read only while ``awaitsConnack``).
     ///   - stopping: whether the client is shutting down (read only when the pass failed).
     ///   - refusal: the broker's refusal of this attempt's CONNECT, taken once (read only when the pass failed).
+    ///   - transportMade: whether the TCP connection is made (read only while an attempt past
+    ///     ``transportLimit`` awaits its CONNACK).
     mutating func serviced(
         code: Int32, at now: ContinuousClock.Instant, connections: () -> Int,
-        stopping: () -> Bool, refusal: () -> String?, transportMade: () -> Bool = { true }
+        stopping: () -> Bool, refusal: () -> String?, transportMade: () -> Bool
     ) -> [Action] {
         guard case let .open(openedAt, before, wasConnected) = socket else { return [] }
         var actions: [Action] = []

@@ -27,6 +27,9 @@ final class MosquittoHandle: @unchecked Sendable {
     private let pointer: OpaquePointer
     private let callbacks: MosquittoCallbacks
     private let configuration: MQTTConfiguration
+    /// Whether ``reconnect()`` returns before the TCP connection is made: plain TCP to an IP address
+    /// (see there). The configuration does not change, so this is worked out once.
+    let reconnectsAsynchronously: Bool
     /// The topic of the last message received, as a string: one message after another mostly
     /// comes on the same topic, and comparing its bytes costs less than making and checking a
     /// string of them (and, for a topic over 15 bytes, allocating one). Used only in the message
@@ -39,6 +42,7 @@ final class MosquittoHandle: @unchecked Sendable {
         _ = Mosquitto.initialized
         self.configuration = configuration
         self.callbacks = callbacks
+        self.reconnectsAsynchronously = configuration.tls == nil && Self.isAddress(configuration.host)
         guard let pointer = mosquitto_new(configuration.clientID, configuration.cleanStart, nil) else {
             throw MQTTError(
                 kind: .invalidArgument, message: "could not create an MQTT client for id '\(configuration.clientID)'")
@@ -226,12 +230,10 @@ final class MosquittoHandle: @unchecked Sendable {
         reconnectsAsynchronously ? mosquitto_reconnect_async(pointer) : mosquitto_reconnect(pointer)
     }
 
-    /// Whether ``reconnect()`` returns before the TCP connection is made: plain TCP to an IP address.
-    var reconnectsAsynchronously: Bool {
-        guard configuration.tls == nil else { return false }
+    /// Whether `host` is an IPv4 or IPv6 address rather than a name to resolve.
+    static func isAddress(_ host: String) -> Bool {
         var address = in6_addr()
-        return inet_pton(AF_INET, configuration.host, &address) == 1
-            || inet_pton(AF_INET6, configuration.host, &address) == 1
+        return inet_pton(AF_INET, host, &address) == 1 || inet_pton(AF_INET6, host, &address) == 1
     }
 
     /// True when the socket's TCP connection is made (it has a peer); false while it is still
