@@ -14,6 +14,16 @@ public protocol BridgeStore: Sendable {
         bridge: String, rule: String, topic: String, payload: [UInt8], qos: Int, retain: Bool, at time: Date
     ) async throws
 
+    /// How many committed batches of this process kept messages for `bridge` so far: read before
+    /// a look at the queue, and given to ``waitForForwardsKept(bridge:past:limit:)`` after it.
+    func forwardsKept(bridge: String) -> UInt64
+
+    /// Returns once a batch that kept messages for `bridge` committed in this process since
+    /// ``forwardsKept(bridge:)`` was `seen` (at once if one has), or after `limit`: the forwarder's
+    /// wait between looks at the queue, so a message goes as soon as it is kept. What a peer of a
+    /// share group keeps on the same PostgreSQL state is found only at the look after the limit.
+    func waitForForwardsKept(bridge: String, past seen: UInt64, limit: Duration) async
+
     /// Up to `limit` messages of `bridge` after the one with id `after`, oldest first.
     func forwards(bridge: String, after id: Int64, limit: Int) async throws -> [ForwardWindow.Message]
 

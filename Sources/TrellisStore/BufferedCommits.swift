@@ -29,11 +29,19 @@ package final class BufferedCommits: Sendable {
     /// Watches the direct operations in flight when there is a ``reachability`` to ask: an
     /// operation slower than ``slowAfter`` makes an unreachable server a reported failure.
     private let inFlight: InFlightWatch?
+    /// Told of each committed batch that kept messages for a bridge, for its forwarder.
+    package let kept: ForwardsKept
 
     package init(
         health: StoreWriteHealth, patience: Duration, reachability: (@Sendable () async -> (any Error)?)? = nil,
-        sink: @escaping WriteBehindBuffer<BufferedWrite>.Sink
+        sink commit: @escaping WriteBehindBuffer<BufferedWrite>.Sink
     ) {
+        let kept = ForwardsKept()
+        self.kept = kept
+        let sink: WriteBehindBuffer<BufferedWrite>.Sink = { batch in
+            try await commit(batch)
+            kept.committed(batch)
+        }
         self.health = health
         self.patience = patience
         self.reachability = reachability

@@ -80,6 +80,12 @@ extension BufferedCommitsStore {
                 at: time.storeMilliseconds))
     }
 
+    public func forwardsKept(bridge: String) -> UInt64 { commits.kept.count(bridge: bridge) }
+
+    public func waitForForwardsKept(bridge: String, past seen: UInt64, limit: Duration) async {
+        await commits.kept.wait(bridge: bridge, past: seen, limit: limit)
+    }
+
     public func recordCarriedIn(bridge: String, id: BridgeMessageID, forgettingPast keep: Int?) async throws {
         try await enqueue(
             "recordCarriedIn(bridge: \(bridge))",

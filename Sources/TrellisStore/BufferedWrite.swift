@@ -32,4 +32,13 @@ extension BufferedWrite {
         case .deadLetter, .deviceLog, .forward, .carriedIn, .probe: false
         }
     }
+
+    /// The bridge whose queue this write keeps a message in (a delivery's mark around it or not); nil for any other.
+    package var forwardBridge: String? {
+        switch self {
+        case let .forward(bridge, _, _, _, _, _, _): bridge
+        case let .marked(inner, _): inner.forwardBridge
+        case .reading, .deadLetter, .deviceLog, .carriedIn, .probe: nil
+        }
+    }
 }

@@ -21,7 +21,8 @@ package final class BridgeForwarder: Service, Sendable {
     let counters: BridgeCounters
     /// The relay's client id or its share group's name, which the origin of the ids starts with.
     let owner: String
-    /// How often an idle forwarder looks for new messages in the store.
+    /// How often an idle forwarder looks for new messages in the store, unless the store says
+    /// sooner that some were kept (``BridgeStore/waitForForwardsKept(bridge:past:limit:)``).
     static let idlePoll: Duration = .milliseconds(100)
     /// How often the queue is held to its bounds (``BridgeSettings/maxBytes``, ``BridgeSettings/maxAge``).
     static let trimInterval: Duration = .seconds(1)
@@ -85,7 +86,8 @@ package final class BridgeForwarder: Service, Sendable {
         /// The upstream broker answered with a refusal (a reason code of 0x80 or more).
         case refused(Int64, MQTTError)
         case abandoned
-        case poll
+        /// A look at the store is due: `kept` when the store said messages were kept, else the idle poll.
+        case look(kept: Bool)
     }
 
     /// The window's events in, its actions carried out, until cancelled. Acknowledgements come as
@@ -99,7 +101,10 @@ package final class BridgeForwarder: Service, Sendable {
         var iterator = events.makeAsyncIterator()
         var pending = window.connect()
         var timer: Task<Void, Never>?
+        var looked = ContinuousClock.now
         turn: while !Task.isCancelled {
+            // Read before the reads below: a batch kept after it ends the wait at once.
+            let seen = store.forwardsKept(bridge: bridge.name)
             while !pending.isEmpty {
                 switch pending.removeFirst() {
                 case let .read(after, limit):
@@ -133,11 +138,12 @@ package final class BridgeForwarder: Service, Sendable {
                     if await delete(ids) { window.deleted(ids) } else { window.deleteFailed(ids) }
                 }
             }
-            // One timer at a time: the store is looked at again each poll, acknowledgements or not.
+            // One wait at a time: the store is looked at again when it keeps messages for this bridge,
+            // and each poll, acknowledgements or not.
             if timer == nil {
-                timer = Task {
-                    try? await Task.sleep(for: Self.idlePoll)
-                    sink.yield(.poll)
+                timer = Task { [store, name = bridge.name] in
+                    await store.waitForForwardsKept(bridge: name, past: seen, limit: Self.idlePoll)
+                    sink.yield(.look(kept: store.forwardsKept(bridge: name) > seen))
                 }
             }
             switch await iterator.next() {
@@ -145,8 +151,15 @@ package final class BridgeForwarder: Service, Sendable {
             case let .refused(id, error)?:
                 noteRefusal(of: id, error)
                 pending = window.acknowledged(id)
-            case .poll?:
+            case let .look(kept)?:
                 timer = nil
+                // A live stream wakes the forwarder at each commit: it reads what was kept, and the
+                // full look (deleting what was acknowledged) stays at the poll's pace.
+                if kept && ContinuousClock.now - looked < Self.idlePoll {
+                    pending = window.kept()
+                    continue turn
+                }
+                looked = ContinuousClock.now
                 pending = window.stored()
                 if ContinuousClock.now - trimmed >= Self.trimInterval {
                     trimmed = ContinuousClock.now
@@ -171,7 +184,7 @@ package final class BridgeForwarder: Service, Sendable {
             case let .refused(id, error):
                 noteRefusal(of: id, error)
                 pending += window.acknowledged(id)
-            case .abandoned, .poll: break
+            case .abandoned, .look: break
             }
         }
         // The turn ends: what was acknowledged leaves the store now instead of going again next turn,

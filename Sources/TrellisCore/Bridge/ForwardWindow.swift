@@ -88,11 +88,19 @@ public struct ForwardWindow: Sendable {
         connected = false
     }
 
-    /// Something was stored: read it when the window has room.
+    /// A look at the store: what was acknowledged is deleted, and what was stored is read when the
+    /// window has room.
     public mutating func stored() -> [Action] {
+        flush() + kept()
+    }
+
+    /// The store says something was kept since the last look: read it when the window has room.
+    /// Told at each commit of a live stream, so the acknowledged wait for their batch or the next
+    /// look (``stored()``) rather than being deleted a few at a time.
+    public mutating func kept() -> [Action] {
         more = true
         if reading { storedDuringRead = true }
-        return flush() + fill()
+        return fill()
     }
 
     /// A read brought `messages` (oldest first); `complete` when they were all the store had.

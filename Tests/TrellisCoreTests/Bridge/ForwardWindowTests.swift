@@ -155,6 +155,20 @@ struct ForwardWindowTests {
         #expect(window.acknowledgedIDs.isEmpty)
     }
 
+    @Test("told that messages were kept, the window reads them and leaves the acknowledged for the next look")
+    func keptReadsWithoutDeleting() {
+        var window = ForwardWindow(limit: 8)
+        _ = window.connect()
+        _ = window.read((1...3).map { Self.message($0) }, complete: true)
+        _ = window.acknowledged(1)
+        #expect(window.kept() == [.read(after: 0, limit: 16)])
+        #expect(window.kept().isEmpty, "the read under way is not doubled")
+        // Kept during that read: looked for again once it is done.
+        #expect(window.read([], complete: true) == [.read(after: 0, limit: 16)])
+        #expect(window.acknowledgedIDs == [1])
+        #expect(window.stored().first == .delete([1]))
+    }
+
     @Test("an id whose delete is given out stays held until it is done: a read performed first does not send it again")
     func heldUntilDeleted() {
         var window = ForwardWindow(limit: 2)
