@@ -154,7 +154,11 @@ public final class MosquittoProcess: @unchecked Sendable {
                 lock.withLock { process = nil }
                 throw StartError.exitedEarly(status: child.terminationStatus, output: output)
             }
-            if PortProbe.isAccepting(host: next.host, port: next.port) {
+            // Accepting, and by this broker: not a neighbour that took the port first while this one is
+            // about to exit for it.
+            if PortProbe.isAccepting(host: next.host, port: next.port),
+                ListeningSockets.process(child.pid, listensOn: next.port) ?? true
+            {
                 waiting = waiting.dropFirst()
                 continue
             }

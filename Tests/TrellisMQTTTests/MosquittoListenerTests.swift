@@ -59,4 +59,21 @@ struct MosquittoListenerTests {
         }
         #expect(broker.pid == nil)
     }
+
+    @Test("the process listening on a port is told apart from a neighbour: a start waits for its own listener")
+    func ownListener() throws {
+        // A socket of this process, bound and not listening, then listening.
+        let socket = try LoopbackListener(backlog: nil)
+        defer { close(socket.fd) }
+        #expect(ListeningSockets.process(getpid(), listensOn: socket.port) == false, "bound, not listening")
+        #expect(listen(socket.fd, 8) == 0)
+        #expect(ListeningSockets.process(getpid(), listensOn: socket.port) == true)
+        // Another process does not hold it: a broker that is about to exit for this port would not count
+        // as started although the port accepts.
+        let other = try Process.run(URL(fileURLWithPath: "/bin/sleep"), arguments: ["30"])
+        defer { other.terminate() }
+        #expect(PortProbe.isAccepting(host: "127.0.0.1", port: socket.port))
+        #expect(ListeningSockets.process(other.processIdentifier, listensOn: socket.port) == false)
+        #expect(ListeningSockets.process(-1, listensOn: socket.port) == false, "no such process")
+    }
 }
