@@ -139,6 +139,8 @@ def evidence(results: Path, row: dict, result, side, started: float) -> None:
              f"lost {len(result.lost)}: {ranges(result.lost)}",
              f"out of order {len(result.out_of_order)}: {result.out_of_order[:50]}",
              f"duplicates {row['dup']} (after trellis-id: {row['dup_id']})"]
+    # Whether what is missing still waits in the relay's queue (queued, oldest age) or left it (forwarded).
+    lines += side.bridge_metrics() or []
     words = "bridge" if row["bridge"] == "trellis" else "cloud"
     lines += side.log_lines(words)[-80:]
     path = results / f"{row['fault']}-{row['run']}-{row['bridge']}.txt"

@@ -148,14 +148,22 @@ class TrellisSide:
         self.relay.signal(signal.SIGKILL)
         self.relay.process.wait(20)
 
-    def dropped(self) -> int | None:
-        """What the relay says it dropped to hold its queue to its bounds (trellis_bridge_dropped_total)."""
+    def bridge_metrics(self) -> list[str] | None:
+        """The relay's `trellis_bridge_*` samples (queued, forwarded, dropped, refused, …); None when it cannot
+        be asked."""
         try:
             with urllib.request.urlopen(f"http://{self.metrics}/metrics", timeout=5) as response:
                 text = response.read().decode()
         except OSError:
             return None
-        return int(sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+        return [line for line in text.splitlines() if line.startswith("trellis_bridge_")]
+
+    def dropped(self) -> int | None:
+        """What the relay says it dropped to hold its queue to its bounds (trellis_bridge_dropped_total)."""
+        samples = self.bridge_metrics()
+        if samples is None:
+            return None
+        return int(sum(float(line.rsplit(" ", 1)[1]) for line in samples
                        if line.startswith("trellis_bridge_dropped_total")))
 
     def log_lines(self, words: str) -> list[str]:
@@ -199,6 +207,10 @@ class MosquittoSide:
 
     def dropped(self) -> int | None:
         """Mosquitto logs that it drops, not how many."""
+        return None
+
+    def bridge_metrics(self) -> list[str] | None:
+        """Mosquitto's bridge has no such figures."""
         return None
 
     def log_lines(self, words: str) -> list[str]:
