@@ -15,18 +15,7 @@ trellis=${TRELLIS:-$(swift build -c release --show-bin-path)/trellis}
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
 python=$(Tests/Faults/setup-venv.sh)
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-
-# A Mosquitto in $work/$1 on port $2, its extra configuration lines on standard input.
-broker() {
-    mkdir -p "$work/$1"
-    { printf 'listener %s 127.0.0.1\nallow_anonymous true\nmax_inflight_messages 0\nmax_queued_messages 0\n' "$2"
-      cat; } > "$work/$1/mosquitto.conf"
-    mosquitto -c "$work/$1/mosquitto.conf" >"$work/$1/log" 2>&1 &
-    echo $! > "$work/$1/pid"
-    until mosquitto_pub -h 127.0.0.1 -p "$2" -t ping -n 2>/dev/null; do sleep 0.05; done
-}
-stop_broker() { kill "$(cat "$work/$1/pid")"; wait "$(cat "$work/$1/pid")" 2>/dev/null || true; }
+source "$(dirname "$0")/bridge-common.sh"
 
 # Publishes on port $1 at the pace and prints the latencies' summary as seen on port $2's topic $3.
 measure() {
@@ -73,13 +62,7 @@ stop_broker plain
 
 up=$(free_port); local_port=$(free_port)
 broker mosquitto-upstream "$up" </dev/null
-broker mosquitto-local "$local_port" <<EOF
-connection cloud
-address 127.0.0.1:$up
-topic sensors/# out 1 "" site/home1/
-restart_timeout 1
-EOF
-until grep -q "Connecting bridge" "$work/mosquitto-local/log"; do sleep 0.1; done
+mosquitto_bridge mosquitto-local "$local_port" "$up" </dev/null
 read -r mos50 mos90 mos99 mosmax < <(measure "$local_port" "$up" site/home1/sensors/latency)
 stop_broker mosquitto-upstream; stop_broker mosquitto-local
 

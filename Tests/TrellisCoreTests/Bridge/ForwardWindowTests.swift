@@ -8,6 +8,14 @@ struct ForwardWindowTests {
         ForwardWindow.Message(id: id, topic: topic, payload: Array("\(id)".utf8), qos: 1, retain: false)
     }
 
+    /// A connected window of `limit` that read messages `ids`, the whole queue, and sent what it could.
+    static func sending(_ ids: ClosedRange<Int64>, limit: Int) -> ForwardWindow {
+        var window = ForwardWindow(limit: limit)
+        _ = window.connect()
+        _ = window.read(ids.map { message($0) }, complete: true)
+        return window
+    }
+
     static func published(_ actions: [ForwardWindow.Action]) -> [Int64] {
         actions.compactMap { if case let .publish(message, _) = $0 { message.id } else { nil } }
     }
@@ -38,9 +46,7 @@ struct ForwardWindowTests {
 
     @Test("a delete that failed stays held and goes with the next batch")
     func deleteFailed() {
-        var window = ForwardWindow(limit: 2)
-        _ = window.connect()
-        _ = window.read((1...3).map { Self.message($0) }, complete: true)
+        var window = Self.sending(1...3, limit: 2)
         #expect(window.acknowledged(1).first == .delete([1]))
         window.deleteFailed([1])
         #expect(window.heldIDs.contains(1), "spared by a trim, not read again")
@@ -51,9 +57,7 @@ struct ForwardWindowTests {
 
     @Test("messages in flight when the uplink drops go again first, in order, marked as sent before")
     func resendsInFlight() {
-        var window = ForwardWindow(limit: 2)
-        _ = window.connect()
-        _ = window.read([Self.message(1), Self.message(2), Self.message(3)], complete: true)
+        var window = Self.sending(1...3, limit: 2)
         window.disconnect()
         #expect(window.acknowledged(9).isEmpty)
         #expect(window.stored().isEmpty, "nothing is read while the uplink is down")
@@ -140,9 +144,7 @@ struct ForwardWindowTests {
         "acknowledged messages are deleted in batches of half the window, and the rest at the next look or when all is done"
     )
     func deletesInBatches() {
-        var window = ForwardWindow(limit: 8)
-        _ = window.connect()
-        _ = window.read((1...20).map { Self.message($0) }, complete: true)
+        var window = Self.sending(1...20, limit: 8)
         #expect(window.deleteBatch == 4)
         for id in Int64(1)...3 {
             #expect(!window.acknowledged(id).contains { if case .delete = $0 { true } else { false } })
@@ -157,9 +159,7 @@ struct ForwardWindowTests {
 
     @Test("told that messages were kept, the window reads them and leaves the acknowledged for the next look")
     func keptReadsWithoutDeleting() {
-        var window = ForwardWindow(limit: 8)
-        _ = window.connect()
-        _ = window.read((1...3).map { Self.message($0) }, complete: true)
+        var window = Self.sending(1...3, limit: 8)
         _ = window.acknowledged(1)
         #expect(window.kept() == [.read(after: 0, limit: 16)])
         #expect(window.kept().isEmpty, "the read under way is not doubled")
@@ -171,9 +171,7 @@ struct ForwardWindowTests {
 
     @Test("an id whose delete is given out stays held until it is done: a read performed first does not send it again")
     func heldUntilDeleted() {
-        var window = ForwardWindow(limit: 2)
-        _ = window.connect()
-        _ = window.read([Self.message(1), Self.message(2), Self.message(3)], complete: true)
+        var window = Self.sending(1...3, limit: 2)
         #expect(window.acknowledged(1).first == .delete([1]))
         // The driver reads from the queue's head before it has deleted 1: 1 is still in the store.
         #expect(Self.published(window.read([Self.message(1), Self.message(3)], complete: true)).isEmpty)
@@ -185,9 +183,7 @@ struct ForwardWindowTests {
 
     @Test("when the turn ends, what was acknowledged and not yet deleted is deleted")
     func stopFlushes() {
-        var window = ForwardWindow(limit: 8)
-        _ = window.connect()
-        _ = window.read((1...10).map { Self.message($0) }, complete: true)
+        var window = Self.sending(1...10, limit: 8)
         _ = window.acknowledged(2)
         _ = window.acknowledged(1)
         #expect(window.stop() == [.delete([2, 1])])
