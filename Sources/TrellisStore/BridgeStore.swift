@@ -22,6 +22,7 @@ public protocol BridgeStore: Sendable {
     /// ``forwardsKept(bridge:)`` was `seen` (at once if one has), or after `limit`: the forwarder's
     /// wait between looks at the queue, so a message goes as soon as it is kept. What a peer of a
     /// share group keeps on the same PostgreSQL state is found only at the look after the limit.
+    /// Cancelling the waiting task does not end it sooner than that: keep `limit` short.
     func waitForForwardsKept(bridge: String, past seen: UInt64, limit: Duration) async
 
     /// Up to `limit` messages of `bridge` after the one with id `after`, oldest first.

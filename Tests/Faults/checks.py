@@ -214,8 +214,10 @@ def check_presses(load: Load, reader: Reader, settle: float,
         failures.append(f"{len(load.sio.refused)} Socket.IO presses refused (press-response), e.g. {load.sio.refused[0]}")
     figures = {"presses_acked": len(acked), "presses_uncertain": len(uncertain & set(load.presses.sent)),
                "presses_observed": observed, "presses_taken_twice": sum(doubled.values()),
-               # How far the totals fell short of the acknowledged presses, within what the broker may have lost.
-               "presses_maybe_lost_by_broker": sum(max(0, acknowledged[b] - (totals[b] or 0)) for b in load.buttons),
+               # How far the totals fell short of the acknowledged presses, within what the killed broker may have
+               # lost (a shortfall past that failed above); 0 but in a broker-kill run.
+               "presses_maybe_lost_by_broker": sum(max(0, acknowledged[b] - (totals[b] or 0)) for b in load.buttons)
+               if window else 0,
                "sio_sent": load.sio.sent, "sio_acked": load.sio.acked, "totals": totals}
     return failures, figures
 

@@ -71,9 +71,10 @@ struct MosquittoListenerTests {
         // Another process does not hold it: a broker that is about to exit for this port would not count
         // as started although the port accepts.
         let other = try Process.run(URL(fileURLWithPath: "/bin/sleep"), arguments: ["30"])
-        defer { other.terminate() }
         #expect(PortProbe.isAccepting(host: "127.0.0.1", port: socket.port))
         #expect(ListeningSockets.process(other.processIdentifier, listensOn: socket.port) == false)
-        #expect(ListeningSockets.process(-1, listensOn: socket.port) == false, "no such process")
+        other.terminate()
+        other.waitUntilExit()
+        #expect(ListeningSockets.process(other.processIdentifier, listensOn: socket.port) == false, "gone")
     }
 }

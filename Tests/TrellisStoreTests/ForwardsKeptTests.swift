@@ -31,8 +31,8 @@ struct ForwardsKeptTests {
         await kept.wait(bridge: "cloud", past: 0, limit: .seconds(60))
         #expect(ContinuousClock.now - started < .seconds(30), "past already, yet it waited")
         await kept.wait(bridge: "cloud", past: 1, limit: .milliseconds(20))
-        // Another bridge's commit does not end it; this one's does (whichever comes first of the
-        // wait and the commits, the wait ends: past already, or woken).
+        // A wait of a minute ends by this bridge's commit (whether it began before the commits, or after
+        // them and so past already); that another bridge's does not count is checked in `counts`.
         async let waited: Void = kept.wait(bridge: "cloud", past: 1, limit: .seconds(60))
         kept.committed([.marked(Self.forward("other"), Self.mark)])
         kept.committed([.marked(Self.forward("cloud"), Self.mark)])

@@ -95,8 +95,9 @@ public struct ForwardWindow: Sendable {
     }
 
     /// The store says something was kept since the last look: read it when the window has room.
-    /// Told at each commit of a live stream, so the acknowledged wait for their batch or the next
-    /// look (``stored()``) rather than being deleted a few at a time.
+    /// Told at each commit of a live stream, this adds no delete of its own: the acknowledged go with
+    /// their batch, when nothing is in flight or waiting (at a slow pace, each message), or at the
+    /// next look (``stored()``).
     public mutating func kept() -> [Action] {
         more = true
         if reading { storedDuringRead = true }
