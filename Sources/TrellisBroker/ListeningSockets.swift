@@ -13,9 +13,11 @@ enum ListeningSockets {
         guard FileManager.default.fileExists(atPath: "/proc/self/fd") else { return nil }
         guard pid > 0 else { return false }
         if kill(pid, 0) != 0 && errno == ESRCH { return false }
+        let tables = ["/proc/\(pid)/net/tcp", "/proc/\(pid)/net/tcp6"].compactMap(TCPSocketTable.init(path:))
         guard let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd"),
-            let listening = inodes(of: pid, listeningOn: port)
+            !tables.isEmpty
         else { return nil }
+        let listening = Set(tables.flatMap { $0.sockets(onPort: port).filter(\.listening).map(\.inode) })
         for descriptor in descriptors {
             var buffer = [CChar](repeating: 0, count: 64)
             let length = readlink("/proc/\(pid)/fd/\(descriptor)", &buffer, buffer.count - 1)
@@ -31,24 +33,38 @@ enum ListeningSockets {
         }
         return false
     }
+}
 
-    /// The inodes of the sockets listening on TCP `port` in the network namespace of `pid`, from its
-    /// `net/tcp` and `net/tcp6` (the local address's port in hex, the state `0A` for LISTEN, the inode in the
-    /// tenth column); nil when neither table can be read.
-    static func inodes(of pid: Int32, listeningOn port: Int) -> Set<String>? {
+/// One of the kernel's TCP socket tables (`/proc/net/tcp`, `/proc/<pid>/net/tcp6`), read whole.
+public struct TCPSocketTable: Sendable {
+    /// A socket of the table: whether it listens, the bytes received and not read yet, its inode.
+    public struct Socket: Sendable {
+        public let listening: Bool
+        public let unreadBytes: Int
+        public let inode: String
+    }
+
+    private let rows: [[Substring]]
+
+    /// Reads the table at `path`; nil when it cannot be read. Read to the end: the kernel hands such a
+    /// file out a page at a time, and its size says 0.
+    public init?(path: String) {
+        guard let handle = FileHandle(forReadingAtPath: path), let bytes = try? handle.readToEnd() else { return nil }
+        try? handle.close()
+        rows = String(decoding: bytes, as: UTF8.self).split(separator: "\n").dropFirst().map {
+            $0.split(separator: " ")
+        }
+    }
+
+    /// The sockets whose local port is `port` (the local address's port in hex, the state `0A` for
+    /// LISTEN, the receive queue after the colon of the fifth column, the inode in the tenth).
+    public func sockets(onPort port: Int) -> [Socket] {
         let hex = String(port, radix: 16, uppercase: true)
         let suffix = ":" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
-        var found: Set<String> = []
-        var read = false
-        for table in ["/proc/\(pid)/net/tcp", "/proc/\(pid)/net/tcp6"] {
-            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
-            read = true
-            for line in text.split(separator: "\n").dropFirst() {
-                let fields = line.split(separator: " ")
-                guard fields.count > 9, fields[1].hasSuffix(suffix), fields[3] == "0A" else { continue }
-                found.insert(String(fields[9]))
-            }
+        return rows.compactMap { fields in
+            guard fields.count > 9, fields[1].hasSuffix(suffix) else { return nil }
+            let unread = fields[4].split(separator: ":").last.flatMap { Int($0, radix: 16) } ?? 0
+            return Socket(listening: fields[3] == "0A", unreadBytes: unread, inode: String(fields[9]))
         }
-        return read ? found : nil
     }
 }

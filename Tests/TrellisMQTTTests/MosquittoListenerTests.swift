@@ -73,8 +73,20 @@ struct MosquittoListenerTests {
         let other = try Process.run(URL(fileURLWithPath: "/bin/sleep"), arguments: ["30"])
         #expect(PortProbe.isAccepting(host: "127.0.0.1", port: socket.port))
         #expect(ListeningSockets.process(other.processIdentifier, listensOn: socket.port) == false)
-        other.terminate()
+        kill(other.processIdentifier, SIGKILL)
         other.waitUntilExit()
         #expect(ListeningSockets.process(other.processIdentifier, listensOn: socket.port) == false, "gone")
+    }
+
+    @Test("the kernel's socket table is read whole, past its first page")
+    func wholeTable() throws {
+        // 200 listening sockets: rows of about 150 bytes, several pages of the table.
+        let sockets = try (0..<200).map { _ in try LoopbackListener(backlog: 1) }
+        defer { sockets.forEach { close($0.fd) } }
+        let table = try #require(TCPSocketTable(path: "/proc/self/net/tcp"))
+        for socket in [sockets[0], sockets[199]] {
+            #expect(table.sockets(onPort: socket.port).contains { $0.listening }, "port \(socket.port)")
+            #expect(ListeningSockets.process(getpid(), listensOn: socket.port) == true)
+        }
     }
 }

@@ -105,17 +105,7 @@ public final class TestBroker: @unchecked Sendable {
     /// The bytes clients sent that the broker has not read yet, summed over its connections, from
     /// the kernel's socket table (`/proc/net/tcp`, the receive queue of each socket on its port).
     public func unreadBytes() -> Int {
-        // Read to the end: the kernel hands the table out a page at a time.
-        let bytes = (try? FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/net/tcp")).readToEnd()) ?? nil
-        let table = bytes.map { String(decoding: $0, as: UTF8.self) } ?? ""
-        let port = String(format: "%04X", self.port)
-        return table.split(separator: "\n").dropFirst().reduce(0) { sum, line in
-            let fields = line.split(separator: " ")
-            guard fields.count > 4, fields[1].hasSuffix(":\(port)"),
-                let queued = fields[4].split(separator: ":").last.flatMap({ Int($0, radix: 16) })
-            else { return sum }
-            return sum + queued
-        }
+        TCPSocketTable(path: "/proc/net/tcp")?.sockets(onPort: port).reduce(0) { $0 + $1.unreadBytes } ?? 0
     }
 
     /// Stops the broker as its service manager would (SIGTERM, waited for): it saves its state
