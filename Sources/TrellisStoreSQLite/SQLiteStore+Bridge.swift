@@ -21,9 +21,9 @@ extension SQLiteStore {
                         WHERE bridge = ? AND id > ? ORDER BY id LIMIT ?
                         """), arguments: [bridge, id, limit]
             ).map { row in
+                // By index: a column looked up by name is matched without case, a string lowercased per row.
                 ForwardWindow.Message(
-                    id: row["id"], topic: row["topic"], payload: [UInt8](row["payload"] as Data), qos: row["qos"],
-                    retain: row["retain"])
+                    id: row[0], topic: row[1], payload: [UInt8](row[2] as Data), qos: row[3], retain: row[4])
             }
         }
     }

@@ -82,22 +82,23 @@ package final class BridgeForwarder: Service, Sendable {
 
     /// What ends a wait of the forwarder.
     private enum Event: Sendable {
-        case acknowledged(Int64)
-        /// The upstream broker answered with a refusal (a reason code of 0x80 or more).
-        case refused(Int64, MQTTError)
+        /// As many answers as the window awaits gathered in the ``AcknowledgementInbox``.
+        case answered
         case abandoned
         /// A look at the store is due: `kept` when the store said messages were kept, else the idle poll.
         case look(kept: Bool)
     }
 
     /// The window's events in, its actions carried out, until cancelled. Acknowledgements come as
-    /// callbacks from the client's network thread into one stream, which the loop drains: a task
-    /// waiting for each message would cost a task switch per message (at a backlog's pace, most of
-    /// the forwarder's time).
+    /// callbacks from the client's network thread into an inbox, which wakes the loop only once
+    /// they matter (``AcknowledgementInbox``), and the loop takes them at each wake: a task waiting
+    /// for each message would cost a task switch per message (at a backlog's pace, most of the
+    /// forwarder's time).
     private func forward(through client: MQTTClient, origin: String) async {
         var window = ForwardWindow(limit: bridge.window)
         var trimmed = ContinuousClock.now - Self.trimInterval
         let (events, sink) = AsyncStream.makeStream(of: Event.self)
+        let inbox = AcknowledgementInbox { sink.yield(.answered) }
         var iterator = events.makeAsyncIterator()
         var pending = window.connect()
         var timer: Task<Void, Never>?
@@ -127,10 +128,10 @@ package final class BridgeForwarder: Service, Sendable {
                         let id = message.id
                         acknowledgement.whenAcknowledged { error in
                             switch error {
-                            case nil: sink.yield(.acknowledged(id))
+                            case nil: inbox.add(.acknowledged(id))
                             // Only when the client stops: the message stays in the store.
                             case let error? where error.kind == .shutDown: sink.yield(.abandoned)
-                            case let error?: sink.yield(.refused(id, error))
+                            case let error?: inbox.add(.refused(id, error))
                             }
                         }
                     }
@@ -146,21 +147,22 @@ package final class BridgeForwarder: Service, Sendable {
                     sink.yield(.look(kept: store.forwardsKept(bridge: name) > seen))
                 }
             }
-            switch await iterator.next() {
-            case let .acknowledged(id)?: pending = window.acknowledged(id)
-            case let .refused(id, error)?:
-                noteRefusal(of: id, error)
-                pending = window.acknowledged(id)
+            inbox.await(window.acknowledgementsAwaited)
+            let event = await iterator.next()
+            // Whatever woke the loop, the answers gathered so far go in first.
+            pending = inbox.take().flatMap { answer(window: &window, $0) }
+            switch event {
+            case .answered?: break
             case let .look(kept)?:
                 timer = nil
                 // A live stream wakes the forwarder at each commit: it reads what was kept, and the
                 // full look (deleting what was acknowledged) stays at the poll's pace.
                 if kept && ContinuousClock.now - looked < Self.idlePoll {
-                    pending = window.kept()
+                    pending += window.kept()
                     continue turn
                 }
                 looked = ContinuousClock.now
-                pending = window.stored()
+                pending += window.stored()
                 if ContinuousClock.now - trimmed >= Self.trimInterval {
                     trimmed = ContinuousClock.now
                     // What was acknowledged leaves first, so that the trim counts none of it as dropped.
@@ -176,23 +178,26 @@ package final class BridgeForwarder: Service, Sendable {
         }
         timer?.cancel()
         sink.finish()
-        // Acknowledgements already in the stream still count: their messages leave the store now
-        // rather than going again next turn. A finished stream hands out what it holds, then nil.
-        while let event = await iterator.next() {
-            switch event {
-            case let .acknowledged(id): pending += window.acknowledged(id)
-            case let .refused(id, error):
-                noteRefusal(of: id, error)
-                pending += window.acknowledged(id)
-            case .abandoned, .look: break
-            }
-        }
+        // Acknowledgements gathered still count: their messages leave the store now rather than
+        // going again next turn.
+        pending += inbox.take().flatMap { answer(window: &window, $0) }
         // The turn ends: what was acknowledged leaves the store now instead of going again next turn,
         // in a task of its own, which the turn's cancellation does not reach.
         let acknowledged = (pending + window.stop()).flatMap { action -> [Int64] in
             if case let .delete(ids) = action { ids } else { [] }
         }
         if !acknowledged.isEmpty { _ = await Task { await self.delete(acknowledged) }.value }
+    }
+
+    /// An answer of the upstream broker into the window: a refused message is let go like an
+    /// acknowledged one (``noteRefusal(of:_:)``).
+    private func answer(window: inout ForwardWindow, _ answer: AcknowledgementInbox.Answer) -> [ForwardWindow.Action] {
+        switch answer {
+        case let .acknowledged(id): return window.acknowledged(id)
+        case let .refused(id, error):
+            noteRefusal(of: id, error)
+            return window.acknowledged(id)
+        }
     }
 
     /// Deletes what the upstream broker acknowledged. False when it failed (logged): the window

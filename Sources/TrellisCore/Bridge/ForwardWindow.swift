@@ -11,13 +11,14 @@
 ///
 /// The store's order is its ids', but an id is not always visible in order: PostgreSQL hands out
 /// ids as messages are inserted, so one relay's message can commit after another's with a higher
-/// id was read (relays of a share group queue at once). Reads go on from the newest id read while
-/// they fill their limit; once a read has found all there was, the next starts again from the
-/// queue's head and skips what the window already holds, so a message seen late goes then.
+/// id was read (relays of a share group queue at once). Reads go on from the newest id read, so that
+/// a live stream's read at each commit (``kept()``) finds only what is new; each look at the store
+/// (``stored()``) reads from the queue's head and skips what the window already holds, so a message
+/// seen late goes then.
 ///
 /// Acknowledged messages are deleted in batches (``deleteBatch``): one store transaction per
-/// message held a drain to the store's commit rate. A batch goes when it is full, when nothing is in
-/// flight or waiting, at each look at the store (``stored()``) and when the turn ends (``stop()``);
+/// message held a drain to the store's commit rate. A batch goes when it is full, at each look at
+/// the store (``stored()``) and when the turn ends (``stop()``);
 /// its ids are held until the driver says the delete was done (``deleted(_:)``), so that a read from
 /// the queue's head, even one the driver performs first, does not send them again; a delete that
 /// failed goes again with the next batch (``deleteFailed(_:)``).
@@ -55,9 +56,10 @@ public struct ForwardWindow: Sendable {
     public private(set) var inFlight: [Message] = []
     /// Read from the store, not yet sent, oldest first.
     private var waiting: [Message] = []
-    /// Where the next read starts: after the newest id read while reads fill their limit, from the
-    /// queue's head (0) once one found all there was.
-    private var readUpTo: Int64 = 0
+    /// The newest id read, after which the next read starts unless it is from the queue's head.
+    private var newestRead: Int64 = 0
+    /// The next read starts from the queue's head (a look at the store asked for it).
+    private var fromHead = false
     /// A read is under way; another would read the same messages again.
     private var reading = false
     /// The store may hold messages not read yet: at start (a backlog), after a read that filled its
@@ -88,10 +90,12 @@ public struct ForwardWindow: Sendable {
         connected = false
     }
 
-    /// A look at the store: what was acknowledged is deleted, and what was stored is read when the
-    /// window has room.
+    /// A look at the store: what was acknowledged is deleted, and the queue is read from its head
+    /// when the window has room (finding what a read after the newest id could not: a message that
+    /// became visible after a newer one was read).
     public mutating func stored() -> [Action] {
-        flush() + kept()
+        fromHead = true
+        return flush() + kept()
     }
 
     /// The store says something was kept since the last look: read it when the window has room.
@@ -109,7 +113,7 @@ public struct ForwardWindow: Sendable {
         reading = false
         let held = Set(inFlight.map(\.id) + waiting.map(\.id) + acknowledgedIDs).union(deleting)
         let fresh = messages.filter { !held.contains($0.id) }
-        readUpTo = complete ? 0 : max(readUpTo, messages.last?.id ?? readUpTo)
+        newestRead = max(newestRead, messages.last?.id ?? newestRead)
         waiting += fresh
         more = !complete || storedDuringRead
         storedDuringRead = false
@@ -128,8 +132,16 @@ public struct ForwardWindow: Sendable {
         guard let index = inFlight.firstIndex(where: { $0.id == id }) else { return [] }
         inFlight.remove(at: index)
         acknowledgedIDs.append(id)
-        let due = acknowledgedIDs.count >= deleteBatch || (inFlight.isEmpty && waiting.isEmpty)
-        return (due ? flush() : []) + fill()
+        return (acknowledgedIDs.count >= deleteBatch ? flush() : []) + fill()
+    }
+
+    /// How many acknowledgements the driver may gather before it hands them in: one while messages
+    /// wait for room in the window, else as many as complete a batch to delete. Until then they
+    /// change nothing the driver must do, so the driver need not be woken for each (at a live
+    /// stream's pace, a wake per message was much of the forwarder's cost); it hands in what it
+    /// gathered whenever it wakes for something else.
+    public var acknowledgementsAwaited: Int {
+        waiting.isEmpty ? max(1, deleteBatch - acknowledgedIDs.count) : 1
     }
 
     /// The driver performed the delete of `ids`.
@@ -170,7 +182,8 @@ public struct ForwardWindow: Sendable {
         }
         if !reading, more, waiting.count < limit {
             reading = true
-            actions.append(.read(after: readUpTo, limit: limit * 2))
+            actions.append(.read(after: fromHead ? 0 : newestRead, limit: limit * 2))
+            fromHead = false
         }
         return actions
     }

@@ -130,8 +130,11 @@ struct ForwardWindowTests {
                     gone.formUnion(ids)
                 }
             }
-            if next.isEmpty, let any = window.inFlight.randomElement(using: &generator) {
-                next = window.acknowledged(any.id)
+            if next.isEmpty {
+                // Acknowledged at random; with nothing in flight, a look at the store deletes the rest.
+                next =
+                    window.inFlight.randomElement(using: &generator).map { window.acknowledged($0.id) }
+                    ?? window.stored()
             }
             pending = next
         }
@@ -161,10 +164,10 @@ struct ForwardWindowTests {
     func keptReadsWithoutDeleting() {
         var window = Self.sending(1...3, limit: 8)
         _ = window.acknowledged(1)
-        #expect(window.kept() == [.read(after: 0, limit: 16)])
+        #expect(window.kept() == [.read(after: 3, limit: 16)], "after the newest id read")
         #expect(window.kept().isEmpty, "the read under way is not doubled")
         // Kept during that read: looked for again once it is done.
-        #expect(window.read([], complete: true) == [.read(after: 0, limit: 16)])
+        #expect(window.read([], complete: true) == [.read(after: 3, limit: 16)])
         #expect(window.acknowledgedIDs == [1])
         #expect(window.stored().first == .delete([1]))
     }
@@ -188,5 +191,43 @@ struct ForwardWindowTests {
         _ = window.acknowledged(1)
         #expect(window.stop() == [.delete([2, 1])])
         #expect(window.stop().isEmpty)
+    }
+
+    @Test("a live stream reads on after the newest id read; a look at the store reads from the queue's head")
+    func readsAfterNewest() {
+        var window = Self.sending(1...3, limit: 8)
+        #expect(window.kept() == [.read(after: 3, limit: 16)])
+        #expect(Self.published(window.read([Self.message(4), Self.message(5)], complete: true)) == [4, 5])
+        #expect(window.kept() == [.read(after: 5, limit: 16)])
+        _ = window.read([], complete: true)
+        #expect(window.stored() == [.read(after: 0, limit: 16)], "a message seen late is found from the head")
+        #expect(Self.published(window.read((1...6).map { Self.message($0) }, complete: true)) == [6])
+        #expect(window.kept() == [.read(after: 6, limit: 16)], "and the reads go on after the newest")
+    }
+
+    @Test("a message acknowledged at a slow pace is deleted at the next look, not in a transaction of its own")
+    func slowPaceDeletesAtLook() {
+        var window = Self.sending(1...1, limit: 8)
+        #expect(window.acknowledged(1).isEmpty)
+        #expect(window.acknowledgedIDs == [1])
+        #expect(window.stored().first == .delete([1]))
+    }
+
+    @Test("acknowledgements are awaited one at a time while messages wait for room, else until a batch to delete")
+    func acknowledgementsAwaited() {
+        var window = ForwardWindow(limit: 2)
+        _ = window.connect()
+        _ = window.read((1...4).map { Self.message($0) }, complete: true)
+        #expect(window.acknowledgementsAwaited == 1, "3 and 4 wait for room")
+        var roomy = Self.sending(1...3, limit: 8)
+        #expect(roomy.acknowledgementsAwaited == 4)
+        _ = roomy.acknowledged(1)
+        #expect(roomy.acknowledgementsAwaited == 3, "three more complete the batch")
+        _ = roomy.acknowledged(2)
+        _ = roomy.acknowledged(3)
+        #expect(roomy.acknowledgementsAwaited == 1)
+        #expect(roomy.acknowledged(4).isEmpty, "not in flight: nothing")
+        _ = roomy.stored()
+        #expect(roomy.acknowledgementsAwaited == 4)
     }
 }
