@@ -36,7 +36,7 @@ struct AcknowledgementInboxTests {
     }
 
     @Test("a count set lower than what gathered wakes at once; taking gathered answers lets the next wake come")
-    func awaitingFewerWakesAtOnce() {
+    func awaitingFewerWakesNow() {
         let (inbox, wakes) = Self.inbox()
         inbox.await(32)
         for id in Int64(1)...5 { inbox.add(.acknowledged(id)) }

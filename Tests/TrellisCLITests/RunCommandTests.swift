@@ -138,6 +138,7 @@ struct RunCommandTests {
     func portInUse() async throws {
         let taken = try LoopbackSocket(listening: true)
         let directory = temporaryDirectory()
+        ProcessCensus.started("mosquitto")
         let broker = try MosquittoProcess(configPath: try brokerConfig(port: taken.port, in: directory))
         await #expect {
             try await broker.start()
@@ -159,6 +160,7 @@ struct RunCommandTests {
         try handle.seekToEnd()
         try handle.write(contentsOf: Data("listener \(taken.port) 127.0.0.1\n".utf8))
         try handle.close()
+        ProcessCensus.started("mosquitto")
         let broker = try MosquittoProcess(configPath: config)
         await #expect {
             try await broker.start()

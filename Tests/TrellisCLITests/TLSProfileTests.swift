@@ -38,6 +38,7 @@ struct TLSProfileTests {
         #expect(config.contains("use_identity_as_username true"))
         let configPath = directory + "/broker.tls.conf"
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)
+        ProcessCensus.started("mosquitto")
         let broker = try MosquittoProcess(configPath: configPath, logPath: directory + "/mosquitto.log")
         try await broker.start()
         defer { broker.kill() }

@@ -29,6 +29,7 @@ struct TrellisBinary {
         ).path
         var env = environment ?? ProcessInfo.processInfo.environment
         env["NO_COLOR"] = "1"
+        ProcessCensus.started("trellis")
         let process = try ChildProcess(
             path: executable, arguments: arguments, outputPath: output, environment: env,
             workingDirectory: directory)

@@ -47,6 +47,7 @@ struct MosquittoListenerTests {
         // The log of an earlier run is kept; the failure reports only what this start wrote.
         let log = directory.appendingPathComponent("log").path
         try "an earlier run's line\n".write(toFile: log, atomically: true, encoding: .utf8)
+        ProcessCensus.started("mosquitto")
         let broker = try MosquittoProcess(configPath: config, logPath: log)
         #expect(broker.listeners.map(\.port) == [free, taken])
         do {

@@ -65,6 +65,7 @@ public final class TestBroker: @unchecked Sendable {
     public func restart(timeout: Duration = .seconds(20)) async throws {
         let deadline = ContinuousClock.now + timeout
         while true {
+            ProcessCensus.started("mosquitto")
             let process = try MosquittoProcess(configPath: configPath, logPath: logPath)
             do {
                 try await process.start()

@@ -18,6 +18,7 @@ public final class ToolProcess: Sendable {
         command = arguments.joined(separator: " ")
         outputPath =
             FileManager.default.temporaryDirectory.appendingPathComponent("trellis-tool-\(UUID().uuidString).log").path
+        ProcessCensus.started(arguments[0].hasSuffix("trellis") ? "trellis" : "tool:" + arguments[0])
         child = Mutex(
             try ChildProcess(path: arguments[0], arguments: Array(arguments.dropFirst()), outputPath: outputPath))
     }

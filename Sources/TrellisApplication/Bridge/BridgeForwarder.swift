@@ -22,8 +22,9 @@ package final class BridgeForwarder: Service, Sendable {
     /// The relay's client id or its share group's name, which the origin of the ids starts with.
     let owner: String
     /// How often an idle forwarder looks for new messages in the store, unless the store says
-    /// sooner that some were kept (``BridgeStore/waitForForwardsKept(bridge:past:limit:)``).
-    static let idlePoll: Duration = .milliseconds(100)
+    /// sooner that some were kept (``BridgeStore/waitForForwardsKept(bridge:past:limit:)``): what
+    /// another relay of a share group kept is found then, and the acknowledged are deleted.
+    let idlePoll: Duration
     /// How often the queue is held to its bounds (``BridgeSettings/maxBytes``, ``BridgeSettings/maxAge``).
     static let trimInterval: Duration = .seconds(1)
     /// The store operations failing now (tried again at each poll while the store is away).
@@ -32,10 +33,13 @@ package final class BridgeForwarder: Service, Sendable {
     /// - Parameters:
     ///   - owner: the relay's client id, or its share group's name (whose relays take turns).
     ///   - group: the share group, whose store's lease decides which relay forwards; nil alone.
+    ///   - idlePoll: how often the forwarder looks at the store when it is not told of a commit.
     package init(
-        bridge: BridgeSettings, store: any TrellisStore, owner: String, group: String?, logger: Logger
+        bridge: BridgeSettings, store: any TrellisStore, owner: String, group: String?, logger: Logger,
+        idlePoll: Duration = .milliseconds(100)
     ) throws {
         self.bridge = bridge
+        self.idlePoll = idlePoll
         self.store = store
         self.logger = logger
         counters = BridgeCounters(bridge: bridge.name, rules: bridge.outRules.map(\.filter.text))
@@ -142,8 +146,8 @@ package final class BridgeForwarder: Service, Sendable {
             // One wait at a time: the store is looked at again when it keeps messages for this bridge,
             // and each poll, acknowledgements or not.
             if timer == nil {
-                timer = Task { [store, name = bridge.name] in
-                    await store.waitForForwardsKept(bridge: name, past: seen, limit: Self.idlePoll)
+                timer = Task { [store, name = bridge.name, idlePoll] in
+                    await store.waitForForwardsKept(bridge: name, past: seen, limit: idlePoll)
                     sink.yield(.look(kept: store.forwardsKept(bridge: name) > seen))
                 }
             }
@@ -157,7 +161,7 @@ package final class BridgeForwarder: Service, Sendable {
                 timer = nil
                 // A live stream wakes the forwarder at each commit: it reads what was kept, and the
                 // full look (deleting what was acknowledged) stays at the poll's pace.
-                if kept && ContinuousClock.now - looked < Self.idlePoll {
+                if kept && ContinuousClock.now - looked < idlePoll {
                     pending += window.kept()
                     continue turn
                 }
