@@ -1,5 +1,6 @@
-# Sourced by bridge-drain.sh and bridge-latency.sh, with $work set to the run's directory: free loopback ports, a
-# Mosquitto per side, and Mosquitto's own bridge to compare with.
+# Sourced by bridge-drain.sh, bridge-latency.sh and bridge-cost.sh, with $work set to the run's directory (and
+# $python to the fault matrix's environment): free loopback ports, a Mosquitto per side, Mosquitto's own bridge to
+# compare with, and a publisher as fast as the local broker acknowledges.
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
@@ -20,4 +21,46 @@ mosquitto_bridge() {
     { printf 'connection cloud\naddress 127.0.0.1:%s\ntopic sensors/# out 1 "" site/home1/\nrestart_timeout 1\n' "$3"
       cat; } | broker "$1" "$2"
     until grep -q "Connecting bridge" "$work/$1/log"; do sleep 0.1; done
+}
+
+# Publishes $2 QoS 1 messages of 100 bytes on port $1's topic $3, as fast as the broker acknowledges them (paho-mqtt
+# from the fault matrix's environment, 100 in flight; mosquitto_pub -l gives up what it has not sent at the end of
+# its input).
+publish_fast() {
+    "$python" - "$1" "$2" "$3" <<'EOF'
+import sys
+import paho.mqtt.client as mqtt
+port, count, topic = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="bench-publisher")
+client.max_inflight_messages_set(100)
+client.connect("127.0.0.1", port)
+client.loop_start()
+pending = []
+for i in range(count):
+    while True:
+        info = client.publish(topic, f"{i:010d}".encode() + b"x" * 90, qos=1)
+        if info.rc == mqtt.MQTT_ERR_SUCCESS:
+            break
+        pending.pop(0).wait_for_publish(60) if pending else client.reconnect()
+    pending.append(info)
+    if len(pending) >= 1000:
+        pending.pop(0).wait_for_publish(60)
+for info in pending:
+    info.wait_for_publish(60)
+client.disconnect()
+client.loop_stop()
+EOF
+}
+
+# Trellis bridged from the local broker on port $2 to the upstream one on port $1 (rule sensors/# under site/home1/,
+# `window` ${WINDOW:-64}), its state in $work/state and its log in $work/trellis.log; returns once it is connected
+# to both brokers, with its process id in $trellis_pid.
+trellis_bridge() {
+    printf 'bridges:\n  cloud:\n    url: mqtt://127.0.0.1:%s\n    window: %s\n    out:\n      - topic: "sensors/#"\n        prefix: "site/home1/"\n        qos: 1\n' \
+        "$1" "${WINDOW:-64}" > "$work/trellis.yaml"
+    "$trellis" run --config "$work/trellis.yaml" --broker "127.0.0.1:$2" --state "$work/state" \
+        --spam-limit 1000000 >"$work/trellis.log" 2>&1 &
+    trellis_pid=$!
+    until grep -q "connected to the broker" "$work/trellis.log" && grep -q "forwarding to the upstream broker" \
+        "$work/trellis.log"; do sleep 0.05; done
 }

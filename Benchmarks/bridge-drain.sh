@@ -23,35 +23,8 @@ python=$(Tests/Faults/setup-venv.sh)
 source "$(dirname "$0")/bridge-common.sh"
 now_ms() { date +%s%3N; }
 
-# Publishes the backlog locally on port $1: $2 messages (or $messages) on $3 (or sensors/bench), as fast as the local
-# broker acknowledges them
-# (paho-mqtt from the fault matrix's environment, 100 in flight; mosquitto_pub -l gives up what it has not sent at
-# the end of its input).
-publish() {
-    "$python" - "$1" "${2:-$messages}" "${3:-sensors/bench}" <<'EOF'
-import sys
-import paho.mqtt.client as mqtt
-port, count, topic = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="bench-publisher")
-client.max_inflight_messages_set(100)
-client.connect("127.0.0.1", port)
-client.loop_start()
-pending = []
-for i in range(count):
-    while True:
-        info = client.publish(topic, f"{i:010d}".encode() + b"x" * 90, qos=1)
-        if info.rc == mqtt.MQTT_ERR_SUCCESS:
-            break
-        pending.pop(0).wait_for_publish(60) if pending else client.reconnect()
-    pending.append(info)
-    if len(pending) >= 1000:
-        pending.pop(0).wait_for_publish(60)
-for info in pending:
-    info.wait_for_publish(60)
-client.disconnect()
-client.loop_stop()
-EOF
-}
+# Publishes the backlog locally on port $1: $2 messages (or $messages) on $3 (or sensors/bench).
+publish() { publish_fast "$1" "${2:-$messages}" "${3:-sensors/bench}"; }
 
 # The upstream broker $2 on port $1, with the checker's persistent session made, then stopped: what the bridge
 # sends once it is back is kept for the checker.
@@ -119,11 +92,7 @@ stop_broker mosquitto-upstream; stop_broker mosquitto-local
 up=$(free_port); local_port=$(free_port)
 broker trellis-upstream "$up" </dev/null
 broker trellis-local "$local_port" </dev/null
-printf 'bridges:\n  cloud:\n    url: mqtt://127.0.0.1:%s\n    window: %s\n    out:\n      - topic: "sensors/#"\n        prefix: "site/home1/"\n        qos: 1\n' \
-    "$up" "${WINDOW:-64}" > "$work/trellis.yaml"
-"$trellis" run --config "$work/trellis.yaml" --broker "127.0.0.1:$local_port" --state "$work/state" \
-    --spam-limit 1000000 >"$work/trellis.log" 2>&1 &
-until grep -q "connected to the broker" "$work/trellis.log"; do sleep 0.05; done
+trellis_bridge "$up" "$local_port"
 idle=$(for i in $(seq 1 "$requests"); do ask "$local_port" "$i"; done | p50)
 trellis_live_ms=$(forward_live "$local_port" "$up")
 stop_broker trellis-upstream

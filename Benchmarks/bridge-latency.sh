@@ -69,12 +69,7 @@ stop_broker mosquitto-upstream; stop_broker mosquitto-local
 up=$(free_port); local_port=$(free_port)
 broker trellis-upstream "$up" </dev/null
 broker trellis-local "$local_port" </dev/null
-printf 'bridges:\n  cloud:\n    url: mqtt://127.0.0.1:%s\n    out:\n      - topic: "sensors/#"\n        prefix: "site/home1/"\n        qos: 1\n' \
-    "$up" > "$work/trellis.yaml"
-"$trellis" run --config "$work/trellis.yaml" --broker "127.0.0.1:$local_port" --state "$work/state" \
-    >"$work/trellis.log" 2>&1 &
-until grep -q "connected to the broker" "$work/trellis.log" && grep -q "forwarding to the upstream broker" \
-    "$work/trellis.log"; do sleep 0.05; done
+trellis_bridge "$up" "$local_port"
 read -r tr50 tr90 tr99 trmax < <(measure "$local_port" "$up" site/home1/sensors/latency)
 
 echo "$count messages of 100 bytes, QoS 1, at $rate a second; milliseconds from publish to upstream subscriber"

@@ -14,16 +14,12 @@ public protocol BridgeStore: Sendable {
         bridge: String, rule: String, topic: String, payload: [UInt8], qos: Int, retain: Bool, at time: Date
     ) async throws
 
-    /// How many committed batches of this process kept messages for `bridge` so far: read before
-    /// a look at the queue, and given to ``waitForForwardsKept(bridge:past:limit:)`` after it.
-    func forwardsKept(bridge: String) -> UInt64
-
-    /// Returns once a batch that kept messages for `bridge` committed in this process since
-    /// ``forwardsKept(bridge:)`` was `seen` (at once if one has), or after `limit`: the forwarder's
-    /// wait between looks at the queue, so a message goes as soon as it is kept. What a peer of a
-    /// share group keeps on the same PostgreSQL state is found only at the look after the limit.
-    /// Cancelling the waiting task does not end it sooner than that: keep `limit` short.
-    func waitForForwardsKept(bridge: String, past seen: UInt64, limit: Duration) async
+    /// Calls `told` after each batch that kept messages for `bridge` commits in this process, until
+    /// the observation returned ends (or is released): the forwarder's word that there is something
+    /// to read, so a message goes as soon as it is kept. What a peer of a share group keeps on the
+    /// same PostgreSQL state is found only at the forwarder's look at the queue. `told` is called
+    /// from the committing task: it must be quick.
+    func observeForwardsKept(bridge: String, _ told: @escaping @Sendable () -> Void) -> ForwardsKeptObservation
 
     /// Up to `limit` messages of `bridge` after the one with id `after`, oldest first.
     func forwards(bridge: String, after id: Int64, limit: Int) async throws -> [ForwardWindow.Message]

@@ -80,10 +80,10 @@ extension BufferedCommitsStore {
                 at: time.storeMilliseconds))
     }
 
-    public func forwardsKept(bridge: String) -> UInt64 { commits.kept.count(bridge: bridge) }
-
-    public func waitForForwardsKept(bridge: String, past seen: UInt64, limit: Duration) async {
-        await commits.kept.wait(bridge: bridge, past: seen, limit: limit)
+    public func observeForwardsKept(
+        bridge: String, _ told: @escaping @Sendable () -> Void
+    ) -> ForwardsKeptObservation {
+        commits.kept.observe(bridge: bridge, told)
     }
 
     public func recordCarriedIn(bridge: String, id: BridgeMessageID, forgettingPast keep: Int?) async throws {

@@ -1,69 +1,67 @@
 import Synchronization
 
-/// Tells a bridge's forwarder that messages were kept for it: each bridge's count of committed
-/// batches that held one of its messages, and the waits for it to move.
+/// Tells a bridge's forwarder that messages were kept for it: each committed batch that held one of
+/// its bridge's messages calls the forwarder's observer once.
 ///
 /// Without it the forwarder finds what was kept only at its next look at the store (every 100 ms),
 /// and a live message waits for that look. It is told by the write-behind that committed the batch,
 /// in this process; a relay of a share group that forwards for messages its peers kept still
 /// finds those at its look.
 package final class ForwardsKept: Sendable {
-    private struct Waiter {
+    private struct Observer {
         let bridge: String
-        let continuation: CheckedContinuation<Void, Never>
-        /// Ends the wait after its limit; cancelled when the count moves first.
-        var timer: Task<Void, Never>?
+        let told: @Sendable () -> Void
     }
     private struct State {
-        var counts: [String: UInt64] = [:]
-        var waiters: [Int: Waiter] = [:]
+        var observers: [Int: Observer] = [:]
         var nextID = 0
     }
     private let state = Mutex(State())
 
     package init() {}
 
-    /// How many committed batches held a message for `bridge` so far.
-    package func count(bridge: String) -> UInt64 {
-        state.withLock { $0.counts[bridge] ?? 0 }
+    /// Calls `told` after each committed batch that kept messages for `bridge`, from the task that
+    /// committed it (so `told` must be quick: a flag set, a task woken), until the observation ends.
+    package func observe(bridge: String, _ told: @escaping @Sendable () -> Void) -> ForwardsKeptObservation {
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            state.observers[state.nextID] = Observer(bridge: bridge, told: told)
+            return state.nextID
+        }
+        return ForwardsKeptObservation { [weak self] in
+            _ = self?.state.withLock { $0.observers.removeValue(forKey: id) }
+        }
     }
 
-    /// A batch committed: the bridges whose messages it held move on, and their waits end.
+    /// A batch committed: the observers of the bridges whose messages it held are told. A relay
+    /// without a forwarder observing (no bridge) does no more per batch than this one look.
     package func committed(_ batch: [BufferedWrite]) {
+        guard state.withLock({ !$0.observers.isEmpty }) else { return }
         let bridges = Set(batch.compactMap(\.forwardBridge))
         guard !bridges.isEmpty else { return }
-        let woken = state.withLock { state in
-            for bridge in bridges { state.counts[bridge, default: 0] += 1 }
-            let ids = state.waiters.filter { bridges.contains($0.value.bridge) }.keys
-            return ids.compactMap { state.waiters.removeValue(forKey: $0) }
+        let told = state.withLock { state in
+            state.observers.values.filter { bridges.contains($0.bridge) }.map(\.told)
         }
-        for waiter in woken {
-            waiter.timer?.cancel()
-            waiter.continuation.resume()
-        }
+        for observer in told { observer() }
+    }
+}
+
+/// An observation of ``ForwardsKept``: it ends when ``end()`` is called or when it is released,
+/// whichever comes first.
+public final class ForwardsKeptObservation: Sendable {
+    private let ending: Mutex<(@Sendable () -> Void)?>
+
+    package init(end: @escaping @Sendable () -> Void) {
+        ending = Mutex(end)
     }
 
-    /// Returns once the count of `bridge` is past `seen` (at once when it already is), or after
-    /// `limit`, whichever comes first. Whoever takes the waiter out of the state (the commit or
-    /// the timer) resumes it, so it is resumed once.
-    package func wait(bridge: String, past seen: UInt64, limit: Duration) async {
-        await withCheckedContinuation { continuation in
-            let id: Int? = state.withLock { state in
-                guard state.counts[bridge] ?? 0 <= seen else { return nil }
-                defer { state.nextID += 1 }
-                state.waiters[state.nextID] = Waiter(bridge: bridge, continuation: continuation)
-                return state.nextID
-            }
-            guard let id else { return continuation.resume() }
-            let timer = Task {
-                try? await Task.sleep(for: limit)
-                self.state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume()
-            }
-            let ended = state.withLock { state in
-                state.waiters[id]?.timer = timer
-                return state.waiters[id] == nil
-            }
-            if ended { timer.cancel() }
-        }
+    /// Ends the observation: its observer is told nothing more once this returns.
+    public func end() {
+        ending.withLock { ending in
+            defer { ending = nil }
+            return ending
+        }?()
     }
+
+    deinit { end() }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDBSQLite
+import Synchronization
 import Testing
 import TrellisCore
 import TrellisStore
@@ -125,31 +126,31 @@ struct BridgeStoreTests {
     }
 
     @Test(
-        "a committed batch that kept messages for a bridge ends its forwarder's wait; other batches and bridges do not",
+        "a committed batch that kept messages for a bridge tells its forwarder; other batches and bridges do not",
         arguments: StoreKind.allCases)
-    func keptEndsTheWait(kind: StoreKind) async throws {
+    func keptTellsTheForwarder(kind: StoreKind) async throws {
+        final class Told: Sendable {
+            private let count = Atomic(0)
+            func tell() { count.add(1, ordering: .relaxed) }
+            var value: Int { count.load(ordering: .relaxed) }
+        }
         try await withStore(kind) { store in
-            let seen = store.forwardsKept(bridge: "cloud")
-            // Nothing kept: the wait ends at its limit.
-            await store.waitForForwardsKept(bridge: "cloud", past: seen, limit: .milliseconds(50))
+            let told = Told()
+            let observation = store.observeForwardsKept(bridge: "cloud") { told.tell() }
             try await store.recordReading(sensor: "0x10", moisture: 5, temperature: 70, at: Date())
             try await store.enqueueForward(
                 bridge: "other", rule: "x/#", topic: "x/1", payload: [], qos: 1, retain: false, at: Date())
             try await store.flush()
-            #expect(store.forwardsKept(bridge: "cloud") == seen, "a reading and another bridge's message")
-            // A wait of a minute, ended by the commit of a message for the bridge.
-            let started = ContinuousClock.now
-            async let waited: Void = store.waitForForwardsKept(bridge: "cloud", past: seen, limit: .seconds(60))
+            #expect(told.value == 0, "a reading and another bridge's message")
             try await store.enqueueForward(
                 bridge: "cloud", rule: "s/#", topic: "s/1", payload: [1], qos: 1, retain: false, at: Date())
             try await store.flush()
-            await waited
-            #expect(ContinuousClock.now - started < .seconds(30), "the wait ran to its limit")
-            #expect(store.forwardsKept(bridge: "cloud") > seen)
-            // Past already: at once.
-            let again = ContinuousClock.now
-            await store.waitForForwardsKept(bridge: "cloud", past: seen, limit: .seconds(60))
-            #expect(ContinuousClock.now - again < .seconds(30), "the wait ran to its limit")
+            #expect(told.value == 1, "told once the batch committed, before the flush returned")
+            observation.end()
+            try await store.enqueueForward(
+                bridge: "cloud", rule: "s/#", topic: "s/2", payload: [2], qos: 1, retain: false, at: Date())
+            try await store.flush()
+            #expect(told.value == 1, "ended: told nothing more")
         }
     }
 

@@ -10,7 +10,7 @@ import Testing
 public enum ProcessCensus {
     private static let file: Mutex<FileHandle?> = Mutex(
         ProcessInfo.processInfo.environment["TRELLIS_TEST_SPAWN_LOG"].flatMap { path in
-            FileManager.default.createFile(atPath: path, contents: nil)
+            _ = FileManager.default.createFile(atPath: path, contents: nil)
             return FileHandle(forWritingAtPath: path)
         })
 

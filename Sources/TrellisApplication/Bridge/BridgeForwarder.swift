@@ -21,9 +21,9 @@ package final class BridgeForwarder: Service, Sendable {
     let counters: BridgeCounters
     /// The relay's client id or its share group's name, which the origin of the ids starts with.
     let owner: String
-    /// How often an idle forwarder looks for new messages in the store, unless the store says
-    /// sooner that some were kept (``BridgeStore/waitForForwardsKept(bridge:past:limit:)``): what
-    /// another relay of a share group kept is found then, and the acknowledged are deleted.
+    /// How often the forwarder looks at the store whatever it was told: what another relay of a
+    /// share group kept is found then, and the acknowledged are deleted. What this relay keeps, it
+    /// is told of at each commit (``BridgeStore/observeForwardsKept(bridge:_:)``).
     let idlePoll: Duration
     /// How often the queue is held to its bounds (``BridgeSettings/maxBytes``, ``BridgeSettings/maxAge``).
     static let trimInterval: Duration = .seconds(1)
@@ -84,32 +84,28 @@ package final class BridgeForwarder: Service, Sendable {
         return nil
     }
 
-    /// What ends a wait of the forwarder.
-    private enum Event: Sendable {
-        /// As many answers as the window awaits gathered in the ``AcknowledgementInbox``.
-        case answered
-        case abandoned
-        /// A look at the store is due: `kept` when the store said messages were kept, else the idle poll.
-        case look(kept: Bool)
-    }
-
-    /// The window's events in, its actions carried out, until cancelled. Acknowledgements come as
-    /// callbacks from the client's network thread into an inbox, which wakes the loop only once
-    /// they matter (``AcknowledgementInbox``), and the loop takes them at each wake: a task waiting
-    /// for each message would cost a task switch per message (at a backlog's pace, most of the
-    /// forwarder's time).
+    /// The window's events in, its actions carried out, until cancelled. What happens meanwhile
+    /// gathers in a ``ForwarderInbox`` from other threads (the upstream broker's acknowledgements,
+    /// the commits that kept messages, the look falling due every ``idlePoll``), which wakes the
+    /// loop once for all of it and only when something asks for it: a task waiting for each
+    /// message would cost a task switch per message (at a backlog's pace, most of the forwarder's
+    /// time).
     private func forward(through client: MQTTClient, origin: String) async {
         var window = ForwardWindow(limit: bridge.window)
         var trimmed = ContinuousClock.now - Self.trimInterval
-        let (events, sink) = AsyncStream.makeStream(of: Event.self)
-        let inbox = AcknowledgementInbox { sink.yield(.answered) }
-        var iterator = events.makeAsyncIterator()
+        // Wakes carry nothing (what happened is in the inbox): one waiting is enough.
+        let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let inbox = ForwarderInbox { wake.yield() }
+        var iterator = wakes.makeAsyncIterator()
+        let observation = store.observeForwardsKept(bridge: bridge.name) { inbox.kept() }
+        let clock = Task { [idlePoll] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: idlePoll)
+                inbox.lookDue()
+            }
+        }
         var pending = window.connect()
-        var timer: Task<Void, Never>?
-        var looked = ContinuousClock.now
         turn: while !Task.isCancelled {
-            // Read before the reads below: a batch kept after it ends the wait at once.
-            let seen = store.forwardsKept(bridge: bridge.name)
             while !pending.isEmpty {
                 switch pending.removeFirst() {
                 case let .read(after, limit):
@@ -133,8 +129,9 @@ package final class BridgeForwarder: Service, Sendable {
                         acknowledgement.whenAcknowledged { error in
                             switch error {
                             case nil: inbox.add(.acknowledged(id))
-                            // Only when the client stops: the message stays in the store.
-                            case let error? where error.kind == .shutDown: sink.yield(.abandoned)
+                            // Only when the client stops: the message stays in the store, and the
+                            // forwarder is woken to see its turn end.
+                            case let error? where error.kind == .shutDown: wake.yield()
                             case let error?: inbox.add(.refused(id, error))
                             }
                         }
@@ -143,48 +140,33 @@ package final class BridgeForwarder: Service, Sendable {
                     if await delete(ids) { window.deleted(ids) } else { window.deleteFailed(ids) }
                 }
             }
-            // One wait at a time: the store is looked at again when it keeps messages for this bridge,
-            // and each poll, acknowledgements or not.
-            if timer == nil {
-                timer = Task { [store, name = bridge.name, idlePoll] in
-                    await store.waitForForwardsKept(bridge: name, past: seen, limit: idlePoll)
-                    sink.yield(.look(kept: store.forwardsKept(bridge: name) > seen))
-                }
-            }
             inbox.await(window.acknowledgementsAwaited)
-            let event = await iterator.next()
-            // Whatever woke the loop, the answers gathered so far go in first.
-            pending = inbox.take().flatMap { answer(window: &window, $0) }
-            switch event {
-            case .answered?: break
-            case let .look(kept)?:
-                timer = nil
+            guard await iterator.next() != nil else { break }
+            let taken = inbox.take()
+            pending = taken.answers.flatMap { answer(window: &window, $0) }
+            guard taken.lookDue else {
                 // A live stream wakes the forwarder at each commit: it reads what was kept, and the
-                // full look (deleting what was acknowledged) stays at the poll's pace.
-                if kept && ContinuousClock.now - looked < idlePoll {
-                    pending += window.kept()
-                    continue turn
+                // full look (deleting what was acknowledged) stays at the clock's pace.
+                if taken.kept { pending += window.kept() }
+                continue
+            }
+            pending += window.stored()
+            if ContinuousClock.now - trimmed >= Self.trimInterval {
+                trimmed = ContinuousClock.now
+                // What was acknowledged leaves first, so that the trim counts none of it as dropped.
+                for case let .delete(ids) in pending {
+                    if await delete(ids) { window.deleted(ids) } else { window.deleteFailed(ids) }
                 }
-                looked = ContinuousClock.now
-                pending += window.stored()
-                if ContinuousClock.now - trimmed >= Self.trimInterval {
-                    trimmed = ContinuousClock.now
-                    // What was acknowledged leaves first, so that the trim counts none of it as dropped.
-                    for case let .delete(ids) in pending {
-                        if await delete(ids) { window.deleted(ids) } else { window.deleteFailed(ids) }
-                    }
-                    pending.removeAll { if case .delete = $0 { true } else { false } }
-                    await trim(sparing: window.heldIDs)
-                }
-            case .abandoned?: break
-            case nil: break turn
+                pending.removeAll { if case .delete = $0 { true } else { false } }
+                await trim(sparing: window.heldIDs)
             }
         }
-        timer?.cancel()
-        sink.finish()
+        observation.end()
+        clock.cancel()
+        wake.finish()
         // Acknowledgements gathered still count: their messages leave the store now rather than
         // going again next turn.
-        pending += inbox.take().flatMap { answer(window: &window, $0) }
+        pending += inbox.take().answers.flatMap { answer(window: &window, $0) }
         // The turn ends: what was acknowledged leaves the store now instead of going again next turn,
         // in a task of its own, which the turn's cancellation does not reach.
         let acknowledged = (pending + window.stop()).flatMap { action -> [Int64] in
@@ -195,7 +177,7 @@ package final class BridgeForwarder: Service, Sendable {
 
     /// An answer of the upstream broker into the window: a refused message is let go like an
     /// acknowledged one (``noteRefusal(of:_:)``).
-    private func answer(window: inout ForwardWindow, _ answer: AcknowledgementInbox.Answer) -> [ForwardWindow.Action] {
+    private func answer(window: inout ForwardWindow, _ answer: ForwarderInbox.Answer) -> [ForwardWindow.Action] {
         switch answer {
         case let .acknowledged(id): return window.acknowledged(id)
         case let .refused(id, error):

@@ -51,9 +51,6 @@ struct BridgeForwardTests {
                 }
             }
             try await publish(0..<(Self.total / 2))
-            // Acknowledged once committed, and each commit told the forwarder (which would otherwise find
-            // the messages only at its next look at the store).
-            #expect(try relay.store.forwardsKept(bridge: "cloud") > 0)
             // Stopped, not killed: a SIGKILLed Mosquitto loses what it acknowledged since its last
             // save (every second here), which no sender can see; that is the upstream broker's
             // durability, not the bridge's.
