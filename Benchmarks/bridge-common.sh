@@ -1,6 +1,12 @@
-# Sourced by bridge-drain.sh, bridge-latency.sh and bridge-cost.sh, with $work set to the run's directory (and
-# $python to the fault matrix's environment): free loopback ports, a Mosquitto per side, Mosquitto's own bridge to
-# compare with, and a publisher as fast as the local broker acknowledges.
+# Sourced by bridge-drain.sh, bridge-latency.sh and bridge-cost.sh: sets $trellis (TRELLIS, or the release build),
+# $work (the run's directory, removed at exit once every background job is stopped) and $python (the fault matrix's
+# environment); gives free loopback ports, a Mosquitto per side, Mosquitto's own bridge to compare with, Trellis
+# bridged between two of them, and a publisher as fast as the local broker acknowledges.
+trellis=${TRELLIS:-$(swift build -c release --show-bin-path)/trellis}
+work=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
+python=$(Tests/Faults/setup-venv.sh)
+now_ms() { date +%s%3N; }
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 

@@ -12,12 +12,7 @@ set -euo pipefail
 shopt -s inherit_errexit
 live=${1:-50000}
 [[ "$live" =~ ^[0-9]+$ && "$live" -gt 0 ]] || { echo "usage: bridge-cost.sh [LIVE]" >&2; exit 2; }
-trellis=${TRELLIS:-$(swift build -c release --show-bin-path)/trellis}
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
-python=$(Tests/Faults/setup-venv.sh)
 source "$(dirname "$0")/bridge-common.sh"
-now_ms() { date +%s%3N; }
 
 up=$(free_port); local_port=$(free_port)
 broker upstream "$up" </dev/null

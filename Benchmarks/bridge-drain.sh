@@ -16,12 +16,7 @@ shopt -s inherit_errexit
 messages=${1:-100000}
 requests=${2:-300}
 live=${LIVE:-$(( messages / 5 ))}
-trellis=${TRELLIS:-$(swift build -c release --show-bin-path)/trellis}
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
-python=$(Tests/Faults/setup-venv.sh)
 source "$(dirname "$0")/bridge-common.sh"
-now_ms() { date +%s%3N; }
 
 # Publishes the backlog locally on port $1: $2 messages (or $messages) on $3 (or sensors/bench).
 publish() { publish_fast "$1" "${2:-$messages}" "${3:-sensors/bench}"; }

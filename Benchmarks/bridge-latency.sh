@@ -11,10 +11,6 @@ set -euo pipefail
 shopt -s inherit_errexit
 count=${1:-1000}
 rate=${2:-50}
-trellis=${TRELLIS:-$(swift build -c release --show-bin-path)/trellis}
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
-python=$(Tests/Faults/setup-venv.sh)
 source "$(dirname "$0")/bridge-common.sh"
 
 # Publishes on port $1 at the pace and prints the latencies' summary as seen on port $2's topic $3.
