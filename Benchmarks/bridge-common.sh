@@ -59,13 +59,13 @@ EOF
 }
 
 # Trellis bridged from the local broker on port $2 to the upstream one on port $1 (rule sensors/# under site/home1/,
-# `window` ${WINDOW:-64}), its state in $work/state and its log in $work/trellis.log; returns once it is connected
-# to both brokers, with its process id in $trellis_pid.
+# `window` ${WINDOW:-64}), with the flags of `trellis run` after them, its state in $work/state and its log in
+# $work/trellis.log; returns once it is connected to both brokers, with its process id in $trellis_pid.
 trellis_bridge() {
     printf 'bridges:\n  cloud:\n    url: mqtt://127.0.0.1:%s\n    window: %s\n    out:\n      - topic: "sensors/#"\n        prefix: "site/home1/"\n        qos: 1\n' \
         "$1" "${WINDOW:-64}" > "$work/trellis.yaml"
     "$trellis" run --config "$work/trellis.yaml" --broker "127.0.0.1:$2" --state "$work/state" \
-        --spam-limit 1000000 >"$work/trellis.log" 2>&1 &
+        "${@:3}" >"$work/trellis.log" 2>&1 &
     trellis_pid=$!
     until grep -q "connected to the broker" "$work/trellis.log" && grep -q "forwarding to the upstream broker" \
         "$work/trellis.log"; do sleep 0.05; done

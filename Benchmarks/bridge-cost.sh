@@ -17,7 +17,7 @@ source "$(dirname "$0")/bridge-common.sh"
 up=$(free_port); local_port=$(free_port)
 broker upstream "$up" </dev/null
 broker local "$local_port" </dev/null
-trellis_bridge "$up" "$local_port"
+trellis_bridge "$up" "$local_port" --spam-limit 1000000
 
 # Publishes $1 messages locally and returns once the upstream subscriber (its session made first) has them all.
 forward() {

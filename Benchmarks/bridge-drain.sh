@@ -87,7 +87,7 @@ stop_broker mosquitto-upstream; stop_broker mosquitto-local
 up=$(free_port); local_port=$(free_port)
 broker trellis-upstream "$up" </dev/null
 broker trellis-local "$local_port" </dev/null
-trellis_bridge "$up" "$local_port"
+trellis_bridge "$up" "$local_port" --spam-limit 1000000
 idle=$(for i in $(seq 1 "$requests"); do ask "$local_port" "$i"; done | p50)
 trellis_live_ms=$(forward_live "$local_port" "$up")
 stop_broker trellis-upstream

@@ -15,7 +15,8 @@ public protocol BridgeStore: Sendable {
     ) async throws
 
     /// Calls `told` after each batch that kept messages for `bridge` commits in this process, until
-    /// the observation returned ends (or is released): the forwarder's word that there is something
+    /// the observation returned ends (or is released; a commit telling at that moment may still call
+    /// it once): the forwarder's word that there is something
     /// to read, so a message goes as soon as it is kept. What a peer of a share group keeps on the
     /// same PostgreSQL state is found only at the forwarder's look at the queue. `told` is called
     /// from the committing task: it must be quick.

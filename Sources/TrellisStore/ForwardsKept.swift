@@ -55,7 +55,8 @@ public final class ForwardsKeptObservation: Sendable {
         ending = Mutex(end)
     }
 
-    /// Ends the observation: its observer is told nothing more once this returns.
+    /// Ends the observation: its observer is told of no commit that begins telling after this
+    /// returns (one already telling, which took the observers a moment before, may still call it once).
     public func end() {
         ending.withLock { ending in
             defer { ending = nil }

@@ -33,7 +33,7 @@ package final class BridgeForwarder: Service, Sendable {
     /// - Parameters:
     ///   - owner: the relay's client id, or its share group's name (whose relays take turns).
     ///   - group: the share group, whose store's lease decides which relay forwards; nil alone.
-    ///   - idlePoll: how often the forwarder looks at the store when it is not told of a commit.
+    ///   - idlePoll: how often the forwarder looks at the whole store, whatever it was told of commits.
     package init(
         bridge: BridgeSettings, store: any TrellisStore, owner: String, group: String?, logger: Logger,
         idlePoll: Duration = .milliseconds(100)
@@ -140,6 +140,7 @@ package final class BridgeForwarder: Service, Sendable {
                     if await delete(ids) { window.deleted(ids) } else { window.deleteFailed(ids) }
                 }
             }
+            counters.unacknowledged(window.inFlight.count)
             inbox.await(window.acknowledgementsAwaited)
             guard await iterator.next() != nil else { break }
             let taken = inbox.take()

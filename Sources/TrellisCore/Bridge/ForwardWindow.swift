@@ -100,8 +100,7 @@ public struct ForwardWindow: Sendable {
 
     /// The store says something was kept since the last look: read it when the window has room.
     /// Told at each commit of a live stream, this adds no delete of its own: the acknowledged go with
-    /// their batch, when nothing is in flight or waiting (at a slow pace, each message), or at the
-    /// next look (``stored()``).
+    /// their batch (``deleteBatch``) or at the next look (``stored()``).
     public mutating func kept() -> [Action] {
         more = true
         if reading { storedDuringRead = true }

@@ -17,6 +17,7 @@ public final class BridgeCounters: Sendable {
     private let queuedMessages: Gauge
     private let queuedBytes: Gauge
     private let oldestAge: Gauge
+    private let unacknowledged: Gauge
     private let drops = Mutex(Drops())
     /// Each rule's figures, made as rules are first seen (those of the settings at once).
     private let rules = Mutex([String: RuleMetrics]())
@@ -78,6 +79,7 @@ public final class BridgeCounters: Sendable {
         queuedMessages = Gauge(label: "trellis_bridge_queued_messages", dimensions: named)
         queuedBytes = Gauge(label: "trellis_bridge_queued_bytes", dimensions: named)
         oldestAge = Gauge(label: "trellis_bridge_queue_oldest_age_seconds", dimensions: named)
+        unacknowledged = Gauge(label: "trellis_bridge_unacknowledged_messages", dimensions: named)
         self.rules.withLock { metrics in
             for rule in rules { metrics[rule] = RuleMetrics(bridge: bridge, rule: rule) }
         }
@@ -98,6 +100,11 @@ public final class BridgeCounters: Sendable {
     public func oldest(_ kept: Date?, at now: Date) {
         oldestAge.record(kept.map { max(0, now.timeIntervalSince($0)) } ?? 0)
     }
+
+    /// How many messages are sent upstream and not yet acknowledged: at most the bridge's window. A
+    /// figure that stays above 0 while the link is up and nothing new is kept is a window waiting for
+    /// acknowledgements that do not come.
+    public func unacknowledged(_ count: Int) { unacknowledged.record(count) }
 
     /// `count` messages the upstream broker acknowledged.
     public func forwarded(_ count: Int) { forwarded.increment(by: count) }

@@ -26,6 +26,8 @@ enum MetricHelp {
             "Payload bytes waiting in a bridge's queue for the upstream broker, by bridge and rule (the out rule's topic filter that kept them).",
         "trellis_bridge_queue_oldest_age_seconds":
             "Seconds the oldest message waiting in a bridge's queue has waited, 0 when none waits, by bridge (kept by the relay that forwards).",
+        "trellis_bridge_unacknowledged_messages":
+            "Messages a bridge's forwarder sent to the upstream broker that it has not yet acknowledged, at most the bridge's window, by bridge.",
         "trellis_bridge_link_connected":
             "1 while this relay's client of a bridge's link is connected to the upstream broker, by bridge and direction (out, in).",
         "trellis_bridge_link_standby":

@@ -75,7 +75,7 @@ struct ForwardWindowTests {
         #expect(window.connect() == [.read(after: 0, limit: 8)])
         #expect(window.stored().isEmpty, "the read under way is not doubled")
         let sent = window.read([Self.message(1)], complete: true)
-        // The read was complete: the next starts again from the queue's head.
+        // Something was stored during the read (the look above): the next read is the look's, from the head.
         #expect(sent == [.publish(Self.message(1), again: false), .read(after: 0, limit: 8)])
         let none = window.read([Self.message(1)], complete: true)
         #expect(none.isEmpty, "the store holds only what is in flight: no read until something is stored")
@@ -197,12 +197,14 @@ struct ForwardWindowTests {
     func readsAfterNewest() {
         var window = Self.sending(1...3, limit: 8)
         #expect(window.kept() == [.read(after: 3, limit: 16)])
-        #expect(Self.published(window.read([Self.message(4), Self.message(5)], complete: true)) == [4, 5])
+        // 5 is visible, 4 not yet (taken first, committed later, as PostgreSQL's ids can be).
+        #expect(Self.published(window.read([Self.message(5)], complete: true)) == [5])
         #expect(window.kept() == [.read(after: 5, limit: 16)])
-        _ = window.read([], complete: true)
-        #expect(window.stored() == [.read(after: 0, limit: 16)], "a message seen late is found from the head")
-        #expect(Self.published(window.read((1...6).map { Self.message($0) }, complete: true)) == [6])
-        #expect(window.kept() == [.read(after: 6, limit: 16)], "and the reads go on after the newest")
+        // 4 is visible now, but below the newest id read: the reads at each commit do not find it.
+        #expect(window.read([], complete: true).isEmpty)
+        #expect(window.stored() == [.read(after: 0, limit: 16)], "a look reads from the head")
+        #expect(Self.published(window.read((1...5).map { Self.message($0) }, complete: true)) == [4])
+        #expect(window.kept() == [.read(after: 5, limit: 16)], "and the reads go on after the newest")
     }
 
     @Test("a message acknowledged at a slow pace is deleted at the next look, not in a transaction of its own")
