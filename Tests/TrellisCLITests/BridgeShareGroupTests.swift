@@ -106,10 +106,12 @@ struct BridgeShareGroupTests {
                     // Sent again: at most what was in flight or not yet deleted, two windows of 64.
                     #expect(received.count <= Self.total + 128, "resent \(received.count - Self.total)")
                     #expect(await commands.received(on: "commands/lamp").count == 20, "a command carried twice")
-                    // The queue emptied by the relay that took over, its oldest message's age back to 0.
+                    // The queue emptied by the relay that took over, its oldest message's age back to 0, and
+                    // nothing it sent left unacknowledged.
                     try await eventually("the queue empty on the forwarding relay's /metrics", timeout: .seconds(30)) {
                         let metrics = try await MetricsTests.get("http://127.0.0.1:\(ports[1 - holder])/metrics").1
                         return metrics.contains(#"trellis_bridge_queued_messages{bridge="cloud"} 0"#)
+                            && metrics.contains(#"trellis_bridge_unacknowledged_messages{bridge="cloud"} 0"#)
                             && metrics.contains(#"trellis_bridge_queue_oldest_age_seconds{bridge="cloud"} 0"#)
                             // And by the rule that kept them, the example's one out rule.
                             && metrics.split(separator: "\n").contains { line in
