@@ -58,13 +58,16 @@ class Run:
 
 
 def drain(run: Run, publisher: Publisher, quiet: float, cap: float) -> float:
-    """Waits until each upstream broker has every acknowledged message, or nothing new arrived for `quiet`
-    seconds, at most `cap` seconds; returns how long it waited."""
+    """Waits until each local broker has answered every message published to it and each upstream broker
+    has every acknowledged message, or nothing new arrived for `quiet` seconds, at most `cap` seconds;
+    returns how long it waited. Without the first condition, the last messages, acknowledged locally
+    just after a look found everything else upstream, counted as lost while they were on their way."""
     start = time.monotonic()
     counts = {name: -1 for name in run.checkers}
     last_change = start
     while time.monotonic() - start < cap:
-        complete = all(publisher.acked(name) <= checker.keys() for name, checker in run.checkers.items())
+        complete = all(publisher.settled(name) and publisher.acked(name) <= checker.keys()
+                       for name, checker in run.checkers.items())
         now_counts = {name: len(checker.arrivals) for name, checker in run.checkers.items()}
         if now_counts != counts:
             counts, last_change = now_counts, time.monotonic()

@@ -56,6 +56,11 @@ class Publisher:
         """The keys `side`'s local broker acknowledged."""
         return self.clients[side].acked()
 
+    def settled(self, side: str) -> bool:
+        """Whether `side`'s local broker has answered every message published to it: until then a
+        message acknowledged a moment later would count as lost if the check ran now."""
+        return self.clients[side].unacked() == 0
+
     def uncertain(self, side: str) -> set[str]:
         """The keys unacknowledged at a disconnect of `side`'s publisher: they may have been sent twice."""
         return set(self.clients[side].uncertain)
