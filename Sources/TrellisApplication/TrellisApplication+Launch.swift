@@ -44,7 +44,7 @@ extension TrellisApplication {
         let mqtt = mqtt(
             host: broker.address.host, port: broker.address.port, clientID: clientID, username: broker.username,
             password: broker.password, settings: settings, maxUnhandled: configuration.int("broker.max_unhandled"),
-            tls: tls)
+            maxPacketBytes: configuration.int("broker.max_packet_bytes"), tls: tls)
         var servers = try configuration.serverSettings
         servers.consoleLogin = broker.accountsFile.map { OperatorLogin(passwordFile: $0).consoleLogin }
         var application = try TrellisApplication(

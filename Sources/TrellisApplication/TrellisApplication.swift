@@ -28,16 +28,23 @@ package struct TrellisApplication: Sendable {
     /// reboot or a long weekend's outage finds every request waiting.
     package static let sessionExpiry: UInt32 = 7 * 24 * 3600
 
+    /// The largest packet a broker may send Trellis by default (`broker.max_packet_bytes`): 4 MiB, the
+    /// shipped broker's own `max_packet_size`, room for a code upload past `devices.max_code_bytes` to
+    /// arrive and be answered `too_large`; with the read-ahead window, at most 128 MiB held.
+    package static let maxPacketBytes = 4 * 1_048_576
+
     /// The MQTT session every relay keeps: its `offline` will, a session that outlives a
-    /// disconnection by ``sessionExpiry``, and `maxUnhandled` messages read ahead (`broker.max_unhandled`).
+    /// disconnection by ``sessionExpiry``, `maxUnhandled` messages read ahead (`broker.max_unhandled`)
+    /// and none larger than `maxPacketBytes` (`broker.max_packet_bytes`).
     package static func mqtt(
         host: String, port: Int, clientID: String, username: String? = nil, password: String? = nil,
-        settings: RelaySettings, maxUnhandled: Int, tls: MQTTTLSConfiguration? = nil
+        settings: RelaySettings, maxUnhandled: Int, maxPacketBytes: Int = maxPacketBytes,
+        tls: MQTTTLSConfiguration? = nil
     ) -> MQTTConfiguration {
         MQTTConfiguration(
             host: host, port: port, clientID: clientID, username: username, password: password,
             will: RelayService.will(for: settings), cleanStart: false, sessionExpiry: sessionExpiry,
-            maxUnhandledMessages: maxUnhandled, tls: tls)
+            maxUnhandledMessages: maxUnhandled, tls: tls, maximumPacketSize: maxPacketBytes)
     }
 
     /// The application on `store`, connecting as `mqtt` says; `before` run ahead of the relay (and
@@ -79,7 +86,7 @@ package struct TrellisApplication: Sendable {
             if !bridge.inRules.isEmpty {
                 let receiver = try BridgeReceiver(
                     bridge: bridge, local: relay.client, store: store, owner: owner, group: settings.shareGroup,
-                    logger: part("trellis.bridge"))
+                    maximumPacketSize: mqtt.maximumPacketSize, logger: part("trellis.bridge"))
                 services.append(receiver)
                 links.append((bridge.name, "in", receiver.link))
             }

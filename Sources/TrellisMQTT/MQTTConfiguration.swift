@@ -38,6 +38,13 @@ public struct MQTTConfiguration: Sendable {
     public var maxUnhandledMessages: Int?
     /// Connect over TLS with these settings; nil connects in plain text.
     public var tls: MQTTTLSConfiguration?
+    /// The largest packet, in bytes, the broker may send this client: announced on connect as MQTT
+    /// v5's Maximum Packet Size, so a broker holds a larger message back from this client instead
+    /// of sending it (Mosquitto drops it for this client and logs "Dropping too large outgoing
+    /// PUBLISH"). With the read-ahead window it bounds the memory a flood of huge messages can
+    /// take. libmosquitto does not check the size of what it reads, so the bound rests on the
+    /// broker keeping to the protocol. Nil announces none: up to the protocol's 256 MiB.
+    public var maximumPacketSize: Int?
 
     public init(
         host: String = "127.0.0.1",
@@ -53,7 +60,8 @@ public struct MQTTConfiguration: Sendable {
         inflightMaximum: Int = 1000,
         tcpNoDelay: Bool = true,
         maxUnhandledMessages: Int? = nil,
-        tls: MQTTTLSConfiguration? = nil
+        tls: MQTTTLSConfiguration? = nil,
+        maximumPacketSize: Int? = nil
     ) {
         (self.host, self.port, self.clientID, self.keepAlive) = (host, port, clientID, keepAlive)
         (self.username, self.password, self.will, self.cleanStart) = (username, password, will, cleanStart)
@@ -61,6 +69,8 @@ public struct MQTTConfiguration: Sendable {
         (self.inflightMaximum, self.tcpNoDelay) = (inflightMaximum, tcpNoDelay)
         self.maxUnhandledMessages = maxUnhandledMessages.map { max(1, $0) }
         self.tls = tls
+        // MQTT: at least 1 byte, at most what its four-byte integer holds (0 is a protocol error).
+        self.maximumPacketSize = maximumPacketSize.map { min(max(1, $0), Int(UInt32.max)) }
     }
 
     /// The address as `host:port`, with brackets around an IPv6 address, for messages.

@@ -94,6 +94,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .long, help: .setting("broker.max_unhandled"))
     var maxUnhandled: Int?
 
+    @Option(name: .long, help: .setting("broker.max_packet_bytes"))
+    var maxPacketBytes: Int?
+
     @Option(name: .long, help: .setting("plant.host_name"))
     var hostName: String?
 

@@ -65,6 +65,10 @@ struct EffectiveConfigurationTests {
                 "broker.max_unhandled = 5000 (from FILE) is not allowed: use a whole number from 1 to 1024"
             ),
             (
+                "broker:\n  max_packet_bytes: 100\n",
+                "broker.max_packet_bytes = 100 (from FILE) is not allowed: use a whole number from 4096 to 268435455"
+            ),
+            (
                 "devices:\n  log_limit: 0\n",
                 "devices.log_limit = 0 (from FILE) is not allowed: use a whole number of at least 1"
             ),

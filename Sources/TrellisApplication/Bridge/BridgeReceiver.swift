@@ -41,7 +41,7 @@ package final class BridgeReceiver: Service, Sendable {
     ///   - group: the share group, whose store's lease decides which relay receives; nil alone.
     package init(
         bridge: BridgeSettings, local: MQTTClient, store: any TrellisStore, owner: String, group: String?,
-        logger: Logger
+        maximumPacketSize: Int? = nil, logger: Logger
     ) throws {
         self.bridge = bridge
         self.local = local
@@ -51,7 +51,9 @@ package final class BridgeReceiver: Service, Sendable {
         counters = BridgeCounters(bridge: bridge.name)
         failures = BridgeFailureLog(bridge: bridge.name, logger: logger)
         link = try UpstreamLink(turns: BridgeTurns(bridge: bridge.name, direction: "in", group: group, store: store)) {
-            try .upstream(of: bridge, owner: owner, role: "-in", maxUnhandledMessages: bridge.window, logger: logger)
+            try .upstream(
+                of: bridge, owner: owner, role: "-in", maxUnhandledMessages: bridge.window,
+                maximumPacketSize: maximumPacketSize, logger: logger)
         }
     }
 

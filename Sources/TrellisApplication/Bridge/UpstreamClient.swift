@@ -11,12 +11,12 @@ extension MQTTClient {
     /// acknowledged, and libmosquitto sends again what the sender had in flight when the link dropped.
     static func upstream(
         of bridge: BridgeSettings, owner: String, role: String, maxUnhandledMessages: Int? = nil,
-        logger: Logger
+        maximumPacketSize: Int? = nil, logger: Logger
     ) throws -> MQTTClient {
         var configuration = MQTTConfiguration(
             host: bridge.host, port: bridge.port, clientID: "\(owner)-bridge-\(bridge.name)\(role)",
             cleanStart: false, sessionExpiry: TrellisApplication.sessionExpiry,
-            maxUnhandledMessages: maxUnhandledMessages)
+            maxUnhandledMessages: maxUnhandledMessages, maximumPacketSize: maximumPacketSize)
         configuration.username = bridge.username
         configuration.password = try bridge.passwordFile.map(BrokerLink.password(inFile:))
         configuration.tls = bridge.tls.map {

@@ -188,6 +188,16 @@ extension SettingKey {
                     "Messages read ahead of the handlers, and the QoS 1 messages the broker may send before Trellis acknowledges them (each only once handled): more is faster and holds more in memory; at most 1024, well inside the 4,096 deliveries Trellis remembers to drop redeliveries.",
                 reloadable: false, check: between1(and: 1024)),
             SettingKey(
+                key: "broker.max_packet_bytes", flag: "max-packet-bytes", kind: .int,
+                defaultValue: .int(TrellisApplication.maxPacketBytes),
+                help:
+                    "Largest MQTT packet a broker may send Trellis, in bytes, announced on connect (MQTT v5 Maximum Packet Size), also on each bridge's `in` connection: the broker holds a larger message back from Trellis and logs it, so a flood of huge messages cannot take Trellis's memory. Keep it above devices.max_code_bytes, so that an oversized code upload still reaches Trellis and gets its too_large answer.",
+                reloadable: false,
+                check: { content in
+                    guard case let .int(value) = content, value < 4096 || value > 268_435_455 else { return nil }
+                    return "a whole number from 4096 to 268435455 (MQTT's largest packet)"
+                }),
+            SettingKey(
                 key: "state.dir", flag: "state", kind: .string, defaultValue: .string("trellis-state"),
                 help: "Directory of the SQLite state (and of the broker Trellis starts).", reloadable: false),
             SettingKey(

@@ -209,7 +209,9 @@ final class MosquittoHandle: @unchecked Sendable {
 
     /// Opens the TCP connection and sends CONNECT; the CONNACK arrives through the loop.
     func connect() -> Int32 {
-        (try? MosquittoProperties.withConnectProperties(sessionExpiry: configuration.sessionExpiry) { properties in
+        (try? MosquittoProperties.withConnectProperties(
+            sessionExpiry: configuration.sessionExpiry, maximumPacketSize: configuration.maximumPacketSize
+        ) { properties in
             mosquitto_connect_bind_v5(
                 pointer, configuration.host, Int32(configuration.port),
                 Int32(configuration.keepAlive), nil, properties)

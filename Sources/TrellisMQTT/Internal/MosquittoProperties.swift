@@ -13,6 +13,7 @@ enum MosquittoProperties {
     private static let userProperty = Int32(MQTT_PROP_USER_PROPERTY.rawValue)
     private static let contentType = Int32(MQTT_PROP_CONTENT_TYPE.rawValue)
     private static let sessionExpiry = Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue)
+    private static let maximumPacketSize = Int32(MQTT_PROP_MAXIMUM_PACKET_SIZE.rawValue)
 
     /// Copies the properties Trellis knows out of a list owned by the library.
     static func read(_ list: OpaquePointer?) -> MQTTProperties {
@@ -82,13 +83,20 @@ enum MosquittoProperties {
         return try body(list)
     }
 
-    /// Builds the CONNECT property list (session expiry), calls `body`, then frees it.
-    static func withConnectProperties<T>(sessionExpiry expiry: UInt32, _ body: (OpaquePointer?) throws -> T) throws -> T
-    {
-        guard expiry > 0 else { return try body(nil) }
+    /// Builds the CONNECT property list (session expiry, maximum packet size), calls `body`, then frees it.
+    static func withConnectProperties<T>(
+        sessionExpiry expiry: UInt32, maximumPacketSize: Int?, _ body: (OpaquePointer?) throws -> T
+    ) throws -> T {
         var list: OpaquePointer?
         defer { mosquitto_property_free_all(&list) }
-        try check(mosquitto_property_add_int32(&list, sessionExpiry, expiry), "session expiry")
+        if expiry > 0 {
+            try check(mosquitto_property_add_int32(&list, sessionExpiry, expiry), "session expiry")
+        }
+        if let maximumPacketSize {
+            try check(
+                mosquitto_property_add_int32(&list, Self.maximumPacketSize, UInt32(clamping: maximumPacketSize)),
+                "maximum packet size")
+        }
         return try body(list)
     }
 
