@@ -137,7 +137,7 @@ package final class BridgeForwarder: Service, Sendable {
                         }
                     }
                 case let .delete(ids):
-                    if await delete(ids) { window.deleted(ids) } else { window.deleteFailed(ids) }
+                    await delete(ids, from: &window)
                 }
             }
             counters.unacknowledged(window.inFlight.count)
@@ -155,9 +155,7 @@ package final class BridgeForwarder: Service, Sendable {
             if ContinuousClock.now - trimmed >= Self.trimInterval {
                 trimmed = ContinuousClock.now
                 // What was acknowledged leaves first, so that the trim counts none of it as dropped.
-                for case let .delete(ids) in pending {
-                    if await delete(ids) { window.deleted(ids) } else { window.deleteFailed(ids) }
-                }
+                for case let .delete(ids) in pending { await delete(ids, from: &window) }
                 pending.removeAll { if case .delete = $0 { true } else { false } }
                 await trim(sparing: window.heldIDs)
             }
@@ -185,6 +183,11 @@ package final class BridgeForwarder: Service, Sendable {
             noteRefusal(of: id, error)
             return window.acknowledged(id)
         }
+    }
+
+    /// Deletes what the upstream broker acknowledged, and tells `window` whether it was done.
+    private func delete(_ ids: [Int64], from window: inout ForwardWindow) async {
+        if await delete(ids) { window.deleted(ids) } else { window.deleteFailed(ids) }
     }
 
     /// Deletes what the upstream broker acknowledged. False when it failed (logged): the window
