@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# What Trellis's bridge costs the relay per message forwarded with the uplink up (docs/bridge.md#speed): a local and
-# an upstream Mosquitto on free loopback ports and Trellis bridged between them; 5,000 messages forwarded to warm
-# up, then LIVE (50,000) QoS 1 messages of 100 bytes published locally as fast as the local broker takes them and
-# timed until a subscriber upstream has every one. Prints the rate, the relay's CPU per message (user and system,
-# all threads, from /proc/<pid>/stat in clock ticks) and its context switches per message (every thread's
-# voluntary and involuntary, from /proc/<pid>/task/*/status). Counted rather than compared: run two builds in turn
-# (TRELLIS=PATH) and compare the CPU and switches, which move less with the machine's load than the rate. Release
+# What each bridge costs per message forwarded with the uplink up (docs/bridge.md#speed), Mosquitto's own bridge and
+# Trellis's in turn: for each, a local and an upstream Mosquitto on free loopback ports; 5,000 messages forwarded to
+# warm up, then LIVE (50,000) QoS 1 messages of 100 bytes published locally as fast as the local broker takes them
+# and timed until a subscriber upstream has every one. Prints, for each, the rate and the CPU per message (user and
+# system, all threads, in clock ticks from /proc) of each process on the path: the local broker, the relay (Trellis
+# only) and the upstream broker, and of the whole machine (/proc/stat: the publisher and the subscriber too); for
+# Trellis also its context switches per message (every thread's, from /proc/<pid>/task/*/status). On a machine
+# whose cores the publisher, the brokers and the relay share, the machine's CPU per message is what bounds the
+# rate. Counted rather than compared: the CPU figures move less with the machine's load than the rates. Release
 # build expected:
 #   swift build -c release --static-swift-stdlib --product trellis && Benchmarks/bridge-cost.sh [LIVE]
 set -euo pipefail
@@ -13,31 +15,56 @@ shopt -s inherit_errexit
 live=${1:-50000}
 [[ "$live" =~ ^[0-9]+$ && "$live" -gt 0 ]] || { echo "usage: bridge-cost.sh [LIVE]" >&2; exit 2; }
 source "$(dirname "$0")/bridge-common.sh"
+ticks=$(getconf CLK_TCK)
 
-up=$(free_port); local_port=$(free_port)
-broker upstream "$up" </dev/null
-broker local "$local_port" </dev/null
-trellis_bridge "$up" "$local_port" --spam-limit 1000000
-
-# Publishes $1 messages locally and returns once the upstream subscriber (its session made first) has them all.
+# Publishes $2 messages on the local broker at port $1 and returns once the subscriber on the upstream broker at
+# port $3 (its session made first) has them all.
 forward() {
     local sub
-    mosquitto_sub -h 127.0.0.1 -p "$up" -q 1 -c -i cost-checker -t site/home1/sensors/live -E
-    mosquitto_sub -h 127.0.0.1 -p "$up" -q 1 -c -i cost-checker -t site/home1/sensors/live -C "$1" -W 600 >/dev/null &
+    mosquitto_sub -h 127.0.0.1 -p "$3" -q 1 -c -i cost-checker -t site/home1/sensors/live -E
+    mosquitto_sub -h 127.0.0.1 -p "$3" -q 1 -c -i cost-checker -t site/home1/sensors/live -C "$2" -W 600 >/dev/null &
     sub=$!
-    publish_fast "$local_port" "$1" sensors/live
+    publish_fast "$1" "$2" sensors/live
     wait "$sub"
 }
-cpu() { awk '{ print $14 + $15 }' "/proc/$trellis_pid/stat"; }
+# Clock ticks a process has run (user and system), and the whole machine's busy ticks.
+ticks_of() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+machine() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
 switches() { cat /proc/"$trellis_pid"/task/*/status | awk '/ctxt_switches/ { s += $2 } END { print s }'; }
+per_message() { awk -v w="$1:" -v c="$2" -v t="$ticks" -v n="$live" 'BEGIN { printf "  %-22s %6.1f µs\n", w, c * 1e6 / t / n }'; }
 
-forward 5000
-cpu0=$(cpu); switches0=$(switches); start=$(now_ms)
-forward "$live"
-ms=$(( $(now_ms) - start )); cpu1=$(cpu); switches1=$(switches)
-ticks=$(getconf CLK_TCK)
-echo "forwarded live:          $live messages of 100 bytes, QoS 1, in $ms ms ($(( live * 1000 / (ms + 1) )) msg/s)"
-awk -v c=$(( cpu1 - cpu0 )) -v t="$ticks" -v n="$live" \
-    'BEGIN { printf "relay CPU per message:   %.1f µs (user and system, all threads)\n", c * 1e6 / t / n }'
-awk -v s=$(( switches1 - switches0 )) -v n="$live" \
-    'BEGIN { printf "context switches:        %.2f per message\n", s / n }'
+# Forwards LIVE messages from port $1 to port $2 after a warm-up and prints the rate and the CPU per message of the
+# processes named in the pairs that follow (a name, then a process id), and of the machine.
+measure() {
+    local local_port=$1 up=$2 names=() pids=() before=() ms machine0 i
+    shift 2
+    while [ $# -gt 0 ]; do names+=("$1"); pids+=("$2"); shift 2; done
+    forward "$local_port" 5000 "$up"
+    for i in "${!pids[@]}"; do before[i]=$(ticks_of "${pids[i]}"); done
+    machine0=$(machine); start=$(now_ms)
+    forward "$local_port" "$live" "$up"
+    ms=$(( $(now_ms) - start ))
+    echo "  $live messages in $ms ms ($(( live * 1000 / (ms + 1) )) msg/s); CPU per message:"
+    for i in "${!pids[@]}"; do per_message "${names[i]}" $(( $(ticks_of "${pids[i]}") - before[i] )); done
+    per_message "the whole machine" $(( $(machine) - machine0 ))
+}
+
+echo "Mosquitto's bridge, 100-byte QoS 1 messages forwarded live:"
+up=$(free_port); local_port=$(free_port)
+broker mosquitto-upstream "$up" </dev/null
+mosquitto_bridge mosquitto-local "$local_port" "$up" </dev/null
+for _ in $(seq 1 300); do grep -q "New bridge connected" "$work/mosquitto-upstream/log" && break; sleep 0.1; done
+measure "$local_port" "$up" "local broker" "$(cat "$work/mosquitto-local/pid")" \
+    "upstream broker" "$(cat "$work/mosquitto-upstream/pid")"
+stop_broker mosquitto-local; stop_broker mosquitto-upstream
+
+echo "Trellis's bridge:"
+up=$(free_port); local_port=$(free_port)
+broker trellis-upstream "$up" </dev/null
+broker trellis-local "$local_port" </dev/null
+trellis_bridge "$up" "$local_port" --spam-limit 1000000
+switches0=$(switches)
+measure "$local_port" "$up" "local broker" "$(cat "$work/trellis-local/pid")" "relay" "$trellis_pid" \
+    "upstream broker" "$(cat "$work/trellis-upstream/pid")"
+awk -v s=$(( $(switches) - switches0 )) -v n=$(( live + 5000 )) \
+    'BEGIN { printf "  relay context switches: %.2f per message (warm-up included)\n", s / n }'
