@@ -4,7 +4,8 @@
 # bridged between two of them, and a publisher as fast as the local broker acknowledges.
 trellis=${TRELLIS:-$(swift build -c release --show-bin-path)/trellis}
 work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
+# Every broker too, by the pid file it wrote: one started in a subshell (a command substitution) is no job of this one.
+trap 'kill $(jobs -p) $(cat "$work"/*/pid 2>/dev/null) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
 python=$(Tests/Faults/setup-venv.sh)
 now_ms() { date +%s%3N; }
 
@@ -19,13 +20,19 @@ broker() {
     echo $! > "$work/$1/pid"
     until mosquitto_pub -h 127.0.0.1 -p "$2" -t ping -n 2>/dev/null; do sleep 0.05; done
 }
-stop_broker() { kill "$(cat "$work/$1/pid")"; wait "$(cat "$work/$1/pid")" 2>/dev/null || true; }
+stop_broker() {
+    kill "$(cat "$work/$1/pid")"; wait "$(cat "$work/$1/pid")" 2>/dev/null || true
+    rm -f "$work/$1/pid"  # stopped: not to be killed again at exit (its process id may be another's by then)
+}
 
 # A local Mosquitto $1 on port $2 whose own bridge carries sensors/# at QoS 1 to 127.0.0.1:$3 as site/home1/sensors/#,
 # with more bridge lines on standard input; returns once the bridge is connecting.
 mosquitto_bridge() {
     { printf 'connection cloud\naddress 127.0.0.1:%s\ntopic sensors/# out 1 "" site/home1/\nrestart_timeout 1\n' "$3"
-      cat; } | broker "$1" "$2"
+      cat; } > "$work/$1.bridge"
+    # Not through a pipe: in a pipeline's subshell the broker would not be this script's job, not waited for by
+    # stop_broker nor stopped at exit.
+    broker "$1" "$2" < "$work/$1.bridge"
     until grep -q "Connecting bridge" "$work/$1/log"; do sleep 0.1; done
 }
 

@@ -29,24 +29,28 @@ forward() {
 }
 # Clock ticks a process has run (user and system), and the whole machine's busy ticks.
 ticks_of() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-machine() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
-switches() { cat /proc/"$trellis_pid"/task/*/status | awk '/ctxt_switches/ { s += $2 } END { print s }'; }
+machine() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
+switches() { cat /proc/"$1"/task/*/status | awk '/ctxt_switches/ { s += $2 } END { print s }'; }
 per_message() { awk -v w="$1:" -v c="$2" -v t="$ticks" -v n="$live" 'BEGIN { printf "  %-22s %6.1f µs\n", w, c * 1e6 / t / n }'; }
 
 # Forwards LIVE messages from port $1 to port $2 after a warm-up and prints the rate and the CPU per message of the
-# processes named in the pairs that follow (a name, then a process id), and of the machine.
+# processes named in the pairs that follow (a name, then a process id), and of the machine; with RELAY set to a
+# process id, also that process's context switches per message.
 measure() {
-    local local_port=$1 up=$2 names=() pids=() before=() ms machine0 i
+    local local_port=$1 up=$2 names=() pids=() before=() ms machine0 switches0=0 i
     shift 2
     while [ $# -gt 0 ]; do names+=("$1"); pids+=("$2"); shift 2; done
     forward "$local_port" 5000 "$up"
     for i in "${!pids[@]}"; do before[i]=$(ticks_of "${pids[i]}"); done
+    [ -z "${RELAY:-}" ] || switches0=$(switches "$RELAY")
     machine0=$(machine); start=$(now_ms)
     forward "$local_port" "$live" "$up"
     ms=$(( $(now_ms) - start ))
     echo "  $live messages in $ms ms ($(( live * 1000 / (ms + 1) )) msg/s); CPU per message:"
     for i in "${!pids[@]}"; do per_message "${names[i]}" $(( $(ticks_of "${pids[i]}") - before[i] )); done
     per_message "the whole machine" $(( $(machine) - machine0 ))
+    [ -z "${RELAY:-}" ] || awk -v s=$(( $(switches "$RELAY") - switches0 )) -v n="$live" \
+        'BEGIN { printf "  relay context switches: %.2f per message\n", s / n }'
 }
 
 echo "Mosquitto's bridge, 100-byte QoS 1 messages forwarded live:"
@@ -54,6 +58,7 @@ up=$(free_port); local_port=$(free_port)
 broker mosquitto-upstream "$up" </dev/null
 mosquitto_bridge mosquitto-local "$local_port" "$up" </dev/null
 for _ in $(seq 1 300); do grep -q "New bridge connected" "$work/mosquitto-upstream/log" && break; sleep 0.1; done
+grep -q "New bridge connected" "$work/mosquitto-upstream/log" || { echo "bridge-cost.sh: Mosquitto's bridge did not connect" >&2; exit 1; }
 measure "$local_port" "$up" "local broker" "$(cat "$work/mosquitto-local/pid")" \
     "upstream broker" "$(cat "$work/mosquitto-upstream/pid")"
 stop_broker mosquitto-local; stop_broker mosquitto-upstream
@@ -63,8 +68,5 @@ up=$(free_port); local_port=$(free_port)
 broker trellis-upstream "$up" </dev/null
 broker trellis-local "$local_port" </dev/null
 trellis_bridge "$up" "$local_port" --spam-limit 1000000
-switches0=$(switches)
-measure "$local_port" "$up" "local broker" "$(cat "$work/trellis-local/pid")" "relay" "$trellis_pid" \
+RELAY=$trellis_pid measure "$local_port" "$up" "local broker" "$(cat "$work/trellis-local/pid")" "relay" "$trellis_pid" \
     "upstream broker" "$(cat "$work/trellis-upstream/pid")"
-awk -v s=$(( $(switches) - switches0 )) -v n=$(( live + 5000 )) \
-    'BEGIN { printf "  relay context switches: %.2f per message (warm-up included)\n", s / n }'

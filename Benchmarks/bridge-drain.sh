@@ -74,7 +74,7 @@ stop_broker plain
 # Mosquitto's bridge: the local broker queues the backlog in its own session for the bridge.
 up=$(free_port); local_port=$(free_port)
 broker mosquitto-upstream "$up" </dev/null
-echo "cleansession false" | mosquitto_bridge mosquitto-local "$local_port" "$up"
+mosquitto_bridge mosquitto-local "$local_port" "$up" <<< "cleansession false"
 mosquitto_live_ms=$(forward_live "$local_port" "$up")
 stop_broker mosquitto-upstream
 upstream_down "$up" mosquitto-upstream

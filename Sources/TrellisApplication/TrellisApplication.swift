@@ -30,7 +30,8 @@ package struct TrellisApplication: Sendable {
 
     /// The largest packet a broker may send Trellis by default (`broker.max_packet_bytes`): 4 MiB, the
     /// shipped broker's own `max_packet_size`, room for a code upload past `devices.max_code_bytes` to
-    /// arrive and be answered `too_large`; with the read-ahead window, at most 128 MiB held.
+    /// arrive and be answered `too_large`; with the read-ahead window (`broker.max_unhandled`, 32),
+    /// at most 128 MiB held on the broker connection (a bridge's `in` connection reads ahead its `window`).
     package static let maxPacketBytes = 4 * 1_048_576
 
     /// The MQTT session every relay keeps: its `offline` will, a session that outlives a

@@ -309,7 +309,7 @@ extension MQTTClient {
                 mid,
                 with: .failure(
                     MQTTError(
-                        kind: .library, code: reason,
+                        kind: .rejected, code: reason,
                         message: "the broker rejected a publish: \(Mosquitto.describeReason(reason))")))
         } else {
             acks.complete(mid, with: .success([reason]))

@@ -14,6 +14,9 @@ public struct MQTTError: Error, Sendable, Hashable, CustomStringConvertible {
         case timedOut
         /// The client was shut down while the operation was pending.
         case shutDown
+        /// The broker refused a message it was sent: a PUBACK reason code of 0x80 or more (not
+        /// authorized, over a quota, a payload format it refuses), in ``MQTTError/code``.
+        case rejected
         /// Any other libmosquitto failure.
         case library
     }
@@ -32,4 +35,9 @@ public struct MQTTError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { message }
+
+    /// Whether the message it is about will not go however often it is sent: the client refused
+    /// it (too large for the broker, a topic it refuses) or the broker did. A sender drops such a
+    /// message rather than retrying it and holding up those behind it.
+    public var refusesTheMessage: Bool { kind == .invalidArgument || kind == .rejected }
 }

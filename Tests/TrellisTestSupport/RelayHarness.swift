@@ -108,21 +108,24 @@ public final class RelayHarness: @unchecked Sendable {
 /// Runs `body` with a broker and a started relay, and tears both down afterwards.
 public func withRelay<T>(
     settings: RelaySettings = RelaySettings(),
+    brokerConfig: [String] = [],
     _ body: (RelayHarness) async throws -> T
 ) async throws -> T {
-    try await withRelayHarness(settings: settings) { harness in
+    try await withRelayHarness(settings: settings, brokerConfig: brokerConfig) { harness in
         try await harness.startRelay()
         return try await body(harness)
     }
 }
 
-/// Runs `body` with a broker and a relay not started yet (to prepare its state or the broker's
-/// retained messages first), and tears both down afterwards.
+/// Runs `body` with a broker (with `brokerConfig`'s lines added to its configuration) and a relay
+/// not started yet (to prepare its state or the broker's retained messages first), and tears both
+/// down afterwards.
 public func withRelayHarness<T>(
     settings: RelaySettings = RelaySettings(),
+    brokerConfig: [String] = [],
     _ body: (RelayHarness) async throws -> T
 ) async throws -> T {
-    try await withTestBroker { broker in
+    try await withTestBroker(extraConfig: brokerConfig) { broker in
         let harness = try RelayHarness(broker: broker, settings: settings)
         return try await withTearDown(of: harness, { await $0.shutdown() }, body)
     }

@@ -133,14 +133,25 @@ package final class BridgeReceiver: Service, Sendable {
         }
     }
 
+    /// Notes a message the local broker or the client refused: counted, and logged at most a line a minute.
+    private func noteRefusal(of topic: String, _ error: MQTTError) {
+        guard let unlogged = counters.refusedLocally(at: Date()) else { return }
+        logger.warning(
+            "dropped a message from the upstream broker that the local broker or the client refused: \(error)",
+            metadata: ["bridge": "\(bridge.name)", "topic": "\(topic)", "refused_since_last_line": "\(unlogged)"])
+    }
+
     /// How long a stop still waits for the local broker's answer to a message sent: the local
     /// broker may have the message already (its readers may have it), and only with the answer is
     /// it recorded and acknowledged upstream, not carried again after the restart.
     static let graceAfterStop: Duration = .seconds(5)
 
     /// Publishes `message` locally by the first `in` rule that carries its topic and waits for the
-    /// local broker's acknowledgement, trying again each second while the local broker is away.
-    /// False when the receiver stopped first: the message is not to be acknowledged upstream.
+    /// local broker's acknowledgement, trying again each second while the local broker is away. A
+    /// message the local broker or the client refuses (``TrellisMQTT/MQTTError/refusesTheMessage``)
+    /// would be refused however often it went, and the messages behind it would wait for good: it is
+    /// dropped, counted and logged, and acknowledged upstream. False when the receiver stopped
+    /// first: the message is not to be acknowledged upstream.
     private func carry(_ message: MQTTMessage) async -> Bool {
         let crossings = bridge.inRules.lazy.compactMap { rule in rule.crossing(message.topic).map { (rule, $0) } }
         guard let (rule, topic) = crossings.first else {
@@ -159,6 +170,9 @@ package final class BridgeReceiver: Service, Sendable {
                 try await sent.acknowledged(outlastingCancellationBy: Self.graceAfterStop)
                 failures.worked("publish a message carried in")
                 counters.carried()
+                return true
+            } catch let error as MQTTError where error.refusesTheMessage {
+                noteRefusal(of: topic, error)
                 return true
             } catch {
                 guard !Task.isCancelled else { break }

@@ -13,6 +13,7 @@ public final class BridgeCounters: Sendable {
     private let refusalLog = Mutex(NoticeThrottle())
     private let copies: Counter
     private let loops: Counter
+    private let localRefusals: Counter
     private let bridge: String
     private let queuedMessages: Gauge
     private let queuedBytes: Gauge
@@ -76,6 +77,8 @@ public final class BridgeCounters: Sendable {
         refusals = Counter(label: "trellis_bridge_refused_total", dimensions: named)
         copies = Counter(label: "trellis_bridge_arrivals_dropped_total", dimensions: named + [("reason", "copy")])
         loops = Counter(label: "trellis_bridge_arrivals_dropped_total", dimensions: named + [("reason", "loop")])
+        localRefusals = Counter(
+            label: "trellis_bridge_arrivals_dropped_total", dimensions: named + [("reason", "refused")])
         queuedMessages = Gauge(label: "trellis_bridge_queued_messages", dimensions: named)
         queuedBytes = Gauge(label: "trellis_bridge_queued_bytes", dimensions: named)
         oldestAge = Gauge(label: "trellis_bridge_queue_oldest_age_seconds", dimensions: named)
@@ -119,6 +122,15 @@ public final class BridgeCounters: Sendable {
 
     /// A message carried in and acknowledged by the local broker.
     public func carried() { carriedIn.increment() }
+
+    /// A message from the upstream broker that the local broker refused, or the client could never
+    /// publish there (too large for it, a topic it refuses), dropped at `now` so that the messages
+    /// after it are carried; the number refused before it since the last line when a line is to be
+    /// logged, nil when not (at most a line a minute).
+    public func refusedLocally(at now: Date) -> Int? {
+        localRefusals.increment()
+        return refusalLog.withLock { $0.notice("refused", at: now) }
+    }
 
     /// A message from the upstream broker dropped: a copy of one carried lately, or one of this
     /// relay's own come back around a loop.

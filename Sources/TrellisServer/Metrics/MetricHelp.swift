@@ -13,7 +13,7 @@ enum MetricHelp {
         "trellis_bridge_carried_in_total":
             "Messages a bridge's in rules carried from the upstream broker and the local broker acknowledged, by bridge.",
         "trellis_bridge_arrivals_dropped_total":
-            "Messages from a bridge's upstream broker not carried in, by bridge and reason (copy: its trellis-id was carried lately; loop: one of this relay's own bridges sent it).",
+            "Messages from a bridge's upstream broker not carried in, by bridge and reason (copy: its trellis-id was carried lately; loop: one of this relay's own bridges sent it; refused: the local broker or the client refused it, too large or not allowed there).",
         "trellis_bridge_refused_total":
             "Messages of a bridge's queue the upstream broker refused (a PUBACK reason of 0x80 or more) or the client could never send, dropped from the queue, by bridge.",
         "trellis_bridge_dropped_total":

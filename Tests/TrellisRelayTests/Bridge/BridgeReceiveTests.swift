@@ -101,6 +101,35 @@ struct BridgeReceiveTests {
         }
     }
 
+    @Test(
+        "a command too large for the local broker is dropped, and those behind it still arrive: the receiver does not retry it for good"
+    )
+    func refusedLocallyIsDropped() async throws {
+        // The local broker takes packets up to 2 KiB (it says so in its CONNACK); the upstream one, any.
+        try await withTestBroker { upstream in
+            try await withRelay(settings: Self.settings(upstream: upstream), brokerConfig: ["max_packet_size 2048"]) {
+                relay in
+                let local = try await relay.connect()
+                let commands = try await MessageCollector.collecting(local, subscribedTo: ["commands/#"])
+                let cloud = try await TestClients.connect(to: upstream)
+                try await eventually("the relay's receiver is subscribed upstream") {
+                    try await cloud.publishAndWait(topic: "site/home1/commands/probe", payload: [])
+                    return await !commands.received(on: "commands/probe").isEmpty
+                }
+                let large = String(repeating: "x", count: 4096)
+                try await cloud.publishAndWait(topic: "site/home1/commands/lamp", payload: Array(large.utf8))
+                for index in 0..<3 {
+                    try await cloud.publishAndWait(topic: "site/home1/commands/lamp", payload: Array("\(index)".utf8))
+                }
+                // In order, so once the last small one is here the large one was passed over.
+                let arrived = try await commands.messages(on: "commands/lamp", count: 3, timeout: .seconds(30))
+                #expect(arrived.compactMap(\.text) == ["0", "1", "2"])
+                await cloud.shutdown()
+                await local.shutdown()
+            }
+        }
+    }
+
     @Test("a copy that comes after a restart of Trellis is dropped still: the ids carried in are kept in the store")
     func copiesAcrossRestart() async throws {
         try await Self.withReceiver { relay, _, _, commands, cloud in
