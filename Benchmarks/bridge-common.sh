@@ -11,11 +11,14 @@ now_ms() { date +%s%3N; }
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
-# A Mosquitto in $work/$1 on port $2, with persistence, and its extra configuration lines on standard input.
+# A Mosquitto in $work/$1 on port $2, with persistence, and its extra configuration lines on standard input. It runs
+# as whoever runs this (`user`): started by root it would otherwise turn to the user mosquitto, who cannot write its
+# persistence file in $work, and a session made before a stop (the drain's checker's) would be gone after it.
 broker() {
     mkdir -p "$work/$1"
     { printf 'listener %s 127.0.0.1\nallow_anonymous true\nmax_inflight_messages 0\nmax_queued_messages 0\n' "$2"
-      printf 'persistence true\npersistence_location %s/\n' "$work/$1"; cat; } > "$work/$1/mosquitto.conf"
+      printf 'persistence true\npersistence_location %s/\nuser %s\n' "$work/$1" "$(id -un)"; cat; } \
+        > "$work/$1/mosquitto.conf"
     mosquitto -c "$work/$1/mosquitto.conf" >"$work/$1/log" 2>&1 &
     echo $! > "$work/$1/pid"
     until mosquitto_pub -h 127.0.0.1 -p "$2" -t ping -n 2>/dev/null; do sleep 0.05; done
