@@ -258,7 +258,7 @@ package final class BridgeForwarder: Service, Sendable {
                                     BridgeMessageID.property,
                                     BridgeMessageID(origin: origin, sequence: message.id).text)
                             ]))))
-            } catch let error as MQTTError where error.kind == .invalidArgument {
+            } catch let error as MQTTError where error.refusesTheMessage {
                 return .failure(error)
             } catch {
                 logger.debug(

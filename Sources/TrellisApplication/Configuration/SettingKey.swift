@@ -76,9 +76,14 @@ extension SettingKey {
 
     /// A whole number from 1 to `maximum`.
     package static func between1(and maximum: Int) -> @Sendable (ConfigContent) -> String? {
+        between(1, and: maximum)
+    }
+
+    /// A whole number from `minimum` to `maximum`.
+    package static func between(_ minimum: Int, and maximum: Int) -> @Sendable (ConfigContent) -> String? {
         { content in
-            guard case let .int(value) = content, value < 1 || value > maximum else { return nil }
-            return "a whole number from 1 to \(maximum)"
+            guard case let .int(value) = content, value < minimum || value > maximum else { return nil }
+            return "a whole number from \(minimum) to \(maximum)"
         }
     }
 
@@ -192,11 +197,8 @@ extension SettingKey {
                 defaultValue: .int(TrellisApplication.maxPacketBytes),
                 help:
                     "Largest MQTT packet a broker may send Trellis, in bytes, announced on connect (MQTT v5 Maximum Packet Size), also on each bridge's `in` connection: the broker holds a larger message back from Trellis and logs it, so a flood of huge messages cannot take Trellis's memory. Keep it above devices.max_code_bytes, so that an oversized code upload still reaches Trellis and gets its too_large answer.",
-                reloadable: false,
-                check: { content in
-                    guard case let .int(value) = content, value < 4096 || value > 268_435_455 else { return nil }
-                    return "a whole number from 4096 to 268435455 (MQTT's largest packet)"
-                }),
+                // At most MQTT's largest packet (a Remaining Length of 268,435,455 bytes).
+                reloadable: false, check: between(4096, and: 268_435_455)),
             SettingKey(
                 key: "state.dir", flag: "state", kind: .string, defaultValue: .string("trellis-state"),
                 help: "Directory of the SQLite state (and of the broker Trellis starts).", reloadable: false),

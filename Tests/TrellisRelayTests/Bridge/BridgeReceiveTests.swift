@@ -34,12 +34,14 @@ struct BridgeReceiveTests {
 
     /// A relay bridged to a fresh upstream broker by ``settings(upstream:)``, a local client
     /// collecting `commands/#`, and a client of the upstream broker once the relay's receiver is
-    /// subscribed there (it subscribes as it starts: a command before that would find no one).
+    /// subscribed there (it subscribes as it starts: a command before that would find no one). The
+    /// local broker's configuration gets `localBrokerConfig`'s lines.
     static func withReceiver(
+        localBrokerConfig: [String] = [],
         _ body: (RelayHarness, TestBroker, MQTTClient, MessageCollector, MQTTClient) async throws -> Void
     ) async throws {
         try await withTestBroker { upstream in
-            try await withRelay(settings: Self.settings(upstream: upstream)) { relay in
+            try await withRelay(settings: Self.settings(upstream: upstream), brokerConfig: localBrokerConfig) { relay in
                 let local = try await relay.connect()
                 let commands = try await MessageCollector.collecting(local, subscribedTo: ["commands/#"])
                 let cloud = try await TestClients.connect(to: upstream)
@@ -106,27 +108,15 @@ struct BridgeReceiveTests {
     )
     func refusedLocallyIsDropped() async throws {
         // The local broker takes packets up to 2 KiB (it says so in its CONNACK); the upstream one, any.
-        try await withTestBroker { upstream in
-            try await withRelay(settings: Self.settings(upstream: upstream), brokerConfig: ["max_packet_size 2048"]) {
-                relay in
-                let local = try await relay.connect()
-                let commands = try await MessageCollector.collecting(local, subscribedTo: ["commands/#"])
-                let cloud = try await TestClients.connect(to: upstream)
-                try await eventually("the relay's receiver is subscribed upstream") {
-                    try await cloud.publishAndWait(topic: "site/home1/commands/probe", payload: [])
-                    return await !commands.received(on: "commands/probe").isEmpty
-                }
-                let large = String(repeating: "x", count: 4096)
-                try await cloud.publishAndWait(topic: "site/home1/commands/lamp", payload: Array(large.utf8))
-                for index in 0..<3 {
-                    try await cloud.publishAndWait(topic: "site/home1/commands/lamp", payload: Array("\(index)".utf8))
-                }
-                // In order, so once the last small one is here the large one was passed over.
-                let arrived = try await commands.messages(on: "commands/lamp", count: 3, timeout: .seconds(30))
-                #expect(arrived.compactMap(\.text) == ["0", "1", "2"])
-                await cloud.shutdown()
-                await local.shutdown()
+        try await Self.withReceiver(localBrokerConfig: ["max_packet_size 2048"]) { _, _, _, commands, cloud in
+            let large = String(repeating: "x", count: 4096)
+            try await cloud.publishAndWait(topic: "site/home1/commands/lamp", payload: Array(large.utf8))
+            for index in 0..<3 {
+                try await cloud.publishAndWait(topic: "site/home1/commands/lamp", payload: Array("\(index)".utf8))
             }
+            // In order, so once the last small one is here the large one was passed over.
+            let arrived = try await commands.messages(on: "commands/lamp", count: 3, timeout: .seconds(30))
+            #expect(arrived.compactMap(\.text) == ["0", "1", "2"])
         }
     }
 
