@@ -7,8 +7,9 @@
 # only) and the upstream broker, and of the whole machine (/proc/stat: the publisher and the subscriber too); for
 # Trellis also its context switches per message (every thread's, from /proc/<pid>/task/*/status). On a machine
 # whose cores the publisher, the brokers and the relay share, the machine's CPU per message is what bounds the
-# rate. Counted rather than compared: the CPU figures move less with the machine's load than the rates. Release
-# build expected:
+# rate. Counted rather than compared: the CPU figures move less with the machine's load than the rates. With PERF set
+# to a file, `perf record -g` samples the relay while the LIVE messages pass (read it with `perf report -i FILE`).
+# Release build expected:
 #   swift build -c release --static-swift-stdlib --product trellis && Benchmarks/bridge-cost.sh [LIVE]
 set -euo pipefail
 shopt -s inherit_errexit
@@ -44,8 +45,10 @@ measure() {
     for i in "${!pids[@]}"; do before[i]=$(ticks_of "${pids[i]}"); done
     [ -z "${RELAY:-}" ] || switches0=$(switches "$RELAY")
     machine0=$(machine); start=$(now_ms)
+    [ -z "${RELAY:-}" ] || [ -z "${PERF:-}" ] || { perf record -q -F 999 -g -p "$RELAY" -o "$PERF" & perf_pid=$!; }
     forward "$local_port" "$live" "$up"
     ms=$(( $(now_ms) - start ))
+    [ -z "${perf_pid:-}" ] || { kill -INT "$perf_pid"; wait "$perf_pid" || true; }
     echo "  $live messages in $ms ms ($(( live * 1000 / (ms + 1) )) msg/s); CPU per message:"
     for i in "${!pids[@]}"; do per_message "${names[i]}" $(( $(ticks_of "${pids[i]}") - before[i] )); done
     per_message "the whole machine" $(( $(machine) - machine0 ))

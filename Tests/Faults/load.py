@@ -158,6 +158,8 @@ class Load:
     buttons: list[str] = field(default_factory=list)
     devices: list[str] = field(default_factory=list)
     replies: dict[str, list[str]] = field(default_factory=dict)
+    # When each reply arrived (time.monotonic()), in the order of `replies`.
+    reply_times: dict[str, list[float]] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -177,8 +179,10 @@ class Load:
     def _on_reply(self, client, userdata, message) -> None:
         text = message.payload.decode(errors="replace")
         match = re.match(r"ID:([^;]*);", text)
+        key = match.group(1) if match else "?"
         with self.reply_lock:
-            self.replies.setdefault(match.group(1) if match else "?", []).append(text)
+            self.replies.setdefault(key, []).append(text)
+            self.reply_times.setdefault(key, []).append(time.monotonic())
 
     def add_plants(self, timeout: float = 30) -> None:
         """Adds PLANTS through the relay (committed before the load and the fault) and waits for the answers."""

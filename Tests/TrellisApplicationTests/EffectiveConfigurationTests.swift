@@ -69,6 +69,10 @@ struct EffectiveConfigurationTests {
                 "broker.max_packet_bytes = 100 (from FILE) is not allowed: use a whole number from 4096 to 268435455"
             ),
             (
+                "broker:\n  max_packet_bytes: 1048576\ndevices:\n  max_code_bytes: 1048576\n",
+                "broker.max_packet_bytes = 1048576 (from FILE) must be above devices.max_code_bytes = 1048576 (from FILE)"
+            ),
+            (
                 "devices:\n  log_limit: 0\n",
                 "devices.log_limit = 0 (from FILE) is not allowed: use a whole number of at least 1"
             ),

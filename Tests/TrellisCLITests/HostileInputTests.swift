@@ -6,7 +6,9 @@ import TrellisTestSupport
 
 /// 3,000 hostile messages (six of them 1 MiB) on every topic Trellis subscribes to, then normal traffic, against the
 /// real `trellis` process: it stays up, its memory stays bounded, every hostile message leaves
-/// exactly one dead-letter record, and normal requests are still answered correctly.
+/// exactly one dead-letter record, and normal requests are still answered correctly. Three messages
+/// past the relay's `--max-packet-bytes` go first: the broker keeps them from the relay (the bound
+/// announced on the relay's own connection), so they leave no record and cost it no memory.
 @Suite("Hostile input")
 struct HostileInputTests {
     /// One hostile message: a topic Trellis subscribes to and a payload it must refuse.
@@ -49,11 +51,14 @@ struct HostileInputTests {
 
             let state = temporaryDirectory()
             let trellis = try TrellisBinary.start([
-                "run", "--broker", broker.address, "--state", state, "--log-level", "error"
+                "run", "--broker", broker.address, "--state", state, "--log-level", "error",
+                "--max-packet-bytes", "\(2 * 1_048_576)"
             ])
             let attacker = try await TestClients.connect(to: broker, id: "attacker")
             let hostile = Self.hostileMessages(count: 3_000)
             try await waitUntilOnline(broker)
+            let oversized = [UInt8](repeating: 0x23, count: 3 * 1_048_576)
+            for _ in 0..<3 { try attacker.publish(topic: "rpi/torpi/huge", payload: oversized, qos: .atLeastOnce) }
             for message in hostile {
                 try attacker.publish(
                     topic: message.topic, payload: message.payload, qos: .atLeastOnce, retain: message.retain)
@@ -71,6 +76,8 @@ struct HostileInputTests {
             let registered = try await seen.messages(on: "p2o/clients/app/register-response")
             #expect(registered[0].text == #"{"status":"success"}"#)
             #expect(await seen.received(on: "trellis/deadletter").count == hostile.count)
+            let held = broker.log().components(separatedBy: "Dropping too large outgoing PUBLISH for ").count - 1
+            #expect(held == 3, "the broker held back \(held) messages from the relay")
 
             #expect(try await trellis.terminate() == 0)
             await attacker.shutdown()

@@ -45,7 +45,19 @@ extension EffectiveConfiguration {
                     ? "broker.tls.key needs broker.tls.cert (--tls-cert), the certificate it belongs to"
                     : "broker.tls.cert needs broker.tls.key (--tls-key), its private key")
         }
+        // A code upload the broker holds back gets no answer at all, not even its too_large.
+        if int("broker.max_packet_bytes") <= int("devices.max_code_bytes") {
+            problems.append(
+                "\(withSource("broker.max_packet_bytes")) must be above \(withSource("devices.max_code_bytes")): the broker "
+                    + "holds back a message larger than broker.max_packet_bytes, so a code upload within "
+                    + "devices.max_code_bytes would get no answer; raise the one or lower the other")
+        }
         return problems
+    }
+
+    /// `key = value (from its source)`, as a refusal names a setting.
+    private func withSource(_ key: String) -> String {
+        "\(key) = \(int(key)) (from \(describeSource(key)))"
     }
 
     private func describeSource(_ key: String) -> String {
