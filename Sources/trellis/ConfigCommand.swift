@@ -14,6 +14,12 @@ struct ConfigCommand: AsyncParsableCommand {
 
             Keys:
             \(SettingKey.all.map { "  \($0.key) (\($0.kind.name)\($0.reloadable ? ", reloadable" : "")): \($0.help)" }.joined(separator: "\n"))
+
+            Sections (in the file only; `trellis config example` shows each, commented out):
+              bridges.<name> (a mapping): An upstream broker to bridge to, by url, with its out and in rules \
+            (topic, prefix, qos, retain), window, max_bytes, max_age and TLS and account keys; docs/bridge.md.
+              notifications (a mapping): Channels (ntfy, webhook, email) and the rules that send to them; \
+            docs/notifications.md.
             """,
         subcommands: [Check.self, Example.self]
     )
@@ -28,8 +34,19 @@ struct ConfigCommand: AsyncParsableCommand {
         @Argument(help: ArgumentHelp("The YAML file (default: trellis.yaml when present).", valueName: "file"))
         var file: String?
 
+        @Option(
+            help: ArgumentHelp(
+                "The YAML file, named as the other commands name it (instead of <file>).", valueName: "file"))
+        var config: String?
+
+        func validate() throws {
+            if let file, let config, file != config {
+                throw ValidationError("name the file once: <file> is \(file) and --config \(config)")
+            }
+        }
+
         func run() async throws {
-            let effective = try await EffectiveConfiguration.forCommand(file: file)
+            let effective = try await EffectiveConfiguration.forCommand(file: file ?? config)
             for line in effective.report { print(line) }
         }
     }

@@ -60,14 +60,18 @@ struct ConfigurationTests {
     func badFile() async throws {
         let directory = temporaryDirectory()
         let file = try Self.write("spam:\n  limt: 3\nlog:\n  format: xml\n", to: "bad.yaml", in: directory)
-        let check = try ConfigCommand.Check.parse([file])
-        await #expect {
-            try await check.run()
-        } throws: { error in
-            let text = "\(error)"
-            return error is CommandFailure && text.contains("unknown key spam.limt")
-                && text.contains("log.format = xml (from \(file)) is not allowed: use one of text, json")
+        // Named as an argument or as the other commands name it.
+        for arguments in [[file], ["--config", file]] {
+            let check = try ConfigCommand.Check.parse(arguments)
+            await #expect {
+                try await check.run()
+            } throws: { error in
+                let text = "\(error)"
+                return error is CommandFailure && text.contains("unknown key spam.limt")
+                    && text.contains("log.format = xml (from \(file)) is not allowed: use one of text, json")
+            }
         }
+        #expect(throws: (any Error).self) { try ConfigCommand.Check.parse([file, "--config", file + ".other"]) }
         let run = try RunCommand.parse(["--config", file, "--broker", "127.0.0.1:1"])
         try #require(await Self.refuses(run, environment: [:]))
         await #expect {
