@@ -184,6 +184,9 @@ faults-short: faults-deps
 ## SIGKILLed mid-backlog, the queue's bound reached) 3 times at a random moment, on the release build; as
 ## root (a network namespace). About 50 minutes after the build; prints a table with a Trellis and a
 ## Mosquitto row per fault.
+## With ARGS='--upstream ejabberd' the upstream brokers are ejabberd's MQTT service instead of Mosquitto: another
+## implementation of MQTT v5 (Debian's ejabberd, which is not installed here: its package starts a service of its
+## own on every address; bridge.py says what to do). ejabberd keeps sessions in memory, so upstream-kill is left out.
 ## ARGS passes options: ARGS='--faults cut,flap --runs 5 --seed 7'. Logs go to .build/bridge-faults/<time>/.
 bridge-faults: faults-deps
 	$(RELEASE_BUILD) --product trellis

@@ -7,6 +7,7 @@ upstream broker received with what each local broker acknowledged.
 
   TRELLIS=.build/debug/trellis "$(Tests/Faults/setup-venv.sh)" Tests/Faults/bridge.py --short
   … bridge.py --faults cut,flap --runs 3 --rate 100 --seed 7
+  … bridge.py --short --upstream ejabberd     (ejabberd's MQTT service upstream instead of Mosquitto)
 
 Prints a Markdown table, one Trellis row and one Mosquitto-bridge row per run and per fault; logs and
 evidence go to .build/bridge-faults/<time>/. Exits 1 when the Trellis bridge lost, reordered or duplicated
@@ -35,13 +36,14 @@ TOPICS = 10
 class Run:
     """One run: the upstream namespace, both local sides, the checkers and the publisher."""
 
-    def __init__(self, binary: str, base: Path, bound: int | None, window: int | None, cleanup: infra.Cleanup) -> None:
+    def __init__(self, binary: str, base: Path, bound: int | None, window: int | None, cleanup: infra.Cleanup,
+                 upstream: str = "mosquitto") -> None:
         self.stopping = threading.Event()
-        self.upstream = Upstream(base, cleanup)
+        self.upstream = Upstream(base, cleanup, upstream)
         self.sides = {
             "trellis": TrellisSide(binary, base, self.upstream.uplink["trellis"], bound and bound * PAYLOAD,
                                    window, cleanup),
-            "mosquitto": MosquittoSide(base, self.upstream.uplink["mosquitto"], bound, cleanup),
+            "mosquitto": MosquittoSide(base, self.upstream.uplink["mosquitto"], bound, cleanup, upstream),
         }
         self.sides["trellis"].start()
         self.checkers = {name: Checker(name, address) for name, address in self.upstream.checker_address.items()}
@@ -50,10 +52,9 @@ class Run:
     def wait_linked(self, timeout: float) -> None:
         """Waits until both bridges are connected upstream (Trellis's /readyz; the upstream log for Mosquitto)."""
         trellis = self.sides["trellis"].relay
-        log = self.upstream.brokers["mosquitto"].log
         if not infra.wait_until(lambda: '"out":{"connected":true}' in infra.readyz(trellis.health)[1], timeout, 0.2):
             raise RuntimeError(f"the Trellis bridge did not connect:\n{trellis.tail()}")
-        if not infra.wait_until(lambda: "mb-bridge-cloud" in log.read_text(errors="replace"), timeout, 0.2):
+        if not infra.wait_until(self.upstream.brokers["mosquitto"].bridged, timeout, 0.2):
             raise RuntimeError("the Mosquitto bridge did not connect")
 
 
@@ -87,7 +88,7 @@ def one_run(args, fault: str, number: int, rng: random.Random, results: Path) ->
     cleanup = infra.Cleanup()
     base = Path(tempfile.mkdtemp(prefix="bridge-faults.", dir="/dev/shm" if os.access("/dev/shm", os.W_OK) else None))
     try:
-        run = Run(args.binary, base, bound, args.window, cleanup)
+        run = Run(args.binary, base, bound, args.window, cleanup, args.upstream)
         run.wait_linked(30)
         publisher = Publisher({name: side.port for name, side in run.sides.items()}, args.rate, TOPICS)
         cleanup.push("the publisher", publisher.stop)
@@ -120,7 +121,7 @@ def one_run(args, fault: str, number: int, rng: random.Random, results: Path) ->
     finally:
         keep = results / f"{fault}-{number}"
         keep.mkdir(parents=True, exist_ok=True)
-        for log in list(base.glob("*.log")) + list(base.glob("*/mosquitto.log")):
+        for log in list(base.glob("*.log")) + list(base.glob("*/mosquitto.log")) + list(base.glob("*/ejabberd.log")):
             shutil.copy(log, keep / f"{log.parent.name}-{log.name}")
         cleanup.run()
         shutil.rmtree(base, ignore_errors=True)
@@ -187,13 +188,26 @@ def main() -> int:
     parser.add_argument("--window", type=int, default=None, help="the Trellis bridge's window (default: its own)")
     parser.add_argument("--quiet", type=float, default=20, help="drain: seconds without arrivals that end it")
     parser.add_argument("--drain", type=float, default=300, help="drain: seconds at most")
+    parser.add_argument("--upstream", choices=("mosquitto", "ejabberd"), default="mosquitto",
+                        help="the upstream brokers: Mosquitto, or ejabberd's MQTT service (Debian's ejabberd), which "
+                             "keeps sessions in memory, so upstream-kill is left out for it")
     args = parser.parse_args()
+    if args.upstream == "ejabberd":
+        if not os.access("/usr/sbin/ejabberdctl", os.X_OK):
+            parser.error("--upstream ejabberd needs Debian's ejabberd: apt-get install --no-install-recommends "
+                         "ejabberd. On a machine with systemd the package starts its own ejabberd, listening on every "
+                         "address; stop it (systemctl disable --now ejabberd): the harness starts its own")
+        faults = [f for f in args.faults.split(",") if f != "upstream-kill"]
+        if not faults:
+            parser.error("ejabberd forgets its sessions when killed: upstream-kill has nothing to show with it")
+        args.faults = ",".join(faults)
     args.binary = os.environ.get("TRELLIS", str(infra.REPO / ".build" / "debug" / "trellis"))
     if args.short:
         args.rate, args.load, args.quiet, args.drain = 50, 15, 10, 60
     args.runs = args.runs or (1 if args.short else 3)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 30)
-    print(f"seed {seed} (--seed {seed} repeats the moments and lengths), trellis {args.binary}", flush=True)
+    print(f"seed {seed} (--seed {seed} repeats the moments and lengths), trellis {args.binary}, "
+          f"upstream {args.upstream}", flush=True)
     results = infra.REPO / ".build" / "bridge-faults" / time.strftime("%Y%m%d-%H%M%S")
     rng = random.Random(seed)
     rows, began = [], time.monotonic()

@@ -1,8 +1,9 @@
 """The moving parts of one bridge-harness run (bridge.py): the upstream side in a network namespace, and
 the two local sides whose bridges carry the same traffic up to it.
 
-- `Upstream`: a namespace `tfm<N>` (infra.Namespace) with two Mosquittos on its loopback, one for each
-  bridge, so their traffic never mixes. The bridges reach them through delayproxy.py on the uplink veth
+- `Upstream`: a namespace `tfm<N>` (infra.Namespace) with two upstream brokers on its loopback, one for each
+  bridge, so their traffic never mixes: Mosquittos, or with `kind` "ejabberd" two ejabberd MQTT services
+  (`EjabberdBroker`), another implementation of MQTT v5 than the local side's. The bridges reach them through delayproxy.py on the uplink veth
   (`m`: 10.231.N.2 inside), which is what the faults cut, make lossy (nftables) or slow (the proxy); the
   checkers read them over the other veth (`p`: 10.231.N.6), which no fault touches.
 - `TrellisSide`: a local Mosquitto (infra.Broker) and `trellis run` with SQLite state and a `bridges:`
@@ -15,6 +16,7 @@ their own ids.
 """
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -25,6 +27,10 @@ import infra
 
 UPSTREAM_PORTS = {"trellis": 18830, "mosquitto": 18831}
 PREFIX = "site/home1/"
+# Every client of an upstream broker logs in with a user name: ejabberd's MQTT service refuses a client
+# without one, and takes any name and password when its hosts allow anonymous logins. A Mosquitto that allows
+# anonymous clients takes them too. The bridges log in as UPSTREAM_USER, the checkers as CHECKER_USER.
+UPSTREAM_USER, CHECKER_USER, UPSTREAM_PASSWORD = "home1", "checker", "unused"
 
 
 class UpstreamBroker:
@@ -59,13 +65,72 @@ class UpstreamBroker:
         self.process.kill()
         self.process.wait(10)
 
+    def bridged(self) -> bool:
+        """Whether Mosquitto's bridge (its client id) has connected."""
+        return "mb-bridge-cloud" in self.log.read_text(errors="replace")
+
+
+class EjabberdBroker:
+    """ejabberd's MQTT service (mod_mqtt, Debian's ejabberd) inside the namespace on 127.0.0.1:`port` and the
+    checkers' address, anonymous logins, a session kept an hour and up to 100,000 messages queued per session.
+    ejabberd keeps MQTT sessions in memory: a SIGKILL forgets them and their subscriptions (bridge.py leaves
+    `upstream-kill` out for it). It runs as the user ejabberd (ejabberdctl's rule for root), so its directory
+    and the run's are opened to it, and its Erlang port mapper binds the namespace's loopback only."""
+
+    def __init__(self, namespace: infra.Namespace, port: int, directory: Path, cleanup: infra.Cleanup) -> None:
+        self.namespace, self.port, self.directory = namespace, port, directory
+        directory.mkdir()
+        os.chmod(directory.parent, 0o711)
+        os.chmod(directory, 0o777)
+        self.log = directory / "ejabberd.log"
+        self.process: subprocess.Popen | None = None
+        (directory / "ejabberd.yml").write_text("\n".join([
+            "hosts: [localhost]", "loglevel: info", "auth_method: [anonymous]", "anonymous_protocol: login_anon",
+            "listen:",
+            *[f"  - {{port: {port}, ip: \"{ip}\", module: mod_mqtt, backlog: 1000}}"
+              for ip in ("127.0.0.1", namespace.inside_p)],
+            "modules:", "  mod_mqtt: {session_expiry: 3600, max_queue: 100000}",
+        ]) + "\n")
+        (directory / "ejabberdctl.cfg").write_text("INET_DIST_INTERFACE=127.0.0.1\n")
+        cleanup.push(f"upstream ejabberd {port}", self.kill)
+
+    def start(self) -> None:
+        """Starts it and waits until the checkers' address accepts."""
+        directory = str(self.directory)
+        with open(directory + "/console.log", "a") as console:
+            self.process = subprocess.Popen(
+                ["ip", "netns", "exec", self.namespace.name, "env", "ERL_EPMD_ADDRESS=127.0.0.1",
+                 "/usr/sbin/ejabberdctl", "--config-dir", directory, "--config", directory + "/ejabberd.yml",
+                 "--ctl-config", directory + "/ejabberdctl.cfg", "--logs", directory, "--spool", directory,
+                 "--node", f"up{self.port}@localhost", "foreground"],
+                stdout=console, stderr=subprocess.STDOUT, start_new_session=True, cwd=directory)
+        if not infra.wait_until(lambda: infra.accepts(self.namespace.inside_p, self.port)
+                                or self.process.poll() is not None, 60) or self.process.poll() is not None:
+            raise RuntimeError(f"upstream ejabberd did not start: {self.log.read_text(errors='replace')[-500:]}")
+
+    def kill(self) -> None:
+        """SIGKILL to the whole of it (the script, su and the Erlang machine), as after a crash."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(10)
+
+    def bridged(self) -> bool:
+        """Whether a bridge (its user name; the checkers log in with another) has opened its session."""
+        return self.log.exists() and f"Opened MQTT session for {UPSTREAM_USER}@" in self.log.read_text(errors="replace")
+
 
 class Upstream:
-    """The namespace, its two brokers and the proxy in front of them on the uplink."""
+    """The namespace, its two brokers (`kind`: mosquitto or ejabberd) and the proxy in front of them on the
+    uplink."""
 
-    def __init__(self, base: Path, cleanup: infra.Cleanup) -> None:
+    def __init__(self, base: Path, cleanup: infra.Cleanup, kind: str = "mosquitto") -> None:
         self.namespace = infra.Namespace(infra.free_namespace_number(), cleanup)
-        self.brokers = {side: UpstreamBroker(self.namespace, port, base / f"up-{side}", cleanup)
+        # What runs in the namespace (an Erlang port mapper ejabberd left) ends before the namespace goes.
+        cleanup.push("the namespace's processes", lambda: infra.run(
+            "sh", "-c", f"ip netns pids {self.namespace.name} | xargs -r kill -9", check=False))
+        broker = EjabberdBroker if kind == "ejabberd" else UpstreamBroker
+        self.brokers = {side: broker(self.namespace, port, base / f"up-{side}", cleanup)
                         for side, port in UPSTREAM_PORTS.items()}
         for broker in self.brokers.values():
             broker.start()
@@ -125,7 +190,11 @@ class TrellisSide:
         bound = f"    max_bytes: {max_bytes}\n" if max_bytes else ""
         bound += f"    window: {window}\n" if window else ""
         config = base / "trellis.yaml"
-        config.write_text(f"bridges:\n  cloud:\n    url: mqtt://{uplink}\n{bound}    out:\n"
+        password = base / "upstream.password"
+        password.write_text(UPSTREAM_PASSWORD + "\n")
+        password.chmod(0o600)
+        config.write_text(f"bridges:\n  cloud:\n    url: mqtt://{uplink}\n    username: {UPSTREAM_USER}\n"
+                          f"    password_file: {password}\n{bound}    out:\n"
                           f"      - topic: \"sensors/#\"\n        prefix: \"{PREFIX}\"\n        qos: 1\n")
         self.metrics = f"127.0.0.1:{infra.free_port()}"
         args = ["--broker", f"mqtt://127.0.0.1:{self.broker.port}", "--state", str(base / "state"),
@@ -177,7 +246,8 @@ class MosquittoSide:
 
     name = "mosquitto"
 
-    def __init__(self, base: Path, uplink: str, max_queued: int | None, cleanup: infra.Cleanup) -> None:
+    def __init__(self, base: Path, uplink: str, max_queued: int | None, cleanup: infra.Cleanup,
+                 upstream: str = "mosquitto") -> None:
         (base / "local-mosquitto").mkdir()
         self.broker = infra.Broker(base / "local-mosquitto", cleanup)
         host, port = uplink.rsplit(":", 1)
@@ -185,9 +255,13 @@ class MosquittoSide:
         # max_queued_messages bounds nearly all of what it holds, as max_bytes does Trellis's queue.
         lines = ["max_inflight_messages 20", "queue_qos0_messages true", "connection cloud", f"address {host}:{port}",
                  f"topic sensors/# out 1 \"\" {PREFIX}", "cleansession false", "remote_clientid mb-bridge-cloud",
-                 "notifications false"]
+                 f"remote_username {UPSTREAM_USER}", f"remote_password {UPSTREAM_PASSWORD}", "notifications false"]
         if max_queued:
             lines.insert(0, f"max_queued_messages {max_queued}")
+        if upstream != "mosquitto":
+            # Its CONNECT's protocol version with the bridge bit set (0x84), which only a Mosquitto takes: another
+            # broker refuses it ("unacceptable protocol version") and the bridge never connects.
+            lines.append("try_private false")
         config = self.broker.directory / "mosquitto.conf"
         config.write_text(config.read_text() + "\n".join(lines) + "\n")
         self.broker.start()

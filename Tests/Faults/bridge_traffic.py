@@ -18,6 +18,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
+from bridge_sides import CHECKER_USER, UPSTREAM_PASSWORD
 from load import TrackedClient
 
 PAYLOAD = 100  # bytes; the queue bound's arithmetic (max_bytes / PAYLOAD messages) relies on it
@@ -93,6 +94,7 @@ class Checker:
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = lambda *args: self.connected.clear()
         self.client.on_message = self._on_message
+        self.client.username_pw_set(CHECKER_USER, UPSTREAM_PASSWORD)
         properties = Properties(PacketTypes.CONNECT)
         properties.SessionExpiryInterval = 3600
         self.client.connect(address[0], address[1], keepalive=10, clean_start=False, properties=properties)
