@@ -16,10 +16,7 @@ struct ConfigCommand: AsyncParsableCommand {
             \(SettingKey.all.map { "  \($0.key) (\($0.kind.name)\($0.reloadable ? ", reloadable" : "")): \($0.help)" }.joined(separator: "\n"))
 
             Sections (in the file only; `trellis config example` shows each, commented out):
-              bridges.<name> (a mapping): An upstream broker to bridge to, by url, with its out and in rules \
-            (topic, prefix, qos, retain), window, max_bytes, max_age and TLS and account keys; docs/bridge.md.
-              notifications (a mapping): Channels (ntfy, webhook, email) and the rules that send to them; \
-            docs/notifications.md.
+            \(EffectiveConfiguration.sectionsHelp)
             """,
         subcommands: [Check.self, Example.self]
     )

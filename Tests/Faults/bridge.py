@@ -121,7 +121,8 @@ def one_run(args, fault: str, number: int, rng: random.Random, results: Path) ->
     finally:
         keep = results / f"{fault}-{number}"
         keep.mkdir(parents=True, exist_ok=True)
-        for log in list(base.glob("*.log")) + list(base.glob("*/mosquitto.log")) + list(base.glob("*/ejabberd.log")):
+        for log in [*base.glob("*.log"), *base.glob("*/mosquitto.log"),
+                    *(log for name in ("ejabberd", "error", "console") for log in base.glob(f"*/{name}.log"))]:
             shutil.copy(log, keep / f"{log.parent.name}-{log.name}")
         cleanup.run()
         shutil.rmtree(base, ignore_errors=True)

@@ -17,6 +17,7 @@ their own ids.
 from __future__ import annotations
 
 import os
+import pwd
 import signal
 import subprocess
 import sys
@@ -74,15 +75,19 @@ class EjabberdBroker:
     """ejabberd's MQTT service (mod_mqtt, Debian's ejabberd) inside the namespace on 127.0.0.1:`port` and the
     checkers' address, anonymous logins, a session kept an hour and up to 100,000 messages queued per session.
     ejabberd keeps MQTT sessions in memory: a SIGKILL forgets them and their subscriptions (bridge.py leaves
-    `upstream-kill` out for it). It runs as the user ejabberd (ejabberdctl's rule for root), so its directory
-    and the run's are opened to it, and its Erlang port mapper binds the namespace's loopback only."""
+    `upstream-kill` out for it). It runs as the user ejabberd, switched to by setpriv (not su, which would put
+    the Erlang machine in a session of its own, out of reach of `kill`), in a directory of its own made before
+    it is handed over; the run's directory is opened to it for passage only. Its Erlang port mapper binds the
+    namespace's loopback only, and dies with the namespace (Upstream's clean-up)."""
 
     def __init__(self, namespace: infra.Namespace, port: int, directory: Path, cleanup: infra.Cleanup) -> None:
         self.namespace, self.port, self.directory = namespace, port, directory
-        directory.mkdir()
+        account = pwd.getpwnam("ejabberd")
+        self.uid, self.gid = account.pw_uid, account.pw_gid
+        directory.mkdir(mode=0o700)
         os.chmod(directory.parent, 0o711)
-        os.chmod(directory, 0o777)
         self.log = directory / "ejabberd.log"
+        self.console = directory / "console.log"
         self.process: subprocess.Popen | None = None
         (directory / "ejabberd.yml").write_text("\n".join([
             "hosts: [localhost]", "loglevel: info", "auth_method: [anonymous]", "anonymous_protocol: login_anon",
@@ -92,24 +97,28 @@ class EjabberdBroker:
             "modules:", "  mod_mqtt: {session_expiry: 3600, max_queue: 100000}",
         ]) + "\n")
         (directory / "ejabberdctl.cfg").write_text("INET_DIST_INTERFACE=127.0.0.1\n")
+        for path in (directory, *directory.iterdir()):
+            os.chown(path, self.uid, self.gid)
         cleanup.push(f"upstream ejabberd {port}", self.kill)
 
     def start(self) -> None:
         """Starts it and waits until the checkers' address accepts."""
         directory = str(self.directory)
-        with open(directory + "/console.log", "a") as console:
+        with open(self.console, "a") as console:
             self.process = subprocess.Popen(
-                ["ip", "netns", "exec", self.namespace.name, "env", "ERL_EPMD_ADDRESS=127.0.0.1",
+                ["ip", "netns", "exec", self.namespace.name,
+                 "setpriv", f"--reuid={self.uid}", f"--regid={self.gid}", "--init-groups",
+                 "env", f"HOME={directory}", "ERL_EPMD_ADDRESS=127.0.0.1",
                  "/usr/sbin/ejabberdctl", "--config-dir", directory, "--config", directory + "/ejabberd.yml",
                  "--ctl-config", directory + "/ejabberdctl.cfg", "--logs", directory, "--spool", directory,
                  "--node", f"up{self.port}@localhost", "foreground"],
                 stdout=console, stderr=subprocess.STDOUT, start_new_session=True, cwd=directory)
         if not infra.wait_until(lambda: infra.accepts(self.namespace.inside_p, self.port)
                                 or self.process.poll() is not None, 60) or self.process.poll() is not None:
-            raise RuntimeError(f"upstream ejabberd did not start: {self.log.read_text(errors='replace')[-500:]}")
+            raise RuntimeError(f"upstream ejabberd did not start: {self.console.read_text(errors='replace')[-500:]}")
 
     def kill(self) -> None:
-        """SIGKILL to the whole of it (the script, su and the Erlang machine), as after a crash."""
+        """SIGKILL to its process group (the script and the Erlang machine), as after a crash."""
         if self.process is None or self.process.poll() is not None:
             return
         os.killpg(self.process.pid, signal.SIGKILL)

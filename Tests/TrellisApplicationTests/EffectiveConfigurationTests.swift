@@ -68,9 +68,11 @@ struct EffectiveConfigurationTests {
                 "broker:\n  max_packet_bytes: 100\n",
                 "broker.max_packet_bytes = 100 (from FILE) is not allowed: use a whole number from 4096 to 268435455"
             ),
+            // A model build carries two codes: 1.5 MiB packets do not hold two of 1 MiB.
             (
-                "broker:\n  max_packet_bytes: 1048576\ndevices:\n  max_code_bytes: 1048576\n",
-                "broker.max_packet_bytes = 1048576 (from FILE) must be above devices.max_code_bytes = 1048576 (from FILE)"
+                "broker:\n  max_packet_bytes: 1572864\n",
+                "broker.max_packet_bytes = 1572864 (from FILE) is too small: devices.max_code_bytes = 1048576 "
+                    + "(from the default) needs packets of at least 2162688 bytes"
             ),
             (
                 "devices:\n  log_limit: 0\n",

@@ -178,4 +178,34 @@ struct ConfigurationTests {
         #expect(await answer() == ["ID:0;sender:Host-RPI3B+;receiver:phone;payload:0;operation:RES_numPlants"])
         try await store.close()
     }
+
+    @Test(
+        "a reload may not raise devices.max_code_bytes past the packet size the relay connected with, whatever the file says of it"
+    )
+    func codeBoundOutgrowsPackets() async throws {
+        let directory = temporaryDirectory()
+        let file = try Self.write("devices:\n  max_code_bytes: 1048576\n", in: directory)
+        var quiet = Logger(label: "trellis.test.reload")
+        quiet.logLevel = .critical
+        let configuration = try await EffectiveConfiguration.load(file: file, environment: [:])
+        let store = try SQLiteStore.inMemory()
+        let nobody = try LoopbackSocket(listening: false)
+        let client = try MQTTClient(
+            configuration: MQTTConfiguration(host: "127.0.0.1", port: nobody.port, clientID: "reloaded"))
+        let relay = RelayService(client: client, store: store, settings: configuration.relaySettings, logger: quiet)
+        let reloader = ConfigReloader(configuration: configuration, flags: [:], relay: relay, logger: quiet)
+
+        // Valid as a file (32 MiB packets hold two codes of 8 MiB), but broker.max_packet_bytes needs a restart:
+        // the connection still announces 4 MiB, and an 8 MiB upload would be held back unanswered.
+        _ = try Self.write(
+            "broker:\n  max_packet_bytes: 33554432\ndevices:\n  max_code_bytes: 8388608\n", in: directory)
+        await EffectiveConfiguration.$environment.withValue([:]) { await reloader.reload(reason: "SIGHUP") }
+        #expect(relay.engine.settings.maxCodeBytes == 1_048_576)
+
+        // Within the running packet size, the same reload is taken.
+        _ = try Self.write("devices:\n  max_code_bytes: 1572864\n", in: directory)
+        await EffectiveConfiguration.$environment.withValue([:]) { await reloader.reload(reason: "SIGHUP") }
+        #expect(relay.engine.settings.maxCodeBytes == 1_572_864)
+        try await store.close()
+    }
 }

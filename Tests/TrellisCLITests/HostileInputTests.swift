@@ -52,12 +52,12 @@ struct HostileInputTests {
             let state = temporaryDirectory()
             let trellis = try TrellisBinary.start([
                 "run", "--broker", broker.address, "--state", state, "--log-level", "error",
-                "--max-packet-bytes", "\(2 * 1_048_576)"
+                "--max-packet-bytes", "\(3 * 1_048_576)"
             ])
             let attacker = try await TestClients.connect(to: broker, id: "attacker")
             let hostile = Self.hostileMessages(count: 3_000)
             try await waitUntilOnline(broker)
-            let oversized = [UInt8](repeating: 0x23, count: 3 * 1_048_576)
+            let oversized = [UInt8](repeating: 0x23, count: 7 * 1_048_576 / 2)
             for _ in 0..<3 { try attacker.publish(topic: "rpi/torpi/huge", payload: oversized, qos: .atLeastOnce) }
             for message in hostile {
                 try attacker.publish(

@@ -13,6 +13,13 @@ enum BridgeConfiguration {
     ]
     static let ruleKeys: Set<String> = ["topic", "prefix", "qos", "retain"]
 
+    /// The section in `trellis config --help`, with the keys the file is checked against.
+    static var help: String {
+        "  \(key).<name> (a mapping): An upstream broker to bridge to, with the keys "
+            + "\(bridgeKeys.subtracting(["out", "in"]).sorted().joined(separator: ", ")), and its out and in rules, "
+            + "each with \(ruleKeys.sorted().joined(separator: ", ")); docs/bridge.md."
+    }
+
     /// The bridges of the file's root `node`, or the problems that keep them from being used.
     static func parse(_ root: Node, file: String) -> (bridges: [BridgeSettings], problems: [String]) {
         guard case let .mapping(mapping) = root, let section = mapping[key] else { return ([], []) }

@@ -13,6 +13,9 @@ import UnixSignals
 /// Every reload is logged and published once on `trellis/events`.
 package final class ConfigReloader: Service, Sendable {
     private let current: Mutex<EffectiveConfiguration>
+    /// The largest packet the broker connection announced (`broker.max_packet_bytes` at start, which
+    /// a reload does not change): a reloaded `devices.max_code_bytes` must fit in it.
+    private let packetBytes: Int
     private let flags: [String: ConfigContent]
     private let relay: RelayService
     private let logger: Logger
@@ -21,6 +24,7 @@ package final class ConfigReloader: Service, Sendable {
         configuration: EffectiveConfiguration, flags: [String: ConfigContent], relay: RelayService, logger: Logger
     ) {
         self.current = Mutex(configuration)
+        self.packetBytes = configuration.int("broker.max_packet_bytes")
         self.flags = flags
         self.relay = relay
         self.logger = logger
@@ -37,8 +41,13 @@ package final class ConfigReloader: Service, Sendable {
     package func reload(reason: String) async {
         let old = current.withLock { $0 }
         let new: EffectiveConfiguration
-        do {
+        do throws(EffectiveConfiguration.Invalid) {
             new = try await EffectiveConfiguration.load(file: old.file, flags: flags)
+            if let problem = new.codeUploadProblem(packetBytes: packetBytes) {
+                throw EffectiveConfiguration.Invalid(problems: [
+                    "the broker connection runs with broker.max_packet_bytes = \(packetBytes) until a restart: \(problem)"
+                ])
+            }
         } catch {
             logger.error(
                 "configuration refused; the running one stays",

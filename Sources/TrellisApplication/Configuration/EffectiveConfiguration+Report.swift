@@ -35,3 +35,11 @@ extension EffectiveConfiguration {
         return lines
     }
 }
+
+extension EffectiveConfiguration {
+    /// The sections that live in the file only (`bridges`, `notifications`), one line each with their
+    /// keys, for `trellis config --help`.
+    package static var sectionsHelp: String {
+        [BridgeConfiguration.help, NotificationConfiguration.help].joined(separator: "\n")
+    }
+}

@@ -13,6 +13,13 @@ enum NotificationConfiguration {
     ]
     static let ruleKeys: Set<String> = ["when", "to", "quiet_hours", "hold", "after"]
 
+    /// The section in `trellis config --help`, with the keys the file is checked against.
+    static var help: String {
+        "  \(key) (a mapping): channels.<name>, each with some of "
+            + "\(channelKeys.sorted().joined(separator: ", ")), and rules, each with "
+            + "\(ruleKeys.sorted().joined(separator: ", ")); docs/notifications.md."
+    }
+
     /// The plan of the file's root `node`, or the problems that keep it from being used.
     static func parse(_ root: Node) -> (plan: NotificationPlan, problems: [String]) {
         guard case let .mapping(mapping) = root, let section = mapping[key] else { return (NotificationPlan(), []) }
