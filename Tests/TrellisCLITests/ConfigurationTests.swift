@@ -148,16 +148,7 @@ struct ConfigurationTests {
     func dialectReload() async throws {
         let directory = temporaryDirectory()
         let file = try Self.write("plant:\n  dialect: lossless\n", in: directory)
-        var quiet = Logger(label: "trellis.test.reload")
-        quiet.logLevel = .critical
-        let configuration = try await EffectiveConfiguration.load(file: file, environment: [:])
-        let store = try SQLiteStore.inMemory()
-        // A relay that is never started: a reload applies to its engine, which needs no broker.
-        let nobody = try LoopbackSocket(listening: false)
-        let client = try MQTTClient(
-            configuration: MQTTConfiguration(host: "127.0.0.1", port: nobody.port, clientID: "reloaded"))
-        let relay = RelayService(client: client, store: store, settings: configuration.relaySettings, logger: quiet)
-        let reloader = ConfigReloader(configuration: configuration, flags: [:], relay: relay, logger: quiet)
+        let (configuration, relay, reloader, store) = try await Self.reloadable(file)
         let request = MQTTMessage(
             topic: "rpi/torpi",
             payload: Array("ID:5;sender:phone;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants".utf8),
@@ -185,15 +176,7 @@ struct ConfigurationTests {
     func codeBoundOutgrowsPackets() async throws {
         let directory = temporaryDirectory()
         let file = try Self.write("devices:\n  max_code_bytes: 1048576\n", in: directory)
-        var quiet = Logger(label: "trellis.test.reload")
-        quiet.logLevel = .critical
-        let configuration = try await EffectiveConfiguration.load(file: file, environment: [:])
-        let store = try SQLiteStore.inMemory()
-        let nobody = try LoopbackSocket(listening: false)
-        let client = try MQTTClient(
-            configuration: MQTTConfiguration(host: "127.0.0.1", port: nobody.port, clientID: "reloaded"))
-        let relay = RelayService(client: client, store: store, settings: configuration.relaySettings, logger: quiet)
-        let reloader = ConfigReloader(configuration: configuration, flags: [:], relay: relay, logger: quiet)
+        let (_, relay, reloader, store) = try await Self.reloadable(file)
 
         // Valid as a file (32 MiB packets hold two codes of 8 MiB), but broker.max_packet_bytes needs a restart:
         // the connection still announces 4 MiB, and an 8 MiB upload would be held back unanswered.
@@ -207,5 +190,22 @@ struct ConfigurationTests {
         await EffectiveConfiguration.$environment.withValue([:]) { await reloader.reload(reason: "SIGHUP") }
         #expect(relay.engine.settings.maxCodeBytes == 1_572_864)
         try await store.close()
+    }
+
+    /// The configuration of `file`, a relay on an in-memory store that is never started (a reload
+    /// applies to its engine, which needs no broker), and its reloader.
+    static func reloadable(_ file: String) async throws -> (
+        EffectiveConfiguration, RelayService, ConfigReloader, SQLiteStore
+    ) {
+        var quiet = Logger(label: "trellis.test.reload")
+        quiet.logLevel = .critical
+        let configuration = try await EffectiveConfiguration.load(file: file, environment: [:])
+        let store = try SQLiteStore.inMemory()
+        let nobody = try LoopbackSocket(listening: false)
+        let client = try MQTTClient(
+            configuration: MQTTConfiguration(host: "127.0.0.1", port: nobody.port, clientID: "reloaded"))
+        let relay = RelayService(client: client, store: store, settings: configuration.relaySettings, logger: quiet)
+        let reloader = ConfigReloader(configuration: configuration, flags: [:], relay: relay, logger: quiet)
+        return (configuration, relay, reloader, store)
     }
 }
