@@ -146,9 +146,9 @@ struct ConfigurationTests {
         "the dialect of the shared plant topics is reloadable: lossless echoes the ID, original answers with ID 0"
     )
     func dialectReload() async throws {
-        let directory = temporaryDirectory()
-        let file = try Self.write("plant:\n  dialect: lossless\n", in: directory)
-        let (configuration, relay, reloader, store) = try await Self.reloadable(file)
+        let (directory, configuration, relay, reloader, store) = try await Self.reloadable(
+            "plant:\n  dialect: lossless\n")
+        let file = try #require(configuration.file)
         let request = MQTTMessage(
             topic: "rpi/torpi",
             payload: Array("ID:5;sender:phone;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants".utf8),
@@ -174,9 +174,7 @@ struct ConfigurationTests {
         "a reload may not raise devices.max_code_bytes past the packet size the relay connected with, whatever the file says of it"
     )
     func codeBoundOutgrowsPackets() async throws {
-        let directory = temporaryDirectory()
-        let file = try Self.write("devices:\n  max_code_bytes: 1048576\n", in: directory)
-        let (_, relay, reloader, store) = try await Self.reloadable(file)
+        let (directory, _, relay, reloader, store) = try await Self.reloadable("devices:\n  max_code_bytes: 1048576\n")
 
         // Valid as a file (32 MiB packets hold two codes of 8 MiB), but broker.max_packet_bytes needs a restart:
         // the connection still announces 4 MiB, and an 8 MiB upload would be held back unanswered.
@@ -192,11 +190,14 @@ struct ConfigurationTests {
         try await store.close()
     }
 
-    /// The configuration of `file`, a relay on an in-memory store that is never started (a reload
-    /// applies to its engine, which needs no broker), and its reloader.
-    static func reloadable(_ file: String) async throws -> (
-        EffectiveConfiguration, RelayService, ConfigReloader, SQLiteStore
+    /// `text` written as trellis.yaml in a new directory (returned, for the file's next version), its
+    /// configuration, a relay on an in-memory store that is never started (a reload applies to its
+    /// engine, which needs no broker), and its reloader.
+    static func reloadable(_ text: String) async throws -> (
+        String, EffectiveConfiguration, RelayService, ConfigReloader, SQLiteStore
     ) {
+        let directory = temporaryDirectory()
+        let file = try Self.write(text, in: directory)
         var quiet = Logger(label: "trellis.test.reload")
         quiet.logLevel = .critical
         let configuration = try await EffectiveConfiguration.load(file: file, environment: [:])
@@ -206,6 +207,6 @@ struct ConfigurationTests {
             configuration: MQTTConfiguration(host: "127.0.0.1", port: nobody.port, clientID: "reloaded"))
         let relay = RelayService(client: client, store: store, settings: configuration.relaySettings, logger: quiet)
         let reloader = ConfigReloader(configuration: configuration, flags: [:], relay: relay, logger: quiet)
-        return (configuration, relay, reloader, store)
+        return (directory, configuration, relay, reloader, store)
     }
 }
