@@ -234,12 +234,19 @@ def save_failure(results: Path, label: str, outcome: Outcome, ctx: Run | None, b
     return directory
 
 
+# The figures a journal line keeps: when the fault struck and how long, and what the checker excused as a killed
+# broker's, so that a failure or an excuse can be weighed again later without the run's logs.
+JOURNALED_FIGURES = ("fault_at_s", "fault_s", "requests_answered_twice_by_broker", "requests_maybe_lost_by_broker",
+                     "logs_maybe_lost_by_broker", "presses_maybe_lost_by_broker")
+
+
 def journal_run(path: str, fault: str, store: str, relays: int, label: str, seed: int, version: str, status: str,
-                recovery: float | None, started: float, reasons: list[str]) -> None:
+                recovery: float | None, started: float, reasons: list[str], figures: dict | None = None) -> None:
     """Appends one run to the journal: a JSON line the table of several journals is made from."""
     record = {"fault": fault, "store": store, "relays": relays, "run": label, "seed": seed, "binary": version,
               "status": status, "recovery_s": recovery, "seconds": round(time.monotonic() - started, 1),
               "failures": reasons, "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    record.update({key: figures[key] for key in JOURNALED_FIGURES if figures and figures.get(key) not in (None, [])})
     with open(path, "a") as journal:
         journal.write(json.dumps(record) + "\n")
 
@@ -395,7 +402,8 @@ def main() -> int:
                     status = "ok" if not outcome.failures else ("known failure" if known else "FAILED")
                     if args.journal:
                         journal_run(args.journal, name, store, relays, label, seed, version, status,
-                                    outcome.recovery, t0, [f.splitlines()[0] for f in outcome.failures])
+                                    outcome.recovery, t0, [f.splitlines()[0] for f in outcome.failures],
+                                    outcome.figures)
                     print(f"{label}: {status} in {time.monotonic() - t0:.0f} s, recovery {outcome.recovery if outcome.recovery is None else round(outcome.recovery, 1)} s, "
                           f"{outcome.figures.get('presses_acked')} presses, {outcome.figures.get('sio_acked')} Socket.IO", flush=True)
                     if args.verbose:
