@@ -13,9 +13,9 @@ import UnixSignals
 /// Every reload is logged and published once on `trellis/events`.
 package final class ConfigReloader: Service, Sendable {
     private let current: Mutex<EffectiveConfiguration>
-    /// The largest packet the broker connection announced (`broker.max_packet_bytes` at start, which
-    /// a reload does not change): a reloaded `devices.max_code_bytes` must fit in it.
-    private let packetBytes: Int
+    /// The configuration the relay started with: what is in force of the settings a reload does not
+    /// change (`broker.max_packet_bytes`, …), which the reloaded ones must agree with.
+    private let started: EffectiveConfiguration
     private let flags: [String: ConfigContent]
     private let relay: RelayService
     private let logger: Logger
@@ -24,7 +24,7 @@ package final class ConfigReloader: Service, Sendable {
         configuration: EffectiveConfiguration, flags: [String: ConfigContent], relay: RelayService, logger: Logger
     ) {
         self.current = Mutex(configuration)
-        self.packetBytes = configuration.int("broker.max_packet_bytes")
+        self.started = configuration
         self.flags = flags
         self.relay = relay
         self.logger = logger
@@ -43,10 +43,11 @@ package final class ConfigReloader: Service, Sendable {
         let new: EffectiveConfiguration
         do throws(EffectiveConfiguration.Invalid) {
             new = try await EffectiveConfiguration.load(file: old.file, flags: flags)
-            if let problem = new.codeUploadProblem(packetBytes: packetBytes) {
-                throw EffectiveConfiguration.Invalid(problems: [
-                    "the broker connection runs with broker.max_packet_bytes = \(packetBytes) until a restart: \(problem)"
-                ])
+            // A setting that needs a restart keeps its running value: the checks between keys hold for that.
+            let problems = new.inForce(over: started).brokerProblems()
+            if !problems.isEmpty {
+                throw EffectiveConfiguration.Invalid(
+                    problems: problems.map { "with the settings that need a restart as they run until one: \($0)" })
             }
         } catch {
             logger.error(

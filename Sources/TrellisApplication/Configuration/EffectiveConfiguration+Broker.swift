@@ -26,7 +26,7 @@ extension EffectiveConfiguration {
 
     /// Problems between keys: TLS files without an `mqtts://` address (they would be ignored, and
     /// the connection silently in plain text), a client certificate without its key, and a packet
-    /// bound too small for the code bound (``codeUploadProblem(packetBytes:)``).
+    /// bound too small for the code bound (``leastPacketBytes(forCode:)``).
     package func brokerProblems() -> [String] {
         let tlsKeys = ["broker.tls.ca", "broker.tls.cert", "broker.tls.key"].filter { !string($0).isEmpty }
         var problems: [String] = []
@@ -46,8 +46,14 @@ extension EffectiveConfiguration {
                     ? "broker.tls.key needs broker.tls.cert (--tls-cert), the certificate it belongs to"
                     : "broker.tls.cert needs broker.tls.key (--tls-key), its private key")
         }
-        if let problem = codeUploadProblem(packetBytes: int("broker.max_packet_bytes")) {
-            problems.append("\(withSource("broker.max_packet_bytes")) is too small: \(problem)")
+        // A code upload the broker holds back gets no answer, not even too_large.
+        let least = Self.leastPacketBytes(forCode: int("devices.max_code_bytes"))
+        if int("broker.max_packet_bytes") < least {
+            problems.append(
+                "\(withSource("broker.max_packet_bytes")) is too small: \(withSource("devices.max_code_bytes")) needs "
+                    + "packets of at least \(least) bytes (twice the code, for a model build's device and agent code, "
+                    + "and 64 KiB for its envelope), or the broker holds a code upload back from Trellis, unanswered; "
+                    + "raise broker.max_packet_bytes or lower devices.max_code_bytes")
         }
         return problems
     }
@@ -57,18 +63,6 @@ extension EffectiveConfiguration {
     /// which (and for the escaping of the code's quotes and line ends) 64 KiB more are allowed.
     package static func leastPacketBytes(forCode codeBytes: Int) -> Int {
         2 * codeBytes + 65_536
-    }
-
-    /// Why `devices.max_code_bytes` does not fit in packets of `packetBytes` (the configured
-    /// `broker.max_packet_bytes`, or the one a running relay connected with); nil when it does. The
-    /// broker holds back a larger message unanswered, not even `too_large`: a code upload within the
-    /// code bound would go unanswered.
-    package func codeUploadProblem(packetBytes: Int) -> String? {
-        let least = Self.leastPacketBytes(forCode: int("devices.max_code_bytes"))
-        guard packetBytes < least else { return nil }
-        return "\(withSource("devices.max_code_bytes")) needs packets of at least \(least) bytes (twice the code, for "
-            + "a model build's device and agent code, and 64 KiB for its envelope), or the broker holds a code "
-            + "upload back from Trellis, unanswered; raise broker.max_packet_bytes or lower devices.max_code_bytes"
     }
 
     /// `key = value (from its source)`, as a refusal names a setting.

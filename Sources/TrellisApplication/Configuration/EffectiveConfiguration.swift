@@ -222,6 +222,17 @@ package struct EffectiveConfiguration: Sendable {
         return ""
     }
 
+    /// This configuration as a reload leaves it in force over `running`: the settings a reload does
+    /// not change (``SettingKey/reloadable`` false) at their running values. The checks between keys
+    /// (``brokerProblems()``) must hold for it, not only for the file.
+    package func inForce(over running: EffectiveConfiguration) -> EffectiveConfiguration {
+        var kept = self
+        for setting in SettingKey.all where !setting.reloadable {
+            kept.values[setting.key] = running.values[setting.key]
+        }
+        return kept
+    }
+
     package func int(_ key: String) -> Int {
         if case let .int(value)? = values[key]?.content { return value }
         return 0
