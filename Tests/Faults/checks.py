@@ -153,6 +153,11 @@ def kill_window(fault: str, at: float, restarted: float) -> KillWindow | None:
     return KillWindow(at - AUTOSAVE_LOSS_S - 1.0, at + 0.5, restarted) if fault == "broker-kill" else None
 
 
+def sent_within(key: str, window: KillWindow | None) -> bool:
+    """Whether the message `key` (`p<n>`, `q<n>`, `L<n>`, sent at tick n) was sent within the kill `window`."""
+    return window is not None and window.first <= int(key[1:]) * TICK_S <= window.last
+
+
 def lost_by_broker(key: str, window: KillWindow | None, last_seen: float | None) -> bool:
     """Whether the acknowledged message `key` (`p<n>`, `q<n>`, `L<n>`) may have been lost by a SIGKILLed broker
     rather than by a relay: sent within `window` and not delivered to the observer (`last_seen`: when it last
@@ -161,8 +166,7 @@ def lost_by_broker(key: str, window: KillWindow | None, last_seen: float | None)
     even if the observer got its own before the kill. The observer subscribes with a persistent session as the
     relays do, so a copy the restarted broker delivers to it came from a save that held the relays' copies too
     (or the relay had acknowledged its copy by then): such a message must not be missing."""
-    return window is not None and (last_seen is None or last_seen < window.restarted) \
-        and window.first <= int(key[1:]) * TICK_S <= window.last
+    return sent_within(key, window) and (last_seen is None or last_seen < window.restarted)
 
 
 def answered_twice_by_broker(key: str, window: KillWindow | None, arrivals: list[float]) -> bool:
@@ -173,8 +177,7 @@ def answered_twice_by_broker(key: str, window: KillWindow | None, arrivals: list
     on (the subscriber's acknowledgement was lost), or takes as new the answer the relay sends again on its
     resumed session (the broker's acknowledgement was lost). A second answer both before or both after the
     kill, or a third, is a relay's."""
-    return window is not None and len(arrivals) == 2 and window.first <= int(key[1:]) * TICK_S <= window.last \
-        and min(arrivals) < window.restarted <= max(arrivals)
+    return sent_within(key, window) and len(arrivals) == 2 and min(arrivals) < window.restarted <= max(arrivals)
 
 
 def check_presses(load: Load, reader: Reader, settle: float,
