@@ -7,10 +7,11 @@ import TrellisTestSupport
 
 /// Attacks on the default deployment, as `make run` starts it: `trellis run` with the shipped
 /// broker.conf, which lets clients without an account in. Each attack runs against the real relay
-/// and the real broker, and each checks that it fails and that nothing else breaks.
-@Suite("Attacks on the default LAN profile", .serialized)
+/// and the real broker, and each checks that it fails and that nothing else breaks. The attacks share
+/// one such deployment (``DefaultDeployment``), one after another, as attackers would.
+@Suite("Attacks on the default LAN profile", .serialized, .sharedScope(DefaultDeployment.with))
 struct LANProfileAttackTests {
-    /// Runs `body` with `trellis run` owning its broker on a free port, and the local operator logged in.
+    /// Runs `body` with the suite's `trellis run` and the local operator logged in.
     func withDefaultProfile(_ body: (_ port: Int, _ state: String, _ operator: MQTTClient) async throws -> Void)
         async throws
     {
@@ -21,24 +22,17 @@ struct LANProfileAttackTests {
     func withDefaultProfile(
         _ body: (_ port: Int, _ state: String, _ operator: MQTTClient, _ trellis: TrellisBinary) async throws -> Void
     ) async throws {
-        let directory = temporaryDirectory()
-        let (trellis, _, port) = try await TrellisBinary.startOwningBroker(in: directory)
-        let state = directory + "/state"
-        var failure: (any Error)?
-        do {
-            let password = try String(contentsOfFile: state + "/operator.password", encoding: .utf8)
-                .trimmingCharacters(in: .whitespacesAndNewlines)
-            #expect(
-                try FileManager.default.attributesOfItem(atPath: state + "/operator.password")[.posixPermissions]
-                    as? Int == 0o600)
-            let operatorClient = try await Self.connect(port: port, username: "operator", password: password)
-            try await body(port, state, operatorClient, trellis)
-            await operatorClient.shutdown()
-        } catch {
-            failure = error
+        let running = try #require(DefaultDeployment.running, "the suite's deployment is running")
+        let state = running.directory + "/state"
+        let password = try String(contentsOfFile: state + "/operator.password", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(
+            try FileManager.default.attributesOfItem(atPath: state + "/operator.password")[.posixPermissions]
+                as? Int == 0o600)
+        let operatorClient = try await Self.connect(port: running.port, username: "operator", password: password)
+        try await withTearDown(of: operatorClient, { await $0.shutdown() }) { operatorClient in
+            try await body(running.port, state, operatorClient, running.trellis)
         }
-        #expect(try await trellis.terminate() == 0)
-        if let failure { throw failure }
     }
 
     static func connect(port: Int, username: String? = nil, password: String? = nil) async throws -> MQTTClient {
@@ -144,5 +138,32 @@ struct LANProfileAttackTests {
                 ]))
             await anonymous.shutdown()
         }
+    }
+}
+
+/// The deployment ``LANProfileAttackTests`` share: `trellis run` owning its broker on a free port,
+/// with the shipped broker.conf, in a directory of its own; it must exit cleanly at the end.
+enum DefaultDeployment {
+    struct Running: Sendable {
+        let trellis: TrellisBinary
+        let port: Int
+        let directory: String
+    }
+
+    /// The suite's deployment, while its tests run.
+    @TaskLocal static var running: Running?
+
+    /// Runs `tests` with the deployment started for the suite, and stops it afterwards.
+    @Sendable static func with(_ tests: @Sendable () async throws -> Void) async throws {
+        let directory = temporaryDirectory()
+        let (trellis, _, port) = try await TrellisBinary.startOwningBroker(in: directory)
+        var failure: (any Error)?
+        do {
+            try await $running.withValue(Running(trellis: trellis, port: port, directory: directory), operation: tests)
+        } catch {
+            failure = error
+        }
+        #expect(try await trellis.terminate() == 0)
+        if let failure { throw failure }
     }
 }

@@ -15,12 +15,13 @@ struct FlowControlTests {
 
     @Test("a message's acknowledgement waits for messageHandled: a connection lost before that brings it again")
     func acknowledgementAfterHandling() async throws {
-        try await withTestBroker { broker in
-            let (consumer, producer, inbox, first) = try await Self.holding(on: broker, prefix: "held")
+        try await SharedBroker.with { broker, space in
+            let held = space("held")
+            let (consumer, producer, inbox, first) = try await Self.holding(on: broker, prefix: held)
             // The PUBACK of held/1 is queued but not written: the connection dies with it.
             consumer.dropConnectionUncleanly()
             consumer.messageHandled()
-            let both = try await inbox.messages(on: "held/1", count: 2)
+            let both = try await inbox.messages(on: "\(held)/1", count: 2)
             #expect(both[1].payload == first.payload)
             #expect(both[1].delivery?.packetID == first.delivery?.packetID)
             #expect(both[1].delivery?.sessionResumed == true)
@@ -34,22 +35,23 @@ struct FlowControlTests {
         "a message still held when the connection is lost does not keep the next connection from connecting and reading"
     )
     func heldAcrossReconnect() async throws {
-        try await withTestBroker { broker in
-            let (consumer, producer, inbox, first) = try await Self.holding(on: broker, prefix: "stuck")
+        try await SharedBroker.with { broker, space in
+            let stuck = space("stuck")
+            let (consumer, producer, inbox, first) = try await Self.holding(on: broker, prefix: stuck)
 
             // The consumer is still busy with the message (waiting for its store, say) when the
             // connection goes: the next one connects, resubscribes and reads all the same.
             consumer.dropConnectionUncleanly()
-            let both = try await inbox.messages(on: "stuck/1", count: 2, timeout: .seconds(30))
+            let both = try await inbox.messages(on: "\(stuck)/1", count: 2, timeout: .seconds(30))
             #expect(both[1].delivery?.packetID == first.delivery?.packetID)
             #expect(both[1].delivery?.connection != first.delivery?.connection)
-            try await producer.publishAndWait(topic: "stuck/2", payload: Array("two".utf8), qos: .atLeastOnce)
+            try await producer.publishAndWait(topic: "\(stuck)/2", payload: Array("two".utf8), qos: .atLeastOnce)
 
             // The old connection's message is reported first and holds nothing back; once the
             // redelivery is handled too, its acknowledgement leaves and the next message is read.
             consumer.messageHandled()
             consumer.messageHandled()
-            _ = try await inbox.messages(on: "stuck/2", timeout: .seconds(30))
+            _ = try await inbox.messages(on: "\(stuck)/2", timeout: .seconds(30))
             #expect(consumer.isConnected, "the resubscriptions, written with the acknowledgement, were acknowledged")
             consumer.messageHandled()
             #expect(consumer.consumerProgress.held == 0 && consumer.consumerProgress.handled == 3)
@@ -64,7 +66,7 @@ struct FlowControlTests {
     static func holding(
         on broker: TestBroker, prefix: String
     ) async throws -> (consumer: MQTTClient, producer: MQTTClient, inbox: MessageCollector, first: MQTTMessage) {
-        let consumer = try await TestClients.connect(to: broker, id: "\(prefix)-\(UUID().uuidString.prefix(8))") {
+        let consumer = try await TestClients.connect(to: broker, id: "holding-\(UUID().uuidString.prefix(8))") {
             $0.maxUnhandledMessages = 1
             $0.cleanStart = false
             $0.sessionExpiry = 600

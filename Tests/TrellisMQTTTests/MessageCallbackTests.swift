@@ -13,14 +13,15 @@ import TrellisTestSupport
 struct MessageCallbackTests {
     @Test("taken only while the consumer waits; each message once, in order, between the callback and the stream")
     func takenWhileWaiting() async throws {
-        try await withTestBroker { broker in
-            let (consumer, producer) = try await Self.clients(of: broker, consuming: "im/#")
+        try await SharedBroker.with { broker, space in
+            let im = space("im")
+            let (consumer, producer) = try await Self.clients(of: broker, consuming: "\(im)/#")
             let seen = Seen()
             consumer.setMessageCallback { message in
                 if seen.busy.load(ordering: .sequentiallyConsistent) {
                     seen.takenWhileBusy.add(1, ordering: .sequentiallyConsistent)
                 }
-                guard message.topic.hasPrefix("im/take/") else {
+                guard message.topic.hasPrefix("\(im)/take/") else {
                     return .passedOn(carrying: Note("seen " + message.topic))
                 }
                 #expect((message.qos == .atMostOnce) == (message.delivery == nil))
@@ -35,10 +36,10 @@ struct MessageCallbackTests {
             let sent =
                 (0..<120).map { index in
                     (
-                        topic: index % 3 == 1 ? "im/keep/\(index)" : "im/take/\(index)",
+                        topic: index % 3 == 1 ? "\(im)/keep/\(index)" : "\(im)/take/\(index)",
                         qos: index % 4 == 3 ? QoS.atLeastOnce : .atMostOnce
                     )
-                } + [(topic: "im/keep/end", qos: QoS.atLeastOnce)]
+                } + [(topic: "\(im)/keep/end", qos: QoS.atLeastOnce)]
             let streamed = try await withTaskExecutorPreference(consumer.taskExecutor) {
                 try await withThrowingTaskGroup(of: [String].self) { group in
                     group.addTask {
@@ -56,7 +57,7 @@ struct MessageCallbackTests {
                             await Task.yield() // the network thread reads meanwhile
                             consumer.messageHandled()
                             seen.busy.store(false, ordering: .sequentiallyConsistent)
-                            if message.topic == "im/keep/end" { break }
+                            if message.topic == "\(im)/keep/end" { break }
                         }
                         return streamed
                     }
@@ -77,7 +78,7 @@ struct MessageCallbackTests {
             let takenTopics = seen.taken.withLock { $0 }
             let order = Dictionary(uniqueKeysWithValues: sent.enumerated().map { ($1.topic, $0) })
             #expect(seen.takenWhileBusy.load(ordering: .sequentiallyConsistent) == 0)
-            #expect(takenTopics.first == "im/take/0")
+            #expect(takenTopics.first == "\(im)/take/0")
             #expect(Set(takenTopics).isDisjoint(with: streamed))
             #expect((takenTopics + streamed).sorted() == sent.map(\.topic).sorted())
             // Handled in the order sent, at each QoS: no message consumed by the callback passed one of its
@@ -90,8 +91,8 @@ struct MessageCallbackTests {
                     #expect(ofQoS == ofQoS.sorted())
                 }
             }
-            for topic in takenTopics { #expect(topic.hasPrefix("im/take/")) }
-            for (topic, _) in sent where topic.hasPrefix("im/keep/") { #expect(streamed.contains(topic)) }
+            for topic in takenTopics { #expect(topic.hasPrefix("\(im)/take/")) }
+            for (topic, _) in sent where topic.hasPrefix("\(im)/keep/") { #expect(streamed.contains(topic)) }
             await producer.shutdown()
             await consumer.shutdown()
         }
@@ -113,8 +114,9 @@ extension MessageCallbackTests {
 
     @Test("a QoS 1 message the callback consumes is acknowledged: 40 come through a receive maximum of 16")
     func takenAtLeastOnceAcknowledged() async throws {
-        try await withTestBroker { broker in
-            let (consumer, producer) = try await Self.clients(of: broker, consuming: "ack/#")
+        try await SharedBroker.with { broker, space in
+            let ack = space("ack")
+            let (consumer, producer) = try await Self.clients(of: broker, consuming: "\(ack)/#")
             let taken = Mutex<[MQTTDelivery?]>([])
             consumer.setMessageCallback { message in
                 taken.withLock { $0.append(message.delivery) }
@@ -138,7 +140,7 @@ extension MessageCallbackTests {
                         await Task.yield()
                     }
                     for index in 0..<40 {
-                        try producer.publish(topic: "ack/\(index)", payload: [], qos: .atLeastOnce)
+                        try producer.publish(topic: "\(ack)/\(index)", payload: [], qos: .atLeastOnce)
                     }
                     while taken.withLock({ $0.count }) < 40, ContinuousClock.now < deadline { await Task.yield() }
                     consumer.setMessageCallback(nil)
@@ -159,18 +161,19 @@ extension MessageCallbackTests {
         "the answer of each message consumed goes out before the next is read; a message passed on carries its value"
     )
     func answersOfConsumedMessages() async throws {
-        try await withTestBroker { broker in
-            let (consumer, producer) = try await Self.clients(of: broker, consuming: "wr/request/#")
+        try await SharedBroker.with { broker, space in
+            let wr = space("wr")
+            let (consumer, producer) = try await Self.clients(of: broker, consuming: "\(wr)/request/#")
             let replies = await MessageCollector.collecting(producer)
-            try await producer.subscribe("wr/reply/#", qos: .atMostOnce)
+            try await producer.subscribe("\(wr)/reply/#", qos: .atMostOnce)
             let answered = Atomic<Int>(0)
             consumer.setMessageCallback(
                 { message in
-                    guard message.topic.hasPrefix("wr/request/take/") else {
+                    guard message.topic.hasPrefix("\(wr)/request/take/") else {
                         return .passedOn(carrying: Note("begun " + message.topic))
                     }
-                    let name = message.topic.dropFirst("wr/request/take/".count)
-                    try? consumer.publish(topic: "wr/reply/\(name)", payload: Array("answer".utf8), qos: .atMostOnce)
+                    let name = message.topic.dropFirst("\(wr)/request/take/".count)
+                    try? consumer.publish(topic: "\(wr)/reply/\(name)", payload: Array("answer".utf8), qos: .atMostOnce)
                     answered.add(1, ordering: .sequentiallyConsistent)
                     return .consumed
                 })
@@ -181,12 +184,12 @@ extension MessageCallbackTests {
                             let message = received.message
                             // Answered by the consumer, not consumed by the callback. Sent alone while the
                             // consumer waits, the callback saw it first.
-                            if message.topic == "wr/request/keep" {
-                                #expect((received.carried as? Note)?.text == "begun wr/request/keep")
-                                try consumer.publish(topic: "wr/reply/kept", payload: [], qos: .atMostOnce)
+                            if message.topic == "\(wr)/request/keep" {
+                                #expect((received.carried as? Note)?.text == "begun \(wr)/request/keep")
+                                try consumer.publish(topic: "\(wr)/reply/kept", payload: [], qos: .atMostOnce)
                             }
                             consumer.messageHandled()
-                            if message.topic == "wr/request/end" { break }
+                            if message.topic == "\(wr)/request/end" { break }
                         }
                     }
                     let deadline = ContinuousClock.now + .seconds(20)
@@ -197,14 +200,14 @@ extension MessageCallbackTests {
                     // is read, answered and written on its own. One passed on between them is the
                     // consumer's to answer.
                     for index in 0..<10 {
-                        try producer.publish(topic: "wr/request/take/\(index)", payload: [], qos: .atMostOnce)
-                        try await replies.messages(on: "wr/reply/\(index)")
+                        try producer.publish(topic: "\(wr)/request/take/\(index)", payload: [], qos: .atMostOnce)
+                        try await replies.messages(on: "\(wr)/reply/\(index)")
                         if index == 4 {
-                            try producer.publish(topic: "wr/request/keep", payload: [], qos: .atLeastOnce)
-                            try await replies.messages(on: "wr/reply/kept")
+                            try producer.publish(topic: "\(wr)/request/keep", payload: [], qos: .atLeastOnce)
+                            try await replies.messages(on: "\(wr)/reply/kept")
                         }
                     }
-                    try producer.publish(topic: "wr/request/end", payload: [], qos: .atLeastOnce)
+                    try producer.publish(topic: "\(wr)/request/end", payload: [], qos: .atLeastOnce)
                     try await group.next()
                 }
             }

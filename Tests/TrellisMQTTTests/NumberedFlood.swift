@@ -21,13 +21,13 @@ struct NumberedFlood {
         return NumberedFlood(consumer: consumer, producer: producer)
     }
 
-    /// Runs `body` with a flood on a fresh broker, then disconnects both clients and stops the
-    /// broker, whatever the outcome.
+    /// Runs `body` with a flood on the shared broker (under `prefix` in a topic space of its own), then
+    /// disconnects both clients, whatever the outcome.
     static func with<T>(prefix: String, count: Int, window: Int, _ body: (NumberedFlood) async throws -> T) async throws
         -> T
     {
-        try await withTestBroker { broker in
-            let flood = try await start(on: broker, prefix: prefix, count: count, window: window)
+        try await SharedBroker.with { broker, space in
+            let flood = try await start(on: broker, prefix: space(prefix), count: count, window: window)
             return try await withTearDown(of: flood, { await $0.shutdown() }, body)
         }
     }

@@ -45,16 +45,16 @@ struct ResendTests {
 
     @Test("a QoS 2 message to a broker that takes at most QoS 1 is published at QoS 1")
     func brokerWithoutQoS2() async throws {
-        try await withTestBroker(extraConfig: ["max_qos 1"]) { broker in
-            let reader = try await TestClients.connect(to: broker)
-            try await reader.subscribe("capped/#", qos: .exactlyOnce)
+        try await SharedBroker.withQoSCappedListener { broker, capped, space in
+            let reader = try await TestClients.connect(to: broker) { $0.port = capped }
+            try await reader.subscribe(space("capped/#"), qos: .exactlyOnce)
             let inbox = await MessageCollector.collecting(reader)
-            let writer = try await TestClients.connect(to: broker)
-            try writer.publish(topic: "capped/answer", payload: Array("42".utf8), qos: .exactlyOnce)
-            try await writer.publishAndWait(topic: "capped/waited", payload: [], qos: .exactlyOnce)
-            let answer = try await inbox.messages(on: "capped/answer")
+            let writer = try await TestClients.connect(to: broker) { $0.port = capped }
+            try writer.publish(topic: space("capped/answer"), payload: Array("42".utf8), qos: .exactlyOnce)
+            try await writer.publishAndWait(topic: space("capped/waited"), payload: [], qos: .exactlyOnce)
+            let answer = try await inbox.messages(on: space("capped/answer"))
             #expect(answer[0].qos == .atLeastOnce)
-            _ = try await inbox.messages(on: "capped/waited")
+            _ = try await inbox.messages(on: space("capped/waited"))
             await writer.shutdown()
             await reader.shutdown()
         }

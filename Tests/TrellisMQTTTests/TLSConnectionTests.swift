@@ -8,7 +8,8 @@ import Testing
 import TrellisMQTT
 import TrellisTestSupport
 
-/// The client over TLS against a real Mosquitto whose listeners use a CA made for the test.
+/// The client over TLS against a real Mosquitto whose listeners use a CA made for the tests: the shared
+/// one, but for a test that restarts its broker with another certificate.
 @Suite("MQTT client over TLS")
 struct TLSConnectionTests {
     /// A client for `host:port` over TLS (plain without `tls`), retrying fast so a test sees several attempts.
@@ -50,7 +51,7 @@ struct TLSConnectionTests {
 
     @Test("the right CA connects, and messages cross over TLS (IPv4 and IPv6)")
     func verifiedRoundTrip() async throws {
-        try await withTLSTestBroker { broker, pki, listeners in
+        try await SharedBroker.withTLS { broker, pki, listeners, space in
             let tls = MQTTTLSConfiguration(certificateAuthorities: pki.caCertificate)
             for (host, port) in [
                 ("127.0.0.1", listeners.verified), ("localhost", listeners.verified), ("::1", listeners.verifiedIPv6)
@@ -59,11 +60,11 @@ struct TLSConnectionTests {
                 subscriber.start()
                 try await subscriber.waitUntilConnected()
                 let inbox = await MessageCollector.collecting(subscriber)
-                try await subscriber.subscribe("tls/#")
+                try await subscriber.subscribe(space("tls/#"))
                 let plain = try await TestClients.connect(to: broker)
                 try await plain.publishAndWait(
-                    topic: "tls/\(port)", payload: Array("over \(host)".utf8), qos: .atLeastOnce)
-                let received = try await inbox.messages(on: "tls/\(port)")
+                    topic: space("tls/\(port)"), payload: Array("over \(host)".utf8), qos: .atLeastOnce)
+                let received = try await inbox.messages(on: space("tls/\(port)"))
                 #expect(received.first?.text == "over \(host)")
                 await plain.shutdown()
                 await subscriber.shutdown()
@@ -73,7 +74,7 @@ struct TLSConnectionTests {
 
     @Test("a directory of hashed CA certificates works as --tls-ca")
     func caDirectory() async throws {
-        try await withTLSTestBroker { _, pki, listeners in
+        try await SharedBroker.withTLS { _, pki, listeners, _ in
             let client = try client(listeners.verified, MQTTTLSConfiguration(certificateAuthorities: pki.caDirectory))
             client.start()
             try await client.waitUntilConnected()
@@ -84,7 +85,7 @@ struct TLSConnectionTests {
 
     @Test("a certificate from an untrusted CA is refused, saying so, and retried")
     func untrustedCA() async throws {
-        try await withTLSTestBroker { _, pki, listeners in
+        try await SharedBroker.withTLS { _, pki, listeners, _ in
             // The listener's certificate comes from a CA the client does not trust …
             let refused = try client(
                 listeners.untrusted, MQTTTLSConfiguration(certificateAuthorities: pki.caCertificate))
@@ -109,7 +110,7 @@ struct TLSConnectionTests {
 
     @Test("a certificate for another host name is refused, naming the host")
     func wrongHost() async throws {
-        try await withTLSTestBroker { _, pki, listeners in
+        try await SharedBroker.withTLS { _, pki, listeners, _ in
             let reason = try await refusal(
                 at: listeners.otherHost, MQTTTLSConfiguration(certificateAuthorities: pki.caCertificate))
             #expect(reason.contains("does not name the host 127.0.0.1"), "\(reason)")
@@ -159,7 +160,7 @@ struct TLSConnectionTests {
 
     @Test("without a client certificate a listener that requires one refuses, saying so")
     func missingClientCertificate() async throws {
-        try await withTLSTestBroker { _, pki, listeners in
+        try await SharedBroker.withTLS { _, pki, listeners, _ in
             let reason = try await refusal(
                 at: listeners.clientCertificate, MQTTTLSConfiguration(certificateAuthorities: pki.caCertificate))
             // OpenSSL's alert, or (when the alert is lost to the closing) the closing with the likely cause.
@@ -170,14 +171,15 @@ struct TLSConnectionTests {
 
     @Test("with the client certificate it connects, its common name as user name")
     func clientCertificate() async throws {
-        try await withTLSTestBroker { broker, pki, listeners in
+        try await SharedBroker.withTLS { broker, pki, listeners, space in
             let tls = MQTTTLSConfiguration(
                 certificateAuthorities: pki.caCertificate,
                 certificate: pki.clientCertificate, privateKey: pki.clientKey)
-            let client = try client(listeners.clientCertificate, tls, id: "by-certificate")
+            let id = space.id("by-certificate")
+            let client = try client(listeners.clientCertificate, tls, id: id)
             client.start()
             try await client.waitUntilConnected()
-            #expect(broker.log().contains("as by-certificate"))
+            #expect(broker.log().contains("as \(id)"))
             #expect(broker.log().contains("u'trellis'"), "\(broker.log())")
             await client.shutdown()
         }
@@ -185,7 +187,7 @@ struct TLSConnectionTests {
 
     @Test("a plain client at a TLS port, and a TLS client at a plain port, fail with a reason")
     func mismatchedTransport() async throws {
-        try await withTLSTestBroker { broker, pki, listeners in
+        try await SharedBroker.withTLS { broker, pki, listeners, _ in
             let plainReason = try await refusal(at: listeners.verified, nil)
             #expect(!plainReason.isEmpty)
             let tlsReason = try await refusal(

@@ -30,7 +30,7 @@ struct TaskExecutorTests {
 
     @Test("tasks preferring the executor still run after the client shut down")
     func jobsAfterShutdown() async throws {
-        try await withTestBroker { broker in
+        try await SharedBroker.with { broker, _ in
             let client = try await TestClients.connect(to: broker)
             await client.shutdown()
             let value = await Task(executorPreference: client.taskExecutor) { 42 }.value

@@ -96,11 +96,16 @@ public final class RelayHarness: @unchecked Sendable {
         return client
     }
 
+    /// Stops every client made by `connect` so far: the end of one test on a relay its suite shares.
+    public func shutdownClients() async {
+        for client in ownClients { await client.shutdown() }
+        ownClients.removeAll()
+    }
+
     /// Stops the relay and every client made by `connect`, and removes the state.
     public func shutdown() async {
         try? await stopRelay()
-        for client in ownClients { await client.shutdown() }
-        ownClients.removeAll()
+        await shutdownClients()
         try? FileManager.default.removeItem(atPath: stateDirectory)
     }
 }

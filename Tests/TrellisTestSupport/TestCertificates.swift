@@ -130,34 +130,57 @@ public struct TLSListeners: Sendable {
     public let clientCertificate: Int
 }
 
+/// A broker with the TLS listeners of ``TLSListeners`` beside its plain one, and the throwaway PKI
+/// they use.
+public struct TLSTestBroker: Sendable {
+    public let broker: TestBroker
+    public let pki: TestCertificates
+    public let listeners: TLSListeners
+
+    /// Makes a fresh PKI and starts the broker; on a failure removes what it made.
+    public static func start(extraConfig: [String] = []) async throws -> TLSTestBroker {
+        let pki = try await TestCertificates.make()
+        do {
+            var ports: Set<Int> = []
+            while ports.count < 5 {
+                guard let port = PortProbe.freeLoopbackPort() else {
+                    throw TimeoutError(message: "no free loopback port")
+                }
+                ports.insert(port)
+            }
+            let sorted = ports.sorted()
+            let listeners = TLSListeners(
+                verified: sorted[0], verifiedIPv6: sorted[1], otherHost: sorted[2], untrusted: sorted[3],
+                clientCertificate: sorted[4])
+            let config =
+                pki.listener(port: listeners.verified)
+                + pki.listener(port: listeners.verifiedIPv6, host: "::1")
+                + pki.listener(port: listeners.otherHost, certificate: pki.otherHostCertificate, key: pki.otherHostKey)
+                + pki.listener(
+                    port: listeners.untrusted, certificate: pki.untrustedServerCertificate,
+                    key: pki.untrustedServerKey)
+                + pki.listener(port: listeners.clientCertificate, requireClientCertificate: true)
+                + extraConfig
+            // The broker is waited for on every listener, the TLS ones included (each opens once its
+            // certificates are loaded).
+            let broker = try await TestBroker.start(extraConfig: config)
+            return TLSTestBroker(broker: broker, pki: pki, listeners: listeners)
+        } catch {
+            pki.remove()
+            throw error
+        }
+    }
+}
+
 /// Runs `body` with a fresh throwaway PKI and a broker that has, beside its plain listener on
 /// `broker.port`, the TLS listeners of ``TLSListeners``; removes both afterwards.
 public func withTLSTestBroker<T>(
     extraConfig: [String] = [],
     _ body: (TestBroker, TestCertificates, TLSListeners) async throws -> T
 ) async throws -> T {
-    let pki = try await TestCertificates.make()
-    defer { pki.remove() }
-    var ports: Set<Int> = []
-    while ports.count < 5 {
-        guard let port = PortProbe.freeLoopbackPort() else { throw TimeoutError(message: "no free loopback port") }
-        ports.insert(port)
-    }
-    let sorted = ports.sorted()
-    let listeners = TLSListeners(
-        verified: sorted[0], verifiedIPv6: sorted[1], otherHost: sorted[2], untrusted: sorted[3],
-        clientCertificate: sorted[4])
-    let config =
-        pki.listener(port: listeners.verified)
-        + pki.listener(port: listeners.verifiedIPv6, host: "::1")
-        + pki.listener(port: listeners.otherHost, certificate: pki.otherHostCertificate, key: pki.otherHostKey)
-        + pki.listener(
-            port: listeners.untrusted, certificate: pki.untrustedServerCertificate, key: pki.untrustedServerKey)
-        + pki.listener(port: listeners.clientCertificate, requireClientCertificate: true)
-        + extraConfig
-    // The broker is waited for on every listener, the TLS ones included (each opens once its
-    // certificates are loaded).
-    return try await withTestBroker(extraConfig: config) { broker in
-        return try await body(broker, pki, listeners)
+    let started = try await TLSTestBroker.start(extraConfig: extraConfig)
+    defer { started.pki.remove() }
+    return try await withTearDown(of: started.broker, { await $0.stop() }) { broker in
+        try await body(broker, started.pki, started.listeners)
     }
 }
