@@ -64,7 +64,8 @@ run: deps
 ## directory on a free loopback port, named by TRELLIS_TEST_POSTGRES_URL and stopped and removed at the end
 ## whatever the outcome.
 ## Everything the tests write (brokers' persistence, state directories, the cluster) goes to a directory in
-## memory (under TEST_TMP_ROOT: /dev/shm when it is writable), removed at the end: each test broker saves its
+## memory (under TEST_TMP_ROOT: /dev/shm when it is writable), removed at the end, with any process still running
+## from it (a broker or a trellis a crashed or interrupted test left behind): each test broker saves its
 ## state every second, and on a shared virtual disk one flush can stall for a minute, freezing the broker
 ## and timing out every test that talks to it. At most TEST_WIDTH test cases run at once
 ## (SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH): most of them start brokers, relays and databases, and
@@ -80,7 +81,7 @@ test: deps format-check
 	Tests/SocketIO/browser/setup.sh >/dev/null
 	@TMPDIR=$$(mktemp -d "$(TEST_TMP_ROOT)/trellis-test.XXXXXX") && export TMPDIR && export SWIFT_BACKTRACE=enable=no && \
 	export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) && \
-	pg=$$(mktemp -d "$(TEST_TMP_ROOT)/trellis-pg.XXXXXX") && trap 'Tests/Postgres/cluster.sh stop "$$pg"; rm -rf "$$TMPDIR"' EXIT && trap 'exit 130' INT TERM && \
+	pg=$$(mktemp -d "$(TEST_TMP_ROOT)/trellis-pg.XXXXXX") && trap 'Tests/Postgres/cluster.sh stop "$$pg"; pkill -KILL -f -- "$$TMPDIR/" || true; rm -rf "$$TMPDIR"' EXIT && trap 'exit 130' INT TERM && \
 	TRELLIS_TEST_POSTGRES_URL=$$(Tests/Postgres/cluster.sh start "$$pg") && export TRELLIS_TEST_POSTGRES_URL && \
 	echo "PostgreSQL for the tests: $${TRELLIS_TEST_POSTGRES_URL##*@} (cluster in $$pg)" && \
 	echo "$(SWIFT) test" && SWIFT=$(SWIFT) Tests/swift-test.sh && \

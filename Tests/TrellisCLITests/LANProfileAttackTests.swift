@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TrellisBroker
 import TrellisCore
@@ -7,8 +8,9 @@ import TrellisTestSupport
 
 /// Attacks on the default deployment, as `make run` starts it: `trellis run` with the shipped
 /// broker.conf, which lets clients without an account in. Each attack runs against the real relay
-/// and the real broker, and each checks that it fails and that nothing else breaks. The attacks share
-/// one such deployment (``DefaultDeployment``), one after another, as attackers would.
+/// and the real broker, and each checks that it fails and that nothing else breaks. The attacks (here and
+/// in ClientIDTakeoverTests.swift) share one such deployment (``DefaultDeployment``), one after another,
+/// as attackers would; `trellis run` must still be running after each, and exit cleanly at the end.
 @Suite("Attacks on the default LAN profile", .serialized, .sharedScope(DefaultDeployment.with))
 struct LANProfileAttackTests {
     /// Runs `body` with the suite's `trellis run` and the local operator logged in.
@@ -29,10 +31,15 @@ struct LANProfileAttackTests {
         #expect(
             try FileManager.default.attributesOfItem(atPath: state + "/operator.password")[.posixPermissions]
                 as? Int == 0o600)
-        let operatorClient = try await Self.connect(port: running.port, username: "operator", password: password)
-        try await withTearDown(of: operatorClient, { await $0.shutdown() }) { operatorClient in
-            try await body(running.port, state, operatorClient, running.trellis)
+        let clients = DefaultDeployment.Clients()
+        try await withTearDown(of: clients, { await $0.shutdown() }) { clients in
+            try await DefaultDeployment.$clients.withValue(clients) {
+                let operatorClient = try await Self.connect(
+                    port: running.port, username: "operator", password: password)
+                try await body(running.port, state, operatorClient, running.trellis)
+            }
         }
+        #expect(running.trellis.process.isRunning, "trellis run outlived the attack: \(running.trellis.output)")
     }
 
     static func connect(port: Int, username: String? = nil, password: String? = nil) async throws -> MQTTClient {
@@ -40,6 +47,7 @@ struct LANProfileAttackTests {
             configuration: MQTTConfiguration(
                 host: "127.0.0.1", port: port, clientID: username ?? "anon-\(UUID().uuidString.prefix(8))",
                 username: username, password: password, reconnectDelay: 0.2...0.5))
+        DefaultDeployment.clients?.add(client)
         client.start()
         try await client.waitUntilConnected(timeout: .seconds(20))
         return client
@@ -92,7 +100,8 @@ struct LANProfileAttackTests {
             // The released app's one request still works, and its answer comes after all of the above.
             try await anonymous.publishAndWait(
                 topic: "rpi/torpi",
-                payload: Array("ID:1;sender:me;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants".utf8))
+                payload: Array("ID:1;sender:operator-attack;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants".utf8)
+            )
             try await inbox.messages(on: "rpi/fromrpi", timeout: .seconds(20))
             #expect(
                 try await Self.ask(operatorClient, watch, "devices/get", #"{"id":"node7"}"#).contains(
@@ -122,7 +131,8 @@ struct LANProfileAttackTests {
             for target in ["p2o/clients/operator/button-press", "devices/node7/command", "rpi/fromrpi/operator"] {
                 try await anonymous.publishAndWait(
                     topic: "rpi/torpi",
-                    payload: Array("ID:2;sender:me;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants".utf8),
+                    payload: Array(
+                        "ID:2;sender:response-attack;receiver:Host-RPI3B+;payload:;operation:REQ_numPlants".utf8),
                     properties: MQTTProperties(responseTopic: target, correlationData: [7]))
             }
             try await watch.wait(timeout: .seconds(20), "three refusals") { messages in
@@ -152,6 +162,20 @@ enum DefaultDeployment {
 
     /// The suite's deployment, while its tests run.
     @TaskLocal static var running: Running?
+
+    /// The clients a test connected, shut down when it ends, passed or failed, so that none of them (an
+    /// attacker reconnecting under an id, say) outlives it into the next test.
+    @TaskLocal static var clients: Clients?
+
+    final class Clients: Sendable {
+        private let list = Mutex<[MQTTClient]>([])
+
+        func add(_ client: MQTTClient) { list.withLock { $0.append(client) } }
+
+        func shutdown() async {
+            for client in list.withLock({ $0 }) { await client.shutdown() }
+        }
+    }
 
     /// Runs `tests` with the deployment started for the suite, and stops it afterwards.
     @Sendable static func with(_ tests: @Sendable () async throws -> Void) async throws {

@@ -178,7 +178,7 @@ struct SecureProfileTests {
         try await withSecureRelay { relay, login in
             let pi1 = try await login("pi1")
             let alice = try await login("alice")
-            let node1 = try await login("node1")
+            let node3 = try await login("node3")
             let reading = Array(#"{"moisture":5,"temperature":70}"#.utf8)
             let store = try relay.store
             // Refused by the broker (MQTT v5 answers "not authorized"); handled in order before what follows.
@@ -197,17 +197,17 @@ struct SecureProfileTests {
                 !letters.contains { $0.topic.hasPrefix("rpi/sensors/") || $0.topic == "rpi/torpi/pi1x" },
                 "nor does any refused one, to be dead-lettered")
 
-            let inbox = await MessageCollector.collecting(node1)
-            try await node1.subscribe("devices/node1/info")
-            try await node1.subscribe("devices/node1/command")
-            try? await node1.publishAndWait(
-                topic: "devices/node1/info", payload: Array(#"{"forged":true}"#.utf8), retain: true)
-            try? await node1.publishAndWait(topic: "devices/node1/command", payload: Array(#"{"op":"forged"}"#.utf8))
-            try await node1.publishAndWait(topic: "devices/node1/status", payload: Array("online".utf8), retain: true)
-            let info = try await inbox.messages(on: "devices/node1/info")
-            #expect(info[0].text?.contains(#""id":"node1""#) == true, "Trellis's own record reaches the device")
-            #expect(await inbox.received(on: "devices/node1/info").allSatisfy { $0.text?.contains("forged") == false })
-            #expect(await inbox.received(on: "devices/node1/command").isEmpty)
+            let inbox = await MessageCollector.collecting(node3)
+            try await node3.subscribe("devices/node3/info")
+            try await node3.subscribe("devices/node3/command")
+            try? await node3.publishAndWait(
+                topic: "devices/node3/info", payload: Array(#"{"forged":true}"#.utf8), retain: true)
+            try? await node3.publishAndWait(topic: "devices/node3/command", payload: Array(#"{"op":"forged"}"#.utf8))
+            try await node3.publishAndWait(topic: "devices/node3/status", payload: Array("online".utf8), retain: true)
+            let info = try await inbox.messages(on: "devices/node3/info")
+            #expect(info[0].text?.contains(#""id":"node3""#) == true, "Trellis's own record reaches the device")
+            #expect(await inbox.received(on: "devices/node3/info").allSatisfy { $0.text?.contains("forged") == false })
+            #expect(await inbox.received(on: "devices/node3/command").isEmpty)
         }
     }
 }
@@ -217,7 +217,7 @@ struct SecureProfileTests {
 enum SecureDeployment {
     static let accounts: [(name: String, flags: [String])] = [
         ("trellis", ["--trellis"]), ("alice", []), ("bob", []), ("door", ["--button"]), ("ops", ["--operator"]),
-        ("node1", ["--device"]), ("pi1", ["--sensor", "0x36", "0X37"])
+        ("node1", ["--device"]), ("node3", ["--device"]), ("pi1", ["--sensor", "0x36", "0X37"])
     ]
 
     /// The suite's relay, while its tests run.

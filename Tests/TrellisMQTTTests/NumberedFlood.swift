@@ -9,6 +9,8 @@ import TrellisTestSupport
 struct NumberedFlood {
     let consumer: MQTTClient
     let producer: MQTTClient
+    /// The first levels of the flood's topics (`prefix/0`, …), in the test's topic space.
+    let prefix: String
 
     /// Connects both clients to `broker`, subscribes the consumer and publishes `count` messages.
     static func start(on broker: TestBroker, prefix: String, count: Int, window: Int) async throws -> NumberedFlood {
@@ -18,7 +20,7 @@ struct NumberedFlood {
         for index in 0..<count {
             try producer.publish(topic: "\(prefix)/\(index)", payload: Array("\(index)".utf8), qos: .atLeastOnce)
         }
-        return NumberedFlood(consumer: consumer, producer: producer)
+        return NumberedFlood(consumer: consumer, producer: producer, prefix: prefix)
     }
 
     /// Runs `body` with a flood on the shared broker (under `prefix` in a topic space of its own), then

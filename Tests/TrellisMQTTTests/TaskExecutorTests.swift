@@ -19,7 +19,7 @@ struct TaskExecutorTests {
                     // Resumed by the timer's thread: only a wake-up brings this task back.
                     if handled % 20 == 0 { try? await Task.sleep(for: .milliseconds(1)) }
                     // Published from the network thread itself, between two reads.
-                    try? consumer.publish(topic: "echo/\(handled)", payload: message.payload)
+                    try? consumer.publish(topic: "\(flood.prefix)-echo/\(handled)", payload: message.payload)
                     handled += 1
                     consumer.messageHandled()
                 }

@@ -4,8 +4,10 @@ import TrellisBroker
 
 /// Brokers shared by the tests of one test process that need only a broker to talk to, as a client
 /// library's tests use one broker: a plain Mosquitto, and one with the TLS listeners of
-/// ``withTLSTestBroker(extraConfig:_:)``. Each is started by the first test that asks for it and
-/// stopped when the test process exits, so such a test costs its connections, not a broker's start.
+/// ``withTLSTestBroker(extraConfig:_:)``, neither keeping anything on disk. Each is started by the first
+/// test that asks for it and killed when the test process exits normally (`atexit`; after a crash or an
+/// interrupt, `make test` kills what is left running from its temporary directory), so such a test costs
+/// its connections, not a broker's start.
 ///
 /// A test on a shared broker keeps to its own ``TopicSpace`` and to client ids of its own, and leaves
 /// the broker as it is: a test that stops, kills, pauses or reconfigures its broker, or reads more of its
@@ -56,18 +58,26 @@ public enum SharedBroker {
             let start =
                 plainBroker
                 ?? Task {
-                    guard let capped = PortProbe.freeLoopbackPort() else {
-                        throw TimeoutError(message: "no free loopback port")
+                    // The capped listener's port is free when probed; taken meanwhile, another is tried.
+                    var lastError: any Error = TimeoutError(message: "no free loopback port")
+                    for _ in 0..<3 {
+                        guard let capped = PortProbe.freeLoopbackPort() else { continue }
+                        do {
+                            let broker = try await TestBroker.start(
+                                persistent: false, extraConfig: ["listener \(capped) 127.0.0.1", "max_qos 1"])
+                            await remember(broker, nil)
+                            return PlainBroker(broker: broker, qosCappedPort: capped)
+                        } catch {
+                            lastError = error
+                        }
                     }
-                    let broker = try await TestBroker.start(extraConfig: ["listener \(capped) 127.0.0.1", "max_qos 1"])
-                    await remember(broker, nil)
-                    return PlainBroker(broker: broker, qosCappedPort: capped)
+                    throw lastError
                 }
             plainBroker = start
             do {
                 return try await start.value
             } catch {
-                plainBroker = nil
+                if plainBroker == start { plainBroker = nil }
                 throw error
             }
         }
@@ -76,7 +86,7 @@ public enum SharedBroker {
             let start =
                 tlsBroker
                 ?? Task {
-                    let started = try await TLSTestBroker.start()
+                    let started = try await TLSTestBroker.start(persistent: false)
                     await remember(started.broker, started.pki)
                     return started
                 }
@@ -84,7 +94,7 @@ public enum SharedBroker {
             do {
                 return try await start.value
             } catch {
-                tlsBroker = nil
+                if tlsBroker == start { tlsBroker = nil }
                 throw error
             }
         }

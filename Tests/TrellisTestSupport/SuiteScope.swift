@@ -3,7 +3,8 @@ import Testing
 /// A set-up the tests of one suite share, made once before the suite's first test and taken down after
 /// its last: a deployment that costs seconds and processes to start (a broker with accounts, a running
 /// `trellis`) when the tests only talk to it. The suite hands it to its tests through a task-local
-/// value set in `scope`, and is `.serialized`, so that each test finds it as the previous one left it.
+/// value set in `scope`, and is `.serialized`, so that no two tests use it at once; each test still
+/// passes alone or in any order (it leaves its own clients, accounts and topics to no other test).
 public struct SuiteScope: SuiteTrait, TestScoping {
     let scope: @Sendable (_ tests: @Sendable () async throws -> Void) async throws -> Void
 
@@ -19,7 +20,7 @@ public struct SuiteScope: SuiteTrait, TestScoping {
 
 extension Trait where Self == SuiteScope {
     /// Runs the suite's tests inside `scope`, which sets up what they share, calls `tests` once, and
-    /// takes it down (whether `tests` threw or not).
+    /// must take it down whether `tests` threw or not. A set-up that throws fails the suite's tests.
     public static func sharedScope(
         _ scope: @escaping @Sendable (_ tests: @Sendable () async throws -> Void) async throws -> Void
     ) -> Self {

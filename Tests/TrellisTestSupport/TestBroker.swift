@@ -14,12 +14,16 @@ public final class TestBroker: @unchecked Sendable {
     private var process: MosquittoProcess?
 
     /// Starts a broker. `extraConfig` lines are appended to the generated configuration.
-    /// `anonymous: false` refuses clients without credentials (add `password_file` to `extraConfig`).
-    public static func start(anonymous: Bool = true, extraConfig: [String] = []) async throws -> TestBroker {
+    /// `anonymous: false` refuses clients without credentials (add `password_file` to `extraConfig`);
+    /// `persistent: false` keeps nothing on disk (for a broker no test restarts).
+    public static func start(
+        anonymous: Bool = true, persistent: Bool = true, extraConfig: [String] = []
+    ) async throws -> TestBroker {
         var lastError: (any Error)?
         for _ in 0..<5 {
             guard let port = PortProbe.freeLoopbackPort() else { continue }
-            let broker = try TestBroker(port: port, anonymous: anonymous, extraConfig: extraConfig)
+            let broker = try TestBroker(
+                port: port, anonymous: anonymous, persistent: persistent, extraConfig: extraConfig)
             do {
                 try await broker.restart()
                 return broker
@@ -30,7 +34,7 @@ public final class TestBroker: @unchecked Sendable {
         throw lastError ?? CocoaError(.fileNoSuchFile)
     }
 
-    private init(port: Int, anonymous: Bool, extraConfig: [String]) throws {
+    private init(port: Int, anonymous: Bool, persistent: Bool, extraConfig: [String]) throws {
         self.port = port
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-broker-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -40,7 +44,7 @@ public final class TestBroker: @unchecked Sendable {
                 "allow_anonymous \(anonymous)",
                 "user root", // stay the test's user, so the broker can write its persistence directory
                 "set_tcp_nodelay true",
-                "persistence true",
+                "persistence \(persistent)",
                 "persistence_location \(directory.path)/",
                 "autosave_interval 1",
                 "max_queued_messages 100000",

@@ -137,8 +137,9 @@ public struct TLSTestBroker: Sendable {
     public let pki: TestCertificates
     public let listeners: TLSListeners
 
-    /// Makes a fresh PKI and starts the broker; on a failure removes what it made.
-    public static func start(extraConfig: [String] = []) async throws -> TLSTestBroker {
+    /// Makes a fresh PKI and starts the broker (`persistent` as ``TestBroker/start(anonymous:persistent:extraConfig:)``
+    /// has it); on a failure removes what it made.
+    public static func start(persistent: Bool = true, extraConfig: [String] = []) async throws -> TLSTestBroker {
         let pki = try await TestCertificates.make()
         do {
             var ports: Set<Int> = []
@@ -163,7 +164,7 @@ public struct TLSTestBroker: Sendable {
                 + extraConfig
             // The broker is waited for on every listener, the TLS ones included (each opens once its
             // certificates are loaded).
-            let broker = try await TestBroker.start(extraConfig: config)
+            let broker = try await TestBroker.start(persistent: persistent, extraConfig: config)
             return TLSTestBroker(broker: broker, pki: pki, listeners: listeners)
         } catch {
             pki.remove()
