@@ -15,7 +15,7 @@ import TrellisBroker
 public enum SharedBroker {
     /// Runs `body` with the shared plain broker and a topic space of its own.
     public static func with<T>(_ body: (TestBroker, TopicSpace) async throws -> T) async throws -> T {
-        try await body(try await registry.plain().broker, TopicSpace())
+        try await body(try await plainStarted().broker, TopicSpace())
     }
 
     /// Runs `body` with the shared plain broker, the port of its second listener, which takes at most
@@ -23,7 +23,7 @@ public enum SharedBroker {
     public static func withQoSCappedListener<T>(_ body: (TestBroker, Int, TopicSpace) async throws -> T)
         async throws -> T
     {
-        let shared = try await registry.plain()
+        let shared = try await plainStarted()
         return try await body(shared.broker, shared.qosCappedPort, TopicSpace())
     }
 
@@ -32,14 +32,39 @@ public enum SharedBroker {
     public static func withTLS<T>(
         _ body: (TestBroker, TestCertificates, TLSListeners, TopicSpace) async throws -> T
     ) async throws -> T {
-        let shared = try await registry.tls()
+        let shared = try await tlsStarted()
         return try await body(shared.broker, shared.pki, shared.listeners, TopicSpace())
     }
 
-    private static let registry = Registry()
+    private static let plainBroker = Once<PlainBroker>()
+    private static let tlsBroker = Once<TLSTestBroker>()
 
-    /// What the process removes at exit: the brokers it started and their certificates.
-    private static let leftovers = Mutex<(brokers: [TestBroker], certificates: [TestCertificates])>(([], []))
+    private static func plainStarted() async throws -> PlainBroker {
+        try await plainBroker.value {
+            // The capped listener's port is free when probed; taken meanwhile, another is tried.
+            var lastError: any Error = TimeoutError(message: "no free loopback port")
+            for _ in 0..<3 {
+                guard let capped = PortProbe.freeLoopbackPort() else { continue }
+                do {
+                    let broker = try await TestBroker.start(
+                        persistent: false, extraConfig: ["listener \(capped) 127.0.0.1", "max_qos 1"])
+                    remember(broker, nil)
+                    return PlainBroker(broker: broker, qosCappedPort: capped)
+                } catch {
+                    lastError = error
+                }
+            }
+            throw lastError
+        }
+    }
+
+    private static func tlsStarted() async throws -> TLSTestBroker {
+        try await tlsBroker.value {
+            let started = try await TLSTestBroker.start(persistent: false)
+            remember(started.broker, started.pki)
+            return started
+        }
+    }
 
     /// The plain broker and the port of its listener that takes at most QoS 1.
     private struct PlainBroker: Sendable {
@@ -47,72 +72,47 @@ public enum SharedBroker {
         let qosCappedPort: Int
     }
 
-    /// Starts each broker once; a start that failed is tried again by the next test. The start is
-    /// kept as a task before it is awaited, so that tests asking meanwhile wait for the same one.
-    private actor Registry {
-        private var plainBroker: Task<PlainBroker, any Error>?
-        private var tlsBroker: Task<TLSTestBroker, any Error>?
-        private var exitHandlerInstalled = false
+    /// What the process removes at exit: the brokers it started and their certificates.
+    private static let leftovers = Mutex<(brokers: [TestBroker], certificates: [TestCertificates])>(([], []))
 
-        func plain() async throws -> PlainBroker {
-            let start =
-                plainBroker
-                ?? Task {
-                    // The capped listener's port is free when probed; taken meanwhile, another is tried.
-                    var lastError: any Error = TimeoutError(message: "no free loopback port")
-                    for _ in 0..<3 {
-                        guard let capped = PortProbe.freeLoopbackPort() else { continue }
-                        do {
-                            let broker = try await TestBroker.start(
-                                persistent: false, extraConfig: ["listener \(capped) 127.0.0.1", "max_qos 1"])
-                            await remember(broker, nil)
-                            return PlainBroker(broker: broker, qosCappedPort: capped)
-                        } catch {
-                            lastError = error
-                        }
-                    }
-                    throw lastError
-                }
-            plainBroker = start
-            do {
-                return try await start.value
-            } catch {
-                if plainBroker == start { plainBroker = nil }
-                throw error
+    /// Kills the brokers and removes their directories and certificates at exit; installed once, by the
+    /// first broker started.
+    private static let exitHandler: Void = {
+        atexit {
+            let (brokers, certificates) = SharedBroker.leftovers.withLock { $0 }
+            for broker in brokers {
+                broker.kill()
+                try? FileManager.default.removeItem(at: broker.directory)
             }
+            for pki in certificates { pki.remove() }
         }
+    }()
 
-        func tls() async throws -> TLSTestBroker {
-            let start =
-                tlsBroker
-                ?? Task {
-                    let started = try await TLSTestBroker.start(persistent: false)
-                    await remember(started.broker, started.pki)
-                    return started
-                }
-            tlsBroker = start
-            do {
-                return try await start.value
-            } catch {
-                if tlsBroker == start { tlsBroker = nil }
-                throw error
-            }
+    private static func remember(_ broker: TestBroker, _ pki: TestCertificates?) {
+        _ = exitHandler
+        leftovers.withLock {
+            $0.brokers.append(broker)
+            if let pki { $0.certificates.append(pki) }
         }
+    }
 
-        private func remember(_ broker: TestBroker, _ pki: TestCertificates?) {
-            SharedBroker.leftovers.withLock {
-                $0.brokers.append(broker)
-                if let pki { $0.certificates.append(pki) }
+    /// One start, kept as a task before it is awaited, so that tests asking meanwhile wait for the same
+    /// one; a start that failed is tried again by the next test.
+    private final class Once<Value: Sendable>: Sendable {
+        private let start = Mutex<Task<Value, any Error>?>(nil)
+
+        func value(_ make: @escaping @Sendable () async throws -> Value) async throws -> Value {
+            let task = start.withLock { start in
+                if let start { return start }
+                let task = Task { try await make() }
+                start = task
+                return task
             }
-            guard !exitHandlerInstalled else { return }
-            exitHandlerInstalled = true
-            atexit {
-                let (brokers, certificates) = SharedBroker.leftovers.withLock { $0 }
-                for broker in brokers {
-                    broker.kill()
-                    try? FileManager.default.removeItem(at: broker.directory)
-                }
-                for pki in certificates { pki.remove() }
+            do {
+                return try await task.value
+            } catch {
+                start.withLock { if $0 == task { $0 = nil } }
+                throw error
             }
         }
     }
