@@ -247,13 +247,7 @@ enum SecureDeployment {
         ) { broker in
             var settings = RelaySettings()
             settings.operators = ["ops"]
-            let relay = try RelayHarness(broker: broker, settings: settings)
-            relay.credentials = ("trellis", "pw-trellis")
-            relay.watcherLogin = {
-                $0.username = "alice"; $0.password = "pw-alice"
-            }
-            try await withTearDown(of: relay, { await $0.shutdown() }) { relay in
-                try await relay.startRelay()
+            try await withRelayLoggedIn(broker: broker, settings: settings, watcher: "alice") { relay in
                 try await $relay.withValue(relay, operation: tests)
             }
         }

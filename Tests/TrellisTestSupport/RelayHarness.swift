@@ -135,3 +135,20 @@ public func withRelayHarness<T>(
         return try await withTearDown(of: harness, { await $0.shutdown() }, body)
     }
 }
+
+/// Runs `body` with a relay started on a broker that takes accounts: the relay logged in as
+/// `trellis`, its status watcher as `watcher`, each with the password `pw-<name>`; tears the relay
+/// down afterwards.
+public func withRelayLoggedIn<T>(
+    broker: TestBroker, settings: RelaySettings, watcher: String, _ body: (RelayHarness) async throws -> T
+) async throws -> T {
+    let relay = try RelayHarness(broker: broker, settings: settings)
+    relay.credentials = ("trellis", "pw-trellis")
+    relay.watcherLogin = {
+        $0.username = watcher; $0.password = "pw-\(watcher)"
+    }
+    return try await withTearDown(of: relay, { await $0.shutdown() }) { relay in
+        try await relay.startRelay()
+        return try await body(relay)
+    }
+}

@@ -27,14 +27,6 @@ func withLANProfileRelay(settings: RelaySettings = RelaySettings(), _ body: (Rel
 
     try await withTestBroker(anonymous: true, extraConfig: ["password_file \(passwd)", "acl_file \(directory)/acl"]) {
         broker in
-        let relay = try RelayHarness(broker: broker, settings: settings)
-        relay.credentials = ("trellis", "pw-trellis")
-        relay.watcherLogin = {
-            $0.username = "ops"; $0.password = "pw-ops"
-        }
-        try await withTearDown(of: relay, { await $0.shutdown() }) { relay in
-            try await relay.startRelay()
-            try await body(relay)
-        }
+        try await withRelayLoggedIn(broker: broker, settings: settings, watcher: "ops", body)
     }
 }
