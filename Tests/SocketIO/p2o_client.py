@@ -105,18 +105,25 @@ if args.origin is not None:
 if args.host is not None:
     headers["Host"] = args.host
 transports = args.transports.split(",")
+version4 = getattr(socketio, "__version__", "").startswith("4.")
+# python-socketio 5 gives the server 1 s by default to answer the namespace's CONNECT, and calls a
+# later answer a refusal ("Unexpected connection error"); a browser's client waits 20 s. A loaded
+# machine (the suite runs tests in parallel on two cores) can take longer than 1 s.
+waiting = {} if version4 else {"wait_timeout": args.timeout}
 try:
     if args.token is None:
-        sio.connect(args.url, transports=transports, headers=headers)
+        sio.connect(args.url, transports=transports, headers=headers, **waiting)
     elif args.token_header == "x-trellis":
-        sio.connect(args.url, transports=transports, headers={**headers, "X-Trellis-Press-Token": args.token})
+        sio.connect(
+            args.url, transports=transports, headers={**headers, "X-Trellis-Press-Token": args.token}, **waiting)
     elif args.token_header == "bearer":
-        sio.connect(args.url, transports=transports, headers={**headers, "Authorization": f"Bearer {args.token}"})
-    elif getattr(socketio, "__version__", "").startswith("4."):
+        sio.connect(
+            args.url, transports=transports, headers={**headers, "Authorization": f"Bearer {args.token}"}, **waiting)
+    elif version4:
         # Engine.IO 3 clients have only the query string.
         sio.connect(f"{args.url}?token={args.token}", transports=transports, headers=headers)
     else:
-        sio.connect(args.url, transports=transports, headers=headers, auth={"token": args.token})
+        sio.connect(args.url, transports=transports, headers=headers, auth={"token": args.token}, **waiting)
 except socketio.exceptions.ConnectionError as error:
     say("refused", str(error))
     sys.exit(3)
