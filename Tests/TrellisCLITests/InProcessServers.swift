@@ -2,6 +2,7 @@ import Configuration
 import Foundation
 import Logging
 import ServiceLifecycle
+import Synchronization
 import Testing
 import TrellisApplication
 import TrellisBroker
@@ -127,7 +128,16 @@ struct InProcessServers {
             }
         }
         let group = ServiceGroup(services: services, logger: quiet)
-        let running = Task { try await group.run() }
+        // How the group ended, if it did before the test: a failure says so beside its own issue.
+        let ended = Mutex<String?>(nil)
+        let running = Task {
+            do {
+                try await group.run()
+                ended.withLock { $0 = "the servers had stopped" }
+            } catch {
+                ended.withLock { $0 = "the servers had failed: \(error)" }
+            }
+        }
         let loop = Task { await relay.handleMessages() }
         let outcome: Result<Void, any Error>
         do {
@@ -140,9 +150,16 @@ struct InProcessServers {
             outcome = .success(())
         } catch {
             outcome = .failure(error)
+            // What the failure alone does not tell: whether the servers still ran (a port taken by another
+            // process between the probe and the bind stops them) and what they logged (from info up).
+            let lines = log.lines.withLock { all in
+                all.filter { $0.level >= .info }.suffix(40).map { line in "\(line.level) \(line.text)" }
+            }
+            let state = ended.withLock { $0 } ?? "the servers were running"
+            Issue.record("\(state); their last log lines:\n\(lines.joined(separator: "\n"))")
         }
         await group.triggerGracefulShutdown()
-        _ = await running.result
+        await running.value
         loop.cancel()
         await loop.value
         await client.shutdown()
