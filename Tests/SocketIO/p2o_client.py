@@ -125,6 +125,10 @@ try:
     else:
         sio.connect(args.url, transports=transports, headers=headers, auth={"token": args.token}, **waiting)
 except socketio.exceptions.ConnectionError as error:
+    if str(error) == "Unexpected connection error":
+        # python-socketio 5's word for a CONNECT the server never answered within the wait: a timeout.
+        say("timeout", str(error))
+        sys.exit(2)
     say("refused", str(error))
     sys.exit(3)
 if not done.wait(args.timeout):
