@@ -138,15 +138,17 @@ extension MQTTClient {
     /// its round trips (a shared store's spam admissions) would make one round trip per message.
     /// A burst reads at most 256 packets, so writes and keepalives still get their turn.
     ///
-    /// After a burst of one message (requests that come one at a time), the answer a message's
-    /// first read brought about in the callback (``setMessageCallback(_:)``) is written before
-    /// the burst reads on, rather than after a read that finds nothing: the request is answered as soon as
-    /// it is read. After a longer burst (requests in flight together) the answers stay together.
+    /// After a burst of one message (requests that come one at a time; bursts of acknowledgements
+    /// alone do not count, ``BurstPace``), what the burst's first message brought about in the
+    /// callback (``setMessageCallback(_:)``) is written as soon as it is read, before the burst reads
+    /// on (an acknowledgement read before it in the same burst changes nothing), rather than after a
+    /// read that finds nothing. After a longer burst (requests in flight together) the answers stay
+    /// together.
     private func readBurst() -> Int32 {
-        let (first, lastBurst) = state.withLock { ($0.delivered, $0.lastBurst) }
+        let (first, pace) = state.withLock { ($0.delivered, $0.pace) }
+        defer { state.withLock { $0.pace.burstEnded(handingOver: $0.delivered - first) } }
         var seen = first
         var reads = 0
-        defer { state.withLock { $0.lastBurst = $0.delivered - first } }
         while true {
             let rc = handle.loopRead()
             guard rc == Mosquitto.success else { return rc }
@@ -159,7 +161,7 @@ extension MQTTClient {
                 )
             }
             guard more, reads < Self.burstPacketLimit else { return rc }
-            if delivered && reads == 1 && lastBurst == 1 && handle.wantsWrite() && !writesHeld {
+            if delivered && pace.writesNow(afterMessage: seen - first) && handle.wantsWrite() && !writesHeld {
                 let written = writeQueued()
                 guard written == Mosquitto.success else { return written }
             }

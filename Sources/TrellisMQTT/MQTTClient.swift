@@ -60,8 +60,8 @@ public final class MQTTClient: Sendable {
         var delivered = 0
         /// Messages the consumer reported handled (``messageHandled()``) since the client started.
         var handled = 0
-        /// How many messages the last burst of reads handed over (see `readBurst()`).
-        var lastBurst = 0
+        /// How the last bursts of reads went, which decides when a burst's answers are written.
+        var pace = BurstPace()
         /// `stopReceiving()` was called: read nothing more and end `messages` once drained.
         var receiveStopped = false
         var streamFinished = false
