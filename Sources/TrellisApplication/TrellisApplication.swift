@@ -80,7 +80,7 @@ package struct TrellisApplication: Sendable {
             if !bridge.outRules.isEmpty {
                 let forwarder = try BridgeForwarder(
                     bridge: bridge, store: store, owner: owner, group: settings.shareGroup,
-                    logger: part("trellis.bridge"))
+                    maximumPacketSize: mqtt.maximumPacketSize, logger: part("trellis.bridge"))
                 services.append(forwarder)
                 links.append((bridge.name, "out", forwarder.link))
             }

@@ -32,7 +32,7 @@ struct BridgeQueueBoundsTests {
             try await store.flush()
             let log = CapturedLog()
             let forwarder = try BridgeForwarder(
-                bridge: bridge, store: store, owner: "r", group: nil, logger: log.logger)
+                bridge: bridge, store: store, owner: "r", group: nil, maximumPacketSize: nil, logger: log.logger)
             let running = Task { try await forwarder.run() }
             // The forwarder stopped and waited for before the store closes, whatever happened.
             do {

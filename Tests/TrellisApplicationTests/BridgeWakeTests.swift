@@ -32,7 +32,8 @@ struct BridgeWakeTests {
                     bridge: BridgeSettings(
                         name: "cloud", host: upstream.host, port: upstream.port,
                         rules: [BridgeRule(direction: .out, filter: "sensors/#")]),
-                    store: store, owner: "r", group: nil, logger: CapturedLog().logger, idlePoll: .seconds(60))
+                    store: store, owner: "r", group: nil, maximumPacketSize: nil, logger: CapturedLog().logger,
+                    idlePoll: .seconds(60))
                 let running = Task { try await forwarder.run() }
                 defer { running.cancel() }
                 do {

@@ -33,10 +33,13 @@ package final class BridgeForwarder: Service, Sendable {
     /// - Parameters:
     ///   - owner: the relay's client id, or its share group's name (whose relays take turns).
     ///   - group: the share group, whose store's lease decides which relay forwards; nil alone.
+    ///   - maximumPacketSize: the largest packet the upstream broker may send this connection
+    ///     (`broker.max_packet_bytes`). It subscribes to nothing, but a session kept under its client id
+    ///     may hold subscriptions (an earlier configuration's, or anyone's who took the id).
     ///   - idlePoll: how often the forwarder looks at the whole store, whatever it was told of commits.
     package init(
-        bridge: BridgeSettings, store: any TrellisStore, owner: String, group: String?, logger: Logger,
-        idlePoll: Duration = .milliseconds(100)
+        bridge: BridgeSettings, store: any TrellisStore, owner: String, group: String?, maximumPacketSize: Int?,
+        logger: Logger, idlePoll: Duration = .milliseconds(100)
     ) throws {
         self.bridge = bridge
         self.idlePoll = idlePoll
@@ -46,7 +49,7 @@ package final class BridgeForwarder: Service, Sendable {
         failures = BridgeFailureLog(bridge: bridge.name, logger: logger)
         self.owner = owner
         link = try UpstreamLink(turns: BridgeTurns(bridge: bridge.name, direction: "out", group: group, store: store)) {
-            try .upstream(of: bridge, owner: owner, role: "", logger: logger)
+            try .upstream(of: bridge, owner: owner, role: "", maximumPacketSize: maximumPacketSize, logger: logger)
         }
     }
 
@@ -90,6 +93,22 @@ package final class BridgeForwarder: Service, Sendable {
     /// loop once for all of it and only when something asks for it: a task waiting for each
     /// message would cost a task switch per message (at a backlog's pace, most of the forwarder's
     /// time).
+    /// Drops whatever the upstream broker sends the connection, for as long as the returned task
+    /// runs, with a warning at its first. The connection subscribes to nothing, but its session is
+    /// kept: a subscription left in it under its client id (an earlier configuration's, or anyone's
+    /// who took the id) brings messages, which would otherwise pile up unread in the client's stream.
+    private func dropStrays(of client: MQTTClient) -> Task<Void, Never> {
+        Task { [logger, bridge] in
+            var warned = false
+            for await message in client.messages where !warned {
+                warned = true
+                logger.warning(
+                    "the upstream broker sent the out connection a message on a subscription its session was left with; dropped, as is anything more it sends this connection",
+                    metadata: ["bridge": "\(bridge.name)", "topic": "\(message.topic)"])
+            }
+        }
+    }
+
     private func forward(through client: MQTTClient, origin: String) async {
         var window = ForwardWindow(limit: bridge.window)
         var trimmed = ContinuousClock.now - Self.trimInterval
@@ -104,6 +123,7 @@ package final class BridgeForwarder: Service, Sendable {
                 inbox.lookDue()
             }
         }
+        let strays = dropStrays(of: client)
         var pending = window.connect()
         turn: while !Task.isCancelled {
             while !pending.isEmpty {
@@ -162,6 +182,7 @@ package final class BridgeForwarder: Service, Sendable {
         }
         observation.end()
         clock.cancel()
+        strays.cancel()
         wake.finish()
         // Acknowledgements gathered still count: their messages leave the store now rather than
         // going again next turn.

@@ -41,7 +41,7 @@ package final class BridgeReceiver: Service, Sendable {
     ///   - group: the share group, whose store's lease decides which relay receives; nil alone.
     package init(
         bridge: BridgeSettings, local: MQTTClient, store: any TrellisStore, owner: String, group: String?,
-        maximumPacketSize: Int? = nil, logger: Logger
+        maximumPacketSize: Int?, logger: Logger
     ) throws {
         self.bridge = bridge
         self.local = local

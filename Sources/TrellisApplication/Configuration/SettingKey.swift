@@ -196,7 +196,7 @@ extension SettingKey {
                 key: "broker.max_packet_bytes", flag: "max-packet-bytes", kind: .int,
                 defaultValue: .int(TrellisApplication.maxPacketBytes),
                 help:
-                    "Largest MQTT packet a broker may send Trellis, in bytes, announced on connect (MQTT v5 Maximum Packet Size), also on each bridge's `in` connection: the broker holds a larger message back from Trellis and logs it, so a flood of huge messages cannot take Trellis's memory. It must be at least twice devices.max_code_bytes and 64 KiB more, room for a model build's device and agent code (Trellis refuses to start, and a reload, otherwise), so that an upload within that bound reaches Trellis and is answered.",
+                    "Largest MQTT packet a broker may send Trellis, in bytes, announced on connect (MQTT v5 Maximum Packet Size), also on both of each bridge's upstream connections: the broker holds a larger message back from Trellis and logs it, so a flood of huge messages cannot take Trellis's memory. It must be at least twice devices.max_code_bytes and 64 KiB more, room for a model build's device and agent code (Trellis refuses to start, and a reload, otherwise), so that an upload within that bound reaches Trellis and is answered.",
                 // At most MQTT's largest packet (a Remaining Length of 268,435,455 bytes).
                 reloadable: false, check: between(4096, and: 268_435_455)),
             SettingKey(
