@@ -165,6 +165,24 @@ struct BridgeConfigurationTests {
             "\(problems)")
     }
 
+    @Test("two bridges whose connections would share a client id on one broker are refused; on two brokers, taken")
+    func clientIDClash() async throws {
+        func bridges(_ secondPort: Int) -> String {
+            "bridges:\n  x:\n    url: mqtt://127.0.0.1:18830\n    in: [{topic: \"up/a/#\", prefix: \"up/\"}]\n"
+                + "  x-in:\n    url: mqtt://127.0.0.1:\(secondPort)\n    out: [{topic: \"sensors/#\"}]\n"
+        }
+        let problems = await Self.problems(try EffectiveConfigurationTests.file(bridges(18830)))
+        #expect(
+            problems == [
+                "bridges.x-in and bridges.x: the out connection of one and the in connection of the other would both "
+                    + "connect to mqtt://127.0.0.1:18830 as <relay>-bridge-x-in, and take the session from each other "
+                    + "at every connect; rename one of them"
+            ], "\(problems)")
+        let apart = try await EffectiveConfiguration.load(
+            file: try EffectiveConfigurationTests.file(bridges(18831)), environment: [:])
+        #expect(apart.bridges.map(\.name).sorted() == ["x", "x-in"])
+    }
+
     @Test("in a share group the example is taken: the group's relays take turns on one link")
     func shareGroup() async throws {
         let file = try EffectiveConfigurationTests.file(Self.example)

@@ -49,7 +49,8 @@ package final class BridgeForwarder: Service, Sendable {
         failures = BridgeFailureLog(bridge: bridge.name, logger: logger)
         self.owner = owner
         link = try UpstreamLink(turns: BridgeTurns(bridge: bridge.name, direction: "out", group: group, store: store)) {
-            try .upstream(of: bridge, owner: owner, role: "", maximumPacketSize: maximumPacketSize, logger: logger)
+            try .upstream(
+                of: bridge, owner: owner, direction: .out, maximumPacketSize: maximumPacketSize, logger: logger)
         }
     }
 

@@ -52,7 +52,7 @@ package final class BridgeReceiver: Service, Sendable {
         failures = BridgeFailureLog(bridge: bridge.name, logger: logger)
         link = try UpstreamLink(turns: BridgeTurns(bridge: bridge.name, direction: "in", group: group, store: store)) {
             try .upstream(
-                of: bridge, owner: owner, role: "-in", maxUnhandledMessages: bridge.window,
+                of: bridge, owner: owner, direction: .in, maxUnhandledMessages: bridge.window,
                 maximumPacketSize: maximumPacketSize, logger: logger)
         }
     }

@@ -5,16 +5,16 @@ import TrellisMQTT
 
 extension MQTTClient {
     /// A client of its own on `bridge`'s upstream broker, named after `owner` (the relay's client id,
-    /// or its share group's name, whose relays take turns in one upstream session), the bridge and
-    /// `role` (`""` for the sender, `-in` for the receiver). Its session is persistent
+    /// or its share group's name, whose relays take turns in one upstream session) and the bridge's
+    /// connection for `direction` (``BridgeSettings/connectionName(_:)``). Its session is persistent
     /// (the week a relay's is kept), so the upstream broker keeps what the receiver has not
     /// acknowledged, and libmosquitto sends again what the sender had in flight when the link dropped.
     static func upstream(
-        of bridge: BridgeSettings, owner: String, role: String, maxUnhandledMessages: Int? = nil,
+        of bridge: BridgeSettings, owner: String, direction: BridgeRule.Direction, maxUnhandledMessages: Int? = nil,
         maximumPacketSize: Int? = nil, logger: Logger
     ) throws -> MQTTClient {
         var configuration = MQTTConfiguration(
-            host: bridge.host, port: bridge.port, clientID: "\(owner)-bridge-\(bridge.name)\(role)",
+            host: bridge.host, port: bridge.port, clientID: "\(owner)-\(bridge.connectionName(direction))",
             cleanStart: false, sessionExpiry: TrellisApplication.sessionExpiry,
             maxUnhandledMessages: maxUnhandledMessages, maximumPacketSize: maximumPacketSize)
         configuration.username = bridge.username

@@ -101,6 +101,28 @@ enum BridgeConfiguration {
         }
     }
 
+    /// The bridges whose upstream connections would share a client id on one broker: bridge `x`'s
+    /// `in` connection and bridge `x-in`'s `out` connection are both `<relay>-bridge-x-in`, and two
+    /// connections under one id take the session from each other at every connect, for good.
+    static func clientIDClashes(_ bridges: [BridgeSettings]) -> [String] {
+        var seen: [String: (bridge: String, direction: BridgeRule.Direction)] = [:]
+        var problems: [String] = []
+        for bridge in bridges.sorted(by: { $0.name < $1.name }) {
+            for direction in bridge.directions {
+                let name = bridge.connectionName(direction)
+                let place = "\(bridge.url) as <relay>-\(name)"
+                if let other = seen[place] {
+                    problems.append(
+                        "\(key).\(bridge.name) and \(key).\(other.bridge): the \(direction) connection of one and the "
+                            + "\(other.direction) connection of the other would both connect to \(place), and take the "
+                            + "session from each other at every connect; rename one of them")
+                }
+                seen[place] = (bridge.name, direction)
+            }
+        }
+        return problems
+    }
+
     /// In a share group, the `in` rules whose messages the group would hear again: the relays take
     /// the group's topics through shared subscriptions, on which No Local is not allowed (MQTT 5,
     /// 3.8.3.1), so a message carried onto a topic Trellis reads (a request, a reading, a press) or

@@ -120,6 +120,7 @@ package struct EffectiveConfiguration: Sendable {
         if problems.isEmpty {
             problems += configuration.brokerProblems()
             problems += BridgeConfiguration.forgeries(bridges, prefixes: configuration.relaySettings.topicPrefixes)
+            problems += BridgeConfiguration.clientIDClashes(bridges)
         }
         if problems.isEmpty, !configuration.string("broker.share_group").isEmpty {
             problems += BridgeConfiguration.groupEchoes(bridges, prefixes: configuration.relaySettings.topicPrefixes)

@@ -40,6 +40,19 @@ public struct BridgeSettings: Sendable, Hashable {
     /// The rules that carry upstream messages to the local broker.
     public var inRules: [BridgeRule] { rules.filter { $0.direction == .in } }
 
+    /// What follows the relay's client id (or its share group's name) and a dash in the client id of
+    /// the bridge's upstream connection for `direction`: `bridge-<name>` for `out`, `bridge-<name>-in`
+    /// for `in`. Two connections to one broker must not share it: each would take the session from
+    /// the other at every connect.
+    public func connectionName(_ direction: BridgeRule.Direction) -> String {
+        direction == .out ? "bridge-\(name)" : "bridge-\(name)-in"
+    }
+
+    /// The connections the bridge makes: one for each direction it has rules in.
+    public var directions: [BridgeRule.Direction] {
+        (outRules.isEmpty ? [] : [.out]) + (inRules.isEmpty ? [] : [.in])
+    }
+
     /// Whether `name` may name a bridge: 1 to 64 of A-Z, a-z, 0-9, '_' and '-' (it is part of a
     /// client id and of the queue's rows).
     public static func isName(_ name: String) -> Bool {
