@@ -39,29 +39,25 @@ struct BridgePacketLimitTests {
                         rules: [BridgeRule(direction: .out, filter: space("sensors/#"))]),
                     store: store, owner: owner, group: nil, maximumPacketSize: Self.limit, logger: log.logger)
                 let running = Task { try await forwarder.run() }
-                let publisher = try await TestClients.connect(to: broker)
-                do {
+                try await withTearDown(of: running, Self.stop) { _ in
                     try await eventually("the forwarder is connected upstream") { forwarder.link.isConnected }
-                    try await publisher.publishAndWait(topic: space("big/huge"), payload: Self.huge, qos: .atLeastOnce)
-                    try await eventually("the broker kept the huge message from the forwarder") {
-                        broker.log().contains("Dropping too large outgoing PUBLISH for \(owner)-bridge-cloud")
+                    let publisher = try await TestClients.connect(to: broker)
+                    try await withTearDown(of: publisher, { await $0.shutdown() }) { publisher in
+                        try await publisher.publishAndWait(
+                            topic: space("big/huge"), payload: Self.huge, qos: .atLeastOnce)
+                        try await eventually("the broker kept the huge message from the forwarder") {
+                            broker.log().contains("Dropping too large outgoing PUBLISH for \(owner)-bridge-cloud")
+                        }
+                        // A message within the limit reaches the connection, which drops it with a warning.
+                        try await publisher.publishAndWait(
+                            topic: space("big/small"), payload: [0x63], qos: .atLeastOnce)
+                        try await eventually("the forwarder warned of the message it was sent") {
+                            log.count(.warning, containing: "a subscription its session was left with") == 1
+                        }
+                        #expect(log.contains(space("big/small")))
+                        #expect(forwarder.link.isConnected)
                     }
-                    // A message within the limit reaches the connection, which drops it with a warning.
-                    try await publisher.publishAndWait(topic: space("big/small"), payload: [0x63], qos: .atLeastOnce)
-                    try await eventually("the forwarder warned of the message it was sent") {
-                        log.count(.warning, containing: "a subscription its session was left with") == 1
-                    }
-                    #expect(log.contains(space("big/small")))
-                    #expect(forwarder.link.isConnected)
-                } catch {
-                    running.cancel()
-                    _ = try? await running.value
-                    await publisher.shutdown()
-                    throw error
                 }
-                running.cancel()
-                _ = try? await running.value
-                await publisher.shutdown()
             }
         }
     }
@@ -83,33 +79,37 @@ struct BridgePacketLimitTests {
                     logger: CapturedLog().logger)
                 let running = Task { try await receiver.run() }
                 let publisher = try await TestClients.connect(to: broker)
-                do {
-                    try await eventually("the receiver is connected upstream") { receiver.link.isConnected }
-                    // Its subscription follows the connection: a probe goes through once it is in place.
-                    var probes = 0
-                    try await eventually("a probe crossed the bridge") {
-                        probes += 1
+                try await withTearDown(of: [publisher, reader, local], { for client in $0 { await client.shutdown() } })
+                {
+                    _ in
+                    try await withTearDown(of: running, Self.stop) { _ in
+                        try await eventually("the receiver is connected upstream") { receiver.link.isConnected }
+                        // Its subscription follows the connection: a probe goes through once it is in place.
+                        var probes = 0
+                        try await eventually("a probe crossed the bridge") {
+                            probes += 1
+                            try await publisher.publishAndWait(
+                                topic: "\(upstream)probe", payload: Array("\(probes)".utf8), qos: .atLeastOnce)
+                            return await !inbox.received(on: space("big/probe")).isEmpty
+                        }
+                        let fits = [UInt8](repeating: 0x62, count: 8 * 1024)
                         try await publisher.publishAndWait(
-                            topic: "\(upstream)probe", payload: Array("\(probes)".utf8), qos: .atLeastOnce)
-                        return await !inbox.received(on: space("big/probe")).isEmpty
+                            topic: "\(upstream)huge", payload: Self.huge, qos: .atLeastOnce)
+                        try await publisher.publishAndWait(topic: "\(upstream)fits", payload: fits, qos: .atLeastOnce)
+                        #expect(try await inbox.messages(on: space("big/fits")).first?.payload == fits)
+                        #expect(await inbox.received(on: space("big/huge")).isEmpty)
+                        #expect(
+                            broker.log().contains("Dropping too large outgoing PUBLISH for \(owner)-bridge-cloud-in"))
+                        #expect(receiver.link.isConnected)
                     }
-                    let fits = [UInt8](repeating: 0x62, count: 8 * 1024)
-                    try await publisher.publishAndWait(topic: "\(upstream)huge", payload: Self.huge, qos: .atLeastOnce)
-                    try await publisher.publishAndWait(topic: "\(upstream)fits", payload: fits, qos: .atLeastOnce)
-                    #expect(try await inbox.messages(on: space("big/fits")).first?.payload == fits)
-                    #expect(await inbox.received(on: space("big/huge")).isEmpty)
-                    #expect(broker.log().contains("Dropping too large outgoing PUBLISH for \(owner)-bridge-cloud-in"))
-                    #expect(receiver.link.isConnected)
-                } catch {
-                    running.cancel()
-                    _ = try? await running.value
-                    for client in [publisher, reader, local] { await client.shutdown() }
-                    throw error
                 }
-                running.cancel()
-                _ = try? await running.value
-                for client in [publisher, reader, local] { await client.shutdown() }
             }
         }
+    }
+
+    /// Cancels a bridge service's task and waits for it to end, so the store outlives it.
+    static func stop(_ running: Task<Void, any Error>) async {
+        running.cancel()
+        _ = try? await running.value
     }
 }
