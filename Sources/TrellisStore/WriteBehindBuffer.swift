@@ -11,10 +11,10 @@ import Synchronization
 /// its handling queued are committed, so while commits fail its messages stay unacknowledged, its
 /// reading pauses (flow control), and a restart or a lost connection makes the broker send them
 /// again. Nothing acknowledged is ever lost. A batch commits in one transaction or not at all, so a
-/// batch that failed is not half written; but a batch whose COMMIT was sent and whose answer was lost
-/// with the connection (PostgreSQL's `CommitOutcomeUnknown`) is retried like any failed one, and is
-/// written twice when that COMMIT had taken effect (a run of readings stored twice was seen once, under
-/// a loaded test run). Making a batch's commit idempotent is still to do.
+/// batch that failed is not half written. Since the sink is called again with the same batch until it
+/// commits (or the buffer gives up, and then never again), a store whose COMMIT's answer can be lost
+/// with its connection finds out, at that next call, whether the batch took effect, and does not write
+/// it twice (PostgreSQL's `UnresolvedCommit`; SQLite always knows its COMMIT's outcome).
 ///
 /// The rule lives here, not in a store: a store only gives the ``Sink`` that commits one batch in
 /// one transaction and throws when it cannot. Every kind of change written behind (readings, log

@@ -240,7 +240,8 @@ final class CommitPhase: Sendable {
 }
 
 /// A transaction's COMMIT was sent and its answer lost with the connection: it may or may not have taken
-/// effect. A failure that passes, retried as any other by the handling, never at once on another connection.
+/// effect. A failure that passes. Work that is retried keeps the transaction in an ``UnresolvedCommit`` and
+/// finds out what became of it before running again; other work is not run again at once.
 struct CommitOutcomeUnknown: Error, CustomStringConvertible {
     let underlying: any Error
 

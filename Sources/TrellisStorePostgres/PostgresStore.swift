@@ -142,10 +142,13 @@ public final class PostgresStore: BufferedCommitsStore {
             }
         }
         let spared = SparedRecords(logger: logger)
+        // The buffer calls again with the same batch until it commits, so a lost COMMIT kept here is
+        // this call's batch, found out before it is written again.
+        let unresolved = UnresolvedCommit<(count: Int, error: any Error)?>()
         self.commits = BufferedCommits(health: health, patience: patience, reachability: reachability) { batch in
             defer { if batch.contains(where: \.changesCachedReads) { readCache.invalidate() } }
             let skipped = try await Self.transaction(
-                client, logger: logger, operation: "writing \(batch.count) buffered rows"
+                client, logger: logger, operation: "writing \(batch.count) buffered rows", resolving: unresolved
             ) { connection in
                 try await PostgresBufferedWrite.write(
                     batch, owner: owner, deadLetterLimit: limit, on: connection, logger: logger)
@@ -200,7 +203,8 @@ public final class PostgresStore: BufferedCommitsStore {
     }
 
     /// Runs `body` in one transaction on a pooled connection, with the delivery bound to
-    /// ``HandledDelivery/current`` recorded in it, wrapping failures as ``StoreError``.
+    /// ``HandledDelivery/current`` recorded in it, wrapping failures as ``StoreError``. A COMMIT whose
+    /// answer was lost is found out before the write runs again (``UnresolvedCommit``).
     func write<T: Sendable>(
         _ operation: @autoclosure () -> String, within limit: Duration = BoundedStatements.limit,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> T
@@ -212,10 +216,13 @@ public final class PostgresStore: BufferedCommitsStore {
         let client = self.client
         // Committed or not (a lost connection leaves it unknown), what was kept may be out of date.
         defer { readCache.invalidate() }
+        // Kept across the attempts of this write: one that waits out an outage is never applied twice.
+        let unresolved = UnresolvedCommit<T>()
         return try await commits.direct(reportsEveryOutcome: true) {
             try commits.checkOpen(operation)
-            return try await Self.transaction(client, logger: logger, operation: operation, within: limit) {
-                connection in
+            return try await Self.transaction(
+                client, logger: logger, operation: operation, within: limit, resolving: unresolved
+            ) { connection in
                 let result = try await body(connection)
                 if let mark {
                     try await PostgresBufferedWrite.record(mark, owner: owner, on: connection, logger: logger)
@@ -259,8 +266,14 @@ public final class PostgresStore: BufferedCommitsStore {
     /// hold connections of the old server, and a stale connection is not an outage; the next one is
     /// tried at once, and a server that is really away fails to connect and is reported. The
     /// transaction is bounded by `limit` and by its connection's life (``BoundedStatements``).
+    ///
+    /// With `unresolved`, a COMMIT whose answer is lost is found out before the work runs again, here
+    /// or at a later call with the same `unresolved` (see ``UnresolvedCommit``): work that commits is
+    /// never applied twice. Without it the lost outcome is thrown (``CommitOutcomeUnknown``), for work
+    /// that is not retried or changes nothing (a read-only snapshot, a lock).
     static func transaction<T: Sendable>(
         _ client: PostgresClient, logger: Logger, operation: String, within limit: Duration = BoundedStatements.limit,
+        resolving unresolved: UnresolvedCommit<T>? = nil,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         var attempt = 0
@@ -268,11 +281,31 @@ public final class PostgresStore: BufferedCommitsStore {
             attempt += 1
             let commit = CommitPhase()
             do {
+                if let unresolved, let pending = unresolved.pending {
+                    switch try await outcome(of: pending.transaction, client: client, logger: logger, within: limit) {
+                    case .committed:
+                        unresolved.resolved()
+                        return pending.result
+                    case .aborted:
+                        unresolved.resolved()
+                    case .forgotten:
+                        logger.warning(
+                            "the outcome of a COMMIT whose answer was lost is no longer known to the server; the work runs again",
+                            metadata: ["operation": "\(operation)"])
+                        unresolved.resolved()
+                    case .inProgress:
+                        throw CommitOutcomeUnknown(underlying: StillCommitting(transaction: pending.transaction))
+                    }
+                }
                 return try await client.withConnection { connection in
                     try await BoundedStatements.run(on: connection, within: limit, commit: commit) { connection in
                         try await connection.query("BEGIN", logger: logger)
                         let result: T
+                        let transaction: String?
                         do {
+                            transaction =
+                                unresolved == nil
+                                ? nil : try await TransactionStatus.currentTransaction(on: connection, logger: logger)
                             result = try await body(connection)
                             // Nothing is committed yet: a connection found closed here is a clean failure.
                             if connection.isClosed { throw StatementAbandoned(reason: .connectionClosed) }
@@ -280,12 +313,16 @@ public final class PostgresStore: BufferedCommitsStore {
                             _ = try? await connection.query("ROLLBACK", logger: logger)
                             throw error
                         }
+                        if let transaction { unresolved?.committing(transaction, result: result) }
                         commit.begin()
                         do {
                             try await connection.query("COMMIT", logger: logger)
                         } catch {
-                            throw CommitPhase.outcome(of: error)
+                            let outcome = CommitPhase.outcome(of: error)
+                            if !(outcome is CommitOutcomeUnknown) { unresolved?.resolved() }
+                            throw outcome
                         }
+                        unresolved?.resolved()
                         return result
                     }
                 }
@@ -293,12 +330,27 @@ public final class PostgresStore: BufferedCommitsStore {
                 // Abandoned once its COMMIT was sent (past the limit), the transaction may have taken effect.
                 let error =
                     commit.began && error is StatementAbandoned ? CommitOutcomeUnknown(underlying: error) : error
+                // A lost outcome kept to be found out is asked about at once, also when the asking found its
+                // pooled connection closed too (the pool may not know yet): nothing runs twice.
+                let resolvable =
+                    unresolved?.pending != nil && (error is CommitOutcomeUnknown || error is StatementAbandoned)
                 if attempt < Self.attempts,
-                    PostgresFailure.isRetryable(error) || PostgresFailure.isConnectionLoss(error)
+                    PostgresFailure.isRetryable(error) || PostgresFailure.isConnectionLoss(error) || resolvable
                 {
                     continue
                 }
                 throw PostgresFailure.wrap(error, operation: operation)
+            }
+        }
+    }
+
+    /// What became of `transaction`, asked on a pooled connection.
+    private static func outcome(
+        of transaction: String, client: PostgresClient, logger: Logger, within limit: Duration
+    ) async throws -> TransactionStatus {
+        try await client.withConnection { connection in
+            try await BoundedStatements.run(on: connection, within: limit) { connection in
+                try await TransactionStatus.of(transaction, on: connection, logger: logger)
             }
         }
     }

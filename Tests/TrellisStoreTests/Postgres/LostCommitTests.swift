@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+import TrellisCore
+import TrellisStore
+@testable import TrellisStorePostgres
+import TrellisTestSupport
+
+/// A COMMIT whose answer is lost with its connection leaves the store not knowing whether it took effect. Work the
+/// store retries — a batch written behind, a handled message's write waiting out an outage — must find out
+/// before running again, or what had committed is applied twice. Each test cuts half the COMMITs of a real
+/// PostgreSQL server (``CommitCutter``), at random, either after the server got them (it commits) or before (it
+/// rolls back), dozens of times, and then counts what was stored.
+///
+/// The draws come from a seed that changes at every run and is printed with a failure; `TRELLIS_TEST_SEED` sets it.
+@Suite(
+    "PostgreSQL: a COMMIT whose answer is lost", .enabled(if: PostgresTestServer.isRequired),
+    .timeLimit(.minutes(2)))
+struct LostCommitTests {
+    static let seed: UInt64 =
+        ProcessInfo.processInfo.environment["TRELLIS_TEST_SEED"].flatMap { UInt64($0) }
+        ?? UInt64.random(in: 0 ... .max)
+
+    /// Runs `body` with a store that reaches a fresh database through a cutter, and a store that reaches it
+    /// directly, to count with; cutting starts once both are open.
+    func withCutStore(
+        _ body: (_ cut: PostgresStore, _ direct: PostgresStore, _ cutter: CommitCutter) async throws -> Void
+    ) async throws {
+        try await PostgresTestServer.withDatabase { url in
+            let cutter = try await CommitCutter(to: url.host, port: url.port, seed: Self.seed)
+            try await withTearDown(of: cutter, { try? await $0.close() }) { cutter in
+                var through = url
+                through.host = "127.0.0.1"
+                through.port = cutter.port
+                let direct = try await PostgresStore.connect(url, owner: "counting")
+                try await withTearDown(of: direct, { try? await $0.close() }) { direct in
+                    // Patient: a batch may be cut several times in a row before it commits.
+                    let store = try await PostgresStore.connect(through, owner: "relay", patience: .seconds(60))
+                    try await withTearDown(of: store, { try? await $0.close() }) { store in
+                        try await body(store, direct, cutter)
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("readings written behind are stored once each, whichever way their batches' COMMITs are cut")
+    func readingsWrittenBehind() async throws {
+        try await withCutStore { store, direct, cutter in
+            _ = try await store.addPlant(name: "Fern", sensors: ["0x36"], maxPlants: 5)
+            let start = Date(timeIntervalSince1970: 1_790_000_000)
+            let rounds = 40
+            let perRound = 25
+            cutter.cut(rate: 0.5)
+            for round in 0..<rounds {
+                for index in 0..<perRound {
+                    let minute = Double(round * perRound + index)
+                    try await store.recordReading(
+                        sensor: "0x36", moisture: index, temperature: 70, at: start.addingTimeInterval(minute * 60))
+                }
+                try await store.flush()
+            }
+            cutter.cut(rate: 0)
+            let counts = cutter.counts
+            #expect(counts.delivered >= 3 && counts.lost >= 3, "seed \(Self.seed): \(counts)")
+            let times = try await Self.column("at", of: "reading_raw", in: direct)
+            #expect(times.count == rounds * perRound, "seed \(Self.seed): \(counts)")
+            #expect(Set(times).count == rounds * perRound, "seed \(Self.seed): \(counts)")
+        }
+    }
+
+    @Test("presses of handled messages that wait out the cuts are each counted once")
+    func pressesWaitingOut() async throws {
+        try await withCutStore { store, direct, cutter in
+            let presses = 60
+            cutter.cut(rate: 0.5)
+            try await OutageWaiting.$enabled.withValue(true) {
+                for press in 0..<presses {
+                    _ = try await store.recordPress(
+                        button: "porch", at: Date(timeIntervalSince1970: 1_790_000_000 + Double(press)),
+                        historyLimit: 20)
+                }
+            }
+            cutter.cut(rate: 0)
+            let counts = cutter.counts
+            #expect(counts.delivered >= 3 && counts.lost >= 3, "seed \(Self.seed): \(counts)")
+            #expect(try await direct.button(id: "porch")?.total == presses, "seed \(Self.seed): \(counts)")
+        }
+    }
+
+    /// The values of one column of a table, as the state's export gives them.
+    static func column(_ name: String, of table: String, in store: PostgresStore) async throws -> [String] {
+        let dump = try await store.exportState()
+        let rows = try #require(dump.tables.first { $0.name == table }, "no table \(table)")
+        let index = try #require(rows.columns.firstIndex(of: name), "no column \(name) in \(table)")
+        return rows.rows.map { "\($0[index])" }
+    }
+}
