@@ -120,9 +120,12 @@ extension PostgresStore: SharedLocking {
     {
         let logger = self.logger
         try commits.checkOpen("withSharedLock(\(name))")
-        // The body may wait for the broker's acknowledgement (up to 10 s) while the lock is held.
+        // The body may wait for the broker's acknowledgement (up to 10 s) while the lock is held. A COMMIT
+        // whose answer was lost is looked up: aborted, the session may have ended (and the lock gone) while
+        // the body ran, which then runs again on a new one; committed, the body ran under the lock.
         return try await Self.transaction(
-            client, logger: logger, operation: "withSharedLock(\(name))", within: .seconds(30)
+            client, logger: logger, operation: "withSharedLock(\(name))", within: .seconds(30),
+            resolving: UnresolvedCommit<T>()
         ) { connection in
             try await connection.query(
                 "SELECT pg_advisory_xact_lock(hashtext('trellis'), hashtext(\(name)))", logger: logger)

@@ -270,7 +270,7 @@ public final class PostgresStore: BufferedCommitsStore {
     /// With `unresolved`, a COMMIT whose answer is lost is found out before the work runs again, here
     /// or at a later call with the same `unresolved` (see ``UnresolvedCommit``): work that commits is
     /// never applied twice. Without it the lost outcome is thrown (``CommitOutcomeUnknown``), for work
-    /// that is not retried or changes nothing (a read-only snapshot, a lock).
+    /// that is not retried and changes nothing (a read-only snapshot).
     static func transaction<T: Sendable>(
         _ client: PostgresClient, logger: Logger, operation: String, within limit: Duration = BoundedStatements.limit,
         resolving unresolved: UnresolvedCommit<T>? = nil,

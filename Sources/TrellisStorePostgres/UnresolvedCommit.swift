@@ -42,8 +42,9 @@ enum TransactionStatus: Equatable {
     case committed
     case aborted
     case inProgress
-    /// The server no longer knows it (older than its oldest kept status, which takes billions of
-    /// transactions): the work runs again, at least once rather than maybe never.
+    /// The server does not know it: no longer (older than its oldest kept status, which takes billions
+    /// of transactions), or not (a server that took over from the one that got the COMMIT without having
+    /// received it). The work runs again: at least once rather than maybe never.
     case forgotten
 
     /// The id of the transaction open on `connection`, assigning one if it has none yet.
@@ -60,14 +61,19 @@ enum TransactionStatus: Equatable {
     static func of(
         _ transaction: String, on connection: PostgresConnection, logger: Logger
     ) async throws -> TransactionStatus {
-        let rows = try await connection.query("SELECT pg_xact_status(\(transaction)::xid8)", logger: logger)
-        for try await status in rows.decode(String?.self) {
-            switch status {
-            case "committed": return .committed
-            case "aborted": return .aborted
-            case "in progress": return .inProgress
-            default: return .forgotten
+        do {
+            let rows = try await connection.query("SELECT pg_xact_status(\(transaction)::xid8)", logger: logger)
+            for try await status in rows.decode(String?.self) {
+                switch status {
+                case "committed": return .committed
+                case "aborted": return .aborted
+                case "in progress": return .inProgress
+                default: return .forgotten
+                }
             }
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "22023" {
+            // "transaction ID … is in the future": a server that never saw it.
+            return .forgotten
         }
         return .forgotten
     }

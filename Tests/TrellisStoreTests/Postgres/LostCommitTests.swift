@@ -1,4 +1,5 @@
 import Foundation
+import PostgresNIO
 import Testing
 import TrellisCore
 import TrellisStore
@@ -84,6 +85,28 @@ struct LostCommitTests {
             let counts = cutter.counts
             #expect(counts.delivered >= 3 && counts.lost >= 3, "seed \(Self.seed): \(counts)")
             #expect(try await direct.button(id: "porch")?.total == presses, "seed \(Self.seed): \(counts)")
+        }
+    }
+
+    @Test("the server tells a transaction committed, aborted, in progress, or one it never saw")
+    func statuses() async throws {
+        try await PostgresTestServer.withDatabase { url in
+            let logger = PostgresStore.silent
+            let close: @Sendable (PostgresConnection) async -> Void = { try? await $0.close() }
+            try await withTearDown(of: try await BoundedStatementsTests.connect(url), close) { asking in
+                try await withTearDown(of: try await BoundedStatementsTests.connect(url), close) { working in
+                    var seen: [TransactionStatus] = []
+                    for end in ["COMMIT", "ROLLBACK", nil] {
+                        try await working.query("BEGIN", logger: logger)
+                        let id = try await TransactionStatus.currentTransaction(on: working, logger: logger)
+                        if let end { try await working.query(PostgresQuery(unsafeSQL: end), logger: logger) }
+                        seen.append(try await TransactionStatus.of(id, on: asking, logger: logger))
+                    }
+                    try await working.query("ROLLBACK", logger: logger)
+                    seen.append(try await TransactionStatus.of("999999999999", on: asking, logger: logger))
+                    #expect(seen == [.committed, .aborted, .inProgress, .forgotten])
+                }
+            }
         }
     }
 
