@@ -39,7 +39,7 @@ struct BridgePacketLimitTests {
                         rules: [BridgeRule(direction: .out, filter: space("sensors/#"))]),
                     store: store, owner: owner, group: nil, maximumPacketSize: Self.limit, logger: log.logger)
                 let running = Task { try await forwarder.run() }
-                try await withTearDown(of: running, Self.stop) { _ in
+                try await withTearDown(of: running, cancelAndWait) { _ in
                     try await eventually("the forwarder is connected upstream") { forwarder.link.isConnected }
                     let publisher = try await TestClients.connect(to: broker)
                     try await withTearDown(of: publisher, { await $0.shutdown() }) { publisher in
@@ -82,7 +82,7 @@ struct BridgePacketLimitTests {
                 try await withTearDown(of: [publisher, reader, local], { for client in $0 { await client.shutdown() } })
                 {
                     _ in
-                    try await withTearDown(of: running, Self.stop) { _ in
+                    try await withTearDown(of: running, cancelAndWait) { _ in
                         try await eventually("the receiver is connected upstream") { receiver.link.isConnected }
                         // Its subscription follows the connection: a probe goes through once it is in place.
                         var probes = 0
@@ -105,11 +105,5 @@ struct BridgePacketLimitTests {
                 }
             }
         }
-    }
-
-    /// Cancels a bridge service's task and waits for it to end, so the store outlives it.
-    static func stop(_ running: Task<Void, any Error>) async {
-        running.cancel()
-        _ = try? await running.value
     }
 }

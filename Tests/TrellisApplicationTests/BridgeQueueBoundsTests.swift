@@ -33,17 +33,10 @@ struct BridgeQueueBoundsTests {
             let log = CapturedLog()
             let forwarder = try BridgeForwarder(
                 bridge: bridge, store: store, owner: "r", group: nil, maximumPacketSize: nil, logger: log.logger)
-            let running = Task { try await forwarder.run() }
             // The forwarder stopped and waited for before the store closes, whatever happened.
-            do {
+            try await withTearDown(of: Task { try await forwarder.run() }, cancelAndWait) { _ in
                 try await Self.check(store: store, log: log)
-            } catch {
-                running.cancel()
-                _ = try? await running.value
-                throw error
             }
-            running.cancel()
-            _ = try? await running.value
         }
     }
 

@@ -34,26 +34,18 @@ struct BridgeWakeTests {
                         rules: [BridgeRule(direction: .out, filter: "sensors/#")]),
                     store: store, owner: "r", group: nil, maximumPacketSize: nil, logger: CapturedLog().logger,
                     idlePoll: .seconds(60))
-                let running = Task { try await forwarder.run() }
-                defer { running.cancel() }
-                do {
-                    _ = try await inbox.messages(on: "sensors/0", timeout: .seconds(30))
-                    // Kept while the forwarder waits for a minute: only the commit's word can send it
-                    // within the 30 s each is given.
-                    for number in 1...3 {
-                        try await keep(number)
-                        let arrived = try await inbox.messages(on: "sensors/\(number)", timeout: .seconds(30))
-                        #expect(arrived.first?.payload == Array("\(number)".utf8))
+                try await withTearDown(of: reader, { await $0.shutdown() }) { _ in
+                    try await withTearDown(of: Task { try await forwarder.run() }, cancelAndWait) { _ in
+                        _ = try await inbox.messages(on: "sensors/0", timeout: .seconds(30))
+                        // Kept while the forwarder waits for a minute: only the commit's word can send it
+                        // within the 30 s each is given.
+                        for number in 1...3 {
+                            try await keep(number)
+                            let arrived = try await inbox.messages(on: "sensors/\(number)", timeout: .seconds(30))
+                            #expect(arrived.first?.payload == Array("\(number)".utf8))
+                        }
                     }
-                } catch {
-                    running.cancel()
-                    _ = try? await running.value
-                    await reader.shutdown()
-                    throw error
                 }
-                running.cancel()
-                _ = try? await running.value
-                await reader.shutdown()
             }
         }
     }

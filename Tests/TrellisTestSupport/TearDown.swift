@@ -19,3 +19,10 @@ public func withTearDown<Resource, T>(
     await tearDown(resource)
     return result
 }
+
+/// Cancels `task` and waits for it to end, whatever it threw: a service's task torn down before what it
+/// uses (a store, a client) is closed.
+public func cancelAndWait<T: Sendable>(_ task: Task<T, any Error>) async {
+    task.cancel()
+    _ = try? await task.value
+}
