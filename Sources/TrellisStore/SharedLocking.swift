@@ -2,6 +2,8 @@
 /// other relay does at the same time. Only a store several relays can share offers it.
 public protocol SharedLocking: Sendable {
     /// Runs `body` while holding the lock named `name` (waiting for it while another relay holds it).
+    /// When the lock may have been lost while `body` ran (the store's session ended under it), `body` runs
+    /// again under the lock taken anew: it must be safe to run twice.
     func withSharedLock<T: Sendable>(_ name: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T
 }
 

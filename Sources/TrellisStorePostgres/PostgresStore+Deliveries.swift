@@ -120,9 +120,9 @@ extension PostgresStore: SharedLocking {
     {
         let logger = self.logger
         try commits.checkOpen("withSharedLock(\(name))")
-        // The body may wait for the broker's acknowledgement (up to 10 s) while the lock is held. A COMMIT
-        // whose answer was lost is looked up: aborted, the session may have ended (and the lock gone) while
-        // the body ran, which then runs again on a new one; committed, the body ran under the lock.
+        // The body may wait for the broker's acknowledgement (up to 10 s) while the lock is held. The lock's
+        // transaction writes nothing, so a COMMIT whose answer was lost is taken as not done: the session may
+        // have ended (and the lock gone) while the body ran, which then runs again under the lock.
         return try await Self.transaction(
             client, logger: logger, operation: "withSharedLock(\(name))", within: .seconds(30),
             resolving: UnresolvedCommit<T>()

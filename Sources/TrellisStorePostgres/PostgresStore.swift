@@ -81,6 +81,7 @@ public final class PostgresStore: BufferedCommitsStore {
             patience: patience)
         do {
             if creating {
+                try await Self.checkServerVersion(store.client, url: url, logger: logger)
                 try await PostgresSchema.migrate(store.client, logger: logger)
             } else {
                 // Opened only to read: nothing is created or migrated, beside relays that may run
@@ -100,6 +101,21 @@ public final class PostgresStore: BufferedCommitsStore {
             "the PostgreSQL store is open; the server shows its connections as \(applicationName)",
             metadata: ["store": "\(url)"])
         return store
+    }
+
+    /// The oldest server a relay writes to: PostgreSQL 13, the first with `pg_xact_status` of an `xid8`, by which
+    /// a transaction whose COMMIT's answer was lost is found out (``UnresolvedCommit``).
+    static let oldestServer = 130_000
+
+    /// Refuses a server older than ``oldestServer``, naming both versions, before anything is written.
+    private static func checkServerVersion(_ client: PostgresClient, url: PostgresURL, logger: Logger) async throws {
+        for try await number in try await client.query("SHOW server_version_num", logger: logger).decode(String.self) {
+            guard let version = Int(number), version < oldestServer else { return }
+            throw StoreError(
+                code: .cannotOpen,
+                message: "the PostgreSQL server at \(url) runs version \(version / 10_000); Trellis needs PostgreSQL "
+                    + "\(oldestServer / 10_000) or newer")
+        }
     }
 
     /// Refuses a database to read that holds no Trellis tables (``StoreError/Code/noState``) or a
@@ -277,64 +293,74 @@ public final class PostgresStore: BufferedCommitsStore {
         _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         var attempt = 0
+        var stillCommitting = false
         while true {
             attempt += 1
             let commit = CommitPhase()
+            let number = unresolved?.begin() ?? 0
             do {
                 if let unresolved, let pending = unresolved.pending {
-                    switch try await outcome(of: pending.transaction, client: client, logger: logger, within: limit) {
-                    case .committed:
-                        unresolved.resolved()
-                        return pending.result
-                    case .aborted:
-                        unresolved.resolved()
-                    case .forgotten:
-                        logger.warning(
-                            "the outcome of a COMMIT whose answer was lost is no longer known to the server; the work runs again",
-                            metadata: ["operation": "\(operation)"])
-                        unresolved.resolved()
-                    case .inProgress:
-                        throw CommitOutcomeUnknown(underlying: StillCommitting(transaction: pending.transaction))
+                    if let transaction = pending.transaction {
+                        // The server was still committing it: give it a moment (a cancellation ends the wait).
+                        if stillCommitting { try await Task.sleep(for: .milliseconds(100)) }
+                        stillCommitting = false
+                        switch try await outcome(of: transaction, client: client, logger: logger, within: limit) {
+                        case .committed:
+                            unresolved.resolved()
+                            return pending.result
+                        case .aborted:
+                            break
+                        case .forgotten:
+                            logger.warning(
+                                "the outcome of a COMMIT whose answer was lost is not known to the server; the work runs again",
+                                metadata: ["operation": "\(operation)"])
+                        case .inProgress:
+                            stillCommitting = true
+                            throw CommitOutcomeUnknown(underlying: StillCommitting(transaction: transaction))
+                        }
                     }
+                    // Aborted, or it wrote nothing: nothing took effect.
+                    unresolved.resolved()
                 }
-                return try await client.withConnection { connection in
+                let result = try await client.withConnection { connection in
                     try await BoundedStatements.run(on: connection, within: limit, commit: commit) { connection in
                         try await connection.query("BEGIN", logger: logger)
                         let result: T
-                        let transaction: String?
                         do {
-                            transaction =
-                                unresolved == nil
-                                ? nil : try await TransactionStatus.currentTransaction(on: connection, logger: logger)
                             result = try await body(connection)
                             // Nothing is committed yet: a connection found closed here is a clean failure.
                             if connection.isClosed { throw StatementAbandoned(reason: .connectionClosed) }
+                            if let unresolved {
+                                let transaction = try await TransactionStatus.currentTransaction(
+                                    on: connection, logger: logger)
+                                unresolved.committing(transaction, result: result, attempt: number)
+                            }
                         } catch {
                             _ = try? await connection.query("ROLLBACK", logger: logger)
                             throw error
                         }
-                        if let transaction { unresolved?.committing(transaction, result: result) }
                         commit.begin()
                         do {
                             try await connection.query("COMMIT", logger: logger)
                         } catch {
-                            let outcome = CommitPhase.outcome(of: error)
-                            if !(outcome is CommitOutcomeUnknown) { unresolved?.resolved() }
-                            throw outcome
+                            throw CommitPhase.outcome(of: error)
                         }
-                        unresolved?.resolved()
                         return result
                     }
                 }
+                unresolved?.resolved()
+                return result
             } catch {
                 // Abandoned once its COMMIT was sent (past the limit), the transaction may have taken effect.
                 let error =
                     commit.began && error is StatementAbandoned ? CommitOutcomeUnknown(underlying: error) : error
+                // A COMMIT the server refused: nothing took effect, and nothing is left to find out.
+                if commit.began && !(error is CommitOutcomeUnknown) { unresolved?.resolved() }
                 // A lost outcome kept to be found out is asked about at once, also when the asking found its
                 // pooled connection closed too (the pool may not know yet): nothing runs twice.
                 let resolvable =
                     unresolved?.pending != nil && (error is CommitOutcomeUnknown || error is StatementAbandoned)
-                if attempt < Self.attempts,
+                if attempt < Self.attempts, !Task.isCancelled,
                     PostgresFailure.isRetryable(error) || PostgresFailure.isConnectionLoss(error) || resolvable
                 {
                     continue

@@ -19,22 +19,22 @@ struct BridgeWakeTests {
         try await withTestBroker { upstream in
             try await withStore(kind) { store in
                 let reader = try await TestClients.connect(to: upstream, id: "upstream-reader")
-                let inbox = try await MessageCollector.collecting(reader, subscribedTo: ["sensors/#"])
-                func keep(_ number: Int) async throws {
-                    try await store.enqueueForward(
-                        bridge: "cloud", rule: "sensors/#", topic: "sensors/\(number)",
-                        payload: Array("\(number)".utf8), qos: 1, retain: false, at: Date())
-                    try await store.flush()
-                }
-                // Kept before the forwarder starts: it goes with the forwarder's first read.
-                try await keep(0)
-                let forwarder = try BridgeForwarder(
-                    bridge: BridgeSettings(
-                        name: "cloud", host: upstream.host, port: upstream.port,
-                        rules: [BridgeRule(direction: .out, filter: "sensors/#")]),
-                    store: store, owner: "r", group: nil, maximumPacketSize: nil, logger: CapturedLog().logger,
-                    idlePoll: .seconds(60))
-                try await withTearDown(of: reader, { await $0.shutdown() }) { _ in
+                try await withTearDown(of: reader, { await $0.shutdown() }) { reader in
+                    let inbox = try await MessageCollector.collecting(reader, subscribedTo: ["sensors/#"])
+                    func keep(_ number: Int) async throws {
+                        try await store.enqueueForward(
+                            bridge: "cloud", rule: "sensors/#", topic: "sensors/\(number)",
+                            payload: Array("\(number)".utf8), qos: 1, retain: false, at: Date())
+                        try await store.flush()
+                    }
+                    // Kept before the forwarder starts: it goes with the forwarder's first read.
+                    try await keep(0)
+                    let forwarder = try BridgeForwarder(
+                        bridge: BridgeSettings(
+                            name: "cloud", host: upstream.host, port: upstream.port,
+                            rules: [BridgeRule(direction: .out, filter: "sensors/#")]),
+                        store: store, owner: "r", group: nil, maximumPacketSize: nil, logger: CapturedLog().logger,
+                        idlePoll: .seconds(60))
                     try await withTearDown(of: Task { try await forwarder.run() }, cancelAndWait) { _ in
                         _ = try await inbox.messages(on: "sensors/0", timeout: .seconds(30))
                         // Kept while the forwarder waits for a minute: only the commit's word can send it

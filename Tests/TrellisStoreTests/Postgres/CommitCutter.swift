@@ -17,6 +17,10 @@ import TrellisTestSupport
 ///   transaction and rolls it back.
 ///
 /// Either way the store sees one thing, its connection closed during a COMMIT, and cannot tell which.
+///
+/// The store's questions about such a COMMIT (`pg_xact_status`) are cut too, at their own rate (the connection closed
+/// before the question reaches the server), so that some stay unanswered through every attempt of one call and are
+/// asked again at the work's next try.
 final class CommitCutter: Sendable {
     enum Cut {
         case delivered
@@ -27,6 +31,8 @@ final class CommitCutter: Sendable {
         var passed = 0
         var delivered = 0
         var lost = 0
+        /// Questions about a COMMIT's outcome cut before they reached the server.
+        var questionsCut = 0
     }
 
     /// The port to connect to instead of the server's.
@@ -53,9 +59,13 @@ final class CommitCutter: Sendable {
         port = listener.localAddress?.port ?? 0
     }
 
-    /// From now on, each COMMIT is cut with probability `rate` (0 stops cutting).
-    func cut(rate: Double) {
-        decisions.state.withLock { $0.rate = rate }
+    /// From now on, each COMMIT is cut with probability `rate`, and each question about one with probability
+    /// `questions` (0 and 0 stop cutting).
+    func cut(rate: Double, questions: Double = 0) {
+        decisions.state.withLock {
+            $0.rate = rate
+            $0.questions = questions
+        }
     }
 
     /// How many COMMITs went each way so far.
@@ -68,10 +78,21 @@ final class CommitCutter: Sendable {
 
     /// The seeded draws, shared by the listener's handlers.
     fileprivate final class Decisions: Sendable {
-        let state: Mutex<(random: SplitMix, rate: Double, counts: Counts)>
+        let state: Mutex<(random: SplitMix, rate: Double, questions: Double, counts: Counts)>
 
         init(seed: UInt64) {
-            state = Mutex((SplitMix(state: seed), 0, Counts()))
+            state = Mutex((SplitMix(state: seed), 0, 0, Counts()))
+        }
+
+        /// Whether to cut the question about a COMMIT's outcome just read.
+        func cutsQuestion() -> Bool {
+            state.withLock { state in
+                guard Double(state.random.next() >> 11) / Double(UInt64(1) << 53) < state.questions else {
+                    return false
+                }
+                state.counts.questionsCut += 1
+                return true
+            }
         }
 
         /// What to do with the COMMIT just read: nil to pass it on.
@@ -109,7 +130,13 @@ private final class Forward: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let bytes = unwrapInboundIn(data)
-        if let decisions, Self.holdsCommit(bytes), let decision = decisions.next() {
+        if let decisions, Self.holds(Self.question, in: bytes), decisions.cutsQuestion() {
+            cut = true
+            partner.close(mode: .output, promise: nil)
+            context.close(promise: nil)
+            return
+        }
+        if let decisions, Self.holds(Self.commit, in: bytes), let decision = decisions.next() {
             cut = true
             let server = partner
             switch decision {
@@ -134,9 +161,13 @@ private final class Forward: ChannelInboundHandler {
         context.close(promise: nil)
     }
 
-    /// Whether `bytes` hold a statement whose text is `COMMIT` (the Parse message's query, NUL-ended).
-    private static func holdsCommit(_ bytes: ByteBuffer) -> Bool {
-        let needle = Array("COMMIT\0".utf8)
+    /// A statement whose text is `COMMIT` (the Parse message's query, NUL-ended).
+    private static let commit = Array("COMMIT\0".utf8)
+    /// The store's question about a COMMIT's outcome.
+    private static let question = Array("pg_xact_status(".utf8)
+
+    /// Whether `bytes` hold `needle`.
+    private static func holds(_ needle: [UInt8], in bytes: ByteBuffer) -> Bool {
         let view = bytes.readableBytesView
         guard view.count >= needle.count else { return false }
         var index = view.startIndex
