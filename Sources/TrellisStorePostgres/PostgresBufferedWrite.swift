@@ -150,15 +150,21 @@ enum PostgresBufferedWrite {
         }
     }
 
-    /// Records `mark` as `owner`'s latest delivery handled, replacing an older row for its identifier.
+    /// Records `mark` as `owner`'s latest delivery handled, replacing an older row for its identifier, and
+    /// returns the id of the transaction (which the write has just given one), in the same round trip: a write
+    /// that records a mark needs no statement of its own for it (``UnresolvedCommit``).
+    @discardableResult
     static func record(_ mark: DeliveryMark, owner: String, on connection: PostgresConnection, logger: Logger)
-        async throws
+        async throws -> String?
     {
-        try await connection.query(
+        let rows = try await connection.query(
             """
             INSERT INTO delivery (owner, packet_id, fingerprint, seq)
             VALUES (\(owner), \(Int32(mark.packetID)), \(Int64(bitPattern: mark.fingerprint)), nextval('delivery_seq'))
             ON CONFLICT (owner, packet_id) DO UPDATE SET fingerprint = excluded.fingerprint, seq = excluded.seq
+            RETURNING pg_current_xact_id()::text
             """, logger: logger)
+        for try await transaction in rows.decode(String.self) { return transaction }
+        return nil
     }
 }

@@ -232,20 +232,24 @@ public final class PostgresStore: BufferedCommitsStore {
         let client = self.client
         // Committed or not (a lost connection leaves it unknown), what was kept may be out of date.
         defer { readCache.invalidate() }
-        // Kept across the attempts of this write: one that waits out an outage is never applied twice.
-        let unresolved = UnresolvedCommit<T>()
+        // Kept across the attempts of this write: one that waits out an outage is never applied twice. The
+        // mark's statement also gives the transaction's id.
+        let unresolved = UnresolvedCommit<(T, transaction: String?)>()
         return try await commits.direct(reportsEveryOutcome: true) {
             try commits.checkOpen(operation)
             return try await Self.transaction(
-                client, logger: logger, operation: operation, within: limit, resolving: unresolved
+                client, logger: logger, operation: operation, within: limit, resolving: unresolved,
+                identifiedBy: \.transaction
             ) { connection in
                 let result = try await body(connection)
+                var transaction: String?
                 if let mark {
-                    try await PostgresBufferedWrite.record(mark, owner: owner, on: connection, logger: logger)
+                    transaction = try await PostgresBufferedWrite.record(
+                        mark, owner: owner, on: connection, logger: logger)
                 }
-                return result
+                return (result, transaction)
             }
-        }
+        }.0
     }
 
     /// Runs `body` on a pooled connection outside a transaction (each statement sees what was
@@ -285,11 +289,12 @@ public final class PostgresStore: BufferedCommitsStore {
     ///
     /// With `unresolved`, a COMMIT whose answer is lost is found out before the work runs again, here
     /// or at a later call with the same `unresolved` (see ``UnresolvedCommit``): work that commits is
-    /// never applied twice. Without it the lost outcome is thrown (``CommitOutcomeUnknown``), for work
+    /// never applied twice. The transaction's id is read before the COMMIT, unless `identify` finds it in
+    /// what the body returned (a statement of the body gave it, saving a round trip). Without it the lost outcome is thrown (``CommitOutcomeUnknown``), for work
     /// that is not retried and changes nothing (a read-only snapshot).
     static func transaction<T: Sendable>(
         _ client: PostgresClient, logger: Logger, operation: String, within limit: Duration = BoundedStatements.limit,
-        resolving unresolved: UnresolvedCommit<T>? = nil,
+        resolving unresolved: UnresolvedCommit<T>? = nil, identifiedBy identify: (@Sendable (T) -> String?)? = nil,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         var attempt = 0
@@ -331,8 +336,11 @@ public final class PostgresStore: BufferedCommitsStore {
                             // Nothing is committed yet: a connection found closed here is a clean failure.
                             if connection.isClosed { throw StatementAbandoned(reason: .connectionClosed) }
                             if let unresolved {
-                                let transaction = try await TransactionStatus.currentTransaction(
-                                    on: connection, logger: logger)
+                                var transaction = identify?(result)
+                                if transaction == nil {
+                                    transaction = try await TransactionStatus.currentTransaction(
+                                        on: connection, logger: logger)
+                                }
                                 unresolved.committing(transaction, result: result, attempt: number)
                             }
                         } catch {

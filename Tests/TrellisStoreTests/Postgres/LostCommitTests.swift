@@ -71,16 +71,20 @@ struct LostCommitTests {
         }
     }
 
-    @Test("presses of handled messages that wait out the cuts are each counted once")
+    @Test("presses of handled messages that wait out the cuts are each counted once, with a delivery mark or without")
     func pressesWaitingOut() async throws {
         try await withCutStore { store, direct, cutter in
             let presses = 60
             cutter.cut(rate: 0.5, questions: 0.6)
             try await OutageWaiting.$enabled.withValue(true) {
                 for press in 0..<presses {
-                    _ = try await store.recordPress(
-                        button: "porch", at: Date(timeIntervalSince1970: 1_790_000_000 + Double(press)),
-                        historyLimit: 20)
+                    // Every other press as a QoS 1 message's, whose mark's statement also gives the transaction's id.
+                    let mark = press.isMultiple(of: 2) ? DeliveryMark(packetID: press + 1, fingerprint: 7) : nil
+                    _ = try await HandledDelivery.$current.withValue(mark) {
+                        try await store.recordPress(
+                            button: "porch", at: Date(timeIntervalSince1970: 1_790_000_000 + Double(press)),
+                            historyLimit: 20)
+                    }
                 }
             }
             cutter.cut(rate: 0)
@@ -88,6 +92,7 @@ struct LostCommitTests {
             #expect(
                 counts.delivered >= 3 && counts.lost >= 3 && counts.questionsCut >= 3, "seed \(Self.seed): \(counts)")
             #expect(try await direct.button(id: "porch")?.total == presses, "seed \(Self.seed): \(counts)")
+            #expect(try await store.recentDeliveries(limit: 100).count == presses / 2)
         }
     }
 
