@@ -88,12 +88,6 @@ package final class BridgeForwarder: Service, Sendable {
         return nil
     }
 
-    /// The window's events in, its actions carried out, until cancelled. What happens meanwhile
-    /// gathers in a ``ForwarderInbox`` from other threads (the upstream broker's acknowledgements,
-    /// the commits that kept messages, the look falling due every ``idlePoll``), which wakes the
-    /// loop once for all of it and only when something asks for it: a task waiting for each
-    /// message would cost a task switch per message (at a backlog's pace, most of the forwarder's
-    /// time).
     /// Drops whatever the upstream broker sends the connection, for as long as the returned task
     /// runs, with a warning at its first. The connection subscribes to nothing, but its session is
     /// kept: a subscription left in it under its client id (an earlier configuration's, or anyone's
@@ -110,6 +104,12 @@ package final class BridgeForwarder: Service, Sendable {
         }
     }
 
+    /// The window's events in, its actions carried out, until cancelled. What happens meanwhile
+    /// gathers in a ``ForwarderInbox`` from other threads (the upstream broker's acknowledgements,
+    /// the commits that kept messages, the look falling due every ``idlePoll``), which wakes the
+    /// loop once for all of it and only when something asks for it: a task waiting for each
+    /// message would cost a task switch per message (at a backlog's pace, most of the forwarder's
+    /// time).
     private func forward(through client: MQTTClient, origin: String) async {
         var window = ForwardWindow(limit: bridge.window)
         var trimmed = ContinuousClock.now - Self.trimInterval
