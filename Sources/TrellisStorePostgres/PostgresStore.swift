@@ -110,12 +110,20 @@ public final class PostgresStore: BufferedCommitsStore {
     /// Refuses a server older than ``oldestServer``, naming both versions, before anything is written.
     private static func checkServerVersion(_ client: PostgresClient, url: PostgresURL, logger: Logger) async throws {
         for try await number in try await client.query("SHOW server_version_num", logger: logger).decode(String.self) {
-            guard let version = Int(number), version < oldestServer else { return }
-            throw StoreError(
-                code: .cannotOpen,
-                message: "the PostgreSQL server at \(url) runs version \(version / 10_000); Trellis needs PostgreSQL "
-                    + "\(oldestServer / 10_000) or newer")
+            if let refusal = refusal(ofServerVersion: number, at: url) { throw refusal }
         }
+    }
+
+    /// Why a server whose `server_version_num` is `number` is refused; nil when it is new enough (or says
+    /// something else, which the statements themselves will then refuse in the server's words).
+    static func refusal(ofServerVersion number: String, at url: PostgresURL) -> StoreError? {
+        guard let version = Int(number), version < oldestServer else { return nil }
+        // 90624 is 9.6.24, 120003 is 12.3: the major version is one number from 10 on.
+        let major = version >= 100_000 ? "\(version / 10_000)" : "\(version / 10_000).\(version / 100 % 100)"
+        return StoreError(
+            code: .cannotOpen,
+            message: "the PostgreSQL server at \(url) runs PostgreSQL \(major); Trellis needs PostgreSQL "
+                + "\(oldestServer / 10_000) or newer")
     }
 
     /// Refuses a database to read that holds no Trellis tables (``StoreError/Code/noState``) or a
@@ -306,8 +314,9 @@ public final class PostgresStore: BufferedCommitsStore {
             do {
                 if let unresolved, let pending = unresolved.pending {
                     if let transaction = pending.transaction {
-                        // The server was still committing it: give it a moment (a cancellation ends the wait).
-                        if stillCommitting { try await Task.sleep(for: .milliseconds(100)) }
+                        // The server was still committing it: give it a moment (a cancellation cuts the wait short,
+                        // and the loop asks no more after this question).
+                        if stillCommitting { try? await Task.sleep(for: .milliseconds(100)) }
                         stillCommitting = false
                         switch try await outcome(of: transaction, client: client, logger: logger, within: limit) {
                         case .committed:

@@ -92,7 +92,7 @@ struct LostCommitTests {
             #expect(
                 counts.delivered >= 3 && counts.lost >= 3 && counts.questionsCut >= 3, "seed \(Self.seed): \(counts)")
             #expect(try await direct.button(id: "porch")?.total == presses, "seed \(Self.seed): \(counts)")
-            #expect(try await store.recentDeliveries(limit: 100).count == presses / 2)
+            #expect(try await store.recentDeliveries(limit: 100).count == presses / 2, "seed \(Self.seed): \(counts)")
         }
     }
 
@@ -123,6 +123,17 @@ struct LostCommitTests {
                 }
             }
         }
+    }
+
+    @Test("a server older than PostgreSQL 13 is refused at the start, naming its version")
+    func oldServers() throws {
+        let url = try PostgresURL("postgres://trellis@127.0.0.1:5432/trellis")
+        let twelve = PostgresStore.refusal(ofServerVersion: "120003", at: url)
+        #expect(twelve?.message.contains("runs PostgreSQL 12; Trellis needs PostgreSQL 13 or newer") == true)
+        #expect(twelve?.code == .cannotOpen)
+        #expect(PostgresStore.refusal(ofServerVersion: "90624", at: url)?.message.contains("PostgreSQL 9.6;") == true)
+        #expect(PostgresStore.refusal(ofServerVersion: "130000", at: url) == nil)
+        #expect(PostgresStore.refusal(ofServerVersion: "150018", at: url) == nil)
     }
 
     /// The values of one column of a table, as the state's export gives them.
